@@ -1,0 +1,120 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Small POSIX helpers: the builder needs lstat and realpath precision that FileManager hides.
+enum FileSystem {
+    enum Kind { case file, directory, symlink, other, missing }
+
+    struct Info {
+        var kind: Kind
+        var size: Int64
+        var modified: timespec
+    }
+
+    static func lstatInfo(_ path: String) -> Info {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return Info(kind: .missing, size: 0, modified: timespec()) }
+        return Info(kind: kind(st.st_mode), size: Int64(st.st_size), modified: st.st_mtim)
+    }
+
+    static func statInfo(_ path: String) -> Info {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return Info(kind: .missing, size: 0, modified: timespec()) }
+        return Info(kind: kind(st.st_mode), size: Int64(st.st_size), modified: st.st_mtim)
+    }
+
+    private static func kind(_ mode: mode_t) -> Kind {
+        switch mode & S_IFMT {
+        case S_IFREG: .file
+        case S_IFDIR: .directory
+        case S_IFLNK: .symlink
+        default: .other
+        }
+    }
+
+    /// The canonical absolute path, with every link resolved; nil if it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The names in a folder, sorted by their UTF-8 bytes (never by file-system order).
+    static func list(_ path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+
+    /// Whether the file can be opened for reading (the test that matters, whatever the mode bits say).
+    static func isReadable(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return false }
+        close(fd)
+        return true
+    }
+
+    /// Every regular file (or link to one) under `root`, as paths relative to it, sorted.
+    /// Hidden names and common desktop clutter are skipped.
+    static func walk(_ root: String, relative: String = "") -> [String] {
+        var out: [String] = []
+        for name in list(root + (relative.isEmpty ? "" : "/" + relative)) where !isIgnored(name) {
+            let rel = relative.isEmpty ? name : relative + "/" + name
+            let info = lstatInfo(root + "/" + rel)
+            switch info.kind {
+            case .directory: out += walk(root, relative: rel)
+            case .file, .symlink, .other: out.append(rel)
+            case .missing: break
+            }
+        }
+        return out
+    }
+
+    /// Names the builder never packages: hidden files and desktop clutter.
+    static func isIgnored(_ name: String) -> Bool {
+        name.hasPrefix(".") || name == "Thumbs.db" || name == "desktop.ini" || name.hasPrefix("~$")
+    }
+
+    static func readFile(_ path: String, limit: Int) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw BuildError.io("cannot open '\(path)': \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw BuildError.io("cannot read '\(path)': \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            out += buffer[0..<n]
+            if out.count > limit { throw BuildError.io("'\(path)' is larger than \(limit) bytes") }
+        }
+        return out
+    }
+}
+
+/// Failures of the builder that are not findings about the tour: I/O and misuse.
+public enum BuildError: Error, Sendable, CustomStringConvertible, Equatable {
+    case io(String)
+    case usage(String)
+    /// The tour has findings with errors; nothing was written.
+    case invalidTour
+
+    public var description: String {
+        switch self {
+        case .io(let m), .usage(let m): m
+        case .invalidTour: "the tour has errors; nothing was written"
+        }
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import TrailPackArchive
+import TrailPackCore
+import TrailPackCrypto
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Builds a package from a tour folder: plan (read, check, hash), then write (atomically).
+public enum TourBuilder {
+    /// The default time stamped on every entry: 1980-01-01T00:00:00Z, the earliest DOS time.
+    public static let defaultTimestamp: Int64 = 315_532_800
+    /// The latest time a ZIP's DOS date can hold: 2107-12-31.
+    public static let latestTimestamp: Int64 = 4_354_819_199
+
+    /// A checked tour, with every asset hashed: what will be written.
+    public struct Plan: Sendable {
+        public var source: TourSource
+        public var manifest: Manifest
+        /// Every file to package, in entry order (after `manifest.json`).
+        public var files: [TourSource.SourceFile]
+        public var findings: [Finding]
+        public var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
+    }
+
+    /// Reads and checks the tour folder, hashes every asset (on all cores), and validates the
+    /// manifest it would write. Findings name the tour's own files.
+    public static func plan(_ root: String, progress: BuildProgress? = nil) throws -> (Plan?, [Finding]) {
+        let (source, sourceFindings) = try TourSource.load(root)
+        guard let source, !sourceFindings.hasErrors else { return (nil, sourceFindings) }
+
+        let files = (source.waypoints.flatMap(\.assets) + source.mapFiles)
+        progress?.start(phase: "hashing", files: files.count, bytes: files.reduce(0) { $0 + $1.size })
+        let digests = try hashAll(files, progress: progress)
+        progress?.finish()
+
+        func asset(_ f: TourSource.SourceFile) -> Asset {
+            Asset(path: f.archivePath, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
+                  sha256: digests[f.sourcePath + "\u{0}" + f.archivePath]!.hex, title: f.title)
+        }
+        let waypoints = source.waypoints.map { w in
+            Waypoint(name: w.name, slug: w.slug, order: w.order, coordinate: w.coordinate, description: w.description,
+                     assets: w.assets.map(asset), properties: w.properties)
+        }
+        let bounds = source.tour.bounds ?? Bounds.enclosing(source.waypoints.map(\.coordinate).filter { !$0.latitude.isNaN })
+            ?? Bounds(southwest: Coordinate(latitude: 0, longitude: 0), northeast: Coordinate(latitude: 0, longitude: 0))
+        let manifest = Manifest(
+            id: source.tour.id, version: source.tour.version, name: source.tour.name, park: source.tour.park,
+            site: source.tour.site, mapName: source.tour.mapName, bounds: bounds, description: source.tour.description,
+            waypoints: waypoints, mapAssets: source.mapFiles.map(asset).sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) })
+        let manifestFindings = ManifestValidator.validate(manifest).map { translate($0, source: source) }
+        let findings = sourceFindings + manifestFindings
+        let ordered = files.sorted { Array($0.archivePath.utf8).lexicographicallyPrecedes(Array($1.archivePath.utf8)) }
+        let plan = Plan(source: source, manifest: manifest, files: ordered, findings: findings)
+        return (findings.hasErrors ? nil : plan, findings)
+    }
+
+    /// Points a manifest finding (`waypoints[2].coordinate.latitude`) at the tour file it came from.
+    static func translate(_ finding: Finding, source: TourSource) -> Finding {
+        var f = finding
+        guard let path = finding.path else { return f.inFile(TourSource.tourFileName) }
+        if path.hasPrefix("waypoints["), let close = path.firstIndex(of: "]"),
+           let index = Int(path[path.index(path.startIndex, offsetBy: 10)..<close]), index < source.waypoints.count {
+            let w = source.waypoints[index]
+            var rest = String(path[path.index(after: close)...])
+            if rest.hasPrefix(".") { rest.removeFirst() }
+            if rest == "slug" {
+                f.file = w.folder
+                f.path = nil
+            } else {
+                f.file = w.folder + "/" + TourSource.waypointFileName
+                f.path = rest.isEmpty ? nil : rest
+            }
+            return f
+        }
+        if path.hasPrefix("mapAssets[") { f.file = "map/"; return f }
+        return f.inFile(TourSource.tourFileName)
+    }
+
+    /// SHA-256 of every file, spread over the machine's cores; keyed by source and archive path.
+    static func hashAll(_ files: [TourSource.SourceFile], progress: BuildProgress?) throws -> [String: SHA256Digest] {
+        let results = LockedBox<[String: SHA256Digest]>([:])
+        let failure = LockedBox<BuildError?>(nil)
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count))
+        let next = LockedBox(0)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let i: Int = next.withLock { n in defer { n += 1 }; return n }
+                guard i < files.count, failure.withLock({ $0 }) == nil else { return }
+                let f = files[i]
+                do {
+                    let r = try FileHashing.sha256(path: f.sourcePath) { n in progress?.advance(bytes: n) }
+                    progress?.advance(files: 1)
+                    if r.size != f.size {
+                        failure.withLock { $0 = $0 ?? .io("'\(f.relativePath)' changed size while it was being read; build again once nothing is writing to the tour folder") }
+                    }
+                    results.withLock { $0[f.sourcePath + "\u{0}" + f.archivePath] = r.digest }
+                } catch {
+                    failure.withLock { $0 = $0 ?? .io("\(error)") }
+                }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        return results.withLock { $0 }
+    }
+
+    /// What a finished build produced.
+    public struct Result: Sendable {
+        public var packagePath: String
+        public var checksumPath: String
+        public var sha256: SHA256Digest
+        public var packageBytes: Int64
+        public var assetBytes: Int64
+        public var waypointCount: Int
+        public var assetCount: Int
+        /// Seconds spent in fsync before the renames (the durability flush), reported apart.
+        public var flushSeconds: Double
+    }
+
+    /// The time to stamp on entries: `SOURCE_DATE_EPOCH` when set, else 1980-01-01.
+    public static func timestamp(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int64 {
+        guard let text = environment["SOURCE_DATE_EPOCH"], !text.isEmpty else { return defaultTimestamp }
+        guard let value = Int64(text), value >= 0 else {
+            throw BuildError.usage("SOURCE_DATE_EPOCH='\(text)' is not a whole number of seconds since 1970")
+        }
+        // DOS dates start in 1980 and end in 2107: clamp, as other reproducible-build tools do.
+        return min(max(value, defaultTimestamp), latestTimestamp)
+    }
+
+    /// The default output file name: `<id>-<version>.zip`.
+    public static func defaultFileName(for manifest: Manifest) -> String { "\(manifest.id)-\(manifest.version).zip" }
+
+    /// Writes the package and its `.sha256` file. Both are written under temporary names in the
+    /// output's folder, flushed to disk and renamed at the end, so the output path holds either
+    /// the previous package or the complete new one, never a partial file.
+    public static func write(_ plan: Plan, to output: String, timestamp: Int64, progress: BuildProgress? = nil) throws -> Result {
+        let outputURL = URL(fileURLWithPath: output)
+        let directory = outputURL.deletingLastPathComponent().path
+        let baseName = outputURL.lastPathComponent
+        guard FileSystem.statInfo(directory).kind == .directory else {
+            throw BuildError.usage("cannot write '\(output)': the folder '\(directory)' does not exist")
+        }
+        if FileSystem.statInfo(output).kind == .directory {
+            throw BuildError.usage("cannot write '\(output)': it is a folder; give a file name ending in .zip")
+        }
+        let temp = TemporaryFile(directory: directory, baseName: baseName)
+        let tempSum = TemporaryFile(directory: directory, baseName: baseName + ".sha256")
+        try temp.create()
+        try tempSum.create()
+        defer { temp.remove(); tempSum.remove() }
+
+        progress?.start(phase: "writing", files: plan.files.count, bytes: plan.totalBytes)
+        var writer = try ZipWriter(fileDescriptor: temp.fd, modificationTime: timestamp)
+        try writer.addEntry(path: Manifest.entryName, bytes: plan.manifest.canonicalBytes, compress: true)
+        for file in plan.files {
+            let before = FileSystem.statInfo(file.sourcePath)
+            try writer.addEntry(path: file.archivePath, contentsOf: file.sourcePath, size: file.size, compress: file.type.compress) { n in
+                progress?.advance(bytes: n)
+            }
+            let after = FileSystem.statInfo(file.sourcePath)
+            if before.modified.tv_sec != after.modified.tv_sec || before.modified.tv_nsec != after.modified.tv_nsec || after.size != file.size {
+                throw BuildError.io("'\(file.relativePath)' changed while it was being packaged; build again once nothing is writing to the tour folder")
+            }
+            progress?.advance(files: 1)
+        }
+        let summary = try writer.finish()
+        progress?.finish()
+
+        let line = "\(summary.sha256.hex)  \(baseName)\n"
+        try tempSum.write(Array(line.utf8))
+        let flushStart = DispatchTime.now()
+        try temp.sync()
+        try tempSum.sync()
+        let flushSeconds = Double(DispatchTime.now().uptimeNanoseconds - flushStart.uptimeNanoseconds) / 1e9
+        try temp.rename(to: output)
+        try tempSum.rename(to: output + ".sha256")
+        syncDirectory(directory)
+        return Result(
+            packagePath: output, checksumPath: output + ".sha256", sha256: summary.sha256, packageBytes: summary.size,
+            assetBytes: plan.totalBytes, waypointCount: plan.manifest.waypoints.count, assetCount: plan.files.count,
+            flushSeconds: flushSeconds)
+    }
+
+    private static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 { _ = fsync(fd); close(fd) }
+    }
+}
+
+/// A value behind a lock, for the few places threads share state.
+final class LockedBox<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,350 @@
+import Foundation
+import TrailPackCore
+
+/// A ranger's tour folder, read and checked — the builder's input.
+///
+/// ```
+/// santiam-wagon-road/
+///   tour.json                  package fields: id, version, name, park, site, mapName, bounds, description
+///   waypoints/
+///     01-sweet-home/
+///       waypoint.json          name, coordinate, description, assets, properties
+///       intro.md
+///       depot.png
+///     02-cascadia/ ...
+///   map/                       optional offline map files (all packaged)
+/// ```
+/// The number before the first hyphen of a waypoint folder is its order; the rest, made
+/// lowercase with hyphens, is its folder name in the package (`waypoints/sweet-home/`).
+public struct TourSource: Sendable {
+    /// The tour folder, as given.
+    public var root: String
+    public var tour: TourFields
+    public var waypoints: [WaypointSource]
+    public var mapFiles: [SourceFile]
+
+    /// The package-level fields of `tour.json`.
+    public struct TourFields: Sendable {
+        public var id: String
+        public var version: String
+        public var name: String
+        public var park: String
+        public var site: Site
+        public var mapName: String
+        /// nil when `tour.json` leaves them out: the builder then encloses the waypoints.
+        public var bounds: Bounds?
+        public var description: String
+    }
+
+    /// One waypoint folder.
+    public struct WaypointSource: Sendable {
+        /// The folder, relative to the tour: `waypoints/01-sweet-home`.
+        public var folder: String
+        public var name: String
+        public var slug: String
+        public var order: Int
+        public var coordinate: Coordinate
+        public var description: String
+        public var properties: [JSONMember]
+        public var assets: [SourceFile]
+    }
+
+    /// One file to package.
+    public struct SourceFile: Sendable {
+        /// The file on disk (links resolved).
+        public var sourcePath: String
+        /// The path relative to the tour folder, for messages.
+        public var relativePath: String
+        /// The entry path in the package.
+        public var archivePath: String
+        public var type: MediaTypes.Entry
+        public var size: Int64
+        public var title: String?
+    }
+
+    public static let tourFileName = "tour.json"
+    public static let waypointFileName = "waypoint.json"
+    /// The largest `tour.json` or `waypoint.json` read.
+    public static let maxJSONBytes = 1 << 20
+    /// The largest single asset: ZIP64 handles more, but a phone will not hold it.
+    public static let maxAssetBytes: Int64 = 64 << 30
+}
+
+extension TourSource {
+    /// Reads the tour folder at `root`. Returns the source (nil when it cannot be read far enough
+    /// to be useful) and every finding, errors and warnings together.
+    public static func load(_ root: String) throws -> (TourSource?, [Finding]) {
+        guard FileSystem.statInfo(root).kind == .directory else {
+            throw BuildError.usage("'\(root)' is not a folder; give the tour folder (the one that holds tour.json)")
+        }
+        guard let realRoot = FileSystem.realPath(root) else { throw BuildError.io("cannot resolve '\(root)'") }
+        var loader = Loader(root: root, realRoot: realRoot)
+        let source = loader.load()
+        return (source, loader.findings)
+    }
+}
+
+struct Loader {
+    let root: String
+    let realRoot: String
+    var findings: [Finding] = []
+    var used: Set<String> = []
+
+    init(root: String, realRoot: String) {
+        self.root = root
+        self.realRoot = realRoot
+    }
+
+    mutating func load() -> TourSource? {
+        let tourPath = root + "/" + TourSource.tourFileName
+        var tour: TourSource.TourFields?
+        if FileSystem.statInfo(tourPath).kind != .file {
+            findings.append(Finding(.sourceTourMissing, file: TourSource.tourFileName,
+                "the folder has no tour.json; run 'trailpack init \(root)' to create one, or check that you gave the tour folder"))
+        } else if let value = readJSON(TourSource.tourFileName) {
+            tour = readTour(value)
+        }
+        used.insert(TourSource.tourFileName)
+
+        var waypoints: [TourSource.WaypointSource] = []
+        let waypointsDir = root + "/waypoints"
+        let folders = FileSystem.list(waypointsDir).filter { !FileSystem.isIgnored($0) }
+        for name in folders {
+            let rel = "waypoints/" + name
+            switch FileSystem.lstatInfo(root + "/" + rel).kind {
+            case .directory:
+                if let w = readWaypoint(folder: rel, folderName: name) { waypoints.append(w) }
+            default:
+                break  // reported as unused below
+            }
+        }
+        if waypoints.isEmpty && !folders.contains(where: { FileSystem.lstatInfo(waypointsDir + "/" + $0).kind == .directory }) {
+            findings.append(Finding(.sourceNoWaypoints, file: "waypoints/",
+                "the tour has no waypoint folders; make one folder per stop under waypoints/, such as waypoints/01-trailhead/ with a waypoint.json"))
+        }
+        waypoints.sort { a, b in
+            a.order != b.order ? a.order < b.order : Array(a.folder.utf8).lexicographicallyPrecedes(Array(b.folder.utf8))
+        }
+
+        var mapFiles: [TourSource.SourceFile] = []
+        for rel in FileSystem.walk(root + "/map") {
+            if let file = resolveAsset(reference: rel, baseFolder: "map", archiveFolder: "map/", title: nil, findingFile: "map/" + rel) {
+                mapFiles.append(file)
+            }
+        }
+
+        for rel in FileSystem.walk(root) where !used.contains(rel) {
+            findings.append(Finding(.sourceUnusedFile, file: rel,
+                "this file is not listed in any waypoint.json, so it will not be packaged; add it to a waypoint's \"assets\" or move it out of the tour folder"))
+        }
+        guard let tour else { return nil }
+        return TourSource(root: root, tour: tour, waypoints: waypoints, mapFiles: mapFiles)
+    }
+
+    // MARK: files
+
+    mutating func readJSON(_ rel: String) -> JSONValue? {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.readFile(root + "/" + rel, limit: TourSource.maxJSONBytes)
+        } catch {
+            findings.append(Finding(.sourceAssetUnreadable, file: rel, "\(error)"))
+            return nil
+        }
+        do {
+            let document = try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: TourSource.maxJSONBytes))
+            findings += document.duplicateKeys.map { $0.finding.inFile(rel) }
+            return document.value
+        } catch {
+            findings.append(Finding(error.findingCode, file: rel, "not valid JSON at \(error)"))
+            return nil
+        }
+    }
+
+    mutating func readTour(_ value: JSONValue) -> TourSource.TourFields? {
+        var r = FieldReader()
+        defer { findings += r.findings.map { $0.inFile(TourSource.tourFileName) } }
+        guard let top = r.object(value, at: "") else { return nil }
+        r.rejectUnknown(top, at: "", known: ["id", "version", "name", "park", "site", "mapName", "bounds", "description"])
+        var site = Site(id: "", name: "")
+        if let members = r.object(top.first(where: { $0.key == "site" })?.value, at: "site") {
+            r.rejectUnknown(members, at: "site", known: ["id", "name"])
+            site = Site(id: r.string(members, "id", at: "site") ?? "", name: r.string(members, "name", at: "site") ?? "")
+        }
+        var bounds: Bounds?
+        if let members = r.object(top.first(where: { $0.key == "bounds" })?.value, at: "bounds", required: false) {
+            r.rejectUnknown(members, at: "bounds", known: ["southwest", "northeast"])
+            let sw = r.coordinate(members.first(where: { $0.key == "southwest" })?.value, at: "bounds.southwest")
+            let ne = r.coordinate(members.first(where: { $0.key == "northeast" })?.value, at: "bounds.northeast")
+            if let sw, let ne { bounds = Bounds(southwest: sw, northeast: ne) }
+        }
+        return TourSource.TourFields(
+            id: r.string(top, "id", at: "") ?? "",
+            version: r.string(top, "version", at: "") ?? "",
+            name: r.string(top, "name", at: "") ?? "",
+            park: r.string(top, "park", at: "") ?? "",
+            site: site,
+            mapName: r.string(top, "mapName", at: "") ?? "",
+            bounds: bounds,
+            description: r.string(top, "description", at: "") ?? "")
+    }
+
+    mutating func readWaypoint(folder: String, folderName: String) -> TourSource.WaypointSource? {
+        let jsonRel = folder + "/" + TourSource.waypointFileName
+        used.insert(jsonRel)
+        guard FileSystem.statInfo(root + "/" + jsonRel).kind == .file else {
+            findings.append(Finding(.sourceWaypointFileMissing, file: jsonRel,
+                "the waypoint folder has no waypoint.json; create one with name, coordinate, description and assets (see 'trailpack init' for an example)"))
+            return nil
+        }
+        guard let value = readJSON(jsonRel) else { return nil }
+        var r = FieldReader()
+        defer { findings += r.findings.map { $0.inFile(jsonRel) } }
+        guard let members = r.object(value, at: "") else { return nil }
+        r.rejectUnknown(members, at: "", known: ["name", "order", "coordinate", "description", "assets", "properties"])
+
+        let (prefixOrder, slug) = Self.parseFolderName(folderName)
+        let explicitOrder = r.integer(members, "order", at: "", required: false)
+        let order = explicitOrder.flatMap { Int(exactly: $0) } ?? prefixOrder
+        if order == nil {
+            findings.append(Finding(.sourceFolderName, file: folder,
+                "cannot tell this stop's order: start the folder name with its number, such as '03-\(slug.isEmpty ? "fish-lake" : slug)', or set \"order\" in waypoint.json"))
+        }
+        if slug.isEmpty {
+            findings.append(Finding(.sourceFolderName, file: folder,
+                "the folder name '\(folderName)' has no letters or digits after its number; name it like '03-fish-lake'"))
+        }
+        var properties: [JSONMember] = []
+        if let p = members.first(where: { $0.key == "properties" })?.value {
+            properties = r.object(p, at: "properties") ?? []
+        }
+        let coordinate = r.coordinate(members.first(where: { $0.key == "coordinate" })?.value, at: "coordinate")
+        var assets: [TourSource.SourceFile] = []
+        for (i, item) in (r.array(members, "assets", at: "") ?? []).enumerated() {
+            let path = JSONPath.element("assets", i)
+            var reference: String?
+            var title: String?
+            switch item {
+            case .string(let s): reference = s
+            case .object(let fields):
+                r.rejectUnknown(fields, at: path, known: ["file", "title"])
+                reference = r.string(fields, "file", at: path)
+                title = r.string(fields, "title", at: path, required: false)
+            default:
+                r.wrongType(path, expected: "a file name in quotes, or { \"file\": ..., \"title\": ... }", got: item)
+            }
+            guard let reference else { continue }
+            if let file = resolveAsset(reference: reference, baseFolder: folder, archiveFolder: "waypoints/\(slug)/", title: title, findingFile: jsonRel) {
+                assets.append(file)
+            }
+        }
+        return TourSource.WaypointSource(
+            folder: folder,
+            name: r.string(members, "name", at: "") ?? "",
+            slug: slug,
+            order: order ?? 0,
+            coordinate: coordinate ?? Coordinate(latitude: .nan, longitude: .nan),
+            description: r.string(members, "description", at: "") ?? "",
+            properties: properties,
+            assets: assets)
+    }
+
+    /// `"03-Fish Lake"` → (3, `"fish-lake"`); `"fish-lake"` → (nil, `"fish-lake"`).
+    static func parseFolderName(_ name: String) -> (Int?, String) {
+        let digits = name.prefix(while: { $0.isASCII && $0.isNumber })
+        var rest = Substring(name)
+        var order: Int?
+        if !digits.isEmpty, digits.count <= 7 {
+            order = Int(digits)
+            rest = name.dropFirst(digits.count)
+        }
+        return (order, slugify(String(rest)))
+    }
+
+    /// Lowercase ASCII letters and digits, other runs folded into single hyphens.
+    static func slugify(_ text: String) -> String {
+        var out = ""
+        var pendingHyphen = false
+        for scalar in text.decomposedStringWithCanonicalMapping.lowercased().unicodeScalars {
+            if (scalar >= "a" && scalar <= "z") || (scalar >= "0" && scalar <= "9") {
+                if pendingHyphen && !out.isEmpty { out += "-" }
+                pendingHyphen = false
+                out.unicodeScalars.append(scalar)
+            } else if scalar.properties.generalCategory == .nonspacingMark {
+                continue  // accents: "é" -> "e"
+            } else {
+                pendingHyphen = true
+            }
+        }
+        return String(out.prefix(64))
+    }
+
+    // MARK: assets
+
+    /// Checks one asset reference; returns the file or records why it cannot be packaged.
+    mutating func resolveAsset(reference: String, baseFolder: String, archiveFolder: String, title: String?, findingFile: String) -> TourSource.SourceFile? {
+        let components = reference.split(separator: "/", omittingEmptySubsequences: false)
+        if reference.hasPrefix("/") || components.contains("..") {
+            findings.append(Finding(.sourceAssetOutside, file: findingFile,
+                "asset '\(reference)' points outside the waypoint folder; copy the file into '\(baseFolder)/' and name it relative to that folder"))
+            return nil
+        }
+        let normalized = reference.precomposedStringWithCanonicalMapping
+        let problems = ArchivePath.problems(normalized)
+        if !problems.isEmpty {
+            findings.append(Finding(.assetPath, file: findingFile, "asset name '\(reference)' cannot be used: \(problems.joined(separator: "; "))"))
+            return nil
+        }
+        let rel = baseFolder + "/" + reference
+        let path = root + "/" + rel
+        used.insert(rel)
+        let linkInfo = FileSystem.lstatInfo(path)
+        if linkInfo.kind == .missing {
+            findings.append(Finding(.sourceAssetMissing, file: findingFile, "asset '\(rel)' is listed but missing from the folder\(suggestion(for: reference, in: baseFolder))"))
+            return nil
+        }
+        // Links are followed only while they stay inside the tour folder.
+        guard let real = FileSystem.realPath(path) else {
+            findings.append(Finding(.sourceAssetMissing, file: findingFile, "asset '\(rel)' is a link to a file that does not exist"))
+            return nil
+        }
+        if !(real == realRoot || real.hasPrefix(realRoot.hasSuffix("/") ? realRoot : realRoot + "/")) {
+            findings.append(Finding(.sourceAssetOutside, file: findingFile,
+                "asset '\(rel)' is a link to '\(real)', outside the tour folder; copy the file into the folder instead of linking it"))
+            return nil
+        }
+        let info = FileSystem.statInfo(real)
+        guard info.kind == .file else {
+            findings.append(Finding(.sourceAssetNotFile, file: findingFile, "asset '\(rel)' is \(info.kind == .directory ? "a folder" : "not a regular file"); list the files inside it instead"))
+            return nil
+        }
+        guard let type = MediaTypes.lookup(fileName: reference) else {
+            findings.append(Finding(.sourceAssetType, file: findingFile,
+                "asset '\(rel)' has a file type trailpack does not package; use one of: \(MediaTypes.supportedList)"))
+            return nil
+        }
+        guard FileSystem.isReadable(real) else {
+            findings.append(Finding(.sourceAssetUnreadable, file: findingFile, "asset '\(rel)' cannot be read; check its permissions"))
+            return nil
+        }
+        if info.size == 0 {
+            findings.append(Finding(.sourceAssetEmpty, file: findingFile, "asset '\(rel)' is empty (0 bytes); replace it with the real file"))
+            return nil
+        }
+        if info.size > TourSource.maxAssetBytes {
+            findings.append(Finding(.sourceAssetTooLarge, file: findingFile, "asset '\(rel)' is \(info.size) bytes; the limit is \(TourSource.maxAssetBytes)"))
+            return nil
+        }
+        return TourSource.SourceFile(sourcePath: real, relativePath: rel, archivePath: archiveFolder + normalized, type: type, size: info.size, title: title)
+    }
+
+    /// "; did you mean 'Intro.mp4'?" for a near name in the same folder, or "".
+    func suggestion(for reference: String, in folder: String) -> String {
+        let candidates = FileSystem.walk(root + "/" + folder).filter { $0 != TourSource.waypointFileName }
+        if let exact = candidates.first(where: { $0.lowercased() == reference.lowercased() }) {
+            return "; did you mean '\(exact)'? (names must match upper and lower case exactly)"
+        }
+        if let near = Spelling.closest(to: reference, among: candidates) { return "; did you mean '\(near)'?" }
+        return ""
+    }
+}

@@ -1,0 +1,336 @@
+/// Limits that bound the work and memory a JSON document can make the parser spend.
+public struct JSONLimits: Sendable, Equatable {
+    /// The largest document, in bytes.
+    public var maxBytes: Int
+    /// The deepest nesting of arrays and objects.
+    public var maxDepth: Int
+    /// The longest number literal, in characters.
+    public var maxNumberLength: Int
+    /// The longest string, in bytes of UTF-8.
+    public var maxStringBytes: Int
+
+    public init(maxBytes: Int = 16 << 20, maxDepth: Int = 32, maxNumberLength: Int = 40, maxStringBytes: Int = 1 << 20) {
+        self.maxBytes = maxBytes
+        self.maxDepth = maxDepth
+        self.maxNumberLength = maxNumberLength
+        self.maxStringBytes = maxStringBytes
+    }
+
+    /// The limits of a manifest (documented in `docs/FORMAT.md`).
+    public static let manifest = JSONLimits()
+}
+
+/// Why a document is not acceptable JSON. The parser stops at the first of these.
+public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case syntax, tooLarge, tooDeep, number, encoding
+    }
+    public var kind: Kind
+    public var line: Int
+    public var column: Int
+    public var message: String
+    public var description: String { "line \(line), column \(column): \(message)" }
+}
+
+/// A duplicate object key, reported with the JSON path of the object that holds it.
+public struct JSONDuplicateKey: Sendable, Equatable {
+    public var path: String
+    public var key: String
+    public var line: Int
+    public var column: Int
+}
+
+/// The result of parsing: the value, and every duplicate key the document contains.
+public struct JSONDocument: Sendable {
+    public var value: JSONValue
+    public var duplicateKeys: [JSONDuplicateKey]
+}
+
+/// A strict RFC 8259 parser.
+///
+/// Unlike `JSONSerialization` it reports duplicate keys instead of letting one win (parsers
+/// disagree on which one, an ambiguity an attacker can use), rejects a byte-order mark, lone
+/// surrogates and invalid UTF-8, and bounds size, depth, number and string length.
+public struct JSONParser {
+    private let bytes: [UInt8]
+    private let limits: JSONLimits
+    private var index = 0
+    private var depth = 0
+    private var duplicates: [JSONDuplicateKey] = []
+
+    /// Parses `bytes` as one JSON document.
+    public static func parse(_ bytes: [UInt8], limits: JSONLimits = .manifest) throws(JSONSyntaxError) -> JSONDocument {
+        var parser = JSONParser(bytes: bytes, limits: limits)
+        return try parser.document()
+    }
+
+    private init(bytes: [UInt8], limits: JSONLimits) {
+        self.bytes = bytes
+        self.limits = limits
+    }
+
+    private mutating func document() throws(JSONSyntaxError) -> JSONDocument {
+        if bytes.count > limits.maxBytes {
+            throw error(.tooLarge, "the document is \(bytes.count) bytes; the limit is \(limits.maxBytes)", at: 0)
+        }
+        if bytes.isEmpty { throw error(.syntax, "the file is empty; expected a JSON object", at: 0) }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            throw error(.encoding, "the file starts with a byte-order mark; save it as UTF-8 without BOM", at: 0)
+        }
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) || (bytes.count > 1 && bytes[1] == 0) {
+            throw error(.encoding, "the file looks like UTF-16; save it as UTF-8", at: 0)
+        }
+        skipWhitespace()
+        let value = try parseValue(path: "")
+        skipWhitespace()
+        if index != bytes.count {
+            throw error(.syntax, "unexpected \(describe(index)) after the end of the JSON value", at: index)
+        }
+        return JSONDocument(value: value, duplicateKeys: duplicates)
+    }
+
+    // MARK: values
+
+    private mutating func parseValue(path: String) throws(JSONSyntaxError) -> JSONValue {
+        guard index < bytes.count else { throw error(.syntax, "unexpected end of file; expected a value", at: index) }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject(path: path)
+        case UInt8(ascii: "["): return try parseArray(path: path)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default:
+            throw error(.syntax, "unexpected \(describe(index)); expected a value (object, list, string, number, true, false or null)", at: index)
+        }
+    }
+
+    private mutating func enter() throws(JSONSyntaxError) {
+        depth += 1
+        if depth > limits.maxDepth {
+            throw error(.tooDeep, "nesting is deeper than \(limits.maxDepth) levels", at: index)
+        }
+    }
+
+    private mutating func parseObject(path: String) throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        index += 1
+        var members: [JSONMember] = []
+        var seen: Set<String> = []
+        skipWhitespace()
+        if peek(UInt8(ascii: "}")) { index += 1; depth -= 1; return .object(members) }
+        while true {
+            skipWhitespace()
+            guard peek(UInt8(ascii: "\"")) else {
+                throw error(.syntax, "expected a quoted member name, found \(describe(index))", at: index)
+            }
+            let keyStart = index
+            let key = try parseString()
+            skipWhitespace()
+            guard peek(UInt8(ascii: ":")) else { throw error(.syntax, "expected ':' after member name \"\(key)\"", at: index) }
+            index += 1
+            skipWhitespace()
+            let childPath = JSONPath.member(path, key)
+            let value = try parseValue(path: childPath)
+            if !seen.insert(key).inserted {
+                let (line, column) = position(of: keyStart)
+                duplicates.append(JSONDuplicateKey(path: path, key: key, line: line, column: column))
+            }
+            members.append(JSONMember(key, value))
+            skipWhitespace()
+            if peek(UInt8(ascii: ",")) { index += 1; continue }
+            if peek(UInt8(ascii: "}")) { index += 1; break }
+            throw error(.syntax, "expected ',' or '}' in an object, found \(describe(index))", at: index)
+        }
+        depth -= 1
+        return .object(members)
+    }
+
+    private mutating func parseArray(path: String) throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if peek(UInt8(ascii: "]")) { index += 1; depth -= 1; return .array(elements) }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(path: JSONPath.element(path, elements.count)))
+            skipWhitespace()
+            if peek(UInt8(ascii: ",")) { index += 1; continue }
+            if peek(UInt8(ascii: "]")) { index += 1; break }
+            throw error(.syntax, "expected ',' or ']' in a list, found \(describe(index))", at: index)
+        }
+        depth -= 1
+        return .array(elements)
+    }
+
+    private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
+        let text = word.withUTF8Buffer { Array($0) }
+        guard index + text.count <= bytes.count, Array(bytes[index..<index + text.count]) == text else {
+            throw error(.syntax, "unexpected \(describe(index)); expected a value", at: index)
+        }
+        index += text.count
+    }
+
+    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONNumber {
+        let start = index
+        if peek(UInt8(ascii: "-")) { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else {
+            throw error(.number, "a number must have a digit after '-'", at: index)
+        }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) {
+                throw error(.number, "numbers may not have leading zeros", at: start)
+            }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if peek(UInt8(ascii: ".")) {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error(.number, "expected a digit after the decimal point", at: index) }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
+            index += 1
+            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error(.number, "expected a digit in the exponent", at: index) }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let length = index - start
+        if length > limits.maxNumberLength {
+            throw error(.number, "a number of \(length) characters is longer than the limit of \(limits.maxNumberLength)", at: start)
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let d = Double(text), d.isFinite else {
+            throw error(.number, "the number \(text) is out of range", at: start)
+        }
+        return JSONNumber(literal: text)
+    }
+
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
+        let start = index
+        index += 1  // opening quote
+        var out: [UInt8] = []
+        while true {
+            guard index < bytes.count else { throw error(.syntax, "a string is not closed; add the missing '\"'", at: start) }
+            let b = bytes[index]
+            if b == UInt8(ascii: "\"") { index += 1; break }
+            if b < 0x20 {
+                throw error(.syntax, "a control character (byte \(b)) inside a string must be escaped", at: index)
+            }
+            if b == UInt8(ascii: "\\") {
+                index += 1
+                guard index < bytes.count else { throw error(.syntax, "a string ends inside an escape", at: index) }
+                let e = bytes[index]
+                index += 1
+                switch e {
+                case UInt8(ascii: "\""): out.append(0x22)
+                case UInt8(ascii: "\\"): out.append(0x5C)
+                case UInt8(ascii: "/"): out.append(0x2F)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                            throw error(.encoding, "a lone UTF-16 surrogate \\u\(String(scalar, radix: 16)) is not a character", at: index)
+                        }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else {
+                            throw error(.encoding, "a UTF-16 high surrogate is not followed by a low surrogate", at: index)
+                        }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(scalar) {
+                        throw error(.encoding, "a lone UTF-16 surrogate \\u\(String(scalar, radix: 16)) is not a character", at: index)
+                    }
+                    out.append(contentsOf: Array(String(Unicode.Scalar(scalar)!).utf8))
+                default:
+                    throw error(.syntax, "unknown escape '\\\(Character(Unicode.Scalar(e)))' in a string", at: index - 2)
+                }
+            } else {
+                out.append(b)
+                index += 1
+            }
+            if out.count > limits.maxStringBytes {
+                throw error(.tooLarge, "a string is longer than \(limits.maxStringBytes) bytes", at: start)
+            }
+        }
+        guard let s = String(validating: out, as: UTF8.self) else {
+            throw error(.encoding, "a string is not valid UTF-8", at: start)
+        }
+        return s
+    }
+
+    private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error(.syntax, "a \\u escape needs four hex digits", at: index) }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[index]
+            let d: UInt32
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(c - UInt8(ascii: "A") + 10)
+            default: throw error(.syntax, "a \\u escape needs four hex digits", at: index)
+            }
+            v = v << 4 | d
+            index += 1
+        }
+        return v
+    }
+
+    // MARK: helpers
+
+    private func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+    private func peek(_ b: UInt8) -> Bool { index < bytes.count && bytes[index] == b }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private func describe(_ at: Int) -> String {
+        guard at < bytes.count else { return "end of file" }
+        let b = bytes[at]
+        if b >= 0x21 && b < 0x7F { return "'\(Character(Unicode.Scalar(b)))'" }
+        return "byte 0x\(String(b, radix: 16, uppercase: true))"
+    }
+
+    private func position(of offset: Int) -> (Int, Int) {
+        var line = 1, column = 1
+        var i = 0
+        let end = min(offset, bytes.count)
+        while i < end {
+            if bytes[i] == 0x0A { line += 1; column = 1 } else if bytes[i] & 0xC0 != 0x80 { column += 1 }
+            i += 1
+        }
+        return (line, column)
+    }
+
+    private func error(_ kind: JSONSyntaxError.Kind, _ message: String, at offset: Int) -> JSONSyntaxError {
+        let (line, column) = position(of: offset)
+        return JSONSyntaxError(kind: kind, line: line, column: column, message: message)
+    }
+}
+
+/// Builds JSON paths in the form the findings use: `waypoints[3].coordinate.latitude`.
+public enum JSONPath {
+    public static func member(_ base: String, _ key: String) -> String {
+        let simple = !key.isEmpty && key.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F || $0 == 0x2D }
+        let part = simple ? key : "[\"\(key.replacingOccurrences(of: "\"", with: "\\\""))\"]"
+        if base.isEmpty { return simple ? part : part }
+        return simple ? "\(base).\(part)" : "\(base)\(part)"
+    }
+
+    public static func element(_ base: String, _ index: Int) -> String { "\(base)[\(index)]" }
+}

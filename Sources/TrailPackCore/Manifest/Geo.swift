@@ -1,0 +1,58 @@
+/// A WGS 84 position in decimal degrees.
+public struct Coordinate: Sendable, Equatable, Hashable {
+    /// Degrees north of the equator, in [-90, 90].
+    public var latitude: Double
+    /// Degrees east of Greenwich, in [-180, 180].
+    public var longitude: Double
+    public init(latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
+/// The map area as two corners.
+///
+/// A box that crosses the antimeridian (180°) is written with `southwest.longitude` greater than
+/// `northeast.longitude` — the convention of GeoJSON (RFC 7946 §5.2): a tour in Fiji from
+/// 177° E to 178° W has `southwest.longitude = 177`, `northeast.longitude = -178`.
+public struct Bounds: Sendable, Equatable, Hashable {
+    public var southwest: Coordinate
+    public var northeast: Coordinate
+    public init(southwest: Coordinate, northeast: Coordinate) {
+        self.southwest = southwest
+        self.northeast = northeast
+    }
+
+    /// Whether the box crosses the antimeridian.
+    public var crossesAntimeridian: Bool { southwest.longitude > northeast.longitude }
+
+    /// Whether `c` lies inside the box or on its edge.
+    public func contains(_ c: Coordinate) -> Bool {
+        guard c.latitude >= southwest.latitude, c.latitude <= northeast.latitude else { return false }
+        if crossesAntimeridian {
+            return c.longitude >= southwest.longitude || c.longitude <= northeast.longitude
+        }
+        return c.longitude >= southwest.longitude && c.longitude <= northeast.longitude
+    }
+
+    /// The smallest box that holds every coordinate, padded by `margin` degrees on each side.
+    /// Picks the narrower of the two boxes when the points straddle the antimeridian.
+    public static func enclosing(_ coordinates: [Coordinate], margin: Double = 0.01) -> Bounds? {
+        guard !coordinates.isEmpty else { return nil }
+        let south = max(-90, coordinates.map(\.latitude).min()! - margin)
+        let north = min(90, coordinates.map(\.latitude).max()! + margin)
+        let lons = coordinates.map(\.longitude).sorted()
+        // The widest gap between consecutive longitudes (cyclically) is the part the box leaves out.
+        var bestGap = lons.first! + 360 - lons.last!
+        var west = lons.first!, east = lons.last!
+        for i in 1..<lons.count where lons[i] - lons[i - 1] > bestGap {
+            bestGap = lons[i] - lons[i - 1]
+            west = lons[i]
+            east = lons[i - 1]
+        }
+        func wrap(_ x: Double) -> Double { x > 180 ? x - 360 : (x < -180 ? x + 360 : x) }
+        return Bounds(
+            southwest: Coordinate(latitude: south, longitude: wrap(west - margin)),
+            northeast: Coordinate(latitude: north, longitude: wrap(east + margin)))
+    }
+}

@@ -1,0 +1,59 @@
+extension Manifest {
+    /// The manifest as JSON, members in the order `docs/FORMAT.md` gives.
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = [
+            JSONMember("formatVersion", .number(JSONNumber(Int64(formatVersion)))),
+            JSONMember("id", .string(id)),
+            JSONMember("version", .string(version)),
+            JSONMember("name", .string(name)),
+            JSONMember("park", .string(park)),
+            JSONMember("site", .object(["id": .string(site.id), "name": .string(site.name)])),
+            JSONMember("mapName", .string(mapName)),
+            JSONMember("bounds", .object(["southwest": southwestJSON, "northeast": bounds.northeast.jsonValue])),
+            JSONMember("description", .string(description)),
+            JSONMember("waypoints", .array(waypoints.map(\.jsonValue))),
+        ]
+        if !mapAssets.isEmpty { members.append(JSONMember("mapAssets", .array(mapAssets.map(\.jsonValue)))) }
+        return .object(members)
+    }
+
+    private var southwestJSON: JSONValue { bounds.southwest.jsonValue }
+
+    /// The bytes of `manifest.json` as the builder writes them.
+    public var canonicalBytes: [UInt8] { JSONWriter.bytes(jsonValue) }
+}
+
+extension Coordinate {
+    public var jsonValue: JSONValue {
+        .object(["latitude": .number(JSONNumber(latitude)), "longitude": .number(JSONNumber(longitude))])
+    }
+}
+
+extension Waypoint {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = [
+            JSONMember("name", .string(name)),
+            JSONMember("slug", .string(slug)),
+            JSONMember("order", .number(JSONNumber(Int64(order)))),
+            JSONMember("coordinate", coordinate.jsonValue),
+            JSONMember("description", .string(description)),
+        ]
+        if !properties.isEmpty { members.append(JSONMember("properties", .object(properties))) }
+        members.append(JSONMember("assets", .array(assets.map(\.jsonValue))))
+        return .object(members)
+    }
+}
+
+extension Asset {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = [
+            JSONMember("path", .string(path)),
+            JSONMember("kind", .string(kind.rawValue)),
+            JSONMember("mediaType", .string(mediaType)),
+            JSONMember("size", .number(JSONNumber(size))),
+            JSONMember("sha256", .string(sha256)),
+        ]
+        if let title { members.append(JSONMember("title", .string(title))) }
+        return .object(members)
+    }
+}

@@ -1,0 +1,118 @@
+/// The contents of `manifest.json`, format version 1: what a tour is.
+///
+/// `docs/FORMAT.md` is the specification; `manifests/manifest-v1.schema.json` is its JSON Schema.
+public struct Manifest: Sendable, Equatable {
+    /// The format version this trailpack writes and reads.
+    public static let currentFormatVersion = 1
+    /// The name of the manifest entry; always the first entry of a package.
+    public static let entryName = "manifest.json"
+
+    public var formatVersion: Int
+    /// A stable identifier for the tour, the same across its versions: `gov.usda.fs.willamette.santiam-wagon-road`.
+    public var id: String
+    /// The version of this package of the tour: 1 to 4 dot-separated whole numbers, compared numerically.
+    public var version: String
+    /// The package name shown to visitors.
+    public var name: String
+    /// The park or forest the tour belongs to.
+    public var park: String
+    /// The site (ranger district or other publisher) the tour is listed under.
+    public var site: Site
+    /// The name the apps give the offline map.
+    public var mapName: String
+    /// The area the offline map covers.
+    public var bounds: Bounds
+    public var description: String
+    /// The stops of the tour.
+    public var waypoints: [Waypoint]
+    /// Offline map files (tile archives), stored under `map/`.
+    public var mapAssets: [Asset]
+
+    public init(
+        formatVersion: Int = Manifest.currentFormatVersion, id: String, version: String, name: String, park: String,
+        site: Site, mapName: String, bounds: Bounds, description: String, waypoints: [Waypoint], mapAssets: [Asset] = []
+    ) {
+        self.formatVersion = formatVersion
+        self.id = id
+        self.version = version
+        self.name = name
+        self.park = park
+        self.site = site
+        self.mapName = mapName
+        self.bounds = bounds
+        self.description = description
+        self.waypoints = waypoints
+        self.mapAssets = mapAssets
+    }
+
+    /// Every asset, waypoint assets first (in waypoint order as listed), then map assets.
+    public var allAssets: [Asset] { waypoints.flatMap(\.assets) + mapAssets }
+}
+
+/// A ranger district, park unit or other publisher under which tours are listed.
+public struct Site: Sendable, Equatable, Hashable {
+    /// Lowercase letters, digits and hyphens: `willamette-sweet-home`.
+    public var id: String
+    public var name: String
+    public init(id: String, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// One stop of a tour.
+public struct Waypoint: Sendable, Equatable {
+    /// Unique within the tour, also ignoring case and Unicode normalization.
+    public var name: String
+    /// The waypoint's folder in the package: `waypoints/<slug>/`.
+    public var slug: String
+    /// The position of the stop in the tour, from 1; unique.
+    public var order: Int
+    public var coordinate: Coordinate
+    public var description: String
+    public var assets: [Asset]
+    /// Free-form domain properties (elevation, difficulty, child age group...), in order.
+    public var properties: [JSONMember]
+
+    public init(name: String, slug: String, order: Int, coordinate: Coordinate, description: String, assets: [Asset], properties: [JSONMember] = []) {
+        self.name = name
+        self.slug = slug
+        self.order = order
+        self.coordinate = coordinate
+        self.description = description
+        self.assets = assets
+        self.properties = properties
+    }
+
+    /// The folder that holds this waypoint's assets, with a trailing slash.
+    public var folder: String { "waypoints/\(slug)/" }
+}
+
+/// One file of the package.
+public struct Asset: Sendable, Equatable {
+    /// The entry path inside the package.
+    public var path: String
+    public var kind: AssetKind
+    /// The IANA media type: `video/mp4`.
+    public var mediaType: String
+    /// The size in bytes, uncompressed.
+    public var size: Int64
+    /// The SHA-256 of the uncompressed bytes, as 64 lowercase hex digits.
+    public var sha256: String
+    /// An optional caption for the apps.
+    public var title: String?
+
+    public init(path: String, kind: AssetKind, mediaType: String, size: Int64, sha256: String, title: String? = nil) {
+        self.path = path
+        self.kind = kind
+        self.mediaType = mediaType
+        self.size = size
+        self.sha256 = sha256
+        self.title = title
+    }
+}
+
+/// What an asset is, so that an app knows how to present it.
+public enum AssetKind: String, Sendable, CaseIterable, Codable {
+    case video, audio, image, text, tiles, other
+}

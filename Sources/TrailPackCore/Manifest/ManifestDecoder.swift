@@ -1,0 +1,116 @@
+/// Turns parsed JSON into a `Manifest`, reporting every missing, mistyped or unknown field.
+///
+/// The result is best-effort: a field that cannot be read is left empty (and reported), so
+/// that the verifier can still check a package's contents against a manifest with errors.
+public enum ManifestDecoder {
+    static let topFields = ["formatVersion", "id", "version", "name", "park", "site", "mapName", "bounds", "description", "waypoints", "mapAssets"]
+    static let waypointFields = ["name", "slug", "order", "coordinate", "description", "properties", "assets"]
+    static let assetFields = ["path", "kind", "mediaType", "size", "sha256", "title"]
+
+    public static func decode(_ value: JSONValue) -> (Manifest?, [Finding]) {
+        var r = FieldReader()
+        guard case .object(let top) = value else {
+            return (nil, [Finding(.manifestNotObject, path: "", "the manifest must be a JSON object ({ ... }), found \(value.typeDescription)")])
+        }
+        // The format version decides how to read everything else: check it first.
+        switch top.first(where: { $0.key == "formatVersion" })?.value {
+        case nil:
+            return (nil, [Finding(.manifestFormatVersion, path: "formatVersion", "formatVersion is missing; this trailpack reads format version \(Manifest.currentFormatVersion)")])
+        case .number(let n) where n.int64 == Int64(Manifest.currentFormatVersion):
+            break
+        case let other?:
+            return (nil, [Finding(.manifestFormatVersion, path: "formatVersion",
+                "format version \(other.displayText) is not supported; this trailpack reads format version \(Manifest.currentFormatVersion) (a newer package needs a newer trailpack)")])
+        }
+        r.rejectUnknown(top, at: "", known: topFields)
+
+        let site: Site = {
+            guard let members = r.object(top.first(where: { $0.key == "site" })?.value, at: "site") else { return Site(id: "", name: "") }
+            r.rejectUnknown(members, at: "site", known: ["id", "name"])
+            return Site(id: r.string(members, "id", at: "site") ?? "", name: r.string(members, "name", at: "site") ?? "")
+        }()
+
+        var bounds = Bounds(southwest: Coordinate(latitude: -90, longitude: -180), northeast: Coordinate(latitude: 90, longitude: 180))
+        if let members = r.object(top.first(where: { $0.key == "bounds" })?.value, at: "bounds") {
+            r.rejectUnknown(members, at: "bounds", known: ["southwest", "northeast"])
+            let sw = r.coordinate(members.first(where: { $0.key == "southwest" })?.value, at: "bounds.southwest")
+            let ne = r.coordinate(members.first(where: { $0.key == "northeast" })?.value, at: "bounds.northeast")
+            if let sw, let ne { bounds = Bounds(southwest: sw, northeast: ne) }
+        }
+
+        var waypoints: [Waypoint] = []
+        for (i, item) in (r.array(top, "waypoints", at: "") ?? []).enumerated() {
+            let path = JSONPath.element("waypoints", i)
+            if let waypoint = decodeWaypoint(item, at: path, reader: &r) { waypoints.append(waypoint) }
+        }
+        var mapAssets: [Asset] = []
+        for (i, item) in (r.array(top, "mapAssets", at: "", required: false) ?? []).enumerated() {
+            if let asset = decodeAsset(item, at: JSONPath.element("mapAssets", i), reader: &r) { mapAssets.append(asset) }
+        }
+
+        let manifest = Manifest(
+            formatVersion: Manifest.currentFormatVersion,
+            id: r.string(top, "id", at: "") ?? "",
+            version: r.string(top, "version", at: "") ?? "",
+            name: r.string(top, "name", at: "") ?? "",
+            park: r.string(top, "park", at: "") ?? "",
+            site: site,
+            mapName: r.string(top, "mapName", at: "") ?? "",
+            bounds: bounds,
+            description: r.string(top, "description", at: "") ?? "",
+            waypoints: waypoints,
+            mapAssets: mapAssets)
+        return (manifest, r.findings)
+    }
+
+    static func decodeWaypoint(_ value: JSONValue, at path: String, reader r: inout FieldReader) -> Waypoint? {
+        guard let members = r.object(value, at: path) else { return nil }
+        r.rejectUnknown(members, at: path, known: waypointFields)
+        let coordinate = r.coordinate(members.first(where: { $0.key == "coordinate" })?.value, at: JSONPath.member(path, "coordinate"))
+        var properties: [JSONMember] = []
+        if let p = members.first(where: { $0.key == "properties" })?.value {
+            properties = r.object(p, at: JSONPath.member(path, "properties")) ?? []
+        }
+        var assets: [Asset] = []
+        for (i, item) in (r.array(members, "assets", at: path) ?? []).enumerated() {
+            if let asset = decodeAsset(item, at: JSONPath.element(JSONPath.member(path, "assets"), i), reader: &r) { assets.append(asset) }
+        }
+        let order = r.integer(members, "order", at: path)
+        return Waypoint(
+            name: r.string(members, "name", at: path) ?? "",
+            slug: r.string(members, "slug", at: path) ?? "",
+            order: order.flatMap { Int(exactly: $0) } ?? 0,
+            coordinate: coordinate ?? Coordinate(latitude: .nan, longitude: .nan),
+            description: r.string(members, "description", at: path) ?? "",
+            assets: assets,
+            properties: properties)
+    }
+
+    static func decodeAsset(_ value: JSONValue, at path: String, reader r: inout FieldReader) -> Asset? {
+        guard let members = r.object(value, at: path) else { return nil }
+        r.rejectUnknown(members, at: path, known: assetFields)
+        let kindText = r.string(members, "kind", at: path)
+        var kind = AssetKind.other
+        if let kindText {
+            if let k = AssetKind(rawValue: kindText) { kind = k } else {
+                r.findings.append(Finding(.assetKind, path: JSONPath.member(path, "kind"),
+                    "asset kind '\(kindText)' is not one of \(AssetKind.allCases.map(\.rawValue).joined(separator: ", "))"))
+            }
+        }
+        return Asset(
+            path: r.string(members, "path", at: path) ?? "",
+            kind: kind,
+            mediaType: r.string(members, "mediaType", at: path) ?? "",
+            size: r.integer(members, "size", at: path) ?? 0,
+            sha256: r.string(members, "sha256", at: path) ?? "",
+            title: r.string(members, "title", at: path, required: false))
+    }
+}
+
+extension JSONValue {
+    /// The value as it would appear in JSON, shortened, for messages.
+    public var displayText: String {
+        let text = JSONWriter.string(self, pretty: false)
+        return text.count > 40 ? String(text.prefix(40)) + "…" : text
+    }
+}

@@ -1,0 +1,44 @@
+/// Reads `manifest.json` bytes: parse strictly, decode, validate, all findings together.
+public enum ManifestReader {
+    /// The outcome of reading a manifest.
+    public struct Result: Sendable {
+        /// The manifest, best-effort; nil when the bytes are not a JSON object of a known format version.
+        public var manifest: Manifest?
+        public var findings: [Finding]
+        public var isValid: Bool { manifest != nil && !findings.hasErrors }
+    }
+
+    public static func read(_ bytes: [UInt8], limits: JSONLimits = .manifest) -> Result {
+        let document: JSONDocument
+        do {
+            document = try JSONParser.parse(bytes, limits: limits)
+        } catch {
+            return Result(manifest: nil, findings: [Finding(error.findingCode, path: "", "not valid JSON at \(error)")])
+        }
+        var findings = document.duplicateKeys.map(\.finding)
+        let (manifest, decodeFindings) = ManifestDecoder.decode(document.value)
+        findings += decodeFindings
+        if let manifest { findings += ManifestValidator.validate(manifest) }
+        return Result(manifest: manifest, findings: findings)
+    }
+}
+
+extension JSONSyntaxError {
+    /// The finding code for this kind of syntax error.
+    public var findingCode: FindingCode {
+        switch kind {
+        case .syntax: .jsonSyntax
+        case .tooLarge: .jsonTooLarge
+        case .tooDeep: .jsonTooDeep
+        case .number: .jsonNumber
+        case .encoding: .jsonEncoding
+        }
+    }
+}
+
+extension JSONDuplicateKey {
+    public var finding: Finding {
+        Finding(.jsonDuplicateKey, path: JSONPath.member(path, key),
+            "the key '\(key)' appears more than once in the same object (line \(line), column \(column)); keep one")
+    }
+}

@@ -1,0 +1,129 @@
+/// Reads typed fields out of parsed JSON, collecting a finding for every missing,
+/// mistyped or unknown field instead of stopping at the first.
+public struct FieldReader: Sendable {
+    /// The findings collected so far.
+    public var findings: [Finding] = []
+
+    public init() {}
+
+    /// `value` as an object, or a finding at `path`.
+    public mutating func object(_ value: JSONValue?, at path: String, required: Bool = true) -> [JSONMember]? {
+        guard let value else {
+            if required { missing(path) }
+            return nil
+        }
+        guard case .object(let members) = value else {
+            wrongType(path, expected: "an object ({ ... })", got: value)
+            return nil
+        }
+        return members
+    }
+
+    /// Reports every member of `members` that is not in `known`.
+    public mutating func rejectUnknown(_ members: [JSONMember], at path: String, known: [String]) {
+        for member in members where !known.contains(member.key) {
+            let suggestion = Spelling.closest(to: member.key, among: known).map { "; did you mean '\($0)'?" } ?? ""
+            findings.append(Finding(.manifestUnknownField, path: JSONPath.member(path, member.key),
+                "'\(member.key)' is not a field here (allowed: \(known.joined(separator: ", ")))\(suggestion)"))
+        }
+    }
+
+    public mutating func string(_ members: [JSONMember], _ key: String, at path: String, required: Bool = true) -> String? {
+        let p = JSONPath.member(path, key)
+        guard let value = members.first(where: { $0.key == key })?.value else {
+            if required { missing(p) }
+            return nil
+        }
+        guard case .string(let s) = value else {
+            wrongType(p, expected: "a string in quotes", got: value)
+            return nil
+        }
+        return s
+    }
+
+    public mutating func double(_ members: [JSONMember], _ key: String, at path: String) -> Double? {
+        let p = JSONPath.member(path, key)
+        guard let value = members.first(where: { $0.key == key })?.value else { missing(p); return nil }
+        guard case .number(let n) = value, let d = n.double else {
+            wrongType(p, expected: "a number (decimal degrees, without quotes)", got: value)
+            return nil
+        }
+        return d
+    }
+
+    public mutating func integer(_ members: [JSONMember], _ key: String, at path: String, required: Bool = true) -> Int64? {
+        let p = JSONPath.member(path, key)
+        guard let value = members.first(where: { $0.key == key })?.value else {
+            if required { missing(p) }
+            return nil
+        }
+        guard case .number(let n) = value, let i = n.int64 else {
+            wrongType(p, expected: "a whole number without a fraction or exponent", got: value)
+            return nil
+        }
+        return i
+    }
+
+    public mutating func array(_ members: [JSONMember], _ key: String, at path: String, required: Bool = true) -> [JSONValue]? {
+        let p = JSONPath.member(path, key)
+        guard let value = members.first(where: { $0.key == key })?.value else {
+            if required { missing(p) }
+            return nil
+        }
+        guard case .array(let items) = value else {
+            wrongType(p, expected: "a list ([ ... ])", got: value)
+            return nil
+        }
+        return items
+    }
+
+    public mutating func coordinate(_ value: JSONValue?, at path: String) -> Coordinate? {
+        guard let members = object(value, at: path) else { return nil }
+        rejectUnknown(members, at: path, known: ["latitude", "longitude"])
+        let lat = double(members, "latitude", at: path)
+        let lon = double(members, "longitude", at: path)
+        guard let lat, let lon else { return nil }
+        return Coordinate(latitude: lat, longitude: lon)
+    }
+
+    public mutating func missing(_ path: String) {
+        findings.append(Finding(.manifestMissingField, path: path, "the required field '\(path)' is missing; add it"))
+    }
+
+    public mutating func wrongType(_ path: String, expected: String, got: JSONValue) {
+        findings.append(Finding(.manifestWrongType, path: path, "expected \(expected), found \(got.typeDescription)"))
+    }
+}
+
+/// Near-miss suggestions for names a person typed.
+public enum Spelling {
+    /// The candidate closest to `word` (case-insensitive edit distance at most 2, or a case
+    /// difference), or nil.
+    public static func closest(to word: String, among candidates: [String]) -> String? {
+        let lower = word.lowercased()
+        var best: (String, Int)?
+        for c in candidates {
+            let d = distance(lower, c.lowercased())
+            let limit = max(1, min(2, c.count / 3))
+            if d <= limit, best == nil || d < best!.1 { best = (c, d) }
+        }
+        return best?.0
+    }
+
+    /// Levenshtein distance over Unicode scalars.
+    public static func distance(_ a: String, _ b: String) -> Int {
+        let x = Array(a.unicodeScalars), y = Array(b.unicodeScalars)
+        if x.isEmpty { return y.count }
+        if y.isEmpty { return x.count }
+        var previous = Array(0...y.count)
+        var current = Array(repeating: 0, count: y.count + 1)
+        for i in 1...x.count {
+            current[0] = i
+            for j in 1...y.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+            }
+            swap(&previous, &current)
+        }
+        return previous[y.count]
+    }
+}

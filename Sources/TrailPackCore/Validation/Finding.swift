@@ -1,0 +1,49 @@
+/// One problem found in a tour folder, a manifest or a package.
+///
+/// Findings are data, not errors: validation collects every one it can find and returns
+/// them together, so a ranger fixes everything in one round.
+public struct Finding: Sendable, Equatable, Hashable, CustomStringConvertible {
+    public enum Severity: String, Sendable, Codable, Hashable {
+        case error, warning
+    }
+
+    /// The stable identifier of the rule that was broken.
+    public var code: FindingCode
+    /// The file the finding is about: a path in the tour folder or an entry in the package.
+    public var file: String?
+    /// Where in that file's JSON: `waypoints[3].coordinate.latitude`.
+    public var path: String?
+    /// What is wrong and how to fix it, in words a ranger understands.
+    public var message: String
+
+    public var severity: Severity { code.severity }
+
+    public init(_ code: FindingCode, file: String? = nil, path: String? = nil, _ message: String) {
+        self.code = code
+        self.file = file
+        self.path = path
+        self.message = message
+    }
+
+    /// The same finding, said of `file` (when it names none yet).
+    public func inFile(_ file: String) -> Finding {
+        var copy = self
+        if copy.file == nil { copy.file = file }
+        return copy
+    }
+
+    /// `error[coordinate.latitude] tour.json: waypoints[3].coordinate.latitude: ...`
+    public var description: String {
+        var location = ""
+        if let file { location += file }
+        if let path, !path.isEmpty { location += location.isEmpty ? path : ": \(path)" }
+        return "\(severity.rawValue)[\(code.rawValue)] \(location.isEmpty ? "" : location + ": ")\(message)"
+    }
+}
+
+extension Array where Element == Finding {
+    /// Whether any finding is an error (warnings alone leave the input valid).
+    public var hasErrors: Bool { contains { $0.severity == .error } }
+    /// The findings' codes, sorted, without repeats: handy in tests.
+    public var codes: [FindingCode] { Set(self.map { $0.code }).sorted() }
+}

@@ -1,0 +1,232 @@
+/// The rules of manifest format version 1 that go beyond types: ranges, patterns,
+/// uniqueness (also after case folding and Unicode normalization), bounds, paths and limits.
+public enum ManifestValidator {
+    /// Limits on what one manifest may hold (documented in `docs/FORMAT.md`).
+    public static let maxWaypoints = 10_000
+    public static let maxAssets = 100_000
+    public static let maxProperties = 64
+    public static let maxNameLength = 200
+    public static let maxDescriptionLength = 20_000
+    public static let maxSafeInteger: Int64 = 1 << 53
+
+    /// Every finding for `manifest`.
+    public static func validate(_ m: Manifest) -> [Finding] {
+        var f: [Finding] = []
+        checkID(m.id, &f)
+        if PackageVersion(m.version) == nil {
+            f.append(Finding(.manifestVersion, path: "version",
+                "version '\(m.version)' is not 1 to 4 dot-separated whole numbers without leading zeros, such as 1, 2.1 or 2024.5.1"))
+        }
+        checkName(m.name, "name", &f)
+        checkName(m.park, "park", &f)
+        checkName(m.mapName, "mapName", &f)
+        checkName(m.site.name, "site.name", &f)
+        if !isSlug(m.site.id, maxLength: 64) {
+            f.append(Finding(.siteID, path: "site.id",
+                "site id '\(m.site.id)' must be 1 to 64 lowercase letters, digits and single hyphens, such as 'willamette-sweet-home'"))
+        }
+        checkDescription(m.description, "description", &f)
+        checkBounds(m.bounds, &f)
+
+        if m.waypoints.isEmpty {
+            f.append(Finding(.waypointNone, path: "waypoints", "a tour needs at least one waypoint"))
+        }
+        if m.waypoints.count > maxWaypoints {
+            f.append(Finding(.waypointTooMany, path: "waypoints", "\(m.waypoints.count) waypoints is more than the limit of \(maxWaypoints)"))
+        }
+        let assetCount = m.allAssets.count
+        if assetCount > maxAssets {
+            f.append(Finding(.assetTooMany, path: "waypoints", "\(assetCount) assets is more than the limit of \(maxAssets)"))
+        }
+
+        var names: [String: Int] = [:], slugs: [String: Int] = [:], orders: [Int: Int] = [:]
+        var paths: [String: String] = [:]
+        for (i, w) in m.waypoints.enumerated() {
+            let p = JSONPath.element("waypoints", i)
+            checkName(w.name, p + ".name", &f)
+            let nameKey = ArchivePath.foldingKey(w.name)
+            if !w.name.isEmpty, let first = names[nameKey] {
+                f.append(Finding(.waypointNameDuplicate, path: p + ".name",
+                    "waypoint name '\(w.name)' is already used by waypoints[\(first)] ('\(m.waypoints[first].name)'); names must differ also ignoring case"))
+            } else { names[nameKey] = i }
+            if !isSlug(w.slug, maxLength: 64) {
+                f.append(Finding(.waypointSlug, path: p + ".slug",
+                    "folder name '\(w.slug)' must be 1 to 64 lowercase letters, digits and single hyphens, such as 'fish-lake'"))
+            } else if let first = slugs[w.slug] {
+                f.append(Finding(.waypointSlugDuplicate, path: p + ".slug", "folder 'waypoints/\(w.slug)/' is already used by waypoints[\(first)]"))
+            } else { slugs[w.slug] = i }
+            if !(1...1_000_000).contains(w.order) {
+                f.append(Finding(.waypointOrder, path: p + ".order", "order \(w.order) must be a whole number from 1 to 1000000"))
+            } else if let first = orders[w.order] {
+                f.append(Finding(.waypointOrderDuplicate, path: p + ".order",
+                    "order \(w.order) is already used by waypoints[\(first)] ('\(m.waypoints[first].name)'); give each stop its own number"))
+            } else { orders[w.order] = i }
+            if checkCoordinate(w.coordinate, p + ".coordinate", &f), !m.bounds.contains(w.coordinate), boundsAreValid(m.bounds) {
+                f.append(Finding(.waypointOutsideBounds, path: p + ".coordinate",
+                    "waypoint '\(w.name)' at \(w.coordinate.latitude), \(w.coordinate.longitude) lies outside the map bounds; widen the bounds or fix the coordinate"))
+            }
+            checkDescription(w.description, p + ".description", &f)
+            checkProperties(w.properties, p + ".properties", &f)
+            for (j, a) in w.assets.enumerated() {
+                checkAsset(a, JSONPath.element(p + ".assets", j), folder: w.folder, paths: &paths, &f)
+            }
+        }
+        for (j, a) in m.mapAssets.enumerated() {
+            checkAsset(a, JSONPath.element("mapAssets", j), folder: "map/", paths: &paths, &f)
+        }
+        return f
+    }
+
+    // MARK: rules
+
+    static func checkID(_ id: String, _ f: inout [Finding]) {
+        let ok = (3...128).contains(id.utf8.count) && id.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { isSlug(String($0), maxLength: 128) }
+        if !ok {
+            f.append(Finding(.manifestID, path: "id",
+                "package id '\(id)' must be 3 to 128 characters of lowercase letters, digits, hyphens and dots, such as 'gov.usda.fs.willamette.santiam-wagon-road'; it never changes between versions"))
+        }
+    }
+
+    /// Lowercase letters and digits in groups joined by single hyphens.
+    public static func isSlug(_ s: String, maxLength: Int) -> Bool {
+        guard (1...maxLength).contains(s.utf8.count) else { return false }
+        let groups = s.split(separator: "-", omittingEmptySubsequences: false)
+        return groups.allSatisfy { g in !g.isEmpty && g.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) } }
+    }
+
+    static func checkName(_ s: String, _ path: String, _ f: inout [Finding]) {
+        if s.trimmingWhitespace.isEmpty {
+            f.append(Finding(.manifestText, path: path, "'\(path)' is empty; write a name"))
+        } else if s.count > maxNameLength {
+            f.append(Finding(.manifestText, path: path, "'\(path)' is \(s.count) characters; the limit is \(maxNameLength)"))
+        } else if s.unicodeScalars.contains(where: isControl) {
+            f.append(Finding(.manifestText, path: path, "'\(path)' contains a line break or control character; keep names on one line"))
+        }
+    }
+
+    static func checkDescription(_ s: String, _ path: String, _ f: inout [Finding]) {
+        if s.trimmingWhitespace.isEmpty {
+            f.append(Finding(.manifestText, path: path, "'\(path)' is empty; write a sentence or two for visitors"))
+        } else if s.count > maxDescriptionLength {
+            f.append(Finding(.manifestText, path: path, "'\(path)' is \(s.count) characters; the limit is \(maxDescriptionLength)"))
+        } else if s.unicodeScalars.contains(where: { isControl($0) && $0 != "\n" && $0 != "\t" }) {
+            f.append(Finding(.manifestText, path: path, "'\(path)' contains a control character other than line break or tab"))
+        }
+    }
+
+    static func isControl(_ u: Unicode.Scalar) -> Bool { u.value < 0x20 || (0x7F...0x9F).contains(u.value) }
+
+    /// Reports range problems; returns whether the coordinate is usable.
+    @discardableResult
+    static func checkCoordinate(_ c: Coordinate, _ path: String, _ f: inout [Finding]) -> Bool {
+        if c.latitude.isNaN || c.longitude.isNaN { return false }  // already reported as missing or mistyped
+        var ok = true
+        if !(-90...90).contains(c.latitude) {
+            let hint = (-180...180).contains(c.latitude) && (-90...90).contains(c.longitude) ? "; are latitude and longitude swapped?" : ""
+            f.append(Finding(.coordinateLatitude, path: path + ".latitude", "latitude \(c.latitude) must be between -90 and 90 degrees\(hint)"))
+            ok = false
+        }
+        if !(-180...180).contains(c.longitude) {
+            f.append(Finding(.coordinateLongitude, path: path + ".longitude", "longitude \(c.longitude) must be between -180 and 180 degrees"))
+            ok = false
+        }
+        return ok
+    }
+
+    static func boundsAreValid(_ b: Bounds) -> Bool {
+        (-90...90).contains(b.southwest.latitude) && (-90...90).contains(b.northeast.latitude)
+            && (-180...180).contains(b.southwest.longitude) && (-180...180).contains(b.northeast.longitude)
+            && b.southwest.latitude < b.northeast.latitude && b.southwest.longitude != b.northeast.longitude
+    }
+
+    static func checkBounds(_ b: Bounds, _ f: inout [Finding]) {
+        let a = checkCoordinate(b.southwest, "bounds.southwest", &f)
+        let c = checkCoordinate(b.northeast, "bounds.northeast", &f)
+        guard a, c else { return }
+        if b.southwest.latitude > b.northeast.latitude {
+            f.append(Finding(.boundsInverted, path: "bounds",
+                "the southwest corner (latitude \(b.southwest.latitude)) is north of the northeast corner (latitude \(b.northeast.latitude)); swap the two corners"))
+        } else if b.southwest.latitude == b.northeast.latitude || b.southwest.longitude == b.northeast.longitude {
+            f.append(Finding(.boundsDegenerate, path: "bounds", "the bounds have no area; the two corners must differ in both latitude and longitude"))
+        }
+    }
+
+    static func checkProperties(_ properties: [JSONMember], _ path: String, _ f: inout [Finding]) {
+        if properties.count > maxProperties {
+            f.append(Finding(.waypointProperty, path: path, "\(properties.count) properties is more than the limit of \(maxProperties)"))
+        }
+        for member in properties {
+            let p = JSONPath.member(path, member.key)
+            let keyOK = (1...64).contains(member.key.utf8.count)
+                && member.key.utf8.first.map { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) } == true
+                && member.key.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2D }
+            if !keyOK {
+                f.append(Finding(.waypointProperty, path: p, "property name '\(member.key)' must start with a letter and hold only letters, digits, '_' and '-' (at most 64)"))
+            }
+            if !isPropertyValue(member.value, allowArray: true) {
+                f.append(Finding(.waypointProperty, path: p, "property '\(member.key)' must be a string (up to 1000 characters), a number, true, false, null or a list of those (up to 100)"))
+            }
+        }
+    }
+
+    static func isPropertyValue(_ v: JSONValue, allowArray: Bool) -> Bool {
+        switch v {
+        case .null, .bool, .number: true
+        case .string(let s): s.count <= 1000
+        case .array(let items): allowArray && items.count <= 100 && items.allSatisfy { isPropertyValue($0, allowArray: false) }
+        case .object: false
+        }
+    }
+
+    static func checkAsset(_ a: Asset, _ path: String, folder: String, paths: inout [String: String], _ f: inout [Finding]) {
+        let problems = ArchivePath.problems(a.path)
+        if !problems.isEmpty {
+            f.append(Finding(.assetPath, path: path + ".path", "path '\(a.path)' is unsafe: \(problems.joined(separator: "; "))"))
+        } else if !ArchivePath.isInside(a.path, folder: folder) {
+            f.append(Finding(.assetPathFolder, path: path + ".path", "path '\(a.path)' must be inside '\(folder)'"))
+        }
+        if !a.path.isEmpty {
+            let key = ArchivePath.foldingKey(a.path)
+            if let first = paths[key] {
+                let how = Array(first.utf8) == Array(a.path.utf8) ? "is listed twice" : "collides with '\(first)' on case-insensitive phones"
+                f.append(Finding(.assetPathDuplicate, path: path + ".path", "path '\(a.path)' \(how)"))
+            } else { paths[key] = a.path }
+        }
+        if !isMediaType(a.mediaType) {
+            f.append(Finding(.assetMediaType, path: path + ".mediaType", "media type '\(a.mediaType)' must look like 'type/subtype', such as 'video/mp4'"))
+        }
+        if a.size < 0 || a.size > maxSafeInteger {
+            f.append(Finding(.assetSize, path: path + ".size", "size \(a.size) must be a whole number of bytes from 0 to 2^53"))
+        }
+        if !isSHA256Hex(a.sha256) {
+            f.append(Finding(.assetSHA256, path: path + ".sha256", "sha256 '\(a.sha256.prefix(70))' must be exactly 64 hexadecimal digits"))
+        }
+        if let title = a.title { checkName(title, path + ".title", &f) }
+    }
+
+    /// `type/subtype` with RFC 6838 restricted-name characters.
+    public static func isMediaType(_ s: String) -> Bool {
+        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return false }
+        return parts.allSatisfy { p in
+            (1...127).contains(p.utf8.count) && p.utf8.first.map(isAlnum) == true
+                && p.utf8.allSatisfy { isAlnum($0) || "!#$&-^_.+".utf8.contains($0) }
+        }
+    }
+
+    static func isAlnum(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
+
+    /// Exactly 64 hex digits, either case.
+    public static func isSHA256Hex(_ s: String) -> Bool {
+        s.utf8.count == 64 && s.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46) }
+    }
+}
+
+extension String {
+    var trimmingWhitespace: Substring {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s.removeFirst() }
+        while let c = s.last, c.isWhitespace { s.removeLast() }
+        return s
+    }
+}

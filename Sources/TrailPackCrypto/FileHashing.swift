@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Streaming SHA-256 of whole files, in fixed-size chunks: memory stays flat whatever the size.
+public enum FileHashing {
+    /// The chunk size used to read files.
+    public static let chunkSize = 1 << 20
+
+    public struct Result: Sendable {
+        public var digest: SHA256Digest
+        public var size: Int64
+    }
+
+    /// An error opening or reading a file.
+    public struct IOError: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var operation: String
+        public var errno: Int32
+        public var description: String { "cannot \(operation) '\(path)': \(String(cString: strerror(errno)))" }
+    }
+
+    /// The SHA-256 and size of the file at `path`. `progress` is told of each chunk's byte count.
+    public static func sha256(path: String, progress: ((Int) -> Void)? = nil) throws(IOError) -> Result {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw IOError(path: path, operation: "open", errno: errno) }
+        defer { close(fd) }
+        #if canImport(Glibc)
+        _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+        #endif
+        var hasher = SHA256()
+        var total: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(fd, buffer.baseAddress, chunkSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw IOError(path: path, operation: "read", errno: errno)
+            }
+            if n == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            total += Int64(n)
+            progress?(n)
+        }
+        return Result(digest: hasher.finalize(), size: total)
+    }
+}

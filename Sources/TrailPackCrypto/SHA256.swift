@@ -1,0 +1,160 @@
+internal import CLibCrypto
+
+/// Errors from OpenSSL, with its error queue's text.
+public struct CryptoError: Error, Sendable, CustomStringConvertible {
+    public var operation: String
+    public var detail: String
+    public var description: String { "\(operation) failed: \(detail)" }
+
+    static func fromQueue(_ operation: String) -> CryptoError {
+        var detail = ""
+        while case let code = ERR_get_error(), code != 0 {
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            if !detail.isEmpty { detail += "; " }
+            detail += String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return CryptoError(operation: operation, detail: detail.isEmpty ? "unknown OpenSSL error" : detail)
+    }
+}
+
+/// A message-digest algorithm fetched once from OpenSSL's default provider.
+struct FetchedDigest: @unchecked Sendable {
+    // EVP_MD objects are immutable and reference-counted by OpenSSL; sharing them is thread-safe.
+    let md: OpaquePointer
+
+    static let sha256: FetchedDigest = FetchedDigest(name: "SHA256")
+    static let blake2b512: FetchedDigest = FetchedDigest(name: "BLAKE2B-512")
+
+    private init(name: String) {
+        guard let md = EVP_MD_fetch(nil, name, nil) else {
+            // libcrypto without SHA-256 is not a libcrypto: nothing can work, so say so and stop.
+            fatalError("OpenSSL has no \(name) digest: \(CryptoError.fromQueue("EVP_MD_fetch"))")
+        }
+        self.md = md
+    }
+}
+
+/// A streaming SHA-256 over OpenSSL EVP, shaped like swift-crypto's `SHA256`.
+///
+/// ```swift
+/// var hasher = SHA256()
+/// hasher.update(chunk)        // as many times as needed
+/// let digest = hasher.finalize()
+/// print(digest)               // 64 lowercase hex digits
+/// ```
+public struct SHA256: ~Copyable {
+    private let context: OpaquePointer
+
+    /// Starts a new hash. The corresponding C functions are `EVP_MD_CTX_new` and `EVP_DigestInit_ex2`.
+    public init() {
+        guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
+        guard EVP_DigestInit_ex2(context, FetchedDigest.sha256.md, nil) == 1 else {
+            fatalError("\(CryptoError.fromQueue("EVP_DigestInit_ex2"))")
+        }
+        self.context = context
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// Adds `buffer` to the hash. The corresponding C function is `EVP_DigestUpdate`.
+    public mutating func update(_ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+        // EVP_DigestUpdate fails only on a context that was never initialised.
+        _ = EVP_DigestUpdate(context, base, buffer.count)
+    }
+
+    public mutating func update<Bytes: ContiguousBytes>(_ bytes: Bytes) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// Ends the hash. The corresponding C function is `EVP_DigestFinal_ex`.
+    public consuming func finalize() -> SHA256Digest {
+        var out = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        _ = EVP_DigestFinal_ex(context, &out, &length)
+        return SHA256Digest(unchecked: out)
+    }
+
+    /// The digest of `bytes` in one call.
+    public static func hash<Bytes: ContiguousBytes>(_ bytes: Bytes) -> SHA256Digest {
+        var h = SHA256()
+        h.update(bytes)
+        return h.finalize()
+    }
+}
+
+/// A protocol for byte containers, so `update` takes arrays, slices and `Data` alike.
+public protocol ContiguousBytes {
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+}
+extension Array: ContiguousBytes where Element == UInt8 {}
+extension ArraySlice: ContiguousBytes where Element == UInt8 {}
+extension UnsafeRawBufferPointer: ContiguousBytes {
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try body(self) }
+}
+extension String.UTF8View: ContiguousBytes {
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try Array(self).withUnsafeBytes(body)
+    }
+}
+
+/// A SHA-256 value. Prints as 64 lowercase hex digits; compares in constant time.
+public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
+    public let bytes: [UInt8]
+
+    init(unchecked bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Parses 64 hex digits, in either case; nil for anything else.
+    public init?(hex: String) {
+        let utf8 = Array(hex.utf8)
+        guard utf8.count == 64 else { return nil }
+        var out = [UInt8](repeating: 0, count: 32)
+        for i in 0..<32 {
+            guard let hi = Self.nibble(utf8[2 * i]), let lo = Self.nibble(utf8[2 * i + 1]) else { return nil }
+            out[i] = hi << 4 | lo
+        }
+        bytes = out
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x61...0x66: c - 0x61 + 10
+        case 0x41...0x46: c - 0x41 + 10
+        default: nil
+        }
+    }
+
+    /// 64 lowercase hex digits.
+    public var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(64)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public var description: String { hex }
+
+    /// Constant-time equality. The corresponding C function is `CRYPTO_memcmp`.
+    public static func == (lhs: SHA256Digest, rhs: SHA256Digest) -> Bool {
+        ConstantTime.equals(lhs.bytes, rhs.bytes)
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
+}
+
+/// Comparisons whose time does not depend on where the inputs differ.
+public enum ConstantTime {
+    /// Whether `a` and `b` are equal; the time depends only on their lengths.
+    /// The corresponding C function is `CRYPTO_memcmp`.
+    public static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        if a.isEmpty { return true }
+        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in CRYPTO_memcmp(x.baseAddress!, y.baseAddress!, a.count) == 0 } }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import TrailPackBuilder
+import TrailPackCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The exit codes every command documents.
+enum CLIExit: Int32 {
+    case ok = 0
+    case invalid = 1
+    case usage = 2
+    case io = 3
+}
+
+/// A failure with its exit code and a message for people.
+struct CLIError: Error {
+    var code: CLIExit
+    var message: String
+    static func usage(_ m: String) -> CLIError { CLIError(code: .usage, message: m) }
+    static func io(_ m: String) -> CLIError { CLIError(code: .io, message: m) }
+}
+
+enum CLI {
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data("trailpack: error: \(message)\n".utf8))
+    }
+
+    static func note(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+
+    static func out(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static func fail(_ error: BuildError) -> Never {
+        printError(error.description)
+        switch error {
+        case .usage: exit(CLIExit.usage.rawValue)
+        case .io: exit(CLIExit.io.rawValue)
+        case .invalidTour: exit(CLIExit.invalid.rawValue)
+        }
+    }
+
+    /// Findings as text, one per line, errors first.
+    static func printFindings(_ findings: [Finding], to stream: FileHandle = .standardOutput) {
+        let sorted = findings.filter { $0.severity == .error } + findings.filter { $0.severity == .warning }
+        for f in sorted { stream.write(Data((f.description + "\n").utf8)) }
+    }
+
+    static func counts(_ findings: [Finding]) -> String {
+        let errors = findings.filter { $0.severity == .error }.count
+        let warnings = findings.count - errors
+        return "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
+    }
+
+    static func findingJSON(_ f: Finding) -> JSONValue {
+        var members: [JSONMember] = [
+            JSONMember("code", .string(f.code.rawValue)),
+            JSONMember("severity", .string(f.severity.rawValue)),
+        ]
+        if let file = f.file { members.append(JSONMember("file", .string(file))) }
+        if let path = f.path { members.append(JSONMember("path", .string(path))) }
+        members.append(JSONMember("message", .string(f.message)))
+        return .object(members)
+    }
+
+    static func printJSON(_ value: JSONValue) { out(JSONWriter.string(value)) }
+
+    /// Reads a whole small file, with a size limit, as bytes.
+    static func readSmallFile(_ path: String, limit: Int) throws -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CLIError.io("cannot read '\(path)': \(String(cString: strerror(errno)))")
+        }
+        defer { try? handle.close() }
+        var out: [UInt8] = []
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            out += chunk
+            if out.count > limit { break }
+        }
+        return out
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+    }
+}

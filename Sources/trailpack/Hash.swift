@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import TrailPackCrypto
+
+struct Hash: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the SHA-256 of files, exactly as sha256sum does.",
+        discussion: """
+            The output can be checked with 'sha256sum -c'. A '-' reads standard input.
+
+            Examples:
+              trailpack hash santiam-wagon-road-1.zip
+              trailpack hash *.zip > SHA256SUMS && sha256sum -c SHA256SUMS
+
+            Exit codes: 0 all files hashed, 2 usage error, 3 a file could not be read (the others are still printed).
+            """)
+
+    @Argument(help: "The files to hash.")
+    var files: [String] = ["-"]
+
+    func run() throws {
+        var failed = false
+        for file in files {
+            do {
+                let digest = file == "-" ? try hashStandardInput() : try FileHashing.sha256(path: file).digest
+                CLI.out(Self.line(digest: digest, name: file))
+            } catch {
+                CLI.printError("\(error)")
+                failed = true
+            }
+        }
+        if failed { throw ExitCode(CLIExit.io.rawValue) }
+    }
+
+    /// One line in sha256sum's format: names holding a backslash or a newline are escaped and
+    /// the line starts with a backslash, as GNU coreutils does.
+    static func line(digest: SHA256Digest, name: String) -> String {
+        if name.contains("\\") || name.contains("\n") || name.contains("\r") {
+            let escaped = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+            return "\\\(digest.hex)  \(escaped)\n"
+        }
+        return "\(digest.hex)  \(name)\n"
+    }
+
+    private func hashStandardInput() throws -> SHA256Digest {
+        var hasher = SHA256()
+        while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hasher.update(Array(chunk))
+        }
+        return hasher.finalize()
+    }
+}

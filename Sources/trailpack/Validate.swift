@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import TrailPackBuilder
+import TrailPackCore
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a tour folder or a manifest.json and list every problem.",
+        discussion: """
+            A folder is checked as 'trailpack build' would read it (every asset is opened and hashed);
+            a file is checked as a manifest.json of format version 1.
+
+            Examples:
+              trailpack validate ./santiam-wagon-road
+              trailpack validate manifest.json --json
+
+            Exit codes: 0 valid (warnings allowed), 1 problems found, 2 usage error, 3 I/O error.
+            """)
+
+    @Argument(help: "A tour folder, or a manifest.json file.")
+    var path: String
+
+    @Flag(help: "Print the findings as JSON.")
+    var json = false
+
+    func run() throws {
+        var findings: [Finding]
+        let what: String
+        if CLI.isDirectory(path) {
+            let progress = !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
+            let (_, f) = try TourBuilder.plan(path, progress: progress)
+            findings = f
+            what = "tour folder '\(path)'"
+        } else {
+            guard FileManager.default.fileExists(atPath: path) else { throw CLIError.io("'\(path)' does not exist") }
+            let limit = JSONLimits.manifest.maxBytes
+            let bytes = try CLI.readSmallFile(path, limit: limit)
+            if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+                throw CLIError.usage("'\(path)' is a ZIP package; check it with 'trailpack verify \(path)'")
+            }
+            findings = ManifestReader.read(bytes).findings.map { $0.inFile(URL(fileURLWithPath: path).lastPathComponent) }
+            what = "manifest '\(path)'"
+        }
+        if json {
+            CLI.printJSON(.object([
+                "valid": .bool(!findings.hasErrors),
+                "findings": .array(findings.map(CLI.findingJSON)),
+            ]))
+        } else {
+            CLI.printFindings(findings)
+            CLI.out(findings.hasErrors ? "\(what) is not valid: \(CLI.counts(findings))\n" : "\(what) is valid (\(CLI.counts(findings)))\n")
+        }
+        if findings.hasErrors { throw ExitCode(CLIExit.invalid.rawValue) }
+    }
+}
