@@ -26,7 +26,7 @@ struct TrailPack: ParsableCommand {
               3  input/output error: a file cannot be read or written
             """,
         version: version,
-        subcommands: [Init.self, Validate.self, Build.self, Hash.self]
+        subcommands: [Init.self, Validate.self, Build.self, Verify.self, Inspect.self, Cat.self, Extract.self, Hash.self]
     )
 }
 

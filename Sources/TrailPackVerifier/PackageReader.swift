@@ -1,0 +1,139 @@
+import TrailPackArchive
+import TrailPackCore
+import TrailPackCrypto
+
+/// Why a package or an asset cannot be read.
+public enum PackageError: Error, Sendable, CustomStringConvertible {
+    /// The package's structure or manifest has errors: these findings.
+    case invalid([Finding])
+    /// The manifest does not list this asset.
+    case noSuchAsset(String, suggestion: String?)
+    /// The asset's bytes do not match the manifest (or the ZIP's own checks): it was altered or damaged.
+    case assetMismatch(String, Finding)
+    case io(ArchiveError)
+
+    public var description: String {
+        switch self {
+        case .invalid(let findings):
+            let errors = findings.filter { $0.severity == .error }
+            return "the package is not valid (\(errors.count) error\(errors.count == 1 ? "" : "s")); first: \(errors.first.map(\.description) ?? "?")"
+        case .noSuchAsset(let path, let suggestion):
+            return "the package has no asset '\(path)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+        case .assetMismatch(let path, let finding):
+            return "asset '\(path)' failed its check: \(finding.message)"
+        case .io(let e): return "\(e)"
+        }
+    }
+}
+
+/// Reads single assets out of a package without unpacking the rest — for apps and `trailpack cat`.
+///
+/// Opening checks the ZIP structure (central directory against every local header) and the
+/// manifest; each asset is then streamed and checked as it goes: size, CRC-32 and the SHA-256 the
+/// manifest gives. A mismatch is reported when the stream ends, as an error from `read`: a
+/// caller must treat the bytes it received as untrusted until `read` has returned 0.
+public final class PackageReader: Sendable {
+    public let manifest: Manifest
+    public let directory: ZipDirectory
+    private let source: any ByteSource
+
+    public convenience init(path: String) throws(PackageError) {
+        let source: FileSource
+        do { source = try FileSource(path: path) } catch { throw .io(error) }
+        try self.init(source: source)
+    }
+
+    public init(source: any ByteSource) throws(PackageError) {
+        let directory: ZipDirectory
+        do { directory = try ZipDirectory.read(source) } catch { throw .io(error) }
+        var findings = directory.findings
+        guard directory.isReadable, !findings.hasErrors else { throw .invalid(findings) }
+        let name = Array(Manifest.entryName.utf8)
+        guard let entry = directory.entries.first(where: { $0.nameBytes == name }) else {
+            throw .invalid([Finding(.manifestMissing, "the package has no manifest.json")])
+        }
+        guard entry.index == 0, entry.localHeaderOffset == 0 else {
+            throw .invalid([Finding(.manifestNotFirst, file: Manifest.entryName, "manifest.json must be the first entry")])
+        }
+        guard entry.uncompressedSize <= Verifier.maxManifestBytes else {
+            throw .invalid([Finding(.jsonTooLarge, file: Manifest.entryName, "manifest.json is larger than \(Verifier.maxManifestBytes) bytes")])
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        let check: Verifier.EntryCheck
+        do { check = try Verifier.checkData(source: source, entry: entry, buffer: buffer, capture: true) } catch { throw .io(error) }
+        if let f = check.finding { throw .invalid([f]) }
+        let result = ManifestReader.read(check.captured)
+        findings += result.findings.map { $0.inFile(Manifest.entryName) }
+        guard let manifest = result.manifest, !findings.hasErrors else { throw .invalid(findings) }
+        self.manifest = manifest
+        self.directory = directory
+        self.source = source
+    }
+
+    /// The manifest's entry for `path`.
+    public func asset(_ path: String) throws(PackageError) -> Asset {
+        if let a = manifest.allAssets.first(where: { Array($0.path.utf8) == Array(path.utf8) }) { return a }
+        let suggestion = Spelling.closest(to: path, among: manifest.allAssets.map(\.path))
+        throw .noSuchAsset(path, suggestion: suggestion)
+    }
+
+    /// Opens one asset as a verified stream.
+    public func openAsset(_ path: String) throws(PackageError) -> AssetStream {
+        let asset = try asset(path)
+        guard let entry = directory.entries.first(where: { $0.nameBytes == Array(path.utf8) }) else {
+            throw .assetMismatch(path, Finding(.contentMissing, file: path, "the manifest lists it but the package does not hold it"))
+        }
+        guard entry.uncompressedSize == asset.size else {
+            throw .assetMismatch(path, Finding(.contentSize, file: path, "the manifest says \(asset.size) bytes, the package holds \(entry.uncompressedSize)"))
+        }
+        let reader: EntryReader
+        do { reader = try EntryReader(source: source, entry: entry) } catch {
+            throw .assetMismatch(path, Finding(error.code, file: path, error.message))
+        }
+        return AssetStream(asset: asset, entry: entry, reader: reader)
+    }
+}
+
+/// One asset's bytes, checked as they stream: size, CRC-32 and SHA-256 against the manifest.
+public final class AssetStream {
+    public let asset: Asset
+    private let entry: ZipEntry
+    private let reader: EntryReader
+    private var sha: SHA256? = SHA256()
+    private var crc = CRC32()
+    private var done = false
+
+    init(asset: Asset, entry: ZipEntry, reader: EntryReader) {
+        self.asset = asset
+        self.entry = entry
+        self.reader = reader
+    }
+
+    /// Fills `buffer`; returns 0 at the end, once every check has passed. Throws
+    /// `PackageError.assetMismatch` when the data is not what the manifest says.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(PackageError) -> Int {
+        if done { return 0 }
+        let n: Int
+        do { n = try reader.read(into: buffer) } catch {
+            if case .io(let e) = error { throw .io(e) }
+            throw .assetMismatch(asset.path, Finding(error.code, file: asset.path, error.message))
+        }
+        if n > 0 {
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            sha!.update(chunk)
+            crc.update(chunk)
+            return n
+        }
+        done = true
+        if crc.value != entry.crc32 {
+            throw .assetMismatch(asset.path, Finding(.zipCRC, file: asset.path, "the data's CRC-32 does not match the ZIP's"))
+        }
+        let digest = sha.take()!.finalize()
+        guard let declared = SHA256Digest(hex: asset.sha256), declared == digest else {
+            throw .assetMismatch(asset.path, Finding(.contentSHA256, file: asset.path,
+                "the data's SHA-256 is \(digest.hex), not \(asset.sha256) as the manifest says"))
+        }
+        return 0
+    }
+}

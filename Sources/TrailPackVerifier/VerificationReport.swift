@@ -1,0 +1,23 @@
+import TrailPackCore
+import TrailPackCrypto
+
+/// Everything `Verifier` found out about a package.
+public struct VerificationReport: Sendable {
+    /// The package's size in bytes.
+    public var size: Int64
+    /// The SHA-256 of the whole file, always computed.
+    public var sha256: SHA256Digest
+    /// The SHA-256 the caller expected, if any.
+    public var expectedSHA256: SHA256Digest?
+    /// The manifest, when one could be read (it may still have findings).
+    public var manifest: Manifest?
+    /// The number of entries in the central directory.
+    public var entryCount: Int
+    /// Every finding, in the order checked: structure, data, manifest, contents, whole file.
+    public var findings: [Finding]
+
+    /// Whether the package may be used: no finding is an error.
+    public var isValid: Bool { !findings.hasErrors }
+    /// Whether the whole-file hash matched the expected one (nil when none was given).
+    public var sha256Matches: Bool? { expectedSHA256.map { $0 == sha256 } }
+}

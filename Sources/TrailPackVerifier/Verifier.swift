@@ -1,0 +1,210 @@
+import Dispatch
+import TrailPackArchive
+import TrailPackCore
+import TrailPackCrypto
+
+/// Checks a received package and trusts nothing in it: the whole-file SHA-256, the ZIP
+/// structure (our own strict parse, cross-checked against every local header), every entry's
+/// data (bounded inflate, size, CRC-32), the manifest, and every asset against the manifest.
+///
+/// Memory stays flat: entries are streamed in fixed-size chunks; only the central directory
+/// (bounded) and the manifest (at most `maxManifestBytes`) are held. The whole-file hash runs on
+/// a second thread while the entries are checked.
+public enum Verifier {
+    /// The largest `manifest.json` read.
+    public static let maxManifestBytes: Int64 = 16 << 20
+    static let chunkSize = 1 << 20
+
+    public struct Options: Sendable {
+        /// The SHA-256 the package must have (compared in constant time).
+        public var expectedSHA256: SHA256Digest?
+        public var limits: ZipLimits
+        /// 2 (default) hashes the whole file on a second thread; 1 does everything on one.
+        public var threads: Int
+
+        public init(expectedSHA256: SHA256Digest? = nil, limits: ZipLimits = .default, threads: Int = 2) {
+            self.expectedSHA256 = expectedSHA256
+            self.limits = limits
+            self.threads = threads
+        }
+    }
+
+    /// Verifies the package at `path`. Throws only when the file cannot be opened or read.
+    public static func verify(path: String, options: Options = Options()) throws(ArchiveError) -> VerificationReport {
+        try verify(source: FileSource(path: path), options: options)
+    }
+
+    /// Verifies a package held by any byte source.
+    public static func verify(source: some ByteSource, options: Options = Options()) throws(ArchiveError) -> VerificationReport {
+        let wholeFile = WholeFileHash(source: source)
+        let group = DispatchGroup()
+        if options.threads > 1 {
+            DispatchQueue.global().async(group: group) { wholeFile.run() }
+        }
+        var findings: [Finding] = []
+        let directory = try ZipDirectory.read(source, limits: options.limits)
+        findings += directory.findings
+
+        var checks: [Int: EntryCheck] = [:]
+        var manifestBytes: [UInt8]?
+        if directory.isReadable {
+            let ordered = directory.entries.filter { $0.dataOffset != nil }.sorted { $0.dataOffset! < $1.dataOffset! }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
+            defer { buffer.deallocate() }
+            for entry in ordered where !entry.isEncrypted && (entry.method == 0 || entry.method == 8) && entry.uncompressedSize <= options.limits.maxEntrySize {
+                let capture = entry.nameBytes == Array(Manifest.entryName.utf8) && entry.uncompressedSize <= maxManifestBytes
+                let check = try checkData(source: source, entry: entry, buffer: buffer, capture: capture)
+                if let f = check.finding { findings.append(f) }
+                if capture, check.finding == nil { manifestBytes = check.captured }
+                checks[entry.index] = check
+            }
+        }
+
+        let manifest = checkManifest(directory: directory, bytes: manifestBytes, findings: &findings)
+        if let manifest { checkContents(manifest: manifest, directory: directory, checks: checks, findings: &findings) }
+
+        if options.threads > 1 { group.wait() } else { wholeFile.run() }
+        let digest = try wholeFile.result()
+        if let expected = options.expectedSHA256, !(expected == digest) {
+            findings.append(Finding(.packageSHA256Mismatch,
+                "the package's SHA-256 is \(digest.hex), not the expected \(expected.hex): the download is damaged or is not the package you asked for; download it again"))
+        }
+        return VerificationReport(
+            size: source.size, sha256: digest, expectedSHA256: options.expectedSHA256, manifest: manifest,
+            entryCount: directory.entries.count, findings: findings)
+    }
+
+    // MARK: entry data
+
+    struct EntryCheck {
+        var size: Int64
+        var sha256: SHA256Digest?
+        var finding: Finding?
+        var captured: [UInt8]
+    }
+
+    static func checkData(source: some ByteSource, entry: ZipEntry, buffer: UnsafeMutableRawBufferPointer, capture: Bool) throws(ArchiveError) -> EntryCheck {
+        var sha = SHA256()
+        var crc = CRC32()
+        var size: Int64 = 0
+        var captured: [UInt8] = []
+        do {
+            let reader = try EntryReader(source: source, entry: entry)
+            while true {
+                let n = try reader.read(into: buffer)
+                if n == 0 { break }
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+                sha.update(chunk)
+                crc.update(chunk)
+                if capture { captured += chunk }
+                size += Int64(n)
+            }
+        } catch {
+            if case .io(let e) = error, e.errno != 0 { throw e }
+            return EntryCheck(size: size, sha256: nil, finding: Finding(error.code, file: entry.name, error.message), captured: [])
+        }
+        if crc.value != entry.crc32 {
+            return EntryCheck(size: size, sha256: nil, finding: Finding(.zipCRC, file: entry.name,
+                "the data's CRC-32 is \(hex32(crc.value)), not the declared \(hex32(entry.crc32)): the entry is damaged"), captured: [])
+        }
+        return EntryCheck(size: size, sha256: sha.finalize(), finding: nil, captured: captured)
+    }
+
+    static func hex32(_ v: UInt32) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 8 - s.count) + s
+    }
+
+    // MARK: manifest and contents
+
+    static func checkManifest(directory: ZipDirectory, bytes: [UInt8]?, findings: inout [Finding]) -> Manifest? {
+        guard directory.isReadable else { return nil }
+        let name = Array(Manifest.entryName.utf8)
+        guard let entry = directory.entries.first(where: { $0.nameBytes == name }) else {
+            findings.append(Finding(.manifestMissing, "the package has no manifest.json; it is not a trailpack package"))
+            return nil
+        }
+        let firstByOffset = directory.entries.min { $0.localHeaderOffset < $1.localHeaderOffset }
+        if entry.index != 0 || firstByOffset?.index != entry.index {
+            findings.append(Finding(.manifestNotFirst, file: Manifest.entryName, "manifest.json must be the first entry (it is entry \(entry.index))"))
+        }
+        if entry.uncompressedSize > maxManifestBytes {
+            findings.append(Finding(.jsonTooLarge, file: Manifest.entryName, "manifest.json is \(entry.uncompressedSize) bytes; the limit is \(maxManifestBytes)"))
+            return nil
+        }
+        guard let bytes else { return nil }  // its data is damaged: already reported
+        let result = ManifestReader.read(bytes)
+        findings += result.findings.map { $0.inFile(Manifest.entryName) }
+        return result.manifest
+    }
+
+    static func checkContents(manifest: Manifest, directory: ZipDirectory, checks: [Int: EntryCheck], findings: inout [Finding]) {
+        var byName: [[UInt8]: ZipEntry] = [:]
+        var byFolded: [String: ZipEntry] = [:]
+        for e in directory.entries {
+            byName[e.nameBytes] = byName[e.nameBytes] ?? e
+            byFolded[ArchivePath.foldingKey(e.name)] = byFolded[ArchivePath.foldingKey(e.name)] ?? e
+        }
+        var listed: Set<[UInt8]> = [Array(Manifest.entryName.utf8)]
+        var folders: Set<[UInt8]> = []
+        for asset in manifest.allAssets {
+            let key = Array(asset.path.utf8)
+            listed.insert(key)
+            var parts = asset.path.split(separator: "/").dropLast()
+            while !parts.isEmpty {
+                folders.insert(Array((parts.joined(separator: "/") + "/").utf8))
+                parts = parts.dropLast()
+            }
+            guard let entry = byName[key] else {
+                let near = byFolded[ArchivePath.foldingKey(asset.path)].map { "; the package has '\($0.name)', which differs in case or accents" } ?? ""
+                findings.append(Finding(.contentMissing, file: asset.path, "the manifest lists this asset but the package does not hold it\(near)"))
+                continue
+            }
+            if entry.uncompressedSize != asset.size {
+                findings.append(Finding(.contentSize, file: asset.path, "the manifest says \(asset.size) bytes, the package holds \(entry.uncompressedSize)"))
+                continue
+            }
+            guard let check = checks[entry.index], let actual = check.sha256 else { continue }  // unreadable: already reported
+            if let declared = SHA256Digest(hex: asset.sha256), !(declared == actual) {
+                findings.append(Finding(.contentSHA256, file: asset.path,
+                    "the asset's SHA-256 is \(actual.hex), not \(asset.sha256.lowercased()) as the manifest says: it was altered or damaged"))
+            }
+        }
+        for e in directory.entries where !listed.contains(e.nameBytes) {
+            if e.isDirectory && folders.contains(e.nameBytes) { continue }
+            findings.append(Finding(.contentUnlisted, file: e.name, "the package holds this \(e.isDirectory ? "folder" : "file") but the manifest does not list it"))
+        }
+    }
+}
+
+/// The SHA-256 of a whole source, read sequentially in chunks (run on its own thread).
+final class WholeFileHash: @unchecked Sendable {
+    private let source: any ByteSource
+    private var digest: SHA256Digest?
+    private var error: ArchiveError?
+
+    init(source: any ByteSource) { self.source = source }
+
+    func run() {
+        var sha = SHA256()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Verifier.chunkSize, alignment: 64)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        do {
+            while offset < source.size {
+                let n = try source.read(at: offset, into: buffer)
+                if n == 0 { break }
+                sha.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                offset += Int64(n)
+            }
+            digest = sha.finalize()
+        } catch {
+            self.error = (error as Any) as? ArchiveError ?? ArchiveError(operation: "read the package", detail: "\(error)")
+        }
+    }
+
+    func result() throws(ArchiveError) -> SHA256Digest {
+        if let error { throw error }
+        return digest!
+    }
+}

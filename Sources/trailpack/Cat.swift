@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import TrailPackVerifier
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Cat: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Stream one asset to standard output, checked against the manifest as it goes.",
+        discussion: """
+            Nothing else is unpacked. The asset's SHA-256, size and CRC-32 are checked while it streams;
+            if they do not match, the command fails at the end (the bytes already written must then be
+            thrown away).
+
+            Examples:
+              trailpack cat santiam.zip waypoints/house-rock/birdsong.wav > birdsong.wav
+              trailpack cat santiam.zip waypoints/fish-lake/about.md
+
+            Exit codes: 0 the asset was streamed and matched, 1 it did not match or the package is not valid,
+            2 usage error (no such asset), 3 a file cannot be read or written.
+            """)
+
+    @Argument(help: "The package (.zip).")
+    var package: String
+
+    @Argument(help: "The asset's path in the package, as 'trailpack inspect' lists it.")
+    var asset: String
+
+    func run() throws {
+        let reader = try CLI.openPackage(package)
+        let stream: AssetStream
+        do { stream = try reader.openAsset(asset) } catch {
+            if case .noSuchAsset = error { throw CLIError.usage("\(error)") }
+            throw CLIError(code: .invalid, message: "\(error)")
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+        defer { buffer.deallocate() }
+        while true {
+            let n: Int
+            do { n = try stream.read(into: buffer) } catch {
+                if case .io = error { throw CLIError.io("\(error)") }
+                throw CLIError(code: .invalid, message: "\(error); discard the output")
+            }
+            if n == 0 { break }
+            var offset = 0
+            while offset < n {
+                let w = write(1, buffer.baseAddress! + offset, n - offset)
+                if w < 0 {
+                    if errno == EINTR { continue }
+                    throw CLIError.io("cannot write to standard output: \(String(cString: strerror(errno)))")
+                }
+                offset += w
+            }
+        }
+    }
+}
+
+extension CLI {
+    /// Opens a package for reading single assets, turning failures into the documented exit codes.
+    static func openPackage(_ path: String) throws -> PackageReader {
+        do {
+            return try PackageReader(path: path)
+        } catch {
+            switch error {
+            case .invalid(let findings):
+                printFindings(findings, to: .standardError)
+                throw CLIError(code: .invalid, message: "'\(path)' is not a valid package (\(counts(findings))); run 'trailpack verify \(path)' for the full report")
+            case .io(let e): throw CLIError.io("\(e)")
+            default: throw CLIError(code: .invalid, message: "\(error)")
+            }
+        }
+    }
+}

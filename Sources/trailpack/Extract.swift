@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import TrailPackArchive
+import TrailPackVerifier
+
+struct Extract: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Verify a package, then unpack it into a new folder, safely and atomically.",
+        discussion: """
+            The package is verified first; nothing is written if it is not valid. Files are written into
+            a temporary folder beside the target and renamed into place at the end, so the target
+            either appears complete or not at all. No path can lead outside the target, and no links
+            are created.
+
+            Examples:
+              trailpack extract santiam.zip ./santiam
+              trailpack extract santiam.zip ./santiam --force
+
+            Exit codes: 0 extracted, 1 the package is not valid, 2 usage error (the folder exists), 3 I/O error.
+            """)
+
+    @Argument(help: "The package (.zip).")
+    var package: String
+
+    @Argument(help: "The folder to create.")
+    var directory: String
+
+    @Flag(help: "Replace the folder if it already exists.")
+    var force = false
+
+    func run() throws {
+        do {
+            let (report, count) = try PackageExtractor.extract(path: package, to: directory, replace: force)
+            CLI.out("extracted \(count) files to \(directory) (package sha256 \(report.sha256.hex))\n")
+        } catch let failure as PackageExtractor.Failure {
+            switch failure {
+            case .invalid(let report):
+                CLI.printFindings(report.findings, to: .standardError)
+                throw CLIError(code: .invalid, message: failure.description)
+            case .exists: throw CLIError.usage(failure.description)
+            case .package(let e):
+                if case .io = e { throw CLIError.io(failure.description) }
+                throw CLIError(code: .invalid, message: failure.description)
+            case .io: throw CLIError.io(failure.description)
+            }
+        } catch let e as ArchiveError {
+            throw CLIError.io("\(e)")
+        }
+    }
+}
+
+

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import TrailPackArchive
+import TrailPackBuilder
+import TrailPackCore
+import TrailPackCrypto
+import TrailPackVerifier
+
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a received package: whole-file SHA-256, ZIP structure, manifest and every asset.",
+        discussion: """
+            Every problem is reported, each with a code from docs/FORMAT.md. The whole-file SHA-256 is
+            always printed; with --sha256 or --sha256-file it must match.
+
+            Examples:
+              trailpack verify santiam.zip --sha256 4f3c...e9
+              trailpack verify santiam.zip --sha256-file santiam.zip.sha256 --json
+
+            Exit codes: 0 valid, 1 invalid (findings listed), 2 usage error, 3 the file cannot be read.
+            """)
+
+    @Argument(help: "The package (.zip) to check.")
+    var package: String
+
+    @Option(help: "The SHA-256 the package must have (64 hex digits, either case).")
+    var sha256: String?
+
+    @Option(name: .customLong("sha256-file"), help: "A file in sha256sum format holding the expected SHA-256.")
+    var sha256File: String?
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    @Option(help: "1 to use a single thread; 2 (default) hashes the whole file on a second thread.")
+    var threads: Int = 2
+
+    func validate() throws {
+        if sha256 != nil && sha256File != nil { throw ValidationError("give --sha256 or --sha256-file, not both") }
+        if let s = sha256, SHA256Digest(hex: s) == nil { throw ValidationError("--sha256 must be 64 hexadecimal digits") }
+        if !(1...2).contains(threads) { throw ValidationError("--threads must be 1 or 2") }
+    }
+
+    func run() throws {
+        let expected = try expectedDigest()
+        let report: VerificationReport
+        do {
+            report = try Verifier.verify(path: package, options: .init(expectedSHA256: expected, threads: threads))
+        } catch {
+            throw CLIError.io("\(error)")
+        }
+        if json {
+            var members: [JSONMember] = [
+                JSONMember("valid", .bool(report.isValid)),
+                JSONMember("file", .string(package)),
+                JSONMember("size", .number(JSONNumber(report.size))),
+                JSONMember("sha256", .string(report.sha256.hex)),
+                JSONMember("expectedSHA256", report.expectedSHA256.map { .string($0.hex) } ?? .null),
+                JSONMember("sha256Matches", report.sha256Matches.map { .bool($0) } ?? .null),
+                JSONMember("entries", .number(JSONNumber(Int64(report.entryCount)))),
+            ]
+            if let m = report.manifest {
+                members.append(JSONMember("id", .string(m.id)))
+                members.append(JSONMember("version", .string(m.version)))
+            }
+            members.append(JSONMember("findings", .array(report.findings.map(CLI.findingJSON))))
+            CLI.printJSON(.object(members))
+        } else {
+            CLI.out("package   \(package) (\(Format.bytes(report.size)), \(report.entryCount) entries)\n")
+            let match = report.sha256Matches.map { $0 ? "matches the expected value" : "DOES NOT match the expected value" } ?? "no expected value given"
+            CLI.out("sha256    \(report.sha256.hex) (\(match))\n")
+            if let m = report.manifest { CLI.out("tour      \(m.name) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(m.allAssets.count) assets\n") }
+            CLI.printFindings(report.findings)
+            CLI.out(report.isValid ? "valid\n" : "NOT VALID: \(CLI.counts(report.findings)); do not use this package\n")
+        }
+        if !report.isValid { throw ExitCode(CLIExit.invalid.rawValue) }
+    }
+
+    private func expectedDigest() throws -> SHA256Digest? {
+        if let sha256 { return SHA256Digest(hex: sha256) }
+        guard let sha256File else { return nil }
+        let text = String(decoding: try CLI.readSmallFile(sha256File, limit: 1 << 20), as: UTF8.self)
+        let base = URL(fileURLWithPath: package).lastPathComponent
+        var candidates: [(String, String)] = []
+        for line in text.split(whereSeparator: \.isNewline) {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            var name = String(parts[1])
+            if name.hasPrefix("*") || name.hasPrefix(" ") { name.removeFirst() }
+            candidates.append((String(parts[0]), name))
+        }
+        let chosen = candidates.count == 1 ? candidates.first : candidates.first { URL(fileURLWithPath: $0.1).lastPathComponent == base }
+        guard let chosen, let digest = SHA256Digest(hex: chosen.0) else {
+            throw CLIError.usage("'\(sha256File)' has no SHA-256 line for '\(base)' (expected sha256sum's format: <64 hex digits>  <file name>)")
+        }
+        return digest
+    }
+}
