@@ -18,7 +18,8 @@ public enum ManifestReader {
         var findings = document.duplicateKeys.map(\.finding)
         let (manifest, decodeFindings) = ManifestDecoder.decode(document.value)
         findings += decodeFindings
-        if let manifest { findings += ManifestValidator.validate(manifest) }
+        let unreadable = Set(decodeFindings.compactMap { $0.code == .manifestMissingField || $0.code == .manifestWrongType ? $0.path : nil })
+        if let manifest { findings += ManifestValidator.validate(manifest, unreadable: unreadable) }
         return Result(manifest: manifest, findings: findings)
     }
 }

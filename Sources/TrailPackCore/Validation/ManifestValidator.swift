@@ -10,7 +10,10 @@ public enum ManifestValidator {
     public static let maxSafeInteger: Int64 = 1 << 53
 
     /// Every finding for `manifest`.
-    public static func validate(_ m: Manifest) -> [Finding] {
+    ///
+    /// - Parameter unreadable: JSON paths the decoder already reported as missing or mistyped;
+    ///   their placeholder values are not judged again (one cause, one finding).
+    public static func validate(_ m: Manifest, unreadable: Set<String> = []) -> [Finding] {
         var f: [Finding] = []
         checkID(m.id, &f)
         if PackageVersion(m.version) == nil {
@@ -49,13 +52,16 @@ public enum ManifestValidator {
                 f.append(Finding(.waypointNameDuplicate, path: p + ".name",
                     "waypoint name '\(w.name)' is already used by waypoints[\(first)] ('\(m.waypoints[first].name)'); names must differ also ignoring case"))
             } else { names[nameKey] = i }
-            if !isSlug(w.slug, maxLength: 64) {
+            let slugOK = isSlug(w.slug, maxLength: 64)
+            if !slugOK {
                 f.append(Finding(.waypointSlug, path: p + ".slug",
                     "folder name '\(w.slug)' must be 1 to 64 lowercase letters, digits and single hyphens, such as 'fish-lake'"))
             } else if let first = slugs[w.slug] {
                 f.append(Finding(.waypointSlugDuplicate, path: p + ".slug", "folder 'waypoints/\(w.slug)/' is already used by waypoints[\(first)]"))
             } else { slugs[w.slug] = i }
-            if !(1...1_000_000).contains(w.order) {
+            if unreadable.contains(p + ".order") {
+                // reported by the decoder
+            } else if !(1...1_000_000).contains(w.order) {
                 f.append(Finding(.waypointOrder, path: p + ".order", "order \(w.order) must be a whole number from 1 to 1000000"))
             } else if let first = orders[w.order] {
                 f.append(Finding(.waypointOrderDuplicate, path: p + ".order",
@@ -68,13 +74,13 @@ public enum ManifestValidator {
             checkDescription(w.description, p + ".description", &f)
             checkProperties(w.properties, p + ".properties", &f)
             for (j, a) in w.assets.enumerated() {
-                checkAsset(a, JSONPath.element(p + ".assets", j), folder: w.folder, paths: &paths, &f)
+                checkAsset(a, JSONPath.element(p + ".assets", j), folder: slugOK ? w.folder : nil, paths: &paths, &f)
             }
         }
         for (j, a) in m.mapAssets.enumerated() {
             checkAsset(a, JSONPath.element("mapAssets", j), folder: "map/", paths: &paths, &f)
         }
-        return f
+        return f.filter { !($0.path.map(unreadable.contains) ?? false) }
     }
 
     // MARK: rules
@@ -178,11 +184,11 @@ public enum ManifestValidator {
         }
     }
 
-    static func checkAsset(_ a: Asset, _ path: String, folder: String, paths: inout [String: String], _ f: inout [Finding]) {
+    static func checkAsset(_ a: Asset, _ path: String, folder: String?, paths: inout [String: String], _ f: inout [Finding]) {
         let problems = ArchivePath.problems(a.path)
         if !problems.isEmpty {
             f.append(Finding(.assetPath, path: path + ".path", "path '\(a.path)' is unsafe: \(problems.joined(separator: "; "))"))
-        } else if !ArchivePath.isInside(a.path, folder: folder) {
+        } else if let folder, !ArchivePath.isInside(a.path, folder: folder) {
             f.append(Finding(.assetPathFolder, path: path + ".path", "path '\(a.path)' must be inside '\(folder)'"))
         }
         if !a.path.isEmpty {

@@ -1,0 +1,60 @@
+# trailpack — build, test and demo on a fresh Debian 12 machine with Swift.
+# `make demo` and `make test` install the missing Debian packages themselves (apt-get, non-interactive).
+
+SHELL := /bin/bash
+SWIFT ?= swift
+BIN := .build/debug/trailpack
+RELEASE_BIN := .build/release/trailpack
+# What building needs, and the independent tools the tests cross-check against.
+DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip python3
+OUT := out
+
+.PHONY: all deps build release test demo fixtures examples fuzz clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+	@python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install -q jsonschema
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+# The tests call the built trailpack binary and the peer tools (unzip, bsdtar, 7z, python3, sha256sum).
+test: deps
+	$(SWIFT) build --build-tests
+	TRAILPACK_BIN=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build
+
+demo: build
+	@mkdir -p $(OUT)
+	@echo "== 1. check the sample tour folder (what a ranger runs first)"
+	$(BIN) validate fixtures/santiam-wagon-road
+	@echo "== 2. build the package"
+	$(BIN) build fixtures/santiam-wagon-road -o $(OUT)/santiam-wagon-road.zip
+	@echo "== 3. verify it as a download server or a phone would"
+	$(BIN) verify $(OUT)/santiam-wagon-road.zip --sha256-file $(OUT)/santiam-wagon-road.zip.sha256
+	@echo "== 4. what is inside"
+	$(BIN) inspect $(OUT)/santiam-wagon-road.zip
+	@echo "== 5. independent checks: sha256sum and unzip read the same package, and its manifest validates"
+	cd $(OUT) && sha256sum -c santiam-wagon-road.zip.sha256
+	unzip -tq $(OUT)/santiam-wagon-road.zip
+	unzip -p $(OUT)/santiam-wagon-road.zip manifest.json > $(OUT)/manifest.json
+	$(BIN) validate $(OUT)/manifest.json
+
+# Regenerate the committed sample tours and example manifests (deterministic).
+fixtures:
+	python3 scripts/make_fixtures.py
+examples:
+	python3 scripts/make_examples.py
+
+clean:
+	rm -rf .build $(OUT)

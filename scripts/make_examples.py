@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Writes manifests/examples/: valid manifests and invalid ones that each break one rule, and
+expected.json, which says what trailpack must report for each and whether a JSON Schema
+validator can see the problem ("schema": "invalid") or not ("schema": "valid": a rule beyond
+what a schema expresses; docs/FORMAT.md lists them). Deterministic. Usage: python3 scripts/make_examples.py
+"""
+import copy, json, os
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "manifests", "examples")
+H = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+
+def asset(path, kind="text", media="text/markdown", size=120, title=None):
+    a = {"path": path, "kind": kind, "mediaType": media, "size": size, "sha256": H}
+    if title:
+        a["title"] = title
+    return a
+
+
+BASE = {
+    "formatVersion": 1,
+    "id": "gov.usda.fs.willamette.fish-lake",
+    "version": "1.2.0",
+    "name": "Fish Lake Walk",
+    "park": "Willamette National Forest",
+    "site": {"id": "willamette-mckenzie-river", "name": "McKenzie River Ranger District"},
+    "mapName": "fish-lake",
+    "bounds": {"southwest": {"latitude": 44.38, "longitude": -122.02}, "northeast": {"latitude": 44.42, "longitude": -121.97}},
+    "description": "A short walk around the seasonal lake and the old remount depot.",
+    "waypoints": [
+        {"name": "Remount Depot", "slug": "remount-depot", "order": 1,
+         "coordinate": {"latitude": 44.4057, "longitude": -121.9929},
+         "description": "Pack mules and horses were kept here for fire crews.",
+         "properties": {"builtYear": 1924, "accessible": True},
+         "assets": [asset("waypoints/remount-depot/about.md"),
+                    asset("waypoints/remount-depot/barn.jpg", "image", "image/jpeg", 20480, "The barn")]},
+        {"name": "Fish Lake", "slug": "fish-lake", "order": 2,
+         "coordinate": {"latitude": 44.4010, "longitude": -121.9990},
+         "description": "In spring the lake is full; by August it is a meadow.",
+         "assets": [asset("waypoints/fish-lake/narration.mp3", "audio", "audio/mpeg", 51200)]},
+    ],
+    "mapAssets": [asset("map/fish-lake.mbtiles", "tiles", "application/vnd.mapbox-vector-tile+sqlite3", 1048576)],
+}
+
+examples = {}
+
+
+def put(kind, name, doc, codes=(), schema=None, raw=None):
+    path = os.path.join(ROOT, kind, name + ".json")
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        if raw is not None:
+            f.write(raw)
+        else:
+            json.dump(doc, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+    valid = kind == "valid"
+    examples[f"{kind}/{name}.json"] = {"valid": valid, "codes": list(codes),
+                                       "schema": schema or ("valid" if valid else "invalid")}
+
+
+def broken(name, codes, mutate, schema="invalid"):
+    doc = copy.deepcopy(BASE)
+    mutate(doc)
+    put("invalid", name, doc, codes, schema)
+
+
+for d in ("valid", "invalid"):
+    os.makedirs(os.path.join(ROOT, d), exist_ok=True)
+    for f in os.listdir(os.path.join(ROOT, d)):
+        os.remove(os.path.join(ROOT, d, f))
+
+put("valid", "fish-lake", BASE)
+minimal = copy.deepcopy(BASE)
+del minimal["mapAssets"]
+minimal["waypoints"] = minimal["waypoints"][:1]
+del minimal["waypoints"][0]["properties"]
+minimal["waypoints"][0]["assets"] = []
+put("valid", "minimal", minimal)
+fiji = copy.deepcopy(minimal)
+fiji.update({"id": "fj.parks.taveuni-coastal-walk", "name": "Taveuni Coastal Walk", "park": "Bouma National Heritage Park",
+             "site": {"id": "taveuni", "name": "Taveuni"}, "mapName": "taveuni",
+             "bounds": {"southwest": {"latitude": -17.2, "longitude": 179.5}, "northeast": {"latitude": -16.6, "longitude": -179.6}},
+             "description": "A walk that crosses the 180th meridian: the bounds run from 179.5 E to 179.6 W."})
+fiji["waypoints"] = [
+    {"name": "Meridian Marker", "slug": "meridian-marker", "order": 1, "coordinate": {"latitude": -16.81, "longitude": 179.99},
+     "description": "Stand with one foot on each side of the date line.", "assets": []},
+    {"name": "Lavena Point", "slug": "lavena-point", "order": 2, "coordinate": {"latitude": -16.86, "longitude": -179.89},
+     "description": "The coastal path ends at the village of Lavena.", "assets": [], "properties": {"difficulty": "easy", "tags": ["coast", "village"]}},
+]
+put("valid", "antimeridian", fiji)
+unicode = copy.deepcopy(minimal)
+unicode["name"] = "Sentier du Lac-à-l'Eau-Claire — Île d'Orléans"
+unicode["waypoints"][0]["name"] = "Église Saint-François"
+put("valid", "unicode-names", unicode)
+
+broken("format-version-2", ["manifest.format-version"], lambda d: d.update(formatVersion=2))
+broken("missing-name", ["manifest.missing-field"], lambda d: d.pop("name"))
+broken("order-as-string", ["manifest.wrong-type"], lambda d: d["waypoints"][0].update(order="1"))
+broken("unknown-field", ["manifest.unknown-field"], lambda d: d.update(parkName="x"))
+broken("blank-name", ["manifest.text"], lambda d: d.update(name="   "))
+broken("name-with-newline", ["manifest.text"], lambda d: d["waypoints"][0].update(name="Remount\nDepot"))
+broken("id-uppercase", ["manifest.id"], lambda d: d.update(id="Gov.USDA.fish-lake"))
+broken("version-leading-zero", ["manifest.version"], lambda d: d.update(version="1.02"))
+broken("site-id-spaces", ["site.id"], lambda d: d["site"].update(id="McKenzie River"))
+broken("latitude-95", ["coordinate.latitude"], lambda d: d["waypoints"][1]["coordinate"].update(latitude=95.0))
+broken("longitude-minus-200", ["coordinate.longitude"], lambda d: d["waypoints"][1]["coordinate"].update(longitude=-200.0))
+broken("bounds-inverted", ["bounds.inverted"], lambda d: d["bounds"].update(
+    southwest={"latitude": 44.42, "longitude": -122.02}, northeast={"latitude": 44.38, "longitude": -121.97}), schema="valid")
+broken("bounds-degenerate", ["bounds.degenerate"], lambda d: d["bounds"].update(
+    southwest={"latitude": 44.40, "longitude": -122.02}, northeast={"latitude": 44.40, "longitude": -121.97}), schema="valid")
+broken("no-waypoints", ["waypoint.none"], lambda d: d.update(waypoints=[]))
+broken("names-differ-only-in-case", ["waypoint.name-duplicate"], lambda d: d["waypoints"][1].update(name="REMOUNT DEPOT"), schema="valid")
+broken("names-differ-only-in-normalization", ["waypoint.name-duplicate"],
+       lambda d: (d["waypoints"][0].update(name="Caf\u00e9"), d["waypoints"][1].update(name="Cafe\u0301")), schema="valid")
+broken("slug-with-underscore", ["waypoint.slug"], lambda d: d["waypoints"][0].update(slug="remount_depot"))
+broken("slug-duplicate", ["waypoint.slug-duplicate", "asset.path-folder"], lambda d: d["waypoints"][1].update(slug="remount-depot"), schema="valid")
+broken("order-zero", ["waypoint.order"], lambda d: d["waypoints"][0].update(order=0))
+broken("order-duplicate", ["waypoint.order-duplicate"], lambda d: d["waypoints"][1].update(order=1), schema="valid")
+broken("waypoint-outside-bounds", ["waypoint.outside-bounds"], lambda d: d["waypoints"][1]["coordinate"].update(latitude=45.0), schema="valid")
+broken("antimeridian-outside", ["waypoint.outside-bounds"], lambda d: (
+    d["bounds"].update(southwest={"latitude": -17.2, "longitude": 179.5}, northeast={"latitude": -16.6, "longitude": -179.6}),
+    [w["coordinate"].update(latitude=-16.8, longitude=179.7) for w in d["waypoints"]],
+    d["waypoints"][1]["coordinate"].update(longitude=0.0)), schema="valid")
+broken("property-object", ["waypoint.property"], lambda d: d["waypoints"][0]["properties"].update(nested={"a": 1}))
+broken("property-name", ["waypoint.property"], lambda d: d["waypoints"][0]["properties"].update({"1st": True}))
+broken("asset-path-traversal", ["asset.path"], lambda d: d["waypoints"][0]["assets"][0].update(path="waypoints/remount-depot/../../etc/passwd"))
+broken("asset-path-backslash", ["asset.path"], lambda d: d["waypoints"][0]["assets"][0].update(path="waypoints/remount-depot\\about.md"))
+broken("asset-path-absolute", ["asset.path"], lambda d: d["waypoints"][0]["assets"][0].update(path="/waypoints/remount-depot/about.md"))
+broken("asset-path-not-nfc", ["asset.path"], lambda d: d["waypoints"][0]["assets"][0].update(path="waypoints/remount-depot/cafe\u0301.md"), schema="valid")
+broken("asset-path-reserved-name", ["asset.path"], lambda d: d["waypoints"][0]["assets"][0].update(path="waypoints/remount-depot/con.md"), schema="valid")
+broken("asset-paths-differ-only-in-case", ["asset.path-duplicate"], lambda d: d["waypoints"][0]["assets"][1].update(path="waypoints/remount-depot/ABOUT.md"), schema="valid")
+broken("asset-in-other-waypoint-folder", ["asset.path-folder"], lambda d: d["waypoints"][1]["assets"][0].update(path="waypoints/remount-depot/narration.mp3"), schema="valid")
+broken("asset-kind", ["asset.kind"], lambda d: d["waypoints"][0]["assets"][0].update(kind="document"))
+broken("asset-media-type", ["asset.media-type"], lambda d: d["waypoints"][0]["assets"][0].update(mediaType="markdown"))
+broken("asset-size-negative", ["asset.size"], lambda d: d["waypoints"][0]["assets"][0].update(size=-1))
+broken("asset-sha256-short", ["asset.sha256"], lambda d: d["waypoints"][0]["assets"][0].update(sha256="abc123"))
+put("invalid", "not-an-object", None, ["manifest.not-object"], "invalid", raw='[{"formatVersion": 1}]\n')
+text = json.dumps(BASE, indent=2)
+put("invalid", "duplicate-key", None, ["json.duplicate-key"], "valid",
+    raw=text.replace('"name": "Fish Lake Walk",', '"name": "Fish Lake Walk",\n  "name": "Something Else",', 1) + "\n")
+
+with open(os.path.join(ROOT, "expected.json"), "w", encoding="utf-8", newline="\n") as f:
+    json.dump(dict(sorted(examples.items())), f, indent=2)
+    f.write("\n")
