@@ -38,7 +38,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TrailPackTests",
-            dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier"]
+            dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "CZlib"]
         ),
     ]
 )

@@ -6,4 +6,8 @@
 static inline int trailpack_inflate_init_raw(z_streamp strm) {
     return inflateInit2(strm, -15);
 }
+/* deflateInit2 is a macro too; raw deflate (no zlib header), as ZIP stores it. */
+static inline int trailpack_deflate_init_raw(z_streamp strm, int level) {
+    return deflateInit2(strm, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+}
 #endif

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import TrailPackCrypto
+
+@Suite("SHA-256 over OpenSSL EVP")
+struct CryptoTests {
+    @Test("known vectors, one-shot", arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+    ])
+    func knownVectors(input: String, hex: String) {
+        #expect(SHA256.hash(Array(input.utf8)).hex == hex)
+    }
+
+    @Test("one million 'a', fed in uneven chunks")
+    func millionA() {
+        var h = SHA256()
+        let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 997)
+        var left = 1_000_000
+        while left > 0 {
+            let n = min(left, chunk.count)
+            h.update(Array(chunk.prefix(n)))
+            left -= n
+        }
+        #expect(h.finalize().hex == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    @Test("incremental equals one-shot at every split of a message")
+    func incremental() {
+        let message = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        let expected = SHA256.hash(message)
+        for split in [0, 1, 55, 56, 63, 64, 65, 128, 299, 300] {
+            var h = SHA256()
+            h.update(Array(message[..<split]))
+            h.update(Array(message[split...]))
+            #expect(h.finalize() == expected, "split at \(split)")
+        }
+    }
+
+    @Test("a large file streamed in chunks matches sha256sum")
+    func largeStreamed() throws {
+        try Support.withTemporaryDirectory { dir in
+            let path = dir + "/big.bin"
+            // 48 MiB of non-repeating bytes, written in blocks.
+            FileManager.default.createFile(atPath: path, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+            for _ in 0..<48 {
+                var block = [UInt8](repeating: 0, count: 1 << 20)
+                for i in stride(from: 0, to: block.count, by: 8) {
+                    state = state &* 6364136223846793005 &+ 1442695040888963407
+                    withUnsafeBytes(of: state.littleEndian) { for j in 0..<8 { block[i + j] = $0[j] } }
+                }
+                handle.write(Data(block))
+            }
+            try handle.close()
+            let ours = try FileHashing.sha256(path: path)
+            let theirs = try Support.run("sha256sum", [path]).stdout.prefix(64)
+            #expect(ours.digest.hex == String(theirs))
+            #expect(ours.size == 48 << 20)
+        }
+    }
+
+    @Test("hex parsing accepts either case and rejects anything else")
+    func hexParsing() throws {
+        let lower = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        let digest = try #require(SHA256Digest(hex: lower.uppercased()))
+        #expect(digest == SHA256.hash(Array("abc".utf8)))
+        #expect(digest.description == lower)
+        #expect(SHA256Digest(hex: String(lower.dropLast())) == nil)
+        #expect(SHA256Digest(hex: String(lower.dropLast()) + "g") == nil)
+        #expect(SHA256Digest(hex: " " + String(lower.dropLast())) == nil)
+    }
+
+    @Test("constant-time comparison compares, including lengths")
+    func constantTime() {
+        #expect(ConstantTime.equals([1, 2, 3], [1, 2, 3]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2, 4]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2]))
+        #expect(ConstantTime.equals([], []))
+        #expect(SHA256.hash([1]) != SHA256.hash([2]))
+    }
+}

@@ -1,0 +1,135 @@
+import CZlib
+import Foundation
+import TrailPackArchive
+import TrailPackVerifier
+
+/// Writes ZIP archives byte by byte with every field under the test's control, so that each
+/// verifier rule can be broken on its own. Test-only: packages are written by libarchive.
+struct ZipForge {
+    struct Entry {
+        var name: [UInt8]
+        var data: [UInt8]
+        var method: UInt16 = 0
+        var flags: UInt16 = 0
+        var externalAttributes: UInt32 = 0o100644 << 16
+        var versionMadeBy: UInt16 = 0x0314  // Unix, 2.0
+        var centralExtra: [UInt8] = []
+        var localExtra: [UInt8] = []
+        /// Overrides, applied after the honest values are computed.
+        var centralCRC: UInt32?
+        var centralCompressedSize: UInt32?
+        var centralUncompressedSize: UInt32?
+        var centralOffset: UInt32?
+        var localName: [UInt8]?
+        var localMethod: UInt16?
+        var localFlags: UInt16?
+        var localCRC: UInt32?
+        var localUncompressedSize: UInt32?
+        var compressedBytes: [UInt8]?
+        /// Writes a data descriptor (sets flag bit 3); descriptorCRC overrides its CRC.
+        var descriptor = false
+        var descriptorCRC: UInt32?
+        /// Bytes written after this entry's data (a gap).
+        var after: [UInt8] = []
+
+        init(_ name: String, _ data: [UInt8], deflate: Bool = false) {
+            self.name = Array(name.utf8)
+            self.data = data
+            self.method = deflate ? 8 : 0
+            if name.utf8.contains(where: { $0 >= 0x80 }) { flags |= 0x0800 }
+        }
+    }
+
+    var entries: [Entry]
+    var prefix: [UInt8] = []
+    var trailing: [UInt8] = []
+    var comment: [UInt8] = []
+    var totalEntriesOverride: UInt16?
+    var diskNumber: UInt16 = 0
+
+    init(_ entries: [Entry]) { self.entries = entries }
+
+    /// The entries of a valid package, re-emitted honestly (the same names, data and methods).
+    static func from(package bytes: [UInt8]) throws -> ZipForge {
+        let source = MemorySource(bytes)
+        let directory = try ZipDirectory.read(source)
+        var entries: [Entry] = []
+        for e in directory.entries {
+            let reader = try EntryReader(source: source, entry: e)
+            var data: [UInt8] = []
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let n = try reader.read(into: buffer)
+                if n == 0 { break }
+                data += UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            }
+            entries.append(Entry(e.name, data, deflate: e.method == 8))
+        }
+        return ZipForge(entries)
+    }
+
+    static func crc(_ data: [UInt8]) -> UInt32 {
+        data.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
+    }
+
+    static func deflate(_ data: [UInt8]) -> [UInt8] {
+        var stream = z_stream()
+        precondition(trailpack_deflate_init_raw(&stream, 6) == Z_OK)
+        defer { deflateEnd(&stream) }
+        var input = data
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(data.count))) + 16)
+        let produced: Int = input.withUnsafeMutableBufferPointer { inp in
+            output.withUnsafeMutableBufferPointer { out in
+                stream.next_in = inp.baseAddress
+                stream.avail_in = uInt(inp.count)
+                stream.next_out = out.baseAddress
+                stream.avail_out = uInt(out.count)
+                precondition(CZlib.deflate(&stream, Z_FINISH) == Z_STREAM_END)
+                return out.count - Int(stream.avail_out)
+            }
+        }
+        return Array(output.prefix(produced))
+    }
+
+    func bytes() -> [UInt8] {
+        var out = prefix
+        var central: [UInt8] = []
+        for var e in entries {
+            let compressed = e.compressedBytes ?? (e.method == 8 ? Self.deflate(e.data) : e.data)
+            let crc = Self.crc(e.data)
+            if e.descriptor { e.flags |= 0x0008 }
+            let offset = UInt32(out.count)
+            // local header
+            out += le32(0x0403_4B50) + le16(20) + le16(e.localFlags ?? e.flags) + le16(e.localMethod ?? e.method) + le32(0x0021_0000)
+            if e.descriptor {
+                out += le32(e.localCRC ?? 0) + le32(0) + le32(e.localUncompressedSize ?? 0)
+            } else {
+                out += le32(e.localCRC ?? crc) + le32(UInt32(compressed.count)) + le32(e.localUncompressedSize ?? UInt32(e.data.count))
+            }
+            let localName = e.localName ?? e.name
+            out += le16(UInt16(localName.count)) + le16(UInt16(e.localExtra.count)) + localName + e.localExtra
+            out += compressed
+            if e.descriptor {
+                out += le32(0x0807_4B50) + le32(e.descriptorCRC ?? crc) + le32(UInt32(compressed.count)) + le32(UInt32(e.data.count))
+            }
+            out += e.after
+            // central directory entry
+            central += le32(0x0201_4B50) + le16(e.versionMadeBy) + le16(20) + le16(e.flags) + le16(e.method) + le32(0x0021_0000)
+            central += le32(e.centralCRC ?? crc) + le32(e.centralCompressedSize ?? UInt32(compressed.count))
+            central += le32(e.centralUncompressedSize ?? UInt32(e.data.count))
+            central += le16(UInt16(e.name.count)) + le16(UInt16(e.centralExtra.count)) + le16(0) + le16(0) + le16(0)
+            central += le32(e.externalAttributes) + le32(e.centralOffset ?? offset) + e.name + e.centralExtra
+        }
+        let cdOffset = UInt32(out.count)
+        out += central
+        let count = totalEntriesOverride ?? UInt16(entries.count)
+        out += le32(0x0605_4B50) + le16(diskNumber) + le16(diskNumber) + le16(count) + le16(count)
+        out += le32(UInt32(central.count)) + le32(cdOffset) + le16(UInt16(comment.count)) + comment
+        return out + trailing
+    }
+}
+
+func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+func le32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
+func le64(_ v: UInt64) -> [UInt8] { le32(UInt32(v & 0xFFFF_FFFF)) + le32(UInt32(v >> 32)) }
