@@ -96,6 +96,12 @@ public enum InterruptCleanup {
         guard !installed else { return }
         installed = true
         for i in 0..<slots { paths[i] = nil }
+        // A parent may have started us with these signals blocked (test runners and some
+        // supervisors do): unblock them, or an interrupt would be held until the build ends.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, sig) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
         for sig in [SIGINT, SIGTERM, SIGHUP] {
             signal(sig) { sig in
                 for i in 0..<InterruptCleanup.slots {

@@ -27,16 +27,21 @@ public enum TourBuilder {
     /// manifest it would write. Findings name the tour's own files.
     public static func plan(_ root: String, progress: BuildProgress? = nil) throws -> (Plan?, [Finding]) {
         let (source, sourceFindings) = try TourSource.load(root)
-        guard let source, !sourceFindings.hasErrors else { return (nil, sourceFindings) }
+        guard let source else { return (nil, sourceFindings) }
 
         let files = (source.waypoints.flatMap(\.assets) + source.mapFiles)
-        progress?.start(phase: "hashing", files: files.count, bytes: files.reduce(0) { $0 + $1.size })
-        let digests = try hashAll(files, progress: progress)
-        progress?.finish()
+        // With errors in the folder nothing will be written: skip hashing, but still check
+        // everything else, so the ranger sees every problem in one round.
+        var digests: [String: SHA256Digest] = [:]
+        if !sourceFindings.hasErrors {
+            progress?.start(phase: "hashing", files: files.count, bytes: files.reduce(0) { $0 + $1.size })
+            digests = try hashAll(files, progress: progress)
+            progress?.finish()
+        }
 
         func asset(_ f: TourSource.SourceFile) -> Asset {
             Asset(path: f.archivePath, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
-                  sha256: digests[f.sourcePath + "\u{0}" + f.archivePath]!.hex, title: f.title)
+                  sha256: digests[f.sourcePath + "\u{0}" + f.archivePath]?.hex ?? String(repeating: "0", count: 64), title: f.title)
         }
         let waypoints = source.waypoints.map { w in
             Waypoint(name: w.name, slug: w.slug, order: w.order, coordinate: w.coordinate, description: w.description,
@@ -48,7 +53,9 @@ public enum TourBuilder {
             id: source.tour.id, version: source.tour.version, name: source.tour.name, park: source.tour.park,
             site: source.tour.site, mapName: source.tour.mapName, bounds: bounds, description: source.tour.description,
             waypoints: waypoints, mapAssets: source.mapFiles.map(asset).sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) })
+        // Fields the folder's own files failed to give are reported there already.
         let manifestFindings = ManifestValidator.validate(manifest).map { translate($0, source: source) }
+            .filter { f in !sourceFindings.contains { $0.file == f.file && $0.path != nil && $0.path == f.path } }
         let findings = sourceFindings + manifestFindings
         let ordered = files.sorted { Array($0.archivePath.utf8).lexicographicallyPrecedes(Array($1.archivePath.utf8)) }
         let plan = Plan(source: source, manifest: manifest, files: ordered, findings: findings)

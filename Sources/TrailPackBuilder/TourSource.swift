@@ -197,7 +197,11 @@ struct Loader {
                 "the waypoint folder has no waypoint.json; create one with name, coordinate, description and assets (see 'trailpack init' for an example)"))
             return nil
         }
-        guard let value = readJSON(jsonRel) else { return nil }
+        guard let value = readJSON(jsonRel) else {
+            // Its files are surely meant to be used: do not bury the real error under warnings.
+            for rel in FileSystem.walk(root + "/" + folder) { used.insert(folder + "/" + rel) }
+            return nil
+        }
         var r = FieldReader()
         defer { findings += r.findings.map { $0.inFile(jsonRel) } }
         guard let members = r.object(value, at: "") else { return nil }
