@@ -97,14 +97,15 @@ public struct FieldReader: Sendable {
 
 /// Near-miss suggestions for names a person typed.
 public enum Spelling {
-    /// The candidate closest to `word` (case-insensitive edit distance at most 2, or a case
-    /// difference), or nil.
+    /// The candidate closest to `word` by case-insensitive edit distance: at most 1 for names of
+    /// up to 3 characters, else at most 2 or a fifth of the length (paths differ in a whole
+    /// extension: `birdsong.mp3` for `birdsong.wav`). Nil when nothing is that close.
     public static func closest(to word: String, among candidates: [String]) -> String? {
         let lower = word.lowercased()
         var best: (String, Int)?
         for c in candidates {
             let d = distance(lower, c.lowercased())
-            let limit = max(1, min(2, c.count / 3))
+            let limit = c.count <= 3 ? 1 : max(2, c.count / 5)
             if d <= limit, best == nil || d < best!.1 { best = (c, d) }
         }
         return best?.0
