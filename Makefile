@@ -50,6 +50,18 @@ demo: build
 	unzip -p $(OUT)/santiam-wagon-road.zip manifest.json > $(OUT)/manifest.json
 	$(BIN) validate $(OUT)/manifest.json
 
+# The verifier under libFuzzer (with AddressSanitizer) for FUZZ_SECONDS, seeded with the fixture
+# packages. Crashes land in out/fuzz/artifacts/; replay one with .build/debug/trailpack-fuzz FILE.
+FUZZ_SECONDS ?= 300
+fuzz: build
+	$(SWIFT) build --product trailpack-fuzz --scratch-path .build-fuzz -c release \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -parse-as-library
+	@mkdir -p $(OUT)/fuzz/corpus $(OUT)/fuzz/artifacts
+	@for t in santiam-wagon-road colorado-fourteeners family-hikes; do $(BIN) build fixtures/$$t -o $(OUT)/fuzz/corpus/$$t.zip -q; done
+	@rm -f $(OUT)/fuzz/corpus/*.sha256
+	.build-fuzz/release/trailpack-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=131072 -timeout=10 -rss_limit_mb=1024 \
+	  -artifact_prefix=$(OUT)/fuzz/artifacts/ $(OUT)/fuzz/corpus
+
 # Regenerate the committed sample tours and example manifests (deterministic).
 fixtures:
 	python3 scripts/make_fixtures.py

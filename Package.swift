@@ -36,6 +36,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The verifier's fuzz target: `make fuzz` builds it with libFuzzer; built plainly it replays inputs.
+        .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackVerifier"]),
         .testTarget(
             name: "TrailPackTests",
             dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "CZlib"]
