@@ -9,7 +9,7 @@ RELEASE_BIN := .build/release/trailpack
 DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip python3
 OUT := out
 
-.PHONY: all deps build release test demo fixtures examples fuzz clean
+.PHONY: all deps build release test demo fixtures examples fuzz bench bench-quick bench-deps clean
 
 all: build
 
@@ -49,6 +49,17 @@ demo: build
 	unzip -tq $(OUT)/santiam-wagon-road.zip
 	unzip -p $(OUT)/santiam-wagon-road.zip manifest.json > $(OUT)/manifest.json
 	$(BIN) validate $(OUT)/manifest.json
+
+# Benchmarks against the peer tools, in one run (bench/run.py). bench-quick: the small and tiny sets.
+ZF := bench/zf-peer/.build/release/zf-bench
+bench-deps: deps
+	@for p in openssl time; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null; }; done
+	$(SWIFT) build -c release --product trailpack
+	cd bench/zf-peer && $(SWIFT) build -c release
+bench: bench-deps
+	python3 bench/run.py --sets tiny,small,medium,large --runs 3
+bench-quick: bench-deps
+	python3 bench/run.py --sets tiny,small --runs 3
 
 # The verifier under libFuzzer (with AddressSanitizer) for FUZZ_SECONDS, seeded with the fixture
 # packages. Crashes land in out/fuzz/artifacts/; replay one with .build/debug/trailpack-fuzz FILE.

@@ -345,14 +345,12 @@ private struct DirectoryParser<Source: ByteSource> {
         }
         for e in entries {
             // A file used as a folder: 'a' and 'a/b' cannot both be extracted.
-            var parts = e.name.split(separator: "/").dropLast()
-            while !parts.isEmpty {
-                let parent = ArchivePath.foldingKey(parts.joined(separator: "/"))
-                if files.contains(parent) {
-                    add(.zipNameDuplicate, e.name, "'\(parts.joined(separator: "/"))' is both a file and a folder")
+            for folder in ArchivePath.parentFolders(e.name) {
+                let parent = String(decoding: folder.dropLast(), as: UTF8.self)
+                if files.contains(ArchivePath.foldingKey(parent)) {
+                    add(.zipNameDuplicate, e.name, "'\(parent)' is both a file and a folder")
                     break
                 }
-                parts = parts.dropLast()
             }
         }
 

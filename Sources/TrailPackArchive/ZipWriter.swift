@@ -138,7 +138,7 @@ public struct ZipWriter: ~Copyable {
         guard fd >= 0 else { throw ArchiveError.system("open '\(sourcePath)'") }
         defer { close(fd) }
         #if canImport(Glibc)
-        _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+        if size > Int64(Self.blockSize) { _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL)) }
         #endif
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.blockSize, alignment: 64)
         defer { buffer.deallocate() }

@@ -42,38 +42,37 @@ enum FileSystem {
     }
 
     /// The names in a folder, sorted by their UTF-8 bytes (never by file-system order).
-    static func list(_ path: String) -> [String] {
+    static func list(_ path: String) -> [String] { listTyped(path).map(\.name) }
+
+    /// The names in a folder with the type `readdir` gives (nil when the file system does not say).
+    static func listTyped(_ path: String) -> [(name: String, isDirectory: Bool?)] {
         guard let dir = opendir(path) else { return [] }
         defer { closedir(dir) }
-        var names: [String] = []
+        var names: [(String, Bool?)] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            if name != "." && name != ".." { names.append(name) }
+            let type = entry.pointee.d_type
+            let isDirectory: Bool? = type == UInt8(DT_DIR) ? true : (type == UInt8(DT_UNKNOWN) ? nil : false)
+            if name != "." && name != ".." { names.append((name, isDirectory)) }
         }
-        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        return names.sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
     }
 
-    /// Whether the file can be opened for reading (the test that matters, whatever the mode bits say).
-    static func isReadable(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { return false }
-        close(fd)
-        return true
-    }
+    /// Whether the file can be read (the test that matters, whatever the mode bits say).
+    /// The corresponding C function is `access`.
+    static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
     /// Every regular file (or link to one) under `root`, as paths relative to it, sorted.
     /// Hidden names and common desktop clutter are skipped.
     static func walk(_ root: String, relative: String = "") -> [String] {
         var out: [String] = []
-        for name in list(root + (relative.isEmpty ? "" : "/" + relative)) where !isIgnored(name) {
+        for (name, isDirectory) in listTyped(root + (relative.isEmpty ? "" : "/" + relative)) where !isIgnored(name) {
             let rel = relative.isEmpty ? name : relative + "/" + name
-            let info = lstatInfo(root + "/" + rel)
-            switch info.kind {
-            case .directory: out += walk(root, relative: rel)
-            case .file, .symlink, .other: out.append(rel)
-            case .missing: break
+            switch isDirectory ?? (lstatInfo(root + "/" + rel).kind == .directory) {
+            case true: out += walk(root, relative: rel)
+            case false: out.append(rel)
             }
         }
         return out

@@ -89,6 +89,7 @@ struct Loader {
     let realRoot: String
     var findings: [Finding] = []
     var used: Set<String> = []
+    var realFolders: [String: String?] = [:]
 
     init(root: String, realRoot: String) {
         self.root = root
@@ -307,8 +308,10 @@ struct Loader {
             findings.append(Finding(.sourceAssetMissing, file: findingFile, "asset '\(rel)' is listed but missing from the folder\(suggestion(for: reference, in: baseFolder))"))
             return nil
         }
-        // Links are followed only while they stay inside the tour folder.
-        guard let real = FileSystem.realPath(path) else {
+        // Links are followed only while they stay inside the tour folder. A plain file named
+        // directly in its folder needs only the folder's real path (resolved once per folder).
+        let direct = linkInfo.kind == .file && !reference.contains("/")
+        guard let real = direct ? realFolder(baseFolder).map({ $0 + "/" + reference }) : FileSystem.realPath(path) else {
             findings.append(Finding(.sourceAssetMissing, file: findingFile, "asset '\(rel)' is a link to a file that does not exist"))
             return nil
         }
@@ -340,6 +343,14 @@ struct Loader {
             return nil
         }
         return TourSource.SourceFile(sourcePath: real, relativePath: rel, archivePath: archiveFolder + normalized, type: type, size: info.size, title: title)
+    }
+
+    /// The real path of a folder of the tour, links resolved; cached.
+    mutating func realFolder(_ folder: String) -> String? {
+        if let cached = realFolders[folder] { return cached }
+        let real = FileSystem.realPath(root + "/" + folder)
+        realFolders[folder] = real
+        return real
     }
 
     /// "; did you mean 'Intro.mp4'?" for a near name in the same folder, or "".

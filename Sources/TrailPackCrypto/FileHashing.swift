@@ -28,7 +28,8 @@ public enum FileHashing {
         guard fd >= 0 else { throw IOError(path: path, operation: "open", errno: errno) }
         defer { close(fd) }
         #if canImport(Glibc)
-        _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+        var st = stat()
+        if fstat(fd, &st) == 0, st.st_size > chunkSize { _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL)) }
         #endif
         var hasher = SHA256()
         var total: Int64 = 0

@@ -143,18 +143,15 @@ public enum Verifier {
         var byFolded: [String: ZipEntry] = [:]
         for e in directory.entries {
             byName[e.nameBytes] = byName[e.nameBytes] ?? e
-            byFolded[ArchivePath.foldingKey(e.name)] = byFolded[ArchivePath.foldingKey(e.name)] ?? e
+            let key = ArchivePath.foldingKey(e.name)
+            if byFolded[key] == nil { byFolded[key] = e }
         }
         var listed: Set<[UInt8]> = [Array(Manifest.entryName.utf8)]
         var folders: Set<[UInt8]> = []
         for asset in manifest.allAssets {
             let key = Array(asset.path.utf8)
             listed.insert(key)
-            var parts = asset.path.split(separator: "/").dropLast()
-            while !parts.isEmpty {
-                folders.insert(Array((parts.joined(separator: "/") + "/").utf8))
-                parts = parts.dropLast()
-            }
+            for folder in ArchivePath.parentFolders(asset.path) { folders.insert(folder) }
             guard let entry = byName[key] else {
                 let near = byFolded[ArchivePath.foldingKey(asset.path)].map { "; the package has '\($0.name)', which differs in case or accents" } ?? ""
                 findings.append(Finding(.contentMissing, file: asset.path, "the manifest lists this asset but the package does not hold it\(near)"))

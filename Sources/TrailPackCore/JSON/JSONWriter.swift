@@ -3,10 +3,11 @@
 public enum JSONWriter {
     /// The UTF-8 bytes of `value`, pretty-printed.
     public static func bytes(_ value: JSONValue, pretty: Bool = true) -> [UInt8] {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(4096)
         write(value, into: &out, indent: pretty ? 0 : nil)
-        if pretty { out += "\n" }
-        return Array(out.utf8)
+        if pretty { out.append(0x0A) }
+        return out
     }
 
     /// The text of `value`, pretty-printed.
@@ -14,58 +15,59 @@ public enum JSONWriter {
         String(decoding: bytes(value, pretty: pretty), as: UTF8.self)
     }
 
-    private static func write(_ value: JSONValue, into out: inout String, indent: Int?) {
+    private static func write(_ value: JSONValue, into out: inout [UInt8], indent: Int?) {
         switch value {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += n.literal
+        case .null: out += "null".utf8
+        case .bool(let b): out += (b ? "true" : "false").utf8
+        case .number(let n): out += n.literal.utf8
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
-            if items.isEmpty { out += "[]"; return }
-            out += "["
+            if items.isEmpty { out += "[]".utf8; return }
+            out.append(0x5B)
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(0x2C) }
                 newline(&out, indent.map { $0 + 1 })
                 write(item, into: &out, indent: indent.map { $0 + 1 })
             }
             newline(&out, indent)
-            out += "]"
+            out.append(0x5D)
         case .object(let members):
-            if members.isEmpty { out += "{}"; return }
-            out += "{"
+            if members.isEmpty { out += "{}".utf8; return }
+            out.append(0x7B)
             for (i, member) in members.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(0x2C) }
                 newline(&out, indent.map { $0 + 1 })
                 writeString(member.key, into: &out)
-                out += indent == nil ? ":" : ": "
+                out.append(0x3A)
+                if indent != nil { out.append(0x20) }
                 write(member.value, into: &out, indent: indent.map { $0 + 1 })
             }
             newline(&out, indent)
-            out += "}"
+            out.append(0x7D)
         }
     }
 
-    private static func newline(_ out: inout String, _ indent: Int?) {
+    private static func newline(_ out: inout [UInt8], _ indent: Int?) {
         guard let indent else { return }
-        out += "\n"
-        out += String(repeating: "  ", count: indent)
+        out.append(0x0A)
+        for _ in 0..<(indent * 2) { out.append(0x20) }
     }
 
-    private static func writeString(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    private static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(0x22)
+        for b in s.utf8 {
+            switch b {
+            case 0x22: out += [0x5C, 0x22]
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, 0x6E]
+            case 0x0D: out += [0x5C, 0x72]
+            case 0x09: out += [0x5C, 0x74]
+            case 0x00..<0x20, 0x7F:
+                let hex = Array("0123456789abcdef".utf8)
+                out += [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]]
+            default: out.append(b)  // UTF-8 passes through unescaped (C1 controls included, as RFC 8259 allows)
             }
         }
-        out += "\""
+        out.append(0x22)
     }
 }

@@ -18,59 +18,94 @@ public enum ArchivePath {
 
     /// What is wrong with `path`, in words; empty when the path is safe.
     ///
+    /// One pass over the UTF-8 bytes (this runs for every entry of every package).
+    ///
     /// - Parameter allowDirectory: accept one trailing `/` (a ZIP directory entry).
     public static func problems(_ path: String, allowDirectory: Bool = false) -> [String] {
         var problems: [String] = []
-        if path.isEmpty { return ["the path is empty"] }
-        if path.utf8.count > maxPathBytes { problems.append("the path is longer than \(maxPathBytes) bytes") }
-        if path.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
-            problems.append("the path contains a control character")
+        func add(_ p: String) { if !problems.contains(p) { problems.append(p) } }
+        let bytes = Array(path.utf8)
+        if bytes.isEmpty { return ["the path is empty"] }
+        if bytes.count > maxPathBytes { add("the path is longer than \(maxPathBytes) bytes") }
+        var ascii = true
+        for (i, b) in bytes.enumerated() {
+            if b < 0x20 || b == 0x7F || (b == 0xC2 && i + 1 < bytes.count && (0x80...0x9F).contains(bytes[i + 1])) {
+                add("the path contains a control character")
+            } else if b == 0x5C {
+                add("the path contains a backslash; use '/' between folders")
+            } else if b == 0x3A {
+                add("the path contains ':' (a drive letter or stream name on Windows)")
+            }
+            if b >= 0x80 { ascii = false }
         }
-        if path.contains("\\") { problems.append("the path contains a backslash; use '/' between folders") }
-        if path.hasPrefix("/") { problems.append("the path is absolute; it must be relative to the package") }
-        if path.contains(":") { problems.append("the path contains ':' (a drive letter or stream name on Windows)") }
-        if Array(path.utf8) != Array(path.precomposedStringWithCanonicalMapping.utf8) {
-            problems.append("the path is not in Unicode normalization form C (NFC)")
-        }
-        var body = Substring(path)
-        if allowDirectory, body.hasSuffix("/") { body = body.dropLast() }
-        let components = body.split(separator: "/", omittingEmptySubsequences: false)
-        for component in components {
+        if bytes[0] == 0x2F { add("the path is absolute; it must be relative to the package") }
+        if !ascii && !isNFC(path) { add("the path is not in Unicode normalization form C (NFC)") }
+        var end = bytes.count
+        if allowDirectory, bytes.last == 0x2F { end -= 1 }
+        var start = 0
+        while start <= end {
+            var stop = start
+            while stop < end && bytes[stop] != 0x2F { stop += 1 }
+            let component = bytes[start..<stop]
             if component.isEmpty {
-                if !path.hasPrefix("/") { problems.append("the path has an empty component ('//' or a trailing '/')") }
-                continue
+                if bytes[0] != 0x2F { add("the path has an empty component ('//' or a trailing '/')") }
+            } else if component.elementsEqual([0x2E]) || component.elementsEqual([0x2E, 0x2E]) {
+                add("the path contains a '\(String(decoding: component, as: UTF8.self))' component")
+            } else {
+                if component.count > maxComponentBytes {
+                    add("the component '\(String(decoding: component.prefix(40), as: UTF8.self))…' is longer than \(maxComponentBytes) bytes")
+                }
+                if component.last == 0x2E || component.last == 0x20 {
+                    add("the component '\(String(decoding: component, as: UTF8.self))' ends with a dot or a space (Windows drops them)")
+                }
+                if isWindowsReserved(component) {
+                    add("the component '\(String(decoding: component, as: UTF8.self))' is a reserved device name on Windows")
+                }
             }
-            if component == "." || component == ".." {
-                problems.append("the path contains a '\(component)' component")
-                continue
-            }
-            if component.utf8.count > maxComponentBytes {
-                problems.append("the component '\(component.prefix(40))…' is longer than \(maxComponentBytes) bytes")
-            }
-            if component.hasSuffix(".") || component.hasSuffix(" ") {
-                problems.append("the component '\(component)' ends with a dot or a space (Windows drops them)")
-            }
-            let stem = component.split(separator: ".", maxSplits: 1).first.map { String($0).lowercased() } ?? ""
-            if windowsReserved.contains(stem) {
-                problems.append("the component '\(component)' is a reserved device name on Windows")
-            }
+            start = stop + 1
         }
-        var seen = Set<String>()
-        return problems.filter { seen.insert($0).inserted }
+        return problems
+    }
+
+    /// `CON`, `nul.txt`, `Com1.md`…: the part before the first dot is a DOS device name.
+    static func isWindowsReserved(_ component: ArraySlice<UInt8>) -> Bool {
+        let stem = component.prefix(while: { $0 != 0x2E })
+        guard stem.count == 3 || stem.count == 4 else { return false }
+        return windowsReserved.contains(String(decoding: stem.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
     }
 
     /// The key under which two paths collide on a case-insensitive, normalization-insensitive
     /// file system (as on phones): NFC, then Unicode case folding.
     public static func foldingKey(_ path: String) -> String {
-        path.precomposedStringWithCanonicalMapping
+        // ASCII (nearly every path): NFC is the identity and folding is ASCII lowercase. Skipping
+        // Foundation's bridging here is most of the verifier's per-entry cost on small files.
+        if path.utf8.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: path.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        }
+        return path.precomposedStringWithCanonicalMapping
             .folding(options: [.caseInsensitive], locale: nil)
             .precomposedStringWithCanonicalMapping
     }
 
-    /// The path's folder components, for checking that a path lies under `folder`.
+    /// Whether `text` is in Unicode normalization form C (compared by bytes: Swift's `==` would
+    /// call canonically equivalent strings equal).
+    public static func isNFC(_ text: String) -> Bool {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return true }
+        return Array(text.utf8) == Array(text.precomposedStringWithCanonicalMapping.utf8)
+    }
+
+    /// Whether `path` lies under `folder` (given with a trailing `/`), component by component.
     public static func isInside(_ path: String, folder: String) -> Bool {
-        let f = folder.split(separator: "/")
-        let p = path.split(separator: "/", omittingEmptySubsequences: false)
-        return p.count > f.count && Array(p.prefix(f.count)).map(String.init) == f.map(String.init)
+        let f = folder.hasSuffix("/") ? Array(folder.utf8) : Array(folder.utf8) + [0x2F]
+        let p = Array(path.utf8)
+        return p.count > f.count && p.starts(with: f)
+    }
+
+    /// Every folder that holds `path`, each with a trailing `/`: `a/b/c.txt` → `a/`, `a/b/`.
+    public static func parentFolders(_ path: String) -> [[UInt8]] {
+        let bytes = Array(path.utf8)
+        var out: [[UInt8]] = []
+        for (i, b) in bytes.enumerated() where b == 0x2F && i > 0 && i < bytes.count - 1 { out.append(Array(bytes[...i])) }
+        return out
     }
 }
