@@ -15,6 +15,8 @@ public struct VerificationReport: Sendable {
     public var entryCount: Int
     /// Every finding, in the order checked: structure, data, manifest, contents, whole file.
     public var findings: [Finding]
+    /// The file's BLAKE2b-512, when `Verifier.Options.prehash` asked for it.
+    public var blake2b512: [UInt8]?
 
     /// Whether the package may be used: no finding is an error.
     public var isValid: Bool { !findings.hasErrors }

@@ -21,11 +21,14 @@ public enum Verifier {
         public var limits: ZipLimits
         /// 2 (default) hashes the whole file on a second thread; 1 does everything on one.
         public var threads: Int
+        /// Also compute the file's BLAKE2b-512 (what minisign signatures sign), in the same read.
+        public var prehash: Bool
 
-        public init(expectedSHA256: SHA256Digest? = nil, limits: ZipLimits = .default, threads: Int = 2) {
+        public init(expectedSHA256: SHA256Digest? = nil, limits: ZipLimits = .default, threads: Int = 2, prehash: Bool = false) {
             self.expectedSHA256 = expectedSHA256
             self.limits = limits
             self.threads = threads
+            self.prehash = prehash
         }
     }
 
@@ -36,7 +39,7 @@ public enum Verifier {
 
     /// Verifies a package held by any byte source.
     public static func verify(source: some ByteSource, options: Options = Options()) throws(ArchiveError) -> VerificationReport {
-        let wholeFile = WholeFileHash(source: source)
+        let wholeFile = WholeFileHash(source: source, prehash: options.prehash)
         let group = DispatchGroup()
         if options.threads > 1 {
             DispatchQueue.global().async(group: group) { wholeFile.run() }
@@ -71,7 +74,7 @@ public enum Verifier {
         }
         return VerificationReport(
             size: source.size, sha256: digest, expectedSHA256: options.expectedSHA256, manifest: manifest,
-            entryCount: directory.entries.count, findings: findings)
+            entryCount: directory.entries.count, findings: findings, blake2b512: wholeFile.blake2b)
     }
 
     // MARK: entry data
@@ -177,13 +180,19 @@ public enum Verifier {
 /// The SHA-256 of a whole source, read sequentially in chunks (run on its own thread).
 final class WholeFileHash: @unchecked Sendable {
     private let source: any ByteSource
+    private let withPrehash: Bool
     private var digest: SHA256Digest?
+    private(set) var blake2b: [UInt8]?
     private var error: ArchiveError?
 
-    init(source: any ByteSource) { self.source = source }
+    init(source: any ByteSource, prehash: Bool) {
+        self.source = source
+        self.withPrehash = prehash
+    }
 
     func run() {
         var sha = SHA256()
+        var blake: BLAKE2b512? = withPrehash ? BLAKE2b512() : nil
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Verifier.chunkSize, alignment: 64)
         defer { buffer.deallocate() }
         var offset: Int64 = 0
@@ -192,9 +201,11 @@ final class WholeFileHash: @unchecked Sendable {
                 let n = try source.read(at: offset, into: buffer)
                 if n == 0 { break }
                 sha.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                blake?.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
                 offset += Int64(n)
             }
             digest = sha.finalize()
+            blake2b = blake.take()?.finalize()
         } catch {
             self.error = (error as Any) as? ArchiveError ?? ArchiveError(operation: "read the package", detail: "\(error)")
         }

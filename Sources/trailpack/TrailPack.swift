@@ -18,6 +18,7 @@ struct TrailPack: ParsableCommand {
               trailpack build ./my-tour                write <id>-<version>.zip and its .sha256
               trailpack verify tour.zip --sha256 HEX   check a received package
               trailpack inspect tour.zip               show what is inside
+              trailpack keygen && trailpack sign tour.zip    sign it (minisign-compatible)
 
             Exit codes (all commands):
               0  success: the input is valid
@@ -26,7 +27,7 @@ struct TrailPack: ParsableCommand {
               3  input/output error: a file cannot be read or written
             """,
         version: version,
-        subcommands: [Init.self, Validate.self, Build.self, Verify.self, Inspect.self, Cat.self, Extract.self, Hash.self]
+        subcommands: [Init.self, Validate.self, Build.self, Verify.self, Inspect.self, Cat.self, Extract.self, Hash.self, Keygen.self, Sign.self]
     )
 }
 

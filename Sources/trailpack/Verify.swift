@@ -16,6 +16,8 @@ struct Verify: ParsableCommand {
             Examples:
               trailpack verify santiam.zip --sha256 4f3c...e9
               trailpack verify santiam.zip --sha256-file santiam.zip.sha256 --json
+              trailpack verify santiam.zip --trusted-key ranger.pub
+              trailpack verify santiam.zip --trusted-key reviewers/ --threshold 2 --last-version 1.0.0
 
             Exit codes: 0 valid, 1 invalid (findings listed), 2 usage error, 3 the file cannot be read.
             """)
@@ -35,19 +37,51 @@ struct Verify: ParsableCommand {
     @Option(help: "1 to use a single thread; 2 (default) hashes the whole file on a second thread.")
     var threads: Int = 2
 
+    @Option(name: .customLong("trusted-key"), help: "A trusted minisign public key, or a folder of them (*.pub); repeatable. Requires a valid signature.")
+    var trustedKeys: [String] = []
+
+    @Option(name: .customLong("signature"), help: "A signature file (default: <package>.minisig and <package>.*.minisig); repeatable.")
+    var signatures: [String] = []
+
+    @Option(help: "How many distinct trusted keys must have signed (default 1 with --trusted-key).")
+    var threshold: Int = 1
+
+    @Option(name: .customLong("last-version"), help: "The newest version of this package already accepted: an older one is refused (rollback protection).")
+    var lastVersion: String?
+
     func validate() throws {
         if sha256 != nil && sha256File != nil { throw ValidationError("give --sha256 or --sha256-file, not both") }
         if let s = sha256, SHA256Digest(hex: s) == nil { throw ValidationError("--sha256 must be 64 hexadecimal digits") }
         if !(1...2).contains(threads) { throw ValidationError("--threads must be 1 or 2") }
+        if threshold < 1 { throw ValidationError("--threshold must be at least 1") }
+        if threshold > 1 && trustedKeys.isEmpty { throw ValidationError("--threshold needs --trusted-key") }
     }
 
     func run() throws {
         let expected = try expectedDigest()
-        let report: VerificationReport
+        var report: VerificationReport
+        let keys: [Minisign.PublicKey]
+        do { keys = try SignatureCheck.loadTrustedKeys(trustedKeys) } catch { throw CLIError.usage("\(error)") }
         do {
-            report = try Verifier.verify(path: package, options: .init(expectedSHA256: expected, threads: threads))
+            report = try Verifier.verify(path: package, options: .init(expectedSHA256: expected, threads: threads, prehash: !keys.isEmpty))
         } catch {
             throw CLIError.io("\(error)")
+        }
+        var signers: [String] = []
+        if !keys.isEmpty, let prehash = report.blake2b512 {
+            let files = signatures.isEmpty ? SignatureCheck.findSignatures(besides: package) : signatures
+            var inputs: [SignatureCheck.Input] = []
+            for file in files {
+                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw CLIError.io("cannot read the signature '\(file)'") }
+                inputs.append(.init(name: URL(fileURLWithPath: file).lastPathComponent, text: text))
+            }
+            let result = SignatureCheck.check(signatures: inputs, trustedKeys: keys, threshold: threshold, prehash: prehash,
+                                              manifest: report.manifest, sha256: report.sha256)
+            report.findings += result.findings
+            signers = result.validSigners
+        }
+        if let lastVersion, let m = report.manifest, let f = RollbackGuard.check(manifest: m, lastAccepted: lastVersion) {
+            report.findings.append(f)
         }
         if json {
             var members: [JSONMember] = [
@@ -63,6 +97,7 @@ struct Verify: ParsableCommand {
                 members.append(JSONMember("id", .string(m.id)))
                 members.append(JSONMember("version", .string(m.version)))
             }
+            if !keys.isEmpty { members.append(JSONMember("signers", .array(signers.map { .string($0) }))) }
             members.append(JSONMember("findings", .array(report.findings.map(CLI.findingJSON))))
             CLI.printJSON(.object(members))
         } else {
@@ -70,6 +105,7 @@ struct Verify: ParsableCommand {
             let match = report.sha256Matches.map { $0 ? "matches the expected value" : "DOES NOT match the expected value" } ?? "no expected value given"
             CLI.out("sha256    \(report.sha256.hex) (\(match))\n")
             if let m = report.manifest { CLI.out("tour      \(m.name) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(m.allAssets.count) assets\n") }
+            if !keys.isEmpty { CLI.out("signed by \(signers.isEmpty ? "no trusted key" : signers.joined(separator: ", "))\n") }
             CLI.printFindings(report.findings)
             CLI.out(report.isValid ? "valid\n" : "NOT VALID: \(CLI.counts(report.findings)); do not use this package\n")
         }

@@ -97,6 +97,15 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     case contentSHA256 = "content.sha256"
     case contentUnlisted = "content.unlisted"
 
+    // Signatures and versions
+    case signatureMissing = "signature.missing"
+    case signatureMalformed = "signature.malformed"
+    case signatureInvalid = "signature.invalid"
+    case signatureUntrustedKey = "signature.untrusted-key"
+    case signatureCommentMismatch = "signature.comment-mismatch"
+    case signatureThreshold = "signature.threshold"
+    case packageRollback = "package.rollback"
+
     /// Whether the finding makes the input invalid (`error`) or is advice (`warning`).
     public var severity: Finding.Severity {
         switch self {
@@ -188,6 +197,13 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .contentSize: "an asset's size differs from the manifest"
         case .contentSHA256: "an asset's SHA-256 differs from the manifest"
         case .contentUnlisted: "the package holds a file the manifest does not list"
+        case .signatureMissing: "trusted keys were given but the package has no signature"
+        case .signatureMalformed: "a signature file is not a (prehashed) minisign signature"
+        case .signatureInvalid: "a signature or its trusted comment does not match the package"
+        case .signatureUntrustedKey: "a signature was made by a key that is not trusted"
+        case .signatureCommentMismatch: "a signature's trusted comment names another package id, version or SHA-256"
+        case .signatureThreshold: "fewer distinct trusted keys signed the package than required"
+        case .packageRollback: "the package is older than the version already accepted"
         }
     }
 

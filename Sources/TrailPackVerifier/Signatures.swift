@@ -1,0 +1,132 @@
+import Foundation
+import TrailPackCore
+import TrailPackCrypto
+
+/// Checks minisign signatures of a package against trusted keys, and thresholds of distinct signers.
+///
+/// A signature counts when its key id names a trusted key, the Ed25519 signature of the file's
+/// BLAKE2b-512 matches, the global signature authenticates the trusted comment, and any `id:`,
+/// `version:` and `sha256:` fields of that comment agree with the package. Signers are counted by
+/// their public key bytes, so one key listed twice (or under two ids) counts once.
+public enum SignatureCheck {
+    /// One signature file: where it came from (for messages) and its text.
+    public struct Input: Sendable {
+        public var name: String
+        public var text: String
+        public init(name: String, text: String) {
+            self.name = name
+            self.text = text
+        }
+    }
+
+    public struct Result: Sendable {
+        public var findings: [Finding]
+        /// The distinct trusted keys whose signatures are valid, by key id.
+        public var validSigners: [String]
+    }
+
+    /// - Parameters:
+    ///   - prehash: the package's BLAKE2b-512 (`Verifier.Options.prehash` computes it in the same read).
+    ///   - threshold: how many distinct trusted keys must have signed (at least 1).
+    public static func check(signatures: [Input], trustedKeys: [Minisign.PublicKey], threshold: Int,
+                             prehash: [UInt8], manifest: Manifest?, sha256: SHA256Digest) -> Result {
+        var findings: [Finding] = []
+        if signatures.isEmpty {
+            findings.append(Finding(.signatureMissing, "the package has no signature (.minisig); it cannot be shown to come from a trusted publisher"))
+        }
+        var signers: [[UInt8]: String] = [:]
+        for input in signatures {
+            let signature: Minisign.Signature
+            do { signature = try Minisign.Signature(fileText: input.text) } catch {
+                findings.append(Finding(.signatureMalformed, file: input.name, "\(error)"))
+                continue
+            }
+            let candidates = trustedKeys.filter { $0.keyID == signature.keyID }
+            guard !candidates.isEmpty else {
+                findings.append(Finding(.signatureUntrustedKey, file: input.name, "signed by key \(signature.keyIDHex), which is not among the trusted keys"))
+                continue
+            }
+            var verdicts: [Minisign.Signature.Verdict] = []
+            var valid: Minisign.PublicKey?
+            for key in candidates {
+                let v = signature.verify(prehash: prehash, publicKey: key)
+                verdicts.append(v)
+                if v == .valid { valid = key; break }
+            }
+            guard let key = valid else {
+                if verdicts.contains(.legacy) {
+                    findings.append(Finding(.signatureMalformed, file: input.name, "a legacy (not prehashed) signature; sign again with a current minisign or trailpack"))
+                } else if verdicts.contains(.badTrustedComment) {
+                    findings.append(Finding(.signatureInvalid, file: input.name, "the trusted comment was altered after signing"))
+                } else {
+                    findings.append(Finding(.signatureInvalid, file: input.name, "the signature by key \(signature.keyIDHex) does not match this package: it was altered after signing, or the signature is for another file"))
+                }
+                continue
+            }
+            let fields = signature.trustedFields
+            var mismatches: [String] = []
+            if let id = fields["id"], let m = manifest, id != m.id { mismatches.append("package id '\(id)' (the package is '\(m.id)')") }
+            if let v = fields["version"], let m = manifest, PackageVersion(v) == nil || PackageVersion(v) != PackageVersion(m.version) {
+                mismatches.append("version '\(v)' (the package is '\(m.version)')")
+            }
+            if let h = fields["sha256"], SHA256Digest(hex: h) != sha256 { mismatches.append("SHA-256 \(h)") }
+            if !mismatches.isEmpty {
+                findings.append(Finding(.signatureCommentMismatch, file: input.name, "the signed comment names \(mismatches.joined(separator: ", "))"))
+                continue
+            }
+            signers[key.key] = signers[key.key] ?? key.keyIDHex
+        }
+        let required = max(1, threshold)
+        if signers.count < required && !signatures.isEmpty {
+            findings.append(Finding(.signatureThreshold,
+                "\(required) valid signature\(required == 1 ? "" : "s") from distinct trusted keys \(required == 1 ? "is" : "are") required; found \(signers.count)"))
+        }
+        return Result(findings: findings, validSigners: signers.values.sorted())
+    }
+
+    /// The trusted comment trailpack writes: minisign's fields, then the package's.
+    public static func trustedComment(manifest: Manifest, sha256: SHA256Digest, fileName: String, timestamp: Int64) -> String {
+        "timestamp:\(timestamp)\tfile:\(fileName)\thashed\tid:\(manifest.id)\tversion:\(manifest.version)\tsha256:\(sha256.hex)"
+    }
+
+    /// Trusted keys from files and folders (every `*.pub` in a folder).
+    public static func loadTrustedKeys(_ paths: [String]) throws -> [Minisign.PublicKey] {
+        var keys: [Minisign.PublicKey] = []
+        for path in paths {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+                throw Minisign.FormatError("trusted key '\(path)' does not exist")
+            }
+            let files = isDir.boolValue
+                ? try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".pub") }.sorted().map { path + "/" + $0 }
+                : [path]
+            for file in files {
+                let text = try String(contentsOfFile: file, encoding: .utf8)
+                do { keys.append(try Minisign.PublicKey(fileText: text)) } catch { throw Minisign.FormatError("'\(file)': \(error)") }
+            }
+        }
+        return keys
+    }
+
+    /// The signature files beside a package: `<package>.minisig` and `<package>.*.minisig` (one per signer).
+    public static func findSignatures(besides package: String) -> [String] {
+        let url = URL(fileURLWithPath: package)
+        let dir = url.deletingLastPathComponent().path
+        let base = url.lastPathComponent
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        return names.filter { $0 == base + ".minisig" || ($0.hasPrefix(base + ".") && $0.hasSuffix(".minisig")) }.sorted().map { dir + "/" + $0 }
+    }
+}
+
+/// Rollback protection for clients.
+public enum RollbackGuard {
+    /// A finding when `manifest`'s version is older than `lastAccepted` (the newest version of the
+    /// same package id the client accepted before), even if the package is validly signed.
+    public static func check(manifest: Manifest, lastAccepted: String) -> Finding? {
+        guard let current = PackageVersion(manifest.version), let last = PackageVersion(lastAccepted) else {
+            return Finding(.packageRollback, "cannot compare version '\(manifest.version)' with the accepted '\(lastAccepted)'")
+        }
+        guard current < last else { return nil }
+        return Finding(.packageRollback, "version \(manifest.version) of \(manifest.id) is older than version \(lastAccepted), which was already accepted; refusing a downgrade")
+    }
+}

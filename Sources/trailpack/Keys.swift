@@ -1,0 +1,177 @@
+import ArgumentParser
+import Foundation
+import TrailPackCore
+import TrailPackCrypto
+import TrailPackVerifier
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Keygen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create a signing key pair in minisign's formats.",
+        discussion: """
+            The secret key is protected by a password (scrypt, as minisign does) unless --unencrypted
+            is given for automation; it is written with mode 0600 and never printed. The public key is
+            what phones and servers trust: hand it out freely.
+
+            Examples:
+              trailpack keygen                                    # trailpack.key and trailpack.pub, asks for a password
+              trailpack keygen -s ci.key -p ci.pub --unencrypted  # for an unattended build machine
+
+            Exit codes: 0 created, 2 usage error (a key file exists, passwords differ), 3 I/O error.
+            """)
+
+    @Option(name: [.customShort("s"), .customLong("secret-key")], help: "Where to write the secret key.")
+    var secretKey = "trailpack.key"
+
+    @Option(name: [.customShort("p"), .customLong("public-key")], help: "Where to write the public key.")
+    var publicKey = "trailpack.pub"
+
+    @Flag(help: "Write the secret key without a password (for automation; guard the file instead).")
+    var unencrypted = false
+
+    @Option(name: .customLong("password-file"), help: "Read the password from the first line of this file instead of asking.")
+    var passwordFile: String?
+
+    @Flag(help: "Overwrite existing key files.")
+    var force = false
+
+    func run() throws {
+        for path in [secretKey, publicKey] where FileManager.default.fileExists(atPath: path) && !force {
+            throw CLIError.usage("'\(path)' already exists; pass --force to replace it (the old key will be lost)")
+        }
+        let password: [UInt8]? = unencrypted ? nil : try Password.read(file: passwordFile, confirm: true)
+        let key = try SecretKey.generate()
+        try Password.writeSecret(key.fileText(password: password), to: secretKey)
+        try Password.writeAtomically(key.publicKeyValue.fileText, to: publicKey, mode: 0o644)
+        CLI.out("""
+            key id      \(key.publicKeyValue.keyIDHex)
+            secret key  \(secretKey) (mode 0600\(unencrypted ? ", NOT password-protected" : ", password-protected")) — keep it secret
+            public key  \(publicKey) — give it to servers and apps: trailpack verify <package> --trusted-key \(publicKey)
+
+            """)
+    }
+}
+
+typealias SecretKey = Minisign.SecretKey
+
+struct Sign: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sign a package: writes <package>.minisig, which minisign -V also accepts.",
+        discussion: """
+            The package is verified first. The signature is minisign's prehashed form (BLAKE2b-512 of the
+            file, Ed25519); its trusted comment carries the package id, version and SHA-256, and is
+            itself signed. For approval by several people, each signs into a file of their own
+            (-o <package>.<name>.minisig) and 'verify --threshold N' counts distinct trusted keys.
+
+            Examples:
+              trailpack sign santiam.zip -s trailpack.key
+              minisign -Vm santiam.zip -p trailpack.pub
+              trailpack sign santiam.zip -s alice.key -o santiam.zip.alice.minisig
+
+            Exit codes: 0 signed, 1 the package is not valid, 2 usage error (wrong password), 3 I/O error.
+            """)
+
+    @Argument(help: "The package to sign.")
+    var package: String
+
+    @Option(name: [.customShort("s"), .customLong("secret-key")], help: "The secret key.")
+    var secretKey = "trailpack.key"
+
+    @Option(name: .customLong("password-file"), help: "Read the password from the first line of this file instead of asking.")
+    var passwordFile: String?
+
+    @Option(name: .shortAndLong, help: "The signature file to write (default: <package>.minisig).")
+    var output: String?
+
+    func run() throws {
+        let text: String
+        do { text = try String(contentsOfFile: secretKey, encoding: .utf8) } catch { throw CLIError.io("cannot read the secret key '\(secretKey)'") }
+        let key: SecretKey
+        do {
+            key = try SecretKey.parse(fileText: text) { try Password.read(file: passwordFile, confirm: false) }
+        } catch let e as Minisign.FormatError {
+            throw CLIError.usage("'\(secretKey)': \(e)")
+        }
+        let report: VerificationReport
+        do { report = try Verifier.verify(path: package, options: .init(prehash: true)) } catch { throw CLIError.io("\(error)") }
+        guard report.isValid, let manifest = report.manifest, let prehash = report.blake2b512 else {
+            CLI.printFindings(report.findings, to: .standardError)
+            throw CLIError(code: .invalid, message: "'\(package)' is not a valid package; it was not signed")
+        }
+        let timestamp = (try? TrailPackBuilderTimestamp.now()) ?? Int64(Date().timeIntervalSince1970)
+        let comment = SignatureCheck.trustedComment(manifest: manifest, sha256: report.sha256,
+                                                    fileName: URL(fileURLWithPath: package).lastPathComponent, timestamp: timestamp)
+        let signature = try Minisign.Signature.sign(prehash: prehash, key: key, trustedComment: comment)
+        let path = output ?? package + ".minisig"
+        try Password.writeAtomically(signature.fileText, to: path, mode: 0o644)
+        CLI.out("signed \(package) with key \(key.publicKeyValue.keyIDHex) → \(path)\n")
+    }
+}
+
+/// The signing time: SOURCE_DATE_EPOCH when set (reproducible signatures), else now.
+enum TrailPackBuilderTimestamp {
+    static func now() throws -> Int64 {
+        if let s = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let v = Int64(s) { return v }
+        return Int64(Date().timeIntervalSince1970)
+    }
+}
+
+/// Passwords and secret files.
+enum Password {
+    /// From `file`'s first line, from the terminal without echo, or from standard input's first line.
+    static func read(file: String?, confirm: Bool) throws -> [UInt8] {
+        if let file {
+            let text: String
+            do { text = try String(contentsOfFile: file, encoding: .utf8) } catch { throw CLIError.io("cannot read the password file '\(file)'") }
+            return try nonEmpty(String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""))
+        }
+        if isatty(0) == 1 {
+            let first = try prompt("Password: ")
+            if confirm, try prompt("Password (again): ") != first { throw CLIError.usage("the passwords differ") }
+            return try nonEmpty(first)
+        }
+        return try nonEmpty(readLine(strippingNewline: true) ?? "")
+    }
+
+    private static func nonEmpty(_ s: String) throws -> [UInt8] {
+        guard !s.isEmpty else { throw CLIError.usage("the password is empty (use --unencrypted for a key without one)") }
+        return Array(s.utf8)
+    }
+
+    private static func prompt(_ text: String) throws -> String {
+        FileHandle.standardError.write(Data(text.utf8))
+        var saved = termios()
+        tcgetattr(0, &saved)
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(0, TCSANOW, &quiet)
+        defer {
+            tcsetattr(0, TCSANOW, &saved)
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        return readLine(strippingNewline: true) ?? ""
+    }
+
+    /// Writes a secret file: created 0600 under a temporary name (never wider, whatever the umask),
+    /// flushed, then renamed into place.
+    static func writeSecret(_ text: String, to path: String) throws {
+        try writeAtomically(text, to: path, mode: 0o600)
+    }
+
+    static func writeAtomically(_ text: String, to path: String, mode: mode_t) throws {
+        let temp = path + ".\(getpid()).trailpack-tmp"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw CLIError.io("cannot create '\(temp)': \(String(cString: strerror(errno)))") }
+        var ok = fchmod(fd, mode) == 0
+        let bytes = Array(text.utf8)
+        ok = ok && bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
+        ok = ok && fsync(fd) == 0
+        close(fd)
+        guard ok, rename(temp, path) == 0 else {
+            unlink(temp)
+            throw CLIError.io("cannot write '\(path)': \(String(cString: strerror(errno)))")
+        }
+    }
+}
