@@ -12,6 +12,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // System libraries, found by pkg-config. No Swift in these.
@@ -29,10 +32,22 @@ let package = Package(
         .target(name: "TrailPackBuilder", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive"]),
         // Package -> report. A mobile client needs Core + Verifier (+ the C libraries) only.
         .target(name: "TrailPackVerifier", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive"]),
+        // The server's catalog: GRDB over SQLite, with migrations.
+        .target(name: "TrailPackCatalog", dependencies: ["TrailPackCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The download server (Hummingbird 2).
+        .target(
+            name: "TrailPackServer",
+            dependencies: [
+                "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackCatalog",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "trailpack",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -40,7 +55,11 @@ let package = Package(
         .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackVerifier"]),
         .testTarget(
             name: "TrailPackTests",
-            dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "CZlib"]
+            dependencies: [
+                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "CZlib",
+                "TrailPackCatalog", "TrailPackServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
     ]
 )

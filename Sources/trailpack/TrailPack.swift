@@ -4,7 +4,7 @@ import TrailPackBuilder
 import TrailPackCore
 
 /// The `trailpack` command: nothing but parsing, calling the libraries, printing.
-struct TrailPack: ParsableCommand {
+struct TrailPack: AsyncParsableCommand {
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
@@ -19,6 +19,7 @@ struct TrailPack: ParsableCommand {
               trailpack verify tour.zip --sha256 HEX   check a received package
               trailpack inspect tour.zip               show what is inside
               trailpack keygen && trailpack sign tour.zip    sign it (minisign-compatible)
+              trailpack serve --data ./data            serve packages to the apps
 
             Exit codes (all commands):
               0  success: the input is valid
@@ -27,16 +28,20 @@ struct TrailPack: ParsableCommand {
               3  input/output error: a file cannot be read or written
             """,
         version: version,
-        subcommands: [Init.self, Validate.self, Build.self, Verify.self, Inspect.self, Cat.self, Extract.self, Hash.self, Keygen.self, Sign.self]
+        subcommands: [Init.self, Validate.self, Build.self, Verify.self, Inspect.self, Cat.self, Extract.self, Hash.self, Keygen.self, Sign.self, Serve.self]
     )
 }
 
 @main
 enum Main {
-    static func main() {
+    static func main() async {
         do {
             var command = try TrailPack.parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch let error as ExitCode {
             exit(error.rawValue)
         } catch let error as BuildError {

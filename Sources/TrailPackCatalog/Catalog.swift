@@ -1,0 +1,263 @@
+import Foundation
+import GRDB
+import TrailPackCore
+
+/// The server's catalog: sites, package versions, stored blobs, download confirmations and an
+/// append-only audit log, in one SQLite file (GRDB, WAL mode, migrations).
+///
+/// Every change is one transaction, so concurrent uploads and confirmations leave one of the
+/// legal outcomes. Nothing in the audit log is ever updated or deleted: triggers refuse it.
+public final class Catalog: Sendable {
+    let pool: DatabasePool
+
+    /// Opens (creating and migrating) the catalog at `path`.
+    public init(path: String) throws {
+        var config = Configuration()
+        config.busyMode = .timeout(10)
+        pool = try DatabasePool(path: path, configuration: config)
+        try Self.migrator.migrate(pool)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE site (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL);
+                CREATE TABLE blob (sha256 TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL, storedAt TEXT NOT NULL);
+                CREATE TABLE packageVersion (
+                    packageID TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    versionKey TEXT NOT NULL,
+                    siteID TEXT NOT NULL REFERENCES site(id),
+                    name TEXT NOT NULL,
+                    park TEXT NOT NULL,
+                    description TEXT NOT NULL,
+                    sha256 TEXT NOT NULL REFERENCES blob(sha256),
+                    size INTEGER NOT NULL,
+                    manifest TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    uploadedBy TEXT NOT NULL,
+                    createdAt TEXT NOT NULL,
+                    confirmMatch INTEGER NOT NULL DEFAULT 0,
+                    confirmMismatch INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (packageID, version)
+                );
+                CREATE INDEX packageVersionSite ON packageVersion(siteID, status, packageID);
+                CREATE INDEX packageVersionSha ON packageVersion(sha256);
+                CREATE TABLE auditLog (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at TEXT NOT NULL,
+                    actor TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    packageID TEXT,
+                    version TEXT,
+                    sha256 TEXT,
+                    detail TEXT NOT NULL DEFAULT ''
+                );
+                CREATE TRIGGER auditLogNoUpdate BEFORE UPDATE ON auditLog BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+                CREATE TRIGGER auditLogNoDelete BEFORE DELETE ON auditLog BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+                """)
+        }
+        return m
+    }
+
+    // MARK: reading
+
+    public struct SiteSummary: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public var packages: Int
+    }
+
+    /// Sites with at least one released package, by id.
+    public func sites() throws -> [SiteSummary] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT s.id, s.name, COUNT(DISTINCT p.packageID) AS n FROM site s
+                JOIN packageVersion p ON p.siteID = s.id AND p.status = 'released'
+                GROUP BY s.id ORDER BY s.id
+                """).map { SiteSummary(id: $0["id"], name: $0["name"], packages: $0["n"]) }
+        }
+    }
+
+    public struct PackageSummary: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public var description: String
+        public var park: String
+        public var site: String
+        public var version: String
+        public var size: Int64
+        public var sha256: String
+        public var status: String
+    }
+
+    static let summaryColumns = "packageID, name, description, park, siteID, version, size, sha256, status"
+
+    static func summary(_ row: Row) -> PackageSummary {
+        PackageSummary(id: row["packageID"], name: row["name"], description: row["description"], park: row["park"], site: row["siteID"],
+                       version: row["version"], size: row["size"], sha256: row["sha256"], status: row["status"])
+    }
+
+    /// One page of a site's released packages (the newest released version of each), by id,
+    /// starting after the package id `after`.
+    public func packages(site: String, limit: Int, after: String?) throws -> (packages: [PackageSummary], next: String?) {
+        try pool.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT \(Self.summaryColumns) FROM packageVersion p
+                WHERE siteID = ? AND status = 'released' AND packageID > ?
+                  AND versionKey = (SELECT MAX(versionKey) FROM packageVersion q WHERE q.packageID = p.packageID AND q.status = 'released')
+                ORDER BY packageID LIMIT ?
+                """, arguments: [site, after ?? "", limit + 1])
+            let page = rows.prefix(limit).map(Self.summary)
+            return (Array(page), rows.count > limit ? page.last?.id : nil)
+        }
+    }
+
+    public func siteExists(_ id: String) throws -> Bool {
+        try pool.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM site WHERE id = ?)", arguments: [id]) ?? false }
+    }
+
+    /// A version (nil `version`: the newest released one).
+    public func version(package id: String, version: String?, releasedOnly: Bool = true) throws -> (PackageSummary, manifest: String)? {
+        try pool.read { db in
+            let row: Row?
+            if let version {
+                row = try Row.fetchOne(db, sql: "SELECT \(Self.summaryColumns), manifest FROM packageVersion WHERE packageID = ? AND version = ?\(releasedOnly ? " AND status = 'released'" : "")",
+                                       arguments: [id, version])
+            } else {
+                row = try Row.fetchOne(db, sql: "SELECT \(Self.summaryColumns), manifest FROM packageVersion WHERE packageID = ? AND status = 'released' ORDER BY versionKey DESC LIMIT 1",
+                                       arguments: [id])
+            }
+            return row.map { (Self.summary($0), $0["manifest"]) }
+        }
+    }
+
+    /// The released versions of a package, newest first.
+    public func versions(package id: String) throws -> [PackageSummary] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(Self.summaryColumns) FROM packageVersion WHERE packageID = ? AND status = 'released' ORDER BY versionKey DESC",
+                             arguments: [id]).map(Self.summary)
+        }
+    }
+
+    /// Whether a blob may be downloaded: some released version holds it.
+    public func isReleasedBlob(_ sha256: String) throws -> Int64? {
+        try pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT size FROM packageVersion WHERE sha256 = ? AND status = 'released' LIMIT 1", arguments: [sha256])
+        }
+    }
+
+    /// Every blob the catalog refers to (the rest on disk are orphans of interrupted uploads).
+    public func blobHashes() throws -> Set<String> {
+        try pool.read { db in Set(try String.fetchAll(db, sql: "SELECT sha256 FROM blob")) }
+    }
+
+    // MARK: writing
+
+    /// What registering an upload did.
+    public enum RegisterOutcome: Sendable, Equatable {
+        /// A new version was added.
+        case created
+        /// The same bytes were already registered for this version: nothing changed.
+        case unchanged
+        /// This version is already registered with other bytes; versions are immutable.
+        case conflict(existingSHA256: String)
+    }
+
+    /// Records an uploaded, verified package whose blob is already stored. One transaction.
+    public func register(manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String, status: String = "released") throws -> RegisterOutcome {
+        try pool.write { db in
+            if let existing = try String.fetchOne(db, sql: "SELECT sha256 FROM packageVersion WHERE packageID = ? AND version = ?", arguments: [manifest.id, manifest.version]) {
+                if existing == sha256 { return .unchanged }
+                try Self.audit(db, actor: actor, action: "upload-refused", id: manifest.id, version: manifest.version, sha256: sha256,
+                               detail: "version already published with SHA-256 \(existing)")
+                return .conflict(existingSHA256: existing)
+            }
+            let now = Self.now()
+            try db.execute(sql: "INSERT OR IGNORE INTO blob (sha256, size, storedAt) VALUES (?, ?, ?)", arguments: [sha256, size, now])
+            try db.execute(sql: "INSERT INTO site (id, name) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name",
+                           arguments: [manifest.site.id, manifest.site.name])
+            try db.execute(sql: """
+                INSERT INTO packageVersion (packageID, version, versionKey, siteID, name, park, description, sha256, size, manifest, status, uploadedBy, createdAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [manifest.id, manifest.version, Self.versionKey(manifest.version), manifest.site.id, manifest.name, manifest.park,
+                                 manifest.description, sha256, size, manifestJSON, status, actor, now])
+            try Self.audit(db, actor: actor, action: "upload", id: manifest.id, version: manifest.version, sha256: sha256, detail: "\(size) bytes, \(status)")
+            return .created
+        }
+    }
+
+    /// Counts a client's confirmation; returns the expected SHA-256 (nil: no such released version).
+    public func confirm(package id: String, version: String, sha256: String) throws -> (expected: String, match: Bool)? {
+        try pool.write { db in
+            guard let expected = try String.fetchOne(db, sql: "SELECT sha256 FROM packageVersion WHERE packageID = ? AND version = ? AND status = 'released'",
+                                                     arguments: [id, version]) else { return nil }
+            let match = expected == sha256.lowercased()
+            try db.execute(sql: "UPDATE packageVersion SET \(match ? "confirmMatch = confirmMatch + 1" : "confirmMismatch = confirmMismatch + 1") WHERE packageID = ? AND version = ?",
+                           arguments: [id, version])
+            return (expected, match)
+        }
+    }
+
+    public struct Confirmations: Codable, Sendable, Equatable {
+        public var id: String
+        public var version: String
+        public var match: Int
+        public var mismatch: Int
+    }
+
+    public func confirmations() throws -> [Confirmations] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT packageID, version, confirmMatch, confirmMismatch FROM packageVersion ORDER BY packageID, versionKey").map {
+                Confirmations(id: $0["packageID"], version: $0["version"], match: $0["confirmMatch"], mismatch: $0["confirmMismatch"])
+            }
+        }
+    }
+
+    public struct AuditEntry: Codable, Sendable, Equatable {
+        public var id: Int64
+        public var at: String
+        public var actor: String
+        public var action: String
+        public var packageID: String?
+        public var version: String?
+        public var sha256: String?
+        public var detail: String
+    }
+
+    public func auditLog(after: Int64 = 0, limit: Int = 100) throws -> [AuditEntry] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM auditLog WHERE id > ? ORDER BY id LIMIT ?", arguments: [after, limit]).map {
+                AuditEntry(id: $0["id"], at: $0["at"], actor: $0["actor"], action: $0["action"], packageID: $0["packageID"],
+                           version: $0["version"], sha256: $0["sha256"], detail: $0["detail"])
+            }
+        }
+    }
+
+    /// Appends to the audit log (in its own transaction).
+    public func audit(actor: String, action: String, id: String?, version: String?, sha256: String?, detail: String = "") throws {
+        try pool.write { db in try Self.audit(db, actor: actor, action: action, id: id, version: version, sha256: sha256, detail: detail) }
+    }
+
+    static func audit(_ db: Database, actor: String, action: String, id: String?, version: String?, sha256: String?, detail: String) throws {
+        try db.execute(sql: "INSERT INTO auditLog (at, actor, action, packageID, version, sha256, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       arguments: [now(), actor, action, id, version, sha256, detail])
+    }
+
+    /// Runs raw SQL (tests use it to show the audit log refuses changes).
+    public func execute(_ sql: String) throws { try pool.write { db in try db.execute(sql: sql) } }
+
+    static func now() -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: Date())
+    }
+
+    /// A text key that sorts versions numerically: `1.10` → `000000001.000000010.000000000.000000000`.
+    static func versionKey(_ version: String) -> String {
+        let parts = PackageVersion(version)?.components ?? []
+        let padded = parts + Array(repeating: 0, count: max(0, 4 - parts.count))
+        return padded.map { String(repeating: "0", count: max(0, 9 - String($0).count)) + String($0) }.joined(separator: ".")
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import TrailPackCrypto
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Packages on disk, content-addressed by SHA-256 and immutable: `blobs/ab/abcdef….zip`.
+///
+/// Uploads stream into `tmp/` under a unique name, are flushed to disk, verified, and renamed
+/// into place; nothing under `blobs/` is ever written in place. What an interrupted upload or a
+/// killed server leaves (files in `tmp/`, blobs the catalog never recorded) is removed at start.
+public struct BlobStore: Sendable {
+    public let root: String
+
+    public init(root: String) throws {
+        self.root = root
+        for dir in [root, root + "/blobs", root + "/tmp"] {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        }
+    }
+
+    public func path(for sha256: String) -> String { "\(root)/blobs/\(sha256.prefix(2))/\(sha256).zip" }
+
+    /// A new temporary file for an upload.
+    public func temporaryPath() -> String { "\(root)/tmp/upload-\(UUID().uuidString).part" }
+
+    /// Moves a verified upload into place (atomically; a blob already held is kept, the upload dropped).
+    public func commit(temporary: String, sha256: String) throws {
+        let destination = path(for: sha256)
+        try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        if FileManager.default.fileExists(atPath: destination) {
+            unlink(temporary)
+            return
+        }
+        guard rename(temporary, destination) == 0 else {
+            throw ServerError.internal("cannot store the package: \(String(cString: strerror(errno)))")
+        }
+        let dir = open((destination as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY)
+        if dir >= 0 { fsync(dir); close(dir) }
+    }
+
+    /// Removes leftovers of interrupted uploads and blobs the catalog does not know. Returns how many.
+    @discardableResult
+    public func collectGarbage(known: Set<String>) -> Int {
+        var removed = 0
+        let fm = FileManager.default
+        for name in (try? fm.contentsOfDirectory(atPath: root + "/tmp")) ?? [] {
+            if unlink(root + "/tmp/" + name) == 0 { removed += 1 }
+        }
+        for prefix in (try? fm.contentsOfDirectory(atPath: root + "/blobs")) ?? [] {
+            for name in (try? fm.contentsOfDirectory(atPath: root + "/blobs/" + prefix)) ?? [] where name.hasSuffix(".zip") {
+                if !known.contains(String(name.dropLast(4))), unlink(root + "/blobs/" + prefix + "/" + name) == 0 { removed += 1 }
+            }
+        }
+        return removed
+    }
+}
+
+/// Writes an upload to a temporary file while hashing it, refusing more than a limit.
+final class UploadSink {
+    let path: String
+    let limit: Int64
+    private let fd: Int32
+    private(set) var size: Int64 = 0
+    private var hasher: SHA256? = SHA256()
+
+    init(path: String, limit: Int64) throws {
+        self.path = path
+        self.limit = limit
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ServerError.internal("cannot create an upload file: \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { close(fd) }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        size += Int64(bytes.count)
+        guard size <= limit else { throw ServerError.tooLarge(limit) }
+        hasher!.update(bytes)
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ServerError.internal("cannot write the upload: \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+    }
+
+    /// Flushes to disk and returns the SHA-256 of everything written.
+    func finish() throws -> SHA256Digest {
+        guard fsync(fd) == 0 else { throw ServerError.internal("cannot flush the upload: \(String(cString: strerror(errno)))") }
+        return hasher.take()!.finalize()
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TrailPackCore
+
+/// An API error: a status, a stable code, a message, and for refused packages the findings.
+public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    public var findings: [Finding] = []
+    public var headers: HTTPFields = [:]
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, findings: [Finding] = []) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.findings = findings
+    }
+
+    static func notFound(_ what: String) -> ServerError { ServerError(.notFound, "not-found", what) }
+    static func badRequest(_ what: String) -> ServerError { ServerError(.badRequest, "bad-request", what) }
+    static func tooLarge(_ limit: Int64) -> ServerError { ServerError(.contentTooLarge, "too-large", "the upload is larger than the limit of \(limit) bytes") }
+    static func `internal`(_ what: String) -> ServerError { ServerError(.internalServerError, "internal", what) }
+
+    public var description: String { "\(status.code) \(code): \(message)" }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var error: [JSONMember] = [JSONMember("code", .string(code)), JSONMember("message", .string(message))]
+        if !findings.isEmpty { error.append(JSONMember("findings", .array(findings.map(Self.findingJSON)))) }
+        var fields = headers
+        fields[.contentType] = "application/json"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(.object([JSONMember("error", .object(error))])))))
+    }
+
+    static func findingJSON(_ f: Finding) -> JSONValue {
+        var members: [JSONMember] = [JSONMember("code", .string(f.code.rawValue)), JSONMember("severity", .string(f.severity.rawValue))]
+        if let file = f.file { members.append(JSONMember("file", .string(file))) }
+        if let path = f.path { members.append(JSONMember("path", .string(path))) }
+        members.append(JSONMember("message", .string(f.message)))
+        return .object(members)
+    }
+}

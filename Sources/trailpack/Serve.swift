@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import TrailPackServer
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the content-package download server (one command, no database to set up).",
+        discussion: """
+            The data folder holds the catalog (catalog.sqlite) and the packages, stored by SHA-256.
+            Apps list sites and packages, preview manifests, download (resumable: Range, If-Range) and
+            confirm what they received; admins upload packages, which are verified before they are kept.
+            Stops cleanly on Ctrl-C or SIGTERM.
+
+            Examples:
+              trailpack serve --data /srv/trailpack
+              trailpack serve --data ./data --port 8080 --admin-token-file ./admin.token
+              curl -H "Authorization: Bearer $(cat admin.token)" --data-binary @tour.zip http://127.0.0.1:8080/v1/admin/packages
+
+            Exit codes: 0 stopped cleanly, 2 usage error, 3 the data folder or the port cannot be used.
+            """)
+
+    @Option(help: "The data folder (created if missing).")
+    var data: String
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0: any free port, printed at start).")
+    var port = 8080
+
+    @Option(name: .customLong("admin-token-file"), help: "A file holding the admin token for uploads (or set TRAILPACK_ADMIN_TOKEN). Without it, uploads are off.")
+    var adminTokenFile: String?
+
+    @Option(name: .customLong("max-upload-mb"), help: "The largest upload accepted, in MiB.")
+    var maxUploadMB: Int64 = 16 * 1024
+
+    @Option(name: .customLong("download-base-url"), help: "Answer downloads with a redirect to <url>/<sha256>.zip (a CDN or object store holding the same files).")
+    var downloadBaseURL: String?
+
+    func run() async throws {
+        var token = ProcessInfo.processInfo.environment["TRAILPACK_ADMIN_TOKEN"]
+        if let adminTokenFile {
+            guard let text = try? String(contentsOfFile: adminTokenFile, encoding: .utf8) else { throw CLIError.io("cannot read '\(adminTokenFile)'") }
+            token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if let t = token, t.count < 16 { throw CLIError.usage("the admin token must be at least 16 characters") }
+        let configuration = ServerConfiguration(dataDirectory: data, host: host, port: port, adminToken: token,
+                                                maxUploadBytes: maxUploadMB << 20, downloadBaseURL: downloadBaseURL)
+        let server: TrailPackServer
+        do { server = try TrailPackServer(configuration: configuration) } catch { throw CLIError.io("cannot open the data folder '\(data)': \(error)") }
+        var logger = Logger(label: "trailpack.serve")
+        logger.logLevel = .info
+        let banner = "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory)\(token == nil ? ", uploads off" : ""))\n"
+        let app = server.application(logger: logger) { port in
+            FileHandle.standardOutput.write(Data(banner.replacingOccurrences(of: "%d", with: String(port)).utf8))
+        }
+        do { try await app.runService() } catch { throw CLIError.io("the server stopped: \(error)") }
+    }
+}
