@@ -41,3 +41,17 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
         return .object(members)
     }
 }
+
+/// Gives every error the same JSON shape, including Hummingbird's own (an unmatched route's 404).
+struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as ServerError {
+            throw error
+        } catch let error as HTTPError {
+            let message = error.body ?? (error.status == .notFound ? "no such resource: \(request.uri.path)" : error.status.reasonPhrase)
+            throw ServerError(error.status, error.status == .notFound ? "not-found" : "http-\(error.status.code)", message)
+        }
+    }
+}

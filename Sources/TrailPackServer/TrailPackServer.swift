@@ -58,6 +58,7 @@ public struct TrailPackServer: Sendable {
     public func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: LogRequestsMiddleware(.info))
+        router.add(middleware: JSONErrorMiddleware())
         let api = API(server: self)
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/v1/sites") { request, context in try api.sites(request, context) }

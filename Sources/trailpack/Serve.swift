@@ -50,6 +50,8 @@ struct Serve: AsyncParsableCommand {
                                                 maxUploadBytes: maxUploadMB << 20, downloadBaseURL: downloadBaseURL)
         let server: TrailPackServer
         do { server = try TrailPackServer(configuration: configuration) } catch { throw CLIError.io("cannot open the data folder '\(data)': \(error)") }
+        // Logs go to standard error; standard output carries only the "listening on" line.
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "trailpack.serve")
         logger.logLevel = .info
         let banner = "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory)\(token == nil ? ", uploads off" : ""))\n"
