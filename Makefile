@@ -6,7 +6,7 @@ SWIFT ?= swift
 BIN := .build/debug/trailpack
 RELEASE_BIN := .build/release/trailpack
 # What building needs, and the independent tools the tests cross-check against.
-DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev python3
+DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3
 OUT := out
 
 .PHONY: all deps build release test demo fixtures examples fuzz bench bench-quick bench-deps clean
@@ -49,6 +49,7 @@ demo: build
 	unzip -tq $(OUT)/santiam-wagon-road.zip
 	unzip -p $(OUT)/santiam-wagon-road.zip manifest.json > $(OUT)/manifest.json
 	$(BIN) validate $(OUT)/manifest.json
+	@bash scripts/demo-serve.sh $(BIN) $(OUT)
 
 # Benchmarks against the peer tools, in one run (bench/run.py). bench-quick: the small and tiny sets.
 ZF := bench/zf-peer/.build/release/zf-bench

@@ -33,7 +33,7 @@ let package = Package(
         // Package -> report. A mobile client needs Core + Verifier (+ the C libraries) only.
         .target(name: "TrailPackVerifier", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive"]),
         // The server's catalog: GRDB over SQLite, with migrations.
-        .target(name: "TrailPackCatalog", dependencies: ["TrailPackCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "TrailPackCatalog", dependencies: ["TrailPackCore", "TrailPackCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
         // The download server (Hummingbird 2).
         .target(
             name: "TrailPackServer",

@@ -2,7 +2,7 @@
 """Generates the benchmark tours under bench/data/ (never committed). Each is a valid tour folder.
 
   small   ~20 MB: a few videos, photos, clips and texts
-  medium  ~1 GiB: ~20 videos of 30-50 MB, ~200 photos of 1-4 MB, ~50 clips of 2-5 MB, ~300 texts of 1-50 KB, ~40 stops
+  medium  ~1.08 GB (the issue's reference set): 16 videos of 30-50 MB, 200 photos of 1-2 MB, 50 clips of 2-3 MB, 300 texts of 1-50 KB, 40 stops
   large   ~4 GiB: mostly video (memory flatness, ZIP64 past 4 GiB in all)
   tiny    20,000 files of 1 KB (per-file overhead)
 
@@ -16,7 +16,7 @@ WORDS = "trail ridge creek meadow lookout pass wagon road toll station lava fore
 SETS = {
     # name: (stops, [(count, ext, min bytes, max bytes)])
     "small": (6, [(2, "mp4", 4 << 20, 6 << 20), (8, "jpg", 500 << 10, 1 << 20), (3, "mp3", 1 << 20, 2 << 20), (30, "md", 1 << 10, 20 << 10)]),
-    "medium": (40, [(20, "mp4", 30 << 20, 50 << 20), (200, "jpg", 1 << 20, 4 << 20), (50, "mp3", 2 << 20, 5 << 20),
+    "medium": (40, [(16, "mp4", 30 << 20, 50 << 20), (200, "jpg", 1 << 20, 2 << 20), (50, "mp3", 2 << 20, 3 << 20),
                     (100, "txt", 1 << 10, 50 << 10), (100, "json", 1 << 10, 50 << 10), (100, "md", 1 << 10, 50 << 10)]),
     "large": (20, [(40, "mp4", 90 << 20, 110 << 20), (40, "jpg", 1 << 20, 4 << 20), (20, "md", 1 << 10, 20 << 10)]),
     "tiny": (100, [(20000, "txt", 1000, 1000)]),

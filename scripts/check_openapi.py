@@ -70,6 +70,10 @@ requests = [
     ("HEAD", "/v1/blobs/{file}", f"/v1/blobs/{sha}.zip", None, {}),
     ("POST", "/v1/admin/packages", "/v1/admin/packages", b"not a zip", {"Content-Type": "application/zip"}),
     ("POST", "/v1/admin/packages", "/v1/admin/packages", b"not a zip", {"Content-Type": "application/zip", "Authorization": f"Bearer {token}"}),
+    ("GET", "/v1/admin/packages/{id}/versions/{version}", f"/v1/admin/packages/{pid}/versions/{version}", None, {"Authorization": f"Bearer {token}"}),
+    ("POST", "/v1/admin/packages/{id}/versions/{version}/{action}", f"/v1/admin/packages/{pid}/versions/{version}/push", None, {"Authorization": f"Bearer {token}"}),
+    ("POST", "/v1/admin/packages/{id}/versions/{version}/{action}", f"/v1/admin/packages/{pid}/versions/{version}/dance", None, {"Authorization": f"Bearer {token}"}),
+    ("GET", "/v1/packages/{id}/versions/{version}/signatures", f"/v1/packages/{pid}/versions/{version}/signatures", None, {}),
     ("GET", "/v1/admin/confirmations", "/v1/admin/confirmations", None, {"Authorization": f"Bearer {token}"}),
     ("GET", "/v1/admin/audit", "/v1/admin/audit", None, {"Authorization": f"Bearer {token}"}),
 ]

@@ -58,6 +58,7 @@ public final class Catalog: Sendable {
                 CREATE TRIGGER auditLogNoDelete BEFORE DELETE ON auditLog BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
                 """)
         }
+        registerWorkflowMigration(&m)
         return m
     }
 

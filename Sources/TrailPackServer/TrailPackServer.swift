@@ -20,9 +20,19 @@ public struct ServerConfiguration: Sendable {
     public var maxUploadBytes: Int64
     /// When set, downloads answer with a redirect to `<base>/<sha256>.zip` (a CDN or object store).
     public var downloadBaseURL: String?
+    /// How many distinct reviewers must approve a version before its publisher may release it.
+    /// 0: an upload by a publisher is released at once (a single-operator server).
+    public var approvals: Int
+    /// How uploads are scanned for malware.
+    public var scanner: MalwareScanner.Engine
+
+    public static let defaultApprovals = 2
 
     public init(dataDirectory: String, host: String = "127.0.0.1", port: Int = 8080, adminToken: String? = nil,
-                maxUploadBytes: Int64 = 16 << 30, downloadBaseURL: String? = nil) {
+                maxUploadBytes: Int64 = 16 << 30, downloadBaseURL: String? = nil, approvals: Int = ServerConfiguration.defaultApprovals,
+                scanner: MalwareScanner.Engine = .clamscan(database: nil)) {
+        self.approvals = approvals
+        self.scanner = scanner
         self.dataDirectory = dataDirectory
         self.host = host
         self.port = port
@@ -44,6 +54,7 @@ public struct TrailPackServer: Sendable {
         store = try BlobStore(root: configuration.dataDirectory)
         catalog = try Catalog(path: configuration.dataDirectory + "/catalog.sqlite")
         store.collectGarbage(known: try catalog.blobHashes())
+        if configuration.adminTokenHash != nil { try catalog.ensureUser(name: "admin", role: .admin) }
     }
 
     /// The application, ready to run (`runService()` stops gracefully on SIGINT and SIGTERM).
@@ -70,6 +81,9 @@ public struct TrailPackServer: Sendable {
         router.get("/v1/blobs/:file") { request, context in try await api.download(request, context, head: false) }
         router.head("/v1/blobs/:file") { request, context in try await api.download(request, context, head: true) }
         router.post("/v1/admin/packages") { request, context in try await api.upload(request, context) }
+        router.get("/v1/admin/packages/:id/versions/:version") { request, context in try api.state(request, context) }
+        router.post("/v1/admin/packages/:id/versions/:version/:action") { request, context in try await api.transition(request, context) }
+        router.get("/v1/packages/:id/versions/:version/signatures") { request, context in try api.signatures(request, context) }
         router.get("/v1/admin/confirmations") { request, context in try api.confirmations(request, context) }
         router.get("/v1/admin/audit") { request, context in try api.audit(request, context) }
         return router
@@ -201,25 +215,34 @@ struct API: Sendable {
 
     // MARK: uploads
 
-    func requireAdmin(_ request: Request) throws -> String {
-        guard let expected = server.configuration.adminTokenHash else {
-            throw ServerError(.forbidden, "uploads-disabled", "uploads are disabled: start the server with --admin-token-file")
-        }
+    /// The user behind the request's bearer token: the bootstrap admin token (`--admin-token-file`),
+    /// or a token issued with `trailpack admin token issue`. 401 without a valid one, 403 without a role in `roles`.
+    func authenticate(_ request: Request, roles: Set<Catalog.Role>) throws -> Catalog.User {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
             var e = ServerError(.unauthorized, "unauthorized", "send 'Authorization: Bearer <token>'")
             e.headers[.wwwAuthenticate] = "Bearer"
             throw e
         }
-        guard SHA256.hash(Array(header.dropFirst(7).utf8)) == expected else {
-            var e = ServerError(.unauthorized, "unauthorized", "the token is not valid")
+        let token = String(header.dropFirst(7))
+        var user: Catalog.User?
+        if let bootstrap = server.configuration.adminTokenHash, SHA256.hash(Array(token.utf8)) == bootstrap {
+            user = Catalog.User(name: "admin", role: .admin, publicKey: nil)
+        } else {
+            user = try catalog.authenticate(token: token)
+        }
+        guard let user else {
+            var e = ServerError(.unauthorized, "unauthorized", "the token is not valid (or was revoked)")
             e.headers[.wwwAuthenticate] = "Bearer error=\"invalid_token\""
             throw e
         }
-        return "admin"
+        guard roles.contains(user.role) else {
+            throw ServerError(.forbidden, "forbidden", "'\(user.name)' is a \(user.role.rawValue); this needs the \(roles.map(\.rawValue).sorted().joined(separator: " or ")) role")
+        }
+        return user
     }
 
     func upload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let actor = try requireAdmin(request)
+        let actor = try authenticate(request, roles: [.publisher, .admin]).name
         let limit = server.configuration.maxUploadBytes
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw ServerError.tooLarge(limit) }
         let temp = server.store.temporaryPath()
@@ -239,15 +262,30 @@ struct API: Sendable {
                                detail: "\(report.findings.filter { $0.severity == .error }.count) findings")
             throw ServerError(.unprocessableContent, "invalid-package", "the package is not valid; nothing was stored", findings: report.findings)
         }
+        let scanner = MalwareScanner(engine: server.configuration.scanner)
+        let verdict: MalwareScanner.Verdict = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: scanner.scan(temp)) }
+        }
+        if case .infected(let signature) = verdict {
+            try? catalog.audit(actor: actor, action: "upload-refused", id: manifest.id, version: manifest.version, sha256: digest.hex, detail: "malware: \(signature)")
+            throw ServerError(.unprocessableContent, "malware", "the malware scan found \(signature); nothing was stored")
+        }
         try server.store.commit(temporary: temp, sha256: digest.hex)
         committed = true
         let manifestJSON = JSONWriter.string(manifest.jsonValue)
-        switch try catalog.register(manifest: manifest, manifestJSON: manifestJSON, sha256: digest.hex, size: sink.size, actor: actor) {
+        var initial = server.configuration.approvals == 0 ? "released" : "draft"
+        if case .held = verdict { initial = "draft" }
+        let outcome = try catalog.register(manifest: manifest, manifestJSON: manifestJSON, sha256: digest.hex, size: sink.size, actor: actor, status: initial)
+        if case .held(let reason) = verdict, outcome == .created {
+            try catalog.setScan(package: manifest.id, version: manifest.version, status: "held", detail: reason)
+            try catalog.audit(actor: actor, action: "scan-held", id: manifest.id, version: manifest.version, sha256: digest.hex, detail: reason)
+        }
+        switch outcome {
         case .created:
-            return respond(.object(["stored": .bool(true), "package": summaryJSON(try catalog.version(package: manifest.id, version: manifest.version)!.0)]), status: .created)
+            return respond(.object(["stored": .bool(true), "package": summaryJSON(try catalog.version(package: manifest.id, version: manifest.version, releasedOnly: false)!.0)]), status: .created)
         case .unchanged:
             return respond(.object(["stored": .bool(false), "message": .string("this version is already held with the same bytes"),
-                                    "package": summaryJSON(try catalog.version(package: manifest.id, version: manifest.version)!.0)]))
+                                    "package": summaryJSON(try catalog.version(package: manifest.id, version: manifest.version, releasedOnly: false)!.0)]))
         case .conflict(let existing):
             // The bytes stay only if another version refers to them; the next start collects them otherwise.
             throw ServerError(.conflict, "version-exists", "version \(manifest.version) of '\(manifest.id)' is already published with SHA-256 \(existing); publish a new version number instead")
@@ -255,14 +293,14 @@ struct API: Sendable {
     }
 
     func confirmations(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-        _ = try requireAdmin(request)
+        _ = try authenticate(request, roles: [.admin, .reviewer, .publisher])
         return respond(.object(["confirmations": .array(try catalog.confirmations().map {
             .object(["id": .string($0.id), "version": .string($0.version), "match": .number(JSONNumber(Int64($0.match))), "mismatch": .number(JSONNumber(Int64($0.mismatch)))])
         })]))
     }
 
     func audit(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-        _ = try requireAdmin(request)
+        _ = try authenticate(request, roles: [.admin, .reviewer])
         let after = request.uri.queryParameters.get("after").flatMap(Int64.init) ?? 0
         let entries = try catalog.auditLog(after: after, limit: 500)
         return respond(.object(["entries": .array(entries.map { e in
@@ -272,6 +310,75 @@ struct API: Sendable {
                 "sha256": e.sha256.map { .string($0) } ?? .null, "detail": .string(e.detail),
             ])
         })]))
+    }
+}
+
+extension API {
+    func stateJSON(_ s: Catalog.VersionState) -> JSONValue {
+        .object([
+            "status": .string(s.status), "uploadedBy": .string(s.uploadedBy), "approvals": .array(s.approvals.map { .string($0) }),
+            "required": .number(JSONNumber(Int64(server.configuration.approvals))),
+            "scan": .object(["status": .string(s.scanStatus), "detail": .string(s.scanDetail)]),
+        ])
+    }
+
+    func state(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+        _ = try authenticate(request, roles: [.publisher, .reviewer, .admin])
+        let id = try context.parameters.require("id"), version = try context.parameters.require("version")
+        guard let s = try catalog.state(package: id, version: version) else { throw ServerError.notFound("no version \(version) of '\(id)'") }
+        return respond(stateJSON(s))
+    }
+
+    /// startPublish, approvePublish, denyPublish, pushPublish, and withdraw.
+    func transition(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id"), version = try context.parameters.require("version")
+        let action = try context.parameters.require("action")
+        guard let transition = Catalog.Transition(rawValue: action) else {
+            throw ServerError.notFound("no action '\(action)'; the actions are start, approve, deny, push and withdraw")
+        }
+        let user = try authenticate(request, roles: [.publisher, .reviewer, .admin])
+        var signature: String?
+        if transition == .approve {
+            var body = try await request.body.collect(upTo: 16 << 10)
+            if body.readableBytes > 0, let bytes = body.readBytes(length: body.readableBytes) {
+                guard let doc = try? JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 16 << 10)).value, case .string(let text)? = doc["signature"] else {
+                    throw ServerError.badRequest("send no body, or {\"signature\": \"<the .minisig file's text>\"}")
+                }
+                try checkApprovalSignature(text, package: id, version: version, user: user)
+                signature = text
+            }
+        }
+        switch try catalog.apply(transition, package: id, version: version, by: user, required: server.configuration.approvals, signature: signature) {
+        case .notFound: throw ServerError.notFound("no version \(version) of '\(id)'")
+        case .forbidden(let why): throw ServerError(.forbidden, "forbidden", why)
+        case .illegal(let current, let why): throw ServerError(.conflict, "illegal-transition", "cannot \(action): \(why) (current state: \(current))")
+        case .moved:
+            return respond(stateJSON(try catalog.state(package: id, version: version)!))
+        }
+    }
+
+    /// An approval's signature must be the reviewer's registered key's valid signature of exactly these bytes.
+    func checkApprovalSignature(_ text: String, package id: String, version: String, user: Catalog.User) throws {
+        guard let keyText = user.publicKey, let key = try? Minisign.PublicKey(fileText: keyText) else {
+            throw ServerError(.unprocessableContent, "no-public-key", "'\(user.name)' has no public key registered; add one with 'trailpack admin user add --public-key'")
+        }
+        guard let (summary, manifestText) = try catalog.version(package: id, version: version, releasedOnly: false) else {
+            throw ServerError.notFound("no version \(version) of '\(id)'")
+        }
+        let prehash = try Minisign.prehash(path: server.store.path(for: summary.sha256))
+        let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest
+        let result = SignatureCheck.check(signatures: [.init(name: "approval", text: text)], trustedKeys: [key], threshold: 1, prehash: prehash,
+                                          manifest: manifest, sha256: SHA256Digest(hex: summary.sha256)!)
+        guard result.findings.isEmpty else {
+            throw ServerError(.unprocessableContent, "bad-signature", "the approval's signature is not \(user.name)'s valid signature of this package", findings: result.findings)
+        }
+    }
+
+    func signatures(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+        let id = try context.parameters.require("id"), version = try context.parameters.require("version")
+        guard try catalog.version(package: id, version: version) != nil else { throw ServerError.notFound("no released version \(version) of '\(id)'") }
+        let list = try catalog.approvalSignatures(package: id, version: version)
+        return respond(.object(["signatures": .array(list.map { .object(["reviewer": .string($0.reviewer), "minisig": .string($0.signature)]) })]))
     }
 }
 

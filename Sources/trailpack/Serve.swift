@@ -17,6 +17,7 @@ struct Serve: AsyncParsableCommand {
               trailpack serve --data /srv/trailpack
               trailpack serve --data ./data --port 8080 --admin-token-file ./admin.token
               curl -H "Authorization: Bearer $(cat admin.token)" --data-binary @tour.zip http://127.0.0.1:8080/v1/admin/packages
+              trailpack serve --data ./data --approvals 2 --clamav-db /var/lib/clamav
 
             Exit codes: 0 stopped cleanly, 2 usage error, 3 the data folder or the port cannot be used.
             """)
@@ -39,6 +40,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("download-base-url"), help: "Answer downloads with a redirect to <url>/<sha256>.zip (a CDN or object store holding the same files).")
     var downloadBaseURL: String?
 
+    @Option(help: "How many distinct reviewers must approve a version before its publisher may release it (0: uploads are released at once).")
+    var approvals = ServerConfiguration.defaultApprovals
+
+    @Option(name: .customLong("clamav-db"), help: "A folder of ClamAV signature databases for clamscan (default: clamscan's own).")
+    var clamavDB: String?
+
+    @Option(name: .customLong("clamd-socket"), help: "Scan with clamdscan through this clamd socket instead of clamscan.")
+    var clamdSocket: String?
+
+    @Flag(name: .customLong("no-malware-scan"), help: "Do not scan uploads: every version is then held and cannot be released.")
+    var noMalwareScan = false
+
     func run() async throws {
         var token = ProcessInfo.processInfo.environment["TRAILPACK_ADMIN_TOKEN"]
         if let adminTokenFile {
@@ -46,8 +59,11 @@ struct Serve: AsyncParsableCommand {
             token = text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         if let t = token, t.count < 16 { throw CLIError.usage("the admin token must be at least 16 characters") }
+        guard approvals >= 0 else { throw CLIError.usage("--approvals must be 0 or more") }
+        let scanner: MalwareScanner.Engine = noMalwareScan ? .off : clamdSocket.map { .clamd(socket: $0) } ?? .clamscan(database: clamavDB)
         let configuration = ServerConfiguration(dataDirectory: data, host: host, port: port, adminToken: token,
-                                                maxUploadBytes: maxUploadMB << 20, downloadBaseURL: downloadBaseURL)
+                                                maxUploadBytes: maxUploadMB << 20, downloadBaseURL: downloadBaseURL,
+                                                approvals: approvals, scanner: scanner)
         let server: TrailPackServer
         do { server = try TrailPackServer(configuration: configuration) } catch { throw CLIError.io("cannot open the data folder '\(data)': \(error)") }
         // Logs go to standard error; standard output carries only the "listening on" line.

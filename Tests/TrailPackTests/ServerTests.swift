@@ -35,7 +35,8 @@ struct ServerRouteTests {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let packages = try ServerFixtures.packages(dir)
-        let server = try TrailPackServer(configuration: ServerConfiguration(dataDirectory: dir + "/data", adminToken: Self.token, maxUploadBytes: 1 << 20))
+        let server = try TrailPackServer(configuration: ServerConfiguration(dataDirectory: dir + "/data", adminToken: Self.token, maxUploadBytes: 1 << 20,
+                                                                            approvals: 0, scanner: .clamscan(database: TestClamAV.database)))
         let app = Application(router: server.router())
         try await app.test(.router) { client in try await body(server, packages, client) }
     }
@@ -210,7 +211,8 @@ struct ServerEndToEndTests {
     static func start(data: String, tokenFile: String) throws -> Running {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Support.binary)
-        process.arguments = ["serve", "--data", data, "--port", "0", "--admin-token-file", tokenFile, "--max-upload-mb", "64"]
+        process.arguments = ["serve", "--data", data, "--port", "0", "--admin-token-file", tokenFile, "--max-upload-mb", "64",
+                             "--approvals", "0", "--clamav-db", TestClamAV.database]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

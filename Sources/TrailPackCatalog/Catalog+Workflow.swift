@@ -1,0 +1,213 @@
+import Foundation
+import GRDB
+import TrailPackCore
+import TrailPackCrypto
+
+/// Accounts, API tokens, and the publish workflow: draft → pending → ready → released (→ withdrawn).
+extension Catalog {
+    public enum Role: String, Codable, Sendable, CaseIterable {
+        case publisher, reviewer, admin
+    }
+
+    public struct User: Codable, Sendable, Equatable {
+        public var name: String
+        public var role: Role
+        /// The reviewer's minisign public key (base64), for signed approvals.
+        public var publicKey: String?
+
+        public init(name: String, role: Role, publicKey: String?) {
+            self.name = name
+            self.role = role
+            self.publicKey = publicKey
+        }
+    }
+
+    static func registerWorkflowMigration(_ m: inout DatabaseMigrator) {
+        m.registerMigration("v2-workflow") { db in
+            try db.execute(sql: """
+                CREATE TABLE user (name TEXT PRIMARY KEY NOT NULL, role TEXT NOT NULL CHECK (role IN ('publisher', 'reviewer', 'admin')),
+                                   publicKey TEXT, createdAt TEXT NOT NULL);
+                CREATE TABLE token (id TEXT PRIMARY KEY NOT NULL, userName TEXT NOT NULL REFERENCES user(name), hash BLOB NOT NULL,
+                                    createdAt TEXT NOT NULL, revokedAt TEXT);
+                CREATE TABLE approval (packageID TEXT NOT NULL, version TEXT NOT NULL, reviewer TEXT NOT NULL REFERENCES user(name),
+                                       at TEXT NOT NULL, signature TEXT, PRIMARY KEY (packageID, version, reviewer));
+                ALTER TABLE packageVersion ADD COLUMN scanStatus TEXT NOT NULL DEFAULT 'clean';
+                ALTER TABLE packageVersion ADD COLUMN scanDetail TEXT NOT NULL DEFAULT '';
+                """)
+        }
+    }
+
+    // MARK: users and tokens
+
+    public func addUser(name: String, role: Role, publicKey: String? = nil) throws {
+        try pool.write { db in
+            try db.execute(sql: "INSERT INTO user (name, role, publicKey, createdAt) VALUES (?, ?, ?, ?)", arguments: [name, role.rawValue, publicKey, Self.now()])
+            try Self.audit(db, actor: "admin-cli", action: "user-add", id: nil, version: nil, sha256: nil, detail: "\(name) as \(role.rawValue)")
+        }
+    }
+
+    /// Adds the user unless it exists (the bootstrap admin of `--admin-token-file`).
+    public func ensureUser(name: String, role: Role) throws {
+        try pool.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO user (name, role, createdAt) VALUES (?, ?, ?)", arguments: [name, role.rawValue, Self.now()])
+        }
+    }
+
+    public func users() throws -> [User] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT name, role, publicKey FROM user ORDER BY name").map {
+                User(name: $0["name"], role: Role(rawValue: $0["role"]) ?? .publisher, publicKey: $0["publicKey"])
+            }
+        }
+    }
+
+    /// Issues a token for `user`: `tp_<id>_<secret>`. Only the SHA-256 of the secret is stored;
+    /// the token is returned once and never again.
+    public func issueToken(user: String) throws -> (id: String, token: String) {
+        let id = try SecureRandom.bytes(6).map { String(format: "%02x", $0) }.joined()
+        let secret = try SecureRandom.bytes(24).map { String(format: "%02x", $0) }.joined()
+        try pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM user WHERE name = ?)", arguments: [user]) == true else {
+                throw CatalogError.noSuchUser(user)
+            }
+            try db.execute(sql: "INSERT INTO token (id, userName, hash, createdAt) VALUES (?, ?, ?, ?)",
+                           arguments: [id, user, Data(SHA256.hash(Array(secret.utf8)).bytes), Self.now()])
+            try Self.audit(db, actor: "admin-cli", action: "token-issue", id: nil, version: nil, sha256: nil, detail: "token \(id) for \(user)")
+        }
+        return (id, "tp_\(id)_\(secret)")
+    }
+
+    public func revokeToken(id: String) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE token SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL", arguments: [Self.now(), id])
+            let changed = db.changesCount > 0
+            if changed { try Self.audit(db, actor: "admin-cli", action: "token-revoke", id: nil, version: nil, sha256: nil, detail: "token \(id)") }
+            return changed
+        }
+    }
+
+    /// The user a bearer token belongs to, or nil. The secret's hash is compared in constant time.
+    public func authenticate(token: String) throws -> User? {
+        let parts = token.split(separator: "_")
+        guard parts.count == 3, parts[0] == "tp" else { return nil }
+        let id = String(parts[1]), secret = String(parts[2])
+        return try pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT t.hash, u.name, u.role, u.publicKey FROM token t JOIN user u ON u.name = t.userName WHERE t.id = ? AND t.revokedAt IS NULL
+                """, arguments: [id]) else { return nil }
+            let stored: Data = row["hash"]
+            guard ConstantTime.equals(Array(stored), SHA256.hash(Array(secret.utf8)).bytes) else { return nil }
+            return User(name: row["name"], role: Role(rawValue: row["role"]) ?? .publisher, publicKey: row["publicKey"])
+        }
+    }
+
+    // MARK: the workflow
+
+    public enum Transition: String, Sendable {
+        case start, approve, deny, push, withdraw
+    }
+
+    /// What a transition did, or why it was refused.
+    public enum TransitionOutcome: Sendable, Equatable {
+        case moved(from: String, to: String, approvals: Int)
+        case illegal(current: String, reason: String)
+        case forbidden(String)
+        case notFound
+    }
+
+    /// Applies `transition` to a package version as `user`, in one transaction, so that racing
+    /// requests leave one of the legal outcomes.
+    ///
+    /// - Parameters:
+    ///   - required: how many distinct reviewers' approvals make a version ready.
+    ///   - signature: an approval's minisign signature of the package (already checked by the caller).
+    public func apply(_ transition: Transition, package id: String, version: String, by user: User, required: Int, signature: String? = nil) throws -> TransitionOutcome {
+        try pool.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT status, uploadedBy, sha256, scanStatus, scanDetail FROM packageVersion WHERE packageID = ? AND version = ?",
+                                             arguments: [id, version]) else { return .notFound }
+            let status: String = row["status"], uploader: String = row["uploadedBy"], sha: String = row["sha256"]
+            let scan: String = row["scanStatus"], scanDetail: String = row["scanDetail"]
+            func move(_ to: String, approvals: Int = 0, detail: String = "") throws -> TransitionOutcome {
+                try db.execute(sql: "UPDATE packageVersion SET status = ? WHERE packageID = ? AND version = ?", arguments: [to, id, version])
+                try Self.audit(db, actor: user.name, action: transition.rawValue, id: id, version: version, sha256: sha,
+                               detail: "\(status) → \(to)\(detail.isEmpty ? "" : "; " + detail)")
+                return .moved(from: status, to: to, approvals: approvals)
+            }
+            func refuse(_ reason: String) throws -> TransitionOutcome {
+                try Self.audit(db, actor: user.name, action: transition.rawValue + "-refused", id: id, version: version, sha256: sha, detail: reason)
+                return .illegal(current: status, reason: reason)
+            }
+            switch transition {
+            case .start:
+                guard user.name == uploader || user.role == .admin else { return .forbidden("only the publisher who uploaded it (\(uploader)) can open its publish request") }
+                guard status == "draft" else { return try refuse("a publish request can be opened on a draft; this version is \(status)") }
+                if required == 0 { return try move("ready") }
+                return try move("pending")
+            case .approve:
+                guard user.role == .reviewer || user.role == .admin else { return .forbidden("approving needs the reviewer or admin role") }
+                guard user.name != uploader else { return .forbidden("a publisher cannot approve their own request") }
+                guard status == "pending" || status == "ready" else { return try refuse("only a pending request can be approved; this version is \(status)") }
+                try db.execute(sql: "INSERT OR IGNORE INTO approval (packageID, version, reviewer, at, signature) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [id, version, user.name, Self.now(), signature])
+                let count = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT reviewer) FROM approval WHERE packageID = ? AND version = ?", arguments: [id, version]) ?? 0
+                let to = count >= required ? "ready" : "pending"
+                return try move(to, approvals: count, detail: "\(count) of \(required) approvals\(signature == nil ? "" : ", signed")")
+            case .deny:
+                guard user.role == .reviewer || user.role == .admin else { return .forbidden("denying needs the reviewer or admin role") }
+                guard status == "pending" || status == "ready" else { return try refuse("only a pending or ready request can be denied; this version is \(status)") }
+                try db.execute(sql: "DELETE FROM approval WHERE packageID = ? AND version = ?", arguments: [id, version])
+                return try move("draft", detail: "approvals cleared")
+            case .push:
+                guard user.name == uploader else { return .forbidden("only the publisher who uploaded it (\(uploader)) can release it") }
+                guard status == "ready" else { return try refuse("only a ready version can be released; this version is \(status)") }
+                guard scan == "clean" else { return try refuse("the version is held by the malware scan: \(scanDetail)") }
+                return try move("released")
+            case .withdraw:
+                guard user.role == .admin else { return .forbidden("withdrawing needs the admin role") }
+                guard status == "released" else { return try refuse("only a released version can be withdrawn; this version is \(status)") }
+                return try move("withdrawn")
+            }
+        }
+    }
+
+    /// Records the malware scan's verdict for a stored version.
+    public func setScan(package id: String, version: String, status: String, detail: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE packageVersion SET scanStatus = ?, scanDetail = ? WHERE packageID = ? AND version = ?", arguments: [status, detail, id, version])
+        }
+    }
+
+    public struct VersionState: Codable, Sendable, Equatable {
+        public var status: String
+        public var uploadedBy: String
+        public var scanStatus: String
+        public var scanDetail: String
+        public var approvals: [String]
+    }
+
+    public func state(package id: String, version: String) throws -> VersionState? {
+        try pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT status, uploadedBy, scanStatus, scanDetail FROM packageVersion WHERE packageID = ? AND version = ?",
+                                             arguments: [id, version]) else { return nil }
+            let approvals = try String.fetchAll(db, sql: "SELECT reviewer FROM approval WHERE packageID = ? AND version = ? ORDER BY reviewer", arguments: [id, version])
+            return VersionState(status: row["status"], uploadedBy: row["uploadedBy"], scanStatus: row["scanStatus"], scanDetail: row["scanDetail"], approvals: approvals)
+        }
+    }
+
+    /// The reviewers' signatures of a version (served to clients for `verify --threshold`).
+    public func approvalSignatures(package id: String, version: String) throws -> [(reviewer: String, signature: String)] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT reviewer, signature FROM approval WHERE packageID = ? AND version = ? AND signature IS NOT NULL ORDER BY reviewer",
+                             arguments: [id, version]).map { ($0["reviewer"], $0["signature"]) }
+        }
+    }
+}
+
+public enum CatalogError: Error, CustomStringConvertible {
+    case noSuchUser(String)
+    public var description: String {
+        switch self {
+        case .noSuchUser(let u): "there is no user '\(u)'; add one with 'trailpack admin user add'"
+        }
+    }
+}

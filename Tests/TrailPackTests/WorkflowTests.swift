@@ -1,0 +1,256 @@
+import Foundation
+import Testing
+import TrailPackCatalog
+import TrailPackCore
+import TrailPackServer
+
+/// A ClamAV signature database made here (the public ones cannot be downloaded): one body
+/// signature for the EICAR test string.
+enum TestClamAV {
+    static let eicar = #"X5O!P%@AP[4\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*"#
+
+    static let database: String = {
+        let dir = NSTemporaryDirectory() + "trailpack-clamav-db"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let hex = eicar.utf8.map { String(format: "%02x", $0) }.joined()
+        try? "Trailpack.Test.EICAR:0:*:\(hex)\n".write(toFile: dir + "/trailpack-test.ndb", atomically: true, encoding: .utf8)
+        return dir
+    }()
+}
+
+@Suite("publish workflow, roles and malware scanning", .serialized)
+struct WorkflowTests {
+    struct Setup {
+        let dir: String
+        let server: ServerEndToEndTests.Running
+        var tokens: [String: String] = [:]
+        var base: String { server.base }
+
+        func curl(_ method: String, _ path: String, as user: String?, body: String? = nil, file: String? = nil) throws -> (Int, String) {
+            var args = ["-s", "-X", method, "-w", "\n%{http_code}"]
+            if let user { args += ["-H", "Authorization: Bearer \(tokens[user]!)"] }
+            if let body { args += ["-d", body] }
+            if let file { args += ["--data-binary", "@" + file] }
+            let out = try Support.run("curl", args + [base + path])
+            let lines = out.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+        }
+    }
+
+    /// A server with approvals = 2 and the test ClamAV database, and users maria (publisher),
+    /// ken and lee (reviewers, with signing keys), root (admin).
+    static func setUp(_ dir: String, extra: [String] = []) throws -> Setup {
+        let data = dir + "/data"
+        func admin(_ args: String...) throws -> Support.Output {
+            let out = try Support.run(Support.binary, ["admin"] + Array(args.prefix(2)) + ["--data", data] + Array(args.dropFirst(2)))
+            #expect(out.status == 0, "admin \(args): \(out.stderr)")
+            return out
+        }
+        try FileManager.default.createDirectory(atPath: dir + "/keys", withIntermediateDirectories: true)
+        for reviewer in ["ken", "lee"] {
+            #expect(try Support.trailpack("keygen", "-s", dir + "/\(reviewer).key", "-p", dir + "/keys/\(reviewer).pub", "--unencrypted").status == 0)
+        }
+        _ = try admin("user", "add", "maria", "--role", "publisher")
+        _ = try admin("user", "add", "ken", "--role", "reviewer", "--public-key", dir + "/keys/ken.pub")
+        _ = try admin("user", "add", "lee", "--role", "reviewer", "--public-key", dir + "/keys/lee.pub")
+        _ = try admin("user", "add", "root", "--role", "admin")
+        var tokens: [String: String] = [:]
+        for user in ["maria", "ken", "lee", "root"] {
+            tokens[user] = try admin("token", "issue", user).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Support.binary)
+        process.arguments = ["serve", "--data", data, "--port", "0", "--approvals", "2", "--clamav-db", TestClamAV.database] + extra
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        var port: Int?
+        while port == nil {
+            let d = out.fileHandleForReading.availableData
+            if d.isEmpty { break }
+            text += String(decoding: d, as: UTF8.self)
+            if let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression) { port = Int(text[range].split(separator: ":")[1]) }
+        }
+        guard let port else {
+            process.terminate()
+            throw ServerEndToEndTests.CLIFailure("the server did not start: \(text)")
+        }
+        return Setup(dir: dir, server: .init(process: process, port: port), tokens: tokens)
+    }
+
+    static let id = "gov.usda.fs.willamette.family-hikes"
+    static let versionPath = "/v1/admin/packages/\(id)/versions/3"
+
+    @Test("the full path with N = 2: upload, start, two signed approvals, release; clients check the reviewers' signatures offline")
+    func happyPath() throws {
+        try Support.withTemporaryDirectory { dir in
+            let s = try Self.setUp(dir)
+            defer { s.server.stop() }
+            let pkg = try Support.buildFixture("family-hikes", into: dir)
+            #expect(try s.curl("POST", "/v1/admin/packages", as: "maria", file: pkg).0 == 201)
+            #expect(try s.curl("GET", "/v1/sites", as: nil).1.contains("\"sites\": []"), "a draft is not listed")
+            var r = try s.curl("POST", Self.versionPath + "/start", as: "maria")
+            #expect(r.0 == 200 && r.1.contains("\"status\": \"pending\""), "\(r)")
+            for (i, reviewer) in ["ken", "lee"].enumerated() {
+                #expect(try Support.trailpack("sign", pkg, "-s", dir + "/\(reviewer).key", "-o", dir + "/\(reviewer).minisig").status == 0)
+                let sig = try String(contentsOfFile: dir + "/\(reviewer).minisig", encoding: .utf8)
+                let body = String(decoding: JSONWriter.bytes(.object(["signature": .string(sig)]), pretty: false), as: UTF8.self)
+                r = try s.curl("POST", Self.versionPath + "/approve", as: reviewer, body: body)
+                #expect(r.0 == 200 && r.1.contains(i == 0 ? "\"status\": \"pending\"" : "\"status\": \"ready\""), "\(r)")
+            }
+            // Only the original publisher releases.
+            #expect(try s.curl("POST", Self.versionPath + "/push", as: "ken").0 == 403)
+            r = try s.curl("POST", Self.versionPath + "/push", as: "maria")
+            #expect(r.0 == 200 && r.1.contains("\"status\": \"released\""))
+            #expect(try s.curl("GET", "/v1/sites", as: nil).1.contains("willamette-mckenzie-river"))
+            // A phone fetches the package and the reviewers' signatures, and checks two distinct reviewers approved these bytes.
+            let sigs = try s.curl("GET", "/v1/packages/\(Self.id)/versions/3/signatures", as: nil).1
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(sigs.utf8)) as? [String: Any])
+            let list = try #require(json["signatures"] as? [[String: String]])
+            #expect(list.map { $0["reviewer"] } == ["ken", "lee"])
+            var args = ["verify", pkg, "--trusted-key", dir + "/keys", "--threshold", "2"]
+            for (i, entry) in list.enumerated() {
+                try entry["minisig"]!.write(toFile: dir + "/served\(i).minisig", atomically: true, encoding: .utf8)
+                args += ["--signature", dir + "/served\(i).minisig"]
+            }
+            #expect(try Support.run(Support.binary, args).status == 0)
+            // The audit log shows each step.
+            let audit = try s.curl("GET", "/v1/admin/audit", as: "root").1
+            for action in ["\"upload\"", "\"start\"", "\"approve\"", "\"push\""] { #expect(audit.contains("\"action\": \(action)"), "\(action)") }
+            // An admin withdraws it: it leaves the lists.
+            #expect(try s.curl("POST", Self.versionPath + "/withdraw", as: "root").0 == 200)
+            #expect(try s.curl("GET", "/v1/sites", as: nil).1.contains("\"sites\": []"))
+        }
+    }
+
+    @Test("a denial after one approval sends the version back to draft and clears the approvals; illegal transitions are 409 naming the state")
+    func denial() throws {
+        try Support.withTemporaryDirectory { dir in
+            let s = try Self.setUp(dir)
+            defer { s.server.stop() }
+            let pkg = try Support.buildFixture("family-hikes", into: dir)
+            #expect(try s.curl("POST", "/v1/admin/packages", as: "maria", file: pkg).0 == 201)
+            let early = try s.curl("POST", Self.versionPath + "/push", as: "maria")
+            #expect(early.0 == 409 && early.1.contains("current state: draft"), "\(early)")
+            #expect(try s.curl("POST", Self.versionPath + "/approve", as: "ken").0 == 409, "nothing to approve on a draft")
+            #expect(try s.curl("POST", Self.versionPath + "/start", as: "maria").0 == 200)
+            #expect(try s.curl("POST", Self.versionPath + "/approve", as: "ken").0 == 200)
+            let denied = try s.curl("POST", Self.versionPath + "/deny", as: "lee")
+            #expect(denied.0 == 200 && denied.1.contains("\"status\": \"draft\"") && denied.1.contains("\"approvals\": []"), "\(denied)")
+            #expect(try s.curl("POST", Self.versionPath + "/push", as: "maria").1.contains("current state: draft"))
+            #expect(try s.curl("POST", Self.versionPath + "/dance", as: "maria").0 == 404)
+            let audit = try s.curl("GET", "/v1/admin/audit", as: "root").1
+            #expect(audit.contains("\"action\": \"deny\"") && audit.contains("\"action\": \"push-refused\""))
+        }
+    }
+
+    @Test("roles: self-approval, wrong roles, missing, wrong and revoked tokens are refused")
+    func roles() throws {
+        try Support.withTemporaryDirectory { dir in
+            let s = try Self.setUp(dir)
+            defer { s.server.stop() }
+            let pkg = try Support.buildFixture("family-hikes", into: dir)
+            #expect(try s.curl("POST", "/v1/admin/packages", as: "ken", file: pkg).0 == 403, "a reviewer cannot upload")
+            #expect(try s.curl("POST", "/v1/admin/packages", as: nil, file: pkg).0 == 401)
+            // An admin uploads and cannot approve their own request.
+            #expect(try s.curl("POST", "/v1/admin/packages", as: "root", file: pkg).0 == 201)
+            #expect(try s.curl("POST", Self.versionPath + "/start", as: "root").0 == 200)
+            let own = try s.curl("POST", Self.versionPath + "/approve", as: "root")
+            #expect(own.0 == 403 && own.1.contains("cannot approve their own"), "\(own)")
+            #expect(try s.curl("POST", Self.versionPath + "/approve", as: "maria").0 == 403, "a publisher cannot approve")
+            #expect(try s.curl("POST", Self.versionPath + "/withdraw", as: "ken").0 == 403)
+            var wrong = s
+            wrong.tokens["mallory"] = "tp_000000000000_" + String(repeating: "0", count: 48)
+            #expect(try wrong.curl("GET", "/v1/admin/audit", as: "mallory").0 == 401)
+            let id = String(s.tokens["ken"]!.split(separator: "_")[1])
+            #expect(try Support.run(Support.binary, ["admin", "token", "revoke", "--data", dir + "/data", id]).status == 0)
+            #expect(try s.curl("POST", Self.versionPath + "/approve", as: "ken").0 == 401, "a revoked token")
+        }
+    }
+
+    @Test("an upload carrying the EICAR test string is refused with the signature's name, and the refusal is audited")
+    func eicar() throws {
+        try Support.withTemporaryDirectory { dir in
+            let s = try Self.setUp(dir)
+            defer { s.server.stop() }
+            let tour = dir + "/tour"
+            try Support.copyTree(Support.fixture("family-hikes"), tour)
+            try TestClamAV.eicar.write(toFile: tour + "/waypoints/01-sahalie-and-koosah-falls/notes.txt", atomically: true, encoding: .utf8)
+            #expect(try Support.trailpack("build", tour, "-o", dir + "/eicar.zip", "-q").status == 0)
+            let r = try s.curl("POST", "/v1/admin/packages", as: "maria", file: dir + "/eicar.zip")
+            #expect(r.0 == 422 && r.1.contains("Trailpack.Test.EICAR"), "\(r)")
+            #expect(try s.curl("GET", "/v1/admin/audit", as: "root").1.contains("malware: Trailpack.Test.EICAR"))
+            #expect(try FileManager.default.subpathsOfDirectory(atPath: dir + "/data/blobs").filter { $0.hasSuffix(".zip") }.isEmpty)
+        }
+    }
+
+    @Test("a version the scanner could not vouch for is held: approvable, never releasable, with the reason shown")
+    func held() throws {
+        try Support.withTemporaryDirectory { dir in
+            let s = try Self.setUp(dir, extra: ["--clamd-socket", dir + "/no-such-clamd.sock"])
+            defer { s.server.stop() }
+            let pkg = try Support.buildFixture("family-hikes", into: dir)
+            #expect(try s.curl("POST", "/v1/admin/packages", as: "maria", file: pkg).0 == 201)
+            let state = try s.curl("GET", Self.versionPath, as: "maria").1
+            #expect(state.contains("\"status\": \"held\""), "\(state)")
+            #expect(try s.curl("POST", Self.versionPath + "/start", as: "maria").0 == 200)
+            #expect(try s.curl("POST", Self.versionPath + "/approve", as: "ken").0 == 200)
+            #expect(try s.curl("POST", Self.versionPath + "/approve", as: "lee").0 == 200)
+            let push = try s.curl("POST", Self.versionPath + "/push", as: "maria")
+            #expect(push.0 == 409 && push.1.contains("held by the malware scan"), "\(push)")
+            #expect(try s.curl("GET", "/v1/sites", as: nil).1.contains("\"sites\": []"))
+        }
+    }
+
+    @Test("races: two approvals at once, approve against deny, a double release — every outcome a legal one")
+    func races() throws {
+        try Support.withTemporaryDirectory { dir in
+            let catalog = try Catalog(path: dir + "/catalog.sqlite")
+            for (name, role) in [("maria", Catalog.Role.publisher), ("ken", .reviewer), ("lee", .reviewer)] { try catalog.addUser(name: name, role: role) }
+            let users = try Dictionary(uniqueKeysWithValues: catalog.users().map { ($0.name, $0) })
+            let pkg = try Support.buildFixture("family-hikes", into: dir)
+            let manifest = try #require(ManifestReader.read(try Support.run("unzip", ["-p", pkg, "manifest.json"]).stdoutBytes.map { $0 }).manifest)
+            for round in 0..<20 {
+                var m = manifest
+                m.version = "3.\(round)"
+                #expect(try catalog.register(manifest: m, manifestJSON: "{}", sha256: String(repeating: "a", count: 64), size: 1, actor: "maria", status: "draft") == .created)
+                _ = try catalog.apply(.start, package: m.id, version: m.version, by: users["maria"]!, required: 2)
+                func race(_ a: @escaping @Sendable () throws -> Catalog.TransitionOutcome, _ b: @escaping @Sendable () throws -> Catalog.TransitionOutcome) -> [Catalog.TransitionOutcome] {
+                    let results = LockedResults()
+                    DispatchQueue.concurrentPerform(iterations: 2) { i in results.add((try? (i == 0 ? a : b)()) ?? .notFound) }
+                    return results.all
+                }
+                let v = m.version, id = m.id
+                // Two approvals at once: both count, the version is ready.
+                let both = race({ try catalog.apply(.approve, package: id, version: v, by: users["ken"]!, required: 2) },
+                                { try catalog.apply(.approve, package: id, version: v, by: users["lee"]!, required: 2) })
+                #expect(both.allSatisfy { if case .moved = $0 { true } else { false } })
+                #expect(try catalog.state(package: id, version: v)?.status == "ready")
+                #expect(try catalog.state(package: id, version: v)?.approvals == ["ken", "lee"])
+                // A double release: exactly one wins.
+                let pushes = race({ try catalog.apply(.push, package: id, version: v, by: users["maria"]!, required: 2) },
+                                  { try catalog.apply(.push, package: id, version: v, by: users["maria"]!, required: 2) })
+                #expect(pushes.filter { if case .moved = $0 { true } else { false } }.count == 1, "\(pushes)")
+                #expect(try catalog.state(package: id, version: v)?.status == "released")
+                // Approve against deny on a fresh request: whichever runs first, the end is a draft without approvals.
+                var n = manifest
+                n.version = "4.\(round)"
+                _ = try catalog.register(manifest: n, manifestJSON: "{}", sha256: String(repeating: "a", count: 64), size: 1, actor: "maria", status: "draft")
+                _ = try catalog.apply(.start, package: n.id, version: n.version, by: users["maria"]!, required: 2)
+                let w = n.version
+                _ = race({ try catalog.apply(.approve, package: id, version: w, by: users["ken"]!, required: 2) },
+                         { try catalog.apply(.deny, package: id, version: w, by: users["lee"]!, required: 2) })
+                let end = try catalog.state(package: id, version: w)
+                #expect(end?.status == "draft" && end?.approvals == [], "\(String(describing: end))")
+            }
+        }
+    }
+}
+
+final class LockedResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var all: [Catalog.TransitionOutcome] = []
+    func add(_ r: Catalog.TransitionOutcome) { lock.lock(); all.append(r); lock.unlock() }
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The last step of `make demo`: serve the sample packages on loopback and show the curl lines an
+# app (or a person) uses. On a terminal it keeps serving until Ctrl-C; otherwise it stops after showing.
+set -euo pipefail
+BIN=${1:-.build/debug/trailpack}
+OUT=${2:-out}
+DATA="$OUT/server-data"
+rm -rf "$DATA"
+mkdir -p "$DATA"
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$OUT/admin.token"
+# A one-signature ClamAV database (the EICAR test string): the public ones cannot be fetched offline.
+mkdir -p "$OUT/clamav-db"
+printf 'Trailpack.Test.EICAR:0:*:%s\n' "$(printf '%s' 'X5O!P%@AP[4\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*' | od -An -tx1 | tr -d ' \n')" > "$OUT/clamav-db/demo.ndb"
+# --approvals 0: a single-operator demo; a real server keeps the default of 2 reviewers.
+"$BIN" serve --data "$DATA" --port 0 --admin-token-file "$OUT/admin.token" --approvals 0 --clamav-db "$OUT/clamav-db" > "$OUT/serve.out" 2> "$OUT/serve.log" &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true' EXIT
+for _ in $(seq 100); do grep -q "listening on" "$OUT/serve.out" 2>/dev/null && break; sleep 0.1; done
+BASE=$(grep -o 'http://[0-9.]*:[0-9]*' "$OUT/serve.out")
+echo "== 6. serve the packages: $(cat "$OUT/serve.out")"
+for tour in santiam-wagon-road colorado-fourteeners family-hikes; do
+  "$BIN" build "fixtures/$tour" -o "$OUT/$tour.zip" -q
+  curl -s -o /dev/null -w "uploaded $tour: HTTP %{http_code}\n" -H "Authorization: Bearer $(cat "$OUT/admin.token")" --data-binary "@$OUT/$tour.zip" "$BASE/v1/admin/packages"
+done
+SHA=$(cut -c1-64 "$OUT/santiam-wagon-road.zip.sha256")
+cat <<LINES
+
+Paste these to try the API (the server is at $BASE):
+  curl -s $BASE/v1/sites
+  curl -s $BASE/v1/sites/willamette-sweet-home/packages
+  curl -s $BASE/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/manifest
+  curl -s -r 0-9999 -o part.zip $BASE/v1/blobs/$SHA.zip                                  # the signal drops...
+  curl -s -C - -H 'If-Range: "$SHA"' -o part.zip $BASE/v1/blobs/$SHA.zip                 # ...and the download resumes
+  curl -s -X POST -d '{"sha256": "'\$(sha256sum part.zip | cut -c1-64)'"}' $BASE/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/1.0.0/confirm
+
+LINES
+echo "== the first one, run now:"
+curl -s "$BASE/v1/sites"
+if [ -t 0 ]; then
+  echo "serving at $BASE — press Ctrl-C to stop"
+  wait $SERVER
+else
+  echo "(not a terminal: stopping the server; run 'make demo' in a terminal to keep it running)"
+fi
