@@ -217,12 +217,16 @@ private final class Sink: @unchecked Sendable {
 }
 
 /// SHA-256 on its own thread, fed through a small ring of buffers (bounded memory: `slots` × `slotSize`).
+///
+/// The ring is raw memory allocated once: the semaphores order every access between the two
+/// threads. (A Swift array here would be shared mutable state: its copy-on-write check races, and
+/// an earlier version copied the array on every block — 180 MiB of heap on a 1 GB build.)
 final class PipelinedHasher: @unchecked Sendable {
     static let slots = 3
     static let slotSize = ZipWriter.blockSize
 
-    private var buffers: [UnsafeMutableRawBufferPointer] = []
-    private var lengths = [Int](repeating: 0, count: PipelinedHasher.slots)
+    private let storage: UnsafeMutableRawPointer
+    private let lengths: UnsafeMutablePointer<Int>
     private let free = DispatchSemaphore(value: PipelinedHasher.slots)
     private let full = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
@@ -231,7 +235,9 @@ final class PipelinedHasher: @unchecked Sendable {
     private var finished = false
 
     init() {
-        for _ in 0..<Self.slots { buffers.append(.allocate(byteCount: Self.slotSize, alignment: 64)) }
+        storage = .allocate(byteCount: Self.slots * Self.slotSize, alignment: 64)
+        lengths = .allocate(capacity: Self.slots)
+        lengths.initialize(repeating: 0, count: Self.slots)
         let thread = Thread { [unowned self] in self.run() }
         thread.name = "trailpack-archive-sha256"
         thread.start()
@@ -239,8 +245,11 @@ final class PipelinedHasher: @unchecked Sendable {
 
     deinit {
         if !finished { _ = finish() }
-        for b in buffers { b.deallocate() }
+        storage.deallocate()
+        lengths.deallocate()
     }
+
+    private func slot(_ i: Int) -> UnsafeMutableRawPointer { storage + (i % Self.slots) * Self.slotSize }
 
     /// Copies `bytes` into the ring (splitting what is larger than a slot); blocks only when the
     /// hashing thread is `slots` buffers behind.
@@ -249,9 +258,8 @@ final class PipelinedHasher: @unchecked Sendable {
         while offset < bytes.count {
             let n = min(Self.slotSize, bytes.count - offset)
             free.wait()
-            let slot = producer % Self.slots
-            buffers[slot].baseAddress!.copyMemory(from: bytes.baseAddress! + offset, byteCount: n)
-            lengths[slot] = n
+            slot(producer).copyMemory(from: bytes.baseAddress! + offset, byteCount: n)
+            lengths[producer % Self.slots] = n
             producer += 1
             full.signal()
             offset += n
@@ -275,11 +283,10 @@ final class PipelinedHasher: @unchecked Sendable {
         var consumer = 0
         while true {
             full.wait()
-            let slot = consumer % Self.slots
-            let n = lengths[slot]
-            consumer += 1
+            let n = lengths[consumer % Self.slots]
             if n < 0 { break }
-            sha.update(UnsafeRawBufferPointer(rebasing: buffers[slot][0..<n]))
+            sha.update(UnsafeRawBufferPointer(start: slot(consumer), count: n))
+            consumer += 1
             free.signal()
         }
         digest = sha.finalize()

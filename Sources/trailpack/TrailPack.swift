@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrailPackArchive
 import TrailPackBuilder
 import TrailPackCore
 
@@ -35,6 +36,7 @@ struct TrailPack: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
+        MemoryPolicy.keepLargeBuffersOutOfTheHeap()
         do {
             var command = try TrailPack.parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
