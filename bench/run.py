@@ -172,7 +172,7 @@ def targets(name, b, v, nfiles, cold):
     tb = b["trailpack build"][0]
     def check(label, ok):
         out.append(f"- {'met' if ok else 'MISSED'}: {label}")
-    if name in ("medium", "small", "large"):
+    if name == "medium":  # the issue sets throughput targets on the 1.08 GB set; small is dominated by process start
         check(f"verify ≤ 1.3× openssl dgst ({tv / v['openssl dgst -sha256'][0]:.2f}×)", tv <= 1.3 * v["openssl dgst -sha256"][0])
         check(f"verify ≥ 5× faster than sha256sum && unzip -tq ({v['sha256sum && unzip -tq'][0] / tv:.1f}×)", v["sha256sum && unzip -tq"][0] >= 5 * tv)
         check(f"single-threaded verify ≤ 2.3× openssl dgst ({v['trailpack verify --threads 1'][0] / v['openssl dgst -sha256'][0]:.2f}×)",

@@ -167,18 +167,8 @@ struct Loader {
         defer { findings += r.findings.map { $0.inFile(TourSource.tourFileName) } }
         guard let top = r.object(value, at: "") else { return nil }
         r.rejectUnknown(top, at: "", known: ["id", "version", "name", "park", "site", "mapName", "bounds", "description"])
-        var site = Site(id: "", name: "")
-        if let members = r.object(top.first(where: { $0.key == "site" })?.value, at: "site") {
-            r.rejectUnknown(members, at: "site", known: ["id", "name"])
-            site = Site(id: r.string(members, "id", at: "site") ?? "", name: r.string(members, "name", at: "site") ?? "")
-        }
-        var bounds: Bounds?
-        if let members = r.object(top.first(where: { $0.key == "bounds" })?.value, at: "bounds", required: false) {
-            r.rejectUnknown(members, at: "bounds", known: ["southwest", "northeast"])
-            let sw = r.coordinate(members.first(where: { $0.key == "southwest" })?.value, at: "bounds.southwest")
-            let ne = r.coordinate(members.first(where: { $0.key == "northeast" })?.value, at: "bounds.northeast")
-            if let sw, let ne { bounds = Bounds(southwest: sw, northeast: ne) }
-        }
+        let site = r.site(top)
+        let bounds = r.bounds(top, required: false)
         return TourSource.TourFields(
             id: r.string(top, "id", at: "") ?? "",
             version: r.string(top, "version", at: "") ?? "",

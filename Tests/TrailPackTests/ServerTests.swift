@@ -209,10 +209,14 @@ struct ServerEndToEndTests {
     }
 
     static func start(data: String, tokenFile: String) throws -> Running {
+        try launch(["--data", data, "--admin-token-file", tokenFile, "--max-upload-mb", "64", "--approvals", "0", "--clamav-db", TestClamAV.database])
+    }
+
+    /// Starts `trailpack serve` on a free port with `arguments` and waits for its "listening on" line.
+    static func launch(_ arguments: [String]) throws -> Running {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Support.binary)
-        process.arguments = ["serve", "--data", data, "--port", "0", "--admin-token-file", tokenFile, "--max-upload-mb", "64",
-                             "--approvals", "0", "--clamav-db", TestClamAV.database]
+        process.arguments = ["serve", "--port", "0"] + arguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

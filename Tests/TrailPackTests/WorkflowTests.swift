@@ -58,26 +58,8 @@ struct WorkflowTests {
         for user in ["maria", "ken", "lee", "root"] {
             tokens[user] = try admin("token", "issue", user).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Support.binary)
-        process.arguments = ["serve", "--data", data, "--port", "0", "--approvals", "2", "--clamav-db", TestClamAV.database] + extra
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var text = ""
-        var port: Int?
-        while port == nil {
-            let d = out.fileHandleForReading.availableData
-            if d.isEmpty { break }
-            text += String(decoding: d, as: UTF8.self)
-            if let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression) { port = Int(text[range].split(separator: ":")[1]) }
-        }
-        guard let port else {
-            process.terminate()
-            throw ServerEndToEndTests.CLIFailure("the server did not start: \(text)")
-        }
-        return Setup(dir: dir, server: .init(process: process, port: port), tokens: tokens)
+        let server = try ServerEndToEndTests.launch(["--data", data, "--approvals", "2", "--clamav-db", TestClamAV.database] + extra)
+        return Setup(dir: dir, server: server, tokens: tokens)
     }
 
     static let id = "gov.usda.fs.willamette.family-hikes"

@@ -24,19 +24,10 @@ public enum ManifestDecoder {
         }
         r.rejectUnknown(top, at: "", known: topFields)
 
-        let site: Site = {
-            guard let members = r.object(top.first(where: { $0.key == "site" })?.value, at: "site") else { return Site(id: "", name: "") }
-            r.rejectUnknown(members, at: "site", known: ["id", "name"])
-            return Site(id: r.string(members, "id", at: "site") ?? "", name: r.string(members, "name", at: "site") ?? "")
-        }()
-
-        var bounds = Bounds(southwest: Coordinate(latitude: -90, longitude: -180), northeast: Coordinate(latitude: 90, longitude: 180))
-        if let members = r.object(top.first(where: { $0.key == "bounds" })?.value, at: "bounds") {
-            r.rejectUnknown(members, at: "bounds", known: ["southwest", "northeast"])
-            let sw = r.coordinate(members.first(where: { $0.key == "southwest" })?.value, at: "bounds.southwest")
-            let ne = r.coordinate(members.first(where: { $0.key == "northeast" })?.value, at: "bounds.northeast")
-            if let sw, let ne { bounds = Bounds(southwest: sw, northeast: ne) }
-        }
+        let site = r.site(top)
+        // Unreadable bounds are reported; the whole world stands in so that nothing else is judged twice.
+        let bounds = r.bounds(top, required: true)
+            ?? Bounds(southwest: Coordinate(latitude: -90, longitude: -180), northeast: Coordinate(latitude: 90, longitude: 180))
 
         var waypoints: [Waypoint] = []
         for (i, item) in (r.array(top, "waypoints", at: "") ?? []).enumerated() {

@@ -86,6 +86,23 @@ public struct FieldReader: Sendable {
         return Coordinate(latitude: lat, longitude: lon)
     }
 
+    /// The `site` object: `{ "id": ..., "name": ... }` (empty strings for what is missing).
+    public mutating func site(_ members: [JSONMember]) -> Site {
+        guard let site = object(members.first(where: { $0.key == "site" })?.value, at: "site") else { return Site(id: "", name: "") }
+        rejectUnknown(site, at: "site", known: ["id", "name"])
+        return Site(id: string(site, "id", at: "site") ?? "", name: string(site, "name", at: "site") ?? "")
+    }
+
+    /// The `bounds` object with its two corners; nil when missing (reported if `required`) or unreadable.
+    public mutating func bounds(_ members: [JSONMember], required: Bool) -> Bounds? {
+        guard let b = object(members.first(where: { $0.key == "bounds" })?.value, at: "bounds", required: required) else { return nil }
+        rejectUnknown(b, at: "bounds", known: ["southwest", "northeast"])
+        let sw = coordinate(b.first(where: { $0.key == "southwest" })?.value, at: "bounds.southwest")
+        let ne = coordinate(b.first(where: { $0.key == "northeast" })?.value, at: "bounds.northeast")
+        guard let sw, let ne else { return nil }
+        return Bounds(southwest: sw, northeast: ne)
+    }
+
     public mutating func missing(_ path: String) {
         findings.append(Finding(.manifestMissingField, path: path, "the required field '\(path)' is missing; add it"))
     }
