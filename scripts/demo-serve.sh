@@ -29,8 +29,10 @@ Paste these to try the API (the server is at $BASE):
   curl -s $BASE/v1/sites
   curl -s $BASE/v1/sites/willamette-sweet-home/packages
   curl -s $BASE/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/manifest
-  curl -s -r 0-9999 -o part.zip $BASE/v1/blobs/$SHA.zip                                  # the signal drops...
-  curl -s -C - -H 'If-Range: "$SHA"' -o part.zip $BASE/v1/blobs/$SHA.zip                 # ...and the download resumes
+  # the signal drops after 10 KB, then the download resumes where it stopped (only if the bytes are the same):
+  curl -s -r 0-9999 -o part.zip $BASE/v1/blobs/$SHA.zip
+  curl -s -C - -H 'If-Range: "$SHA"' -o part.zip $BASE/v1/blobs/$SHA.zip
+  # tell the server what arrived:
   curl -s -X POST -d '{"sha256": "'\$(sha256sum part.zip | cut -c1-64)'"}' $BASE/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/1.0.0/confirm
 
 LINES
