@@ -59,6 +59,10 @@ public final class Catalog: Sendable {
                 """)
         }
         registerWorkflowMigration(&m)
+        m.registerMigration("v3-latest-index") { db in
+            // The list endpoint finds each package's newest released version: index exactly that.
+            try db.execute(sql: "CREATE INDEX packageVersionLatest ON packageVersion(packageID, status, versionKey)")
+        }
         return m
     }
 
