@@ -100,7 +100,7 @@ struct Sign: ParsableCommand {
             CLI.printFindings(report.findings, to: .standardError)
             throw CLIError(code: .invalid, message: "'\(package)' is not a valid package; it was not signed")
         }
-        let timestamp = (try? TrailPackBuilderTimestamp.now()) ?? Int64(Date().timeIntervalSince1970)
+        let timestamp = (try? SigningTime.now()) ?? Int64(Date().timeIntervalSince1970)
         let comment = SignatureCheck.trustedComment(manifest: manifest, sha256: report.sha256,
                                                     fileName: URL(fileURLWithPath: package).lastPathComponent, timestamp: timestamp)
         let signature = try Minisign.Signature.sign(prehash: prehash, key: key, trustedComment: comment)
@@ -111,7 +111,7 @@ struct Sign: ParsableCommand {
 }
 
 /// The signing time: SOURCE_DATE_EPOCH when set (reproducible signatures), else now.
-enum TrailPackBuilderTimestamp {
+enum SigningTime {
     static func now() throws -> Int64 {
         if let s = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let v = Int64(s) { return v }
         return Int64(Date().timeIntervalSince1970)
