@@ -312,6 +312,21 @@ struct BuilderTests {
         }
     }
 
+    @Test("a build on a terminal shows progress (files, bytes, rate, time left); off a terminal it does not")
+    func progressOnTerminal() throws {
+        try Support.withTemporaryDirectory { dir in
+            // `script` gives the build a pseudo-terminal, as a ranger's shell would.
+            let tty = try Support.run("script", ["-q", "-c", "\(Support.binary) build \(Support.fixture("santiam-wagon-road")) -o \(dir)/a.zip", "/dev/null"])
+            #expect(tty.status == 0)
+            let screen = tty.stdout.replacingOccurrences(of: "\r", with: "\n")
+            #expect(screen.contains("hashing 17/17 files"), "\(screen)")
+            #expect(screen.contains("writing 17/17 files"))
+            #expect(screen.contains("left"))
+            let plain = try Support.trailpack("build", Support.fixture("santiam-wagon-road"), "-o", dir + "/b.zip")
+            #expect(!plain.stderr.contains("files") && !plain.stdout.contains("hashing"))
+        }
+    }
+
     @Test("the build summary and --json report what was built")
     func summary() throws {
         try Support.withTemporaryDirectory { dir in
