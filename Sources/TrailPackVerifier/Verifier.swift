@@ -143,20 +143,23 @@ public enum Verifier {
 
     static func checkContents(manifest: Manifest, directory: ZipDirectory, checks: [Int: EntryCheck], findings: inout [Finding]) {
         var byName: [[UInt8]: ZipEntry] = [:]
-        var byFolded: [String: ZipEntry] = [:]
-        for e in directory.entries {
-            byName[e.nameBytes] = byName[e.nameBytes] ?? e
-            let key = ArchivePath.foldingKey(e.name)
-            if byFolded[key] == nil { byFolded[key] = e }
+        for e in directory.entries where byName[e.nameBytes] == nil { byName[e.nameBytes] = e }
+        // Only needed for a missing asset's hint: built on first use.
+        var byFolded: [String: ZipEntry]?
+        func folded(_ path: String) -> ZipEntry? {
+            if byFolded == nil {
+                byFolded = [:]
+                for e in directory.entries where byFolded![ArchivePath.foldingKey(e.name)] == nil { byFolded![ArchivePath.foldingKey(e.name)] = e }
+            }
+            return byFolded![ArchivePath.foldingKey(path)]
         }
         var listed: Set<[UInt8]> = [Array(Manifest.entryName.utf8)]
-        var folders: Set<[UInt8]> = []
-        for asset in manifest.allAssets {
+        let assets = manifest.allAssets
+        for asset in assets {
             let key = Array(asset.path.utf8)
             listed.insert(key)
-            for folder in ArchivePath.parentFolders(asset.path) { folders.insert(folder) }
             guard let entry = byName[key] else {
-                let near = byFolded[ArchivePath.foldingKey(asset.path)].map { "; the package has '\($0.name)', which differs in case or accents" } ?? ""
+                let near = folded(asset.path).map { "; the package has '\($0.name)', which differs in case or accents" } ?? ""
                 findings.append(Finding(.contentMissing, file: asset.path, "the manifest lists this asset but the package does not hold it\(near)"))
                 continue
             }
@@ -170,8 +173,13 @@ public enum Verifier {
                     "the asset's SHA-256 is \(actual.hex), not \(asset.sha256.lowercased()) as the manifest says: it was altered or damaged"))
             }
         }
+        // Folders that hold listed assets, for directory entries (which many writers add): built on first use.
+        var folders: Set<[UInt8]>?
         for e in directory.entries where !listed.contains(e.nameBytes) {
-            if e.isDirectory && folders.contains(e.nameBytes) { continue }
+            if e.isDirectory {
+                if folders == nil { folders = Set(assets.flatMap { ArchivePath.parentFolders($0.path) }) }
+                if folders!.contains(e.nameBytes) { continue }
+            }
             findings.append(Finding(.contentUnlisted, file: e.name, "the package holds this \(e.isDirectory ? "folder" : "file") but the manifest does not list it"))
         }
     }
