@@ -91,6 +91,7 @@ public enum Verifier {
         var crc = CRC32()
         var size: Int64 = 0
         var captured: [UInt8] = []
+        if capture { captured.reserveCapacity(Int(entry.uncompressedSize)) }  // bounded by maxManifestBytes
         do {
             let reader = try EntryReader(source: source, entry: entry)
             while true {
