@@ -14,18 +14,18 @@ struct TrailPack: AsyncParsableCommand {
         discussion: """
             A ranger builds a package from a tour folder; servers and phones verify what they receive.
 
-              trailpack init ./my-tour                 start a tour folder (or --from-gpx stops.gpx)
-              trailpack validate ./my-tour             check it and list every problem
-              trailpack build ./my-tour                write <id>-<version>.zip and its .sha256
-              trailpack verify tour.zip --sha256 HEX   check a received package
-              trailpack inspect tour.zip               show what is inside
-              trailpack keygen && trailpack sign tour.zip    sign it (minisign-compatible)
-              trailpack serve --data ./data            serve packages to the apps
+              trailpack init ./my-tour            start a tour folder (--from-gpx f.gpx)
+              trailpack validate ./my-tour        list every problem in it
+              trailpack build ./my-tour           write <id>-<version>.zip and .sha256
+              trailpack verify tour.zip           check a received package
+              trailpack inspect tour.zip          show what is inside
+              trailpack sign tour.zip             sign it (after trailpack keygen)
+              trailpack serve --data ./data       serve packages to the apps
 
             Exit codes (all commands):
               0  success: the input is valid
               1  the input has problems (each is listed with a code from docs/FORMAT.md)
-              2  usage error: a wrong option, a missing argument, or an input that is not what the command takes
+              2  usage error: a wrong option or argument, or the wrong kind of input
               3  input/output error: a file cannot be read or written
             """,
         version: version,
