@@ -173,8 +173,7 @@ public enum TourBuilder {
         let summary = try writer.finish()
         progress?.finish()
 
-        let line = "\(summary.sha256.hex)  \(baseName)\n"
-        try tempSum.write(Array(line.utf8))
+        try tempSum.write(Array(summary.sha256.sha256sumLine(name: baseName).utf8))
         let flushStart = DispatchTime.now()
         try temp.sync()
         try tempSum.sync()

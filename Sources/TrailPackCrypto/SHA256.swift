@@ -1,4 +1,5 @@
 internal import CLibCrypto
+import Foundation
 
 /// Errors from OpenSSL, with its error queue's text.
 public struct CryptoError: Error, Sendable, CustomStringConvertible {
@@ -139,6 +140,16 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { hex }
+
+    /// One line in `sha256sum`'s format, which `sha256sum -c` reads back: a name holding a backslash
+    /// or a line break is escaped and the line starts with a backslash, as GNU coreutils does.
+    public func sha256sumLine(name: String) -> String {
+        if name.contains("\\") || name.contains("\n") || name.contains("\r") {
+            let escaped = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+            return "\\\(hex)  \(escaped)\n"
+        }
+        return "\(hex)  \(name)\n"
+    }
 
     /// Constant-time equality. The corresponding C function is `CRYPTO_memcmp`.
     public static func == (lhs: SHA256Digest, rhs: SHA256Digest) -> Bool {

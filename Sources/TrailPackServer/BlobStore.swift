@@ -56,13 +56,13 @@ public struct BlobStore: Sendable {
     }
 }
 
-/// Writes an upload to a temporary file while hashing it, refusing more than a limit.
+/// Writes an upload to a temporary file, refusing more than a limit. (Its SHA-256 comes from the
+/// verifier, which reads the stored bytes anyway: hashing the stream as well would do it twice.)
 final class UploadSink {
     let path: String
     let limit: Int64
     private let fd: Int32
     private(set) var size: Int64 = 0
-    private var hasher: SHA256? = SHA256()
 
     init(path: String, limit: Int64) throws {
         self.path = path
@@ -76,7 +76,6 @@ final class UploadSink {
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         size += Int64(bytes.count)
         guard size <= limit else { throw ServerError.tooLarge(limit) }
-        hasher!.update(bytes)
         var offset = 0
         while offset < bytes.count {
             let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
@@ -88,9 +87,8 @@ final class UploadSink {
         }
     }
 
-    /// Flushes to disk and returns the SHA-256 of everything written.
-    func finish() throws -> SHA256Digest {
+    /// Flushes to disk.
+    func finish() throws {
         guard fsync(fd) == 0 else { throw ServerError.internal("cannot flush the upload: \(String(cString: strerror(errno)))") }
-        return hasher.take()!.finalize()
     }
 }

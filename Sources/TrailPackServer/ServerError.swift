@@ -27,19 +27,12 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var error: [JSONMember] = [JSONMember("code", .string(code)), JSONMember("message", .string(message))]
-        if !findings.isEmpty { error.append(JSONMember("findings", .array(findings.map(Self.findingJSON)))) }
+        if !findings.isEmpty { error.append(JSONMember("findings", .array(findings.map(\.jsonValue)))) }
         var fields = headers
         fields[.contentType] = "application/json"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(.object([JSONMember("error", .object(error))])))))
     }
 
-    static func findingJSON(_ f: Finding) -> JSONValue {
-        var members: [JSONMember] = [JSONMember("code", .string(f.code.rawValue)), JSONMember("severity", .string(f.severity.rawValue))]
-        if let file = f.file { members.append(JSONMember("file", .string(file))) }
-        if let path = f.path { members.append(JSONMember("path", .string(path))) }
-        members.append(JSONMember("message", .string(f.message)))
-        return .object(members)
-    }
 }
 
 /// Gives every error the same JSON shape, including Hummingbird's own (an unmatched route's 404).

@@ -252,12 +252,13 @@ struct API: Sendable {
         for try await buffer in request.body {
             try buffer.withUnsafeReadableBytes { try sink.write($0) }
         }
-        let digest = try sink.finish()
+        try sink.finish()
         // Verification reads the whole file: keep it off the cooperative pool.
         let report: VerificationReport = try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async { continuation.resume(with: Result { try Verifier.verify(path: temp) }) }
         }
-        guard report.isValid, let manifest = report.manifest, digest == report.sha256 else {
+        let digest = report.sha256
+        guard report.isValid, let manifest = report.manifest else {
             try? catalog.audit(actor: actor, action: "upload-refused", id: report.manifest?.id, version: report.manifest?.version, sha256: digest.hex,
                                detail: "\(report.findings.filter { $0.severity == .error }.count) findings")
             throw ServerError(.unprocessableContent, "invalid-package", "the package is not valid; nothing was stored", findings: report.findings)

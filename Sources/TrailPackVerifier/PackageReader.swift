@@ -48,24 +48,17 @@ public final class PackageReader: Sendable {
         do { directory = try ZipDirectory.read(source) } catch { throw .io(error) }
         var findings = directory.findings
         guard directory.isReadable, !findings.hasErrors else { throw .invalid(findings) }
-        let name = Array(Manifest.entryName.utf8)
-        guard let entry = directory.entries.first(where: { $0.nameBytes == name }) else {
-            throw .invalid([Finding(.manifestMissing, "the package has no manifest.json")])
+        // The manifest rules are the verifier's own; only the assets are left for later, one at a time.
+        var bytes: [UInt8]?
+        if let entry = Verifier.manifestEntry(in: directory), entry.uncompressedSize <= Verifier.maxManifestBytes {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+            defer { buffer.deallocate() }
+            let check: Verifier.EntryCheck
+            do { check = try Verifier.checkData(source: source, entry: entry, buffer: buffer, capture: true) } catch { throw .io(error) }
+            if let f = check.finding { findings.append(f) } else { bytes = check.captured }
         }
-        guard entry.index == 0, entry.localHeaderOffset == 0 else {
-            throw .invalid([Finding(.manifestNotFirst, file: Manifest.entryName, "manifest.json must be the first entry")])
-        }
-        guard entry.uncompressedSize <= Verifier.maxManifestBytes else {
-            throw .invalid([Finding(.jsonTooLarge, file: Manifest.entryName, "manifest.json is larger than \(Verifier.maxManifestBytes) bytes")])
-        }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-        defer { buffer.deallocate() }
-        let check: Verifier.EntryCheck
-        do { check = try Verifier.checkData(source: source, entry: entry, buffer: buffer, capture: true) } catch { throw .io(error) }
-        if let f = check.finding { throw .invalid([f]) }
-        let result = ManifestReader.read(check.captured)
-        findings += result.findings.map { $0.inFile(Manifest.entryName) }
-        guard let manifest = result.manifest, !findings.hasErrors else { throw .invalid(findings) }
+        let manifest = Verifier.checkManifest(directory: directory, bytes: bytes, findings: &findings)
+        guard let manifest, !findings.hasErrors else { throw .invalid(findings) }
         self.manifest = manifest
         self.directory = directory
         self.source = source

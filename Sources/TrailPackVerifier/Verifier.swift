@@ -121,10 +121,15 @@ public enum Verifier {
 
     // MARK: manifest and contents
 
+    /// The `manifest.json` entry, if the package has one.
+    static func manifestEntry(in directory: ZipDirectory) -> ZipEntry? {
+        let name = Array(Manifest.entryName.utf8)
+        return directory.entries.first { $0.nameBytes == name }
+    }
+
     static func checkManifest(directory: ZipDirectory, bytes: [UInt8]?, findings: inout [Finding]) -> Manifest? {
         guard directory.isReadable else { return nil }
-        let name = Array(Manifest.entryName.utf8)
-        guard let entry = directory.entries.first(where: { $0.nameBytes == name }) else {
+        guard let entry = manifestEntry(in: directory) else {
             findings.append(Finding(.manifestMissing, "the package has no manifest.json; it is not a trailpack package"))
             return nil
         }

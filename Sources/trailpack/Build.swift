@@ -38,7 +38,7 @@ struct Build: ParsableCommand {
         let (plan, findings) = try TourBuilder.plan(folder, progress: progress)
         guard let plan else {
             if json {
-                CLI.printJSON(.object(["built": .bool(false), "findings": .array(findings.map(CLI.findingJSON))]))
+                CLI.printJSON(.object(["built": .bool(false), "findings": .array(findings.map(\.jsonValue))]))
             } else {
                 CLI.printFindings(findings, to: .standardError)
                 CLI.printError("the tour has \(CLI.counts(findings)); nothing was written")
@@ -63,7 +63,7 @@ struct Build: ParsableCommand {
                 "packageBytes": .number(JSONNumber(result.packageBytes)),
                 "seconds": .number(JSONNumber((seconds * 1000).rounded() / 1000)),
                 "flushSeconds": .number(JSONNumber((result.flushSeconds * 1000).rounded() / 1000)),
-                "findings": .array(findings.map(CLI.findingJSON)),
+                "findings": .array(findings.map(\.jsonValue)),
             ]))
         } else if !quiet {
             let m = plan.manifest

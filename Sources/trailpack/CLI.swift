@@ -55,17 +55,6 @@ enum CLI {
         return "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
     }
 
-    static func findingJSON(_ f: Finding) -> JSONValue {
-        var members: [JSONMember] = [
-            JSONMember("code", .string(f.code.rawValue)),
-            JSONMember("severity", .string(f.severity.rawValue)),
-        ]
-        if let file = f.file { members.append(JSONMember("file", .string(file))) }
-        if let path = f.path { members.append(JSONMember("path", .string(path))) }
-        members.append(JSONMember("message", .string(f.message)))
-        return .object(members)
-    }
-
     static func printJSON(_ value: JSONValue) { out(JSONWriter.string(value)) }
 
     /// Reads a whole small file, with a size limit, as bytes.

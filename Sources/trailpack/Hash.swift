@@ -23,23 +23,13 @@ struct Hash: ParsableCommand {
         for file in files {
             do {
                 let digest = file == "-" ? try hashStandardInput() : try FileHashing.sha256(path: file).digest
-                CLI.out(Self.line(digest: digest, name: file))
+                CLI.out(digest.sha256sumLine(name: file))
             } catch {
                 CLI.printError("\(error)")
                 failed = true
             }
         }
         if failed { throw ExitCode(CLIExit.io.rawValue) }
-    }
-
-    /// One line in sha256sum's format: names holding a backslash or a newline are escaped and
-    /// the line starts with a backslash, as GNU coreutils does.
-    static func line(digest: SHA256Digest, name: String) -> String {
-        if name.contains("\\") || name.contains("\n") || name.contains("\r") {
-            let escaped = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
-            return "\\\(digest.hex)  \(escaped)\n"
-        }
-        return "\(digest.hex)  \(name)\n"
     }
 
     private func hashStandardInput() throws -> SHA256Digest {

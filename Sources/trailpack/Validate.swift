@@ -44,7 +44,7 @@ struct Validate: ParsableCommand {
         if json {
             CLI.printJSON(.object([
                 "valid": .bool(!findings.hasErrors),
-                "findings": .array(findings.map(CLI.findingJSON)),
+                "findings": .array(findings.map(\.jsonValue)),
             ]))
         } else {
             CLI.printFindings(findings)

@@ -98,7 +98,7 @@ struct Verify: ParsableCommand {
                 members.append(JSONMember("version", .string(m.version)))
             }
             if !keys.isEmpty { members.append(JSONMember("signers", .array(signers.map { .string($0) }))) }
-            members.append(JSONMember("findings", .array(report.findings.map(CLI.findingJSON))))
+            members.append(JSONMember("findings", .array(report.findings.map(\.jsonValue))))
             CLI.printJSON(.object(members))
         } else {
             CLI.out("package   \(package) (\(Format.bytes(report.size)), \(report.entryCount) entries)\n")

@@ -41,6 +41,17 @@ public struct Finding: Sendable, Equatable, Hashable, CustomStringConvertible {
     }
 }
 
+extension Finding {
+    /// The finding as reports (`--json`) and the server's error bodies give it.
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = [JSONMember("code", .string(code.rawValue)), JSONMember("severity", .string(severity.rawValue))]
+        if let file { members.append(JSONMember("file", .string(file))) }
+        if let path { members.append(JSONMember("path", .string(path))) }
+        members.append(JSONMember("message", .string(message)))
+        return .object(members)
+    }
+}
+
 extension Array where Element == Finding {
     /// Whether any finding is an error (warnings alone leave the input valid).
     public var hasErrors: Bool { contains { $0.severity == .error } }
