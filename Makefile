@@ -64,17 +64,27 @@ bench-quick: bench-deps
 	python3 bench/run.py --sets tiny,small --runs 3
 	python3 bench/server.py --set small
 
-# The verifier under libFuzzer (with AddressSanitizer) for FUZZ_SECONDS, seeded with the fixture
-# packages. Crashes land in out/fuzz/artifacts/; replay one with .build/debug/trailpack-fuzz FILE.
+# The verifier under libFuzzer (with AddressSanitizer) for FUZZ_SECONDS. FUZZ_MODE=structured (the
+# default) fuzzes by structure: each input is a tape that picks a seed package (fixtures/fuzz/seeds)
+# and one to three mutations of its records' fields (Sources/TrailPackFuzzing); replay a crash with
+# `.build/debug/trailpack-fuzz --tapes FILE`. FUZZ_MODE=bytes mutates raw bytes, seeded with the
+# seeds and every past crash; replay with `.build/debug/trailpack-fuzz FILE`. Crashes land in
+# out/fuzz/artifacts/; add each to fixtures/fuzz/crashes/ (FuzzRegressionTests replays them).
 FUZZ_SECONDS ?= 300
+FUZZ_MODE ?= structured
 fuzz: build
 	$(SWIFT) build --product trailpack-fuzz --scratch-path .build-fuzz -c release \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -parse-as-library
-	@mkdir -p $(OUT)/fuzz/corpus $(OUT)/fuzz/artifacts
-	@for t in santiam-wagon-road colorado-fourteeners family-hikes; do $(BIN) build fixtures/$$t -o $(OUT)/fuzz/corpus/$$t.zip -q; done
-	@rm -f $(OUT)/fuzz/corpus/*.sha256
-	.build-fuzz/release/trailpack-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=131072 -timeout=10 -rss_limit_mb=1024 \
-	  -artifact_prefix=$(OUT)/fuzz/artifacts/ $(OUT)/fuzz/corpus
+	@mkdir -p $(OUT)/fuzz/corpus $(OUT)/fuzz/tapes $(OUT)/fuzz/artifacts
+	@cp fixtures/fuzz/seeds/*.zip fixtures/fuzz/crashes/*.zip $(OUT)/fuzz/corpus/
+	@if [ "$(FUZZ_MODE)" = structured ]; then \
+	  TRAILPACK_FUZZ=structured TRAILPACK_FUZZ_SEEDS=fixtures/fuzz/seeds .build-fuzz/release/trailpack-fuzz \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=512 -timeout=10 -rss_limit_mb=1024 \
+	    -artifact_prefix=$(OUT)/fuzz/artifacts/ $(OUT)/fuzz/tapes; \
+	else \
+	  .build-fuzz/release/trailpack-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=131072 -timeout=10 -rss_limit_mb=1024 \
+	    -artifact_prefix=$(OUT)/fuzz/artifacts/ $(OUT)/fuzz/corpus; \
+	fi
 
 # Regenerate the committed sample tours and example manifests (deterministic).
 fixtures:

@@ -51,13 +51,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The verifier's fuzz target: `make fuzz` builds it with libFuzzer; built plainly it replays inputs.
-        .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackVerifier"]),
+        // Structure-aware mutation of ZIP archives (records and fields), for the fuzz target and the tests.
+        .target(name: "TrailPackFuzzing", dependencies: ["TrailPackArchive", "TrailPackCore", "CZlib"]),
+        // The verifier's fuzz target: `make fuzz` builds it with libFuzzer; built plainly it replays
+        // inputs or generates structured ones (`--generate`).
+        .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackVerifier", "TrailPackFuzzing"]),
         .testTarget(
             name: "TrailPackTests",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "CZlib",
-                "TrailPackCatalog", "TrailPackServer",
+                "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

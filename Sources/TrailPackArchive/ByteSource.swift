@@ -33,9 +33,11 @@ public final class FileSource: ByteSource, @unchecked Sendable {
     public let size: Int64
     private let fd: Int32
 
-    /// Opens `path` for reading. The corresponding C functions are `open` and `fstat`.
+    /// Opens `path` for reading; anything but a regular file (a FIFO, a device, a folder) is
+    /// refused before it could block. The corresponding C functions are `open`, `fstat` and `fcntl`.
     public init(path: String) throws(ArchiveError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO with no writer would otherwise wait for ever.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw ArchiveError.system("open '\(path)'") }
         var st = stat()
         guard fstat(fd, &st) == 0 else {
@@ -45,7 +47,13 @@ public final class FileSource: ByteSource, @unchecked Sendable {
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            throw ArchiveError(operation: "read '\(path)'", detail: "it is not a regular file")
+            throw ArchiveError(operation: "read '\(path)'", detail: "it is not a regular file (a folder, pipe or device)")
+        }
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+            let e = ArchiveError.system("read '\(path)'")
+            close(fd)
+            throw e
         }
         self.path = path
         self.fd = fd

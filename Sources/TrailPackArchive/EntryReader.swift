@@ -53,6 +53,10 @@ public final class EntryReader {
     public init(source: any ByteSource, entry: ZipEntry) throws(EntryDataError) {
         guard let dataOffset = entry.dataOffset else { throw .io(ArchiveError(operation: "read '\(entry.name)'", detail: "its local header is missing")) }
         guard entry.method == 0 || entry.method == 8 else { throw .unsupportedMethod(entry.method) }
+        // The directory sets a data offset only for sizes it could check; hold to that here too.
+        guard entry.sizesKnown, entry.compressedSize >= 0, entry.uncompressedSize >= 0,
+            entry.uncompressedSize < Int64.max, dataOffset >= 0, entry.compressedSize <= Int64.max - dataOffset
+        else { throw .corrupt("the entry's sizes or offset are out of range") }
         self.entry = entry
         self.source = source
         self.inputOffset = dataOffset

@@ -50,7 +50,9 @@ public enum PackageExtractor {
         defer { buffer.deallocate() }
         var count = 0
         // The manifest first, exactly as stored.
-        let manifestEntry = reader.directory.entries[0]
+        guard let manifestEntry = Verifier.manifestEntry(in: reader.directory) else {
+            throw Failure.package(.invalid([Finding(.manifestMissing, "the package has no manifest.json")]))
+        }
         try writeFile(temp: temp, relative: Manifest.entryName) { fd in
             let r = try EntryReader(source: FileSource(path: path), entry: manifestEntry)
             while true {

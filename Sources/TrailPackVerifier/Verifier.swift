@@ -91,7 +91,7 @@ public enum Verifier {
         var crc = CRC32()
         var size: Int64 = 0
         var captured: [UInt8] = []
-        if capture { captured.reserveCapacity(Int(entry.uncompressedSize)) }  // bounded by maxManifestBytes
+        if capture { captured.reserveCapacity(Int(max(0, min(entry.uncompressedSize, maxManifestBytes)))) }
         do {
             let reader = try EntryReader(source: source, entry: entry)
             while true {
@@ -130,7 +130,7 @@ public enum Verifier {
     static func checkManifest(directory: ZipDirectory, bytes: [UInt8]?, findings: inout [Finding]) -> Manifest? {
         guard directory.isReadable else { return nil }
         guard let entry = manifestEntry(in: directory) else {
-            findings.append(Finding(.manifestMissing, "the package has no manifest.json; it is not a trailpack package"))
+            findings.append(Finding(.manifestMissing, missingManifestMessage(directory)))
             return nil
         }
         let firstByOffset = directory.entries.min { $0.localHeaderOffset < $1.localHeaderOffset }
@@ -145,6 +145,19 @@ public enum Verifier {
         let result = ManifestReader.read(bytes)
         findings += result.findings.map { $0.inFile(Manifest.entryName) }
         return result.manifest
+    }
+
+    /// Why there is no manifest, and what to do: a package zipped one folder too deep
+    /// (`tour-1.0.0/manifest.json`) is the common case.
+    static func missingManifestMessage(_ directory: ZipDirectory) -> String {
+        let nested = directory.entries.filter { $0.name.hasSuffix("/" + Manifest.entryName) }
+            .map { String($0.name.dropLast(Manifest.entryName.count)) }
+        if let folder = nested.min(by: { $0.utf8.count < $1.utf8.count }) {
+            return "the package has no manifest.json at its top; it has '\(folder)\(Manifest.entryName)': the tour was zipped "
+                + "one folder too deep. Zip the folder's contents instead (cd '\(folder.dropLast())' && zip -r ../package.zip .), "
+                + "or better, build the package with: trailpack build <tour folder>"
+        }
+        return "the package has no manifest.json; it is not a trailpack package"
     }
 
     static func checkContents(manifest: Manifest, directory: ZipDirectory, checks: [Int: EntryCheck], findings: inout [Finding]) {
@@ -169,6 +182,7 @@ public enum Verifier {
                 findings.append(Finding(.contentMissing, file: asset.path, "the manifest lists this asset but the package does not hold it\(near)"))
                 continue
             }
+            guard entry.sizesKnown else { continue }  // its sizes are unknown: already reported
             if entry.uncompressedSize != asset.size {
                 findings.append(Finding(.contentSize, file: asset.path, "the manifest says \(asset.size) bytes, the package holds \(entry.uncompressedSize)"))
                 continue

@@ -1,16 +1,33 @@
 // The verifier's fuzz target.
 //
-// Built with libFuzzer by `make fuzz` (`-sanitize=fuzzer,address -DFUZZING`), it feeds random and
-// mutated archives to the whole verifier and to the single-asset reader. Built normally, it
-// replays the files given as arguments (a corpus or a crash reproducer) through the same function.
+// Built with libFuzzer by `make fuzz` (`-sanitize=fuzzer,address -DFUZZING`), it feeds archives
+// to the whole verifier and to the single-asset reader. With TRAILPACK_FUZZ=structured the
+// fuzzer's input is not an archive but a tape that picks a seed package and one to three
+// structural mutations of its records (TrailPackFuzzing), so coverage guidance works on fields
+// of records instead of raw bytes.
+//
+// Built normally it replays inputs, or generates structured inputs on its own:
+//   trailpack-fuzz FILE...                         replay archives (a corpus or a crash)
+//   trailpack-fuzz --tapes FILE...                 replay structured tapes (structured crashes)
+//   trailpack-fuzz --generate N --seed S [--last F]   N structured inputs from seed S; the input
+//                                                  being checked is first written to F, so a
+//                                                  crash leaves its reproducer behind
 
 import TrailPackArchive
+import TrailPackCore
+import TrailPackFuzzing
 import TrailPackVerifier
 
-func check(_ bytes: [UInt8]) {
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Verifies `bytes`; whatever the verifier accepts must also read asset by asset.
+/// Returns the verifier's report, or nil when it could not read the bytes at all.
+@discardableResult
+func check(_ bytes: [UInt8]) -> VerificationReport? {
     let source = MemorySource(bytes)
-    guard let report = try? Verifier.verify(source: source, options: .init(threads: 1)) else { return }
-    // Whatever the verifier accepts must also read asset by asset.
+    guard let report = try? Verifier.verify(source: source, options: .init(threads: 1)) else { return nil }
     if report.isValid, let reader = try? PackageReader(source: source) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
         defer { buffer.deallocate() }
@@ -23,11 +40,61 @@ func check(_ bytes: [UInt8]) {
             }
         }
     }
+    // Every finding must carry a code from the table and a message.
+    for f in report.findings where f.message.isEmpty { fatalError("a finding with no message: \(f.code)") }
+    return report
 }
+
+/// The seed packages for structured fuzzing: TRAILPACK_FUZZ_SEEDS, else fixtures/fuzz/seeds.
+func loadSeeds() -> ZipFuzzer {
+    let folder = getenv("TRAILPACK_FUZZ_SEEDS").map { String(cString: $0) } ?? "fixtures/fuzz/seeds"
+    var archives: [[UInt8]] = []
+    if let dir = opendir(folder) {
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".zip") { names.append(name) }
+        }
+        for name in names.sorted() { archives.append(readFile(folder + "/" + name) ?? []) }
+    }
+    let fuzzer = ZipFuzzer(seedArchives: archives)
+    if fuzzer.seeds.isEmpty { fatalError("no seed packages in \(folder) (set TRAILPACK_FUZZ_SEEDS)") }
+    return fuzzer
+}
+
+func readFile(_ path: String) -> [UInt8]? {
+    guard let file = fopen(path, "rb") else { return nil }
+    defer { fclose(file) }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = fread(&chunk, 1, chunk.count, file)
+        if n == 0 { break }
+        out += chunk[0..<n]
+    }
+    return out
+}
+
+func writeFile(_ bytes: [UInt8], to path: String) {
+    guard let file = fopen(path + ".tmp", "wb") else { return }
+    _ = fwrite(bytes, 1, bytes.count, file)
+    fclose(file)
+    rename(path + ".tmp", path)
+}
+
+nonisolated(unsafe) let structured = getenv("TRAILPACK_FUZZ").map { String(cString: $0) == "structured" } ?? false
+nonisolated(unsafe) var seeds: ZipFuzzer?
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    check(Array(UnsafeBufferPointer(start: data, count: size)))
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    if structured {
+        if seeds == nil { seeds = loadSeeds() }
+        check(seeds!.archive(tape: input).bytes)
+    } else {
+        check(input)
+    }
     return 0
 }
 
@@ -46,19 +113,61 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     return LLVMFuzzerRunDriver(&count, &vector) { data, size in fuzzOne(data, size) }
 }
 #else
-import Foundation
-
 @main
 enum Replay {
     static func main() {
-        for path in CommandLine.arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                FileHandle.standardError.write(Data("cannot read \(path)\n".utf8))
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        func value(_ flag: String) -> String? {
+            guard let i = arguments.firstIndex(of: flag), i + 1 < arguments.count else { return nil }
+            defer { arguments.removeSubrange(i...i + 1) }
+            return arguments[i + 1]
+        }
+        if let n = value("--generate").flatMap(Int.init) {
+            let seed = value("--seed").flatMap(UInt64.init) ?? 1
+            let last = value("--last")
+            generate(count: n, seed: seed, last: last)
+            return
+        }
+        let tapes = arguments.first == "--tapes"
+        if tapes { arguments.removeFirst() }
+        for path in arguments {
+            guard let bytes = readFile(path) else {
+                print("cannot read \(path)")
                 exit(3)
             }
-            check(Array(data))
+            if tapes {
+                let (archive, mutations) = loadSeeds().archive(tape: bytes)
+                print("\(path): \(mutations.joined(separator: "; "))")
+                check(archive)
+            } else {
+                check(bytes)
+            }
         }
-        print("replayed \(CommandLine.arguments.count - 1) inputs")
+        print("replayed \(arguments.count) inputs")
+    }
+
+    /// Checks `count` structured inputs drawn from `seed`, and prints what the verifier made of them.
+    static func generate(count: Int, seed: UInt64, last: String?) {
+        let fuzzer = loadSeeds()
+        var random = SeededRandom(seed: seed)
+        var valid = 0, unreadable = 0
+        var codes: [String: Int] = [:]
+        for n in 0..<count {
+            let (archive, mutations) = fuzzer.archive(using: &random)
+            if let last {
+                writeFile(archive, to: last)
+                writeFile(Array((["input \(n + 1) of seed \(seed)"] + mutations).joined(separator: "\n").utf8), to: last + ".txt")
+            }
+            guard let report = check(archive) else {
+                unreadable += 1
+                continue
+            }
+            if report.isValid { valid += 1 }
+            for code in Set(report.findings.map(\.code.rawValue)) { codes[code, default: 0] += 1 }
+        }
+        print("generated \(count) structured inputs from \(fuzzer.seeds.count) seeds (seed \(seed)): \(valid) valid, "
+            + "\(count - valid - unreadable) refused with findings, \(unreadable) unreadable")
+        for (code, n) in codes.sorted(by: { $0.value > $1.value }) { print("  \(code)\t\(n)") }
     }
 }
 #endif

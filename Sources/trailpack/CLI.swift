@@ -22,15 +22,22 @@ struct CLIError: Error {
 }
 
 enum CLI {
+    // Human text goes through TerminalText: a name taken from a file cannot send escape
+    // sequences to the operator's terminal. Machine output (JSON, sha256sum lines) is written raw.
     static func printError(_ message: String) {
-        FileHandle.standardError.write(Data("trailpack: error: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("trailpack: error: \(TerminalText.escaped(message))\n".utf8))
     }
 
     static func note(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.escapedKeepingLines(message) + "\n").utf8))
     }
 
     static func out(_ text: String) {
+        FileHandle.standardOutput.write(Data(TerminalText.escapedKeepingLines(text).utf8))
+    }
+
+    /// Machine-readable output, exactly as given (already escaped by its own format).
+    static func outRaw(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
@@ -46,7 +53,7 @@ enum CLI {
     /// Findings as text, one per line, errors first.
     static func printFindings(_ findings: [Finding], to stream: FileHandle = .standardOutput) {
         let sorted = findings.filter { $0.severity == .error } + findings.filter { $0.severity == .warning }
-        for f in sorted { stream.write(Data((f.description + "\n").utf8)) }
+        for f in sorted { stream.write(Data((f.description + "\n").utf8)) }  // description is escaped
     }
 
     static func counts(_ findings: [Finding]) -> String {
@@ -55,18 +62,30 @@ enum CLI {
         return "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
     }
 
-    static func printJSON(_ value: JSONValue) { out(JSONWriter.string(value)) }
+    static func printJSON(_ value: JSONValue) { outRaw(JSONWriter.string(value)) }
 
-    /// Reads a whole small file, with a size limit, as bytes.
+    /// Reads a whole small file, with a size limit, as bytes. Anything but a regular file (a FIFO
+    /// with no writer, a device) is refused before it could block.
     static func readSmallFile(_ path: String, limit: Int) throws -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CLIError.io("cannot read '\(path)': \(String(cString: strerror(errno)))")
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw CLIError.io("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw CLIError.io("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw CLIError.io("cannot read '\(path)': it is not a regular file (a folder, pipe or device)")
         }
-        defer { try? handle.close() }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         var out: [UInt8] = []
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            out += chunk
-            if out.count > limit { break }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while out.count <= limit {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CLIError.io("cannot read '\(path)': \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            out += chunk[0..<n]
         }
         return out
     }

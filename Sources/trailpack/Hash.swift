@@ -23,7 +23,7 @@ struct Hash: ParsableCommand {
         for file in files {
             do {
                 let digest = file == "-" ? try hashStandardInput() : try FileHashing.sha256(path: file).digest
-                CLI.out(digest.sha256sumLine(name: file))
+                CLI.outRaw(digest.sha256sumLine(name: file))
             } catch {
                 CLI.printError("\(error)")
                 failed = true

@@ -48,21 +48,23 @@ struct Inspect: ParsableCommand {
                 ]),
             ]))
         } else {
+            // Every text from the package is escaped: names cannot reach the terminal as control codes.
+            let e = TerminalText.escaped
             var out = """
-                \(m.name)
+                \(e(m.name))
                   id        \(m.id)
                   version   \(m.version)
-                  park      \(m.park)
-                  site      \(m.site.name) (\(m.site.id))
-                  map       \(m.mapName), bounds \(m.bounds.southwest.latitude),\(m.bounds.southwest.longitude) to \(m.bounds.northeast.latitude),\(m.bounds.northeast.longitude)\(m.bounds.crossesAntimeridian ? " (crosses the antimeridian)" : "")
+                  park      \(e(m.park))
+                  site      \(e(m.site.name)) (\(m.site.id))
+                  map       \(e(m.mapName)), bounds \(m.bounds.southwest.latitude),\(m.bounds.southwest.longitude) to \(m.bounds.northeast.latitude),\(m.bounds.northeast.longitude)\(m.bounds.crossesAntimeridian ? " (crosses the antimeridian)" : "")
 
                 """
             for w in m.waypoints.sorted(by: { $0.order < $1.order }) {
-                out += "  \(w.order). \(w.name)  (\(w.coordinate.latitude), \(w.coordinate.longitude))\n"
-                for p in w.properties { out += "       \(p.key): \(p.value.displayText)\n" }
-                for a in w.assets { out += "       \(a.path)  \(a.kind.rawValue)  \(Format.bytes(a.size))\n" }
+                out += "  \(w.order). \(e(w.name))  (\(w.coordinate.latitude), \(w.coordinate.longitude))\n"
+                for p in w.properties { out += "       \(e(p.key)): \(e(p.value.displayText))\n" }
+                for a in w.assets { out += "       \(e(a.path))  \(a.kind.rawValue)  \(Format.bytes(a.size))\n" }
             }
-            for a in m.mapAssets { out += "  map: \(a.path)  \(Format.bytes(a.size))\n" }
+            for a in m.mapAssets { out += "  map: \(e(a.path))  \(Format.bytes(a.size))\n" }
             out += "  total: \(m.waypoints.count) waypoints, \(m.allAssets.count) assets, \(Format.bytes(total))\n"
             CLI.out(out)
         }

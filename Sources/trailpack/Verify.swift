@@ -104,7 +104,7 @@ struct Verify: ParsableCommand {
             CLI.out("package   \(package) (\(Format.bytes(report.size)), \(report.entryCount) entries)\n")
             let match = report.sha256Matches.map { $0 ? "matches the expected value" : "DOES NOT match the expected value" } ?? "no expected value given"
             CLI.out("sha256    \(report.sha256.hex) (\(match))\n")
-            if let m = report.manifest { CLI.out("tour      \(m.name) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(m.allAssets.count) assets\n") }
+            if let m = report.manifest { CLI.out("tour      \(TerminalText.escaped(m.name)) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(m.allAssets.count) assets\n") }
             if !keys.isEmpty { CLI.out("signed by \(signers.isEmpty ? "no trusted key" : signers.joined(separator: ", "))\n") }
             CLI.printFindings(report.findings)
             CLI.out(report.isValid ? "valid\n" : "NOT VALID: \(CLI.counts(report.findings)); do not use this package\n")

@@ -1,6 +1,7 @@
 import CZlib
 import Foundation
 import TrailPackArchive
+import TrailPackFuzzing
 import TrailPackVerifier
 
 /// Writes ZIP archives byte by byte with every field under the test's control, so that each
@@ -69,28 +70,9 @@ struct ZipForge {
         return ZipForge(entries)
     }
 
-    static func crc(_ data: [UInt8]) -> UInt32 {
-        data.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
-    }
+    static func crc(_ data: [UInt8]) -> UInt32 { ZipModel.crc(data) }
 
-    static func deflate(_ data: [UInt8]) -> [UInt8] {
-        var stream = z_stream()
-        precondition(trailpack_deflate_init_raw(&stream, 6) == Z_OK)
-        defer { deflateEnd(&stream) }
-        var input = data
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(data.count))) + 16)
-        let produced: Int = input.withUnsafeMutableBufferPointer { inp in
-            output.withUnsafeMutableBufferPointer { out in
-                stream.next_in = inp.baseAddress
-                stream.avail_in = uInt(inp.count)
-                stream.next_out = out.baseAddress
-                stream.avail_out = uInt(out.count)
-                precondition(CZlib.deflate(&stream, Z_FINISH) == Z_STREAM_END)
-                return out.count - Int(stream.avail_out)
-            }
-        }
-        return Array(output.prefix(produced))
-    }
+    static func deflate(_ data: [UInt8]) -> [UInt8] { ZipModel.deflate(data) }
 
     func bytes() -> [UInt8] {
         var out = prefix

@@ -32,12 +32,13 @@ public struct Finding: Sendable, Equatable, Hashable, CustomStringConvertible {
         return copy
     }
 
-    /// `error[coordinate.latitude] tour.json: waypoints[3].coordinate.latitude: ...`
+    /// `error[coordinate.latitude] tour.json: waypoints[3].coordinate.latitude: ...`, with
+    /// control and bidirectional characters escaped (``TerminalText``): safe to print.
     public var description: String {
         var location = ""
         if let file { location += file }
         if let path, !path.isEmpty { location += location.isEmpty ? path : ": \(path)" }
-        return "\(severity.rawValue)[\(code.rawValue)] \(location.isEmpty ? "" : location + ": ")\(message)"
+        return TerminalText.escaped("\(severity.rawValue)[\(code.rawValue)] \(location.isEmpty ? "" : location + ": ")\(message)")
     }
 }
 

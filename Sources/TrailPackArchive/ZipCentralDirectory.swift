@@ -1,0 +1,136 @@
+import TrailPackCore
+
+/// Step 2 of reading an archive: the records of the central directory. Every record becomes a
+/// `ZipEntry` (with a finding when something in it cannot be used), so an entry's `index` is
+/// always its position in the list.
+struct ZipCentralDirectory: Sendable {
+    var entries: [ZipEntry]
+    /// Whether every record the end records announce was read, and nothing else is in the
+    /// directory: only then can the entries be trusted as the whole archive.
+    var isComplete: Bool
+
+    /// Reads the central directory that `end` locates.
+    static func read(
+        _ source: some ByteSource, end: ZipEndRecords, limits: ZipLimits, findings: inout [Finding]
+    ) throws(ArchiveError) -> ZipCentralDirectory {
+        let incomplete = ZipCentralDirectory(entries: [], isComplete: false)
+        guard end.centralDirectorySize <= limits.maxCentralDirectoryBytes else {
+            findings.append(Finding(.zipCentralDirectory,
+                "the central directory is \(end.centralDirectorySize) bytes; the limit is \(limits.maxCentralDirectoryBytes)"))
+            return incomplete
+        }
+        let bytes = try source.bytes(at: end.centralDirectoryOffset, count: Int(end.centralDirectorySize))
+        guard bytes.count == Int(end.centralDirectorySize) else {
+            findings.append(Finding(.zipCentralDirectory, "the central directory is cut short"))
+            return incomplete
+        }
+        // Bytes put in front of an archive (a self-extractor stub, `cat stub pkg.zip`) move
+        // everything by the same amount: the directory is then found exactly that many bytes late.
+        if end.entryCount > 0, LittleEndianReader(bytes).peekSignature != ZipSignature.central {
+            let actual = end.centralDirectoryEnd - end.centralDirectorySize
+            if actual > end.centralDirectoryOffset,
+                LittleEndianReader(try source.bytes(at: actual, count: 4)).peekSignature == ZipSignature.central
+            {
+                let n = actual - end.centralDirectoryOffset
+                findings.append(Finding(.zipPrefix,
+                    "\(n) bytes were put in front of the archive (a self-extractor stub, or files joined with cat): "
+                        + "every offset in it is \(n) bytes off. Remove the first \(n) bytes, or build the package "
+                        + "again with trailpack build"))
+                return incomplete
+            }
+        }
+        if end.centralDirectoryOffset + end.centralDirectorySize < end.centralDirectoryEnd {
+            let gap = end.centralDirectoryEnd - end.centralDirectoryOffset - end.centralDirectorySize
+            findings.append(Finding(.zipGap,
+                "\(gap) bytes between the central directory and the end record belong to nothing"))
+        }
+
+        var entries: [ZipEntry] = []
+        entries.reserveCapacity(end.entryCount)
+        var c = LittleEndianReader(bytes)
+        for index in 0..<end.entryCount {
+            guard c.remaining >= 46, c.peekSignature == ZipSignature.central else {
+                findings.append(Finding(.zipCentralDirectory,
+                    "the central directory holds \(index) entries, but the end record says \(end.entryCount)"))
+                return ZipCentralDirectory(entries: entries, isComplete: false)
+            }
+            guard let entry = readRecord(&c, index: index, findings: &findings) else {
+                findings.append(Finding(.zipCentralDirectory,
+                    "central-directory entry \(index) runs past the end of the directory"))
+                return ZipCentralDirectory(entries: entries, isComplete: false)
+            }
+            entries.append(entry)
+        }
+        if c.remaining > 0 {
+            findings.append(Finding(.zipCentralDirectory,
+                "\(c.remaining) bytes after the last central-directory entry belong to nothing"))
+            return ZipCentralDirectory(entries: entries, isComplete: false)
+        }
+        return ZipCentralDirectory(entries: entries, isComplete: true)
+    }
+
+    /// One record; nil when its variable-length parts run past the directory.
+    private static func readRecord(
+        _ c: inout LittleEndianReader, index: Int, findings: inout [Finding]
+    ) -> ZipEntry? {
+        c.skip(4)  // signature
+        let madeBy = c.u16()
+        c.skip(2)  // version needed
+        let flags = c.u16(), method = c.u16()
+        c.skip(4)  // DOS time and date
+        let crc = c.u32(), compressed32 = c.u32(), uncompressed32 = c.u32()
+        let nameLength = Int(c.u16()), extraLength = Int(c.u16()), commentLength = Int(c.u16())
+        let diskStart = c.u16()
+        c.skip(2)  // internal attributes
+        let external = c.u32(), offset32 = c.u32()
+        guard c.remaining >= nameLength + extraLength + commentLength else { return nil }
+        let nameBytes = c.take(nameLength)
+        let extra = ZipExtraFields(c.take(extraLength))
+        c.skip(commentLength)
+        let name = decodeName(nameBytes, flags: flags, index: index, findings: &findings)
+
+        var entry = ZipEntry(
+            index: index, name: name, nameBytes: nameBytes, flags: flags, method: method, crc32: crc,
+            compressedSize: Int64(compressed32), uncompressedSize: Int64(uncompressed32),
+            localHeaderOffset: Int64(offset32), dataOffset: nil, descriptorLength: 0, versionMadeBy: madeBy,
+            externalAttributes: external)
+        if let problem = extra.malformed { findings.append(Finding(.zipExtraField, file: name, problem)) }
+        // ZIP64 extended information: only the fields whose 32-bit value is all ones, in order.
+        let needs = (uncompressed32 == 0xFFFF_FFFF, compressed32 == 0xFFFF_FFFF, offset32 == 0xFFFF_FFFF)
+        let needed = [needs.0, needs.1, needs.2].filter { $0 }.count * 8 + (diskStart == 0xFFFF ? 4 : 0)
+        if needed > 0 {
+            if let z = extra.field(0x0001), z.count >= needed {
+                var zr = LittleEndianReader(z)
+                if needs.0 { entry.uncompressedSize = Int64(bitPattern: zr.u64()) }
+                if needs.1 { entry.compressedSize = Int64(bitPattern: zr.u64()) }
+                if needs.2 { entry.localHeaderOffset = Int64(bitPattern: zr.u64()) }
+            } else {
+                // Kept in the list, with nothing known of its sizes: later checks skip its data.
+                entry.sizesKnown = false
+                findings.append(Finding(.zipZip64Invalid, file: name,
+                    "the entry needs ZIP64 sizes or offset but has no (or a short) ZIP64 extra field"))
+            }
+        }
+        if diskStart != 0 && diskStart != 0xFFFF {
+            findings.append(Finding(.zipEOCDInvalid, file: name, "the entry claims to start on disk \(diskStart)"))
+        }
+        if !extra.unicodePathAgrees(with: nameBytes) {
+            findings.append(Finding(.zipExtraField, file: name,
+                "the entry carries a second, different name in a Unicode-path extra field; readers would disagree on its name"))
+        }
+        return entry
+    }
+
+    private static func decodeName(_ bytes: [UInt8], flags: UInt16, index: Int, findings: inout [Finding]) -> String {
+        if let s = String(validating: bytes, as: UTF8.self) {
+            if flags & 0x0800 == 0, bytes.contains(where: { $0 >= 0x80 }) {
+                findings.append(Finding(.zipNameEncoding, file: s,
+                    "the name is not ASCII but the UTF-8 flag is not set: readers would decode it as code page 437 and get another name"))
+            }
+            return s
+        }
+        let shown = String(decoding: bytes, as: UTF8.self)
+        findings.append(Finding(.zipNameEncoding, file: shown, "entry \(index)'s name is not valid UTF-8"))
+        return shown
+    }
+}

@@ -1,0 +1,39 @@
+/// One record of the central directory, cross-checked against its local header.
+///
+/// Every record of the central directory becomes an entry, even one whose sizes or offset
+/// cannot be known (a ZIP64 sentinel without its extra field): such an entry has no
+/// `dataOffset`, and the checks that need its data skip it. So `entries[i].index == i` always.
+public struct ZipEntry: Sendable, Equatable {
+    /// The position in the central directory, from 0.
+    public var index: Int
+    /// The name, decoded from UTF-8 (or ASCII); invalid bytes are replaced for messages.
+    public var name: String
+    public var nameBytes: [UInt8]
+    public var flags: UInt16
+    /// 0 = stored, 8 = deflated.
+    public var method: UInt16
+    public var crc32: UInt32
+    public var compressedSize: Int64
+    public var uncompressedSize: Int64
+    public var localHeaderOffset: Int64
+    /// Where the entry's (compressed) data starts: set only when the local header was read and
+    /// every size and offset is known and inside the entry area.
+    public var dataOffset: Int64?
+    /// The length of the data descriptor after the data (0 when there is none).
+    public var descriptorLength: Int64
+    public var versionMadeBy: UInt16
+    public var externalAttributes: UInt32
+    /// Whether the sizes and the local header offset are known (false when a ZIP64 sentinel
+    /// has no ZIP64 extra field to resolve it).
+    public var sizesKnown: Bool = true
+
+    public var isDirectory: Bool { nameBytes.last == UInt8(ascii: "/") }
+    public var isEncrypted: Bool {
+        flags & 0x0001 != 0 || flags & 0x0040 != 0 || flags & 0x2000 != 0 || method == 99
+    }
+    public var hasDataDescriptor: Bool { flags & 0x0008 != 0 }
+    /// The end of everything the entry occupies: local header, data, descriptor.
+    public var endOffset: Int64? { dataOffset.map { $0 + compressedSize + descriptorLength } }
+    /// The Unix file type bits, when the entry was made on Unix.
+    public var unixMode: UInt32? { versionMadeBy >> 8 == 3 ? externalAttributes >> 16 : nil }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+import TrailPackArchive
+@testable import TrailPackCore
+import TrailPackVerifier
+
+/// Regressions from attacks on the verifier: each archive here once trapped it, hung it, or
+/// reported the wrong thing. Every case must be refused with a finding code, never a crash.
+@Suite("verifier hardening")
+struct HardeningTests {
+    func verify(_ bytes: [UInt8]) throws -> VerificationReport {
+        try Verifier.verify(source: MemorySource(bytes), options: .init(threads: 1))
+    }
+
+    /// Four stored entries; the first `sentinels` claim a ZIP64 size (0xFFFFFFFF) but carry no
+    /// ZIP64 extra field; the last two differ only in case.
+    static func sentinelArchive(sentinels: Int) -> [UInt8] {
+        var entries = [
+            ZipForge.Entry("one.txt", Array("one".utf8)), ZipForge.Entry("two.txt", Array("two".utf8)),
+            ZipForge.Entry("x/a.txt", Array("a".utf8)), ZipForge.Entry("x/A.txt", Array("A".utf8)),
+        ]
+        for k in 0..<sentinels { entries[k].centralUncompressedSize = 0xFFFF_FFFF }
+        return ZipForge(entries).bytes()
+    }
+
+    @Test("ZIP64 sentinels without their extra field, then a case collision: refused, names right, no trap", arguments: [1, 2])
+    func sentinelsThenCaseCollision(sentinels: Int) throws {
+        let bytes = Self.sentinelArchive(sentinels: sentinels)
+        #expect(bytes.count < 400)
+        let report = try verify(bytes)
+        #expect(!report.isValid)
+        let zip64 = report.findings.filter { $0.code == .zipZip64Invalid }
+        #expect(zip64.map(\.file) == ["one.txt", "two.txt"].prefix(sentinels).map { $0 })
+        let folded = try #require(report.findings.first { $0.code == .zipNameFoldedDuplicate })
+        #expect(folded.file == "x/A.txt")
+        #expect(folded.message.contains("'x/a.txt'"), "\(folded.message)")
+        // Every record is kept: the entry count is the directory's.
+        let directory = try ZipDirectory.read(MemorySource(bytes))
+        #expect(directory.entries.count == 4)
+        #expect(directory.entries.enumerated().allSatisfy { $0.offset == $0.element.index })
+        #expect(directory.entries.prefix(sentinels).allSatisfy { !$0.sizesKnown && $0.dataOffset == nil })
+    }
+
+    @Test("the server-crashing archive is refused by the CLI with exit 1, not a signal")
+    func sentinelArchiveCLI() throws {
+        try Support.withTemporaryDirectory { dir in
+            try Support.write(Self.sentinelArchive(sentinels: 2), to: dir + "/crafted.zip")
+            let result = try Support.trailpack("verify", dir + "/crafted.zip", "--json")
+            #expect(result.status == 1, "\(result.stderr)")
+            let report = try JSONParser.parse(Array(result.stdoutBytes)).value
+            #expect(report["valid"] == .bool(false))
+        }
+    }
+
+    /// Numbers near the top of their range, where arithmetic on them used to overflow and trap.
+    static let overflowCases: [(String, @Sendable (inout ZipForge) -> Void)] = [
+        ("ZIP64 local header offset near 2^63", { f in
+            f.entries[0].centralOffset = 0xFFFF_FFFF
+            f.entries[0].centralExtra = le16(1) + le16(8) + le64(UInt64(Int64.max - 10))
+        }),
+        ("ZIP64 local header offset with the top bit set", { f in
+            f.entries[0].centralOffset = 0xFFFF_FFFF
+            f.entries[0].centralExtra = le16(1) + le16(8) + le64(UInt64.max)
+        }),
+        ("ZIP64 compressed size near 2^63 on a deflated entry", { f in
+            f.entries[1].centralCompressedSize = 0xFFFF_FFFF
+            f.entries[1].centralExtra = le16(1) + le16(8) + le64(UInt64(Int64.max - 1))
+        }),
+        ("ZIP64 uncompressed size of 2^63 - 1", { f in
+            f.entries[1].centralUncompressedSize = 0xFFFF_FFFF
+            f.entries[1].centralExtra = le16(1) + le16(8) + le64(UInt64(Int64.max))
+        }),
+        ("ZIP64 sizes all ones, both", { f in
+            f.entries[2].centralUncompressedSize = 0xFFFF_FFFF
+            f.entries[2].centralCompressedSize = 0xFFFF_FFFF
+            f.entries[2].centralExtra = le16(1) + le16(16) + le64(UInt64.max) + le64(UInt64.max)
+        }),
+        ("a ZIP64 extra field shorter than its sentinels need", { f in
+            f.entries[2].centralUncompressedSize = 0xFFFF_FFFF
+            f.entries[2].centralCompressedSize = 0xFFFF_FFFF
+            f.entries[2].centralExtra = le16(1) + le16(8) + le64(3)
+        }),
+        ("an extra field whose length runs past the header", { f in
+            f.entries[0].centralExtra = le16(0x5455) + le16(0xFFFF) + [1, 2, 3]
+        }),
+    ]
+
+    @Test("sizes and offsets near the top of their range are refused, never trap", arguments: overflowCases.indices)
+    func overflow(index: Int) throws {
+        var forge = try ZipForge.from(package: VerifierTests.package)
+        Self.overflowCases[index].1(&forge)
+        let report = try verify(forge.bytes())
+        #expect(!report.isValid, "\(Self.overflowCases[index].0)")
+        #expect(report.findings.contains { $0.code.rawValue.hasPrefix("zip.") }, "\(report.findings)")
+    }
+
+    @Test("a ZIP64 end record whose size field is all ones is refused, never traps")
+    func zip64RecordSize() throws {
+        let forge = try ZipForge.from(package: VerifierTests.package)
+        var bytes = forge.bytes()
+        // Turn the end record into one that needs ZIP64, with a locator and a ZIP64 end record
+        // before it whose size field would overflow an addition.
+        let eocd = bytes.count - 22
+        let cdOffset = UInt64(bytes[eocd + 16]) | UInt64(bytes[eocd + 17]) << 8 | UInt64(bytes[eocd + 18]) << 16 | UInt64(bytes[eocd + 19]) << 24
+        let cdSize = UInt64(bytes[eocd + 12]) | UInt64(bytes[eocd + 13]) << 8 | UInt64(bytes[eocd + 14]) << 16 | UInt64(bytes[eocd + 15]) << 24
+        let count = UInt64(bytes[eocd + 10]) | UInt64(bytes[eocd + 11]) << 8
+        let end = Array(bytes[eocd...])
+        bytes.removeLast(22)
+        let recordOffset = UInt64(bytes.count)
+        bytes += le32(0x0606_4B50) + le64(UInt64.max) + le16(45) + le16(45) + le32(0) + le32(0)
+        bytes += le64(count) + le64(count) + le64(cdSize) + le64(cdOffset)
+        bytes += le32(0x0706_4B50) + le32(0) + le64(recordOffset) + le32(1)
+        var newEnd = end
+        newEnd.replaceSubrange(16..<20, with: le32(0xFFFF_FFFF))
+        bytes += newEnd
+        let report = try verify(bytes)
+        #expect(report.findings.contains { $0.code == .zipZip64Invalid }, "\(report.findings)")
+    }
+
+    @Test("bytes put in front of a package are reported as a prefix of that many bytes, and nothing else")
+    func prefixedPackage() throws {
+        let stub = Array("#!/bin/sh\necho this is a self-extractor stub\nexit 0\n".utf8)
+        let report = try verify(stub + VerifierTests.package)
+        #expect(report.findings.map(\.code) == [.zipPrefix], "\(report.findings)")
+        #expect(report.findings[0].message.contains("\(stub.count) bytes"))
+        // unzip says the same.
+        try Support.withTemporaryDirectory { dir in
+            try Support.write(stub + VerifierTests.package, to: dir + "/sfx.zip")
+            let unzip = try Support.run("unzip", ["-tq", dir + "/sfx.zip"])
+            #expect((unzip.stdout + unzip.stderr).contains("\(stub.count) extra bytes"))
+        }
+    }
+
+    @Test("a package zipped one folder too deep says so and how to zip it")
+    func nestedFolder() throws {
+        let forge = try ZipForge.from(package: VerifierTests.package)
+        var nested = forge
+        for k in nested.entries.indices { nested.entries[k].name = Array("tour-1.0.0/".utf8) + nested.entries[k].name }
+        let report = try verify(nested.bytes())
+        let missing = try #require(report.findings.first { $0.code == .manifestMissing })
+        #expect(missing.message.contains("'tour-1.0.0/manifest.json'"), "\(missing.message)")
+        #expect(missing.message.contains("zip -r"))
+        #expect(missing.message.contains("trailpack build"))
+    }
+
+    @Test("verify, extract and validate refuse a FIFO with no writer at once instead of waiting for ever")
+    func fifo() throws {
+        try Support.withTemporaryDirectory { dir in
+            let fifo = dir + "/package.zip"
+            #expect(mkfifo(fifo, 0o644) == 0)
+            #expect(throws: ArchiveError.self) { try FileSource(path: fifo) }
+            for arguments in [["verify", fifo], ["verify", fifo, "--json"], ["extract", fifo, dir + "/out"], ["validate", fifo],
+                              ["verify", dir + "/x.zip", "--sha256-file", fifo]] {
+                try Support.write(VerifierTests.package, to: dir + "/x.zip")
+                // `timeout` ends a hang with 124; the test then fails instead of waiting.
+                let result = try Support.run("timeout", ["20", Support.binary] + arguments)
+                #expect(result.status == 3, "\(arguments): status \(result.status) \(result.stderr)")
+                #expect(result.stderr.contains("not a regular file") || result.stdout.contains("not a regular file"),
+                        "\(arguments): \(result.stderr) \(result.stdout)")
+            }
+        }
+    }
+
+    @Test("control and bidirectional characters from a package never reach the terminal raw")
+    func escapes() throws {
+        var forge = try ZipForge.from(package: VerifierTests.package)
+        let evil = "waypoints/\u{1b}]0;owned\u{7}\u{1b}[31mred\u{202e}txt.exe"
+        forge.entries.append(ZipForge.Entry(evil, Array("x".utf8)))
+        try Support.withTemporaryDirectory { dir in
+            try Support.write(forge.bytes(), to: dir + "/evil.zip")
+            let text = try Support.trailpack("verify", dir + "/evil.zip")
+            #expect(text.status == 1)
+            let bytes = Array(text.stdoutBytes) + Array(text.stderr.utf8)
+            #expect(!bytes.contains(0x1B) && !bytes.contains(0x07))
+            #expect(!(text.stdout + text.stderr).unicodeScalars.contains("\u{202e}"))
+            #expect(text.stdout.contains("\\u{1b}]0;owned\\u{7}\\u{1b}[31mred\\u{202e}txt.exe"), "\(text.stdout)")
+            // JSON keeps the real name, escaped the JSON way.
+            let json = try Support.trailpack("verify", dir + "/evil.zip", "--json")
+            let report = try JSONParser.parse(Array(json.stdoutBytes)).value
+            guard case .array(let findings)? = report["findings"] else { Issue.record("no findings array"); return }
+            #expect(findings.contains { $0["file"] == .string(evil) })
+        }
+    }
+
+    @Test("TerminalText escapes exactly the dangerous characters", arguments: [
+        ("plain", "plain"), ("tab\there", "tab\\u{9}here"), ("é ü 漢字 🌲", "é ü 漢字 🌲"), ("\u{9b}31m", "\\u{9b}31m"),
+        ("a\u{2066}b\u{2069}", "a\\u{2066}b\\u{2069}"), ("line\u{2028}sep", "line\\u{2028}sep"), ("del\u{7f}", "del\\u{7f}"),
+    ])
+    func terminalText(input: String, expected: String) {
+        #expect(TerminalText.escaped(input) == expected)
+    }
+}
