@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "TrailPackCore", targets: ["TrailPackCore"]),
         .library(name: "TrailPackVerifier", targets: ["TrailPackVerifier"]),
         .library(name: "TrailPackBuilder", targets: ["TrailPackBuilder"]),
+        // What a phone app links: download, check, install and read packages. No writer.
+        .library(name: "TrailPackClient", targets: ["TrailPackClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -32,6 +34,8 @@ let package = Package(
         .target(name: "TrailPackBuilder", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive"]),
         // Package -> report. A mobile client needs Core + Verifier (+ the C libraries) only.
         .target(name: "TrailPackVerifier", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive"]),
+        // The client: catalog API, resumable download, checks, atomic install (URLSession).
+        .target(name: "TrailPackClient", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackVerifier"]),
         // The server's catalog: GRDB over SQLite, with migrations.
         .target(name: "TrailPackCatalog", dependencies: ["TrailPackCore", "TrailPackCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
         // The download server (Hummingbird 2).
@@ -47,6 +51,7 @@ let package = Package(
             name: "trailpack",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer",
+                "TrailPackClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -60,7 +65,7 @@ let package = Package(
             name: "TrailPackTests",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "CZlib",
-                "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing",
+                "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing", "TrailPackClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

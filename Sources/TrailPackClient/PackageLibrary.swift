@@ -1,0 +1,152 @@
+import Foundation
+import TrailPackCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A package that passed every check and is installed in a ``PackageLibrary``.
+public struct InstalledPackage: Sendable, Equatable, Codable {
+    public var id: String
+    public var version: String
+    public var sha256: String
+    public var size: Int64
+    /// The package file, relative to the library folder: `<id>/<version>.zip`.
+    public var file: String
+    /// Seconds since 1970 (UTC) when it was installed.
+    public var installedAt: Int64
+    /// The key ids of the trusted keys whose signatures were valid (empty when none were asked for).
+    public var signers: [String]
+    /// The newest version of this id ever installed here: anything older is a rollback.
+    public var highestVersion: String
+}
+
+/// The folder where a client keeps its packages: one folder per package id holding the
+/// installed version's file and its state, and `.partial/` for downloads under way.
+///
+///     LIBRARY/.partial/<id>-<version>.zip        a download (and .state: which file it is)
+///     LIBRARY/<id>/<version>.zip                 the installed package
+///     LIBRARY/<id>/installed.json                what is installed, and the newest version seen
+///
+/// Installing is atomic: the new file is renamed into place and the state file replaced (each
+/// written, flushed and renamed); the previous version's file is removed only after that.
+public struct PackageLibrary: Sendable {
+    public let folder: String
+
+    public init(folder: String) { self.folder = folder }
+
+    var partialFolder: String { folder + "/.partial" }
+
+    func partialPath(id: String, version: String) -> String { partialFolder + "/\(id)-\(version).zip" }
+
+    /// The installed version of `id`, if any.
+    public func installed(_ id: String) throws(ClientError) -> InstalledPackage? {
+        let path = folder + "/" + id + "/installed.json"
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path), data.count < 1 << 20,
+            let state = try? JSONDecoder().decode(InstalledPackage.self, from: data)
+        else {
+            throw ClientError(.io, "'\(path)' is damaged; remove the folder '\(folder)/\(id)' and fetch \(id) again")
+        }
+        return state
+    }
+
+    /// Every installed package.
+    public func all() throws(ClientError) -> [InstalledPackage] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        var out: [InstalledPackage] = []
+        for name in names.sorted() where !name.hasPrefix(".") {
+            if let p = try installed(name) { out.append(p) }
+        }
+        return out
+    }
+
+    /// The path of an installed package's file.
+    public func path(of package: InstalledPackage) -> String { folder + "/" + package.file }
+
+    func prepare() throws(ClientError) {
+        for dir in [folder, partialFolder] where !FileManager.default.fileExists(atPath: dir) {
+            do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
+                throw ClientError(.io, "cannot create '\(dir)': \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// Moves a checked download into place and records it; then removes the previous version's file.
+    func install(partial: String, entry: CatalogEntry, signers: [String], previous: InstalledPackage?) throws(ClientError) -> InstalledPackage {
+        let dir = folder + "/" + entry.id
+        if !FileManager.default.fileExists(atPath: dir) {
+            guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw Self.ioError("create '\(dir)'") }
+        }
+        let file = entry.id + "/" + entry.version + ".zip"
+        guard rename(partial, folder + "/" + file) == 0 else { throw Self.ioError("move the download to '\(folder)/\(file)'") }
+        try Self.syncFolder(dir)
+        var highest = entry.version
+        if let previous, let a = PackageVersion(previous.highestVersion), let b = PackageVersion(entry.version), b < a {
+            highest = previous.highestVersion
+        }
+        let state = InstalledPackage(
+            id: entry.id, version: entry.version, sha256: entry.sha256, size: entry.size, file: file,
+            installedAt: Int64(Date().timeIntervalSince1970), signers: signers, highestVersion: highest)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard let data = try? encoder.encode(state) else { throw ClientError(.io, "cannot encode the installed state") }
+        try Self.writeAtomically(data, to: dir + "/installed.json")
+        try? FileManager.default.removeItem(atPath: partial + ".state")
+        if let previous, previous.file != file {
+            try? FileManager.default.removeItem(atPath: folder + "/" + previous.file)
+        }
+        return state
+    }
+
+    /// Removes a download and its state (both ours).
+    func discard(partial: String) {
+        try? FileManager.default.removeItem(atPath: partial)
+        try? FileManager.default.removeItem(atPath: partial + ".state")
+    }
+
+    static func ioError(_ what: String) -> ClientError {
+        ClientError(.io, "cannot \(what): \(String(cString: strerror(errno)))")
+    }
+
+    static func syncFolder(_ path: String) throws(ClientError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw ioError("open '\(path)'") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw ioError("flush '\(path)'") }
+    }
+
+    /// Temp file, write, fsync, rename, fsync the folder.
+    static func writeAtomically(_ data: Data, to path: String) throws(ClientError) {
+        let temp = path + ".\(getpid()).tmp"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { throw ioError("write '\(temp)'") }
+        let ok = data.withUnsafeBytes { buffer -> Bool in
+            var done = 0
+            while done < buffer.count {
+                let n = write(fd, buffer.baseAddress! + done, buffer.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                done += n
+            }
+            return fsync(fd) == 0
+        }
+        let failure = ok ? nil : ioError("write '\(temp)'")
+        close(fd)
+        if let failure {
+            unlink(temp)
+            throw failure
+        }
+        guard rename(temp, path) == 0 else {
+            let e = ioError("replace '\(path)'")
+            unlink(temp)
+            throw e
+        }
+        try syncFolder((path as NSString).deletingLastPathComponent)
+    }
+}

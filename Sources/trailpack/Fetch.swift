@@ -1,0 +1,192 @@
+import ArgumentParser
+import Foundation
+import TrailPackBuilder
+import TrailPackClient
+
+struct Fetch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Download, check and install a package from a trailpack server, as a phone app does.",
+        discussion: """
+            Reads the package's entry from the server, refuses a rollback, downloads into LIBRARY/.partial/ \
+            (resuming an interrupted download with Range and If-Range), checks the length and the whole-file \
+            SHA-256 against the catalog and the server's Repr-Digest, verifies the package in full, checks the \
+            reviewers' signatures against --trusted-key, installs it atomically as LIBRARY/<id>/<version>.zip, and \
+            confirms the download to the server. A damaged download is deleted: run the command again.
+
+            Examples:
+              trailpack fetch https://tours.example.gov gov.usda.fs.willamette.santiam-wagon-road --into ./library
+              trailpack fetch https://tours.example.gov gov.usda.fs.willamette.santiam-wagon-road --into ./library --trusted-key reviewers/ --threshold 2
+              trailpack fetch --list https://tours.example.gov --site willamette-sweet-home
+
+            Exit codes: 0 installed (or already installed), 1 the package was refused (damaged, invalid, \
+            too few signatures, a rollback), 2 usage error, 3 the server or the library folder cannot be reached.
+            """)
+
+    @Argument(help: "The server's base URL (http:// or https://).")
+    var server: String
+
+    @Argument(help: "The package id to fetch (not with --list).")
+    var packageID: String?
+
+    @Option(name: .customLong("package-version"), help: "The version to fetch (default: the newest released).")
+    var packageVersion: String?
+
+    @Option(name: .customLong("into"), help: "The library folder packages are installed in.")
+    var library: String?
+
+    @Flag(help: "List the server's sites and packages instead of fetching.")
+    var list = false
+
+    @Option(help: "With --list: only this site's packages.")
+    var site: String?
+
+    @Option(name: .customLong("trusted-key"), help: "A trusted public key, or a folder of them (*.pub); repeatable.")
+    var trustedKeys: [String] = []
+
+    @Option(help: "How many distinct trusted keys must have signed (needs --trusted-key).")
+    var threshold: Int = 1
+
+    @Option(help: "A bearer token, for versions under review.")
+    var token: String?
+
+    @Option(help: "How many times a broken connection is retried.")
+    var retries: Int = 5
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func validate() throws {
+        guard let url = URL(string: server), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+            throw ValidationError("'\(server)' is not a server address; give one like https://tours.example.gov")
+        }
+        if list {
+            if packageID != nil { throw ValidationError("--list takes no package id") }
+        } else {
+            if packageID == nil { throw ValidationError("give the package id to fetch, or --list") }
+            if library == nil { throw ValidationError("give the library folder with --into") }
+        }
+        if threshold < 1 { throw ValidationError("--threshold must be at least 1") }
+        if threshold > 1 && trustedKeys.isEmpty { throw ValidationError("--threshold needs --trusted-key") }
+        if !(0...100).contains(retries) { throw ValidationError("--retries must be between 0 and 100") }
+    }
+
+    func run() async throws {
+        let client = CatalogClient(server: URL(string: server)!, token: token)
+        if list { return try await runList(client) }
+        let keys: [Minisign.PublicKey]
+        do { keys = try SignatureCheck.loadTrustedKeys(trustedKeys) } catch { throw CLIError.usage("\(error)") }
+        let fetcher = PackageFetcher(client: client, library: PackageLibrary(folder: library!), trustedKeys: keys,
+                                     threshold: threshold, retries: retries)
+        let display = FetchProgress(enabled: !json && isatty(2) == 1)
+        do {
+            let outcome = try await fetcher.fetch(id: packageID!, version: packageVersion) { display.show($0) }
+            display.finish()
+            let p = outcome.installed
+            if json {
+                CLI.printJSON(.object([
+                    JSONMember("ok", .bool(true)),
+                    JSONMember("id", .string(p.id)), JSONMember("version", .string(p.version)),
+                    JSONMember("sha256", .string(p.sha256)), JSONMember("size", .number(JSONNumber(p.size))),
+                    JSONMember("file", .string(fetcher.library.path(of: p))),
+                    JSONMember("alreadyInstalled", .bool(outcome.alreadyInstalled)),
+                    JSONMember("signers", .array(p.signers.map { .string($0) })),
+                    JSONMember("confirmed", outcome.confirmed.map { .bool($0) } ?? .null),
+                    JSONMember("findings", .array((outcome.report?.findings ?? []).map(\.jsonValue))),
+                    JSONMember("error", .null),
+                ]))
+            } else if outcome.alreadyInstalled {
+                CLI.out("\(p.id) \(p.version) is already installed (\(fetcher.library.path(of: p)))\n")
+            } else {
+                let signed = p.signers.isEmpty ? "" : ", signed by \(p.signers.joined(separator: ", "))"
+                CLI.out("installed \(p.id) \(p.version) (\(Format.bytes(p.size)), sha256 \(p.sha256)\(signed)) as \(fetcher.library.path(of: p))\n")
+                if outcome.confirmed == nil { CLI.note("note: the download could not be confirmed to the server") }
+            }
+        } catch {
+            display.finish()
+            let refused: Set<ClientError.Code> = [.damaged, .invalid, .signature, .rollback]
+            let exit: CLIExit = refused.contains(error.code) ? .invalid : (error.code == .badResponse || error.code == .notFound ? .invalid : .io)
+            if json {
+                CLI.printJSON(.object([
+                    JSONMember("ok", .bool(false)), JSONMember("id", .string(packageID!)),
+                    JSONMember("version", packageVersion.map { .string($0) } ?? .null),
+                    JSONMember("error", .object([JSONMember("code", .string(error.code.description)), JSONMember("message", .string(error.message))])),
+                ]))
+            } else {
+                CLI.printError(error.message)
+            }
+            throw ExitCode(exit.rawValue)
+        }
+    }
+
+    private func runList(_ client: CatalogClient) async throws {
+        do {
+            let sites = try await client.sites().filter { site == nil || $0.id == site }
+            if let site, sites.isEmpty { throw ClientError(.notFound, "\(server) has no site '\(site)' with released packages") }
+            var out: [JSONValue] = []
+            for s in sites {
+                let packages = try await client.packages(site: s.id)
+                if json {
+                    out.append(.object([
+                        JSONMember("id", .string(s.id)), JSONMember("name", .string(s.name)),
+                        JSONMember("packages", .array(packages.map { p in
+                            .object([JSONMember("id", .string(p.id)), JSONMember("name", .string(p.name)),
+                                     JSONMember("version", .string(p.version)), JSONMember("size", .number(JSONNumber(p.size))),
+                                     JSONMember("sha256", .string(p.sha256))])
+                        })),
+                    ]))
+                } else {
+                    CLI.out("\(s.name) (\(s.id))\n")
+                    for p in packages { CLI.out("  \(p.id)  \(p.version)  \(Format.bytes(p.size))  \(p.name)\n") }
+                }
+            }
+            if json { CLI.printJSON(.object([JSONMember("ok", .bool(true)), JSONMember("sites", .array(out))])) }
+        } catch let error as ClientError {
+            CLI.printError(error.message)
+            throw ExitCode(error.code == .notFound ? CLIExit.invalid.rawValue : CLIExit.io.rawValue)
+        }
+    }
+}
+
+/// One line of progress on a terminal, redrawn in place and cut to the terminal's width.
+final class FetchProgress: @unchecked Sendable {
+    // @unchecked: `lock` guards `last` and `drawn`; called from URLSession's delegate queue.
+    private let enabled: Bool
+    private let lock = NSLock()
+    private var last = Date.distantPast
+    private var drawn = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func show(_ stage: PackageFetcher.Stage) {
+        guard enabled else { return }
+        let text: String
+        switch stage {
+        case .resolving: text = "asking the server…"
+        case .downloading(let p):
+            let now = Date()
+            let due = lock.withLock { () -> Bool in
+                guard now.timeIntervalSince(last) > 0.1 || p.received == p.total else { return false }
+                last = now
+                return true
+            }
+            guard due else { return }
+            let percent = p.total > 0 ? Int(p.received * 100 / p.total) : 100
+            text = "downloading \(Format.bytes(p.received)) of \(Format.bytes(p.total)) (\(percent)%)"
+        case .verifying: text = "verifying…"
+        case .checkingSignatures: text = "checking signatures…"
+        case .installing: text = "installing…"
+        case .confirming: text = "confirming to the server…"
+        }
+        var width = 80
+        var size = winsize()
+        if ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 10 { width = Int(size.ws_col) }
+        let line = String(text.prefix(width - 1))
+        lock.withLock { drawn = true }
+        FileHandle.standardError.write(Data(("\r\u{1b}[K" + line).utf8))
+    }
+
+    func finish() {
+        guard enabled, lock.withLock({ drawn }) else { return }
+        FileHandle.standardError.write(Data("\r\u{1b}[K".utf8))
+    }
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""A loopback HTTP proxy for client tests: the signal that drops at a trailhead.
+
+    flaky_proxy.py UPSTREAM-PORT LOG-FILE [--cut-after N] [--rate BYTES-PER-SECOND]
+
+Listens on 127.0.0.1 (a free port, printed on the first line), forwards each request to the
+upstream server with `Connection: close`, and writes every request line with its Range header
+to LOG-FILE. With --cut-after, the first download of a blob (/v1/blobs/...) is cut after N bytes
+of the response body. With --rate, responses are sent at that many bytes per second. Stops by
+itself after 120 seconds.
+"""
+import signal, socket, sys, threading, time
+
+# A test runner may start us with signals blocked: let SIGTERM and SIGINT end us.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+
+upstream = int(sys.argv[1])
+log_path = sys.argv[2]
+args = sys.argv[3:]
+cut_after = int(args[args.index("--cut-after") + 1]) if "--cut-after" in args else None
+rate = int(args[args.index("--rate") + 1]) if "--rate" in args else None
+state = {"cut": False}
+lock = threading.Lock()
+
+
+def read_head(sock):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return None, b""
+        data += chunk
+    head, rest = data.split(b"\r\n\r\n", 1)
+    return head.decode("latin-1"), rest
+
+
+def handle(client):
+    try:
+        head, rest = read_head(client)
+        if head is None:
+            return
+        lines = head.split("\r\n")
+        headers = [l for l in lines[1:] if not l.lower().startswith("connection:")]
+        length = 0
+        for l in headers:
+            if l.lower().startswith("content-length:"):
+                length = int(l.split(":", 1)[1])
+        while len(rest) < length:
+            rest += client.recv(65536)
+        rng = next((l.split(":", 1)[1].strip() for l in headers if l.lower().startswith("range:")), "-")
+        with lock:
+            with open(log_path, "a") as log:
+                log.write(f"{lines[0]} range={rng}\n")
+        cut = None
+        if cut_after is not None and " /v1/blobs/" in lines[0] and lines[0].startswith("GET"):
+            with lock:
+                if not state["cut"]:
+                    state["cut"] = True
+                    cut = cut_after
+        up = socket.create_connection(("127.0.0.1", upstream))
+        up.sendall(("\r\n".join([lines[0]] + headers + ["Connection: close"]) + "\r\n\r\n").encode("latin-1") + rest)
+        sent_body = 0
+        header_done = False
+        buffered = b""
+        while True:
+            chunk = up.recv(16384)
+            if not chunk:
+                break
+            if not header_done:
+                buffered += chunk
+                if b"\r\n\r\n" not in buffered:
+                    continue
+                h, body = buffered.split(b"\r\n\r\n", 1)
+                client.sendall(h + b"\r\n\r\n")
+                header_done = True
+                chunk = body
+            if cut is not None and sent_body + len(chunk) > cut:
+                client.sendall(chunk[: cut - sent_body])
+                break
+            client.sendall(chunk)
+            sent_body += len(chunk)
+            if rate:
+                time.sleep(len(chunk) / rate)
+        up.close()
+    except OSError:
+        pass
+    finally:
+        try:
+            client.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        client.close()
+
+
+server = socket.socket()
+server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+server.bind(("127.0.0.1", 0))
+server.listen(16)
+print(server.getsockname()[1], flush=True)
+server.settimeout(1)
+deadline = time.time() + 120
+while time.time() < deadline:
+    try:
+        c, _ = server.accept()
+    except socket.timeout:
+        continue
+    threading.Thread(target=handle, args=(c,), daemon=True).start()
