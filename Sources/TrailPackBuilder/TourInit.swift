@@ -83,20 +83,22 @@ public enum TourInit {
         return stopsFromGPX(doc.points, source: path)
     }
 
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
     /// Why a file gave no stops, and what to do.
     static func emptyReason(_ doc: GPXReader.Document, stops: GPXReader.Stops) -> String {
         switch stops {
         case .waypoints:
             if doc.routePointCount > 0 {
-                return "has no <wpt> waypoints but \(doc.routeCount == 1 ? "a route" : "\(doc.routeCount) routes") with \(doc.routePointCount) points (<rtept>); to make each route point a stop, run init again with --stops-from route"
+                return "has no <wpt> waypoints but \(doc.routeCount == 1 ? "a route" : "\(doc.routeCount) routes") with \(count(doc.routePointCount, "point")) (<rtept>); to make each route point a stop, run init again with --stops-from route"
             }
             if doc.trackPointCount > 0 {
-                return "has no <wpt> waypoints, only \(doc.trackCount == 1 ? "a track" : "\(doc.trackCount) tracks") (\(doc.trackPointCount) points): a track is the path walked, not the stops; mark each stop as a waypoint on the GPS unit or in the mapping program, export again and import that file"
+                return "has no <wpt> waypoints, only \(doc.trackCount == 1 ? "a track" : "\(doc.trackCount) tracks") (\(count(doc.trackPointCount, "point"))): a track is the path walked, not the stops; mark each stop as a waypoint on the GPS unit or in the mapping program, export again and import that file"
             }
             return "has no <wpt> waypoints; mark the stops as waypoints on the GPS unit or in the mapping program and export again"
         case .route:
             if doc.waypointCount > 0 {
-                return "has no route points (<rtept>) but \(doc.waypointCount) waypoints (<wpt>); run init again without --stops-from route"
+                return "has no route points (<rtept>) but \(count(doc.waypointCount, "waypoint")) (<wpt>); run init again without --stops-from route"
             }
             return "has no route (<rte> with <rtept> points); plan a route in the mapping program and export again, or leave out --stops-from route to use <wpt> waypoints"
         }
@@ -119,31 +121,46 @@ public enum TourInit {
     public static func stopsFromGPX(_ points: [GPXReader.Point], source: String) -> (stops: [Stop], notes: [String]) {
         var notes: [String] = []
         var stops: [Stop] = []
-        var nameOwners: [String: Int] = [:]
         var slugs = Set<String>()
         let width = max(2, String(points.count).count)
+        func at(_ p: GPXReader.Point) -> String { "the point at line \(p.line) of '\(URL(fileURLWithPath: source).lastPathComponent)'" }
+        // Names as the GPS unit wrote them, on one line and within the limit. They keep priority:
+        // a renamed duplicate never takes a name another stop already has in the file.
+        var names: [String] = []
         for (i, p) in points.enumerated() {
-            let at = "the point at line \(p.line) of '\(URL(fileURLWithPath: source).lastPathComponent)'"
             var name = oneLine(p.name ?? "")
-            if name != oneLine(p.name ?? "", dropControls: false) { notes.append("\(at): control characters in the name became spaces") }
-            if name.isEmpty { name = "Stop \(i + 1)" }
+            if name != oneLine(p.name ?? "", dropControls: false) { notes.append("\(at(p)): control characters in the name became spaces") }
             if name.count > ManifestValidator.maxNameLength {
                 name = String(name.prefix(ManifestValidator.maxNameLength - 1)) + "…"
-                notes.append("\(at): the name is longer than \(ManifestValidator.maxNameLength) characters and was shortened to '\(name)'")
+                notes.append("\(at(p)): the name is longer than \(ManifestValidator.maxNameLength) characters and was shortened to '\(name)'")
             }
-            if let first = nameOwners[ArchivePath.foldingKey(name)] {
+            names.append(name)
+        }
+        var taken = Set(names.filter { !$0.isEmpty }.map(ArchivePath.foldingKey))
+        var owners: [String: Int] = [:]
+        for (i, p) in points.enumerated() {
+            var name = names[i]
+            func unique(_ base: String) -> String {
                 var n = 2
-                var candidate = name
+                var candidate: String
                 repeat {
                     let suffix = " (\(n))"
-                    candidate = String(name.prefix(ManifestValidator.maxNameLength - suffix.count)) + suffix
+                    candidate = String(base.prefix(ManifestValidator.maxNameLength - suffix.count)) + suffix
                     n += 1
-                } while nameOwners[ArchivePath.foldingKey(candidate)] != nil
-                notes.append("\(at): the name '\(name)' is already used by stop \(first + 1); this stop is now '\(candidate)' (names must differ, also ignoring case; rename it in its waypoint.json)")
+                } while taken.contains(ArchivePath.foldingKey(candidate))
+                taken.insert(ArchivePath.foldingKey(candidate))
+                return candidate
+            }
+            if name.isEmpty {
+                name = "Stop \(i + 1)"
+                if taken.contains(ArchivePath.foldingKey(name)) { name = unique(name) } else { taken.insert(ArchivePath.foldingKey(name)) }
+                notes.append("\(at(p)): the point has no <name>; it is called '\(name)'")
+            } else if let first = owners[ArchivePath.foldingKey(name)] {
+                let candidate = unique(name)
+                notes.append("\(at(p)): the name '\(name)' is already used by stop \(first + 1); this stop is now '\(candidate)' (names must differ, also ignoring case; rename it in its waypoint.json)")
                 name = candidate
             }
-            nameOwners[ArchivePath.foldingKey(name)] = i
-
+            owners[ArchivePath.foldingKey(name)] = i
             var text = [p.description, p.comment].compactMap { $0 }.map(cleanText)
             if text.count == 2 && text[0] == text[1] { text.removeLast() }
             var description = text.joined(separator: "\n\n")
@@ -151,7 +168,7 @@ public enum TourInit {
             if description.count > ManifestValidator.maxDescriptionLength {
                 fullText = description
                 description = String(description.prefix(ManifestValidator.maxDescriptionLength - 1)) + "…"
-                notes.append("\(at): the description is longer than \(ManifestValidator.maxDescriptionLength) characters; waypoint.json holds the start, about.md the whole text")
+                notes.append("\(at(p)): the description is longer than \(ManifestValidator.maxDescriptionLength) characters; waypoint.json holds the start, about.md the whole text")
             }
 
             var properties: [JSONMember] = []
@@ -160,7 +177,7 @@ public enum TourInit {
                 guard var value else { continue }
                 if value.count > 1000 {
                     value = String(value.prefix(999)) + "…"
-                    notes.append("\(at): <\(key == "symbol" ? "sym" : key)> is longer than 1000 characters and was shortened")
+                    notes.append("\(at(p)): <\(key == "symbol" ? "sym" : key)> is longer than 1000 characters and was shortened")
                 }
                 properties.append(JSONMember(key, .string(value)))
             }
