@@ -424,3 +424,289 @@ struct GPXTests {
         }
     }
 }
+
+/// Structure-aware fuzzing of the GPX reader: documents are built as trees and mutated by
+/// structure (elements dropped, duplicated, moved, renamed, wrapped in deep extensions; attributes
+/// set to hostile values; entity, CDATA, comment and encoding edge cases inserted; cut at every
+/// element boundary). The reader must never trap, and must either return points that are in range
+/// or refuse with a line and column. Its tokenizer is cross-checked with libxml2 (Foundation's
+/// XMLParser) on well-formedness.
+@Suite("GPX fuzz")
+struct GPXFuzzTests {
+    indirect enum Node {
+        case element(String, [(String, String)], [Node])
+        case text(String)
+
+        var xml: String {
+            switch self {
+            case .text(let s): return s
+            case .element(let name, let attributes, let children):
+                let attrs = attributes.map { " \($0.0)=\"\($0.1)\"" }.joined()
+                if children.isEmpty { return "<\(name)\(attrs)/>" }
+                return "<\(name)\(attrs)>" + children.map(\.xml).joined() + "</\(name)>"
+            }
+        }
+    }
+
+    /// SplitMix64: the same documents on every run.
+    struct Random {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
+        mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+    }
+
+    static func e(_ name: String, _ attributes: [(String, String)] = [], _ children: [Node] = []) -> Node { .element(name, attributes, children) }
+    static func t(_ s: String) -> Node { .text(s) }
+
+    /// Documents in the shape of real exporters' files.
+    static let seeds: [Node] = [
+        e("gpx", [("version", "1.1"), ("creator", "GPSMAP 66i"), ("xmlns", "http://www.topografix.com/GPX/1/1"), ("xmlns:gpxx", "http://www.garmin.com/xmlschemas/GpxExtensions/v3")], [
+            e("metadata", [], [e("name", [], [t("Meta")]), e("time", [], [t("2024-06-01T18:40:12Z")])]),
+            e("wpt", [("lat", "39.118664"), ("lon", "-106.445427")], [
+                e("ele", [], [t("4398.73")]), e("time", [], [t("2024-06-01T16:02:55Z")]), e("name", [], [t("ELBERT")]),
+                e("cmt", [], [t("SUMMIT &amp; REGISTER")]), e("desc", [], [t("<![CDATA[Highest <point>]]>")]), e("sym", [], [t("Summit")]), e("type", [], [t("user")]),
+                e("extensions", [], [e("gpxx:WaypointExtension", [], [e("gpxx:DisplayMode", [], [t("SymbolAndName")])]), e("name", [], [t("LEAK")])]),
+            ]),
+            e("wpt", [("lat", " 39.093 "), ("lon", "-106.4725")], [e("name", [], [t("Trail&#x2013;head")])]),
+            e("rte", [], [e("name", [], [t("R")]), e("rtept", [("lat", "39.1"), ("lon", "-106.46")], [e("name", [], [t("RP")])])]),
+            e("trk", [], [e("trkseg", [], [e("trkpt", [("lat", "39.1"), ("lon", "-106.46")], [e("ele", [], [t("3000")])])])]),
+        ]),
+        e("gpx", [("version", "1.0"), ("creator", "ExpertGPS"), ("xmlns", "http://www.topografix.com/GPX/1/0")], [
+            e("wpt", [("lat", "44.3923"), ("lon", "-122.2445")], [
+                e("name", [], [t("<![CDATA[House Rock]]>")]), e("desc", [], [t("Caf&#233; &lt;b&gt;")]),
+                e("groundspeak:cache", [("xmlns:groundspeak", "http://www.groundspeak.com/cache/1/0")], [e("groundspeak:name", [], [t("LEAK")])]),
+            ]),
+        ]),
+        e("gpx:gpx", [("xmlns:gpx", "http://www.topografix.com/GPX/1/1"), ("version", "1.1")], [
+            e("gpx:wpt", [("lat", "46.85"), ("lon", "-121.76")], [e("gpx:name", [], [t("Camp Muir")]), e("gpx:extensions", [], [e("gpx:wpt", [("lat", "1"), ("lon", "2")])])]),
+            e("wpt", [("lat", "1"), ("lon", "1")], [e("name", [], [t("not GPX here")])]),
+        ]),
+    ]
+
+    static let names = ["wpt", "name", "desc", "cmt", "ele", "time", "sym", "type", "gpx:wpt", "extensions", "rte", "rtept", "trk", "trkseg",
+                        "trkpt", "x:name", "Name", "gpx", "metadata", "a.b-c", "é", "名前"]
+    static let attributeNames = ["lat", "lon", "version", "xmlns", "xmlns:gpx", "xmlns:x", "x:lat", "creator"]
+    static let values = ["", " 44.5 ", "0x2C", "1e3", "NaN", "inf", "-", "+", ".", "91", "-90", "180", "-180.0000001", "&#x34;4", "44.5.5",
+                         "&#0;", "&bogus;", "&amp;", "<", "&", "\u{1}", "\t12\n", "٤٤", "１２", "http://www.topografix.com/GPX/1/1", "1" + String(repeating: "0", count: 400)]
+    static let texts = ["]]>", "&amp", "&#xFFFE;", "&#1114112;", "&#x1F3D4;", "<![CDATA[ ]]]]><![CDATA[>]]>", "<![CDATA[", "\r\n", "\r", "&lt;&gt;&apos;&quot;",
+                        "<!-- c -->", "<!-- a -- b -->", "<?pi x?>", "<?xml version=\"1.0\"?>", "\u{FEFF}", "&", "<", "<!DOCTYPE x>", "<!ENTITY e \"x\">", "&e;",
+                        "\u{0}", "\u{85}", "\u{202E}", "  ", "Ωμέγα 東京"]
+
+    /// Every element, as a path of child indexes from the root.
+    static func elementPaths(_ node: Node, _ path: [Int] = []) -> [[Int]] {
+        guard case .element(_, _, let children) = node else { return [] }
+        var out = [path]
+        for (i, c) in children.enumerated() { out += elementPaths(c, path + [i]) }
+        return out
+    }
+
+    static func get(_ node: Node, _ path: [Int]) -> Node {
+        guard let first = path.first, case .element(_, _, let children) = node else { return node }
+        return get(children[first], Array(path.dropFirst()))
+    }
+
+    static func update(_ node: Node, _ path: [Int], _ change: (Node) -> Node) -> Node {
+        guard let first = path.first else { return change(node) }
+        guard case .element(let n, let a, var children) = node else { return node }
+        children[first] = update(children[first], Array(path.dropFirst()), change)
+        return .element(n, a, children)
+    }
+
+    /// One structural change.
+    static func mutate(_ root: Node, _ r: inout Random) -> Node {
+        let paths = elementPaths(root)
+        let target = r.pick(paths)
+        switch r.below(9) {
+        case 0, 1:  // drop or duplicate a child
+            let duplicate = r.below(2) == 0
+            return update(root, target) { node in
+                guard case .element(let n, let a, var children) = node, !children.isEmpty else { return node }
+                let i = r.below(children.count)
+                if duplicate { children.insert(children[i], at: i) } else { children.remove(at: i) }
+                return .element(n, a, children)
+            }
+        case 2:  // reorder
+            return update(root, target) { node in
+                guard case .element(let n, let a, var children) = node, children.count > 1 else { return node }
+                children.swapAt(r.below(children.count), r.below(children.count))
+                return .element(n, a, children)
+            }
+        case 3:  // move an element elsewhere
+            guard target.count > 0 else { return root }
+            let moved = get(root, target)
+            var removed = update(root, Array(target.dropLast())) { node in
+                guard case .element(let n, let a, var children) = node else { return node }
+                children.remove(at: target.last!)
+                return .element(n, a, children)
+            }
+            let destination = r.pick(elementPaths(removed))
+            removed = update(removed, destination) { node in
+                guard case .element(let n, let a, var children) = node else { return node }
+                children.insert(moved, at: r.below(children.count + 1))
+                return .element(n, a, children)
+            }
+            return removed
+        case 4:  // a hostile attribute value
+            let name = r.pick(attributeNames), value = r.pick(values)
+            return update(root, target) { node in
+                guard case .element(let n, var a, let c) = node else { return node }
+                if let i = a.firstIndex(where: { $0.0 == name }), r.below(4) != 0 { a[i].1 = value } else { a.append((name, value)) }
+                return .element(n, a, c)
+            }
+        case 5:  // rename
+            let name = r.pick(names)
+            return update(root, target) { node in
+                guard case .element(_, let a, let c) = node else { return node }
+                return .element(name, a, c)
+            }
+        case 6:  // wrap in nested extensions, sometimes deeper than the limit
+            let depth = r.below(4) == 0 ? XMLTokenizer.maxDepth + r.below(8) - 4 : 1 + r.below(6)
+            return update(root, target) { node in
+                var wrapped = node
+                for i in 0..<depth { wrapped = .element(i == 0 ? "extensions" : "x:e", i == 0 ? [("xmlns:x", "urn:x")] : [], [wrapped]) }
+                return wrapped
+            }
+        default:  // text, CDATA, entity and markup edge cases
+            let text = r.pick(texts)
+            return update(root, target) { node in
+                guard case .element(let n, let a, var children) = node else { return node }
+                children.insert(.text(text), at: r.below(children.count + 1))
+                return .element(n, a, children)
+            }
+        }
+    }
+
+    /// What may go before and after the root.
+    static let prologs = ["", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", "\u{FEFF}<?xml version=\"1.0\"?>", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>",
+                          "<!DOCTYPE gpx [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>", "<!-- exported -->\n", " <?xml version=\"1.0\"?>", "<?xml version=\"1.0\" encoding=\"EBCDIC\"?>"]
+    static let epilogs = ["", "\n", "<!-- end -->", "junk", "<gpx/>", "\u{0}", "</gpx>", "<?pi?>"]
+
+    /// Checks one document; returns whether the reader accepted it.
+    @discardableResult
+    static func check(_ bytes: [UInt8], _ label: String) -> Bool {
+        do {
+            let doc = try GPXReader.read(bytes: bytes, name: "fuzz.gpx")
+            for p in doc.points {
+                #expect((-90...90).contains(p.coordinate.latitude) && (-180...180).contains(p.coordinate.longitude), "\(label)")
+                #expect(p.line >= 1 && p.column >= 1, "\(label)")
+            }
+            // Stops made from it pass the rules validate applies.
+            let (stops, _) = TourInit.stopsFromGPX(doc.points, source: "fuzz.gpx")
+            #expect(Set(stops.map(\.folder)).count == stops.count, "\(label)")
+            for s in stops {
+                #expect(ManifestValidator.isSlug(Loader.parseFolderName(s.folder).1, maxLength: 64), "\(label): \(s.folder)")
+                #expect(!s.name.isEmpty && s.name.count <= ManifestValidator.maxNameLength, "\(label)")
+            }
+            return true
+        } catch {
+            #expect(error.line != nil && error.column != nil, "\(label): \(error)")
+            if let line = error.line {
+                let lines = bytes.reduce(1) { $0 + ($1 == 0x0A || $1 == 0x0D ? 1 : 0) }
+                #expect(line >= 1 && line <= lines, "\(label): \(error)")
+            }
+            #expect(error.column.map { $0 >= 1 } ?? false, "\(label)")
+            #expect(!error.reason.isEmpty)
+            return false
+        }
+    }
+
+    /// Whether the tokenizer alone accepts the bytes as well-formed XML.
+    static func wellFormed(_ bytes: [UInt8]) -> Bool { tokenizerFailure(bytes) == nil }
+
+    static func tokenizerFailure(_ bytes: [UInt8]) -> XMLTokenizer.Failure? {
+        var xml = XMLTokenizer(bytes: bytes)
+        do {
+            while try xml.next() != nil {}
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("thousands of structurally mutated GPX documents: never a trap; points in range, or a located refusal")
+    func mutatedDocuments() {
+        var r = Random(state: 0x4750_5846_555A_5A31)
+        var accepted = 0, refused = 0
+        for i in 0..<3000 {
+            var doc = r.pick(Self.seeds)
+            for _ in 0..<(1 + r.below(3)) { doc = Self.mutate(doc, &r) }
+            let prolog = r.below(4) == 0 ? r.pick(Self.prologs) : "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            let epilog = r.below(4) == 0 ? r.pick(Self.epilogs) : "\n"
+            var bytes = Array((prolog + doc.xml + epilog).utf8)
+            if r.below(10) == 0 {  // a stray byte that is not UTF-8
+                bytes.insert(r.pick([0x80, 0xC0, 0xFF, 0xED]), at: r.below(bytes.count))
+            }
+            if Self.check(bytes, "document \(i)") { accepted += 1 } else { refused += 1 }
+        }
+        // Both outcomes are exercised (a generator that only makes garbage would test little).
+        #expect(accepted > 300)
+        #expect(refused > 300)
+    }
+
+    @Test("every seed cut at every element boundary is refused with a location (never read as a shorter file)")
+    func cutAtEveryBoundary() {
+        for (n, seed) in Self.seeds.enumerated() {
+            let bytes = Array(("<?xml version=\"1.0\"?>\n" + seed.xml + "\n").utf8)
+            #expect(Self.check(bytes, "seed \(n)"))
+            let rootEnd = bytes.count - 1
+            for cut in bytes.indices where bytes[cut] == 0x3C || (cut > 0 && bytes[cut - 1] == 0x3E) {
+                guard cut < rootEnd else { continue }
+                #expect(!Self.check(Array(bytes[..<cut]), "seed \(n) cut at \(cut)"), "seed \(n) cut at \(cut) was accepted")
+            }
+        }
+    }
+
+    static let hasPython = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+
+    @Test("the tokenizer and expat (Python's XML parser) agree on which mutated documents are well-formed XML",
+          .enabled(if: hasPython, "python3's expat is the independent XML parser (installed by make deps)"))
+    func agreesWithExpat() throws {
+        var r = Random(state: 0x584D_4C44_4946_4631)
+        var documents: [[UInt8]] = []
+        for _ in 0..<1500 {
+            var doc = r.pick(Self.seeds)
+            for _ in 0..<(1 + r.below(3)) { doc = Self.mutate(doc, &r) }
+            let text = doc.xml
+            // Not compared: what trailpack refuses on purpose although it is well-formed (a DTD,
+            // nesting past its limit).
+            if text.contains("<!DOCTYPE") || text.contains("x:e") { continue }
+            documents.append(Array(("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + text).utf8))
+        }
+        try Support.withTemporaryDirectory { dir in
+            for (i, d) in documents.enumerated() { try Support.write(d, to: dir + "/\(i).gpx") }
+            let script = """
+                import sys, json, xml.parsers.expat
+                out = []
+                for i in range(int(sys.argv[2])):
+                    p = xml.parsers.expat.ParserCreate()
+                    try:
+                        p.Parse(open(sys.argv[1] + '/%d.gpx' % i, 'rb').read(), True); out.append(True)
+                    except xml.parsers.expat.ExpatError:
+                        out.append(False)
+                print(json.dumps(out))
+                """
+            let run = try Support.run("python3", ["-c", script, dir, String(documents.count)])
+            #expect(run.status == 0, "\(run.stderr)")
+            let verdicts = try JSONParser.parse(Array(run.stdout.utf8)).value
+            guard case .array(let items) = verdicts else { Issue.record("no verdicts: \(run.stdout)"); return }
+            #expect(items.count == documents.count)
+            var disagreements: [String] = []
+            for (i, item) in items.enumerated() where i < documents.count {
+                let failure = Self.tokenizerFailure(documents[i])
+                if (failure == nil) != (item == .bool(true)) {
+                    disagreements.append("document \(i): ours \(failure.map { "\($0.position): \($0.reason)" } ?? "well-formed"), expat \(item): \(String(decoding: documents[i], as: UTF8.self))")
+                }
+            }
+            #expect(disagreements.isEmpty, "\(disagreements.count) disagreements:\n\(disagreements.prefix(3).joined(separator: "\n"))")
+            // Both verdicts occur.
+            #expect(items.contains(.bool(true)) && items.contains(.bool(false)))
+        }
+    }
+}
