@@ -580,6 +580,8 @@ extension XMLTokenizer {
         var consumed: Int64 = 0
         var lastCR = false
         var legacy: [UInt16]?
+        /// The read buffer, reused for every chunk.
+        var chunk: [UInt8] = []
 
         init(fd: Int32, bytes: [UInt8], limit: Int64) {
             self.fd = fd
@@ -633,7 +635,7 @@ extension XMLTokenizer {
         }
 
         private mutating func refill() throws(Failure) {
-            var chunk = [UInt8](repeating: 0, count: 65536)
+            if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: 65536) }
             var n = 0
             while true {
                 n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
