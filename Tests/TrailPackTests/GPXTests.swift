@@ -630,10 +630,10 @@ struct GPXFuzzTests {
         }
     }
 
-    @Test("thousands of structurally mutated GPX documents: never a trap; points in range, or a located refusal")
-    func mutatedDocuments() {
+    @Test("thousands of structurally mutated GPX documents: never a trap; points in range, or a located refusal; what init writes from them validates")
+    func mutatedDocuments() throws {
         var r = Random(state: 0x4750_5846_555A_5A31)
-        var accepted = 0, refused = 0
+        var accepted = 0, refused = 0, validated = 0
         for i in 0..<3000 {
             var doc = r.pick(Self.seeds)
             for _ in 0..<(1 + r.below(3)) { doc = Self.mutate(doc, &r) }
@@ -643,8 +643,19 @@ struct GPXFuzzTests {
             if r.below(10) == 0 {  // a stray byte that is not UTF-8
                 bytes.insert(r.pick([0x80, 0xC0, 0xFF, 0xED]), at: r.below(bytes.count))
             }
-            if Self.check(bytes, "document \(i)") { accepted += 1 } else { refused += 1 }
+            guard Self.check(bytes, "document \(i)") else { refused += 1; continue }
+            accepted += 1
+            // Every 25th accepted document with points goes through init and then the checks of validate.
+            guard accepted % 25 == 0, let doc = try? GPXReader.read(bytes: bytes, name: "fuzz.gpx"), !doc.points.isEmpty else { continue }
+            try Support.withTemporaryDirectory { dir in
+                let (stops, _) = TourInit.stopsFromGPX(doc.points, source: "fuzz.gpx")
+                _ = try TourInit.scaffold(folder: dir + "/tour", stops: stops)
+                let (_, findings) = try TourBuilder.plan(dir + "/tour")
+                #expect(findings.isEmpty, "document \(i): \(findings)")
+            }
+            validated += 1
         }
+        #expect(validated > 10)
         // Both outcomes are exercised (a generator that only makes garbage would test little).
         #expect(accepted > 300)
         #expect(refused > 300)
