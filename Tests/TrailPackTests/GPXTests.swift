@@ -721,3 +721,18 @@ struct GPXFuzzTests {
         }
     }
 }
+
+extension GPXTests {
+    @Test("text from the file is printed with control and bidirectional characters escaped")
+    func printable() throws {
+        let error = try #require(Self.refusal("<gpx><wpt lat=\"&#x9B;31m\u{202E}\" lon=\"0\"/></gpx>"))
+        #expect(error.reason == "lat=\"\u{9B}31m\u{202E}\" in <wpt> is not a decimal number of degrees (such as 44.4057)")
+        #expect(error.description == #"'test.gpx' line 1, column 6: lat="\u{9b}31m\u{202e}" in <wpt> is not a decimal number of degrees (such as 44.4057)"#)
+        try Support.withTemporaryDirectory { dir in
+            try Support.write(Array("<gpx><wpt lat=\"1\" lon=\"2\"><name>A\u{202E}B</name></wpt><wpt lat=\"1\" lon=\"2\"><name>a\u{202E}b</name></wpt></gpx>".utf8), to: dir + "/bidi.gpx")
+            let made = try Support.trailpack("init", dir + "/t", "--from-gpx", dir + "/bidi.gpx")
+            #expect(made.status == 0, "\(made.stderr)")
+            #expect(made.stderr == #"note: the point at line 1 of 'bidi.gpx': the name 'a\u{202e}b' is already used by stop 1; this stop is now 'a\u{202e}b (2)' (names must differ, also ignoring case; rename it in its waypoint.json)"# + "\n")
+        }
+    }
+}
