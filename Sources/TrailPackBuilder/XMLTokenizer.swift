@@ -70,6 +70,7 @@ struct XMLTokenizer {
     private var bindings: [(prefix: String, uri: String)] = []
     private var pendingEnd: (String, Position)?
     private var text: [UInt8] = []
+    private var nameBytes: [UInt8] = []
 
     private enum DocumentState { case start, prolog, content, epilog, done }
 
@@ -410,37 +411,37 @@ struct XMLTokenizer {
         return any
     }
 
-    private mutating func expect(_ byte: UInt8, _ what: String) throws(Failure) {
+    private mutating func expect(_ byte: UInt8, _ what: @autoclosure () -> String) throws(Failure) {
         let at = input.position
         guard let b = try input.take() else { throw cutShort(at) }
-        guard b == byte else { throw Failure(position: at, reason: "expected \(what)") }
+        guard b == byte else { throw Failure(position: at, reason: "expected \(what())") }
     }
 
-    /// An XML name (ASCII letters, digits, `_ : - .` and any non-ASCII letter).
+    /// An XML name (ASCII letters, digits, `_ : - .` and any non-ASCII character XML allows).
     private mutating func readName() throws(Failure) -> String {
         let at = input.position
-        var bytes: [UInt8] = []
+        nameBytes.removeAll(keepingCapacity: true)
         while let b = try input.peek() {
             let start = (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x3A || b >= 0x80
             let more = (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x2E
-            guard start || (!bytes.isEmpty && more) else { break }
+            guard start || (!nameBytes.isEmpty && more) else { break }
             _ = try input.take()
             if b >= 0x80 {
-                let saved = text
-                text.removeAll(keepingCapacity: true)
-                try appendChar(b, at: at, into: true, crAsLF: false)
-                bytes += text
-                text = saved
+                let (bytes, count) = try readScalar(b, at: at)
+                nameBytes.append(bytes.0)
+                nameBytes.append(bytes.1)
+                if count > 2 { nameBytes.append(bytes.2) }
+                if count > 3 { nameBytes.append(bytes.3) }
             } else {
-                bytes.append(b)
+                nameBytes.append(b)
             }
-            if bytes.count > Self.maxNameBytes { throw Failure(position: at, reason: "a name longer than \(Self.maxNameBytes) bytes") }
+            if nameBytes.count > Self.maxNameBytes { throw Failure(position: at, reason: "a name longer than \(Self.maxNameBytes) bytes") }
         }
-        guard !bytes.isEmpty else {
+        guard !nameBytes.isEmpty else {
             if try input.peek() == nil { throw cutShort(at) }
             throw Failure(position: at, reason: "expected a name here (an element or attribute name starts with a letter)")
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return String(decoding: nameBytes, as: UTF8.self)
     }
 
     /// Checks one character starting with byte `b` (reading its continuation bytes) and keeps it
@@ -454,6 +455,19 @@ struct XMLTokenizer {
             if keep { try appendByte(crAsLF && b == 0x0D ? 0x0A : b, at: at) }
             return
         }
+        let (bytes, count) = try readScalar(b, at: at)
+        if keep {
+            try appendByte(bytes.0, at: at)
+            try appendByte(bytes.1, at: at)
+            if count > 2 { try appendByte(bytes.2, at: at) }
+            if count > 3 { try appendByte(bytes.3, at: at) }
+        }
+    }
+
+    /// The rest of the UTF-8 sequence that starts with `b` (≥ 0x80), checked: well-formed,
+    /// shortest form, and a character XML allows.
+    @inline(__always)
+    private mutating func readScalar(_ b: UInt8, at: Position) throws(Failure) -> ((UInt8, UInt8, UInt8, UInt8), Int) {
         var bytes: (UInt8, UInt8, UInt8, UInt8) = (b, 0, 0, 0)
         var scalar: UInt32
         let count: Int
@@ -476,12 +490,7 @@ struct XMLTokenizer {
             }
             throw invalidUTF8(at)
         }
-        if keep {
-            try appendByte(bytes.0, at: at)
-            try appendByte(bytes.1, at: at)
-            if count > 2 { try appendByte(bytes.2, at: at) }
-            if count > 3 { try appendByte(bytes.3, at: at) }
-        }
+        return (bytes, count)
     }
 
     @inline(__always)
