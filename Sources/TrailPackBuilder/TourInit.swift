@@ -127,7 +127,7 @@ public enum TourInit {
         // Names as the GPS unit wrote them, on one line and within the limit. They keep priority:
         // a renamed duplicate never takes a name another stop already has in the file.
         var names: [String] = []
-        for (i, p) in points.enumerated() {
+        for p in points {
             var name = oneLine(p.name ?? "")
             if name != oneLine(p.name ?? "", dropControls: false) { notes.append("\(at(p)): control characters in the name became spaces") }
             if name.count > ManifestValidator.maxNameLength {
