@@ -377,13 +377,15 @@ struct XMLTokenizer {
 
     private mutating func skipComment(at: Position) throws(Failure) {
         var dashes = 0
+        var firstDash = at
         while true {
             let pos = input.position
             guard let b = try input.take() else { throw cutShort(at) }
             if dashes >= 2 {
-                guard b == 0x3E else { throw Failure(position: pos, reason: "'--' is not allowed inside a comment") }
+                guard b == 0x3E else { throw Failure(position: firstDash, reason: "'--' is not allowed inside a comment") }
                 return
             }
+            if b == 0x2D && dashes == 0 { firstDash = pos }
             dashes = b == 0x2D ? dashes + 1 : 0
             try appendChar(b, at: pos, into: false, crAsLF: false)
         }

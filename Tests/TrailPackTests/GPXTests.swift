@@ -252,7 +252,7 @@ struct GPXTests {
         (#"<gpx><wpt lat="1<" lon="2"/></gpx>"#, 1, 17, "'<' is not allowed in an attribute value; write '&lt;'"),
         (#"<gpx><wpt lat=1 lon="2"/></gpx>"#, 1, 15, "an attribute value must be in quotes"),
         (#"<gpx><wpt lat="1" lon="2"><name>a ]]> b</name></wpt></gpx>"#, 1, 37, "']]>' is not allowed in text; write it as ']]&gt;'"),
-        ("<gpx><!-- a -- b --></gpx>", 1, 15, "'--' is not allowed inside a comment"),
+        ("<gpx><!-- a -- b --></gpx>", 1, 13, "'--' is not allowed inside a comment"),
         ("<gpx/>\n<?xml version=\"1.0\"?>", 2, 1, "the XML declaration '<?xml ...?>' is allowed only at the very start of the file"),
         ("<gpx/>junk", 1, 7, "text after the end of the root element </gpx>; nothing but comments may follow it"),
         ("<gpx/><gpx/>", 1, 7, "an element after the end of the root element </gpx>; a file holds one <gpx>"),
