@@ -68,6 +68,28 @@ public enum TourInit {
         return written
     }
 
+    /// A stop given by name, coordinate and description (the shape `scaffold` took before GPX
+    /// properties were kept; other importers may still use it).
+    public struct GPXWaypoint: Sendable, Equatable {
+        public var name: String
+        public var coordinate: Coordinate
+        public var description: String
+        public init(name: String, coordinate: Coordinate, description: String) {
+            self.name = name
+            self.coordinate = coordinate
+            self.description = description
+        }
+    }
+
+    /// `scaffold(folder:stops:)` for plain stops: names made unique and folder names made valid
+    /// as for a GPX file.
+    public static func scaffold(folder: String, waypoints: [GPXWaypoint]) throws -> [String] {
+        let points = waypoints.enumerated().map { i, w in
+            GPXReader.Point(coordinate: w.coordinate, name: w.name, description: w.description, line: i + 1, column: 1)
+        }
+        return try scaffold(folder: folder, stops: stopsFromGPX(points, source: folder).stops)
+    }
+
     /// The stops of a GPX file, ready for `scaffold`, and notes for the ranger about what was
     /// changed to make them a valid tour (duplicate names, over-long text).
     ///

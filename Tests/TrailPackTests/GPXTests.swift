@@ -736,3 +736,20 @@ extension GPXTests {
         }
     }
 }
+
+extension GPXTests {
+    @Test("plain stops (name, coordinate, description) are scaffolded with the same rules and validate")
+    func plainStops() throws {
+        try Support.withTemporaryDirectory { dir in
+            let stops = [
+                TourInit.GPXWaypoint(name: "CON", coordinate: Coordinate(latitude: 44.1, longitude: -121.1), description: "One"),
+                TourInit.GPXWaypoint(name: "con", coordinate: Coordinate(latitude: 44.2, longitude: -121.2), description: ""),
+                TourInit.GPXWaypoint(name: "Озеро", coordinate: Coordinate(latitude: 44.3, longitude: -121.3), description: "Three"),
+            ]
+            _ = try TourInit.scaffold(folder: dir + "/tour", waypoints: stops)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/tour/waypoints").sorted() == ["01-con-stop", "02-con-2", "03-ozero"])
+            let (_, findings) = try TourBuilder.plan(dir + "/tour")
+            #expect(findings.isEmpty, "\(findings)")
+        }
+    }
+}
