@@ -1,131 +1,264 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import TrailPackCore
 
 /// Scaffolds a tour folder a ranger can edit: `trailpack init`.
 public enum TourInit {
-    /// A stop read from a GPX `<wpt>`.
-    public struct GPXWaypoint: Sendable, Equatable {
-        public var name: String
-        public var coordinate: Coordinate
-        public var description: String
-    }
-
     /// Creates `folder` with `tour.json` and one waypoint folder per stop. With no stops given,
     /// writes a single example stop. Refuses a folder that already holds a `tour.json`.
-    public static func scaffold(folder: String, waypoints gpx: [GPXWaypoint] = []) throws -> [String] {
+    ///
+    /// A folder that does not exist yet is made under a temporary name and renamed into place, so
+    /// a failure leaves nothing half-written.
+    public static func scaffold(folder: String, stops given: [Stop] = []) throws -> [String] {
         let fm = FileManager.default
         if fm.fileExists(atPath: folder + "/" + TourSource.tourFileName) {
             throw BuildError.usage("'\(folder)' already holds a tour.json; choose a new folder")
         }
-        let stops = gpx.isEmpty
-            ? [GPXWaypoint(name: "Trailhead", coordinate: Coordinate(latitude: 44.4200, longitude: -122.1500),
-                           description: "Welcome! Replace this text with what visitors should know at this stop.")]
-            : gpx
+        let stops = given.isEmpty
+            ? [Stop(name: "Trailhead", coordinate: Coordinate(latitude: 44.4200, longitude: -122.1500),
+                    description: "Welcome! Replace this text with what visitors should know at this stop.",
+                    properties: [], fullText: nil, folder: "01-trailhead")]
+            : given
         let folderName = URL(fileURLWithPath: folder).lastPathComponent
         let slug = ManifestValidator.isSlug(folderName, maxLength: 64) ? folderName : "my-tour"
+        let exists = fm.fileExists(atPath: folder)
+        let target = exists ? folder
+            : URL(fileURLWithPath: folder).deletingLastPathComponent().path + "/.\(folderName).init-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         var written: [String] = []
         do {
-            try fm.createDirectory(atPath: folder + "/waypoints", withIntermediateDirectories: true)
+            try fm.createDirectory(atPath: target + "/waypoints", withIntermediateDirectories: true)
             let bounds = Bounds.enclosing(stops.map(\.coordinate), margin: 0.02)!
             let tour: JSONValue = .object([
                 "id": .string("org.example.\(slug)"),
                 "version": .string("1"),
-                "name": .string(gpx.isEmpty ? "My Tour" : folderName),
+                "name": .string(given.isEmpty ? "My Tour" : folderName),
                 "park": .string("Example National Forest"),
                 "site": .object(["id": .string("example-ranger-district"), "name": .string("Example Ranger District")]),
                 "mapName": .string(slug),
                 "bounds": .object(["southwest": bounds.southwest.jsonValue, "northeast": bounds.northeast.jsonValue]),
                 "description": .string("Describe the tour for visitors: what they will see, how long it takes."),
             ])
-            try Data(JSONWriter.bytes(tour)).write(to: URL(fileURLWithPath: folder + "/tour.json"))
+            try Data(JSONWriter.bytes(tour)).write(to: URL(fileURLWithPath: target + "/tour.json"))
             written.append("tour.json")
-            let width = max(2, String(stops.count).count)
-            for (i, stop) in stops.enumerated() {
-                let number = String(repeating: "0", count: width - String(i + 1).count) + String(i + 1)
-                var stopSlug = Loader.slugify(stop.name)
-                if stopSlug.isEmpty { stopSlug = "stop" }
-                let dir = "waypoints/\(number)-\(stopSlug)"
-                try fm.createDirectory(atPath: folder + "/" + dir, withIntermediateDirectories: true)
-                let text = "# \(stop.name)\n\n\(stop.description.isEmpty ? "Write what visitors should know at this stop." : stop.description)\n"
-                try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + dir + "/about.md"))
-                let waypoint: JSONValue = .object([
-                    "name": .string(stop.name),
-                    "coordinate": stop.coordinate.jsonValue,
-                    "description": .string(stop.description.isEmpty ? "Write a sentence about this stop." : stop.description),
-                    "assets": .array([.string("about.md")]),
-                ])
-                try Data(JSONWriter.bytes(waypoint)).write(to: URL(fileURLWithPath: folder + "/" + dir + "/waypoint.json"))
+            for stop in stops {
+                let dir = "waypoints/\(stop.folder)"
+                try fm.createDirectory(atPath: target + "/" + dir, withIntermediateDirectories: true)
+                let body = stop.fullText ?? stop.description
+                let text = "# \(stop.name)\n\n\(body.isEmpty ? "Write what visitors should know at this stop." : body)\n"
+                try Data(text.utf8).write(to: URL(fileURLWithPath: target + "/" + dir + "/about.md"))
+                var members = [
+                    JSONMember("name", .string(stop.name)),
+                    JSONMember("coordinate", stop.coordinate.jsonValue),
+                    JSONMember("description", .string(stop.description.isEmpty ? "Write a sentence about this stop." : stop.description)),
+                ]
+                if !stop.properties.isEmpty { members.append(JSONMember("properties", .object(stop.properties))) }
+                members.append(JSONMember("assets", .array([.string("about.md")])))
+                try Data(JSONWriter.bytes(.object(members))).write(to: URL(fileURLWithPath: target + "/" + dir + "/waypoint.json"))
                 written += [dir + "/waypoint.json", dir + "/about.md"]
             }
-        } catch let error as BuildError {
-            throw error
+            if !exists {
+                guard rename(target, folder) == 0 else {
+                    throw BuildError.io("cannot create '\(folder)': \(String(cString: strerror(errno)))")
+                }
+            }
         } catch {
+            if !exists { try? fm.removeItem(atPath: target) }  // ours: made above under a name nobody else uses
+            if let error = error as? BuildError { throw error }
             throw BuildError.io("cannot create the tour in '\(folder)': \(error.localizedDescription)")
         }
         return written
     }
 
-    /// The `<wpt>` points of a GPX 1.0 or 1.1 file, in document order.
-    public static func readGPX(path: String) throws -> [GPXWaypoint] {
-        let bytes: [UInt8]
-        do { bytes = try FileSystem.readFile(path, limit: 64 << 20) } catch { throw BuildError.io("\(error)") }
-        let parser = XMLParser(data: Data(bytes))
-        // A GPX file has no business declaring entities: refuse them (no XXE, no billion laughs).
-        parser.shouldResolveExternalEntities = false
-        let delegate = GPXDelegate()
-        parser.delegate = delegate
-        guard parser.parse() else {
-            let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "unknown error"
-            throw BuildError.usage("'\(path)' is not a readable GPX file (line \(parser.lineNumber)): \(reason)")
-        }
-        if let problem = delegate.problem { throw BuildError.usage("'\(path)': \(problem)") }
-        if delegate.points.isEmpty {
-            throw BuildError.usage("'\(path)' has no <wpt> waypoints; mark the stops as waypoints on the GPS unit (a track alone is not enough)")
-        }
-        return delegate.points
-    }
-}
-
-private final class GPXDelegate: NSObject, XMLParserDelegate {
-    var points: [TourInit.GPXWaypoint] = []
-    var problem: String?
-    private var current: (lat: Double, lon: Double, name: String, desc: String)?
-    private var text = ""
-    private var inWaypoint = false
-
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
-        text = ""
-        if name == "wpt" {
-            guard let lat = attributes["lat"].flatMap(Double.init), let lon = attributes["lon"].flatMap(Double.init),
-                  (-90...90).contains(lat), (-180...180).contains(lon) else {
-                problem = problem ?? "a <wpt> at line \(parser.lineNumber) has no valid lat and lon attributes"
-                return
-            }
-            current = (lat, lon, "", "")
-            inWaypoint = true
+    /// A stop given by name, coordinate and description (the shape `scaffold` took before GPX
+    /// properties were kept; other importers may still use it).
+    public struct GPXWaypoint: Sendable, Equatable {
+        public var name: String
+        public var coordinate: Coordinate
+        public var description: String
+        public init(name: String, coordinate: Coordinate, description: String) {
+            self.name = name
+            self.coordinate = coordinate
+            self.description = description
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
-
-    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-        guard inWaypoint else { return }
-        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        switch name {
-        case "name": current?.name = value
-        case "desc", "cmt": if current?.desc.isEmpty == true { current?.desc = value }
-        case "wpt":
-            if let c = current {
-                let name = c.name.isEmpty ? "Stop \(points.count + 1)" : c.name
-                points.append(TourInit.GPXWaypoint(name: name, coordinate: Coordinate(latitude: c.lat, longitude: c.lon), description: c.desc))
-            }
-            current = nil
-            inWaypoint = false
-        default: break
+    /// `scaffold(folder:stops:)` for plain stops: names made unique and folder names made valid
+    /// as for a GPX file.
+    public static func scaffold(folder: String, waypoints: [GPXWaypoint]) throws -> [String] {
+        let points = waypoints.enumerated().map { i, w in
+            GPXReader.Point(coordinate: w.coordinate, name: w.name, description: w.description, line: i + 1, column: 1)
         }
-        text = ""
+        return try scaffold(folder: folder, stops: stopsFromGPX(points, source: folder).stops)
+    }
+
+    /// The stops of a GPX file, ready for `scaffold`, and notes for the ranger about what was
+    /// changed to make them a valid tour (duplicate names, over-long text).
+    ///
+    /// `<desc>` becomes the description; a `<cmt>` that differs from it follows as a second paragraph
+    /// (Garmin units write both). `<ele>` becomes the property `elevationMeters`, `<time>` `time`,
+    /// `<sym>` `symbol`, `<type>` `type`.
+    public static func readGPX(path: String, stops: GPXReader.Stops = .waypoints) throws -> (stops: [Stop], notes: [String]) {
+        let doc: GPXReader.Document
+        do { doc = try GPXReader.read(path: path, stops: stops) } catch { throw BuildError.usage(error.description) }
+        if doc.points.isEmpty {
+            throw BuildError.usage("'\(path)': " + emptyReason(doc, stops: stops))
+        }
+        return stopsFromGPX(doc.points, source: path)
+    }
+
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+    /// Why a file gave no stops, and what to do.
+    static func emptyReason(_ doc: GPXReader.Document, stops: GPXReader.Stops) -> String {
+        switch stops {
+        case .waypoints:
+            if doc.routePointCount > 0 {
+                return "has no <wpt> waypoints but \(doc.routeCount == 1 ? "a route" : "\(doc.routeCount) routes") with \(count(doc.routePointCount, "point")) (<rtept>); to make each route point a stop, run init again with --stops-from route"
+            }
+            if doc.trackPointCount > 0 {
+                return "has no <wpt> waypoints, only \(doc.trackCount == 1 ? "a track" : "\(doc.trackCount) tracks") (\(count(doc.trackPointCount, "point"))): a track is the path walked, not the stops; mark each stop as a waypoint on the GPS unit or in the mapping program, export again and import that file"
+            }
+            return "has no <wpt> waypoints; mark the stops as waypoints on the GPS unit or in the mapping program and export again"
+        case .route:
+            if doc.waypointCount > 0 {
+                return "has no route points (<rtept>) but \(count(doc.waypointCount, "waypoint")) (<wpt>); run init again without --stops-from route"
+            }
+            return "has no route (<rte> with <rtept> points); plan a route in the mapping program and export again, or leave out --stops-from route to use <wpt> waypoints"
+        }
+    }
+
+    /// One stop as `init` writes it.
+    public struct Stop: Sendable, Equatable {
+        public var name: String
+        public var coordinate: Coordinate
+        public var description: String
+        public var properties: [JSONMember]
+        /// The full text for `about.md` when it is longer than the description may be.
+        public var fullText: String?
+        /// The folder under `waypoints/`: `03-fish-lake`.
+        public var folder: String
+    }
+
+    /// Turns GPX points into stops that pass `validate`: names on one line, unique (ignoring case),
+    /// within the limits; folder names that are slugs, unique, never a Windows device name.
+    public static func stopsFromGPX(_ points: [GPXReader.Point], source: String) -> (stops: [Stop], notes: [String]) {
+        var notes: [String] = []
+        var stops: [Stop] = []
+        var slugs = Set<String>()
+        let width = max(2, String(points.count).count)
+        func at(_ p: GPXReader.Point) -> String { "the point at line \(p.line) of '\(URL(fileURLWithPath: source).lastPathComponent)'" }
+        // Names as the GPS unit wrote them, on one line and within the limit. They keep priority:
+        // a renamed duplicate never takes a name another stop already has in the file.
+        var names: [String] = []
+        for p in points {
+            var name = oneLine(p.name ?? "")
+            if name != oneLine(p.name ?? "", dropControls: false) { notes.append("\(at(p)): control characters in the name became spaces") }
+            if name.count > ManifestValidator.maxNameLength {
+                name = String(name.prefix(ManifestValidator.maxNameLength - 1)) + "…"
+                notes.append("\(at(p)): the name is longer than \(ManifestValidator.maxNameLength) characters and was shortened to '\(name)'")
+            }
+            names.append(name)
+        }
+        var taken = Set(names.filter { !$0.isEmpty }.map(ArchivePath.foldingKey))
+        var owners: [String: Int] = [:]
+        for (i, p) in points.enumerated() {
+            var name = names[i]
+            func unique(_ base: String) -> String {
+                var n = 2
+                var candidate: String
+                repeat {
+                    let suffix = " (\(n))"
+                    candidate = String(base.prefix(ManifestValidator.maxNameLength - suffix.count)) + suffix
+                    n += 1
+                } while taken.contains(ArchivePath.foldingKey(candidate))
+                taken.insert(ArchivePath.foldingKey(candidate))
+                return candidate
+            }
+            if name.isEmpty {
+                name = "Stop \(i + 1)"
+                if taken.contains(ArchivePath.foldingKey(name)) { name = unique(name) } else { taken.insert(ArchivePath.foldingKey(name)) }
+                notes.append("\(at(p)): the point has no <name>; it is called '\(name)'")
+            } else if let first = owners[ArchivePath.foldingKey(name)] {
+                let candidate = unique(name)
+                notes.append("\(at(p)): the name '\(name)' is already used by stop \(first + 1); this stop is now '\(candidate)' (names must differ, also ignoring case; rename it in its waypoint.json)")
+                name = candidate
+            }
+            owners[ArchivePath.foldingKey(name)] = i
+            var text = [p.description, p.comment].compactMap { $0 }.map(cleanText)
+            if text.count == 2 && text[0] == text[1] { text.removeLast() }
+            var description = text.joined(separator: "\n\n")
+            var fullText: String?
+            if description.count > ManifestValidator.maxDescriptionLength {
+                fullText = description
+                description = String(description.prefix(ManifestValidator.maxDescriptionLength - 1)) + "…"
+                notes.append("\(at(p)): the description is longer than \(ManifestValidator.maxDescriptionLength) characters; waypoint.json holds the start, about.md the whole text")
+            }
+
+            var properties: [JSONMember] = []
+            if let e = p.elevation { properties.append(JSONMember("elevationMeters", .number(e))) }
+            for (key, value) in [("time", p.time), ("symbol", p.symbol), ("type", p.type)] {
+                guard var value else { continue }
+                if value.count > 1000 {
+                    value = String(value.prefix(999)) + "…"
+                    notes.append("\(at(p)): <\(key == "symbol" ? "sym" : key)> is longer than 1000 characters and was shortened")
+                }
+                properties.append(JSONMember(key, .string(value)))
+            }
+
+            let slug = uniqueSlug(for: name, number: i + 1, taken: slugs)
+            slugs.insert(slug)
+            let number = String(repeating: "0", count: width - String(i + 1).count) + String(i + 1)
+            stops.append(Stop(name: name, coordinate: p.coordinate, description: description, properties: properties,
+                              fullText: fullText, folder: "\(number)-\(slug)"))
+        }
+        return (stops, notes)
+    }
+
+    /// The folder slug for a stop named `name`: letters of every script spelled in Latin, then
+    /// `Loader.slugify`; `stop-N` when nothing is left; never a Windows device name (`con-stop`);
+    /// unique (`-2`, `-3`...).
+    static func uniqueSlug(for name: String, number: Int, taken: Set<String>) -> String {
+        let compatible = name.precomposedStringWithCompatibilityMapping
+        let latin = compatible.utf8.allSatisfy({ $0 < 0x80 }) ? compatible
+            : compatible.applyingTransform(StringTransform("Any-Latin; Latin-ASCII"), reverse: false) ?? compatible
+        var base = Loader.slugify(latin)
+        if base.isEmpty { base = "stop-\(number)" }
+        if ArchivePath.isReservedOnWindows(base) { base += "-stop" }
+        var slug = base
+        var n = 2
+        while taken.contains(slug) {
+            let suffix = "-\(n)"
+            slug = Loader.trimSlug(String(base.prefix(64 - suffix.count))) + suffix
+            n += 1
+        }
+        return slug
+    }
+
+    /// Whitespace runs (line breaks included) as one space, controls as spaces, trimmed.
+    static func oneLine(_ s: String, dropControls: Bool = true) -> String {
+        var out = String.UnicodeScalarView()
+        var space = false
+        for u in s.unicodeScalars {
+            let blank = u.properties.isWhitespace || (dropControls && isControl(u))
+            if blank { space = true; continue }
+            if space && !out.isEmpty { out.append(" ") }
+            space = false
+            out.append(u)
+        }
+        return String(out)
+    }
+
+    static func isControl(_ u: Unicode.Scalar) -> Bool { u.value < 0x20 || (0x7F...0x9F).contains(u.value) }
+
+    /// Line breaks as `\n`, controls other than line break and tab as spaces, trimmed.
+    static func cleanText(_ s: String) -> String {
+        var out = String.UnicodeScalarView()
+        var lastCR = false
+        for u in s.unicodeScalars {
+            defer { lastCR = u == "\r" }
+            if u == "\n" && lastCR { continue }
+            if u == "\r" || u == "\u{85}" || u == "\u{2028}" || u == "\u{2029}" { out.append("\n"); continue }
+            out.append(u != "\t" && u != "\n" && isControl(u) ? " " : u)
+        }
+        return String(out).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

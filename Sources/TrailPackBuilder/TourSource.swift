@@ -271,7 +271,14 @@ struct Loader {
                 pendingHyphen = true
             }
         }
-        return String(out.prefix(64))
+        return trimSlug(String(out.prefix(64)))
+    }
+
+    /// Without the hyphen a cut may leave at the end.
+    static func trimSlug(_ slug: String) -> String {
+        var s = Substring(slug)
+        while s.last == "-" { s = s.dropLast() }
+        return String(s)
     }
 
     // MARK: assets

@@ -6,8 +6,13 @@ struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create a tour folder with an example a ranger can edit.",
         discussion: """
-            Without --from-gpx, the folder gets one example stop. With a GPX file from a handheld
-            GPS unit, every <wpt> becomes a stop (name, coordinate and description), in file order.
+            Without --from-gpx, the folder gets one example stop. With a GPX file (1.0 or 1.1) from a \
+            handheld GPS unit or a mapping program, every <wpt> becomes a stop, in file order: its \
+            <name>, its coordinate, and as description its <desc> followed by its <cmt> (a comment \
+            that differs from the description becomes a second paragraph); <ele> (metres), <time>, \
+            <sym> and <type> become the properties elevationMeters, time, symbol and type. With \
+            --stops-from route, the <rtept> points of the file's routes become the stops instead. \
+            Stops with the same name are told apart with (2), (3)... and a note says so.
 
             Examples:
               trailpack init ./fish-lake-tour
@@ -22,9 +27,17 @@ struct Init: ParsableCommand {
     @Option(name: .customLong("from-gpx"), help: "A GPX file whose <wpt> points become the waypoints.")
     var gpx: String?
 
+    @Option(name: .customLong("stops-from"), help: "With --from-gpx: which points become stops, waypoints (<wpt>) or route (<rtept>).")
+    var stopsFrom: GPXReader.Stops?
+
+    func validate() throws {
+        if stopsFrom != nil && gpx == nil { throw ValidationError("--stops-from needs --from-gpx FILE") }
+    }
+
     func run() throws {
-        let stops = try gpx.map { try TourInit.readGPX(path: $0) } ?? []
-        let files = try TourInit.scaffold(folder: folder, waypoints: stops)
+        let (stops, notes) = try gpx.map { try TourInit.readGPX(path: $0, stops: stopsFrom ?? .waypoints) } ?? ([], [])
+        let files = try TourInit.scaffold(folder: folder, stops: stops)
+        for note in notes { CLI.note("note: " + GPXReader.printable(note)) }
         CLI.out("created \(folder) with \(files.count) files:\n")
         for f in files { CLI.out("  \(f)\n") }
         CLI.out("""
@@ -36,3 +49,5 @@ struct Init: ParsableCommand {
             """)
     }
 }
+
+extension GPXReader.Stops: ExpressibleByArgument {}

@@ -67,6 +67,9 @@ public enum ArchivePath {
         return problems
     }
 
+    /// Whether a file or folder named `name` is a DOS device on Windows (`con`, `NUL.txt`, `com1`).
+    public static func isReservedOnWindows(_ name: String) -> Bool { isWindowsReserved(ArraySlice(name.utf8)) }
+
     /// `CON`, `nul.txt`, `Com1.md`…: the part before the first dot is a DOS device name.
     static func isWindowsReserved(_ component: ArraySlice<UInt8>) -> Bool {
         let stem = component.prefix(while: { $0 != 0x2E })

@@ -1,0 +1,289 @@
+import Foundation
+import TrailPackCore
+
+/// Reads the points of a GPX 1.0 or 1.1 file, streaming, losing nothing it keeps and
+/// guessing at nothing it refuses.
+///
+/// - Elements count only where the GPX schema puts them, in the namespace of the root `<gpx>`
+///   (any prefix, or none): a `<name>` or `<wpt>` inside `<extensions>` or inside another
+///   namespace's element is never taken for the waypoint's own.
+/// - `<name>`, `<desc>`, `<cmt>`, `<ele>`, `<time>`, `<sym>`, `<type>` of each `<wpt>` (or `<rtept>`)
+///   are kept, text and CDATA alike, with character references resolved.
+/// - `lat` and `lon` are decimal degrees (`xsd:decimal`: surrounding whitespace allowed; no hex,
+///   no exponent, no `nan`), in range.
+/// - Everything else the XML tokenizer refuses (DTDs, undefined entities, malformed or cut-short
+///   files, anything after `</gpx>`) comes back as a `GPXReader.Error` with line and column.
+public enum GPXReader {
+    /// Which points become stops.
+    public enum Stops: String, Sendable, CaseIterable {
+        /// `<wpt>`, the points marked on a GPS unit.
+        case waypoints
+        /// `<rtept>` of every `<rte>`, in file order.
+        case route
+    }
+
+    /// One `<wpt>` or `<rtept>`.
+    public struct Point: Sendable, Equatable {
+        public var coordinate: Coordinate
+        /// The text of `<name>`, trimmed; nil when the point has none.
+        public var name: String?
+        public var description: String?
+        public var comment: String?
+        /// `<ele>` in metres, as a JSON number literal (exactly as written, normalized to JSON).
+        public var elevation: JSONNumber?
+        public var time: String?
+        public var symbol: String?
+        public var type: String?
+        /// Where the point's start tag is.
+        public var line: Int
+        public var column: Int
+    }
+
+    /// What a file holds.
+    public struct Document: Sendable {
+        /// The `version` attribute of `<gpx>` (`1.0`, `1.1`), if given.
+        public var version: String?
+        public var creator: String?
+        /// The points asked for: waypoints or route points.
+        public var points: [Point]
+        public var waypointCount = 0
+        public var routeCount = 0
+        public var routePointCount = 0
+        public var trackCount = 0
+        public var trackPointCount = 0
+    }
+
+    /// A refusal: the file, the place, the reason (with the fix).
+    public struct Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
+        public var file: String
+        /// nil when the problem is the whole file (no waypoints, cannot open it).
+        public var line: Int?
+        public var column: Int?
+        public var reason: String
+
+        /// The message for a terminal: control and bidirectional-override characters the file put
+        /// into the reason are shown as `\u{1b}`-style escapes.
+        public var description: String {
+            if let line, let column { return "'\(file)' line \(line), column \(column): \(GPXReader.printable(reason))" }
+            return "'\(file)': \(GPXReader.printable(reason))"
+        }
+    }
+
+    /// `text` with control characters (C0, DEL, C1) and bidirectional controls written as
+    /// `\u{1b}`-style escapes, so that text from a file cannot steer a terminal or reorder a line.
+    public static func printable(_ text: String) -> String {
+        func hidden(_ u: Unicode.Scalar) -> Bool {
+            let v = u.value
+            return v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x061C || v == 0x200E || v == 0x200F
+                || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+        }
+        guard text.unicodeScalars.contains(where: hidden) else { return text }
+        var out = ""
+        for u in text.unicodeScalars {
+            if hidden(u) { out += "\\u{" + String(u.value, radix: 16) + "}" } else { out.unicodeScalars.append(u) }
+        }
+        return out
+    }
+
+    /// The largest GPX file read (the documented limit).
+    public static let maxFileBytes: Int64 = 64 << 20
+
+    /// Reads the file at `path`. A FIFO, a device or a folder is refused before anything blocks.
+    public static func read(path: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints) throws(Error) -> Document {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw Error(file: path, reason: "cannot open the file: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Error(file: path, reason: "cannot read the file: \(String(cString: strerror(errno)))") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw Error(file: path, reason: "is not a regular file (a folder, a pipe or a device); give a .gpx file")
+        }
+        guard Int64(st.st_size) <= maxFileBytes else {
+            throw Error(file: path, reason: "is \(st.st_size) bytes; the limit for a GPX file is 64 MiB (\(maxFileBytes) bytes): split it or leave out the tracks")
+        }
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        var tokenizer = XMLTokenizer(fileDescriptor: fd, limit: maxFileBytes)
+        return try read(&tokenizer, file: path, stops: stops, maxPoints: maxPoints)
+    }
+
+    /// Reads a GPX document held in memory; `name` is used in messages.
+    public static func read(bytes: [UInt8], name: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints) throws(Error) -> Document {
+        var tokenizer = XMLTokenizer(bytes: bytes)
+        return try read(&tokenizer, file: name, stops: stops, maxPoints: maxPoints)
+    }
+
+    // MARK: the walk
+
+    private enum Role {
+        case root, waypoint, route, routePoint, track, trackSegment
+        case field(Field)
+        /// Inside a field: its text still counts.
+        case fieldChild
+        /// Not GPX, or GPX we do not keep (`metadata`, `extensions`, `link`...): skipped with all it holds.
+        case skipped
+    }
+
+    private enum Field: String, CaseIterable {
+        case name, desc, cmt, ele, time, sym, type
+    }
+
+    private static func read(_ xml: inout XMLTokenizer, file: String, stops: Stops, maxPoints: Int) throws(Error) -> Document {
+        var doc = Document(points: [])
+        var roles: [Role] = []
+        var gpxNamespace: String?
+        var point: Point?
+        var fields: [Field: String] = [:]
+        var fieldText = ""
+        func fail(_ position: XMLTokenizer.Position, _ reason: String) -> Error {
+            Error(file: file, line: position.line, column: position.column, reason: reason)
+        }
+        do {
+            while let event = try xml.next() {
+                switch event {
+                case .start(let e):
+                    guard let parent = roles.last else {
+                        guard e.localName == "gpx" else {
+                            throw fail(e.position, "the file's root element is <\(e.qualifiedName)>, not <gpx>: this is not a GPX file")
+                        }
+                        gpxNamespace = e.namespace
+                        doc.version = e.attribute("version")
+                        doc.creator = e.attribute("creator")
+                        roles.append(.root)
+                        continue
+                    }
+                    let isGPX = e.namespace == gpxNamespace
+                    let role: Role
+                    switch (parent, isGPX ? e.localName : "") {
+                    case (.root, "wpt"):
+                        role = .waypoint
+                        doc.waypointCount += 1
+                        if stops == .waypoints { point = try startPoint(e, fail) }
+                    case (.root, "rte"):
+                        role = .route
+                        doc.routeCount += 1
+                    case (.route, "rtept"):
+                        role = .routePoint
+                        doc.routePointCount += 1
+                        if stops == .route { point = try startPoint(e, fail) }
+                    case (.root, "trk"):
+                        role = .track
+                        doc.trackCount += 1
+                    case (.track, "trkseg"):
+                        role = .trackSegment
+                    case (.trackSegment, "trkpt"):
+                        role = .skipped
+                        doc.trackPointCount += 1
+                    case (.waypoint, let name), (.routePoint, let name):
+                        if point != nil, let field = Field(rawValue: name) {
+                            if fields[field] != nil {
+                                throw fail(e.position, "a second <\(e.qualifiedName)> in the same point; a GPX point has one")
+                            }
+                            role = .field(field)
+                            fieldText = ""
+                        } else {
+                            role = .skipped
+                        }
+                    case (.field, _), (.fieldChild, _):
+                        role = .fieldChild
+                    default:
+                        role = .skipped
+                    }
+                    roles.append(role)
+                    xml.collectText = { if case .field = role { true } else if case .fieldChild = role { true } else { false } }()
+                case .text(let s):
+                    if fieldText.utf8.count + s.utf8.count > XMLTokenizer.maxTextBytes {
+                        throw fail(xml.position, "a text longer than 1 MiB")
+                    }
+                    fieldText += s
+                case .end(_, let position):
+                    let role = roles.removeLast()
+                    switch role {
+                    case .field(let field):
+                        let value = fieldText.trimmingCharacters(in: .whitespacesAndNewlines)
+                        if field == .ele, !value.isEmpty, decimalLiteral(value) == nil {
+                            throw fail(position, "<ele>\(value.prefix(40))</ele> is not a decimal number of metres (such as 1234.5)")
+                        }
+                        fields[field] = value
+                        fieldText = ""
+                    case .waypoint, .routePoint:
+                        if var p = point {
+                            func text(_ f: Field) -> String? { fields[f].flatMap { $0.isEmpty ? nil : $0 } }
+                            p.name = text(.name)
+                            p.description = text(.desc)
+                            p.comment = text(.cmt)
+                            p.elevation = text(.ele).flatMap(decimalLiteral).map { JSONNumber(literal: $0) }
+                            p.time = text(.time)
+                            p.symbol = text(.sym)
+                            p.type = text(.type)
+                            if doc.points.count == maxPoints {
+                                throw fail(position, "more than \(maxPoints) points; a tour holds at most \(maxPoints) stops")
+                            }
+                            doc.points.append(p)
+                        }
+                        point = nil
+                        fields = [:]
+                    default:
+                        break
+                    }
+                    let parent = roles.last
+                    xml.collectText = { if case .field = parent { true } else if case .fieldChild = parent { true } else { false } }()
+                }
+            }
+        } catch let failure as XMLTokenizer.Failure {
+            throw fail(failure.position, failure.reason)
+        } catch let error as Error {
+            throw error
+        } catch {
+            throw Error(file: file, reason: "\(error)")
+        }
+        return doc
+    }
+
+    private static func startPoint(_ e: XMLTokenizer.Element, _ fail: (XMLTokenizer.Position, String) -> Error) throws(Error) -> Point {
+        func degrees(_ name: String, _ range: ClosedRange<Double>) throws(Error) -> Double {
+            guard let raw = e.attribute(name) else {
+                throw fail(e.position, "<\(e.qualifiedName)> has no \(name) attribute; every point needs lat and lon in decimal degrees")
+            }
+            guard let literal = decimalLiteral(raw), let value = Double(literal), value.isFinite else {
+                throw fail(e.position, "\(name)=\"\(raw.prefix(40))\" in <\(e.qualifiedName)> is not a decimal number of degrees (such as 44.4057)")
+            }
+            guard range.contains(value) else {
+                throw fail(e.position, "\(name)=\"\(raw.prefix(40))\" in <\(e.qualifiedName)> is outside \(Int(range.lowerBound)) to \(Int(range.upperBound)) degrees")
+            }
+            return value
+        }
+        let lat = try degrees("lat", -90...90)
+        let lon = try degrees("lon", -180...180)
+        return Point(coordinate: Coordinate(latitude: lat, longitude: lon), line: e.position.line, column: e.position.column)
+    }
+
+    /// An `xsd:decimal` (`-12.50`, `+.5`, ` 44 `) as a JSON number literal (`-12.50`, `0.5`, `44`);
+    /// nil for anything else (hex, exponents, `NaN`, `∞`, empty).
+    static func decimalLiteral(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        var start = 0, end = bytes.count
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        while start < end && isSpace(bytes[start]) { start += 1 }
+        while end > start && isSpace(bytes[end - 1]) { end -= 1 }
+        guard end - start <= 64 else { return nil }
+        var i = start
+        var negative = false
+        if i < end && (bytes[i] == 0x2B || bytes[i] == 0x2D) { negative = bytes[i] == 0x2D; i += 1 }
+        func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+        var integer: [UInt8] = []
+        while i < end && isDigit(bytes[i]) { integer.append(bytes[i]); i += 1 }
+        var fraction: [UInt8] = []
+        if i < end && bytes[i] == 0x2E {
+            i += 1
+            while i < end && isDigit(bytes[i]) { fraction.append(bytes[i]); i += 1 }
+        }
+        guard i == end, !(integer.isEmpty && fraction.isEmpty) else { return nil }
+        while integer.count > 1 && integer.first == 0x30 { integer.removeFirst() }
+        if integer.isEmpty { integer = [0x30] }
+        var out = negative ? "-" : ""
+        out += String(decoding: integer, as: UTF8.self)
+        if !fraction.isEmpty { out += "." + String(decoding: fraction, as: UTF8.self) }
+        return out
+    }
+}
