@@ -64,25 +64,9 @@ public enum GPXReader {
         /// The message for a terminal: control and bidirectional-override characters the file put
         /// into the reason are shown as `\u{1b}`-style escapes.
         public var description: String {
-            if let line, let column { return "'\(file)' line \(line), column \(column): \(GPXReader.printable(reason))" }
-            return "'\(file)': \(GPXReader.printable(reason))"
+            if let line, let column { return "'\(file)' line \(line), column \(column): \(TerminalText.escaped(reason))" }
+            return "'\(file)': \(TerminalText.escaped(reason))"
         }
-    }
-
-    /// `text` with control characters (C0, DEL, C1) and bidirectional controls written as
-    /// `\u{1b}`-style escapes, so that text from a file cannot steer a terminal or reorder a line.
-    public static func printable(_ text: String) -> String {
-        func hidden(_ u: Unicode.Scalar) -> Bool {
-            let v = u.value
-            return v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x061C || v == 0x200E || v == 0x200F
-                || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
-        }
-        guard text.unicodeScalars.contains(where: hidden) else { return text }
-        var out = ""
-        for u in text.unicodeScalars {
-            if hidden(u) { out += "\\u{" + String(u.value, radix: 16) + "}" } else { out.unicodeScalars.append(u) }
-        }
-        return out
     }
 
     /// The largest GPX file read (the documented limit).

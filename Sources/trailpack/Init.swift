@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrailPackBuilder
+import TrailPackCore
 
 struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,7 +38,7 @@ struct Init: ParsableCommand {
     func run() throws {
         let (stops, notes) = try gpx.map { try TourInit.readGPX(path: $0, stops: stopsFrom ?? .waypoints) } ?? ([], [])
         let files = try TourInit.scaffold(folder: folder, stops: stops)
-        for note in notes { CLI.note("note: " + GPXReader.printable(note)) }
+        for note in notes { CLI.note("note: " + TerminalText.escaped(note)) }
         CLI.out("created \(folder) with \(files.count) files:\n")
         for f in files { CLI.out("  \(f)\n") }
         CLI.out("""
