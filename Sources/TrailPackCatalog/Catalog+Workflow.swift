@@ -37,6 +37,9 @@ extension Catalog {
         }
     }
 
+    /// What the audit log says of a version released without a malware scan.
+    public static let notScannedDetail = "not scanned (operator's choice: --no-malware-scan)"
+
     // MARK: users and tokens
 
     public func addUser(name: String, role: Role, publicKey: String? = nil) throws {
@@ -160,8 +163,8 @@ extension Catalog {
             case .push:
                 guard user.name == uploader else { return .forbidden("only the publisher who uploaded it (\(uploader)) can release it") }
                 guard status == "ready" else { return try refuse("only a ready version can be released; this version is \(status)") }
-                guard scan == "clean" else { return try refuse("the version is held by the malware scan: \(scanDetail)") }
-                return try move("released")
+                guard scan == "clean" || scan == "not-scanned" else { return try refuse("the version is held by the malware scan: \(scanDetail)") }
+                return try move("released", detail: scan == "not-scanned" ? Self.notScannedDetail : "")
             case .withdraw:
                 guard user.role == .admin else { return .forbidden("withdrawing needs the admin role") }
                 guard status == "released" else { return try refuse("only a released version can be withdrawn; this version is \(status)") }

@@ -160,6 +160,14 @@ public final class Catalog: Sendable {
 
     // MARK: writing
 
+    /// Records a blob about to be stored (before it is renamed into `blobs/`), so that no blob on
+    /// disk is ever unknown to the catalog.
+    public func recordBlob(sha256: String, size: Int64) throws {
+        try pool.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO blob (sha256, size, storedAt) VALUES (?, ?, ?)", arguments: [sha256, size, Self.now()])
+        }
+    }
+
     /// What registering an upload did.
     public enum RegisterOutcome: Sendable, Equatable {
         /// A new version was added.

@@ -25,6 +25,8 @@ public struct ServerConfiguration: Sendable {
     public var approvals: Int
     /// How uploads are scanned for malware.
     public var scanner: MalwareScanner.Engine
+    /// Verifies uploads in a limited child process (`trailpack serve` sets it); nil: in this process.
+    public var containedVerifier: ContainedVerifier?
 
     public static let defaultApprovals = 2
 
@@ -47,14 +49,51 @@ public struct TrailPackServer: Sendable {
     public let configuration: ServerConfiguration
     public let catalog: Catalog
     public let store: BlobStore
+    /// The data folder, locked for as long as this server lives.
+    public let folder: DataFolder
+    let logger: Logger
 
-    /// Opens the data folder (migrating the catalog) and removes what interrupted uploads left.
-    public init(configuration: ServerConfiguration) throws {
+    /// Opens the data folder (creating and marking a new or empty one, taking its lock, migrating
+    /// the catalog) and removes what interrupted uploads left in `tmp/` — nothing else.
+    ///
+    /// Blobs are never deleted here: blobs without a catalog, or unknown to it (an older catalog
+    /// restored next to newer blobs), refuse the start with the fix (`trailpack admin gc`).
+    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "trailpack.server")) throws {
         self.configuration = configuration
-        store = try BlobStore(root: configuration.dataDirectory)
-        catalog = try Catalog(path: configuration.dataDirectory + "/catalog.sqlite")
-        store.collectGarbage(known: try catalog.blobHashes())
+        self.logger = logger
+        folder = try DataFolder(path: configuration.dataDirectory, create: true, access: .exclusive)
+        for path in folder.removeOwnTemporaryFiles() {
+            logger.notice("removed what an interrupted upload left", metadata: ["path": "\(path)"])
+        }
+        let blobs = folder.blobsOnDisk()
+        let data = folder.root
+        if !folder.catalogExists && !blobs.isEmpty {
+            throw ServerError.dataFolder("'\(data)/blobs' holds \(blobs.count) packages but there is no '\(data)/catalog.sqlite'; nothing was changed. Put back the catalog that belongs to these blobs (from your backup), or move the blobs out of service with 'trailpack admin gc --data \(data)' and start with an empty catalog")
+        }
+        catalog = try Catalog(path: folder.catalogPath)
+        let known = try catalog.blobHashes()
+        let orphans = blobs.filter { !known.contains($0) }
+        if !orphans.isEmpty {
+            throw ServerError.dataFolder("\(orphans.count) packages in '\(data)/blobs' are not in the catalog (an older catalog next to newer blobs?); nothing was changed. Put back the newer catalog, or list them with 'trailpack admin gc --dry-run --data \(data)' and move them to '\(data)/quarantine' with 'trailpack admin gc --data \(data)'")
+        }
+        store = try BlobStore(root: data)
         if configuration.adminTokenHash != nil { try catalog.ensureUser(name: "admin", role: .admin) }
+    }
+
+    /// Takes a damaged blob out of service: logged, moved to `quarantine/`, its versions marked
+    /// damaged (no longer listed or served), audited.
+    public func takeOutOfService(sha256: String, reason: String) {
+        logger.error("a stored package is damaged; taking it out of service", metadata: ["sha256": "\(sha256)", "reason": "\(reason)"])
+        var detail = reason
+        do {
+            let moved = try folder.quarantine(sha256: sha256, reason: reason)
+            detail += "; moved to \(moved)"
+        } catch {
+            detail += "; not moved: \(error)"
+        }
+        do { try catalog.markDamaged(sha256: sha256, reason: detail, actor: "server") } catch {
+            logger.error("cannot mark a damaged package in the catalog", metadata: ["sha256": "\(sha256)", "error": "\(error)"])
+        }
     }
 
     /// The application, ready to run (`runService()` stops gracefully on SIGINT and SIGTERM).
@@ -201,6 +240,15 @@ struct API: Sendable {
             }
         }
         let path = server.store.path(for: sha)
+        // The file must be the size the catalog recorded: a truncated or grown blob is never sent
+        // (its Content-Length would be a lie, and the client would wait for bytes that never come).
+        var info = stat()
+        let onDisk: Int64? = stat(path, &info) == 0 ? Int64(info.st_size) : nil
+        guard onDisk == size else {
+            let reason = onDisk.map { "the stored file has \($0) bytes, the catalog says \(size)" } ?? "the stored file is missing (\(String(cString: strerror(errno))))"
+            server.takeOutOfService(sha256: sha, reason: reason)
+            throw ServerError.internal("the package with SHA-256 \(sha) is damaged on this server and was taken out of service; the operator has been told")
+        }
         let served = range ?? 0...(size - 1)
         headers[.contentLength] = String(served.count)
         var status = HTTPResponse.Status.ok
@@ -245,23 +293,33 @@ struct API: Sendable {
         let actor = try authenticate(request, roles: [.publisher, .admin]).name
         let limit = server.configuration.maxUploadBytes
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw ServerError.tooLarge(limit) }
-        let temp = server.store.temporaryPath()
+        let folder = try server.store.temporaryFolder()
+        let temp = folder + "/" + BlobStore.uploadFileName
         var committed = false
-        defer { if !committed { unlink(temp) } }
+        defer {
+            if !committed { unlink(temp) }
+            rmdir(folder)
+        }
         let sink = try UploadSink(path: temp, limit: limit)
         for try await buffer in request.body {
             try buffer.withUnsafeReadableBytes { try sink.write($0) }
         }
         try sink.finish()
-        // Verification reads the whole file: keep it off the cooperative pool.
-        let report: VerificationReport = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try Verifier.verify(path: temp) }) }
+        // Verification reads the whole file: keep it off the cooperative pool (and, with a
+        // contained verifier, out of this process: a package that crashes it costs one 422).
+        let valid: Bool, digest: SHA256Digest, reportManifest: Manifest?, findings: [Finding]
+        switch try await verify(folder: folder) {
+        case .report(let v, let d, let m, let f): (valid, digest, reportManifest, findings) = (v, d, m, f)
+        case .failed(let reason):
+            let finding = Finding(.serverVerifierFailed, "\(reason); the package was not stored. If it is a package you built, run 'trailpack verify' on it and report the crash")
+            server.logger.error("the contained verifier failed on an upload", metadata: ["reason": "\(reason)", "by": "\(actor)"])
+            try? catalog.audit(actor: actor, action: "upload-refused", id: nil, version: nil, sha256: nil, detail: "verifier failed: \(reason)")
+            throw ServerError(.unprocessableContent, "invalid-package", "the package could not be verified; nothing was stored", findings: [finding])
         }
-        let digest = report.sha256
-        guard report.isValid, let manifest = report.manifest else {
-            try? catalog.audit(actor: actor, action: "upload-refused", id: report.manifest?.id, version: report.manifest?.version, sha256: digest.hex,
-                               detail: "\(report.findings.filter { $0.severity == .error }.count) findings")
-            throw ServerError(.unprocessableContent, "invalid-package", "the package is not valid; nothing was stored", findings: report.findings)
+        guard valid, let manifest = reportManifest else {
+            try? catalog.audit(actor: actor, action: "upload-refused", id: reportManifest?.id, version: reportManifest?.version, sha256: digest.hex,
+                               detail: "\(findings.filter { $0.severity == .error }.count) findings")
+            throw ServerError(.unprocessableContent, "invalid-package", "the package is not valid; nothing was stored", findings: findings)
         }
         let scanner = MalwareScanner(engine: server.configuration.scanner)
         let verdict: MalwareScanner.Verdict = await withCheckedContinuation { continuation in
@@ -271,6 +329,8 @@ struct API: Sendable {
             try? catalog.audit(actor: actor, action: "upload-refused", id: manifest.id, version: manifest.version, sha256: digest.hex, detail: "malware: \(signature)")
             throw ServerError(.unprocessableContent, "malware", "the malware scan found \(signature); nothing was stored")
         }
+        // Recorded before it is renamed into place: a blob on disk is never unknown to the catalog.
+        try catalog.recordBlob(sha256: digest.hex, size: sink.size)
         try server.store.commit(temporary: temp, sha256: digest.hex)
         committed = true
         let manifestJSON = JSONWriter.string(manifest.jsonValue)
@@ -281,6 +341,10 @@ struct API: Sendable {
             try catalog.setScan(package: manifest.id, version: manifest.version, status: "held", detail: reason)
             try catalog.audit(actor: actor, action: "scan-held", id: manifest.id, version: manifest.version, sha256: digest.hex, detail: reason)
         }
+        if case .notScanned = verdict, outcome == .created {
+            try catalog.setScan(package: manifest.id, version: manifest.version, status: "not-scanned", detail: Catalog.notScannedDetail)
+            try catalog.audit(actor: actor, action: "scan-skipped", id: manifest.id, version: manifest.version, sha256: digest.hex, detail: Catalog.notScannedDetail)
+        }
         switch outcome {
         case .created:
             return respond(.object(["stored": .bool(true), "package": summaryJSON(try catalog.version(package: manifest.id, version: manifest.version, releasedOnly: false)!.0)]), status: .created)
@@ -288,8 +352,22 @@ struct API: Sendable {
             return respond(.object(["stored": .bool(false), "message": .string("this version is already held with the same bytes"),
                                     "package": summaryJSON(try catalog.version(package: manifest.id, version: manifest.version, releasedOnly: false)!.0)]))
         case .conflict(let existing):
-            // The bytes stay only if another version refers to them; the next start collects them otherwise.
+            // The bytes stay, recorded; 'trailpack admin gc' lists blobs no version refers to.
             throw ServerError(.conflict, "version-exists", "version \(manifest.version) of '\(manifest.id)' is already published with SHA-256 \(existing); publish a new version number instead")
+        }
+    }
+
+    /// Verifies `folder`'s upload: in a contained child process when the server has one, else here.
+    func verify(folder: String) async throws -> ContainedVerifier.Outcome {
+        let contained = server.configuration.containedVerifier
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    if let contained { return contained.verify(file: BlobStore.uploadFileName, in: folder) }
+                    let report = try Verifier.verify(path: folder + "/" + BlobStore.uploadFileName)
+                    return .report(valid: report.isValid, sha256: report.sha256, manifest: report.manifest, findings: report.findings)
+                })
+            }
         }
     }
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import TrailPackCatalog
+import TrailPackCrypto
+import TrailPackServer
 
 struct Admin: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,20 +17,34 @@ struct Admin: ParsableCommand {
               trailpack admin --data ./data user add ken --role reviewer --public-key ken.pub
               trailpack admin --data ./data token issue maria
               trailpack admin --data ./data token revoke 3f9c0a1b2c4d
+              trailpack admin --data ./data gc --dry-run
+              trailpack admin --data ./data scrub
+              trailpack admin --data ./data backup /backup/trailpack-2026-11-22
 
-            Exit codes: 0 done, 2 usage error (no such user or token, a user that exists), 3 the data folder cannot be used.
+            Accounts and tokens can be changed while the server runs (each change is one catalog \
+            transaction), and so can a backup be made; gc and scrub, which move files, need the server stopped.
+
+            Exit codes: 0 done, 1 gc found orphans in --dry-run or scrub found damaged packages, 2 usage error (no such user or token, a user that exists), \
+            3 the data folder cannot be used.
             """,
-        subcommands: [UserCommand.self, TokenCommand.self])
+        subcommands: [UserCommand.self, TokenCommand.self, GC.self, Scrub.self, Backup.self])
+
+    @OptionGroup var options: Options
 
     struct Options: ParsableArguments {
         @Option(help: "The server's data folder.")
         var data: String
 
+        @Flag(help: "Make the data folder if it does not exist (otherwise a missing one is refused).")
+        var create = false
+
+        func folder(_ access: DataFolder.Access) throws -> DataFolder {
+            do { return try DataFolder(path: data, create: create, access: access) } catch let e as ServerError { throw CLIError.io(e.message) }
+        }
+
         func catalog() throws -> Catalog {
-            do {
-                try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-                return try Catalog(path: data + "/catalog.sqlite")
-            } catch { throw CLIError.io("cannot open the catalog in '\(data)': \(error)") }
+            let folder = try folder(.shared)
+            do { return try Catalog(path: folder.catalogPath) } catch { throw CLIError.io("cannot open the catalog in '\(data)': \(error)") }
         }
     }
 
@@ -88,6 +104,122 @@ struct Admin: ParsableCommand {
                 guard try options.catalog().revokeToken(id: id) else { throw CLIError.usage("no active token '\(id)'") }
                 CLI.out("revoked token \(id)\n")
             }
+        }
+    }
+
+    struct GC: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "gc",
+            abstract: "Move blobs the catalog does not know into quarantine/ (never deleting them).",
+            discussion: """
+                An orphan is a file in blobs/ that no catalog entry names: what an older catalog restored next \
+                to newer blobs leaves. gc moves each into quarantine/ (with a note saying why) and logs it in \
+                the audit log; nothing is deleted. Needs the server stopped.
+                """)
+        @OptionGroup var options: Options
+        @Flag(name: .customLong("dry-run"), help: "Only list the orphans (exit 1 when there are any).")
+        var dryRun = false
+
+        func run() throws {
+            let folder = try options.folder(dryRun ? .shared : .exclusive)
+            let catalog: Catalog
+            do { catalog = try Catalog(path: folder.catalogPath) } catch { throw CLIError.io("cannot open the catalog in '\(options.data)': \(error)") }
+            let known = try catalog.blobHashes()
+            let orphans = folder.blobsOnDisk().filter { !known.contains($0) }
+            for sha in orphans {
+                if dryRun {
+                    CLI.out("orphan \(folder.root)/blobs/\(sha.prefix(2))/\(sha).zip\n")
+                } else {
+                    let moved: String
+                    do { moved = try folder.quarantine(sha256: sha, reason: "not in the catalog; moved by 'trailpack admin gc'") } catch let e as ServerError { throw CLIError.io(e.message) }
+                    try catalog.audit(actor: "admin-cli", action: "gc-quarantine", id: nil, version: nil, sha256: sha, detail: "moved to \(moved)")
+                    CLI.out("moved \(sha) to \(moved)\n")
+                }
+            }
+            CLI.note("\(orphans.count) orphan\(orphans.count == 1 ? "" : "s")\(dryRun ? " (nothing moved: --dry-run)" : orphans.isEmpty ? "" : " moved to \(folder.root)/quarantine")")
+            if dryRun && !orphans.isEmpty { throw ExitCode(1) }
+        }
+    }
+
+    struct Scrub: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Re-hash every stored package; quarantine and take out of service the damaged ones.",
+            discussion: """
+                Reads every blob the catalog holds (streaming), compares its size and SHA-256 with the catalog, and \
+                moves a damaged or missing one out of service: the file into quarantine/, its versions marked damaged \
+                (no longer listed or served), an audit entry. Progress goes to standard error. Exit 1 when any is \
+                damaged. Needs the server stopped.
+                """)
+        @OptionGroup var options: Options
+
+        func run() throws {
+            let folder = try options.folder(.exclusive)
+            let catalog: Catalog
+            do { catalog = try Catalog(path: folder.catalogPath) } catch { throw CLIError.io("cannot open the catalog in '\(options.data)': \(error)") }
+            let blobs = try catalog.storedBlobs(inService: true)
+            var damaged = 0
+            for (n, blob) in blobs.enumerated() {
+                let path = "\(folder.root)/blobs/\(blob.sha256.prefix(2))/\(blob.sha256).zip"
+                CLI.note("[\(n + 1)/\(blobs.count)] \(blob.sha256)")
+                var problem: String?
+                do {
+                    let result = try FileHashing.sha256(path: path)
+                    if result.size != blob.size {
+                        problem = "the stored file has \(result.size) bytes, the catalog says \(blob.size)"
+                    } else if result.digest.hex != blob.sha256 {
+                        problem = "the stored file's SHA-256 is \(result.digest.hex)"
+                    }
+                } catch {
+                    problem = "the stored file cannot be read: \(error)"
+                }
+                guard let problem else { continue }
+                damaged += 1
+                var detail = problem
+                if FileManager.default.fileExists(atPath: path) {
+                    do { detail += "; moved to \(try folder.quarantine(sha256: blob.sha256, reason: problem))" } catch let e as ServerError { throw CLIError.io(e.message) }
+                }
+                let versions = try catalog.markDamaged(sha256: blob.sha256, reason: detail + " (found by 'trailpack admin scrub')", actor: "admin-cli")
+                CLI.out("damaged \(blob.sha256): \(detail)\(versions.isEmpty ? "" : "; out of service: " + versions.joined(separator: ", "))\n")
+            }
+            CLI.note("\(blobs.count) package\(blobs.count == 1 ? "" : "s") checked, \(damaged) damaged")
+            if damaged > 0 { throw ExitCode(1) }
+        }
+    }
+
+    struct Backup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a consistent snapshot of the data folder to a new folder, restorable by 'serve --data'.",
+            discussion: """
+                The catalog is copied through SQLite's online backup API, then the packages it names are hard-linked \
+                (copied when DEST is on another file system; packages are never changed in place, so a link is a \
+                safe copy). Works while the server runs. DEST must not exist or be empty.
+                """)
+        @OptionGroup var options: Options
+        @Argument(help: "The new folder to write the snapshot to.") var destination: String
+
+        func run() throws {
+            let folder = try options.folder(.shared)
+            let catalog: Catalog
+            do { catalog = try Catalog(path: folder.catalogPath) } catch { throw CLIError.io("cannot open the catalog in '\(options.data)': \(error)") }
+            let fm = FileManager.default
+            if fm.fileExists(atPath: destination), !((try? fm.contentsOfDirectory(atPath: destination)) ?? ["?"]).isEmpty {
+                throw CLIError.usage("'\(destination)' exists and is not empty; name a new folder for the backup")
+            }
+            let target: DataFolder
+            do { target = try DataFolder(path: destination, create: true, access: .exclusive) } catch let e as ServerError { throw CLIError.io(e.message) }
+            do { try catalog.backup(to: target.catalogPath) } catch { throw CLIError.io("cannot write the catalog backup to '\(target.catalogPath)': \(error)") }
+            let snapshot: Catalog
+            do { snapshot = try Catalog(path: target.catalogPath) } catch { throw CLIError.io("cannot read back the catalog backup: \(error)") }
+            var linked = 0, copied = 0, missing = 0
+            for blob in try snapshot.storedBlobs() {
+                let relative = "blobs/\(blob.sha256.prefix(2))/\(blob.sha256).zip"
+                let source = folder.root + "/" + relative, copy = target.root + "/" + relative
+                guard fm.fileExists(atPath: source) else { missing += 1; CLI.note("missing in the data folder (not copied): \(source)"); continue }
+                try? fm.createDirectory(atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                if link(source, copy) == 0 { linked += 1; continue }
+                do { try fm.copyItem(atPath: source, toPath: copy); copied += 1 } catch { throw CLIError.io("cannot copy '\(source)' to '\(copy)': \(error)") }
+            }
+            CLI.out("backup written to \(target.root): the catalog, \(linked) packages hard-linked, \(copied) copied\(missing > 0 ? ", \(missing) missing" : "")\n")
         }
     }
 }

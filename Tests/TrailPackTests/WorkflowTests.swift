@@ -42,7 +42,7 @@ struct WorkflowTests {
     static func setUp(_ dir: String, extra: [String] = []) throws -> Setup {
         let data = dir + "/data"
         func admin(_ args: String...) throws -> Support.Output {
-            let out = try Support.run(Support.binary, ["admin"] + Array(args.prefix(2)) + ["--data", data] + Array(args.dropFirst(2)))
+            let out = try Support.run(Support.binary, ["admin"] + Array(args.prefix(2)) + ["--data", data, "--create"] + Array(args.dropFirst(2)))
             #expect(out.status == 0, "admin \(args): \(out.stderr)")
             return out
         }
