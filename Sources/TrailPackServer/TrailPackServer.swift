@@ -178,10 +178,15 @@ struct API: Sendable {
     func manifest(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         let id = try context.parameters.require("id")
         let version = context.parameters.get("version")
-        guard let (_, manifest) = try catalog.version(package: id, version: version) else {
-            throw ServerError.notFound(version.map { "no released version \($0) of '\(id)'" } ?? "no released package '\(id)'")
+        if let (_, manifest) = try catalog.version(package: id, version: version) {
+            return Response(status: .ok, headers: API.json, body: .init(byteBuffer: ByteBuffer(string: manifest)))
         }
-        return Response(status: .ok, headers: API.json, body: .init(byteBuffer: ByteBuffer(string: manifest)))
+        // A version under review: its reviewers and its publisher preview it with their token.
+        if let version, try reviewAccess(request, package: id, version: version) != nil,
+           let (_, manifest) = try catalog.version(package: id, version: version, releasedOnly: false) {
+            return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "private, no-store"], body: .init(byteBuffer: ByteBuffer(string: manifest)))
+        }
+        throw ServerError.notFound(version.map { "no released version \($0) of '\(id)'" } ?? "no released package '\(id)'")
     }
 
     func confirm(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -206,16 +211,26 @@ struct API: Sendable {
             throw ServerError.notFound("downloads are named <sha256>.zip")
         }
         let sha = digest.hex
-        guard let size = try catalog.isReleasedBlob(sha) else { throw ServerError.notFound("no released package has SHA-256 \(sha)") }
+        var size: Int64
+        var underReview = false
+        if let released = try catalog.isReleasedBlob(sha) {
+            size = released
+        } else if let version = try reviewAccess(request, sha256: sha) {
+            size = version.size
+            underReview = true
+        } else {
+            throw ServerError.notFound("no released package has SHA-256 \(sha)")
+        }
         let etag = "\"\(sha)\""
         var headers: HTTPFields = [
             .contentType: "application/zip",
             .eTag: etag,
             .acceptRanges: "bytes",
-            .cacheControl: "public, max-age=31536000, immutable",
+            // A version under review is fetched with a token: never kept by a shared cache.
+            .cacheControl: underReview ? "private, no-store" : "public, max-age=31536000, immutable",
         ]
         headers[HTTPField.Name("Repr-Digest")!] = "sha-256=:\(Data(digest.bytes).base64EncodedString()):"
-        if let base = server.configuration.downloadBaseURL {
+        if let base = server.configuration.downloadBaseURL, !underReview {
             headers[.location] = base.hasSuffix("/") ? "\(base)\(sha).zip" : "\(base)/\(sha).zip"
             return Response(status: .found, headers: headers)
         }
@@ -289,8 +304,28 @@ struct API: Sendable {
         return user
     }
 
+    /// Whether the request carries the bootstrap admin token (`--admin-token-file`).
+    func isBootstrap(_ request: Request) -> Bool {
+        guard let bootstrap = server.configuration.adminTokenHash, let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return false }
+        return SHA256.hash(Array(header.dropFirst(7).utf8)) == bootstrap
+    }
+
+    /// A reviewer, an admin, or the publisher who uploaded it may fetch a version that is not released
+    /// (to review it) with their token. Nil: the request carries no token; 401/403/404 otherwise.
+    func reviewAccess(_ request: Request, sha256: String? = nil, package id: String? = nil, version: String? = nil) throws -> Catalog.PackageSummary? {
+        guard request.headers[.authorization] != nil else { return nil }
+        let user = try authenticate(request, roles: [.publisher, .reviewer, .admin])
+        let candidates = try catalog.unreleased(sha256: sha256, package: id, version: version)
+        guard let match = candidates.first(where: { user.role != .publisher || $0.uploadedBy == user.name }) else {
+            if candidates.isEmpty { return nil }
+            throw ServerError(.forbidden, "forbidden", "'\(user.name)' may fetch only their own versions under review")
+        }
+        return match.summary
+    }
+
     func upload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let actor = try authenticate(request, roles: [.publisher, .admin]).name
+        let uploader = try authenticate(request, roles: [.publisher, .admin])
+        let actor = uploader.name
         let limit = server.configuration.maxUploadBytes
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw ServerError.tooLarge(limit) }
         let folder = try server.store.temporaryFolder()
@@ -320,6 +355,10 @@ struct API: Sendable {
             try? catalog.audit(actor: actor, action: "upload-refused", id: reportManifest?.id, version: reportManifest?.version, sha256: digest.hex,
                                detail: "\(findings.filter { $0.severity == .error }.count) findings")
             throw ServerError(.unprocessableContent, "invalid-package", "the package is not valid; nothing was stored", findings: findings)
+        }
+        if let why = try catalog.uploadRefusal(user: uploader, package: manifest.id, site: manifest.site.id) {
+            try? catalog.audit(actor: actor, action: "upload-refused", id: manifest.id, version: manifest.version, sha256: digest.hex, detail: why)
+            throw ServerError(.forbidden, "forbidden", why)
         }
         let scanner = MalwareScanner(engine: server.configuration.scanner)
         let verdict: MalwareScanner.Verdict = await withCheckedContinuation { continuation in
@@ -351,9 +390,10 @@ struct API: Sendable {
         case .unchanged:
             return respond(.object(["stored": .bool(false), "message": .string("this version is already held with the same bytes"),
                                     "package": summaryJSON(try catalog.version(package: manifest.id, version: manifest.version, releasedOnly: false)!.0)]))
-        case .conflict(let existing):
+        case .conflict(let existingVersion, let existing):
             // The bytes stay, recorded; 'trailpack admin gc' lists blobs no version refers to.
-            throw ServerError(.conflict, "version-exists", "version \(manifest.version) of '\(manifest.id)' is already published with SHA-256 \(existing); publish a new version number instead")
+            let same = existingVersion == manifest.version ? "version \(existingVersion)" : "version \(existingVersion) (the same version as \(manifest.version))"
+            throw ServerError(.conflict, "version-exists", "\(same) of '\(manifest.id)' is already published with SHA-256 \(existing); publish a new version number instead")
         }
     }
 
@@ -418,6 +458,10 @@ extension API {
         let user = try authenticate(request, roles: [.publisher, .reviewer, .admin])
         var signature: String?
         if transition == .approve {
+            // The bootstrap token is a key to the server, not a person: it cannot vouch for a package.
+            if isBootstrap(request) {
+                throw ServerError(.forbidden, "forbidden", "the bootstrap admin token (--admin-token-file) cannot approve; approve with a reviewer's own token ('trailpack admin token issue')")
+            }
             var body = try await request.body.collect(upTo: 16 << 10)
             if body.readableBytes > 0, let bytes = body.readBytes(length: body.readableBytes) {
                 guard let doc = try? JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 16 << 10)).value, case .string(let text)? = doc["signature"] else {
