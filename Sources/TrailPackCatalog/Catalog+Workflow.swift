@@ -192,6 +192,24 @@ extension Catalog {
         }
     }
 
+    /// Records a new scan of a stored version (a rescan), audited with the change.
+    public func recordRescan(package id: String, version: String, status: String, detail: String, actor: String) throws {
+        try pool.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT scanStatus, sha256 FROM packageVersion WHERE packageID = ? AND version = ?", arguments: [id, version]) else { return }
+            let before: String = row["scanStatus"], sha: String = row["sha256"]
+            try db.execute(sql: "UPDATE packageVersion SET scanStatus = ?, scanDetail = ? WHERE packageID = ? AND version = ?", arguments: [status, detail, id, version])
+            try Self.audit(db, actor: actor, action: "rescan", id: id, version: version, sha256: sha, detail: "\(before) → \(status)\(detail.isEmpty ? "" : ": " + detail)")
+        }
+    }
+
+    /// Versions whose scan is held (the scanner could not vouch for them), or every stored version.
+    public func scanTargets(heldOnly: Bool) throws -> [(id: String, version: String, sha256: String, scanStatus: String)] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT packageID, version, sha256, scanStatus FROM packageVersion WHERE status != 'damaged'\(heldOnly ? " AND scanStatus = 'held'" : "") ORDER BY packageID, versionKey")
+                .map { ($0["packageID"], $0["version"], $0["sha256"], $0["scanStatus"]) }
+        }
+    }
+
     public struct VersionState: Codable, Sendable, Equatable {
         public var status: String
         public var uploadedBy: String

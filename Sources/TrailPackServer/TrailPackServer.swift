@@ -384,12 +384,20 @@ struct API: Sendable {
             try catalog.setScan(package: manifest.id, version: manifest.version, status: "not-scanned", detail: Catalog.notScannedDetail)
             try catalog.audit(actor: actor, action: "scan-skipped", id: manifest.id, version: manifest.version, sha256: digest.hex, detail: Catalog.notScannedDetail)
         }
+        if outcome == .unchanged, let state = try catalog.state(package: manifest.id, version: manifest.version), state.scanStatus == "held" {
+            // The same bytes again: the new scan replaces the held one (the scanner may work now).
+            let (status, detail) = MalwareScanner.catalogState(verdict)
+            try catalog.recordRescan(package: manifest.id, version: manifest.version, status: status, detail: detail, actor: actor)
+        }
         switch outcome {
-        case .created:
-            return respond(.object(["stored": .bool(true), "package": summaryJSON(try catalog.version(package: manifest.id, version: manifest.version, releasedOnly: false)!.0)]), status: .created)
-        case .unchanged:
-            return respond(.object(["stored": .bool(false), "message": .string("this version is already held with the same bytes"),
-                                    "package": summaryJSON(try catalog.version(package: manifest.id, version: manifest.version, releasedOnly: false)!.0)]))
+        case .created, .unchanged:
+            // The answer says what happened: the state, the scan's verdict and reason, what comes next.
+            let summary = try catalog.version(package: manifest.id, version: manifest.version, releasedOnly: false)!.0
+            let state = try catalog.state(package: manifest.id, version: manifest.version)!
+            let message = outcome == .created ? "stored as \(state.status)" : "this version is already stored with the same bytes (\(state.status)); nothing else changed"
+            return respond(.object(["stored": .bool(outcome == .created), "message": .string(message), "package": summaryJSON(summary),
+                                    "state": stateJSON(state, id: manifest.id, version: manifest.version)]),
+                           status: outcome == .created ? .created : .ok)
         case .conflict(let existingVersion, let existing):
             // The bytes stay, recorded; 'trailpack admin gc' lists blobs no version refers to.
             let same = existingVersion == manifest.version ? "version \(existingVersion)" : "version \(existingVersion) (the same version as \(manifest.version))"
@@ -433,27 +441,49 @@ struct API: Sendable {
 }
 
 extension API {
-    func stateJSON(_ s: Catalog.VersionState) -> JSONValue {
+    func stateJSON(_ s: Catalog.VersionState, id: String, version: String) -> JSONValue {
         .object([
             "status": .string(s.status), "uploadedBy": .string(s.uploadedBy), "approvals": .array(s.approvals.map { .string($0) }),
             "required": .number(JSONNumber(Int64(server.configuration.approvals))),
             "scan": .object(["status": .string(s.scanStatus), "detail": .string(s.scanDetail)]),
+            "next": .array(nextActions(s, id: id, version: version).map { .string($0) }),
         ])
+    }
+
+    /// What can happen to a version next, and who does it, in words with the request to send.
+    func nextActions(_ s: Catalog.VersionState, id: String, version: String) -> [String] {
+        let path = "/v1/admin/packages/\(id)/versions/\(version)"
+        var next: [String] = []
+        if s.scanStatus == "held" {
+            next.append("the malware scan holds this version (\(s.scanDetail)): once the scanner works, upload the same bytes again, or an admin rescans it (POST \(path)/rescan, or 'trailpack admin rescan --held')")
+        }
+        switch s.status {
+        case "draft": next.append("\(s.uploadedBy) opens the publish request: POST \(path)/start")
+        case "pending":
+            next.append("reviewers approve (\(s.approvals.count) of \(server.configuration.approvals) so far) or deny: POST \(path)/approve or \(path)/deny")
+            next.append("preview it with a reviewer's token: GET /v1/packages/\(id)/versions/\(version)/manifest")
+        case "ready": next.append("\(s.uploadedBy) releases it: POST \(path)/push\(s.scanStatus == "held" ? " (refused while the scan holds it)" : "")")
+        case "released": next.append("it is public: GET /v1/packages/\(id); an admin can withdraw it: POST \(path)/withdraw")
+        case "damaged": next.append("its stored file is damaged and out of service: restore it from a backup, or upload a new version")
+        default: break
+        }
+        return next
     }
 
     func state(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         _ = try authenticate(request, roles: [.publisher, .reviewer, .admin])
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
         guard let s = try catalog.state(package: id, version: version) else { throw ServerError.notFound("no version \(version) of '\(id)'") }
-        return respond(stateJSON(s))
+        return respond(stateJSON(s, id: id, version: version))
     }
 
     /// startPublish, approvePublish, denyPublish, pushPublish, and withdraw.
     func transition(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
         let action = try context.parameters.require("action")
+        if action == "rescan" { return try await rescan(request, id: id, version: version) }
         guard let transition = Catalog.Transition(rawValue: action) else {
-            throw ServerError.notFound("no action '\(action)'; the actions are start, approve, deny, push and withdraw")
+            throw ServerError.notFound("no action '\(action)'; the actions are start, approve, deny, push, withdraw and rescan")
         }
         let user = try authenticate(request, roles: [.publisher, .reviewer, .admin])
         var signature: String?
@@ -476,8 +506,22 @@ extension API {
         case .forbidden(let why): throw ServerError(.forbidden, "forbidden", why)
         case .illegal(let current, let why): throw ServerError(.conflict, "illegal-transition", "cannot \(action): \(why) (current state: \(current))")
         case .moved:
-            return respond(stateJSON(try catalog.state(package: id, version: version)!))
+            return respond(stateJSON(try catalog.state(package: id, version: version)!, id: id, version: version))
         }
+    }
+
+    /// An admin scans a stored version again (after the scanner was fixed); the verdict replaces the old one.
+    func rescan(_ request: Request, id: String, version: String) async throws -> Response {
+        let user = try authenticate(request, roles: [.admin])
+        guard let (summary, _) = try catalog.version(package: id, version: version, releasedOnly: false) else { throw ServerError.notFound("no version \(version) of '\(id)'") }
+        let scanner = MalwareScanner(engine: server.configuration.scanner)
+        let path = server.store.path(for: summary.sha256)
+        let verdict: MalwareScanner.Verdict = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: scanner.scan(path)) }
+        }
+        let (status, detail) = MalwareScanner.catalogState(verdict)
+        try catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: user.name)
+        return respond(stateJSON(try catalog.state(package: id, version: version)!, id: id, version: version))
     }
 
     /// An approval's signature must be the reviewer's registered key's valid signature of exactly these bytes.

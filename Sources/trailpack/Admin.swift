@@ -21,6 +21,7 @@ struct Admin: ParsableCommand {
               trailpack admin --data ./data token revoke 3f9c0a1b2c4d
               trailpack admin --data ./data gc --dry-run
               trailpack admin --data ./data scrub
+              trailpack admin --data ./data rescan --held --clamav-db /var/lib/clamav
               trailpack admin --data ./data backup /backup/trailpack-2026-11-22
 
             Accounts and tokens can be changed while the server runs (each change is one catalog \
@@ -29,7 +30,7 @@ struct Admin: ParsableCommand {
             Exit codes: 0 done, 1 gc found orphans in --dry-run or scrub found damaged packages, 2 usage error (no such user, token or site, a user that exists), \
             3 the data folder cannot be used.
             """,
-        subcommands: [UserCommand.self, TokenCommand.self, SiteCommand.self, Grant.self, Revoke.self, GC.self, Scrub.self, Backup.self])
+        subcommands: [UserCommand.self, TokenCommand.self, SiteCommand.self, Grant.self, Revoke.self, GC.self, Scrub.self, Backup.self, Rescan.self])
 
     @OptionGroup var options: Options
 
@@ -331,6 +332,45 @@ struct Admin: ParsableCommand {
                 do { try fm.copyItem(atPath: source, toPath: copy); copied += 1 } catch { throw CLIError.io("cannot copy '\(source)' to '\(copy)': \(error)") }
             }
             CLI.out("backup written to \(target.root): the catalog, \(linked) packages hard-linked, \(copied) copied\(missing > 0 ? ", \(missing) missing" : "")\n")
+        }
+    }
+
+    struct Rescan: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Scan stored versions for malware again (after the scanner was fixed).",
+            discussion: """
+                Scans the versions held because the scanner could not vouch for them (--held), one version (ID VERSION), \
+                or every stored version, and records each new verdict in the catalog and the audit log. Works while the \
+                server runs. Exit 1 when any version stays held or is found infected.
+                """)
+        @OptionGroup var options: Options
+        @Flag(help: "Only the versions whose scan is held.") var held = false
+        @Argument(help: "A package id (with VERSION: rescan that one version).") var id: String?
+        @Argument(help: "The version.") var version: String?
+        @Option(name: .customLong("clamav-db"), help: "A folder of ClamAV signature databases for clamscan (default: clamscan's own).") var clamavDB: String?
+        @Option(name: .customLong("clamd-socket"), help: "Scan with clamdscan through this clamd socket instead of clamscan.") var clamdSocket: String?
+
+        func run() throws {
+            guard (id == nil) == (version == nil) else { throw CLIError.usage("give both a package id and a version, or neither (with --held: every held version)") }
+            let folder = try options.folder(.shared)
+            let catalog: Catalog
+            do { catalog = try Catalog(path: folder.catalogPath) } catch { throw CLIError.io("cannot open the catalog in '\(options.data)': \(error)") }
+            var targets = try catalog.scanTargets(heldOnly: held)
+            if let id, let version {
+                targets = targets.filter { $0.id == id && $0.version == version }
+                guard !targets.isEmpty else { throw CLIError.usage("no stored version \(version) of '\(id)'\(held ? " that is held" : "")") }
+            }
+            let scanner = MalwareScanner(engine: clamdSocket.map { .clamd(socket: $0) } ?? .clamscan(database: clamavDB))
+            var bad = 0
+            for t in targets {
+                let path = "\(folder.root)/blobs/\(t.sha256.prefix(2))/\(t.sha256).zip"
+                let (status, detail) = MalwareScanner.catalogState(scanner.scan(path))
+                try catalog.recordRescan(package: t.id, version: t.version, status: status, detail: detail, actor: "admin-cli")
+                if status == "held" || status == "infected" { bad += 1 }
+                CLI.out("\(t.id) \(t.version): \(t.scanStatus) → \(status)\(detail.isEmpty ? "" : " (\(detail))")\n")
+            }
+            CLI.note("\(targets.count) version\(targets.count == 1 ? "" : "s") scanned, \(bad) held or infected")
+            if bad > 0 { throw ExitCode(1) }
         }
     }
 }

@@ -90,6 +90,9 @@ struct Serve: AsyncParsableCommand {
         do { server = try TrailPackServer(configuration: configuration, logger: logger) } catch let error as ServerError where error.code == "data-folder" {
             throw CLIError.io(error.message)
         } catch { throw CLIError.io("cannot open the data folder '\(data)': \(error)") }
+        if let problem = MalwareScanner(engine: scanner).checkAtStart(folder: server.folder.root + "/tmp") {
+            throw CLIError.io("the malware scanner does not work: \(problem)")
+        }
         let banner = "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory)\(token == nil ? ", uploads off" : "")\(noMalwareScan ? ", malware scan OFF: uploads are not scanned (operator's choice)" : ""))\n"
         let app = server.application(logger: logger) { port in
             FileHandle.standardOutput.write(Data(banner.replacingOccurrences(of: "%d", with: String(port)).utf8))

@@ -277,7 +277,7 @@ struct ServerEndToEndTests {
             #expect(bad.stdout.hasSuffix("422") && bad.stdout.contains("\"findings\""), "\(bad.stdout)")
             // The OpenAPI document, checked against this server.
             let check = try Support.run("python3", [Support.root + "/scripts/check_openapi.py", Support.root + "/manifests/openapi.yaml", server.base, Self.token,
-                                                     "gov.usda.fs.willamette.santiam-wagon-road", "1.0.0", "willamette-sweet-home", sha])
+                                                     "gov.usda.fs.willamette.santiam-wagon-road", "1.0.0", "willamette-sweet-home", sha, santiam])
             #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         }
     }

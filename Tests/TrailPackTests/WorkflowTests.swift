@@ -174,8 +174,11 @@ struct WorkflowTests {
     @Test("a version the scanner could not vouch for is held: approvable, never releasable, with the reason shown")
     func held() throws {
         try Support.withTemporaryDirectory { dir in
-            let s = try Self.setUp(dir, extra: ["--clamd-socket", dir + "/no-such-clamd.sock"])
+            // The scanner works at start (it is checked), then loses its signature database.
+            try Support.copyTree(TestClamAV.database, dir + "/db")
+            let s = try Self.setUp(dir, extra: ["--clamav-db", dir + "/db"])
             defer { s.server.stop() }
+            for name in try FileManager.default.contentsOfDirectory(atPath: dir + "/db") { try FileManager.default.removeItem(atPath: dir + "/db/" + name) }
             let pkg = try Support.buildFixture("family-hikes", into: dir)
             #expect(try s.curl("POST", "/v1/admin/packages", as: "maria", file: pkg).0 == 201)
             let state = try s.curl("GET", Self.versionPath, as: "maria").1
