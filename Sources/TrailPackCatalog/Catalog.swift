@@ -165,7 +165,7 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// Every blob the catalog refers to (the rest on disk are orphans of interrupted uploads).
+    /// Every blob the catalog records (a blob on disk that is not here is an orphan: see `trailpack admin gc`).
     public func blobHashes() throws -> Set<String> {
         try pool.read { db in Set(try String.fetchAll(db, sql: "SELECT sha256 FROM blob")) }
     }

@@ -8,8 +8,8 @@ struct Admin: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage the server's accounts, tokens, sites and stored packages (on its data folder).",
         discussion: """
-            Roles: a publisher uploads a package version, opens its publish request and releases it once
-            approved; a reviewer approves or denies requests; an admin can do all of that and withdraw a
+            Roles: a publisher uploads a package version (to the sites granted to them), opens its publish \
+            request and releases it once approved; a reviewer approves or denies requests; an admin can do all of that and withdraw a \
             released version. Tokens are random, shown once, and stored only as hashes.
 
             Examples:

@@ -8,18 +8,24 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the content-package download server (one command, no database to set up).",
         discussion: """
-            The data folder holds the catalog (catalog.sqlite) and the packages, stored by SHA-256.
-            Apps list sites and packages, preview manifests, download (resumable: Range, If-Range) and
-            confirm what they received; admins upload packages, which are verified before they are kept.
-            Stops cleanly on Ctrl-C or SIGTERM.
+            The data folder holds the catalog (catalog.sqlite) and the packages, stored by SHA-256. \
+            Apps list sites and packages, preview manifests, download (resumable: Range, If-Range) and \
+            confirm what they received; publishers upload packages, which are verified in a limited child \
+            process and scanned before they are kept. Stops cleanly on Ctrl-C or SIGTERM.
+
+            A new or empty data folder is marked as trailpack's; a non-empty folder that is not one is \
+            refused, and so is a folder another server holds ("in use by PID n"). Packages are never deleted \
+            at start: packages the catalog does not know stop the start (see 'trailpack admin gc'). The malware \
+            scanner is checked at start; without signatures it refuses to start, naming the fix.
 
             Examples:
               trailpack serve --data /srv/trailpack
               trailpack serve --data ./data --port 8080 --admin-token-file ./admin.token
               curl -H "Authorization: Bearer $(cat admin.token)" --data-binary @tour.zip http://127.0.0.1:8080/v1/admin/packages
               trailpack serve --data ./data --approvals 2 --clamav-db /var/lib/clamav
+              trailpack serve --data ./data --approvals 0 --no-malware-scan
 
-            Exit codes: 0 stopped cleanly, 2 usage error, 3 the data folder or the port cannot be used.
+            Exit codes: 0 stopped cleanly, 2 usage error, 3 the data folder, the port or the scanner cannot be used.
             """)
 
     @Option(help: "The data folder (created and marked if missing or empty; a non-empty folder that is not one is refused).")
