@@ -88,10 +88,13 @@ struct DataFolderTests {
             let stranger = data + "/tmp/notes.txt", lookalike = data + "/tmp/upload-notes.part"
             let own = data + "/tmp/upload-\(UUID().uuidString).part"
             for path in [stranger, lookalike, own] { try "x".write(toFile: path, atomically: true, encoding: .utf8) }
-            server = try ServerEndToEndTests.start(data: data, tokenFile: dir + "/token")
+            server = try ServerEndToEndTests.launch(["--data", data, "--admin-token-file", dir + "/token", "--approvals", "0", "--clamav-db", TestClamAV.database],
+                                                    logFile: dir + "/server.log")
             server.stop()
             #expect(FileManager.default.fileExists(atPath: stranger) && FileManager.default.fileExists(atPath: lookalike))
             #expect(!FileManager.default.fileExists(atPath: own), "an interrupted upload's file is removed")
+            let log = try String(contentsOfFile: dir + "/server.log", encoding: .utf8)
+            #expect(log.contains("removed what an interrupted upload left") && log.contains(own), "every removal is logged: \(log)")
             // A folder such as /var: not empty, not marked.
             let foreign = dir + "/var"
             try FileManager.default.createDirectory(atPath: foreign + "/tmp", withIntermediateDirectories: true)
