@@ -36,4 +36,18 @@ extension Catalog {
         let destination = try DatabaseQueue(path: path)
         try pool.backup(to: destination)
     }
+
+    /// Blobs recorded but used by no package version (an upload refused after its bytes were stored).
+    public func unusedBlobs() throws -> [String] {
+        try pool.read { db in
+            try String.fetchAll(db, sql: "SELECT sha256 FROM blob b WHERE NOT EXISTS (SELECT 1 FROM packageVersion p WHERE p.sha256 = b.sha256) ORDER BY sha256")
+        }
+    }
+
+    /// Drops the record of a blob no version uses (after gc moved its file to quarantine).
+    public func forgetUnusedBlob(sha256: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM blob WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM packageVersion p WHERE p.sha256 = blob.sha256)", arguments: [sha256])
+        }
+    }
 }

@@ -222,10 +222,11 @@ struct Admin: ParsableCommand {
     struct GC: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "gc",
-            abstract: "Move blobs the catalog does not know into quarantine/ (never deleting them).",
+            abstract: "Move blobs the catalog does not know, or no version uses, into quarantine/ (never deleting them).",
             discussion: """
-                An orphan is a file in blobs/ that no catalog entry names: what an older catalog restored next \
-                to newer blobs leaves. gc moves each into quarantine/ (with a note saying why) and logs it in \
+                An orphan is a file in blobs/ that no catalog entry names (what an older catalog restored next \
+                to newer blobs leaves), or a blob no package version refers to (the bytes of an upload refused \
+                as a replaced version). gc moves each into quarantine/ (with a note saying why) and logs it in \
                 the audit log; nothing is deleted. Needs the server stopped.
                 """)
         @OptionGroup var options: Options
@@ -237,15 +238,19 @@ struct Admin: ParsableCommand {
             let catalog: Catalog
             do { catalog = try Catalog(path: folder.catalogPath) } catch { throw CLIError.io("cannot open the catalog in '\(options.data)': \(error)") }
             let known = try catalog.blobHashes()
-            let orphans = folder.blobsOnDisk().filter { !known.contains($0) }
-            for sha in orphans {
+            let onDisk = folder.blobsOnDisk()
+            let unused = Set(try catalog.unusedBlobs())
+            let orphans = onDisk.filter { !known.contains($0) }.map { ($0, "not in the catalog") }
+                + onDisk.filter { unused.contains($0) }.map { ($0, "no package version refers to it") }
+            for (sha, why) in orphans {
                 if dryRun {
-                    CLI.out("orphan \(folder.root)/blobs/\(sha.prefix(2))/\(sha).zip\n")
+                    CLI.out("orphan \(folder.root)/blobs/\(sha.prefix(2))/\(sha).zip: \(why)\n")
                 } else {
                     let moved: String
-                    do { moved = try folder.quarantine(sha256: sha, reason: "not in the catalog; moved by 'trailpack admin gc'") } catch let e as ServerError { throw CLIError.io(e.message) }
-                    try catalog.audit(actor: "admin-cli", action: "gc-quarantine", id: nil, version: nil, sha256: sha, detail: "moved to \(moved)")
-                    CLI.out("moved \(sha) to \(moved)\n")
+                    do { moved = try folder.quarantine(sha256: sha, reason: "\(why); moved by 'trailpack admin gc'") } catch let e as ServerError { throw CLIError.io(e.message) }
+                    if unused.contains(sha) { try catalog.forgetUnusedBlob(sha256: sha) }
+                    try catalog.audit(actor: "admin-cli", action: "gc-quarantine", id: nil, version: nil, sha256: sha, detail: "\(why); moved to \(moved)")
+                    CLI.out("moved \(sha) (\(why)) to \(moved)\n")
                 }
             }
             CLI.note("\(orphans.count) orphan\(orphans.count == 1 ? "" : "s")\(dryRun ? " (nothing moved: --dry-run)" : orphans.isEmpty ? "" : " moved to \(folder.root)/quarantine")")

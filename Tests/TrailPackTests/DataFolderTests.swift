@@ -53,6 +53,31 @@ struct DataFolderTests {
         }
     }
 
+    @Test("the bytes of an upload refused as a replaced version are kept, listed by gc --dry-run and moved to quarantine/ by gc")
+    func unusedBlob() throws {
+        try Support.withTemporaryDirectory { dir in
+            let data = dir + "/data"
+            let first = try Support.buildFixture("family-hikes", into: dir)
+            try FileManager.default.createDirectory(atPath: dir + "/other", withIntermediateDirectories: true)
+            let other = try Support.buildFixture("family-hikes", into: dir + "/other", timestamp: 1_700_000_000)
+            let otherSHA = try ServerFixtures.sha(other)
+            #expect(try ServerFixtures.sha(first) != otherSHA)
+            try Self.token.write(toFile: dir + "/token", atomically: true, encoding: .utf8)
+            var server = try ServerEndToEndTests.start(data: data, tokenFile: dir + "/token")
+            #expect(try Self.upload(server, first) == "201")
+            #expect(try Self.upload(server, other) == "409")
+            server.stop()
+            let dry = try Support.trailpack("admin", "--data", data, "gc", "--dry-run")
+            #expect(dry.status == 1 && dry.stdout.contains(otherSHA) && dry.stdout.contains("no package version refers to it"), "\(dry.stdout) \(dry.stderr)")
+            #expect(try Support.trailpack("admin", "--data", data, "gc").status == 0)
+            #expect(FileManager.default.fileExists(atPath: data + "/quarantine/\(otherSHA).zip"))
+            #expect(try Self.blobs(data).count == 1)
+            #expect(try Support.trailpack("admin", "--data", data, "gc", "--dry-run").status == 0, "nothing left to collect")
+            server = try ServerEndToEndTests.start(data: data, tokenFile: dir + "/token")
+            server.stop()
+        }
+    }
+
     @Test("an older catalog next to newer blobs refuses the start; the blobs stay")
     func olderCatalog() throws {
         try Support.withTemporaryDirectory { dir in
