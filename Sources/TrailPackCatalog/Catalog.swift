@@ -116,14 +116,16 @@ public final class Catalog: Sendable {
                        version: row["version"], size: row["size"], sha256: row["sha256"], status: row["status"])
     }
 
-    /// One page of a site's released packages (the newest released version of each), by id,
-    /// starting after the package id `after`.
+    /// One page of a site's released packages (the newest released version of each, exactly one
+    /// row per package even where a catalog from before version normalisation holds both `1.0` and
+    /// `1.0.0`), by id, starting after the package id `after`.
     public func packages(site: String, limit: Int, after: String?) throws -> (packages: [PackageSummary], next: String?) {
         try pool.read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT \(Self.summaryColumns) FROM packageVersion p
                 WHERE siteID = ? AND status = 'released' AND packageID > ?
-                  AND versionKey = (SELECT MAX(versionKey) FROM packageVersion q WHERE q.packageID = p.packageID AND q.status = 'released')
+                  AND version = (SELECT q.version FROM packageVersion q WHERE q.packageID = p.packageID AND q.status = 'released'
+                                 ORDER BY q.versionKey DESC, q.createdAt DESC, q.version DESC LIMIT 1)
                 ORDER BY packageID LIMIT ?
                 """, arguments: [site, after ?? "", limit + 1])
             let page = rows.prefix(limit).map(Self.summary)
