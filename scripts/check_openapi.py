@@ -6,7 +6,8 @@ and its status must be one the document lists for that operation, its Content-Ty
 one, and its JSON body valid against the documented schema. Prints one line per request and a
 closing count; exits 1 on any disagreement.
 
-Usage: check_openapi.py SPEC BASE_URL ADMIN_TOKEN PACKAGE_ID VERSION SITE SHA256
+Usage: check_openapi.py SPEC BASE_URL ADMIN_TOKEN PACKAGE_ID VERSION SITE SHA256 [PACKAGE_FILE]
+(PACKAGE_FILE: the package already uploaded, sent again to check the upload answer.)
 """
 import json, re, sys, urllib.error, urllib.request
 import yaml
@@ -14,6 +15,7 @@ from openapi_spec_validator import validate
 from jsonschema import Draft202012Validator
 
 spec_path, base, token, pid, version, site, sha = sys.argv[1:8]
+package_file = sys.argv[8] if len(sys.argv) > 8 else None
 spec = yaml.safe_load(open(spec_path))
 validate(spec)
 
@@ -73,10 +75,16 @@ requests = [
     ("GET", "/v1/admin/packages/{id}/versions/{version}", f"/v1/admin/packages/{pid}/versions/{version}", None, {"Authorization": f"Bearer {token}"}),
     ("POST", "/v1/admin/packages/{id}/versions/{version}/{action}", f"/v1/admin/packages/{pid}/versions/{version}/push", None, {"Authorization": f"Bearer {token}"}),
     ("POST", "/v1/admin/packages/{id}/versions/{version}/{action}", f"/v1/admin/packages/{pid}/versions/{version}/dance", None, {"Authorization": f"Bearer {token}"}),
+    ("POST", "/v1/admin/packages/{id}/versions/{version}/{action}", f"/v1/admin/packages/{pid}/versions/{version}/rescan", None, {"Authorization": f"Bearer {token}"}),
+    ("GET", "/v1/blobs/{file}", f"/v1/blobs/{'1' * 64}.zip", None, {"Authorization": "Bearer not-a-token"}),
+    ("GET", "/v1/packages/{id}/versions/{version}/manifest", f"/v1/packages/{pid}/versions/999/manifest", None, {"Authorization": "Bearer not-a-token"}),
     ("GET", "/v1/packages/{id}/versions/{version}/signatures", f"/v1/packages/{pid}/versions/{version}/signatures", None, {}),
     ("GET", "/v1/admin/confirmations", "/v1/admin/confirmations", None, {"Authorization": f"Bearer {token}"}),
     ("GET", "/v1/admin/audit", "/v1/admin/audit", None, {"Authorization": f"Bearer {token}"}),
 ]
+if package_file:
+    requests.append(("POST", "/v1/admin/packages", "/v1/admin/packages", open(package_file, "rb").read(),
+                     {"Content-Type": "application/zip", "Authorization": f"Bearer {token}"}))
 
 failures = 0
 for method, template, path, body, headers in requests:

@@ -37,10 +37,14 @@ extension Catalog {
         }
     }
 
+    /// What the audit log says of a version released without a malware scan.
+    public static let notScannedDetail = "not scanned (operator's choice: --no-malware-scan)"
+
     // MARK: users and tokens
 
     public func addUser(name: String, role: Role, publicKey: String? = nil) throws {
         try pool.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM user WHERE name = ?)", arguments: [name]) == true { throw CatalogError.userExists(name) }
             try db.execute(sql: "INSERT INTO user (name, role, publicKey, createdAt) VALUES (?, ?, ?, ?)", arguments: [name, role.rawValue, publicKey, Self.now()])
             try Self.audit(db, actor: "admin-cli", action: "user-add", id: nil, version: nil, sha256: nil, detail: "\(name) as \(role.rawValue)")
         }
@@ -55,7 +59,7 @@ extension Catalog {
 
     public func users() throws -> [User] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT name, role, publicKey FROM user ORDER BY name").map {
+            try Row.fetchAll(db, sql: "SELECT name, role, publicKey FROM user WHERE removedAt IS NULL ORDER BY name").map {
                 User(name: $0["name"], role: Role(rawValue: $0["role"]) ?? .publisher, publicKey: $0["publicKey"])
             }
         }
@@ -67,9 +71,7 @@ extension Catalog {
         let id = try SecureRandom.bytes(6).map { String(format: "%02x", $0) }.joined()
         let secret = try SecureRandom.bytes(24).map { String(format: "%02x", $0) }.joined()
         try pool.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM user WHERE name = ?)", arguments: [user]) == true else {
-                throw CatalogError.noSuchUser(user)
-            }
+            try requireUser(db, user)
             try db.execute(sql: "INSERT INTO token (id, userName, hash, createdAt) VALUES (?, ?, ?, ?)",
                            arguments: [id, user, Data(SHA256.hash(Array(secret.utf8)).bytes), Self.now()])
             try Self.audit(db, actor: "admin-cli", action: "token-issue", id: nil, version: nil, sha256: nil, detail: "token \(id) for \(user)")
@@ -93,7 +95,7 @@ extension Catalog {
         let id = String(parts[1]), secret = String(parts[2])
         return try pool.read { db in
             guard let row = try Row.fetchOne(db, sql: """
-                SELECT t.hash, u.name, u.role, u.publicKey FROM token t JOIN user u ON u.name = t.userName WHERE t.id = ? AND t.revokedAt IS NULL
+                SELECT t.hash, u.name, u.role, u.publicKey FROM token t JOIN user u ON u.name = t.userName WHERE t.id = ? AND t.revokedAt IS NULL AND u.removedAt IS NULL
                 """, arguments: [id]) else { return nil }
             let stored: Data = row["hash"]
             guard ConstantTime.equals(Array(stored), SHA256.hash(Array(secret.utf8)).bytes) else { return nil }
@@ -123,12 +125,14 @@ extension Catalog {
     ///   - signature: an approval's minisign signature of the package (already checked by the caller).
     public func apply(_ transition: Transition, package id: String, version: String, by user: User, required: Int, signature: String? = nil) throws -> TransitionOutcome {
         try pool.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT status, uploadedBy, sha256, scanStatus, scanDetail FROM packageVersion WHERE packageID = ? AND version = ?",
+            guard let row = try Row.fetchOne(db, sql: "SELECT status, uploadedBy, sha256, scanStatus, scanDetail, siteID, siteName FROM packageVersion WHERE packageID = ? AND version = ?",
                                              arguments: [id, version]) else { return .notFound }
+            let siteID: String = row["siteID"], siteName: String = row["siteName"]
             let status: String = row["status"], uploader: String = row["uploadedBy"], sha: String = row["sha256"]
             let scan: String = row["scanStatus"], scanDetail: String = row["scanDetail"]
             func move(_ to: String, approvals: Int = 0, detail: String = "") throws -> TransitionOutcome {
                 try db.execute(sql: "UPDATE packageVersion SET status = ? WHERE packageID = ? AND version = ?", arguments: [to, id, version])
+                if to == "released" { try Self.publishSiteName(db, site: siteID, name: siteName) }
                 try Self.audit(db, actor: user.name, action: transition.rawValue, id: id, version: version, sha256: sha,
                                detail: "\(status) → \(to)\(detail.isEmpty ? "" : "; " + detail)")
                 return .moved(from: status, to: to, approvals: approvals)
@@ -147,7 +151,18 @@ extension Catalog {
                 guard user.role == .reviewer || user.role == .admin else { return .forbidden("approving needs the reviewer or admin role") }
                 guard user.name != uploader else { return .forbidden("a publisher cannot approve their own request") }
                 guard status == "pending" || status == "ready" else { return try refuse("only a pending request can be approved; this version is \(status)") }
-                try db.execute(sql: "INSERT OR IGNORE INTO approval (packageID, version, reviewer, at, signature) VALUES (?, ?, ?, ?, ?)",
+                if let earlier = try Row.fetchOne(db, sql: "SELECT signature FROM approval WHERE packageID = ? AND version = ? AND reviewer = ?", arguments: [id, version, user.name]) {
+                    // A second approval only adds a signature to an unsigned one; anything else is a repeat.
+                    let stored: String? = earlier["signature"]
+                    guard let signature, stored == nil else {
+                        return try refuse(stored == nil ? "\(user.name) already approved this version; approve again only to add a signature"
+                                                        : "\(user.name) already approved and signed this version")
+                    }
+                    try db.execute(sql: "UPDATE approval SET signature = ? WHERE packageID = ? AND version = ? AND reviewer = ?", arguments: [signature, id, version, user.name])
+                    let count = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT reviewer) FROM approval WHERE packageID = ? AND version = ?", arguments: [id, version]) ?? 0
+                    return try move(status, approvals: count, detail: "signature added to \(user.name)'s approval")
+                }
+                try db.execute(sql: "INSERT INTO approval (packageID, version, reviewer, at, signature) VALUES (?, ?, ?, ?, ?)",
                                arguments: [id, version, user.name, Self.now(), signature])
                 let count = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT reviewer) FROM approval WHERE packageID = ? AND version = ?", arguments: [id, version]) ?? 0
                 let to = count >= required ? "ready" : "pending"
@@ -160,8 +175,8 @@ extension Catalog {
             case .push:
                 guard user.name == uploader else { return .forbidden("only the publisher who uploaded it (\(uploader)) can release it") }
                 guard status == "ready" else { return try refuse("only a ready version can be released; this version is \(status)") }
-                guard scan == "clean" else { return try refuse("the version is held by the malware scan: \(scanDetail)") }
-                return try move("released")
+                guard scan == "clean" || scan == "not-scanned" else { return try refuse("the version is held by the malware scan: \(scanDetail)") }
+                return try move("released", detail: scan == "not-scanned" ? Self.notScannedDetail : "")
             case .withdraw:
                 guard user.role == .admin else { return .forbidden("withdrawing needs the admin role") }
                 guard status == "released" else { return try refuse("only a released version can be withdrawn; this version is \(status)") }
@@ -174,6 +189,24 @@ extension Catalog {
     public func setScan(package id: String, version: String, status: String, detail: String) throws {
         try pool.write { db in
             try db.execute(sql: "UPDATE packageVersion SET scanStatus = ?, scanDetail = ? WHERE packageID = ? AND version = ?", arguments: [status, detail, id, version])
+        }
+    }
+
+    /// Records a new scan of a stored version (a rescan), audited with the change.
+    public func recordRescan(package id: String, version: String, status: String, detail: String, actor: String) throws {
+        try pool.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT scanStatus, sha256 FROM packageVersion WHERE packageID = ? AND version = ?", arguments: [id, version]) else { return }
+            let before: String = row["scanStatus"], sha: String = row["sha256"]
+            try db.execute(sql: "UPDATE packageVersion SET scanStatus = ?, scanDetail = ? WHERE packageID = ? AND version = ?", arguments: [status, detail, id, version])
+            try Self.audit(db, actor: actor, action: "rescan", id: id, version: version, sha256: sha, detail: "\(before) → \(status)\(detail.isEmpty ? "" : ": " + detail)")
+        }
+    }
+
+    /// Versions whose scan is held (the scanner could not vouch for them), or every stored version.
+    public func scanTargets(heldOnly: Bool) throws -> [(id: String, version: String, sha256: String, scanStatus: String)] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT packageID, version, sha256, scanStatus FROM packageVersion WHERE status != 'damaged'\(heldOnly ? " AND scanStatus = 'held'" : "") ORDER BY packageID, versionKey")
+                .map { ($0["packageID"], $0["version"], $0["sha256"], $0["scanStatus"]) }
         }
     }
 
@@ -205,9 +238,15 @@ extension Catalog {
 
 public enum CatalogError: Error, CustomStringConvertible {
     case noSuchUser(String)
+    case userExists(String)
+    case siteExists(String)
+    case noSuchSite(String)
     public var description: String {
         switch self {
         case .noSuchUser(let u): "there is no user '\(u)'; add one with 'trailpack admin user add'"
+        case .userExists(let u): "there is already a user '\(u)' (a removed user's name is not reused); change a role with 'trailpack admin user role'"
+        case .siteExists(let s): "there is already a site '\(s)'; rename it with 'trailpack admin site rename'"
+        case .noSuchSite(let s): "there is no site '\(s)'; add one with 'trailpack admin site add'"
         }
     }
 }

@@ -63,6 +63,18 @@ public final class Catalog: Sendable {
             // The list endpoint finds each package's newest released version: index exactly that.
             try db.execute(sql: "CREATE INDEX packageVersionLatest ON packageVersion(packageID, status, versionKey)")
         }
+        m.registerMigration("v4-release-rules") { db in
+            // Public site names come only from released versions or from an admin; a publisher
+            // uploads only to the sites granted to them; a removed user keeps their history.
+            try db.execute(sql: """
+                CREATE TABLE siteGrant (userName TEXT NOT NULL REFERENCES user(name), siteID TEXT NOT NULL, at TEXT NOT NULL,
+                                        PRIMARY KEY (userName, siteID));
+                ALTER TABLE site ADD COLUMN adminNamed INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE packageVersion ADD COLUMN siteName TEXT NOT NULL DEFAULT '';
+                UPDATE packageVersion SET siteName = (SELECT name FROM site WHERE site.id = packageVersion.siteID);
+                ALTER TABLE user ADD COLUMN removedAt TEXT;
+                """)
+        }
         return m
     }
 
@@ -104,14 +116,16 @@ public final class Catalog: Sendable {
                        version: row["version"], size: row["size"], sha256: row["sha256"], status: row["status"])
     }
 
-    /// One page of a site's released packages (the newest released version of each), by id,
-    /// starting after the package id `after`.
+    /// One page of a site's released packages (the newest released version of each, exactly one
+    /// row per package even where a catalog from before version normalisation holds both `1.0` and
+    /// `1.0.0`), by id, starting after the package id `after`.
     public func packages(site: String, limit: Int, after: String?) throws -> (packages: [PackageSummary], next: String?) {
         try pool.read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT \(Self.summaryColumns) FROM packageVersion p
                 WHERE siteID = ? AND status = 'released' AND packageID > ?
-                  AND versionKey = (SELECT MAX(versionKey) FROM packageVersion q WHERE q.packageID = p.packageID AND q.status = 'released')
+                  AND version = (SELECT q.version FROM packageVersion q WHERE q.packageID = p.packageID AND q.status = 'released'
+                                 ORDER BY q.versionKey DESC, q.createdAt DESC, q.version DESC LIMIT 1)
                 ORDER BY packageID LIMIT ?
                 """, arguments: [site, after ?? "", limit + 1])
             let page = rows.prefix(limit).map(Self.summary)
@@ -153,12 +167,20 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// Every blob the catalog refers to (the rest on disk are orphans of interrupted uploads).
+    /// Every blob the catalog records (a blob on disk that is not here is an orphan: see `trailpack admin gc`).
     public func blobHashes() throws -> Set<String> {
         try pool.read { db in Set(try String.fetchAll(db, sql: "SELECT sha256 FROM blob")) }
     }
 
     // MARK: writing
+
+    /// Records a blob about to be stored (before it is renamed into `blobs/`), so that no blob on
+    /// disk is ever unknown to the catalog.
+    public func recordBlob(sha256: String, size: Int64) throws {
+        try pool.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO blob (sha256, size, storedAt) VALUES (?, ?, ?)", arguments: [sha256, size, Self.now()])
+        }
+    }
 
     /// What registering an upload did.
     public enum RegisterOutcome: Sendable, Equatable {
@@ -166,31 +188,41 @@ public final class Catalog: Sendable {
         case created
         /// The same bytes were already registered for this version: nothing changed.
         case unchanged
-        /// This version is already registered with other bytes; versions are immutable.
-        case conflict(existingSHA256: String)
+        /// This version (or one equal to it, `1.0` = `1.0.0`) is already registered with other bytes;
+        /// versions are immutable.
+        case conflict(existingVersion: String, existingSHA256: String)
     }
 
     /// Records an uploaded, verified package whose blob is already stored. One transaction.
     public func register(manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String, status: String = "released") throws -> RegisterOutcome {
         try pool.write { db in
-            if let existing = try String.fetchOne(db, sql: "SELECT sha256 FROM packageVersion WHERE packageID = ? AND version = ?", arguments: [manifest.id, manifest.version]) {
-                if existing == sha256 { return .unchanged }
+            // Versions are unique after normalisation: 1.0 and 1.0.0 are the same version.
+            if let row = try Row.fetchOne(db, sql: "SELECT version, sha256 FROM packageVersion WHERE packageID = ? AND versionKey = ?",
+                                          arguments: [manifest.id, Self.versionKey(manifest.version)]) {
+                let existing: String = row["sha256"], existingVersion: String = row["version"]
+                if existing == sha256 && existingVersion == manifest.version { return .unchanged }
                 try Self.audit(db, actor: actor, action: "upload-refused", id: manifest.id, version: manifest.version, sha256: sha256,
-                               detail: "version already published with SHA-256 \(existing)")
-                return .conflict(existingSHA256: existing)
+                               detail: "version \(existingVersion) already published with SHA-256 \(existing)")
+                return .conflict(existingVersion: existingVersion, existingSHA256: existing)
             }
             let now = Self.now()
             try db.execute(sql: "INSERT OR IGNORE INTO blob (sha256, size, storedAt) VALUES (?, ?, ?)", arguments: [sha256, size, now])
-            try db.execute(sql: "INSERT INTO site (id, name) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name",
-                           arguments: [manifest.site.id, manifest.site.name])
+            // A draft never names a site in public: the name is set on release (or by an admin).
+            try db.execute(sql: "INSERT OR IGNORE INTO site (id, name) VALUES (?, ?)", arguments: [manifest.site.id, ""])
             try db.execute(sql: """
-                INSERT INTO packageVersion (packageID, version, versionKey, siteID, name, park, description, sha256, size, manifest, status, uploadedBy, createdAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [manifest.id, manifest.version, Self.versionKey(manifest.version), manifest.site.id, manifest.name, manifest.park,
+                INSERT INTO packageVersion (packageID, version, versionKey, siteID, siteName, name, park, description, sha256, size, manifest, status, uploadedBy, createdAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [manifest.id, manifest.version, Self.versionKey(manifest.version), manifest.site.id, manifest.site.name, manifest.name, manifest.park,
                                  manifest.description, sha256, size, manifestJSON, status, actor, now])
+            if status == "released" { try Self.publishSiteName(db, site: manifest.site.id, name: manifest.site.name) }
             try Self.audit(db, actor: actor, action: "upload", id: manifest.id, version: manifest.version, sha256: sha256, detail: "\(size) bytes, \(status)")
             return .created
         }
+    }
+
+    /// A released version names its site in public, unless an admin named the site.
+    static func publishSiteName(_ db: Database, site: String, name: String) throws {
+        try db.execute(sql: "UPDATE site SET name = ? WHERE id = ? AND adminNamed = 0", arguments: [name, site])
     }
 
     /// Counts a client's confirmation; returns the expected SHA-256 (nil: no such released version).

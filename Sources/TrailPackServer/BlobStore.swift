@@ -8,7 +8,8 @@ import Glibc
 ///
 /// Uploads stream into `tmp/` under a unique name, are flushed to disk, verified, and renamed
 /// into place; nothing under `blobs/` is ever written in place. What an interrupted upload or a
-/// killed server leaves (files in `tmp/`, blobs the catalog never recorded) is removed at start.
+/// killed server leaves in `tmp/` is removed at start (`DataFolder.removeOwnTemporaryFiles`); a
+/// blob is recorded in the catalog before it is renamed into place, so no blob is unknown to it.
 public struct BlobStore: Sendable {
     public let root: String
 
@@ -21,8 +22,15 @@ public struct BlobStore: Sendable {
 
     public func path(for sha256: String) -> String { "\(root)/blobs/\(sha256.prefix(2))/\(sha256).zip" }
 
-    /// A new temporary file for an upload.
-    public func temporaryPath() -> String { "\(root)/tmp/upload-\(UUID().uuidString).part" }
+    /// The upload's file name inside its temporary folder.
+    public static let uploadFileName = "package.zip"
+
+    /// A new temporary folder for one upload, `tmp/upload-<UUID>` (the contained verifier's working folder).
+    public func temporaryFolder() throws -> String {
+        let path = "\(root)/tmp/upload-\(UUID().uuidString)"
+        guard mkdir(path, 0o700) == 0 else { throw ServerError.internal("cannot make an upload folder in '\(root)/tmp': \(String(cString: strerror(errno)))") }
+        return path
+    }
 
     /// Moves a verified upload into place (atomically; a blob already held is kept, the upload dropped).
     public func commit(temporary: String, sha256: String) throws {
@@ -37,22 +45,6 @@ public struct BlobStore: Sendable {
         }
         let dir = open((destination as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY)
         if dir >= 0 { fsync(dir); close(dir) }
-    }
-
-    /// Removes leftovers of interrupted uploads and blobs the catalog does not know. Returns how many.
-    @discardableResult
-    public func collectGarbage(known: Set<String>) -> Int {
-        var removed = 0
-        let fm = FileManager.default
-        for name in (try? fm.contentsOfDirectory(atPath: root + "/tmp")) ?? [] {
-            if unlink(root + "/tmp/" + name) == 0 { removed += 1 }
-        }
-        for prefix in (try? fm.contentsOfDirectory(atPath: root + "/blobs")) ?? [] {
-            for name in (try? fm.contentsOfDirectory(atPath: root + "/blobs/" + prefix)) ?? [] where name.hasSuffix(".zip") {
-                if !known.contains(String(name.dropLast(4))), unlink(root + "/blobs/" + prefix + "/" + name) == 0 { removed += 1 }
-            }
-        }
-        return removed
     }
 }
 

@@ -22,8 +22,10 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
     static func badRequest(_ what: String) -> ServerError { ServerError(.badRequest, "bad-request", what) }
     static func tooLarge(_ limit: Int64) -> ServerError { ServerError(.contentTooLarge, "too-large", "the upload is larger than the limit of \(limit) bytes") }
     static func `internal`(_ what: String) -> ServerError { ServerError(.internalServerError, "internal", what) }
+    /// The data folder cannot be used as it is (missing, foreign, locked, or catalog and blobs out of step).
+    static func dataFolder(_ what: String) -> ServerError { ServerError(.serviceUnavailable, "data-folder", what) }
 
-    public var description: String { "\(status.code) \(code): \(message)" }
+    public var description: String { code == "data-folder" ? message : "\(status.code) \(code): \(message)" }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var error: [JSONMember] = [JSONMember("code", .string(code)), JSONMember("message", .string(message))]

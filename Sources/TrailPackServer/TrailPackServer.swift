@@ -25,6 +25,8 @@ public struct ServerConfiguration: Sendable {
     public var approvals: Int
     /// How uploads are scanned for malware.
     public var scanner: MalwareScanner.Engine
+    /// Verifies uploads in a limited child process (`trailpack serve` sets it); nil: in this process.
+    public var containedVerifier: ContainedVerifier?
 
     public static let defaultApprovals = 2
 
@@ -47,14 +49,51 @@ public struct TrailPackServer: Sendable {
     public let configuration: ServerConfiguration
     public let catalog: Catalog
     public let store: BlobStore
+    /// The data folder, locked for as long as this server lives.
+    public let folder: DataFolder
+    let logger: Logger
 
-    /// Opens the data folder (migrating the catalog) and removes what interrupted uploads left.
-    public init(configuration: ServerConfiguration) throws {
+    /// Opens the data folder (creating and marking a new or empty one, taking its lock, migrating
+    /// the catalog) and removes what interrupted uploads left in `tmp/` — nothing else.
+    ///
+    /// Blobs are never deleted here: blobs without a catalog, or unknown to it (an older catalog
+    /// restored next to newer blobs), refuse the start with the fix (`trailpack admin gc`).
+    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "trailpack.server")) throws {
         self.configuration = configuration
-        store = try BlobStore(root: configuration.dataDirectory)
-        catalog = try Catalog(path: configuration.dataDirectory + "/catalog.sqlite")
-        store.collectGarbage(known: try catalog.blobHashes())
+        self.logger = logger
+        folder = try DataFolder(path: configuration.dataDirectory, create: true, access: .exclusive)
+        for path in folder.removeOwnTemporaryFiles() {
+            logger.notice("removed what an interrupted upload left", metadata: ["path": "\(path)"])
+        }
+        let blobs = folder.blobsOnDisk()
+        let data = folder.root
+        if !folder.catalogExists && !blobs.isEmpty {
+            throw ServerError.dataFolder("'\(data)/blobs' holds \(blobs.count) packages but there is no '\(data)/catalog.sqlite'; nothing was changed. Put back the catalog that belongs to these blobs (from your backup), or move the blobs out of service with 'trailpack admin gc --data \(data)' and start with an empty catalog")
+        }
+        catalog = try Catalog(path: folder.catalogPath)
+        let known = try catalog.blobHashes()
+        let orphans = blobs.filter { !known.contains($0) }
+        if !orphans.isEmpty {
+            throw ServerError.dataFolder("\(orphans.count) packages in '\(data)/blobs' are not in the catalog (an older catalog next to newer blobs?); nothing was changed. Put back the newer catalog, or list them with 'trailpack admin gc --dry-run --data \(data)' and move them to '\(data)/quarantine' with 'trailpack admin gc --data \(data)'")
+        }
+        store = try BlobStore(root: data)
         if configuration.adminTokenHash != nil { try catalog.ensureUser(name: "admin", role: .admin) }
+    }
+
+    /// Takes a damaged blob out of service: logged, moved to `quarantine/`, its versions marked
+    /// damaged (no longer listed or served), audited.
+    public func takeOutOfService(sha256: String, reason: String) {
+        logger.error("a stored package is damaged; taking it out of service", metadata: ["sha256": "\(sha256)", "reason": "\(TerminalText.escaped(reason))"])
+        var detail = reason
+        do {
+            let moved = try folder.quarantine(sha256: sha256, reason: reason)
+            detail += "; moved to \(moved)"
+        } catch {
+            detail += "; not moved: \(error)"
+        }
+        do { try catalog.markDamaged(sha256: sha256, reason: detail, actor: "server") } catch {
+            logger.error("cannot mark a damaged package in the catalog", metadata: ["sha256": "\(sha256)", "error": "\(error)"])
+        }
     }
 
     /// The application, ready to run (`runService()` stops gracefully on SIGINT and SIGTERM).
@@ -139,10 +178,15 @@ struct API: Sendable {
     func manifest(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         let id = try context.parameters.require("id")
         let version = context.parameters.get("version")
-        guard let (_, manifest) = try catalog.version(package: id, version: version) else {
-            throw ServerError.notFound(version.map { "no released version \($0) of '\(id)'" } ?? "no released package '\(id)'")
+        if let (_, manifest) = try catalog.version(package: id, version: version) {
+            return Response(status: .ok, headers: API.json, body: .init(byteBuffer: ByteBuffer(string: manifest)))
         }
-        return Response(status: .ok, headers: API.json, body: .init(byteBuffer: ByteBuffer(string: manifest)))
+        // A version under review: its reviewers and its publisher preview it with their token.
+        if let version, try reviewAccess(request, package: id, version: version) != nil,
+           let (_, manifest) = try catalog.version(package: id, version: version, releasedOnly: false) {
+            return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "private, no-store"], body: .init(byteBuffer: ByteBuffer(string: manifest)))
+        }
+        throw ServerError.notFound(version.map { "no released version \($0) of '\(id)'" } ?? "no released package '\(id)'")
     }
 
     func confirm(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -167,16 +211,26 @@ struct API: Sendable {
             throw ServerError.notFound("downloads are named <sha256>.zip")
         }
         let sha = digest.hex
-        guard let size = try catalog.isReleasedBlob(sha) else { throw ServerError.notFound("no released package has SHA-256 \(sha)") }
+        var size: Int64
+        var underReview = false
+        if let released = try catalog.isReleasedBlob(sha) {
+            size = released
+        } else if let version = try reviewAccess(request, sha256: sha) {
+            size = version.size
+            underReview = true
+        } else {
+            throw ServerError.notFound("no released package has SHA-256 \(sha)")
+        }
         let etag = "\"\(sha)\""
         var headers: HTTPFields = [
             .contentType: "application/zip",
             .eTag: etag,
             .acceptRanges: "bytes",
-            .cacheControl: "public, max-age=31536000, immutable",
+            // A version under review is fetched with a token: never kept by a shared cache.
+            .cacheControl: underReview ? "private, no-store" : "public, max-age=31536000, immutable",
         ]
         headers[HTTPField.Name("Repr-Digest")!] = "sha-256=:\(Data(digest.bytes).base64EncodedString()):"
-        if let base = server.configuration.downloadBaseURL {
+        if let base = server.configuration.downloadBaseURL, !underReview {
             headers[.location] = base.hasSuffix("/") ? "\(base)\(sha).zip" : "\(base)/\(sha).zip"
             return Response(status: .found, headers: headers)
         }
@@ -201,6 +255,15 @@ struct API: Sendable {
             }
         }
         let path = server.store.path(for: sha)
+        // The file must be the size the catalog recorded: a truncated or grown blob is never sent
+        // (its Content-Length would be a lie, and the client would wait for bytes that never come).
+        var info = stat()
+        let onDisk: Int64? = stat(path, &info) == 0 ? Int64(info.st_size) : nil
+        guard onDisk == size else {
+            let reason = onDisk.map { "the stored file has \($0) bytes, the catalog says \(size)" } ?? "the stored file is missing (\(String(cString: strerror(errno))))"
+            server.takeOutOfService(sha256: sha, reason: reason)
+            throw ServerError.internal("the package with SHA-256 \(sha) is damaged on this server and was taken out of service; the operator has been told")
+        }
         let served = range ?? 0...(size - 1)
         headers[.contentLength] = String(served.count)
         var status = HTTPResponse.Status.ok
@@ -241,27 +304,61 @@ struct API: Sendable {
         return user
     }
 
+    /// Whether the request carries the bootstrap admin token (`--admin-token-file`).
+    func isBootstrap(_ request: Request) -> Bool {
+        guard let bootstrap = server.configuration.adminTokenHash, let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return false }
+        return SHA256.hash(Array(header.dropFirst(7).utf8)) == bootstrap
+    }
+
+    /// A reviewer, an admin, or the publisher who uploaded it may fetch a version that is not released
+    /// (to review it) with their token. Nil: the request carries no token; 401/403/404 otherwise.
+    func reviewAccess(_ request: Request, sha256: String? = nil, package id: String? = nil, version: String? = nil) throws -> Catalog.PackageSummary? {
+        guard request.headers[.authorization] != nil else { return nil }
+        let user = try authenticate(request, roles: [.publisher, .reviewer, .admin])
+        let candidates = try catalog.unreleased(sha256: sha256, package: id, version: version)
+        guard let match = candidates.first(where: { user.role != .publisher || $0.uploadedBy == user.name }) else {
+            if candidates.isEmpty { return nil }
+            throw ServerError(.forbidden, "forbidden", "'\(user.name)' may fetch only their own versions under review")
+        }
+        return match.summary
+    }
+
     func upload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let actor = try authenticate(request, roles: [.publisher, .admin]).name
+        let uploader = try authenticate(request, roles: [.publisher, .admin])
+        let actor = uploader.name
         let limit = server.configuration.maxUploadBytes
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw ServerError.tooLarge(limit) }
-        let temp = server.store.temporaryPath()
+        let folder = try server.store.temporaryFolder()
+        let temp = folder + "/" + BlobStore.uploadFileName
         var committed = false
-        defer { if !committed { unlink(temp) } }
+        defer {
+            if !committed { unlink(temp) }
+            rmdir(folder)
+        }
         let sink = try UploadSink(path: temp, limit: limit)
         for try await buffer in request.body {
             try buffer.withUnsafeReadableBytes { try sink.write($0) }
         }
         try sink.finish()
-        // Verification reads the whole file: keep it off the cooperative pool.
-        let report: VerificationReport = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try Verifier.verify(path: temp) }) }
+        // Verification reads the whole file: keep it off the cooperative pool (and, with a
+        // contained verifier, out of this process: a package that crashes it costs one 422).
+        let valid: Bool, digest: SHA256Digest, reportManifest: Manifest?, findings: [Finding]
+        switch try await verify(folder: folder) {
+        case .report(let v, let d, let m, let f): (valid, digest, reportManifest, findings) = (v, d, m, f)
+        case .failed(let reason):
+            let finding = Finding(.serverVerifierFailed, "\(reason); the package was not stored. If it is a package you built, run 'trailpack verify' on it and report the crash")
+            server.logger.error("the contained verifier failed on an upload", metadata: ["reason": "\(TerminalText.escaped(reason))", "by": "\(TerminalText.escaped(actor))"])
+            try? catalog.audit(actor: actor, action: "upload-refused", id: nil, version: nil, sha256: nil, detail: "verifier failed: \(reason)")
+            throw ServerError(.unprocessableContent, "invalid-package", "the package could not be verified; nothing was stored", findings: [finding])
         }
-        let digest = report.sha256
-        guard report.isValid, let manifest = report.manifest else {
-            try? catalog.audit(actor: actor, action: "upload-refused", id: report.manifest?.id, version: report.manifest?.version, sha256: digest.hex,
-                               detail: "\(report.findings.filter { $0.severity == .error }.count) findings")
-            throw ServerError(.unprocessableContent, "invalid-package", "the package is not valid; nothing was stored", findings: report.findings)
+        guard valid, let manifest = reportManifest else {
+            try? catalog.audit(actor: actor, action: "upload-refused", id: reportManifest?.id, version: reportManifest?.version, sha256: digest.hex,
+                               detail: "\(findings.filter { $0.severity == .error }.count) findings")
+            throw ServerError(.unprocessableContent, "invalid-package", "the package is not valid; nothing was stored", findings: findings)
+        }
+        if let why = try catalog.uploadRefusal(user: uploader, package: manifest.id, site: manifest.site.id) {
+            try? catalog.audit(actor: actor, action: "upload-refused", id: manifest.id, version: manifest.version, sha256: digest.hex, detail: why)
+            throw ServerError(.forbidden, "forbidden", why)
         }
         let scanner = MalwareScanner(engine: server.configuration.scanner)
         let verdict: MalwareScanner.Verdict = await withCheckedContinuation { continuation in
@@ -271,6 +368,8 @@ struct API: Sendable {
             try? catalog.audit(actor: actor, action: "upload-refused", id: manifest.id, version: manifest.version, sha256: digest.hex, detail: "malware: \(signature)")
             throw ServerError(.unprocessableContent, "malware", "the malware scan found \(signature); nothing was stored")
         }
+        // Recorded before it is renamed into place: a blob on disk is never unknown to the catalog.
+        try catalog.recordBlob(sha256: digest.hex, size: sink.size)
         try server.store.commit(temporary: temp, sha256: digest.hex)
         committed = true
         let manifestJSON = JSONWriter.string(manifest.jsonValue)
@@ -281,15 +380,42 @@ struct API: Sendable {
             try catalog.setScan(package: manifest.id, version: manifest.version, status: "held", detail: reason)
             try catalog.audit(actor: actor, action: "scan-held", id: manifest.id, version: manifest.version, sha256: digest.hex, detail: reason)
         }
+        if case .notScanned = verdict, outcome == .created {
+            try catalog.setScan(package: manifest.id, version: manifest.version, status: "not-scanned", detail: Catalog.notScannedDetail)
+            try catalog.audit(actor: actor, action: "scan-skipped", id: manifest.id, version: manifest.version, sha256: digest.hex, detail: Catalog.notScannedDetail)
+        }
+        if outcome == .unchanged, let state = try catalog.state(package: manifest.id, version: manifest.version), state.scanStatus == "held" {
+            // The same bytes again: the new scan replaces the held one (the scanner may work now).
+            let (status, detail) = MalwareScanner.catalogState(verdict)
+            try catalog.recordRescan(package: manifest.id, version: manifest.version, status: status, detail: detail, actor: actor)
+        }
         switch outcome {
-        case .created:
-            return respond(.object(["stored": .bool(true), "package": summaryJSON(try catalog.version(package: manifest.id, version: manifest.version, releasedOnly: false)!.0)]), status: .created)
-        case .unchanged:
-            return respond(.object(["stored": .bool(false), "message": .string("this version is already held with the same bytes"),
-                                    "package": summaryJSON(try catalog.version(package: manifest.id, version: manifest.version, releasedOnly: false)!.0)]))
-        case .conflict(let existing):
-            // The bytes stay only if another version refers to them; the next start collects them otherwise.
-            throw ServerError(.conflict, "version-exists", "version \(manifest.version) of '\(manifest.id)' is already published with SHA-256 \(existing); publish a new version number instead")
+        case .created, .unchanged:
+            // The answer says what happened: the state, the scan's verdict and reason, what comes next.
+            let summary = try catalog.version(package: manifest.id, version: manifest.version, releasedOnly: false)!.0
+            let state = try catalog.state(package: manifest.id, version: manifest.version)!
+            let message = outcome == .created ? "stored as \(state.status)" : "this version is already stored with the same bytes (\(state.status)); nothing else changed"
+            return respond(.object(["stored": .bool(outcome == .created), "message": .string(message), "package": summaryJSON(summary),
+                                    "state": stateJSON(state, id: manifest.id, version: manifest.version)]),
+                           status: outcome == .created ? .created : .ok)
+        case .conflict(let existingVersion, let existing):
+            // The bytes stay, recorded; 'trailpack admin gc' lists blobs no version refers to.
+            let same = existingVersion == manifest.version ? "version \(existingVersion)" : "version \(existingVersion) (the same version as \(manifest.version))"
+            throw ServerError(.conflict, "version-exists", "\(same) of '\(manifest.id)' is already published with SHA-256 \(existing); publish a new version number instead")
+        }
+    }
+
+    /// Verifies `folder`'s upload: in a contained child process when the server has one, else here.
+    func verify(folder: String) async throws -> ContainedVerifier.Outcome {
+        let contained = server.configuration.containedVerifier
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    if let contained { return contained.verify(file: BlobStore.uploadFileName, in: folder) }
+                    let report = try Verifier.verify(path: folder + "/" + BlobStore.uploadFileName)
+                    return .report(valid: report.isValid, sha256: report.sha256, manifest: report.manifest, findings: report.findings)
+                })
+            }
         }
     }
 
@@ -315,31 +441,57 @@ struct API: Sendable {
 }
 
 extension API {
-    func stateJSON(_ s: Catalog.VersionState) -> JSONValue {
+    func stateJSON(_ s: Catalog.VersionState, id: String, version: String) -> JSONValue {
         .object([
             "status": .string(s.status), "uploadedBy": .string(s.uploadedBy), "approvals": .array(s.approvals.map { .string($0) }),
             "required": .number(JSONNumber(Int64(server.configuration.approvals))),
             "scan": .object(["status": .string(s.scanStatus), "detail": .string(s.scanDetail)]),
+            "next": .array(nextActions(s, id: id, version: version).map { .string($0) }),
         ])
+    }
+
+    /// What can happen to a version next, and who does it, in words with the request to send.
+    func nextActions(_ s: Catalog.VersionState, id: String, version: String) -> [String] {
+        let path = "/v1/admin/packages/\(id)/versions/\(version)"
+        var next: [String] = []
+        if s.scanStatus == "held" {
+            next.append("the malware scan holds this version (\(s.scanDetail)): once the scanner works, upload the same bytes again, or an admin rescans it (POST \(path)/rescan, or 'trailpack admin rescan --held')")
+        }
+        switch s.status {
+        case "draft": next.append("\(s.uploadedBy) opens the publish request: POST \(path)/start")
+        case "pending":
+            next.append("reviewers approve (\(s.approvals.count) of \(server.configuration.approvals) so far) or deny: POST \(path)/approve or \(path)/deny")
+            next.append("preview it with a reviewer's token: GET /v1/packages/\(id)/versions/\(version)/manifest")
+        case "ready": next.append("\(s.uploadedBy) releases it: POST \(path)/push\(s.scanStatus == "held" ? " (refused while the scan holds it)" : "")")
+        case "released": next.append("it is public: GET /v1/packages/\(id); an admin can withdraw it: POST \(path)/withdraw")
+        case "damaged": next.append("its stored file is damaged and out of service: restore it from a backup, or upload a new version")
+        default: break
+        }
+        return next
     }
 
     func state(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         _ = try authenticate(request, roles: [.publisher, .reviewer, .admin])
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
         guard let s = try catalog.state(package: id, version: version) else { throw ServerError.notFound("no version \(version) of '\(id)'") }
-        return respond(stateJSON(s))
+        return respond(stateJSON(s, id: id, version: version))
     }
 
     /// startPublish, approvePublish, denyPublish, pushPublish, and withdraw.
     func transition(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
         let action = try context.parameters.require("action")
+        if action == "rescan" { return try await rescan(request, id: id, version: version) }
         guard let transition = Catalog.Transition(rawValue: action) else {
-            throw ServerError.notFound("no action '\(action)'; the actions are start, approve, deny, push and withdraw")
+            throw ServerError.notFound("no action '\(action)'; the actions are start, approve, deny, push, withdraw and rescan")
         }
         let user = try authenticate(request, roles: [.publisher, .reviewer, .admin])
         var signature: String?
         if transition == .approve {
+            // The bootstrap token is a key to the server, not a person: it cannot vouch for a package.
+            if isBootstrap(request) {
+                throw ServerError(.forbidden, "forbidden", "the bootstrap admin token (--admin-token-file) cannot approve; approve with a reviewer's own token ('trailpack admin token issue')")
+            }
             var body = try await request.body.collect(upTo: 16 << 10)
             if body.readableBytes > 0, let bytes = body.readBytes(length: body.readableBytes) {
                 guard let doc = try? JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 16 << 10)).value, case .string(let text)? = doc["signature"] else {
@@ -354,8 +506,22 @@ extension API {
         case .forbidden(let why): throw ServerError(.forbidden, "forbidden", why)
         case .illegal(let current, let why): throw ServerError(.conflict, "illegal-transition", "cannot \(action): \(why) (current state: \(current))")
         case .moved:
-            return respond(stateJSON(try catalog.state(package: id, version: version)!))
+            return respond(stateJSON(try catalog.state(package: id, version: version)!, id: id, version: version))
         }
+    }
+
+    /// An admin scans a stored version again (after the scanner was fixed); the verdict replaces the old one.
+    func rescan(_ request: Request, id: String, version: String) async throws -> Response {
+        let user = try authenticate(request, roles: [.admin])
+        guard let (summary, _) = try catalog.version(package: id, version: version, releasedOnly: false) else { throw ServerError.notFound("no version \(version) of '\(id)'") }
+        let scanner = MalwareScanner(engine: server.configuration.scanner)
+        let path = server.store.path(for: summary.sha256)
+        let verdict: MalwareScanner.Verdict = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: scanner.scan(path)) }
+        }
+        let (status, detail) = MalwareScanner.catalogState(verdict)
+        try catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: user.name)
+        return respond(stateJSON(try catalog.state(package: id, version: version)!, id: id, version: version))
     }
 
     /// An approval's signature must be the reviewer's registered key's valid signature of exactly these bytes.

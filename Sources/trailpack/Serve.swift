@@ -8,21 +8,27 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the content-package download server (one command, no database to set up).",
         discussion: """
-            The data folder holds the catalog (catalog.sqlite) and the packages, stored by SHA-256.
-            Apps list sites and packages, preview manifests, download (resumable: Range, If-Range) and
-            confirm what they received; admins upload packages, which are verified before they are kept.
-            Stops cleanly on Ctrl-C or SIGTERM.
+            The data folder holds the catalog (catalog.sqlite) and the packages, stored by SHA-256. \
+            Apps list sites and packages, preview manifests, download (resumable: Range, If-Range) and \
+            confirm what they received; publishers upload packages, which are verified in a limited child \
+            process and scanned before they are kept. Stops cleanly on Ctrl-C or SIGTERM.
+
+            A new or empty data folder is marked as trailpack's; a non-empty folder that is not one is \
+            refused, and so is a folder another server holds ("in use by PID n"). Packages are never deleted \
+            at start: packages the catalog does not know stop the start (see 'trailpack admin gc'). The malware \
+            scanner is checked at start; without signatures it refuses to start, naming the fix.
 
             Examples:
               trailpack serve --data /srv/trailpack
               trailpack serve --data ./data --port 8080 --admin-token-file ./admin.token
               curl -H "Authorization: Bearer $(cat admin.token)" --data-binary @tour.zip http://127.0.0.1:8080/v1/admin/packages
               trailpack serve --data ./data --approvals 2 --clamav-db /var/lib/clamav
+              trailpack serve --data ./data --approvals 0 --no-malware-scan
 
-            Exit codes: 0 stopped cleanly, 2 usage error, 3 the data folder or the port cannot be used.
+            Exit codes: 0 stopped cleanly, 2 usage error, 3 the data folder, the port or the scanner cannot be used.
             """)
 
-    @Option(help: "The data folder (created if missing).")
+    @Option(help: "The data folder (created and marked if missing or empty; a non-empty folder that is not one is refused).")
     var data: String
 
     @Option(help: "The address to listen on.")
@@ -49,8 +55,14 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("clamd-socket"), help: "Scan with clamdscan through this clamd socket instead of clamscan.")
     var clamdSocket: String?
 
-    @Flag(name: .customLong("no-malware-scan"), help: "Do not scan uploads: every version is then held and cannot be released.")
+    @Flag(name: .customLong("no-malware-scan"), help: "Do not scan uploads (the operator's choice): versions are releasable, and the audit log says each was not scanned.")
     var noMalwareScan = false
+
+    @Option(name: .customLong("verify-timeout"), help: "Seconds an upload's verification (in a child process) may take before it is stopped and the upload refused.")
+    var verifyTimeout = 900
+
+    @Option(name: .customLong("verify-max-memory-mb"), help: "The verification child's address-space limit, in MiB.")
+    var verifyMaxMemoryMB: Int64 = 4096
 
     func run() async throws {
         var token = ProcessInfo.processInfo.environment["TRAILPACK_ADMIN_TOKEN"]
@@ -60,17 +72,34 @@ struct Serve: AsyncParsableCommand {
         }
         if let t = token, t.count < 16 { throw CLIError.usage("the admin token must be at least 16 characters") }
         guard approvals >= 0 else { throw CLIError.usage("--approvals must be 0 or more") }
+        guard (0...65535).contains(port) else { throw CLIError.usage("--port must be from 1 to 65535 (or 0 for any free port); it is \(port)") }
+        guard (1...(Int64.max >> 20)).contains(maxUploadMB) else {
+            throw CLIError.usage("--max-upload-mb must be from 1 to \(Int64.max >> 20); it is \(maxUploadMB)")
+        }
         let scanner: MalwareScanner.Engine = noMalwareScan ? .off : clamdSocket.map { .clamd(socket: $0) } ?? .clamscan(database: clamavDB)
-        let configuration = ServerConfiguration(dataDirectory: data, host: host, port: port, adminToken: token,
+        var configuration = ServerConfiguration(dataDirectory: data, host: host, port: port, adminToken: token,
                                                 maxUploadBytes: maxUploadMB << 20, downloadBaseURL: downloadBaseURL,
                                                 approvals: approvals, scanner: scanner)
-        let server: TrailPackServer
-        do { server = try TrailPackServer(configuration: configuration) } catch { throw CLIError.io("cannot open the data folder '\(data)': \(error)") }
+        guard (1...86400).contains(verifyTimeout) else { throw CLIError.usage("--verify-timeout must be from 1 to 86400 seconds; it is \(verifyTimeout)") }
+        guard (256...(1 << 30)).contains(verifyMaxMemoryMB) else { throw CLIError.usage("--verify-max-memory-mb must be from 256 to \(1 << 30); it is \(verifyMaxMemoryMB)") }
+        guard let executable = ContainedVerifier.currentExecutable() else { throw CLIError.io("cannot find this program's own path (/proc/self/exe) to run the verifier") }
+        var verifier = ContainedVerifier(executable: executable)
+        verifier.timeoutSeconds = Double(verifyTimeout)
+        verifier.maxCPUSeconds = verifyTimeout
+        verifier.maxMemoryBytes = verifyMaxMemoryMB << 20
+        configuration.containedVerifier = verifier
         // Logs go to standard error; standard output carries only the "listening on" line.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "trailpack.serve")
         logger.logLevel = .info
-        let banner = "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory)\(token == nil ? ", uploads off" : ""))\n"
+        let server: TrailPackServer
+        do { server = try TrailPackServer(configuration: configuration, logger: logger) } catch let error as ServerError where error.code == "data-folder" {
+            throw CLIError.io(error.message)
+        } catch { throw CLIError.io("cannot open the data folder '\(data)': \(error)") }
+        if let problem = MalwareScanner(engine: scanner).checkAtStart(folder: server.folder.root + "/tmp") {
+            throw CLIError.io("the malware scanner does not work: \(problem)")
+        }
+        let banner = "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory)\(token == nil ? ", uploads off" : "")\(noMalwareScan ? ", malware scan OFF: uploads are not scanned (operator's choice)" : ""))\n"
         let app = server.application(logger: logger) { port in
             FileHandle.standardOutput.write(Data(banner.replacingOccurrences(of: "%d", with: String(port)).utf8))
         }

@@ -213,13 +213,19 @@ struct ServerEndToEndTests {
     }
 
     /// Starts `trailpack serve` on a free port with `arguments` and waits for its "listening on" line.
-    static func launch(_ arguments: [String]) throws -> Running {
+    static func launch(_ arguments: [String], environment: [String: String]? = nil, logFile: String? = nil) throws -> Running {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Support.binary)
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.arguments = ["serve", "--port", "0"] + arguments
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        if let logFile {
+            FileManager.default.createFile(atPath: logFile, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: logFile)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         var text = ""
         let deadline = Date().addingTimeInterval(30)
@@ -271,7 +277,7 @@ struct ServerEndToEndTests {
             #expect(bad.stdout.hasSuffix("422") && bad.stdout.contains("\"findings\""), "\(bad.stdout)")
             // The OpenAPI document, checked against this server.
             let check = try Support.run("python3", [Support.root + "/scripts/check_openapi.py", Support.root + "/manifests/openapi.yaml", server.base, Self.token,
-                                                     "gov.usda.fs.willamette.santiam-wagon-road", "1.0.0", "willamette-sweet-home", sha])
+                                                     "gov.usda.fs.willamette.santiam-wagon-road", "1.0.0", "willamette-sweet-home", sha, santiam])
             #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         }
     }

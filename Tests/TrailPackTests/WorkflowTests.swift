@@ -42,7 +42,7 @@ struct WorkflowTests {
     static func setUp(_ dir: String, extra: [String] = []) throws -> Setup {
         let data = dir + "/data"
         func admin(_ args: String...) throws -> Support.Output {
-            let out = try Support.run(Support.binary, ["admin"] + Array(args.prefix(2)) + ["--data", data] + Array(args.dropFirst(2)))
+            let out = try Support.run(Support.binary, ["admin"] + Array(args.prefix(2)) + ["--data", data, "--create"] + Array(args.dropFirst(2)))
             #expect(out.status == 0, "admin \(args): \(out.stderr)")
             return out
         }
@@ -54,6 +54,9 @@ struct WorkflowTests {
         _ = try admin("user", "add", "ken", "--role", "reviewer", "--public-key", dir + "/keys/ken.pub")
         _ = try admin("user", "add", "lee", "--role", "reviewer", "--public-key", dir + "/keys/lee.pub")
         _ = try admin("user", "add", "root", "--role", "admin")
+        for site in ["willamette-mckenzie-river", "willamette-sweet-home", "colorado-peak-checklists"] {
+            #expect(try Support.run(Support.binary, ["admin", "--data", data, "grant", "maria", site]).status == 0)
+        }
         var tokens: [String: String] = [:]
         for user in ["maria", "ken", "lee", "root"] {
             tokens[user] = try admin("token", "issue", user).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -171,8 +174,11 @@ struct WorkflowTests {
     @Test("a version the scanner could not vouch for is held: approvable, never releasable, with the reason shown")
     func held() throws {
         try Support.withTemporaryDirectory { dir in
-            let s = try Self.setUp(dir, extra: ["--clamd-socket", dir + "/no-such-clamd.sock"])
+            // The scanner works at start (it is checked), then loses its signature database.
+            try Support.copyTree(TestClamAV.database, dir + "/db")
+            let s = try Self.setUp(dir, extra: ["--clamav-db", dir + "/db"])
             defer { s.server.stop() }
+            for name in try FileManager.default.contentsOfDirectory(atPath: dir + "/db") { try FileManager.default.removeItem(atPath: dir + "/db/" + name) }
             let pkg = try Support.buildFixture("family-hikes", into: dir)
             #expect(try s.curl("POST", "/v1/admin/packages", as: "maria", file: pkg).0 == 201)
             let state = try s.curl("GET", Self.versionPath, as: "maria").1

@@ -106,6 +106,9 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     case signatureThreshold = "signature.threshold"
     case packageRollback = "package.rollback"
 
+    // The server's checks of an upload
+    case serverVerifierFailed = "server.verifier-failed"
+
     /// Whether the finding makes the input invalid (`error`) or is advice (`warning`).
     public var severity: Finding.Severity {
         switch self {
@@ -204,6 +207,7 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .signatureCommentMismatch: "a signature's trusted comment names another package id, version or SHA-256"
         case .signatureThreshold: "fewer distinct trusted keys signed the package than required"
         case .packageRollback: "the package is older than the version already accepted"
+        case .serverVerifierFailed: "the server's verifier crashed, hit a limit or timed out on the package; nothing was stored"
         }
     }
 

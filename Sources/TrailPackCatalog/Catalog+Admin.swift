@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+
+/// What an admin manages besides users' tokens: roles, removals, sites and which publisher may
+/// upload to which site. Every change is one transaction and one audit entry.
+extension Catalog {
+    /// Who may upload `package` for `site`, or why not: an admin always; a publisher to the sites
+    /// granted to them; never a package id that already belongs to another site.
+    public func uploadRefusal(user: User, package id: String, site: String) throws -> String? {
+        try pool.read { db in
+            if let owner = try String.fetchOne(db, sql: "SELECT siteID FROM packageVersion WHERE packageID = ? AND siteID != ? LIMIT 1", arguments: [id, site]) {
+                return "package id '\(id)' belongs to site '\(owner)'; a package cannot move to site '\(site)': use a new package id"
+            }
+            if user.role == .admin { return nil }
+            let granted = try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM siteGrant WHERE userName = ? AND siteID = ?)", arguments: [user.name, site]) ?? false
+            return granted ? nil : "'\(user.name)' may not publish to site '\(site)'; an admin grants it with 'trailpack admin grant \(user.name) \(site)'"
+        }
+    }
+
+    /// Versions under review (draft, pending, ready) stored as `sha256`, or the one `package`/`version`.
+    public func unreleased(sha256: String? = nil, package id: String? = nil, version: String? = nil) throws -> [(summary: PackageSummary, uploadedBy: String)] {
+        try pool.read { db in
+            let rows: [Row]
+            if let sha256 {
+                rows = try Row.fetchAll(db, sql: "SELECT \(Self.summaryColumns), uploadedBy FROM packageVersion WHERE sha256 = ? AND status IN ('draft', 'pending', 'ready')", arguments: [sha256])
+            } else {
+                rows = try Row.fetchAll(db, sql: "SELECT \(Self.summaryColumns), uploadedBy FROM packageVersion WHERE packageID = ? AND version = ? AND status IN ('draft', 'pending', 'ready')",
+                                        arguments: [id, version])
+            }
+            return rows.map { (Self.summary($0), $0["uploadedBy"]) }
+        }
+    }
+
+    func requireUser(_ db: Database, _ name: String) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM user WHERE name = ? AND removedAt IS NULL)", arguments: [name]) == true else {
+            throw CatalogError.noSuchUser(name)
+        }
+    }
+
+    /// Removes a user: their tokens are revoked and grants dropped; their name stays in the history
+    /// (approvals, the audit log) and cannot be reused.
+    public func removeUser(name: String) throws {
+        try pool.write { db in
+            try requireUser(db, name)
+            let now = Self.now()
+            try db.execute(sql: "UPDATE user SET removedAt = ? WHERE name = ?", arguments: [now, name])
+            try db.execute(sql: "UPDATE token SET revokedAt = ? WHERE userName = ? AND revokedAt IS NULL", arguments: [now, name])
+            try db.execute(sql: "DELETE FROM siteGrant WHERE userName = ?", arguments: [name])
+            try Self.audit(db, actor: "admin-cli", action: "user-remove", id: nil, version: nil, sha256: nil, detail: "\(name); tokens revoked, grants dropped")
+        }
+    }
+
+    public func setRole(name: String, role: Role) throws {
+        try pool.write { db in
+            try requireUser(db, name)
+            try db.execute(sql: "UPDATE user SET role = ? WHERE name = ?", arguments: [role.rawValue, name])
+            try Self.audit(db, actor: "admin-cli", action: "user-role", id: nil, version: nil, sha256: nil, detail: "\(name) is now \(role.rawValue)")
+        }
+    }
+
+    public struct TokenInfo: Sendable, Equatable {
+        public var id: String
+        public var user: String
+        public var createdAt: String
+        public var revokedAt: String?
+    }
+
+    public func tokens() throws -> [TokenInfo] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, userName, createdAt, revokedAt FROM token ORDER BY userName, createdAt").map {
+                TokenInfo(id: $0["id"], user: $0["userName"], createdAt: $0["createdAt"], revokedAt: $0["revokedAt"])
+            }
+        }
+    }
+
+    /// Adds a site with its public name (an admin's name is never replaced by a release's).
+    public func addSite(id: String, name: String) throws {
+        try pool.write { db in
+            if let current = try String.fetchOne(db, sql: "SELECT name FROM site WHERE id = ?", arguments: [id]), !current.isEmpty {
+                throw CatalogError.siteExists(id)
+            }
+            try db.execute(sql: "INSERT INTO site (id, name, adminNamed) VALUES (?, ?, 1) ON CONFLICT(id) DO UPDATE SET name = excluded.name, adminNamed = 1",
+                           arguments: [id, name])
+            try Self.audit(db, actor: "admin-cli", action: "site-add", id: nil, version: nil, sha256: nil, detail: "\(id): \(name)")
+        }
+    }
+
+    public func renameSite(id: String, name: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE site SET name = ?, adminNamed = 1 WHERE id = ?", arguments: [name, id])
+            guard db.changesCount > 0 else { throw CatalogError.noSuchSite(id) }
+            try Self.audit(db, actor: "admin-cli", action: "site-rename", id: nil, version: nil, sha256: nil, detail: "\(id): \(name)")
+        }
+    }
+
+    /// Lets a publisher upload packages of a site (the site need not exist yet).
+    public func grant(user: String, site: String) throws {
+        try pool.write { db in
+            try requireUser(db, user)
+            try db.execute(sql: "INSERT OR IGNORE INTO siteGrant (userName, siteID, at) VALUES (?, ?, ?)", arguments: [user, site, Self.now()])
+            try Self.audit(db, actor: "admin-cli", action: "grant", id: nil, version: nil, sha256: nil, detail: "\(user) may publish to \(site)")
+        }
+    }
+
+    /// Returns whether there was such a grant.
+    public func revokeGrant(user: String, site: String) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM siteGrant WHERE userName = ? AND siteID = ?", arguments: [user, site])
+            let changed = db.changesCount > 0
+            if changed { try Self.audit(db, actor: "admin-cli", action: "grant-revoke", id: nil, version: nil, sha256: nil, detail: "\(user) may no longer publish to \(site)") }
+            return changed
+        }
+    }
+
+    public func grants() throws -> [(user: String, site: String)] {
+        try pool.read { db in try Row.fetchAll(db, sql: "SELECT userName, siteID FROM siteGrant ORDER BY userName, siteID").map { ($0["userName"], $0["siteID"]) } }
+    }
+}
