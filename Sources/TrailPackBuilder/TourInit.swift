@@ -22,24 +22,14 @@ public enum TourInit {
         }
         let stops = gpx.isEmpty
             ? [GPXWaypoint(name: "Trailhead", coordinate: Coordinate(latitude: 44.4200, longitude: -122.1500),
-                           description: "Welcome! Replace this text with what visitors should know at this stop.")]
+                           description: Placeholder.exampleStopDescription)]
             : gpx
         let folderName = URL(fileURLWithPath: folder).lastPathComponent
         let slug = ManifestValidator.isSlug(folderName, maxLength: 64) ? folderName : "my-tour"
         var written: [String] = []
         do {
             try fm.createDirectory(atPath: folder + "/waypoints", withIntermediateDirectories: true)
-            let bounds = Bounds.enclosing(stops.map(\.coordinate), margin: 0.02)!
-            let tour: JSONValue = .object([
-                "id": .string("org.example.\(slug)"),
-                "version": .string("1"),
-                "name": .string(gpx.isEmpty ? "My Tour" : folderName),
-                "park": .string("Example National Forest"),
-                "site": .object(["id": .string("example-ranger-district"), "name": .string("Example Ranger District")]),
-                "mapName": .string(slug),
-                "bounds": .object(["southwest": bounds.southwest.jsonValue, "northeast": bounds.northeast.jsonValue]),
-                "description": .string("Describe the tour for visitors: what they will see, how long it takes."),
-            ])
+            let tour = templateTour(slug: slug, name: gpx.isEmpty ? nil : folderName)
             try Data(JSONWriter.bytes(tour)).write(to: URL(fileURLWithPath: folder + "/tour.json"))
             written.append("tour.json")
             let width = max(2, String(stops.count).count)
@@ -49,16 +39,15 @@ public enum TourInit {
                 if stopSlug.isEmpty { stopSlug = "stop" }
                 let dir = "waypoints/\(number)-\(stopSlug)"
                 try fm.createDirectory(atPath: folder + "/" + dir, withIntermediateDirectories: true)
-                let text = "# \(stop.name)\n\n\(stop.description.isEmpty ? "Write what visitors should know at this stop." : stop.description)\n"
-                try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + dir + "/about.md"))
+                // The description lives in waypoint.json only (no about.md copy of it to drift apart).
                 let waypoint: JSONValue = .object([
                     "name": .string(stop.name),
                     "coordinate": stop.coordinate.jsonValue,
-                    "description": .string(stop.description.isEmpty ? "Write a sentence about this stop." : stop.description),
-                    "assets": .array([.string("about.md")]),
+                    "description": .string(stop.description.isEmpty ? Placeholder.stopDescription : stop.description),
+                    "assets": .array([]),
                 ])
                 try Data(JSONWriter.bytes(waypoint)).write(to: URL(fileURLWithPath: folder + "/" + dir + "/waypoint.json"))
-                written += [dir + "/waypoint.json", dir + "/about.md"]
+                written.append(dir + "/waypoint.json")
             }
         } catch let error as BuildError {
             throw error

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import TrailPackBuilder
 import TrailPackCore
+import TrailPackCrypto
+import TrailPackVerifier
 
 struct Build: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,6 +33,9 @@ struct Build: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
 
+    @Flag(help: "Replace a package of the same id and version even when its bytes differ.")
+    var force = false
+
     func run() throws {
         let started = Date()
         let timestamp = try TourBuilder.timestamp()
@@ -47,7 +52,9 @@ struct Build: ParsableCommand {
         }
         if !quiet && !json && !findings.isEmpty { CLI.printFindings(findings, to: .standardError) }
         let path = output ?? TourBuilder.defaultFileName(for: plan.manifest)
-        let result = try TourBuilder.write(plan, to: path, timestamp: timestamp, progress: progress)
+        let result = try TourBuilder.write(plan, to: path, timestamp: timestamp, progress: progress) { newSHA256 in
+            if !force { try Self.refuseSilentReplacement(path: path, manifest: plan.manifest, newSHA256: newSHA256) }
+        }
         let seconds = Date().timeIntervalSince(started)
         if json {
             CLI.printJSON(.object([
@@ -79,5 +86,24 @@ struct Build: ParsableCommand {
 
                 """)
         }
+    }
+
+    /// A package already at `path` with the same id and version but other bytes: servers and
+    /// phones that hold that version refuse the new bytes, so say so instead of replacing it.
+    static func refuseSilentReplacement(path: String, manifest: Manifest, newSHA256: SHA256Digest) throws {
+        guard let old = try? PackageReader(path: path), old.manifest.id == manifest.id, old.manifest.version == manifest.version,
+              let oldHash = try? FileHashing.sha256(path: path), oldHash.digest != newSHA256 else { return }
+        throw CLIError.usage("""
+            '\(path)' already holds \(manifest.id) version \(manifest.version) with other contents; servers and phones \
+            that have version \(manifest.version) refuse different bytes under the same version. Raise "version" in \
+            tour.json (to \(Self.nextVersion(manifest.version))), or pass --force to replace the package anyway; nothing was written
+            """)
+    }
+
+    /// `1.0.0` → `1.0.1`; `3` → `4`.
+    static func nextVersion(_ version: String) -> String {
+        var parts = version.split(separator: ".").map(String.init)
+        if let last = parts.last, let n = Int(last) { parts[parts.count - 1] = String(n + 1) }
+        return parts.joined(separator: ".")
     }
 }

@@ -1,35 +1,102 @@
 import ArgumentParser
 import Foundation
 import TrailPackBuilder
+import TrailPackCore
 
 struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Create a tour folder with an example a ranger can edit.",
+        abstract: "Start a tour folder: an example, a spreadsheet of stops, or a GPX file.",
         discussion: """
-            Without --from-gpx, the folder gets one example stop. With a GPX file from a handheld
-            GPS unit, every <wpt> becomes a stop (name, coordinate and description), in file order.
+            Without --from-gpx or --from-csv, the folder gets one example stop. With a GPX file from a \
+            handheld GPS unit, every <wpt> becomes a stop (name, coordinate and description), in file order.
+
+            With a spreadsheet saved as CSV (comma, semicolon or tab; Excel's and LibreOffice's exports), \
+            every row becomes a stop. Columns are found by their header: name (or stop, title), latitude \
+            (lat), longitude (lon, lng) or one coordinates column, description, order, photo, audio, video; \
+            any other column becomes a property of the stop. Coordinates may be decimal degrees (44.4200, \
+            or 44,4200) or degrees, minutes and seconds (44°25'12"N). The files named under photo, audio \
+            and video are looked up in --media (default: the spreadsheet's folder) and copied into the stop \
+            folders. Every problem is listed with its row and column, and nothing is written until all rows \
+            are good. --csv-template writes a spreadsheet to start from.
 
             Examples:
               trailpack init ./fish-lake-tour
               trailpack init ./fish-lake-tour --from-gpx stops.gpx
+              trailpack init --csv-template stops.csv
+              trailpack init ./fish-lake-tour --from-csv stops.csv --media photos
 
-            Exit codes: 0 created, 2 usage error (the folder already holds a tour, a bad GPX file), 3 I/O error.
+            Exit codes: 0 created, 1 the spreadsheet has problems (nothing written), 2 usage error \
+            (the folder already holds a tour, a bad GPX file), 3 I/O error.
             """)
 
     @Argument(help: "The folder to create.")
-    var folder: String
+    var folder: String?
 
     @Option(name: .customLong("from-gpx"), help: "A GPX file whose <wpt> points become the waypoints.")
     var gpx: String?
 
+    @Option(name: .customLong("from-csv"), help: "A spreadsheet (CSV) with one row per stop.")
+    var csv: String?
+
+    @Option(help: "The folder holding the photos, audio and video the spreadsheet names.")
+    var media: String?
+
+    @Option(name: .customLong("csv-template"), help: "Write a spreadsheet (CSV) to fill in, and stop.")
+    var csvTemplate: String?
+
+    func validate() throws {
+        if csvTemplate == nil, folder == nil { throw ValidationError("give the folder to create, such as 'trailpack init ./my-tour'") }
+        if gpx != nil, csv != nil { throw ValidationError("give either --from-gpx or --from-csv, not both") }
+        if media != nil, csv == nil { throw ValidationError("--media goes with --from-csv") }
+    }
+
     func run() throws {
+        if let csvTemplate {
+            try writeTemplate(csvTemplate)
+            guard folder != nil else { return }
+        }
+        guard let folder else { return }
+        if let csv {
+            try fromCSV(csv, folder: folder)
+            return
+        }
         let stops = try gpx.map { try TourInit.readGPX(path: $0) } ?? []
         let files = try TourInit.scaffold(folder: folder, waypoints: stops)
+        report(folder: folder, files: files)
+    }
+
+    private func writeTemplate(_ path: String) throws {
+        if FileManager.default.fileExists(atPath: path) {
+            throw CLIError.usage("'\(path)' already exists; give a new file name for the template")
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(CSVImport.template)) else {
+            throw CLIError.io("cannot write '\(path)'; check that its folder exists and can be written")
+        }
+        CLI.note("""
+            wrote \(path): open it in a spreadsheet, write one row per stop, save it as CSV, then run:
+              trailpack init ./my-tour --from-csv \(path) --media <folder with the photos>
+            """)
+    }
+
+    private func fromCSV(_ csv: String, folder: String) throws {
+        guard FileManager.default.fileExists(atPath: csv) else { throw CLIError.io("'\(csv)' does not exist") }
+        let (stops, findings) = try CSVImport.read(csvPath: csv, mediaFolder: media)
+        guard let stops else {
+            CLI.printFindings(findings, to: .standardError)
+            CLI.printError("the spreadsheet has \(CLI.counts(findings)); nothing was written")
+            throw ExitCode(CLIExit.invalid.rawValue)
+        }
+        if !findings.isEmpty { CLI.printFindings(findings, to: .standardError) }
+        let files = try CSVImport.writeTour(folder: folder, stops: stops)
+        report(folder: folder, files: files)
+    }
+
+    private func report(folder: String, files: [String]) {
         CLI.out("created \(folder) with \(files.count) files:\n")
         for f in files { CLI.out("  \(f)\n") }
         CLI.out("""
-            next: edit tour.json and each waypoint.json, drop photos, audio and video into the waypoint
-            folders and list them under "assets", then run:
+            next: edit tour.json (id, name, park, site, description) and each waypoint.json, drop photos, \
+            audio and video into the waypoint folders and list them under "assets", then run:
               trailpack validate \(folder)
               trailpack build \(folder)
 

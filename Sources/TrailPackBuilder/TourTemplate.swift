@@ -1,0 +1,52 @@
+import TrailPackCore
+
+/// The text `trailpack init` writes for the ranger to replace, and the check that it was replaced.
+extension TourInit {
+    /// Template text. `validate` and `build` warn while any of it is left (`source.placeholder`);
+    /// `sign` refuses.
+    public enum Placeholder {
+        public static let idPrefix = "org.example."
+        public static let tourName = "My Tour"
+        public static let park = "Example National Forest"
+        public static let siteID = "example-ranger-district"
+        public static let siteName = "Example Ranger District"
+        public static let tourDescription = "Describe the tour for visitors: what they will see, how long it takes."
+        public static let stopDescription = "Write a sentence about this stop."
+        public static let exampleStopDescription = "Welcome! Replace this text with what visitors should know at this stop."
+    }
+
+    /// `tour.json` as `init` writes it. No `bounds`: the builder encloses the waypoints with a
+    /// margin, so moving a stop never puts it outside a frame the ranger did not draw.
+    public static func templateTour(slug: String, name: String?) -> JSONValue {
+        .object([
+            "id": .string(Placeholder.idPrefix + slug),
+            "version": .string("1"),
+            "name": .string(name ?? Placeholder.tourName),
+            "park": .string(Placeholder.park),
+            "site": .object(["id": .string(Placeholder.siteID), "name": .string(Placeholder.siteName)]),
+            "mapName": .string(slug),
+            "description": .string(Placeholder.tourDescription),
+        ])
+    }
+
+    /// Template text still in a tour: one warning per field, naming the file and what to write.
+    public static func placeholderFindings(_ source: TourSource) -> [Finding] {
+        var findings: [Finding] = []
+        let tour = source.tour
+        func note(_ file: String, _ path: String, _ what: String) {
+            findings.append(Finding(.sourcePlaceholder, file: file, path: path,
+                "\(what) is still the template's text; replace it before publishing (signing refuses a tour with template text)"))
+        }
+        let tourFile = TourSource.tourFileName
+        if tour.id.hasPrefix(Placeholder.idPrefix) { note(tourFile, "id", "the id '\(tour.id)' (write your agency's reversed domain, such as gov.usda.fs.willamette.\(tour.id.dropFirst(Placeholder.idPrefix.count)))") }
+        if tour.name == Placeholder.tourName { note(tourFile, "name", "the tour name") }
+        if tour.park == Placeholder.park { note(tourFile, "park", "the park") }
+        if tour.site.id == Placeholder.siteID { note(tourFile, "site.id", "the site id") }
+        if tour.site.name == Placeholder.siteName { note(tourFile, "site.name", "the site name") }
+        if tour.description == Placeholder.tourDescription { note(tourFile, "description", "the tour description") }
+        for w in source.waypoints where [Placeholder.stopDescription, Placeholder.exampleStopDescription].contains(w.description) {
+            note(w.folder + "/" + TourSource.waypointFileName, "description", "the description of '\(w.name)'")
+        }
+        return findings
+    }
+}
