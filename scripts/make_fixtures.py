@@ -174,7 +174,7 @@ PEAKS = [
 
 def fourteeners():
     fields = {
-        "id": "org.example.colorado.fourteeners",
+        "id": "org.coloradopeaks.fourteeners",
         "version": "2024.1",
         "name": "Colorado Fourteeners Checklist",
         "park": "Colorado Rocky Mountains",

@@ -8,7 +8,7 @@ import Glibc
 /// `.mp4`, or a JPEG renamed `.png`, would otherwise be packaged and fail only on the phone.
 enum ContentCheck {
     /// The formats trailpack can recognize by their first bytes, with a name for messages.
-    private static let signatures: [(name: String, extensions: Set<String>, matches: @Sendable ([UInt8]) -> Bool)] = [
+    private static let signatures: [(name: String, extensions: [String], matches: @Sendable ([UInt8]) -> Bool)] = [
         ("a JPEG image", ["jpg", "jpeg"], { $0.starts(with: [0xFF, 0xD8, 0xFF]) }),
         ("a PNG image", ["png"], { $0.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) }),
         ("a GIF image", ["gif"], { $0.starts(with: Array("GIF8".utf8)) }),
@@ -33,7 +33,7 @@ enum ContentCheck {
         let head = firstBytes(path, count: 16)
         if expected.matches(head) { return nil }
         if let actual = signatures.first(where: { $0.matches(head) }) {
-            let suggested = actual.extensions.sorted().first!
+            let suggested = actual.extensions[0]
             return "its name ends in .\(ext) but its content is \(actual.name); rename it to end in .\(suggested), or export it again as .\(ext)"
         }
         return "its name ends in .\(ext) but its content is not \(expected.name) (its first bytes fit no media format trailpack knows); "

@@ -25,7 +25,7 @@ public enum TourBuilder {
 
     /// Reads and checks the tour folder, hashes every asset (on all cores), and validates the
     /// manifest it would write. Findings name the tour's own files.
-    public static func plan(_ root: String, progress: BuildProgress? = nil) throws -> (Plan?, [Finding]) {
+    public static func plan(_ root: String, progress: BuildProgress? = nil, budget: PhoneBudget = .default) throws -> (Plan?, [Finding]) {
         let (source, sourceFindings) = try TourSource.load(root)
         guard let source else { return (nil, sourceFindings) }
 
@@ -57,7 +57,7 @@ public enum TourBuilder {
         let manifestFindings = ManifestValidator.validate(manifest).map { translate($0, source: source) }
             .map { explainOutsideBounds($0, source: source, bounds: bounds) }
             .filter { f in !sourceFindings.contains { $0.file == f.file && $0.path != nil && $0.path == f.path } }
-        let findings = sourceFindings + manifestFindings + TourInit.placeholderFindings(source)
+        let findings = sourceFindings + manifestFindings + TourInit.placeholderFindings(source) + budget.findings(files)
         let ordered = files.sorted { Array($0.archivePath.utf8).lexicographicallyPrecedes(Array($1.archivePath.utf8)) }
         let plan = Plan(source: source, manifest: manifest, files: ordered, findings: findings)
         return (findings.hasErrors ? nil : plan, findings)

@@ -33,20 +33,38 @@ extension TourInit {
     public static func placeholderFindings(_ source: TourSource) -> [Finding] {
         var findings: [Finding] = []
         let tour = source.tour
-        func note(_ file: String, _ path: String, _ what: String) {
+        func note(_ file: String, _ path: String, _ what: String, _ fix: String) {
             findings.append(Finding(.sourcePlaceholder, file: file, path: path,
-                "\(what) is still the template's text; replace it before publishing (signing refuses a tour with template text)"))
+                "\(what) is still the template's text; \(fix) (trailpack sign refuses a package with template text)"))
         }
         let tourFile = TourSource.tourFileName
-        if tour.id.hasPrefix(Placeholder.idPrefix) { note(tourFile, "id", "the id '\(tour.id)' (write your agency's reversed domain, such as gov.usda.fs.willamette.\(tour.id.dropFirst(Placeholder.idPrefix.count)))") }
-        if tour.name == Placeholder.tourName { note(tourFile, "name", "the tour name") }
-        if tour.park == Placeholder.park { note(tourFile, "park", "the park") }
-        if tour.site.id == Placeholder.siteID { note(tourFile, "site.id", "the site id") }
-        if tour.site.name == Placeholder.siteName { note(tourFile, "site.name", "the site name") }
-        if tour.description == Placeholder.tourDescription { note(tourFile, "description", "the tour description") }
+        if tour.id.hasPrefix(Placeholder.idPrefix) {
+            note(tourFile, "id", "the id '\(tour.id)'", "write your agency's web domain reversed and the tour, such as gov.usda.fs.willamette.\(tour.id.dropFirst(Placeholder.idPrefix.count))")
+        }
+        if tour.name == Placeholder.tourName { note(tourFile, "name", "the name '\(tour.name)'", "write the tour's name as visitors will see it") }
+        if tour.park == Placeholder.park { note(tourFile, "park", "the park '\(tour.park)'", "write the park or forest") }
+        if tour.site.id == Placeholder.siteID { note(tourFile, "site.id", "the site id '\(tour.site.id)'", "write your district's id, such as mckenzie-river-district") }
+        if tour.site.name == Placeholder.siteName { note(tourFile, "site.name", "the site name '\(tour.site.name)'", "write your district's name") }
+        if tour.description == Placeholder.tourDescription { note(tourFile, "description", "the tour's description", "describe the tour for visitors") }
         for w in source.waypoints where [Placeholder.stopDescription, Placeholder.exampleStopDescription].contains(w.description) {
-            note(w.folder + "/" + TourSource.waypointFileName, "description", "the description of '\(w.name)'")
+            note(w.folder + "/" + TourSource.waypointFileName, "description", "the description of '\(w.name)'", "write what visitors should know at this stop")
         }
         return findings
+    }
+
+    /// The fields of a package's manifest that still hold template text (`id`, `name`, …):
+    /// `trailpack sign` refuses such a package.
+    public static func placeholderFields(in manifest: Manifest) -> [String] {
+        var fields: [String] = []
+        if manifest.id.hasPrefix(Placeholder.idPrefix) { fields.append("id") }
+        if manifest.name == Placeholder.tourName { fields.append("name") }
+        if manifest.park == Placeholder.park { fields.append("park") }
+        if manifest.site.id == Placeholder.siteID { fields.append("site.id") }
+        if manifest.site.name == Placeholder.siteName { fields.append("site.name") }
+        if manifest.description == Placeholder.tourDescription { fields.append("description") }
+        for w in manifest.waypoints where [Placeholder.stopDescription, Placeholder.exampleStopDescription].contains(w.description) {
+            fields.append("the description of '\(w.name)'")
+        }
+        return fields
     }
 }

@@ -36,11 +36,14 @@ struct Build: ParsableCommand {
     @Flag(help: "Replace a package of the same id and version even when its bytes differ.")
     var force = false
 
+    @OptionGroup(title: "Phones' budget")
+    var budget: BudgetOptions
+
     func run() throws {
         let started = Date()
         let timestamp = try TourBuilder.timestamp()
         let progress = !quiet && !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
-        let (plan, findings) = try TourBuilder.plan(folder, progress: progress)
+        let (plan, findings) = try TourBuilder.plan(folder, progress: progress, budget: budget.budget)
         guard let plan else {
             if json {
                 CLI.printJSON(.object(["built": .bool(false), "findings": .array(findings.map(\.jsonValue))]))

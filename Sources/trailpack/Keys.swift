@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrailPackBuilder
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackVerifier
@@ -86,6 +87,20 @@ struct Sign: ParsableCommand {
     var output: String?
 
     func run() throws {
+        // The package first: nobody should type a password for a package that will be refused.
+        let report: VerificationReport
+        do { report = try Verifier.verify(path: package, options: .init(prehash: true)) } catch { throw CLIError.io("\(error)") }
+        guard report.isValid, let manifest = report.manifest, let prehash = report.blake2b512 else {
+            CLI.printFindings(report.findings, to: .standardError)
+            throw CLIError(code: .invalid, message: "'\(package)' is not a valid package; it was not signed")
+        }
+        let placeholders = TourInit.placeholderFields(in: manifest)
+        if !placeholders.isEmpty {
+            throw CLIError(code: .invalid, message: """
+                '\(package)' still holds the template's text in \(placeholders.joined(separator: ", ")); replace it in \
+                tour.json and waypoint.json, build again, then sign (the package was not signed)
+                """)
+        }
         let text: String
         do { text = try String(contentsOfFile: secretKey, encoding: .utf8) } catch { throw CLIError.io("cannot read the secret key '\(secretKey)'") }
         let key: SecretKey
@@ -93,12 +108,6 @@ struct Sign: ParsableCommand {
             key = try SecretKey.parse(fileText: text) { try Password.read(file: passwordFile, confirm: false) }
         } catch let e as Minisign.FormatError {
             throw CLIError.usage("'\(secretKey)': \(e)")
-        }
-        let report: VerificationReport
-        do { report = try Verifier.verify(path: package, options: .init(prehash: true)) } catch { throw CLIError.io("\(error)") }
-        guard report.isValid, let manifest = report.manifest, let prehash = report.blake2b512 else {
-            CLI.printFindings(report.findings, to: .standardError)
-            throw CLIError(code: .invalid, message: "'\(package)' is not a valid package; it was not signed")
         }
         let timestamp = (try? SigningTime.now()) ?? Int64(Date().timeIntervalSince1970)
         let comment = SignatureCheck.trustedComment(manifest: manifest, sha256: report.sha256,

@@ -23,12 +23,15 @@ struct Validate: ParsableCommand {
     @Flag(help: "Print the findings as JSON.")
     var json = false
 
+    @OptionGroup(title: "Phones' budget")
+    var budget: BudgetOptions
+
     func run() throws {
         var findings: [Finding]
         let what: String
         if CLI.isDirectory(path) {
             let progress = !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
-            let (_, f) = try TourBuilder.plan(path, progress: progress)
+            let (_, f) = try TourBuilder.plan(path, progress: progress, budget: budget.budget)
             findings = f
             what = "tour folder '\(path)'"
         } else {
