@@ -7,12 +7,17 @@ import TrailPackVerifier
 
 struct Build: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Package a tour folder into a deterministic ZIP and its .sha256 file.",
+        abstract: "Package a tour folder as a ZIP and its .sha256.",
+        usage: "trailpack build <folder> [-o <file.zip>] [--json] [--quiet] [--force]",
         discussion: """
-            Every problem in the folder is reported before anything is written. The package is written
-            under a temporary name and renamed at the end, so the output path holds the previous
-            package or the complete new one, never a partial file. The same folder always gives the
+            Every problem in the folder is reported before anything is written. The package is written \
+            under a temporary name and renamed at the end, so the output path holds the previous \
+            package or the complete new one, never a partial file. The same folder always gives the \
             same bytes; SOURCE_DATE_EPOCH sets the time stamped on the entries (default 1980-01-01).
+
+            A package of the same id and version with other bytes is not replaced (servers and phones \
+            refuse it): raise "version" in tour.json, or pass --force. Files larger than the phones' \
+            budget are warnings.
 
             Examples:
               trailpack build ./santiam-wagon-road

@@ -5,11 +5,12 @@ import TrailPackVerifier
 
 struct Extract: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Verify a package, then unpack it into a new folder, safely and atomically.",
+        abstract: "Verify a package, then unpack it safely.",
+        usage: "trailpack extract <package> <folder> [--force]",
         discussion: """
-            The package is verified first; nothing is written if it is not valid. Files are written into
-            a temporary folder beside the target and renamed into place at the end, so the target
-            either appears complete or not at all. No path can lead outside the target, and no links
+            The package is verified first; nothing is written if it is not valid. Files are written into \
+            a temporary folder beside the target and renamed into place at the end, so the target \
+            either appears complete or not at all. No path can lead outside the target, and no links \
             are created.
 
             Examples:

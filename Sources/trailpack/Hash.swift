@@ -4,7 +4,8 @@ import TrailPackCrypto
 
 struct Hash: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the SHA-256 of files, exactly as sha256sum does.",
+        abstract: "Print SHA-256 sums in sha256sum's format.",
+        usage: "trailpack hash <file>...",
         discussion: """
             The output can be checked with 'sha256sum -c'. A '-' reads standard input.
 

@@ -5,7 +5,11 @@ import TrailPackCore
 
 struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Start a tour folder: an example, a spreadsheet of stops, or a GPX file.",
+        abstract: "Start a tour folder (example, spreadsheet or GPX).",
+        usage: """
+            trailpack init <folder> [--from-gpx <file> | --from-csv <file>]
+            trailpack init --csv-template <file>
+            """,
         discussion: """
             Without --from-gpx or --from-csv, the folder gets one example stop. With a GPX file from a \
             handheld GPS unit, every <wpt> becomes a stop (name, coordinate and description), in file order.

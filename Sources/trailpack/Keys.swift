@@ -11,14 +11,17 @@ import Glibc
 struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create a signing key pair in minisign's formats.",
+        usage: "trailpack keygen [-s <file>] [-p <file>] [--unencrypted] [--force]",
         discussion: """
-            The secret key is protected by a password (scrypt, as minisign does) unless --unencrypted
-            is given for automation; it is written with mode 0600 and never printed. The public key is
+            The secret key is protected by a password (scrypt, as minisign does) unless --unencrypted \
+            is given for automation; it is written with mode 0600 and never printed. The public key is \
             what phones and servers trust: hand it out freely.
 
             Examples:
-              trailpack keygen                                    # trailpack.key and trailpack.pub, asks for a password
-              trailpack keygen -s ci.key -p ci.pub --unencrypted  # for an unattended build machine
+              # trailpack.key and trailpack.pub; asks for a password
+              trailpack keygen
+              # for an unattended build machine
+              trailpack keygen -s ci.key -p ci.pub --unencrypted
 
             Exit codes: 0 created, 2 usage error (a key file exists, passwords differ), 3 I/O error.
             """)
@@ -59,11 +62,13 @@ typealias SecretKey = Minisign.SecretKey
 
 struct Sign: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Sign a package: writes <package>.minisig, which minisign -V also accepts.",
+        abstract: "Sign a package (a minisign-compatible .minisig).",
+        usage: "trailpack sign <package> [-s <key>] [-o <file.minisig>]",
         discussion: """
-            The package is verified first. The signature is minisign's prehashed form (BLAKE2b-512 of the
-            file, Ed25519); its trusted comment carries the package id, version and SHA-256, and is
-            itself signed. For approval by several people, each signs into a file of their own
+            The package is verified first. The signature is minisign's prehashed form (BLAKE2b-512 of the \
+            file, Ed25519); its trusted comment carries the package id, version and SHA-256, and is \
+            itself signed. A package that still holds the template's text from 'trailpack init' is not \
+            signed. For approval by several people, each signs into a file of their own \
             (-o <package>.<name>.minisig) and 'verify --threshold N' counts distinct trusted keys.
 
             Examples:

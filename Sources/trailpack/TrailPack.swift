@@ -10,11 +10,11 @@ struct TrailPack: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "trailpack",
-        abstract: "Build, check and read offline content packages for self-guided trail tours.",
+        abstract: "Offline content packages for self-guided trail tours.",
         discussion: """
             A ranger builds a package from a tour folder; servers and phones verify what they receive.
 
-              trailpack init ./my-tour            start a tour folder (--from-gpx f.gpx)
+              trailpack init ./my-tour            start a tour folder (--from-csv, --from-gpx)
               trailpack validate ./my-tour        list every problem in it
               trailpack build ./my-tour           write <id>-<version>.zip and .sha256
               trailpack verify tour.zip           check a received package
@@ -38,7 +38,7 @@ enum Main {
     static func main() async {
         MemoryPolicy.keepLargeBuffersOutOfTheHeap()
         do {
-            var command = try TrailPack.parseAsRoot()
+            var command = try Suggestions.parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -5,9 +5,10 @@ import TrailPackCore
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check a tour folder or a manifest.json and list every problem.",
+        abstract: "List every problem in a tour folder or manifest.",
+        usage: "trailpack validate <folder or manifest.json> [--json] [budget options]",
         discussion: """
-            A folder is checked as 'trailpack build' would read it (every asset is opened and hashed);
+            A folder is checked as 'trailpack build' would read it (every asset is opened and hashed); \
             a file is checked as a manifest.json of format version 1.
 
             Examples:
