@@ -22,10 +22,6 @@ struct CLIError: Error {
 }
 
 enum CLI {
-    static func printError(_ message: String) {
-        FileHandle.standardError.write(Data("trailpack: error: \(message)\n".utf8))
-    }
-
     static func note(_ message: String) {
         FileHandle.standardError.write(Data((message + "\n").utf8))
     }
@@ -43,11 +39,7 @@ enum CLI {
         }
     }
 
-    /// Findings as text, one per line, errors first.
-    static func printFindings(_ findings: [Finding], to stream: FileHandle = .standardOutput) {
-        let sorted = findings.filter { $0.severity == .error } + findings.filter { $0.severity == .warning }
-        for f in sorted { stream.write(Data((f.description + "\n").utf8)) }
-    }
+    // printFindings and printError live in Output.swift: one place for colour and escaping.
 
     static func counts(_ findings: [Finding]) -> String {
         let errors = findings.filter { $0.severity == .error }.count

@@ -6,7 +6,8 @@ import TrailPackCore
 /// (which report `build --hlep` as a missing argument).
 enum Suggestions {
     /// Parses the process's arguments; on a usage error, says what was probably meant.
-    static func parseAsRoot(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) throws -> any ParsableCommand {
+    static func parseAsRoot(_ given: [String] = Array(CommandLine.arguments.dropFirst())) throws -> any ParsableCommand {
+        let arguments = try Output.takeColorOption(given)
         do {
             return try TrailPack.parseAsRoot(arguments)
         } catch {

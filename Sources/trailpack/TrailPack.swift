@@ -22,6 +22,8 @@ struct TrailPack: AsyncParsableCommand {
               trailpack sign tour.zip             sign it (after trailpack keygen)
               trailpack serve --data ./data       serve packages to the apps
 
+            Colour on a terminal: --color auto|always|never, before or after the command; NO_COLOR=1 turns it off.
+
             Exit codes (all commands):
               0  success: the input is valid
               1  the input has problems (each is listed with a code from docs/FORMAT.md)

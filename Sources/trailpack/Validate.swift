@@ -52,7 +52,7 @@ struct Validate: ParsableCommand {
             ]))
         } else {
             CLI.printFindings(findings)
-            CLI.out(findings.hasErrors ? "\(what) is not valid: \(CLI.counts(findings))\n" : "\(what) is valid (\(CLI.counts(findings)))\n")
+            if findings.hasErrors { CLI.out("\(what) is not valid: \(CLI.counts(findings))\n") } else { CLI.outOK("\(what) is valid (\(CLI.counts(findings)))\n") }
         }
         if findings.hasErrors { throw ExitCode(CLIExit.invalid.rawValue) }
     }

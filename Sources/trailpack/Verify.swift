@@ -110,7 +110,7 @@ struct Verify: ParsableCommand {
             if let m = report.manifest { CLI.out("tour      \(m.name) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(m.allAssets.count) assets\n") }
             if !keys.isEmpty { CLI.out("signed by \(signers.isEmpty ? "no trusted key" : signers.joined(separator: ", "))\n") }
             CLI.printFindings(report.findings)
-            CLI.out(report.isValid ? "valid\n" : "NOT VALID: \(CLI.counts(report.findings)); do not use this package\n")
+            if report.isValid { CLI.outOK("valid\n") } else { CLI.out(Output.paint("NOT VALID", .error, fd: 1) + ": \(CLI.counts(report.findings)); do not use this package\n") }
         }
         if !report.isValid { throw ExitCode(CLIExit.invalid.rawValue) }
     }
