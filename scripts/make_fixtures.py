@@ -232,7 +232,9 @@ def family_hikes():
         with open(os.path.join(d, "notes.txt"), "w", encoding="utf-8", newline="\n") as f:
             p = stop["properties"]
             f.write(f"{stop['name']}\n{p['lengthMiles']} miles, {p['elevationGainFeet']} ft gain, {p['difficulty']}, ages {p['childAgeGroup']}"
-                    f"{', stroller friendly' if p['strollerFriendly'] else ''}.\n")
+                    f"{', stroller friendly' if p['strollerFriendly'] else ''}.\n\n"
+                    "Bring water and a paper map; the trail is signed from the parking area. "
+                    "Check the forest's website for closures before you go.\n")
         png(os.path.join(d, "trail.png"), 64, 48, 100 + i)
         return ["notes.txt", "trail.png"]
 

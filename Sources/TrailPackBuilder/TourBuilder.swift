@@ -162,7 +162,7 @@ public enum TourBuilder {
         let directory = outputURL.deletingLastPathComponent().path
         let baseName = outputURL.lastPathComponent
         guard FileSystem.statInfo(directory).kind == .directory else {
-            throw BuildError.usage("cannot write '\(output)': the folder '\(directory)' does not exist")
+            throw BuildError.io("cannot write '\(output)': the folder '\(directory)' does not exist; create it first")
         }
         if FileSystem.statInfo(output).kind == .directory {
             throw BuildError.usage("cannot write '\(output)': it is a folder; give a file name ending in .zip")

@@ -74,6 +74,9 @@ extension TourSource {
     /// Reads the tour folder at `root`. Returns the source (nil when it cannot be read far enough
     /// to be useful) and every finding, errors and warnings together.
     public static func load(_ root: String) throws -> (TourSource?, [Finding]) {
+        if FileSystem.statInfo(root).kind == .missing {
+            throw BuildError.io("'\(root)' does not exist; give the tour folder (the one that holds tour.json)")
+        }
         guard FileSystem.statInfo(root).kind == .directory else {
             throw BuildError.usage("'\(root)' is not a folder; give the tour folder (the one that holds tour.json)")
         }

@@ -51,7 +51,7 @@ struct Build: ParsableCommand {
         let (plan, findings) = try TourBuilder.plan(folder, progress: progress, budget: budget.budget)
         guard let plan else {
             if json {
-                CLI.printJSON(.object(["built": .bool(false), "findings": .array(findings.map(\.jsonValue))]))
+                Report.print(ok: false, findings: findings, [JSONMember("built", .bool(false))])
             } else {
                 CLI.printFindings(findings, to: .standardError)
                 CLI.printError("the tour has \(CLI.counts(findings)); nothing was written")
@@ -65,7 +65,7 @@ struct Build: ParsableCommand {
         }
         let seconds = Date().timeIntervalSince(started)
         if json {
-            CLI.printJSON(.object([
+            Report.print(ok: true, findings: findings, JSONValue.object([
                 "built": .bool(true),
                 "package": .string(result.packagePath),
                 "checksumFile": .string(result.checksumPath),
@@ -78,8 +78,7 @@ struct Build: ParsableCommand {
                 "packageBytes": .number(JSONNumber(result.packageBytes)),
                 "seconds": .number(JSONNumber((seconds * 1000).rounded() / 1000)),
                 "flushSeconds": .number(JSONNumber((result.flushSeconds * 1000).rounded() / 1000)),
-                "findings": .array(findings.map(\.jsonValue)),
-            ]))
+            ]).members)
         } else if !quiet {
             let m = plan.manifest
             CLI.out("""

@@ -66,6 +66,7 @@ extension CLI {
             switch error {
             case .invalid(let findings):
                 printFindings(findings, to: .standardError)
+                Report.pendingFindings = findings
                 throw CLIError(code: .invalid, message: "'\(path)' is not a valid package (\(counts(findings))); run 'trailpack verify \(path)' for the full report")
             case .io(let e): throw CLIError.io("\(e)")
             default: throw CLIError(code: .invalid, message: "\(error)")

@@ -48,6 +48,9 @@ struct Init: ParsableCommand {
     @Option(name: .customLong("csv-template"), help: "Write a spreadsheet (CSV) to fill in, and stop.")
     var csvTemplate: String?
 
+    @Flag(help: "Print the result as JSON on standard output (the report shape of 'trailpack --help').")
+    var json = false
+
     func validate() throws {
         if csvTemplate == nil, folder == nil { throw ValidationError("give the folder to create, such as 'trailpack init ./my-tour'") }
         if gpx != nil, csv != nil { throw ValidationError("give either --from-gpx or --from-csv, not both") }
@@ -76,6 +79,9 @@ struct Init: ParsableCommand {
         guard FileManager.default.createFile(atPath: path, contents: Data(CSVImport.template)) else {
             throw CLIError.io("cannot write '\(path)'; check that its folder exists and can be written")
         }
+        if json && folder == nil {
+            Report.print(ok: true, findings: [], [JSONMember("files", .array([.string(path)]))])
+        }
         CLI.note("""
             wrote \(path): open it in a spreadsheet, write one row per stop, save it as CSV, then run:
               trailpack init ./my-tour --from-csv \(path) --media <folder with the photos>
@@ -87,15 +93,20 @@ struct Init: ParsableCommand {
         let (stops, findings) = try CSVImport.read(csvPath: csv, mediaFolder: media)
         guard let stops else {
             CLI.printFindings(findings, to: .standardError)
+            Report.pendingFindings = findings
             CLI.printError("the spreadsheet has \(CLI.counts(findings)); nothing was written")
             throw ExitCode(CLIExit.invalid.rawValue)
         }
         if !findings.isEmpty { CLI.printFindings(findings, to: .standardError) }
         let files = try CSVImport.writeTour(folder: folder, stops: stops)
-        report(folder: folder, files: files)
+        report(folder: folder, files: files, findings: findings)
     }
 
-    private func report(folder: String, files: [String]) {
+    private func report(folder: String, files: [String], findings: [Finding] = []) {
+        if json {
+            Report.print(ok: true, findings: findings, [JSONMember("folder", .string(folder)), JSONMember("files", .array(files.map { .string($0) }))])
+            return
+        }
         CLI.out("created \(folder) with \(files.count) files:\n")
         for f in files { CLI.out("  \(f)\n") }
         CLI.out("""

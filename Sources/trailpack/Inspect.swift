@@ -40,14 +40,14 @@ struct Inspect: ParsableCommand {
         if geojson {
             CLI.printJSON(GeoJSON.featureCollection(m))
         } else if json {
-            CLI.printJSON(.object([
+            Report.print(ok: true, findings: [], JSONValue.object([
                 "manifest": m.jsonValue,
                 "totals": .object([
                     "waypoints": .number(JSONNumber(Int64(m.waypoints.count))),
                     "assets": .number(JSONNumber(Int64(m.allAssets.count))),
                     "assetBytes": .number(JSONNumber(total)),
                 ]),
-            ]))
+            ]).members)
         } else {
             var out = """
                 \(m.name)

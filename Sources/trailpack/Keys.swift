@@ -41,6 +41,9 @@ struct Keygen: ParsableCommand {
     @Flag(help: "Overwrite existing key files.")
     var force = false
 
+    @Flag(help: "Print the result as JSON on standard output (the report shape of 'trailpack --help').")
+    var json = false
+
     func run() throws {
         for path in [secretKey, publicKey] where FileManager.default.fileExists(atPath: path) && !force {
             throw CLIError.usage("'\(path)' already exists; pass --force to replace it (the old key will be lost)")
@@ -49,6 +52,13 @@ struct Keygen: ParsableCommand {
         let key = try SecretKey.generate()
         try Password.writeSecret(key.fileText(password: password), to: secretKey)
         try Password.writeAtomically(key.publicKeyValue.fileText, to: publicKey, mode: 0o644)
+        if json {
+            Report.print(ok: true, findings: [], [
+                JSONMember("keyID", .string(key.publicKeyValue.keyIDHex)), JSONMember("secretKey", .string(secretKey)),
+                JSONMember("publicKey", .string(publicKey)), JSONMember("encrypted", .bool(!unencrypted)),
+            ])
+            return
+        }
         CLI.out("""
             key id      \(key.publicKeyValue.keyIDHex)
             secret key  \(secretKey) (mode 0600\(unencrypted ? ", NOT password-protected" : ", password-protected")) — keep it secret
@@ -91,12 +101,16 @@ struct Sign: ParsableCommand {
     @Option(name: .shortAndLong, help: "The signature file to write (default: <package>.minisig).")
     var output: String?
 
+    @Flag(help: "Print the result as JSON on standard output (the report shape of 'trailpack --help').")
+    var json = false
+
     func run() throws {
         // The package first: nobody should type a password for a package that will be refused.
         let report: VerificationReport
         do { report = try Verifier.verify(path: package, options: .init(prehash: true)) } catch { throw CLIError.io("\(error)") }
         guard report.isValid, let manifest = report.manifest, let prehash = report.blake2b512 else {
             CLI.printFindings(report.findings, to: .standardError)
+            Report.pendingFindings = report.findings
             throw CLIError(code: .invalid, message: "'\(package)' is not a valid package; it was not signed")
         }
         let placeholders = TourInit.placeholderFields(in: manifest)
@@ -120,7 +134,15 @@ struct Sign: ParsableCommand {
         let signature = try Minisign.Signature.sign(prehash: prehash, key: key, trustedComment: comment)
         let path = output ?? package + ".minisig"
         try Password.writeAtomically(signature.fileText, to: path, mode: 0o644)
-        CLI.out("signed \(package) with key \(key.publicKeyValue.keyIDHex) → \(path)\n")
+        if json {
+            Report.print(ok: true, findings: [], [
+                JSONMember("package", .string(package)), JSONMember("signature", .string(path)),
+                JSONMember("keyID", .string(key.publicKeyValue.keyIDHex)), JSONMember("id", .string(manifest.id)),
+                JSONMember("version", .string(manifest.version)),
+            ])
+        } else {
+            CLI.out("signed \(package) with key \(key.publicKeyValue.keyIDHex) → \(path)\n")
+        }
     }
 }
 

@@ -76,7 +76,7 @@ enum Output {
 
 extension CLI {
     /// Findings as text, one per line, errors first.
-    static func printFindings(_ findings: [Finding], to stream: FileHandle = .standardOutput) {
+    static func printFindings(_ findings: [Finding], to stream: FileHandle = .standardError) {
         let fd = stream.fileDescriptor
         let sorted = findings.filter { $0.severity == .error } + findings.filter { $0.severity == .warning }
         for f in sorted { stream.write(Data((Output.line(f, fd: fd) + "\n").utf8)) }

@@ -7,6 +7,7 @@ import TrailPackCore
 enum Suggestions {
     /// Parses the process's arguments; on a usage error, says what was probably meant.
     static func parseAsRoot(_ given: [String] = Array(CommandLine.arguments.dropFirst())) throws -> any ParsableCommand {
+        Report.prepare(given)
         let arguments = try Output.takeColorOption(given)
         do {
             return try TrailPack.parseAsRoot(arguments)

@@ -46,22 +46,8 @@ enum Main {
             } else {
                 try command.run()
             }
-        } catch let error as ExitCode {
-            exit(error.rawValue)
-        } catch let error as BuildError {
-            CLI.fail(error)
-        } catch let error as CLIError {
-            CLI.printError(error.message)
-            exit(error.code.rawValue)
         } catch {
-            let code = TrailPack.exitCode(for: error)
-            if code == .success { TrailPack.exit(withError: error) }
-            if code == .validationFailure {
-                CLI.printError(TrailPack.message(for: error) + "\nSee 'trailpack --help'.")
-                exit(CLIExit.usage.rawValue)
-            }
-            CLI.printError("\(error)")
-            exit(CLIExit.io.rawValue)
+            Report.exit(for: error)
         }
     }
 }

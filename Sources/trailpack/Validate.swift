@@ -46,10 +46,7 @@ struct Validate: ParsableCommand {
             what = "manifest '\(path)'"
         }
         if json {
-            CLI.printJSON(.object([
-                "valid": .bool(!findings.hasErrors),
-                "findings": .array(findings.map(\.jsonValue)),
-            ]))
+            Report.print(ok: !findings.hasErrors, findings: findings, [JSONMember("valid", .bool(!findings.hasErrors)), JSONMember("path", .string(path))])
         } else {
             CLI.printFindings(findings)
             if findings.hasErrors { CLI.out("\(what) is not valid: \(CLI.counts(findings))\n") } else { CLI.outOK("\(what) is valid (\(CLI.counts(findings)))\n") }

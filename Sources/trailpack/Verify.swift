@@ -100,9 +100,9 @@ struct Verify: ParsableCommand {
                 members.append(JSONMember("id", .string(m.id)))
                 members.append(JSONMember("version", .string(m.version)))
             }
+            // null when no key was given: nobody was asked to have signed it.
             if !keys.isEmpty { members.append(JSONMember("signers", .array(signers.map { .string($0) }))) }
-            members.append(JSONMember("findings", .array(report.findings.map(\.jsonValue))))
-            CLI.printJSON(.object(members))
+            Report.print(ok: report.isValid, findings: report.findings, members)
         } else {
             CLI.out("package   \(package) (\(Format.bytes(report.size)), \(report.entryCount) entries)\n")
             let match = report.sha256Matches.map { $0 ? "matches the expected value" : "DOES NOT match the expected value" } ?? "no expected value given"

@@ -239,7 +239,7 @@ struct CSVImportTests {
             #expect(made.status == 0, "\(made.stderr)")
             let validate = try Support.trailpack("validate", dir + "/tour")
             #expect(validate.status == 0, "\(validate.stdout)")
-            #expect(validate.stdout.contains("warning[source.placeholder]"))
+            #expect(validate.stderr.contains("warning[source.placeholder]"))
             #expect(FileManager.default.fileExists(atPath: dir + "/tour/waypoints/01-trailhead/trailhead.jpg"))
         }
     }

@@ -22,10 +22,10 @@ struct TerminalTests {
             let tour = try Self.brokenTour(dir)
             let always = try Support.trailpack("validate", tour, "--color", "always")
             #expect(always.status == 1)
-            #expect(always.stdout.contains("\u{1B}[1;31merror\u{1B}[0m[source.asset-missing]"), "\(always.stdout)")
-            #expect(always.stdout.contains("\u{1B}[33mwarning\u{1B}[0m[source.unused-file]"))
+            #expect(always.stderr.contains("\u{1B}[1;31merror\u{1B}[0m[source.asset-missing]"), "\(always.stderr)")
+            #expect(always.stderr.contains("\u{1B}[33mwarning\u{1B}[0m[source.unused-file]"))
             let before = try Support.trailpack("--color=always", "validate", tour)
-            #expect(before.stdout.contains("\u{1B}[1;31m"), "--color goes before the command too")
+            #expect(before.stderr.contains("\u{1B}[1;31m"), "--color goes before the command too")
             for plain in [try Support.trailpack("validate", tour), try Support.trailpack("validate", tour, "--color", "never")] {
                 #expect(!plain.stdout.contains("\u{1B}") && !plain.stderr.contains("\u{1B}"))
             }

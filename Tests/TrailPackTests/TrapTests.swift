@@ -43,7 +43,7 @@ struct TrapTests {
             #expect(out.status == 1)
             for words in ["'Trailhead' at latitude 45.42, longitude -122.15", "south 44.4, west -122.2, north 44.5, east -122.1",
                           "fix the coordinate in this waypoint.json", "widen the bounds in tour.json", "delete \"bounds\" from tour.json"] {
-                #expect(out.stdout.contains(words), "missing '\(words)': \(out.stdout)")
+                #expect(out.stderr.contains(words), "missing '\(words)': \(out.stderr)")
             }
         }
     }
@@ -103,7 +103,7 @@ struct TrapTests {
             }
             let out = try Support.trailpack("validate", tour)
             #expect(out.status == 1)
-            #expect(out.stdout.contains("asset 'waypoints/01-sahalie-and-koosah-falls/notes.txt' is named from the tour folder, but names in waypoint.json are relative to the stop's own folder ('waypoints/01-sahalie-and-koosah-falls/'); write 'notes.txt'"), "\(out.stdout)")
+            #expect(out.stderr.contains("asset 'waypoints/01-sahalie-and-koosah-falls/notes.txt' is named from the tour folder, but names in waypoint.json are relative to the stop's own folder ('waypoints/01-sahalie-and-koosah-falls/'); write 'notes.txt'"), "\(out.stderr)")
         }
     }
 
@@ -119,8 +119,8 @@ struct TrapTests {
             try Self.editJSON(stop + "/waypoint.json") { $0["assets"] = ["notes.txt", "trail.png", "random.mp4", "photo.jpg"] }
             let bad = try Support.trailpack("validate", tour)
             #expect(bad.status == 1)
-            #expect(bad.stdout.contains("error[source.asset-content]") && bad.stdout.contains("'waypoints/01-sahalie-and-koosah-falls/random.mp4': its name ends in .mp4 but its content is not an MP4/QuickTime (ISO media) file"), "\(bad.stdout)")
-            #expect(bad.stdout.contains("photo.jpg': its name ends in .jpg but its content is a PNG image; rename it to end in .png"), "\(bad.stdout)")
+            #expect(bad.stderr.contains("error[source.asset-content]") && bad.stderr.contains("'waypoints/01-sahalie-and-koosah-falls/random.mp4': its name ends in .mp4 but its content is not an MP4/QuickTime (ISO media) file"), "\(bad.stderr)")
+            #expect(bad.stderr.contains("photo.jpg': its name ends in .jpg but its content is a PNG image; rename it to end in .png"), "\(bad.stderr)")
 
             // A real-looking video over a budget of 1 MiB.
             var video = [UInt8](repeating: 0, count: 3 << 20)
