@@ -83,8 +83,7 @@ public enum CSVImport {
     /// looked up (the spreadsheet's own folder when nil). Returns the stops only when there are
     /// no errors; the findings name `displayName` (the file as the ranger gave it).
     public static func read(csvPath: String, mediaFolder: String?) throws -> (stops: [Stop]?, findings: [Finding]) {
-        let bytes: [UInt8]
-        do { bytes = try FileSystem.readFile(csvPath, limit: 16 << 20) } catch let error as BuildError { throw error }
+        let bytes = try FileSystem.readFile(csvPath, limit: 16 << 20)
         let displayName = URL(fileURLWithPath: csvPath).lastPathComponent
         let csvFolder = (csvPath as NSString).deletingLastPathComponent
         let media = mediaFolder ?? (csvFolder.isEmpty ? "." : csvFolder)
