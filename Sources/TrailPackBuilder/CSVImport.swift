@@ -106,7 +106,21 @@ public enum CSVImport {
         var reader = RowReader(table: table, fileName: fileName, mediaFolder: mediaFolder, mediaFolderGiven: mediaFolderGiven)
         let stops = reader.read()
         findings += reader.findings
-        return (findings.hasErrors ? nil : stops, findings)
+        return (findings.hasErrors ? nil : stops, sortedByPlace(findings))
+    }
+
+    /// Findings in the order of the sheet: by row, then by column (stable otherwise).
+    static func sortedByPlace(_ findings: [Finding]) -> [Finding] {
+        func key(_ f: Finding) -> (Int, String) {
+            let words = (f.path ?? "").split(separator: " ")
+            let row = words.count > 1 && words[0] == "row" ? Int(words[1].trimmingCharacters(in: [","])) ?? 0 : 0
+            let column = words.count > 3 && words[2] == "column" ? String(words[3]) : ""
+            return (row, column.count == 1 ? " " + column : column)
+        }
+        return findings.enumerated().sorted { a, b in
+            let ka = key(a.element), kb = key(b.element)
+            return ka != kb ? ka < kb : a.offset < b.offset
+        }.map(\.element)
     }
 
     /// `A`, `B`, … `Z`, `AA`: the column letters a spreadsheet shows.

@@ -2,18 +2,8 @@ import TrailPackCore
 
 /// The text `trailpack init` writes for the ranger to replace, and the check that it was replaced.
 extension TourInit {
-    /// Template text. `validate` and `build` warn while any of it is left (`source.placeholder`);
-    /// `sign` refuses.
-    public enum Placeholder {
-        public static let idPrefix = "org.example."
-        public static let tourName = "My Tour"
-        public static let park = "Example National Forest"
-        public static let siteID = "example-ranger-district"
-        public static let siteName = "Example Ranger District"
-        public static let tourDescription = "Describe the tour for visitors: what they will see, how long it takes."
-        public static let stopDescription = "Write a sentence about this stop."
-        public static let exampleStopDescription = "Welcome! Replace this text with what visitors should know at this stop."
-    }
+    /// Template text (kept in TrailPackCore's `TemplateText`, where a server can check a manifest).
+    public typealias Placeholder = TemplateText
 
     /// `tour.json` as `init` writes it. No `bounds`: the builder encloses the waypoints with a
     /// margin, so moving a stop never puts it outside a frame the ranger did not draw.
@@ -46,25 +36,12 @@ extension TourInit {
         if tour.site.id == Placeholder.siteID { note(tourFile, "site.id", "the site id '\(tour.site.id)'", "write your district's id, such as mckenzie-river-district") }
         if tour.site.name == Placeholder.siteName { note(tourFile, "site.name", "the site name '\(tour.site.name)'", "write your district's name") }
         if tour.description == Placeholder.tourDescription { note(tourFile, "description", "the tour's description", "describe the tour for visitors") }
-        for w in source.waypoints where [Placeholder.stopDescription, Placeholder.exampleStopDescription].contains(w.description) {
+        for w in source.waypoints where TemplateText.isStopDescription(w.description) {
             note(w.folder + "/" + TourSource.waypointFileName, "description", "the description of '\(w.name)'", "write what visitors should know at this stop")
         }
         return findings
     }
 
-    /// The fields of a package's manifest that still hold template text (`id`, `name`, …):
-    /// `trailpack sign` refuses such a package.
-    public static func placeholderFields(in manifest: Manifest) -> [String] {
-        var fields: [String] = []
-        if manifest.id.hasPrefix(Placeholder.idPrefix) { fields.append("id") }
-        if manifest.name == Placeholder.tourName { fields.append("name") }
-        if manifest.park == Placeholder.park { fields.append("park") }
-        if manifest.site.id == Placeholder.siteID { fields.append("site.id") }
-        if manifest.site.name == Placeholder.siteName { fields.append("site.name") }
-        if manifest.description == Placeholder.tourDescription { fields.append("description") }
-        for w in manifest.waypoints where [Placeholder.stopDescription, Placeholder.exampleStopDescription].contains(w.description) {
-            fields.append("the description of '\(w.name)'")
-        }
-        return fields
-    }
+    /// The fields of a package's manifest that still hold template text: `trailpack sign` refuses such a package.
+    public static func placeholderFields(in manifest: Manifest) -> [String] { TemplateText.fields(in: manifest) }
 }
