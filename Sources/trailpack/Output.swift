@@ -13,6 +13,7 @@ enum ColorChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
 /// Everything that prints findings and errors for people goes through here, so that one place
 /// decides colour (and escaping of what came from a file).
 enum Output {
+    /// Set once, from the arguments, before the command runs (hence nonisolated(unsafe)).
     nonisolated(unsafe) static var color: ColorChoice = .auto
 
     /// Whether to colour text written to `fd`: always/never as asked; on auto, only on a terminal,

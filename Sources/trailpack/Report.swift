@@ -12,6 +12,9 @@ import TrailPackCore
 /// not when it could not run at all (`{"kind": "usage" | "io" | "invalid", "message": ...}`).
 /// `manifests/report.schema.json` is its JSON Schema. Human text goes to standard error.
 enum Report {
+    // These are set by the main thread before and after the one command runs; nothing else runs
+    // at the same time, hence nonisolated(unsafe).
+
     /// Whether `--json` was given (read before parsing, so that even a usage error answers in JSON).
     nonisolated(unsafe) static var jsonRequested = false
     /// The command being run, as typed.

@@ -86,3 +86,43 @@ struct JSONSourceTests {
         }
     }
 }
+
+@Suite("source mode against hostile and mutated input")
+struct JSONSourceMutationTests {
+    @Test("mutated tour files never crash source mode, and a document the strict parser accepts reads the same")
+    func mutations() throws {
+        let original = try Support.read(Support.fixture("santiam-wagon-road") + "/waypoints/04-house-rock/waypoint.json")
+        let interesting: [[UInt8]] = [[0x2C], [0x22], [0x5C], [0x7D], [0x5D], [0x7B], [0x5B], [0x3A], [0xE2, 0x80, 0x9C], [0xE2, 0x80, 0x9D],
+                                      [0x30], [0x61], [0x0A], [0x27], [0xEF, 0xBB, 0xBF], [], [0xE2]]
+        var seed: UInt64 = 0x5EED
+        func next() -> Int { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Int(seed >> 33) }
+        var lenientOnly = 0
+        for _ in 0..<3000 {
+            var bytes = original
+            for _ in 0..<(1 + next() % 3) {
+                let at = next() % bytes.count
+                let piece = interesting[next() % interesting.count]
+                if next() % 2 == 0 { bytes.replaceSubrange(at..<min(bytes.count, at + 1), with: piece) } else { bytes.insert(contentsOf: piece, at: at) }
+                if bytes.isEmpty { bytes = [0x7B] }
+            }
+            let source = JSONParser.parseSource(bytes)
+            #expect(source.issues.count <= JSONParser.maxIssues)
+            if let strict = try? JSONParser.parse(bytes) {
+                #expect(source.value == strict.value, "source mode read a valid document differently")
+                #expect(source.issues.isEmpty)
+            } else if source.issues.allSatisfy(\.forgiven), source.value != nil {
+                lenientOnly += 1
+            } else {
+                #expect(!source.issues.filter { !$0.forgiven }.isEmpty, "a document the strict parser refuses has no error in source mode")
+            }
+        }
+        #expect(lenientOnly > 0, "some mutations are only trailing commas or BOMs, accepted with a warning")
+    }
+
+    @Test("a file of nothing but mistakes stops at the limit, quickly")
+    func manyMistakes() {
+        let bytes = Array(("{" + (0..<50_000).map { "\"a\($0)\": 1,2\n" }.joined() + "}").utf8)
+        let doc = JSONParser.parseSource(bytes)
+        #expect(doc.issues.count == JSONParser.maxIssues)
+    }
+}

@@ -368,7 +368,12 @@ public struct JSONParser {
 
     // MARK: source mode: mistakes people make
 
+    /// The most mistakes one run reports: enough for any file a person wrote, and a bound on the
+    /// work a hostile file can cause (each one costs a scan for its line number).
+    public static let maxIssues = 100
+
     private mutating func issue(_ kind: JSONSyntaxError.Kind, at offset: Int, forgiven: Bool = false, _ message: String) {
+        guard issues.count < Self.maxIssues else { return }
         let (line, column) = position(of: offset)
         issues.append(JSONSourceIssue(forgiven: forgiven, kind: kind, line: line, column: column, message: message))
     }
@@ -381,12 +386,14 @@ public struct JSONParser {
     }
 
     private mutating func forgive(trailingCommaAt comma: Int) {
+        guard issues.count < Self.maxIssues else { return }
         let (line, _) = position(of: comma)
         issue(.syntax, at: comma, forgiven: true,
               "there is a comma after the last item on line \(line); remove it (JSON allows no comma before a closing } or ])")
     }
 
     private mutating func missingComma(after valueEnd: Int) {
+        guard issues.count < Self.maxIssues else { return }
         let (line, _) = position(of: valueEnd)
         issue(.syntax, at: valueEnd, "a comma is missing at the end of line \(line): put a comma between two items")
     }
@@ -397,6 +404,7 @@ public struct JSONParser {
     }
 
     private mutating func curlyQuotes(at i: Int) {
+        guard issues.count < Self.maxIssues else { return }
         let (line, _) = position(of: i)
         if issues.contains(where: { $0.line == line && $0.message.hasPrefix("this line uses curly quotes") }) { return }
         issue(.syntax, at: i, "this line uses curly quotes “ ” from a word processor; use straight quotes \" (or edit the file in a plain text editor)")
