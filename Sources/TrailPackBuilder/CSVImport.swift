@@ -321,7 +321,7 @@ private struct RowReader {
         self.mediaFolderGiven = mediaFolderGiven
     }
 
-    func where_(_ row: Int, _ column: Int) -> String {
+    func place(_ row: Int, _ column: Int) -> String {
         let header = column < table.header.count ? table.header[column] : ""
         return "row \(row), column \(CSVImport.columnLetter(column))\(header.isEmpty ? "" : " (\(header))")"
     }
@@ -400,26 +400,26 @@ private struct RowReader {
             let errorsBefore = findings.count
 
             let name = (cell(.name) ?? "").split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-            if name.isEmpty { fail(.csvValue, where_(row, columns[.name]!), "the stop has no name; every stop needs one") }
+            if name.isEmpty { fail(.csvValue, place(row, columns[.name]!), "the stop has no name; every stop needs one") }
 
             var coordinate = Coordinate(latitude: .nan, longitude: .nan)
             if let both = columns[.coordinates] {
-                if let c = pair(cell(.coordinates) ?? "", at: where_(row, both)) { coordinate = c }
+                if let c = pair(cell(.coordinates) ?? "", at: place(row, both)) { coordinate = c }
             } else {
-                if case .some(let lat) = number(cell(.latitude) ?? "", axis: .latitude, at: where_(row, columns[.latitude]!)) { coordinate.latitude = lat }
-                if case .some(let lon) = number(cell(.longitude) ?? "", axis: .longitude, at: where_(row, columns[.longitude]!)) { coordinate.longitude = lon }
+                if case .some(let lat) = number(cell(.latitude) ?? "", axis: .latitude, at: place(row, columns[.latitude]!)) { coordinate.latitude = lat }
+                if case .some(let lon) = number(cell(.longitude) ?? "", axis: .longitude, at: place(row, columns[.longitude]!)) { coordinate.longitude = lon }
             }
 
             var order: Int?
             if let text = cell(.order), let c = columns[.order] {
                 if let n = Int(text), (1...1_000_000).contains(n) {
                     if let other = orders[n] {
-                        fail(.csvValue, where_(row, c), "rows \(other) and \(row) both have the order \(n); give each stop its own number")
+                        fail(.csvValue, place(row, c), "rows \(other) and \(row) both have the order \(n); give each stop its own number")
                     }
                     orders[n] = row
                     order = n
                 } else {
-                    fail(.csvValue, where_(row, c), text.isEmpty
+                    fail(.csvValue, place(row, c), text.isEmpty
                         ? "the order is empty; number every stop, or clear the whole order column to keep the rows' order"
                         : "the order '\(text)' is not a whole number from 1 to 1000000")
                 }
@@ -429,7 +429,7 @@ private struct RowReader {
             if slug.isEmpty { slug = "stop" }
             if !name.isEmpty {
                 if let other = slugs[slug] {
-                    fail(.csvValue, where_(row, columns[.name]!),
+                    fail(.csvValue, place(row, columns[.name]!),
                          "rows \(other) and \(row) give stops the same name or folder name ('\(slug)'); give each stop its own name")
                 }
                 slugs[slug] = row
@@ -439,9 +439,9 @@ private struct RowReader {
             for role in [CSVImport.Role.photo, .audio, .video] {
                 guard let c = columns[role], let text = cell(role), !text.isEmpty else { continue }
                 for reference in text.split(whereSeparator: { ";,|\n".contains($0) }).map({ $0.trimmingCharacters(in: .whitespaces) }) where !reference.isEmpty {
-                    if let file = mediaFile(reference, role: role, at: where_(row, c)) {
+                    if let file = mediaFile(reference, role: role, at: place(row, c)) {
                         if let clash = media.first(where: { $0.fileName.lowercased() == file.fileName.lowercased() }) {
-                            fail(.csvMedia, where_(row, c), "'\(clash.fileName)' and '\(reference)' would have the same name in the stop's folder; rename one of the files")
+                            fail(.csvMedia, place(row, c), "'\(clash.fileName)' and '\(reference)' would have the same name in the stop's folder; rename one of the files")
                         } else {
                             media.append(file)
                         }

@@ -43,7 +43,7 @@ struct HelpTests {
         // An option's text says its default once.
         var block = ""
         for line in lines + [""] {
-            if indent(line) >= 20 || (indent(line) == 2 && line.dropFirst(2).hasPrefix("-") && !block.isEmpty && false) {
+            if indent(line) >= 20 {  // the text column of an option: a continuation of its block
                 block += " " + line
             } else {
                 if block.components(separatedBy: "default").count > 2 { out.append("default said twice: \(block)") }
