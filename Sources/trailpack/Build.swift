@@ -81,8 +81,9 @@ struct Build: ParsableCommand {
             ]).members)
         } else if !quiet {
             let m = plan.manifest
+            CLI.out(Output.paint("built", .ok, fd: 1) + " ")
             CLI.out("""
-                built \(result.packagePath)
+                \(result.packagePath)
                   tour       \(m.name) (\(m.id) version \(m.version))
                   waypoints  \(result.waypointCount)
                   assets     \(result.assetCount), \(Format.bytes(result.assetBytes))

@@ -67,9 +67,23 @@ struct Init: ParsableCommand {
             try fromCSV(csv, folder: folder)
             return
         }
+        if let gpx, Self.looksLikeXML(gpx) == false {
+            throw CLIError.usage("'\(gpx)' is not a GPX file (it does not start with '<'); for a spreadsheet use --from-csv \(gpx)")
+        }
         let stops = try gpx.map { try TourInit.readGPX(path: $0) } ?? []
         let files = try TourInit.scaffold(folder: folder, waypoints: stops)
         report(folder: folder, files: files)
+    }
+
+    /// Whether the file's first non-blank character (after a byte-order mark) is '<'; nil when it
+    /// cannot be read (the reader that follows reports that).
+    static func looksLikeXML(_ path: String) -> Bool? {
+        guard let handle = FileHandle(forReadingAtPath: path), let head = try? handle.read(upToCount: 512) else { return nil }
+        try? handle.close()
+        var bytes = Array(head)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        guard let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
+        return first == UInt8(ascii: "<")
     }
 
     private func writeTemplate(_ path: String) throws {
@@ -90,6 +104,9 @@ struct Init: ParsableCommand {
 
     private func fromCSV(_ csv: String, folder: String) throws {
         guard FileManager.default.fileExists(atPath: csv) else { throw CLIError.io("'\(csv)' does not exist") }
+        if Self.looksLikeXML(csv) == true {
+            throw CLIError.usage("'\(csv)' is an XML file, not a spreadsheet; for a GPX file use --from-gpx \(csv)")
+        }
         let (stops, findings) = try CSVImport.read(csvPath: csv, mediaFolder: media)
         guard let stops else {
             CLI.printFindings(findings, to: .standardError)

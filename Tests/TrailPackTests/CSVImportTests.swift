@@ -228,6 +228,19 @@ struct CSVImportTests {
         #expect(stops.map(\.coordinate) == Array(repeating: Coordinate(latitude: 44.42, longitude: -122.15), count: 3))
     }
 
+    @Test("a spreadsheet given as GPX, or a GPX file given as a spreadsheet, is named for what it is")
+    func wrongKindOfFile() throws {
+        try Support.withTemporaryDirectory { dir in
+            try "name,lat,lon\nA,44.1,-122.1\n".write(toFile: dir + "/stops.csv", atomically: true, encoding: .utf8)
+            let asGPX = try Support.trailpack("init", dir + "/a", "--from-gpx", dir + "/stops.csv")
+            #expect(asGPX.status == 2 && asGPX.stderr.contains("is not a GPX file") && asGPX.stderr.contains("--from-csv"), "\(asGPX.stderr)")
+            #expect(!asGPX.stderr.contains("NSXMLParserErrorDomain"))
+            let asCSV = try Support.trailpack("init", dir + "/b", "--from-csv", Support.fixture("gpx/santiam-stops.gpx"))
+            #expect(asCSV.status == 2 && asCSV.stderr.contains("use --from-gpx"), "\(asCSV.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/a") && !FileManager.default.fileExists(atPath: dir + "/b"))
+        }
+    }
+
     @Test("the CSV template reads back, and an init from it validates with only placeholder warnings")
     func template() throws {
         try Support.withTemporaryDirectory { dir in
