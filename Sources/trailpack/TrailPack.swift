@@ -14,7 +14,7 @@ struct TrailPack: AsyncParsableCommand {
         discussion: """
             A ranger builds a package from a tour folder; servers and phones verify what they receive.
 
-              trailpack init ./my-tour            start a tour folder (--from-csv, --from-gpx)
+              trailpack init ./my-tour            start a tour folder (or --from-csv s.csv)
               trailpack validate ./my-tour        list every problem in it
               trailpack build ./my-tour           write <id>-<version>.zip and .sha256
               trailpack verify tour.zip           check a received package

@@ -18,9 +18,10 @@ struct Verify: ParsableCommand {
               trailpack verify santiam.zip --sha256 4f3c...e9
               trailpack verify santiam.zip --sha256-file santiam.zip.sha256 --json
               trailpack verify santiam.zip --trusted-key ranger.pub
-              # two distinct reviewers signed, and not older than what the phone has
-              trailpack verify santiam.zip --trusted-key reviewers/ --threshold 2 \
-                --last-version 1.0.0
+              # two distinct reviewers signed it
+              trailpack verify santiam.zip --trusted-key reviewers/ --threshold 2
+              # not older than the version the phone already has
+              trailpack verify santiam.zip --last-version 1.0.0
 
             Exit codes: 0 valid, 1 invalid (findings listed), 2 usage error, 3 the file cannot be read.
             """)

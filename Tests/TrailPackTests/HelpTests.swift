@@ -31,6 +31,9 @@ struct HelpTests {
             let next = lines[i + 1]
             guard !line.trimmingCharacters(in: .whitespaces).isEmpty, !next.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
             let a = indent(line), b = indent(next)
+            if a > 0 && a < 20 && b == 0 && !next.hasSuffix(":") {
+                out.append("an indented line (an example?) runs on at column 0: '\(line)' / '\(next)'")
+            }
             let prose = a == 0 && b == 0 && !line.hasSuffix(":")
             let optionText = b >= 20 && (a == b || textColumn(line) == b)
             guard prose || optionText else { continue }
@@ -75,6 +78,8 @@ struct HelpTests {
         #expect(Self.problems("Every problem is reported, each with a code from docs/FORMAT.md. The whole\nfile.", width: 80).isEmpty)
         #expect(Self.problems(stranded, width: 80).count == 1)
         #expect(Self.problems(String(repeating: "w", count: 81), width: 80).count == 1)
+        let wrappedExample = "Examples:\n  trailpack verify santiam.zip --trusted-key reviewers/ --threshold 2\n--last-version 1.0.0\n"
+        #expect(Self.problems(wrappedExample, width: 80).contains { $0.hasPrefix("an indented line") })
         let doubled = "  --threads <n>           2 (default) hashes on a second thread. (default:\n                          2)\n"
         #expect(Self.problems(doubled, width: 80).contains { $0.hasPrefix("default said twice") })
     }
