@@ -23,7 +23,8 @@ struct Build: ParsableCommand {
               trailpack build ./santiam-wagon-road
               trailpack build ./santiam-wagon-road -o dist/santiam.zip --json
 
-            Exit codes: 0 built, 1 the tour has problems (nothing written), 2 usage error, 3 I/O error.
+            Exit codes: 0 built, 1 the tour has problems (nothing written), 2 usage error (or the same \
+            version with other bytes, without --force), 3 I/O error.
             """)
 
     @Argument(help: "The tour folder (the one holding tour.json).")

@@ -86,7 +86,8 @@ struct Sign: ParsableCommand {
               minisign -Vm santiam.zip -p trailpack.pub
               trailpack sign santiam.zip -s alice.key -o santiam.zip.alice.minisig
 
-            Exit codes: 0 signed, 1 the package is not valid, 2 usage error (wrong password), 3 I/O error.
+            Exit codes: 0 signed, 1 the package is not valid or holds template text, 2 usage error (wrong \
+            password), 3 I/O error.
             """)
 
     @Argument(help: "The package to sign.")
