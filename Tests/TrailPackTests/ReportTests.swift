@@ -81,6 +81,21 @@ struct ReportTests {
         }
     }
 
+    @Test("without --json, findings for people go to standard error for validate, build and verify alike")
+    func humanTextOnStandardError() throws {
+        try Support.withTemporaryDirectory { dir in
+            try Support.copyTree(Support.fixture("family-hikes"), dir + "/broken")
+            try FileManager.default.removeItem(atPath: dir + "/broken/waypoints/01-sahalie-and-koosah-falls/trail.png")
+            try Support.write(Array("PK\u{3}\u{4} not really a zip".utf8), to: dir + "/bad.zip")
+            for arguments in [["validate", dir + "/broken"], ["build", dir + "/broken", "-o", dir + "/x.zip"], ["verify", dir + "/bad.zip"]] {
+                let out = try Support.run(Support.binary, arguments)
+                #expect(out.status == 1, "\(arguments)")
+                #expect(out.stderr.contains("error["), "\(arguments): \(out.stderr)")
+                #expect(!out.stdout.contains("error["), "\(arguments) printed findings on standard output: \(out.stdout)")
+            }
+        }
+    }
+
     @Test("the schema rejects what is not the shape (a check that can fail)")
     func schemaCanFail() throws {
         try Support.withTemporaryDirectory { dir in
