@@ -126,9 +126,11 @@ struct Init: ParsableCommand {
         }
         CLI.out("created \(folder) with \(files.count) files:\n")
         for f in files { CLI.out("  \(f)\n") }
+        let media = csv != nil
+            ? "the stops' files are copied into their folders and listed under \"assets\""
+            : "drop photos, audio and video into the waypoint folders and list them under \"assets\""
         CLI.out("""
-            next: edit tour.json (id, name, park, site, description) and each waypoint.json, drop photos, \
-            audio and video into the waypoint folders and list them under "assets", then run:
+            next: edit tour.json (id, name, park, site, description) and each waypoint.json; \(media). Then run:
               trailpack validate \(folder)
               trailpack build \(folder)
 
