@@ -48,8 +48,9 @@ def text(size, rng):
 def generate(name):
     stops, kinds = SETS[name]
     folder = os.path.join(ROOT, name)
+    MAGIC = {"mp4": b"\x00\x00\x00\x18ftypmp42", "jpg": b"\xff\xd8\xff\xe0", "mp3": b"ID3\x04\x00"}
     stamp = os.path.join(folder, ".generated")
-    spec = json.dumps(SETS[name])
+    spec = json.dumps(SETS[name]) + " magic"
     if os.path.exists(stamp) and open(stamp).read() == spec:
         return folder
     rng = random.Random(name)
@@ -70,7 +71,10 @@ def generate(name):
                 if ext in ("txt", "md", "json"):
                     f.write(text(size, rng))
                 else:
-                    incompressible(f, size, rng)
+                    # The builder checks media files' first bytes against their extension.
+                    head = MAGIC.get(ext, b"")
+                    f.write(head)
+                    incompressible(f, size - len(head), rng)
         waypoint = {"name": f"Stop {i + 1}", "coordinate": {"latitude": lat0 + i * 0.001, "longitude": lon0 + i * 0.001},
                     "description": f"Benchmark stop {i + 1}.", "assets": [f for f, _, _ in files[i]]}
         json.dump(waypoint, open(os.path.join(d, "waypoint.json"), "w"), indent=1)

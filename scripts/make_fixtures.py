@@ -118,7 +118,8 @@ def santiam():
 
     def media(i, stop, d):
         with open(os.path.join(d, "about.md"), "w", encoding="utf-8", newline="\n") as f:
-            f.write(f"# {stop['name']}\n\n{stop['description']}\n\nLook for the brown Santiam Wagon Road marker near the parking area.\n")
+            # The description lives in waypoint.json only; about.md is further reading, never a copy of it.
+            f.write(f"# {stop['name']}\n\nLook for the brown Santiam Wagon Road marker near the parking area.\n")
         png(os.path.join(d, "view.png"), 96, 64, i)
         assets = ["about.md", {"file": "view.png", "title": f"The view at {stop['name']}"}]
         if stop["name"] == "House Rock":
@@ -173,7 +174,7 @@ PEAKS = [
 
 def fourteeners():
     fields = {
-        "id": "org.example.colorado.fourteeners",
+        "id": "org.coloradopeaks.fourteeners",
         "version": "2024.1",
         "name": "Colorado Fourteeners Checklist",
         "park": "Colorado Rocky Mountains",
@@ -231,7 +232,9 @@ def family_hikes():
         with open(os.path.join(d, "notes.txt"), "w", encoding="utf-8", newline="\n") as f:
             p = stop["properties"]
             f.write(f"{stop['name']}\n{p['lengthMiles']} miles, {p['elevationGainFeet']} ft gain, {p['difficulty']}, ages {p['childAgeGroup']}"
-                    f"{', stroller friendly' if p['strollerFriendly'] else ''}.\n\n{stop['description']}\n")
+                    f"{', stroller friendly' if p['strollerFriendly'] else ''}.\n\n"
+                    "Bring water and a paper map; the trail is signed from the parking area. "
+                    "Check the forest's website for closures before you go.\n")
         png(os.path.join(d, "trail.png"), 64, 48, 100 + i)
         return ["notes.txt", "trail.png"]
 

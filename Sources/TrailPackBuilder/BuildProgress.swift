@@ -49,11 +49,33 @@ public final class BuildProgress: @unchecked Sendable {
 
     private func draw(now: UInt64) {
         let seconds = max(0.001, Double(now - started.uptimeNanoseconds) / 1e9)
-        let rate = Double(doneBytes) / seconds
-        let left = rate > 0 ? Double(totalBytes - doneBytes) / rate : 0
-        let line = String(format: "\r%@ %d/%d files  %@ / %@  %@/s  %@ left   ",
-            phase, doneFiles, totalFiles, Format.bytes(doneBytes), Format.bytes(totalBytes), Format.bytes(Int64(rate)), Format.duration(left))
-        emit(line)
+        let line = Self.status(phase: phase, files: (doneFiles, totalFiles), bytes: (doneBytes, totalBytes), seconds: seconds)
+        emit("\r" + Self.fit(line, width: terminalWidth()) + "\u{1B}[K")
+    }
+
+    /// `hashing 3/17 files  1.2 MiB / 4.0 MiB  9.5 MiB/s  0:03 left`. The time left is shown only
+    /// once the rate means something: after a second and 5% of the bytes (a first guess from the
+    /// first few milliseconds said "3:30:43 left" for a 1.4 s build).
+    static func status(phase: String, files: (done: Int, total: Int), bytes: (done: Int64, total: Int64), seconds: Double) -> String {
+        let rate = Double(bytes.done) / max(0.001, seconds)
+        let enough = seconds >= 1 && bytes.total > 0 && Double(bytes.done) >= 0.05 * Double(bytes.total) && rate > 0
+        let left = enough ? Format.duration(Double(bytes.total - bytes.done) / rate) + " left" : "estimating time left"
+        return "\(phase) \(files.done)/\(files.total) files  \(Format.bytes(bytes.done)) / \(Format.bytes(bytes.total))  "
+            + (seconds >= 1 ? "\(Format.bytes(Int64(rate)))/s  " : "") + left
+    }
+
+    /// Cut to `width - 1` columns so that a redraw never wraps (and so never scrolls).
+    static func fit(_ line: String, width: Int) -> String {
+        let room = max(10, width - 1)
+        return line.count <= room ? line : String(line.prefix(room - 1)) + "…"
+    }
+
+    /// The terminal's width (TIOCGWINSZ on the progress output), else COLUMNS, else 80.
+    private func terminalWidth() -> Int {
+        var size = winsize()
+        if ioctl(output, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if let c = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), c > 0 { return c }
+        return 80
     }
 
     private func emit(_ s: String) {

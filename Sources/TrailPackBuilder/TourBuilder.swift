@@ -25,7 +25,7 @@ public enum TourBuilder {
 
     /// Reads and checks the tour folder, hashes every asset (on all cores), and validates the
     /// manifest it would write. Findings name the tour's own files.
-    public static func plan(_ root: String, progress: BuildProgress? = nil) throws -> (Plan?, [Finding]) {
+    public static func plan(_ root: String, progress: BuildProgress? = nil, budget: PhoneBudget = .default) throws -> (Plan?, [Finding]) {
         let (source, sourceFindings) = try TourSource.load(root)
         guard let source else { return (nil, sourceFindings) }
 
@@ -47,7 +47,7 @@ public enum TourBuilder {
             Waypoint(name: w.name, slug: w.slug, order: w.order, coordinate: w.coordinate, description: w.description,
                      assets: w.assets.map(asset), properties: w.properties)
         }
-        let bounds = source.tour.bounds ?? Bounds.enclosing(source.waypoints.map(\.coordinate).filter { !$0.latitude.isNaN })
+        let bounds = source.tour.bounds ?? Bounds.enclosing(source.waypoints.map(\.coordinate).filter { !$0.latitude.isNaN })?.roundedOutward
             ?? Bounds(southwest: Coordinate(latitude: 0, longitude: 0), northeast: Coordinate(latitude: 0, longitude: 0))
         let manifest = Manifest(
             id: source.tour.id, version: source.tour.version, name: source.tour.name, park: source.tour.park,
@@ -55,11 +55,24 @@ public enum TourBuilder {
             waypoints: waypoints, mapAssets: source.mapFiles.map(asset).sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) })
         // Fields the folder's own files failed to give are reported there already.
         let manifestFindings = ManifestValidator.validate(manifest).map { translate($0, source: source) }
+            .map { explainOutsideBounds($0, source: source, bounds: bounds) }
             .filter { f in !sourceFindings.contains { $0.file == f.file && $0.path != nil && $0.path == f.path } }
-        let findings = sourceFindings + manifestFindings
+        let findings = sourceFindings + manifestFindings + TourInit.placeholderFindings(source) + budget.findings(files)
         let ordered = files.sorted { Array($0.archivePath.utf8).lexicographicallyPrecedes(Array($1.archivePath.utf8)) }
         let plan = Plan(source: source, manifest: manifest, files: ordered, findings: findings)
         return (findings.hasErrors ? nil : plan, findings)
+    }
+
+    /// A stop outside the bounds, said for the ranger: where the stop is, where the frame is,
+    /// and the two ways out.
+    static func explainOutsideBounds(_ finding: Finding, source: TourSource, bounds: Bounds) -> Finding {
+        guard finding.code == .waypointOutsideBounds, let file = finding.file,
+              let w = source.waypoints.first(where: { $0.folder + "/" + TourSource.waypointFileName == file }) else { return finding }
+        var f = finding
+        f.message = "'\(w.name)' at latitude \(w.coordinate.latitude), longitude \(w.coordinate.longitude) lies outside the map bounds "
+            + "set in tour.json (\(bounds.frameDescription)); either fix the coordinate in this waypoint.json, or widen the bounds "
+            + "in tour.json, or delete \"bounds\" from tour.json and the build draws them around every stop"
+        return f
     }
 
     /// Points a manifest finding (`waypoints[2].coordinate.latitude`) at the tour file it came from.
@@ -140,12 +153,16 @@ public enum TourBuilder {
     /// Writes the package and its `.sha256` file. Both are written under temporary names in the
     /// output's folder, flushed to disk and renamed at the end, so the output path holds either
     /// the previous package or the complete new one, never a partial file.
-    public static func write(_ plan: Plan, to output: String, timestamp: Int64, progress: BuildProgress? = nil) throws -> Result {
+    ///
+    /// `beforeReplacing` is called with the new package's SHA-256 when `output` already exists,
+    /// before anything is renamed; throwing from it leaves the old package in place.
+    public static func write(_ plan: Plan, to output: String, timestamp: Int64, progress: BuildProgress? = nil,
+                             beforeReplacing: (SHA256Digest) throws -> Void = { _ in }) throws -> Result {
         let outputURL = URL(fileURLWithPath: output)
         let directory = outputURL.deletingLastPathComponent().path
         let baseName = outputURL.lastPathComponent
         guard FileSystem.statInfo(directory).kind == .directory else {
-            throw BuildError.usage("cannot write '\(output)': the folder '\(directory)' does not exist")
+            throw BuildError.io("cannot write '\(output)': the folder '\(directory)' does not exist; create it first")
         }
         if FileSystem.statInfo(output).kind == .directory {
             throw BuildError.usage("cannot write '\(output)': it is a folder; give a file name ending in .zip")
@@ -178,6 +195,7 @@ public enum TourBuilder {
         try temp.sync()
         try tempSum.sync()
         let flushSeconds = Double(DispatchTime.now().uptimeNanoseconds - flushStart.uptimeNanoseconds) / 1e9
+        if FileSystem.lstatInfo(output).kind != .missing { try beforeReplacing(summary.sha256) }
         try temp.rename(to: output)
         try tempSum.rename(to: output + ".sha256")
         syncDirectory(directory)

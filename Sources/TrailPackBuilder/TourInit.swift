@@ -15,8 +15,7 @@ public enum TourInit {
         }
         let stops = given.isEmpty
             ? [Stop(name: "Trailhead", coordinate: Coordinate(latitude: 44.4200, longitude: -122.1500),
-                    description: "Welcome! Replace this text with what visitors should know at this stop.",
-                    properties: [], fullText: nil, folder: "01-trailhead")]
+                    description: Placeholder.exampleStopDescription, properties: [], fullText: nil, folder: "01-trailhead")]
             : given
         let folderName = URL(fileURLWithPath: folder).lastPathComponent
         let slug = ManifestValidator.isSlug(folderName, maxLength: 64) ? folderName : "my-tour"
@@ -26,34 +25,30 @@ public enum TourInit {
         var written: [String] = []
         do {
             try fm.createDirectory(atPath: target + "/waypoints", withIntermediateDirectories: true)
-            let bounds = Bounds.enclosing(stops.map(\.coordinate), margin: 0.02)!
-            let tour: JSONValue = .object([
-                "id": .string("org.example.\(slug)"),
-                "version": .string("1"),
-                "name": .string(given.isEmpty ? "My Tour" : folderName),
-                "park": .string("Example National Forest"),
-                "site": .object(["id": .string("example-ranger-district"), "name": .string("Example Ranger District")]),
-                "mapName": .string(slug),
-                "bounds": .object(["southwest": bounds.southwest.jsonValue, "northeast": bounds.northeast.jsonValue]),
-                "description": .string("Describe the tour for visitors: what they will see, how long it takes."),
-            ])
+            // No bounds: the builder encloses the stops with a margin (see templateTour).
+            let tour = templateTour(slug: slug, name: given.isEmpty ? nil : folderName)
             try Data(JSONWriter.bytes(tour)).write(to: URL(fileURLWithPath: target + "/tour.json"))
             written.append("tour.json")
             for stop in stops {
                 let dir = "waypoints/\(stop.folder)"
                 try fm.createDirectory(atPath: target + "/" + dir, withIntermediateDirectories: true)
-                let body = stop.fullText ?? stop.description
-                let text = "# \(stop.name)\n\n\(body.isEmpty ? "Write what visitors should know at this stop." : body)\n"
-                try Data(text.utf8).write(to: URL(fileURLWithPath: target + "/" + dir + "/about.md"))
+                // The description lives in waypoint.json only; about.md is written only to keep a
+                // text too long for the description field (then listed as the stop's asset).
                 var members = [
                     JSONMember("name", .string(stop.name)),
                     JSONMember("coordinate", stop.coordinate.jsonValue),
-                    JSONMember("description", .string(stop.description.isEmpty ? "Write a sentence about this stop." : stop.description)),
+                    JSONMember("description", .string(stop.description.isEmpty ? Placeholder.stopDescription : stop.description)),
                 ]
                 if !stop.properties.isEmpty { members.append(JSONMember("properties", .object(stop.properties))) }
-                members.append(JSONMember("assets", .array([.string("about.md")])))
+                if let full = stop.fullText {
+                    try Data("# \(stop.name)\n\n\(full)\n".utf8).write(to: URL(fileURLWithPath: target + "/" + dir + "/about.md"))
+                    members.append(JSONMember("assets", .array([.string("about.md")])))
+                    written.append(dir + "/about.md")
+                } else {
+                    members.append(JSONMember("assets", .array([])))
+                }
                 try Data(JSONWriter.bytes(.object(members))).write(to: URL(fileURLWithPath: target + "/" + dir + "/waypoint.json"))
-                written += [dir + "/waypoint.json", dir + "/about.md"]
+                written.append(dir + "/waypoint.json")
             }
             if !exists {
                 guard rename(target, folder) == 0 else {

@@ -74,6 +74,9 @@ extension TourSource {
     /// Reads the tour folder at `root`. Returns the source (nil when it cannot be read far enough
     /// to be useful) and every finding, errors and warnings together.
     public static func load(_ root: String) throws -> (TourSource?, [Finding]) {
+        if FileSystem.statInfo(root).kind == .missing {
+            throw BuildError.io("'\(root)' does not exist; give the tour folder (the one that holds tour.json)")
+        }
         guard FileSystem.statInfo(root).kind == .directory else {
             throw BuildError.usage("'\(root)' is not a folder; give the tour folder (the one that holds tour.json)")
         }
@@ -152,14 +155,11 @@ struct Loader {
             findings.append(Finding(.sourceAssetUnreadable, file: rel, "\(error)"))
             return nil
         }
-        do {
-            let document = try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: TourSource.maxJSONBytes))
-            findings += document.duplicateKeys.map { $0.finding.inFile(rel) }
-            return document.value
-        } catch {
-            findings.append(Finding(error.findingCode, file: rel, "not valid JSON at \(error)"))
-            return nil
-        }
+        // The ranger's own files: read in source mode, every mistake in plain words, in one run.
+        let document = JSONParser.parseSource(bytes, limits: JSONLimits(maxBytes: TourSource.maxJSONBytes))
+        findings += document.duplicateKeys.map { $0.finding.inFile(rel) }
+        findings += document.issues.map { $0.finding(file: rel) }
+        return document.value
     }
 
     mutating func readTour(_ value: JSONValue) -> TourSource.TourFields? {
@@ -301,6 +301,14 @@ struct Loader {
         let path = root + "/" + rel
         used.insert(rel)
         let linkInfo = FileSystem.lstatInfo(path)
+        if linkInfo.kind == .missing, FileSystem.lstatInfo(root + "/" + reference).kind != .missing, reference.contains("/") {
+            // Named from the tour folder ("waypoints/02-x/IMG.JPG") rather than from the stop's own.
+            let fromStop = reference.hasPrefix(baseFolder + "/") ? String(reference.dropFirst(baseFolder.count + 1)) : nil
+            findings.append(Finding(.sourceAssetMissing, file: findingFile,
+                "asset '\(reference)' is named from the tour folder, but names in \(findingFile.hasSuffix(TourSource.waypointFileName) ? "waypoint.json" : "this file") are relative to the stop's own folder ('\(baseFolder)/')"
+                + (fromStop.map { "; write '\($0)'" } ?? "; move the file into '\(baseFolder)/' and write its name alone")))
+            return nil
+        }
         if linkInfo.kind == .missing {
             findings.append(Finding(.sourceAssetMissing, file: findingFile, "asset '\(rel)' is listed but missing from the folder\(suggestion(for: reference, in: baseFolder))"))
             return nil
@@ -337,6 +345,10 @@ struct Loader {
         }
         if info.size > TourSource.maxAssetBytes {
             findings.append(Finding(.sourceAssetTooLarge, file: findingFile, "asset '\(rel)' is \(info.size) bytes; the limit is \(TourSource.maxAssetBytes)"))
+            return nil
+        }
+        if let problem = ContentCheck.mismatch(path: real, fileName: reference) {
+            findings.append(Finding(.sourceAssetContent, file: findingFile, "asset '\(rel)': \(problem)"))
             return nil
         }
         return TourSource.SourceFile(sourcePath: real, relativePath: rel, archivePath: archiveFolder + normalized, type: type, size: info.size, title: title)

@@ -6,7 +6,7 @@ import TrailPackServer
 
 struct Admin: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage the server's accounts, tokens, sites and stored packages (on its data folder).",
+        abstract: "Manage the server's users, tokens, sites and packages.",
         discussion: """
             Roles: a publisher uploads a package version (to the sites granted to them), opens its publish \
             request and releases it once approved; a reviewer approves or denies requests; an admin can do all of that and withdraw a \
@@ -14,10 +14,11 @@ struct Admin: ParsableCommand {
 
             Examples:
               trailpack admin --data ./data user add maria --role publisher
-              trailpack admin --data ./data user add ken --role reviewer --public-key ken.pub
+              trailpack admin --data ./data user add ken --role reviewer \\
+                --public-key ken.pub
               trailpack admin --data ./data token issue maria
-              trailpack admin --data ./data grant maria willamette-sweet-home
-              trailpack admin --data ./data site add willamette-sweet-home "Sweet Home Ranger District"
+              trailpack admin --data ./data grant maria sweet-home
+              trailpack admin --data ./data site add sweet-home "Sweet Home District"
               trailpack admin --data ./data token revoke 3f9c0a1b2c4d
               trailpack admin --data ./data gc --dry-run
               trailpack admin --data ./data scrub

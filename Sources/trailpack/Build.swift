@@ -2,21 +2,29 @@ import ArgumentParser
 import Foundation
 import TrailPackBuilder
 import TrailPackCore
+import TrailPackCrypto
+import TrailPackVerifier
 
 struct Build: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Package a tour folder into a deterministic ZIP and its .sha256 file.",
+        abstract: "Package a tour folder as a ZIP and its .sha256.",
+        usage: "trailpack build <folder> [-o <file.zip>] [--json] [--quiet] [--force]",
         discussion: """
-            Every problem in the folder is reported before anything is written. The package is written
-            under a temporary name and renamed at the end, so the output path holds the previous
-            package or the complete new one, never a partial file. The same folder always gives the
+            Every problem in the folder is reported before anything is written. The package is written \
+            under a temporary name and renamed at the end, so the output path holds the previous \
+            package or the complete new one, never a partial file. The same folder always gives the \
             same bytes; SOURCE_DATE_EPOCH sets the time stamped on the entries (default 1980-01-01).
+
+            A package of the same id and version with other bytes is not replaced (servers and phones \
+            refuse it): raise "version" in tour.json, or pass --force. Files larger than the phones' \
+            budget are warnings.
 
             Examples:
               trailpack build ./santiam-wagon-road
               trailpack build ./santiam-wagon-road -o dist/santiam.zip --json
 
-            Exit codes: 0 built, 1 the tour has problems (nothing written), 2 usage error, 3 I/O error.
+            Exit codes: 0 built, 1 the tour has problems (nothing written), 2 usage error (or the same \
+            version with other bytes, without --force), 3 I/O error.
             """)
 
     @Argument(help: "The tour folder (the one holding tour.json).")
@@ -31,14 +39,20 @@ struct Build: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
 
+    @Flag(help: "Replace a package of the same id and version even when its bytes differ.")
+    var force = false
+
+    @OptionGroup(title: "Phones' budget")
+    var budget: BudgetOptions
+
     func run() throws {
         let started = Date()
         let timestamp = try TourBuilder.timestamp()
         let progress = !quiet && !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
-        let (plan, findings) = try TourBuilder.plan(folder, progress: progress)
+        let (plan, findings) = try TourBuilder.plan(folder, progress: progress, budget: budget.budget)
         guard let plan else {
             if json {
-                CLI.printJSON(.object(["built": .bool(false), "findings": .array(findings.map(\.jsonValue))]))
+                Report.print(ok: false, findings: findings, [JSONMember("built", .bool(false))])
             } else {
                 CLI.printFindings(findings, to: .standardError)
                 CLI.printError("the tour has \(CLI.counts(findings)); nothing was written")
@@ -47,10 +61,12 @@ struct Build: ParsableCommand {
         }
         if !quiet && !json && !findings.isEmpty { CLI.printFindings(findings, to: .standardError) }
         let path = output ?? TourBuilder.defaultFileName(for: plan.manifest)
-        let result = try TourBuilder.write(plan, to: path, timestamp: timestamp, progress: progress)
+        let result = try TourBuilder.write(plan, to: path, timestamp: timestamp, progress: progress) { newSHA256 in
+            if !force { try Self.refuseSilentReplacement(path: path, manifest: plan.manifest, newSHA256: newSHA256) }
+        }
         let seconds = Date().timeIntervalSince(started)
         if json {
-            CLI.printJSON(.object([
+            Report.print(ok: true, findings: findings, JSONValue.object([
                 "built": .bool(true),
                 "package": .string(result.packagePath),
                 "checksumFile": .string(result.checksumPath),
@@ -63,12 +79,12 @@ struct Build: ParsableCommand {
                 "packageBytes": .number(JSONNumber(result.packageBytes)),
                 "seconds": .number(JSONNumber((seconds * 1000).rounded() / 1000)),
                 "flushSeconds": .number(JSONNumber((result.flushSeconds * 1000).rounded() / 1000)),
-                "findings": .array(findings.map(\.jsonValue)),
-            ]))
+            ]).members)
         } else if !quiet {
             let m = plan.manifest
+            CLI.outRaw(Output.paint("built", .ok, fd: 1) + " ")
             CLI.out("""
-                built \(result.packagePath)
+                \(result.packagePath)
                   tour       \(m.name) (\(m.id) version \(m.version))
                   waypoints  \(result.waypointCount)
                   assets     \(result.assetCount), \(Format.bytes(result.assetBytes))
@@ -79,5 +95,24 @@ struct Build: ParsableCommand {
 
                 """)
         }
+    }
+
+    /// A package already at `path` with the same id and version but other bytes: servers and
+    /// phones that hold that version refuse the new bytes, so say so instead of replacing it.
+    static func refuseSilentReplacement(path: String, manifest: Manifest, newSHA256: SHA256Digest) throws {
+        guard let old = try? PackageReader(path: path), old.manifest.id == manifest.id, old.manifest.version == manifest.version,
+              let oldHash = try? FileHashing.sha256(path: path), oldHash.digest != newSHA256 else { return }
+        throw CLIError.usage("""
+            '\(path)' already holds \(manifest.id) version \(manifest.version) with other contents; servers and phones \
+            that have version \(manifest.version) refuse different bytes under the same version. Raise "version" in \
+            tour.json (to \(Self.nextVersion(manifest.version))), or pass --force to replace the package anyway; nothing was written
+            """)
+    }
+
+    /// `1.0.0` → `1.0.1`; `3` → `4`.
+    static func nextVersion(_ version: String) -> String {
+        var parts = version.split(separator: ".").map(String.init)
+        if let last = parts.last, let n = Int(last) { parts[parts.count - 1] = String(n + 1) }
+        return parts.joined(separator: ".")
     }
 }

@@ -24,10 +24,6 @@ struct CLIError: Error {
 enum CLI {
     // Human text goes through TerminalText: a name taken from a file cannot send escape
     // sequences to the operator's terminal. Machine output (JSON, sha256sum lines) is written raw.
-    static func printError(_ message: String) {
-        FileHandle.standardError.write(Data("trailpack: error: \(TerminalText.escaped(message))\n".utf8))
-    }
-
     static func note(_ message: String) {
         FileHandle.standardError.write(Data((TerminalText.escapedKeepingLines(message) + "\n").utf8))
     }
@@ -50,11 +46,7 @@ enum CLI {
         }
     }
 
-    /// Findings as text, one per line, errors first.
-    static func printFindings(_ findings: [Finding], to stream: FileHandle = .standardOutput) {
-        let sorted = findings.filter { $0.severity == .error } + findings.filter { $0.severity == .warning }
-        for f in sorted { stream.write(Data((f.description + "\n").utf8)) }  // description is escaped
-    }
+    // printFindings and printError live in Output.swift: one place for colour and escaping.
 
     static func counts(_ findings: [Finding]) -> String {
         let errors = findings.filter { $0.severity == .error }.count

@@ -7,17 +7,18 @@ import Glibc
 
 struct Cat: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Stream one asset to standard output, checked against the manifest as it goes.",
+        abstract: "Stream one checked asset to standard output.",
+        usage: "trailpack cat <package> <asset>",
         discussion: """
-            Nothing else is unpacked. The asset's SHA-256, size and CRC-32 are checked while it streams;
-            if they do not match, the command fails at the end (the bytes already written must then be
+            Nothing else is unpacked. The asset's SHA-256, size and CRC-32 are checked while it streams; \
+            if they do not match, the command fails at the end (the bytes already written must then be \
             thrown away).
 
             Examples:
-              trailpack cat santiam.zip waypoints/house-rock/birdsong.wav > birdsong.wav
+              trailpack cat santiam.zip waypoints/house-rock/birdsong.wav > bird.wav
               trailpack cat santiam.zip waypoints/fish-lake/about.md
 
-            Exit codes: 0 the asset was streamed and matched, 1 it did not match or the package is not valid,
+            Exit codes: 0 the asset was streamed and matched, 1 it did not match or the package is not valid, \
             2 usage error (no such asset), 3 a file cannot be read or written.
             """)
 
@@ -65,6 +66,7 @@ extension CLI {
             switch error {
             case .invalid(let findings):
                 printFindings(findings, to: .standardError)
+                Report.pendingFindings = findings
                 throw CLIError(code: .invalid, message: "'\(path)' is not a valid package (\(counts(findings))); run 'trailpack verify \(path)' for the full report")
             case .io(let e): throw CLIError.io("\(e)")
             default: throw CLIError(code: .invalid, message: "\(error)")

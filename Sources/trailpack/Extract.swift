@@ -1,15 +1,17 @@
 import ArgumentParser
 import Foundation
+import TrailPackCore
 import TrailPackArchive
 import TrailPackVerifier
 
 struct Extract: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Verify a package, then unpack it into a new folder, safely and atomically.",
+        abstract: "Verify a package, then unpack it safely.",
+        usage: "trailpack extract <package> <folder> [--force]",
         discussion: """
-            The package is verified first; nothing is written if it is not valid. Files are written into
-            a temporary folder beside the target and renamed into place at the end, so the target
-            either appears complete or not at all. No path can lead outside the target, and no links
+            The package is verified first; nothing is written if it is not valid. Files are written into \
+            a temporary folder beside the target and renamed into place at the end, so the target \
+            either appears complete or not at all. No path can lead outside the target, and no links \
             are created.
 
             Examples:
@@ -28,14 +30,25 @@ struct Extract: ParsableCommand {
     @Flag(help: "Replace the folder if it already exists.")
     var force = false
 
+    @Flag(help: "Print the result as JSON on standard output (the report shape of 'trailpack --help').")
+    var json = false
+
     func run() throws {
         do {
             let (report, count) = try PackageExtractor.extract(path: package, to: directory, replace: force)
-            CLI.out("extracted \(count) files to \(directory) (package sha256 \(report.sha256.hex))\n")
+            if json {
+                Report.print(ok: true, findings: report.findings, [
+                    JSONMember("directory", .string(directory)), JSONMember("files", .number(JSONNumber(Int64(count)))),
+                    JSONMember("sha256", .string(report.sha256.hex)),
+                ])
+            } else {
+                CLI.out("extracted \(count) files to \(directory) (package sha256 \(report.sha256.hex))\n")
+            }
         } catch let failure as PackageExtractor.Failure {
             switch failure {
             case .invalid(let report):
                 CLI.printFindings(report.findings, to: .standardError)
+                Report.pendingFindings = report.findings
                 throw CLIError(code: .invalid, message: failure.description)
             case .exists: throw CLIError.usage(failure.description)
             case .package(let e):

@@ -5,7 +5,11 @@ import TrailPackClient
 
 struct Fetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Download, check and install a package from a trailpack server, as a phone app does.",
+        abstract: "Download, check and install a package as a phone does.",
+        usage: """
+            trailpack fetch <server> <package-id> --into <library> [options]
+            trailpack fetch --list <server> [--site <site>]
+            """,
         discussion: """
             Reads the package's entry from the server, refuses a rollback, downloads into LIBRARY/.partial/ \
             (resuming an interrupted download with Range and If-Range), checks the length and the whole-file \
@@ -14,9 +18,14 @@ struct Fetch: AsyncParsableCommand {
             confirms the download to the server. A damaged download is deleted: run the command again.
 
             Examples:
-              trailpack fetch https://tours.example.gov gov.usda.fs.willamette.santiam-wagon-road --into ./library
-              trailpack fetch https://tours.example.gov gov.usda.fs.willamette.santiam-wagon-road --into ./library --trusted-key reviewers/ --threshold 2
-              trailpack fetch --list https://tours.example.gov --site willamette-sweet-home
+              # what the server offers
+              trailpack fetch --list https://tours.example.gov
+              # the newest released version, into ./library
+              trailpack fetch https://tours.example.gov gov.example.fish-lake \\
+                --into library
+              # only if two trusted reviewers signed these bytes
+              trailpack fetch https://tours.example.gov gov.example.fish-lake \\
+                --into library --trusted-key reviewers/ --threshold 2
 
             Exit codes: 0 installed (or already installed), 1 the package was refused (damaged, invalid, \
             too few signatures, a rollback), 2 usage error, 3 the server or the library folder cannot be reached.
@@ -83,17 +92,14 @@ struct Fetch: AsyncParsableCommand {
             display.finish()
             let p = outcome.installed
             if json {
-                CLI.printJSON(.object([
-                    JSONMember("ok", .bool(true)),
+                Report.print(ok: true, findings: outcome.report?.findings ?? [], [
                     JSONMember("id", .string(p.id)), JSONMember("version", .string(p.version)),
                     JSONMember("sha256", .string(p.sha256)), JSONMember("size", .number(JSONNumber(p.size))),
                     JSONMember("file", .string(fetcher.library.path(of: p))),
                     JSONMember("alreadyInstalled", .bool(outcome.alreadyInstalled)),
                     JSONMember("signers", .array(p.signers.map { .string($0) })),
                     JSONMember("confirmed", outcome.confirmed.map { .bool($0) } ?? .null),
-                    JSONMember("findings", .array((outcome.report?.findings ?? []).map(\.jsonValue))),
-                    JSONMember("error", .null),
-                ]))
+                ])
             } else if outcome.alreadyInstalled {
                 CLI.out("\(p.id) \(p.version) is already installed (\(fetcher.library.path(of: p)))\n")
             } else {
@@ -106,11 +112,11 @@ struct Fetch: AsyncParsableCommand {
             let refused: Set<ClientError.Code> = [.damaged, .invalid, .signature, .rollback]
             let exit: CLIExit = refused.contains(error.code) ? .invalid : (error.code == .badResponse || error.code == .notFound ? .invalid : .io)
             if json {
-                CLI.printJSON(.object([
-                    JSONMember("ok", .bool(false)), JSONMember("id", .string(packageID!)),
-                    JSONMember("version", packageVersion.map { .string($0) } ?? .null),
-                    JSONMember("error", .object([JSONMember("code", .string(error.code.description)), JSONMember("message", .string(error.message))])),
-                ]))
+                // `reason` is the client's stable code: damaged, invalid, signature, rollback, network…
+                Report.print(ok: false, findings: [], [
+                    JSONMember("id", .string(packageID!)), JSONMember("version", packageVersion.map { .string($0) } ?? .null),
+                    JSONMember("reason", .string(error.code.description)),
+                ], error: (kind: exit == .invalid ? "invalid" : "io", message: error.message))
             } else {
                 CLI.printError(error.message)
             }
@@ -139,10 +145,16 @@ struct Fetch: AsyncParsableCommand {
                     for p in packages { CLI.out("  \(p.id)  \(p.version)  \(Format.bytes(p.size))  \(p.name)\n") }
                 }
             }
-            if json { CLI.printJSON(.object([JSONMember("ok", .bool(true)), JSONMember("sites", .array(out))])) }
+            if json { Report.print(ok: true, findings: [], [JSONMember("sites", .array(out))]) }
         } catch let error as ClientError {
-            CLI.printError(error.message)
-            throw ExitCode(error.code == .notFound ? CLIExit.invalid.rawValue : CLIExit.io.rawValue)
+            let exit: CLIExit = error.code == .notFound ? .invalid : .io
+            if json {
+                Report.print(ok: false, findings: [], [JSONMember("reason", .string(error.code.description))],
+                             error: (kind: exit == .invalid ? "invalid" : "io", message: error.message))
+            } else {
+                CLI.printError(error.message)
+            }
+            throw ExitCode(exit.rawValue)
         }
     }
 }

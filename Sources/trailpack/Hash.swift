@@ -1,10 +1,12 @@
 import ArgumentParser
 import Foundation
+import TrailPackCore
 import TrailPackCrypto
 
 struct Hash: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the SHA-256 of files, exactly as sha256sum does.",
+        abstract: "Print SHA-256 sums in sha256sum's format.",
+        usage: "trailpack hash <file>...",
         discussion: """
             The output can be checked with 'sha256sum -c'. A '-' reads standard input.
 
@@ -18,16 +20,29 @@ struct Hash: ParsableCommand {
     @Argument(help: "The files to hash.")
     var files: [String] = ["-"]
 
+    @Flag(help: "Print the result as JSON on standard output (the report shape of 'trailpack --help').")
+    var json = false
+
     func run() throws {
         var failed = false
+        var results: [JSONValue] = []
         for file in files {
             do {
                 let digest = file == "-" ? try hashStandardInput() : try FileHashing.sha256(path: file).digest
-                CLI.outRaw(digest.sha256sumLine(name: file))
+                if json {
+                    results.append(.object(["file": .string(file), "sha256": .string(digest.hex), "error": .null]))
+                } else {
+                    CLI.outRaw(digest.sha256sumLine(name: file))
+                }
             } catch {
                 CLI.printError("\(error)")
+                results.append(.object(["file": .string(file), "sha256": .null, "error": .string("\(error)")]))
                 failed = true
             }
+        }
+        if json {
+            Report.print(ok: !failed, findings: [], [JSONMember("files", .array(results))],
+                         error: failed ? ("io", "some files could not be read; see each file's error") : nil)
         }
         if failed { throw ExitCode(CLIExit.io.rawValue) }
     }

@@ -5,25 +5,41 @@ import TrailPackCore
 
 struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Create a tour folder with an example a ranger can edit.",
+        abstract: "Start a tour folder (example, spreadsheet or GPX).",
+        usage: """
+            trailpack init <folder> [--from-gpx <file> | --from-csv <file>]
+            trailpack init --csv-template <file>
+            """,
         discussion: """
-            Without --from-gpx, the folder gets one example stop. With a GPX file (1.0 or 1.1) from a \
-            handheld GPS unit or a mapping program, every <wpt> becomes a stop, in file order: its \
-            <name>, its coordinate, and as description its <desc> followed by its <cmt> (a comment \
-            that differs from the description becomes a second paragraph); <ele> (metres), <time>, \
-            <sym> and <type> become the properties elevationMeters, time, symbol and type. With \
-            --stops-from route, the <rtept> points of the file's routes become the stops instead. \
-            Stops with the same name are told apart with (2), (3)... and a note says so.
+            Without --from-gpx or --from-csv, the folder gets one example stop. With a GPX file (1.0 or 1.1) \
+            from a handheld GPS unit or a mapping program, every <wpt> becomes a stop, in file order: its \
+            <name>, its coordinate, and as description its <desc> followed by its <cmt> (a comment that \
+            differs from the description becomes a second paragraph); <ele> (metres), <time>, <sym> and \
+            <type> become the properties elevationMeters, time, symbol and type. With --stops-from route, \
+            the <rtept> points of the file's routes become the stops instead. Stops with the same name are \
+            told apart with (2), (3)... and a note says so.
+
+            With a spreadsheet saved as CSV (comma, semicolon or tab; Excel's and LibreOffice's exports), \
+            every row becomes a stop. Columns are found by their header: name (or stop, title), latitude \
+            (lat), longitude (lon, lng) or one coordinates column, description, order, photo, audio, video; \
+            any other column becomes a property of the stop. Coordinates may be decimal degrees (44.4200, \
+            or 44,4200) or degrees, minutes and seconds (44°25'12"N). The files named under photo, audio \
+            and video are looked up in --media (default: the spreadsheet's folder) and copied into the stop \
+            folders. Every problem is listed with its row and column, and nothing is written until all rows \
+            are good. --csv-template writes a spreadsheet to start from.
 
             Examples:
               trailpack init ./fish-lake-tour
               trailpack init ./fish-lake-tour --from-gpx stops.gpx
+              trailpack init --csv-template stops.csv
+              trailpack init ./fish-lake-tour --from-csv stops.csv --media photos
 
-            Exit codes: 0 created, 2 usage error (the folder already holds a tour, a bad GPX file), 3 I/O error.
+            Exit codes: 0 created, 1 the spreadsheet has problems (nothing written), 2 usage error \
+            (the folder already holds a tour, a bad GPX file), 3 I/O error.
             """)
 
     @Argument(help: "The folder to create.")
-    var folder: String
+    var folder: String?
 
     @Option(name: .customLong("from-gpx"), help: "A GPX file whose <wpt> points become the waypoints.")
     var gpx: String?
@@ -31,19 +47,100 @@ struct Init: ParsableCommand {
     @Option(name: .customLong("stops-from"), help: "With --from-gpx: which points become stops, waypoints (<wpt>) or route (<rtept>).")
     var stopsFrom: GPXReader.Stops?
 
+    @Option(name: .customLong("from-csv"), help: "A spreadsheet (CSV) with one row per stop.")
+    var csv: String?
+
+    @Option(help: "The folder holding the photos, audio and video the spreadsheet names.")
+    var media: String?
+
+    @Option(name: .customLong("csv-template"), help: "Write a spreadsheet (CSV) to fill in, and stop.")
+    var csvTemplate: String?
+
+    @Flag(help: "Print the result as JSON on standard output (the report shape of 'trailpack --help').")
+    var json = false
+
     func validate() throws {
-        if stopsFrom != nil && gpx == nil { throw ValidationError("--stops-from needs --from-gpx FILE") }
+        if csvTemplate == nil, folder == nil { throw ValidationError("give the folder to create, such as 'trailpack init ./my-tour'") }
+        if gpx != nil, csv != nil { throw ValidationError("give either --from-gpx or --from-csv, not both") }
+        if media != nil, csv == nil { throw ValidationError("--media goes with --from-csv") }
+        if stopsFrom != nil, gpx == nil { throw ValidationError("--stops-from needs --from-gpx FILE") }
     }
 
     func run() throws {
+        if let csvTemplate {
+            try writeTemplate(csvTemplate)
+            guard folder != nil else { return }
+        }
+        guard let folder else { return }
+        if let csv {
+            try fromCSV(csv, folder: folder)
+            return
+        }
+        if let gpx, Self.looksLikeXML(gpx) == false {
+            throw CLIError.usage("'\(gpx)' is not a GPX file (it does not start with '<'); for a spreadsheet use --from-csv \(gpx)")
+        }
         let (stops, notes) = try gpx.map { try TourInit.readGPX(path: $0, stops: stopsFrom ?? .waypoints) } ?? ([], [])
         let files = try TourInit.scaffold(folder: folder, stops: stops)
         for note in notes { CLI.note("note: " + TerminalText.escaped(note)) }
+        report(folder: folder, files: files)
+    }
+
+    /// Whether the file's first non-blank character (after a byte-order mark) is '<'; nil when it
+    /// cannot be read (the reader that follows reports that).
+    static func looksLikeXML(_ path: String) -> Bool? {
+        guard let handle = FileHandle(forReadingAtPath: path), let head = try? handle.read(upToCount: 512) else { return nil }
+        try? handle.close()
+        var bytes = Array(head)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        guard let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
+        return first == UInt8(ascii: "<")
+    }
+
+    private func writeTemplate(_ path: String) throws {
+        if FileManager.default.fileExists(atPath: path) {
+            throw CLIError.usage("'\(path)' already exists; give a new file name for the template")
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(CSVImport.template)) else {
+            throw CLIError.io("cannot write '\(path)'; check that its folder exists and can be written")
+        }
+        if json && folder == nil {
+            Report.print(ok: true, findings: [], [JSONMember("files", .array([.string(path)]))])
+        }
+        CLI.note("""
+            wrote \(path): open it in a spreadsheet, write one row per stop, save it as CSV, then run:
+              trailpack init ./my-tour --from-csv \(path) --media <folder with the photos>
+            """)
+    }
+
+    private func fromCSV(_ csv: String, folder: String) throws {
+        guard FileManager.default.fileExists(atPath: csv) else { throw CLIError.io("'\(csv)' does not exist") }
+        if Self.looksLikeXML(csv) == true {
+            throw CLIError.usage("'\(csv)' is an XML file, not a spreadsheet; for a GPX file use --from-gpx \(csv)")
+        }
+        let (stops, findings) = try CSVImport.read(csvPath: csv, mediaFolder: media)
+        guard let stops else {
+            CLI.printFindings(findings, to: .standardError)
+            Report.pendingFindings = findings
+            CLI.printError("the spreadsheet has \(CLI.counts(findings)); nothing was written")
+            throw ExitCode(CLIExit.invalid.rawValue)
+        }
+        if !findings.isEmpty { CLI.printFindings(findings, to: .standardError) }
+        let files = try CSVImport.writeTour(folder: folder, stops: stops)
+        report(folder: folder, files: files, findings: findings)
+    }
+
+    private func report(folder: String, files: [String], findings: [Finding] = []) {
+        if json {
+            Report.print(ok: true, findings: findings, [JSONMember("folder", .string(folder)), JSONMember("files", .array(files.map { .string($0) }))])
+            return
+        }
         CLI.out("created \(folder) with \(files.count) files:\n")
         for f in files { CLI.out("  \(f)\n") }
+        let media = csv != nil
+            ? "the stops' files are copied into their folders and listed under \"assets\""
+            : "drop photos, audio and video into the waypoint folders and list them under \"assets\""
         CLI.out("""
-            next: edit tour.json and each waypoint.json, drop photos, audio and video into the waypoint
-            folders and list them under "assets", then run:
+            next: edit tour.json (id, name, park, site, description) and each waypoint.json; \(media). Then run:
               trailpack validate \(folder)
               trailpack build \(folder)
 

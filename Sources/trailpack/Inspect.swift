@@ -6,10 +6,11 @@ import TrailPackVerifier
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show what is inside a package: the tour, its waypoints in order, their assets.",
+        abstract: "Show the tour, waypoints and assets in a package.",
+        usage: "trailpack inspect <package> [--json | --geojson]",
         discussion: """
-            The ZIP structure and the manifest are checked first (not every asset's bytes: use
-            'trailpack verify' for that). --geojson writes a FeatureCollection that opens in QGIS or
+            The ZIP structure and the manifest are checked first (not every asset's bytes: use \
+            'trailpack verify' for that). --geojson writes a FeatureCollection that opens in QGIS or \
             geojson.io: the waypoints as points with their properties, the bounds as a polygon.
 
             Examples:
@@ -39,14 +40,14 @@ struct Inspect: ParsableCommand {
         if geojson {
             CLI.printJSON(GeoJSON.featureCollection(m))
         } else if json {
-            CLI.printJSON(.object([
+            Report.print(ok: true, findings: [], JSONValue.object([
                 "manifest": m.jsonValue,
                 "totals": .object([
                     "waypoints": .number(JSONNumber(Int64(m.waypoints.count))),
                     "assets": .number(JSONNumber(Int64(m.allAssets.count))),
                     "assetBytes": .number(JSONNumber(total)),
                 ]),
-            ]))
+            ]).members)
         } else {
             // Every text from the package is escaped: names cannot reach the terminal as control codes.
             let e = TerminalText.escaped

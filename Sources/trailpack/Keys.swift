@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrailPackBuilder
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackVerifier
@@ -10,14 +11,17 @@ import Glibc
 struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create a signing key pair in minisign's formats.",
+        usage: "trailpack keygen [-s <file>] [-p <file>] [--unencrypted] [--force]",
         discussion: """
-            The secret key is protected by a password (scrypt, as minisign does) unless --unencrypted
-            is given for automation; it is written with mode 0600 and never printed. The public key is
+            The secret key is protected by a password (scrypt, as minisign does) unless --unencrypted \
+            is given for automation; it is written with mode 0600 and never printed. The public key is \
             what phones and servers trust: hand it out freely.
 
             Examples:
-              trailpack keygen                                    # trailpack.key and trailpack.pub, asks for a password
-              trailpack keygen -s ci.key -p ci.pub --unencrypted  # for an unattended build machine
+              # trailpack.key and trailpack.pub; asks for a password
+              trailpack keygen
+              # for an unattended build machine
+              trailpack keygen -s ci.key -p ci.pub --unencrypted
 
             Exit codes: 0 created, 2 usage error (a key file exists, passwords differ), 3 I/O error.
             """)
@@ -37,6 +41,9 @@ struct Keygen: ParsableCommand {
     @Flag(help: "Overwrite existing key files.")
     var force = false
 
+    @Flag(help: "Print the result as JSON on standard output (the report shape of 'trailpack --help').")
+    var json = false
+
     func run() throws {
         for path in [secretKey, publicKey] where FileManager.default.fileExists(atPath: path) && !force {
             throw CLIError.usage("'\(path)' already exists; pass --force to replace it (the old key will be lost)")
@@ -45,6 +52,13 @@ struct Keygen: ParsableCommand {
         let key = try SecretKey.generate()
         try Password.writeSecret(key.fileText(password: password), to: secretKey)
         try Password.writeAtomically(key.publicKeyValue.fileText, to: publicKey, mode: 0o644)
+        if json {
+            Report.print(ok: true, findings: [], [
+                JSONMember("keyID", .string(key.publicKeyValue.keyIDHex)), JSONMember("secretKey", .string(secretKey)),
+                JSONMember("publicKey", .string(publicKey)), JSONMember("encrypted", .bool(!unencrypted)),
+            ])
+            return
+        }
         CLI.out("""
             key id      \(key.publicKeyValue.keyIDHex)
             secret key  \(secretKey) (mode 0600\(unencrypted ? ", NOT password-protected" : ", password-protected")) — keep it secret
@@ -58,11 +72,13 @@ typealias SecretKey = Minisign.SecretKey
 
 struct Sign: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Sign a package: writes <package>.minisig, which minisign -V also accepts.",
+        abstract: "Sign a package (a minisign-compatible .minisig).",
+        usage: "trailpack sign <package> [-s <key>] [-o <file.minisig>]",
         discussion: """
-            The package is verified first. The signature is minisign's prehashed form (BLAKE2b-512 of the
-            file, Ed25519); its trusted comment carries the package id, version and SHA-256, and is
-            itself signed. For approval by several people, each signs into a file of their own
+            The package is verified first. The signature is minisign's prehashed form (BLAKE2b-512 of the \
+            file, Ed25519); its trusted comment carries the package id, version and SHA-256, and is \
+            itself signed. A package that still holds the template's text from 'trailpack init' is not \
+            signed. For approval by several people, each signs into a file of their own \
             (-o <package>.<name>.minisig) and 'verify --threshold N' counts distinct trusted keys.
 
             Examples:
@@ -70,7 +86,8 @@ struct Sign: ParsableCommand {
               minisign -Vm santiam.zip -p trailpack.pub
               trailpack sign santiam.zip -s alice.key -o santiam.zip.alice.minisig
 
-            Exit codes: 0 signed, 1 the package is not valid, 2 usage error (wrong password), 3 I/O error.
+            Exit codes: 0 signed, 1 the package is not valid or holds template text, 2 usage error (wrong \
+            password), 3 I/O error.
             """)
 
     @Argument(help: "The package to sign.")
@@ -85,7 +102,25 @@ struct Sign: ParsableCommand {
     @Option(name: .shortAndLong, help: "The signature file to write (default: <package>.minisig).")
     var output: String?
 
+    @Flag(help: "Print the result as JSON on standard output (the report shape of 'trailpack --help').")
+    var json = false
+
     func run() throws {
+        // The package first: nobody should type a password for a package that will be refused.
+        let report: VerificationReport
+        do { report = try Verifier.verify(path: package, options: .init(prehash: true)) } catch { throw CLIError.io("\(error)") }
+        guard report.isValid, let manifest = report.manifest, let prehash = report.blake2b512 else {
+            CLI.printFindings(report.findings, to: .standardError)
+            Report.pendingFindings = report.findings
+            throw CLIError(code: .invalid, message: "'\(package)' is not a valid package; it was not signed")
+        }
+        let placeholders = TourInit.placeholderFields(in: manifest)
+        if !placeholders.isEmpty {
+            throw CLIError(code: .invalid, message: """
+                '\(package)' still holds the template's text in \(placeholders.joined(separator: ", ")); replace it in \
+                tour.json and waypoint.json, build again, then sign (the package was not signed)
+                """)
+        }
         let text: String
         do { text = try String(contentsOfFile: secretKey, encoding: .utf8) } catch { throw CLIError.io("cannot read the secret key '\(secretKey)'") }
         let key: SecretKey
@@ -94,19 +129,21 @@ struct Sign: ParsableCommand {
         } catch let e as Minisign.FormatError {
             throw CLIError.usage("'\(secretKey)': \(e)")
         }
-        let report: VerificationReport
-        do { report = try Verifier.verify(path: package, options: .init(prehash: true)) } catch { throw CLIError.io("\(error)") }
-        guard report.isValid, let manifest = report.manifest, let prehash = report.blake2b512 else {
-            CLI.printFindings(report.findings, to: .standardError)
-            throw CLIError(code: .invalid, message: "'\(package)' is not a valid package; it was not signed")
-        }
         let timestamp = (try? SigningTime.now()) ?? Int64(Date().timeIntervalSince1970)
         let comment = SignatureCheck.trustedComment(manifest: manifest, sha256: report.sha256,
                                                     fileName: URL(fileURLWithPath: package).lastPathComponent, timestamp: timestamp)
         let signature = try Minisign.Signature.sign(prehash: prehash, key: key, trustedComment: comment)
         let path = output ?? package + ".minisig"
         try Password.writeAtomically(signature.fileText, to: path, mode: 0o644)
-        CLI.out("signed \(package) with key \(key.publicKeyValue.keyIDHex) → \(path)\n")
+        if json {
+            Report.print(ok: true, findings: [], [
+                JSONMember("package", .string(package)), JSONMember("signature", .string(path)),
+                JSONMember("keyID", .string(key.publicKeyValue.keyIDHex)), JSONMember("id", .string(manifest.id)),
+                JSONMember("version", .string(manifest.version)),
+            ])
+        } else {
+            CLI.out("signed \(package) with key \(key.publicKeyValue.keyIDHex) → \(path)\n")
+        }
     }
 }
 

@@ -6,7 +6,10 @@ import TrailPackServer
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the content-package download server (one command, no database to set up).",
+        abstract: "Run the download server and its API.",
+        usage: """
+            trailpack serve --data <folder> [--host <address>] [--port <n>] [options]
+            """,
         discussion: """
             The data folder holds the catalog (catalog.sqlite) and the packages, stored by SHA-256. \
             Apps list sites and packages, preview manifests, download (resumable: Range, If-Range) and \
@@ -21,7 +24,8 @@ struct Serve: AsyncParsableCommand {
             Examples:
               trailpack serve --data /srv/trailpack
               trailpack serve --data ./data --port 8080 --admin-token-file ./admin.token
-              curl -H "Authorization: Bearer $(cat admin.token)" --data-binary @tour.zip http://127.0.0.1:8080/v1/admin/packages
+              curl -H "Authorization: Bearer $(cat admin.token)" --data-binary @tour.zip \\
+                http://127.0.0.1:8080/v1/admin/packages
               trailpack serve --data ./data --approvals 2 --clamav-db /var/lib/clamav
               trailpack serve --data ./data --approvals 0 --no-malware-scan
 

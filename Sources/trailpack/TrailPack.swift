@@ -10,17 +10,19 @@ struct TrailPack: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "trailpack",
-        abstract: "Build, check and read offline content packages for self-guided trail tours.",
+        abstract: "Offline content packages for self-guided trail tours.",
         discussion: """
             A ranger builds a package from a tour folder; servers and phones verify what they receive.
 
-              trailpack init ./my-tour            start a tour folder (--from-gpx f.gpx)
+              trailpack init ./my-tour            start a tour folder (or --from-csv s.csv)
               trailpack validate ./my-tour        list every problem in it
               trailpack build ./my-tour           write <id>-<version>.zip and .sha256
               trailpack verify tour.zip           check a received package
               trailpack inspect tour.zip          show what is inside
               trailpack sign tour.zip             sign it (after trailpack keygen)
               trailpack serve --data ./data       serve packages to the apps
+
+            Colour on a terminal: --color auto|always|never, before or after the command; NO_COLOR=1 turns it off.
 
             Exit codes (all commands):
               0  success: the input is valid
@@ -38,28 +40,14 @@ enum Main {
     static func main() async {
         MemoryPolicy.keepLargeBuffersOutOfTheHeap()
         do {
-            var command = try TrailPack.parseAsRoot()
+            var command = try Suggestions.parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
-        } catch let error as ExitCode {
-            exit(error.rawValue)
-        } catch let error as BuildError {
-            CLI.fail(error)
-        } catch let error as CLIError {
-            CLI.printError(error.message)
-            exit(error.code.rawValue)
         } catch {
-            let code = TrailPack.exitCode(for: error)
-            if code == .success { TrailPack.exit(withError: error) }
-            if code == .validationFailure {
-                CLI.printError(TrailPack.message(for: error) + "\nSee 'trailpack --help'.")
-                exit(CLIExit.usage.rawValue)
-            }
-            CLI.printError("\(error)")
-            exit(CLIExit.io.rawValue)
+            Report.exit(for: error)
         }
     }
 }

@@ -5,9 +5,10 @@ import TrailPackCore
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check a tour folder or a manifest.json and list every problem.",
+        abstract: "List every problem in a tour folder or manifest.",
+        usage: "trailpack validate <folder or manifest.json> [--json] [budget options]",
         discussion: """
-            A folder is checked as 'trailpack build' would read it (every asset is opened and hashed);
+            A folder is checked as 'trailpack build' would read it (every asset is opened and hashed); \
             a file is checked as a manifest.json of format version 1.
 
             Examples:
@@ -23,12 +24,15 @@ struct Validate: ParsableCommand {
     @Flag(help: "Print the findings as JSON.")
     var json = false
 
+    @OptionGroup(title: "Phones' budget")
+    var budget: BudgetOptions
+
     func run() throws {
         var findings: [Finding]
         let what: String
         if CLI.isDirectory(path) {
             let progress = !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
-            let (_, f) = try TourBuilder.plan(path, progress: progress)
+            let (_, f) = try TourBuilder.plan(path, progress: progress, budget: budget.budget)
             findings = f
             what = "tour folder '\(path)'"
         } else {
@@ -42,13 +46,10 @@ struct Validate: ParsableCommand {
             what = "manifest '\(path)'"
         }
         if json {
-            CLI.printJSON(.object([
-                "valid": .bool(!findings.hasErrors),
-                "findings": .array(findings.map(\.jsonValue)),
-            ]))
+            Report.print(ok: !findings.hasErrors, findings: findings, [JSONMember("valid", .bool(!findings.hasErrors)), JSONMember("path", .string(path))])
         } else {
             CLI.printFindings(findings)
-            CLI.out(findings.hasErrors ? "\(what) is not valid: \(CLI.counts(findings))\n" : "\(what) is valid (\(CLI.counts(findings)))\n")
+            if findings.hasErrors { CLI.out("\(what) is not valid: \(CLI.counts(findings))\n") } else { CLI.outOK("\(what) is valid (\(CLI.counts(findings)))\n") }
         }
         if findings.hasErrors { throw ExitCode(CLIExit.invalid.rawValue) }
     }

@@ -8,16 +8,20 @@ import TrailPackVerifier
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check a received package: whole-file SHA-256, ZIP structure, manifest and every asset.",
+        abstract: "Check a received package, its hash and signatures.",
+        usage: "trailpack verify <package> [--sha256 <hex>] [--trusted-key <key>]...",
         discussion: """
-            Every problem is reported, each with a code from docs/FORMAT.md. The whole-file SHA-256 is
+            Every problem is reported, each with a code from docs/FORMAT.md. The whole-file SHA-256 is \
             always printed; with --sha256 or --sha256-file it must match.
 
             Examples:
               trailpack verify santiam.zip --sha256 4f3c...e9
               trailpack verify santiam.zip --sha256-file santiam.zip.sha256 --json
               trailpack verify santiam.zip --trusted-key ranger.pub
-              trailpack verify santiam.zip --trusted-key reviewers/ --threshold 2 --last-version 1.0.0
+              # two distinct reviewers signed it
+              trailpack verify santiam.zip --trusted-key reviewers/ --threshold 2
+              # not older than the version the phone already has
+              trailpack verify santiam.zip --last-version 1.0.0
 
             Exit codes: 0 valid, 1 invalid (findings listed), 2 usage error, 3 the file cannot be read.
             """)
@@ -34,7 +38,7 @@ struct Verify: ParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
-    @Option(help: "1 to use a single thread; 2 (default) hashes the whole file on a second thread.")
+    @Option(help: "1 to use a single thread; 2 hashes the whole file on a second thread.")
     var threads: Int = 2
 
     @Option(name: .customLong("trusted-key"), help: "A trusted minisign public key, or a folder of them (*.pub); repeatable. Requires a valid signature.")
@@ -43,7 +47,7 @@ struct Verify: ParsableCommand {
     @Option(name: .customLong("signature"), help: "A signature file (default: <package>.minisig and <package>.*.minisig); repeatable.")
     var signatures: [String] = []
 
-    @Option(help: "How many distinct trusted keys must have signed (default 1 with --trusted-key).")
+    @Option(help: "How many distinct trusted keys must have signed.")
     var threshold: Int = 1
 
     @Option(name: .customLong("last-version"), help: "The newest version of this package already accepted: an older one is refused (rollback protection).")
@@ -97,9 +101,9 @@ struct Verify: ParsableCommand {
                 members.append(JSONMember("id", .string(m.id)))
                 members.append(JSONMember("version", .string(m.version)))
             }
+            // null when no key was given: nobody was asked to have signed it.
             if !keys.isEmpty { members.append(JSONMember("signers", .array(signers.map { .string($0) }))) }
-            members.append(JSONMember("findings", .array(report.findings.map(\.jsonValue))))
-            CLI.printJSON(.object(members))
+            Report.print(ok: report.isValid, findings: report.findings, members)
         } else {
             CLI.out("package   \(package) (\(Format.bytes(report.size)), \(report.entryCount) entries)\n")
             let match = report.sha256Matches.map { $0 ? "matches the expected value" : "DOES NOT match the expected value" } ?? "no expected value given"
@@ -107,7 +111,7 @@ struct Verify: ParsableCommand {
             if let m = report.manifest { CLI.out("tour      \(TerminalText.escaped(m.name)) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(m.allAssets.count) assets\n") }
             if !keys.isEmpty { CLI.out("signed by \(signers.isEmpty ? "no trusted key" : signers.joined(separator: ", "))\n") }
             CLI.printFindings(report.findings)
-            CLI.out(report.isValid ? "valid\n" : "NOT VALID: \(CLI.counts(report.findings)); do not use this package\n")
+            if report.isValid { CLI.outOK("valid\n") } else { CLI.outRaw(Output.paint("NOT VALID", .error, fd: 1) + ": \(CLI.counts(report.findings)); do not use this package\n") }
         }
         if !report.isValid { throw ExitCode(CLIExit.invalid.rawValue) }
     }

@@ -249,6 +249,7 @@ struct BuilderTests {
         FileManager.default.createFile(atPath: video, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: video))
         var block = [UInt8](repeating: 0, count: 1 << 20)
+        block.replaceSubrange(4..<8, with: Array("ftyp".utf8))  // an MP4's first box, as the builder checks
         for m in 0..<megabytes {
             for i in stride(from: 0, to: block.count, by: 4096) { block[i] = UInt8(truncatingIfNeeded: m &+ i) }
             handle.write(Data(block))

@@ -80,7 +80,8 @@ struct CLITests {
         #expect(try Support.trailpack("verify", "x.zip", "--sha256", "abc").status == 2)
         #expect(try Support.trailpack("verify", "/nonexistent/x.zip").status == 3)
         #expect(try Support.trailpack("validate", "/nonexistent/manifest.json").status == 3)
-        #expect(try Support.trailpack("build", "/nonexistent/tour").status == 2)
+        #expect(try Support.trailpack("build", "/nonexistent/tour").status == 3, "a missing file is an I/O error for every command")
+        #expect(try Support.trailpack("build", Support.fixture("family-hikes"), "-o", "/nonexistent/x.zip").status == 3)
         let version = try Support.trailpack("--version")
         #expect(version.status == 0 && !version.stdout.isEmpty)
         for command in ["init", "validate", "build", "verify", "inspect", "cat", "extract", "hash"] {
@@ -102,7 +103,7 @@ struct CLITests {
             #expect(json["sha256Matches"] as? Bool == true)
             let wrong = try Support.trailpack("verify", path, "--sha256", String(repeating: "A", count: 64))
             #expect(wrong.status == 1)
-            #expect(wrong.stdout.contains("package.sha256-mismatch"))
+            #expect(wrong.stderr.contains("package.sha256-mismatch"), "findings for people go to standard error")
         }
     }
 

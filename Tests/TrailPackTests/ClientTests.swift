@@ -137,8 +137,9 @@ struct ClientTests {
             let older = try s.fetch(Self.id, "--into", s.library, "--package-version", "1.0.0", "--json")
             #expect(older.status == 1)
             let report = try s.json(older)
+            #expect(report["reason"] == .string("rollback"))
             guard case .object(let error)? = report["error"] else { Issue.record("no error object"); return }
-            #expect(error.first { $0.key == "code" }?.value == .string("rollback"))
+            #expect(error.first { $0.key == "kind" }?.value == .string("invalid"))
             #expect(try Support.read(s.library + "/\(Self.id)/1.1.0.zip") == Support.read(s.packages["santiam-v2"]!), "the installed version is untouched")
             // The library's state says 1.1.0 was installed with these bytes: another 1.1.0 is refused.
             let statePath = s.library + "/\(Self.id)/installed.json"

@@ -173,7 +173,7 @@ struct HardeningTests {
             let bytes = Array(text.stdoutBytes) + Array(text.stderr.utf8)
             #expect(!bytes.contains(0x1B) && !bytes.contains(0x07))
             #expect(!(text.stdout + text.stderr).unicodeScalars.contains("\u{202e}"))
-            #expect(text.stdout.contains("\\u{1b}]0;owned\\u{7}\\u{1b}[31mred\\u{202e}txt.exe"), "\(text.stdout)")
+            #expect((text.stdout + text.stderr).contains("\\u{1b}]0;owned\\u{7}\\u{1b}[31mred\\u{202e}txt.exe"), "\(text.stdout) \(text.stderr)")
             // JSON keeps the real name, escaped the JSON way.
             let json = try Support.trailpack("verify", dir + "/evil.zip", "--json")
             let report = try JSONParser.parse(Array(json.stdoutBytes)).value

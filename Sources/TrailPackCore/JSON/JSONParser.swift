@@ -57,6 +57,11 @@ public struct JSONParser {
     private var index = 0
     private var depth = 0
     private var duplicates: [JSONDuplicateKey] = []
+    /// Source mode (`parseSource`): mistakes people make are recorded and reading goes on.
+    private var lenient = false
+    private var issues: [JSONSourceIssue] = []
+    /// Where the document starts (after a byte-order mark, in source mode): lines and columns count from here.
+    private var origin = 0
 
     /// Parses `bytes` as one JSON document.
     public static func parse(_ bytes: [UInt8], limits: JSONLimits = .manifest) throws(JSONSyntaxError) -> JSONDocument {
@@ -74,7 +79,12 @@ public struct JSONParser {
             throw error(.tooLarge, "the document is \(bytes.count) bytes; the limit is \(limits.maxBytes)", at: 0)
         }
         if bytes.isEmpty { throw error(.syntax, "the file is empty; expected a JSON object", at: 0) }
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+        if lenient, bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            index = 3
+            origin = 3
+            issues.append(JSONSourceIssue(forgiven: true, kind: .encoding, line: 1, column: 1,
+                message: "the file starts with a byte-order mark (BOM), which JSON does not allow; it was ignored this time. Save the file as UTF-8 without BOM"))
+        } else if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             throw error(.encoding, "the file starts with a byte-order mark; save it as UTF-8 without BOM", at: 0)
         }
         if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) || (bytes.count > 1 && bytes[1] == 0) {
@@ -96,11 +106,26 @@ public struct JSONParser {
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject(path: path)
         case UInt8(ascii: "["): return try parseArray(path: path)
-        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "\""):
+            var text = try parseString()
+            var reported = false
+            while lenient, let quote = earlyEnd() {
+                if !reported { reported = true } else { text += "\"" + (try parseString(opened: true)); continue }
+                issue(.syntax, at: quote, "a quote (\") inside the text ends the text early; write \\\" for a quote inside text, or use ’ or “ ” instead")
+                text += "\"" + (try parseString(opened: true))
+            }
+            return .string(text)
         case UInt8(ascii: "t"): try literal("true"); return .bool(true)
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        case 0xE2 where lenient && isCurlyQuote(at: index):
+            curlyQuotes(at: index)
+            return .string(try parseString())
+        case UInt8(ascii: "'") where lenient:
+            throw error(.syntax, "text in JSON goes between double quotes \", not single quotes '", at: index)
+        case UInt8(ascii: "a")...UInt8(ascii: "z") where lenient, UInt8(ascii: "A")...UInt8(ascii: "Z") where lenient:
+            throw error(.syntax, "text in JSON goes between double quotes: write \"\(word(at: index))\"", at: index)
         default:
             throw error(.syntax, "unexpected \(describe(index)); expected a value (object, list, string, number, true, false or null)", at: index)
         }
@@ -118,11 +143,24 @@ public struct JSONParser {
         index += 1
         var members: [JSONMember] = []
         var seen: Set<String> = []
+        var lastComma: Int?
         skipWhitespace()
         if peek(UInt8(ascii: "}")) { index += 1; depth -= 1; return .object(members) }
         while true {
             skipWhitespace()
-            guard peek(UInt8(ascii: "\"")) else {
+            if lenient, peek(UInt8(ascii: "}")), let comma = lastComma {
+                forgive(trailingCommaAt: comma)
+                index += 1
+                break
+            }
+            if lenient, isCurlyQuote(at: index) {
+                curlyQuotes(at: index)
+            } else if lenient, peek(UInt8(ascii: "'")) {
+                throw error(.syntax, "names in JSON go between double quotes \", not single quotes '", at: index)
+            } else if lenient, index < bytes.count, (bytes[index] | 0x20) >= UInt8(ascii: "a"), (bytes[index] | 0x20) <= UInt8(ascii: "z") {
+                let name = String(word(at: index).prefix { $0 != ":" && $0 != " " })
+                throw error(.syntax, "names in JSON go between double quotes: write \"\(name)\"", at: index)
+            } else if !peek(UInt8(ascii: "\"")) {
                 throw error(.syntax, "expected a quoted member name, found \(describe(index))", at: index)
             }
             let keyStart = index
@@ -132,15 +170,22 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             let childPath = JSONPath.member(path, key)
-            let value = try parseValue(path: childPath)
+            var value = try parseValue(path: childPath)
+            if lenient { value = decimalComma(after: value) }
             if !seen.insert(key).inserted {
                 let (line, column) = position(of: keyStart)
                 duplicates.append(JSONDuplicateKey(path: path, key: key, line: line, column: column))
             }
             members.append(JSONMember(key, value))
+            let valueEnd = index
             skipWhitespace()
-            if peek(UInt8(ascii: ",")) { index += 1; continue }
+            if peek(UInt8(ascii: ",")) { lastComma = index; index += 1; continue }
+            lastComma = nil
             if peek(UInt8(ascii: "}")) { index += 1; break }
+            if lenient, peek(UInt8(ascii: "\"")) || isCurlyQuote(at: index) {
+                missingComma(after: valueEnd)
+                continue
+            }
             throw error(.syntax, "expected ',' or '}' in an object, found \(describe(index))", at: index)
         }
         depth -= 1
@@ -151,14 +196,26 @@ public struct JSONParser {
         try enter()
         index += 1
         var elements: [JSONValue] = []
+        var lastComma: Int?
         skipWhitespace()
         if peek(UInt8(ascii: "]")) { index += 1; depth -= 1; return .array(elements) }
         while true {
             skipWhitespace()
+            if lenient, peek(UInt8(ascii: "]")), let comma = lastComma {
+                forgive(trailingCommaAt: comma)
+                index += 1
+                break
+            }
             elements.append(try parseValue(path: JSONPath.element(path, elements.count)))
+            let valueEnd = index
             skipWhitespace()
-            if peek(UInt8(ascii: ",")) { index += 1; continue }
+            if peek(UInt8(ascii: ",")) { lastComma = index; index += 1; continue }
+            lastComma = nil
             if peek(UInt8(ascii: "]")) { index += 1; break }
+            if lenient, index < bytes.count, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "{") || isCurlyQuote(at: index) {
+                missingComma(after: valueEnd)
+                continue
+            }
             throw error(.syntax, "expected ',' or ']' in a list, found \(describe(index))", at: index)
         }
         depth -= 1
@@ -209,14 +266,25 @@ public struct JSONParser {
         return JSONNumber(literal: text)
     }
 
-    private mutating func parseString() throws(JSONSyntaxError) -> String {
+    /// A string from its opening quote; with `opened`, from just after it (reading on past a quote
+    /// that ended the text early). In source mode a curly quote opens and closes a string too.
+    private mutating func parseString(opened: Bool = false) throws(JSONSyntaxError) -> String {
         let start = index
-        index += 1  // opening quote
+        var curly = false
+        if opened {
+        } else if lenient, isCurlyQuote(at: index) {
+            curly = true
+            index += 3
+        } else {
+            index += 1  // opening quote
+        }
         var out: [UInt8] = []
+        var badEscape: Int?
         while true {
             guard index < bytes.count else { throw error(.syntax, "a string is not closed; add the missing '\"'", at: start) }
             let b = bytes[index]
             if b == UInt8(ascii: "\"") { index += 1; break }
+            if curly, isCurlyQuote(at: index) { index += 3; break }
             if b < 0x20 {
                 throw error(.syntax, "a control character (byte \(b)) inside a string must be escaped", at: index)
             }
@@ -251,7 +319,13 @@ public struct JSONParser {
                     }
                     out.append(contentsOf: Array(String(Unicode.Scalar(scalar)!).utf8))
                 default:
-                    throw error(.syntax, "unknown escape '\\\(Character(Unicode.Scalar(e)))' in a string", at: index - 2)
+                    guard lenient else {
+                        throw error(.syntax, "unknown escape '\\\(Character(Unicode.Scalar(e)))' in a string", at: index - 2)
+                    }
+                    // Keep the backslash as written; say once per string what to write instead.
+                    badEscape = badEscape ?? index - 2
+                    out.append(0x5C)
+                    index -= 1
                 }
             } else {
                 out.append(b)
@@ -263,6 +337,13 @@ public struct JSONParser {
         }
         guard let s = String(validating: out, as: UTF8.self) else {
             throw error(.encoding, "a string is not valid UTF-8", at: start)
+        }
+        if let badEscape {
+            let fixed = s.replacingOccurrences(of: "\\", with: "/")
+            let looksLikePath = !s.contains(" ") && s.contains(".")
+            issue(.syntax, at: badEscape, looksLikePath
+                ? "a backslash (\\) in a file name: use / instead (\(fixed))"
+                : "a backslash (\\) starts a special character in JSON; write \\\\ for a backslash, or use / in a file name")
         }
         return s
     }
@@ -283,6 +364,76 @@ public struct JSONParser {
             index += 1
         }
         return v
+    }
+
+    // MARK: source mode: mistakes people make
+
+    /// The most mistakes one run reports: enough for any file a person wrote, and a bound on the
+    /// work a hostile file can cause (each one costs a scan for its line number).
+    public static let maxIssues = 100
+
+    private mutating func issue(_ kind: JSONSyntaxError.Kind, at offset: Int, forgiven: Bool = false, _ message: String) {
+        guard issues.count < Self.maxIssues else { return }
+        let (line, column) = position(of: offset)
+        issues.append(JSONSourceIssue(forgiven: forgiven, kind: kind, line: line, column: column, message: message))
+    }
+
+    /// The run of letters, digits and spaces at `i`, for a message.
+    private func word(at i: Int) -> String {
+        var end = i
+        while end < bytes.count, end - i < 40, bytes[end] >= 0x20, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: "\"")].contains(bytes[end]) { end += 1 }
+        return String(decoding: bytes[i..<end], as: UTF8.self).trimmingTrailingSpaces
+    }
+
+    private mutating func forgive(trailingCommaAt comma: Int) {
+        guard issues.count < Self.maxIssues else { return }
+        let (line, _) = position(of: comma)
+        issue(.syntax, at: comma, forgiven: true,
+              "there is a comma after the last item on line \(line); remove it (JSON allows no comma before a closing } or ])")
+    }
+
+    private mutating func missingComma(after valueEnd: Int) {
+        guard issues.count < Self.maxIssues else { return }
+        let (line, _) = position(of: valueEnd)
+        issue(.syntax, at: valueEnd, "a comma is missing at the end of line \(line): put a comma between two items")
+    }
+
+    /// “ or ” (and ‘ ’), as word processors and some phones type them: E2 80 9C/9D/98/99.
+    private func isCurlyQuote(at i: Int) -> Bool {
+        i + 2 < bytes.count && bytes[i] == 0xE2 && bytes[i + 1] == 0x80 && [0x9C, 0x9D, 0x98, 0x99].contains(bytes[i + 2])
+    }
+
+    private mutating func curlyQuotes(at i: Int) {
+        guard issues.count < Self.maxIssues else { return }
+        let (line, _) = position(of: i)
+        if issues.contains(where: { $0.line == line && $0.message.hasPrefix("this line uses curly quotes") }) { return }
+        issue(.syntax, at: i, "this line uses curly quotes “ ” from a word processor; use straight quotes \" (or edit the file in a plain text editor)")
+    }
+
+    /// `"latitude": 44,28`: a number, a comma and digits where a member name should come.
+    private mutating func decimalComma(after value: JSONValue) -> JSONValue {
+        guard case .number(let n) = value, !n.literal.contains("."), !n.literal.contains("e"), !n.literal.contains("E"),
+              peek(UInt8(ascii: ",")), index + 1 < bytes.count, isDigit(bytes[index + 1]) else { return value }
+        let comma = index
+        index += 1
+        let digitsStart = index
+        while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        let fraction = String(decoding: bytes[digitsStart..<index], as: UTF8.self)
+        issue(.number, at: comma, "a decimal comma in \(n.literal),\(fraction): write \(n.literal).\(fraction) with a point")
+        return .number(JSONNumber(literal: n.literal + "." + fraction))
+    }
+
+    /// After a string value: the position of its closing quote if the text goes on on the same
+    /// line (`"the "Old" mill"`), as happens when a quote inside text is not escaped.
+    private func earlyEnd() -> Int? {
+        var i = index
+        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 { i += 1 }
+        guard i < bytes.count else { return nil }
+        switch bytes[i] {
+        case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ":"), 0x0A, 0x0D: return nil
+        case UInt8(ascii: "\""): return nil
+        default: return index - 1
+        }
     }
 
     // MARK: helpers
@@ -308,7 +459,7 @@ public struct JSONParser {
 
     private func position(of offset: Int) -> (Int, Int) {
         var line = 1, column = 1
-        var i = 0
+        var i = origin
         let end = min(offset, bytes.count)
         while i < end {
             if bytes[i] == 0x0A { line += 1; column = 1 } else if bytes[i] & 0xC0 != 0x80 { column += 1 }
@@ -323,6 +474,43 @@ public struct JSONParser {
     }
 }
 
+/// A mistake in a person's JSON file (`tour.json`, `waypoint.json`), found in source mode.
+public struct JSONSourceIssue: Sendable, Equatable, CustomStringConvertible {
+    /// A mistake trailpack read past (a byte-order mark, a trailing comma): a warning, not an error.
+    public var forgiven: Bool
+    public var kind: JSONSyntaxError.Kind
+    public var line: Int
+    public var column: Int
+    public var message: String
+    public var description: String { "line \(line), column \(column): \(message)" }
+}
+
+/// What source mode found: the value (nil when reading could not go on), and every issue.
+public struct JSONSourceDocument: Sendable {
+    public var value: JSONValue?
+    public var duplicateKeys: [JSONDuplicateKey]
+    public var issues: [JSONSourceIssue]
+}
+
+extension JSONParser {
+    /// Parses a file a person wrote (not a package's manifest, which stays strict): a byte-order
+    /// mark and trailing commas are accepted with a warning; curly quotes, backslashes in file
+    /// names, decimal commas, unescaped quotes in text and missing commas are errors in plain
+    /// words, and reading goes on past them so that one run reports them all.
+    public static func parseSource(_ bytes: [UInt8], limits: JSONLimits = .manifest) -> JSONSourceDocument {
+        var parser = JSONParser(bytes: bytes, limits: limits)
+        parser.lenient = true
+        do {
+            let document = try parser.document()
+            return JSONSourceDocument(value: document.value, duplicateKeys: document.duplicateKeys, issues: parser.issues)
+        } catch {
+            return JSONSourceDocument(value: nil, duplicateKeys: parser.duplicates, issues: parser.issues + [
+                JSONSourceIssue(forgiven: false, kind: error.kind, line: error.line, column: error.column, message: error.message),
+            ])
+        }
+    }
+}
+
 /// Builds JSON paths in the form the findings use: `waypoints[3].coordinate.latitude`.
 public enum JSONPath {
     public static func member(_ base: String, _ key: String) -> String {
@@ -333,4 +521,12 @@ public enum JSONPath {
     }
 
     public static func element(_ base: String, _ index: Int) -> String { "\(base)[\(index)]" }
+}
+
+extension String {
+    fileprivate var trimmingTrailingSpaces: String {
+        var s = Substring(self)
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
 }

@@ -23,6 +23,22 @@ public struct Bounds: Sendable, Equatable, Hashable {
         self.northeast = northeast
     }
 
+    /// `south 44.39, west -122.76, north 44.44, east -121.98`, for messages.
+    public var frameDescription: String {
+        "south \(southwest.latitude), west \(southwest.longitude), north \(northeast.latitude), east \(northeast.longitude)"
+    }
+
+    /// The box with its edges moved outward to whole millionths of a degree (about 10 cm), so
+    /// that computed bounds are written without float noise (44.440000000000005) and still hold
+    /// every point they held.
+    public var roundedOutward: Bounds {
+        func down(_ x: Double) -> Double { (x * 1_000_000).rounded(.down) / 1_000_000 }
+        func up(_ x: Double) -> Double { (x * 1_000_000).rounded(.up) / 1_000_000 }
+        return Bounds(
+            southwest: Coordinate(latitude: max(-90, down(southwest.latitude)), longitude: max(-180, down(southwest.longitude))),
+            northeast: Coordinate(latitude: min(90, up(northeast.latitude)), longitude: min(180, up(northeast.longitude))))
+    }
+
     /// Whether the box crosses the antimeridian.
     public var crossesAntimeridian: Bool { southwest.longitude > northeast.longitude }
 

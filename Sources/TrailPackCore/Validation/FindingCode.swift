@@ -57,6 +57,17 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     case sourceAssetTooLarge = "source.asset-too-large"
     case sourceUnusedFile = "source.unused-file"
 
+    // The ranger's own files: spreadsheets, hand-edited JSON, template text, file contents
+    case csvSyntax = "csv.syntax"
+    case csvColumn = "csv.column"
+    case csvValue = "csv.value"
+    case csvMedia = "csv.media"
+    case sourceJSONForgiven = "source.json-forgiven"
+    case sourcePlaceholder = "source.placeholder"
+    case sourceAssetContent = "source.asset-content"
+    case sourceAssetLarge = "source.asset-large"
+    case sourcePackageLarge = "source.package-large"
+
     // The whole package file
     case packageSHA256Mismatch = "package.sha256-mismatch"
 
@@ -112,7 +123,7 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     /// Whether the finding makes the input invalid (`error`) or is advice (`warning`).
     public var severity: Finding.Severity {
         switch self {
-        case .sourceUnusedFile: .warning
+        case .sourceUnusedFile, .sourceJSONForgiven, .sourcePlaceholder, .sourceAssetLarge, .sourcePackageLarge: .warning
         default: .error
         }
     }
@@ -168,6 +179,15 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .sourceAssetType: "an asset's file type is not supported"
         case .sourceAssetTooLarge: "an asset is larger than the limit"
         case .sourceUnusedFile: "a file in the tour folder is not used by any waypoint (warning)"
+        case .csvSyntax: "a spreadsheet (CSV) file cannot be read: encoding, an unclosed quote, too many cells in a row"
+        case .csvColumn: "a spreadsheet lacks a needed column (name, latitude, longitude) or names one twice"
+        case .csvValue: "a spreadsheet cell holds a value that cannot be used (a coordinate, an order, an empty name)"
+        case .csvMedia: "a photo, audio or video file named in a spreadsheet is missing or of the wrong kind"
+        case .sourceJSONForgiven: "tour.json or waypoint.json has a byte-order mark or a trailing comma, accepted (warning)"
+        case .sourcePlaceholder: "text from the template is still in the tour (warning; an error when signing)"
+        case .sourceAssetContent: "an asset's content does not match its file type (checked by its first bytes)"
+        case .sourceAssetLarge: "an asset is larger than the phones' budget for one file (warning)"
+        case .sourcePackageLarge: "the assets together are larger than the phones' budget for a package (warning)"
         case .packageSHA256Mismatch: "the package's SHA-256 differs from the expected one"
         case .zipEOCDMissing: "there is no end-of-central-directory record"
         case .zipEOCDMultiple: "more than one end-of-central-directory record fits the file"

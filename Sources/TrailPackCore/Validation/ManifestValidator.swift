@@ -69,7 +69,7 @@ public enum ManifestValidator {
             } else { orders[w.order] = i }
             if checkCoordinate(w.coordinate, p + ".coordinate", &f), !m.bounds.contains(w.coordinate), boundsAreValid(m.bounds) {
                 f.append(Finding(.waypointOutsideBounds, path: p + ".coordinate",
-                    "waypoint '\(w.name)' at \(w.coordinate.latitude), \(w.coordinate.longitude) lies outside the map bounds; widen the bounds or fix the coordinate"))
+                    "waypoint '\(w.name)' at \(w.coordinate.latitude), \(w.coordinate.longitude) lies outside the map bounds (\(m.bounds.frameDescription)); widen the bounds or fix the coordinate"))
             }
             checkDescription(w.description, p + ".description", &f)
             checkProperties(w.properties, p + ".properties", &f)

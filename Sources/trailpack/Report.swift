@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import TrailPackBuilder
+import TrailPackCore
+
+/// The one shape of every `--json` report, on standard output:
+///
+/// ```
+/// {"ok": true, "command": "build", <the command's fields, null when unknown>, "findings": [...], "error": null}
+/// ```
+/// `ok` is true when the command did what it was asked and found no errors; `error` says why
+/// not when it could not run at all (`{"kind": "usage" | "io" | "invalid", "message": ...}`).
+/// `manifests/report.schema.json` is its JSON Schema. Human text goes to standard error.
+enum Report {
+    // These are set by the main thread before and after the one command runs; nothing else runs
+    // at the same time, hence nonisolated(unsafe).
+
+    /// Whether `--json` was given (read before parsing, so that even a usage error answers in JSON).
+    nonisolated(unsafe) static var jsonRequested = false
+    /// The command being run, as typed.
+    nonisolated(unsafe) static var command = "trailpack"
+    /// Set once a report is printed: a later failure must not print a second one.
+    nonisolated(unsafe) static var printed = false
+    /// Findings gathered before a failure, for the failure's report.
+    nonisolated(unsafe) static var pendingFindings: [Finding] = []
+
+    /// The fields each command's report always has, in order.
+    static let fields: [String: [String]] = [
+        "validate": ["valid", "path"],
+        "build": ["built", "package", "checksumFile", "sha256", "id", "version", "waypoints", "assets", "assetBytes", "packageBytes", "seconds", "flushSeconds"],
+        "verify": ["valid", "file", "size", "sha256", "expectedSHA256", "sha256Matches", "entries", "id", "version", "signers"],
+        "inspect": ["manifest", "totals"],
+        "hash": ["files"],
+        "sign": ["package", "signature", "keyID", "id", "version"],
+        "keygen": ["keyID", "secretKey", "publicKey", "encrypted"],
+        "extract": ["directory", "files", "sha256"],
+        "init": ["folder", "files"],
+        "fetch": ["id", "version", "sha256", "size", "file", "alreadyInstalled", "signers", "confirmed", "reason", "sites"],
+    ]
+
+    /// Prints the report of `command` (its declared fields from `values`, null for the rest).
+    static func print(ok: Bool, findings: [Finding], _ values: [JSONMember] = [], error: (kind: String, message: String)? = nil) {
+        var members: [JSONMember] = [JSONMember("ok", .bool(ok)), JSONMember("command", .string(command))]
+        for name in fields[command] ?? [] {
+            members.append(JSONMember(name, values.first { $0.key == name }?.value ?? .null))
+        }
+        members.append(JSONMember("findings", .array(findings.map(\.jsonValue))))
+        members.append(JSONMember("error", error.map { .object(["kind": .string($0.kind), "message": .string($0.message)]) } ?? .null))
+        printed = true
+        CLI.printJSON(.object(members))
+    }
+
+    /// Reads `--json` and the command name from the arguments, before parsing.
+    static func prepare(_ arguments: [String]) {
+        let options = arguments.prefix { $0 != "--" }
+        jsonRequested = options.contains("--json")
+        if let first = arguments.first(where: { !$0.hasPrefix("-") }), fields[first] != nil || first == "cat" { command = first }
+    }
+
+    /// Ends the process for `error` with the documented exit code: the message on standard
+    /// error and, under `--json`, a report with `ok: false` on standard output.
+    static func exit(for error: Error) -> Never {
+        let code: CLIExit
+        let kind: String
+        var message: String
+        switch error {
+        case let e as ExitCode:
+            // The command has said what it had to (findings, a message); a report if it did not.
+            if jsonRequested && !printed && e.rawValue != 0 { print(ok: false, findings: pendingFindings) }
+            Foundation.exit(e.rawValue)
+        case let e as BuildError:
+            message = e.description
+            switch e {
+            case .usage: code = .usage; kind = "usage"
+            case .io: code = .io; kind = "io"
+            case .invalidTour: code = .invalid; kind = "invalid"
+            }
+        case let e as CLIError:
+            message = e.message
+            code = e.code
+            kind = e.code == .usage ? "usage" : (e.code == .io ? "io" : "invalid")
+        default:
+            let parsed = TrailPack.exitCode(for: error)
+            if parsed == .success { TrailPack.exit(withError: error) }  // --help, --version
+            if parsed == .validationFailure {
+                message = TrailPack.message(for: error) + "\nSee 'trailpack --help'."
+                code = .usage
+                kind = "usage"
+            } else {
+                message = "\(error)"
+                code = .io
+                kind = "io"
+            }
+        }
+        CLI.printError(message)
+        if jsonRequested && !printed {
+            print(ok: false, findings: pendingFindings, error: (kind, message.components(separatedBy: "\nSee 'trailpack --help'.").first ?? message))
+        }
+        Foundation.exit(code.rawValue)
+    }
+}
+
+extension JSONValue {
+    /// The members of an object (empty for anything else).
+    var members: [JSONMember] {
+        if case .object(let m) = self { return m }
+        return []
+    }
+}
