@@ -28,10 +28,12 @@ let package = Package(
         .target(name: "TrailPackCrypto", dependencies: ["CLibCrypto"]),
         // ZIP writing over libarchive; ZIP reading (our own central-directory parse) over zlib.
         .target(name: "TrailPackArchive", dependencies: ["CLibArchive", "CZlib", "TrailPackCore", "TrailPackCrypto"]),
+        // PMTiles v3 maps: the bounded reader, the checks against a tour's frame, the writer. Pure Swift + zlib (phones link it).
+        .target(name: "TrailPackMap", dependencies: ["TrailPackCore", "CZlib"]),
         // Tour folder -> deterministic package.
-        .target(name: "TrailPackBuilder", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive"]),
+        .target(name: "TrailPackBuilder", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackMap"]),
         // Package -> report. A mobile client needs Core + Verifier (+ the C libraries) only.
-        .target(name: "TrailPackVerifier", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive"]),
+        .target(name: "TrailPackVerifier", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackMap"]),
         // The server's catalog: GRDB over SQLite, with migrations.
         .target(name: "TrailPackCatalog", dependencies: ["TrailPackCore", "TrailPackCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
         // The download server (Hummingbird 2).
