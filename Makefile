@@ -21,7 +21,7 @@ deps:
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
-	@python3 -c "import jsonschema, yaml, openapi_spec_validator" 2>/dev/null || python3 -m pip install -q jsonschema pyyaml openapi-spec-validator
+	@python3 -c "import jsonschema, yaml, openapi_spec_validator, pmtiles" 2>/dev/null || python3 -m pip install -q jsonschema pyyaml openapi-spec-validator pmtiles
 
 build: deps
 	$(SWIFT) build

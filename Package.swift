@@ -48,8 +48,10 @@ let package = Package(
         .executableTarget(
             name: "trailpack",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer", "TrailPackMap",
                 .product(name: "Logging", package: "swift-log"),
+                // MBTiles (SQLite) for `map convert` and `map extract`: the CLI only; the map reader phones link has no SQLite.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -59,7 +61,7 @@ let package = Package(
             name: "TrailPackTests",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "CZlib",
-                "TrailPackCatalog", "TrailPackServer",
+                "TrailPackCatalog", "TrailPackServer", "TrailPackMap",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -180,7 +180,8 @@ public enum MapCheck {
         }
     }
 
-    static func format(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(format: "%.1f", v) }
+    /// A percentage for people: "100", "91.6".
+    public static func format(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(format: "%.1f", v) }
 
     /// "44.3–44.5° N, 122.8–121.6° W"
     static func describe(_ b: Bounds) -> String {

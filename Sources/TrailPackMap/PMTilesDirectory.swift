@@ -83,7 +83,8 @@ public enum PMTilesDirectory {
         return entries
     }
 
-    /// Encodes entries (sorted by tile id) in the column layout.
+    /// Encodes entries in the column layout. Entries must be sorted by tile id with offsets below
+    /// 2^64 − 1 (what the writer produces); other input is encoded with wrapping arithmetic, never a trap.
     public static func encode(_ entries: [PMTilesEntry]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(entries.count * 6 + 8)
@@ -98,13 +99,13 @@ public enum PMTilesDirectory {
         varint(UInt64(entries.count))
         var last: UInt64 = 0
         for e in entries {
-            varint(e.tileID - last)
+            varint(e.tileID &- last)
             last = e.tileID
         }
         for e in entries { varint(UInt64(e.runLength)) }
         for e in entries { varint(UInt64(e.length)) }
         for (i, e) in entries.enumerated() {
-            if i > 0 && e.offset == entries[i - 1].offset + UInt64(entries[i - 1].length) { varint(0) } else { varint(e.offset + 1) }
+            if i > 0 && e.offset == entries[i - 1].offset &+ UInt64(entries[i - 1].length) { varint(0) } else { varint(e.offset &+ 1) }
         }
         return out
     }

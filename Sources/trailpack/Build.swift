@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TrailPackBuilder
 import TrailPackCore
+import TrailPackMap
 
 struct Build: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,6 +26,9 @@ struct Build: ParsableCommand {
     @Option(name: .shortAndLong, help: "The package to write (default: <id>-<version>.zip in the current folder).")
     var output: String?
 
+    @Option(name: .customLong("min-map-zoom"), help: "Warn when the map's most detailed zoom is below this (default 14, for walking).")
+    var minMapZoom: Int = 14
+
     @Flag(help: "Print the result as JSON on standard output.")
     var json = false
 
@@ -35,7 +39,7 @@ struct Build: ParsableCommand {
         let started = Date()
         let timestamp = try TourBuilder.timestamp()
         let progress = !quiet && !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
-        let (plan, findings) = try TourBuilder.plan(folder, progress: progress)
+        let (plan, findings) = try TourBuilder.plan(folder, progress: progress, map: MapCheckOptions(minDetailZoom: minMapZoom))
         guard let plan else {
             if json {
                 CLI.printJSON(.object(["built": .bool(false), "findings": .array(findings.map(\.jsonValue))]))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TrailPackBuilder
 import TrailPackCore
+import TrailPackMap
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,6 +21,9 @@ struct Validate: ParsableCommand {
     @Argument(help: "A tour folder, or a manifest.json file.")
     var path: String
 
+    @Option(name: .customLong("min-map-zoom"), help: "Warn when the map's most detailed zoom is below this (default 14, for walking).")
+    var minMapZoom: Int = 14
+
     @Flag(help: "Print the findings as JSON.")
     var json = false
 
@@ -28,7 +32,7 @@ struct Validate: ParsableCommand {
         let what: String
         if CLI.isDirectory(path) {
             let progress = !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
-            let (_, f) = try TourBuilder.plan(path, progress: progress)
+            let (_, f) = try TourBuilder.plan(path, progress: progress, map: MapCheckOptions(minDetailZoom: minMapZoom))
             findings = f
             what = "tour folder '\(path)'"
         } else {

@@ -31,6 +31,9 @@ struct Verify: ParsableCommand {
     @Option(name: .customLong("sha256-file"), help: "A file in sha256sum format holding the expected SHA-256.")
     var sha256File: String?
 
+    @Option(name: .customLong("min-map-zoom"), help: "Warn when the map's most detailed zoom is below this (default 14, for walking).")
+    var minMapZoom: Int = 14
+
     @Flag(help: "Print the report as JSON.")
     var json = false
 
@@ -63,7 +66,9 @@ struct Verify: ParsableCommand {
         let keys: [Minisign.PublicKey]
         do { keys = try SignatureCheck.loadTrustedKeys(trustedKeys) } catch { throw CLIError.usage("\(error)") }
         do {
-            report = try Verifier.verify(path: package, options: .init(expectedSHA256: expected, threads: threads, prehash: !keys.isEmpty))
+            var options = Verifier.Options(expectedSHA256: expected, threads: threads, prehash: !keys.isEmpty)
+            options.map.minDetailZoom = minMapZoom
+            report = try Verifier.verify(path: package, options: options)
         } catch {
             throw CLIError.io("\(error)")
         }
@@ -98,6 +103,7 @@ struct Verify: ParsableCommand {
                 members.append(JSONMember("version", .string(m.version)))
             }
             if !keys.isEmpty { members.append(JSONMember("signers", .array(signers.map { .string($0) }))) }
+            members.append(JSONMember("maps", .array(report.maps.map { .object([JSONMember("path", .string($0.path))] + MapOutput.json($0.report).objectMembers.filter { $0.key != "findings" }) })))
             members.append(JSONMember("findings", .array(report.findings.map(\.jsonValue))))
             CLI.printJSON(.object(members))
         } else {
@@ -105,6 +111,7 @@ struct Verify: ParsableCommand {
             let match = report.sha256Matches.map { $0 ? "matches the expected value" : "DOES NOT match the expected value" } ?? "no expected value given"
             CLI.out("sha256    \(report.sha256.hex) (\(match))\n")
             if let m = report.manifest { CLI.out("tour      \(m.name) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(m.allAssets.count) assets\n") }
+            for map in report.maps { CLI.out("map       \(map.path)\n" + MapOutput.text(map.report, indent: "  ")) }
             if !keys.isEmpty { CLI.out("signed by \(signers.isEmpty ? "no trusted key" : signers.joined(separator: ", "))\n") }
             CLI.printFindings(report.findings)
             CLI.out(report.isValid ? "valid\n" : "NOT VALID: \(CLI.counts(report.findings)); do not use this package\n")
