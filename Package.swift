@@ -40,7 +40,7 @@ let package = Package(
         .target(
             name: "TrailPackServer",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackCatalog",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackCatalog", "TrailPackArchive", "TrailPackMap",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

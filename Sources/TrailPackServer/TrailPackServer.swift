@@ -84,6 +84,7 @@ public struct TrailPackServer: Sendable {
         router.get("/v1/admin/packages/:id/versions/:version") { request, context in try api.state(request, context) }
         router.post("/v1/admin/packages/:id/versions/:version/:action") { request, context in try await api.transition(request, context) }
         router.get("/v1/packages/:id/versions/:version/signatures") { request, context in try api.signatures(request, context) }
+        router.get("/v1/packages/:id/versions/:version/tiles/:z/:x/:y") { request, context in try await api.tile(request, context) }
         router.get("/v1/admin/confirmations") { request, context in try api.confirmations(request, context) }
         router.get("/v1/admin/audit") { request, context in try api.audit(request, context) }
         return router

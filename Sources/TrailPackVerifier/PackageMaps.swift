@@ -46,6 +46,14 @@ public enum PackageMaps {
         return (findings, maps)
     }
 
+    /// The map at `path` as a random-access source inside the package, when its entry is stored
+    /// (method 0, as the builder writes maps); nil otherwise. For readers that serve tiles.
+    public static func storedMap(source: some ByteSource, directory: ZipDirectory, path: String) -> (any MapSource)? {
+        guard let entry = directory.entries.first(where: { $0.nameBytes == Array(path.utf8) }), entry.method == 0,
+              let offset = entry.dataOffset, entry.compressedSize == entry.uncompressedSize else { return nil }
+        return StoredEntrySource(source: source, offset: offset, size: entry.uncompressedSize, name: path)
+    }
+
     /// The warning for a tour without a map.
     public static func noMap(file: String? = nil) -> Finding {
         Finding(.mapNone, file: file,
