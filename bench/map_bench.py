@@ -27,8 +27,9 @@ def lat_y(lat, z):
     return int((1.0 - math.log(math.tan(r) + 1.0 / math.cos(r)) / math.pi) / 2.0 * (1 << z))
 
 
-def generate(path, megabytes, seed):
-    """A PMTiles of about `megabytes`: every tile of REGION from z10 up, deepest zooms last, until the size is reached."""
+def generate(path, megabytes, seed, tile_bytes=TILE_BYTES, max_zoom=18):
+    """A PMTiles of about `megabytes`: every tile of REGION from z10 up to `max_zoom` (the deepest zoom only
+    until the size is reached, unless it is at most z16)."""
     if os.path.exists(path):
         return path
     from pmtiles.writer import Writer
@@ -37,13 +38,13 @@ def generate(path, megabytes, seed):
     budget = megabytes << 20
     ids = []
     total = 0
-    for z in range(10, 19):
+    for z in range(10, max_zoom + 1):
         x0, x1 = lon_x(REGION[0], z), lon_x(REGION[2], z)
         y0, y1 = lat_y(REGION[3], z), lat_y(REGION[1], z)
         for x in range(x0, x1 + 1):
             for y in range(y0, y1 + 1):
                 ids.append((zxy_to_tileid(z, x, y), z))
-                total += sum(TILE_BYTES) // 2
+                total += sum(tile_bytes) // 2
         if total >= budget:
             break
     ids.sort()
@@ -54,7 +55,7 @@ def generate(path, megabytes, seed):
         for tid, z in ids:
             if written >= budget and z > 16:
                 continue
-            n = rng.randint(*TILE_BYTES)
+            n = rng.randint(*tile_bytes)
             w.write_tile(tid, b"\x89PNG\r\n\x1a\n" + rng.randbytes(n))
             written += n
         zs = [z for _, z in ids]
@@ -121,7 +122,9 @@ def main(argv=None, runs=None, trailpack=None):
         for label, (m, r, _) in res.items():
             lines.append(f"| {label} | {m:.3f} | {r:.1f} | {mine / m:.2f} |")
         # A package with a ~200 MB map: the map must cover the tour's frame at every zoom it has.
-        map_src = generate(os.path.join(DATA, f"map-{args.map_mb}mb.pmtiles"), args.map_mb, 17)
+        # Whole zooms 10-16 (complete coverage of the frame), tiles sized to reach about map_mb.
+        avg = max(1024, int((args.map_mb << 20) / 17_000))
+        map_src = generate(os.path.join(DATA, f"map-{args.map_mb}mb.pmtiles"), args.map_mb, 17, tile_bytes=(avg // 2, avg * 3 // 2), max_zoom=16)
         tour = os.path.join(work, "tour")
         os.makedirs(os.path.join(tour, "waypoints", "01-pass"))
         os.makedirs(os.path.join(tour, "map"))
