@@ -73,6 +73,7 @@ fuzz: build
 	@mkdir -p $(OUT)/fuzz/corpus $(OUT)/fuzz/artifacts
 	@for t in santiam-wagon-road colorado-fourteeners family-hikes; do $(BIN) build fixtures/$$t -o $(OUT)/fuzz/corpus/$$t.zip -q; done
 	@rm -f $(OUT)/fuzz/corpus/*.sha256
+	@cp fixtures/maps/*.pmtiles $(OUT)/fuzz/corpus/
 	.build-fuzz/release/trailpack-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=131072 -timeout=10 -rss_limit_mb=1024 \
 	  -artifact_prefix=$(OUT)/fuzz/artifacts/ $(OUT)/fuzz/corpus
 

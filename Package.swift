@@ -56,7 +56,7 @@ let package = Package(
             ]
         ),
         // The verifier's fuzz target: `make fuzz` builds it with libFuzzer; built plainly it replays inputs.
-        .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackVerifier"]),
+        .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackVerifier", "TrailPackMap"]),
         .testTarget(
             name: "TrailPackTests",
             dependencies: [

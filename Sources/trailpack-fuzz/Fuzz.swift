@@ -5,9 +5,18 @@
 // replays the files given as arguments (a corpus or a crash reproducer) through the same function.
 
 import TrailPackArchive
+import TrailPackMap
 import TrailPackVerifier
 
 func check(_ bytes: [UInt8]) {
+    // A PMTiles map on its own (seeded from fixtures/maps/): the whole map check, then every tile it accepts.
+    if bytes.starts(with: PMTilesHeader.magic) {
+        if let report = try? MapCheck.check(MapBytes(bytes), file: nil, frame: nil), !report.findings.hasErrors,
+           let archive = try? PMTilesArchive(source: MapBytes(bytes)) {
+            _ = try? archive.walk { e throws(MapError) in _ = try archive.tileBytes(e) }
+        }
+        return
+    }
     let source = MemorySource(bytes)
     guard let report = try? Verifier.verify(source: source, options: .init(threads: 1)) else { return }
     // Whatever the verifier accepts must also read asset by asset.
