@@ -3,7 +3,7 @@
 
 - fixtures/santiam-wagon-road/map/santiam-wagon-road.pmtiles: a raster base map for the Santiam
   Wagon Road tour's frame at zoom 8-13: a shaded synthetic relief (made-up terrain rising to the
-  Cascade crest, coloured by height, lit from the northwest) with a graticule. A stand-in for a
+  Cascade crest, coloured by height, lit from the northwest) with a labelled graticule. A stand-in for a
   real extract (which 'trailpack map extract' cuts from a GIS office's tile set).
 - fixtures/maps/santiam-corner-missing.pmtiles: the same frame and zooms, flat tiles, with the
   northeast corner left out at zoom 12 and 13, for the coverage tests.
@@ -149,8 +149,40 @@ def relief_tile(z, x, y, cells=64):
         py = int((lat_to_y(k * step, z) - y) * 256)
         if 0 <= py < 256:
             pixels[py][:] = bytes([GRID_MAJOR]) * 256
+            # Labels: the latitude just above the line at the tile's west edge...
+            label(pixels, "%.1fN" % (k * step), 4, py - 13)
+        k += 1
+    k = math.ceil(west / step)
+    while k * step < east:
+        px = int((lon_to_x(k * step, z) - x) * 256)
+        if 0 <= px < 256:
+            # ... and the longitude beside the line near the tile's top.
+            label(pixels, "%.1fW" % abs(k * step), px + 4, 4)
         k += 1
     return pixels
+
+
+# A 3 x 5 pixel font for the graticule labels.
+FONT = {
+    "0": "111101101101111", "1": "010110010010111", "2": "111001111100111", "3": "111001111001111", "4": "101101111001001",
+    "5": "111100111001111", "6": "111100111101111", "7": "111001010010010", "8": "111101111101111", "9": "111101111001111",
+    ".": "000000000000010", "N": "101111111111101", "W": "101101111111101", " ": "000000000000000",
+}
+
+
+def label(pixels, text, px, py, scale=2):
+    """Draws `text` with its top-left corner at (px, py), clipped to the tile."""
+    for i, ch in enumerate(text):
+        glyph = FONT[ch]
+        for gy in range(5):
+            for gx in range(3):
+                if glyph[gy * 3 + gx] != "1":
+                    continue
+                for dy in range(scale):
+                    for dx in range(scale):
+                        x, y = px + (i * 4 + gx) * scale + dx, py + gy * scale + dy
+                        if 0 <= x < 256 and 0 <= y < 256:
+                            pixels[y][x] = GRID_MAJOR
 
 
 def png(pixels):
