@@ -21,7 +21,7 @@ deps:
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
-	@python3 -c "import jsonschema, yaml, openapi_spec_validator" 2>/dev/null || python3 -m pip install -q jsonschema pyyaml openapi-spec-validator
+	@python3 -c "import jsonschema, yaml, openapi_spec_validator, pmtiles" 2>/dev/null || python3 -m pip install -q jsonschema pyyaml openapi-spec-validator pmtiles
 
 build: deps
 	$(SWIFT) build
@@ -76,7 +76,7 @@ fuzz: build
 	$(SWIFT) build --product trailpack-fuzz --scratch-path .build-fuzz -c release \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -parse-as-library
 	@mkdir -p $(OUT)/fuzz/corpus $(OUT)/fuzz/tapes $(OUT)/fuzz/artifacts
-	@cp fixtures/fuzz/seeds/*.zip fixtures/fuzz/crashes/*.zip $(OUT)/fuzz/corpus/
+	@cp fixtures/fuzz/seeds/*.zip fixtures/fuzz/crashes/*.zip fixtures/maps/*.pmtiles $(OUT)/fuzz/corpus/
 	@if [ "$(FUZZ_MODE)" = structured ]; then \
 	  TRAILPACK_FUZZ=structured TRAILPACK_FUZZ_SEEDS=fixtures/fuzz/seeds .build-fuzz/release/trailpack-fuzz \
 	    -max_total_time=$(FUZZ_SECONDS) -max_len=512 -timeout=10 -rss_limit_mb=1024 \

@@ -30,10 +30,12 @@ let package = Package(
         .target(name: "TrailPackCrypto", dependencies: ["CLibCrypto"]),
         // ZIP writing over libarchive; ZIP reading (our own central-directory parse) over zlib.
         .target(name: "TrailPackArchive", dependencies: ["CLibArchive", "CZlib", "TrailPackCore", "TrailPackCrypto"]),
+        // PMTiles v3 maps: the bounded reader, the checks against a tour's frame, the writer. Pure Swift + zlib (phones link it).
+        .target(name: "TrailPackMap", dependencies: ["TrailPackCore", "CZlib"]),
         // Tour folder -> deterministic package.
-        .target(name: "TrailPackBuilder", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive"]),
+        .target(name: "TrailPackBuilder", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackMap"]),
         // Package -> report. A mobile client needs Core + Verifier (+ the C libraries) only.
-        .target(name: "TrailPackVerifier", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive"]),
+        .target(name: "TrailPackVerifier", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackMap"]),
         // The client: catalog API, resumable download, checks, atomic install (URLSession).
         .target(name: "TrailPackClient", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackVerifier"]),
         // The server's catalog: GRDB over SQLite, with migrations.
@@ -42,7 +44,7 @@ let package = Package(
         .target(
             name: "TrailPackServer",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackCatalog",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackCatalog", "TrailPackArchive", "TrailPackMap",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -50,9 +52,11 @@ let package = Package(
         .executableTarget(
             name: "trailpack",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer", "TrailPackMap",
                 "TrailPackClient",
                 .product(name: "Logging", package: "swift-log"),
+                // MBTiles (SQLite) for `map convert` and `map extract`: the CLI only; the map reader phones link has no SQLite.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -60,12 +64,12 @@ let package = Package(
         .target(name: "TrailPackFuzzing", dependencies: ["TrailPackArchive", "TrailPackCore", "CZlib"]),
         // The verifier's fuzz target: `make fuzz` builds it with libFuzzer; built plainly it replays
         // inputs or generates structured ones (`--generate`).
-        .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackVerifier", "TrailPackFuzzing"]),
+        .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackVerifier", "TrailPackFuzzing", "TrailPackMap"]),
         .testTarget(
             name: "TrailPackTests",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "CZlib",
-                "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing", "TrailPackClient",
+                "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing", "TrailPackClient", "TrailPackMap",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

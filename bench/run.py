@@ -6,7 +6,8 @@ For every data set: each command is run once to warm up, then RUNS times, the co
 are reported, with MB/s and the ratio trailpack / peer. Results go to bench/results/ as JSON and
 Markdown. Nothing here fails the build: the targets are printed as met or missed.
 
-Usage: run.py [--sets small,tiny] [--runs 3] [--trailpack PATH] [--zf PATH]
+Usage: run.py [--sets small,tiny,map] [--runs 3] [--trailpack PATH] [--zf PATH]
+(map: bench/map_bench.py, map extract from a ~1 GB PMTiles and verify with a ~200 MB map)
 """
 import argparse, json, os, platform, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -89,6 +90,10 @@ def main():
           "peak RSS per process tree; ratio = trailpack ÷ peer (below 1 means trailpack is faster).", ""]
     try:
         for name in sets:
+            if name == "map":  # PMTiles: map extract from ~1 GB, verify with a ~200 MB map (bench/map_bench.py)
+                import map_bench
+                md += map_bench.main([], runs=args.runs, trailpack=tp)
+                continue
             folder = gen_data.generate(name)
             size, nfiles = tree_bytes(folder)
             out = os.path.join(work, "out.zip")

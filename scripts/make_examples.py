@@ -134,6 +134,37 @@ broken("asset-kind", ["asset.kind"], lambda d: d["waypoints"][0]["assets"][0].up
 broken("asset-media-type", ["asset.media-type"], lambda d: d["waypoints"][0]["assets"][0].update(mediaType="markdown"))
 broken("asset-size-negative", ["asset.size"], lambda d: d["waypoints"][0]["assets"][0].update(size=-1))
 broken("asset-sha256-short", ["asset.sha256"], lambda d: d["waypoints"][0]["assets"][0].update(sha256="abc123"))
+# Maps: a PMTiles base map and an overlay, with the facts the builder reads from their headers.
+MAP_BOUNDS = {"southwest": {"latitude": 44.38, "longitude": -122.02}, "northeast": {"latitude": 44.42, "longitude": -121.97}}
+
+
+def pmtiles(path, role="base", tile_type="png", zooms=(10, 15)):
+    a = asset(path, "tiles", "application/vnd.pmtiles", 2097152)
+    a["map"] = {"role": role, "tileType": tile_type, "minZoom": zooms[0], "maxZoom": zooms[1], "bounds": copy.deepcopy(MAP_BOUNDS)}
+    return a
+
+
+with_map = copy.deepcopy(BASE)
+with_map["mapAssets"] = [pmtiles("map/fish-lake.pmtiles"), pmtiles("map/overlays/trails.pmtiles", "overlay", "mvt", (12, 16))]
+put("valid", "with-map", with_map)
+
+
+def broken_map(name, codes, mutate, schema="invalid"):
+    doc = copy.deepcopy(with_map)
+    mutate(doc)
+    put("invalid", name, doc, codes, schema)
+
+
+broken_map("map-zoom-inverted", ["map.fields"], lambda d: d["mapAssets"][0]["map"].update(minZoom=16, maxZoom=12), schema="valid")
+broken_map("map-zoom-31", ["map.fields"], lambda d: d["mapAssets"][0]["map"].update(maxZoom=31))
+broken_map("map-tile-type-avif", ["map.fields"], lambda d: d["mapAssets"][0]["map"].update(tileType="avif"))
+broken_map("map-two-base-maps", ["map.base-multiple"], lambda d: d["mapAssets"].append(pmtiles("map/second.pmtiles")), schema="valid")
+broken_map("map-role-not-folder", ["map.fields"], lambda d: d["mapAssets"][1]["map"].update(role="base"), schema="valid")
+broken_map("map-fields-on-waypoint-asset", ["map.fields"],
+           lambda d: d["waypoints"][0]["assets"][0].update(map=copy.deepcopy(d["mapAssets"][0]["map"])), schema="valid")
+broken_map("map-fields-on-mbtiles", ["map.fields"],
+           lambda d: d["mapAssets"].append(dict(asset("map/old.mbtiles", "tiles", "application/vnd.mapbox-vector-tile+sqlite3", 1048576),
+                                                map=copy.deepcopy(d["mapAssets"][1]["map"]))), schema="valid")
 put("invalid", "not-an-object", None, ["manifest.not-object"], "invalid", raw='[{"formatVersion": 1}]\n')
 text = json.dumps(BASE, indent=2)
 put("invalid", "duplicate-key", None, ["json.duplicate-key"], "valid",

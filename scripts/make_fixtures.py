@@ -254,6 +254,9 @@ def gpx():
 
 if __name__ == "__main__":
     santiam()
+    # The Santiam tour's offline map (and the corner-missing one), drawn by scripts/make_maps.py.
+    import make_maps
+    make_maps.main()
     fourteeners()
     family_hikes()
     gpx()

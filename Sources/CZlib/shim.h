@@ -10,4 +10,11 @@ static inline int trailpack_inflate_init_raw(z_streamp strm) {
 static inline int trailpack_deflate_init_raw(z_streamp strm, int level) {
     return deflateInit2(strm, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
 }
+/* gzip streams (PMTiles directories and metadata): windowBits 15 + 16 selects the gzip wrapper. */
+static inline int trailpack_inflate_init_gzip(z_streamp strm) {
+    return inflateInit2(strm, 15 + 16);
+}
+static inline int trailpack_deflate_init_gzip(z_streamp strm, int level) {
+    return deflateInit2(strm, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+}
 #endif

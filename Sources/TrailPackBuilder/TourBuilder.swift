@@ -2,6 +2,7 @@ import Foundation
 import TrailPackArchive
 import TrailPackCore
 import TrailPackCrypto
+import TrailPackMap
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,7 +26,10 @@ public enum TourBuilder {
 
     /// Reads and checks the tour folder, hashes every asset (on all cores), and validates the
     /// manifest it would write. Findings name the tour's own files.
-    public static func plan(_ root: String, progress: BuildProgress? = nil, budget: PhoneBudget = .default) throws -> (Plan?, [Finding]) {
+    public static func plan(
+        _ root: String, progress: BuildProgress? = nil, budget: PhoneBudget = .default,
+        map mapOptions: MapCheckOptions = MapCheckOptions()
+    ) throws -> (Plan?, [Finding]) {
         let (source, sourceFindings) = try TourSource.load(root)
         guard let source else { return (nil, sourceFindings) }
 
@@ -39,16 +43,34 @@ public enum TourBuilder {
             progress?.finish()
         }
 
+        let bounds = source.tour.bounds ?? Bounds.enclosing(source.waypoints.map(\.coordinate).filter { !$0.latitude.isNaN })?.roundedOutward
+            ?? Bounds(southwest: Coordinate(latitude: 0, longitude: 0), northeast: Coordinate(latitude: 0, longitude: 0))
+        // Each PMTiles map is read (its directories, not its tiles) and judged against the frame;
+        // what its header says goes into the manifest.
+        var mapInfos: [String: MapInfo] = [:]
+        var mapFindings: [Finding] = []
+        for f in source.mapFiles where MapInfo.isPMTiles(f.archivePath) {
+            let report: MapReport
+            do { report = try MapCheck.check(try MapFile(path: f.sourcePath), file: f.relativePath, frame: bounds, options: mapOptions) } catch {
+                throw BuildError.io("cannot read the map '\(f.relativePath)': \(error.message)")
+            }
+            mapFindings += report.findings
+            mapInfos[f.archivePath] = report.mapInfo(role: MapInfo.role(forPath: f.archivePath))
+        }
+        if mapInfos.isEmpty && !source.mapFiles.contains(where: { MapInfo.isPMTiles($0.archivePath) }) {
+            mapFindings.append(Finding(.mapNone, file: "map/",
+                "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one with 'trailpack map extract --tour \(root)'"))
+        }
+
         func asset(_ f: TourSource.SourceFile) -> Asset {
             Asset(path: f.archivePath, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
-                  sha256: digests[f.sourcePath + "\u{0}" + f.archivePath]?.hex ?? String(repeating: "0", count: 64), title: f.title)
+                  sha256: digests[f.sourcePath + "\u{0}" + f.archivePath]?.hex ?? String(repeating: "0", count: 64), title: f.title,
+                  map: mapInfos[f.archivePath])
         }
         let waypoints = source.waypoints.map { w in
             Waypoint(name: w.name, slug: w.slug, order: w.order, coordinate: w.coordinate, description: w.description,
                      assets: w.assets.map(asset), properties: w.properties)
         }
-        let bounds = source.tour.bounds ?? Bounds.enclosing(source.waypoints.map(\.coordinate).filter { !$0.latitude.isNaN })?.roundedOutward
-            ?? Bounds(southwest: Coordinate(latitude: 0, longitude: 0), northeast: Coordinate(latitude: 0, longitude: 0))
         let manifest = Manifest(
             id: source.tour.id, version: source.tour.version, name: source.tour.name, park: source.tour.park,
             site: source.tour.site, mapName: source.tour.mapName, bounds: bounds, description: source.tour.description,
@@ -57,7 +79,7 @@ public enum TourBuilder {
         let manifestFindings = ManifestValidator.validate(manifest).map { translate($0, source: source) }
             .map { explainOutsideBounds($0, source: source, bounds: bounds) }
             .filter { f in !sourceFindings.contains { $0.file == f.file && $0.path != nil && $0.path == f.path } }
-        let findings = sourceFindings + manifestFindings + TourInit.placeholderFindings(source) + budget.findings(files)
+        let findings = sourceFindings + mapFindings + manifestFindings + TourInit.placeholderFindings(source) + budget.findings(files)
         let ordered = files.sorted { Array($0.archivePath.utf8).lexicographicallyPrecedes(Array($1.archivePath.utf8)) }
         let plan = Plan(source: source, manifest: manifest, files: ordered, findings: findings)
         return (findings.hasErrors ? nil : plan, findings)
@@ -178,7 +200,9 @@ public enum TourBuilder {
         try writer.addEntry(path: Manifest.entryName, bytes: plan.manifest.canonicalBytes, compress: true)
         for file in plan.files {
             let before = FileSystem.statInfo(file.sourcePath)
-            try writer.addEntry(path: file.archivePath, contentsOf: file.sourcePath, size: file.size, compress: file.type.compress) { n in
+            // Maps are always stored: phones read their tiles in place (docs/FORMAT.md, "Maps").
+            let compress = file.type.compress && !MapInfo.isPMTiles(file.archivePath)
+            try writer.addEntry(path: file.archivePath, contentsOf: file.sourcePath, size: file.size, compress: compress) { n in
                 progress?.advance(bytes: n)
             }
             let after = FileSystem.statInfo(file.sourcePath)

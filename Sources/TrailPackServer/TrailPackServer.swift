@@ -123,6 +123,7 @@ public struct TrailPackServer: Sendable {
         router.get("/v1/admin/packages/:id/versions/:version") { request, context in try api.state(request, context) }
         router.post("/v1/admin/packages/:id/versions/:version/:action") { request, context in try await api.transition(request, context) }
         router.get("/v1/packages/:id/versions/:version/signatures") { request, context in try api.signatures(request, context) }
+        router.get("/v1/packages/:id/versions/:version/tiles/:z/:x/:y") { request, context in try await api.tile(request, context) }
         router.get("/v1/admin/confirmations") { request, context in try api.confirmations(request, context) }
         router.get("/v1/admin/audit") { request, context in try api.audit(request, context) }
         return router
@@ -355,6 +356,13 @@ struct API: Sendable {
             try? catalog.audit(actor: actor, action: "upload-refused", id: reportManifest?.id, version: reportManifest?.version, sha256: digest.hex,
                                detail: "\(findings.filter { $0.severity == .error }.count) findings")
             throw ServerError(.unprocessableContent, "invalid-package", "the package is not valid; nothing was stored", findings: findings)
+        }
+        // Text left from `trailpack init`'s template must not reach visitors.
+        let template = TemplateText.fields(in: manifest)
+        if !template.isEmpty {
+            let why = "the package still holds the template's text in: \(template.joined(separator: ", ")); write the real text in the tour folder, build again and upload that"
+            try? catalog.audit(actor: actor, action: "upload-refused", id: manifest.id, version: manifest.version, sha256: digest.hex, detail: "template text")
+            throw ServerError(.unprocessableContent, "template-text", why)
         }
         if let why = try catalog.uploadRefusal(user: uploader, package: manifest.id, site: manifest.site.id) {
             try? catalog.audit(actor: actor, action: "upload-refused", id: manifest.id, version: manifest.version, sha256: digest.hex, detail: why)

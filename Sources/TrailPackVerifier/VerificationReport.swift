@@ -17,6 +17,8 @@ public struct VerificationReport: Sendable {
     public var findings: [Finding]
     /// The file's BLAKE2b-512, when `Verifier.Options.prehash` asked for it.
     public var blake2b512: [UInt8]?
+    /// Every PMTiles map the package holds, checked in place (structure, frame, coverage).
+    public var maps: [PackageMaps.Checked] = []
 
     /// Whether the package may be used: no finding is an error.
     public var isValid: Bool { !findings.hasErrors }

@@ -2,6 +2,7 @@ import Dispatch
 import TrailPackArchive
 import TrailPackCore
 import TrailPackCrypto
+import TrailPackMap
 
 /// Checks a received package and trusts nothing in it: the whole-file SHA-256, the ZIP
 /// structure (our own strict parse, cross-checked against every local header), every entry's
@@ -23,6 +24,8 @@ public enum Verifier {
         public var threads: Int
         /// Also compute the file's BLAKE2b-512 (what minisign signatures sign), in the same read.
         public var prehash: Bool
+        /// What the package's maps are checked against (the minimum detail zoom).
+        public var map = MapCheckOptions()
 
         public init(expectedSHA256: SHA256Digest? = nil, limits: ZipLimits = .default, threads: Int = 2, prehash: Bool = false) {
             self.expectedSHA256 = expectedSHA256
@@ -65,6 +68,8 @@ public enum Verifier {
 
         let manifest = checkManifest(directory: directory, bytes: manifestBytes, findings: &findings)
         if let manifest { checkContents(manifest: manifest, directory: directory, checks: checks, findings: &findings) }
+        let maps = try PackageMaps.check(source: source, directory: directory, manifest: manifest, damaged: { checks[$0.index]?.sha256 == nil }, options: options.map)
+        findings += maps.findings
 
         if options.threads > 1 { group.wait() } else { wholeFile.run() }
         let digest = try wholeFile.result()
@@ -74,7 +79,7 @@ public enum Verifier {
         }
         return VerificationReport(
             size: source.size, sha256: digest, expectedSHA256: options.expectedSHA256, manifest: manifest,
-            entryCount: directory.entries.count, findings: findings, blake2b512: wholeFile.blake2b)
+            entryCount: directory.entries.count, findings: findings, blake2b512: wholeFile.blake2b, maps: maps.maps)
     }
 
     // MARK: entry data

@@ -3,6 +3,7 @@ import Foundation
 import TrailPackBuilder
 import TrailPackCore
 import TrailPackCrypto
+import TrailPackMap
 import TrailPackVerifier
 
 struct Build: ParsableCommand {
@@ -33,6 +34,9 @@ struct Build: ParsableCommand {
     @Option(name: .shortAndLong, help: "The package to write (default: <id>-<version>.zip in the current folder).")
     var output: String?
 
+    @Option(name: .customLong("min-map-zoom"), help: "Warn when the map's most detailed zoom is below this (14 suits walking).")
+    var minMapZoom: Int = 14
+
     @Flag(help: "Print the result as JSON on standard output.")
     var json = false
 
@@ -49,7 +53,7 @@ struct Build: ParsableCommand {
         let started = Date()
         let timestamp = try TourBuilder.timestamp()
         let progress = !quiet && !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
-        let (plan, findings) = try TourBuilder.plan(folder, progress: progress, budget: budget.budget)
+        let (plan, findings) = try TourBuilder.plan(folder, progress: progress, budget: budget.budget, map: MapCheckOptions(minDetailZoom: minMapZoom))
         guard let plan else {
             if json {
                 Report.print(ok: false, findings: findings, [JSONMember("built", .bool(false))])

@@ -28,7 +28,7 @@ enum Report {
     static let fields: [String: [String]] = [
         "validate": ["valid", "path"],
         "build": ["built", "package", "checksumFile", "sha256", "id", "version", "waypoints", "assets", "assetBytes", "packageBytes", "seconds", "flushSeconds"],
-        "verify": ["valid", "file", "size", "sha256", "expectedSHA256", "sha256Matches", "entries", "id", "version", "signers"],
+        "verify": ["valid", "file", "size", "sha256", "expectedSHA256", "sha256Matches", "entries", "id", "version", "signers", "maps"],
         "inspect": ["manifest", "totals"],
         "hash": ["files"],
         "sign": ["package", "signature", "keyID", "id", "version"],

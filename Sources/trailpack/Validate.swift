@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TrailPackBuilder
 import TrailPackCore
+import TrailPackMap
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,6 +22,9 @@ struct Validate: ParsableCommand {
     @Argument(help: "A tour folder, or a manifest.json file.")
     var path: String
 
+    @Option(name: .customLong("min-map-zoom"), help: "Warn when the map's most detailed zoom is below this (14 suits walking).")
+    var minMapZoom: Int = 14
+
     @Flag(help: "Print the findings as JSON.")
     var json = false
 
@@ -32,7 +36,7 @@ struct Validate: ParsableCommand {
         let what: String
         if CLI.isDirectory(path) {
             let progress = !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
-            let (_, f) = try TourBuilder.plan(path, progress: progress, budget: budget.budget)
+            let (_, f) = try TourBuilder.plan(path, progress: progress, budget: budget.budget, map: MapCheckOptions(minDetailZoom: minMapZoom))
             findings = f
             what = "tour folder '\(path)'"
         } else {

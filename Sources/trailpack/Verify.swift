@@ -35,6 +35,9 @@ struct Verify: ParsableCommand {
     @Option(name: .customLong("sha256-file"), help: "A file in sha256sum format holding the expected SHA-256.")
     var sha256File: String?
 
+    @Option(name: .customLong("min-map-zoom"), help: "Warn when the map's most detailed zoom is below this (14 suits walking).")
+    var minMapZoom: Int = 14
+
     @Flag(help: "Print the report as JSON.")
     var json = false
 
@@ -67,7 +70,9 @@ struct Verify: ParsableCommand {
         let keys: [Minisign.PublicKey]
         do { keys = try SignatureCheck.loadTrustedKeys(trustedKeys) } catch { throw CLIError.usage("\(error)") }
         do {
-            report = try Verifier.verify(path: package, options: .init(expectedSHA256: expected, threads: threads, prehash: !keys.isEmpty))
+            var options = Verifier.Options(expectedSHA256: expected, threads: threads, prehash: !keys.isEmpty)
+            options.map.minDetailZoom = minMapZoom
+            report = try Verifier.verify(path: package, options: options)
         } catch {
             throw CLIError.io("\(error)")
         }
@@ -103,12 +108,14 @@ struct Verify: ParsableCommand {
             }
             // null when no key was given: nobody was asked to have signed it.
             if !keys.isEmpty { members.append(JSONMember("signers", .array(signers.map { .string($0) }))) }
+            members.append(JSONMember("maps", .array(report.maps.map { .object([JSONMember("path", .string($0.path))] + MapOutput.json($0.report).objectMembers.filter { $0.key != "findings" }) })))
             Report.print(ok: report.isValid, findings: report.findings, members)
         } else {
             CLI.out("package   \(package) (\(Format.bytes(report.size)), \(report.entryCount) entries)\n")
             let match = report.sha256Matches.map { $0 ? "matches the expected value" : "DOES NOT match the expected value" } ?? "no expected value given"
             CLI.out("sha256    \(report.sha256.hex) (\(match))\n")
             if let m = report.manifest { CLI.out("tour      \(TerminalText.escaped(m.name)) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(m.allAssets.count) assets\n") }
+            for map in report.maps { CLI.out("map       \(TerminalText.escaped(map.path))\n" + MapOutput.text(map.report, indent: "  ")) }
             if !keys.isEmpty { CLI.out("signed by \(signers.isEmpty ? "no trusted key" : signers.joined(separator: ", "))\n") }
             CLI.printFindings(report.findings)
             if report.isValid { CLI.outOK("valid\n") } else { CLI.outRaw(Output.paint("NOT VALID", .error, fd: 1) + ": \(CLI.counts(report.findings)); do not use this package\n") }

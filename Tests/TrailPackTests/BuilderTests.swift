@@ -328,8 +328,8 @@ struct BuilderTests {
             let tty = try Support.run("script", ["-q", "-c", "\(Support.binary) build \(Support.fixture("santiam-wagon-road")) -o \(dir)/a.zip", "/dev/null"])
             #expect(tty.status == 0)
             let screen = tty.stdout.replacingOccurrences(of: "\r", with: "\n")
-            #expect(screen.contains("hashing 17/17 files"), "\(screen)")
-            #expect(screen.contains("writing 17/17 files"))
+            #expect(screen.contains("hashing 18/18 files"), "\(screen)")
+            #expect(screen.contains("writing 18/18 files"))
             #expect(screen.contains("left"))
             let plain = try Support.trailpack("build", Support.fixture("santiam-wagon-road"), "-o", dir + "/b.zip")
             #expect(!plain.stderr.contains("files") && !plain.stdout.contains("hashing"))
@@ -344,11 +344,11 @@ struct BuilderTests {
             let json = try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any])
             #expect(json["package"] as? String == "gov.usda.fs.willamette.santiam-wagon-road-1.0.0.zip")
             #expect(json["waypoints"] as? Int == 8)
-            #expect(json["assets"] as? Int == 17)
+            #expect(json["assets"] as? Int == 18)
             let sha = try #require(json["sha256"] as? String)
             #expect(try Support.run("sha256sum", [dir + "/gov.usda.fs.willamette.santiam-wagon-road-1.0.0.zip"]).stdout.hasPrefix(sha))
             let text = try Support.trailpack("build", Support.fixture("santiam-wagon-road"), "-o", dir + "/x.zip")
-            for word in ["waypoints  8", "assets     17", "sha256     \(sha)", "time"] { #expect(text.stdout.contains(word), "\(text.stdout)") }
+            for word in ["waypoints  8", "assets     18", "sha256     \(sha)", "time"] { #expect(text.stdout.contains(word), "\(text.stdout)") }
         }
     }
 }

@@ -159,6 +159,23 @@ struct ServerRouteTests {
         }
     }
 
+    @Test("a package that still holds trailpack init's template text is refused at upload (422 template-text), naming the fields")
+    func templateText() async throws {
+        try await withServer { _, _, client in
+            let dir = NSTemporaryDirectory() + "trailpack-template-" + UUID().uuidString
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            #expect(try Support.trailpack("init", dir + "/tour").status == 0)
+            let build = try Support.trailpack("build", dir + "/tour", "-o", dir + "/tour.zip")
+            #expect(build.status == 0, "template text is only a warning at build: \(build.stderr)")
+            let (status, body) = try await upload(client, dir + "/tour.zip")
+            #expect(status == .unprocessableContent)
+            let error = try JSONParser.parse(Array(body.utf8)).value["error"]
+            #expect(error?["code"] == .string("template-text"), "\(body)")
+            guard case .string(let message)? = error?["message"] else { Issue.record("no message"); return }
+            #expect(message.contains("id") && message.contains("park") && message.contains("the description of 'Trailhead'"), "\(message)")
+        }
+    }
+
     @Test("the audit log records uploads and refusals, and refuses to be changed")
     func auditLog() async throws {
         try await withServer { server, packages, client in

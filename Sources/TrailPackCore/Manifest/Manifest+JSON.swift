@@ -54,6 +54,19 @@ extension Asset {
             JSONMember("sha256", .string(sha256)),
         ]
         if let title { members.append(JSONMember("title", .string(title))) }
+        if let map { members.append(JSONMember("map", map.jsonValue)) }
         return .object(members)
+    }
+}
+
+extension MapInfo {
+    public var jsonValue: JSONValue {
+        .object([
+            JSONMember("role", .string(role.rawValue)),
+            JSONMember("tileType", .string(tileType.rawValue)),
+            JSONMember("minZoom", .number(JSONNumber(Int64(minZoom)))),
+            JSONMember("maxZoom", .number(JSONNumber(Int64(maxZoom)))),
+            JSONMember("bounds", .object(["southwest": bounds.southwest.jsonValue, "northeast": bounds.northeast.jsonValue])),
+        ])
     }
 }

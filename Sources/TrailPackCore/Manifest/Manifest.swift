@@ -101,15 +101,57 @@ public struct Asset: Sendable, Equatable {
     public var sha256: String
     /// An optional caption for the apps.
     public var title: String?
+    /// For a PMTiles map under `map/`: what the builder read from the file's header.
+    public var map: MapInfo?
 
-    public init(path: String, kind: AssetKind, mediaType: String, size: Int64, sha256: String, title: String? = nil) {
+    public init(path: String, kind: AssetKind, mediaType: String, size: Int64, sha256: String, title: String? = nil, map: MapInfo? = nil) {
         self.path = path
         self.kind = kind
         self.mediaType = mediaType
         self.size = size
         self.sha256 = sha256
         self.title = title
+        self.map = map
     }
+}
+
+/// What a PMTiles map asset holds, as the builder read it from the file's header (`docs/FORMAT.md`, "Maps").
+public struct MapInfo: Sendable, Equatable {
+    /// The one base map the apps open first, or an overlay drawn over it.
+    public enum Role: String, Sendable, CaseIterable {
+        case base, overlay
+    }
+
+    /// The tile formats phones render.
+    public enum TileType: String, Sendable, CaseIterable {
+        case mvt, png, jpeg, webp
+    }
+
+    public var role: Role
+    public var tileType: TileType
+    public var minZoom: Int
+    public var maxZoom: Int
+    /// The area the file says it covers (its header's bounds).
+    public var bounds: Bounds
+
+    public init(role: Role, tileType: TileType, minZoom: Int, maxZoom: Int, bounds: Bounds) {
+        self.role = role
+        self.tileType = tileType
+        self.minZoom = minZoom
+        self.maxZoom = maxZoom
+        self.bounds = bounds
+    }
+
+    /// The highest zoom level the format allows.
+    public static let maxZoomLevel = 30
+    /// The folder whose PMTiles files are overlays; any other `map/*.pmtiles` is the base map.
+    public static let overlayFolder = "map/overlays/"
+
+    /// The role a map file at `path` has: overlays live under `map/overlays/`.
+    public static func role(forPath path: String) -> Role { path.hasPrefix(overlayFolder) ? .overlay : .base }
+
+    /// Whether `path` names a PMTiles file (by extension, ignoring case).
+    public static func isPMTiles(_ path: String) -> Bool { path.lowercased().hasSuffix(".pmtiles") }
 }
 
 /// What an asset is, so that an app knows how to present it.

@@ -5,7 +5,8 @@
 public enum ManifestDecoder {
     static let topFields = ["formatVersion", "id", "version", "name", "park", "site", "mapName", "bounds", "description", "waypoints", "mapAssets"]
     static let waypointFields = ["name", "slug", "order", "coordinate", "description", "properties", "assets"]
-    static let assetFields = ["path", "kind", "mediaType", "size", "sha256", "title"]
+    static let assetFields = ["path", "kind", "mediaType", "size", "sha256", "title", "map"]
+    static let mapFields = ["role", "tileType", "minZoom", "maxZoom", "bounds"]
 
     public static func decode(_ value: JSONValue) -> (Manifest?, [Finding]) {
         var r = FieldReader()
@@ -94,7 +95,39 @@ public enum ManifestDecoder {
             mediaType: r.string(members, "mediaType", at: path) ?? "",
             size: r.integer(members, "size", at: path) ?? 0,
             sha256: r.string(members, "sha256", at: path) ?? "",
-            title: r.string(members, "title", at: path, required: false))
+            title: r.string(members, "title", at: path, required: false),
+            map: decodeMap(members.first(where: { $0.key == "map" })?.value, at: JSONPath.member(path, "map"), reader: &r))
+    }
+
+    /// An asset's `map` object; nil when absent or unreadable (reported).
+    static func decodeMap(_ value: JSONValue?, at path: String, reader r: inout FieldReader) -> MapInfo? {
+        guard let value, let members = r.object(value, at: path) else { return nil }
+        r.rejectUnknown(members, at: path, known: mapFields)
+        let roleText = r.string(members, "role", at: path)
+        let typeText = r.string(members, "tileType", at: path)
+        let minZoom = r.integer(members, "minZoom", at: path)
+        let maxZoom = r.integer(members, "maxZoom", at: path)
+        let bounds = r.bounds(members, at: path)
+        var ok = true
+        let role = roleText.flatMap { MapInfo.Role(rawValue: $0) }
+        if let roleText, role == nil {
+            r.findings.append(Finding(.mapFields, path: JSONPath.member(path, "role"), "map role '\(roleText)' is not 'base' or 'overlay'"))
+            ok = false
+        }
+        let tileType = typeText.flatMap { MapInfo.TileType(rawValue: $0) }
+        if let typeText, tileType == nil {
+            r.findings.append(Finding(.mapFields, path: JSONPath.member(path, "tileType"),
+                "tile type '\(typeText)' is not one phones render: \(MapInfo.TileType.allCases.map(\.rawValue).joined(separator: ", "))"))
+            ok = false
+        }
+        for (key, zoom) in [("minZoom", minZoom), ("maxZoom", maxZoom)] {
+            if let zoom, !(0...Int64(MapInfo.maxZoomLevel)).contains(zoom) {
+                r.findings.append(Finding(.mapFields, path: JSONPath.member(path, key), "\(key) \(zoom) must be a whole number from 0 to \(MapInfo.maxZoomLevel)"))
+                ok = false
+            }
+        }
+        guard ok, let role, let tileType, let minZoom, let maxZoom, let bounds else { return nil }
+        return MapInfo(role: role, tileType: tileType, minZoom: Int(minZoom), maxZoom: Int(maxZoom), bounds: bounds)
     }
 }
 

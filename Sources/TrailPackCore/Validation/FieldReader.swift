@@ -95,10 +95,16 @@ public struct FieldReader: Sendable {
 
     /// The `bounds` object with its two corners; nil when missing (reported if `required`) or unreadable.
     public mutating func bounds(_ members: [JSONMember], required: Bool) -> Bounds? {
-        guard let b = object(members.first(where: { $0.key == "bounds" })?.value, at: "bounds", required: required) else { return nil }
-        rejectUnknown(b, at: "bounds", known: ["southwest", "northeast"])
-        let sw = coordinate(b.first(where: { $0.key == "southwest" })?.value, at: "bounds.southwest")
-        let ne = coordinate(b.first(where: { $0.key == "northeast" })?.value, at: "bounds.northeast")
+        bounds(members, at: "", required: required)
+    }
+
+    /// The `bounds` object of the object at `path` (`""` for the top level).
+    public mutating func bounds(_ members: [JSONMember], at path: String, required: Bool = true) -> Bounds? {
+        let p = JSONPath.member(path, "bounds")
+        guard let b = object(members.first(where: { $0.key == "bounds" })?.value, at: p, required: required) else { return nil }
+        rejectUnknown(b, at: p, known: ["southwest", "northeast"])
+        let sw = coordinate(b.first(where: { $0.key == "southwest" })?.value, at: p + ".southwest")
+        let ne = coordinate(b.first(where: { $0.key == "northeast" })?.value, at: p + ".northeast")
         guard let sw, let ne else { return nil }
         return Bounds(southwest: sw, northeast: ne)
     }

@@ -119,11 +119,26 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
 
     // The server's checks of an upload
     case serverVerifierFailed = "server.verifier-failed"
+    // Offline maps (PMTiles)
+    case mapNone = "map.none"
+    case mapBaseMultiple = "map.base-multiple"
+    case mapFields = "map.fields"
+    case mapStored = "map.stored"
+    case mapMismatch = "map.mismatch"
+    case mapHeader = "map.header"
+    case mapCompression = "map.compression"
+    case mapDirectory = "map.directory"
+    case mapTileData = "map.tile-data"
+    case mapMetadata = "map.metadata"
+    case mapTileType = "map.tile-type"
+    case mapBounds = "map.bounds"
+    case mapMinDetail = "map.min-detail"
+    case mapCoverage = "map.coverage"
 
     /// Whether the finding makes the input invalid (`error`) or is advice (`warning`).
     public var severity: Finding.Severity {
         switch self {
-        case .sourceUnusedFile, .sourceJSONForgiven, .sourcePlaceholder, .sourceAssetLarge, .sourcePackageLarge: .warning
+        case .sourceUnusedFile, .sourceJSONForgiven, .sourcePlaceholder, .sourceAssetLarge, .sourcePackageLarge, .mapNone, .mapMinDetail: .warning
         default: .error
         }
     }
@@ -228,6 +243,20 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .signatureThreshold: "fewer distinct trusted keys signed the package than required"
         case .packageRollback: "the package is older than the version already accepted"
         case .serverVerifierFailed: "the server's verifier crashed, hit a limit or timed out on the package; nothing was stored"
+        case .mapNone: "the tour has no PMTiles map, so the apps will need a network to show one (warning)"
+        case .mapBaseMultiple: "the package has more than one base map (map/*.pmtiles outside map/overlays/)"
+        case .mapFields: "a map asset's \"map\" fields are malformed, or given for a file that is not a PMTiles map"
+        case .mapStored: "a PMTiles map is deflated in the package; it must be stored so phones can read tiles in place"
+        case .mapMismatch: "the manifest's map fields disagree with the PMTiles file's header"
+        case .mapHeader: "the file is not a PMTiles version 3 archive, or its header is inconsistent (offsets, lengths, zooms, bounds)"
+        case .mapCompression: "the map uses a compression phones cannot read (only none and gzip are allowed)"
+        case .mapDirectory: "a PMTiles directory is truncated, corrupt, unsorted, too large, too deep, or its counts disagree with the header"
+        case .mapTileData: "a tile lies outside the tile data section, is empty, or partly overlaps another tile"
+        case .mapMetadata: "the PMTiles metadata is corrupt, too large, or not a JSON object"
+        case .mapTileType: "the tile type is not one phones render (MVT, PNG, JPEG, WebP)"
+        case .mapBounds: "the map's bounds do not contain the tour's map frame"
+        case .mapMinDetail: "the map's most detailed zoom is below the minimum asked for (default 14) (warning)"
+        case .mapCoverage: "tiles are missing inside the tour's map frame at a zoom the map declares"
         }
     }
 

@@ -80,6 +80,7 @@ public enum ManifestValidator {
         for (j, a) in m.mapAssets.enumerated() {
             checkAsset(a, JSONPath.element("mapAssets", j), folder: "map/", paths: &paths, &f)
         }
+        checkMaps(m, &f)
         return f.filter { !($0.path.map(unreadable.contains) ?? false) }
     }
 
@@ -208,6 +209,46 @@ public enum ManifestValidator {
             f.append(Finding(.assetSHA256, path: path + ".sha256", "sha256 '\(a.sha256.prefix(70))' must be exactly 64 hexadecimal digits"))
         }
         if let title = a.title { checkName(title, path + ".title", &f) }
+    }
+
+    /// The rules for PMTiles maps that a manifest alone can judge: `map` fields only on PMTiles
+    /// map assets, consistent zooms and bounds, a role that matches the folder, one base map.
+    static func checkMaps(_ m: Manifest, _ f: inout [Finding]) {
+        for (i, w) in m.waypoints.enumerated() {
+            for (j, a) in w.assets.enumerated() where a.map != nil {
+                f.append(Finding(.mapFields, path: JSONPath.element(JSONPath.element("waypoints", i) + ".assets", j) + ".map",
+                    "only map assets (mapAssets, under map/) carry \"map\" fields; remove them from '\(a.path)'"))
+            }
+        }
+        var bases: [String] = []
+        for (j, a) in m.mapAssets.enumerated() {
+            let path = JSONPath.element("mapAssets", j)
+            guard MapInfo.isPMTiles(a.path) else {
+                if a.map != nil {
+                    f.append(Finding(.mapFields, path: path + ".map", "'\(a.path)' is not a PMTiles file; only .pmtiles maps carry \"map\" fields"))
+                }
+                continue
+            }
+            let role = MapInfo.role(forPath: a.path)
+            if role == .base { bases.append(a.path) }
+            guard let info = a.map else { continue }
+            if info.minZoom > info.maxZoom {
+                f.append(Finding(.mapFields, path: path + ".map", "minZoom \(info.minZoom) is above maxZoom \(info.maxZoom); swap them"))
+            }
+            if info.role != role {
+                f.append(Finding(.mapFields, path: path + ".map.role",
+                    "'\(a.path)' has role '\(info.role.rawValue)' but its folder makes it \(role == .base ? "the base map" : "an overlay") (overlays live under \(MapInfo.overlayFolder))"))
+            }
+            var boundsFindings: [Finding] = []
+            checkBounds(info.bounds, &boundsFindings)
+            if !boundsFindings.isEmpty {
+                f.append(Finding(.mapFields, path: path + ".map.bounds", "the map's bounds are not a valid box: \(boundsFindings[0].message)"))
+            }
+        }
+        if bases.count > 1 {
+            f.append(Finding(.mapBaseMultiple, path: "mapAssets",
+                "the package has \(bases.count) base maps (\(bases.joined(separator: ", "))); keep one and move the others under \(MapInfo.overlayFolder)"))
+        }
     }
 
     /// `type/subtype` with RFC 6838 restricted-name characters.

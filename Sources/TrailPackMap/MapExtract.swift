@@ -1,0 +1,110 @@
+import TrailPackCore
+
+/// Cuts the tiles of a frame out of a larger PMTiles archive into a `PMTilesWriter`, streaming:
+/// the source's directories are walked once in tile-id order, each wanted tile's bytes read once
+/// and written once; memory holds one zoom's frame tile ids and the output's directory.
+public enum MapExtract {
+    /// What was cut.
+    public struct Result: Sendable {
+        public var tiles: Int64 = 0
+        /// Tiles of the frame the source does not have.
+        public var missing: Int64 = 0
+        public var bytesRead: Int64 = 0
+    }
+
+    /// The sorted tile ids of `frame` at each zoom of `zooms`, one zoom at a time.
+    public struct FrameCursor {
+        let frame: Bounds
+        let zooms: ClosedRange<Int>
+        var z: Int
+        var ids: [UInt64] = []
+        var k = 0
+        public private(set) var passed: Int64 = 0
+
+        public init(frame: Bounds, zooms: ClosedRange<Int>) {
+            self.frame = frame
+            self.zooms = zooms
+            self.z = zooms.lowerBound
+            load()
+        }
+
+        mutating func load() {
+            k = 0
+            guard z <= zooms.upperBound else { ids = []; return }
+            let r = TileMath.range(frame, zoom: z)
+            var list: [UInt64] = []
+            list.reserveCapacity(r.count)
+            let zoom = z
+            r.forEach { x, y in list.append(TileID(z: zoom, x: x, y: y).id!) }
+            ids = list.sorted()
+        }
+
+        /// The frame's ids in `a ..< b`, in order (calls come with increasing, disjoint ranges).
+        public mutating func take(_ a: UInt64, _ b: UInt64) -> [UInt64] {
+            var out: [UInt64] = []
+            while z <= zooms.upperBound {
+                while k < ids.count && ids[k] < a { k += 1; passed += 1 }
+                while k < ids.count && ids[k] < b { out.append(ids[k]); k += 1 }
+                if k < ids.count { return out }
+                if b <= TileID.firstID(zoom: z + 1) { return out }
+                z += 1
+                load()
+            }
+            return out
+        }
+
+        /// How many frame tiles there are in all the zooms.
+        public static func count(frame: Bounds, zooms: ClosedRange<Int>) -> Int64 {
+            zooms.reduce(Int64(0)) { $0 + Int64(TileMath.range(frame, zoom: $1).count) }
+        }
+    }
+
+    /// Copies the tiles of `frame` at `zooms` from `archive` to `writer`, then finishes it with a
+    /// header for the frame. `progress` is called with the number of tiles written so far.
+    public static func extract(from archive: PMTilesArchive, frame: Bounds, zooms: ClosedRange<Int>, to writer: PMTilesWriter,
+                               progress: ((Int64) -> Void)? = nil) throws(MapError) -> (Result, PMTilesWriter.Summary) {
+        let lo = max(zooms.lowerBound, archive.header.minZoom), hi = min(zooms.upperBound, archive.header.maxZoom)
+        guard lo <= hi else {
+            throw MapError.io("the source has zooms \(archive.header.minZoom)–\(archive.header.maxZoom), none of \(zooms.lowerBound)–\(zooms.upperBound); choose --zoom within its range")
+        }
+        var cursor = FrameCursor(frame: frame, zooms: lo...hi)
+        var result = Result()
+        _ = try archive.walk { (e: PMTilesEntry) throws(MapError) in
+            let wanted = cursor.take(e.tileID, e.tileID + UInt64(e.runLength))
+            guard !wanted.isEmpty else { return }
+            let data = try archive.tileBytes(e)
+            result.bytesRead += Int64(data.count)
+            for id in wanted {
+                try writer.add(id: id, data: data)
+                result.tiles += 1
+            }
+            progress?(result.tiles)
+        }
+        result.missing = FrameCursor.count(frame: frame, zooms: lo...hi) - result.tiles
+        var h = PMTilesHeader()
+        h.tileTypeByte = archive.header.tileTypeByte
+        h.tileCompression = archive.header.tileCompression
+        setBounds(&h, frame: frame, within: archive.header.bounds)
+        h.centerZoom = lo
+        var metadata: JSONValue = .object([])
+        if let m = try? archive.metadata() { metadata = m }
+        let summary = try writer.finish(header: h, metadata: metadata)
+        return (result, summary)
+    }
+
+    /// Sets a header's bounds to `frame` (clipped to `within`, the whole width for a frame that
+    /// crosses the antimeridian) and its center to the middle.
+    public static func setBounds(_ h: inout PMTilesHeader, frame: Bounds, within: Bounds? = nil) {
+        func e7(_ v: Double) -> Int32 { Int32((v * 1e7).rounded()) }
+        var west = frame.crossesAntimeridian ? -180 : frame.southwest.longitude
+        var east = frame.crossesAntimeridian ? 180 : frame.northeast.longitude
+        var south = frame.southwest.latitude, north = frame.northeast.latitude
+        if let w = within {
+            west = max(west, w.southwest.longitude); east = min(east, w.northeast.longitude)
+            south = max(south, w.southwest.latitude); north = min(north, w.northeast.latitude)
+            if west > east || south > north { west = frame.southwest.longitude; east = frame.northeast.longitude; south = frame.southwest.latitude; north = frame.northeast.latitude }
+        }
+        h.minLonE7 = e7(west); h.maxLonE7 = e7(east); h.minLatE7 = e7(south); h.maxLatE7 = e7(north)
+        h.centerLonE7 = e7((west + east) / 2); h.centerLatE7 = e7((south + north) / 2)
+    }
+}

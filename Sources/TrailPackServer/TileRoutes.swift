@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOPosix
+import TrailPackArchive
+import TrailPackCatalog
+import TrailPackCore
+import TrailPackMap
+import TrailPackVerifier
+
+/// `GET /v1/packages/{id}/versions/{version}/tiles/{z}/{x}/{y}`: one tile of a package's base map,
+/// read in place from the stored package (the PMTiles entry is stored, so its bytes are a window
+/// of the blob), through the bounded PMTiles reader. Released versions are public and cached as
+/// immutable; a version under review needs a token, and is never cached.
+extension API {
+    func tile(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id"), version = try context.parameters.require("version")
+        guard let z = Int(try context.parameters.require("z")), let x = Int(try context.parameters.require("x")),
+              let y = Int(try context.parameters.require("y").split(separator: ".").first.map(String.init) ?? ""),
+              TileID(z: z, x: x, y: y).isValid else {
+            throw ServerError.badRequest("tiles are addressed /tiles/{z}/{x}/{y} with 0 ≤ x, y < 2^z and z from 0 to \(TileID.maxZoom)")
+        }
+        var released = true
+        var found = try catalog.version(package: id, version: version)
+        if found == nil {
+            // A version under review: only signed-in publishers, reviewers and admins see its map.
+            _ = try authenticate(request, roles: Set(Catalog.Role.allCases))
+            found = try catalog.version(package: id, version: version, releasedOnly: false)
+            released = false
+        }
+        guard let (summary, manifestText) = found else { throw ServerError.notFound("no version \(version) of '\(id)'") }
+        let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest
+        guard let map = manifest?.mapAssets.first(where: { MapInfo.isPMTiles($0.path) && MapInfo.role(forPath: $0.path) == .base }) else {
+            throw ServerError.notFound("version \(version) of '\(id)' has no offline map")
+        }
+        let path = server.store.path(for: summary.sha256)
+        let tileID = TileID(z: z, x: x, y: y)
+        let etag = "\"\(summary.sha256)-\(z)-\(x)-\(y)\""
+        let result = try await NIOThreadPool.singleton.runIfActive { () throws -> (PMTilesHeader, [UInt8]?) in
+            try Self.readTile(blob: path, map: map.path, tile: tileID)
+        }
+        guard let bytes = result.1 else { throw ServerError.notFound("the map has no tile \(tileID)") }
+        var headers: HTTPFields = [
+            .contentType: result.0.tileType?.mediaType ?? "application/octet-stream",
+            .eTag: etag,
+            .cacheControl: released ? "public, max-age=31536000, immutable" : "private, no-store",
+        ]
+        if result.0.tileCompression == .gzip { headers[.contentEncoding] = "gzip" }
+        if let inm = request.headers[.ifNoneMatch], inm.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentLength] = String(bytes.count)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// Opens the blob's ZIP directory, finds the map's stored entry and reads one tile from it.
+    static func readTile(blob: String, map: String, tile: TileID) throws -> (PMTilesHeader, [UInt8]?) {
+        let source = try FileSource(path: blob)
+        let directory = try ZipDirectory.read(source)
+        guard directory.isReadable, let mapSource = PackageMaps.storedMap(source: source, directory: directory, path: map) else {
+            throw ServerError(.internalServerError, "map-unreadable", "the stored package's map '\(map)' cannot be read in place")
+        }
+        do {
+            let archive = try PMTilesArchive(source: mapSource)
+            return (archive.header, try archive.tile(tile))
+        } catch {
+            throw ServerError(.internalServerError, "map-unreadable", "the stored package's map '\(map)' cannot be read: \(error.message)")
+        }
+    }
+}
