@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrailPackCore
 import TrailPackCatalog
 import TrailPackCrypto
 import TrailPackServer
@@ -31,16 +32,17 @@ extension Admin {
                 + onDisk.filter { unused.contains($0) }.map { ($0, "no package version refers to it") }
             for (sha, why) in orphans {
                 if dryRun {
-                    CLI.out("orphan \(folder.root)/blobs/\(sha.prefix(2))/\(sha).zip: \(why)\n")
+                    Admin.say(options, "orphan \(folder.root)/blobs/\(sha.prefix(2))/\(sha).zip: \(why)", ["sha256": .string(sha), "reason": .string(why), "moved": .null])
                 } else {
                     let moved: String
                     do { moved = try folder.quarantine(sha256: sha, reason: "\(why); moved by 'trailpack admin gc'") } catch let e as ServerError { throw CLIError.io(e.message) }
                     if unused.contains(sha) { try catalog.forgetUnusedBlob(sha256: sha) }
                     try catalog.audit(actor: "admin-cli", action: "gc-quarantine", id: nil, version: nil, sha256: sha, detail: "\(why); moved to \(moved)")
-                    CLI.out("moved \(sha) (\(why)) to \(moved)\n")
+                    Admin.say(options, "moved \(sha) (\(why)) to \(moved)", ["sha256": .string(sha), "reason": .string(why), "moved": .string(moved)])
                 }
             }
             CLI.note("\(orphans.count) orphan\(orphans.count == 1 ? "" : "s")\(dryRun ? " (nothing moved: --dry-run)" : orphans.isEmpty ? "" : " moved to \(folder.root)/quarantine")")
+            Admin.finish(options, "gc", ok: !(dryRun && !orphans.isEmpty))
             if dryRun && !orphans.isEmpty { throw ExitCode(1) }
         }
     }
@@ -83,9 +85,11 @@ extension Admin {
                     do { detail += "; moved to \(try folder.quarantine(sha256: blob.sha256, reason: problem))" } catch let e as ServerError { throw CLIError.io(e.message) }
                 }
                 let versions = try catalog.markDamaged(sha256: blob.sha256, reason: detail + " (found by 'trailpack admin scrub')", actor: "admin-cli")
-                CLI.out("damaged \(blob.sha256): \(detail)\(versions.isEmpty ? "" : "; out of service: " + versions.joined(separator: ", "))\n")
+                Admin.say(options, "damaged \(blob.sha256): \(detail)\(versions.isEmpty ? "" : "; out of service: " + versions.joined(separator: ", "))",
+                          ["sha256": .string(blob.sha256), "damage": .string(detail), "outOfService": .array(versions.map { .string($0) })])
             }
             CLI.note("\(blobs.count) package\(blobs.count == 1 ? "" : "s") checked, \(damaged) damaged")
+            Admin.finish(options, "scrub", ok: damaged == 0)
             if damaged > 0 { throw ExitCode(1) }
         }
     }
@@ -123,7 +127,10 @@ extension Admin {
                 if link(source, copy) == 0 { linked += 1; continue }
                 do { try fm.copyItem(atPath: source, toPath: copy); copied += 1 } catch { throw CLIError.io("cannot copy '\(source)' to '\(copy)': \(error)") }
             }
-            CLI.out("backup written to \(target.root): the catalog, \(linked) packages hard-linked, \(copied) copied\(missing > 0 ? ", \(missing) missing" : "")\n")
+            Admin.say(options, "backup written to \(target.root): the catalog, \(linked) packages hard-linked, \(copied) copied\(missing > 0 ? ", \(missing) missing" : "")",
+                      ["folder": .string(target.root), "linked": .number(JSONNumber(Int64(linked))), "copied": .number(JSONNumber(Int64(copied))),
+                       "missing": .number(JSONNumber(Int64(missing)))])
+            Admin.finish(options, "backup")
         }
     }
 
@@ -159,9 +166,12 @@ extension Admin {
                 let (status, detail) = MalwareScanner.catalogState(scanner.scan(path))
                 try catalog.recordRescan(package: t.id, version: t.version, status: status, detail: detail, actor: "admin-cli")
                 if status == "held" || status == "infected" { bad += 1 }
-                CLI.out("\(t.id) \(t.version): \(t.scanStatus) → \(status)\(detail.isEmpty ? "" : " (\(detail))")\n")
+                Admin.say(options, "\(t.id) \(t.version): \(t.scanStatus) → \(status)\(detail.isEmpty ? "" : " (\(detail))")",
+                          ["id": .string(t.id), "version": .string(t.version), "before": .string(t.scanStatus), "after": .string(status),
+                           "detail": .string(detail)])
             }
             CLI.note("\(targets.count) version\(targets.count == 1 ? "" : "s") scanned, \(bad) held or infected")
+            Admin.finish(options, "rescan", ok: bad == 0)
             if bad > 0 { throw ExitCode(1) }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrailPackCore
 import TrailPackCatalog
 import TrailPackCrypto
 import TrailPackServer
@@ -42,6 +43,9 @@ struct Admin: ParsableCommand {
         @Flag(help: "Make the data folder if it does not exist (otherwise a missing one is refused).")
         var create = false
 
+        @Flag(help: "Print the result as JSON (the report shape of every command; 'results' lists what was done).")
+        var json = false
+
         func folder(_ access: DataFolder.Access) throws -> DataFolder {
             do { return try DataFolder(path: data, create: create, access: access) } catch let e as ServerError { throw CLIError.io(e.message) }
         }
@@ -50,6 +54,25 @@ struct Admin: ParsableCommand {
             let folder = try folder(.shared)
             do { return try Catalog(path: folder.catalogPath) } catch { throw CLIError.io("cannot open the catalog in '\(data)': \(error)") }
         }
+    }
+
+    // With --json, what a command did is gathered here and printed once by `finish` (one command
+    // runs per process, on the main thread: hence nonisolated(unsafe)).
+    nonisolated(unsafe) static var results: [JSONValue] = []
+
+    /// A line for people on standard output, or with --json one item of the report's `results`.
+    static func say(_ options: Options, _ text: String, _ item: [String: JSONValue]) {
+        if options.json {
+            results.append(.object(item.sorted { $0.key < $1.key }.map { JSONMember($0.key, $0.value) }))
+        } else {
+            CLI.out(text + "\n")
+        }
+    }
+
+    /// With --json, the report: `action` (such as "user add") and `results`.
+    static func finish(_ options: Options, _ action: String, ok: Bool = true) {
+        guard options.json else { return }
+        Report.print(ok: ok, findings: [], [JSONMember("action", .string(action)), JSONMember("results", .array(results))])
     }
 
     /// Runs a catalog change, turning the catalog's refusals into plain usage errors.
@@ -91,7 +114,8 @@ struct Admin: ParsableCommand {
                     key = text
                 }
                 try Admin.change { try options.catalog().addUser(name: name, role: role.role, publicKey: key) }
-                CLI.out("added \(name) as \(role.rawValue)\n")
+                Admin.say(options, "added \(name) as \(role.rawValue)", ["user": .string(name), "role": .string(role.rawValue)])
+                Admin.finish(options, "user add")
             }
         }
 
@@ -101,7 +125,8 @@ struct Admin: ParsableCommand {
             @Argument(help: "The user's name.") var name: String
             func run() throws {
                 try Admin.change { try options.catalog().removeUser(name: name) }
-                CLI.out("removed \(name); their tokens are revoked\n")
+                Admin.say(options, "removed \(name); their tokens are revoked", ["user": .string(name), "removed": .bool(true)])
+                Admin.finish(options, "user remove")
             }
         }
 
@@ -112,7 +137,8 @@ struct Admin: ParsableCommand {
             @Argument(help: "The new role: publisher, reviewer or admin.") var role: RoleChoice
             func run() throws {
                 try Admin.change { try options.catalog().setRole(name: name, role: role.role) }
-                CLI.out("\(name) is now \(role.rawValue)\n")
+                Admin.say(options, "\(name) is now \(role.rawValue)", ["user": .string(name), "role": .string(role.rawValue)])
+                Admin.finish(options, "user role")
             }
         }
 
@@ -124,8 +150,11 @@ struct Admin: ParsableCommand {
                 let grants = try catalog.grants()
                 for u in try catalog.users() {
                     let sites = grants.filter { $0.user == u.name }.map(\.site)
-                    CLI.out("\(u.name)\t\(u.role.rawValue)\(u.publicKey == nil ? "" : "\tsigning key")\(sites.isEmpty ? "" : "\tsites: " + sites.joined(separator: ","))\n")
+                    Admin.say(options, "\(u.name)\t\(u.role.rawValue)\(u.publicKey == nil ? "" : "\tsigning key")\(sites.isEmpty ? "" : "\tsites: " + sites.joined(separator: ","))",
+                              ["user": .string(u.name), "role": .string(u.role.rawValue), "signingKey": .bool(u.publicKey != nil),
+                               "sites": .array(sites.map { .string($0) })])
                 }
+                Admin.finish(options, "user list")
             }
         }
     }
@@ -141,7 +170,8 @@ struct Admin: ParsableCommand {
                 var issued: (id: String, token: String) = ("", "")
                 try Admin.change { issued = try options.catalog().issueToken(user: user) }
                 FileHandle.standardError.write(Data("token \(issued.id) for \(user); it is shown only now — store it safely:\n".utf8))
-                CLI.out(issued.token + "\n")
+                Admin.say(options, issued.token, ["user": .string(user), "token": .string(issued.token)])
+                Admin.finish(options, "token issue")
             }
         }
 
@@ -150,8 +180,11 @@ struct Admin: ParsableCommand {
             @OptionGroup var options: Options
             func run() throws {
                 for t in try options.catalog().tokens() {
-                    CLI.out("\(t.id)\t\(t.user)\tissued \(t.createdAt)\(t.revokedAt.map { "\trevoked \($0)" } ?? "\tactive")\n")
+                    Admin.say(options, "\(t.id)\t\(t.user)\tissued \(t.createdAt)\(t.revokedAt.map { "\trevoked \($0)" } ?? "\tactive")",
+                              ["id": .string(t.id), "user": .string(t.user), "issued": .string("\(t.createdAt)"),
+                               "revoked": t.revokedAt.map { .string("\($0)") } ?? .null])
                 }
+                Admin.finish(options, "token list")
             }
         }
 
@@ -161,7 +194,8 @@ struct Admin: ParsableCommand {
             @Argument(help: "The token id (the part after 'tp_').") var id: String
             func run() throws {
                 guard try options.catalog().revokeToken(id: id) else { throw CLIError.usage("no active token '\(id)'; list them with 'trailpack admin token list'") }
-                CLI.out("revoked token \(id)\n")
+                Admin.say(options, "revoked token \(id)", ["id": .string(id), "revoked": .bool(true)])
+                Admin.finish(options, "token revoke")
             }
         }
     }
@@ -179,7 +213,8 @@ struct Admin: ParsableCommand {
             func run() throws {
                 guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("the site's name must not be empty") }
                 try Admin.change { try options.catalog().addSite(id: id, name: name) }
-                CLI.out("added site \(id): \(name)\n")
+                Admin.say(options, "added site \(id): \(name)", ["site": .string(id), "name": .string(name)])
+                Admin.finish(options, "site add")
             }
         }
 
@@ -191,7 +226,8 @@ struct Admin: ParsableCommand {
             func run() throws {
                 guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("the site's name must not be empty") }
                 try Admin.change { try options.catalog().renameSite(id: id, name: name) }
-                CLI.out("renamed site \(id): \(name)\n")
+                Admin.say(options, "renamed site \(id): \(name)", ["site": .string(id), "name": .string(name)])
+                Admin.finish(options, "site rename")
             }
         }
     }
@@ -203,7 +239,8 @@ struct Admin: ParsableCommand {
         @Argument(help: "The site id.") var site: String
         func run() throws {
             try Admin.change { try options.catalog().grant(user: user, site: site) }
-            CLI.out("\(user) may publish to \(site)\n")
+            Admin.say(options, "\(user) may publish to \(site)", ["user": .string(user), "site": .string(site), "granted": .bool(true)])
+            Admin.finish(options, "grant")
         }
     }
 
@@ -216,7 +253,8 @@ struct Admin: ParsableCommand {
             var changed = false
             try Admin.change { changed = try options.catalog().revokeGrant(user: user, site: site) }
             guard changed else { throw CLIError.usage("'\(user)' has no grant for '\(site)'") }
-            CLI.out("\(user) may no longer publish to \(site)\n")
+            Admin.say(options, "\(user) may no longer publish to \(site)", ["user": .string(user), "site": .string(site), "granted": .bool(false)])
+            Admin.finish(options, "revoke")
         }
     }
 }

@@ -35,6 +35,7 @@ enum Report {
         "keygen": ["keyID", "secretKey", "publicKey", "encrypted"],
         "extract": ["directory", "files", "sha256"],
         "init": ["folder", "files"],
+        "admin": ["action", "results"],
         "fetch": ["id", "version", "sha256", "size", "file", "alreadyInstalled", "signers", "confirmed", "reason", "sites"],
     ]
 

@@ -41,6 +41,10 @@ struct ReportTests {
         Run(name: "init from a bad spreadsheet", arguments: ["init", "$D/from-bad-csv", "--from-csv", "$D/bad.csv"], status: 1, ok: false),
         Run(name: "unknown option", arguments: ["build", "$D/tour", "--jsno"], status: 2, ok: false),
         Run(name: "fetch from a server that is not there", arguments: ["fetch", "http://127.0.0.1:9", "gov.example.x", "--into", "$D/library"], status: 3, ok: false),
+        Run(name: "admin user add", arguments: ["admin", "--data", "$D/data", "--create", "user", "add", "maria", "--role", "publisher"], status: 0, ok: true),
+        Run(name: "admin user add again", arguments: ["admin", "--data", "$D/data", "user", "add", "maria", "--role", "publisher"], status: 2, ok: false),
+        Run(name: "admin user list", arguments: ["admin", "--data", "$D/data", "user", "list"], status: 0, ok: true),
+        Run(name: "admin on a missing data folder", arguments: ["admin", "--data", "$D/nowhere", "user", "list"], status: 3, ok: false),
         Run(name: "fetch without a library folder", arguments: ["fetch", "http://127.0.0.1:9", "gov.example.x"], status: 2, ok: false),
     ]
 
