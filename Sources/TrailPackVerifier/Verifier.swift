@@ -1,4 +1,3 @@
-import Dispatch
 import TrailPackArchive
 import TrailPackCore
 import TrailPackCrypto
@@ -40,10 +39,10 @@ public enum Verifier {
     /// Verifies a package held by any byte source.
     public static func verify(source: some ByteSource, options: Options = Options()) throws(ArchiveError) -> VerificationReport {
         let wholeFile = WholeFileHash(source: source, prehash: options.prehash)
-        let group = DispatchGroup()
-        if options.threads > 1 {
-            DispatchQueue.global().async(group: group) { wholeFile.run() }
-        }
+        // The whole-file hash runs on a thread this call owns and joins on every way out,
+        // a thrown error included: nothing keeps reading the file after `verify` returns.
+        let hashing = options.threads > 1 ? OwnedThread { wholeFile.run() } : nil
+        defer { hashing?.join() }
         var findings: [Finding] = []
         let directory = try ZipDirectory.read(source, limits: options.limits)
         findings += directory.findings
@@ -66,7 +65,7 @@ public enum Verifier {
         let manifest = checkManifest(directory: directory, bytes: manifestBytes, findings: &findings)
         if let manifest { checkContents(manifest: manifest, directory: directory, checks: checks, findings: &findings) }
 
-        if options.threads > 1 { group.wait() } else { wholeFile.run() }
+        if let hashing { hashing.join() } else { wholeFile.run() }
         let digest = try wholeFile.result()
         if let expected = options.expectedSHA256, !(expected == digest) {
             findings.append(Finding(.packageSHA256Mismatch,

@@ -47,6 +47,7 @@ struct Build: ParsableCommand {
         }
         if !quiet && !json && !findings.isEmpty { CLI.printFindings(findings, to: .standardError) }
         let path = output ?? TourBuilder.defaultFileName(for: plan.manifest)
+        ProcessPolicy.removeTemporaryFilesOnInterrupt()
         let result = try TourBuilder.write(plan, to: path, timestamp: timestamp, progress: progress)
         let seconds = Date().timeIntervalSince(started)
         if json {

@@ -36,7 +36,7 @@ struct TrailPack: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
-        MemoryPolicy.keepLargeBuffersOutOfTheHeap()
+        ProcessPolicy.keepLargeBuffersOutOfTheHeap()
         do {
             var command = try TrailPack.parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
