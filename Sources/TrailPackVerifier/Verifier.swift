@@ -14,15 +14,18 @@ public enum Verifier {
     public static let maxManifestBytes: Int64 = 16 << 20
     static let chunkSize = 1 << 20
 
+    /// What to check besides the package itself, and how.
     public struct Options: Sendable {
         /// The SHA-256 the package must have (compared in constant time).
         public var expectedSHA256: SHA256Digest?
+        /// Bounds on what the package may make the reader do.
         public var limits: ZipLimits
         /// 2 (default) hashes the whole file on a second thread; 1 does everything on one.
         public var threads: Int
         /// Also compute the file's BLAKE2b-512 (what minisign signatures sign), in the same read.
         public var prehash: Bool
 
+        /// Options; the defaults check the package alone, on two threads.
         public init(expectedSHA256: SHA256Digest? = nil, limits: ZipLimits = .default, threads: Int = 2, prehash: Bool = false) {
             self.expectedSHA256 = expectedSHA256
             self.limits = limits

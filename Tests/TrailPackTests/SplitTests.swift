@@ -118,7 +118,10 @@ struct SplitTests {
         }
     }
 
-    @Test("DOS times are stamped from UTC whatever TZ the builder runs under (three zones, one package)", arguments: ["Asia/Kathmandu", "America/St_Johns"])
+    @Test("DOS times are stamped from UTC whatever TZ the builder runs under (three zones, one package)",
+          .enabled(if: ["Asia/Kathmandu", "America/St_Johns"].allSatisfy { FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/" + $0) },
+                   "tzdata is needed: without the zone files every TZ falls back to UTC and the test could not fail"),
+          arguments: ["Asia/Kathmandu", "America/St_Johns"])
     func timeZones(zone: String) throws {
         try Support.withTemporaryDirectory { dir in
             let reference = try Support.trailpack("build", Support.fixture("santiam-wagon-road"), "-o", dir + "/utc.zip", "--quiet",

@@ -7,6 +7,8 @@ public enum ManifestDecoder {
     static let waypointFields = ["name", "slug", "order", "coordinate", "description", "properties", "assets"]
     static let assetFields = ["path", "kind", "mediaType", "size", "sha256", "title"]
 
+    /// Decodes a parsed `manifest.json` into a ``Manifest`` (best effort) and a finding for every
+    /// missing, mistyped or unknown field.
     public static func decode(_ value: JSONValue) -> (Manifest?, [Finding]) {
         var r = FieldReader()
         guard case .object(let top) = value else {
