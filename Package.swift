@@ -73,6 +73,8 @@ let package = Package(
         // The verifier's fuzz target: `make fuzz` builds it with libFuzzer; built plainly it replays
         // inputs or generates structured ones (`--generate`).
         .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackVerifier", "TrailPackFuzzing"]),
+        // The verifier's checks with the ZIP reader alone: no writer, no builder can be imported here.
+        .testTarget(name: "TrailPackVerifierTests", dependencies: ["TrailPackVerifier", "TrailPackArchive", "TrailPackCore", "TrailPackCrypto"]),
         .testTarget(
             name: "TrailPackTests",
             dependencies: [

@@ -83,6 +83,11 @@ struct SplitTests {
         #expect(client.contains { $0.hasSuffix("/Sources/TrailPackArchive/ZipDirectory.swift") })
         let writer = client.filter { $0.contains("TrailPackArchiveWriter") || $0.contains("ZipWriter") || $0.contains("CLibArchive") }
         #expect(writer.isEmpty, "\(writer.sorted())")
+        // The verifier's reader-only test target: no writer either.
+        let verifierTests = try Self.planClosure(of: try moduleNode("TrailPackVerifierTests"))
+        #expect(verifierTests.contains { $0.hasSuffix("/Tests/TrailPackVerifierTests/ReaderOnlyVerifierTests.swift") })
+        let writerInTests = verifierTests.filter { $0.contains("TrailPackArchiveWriter") || $0.contains("TrailPackBuilder") || $0.contains("CLibArchive") }
+        #expect(writerInTests.isEmpty, "\(writerInTests.sorted())")
         let builder = try Self.planClosure(of: try moduleNode("TrailPackBuilder"))
         #expect(builder.contains { $0.hasSuffix("/Sources/TrailPackArchiveWriter/ZipWriter.swift") }, "the same walk from the builder must reach the writer")
     }
