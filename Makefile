@@ -6,10 +6,10 @@ SWIFT ?= swift
 BIN := .build/debug/trailpack
 RELEASE_BIN := .build/release/trailpack
 # What building needs, and the independent tools the tests cross-check against.
-DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq
+DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata
 OUT := out
 
-.PHONY: all deps build release test demo fixtures examples fuzz bench bench-quick bench-deps clean
+.PHONY: all deps build release test demo fixtures examples fuzz bench bench-quick bench-deps clean docs
 
 all: build
 
@@ -94,3 +94,18 @@ examples:
 
 clean:
 	rm -rf .build $(OUT)
+
+# API documentation (DocC) for what an app imports: the client, the verifier, the ZIP reader and
+# the core model. Offline: symbol graphs from the package, then the toolchain's docc.
+DOC_MODULES := TrailPackClient TrailPackVerifier TrailPackArchive TrailPackCore
+docs: deps
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public >/dev/null
+	@for m in $(DOC_MODULES); do \
+	  rm -rf .build/docs-symbols/$$m .build/docs/$$m.doccarchive && mkdir -p .build/docs-symbols/$$m .build/docs && \
+	  cp .build/*/symbolgraph/$$m.symbols.json .build/docs-symbols/$$m/ && \
+	  cp .build/*/symbolgraph/$$m@*.symbols.json .build/docs-symbols/$$m/ 2>/dev/null; \
+	  docc convert Sources/$$m/$$m.docc --additional-symbol-graph-dir .build/docs-symbols/$$m \
+	    --fallback-display-name $$m --fallback-bundle-identifier org.trailpack.$$m \
+	    --warnings-as-errors --output-path .build/docs/$$m.doccarchive || exit 1; \
+	done
+	@echo "documentation in .build/docs/ (open with: docc preview, or serve the .doccarchive folders)"

@@ -3,10 +3,16 @@ import PackageDescription
 
 let package = Package(
     name: "trailpack",
-    platforms: [.macOS(.v13)],
+    // Linux is built and tested here; the Apple platforms are declared for the libraries an app
+    // links (an iOS build needs a libcrypto: see the README).
+    platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .executable(name: "trailpack", targets: ["trailpack"]),
         .library(name: "TrailPackCore", targets: ["TrailPackCore"]),
+        .library(name: "TrailPackCrypto", targets: ["TrailPackCrypto"]),
+        // The ZIP reader (zlib only) and the writer (libarchive), apart: an app links the reader.
+        .library(name: "TrailPackArchive", targets: ["TrailPackArchive"]),
+        .library(name: "TrailPackArchiveWriter", targets: ["TrailPackArchiveWriter"]),
         .library(name: "TrailPackVerifier", targets: ["TrailPackVerifier"]),
         .library(name: "TrailPackBuilder", targets: ["TrailPackBuilder"]),
         // What a phone app links: download, check, install and read packages. No writer.
@@ -23,17 +29,21 @@ let package = Package(
         .systemLibrary(name: "CLibArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // mallopt for the command's main (a library never sets the process's allocator).
+        .systemLibrary(name: "CMallocPolicy"),
 
         // Manifest model, JSON, validation, path rules: pure Swift.
         .target(name: "TrailPackCore"),
         // SHA-256 (and signatures) over OpenSSL EVP.
         .target(name: "TrailPackCrypto", dependencies: ["CLibCrypto"]),
-        // ZIP writing over libarchive; ZIP reading (our own central-directory parse) over zlib.
-        .target(name: "TrailPackArchive", dependencies: ["CLibArchive", "CZlib", "TrailPackCore", "TrailPackCrypto"]),
+        // ZIP reading (our own central-directory parse) over zlib. No libarchive.
+        .target(name: "TrailPackArchive", dependencies: ["CZlib", "TrailPackCore", "TrailPackCrypto"]),
+        // ZIP writing over libarchive: what the builder links, never a client.
+        .target(name: "TrailPackArchiveWriter", dependencies: ["CLibArchive", "TrailPackArchive", "TrailPackCrypto"]),
         // PMTiles v3 maps: the bounded reader, the checks against a tour's frame, the writer. Pure Swift + zlib (phones link it).
         .target(name: "TrailPackMap", dependencies: ["TrailPackCore", "CZlib"]),
         // Tour folder -> deterministic package.
-        .target(name: "TrailPackBuilder", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackMap"]),
+        .target(name: "TrailPackBuilder", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackMap"]),
         // Package -> report. A mobile client needs Core + Verifier (+ the C libraries) only.
         .target(name: "TrailPackVerifier", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackMap"]),
         // The client: catalog API, resumable download, checks, atomic install (URLSession).
@@ -53,22 +63,26 @@ let package = Package(
             name: "trailpack",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer", "TrailPackMap",
-                "TrailPackClient",
+                "TrailPackClient", "CMallocPolicy",
                 .product(name: "Logging", package: "swift-log"),
                 // MBTiles (SQLite) for `map convert` and `map extract`: the CLI only; the map reader phones link has no SQLite.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The split, proven: a program that links the client product alone (no writer, no libarchive).
+        .executableTarget(name: "trailpack-client-example", dependencies: ["TrailPackClient"]),
         // Structure-aware mutation of ZIP archives (records and fields), for the fuzz target and the tests.
         .target(name: "TrailPackFuzzing", dependencies: ["TrailPackArchive", "TrailPackCore", "CZlib"]),
         // The verifier's fuzz target: `make fuzz` builds it with libFuzzer; built plainly it replays
         // inputs or generates structured ones (`--generate`).
         .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackVerifier", "TrailPackFuzzing", "TrailPackMap"]),
+        // The verifier's checks with the ZIP reader alone: no writer, no builder can be imported here.
+        .testTarget(name: "TrailPackVerifierTests", dependencies: ["TrailPackVerifier", "TrailPackArchive", "TrailPackCore", "TrailPackCrypto"]),
         .testTarget(
             name: "TrailPackTests",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "CZlib",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackBuilder", "TrailPackVerifier", "CZlib",
                 "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing", "TrailPackClient", "TrailPackMap",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

@@ -38,6 +38,9 @@ Paste these to try the API (the server is at $BASE):
 LINES
 echo "== the first one, run now:"
 curl -s "$BASE/v1/sites"
+echo "== 7. a phone's download: list, fetch (resumable, checked, installed atomically), confirm"
+"$BIN" fetch --list "$BASE"
+"$BIN" fetch "$BASE" gov.usda.fs.willamette.santiam-wagon-road --into "$OUT/library"
 if [ -t 0 ]; then
   echo "serving at $BASE — press Ctrl-C to stop"
   wait $SERVER

@@ -7,9 +7,4 @@
 static inline void trailpack_archive_set_error(struct archive *a, int error_number, const char *message) {
     archive_set_error(a, error_number, "%s", message);
 }
-/* mallopt's constants are macros; trailpack pins the mmap threshold (see MemoryPolicy.swift). */
-#include <malloc.h>
-static inline int trailpack_fix_mmap_threshold(int bytes) {
-    return mallopt(M_MMAP_THRESHOLD, bytes);
-}
 #endif

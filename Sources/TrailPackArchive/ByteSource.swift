@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -29,7 +31,9 @@ extension ByteSource {
 
 /// A file read with `pread`, so that several threads can read it at once.
 public final class FileSource: ByteSource, @unchecked Sendable {
+    /// The file's path.
     public let path: String
+    /// The file's size when it was opened.
     public let size: Int64
     private let fd: Int32
 
@@ -65,6 +69,8 @@ public final class FileSource: ByteSource, @unchecked Sendable {
 
     deinit { close(fd) }
 
+    /// Reads with `pread` from `offset`, retrying short reads; short only at the end of the file.
+    /// The corresponding C function is `pread`.
     public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
         var done = 0
         while done < buffer.count {
@@ -82,9 +88,13 @@ public final class FileSource: ByteSource, @unchecked Sendable {
 
 /// Bytes in memory.
 public struct MemorySource: ByteSource {
+    /// The bytes.
     public let data: [UInt8]
+    /// A source over `data`.
     public init(_ data: [UInt8]) { self.data = data }
+    /// The number of bytes.
     public var size: Int64 { Int64(data.count) }
+    /// Copies the bytes from `offset` into `buffer`; returns how many (short only at the end).
     public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
         guard offset >= 0, offset < size else { return 0 }
         let n = min(buffer.count, data.count - Int(offset))

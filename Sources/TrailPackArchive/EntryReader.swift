@@ -23,6 +23,7 @@ public enum EntryDataError: Error, Sendable {
         }
     }
 
+    /// What is wrong with the entry's data, for people.
     public var message: String {
         switch self {
         case .longerThanDeclared(let d): "the data decompresses to more than the declared \(d) bytes (reading stopped there)"
@@ -37,6 +38,7 @@ public enum EntryDataError: Error, Sendable {
 /// Streams one entry's uncompressed bytes, never producing more than the declared size plus one
 /// byte, and checking that the compressed data ends exactly where the entry says it does.
 public final class EntryReader {
+    /// The entry being read.
     public let entry: ZipEntry
     private let source: any ByteSource
     private var inputOffset: Int64
@@ -141,8 +143,11 @@ public final class EntryReader {
 
 /// CRC-32 as ZIP uses it. The corresponding C function is zlib's `crc32`.
 public struct CRC32: Sendable {
+    /// The CRC-32 of everything passed to ``update(_:)`` so far.
     public private(set) var value: UInt32 = 0
+    /// A CRC-32 of nothing yet.
     public init() {}
+    /// Adds `buffer` to the checksum (zlib's `crc32`).
     public mutating func update(_ buffer: UnsafeRawBufferPointer) {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
         value = UInt32(crc32(uLong(value), base.assumingMemoryBound(to: Bytef.self), uInt(buffer.count)))

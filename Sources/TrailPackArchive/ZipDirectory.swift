@@ -7,16 +7,17 @@ import TrailPackCore
 /// directory; unzip prefers the central directory. An archive on which they could disagree is
 /// rejected here, so that whatever trailpack accepts, every reader reads the same way.
 ///
-/// Reading goes in named steps, each a value of its own: ``ZipEndRecords`` (where the directory
-/// is), ``ZipCentralDirectory`` (its records), ``ZipEntryRules`` (each record alone),
-/// ``ZipNameRules`` (names against each other), ``ZipLocalHeaders`` (each record against its
-/// local header) and ``ZipLayout`` (how the entries fill the file). Every number taken from the
+/// Reading goes in named steps, each a value of its own: `ZipEndRecords` (where the directory
+/// is), `ZipCentralDirectory` (its records), `ZipEntryRules` (each record alone),
+/// `ZipNameRules` (names against each other), `ZipLocalHeaders` (each record against its
+/// local header) and `ZipLayout` (how the entries fill the file). Every number taken from the
 /// file is bounded before it is used to subscript, slice, allocate, seek or loop.
 public struct ZipDirectory: Sendable {
     /// Every record of the central directory, in its order: `entries[i].index == i`.
     public var entries: [ZipEntry]
     /// Where the central directory starts (the end of the entries' data).
     public var centralDirectoryOffset: Int64
+    /// Problems found in the end records, the central directory and the local headers.
     public var findings: [Finding]
     /// Whether the end records and the whole central directory could be read, so that the
     /// entries are the archive's entries (each entry's own `dataOffset` says if its data can be read).

@@ -8,29 +8,40 @@ public struct ZipEntry: Sendable, Equatable {
     public var index: Int
     /// The name, decoded from UTF-8 (or ASCII); invalid bytes are replaced for messages.
     public var name: String
+    /// The name's bytes as stored: compare these, never `name`.
     public var nameBytes: [UInt8]
+    /// The general-purpose bit flags (bit 0 encrypted, bit 3 data descriptor, bit 11 UTF-8).
     public var flags: UInt16
     /// 0 = stored, 8 = deflated.
     public var method: UInt16
+    /// The CRC-32 of the uncompressed data, as the central directory declares it.
     public var crc32: UInt32
+    /// The size of the stored (compressed) data, ZIP64 resolved.
     public var compressedSize: Int64
+    /// The size of the data once inflated, ZIP64 resolved.
     public var uncompressedSize: Int64
+    /// Where the entry's local header starts, ZIP64 resolved.
     public var localHeaderOffset: Int64
     /// Where the entry's (compressed) data starts: set only when the local header was read and
     /// every size and offset is known and inside the entry area.
     public var dataOffset: Int64?
     /// The length of the data descriptor after the data (0 when there is none).
     public var descriptorLength: Int64
+    /// The central directory's "version made by" (the high byte is the host system).
     public var versionMadeBy: UInt16
+    /// The host system's file attributes (Unix mode in the high 16 bits).
     public var externalAttributes: UInt32
     /// Whether the sizes and the local header offset are known (false when a ZIP64 sentinel
     /// has no ZIP64 extra field to resolve it).
     public var sizesKnown: Bool = true
 
+    /// Whether the name ends with `/`.
     public var isDirectory: Bool { nameBytes.last == UInt8(ascii: "/") }
+    /// Whether the entry is encrypted (packages never are).
     public var isEncrypted: Bool {
         flags & 0x0001 != 0 || flags & 0x0040 != 0 || flags & 0x2000 != 0 || method == 99
     }
+    /// Whether a data descriptor follows the data (flag bit 3).
     public var hasDataDescriptor: Bool { flags & 0x0008 != 0 }
     /// The end of everything the entry occupies: local header, data, descriptor.
     public var endOffset: Int64? { dataOffset.map { $0 + compressedSize + descriptorLength } }

@@ -9,6 +9,7 @@ public struct ZipLimits: Sendable, Equatable {
     /// The largest central directory, in bytes (it is read into memory).
     public var maxCentralDirectoryBytes: Int64
 
+    /// Limits; the defaults are those `docs/FORMAT.md` gives.
     public init(
         maxEntries: Int = 100_000, maxEntrySize: Int64 = 64 << 30, maxTotalSize: Int64 = 256 << 30,
         maxCentralDirectoryBytes: Int64 = 64 << 20
@@ -19,5 +20,6 @@ public struct ZipLimits: Sendable, Equatable {
         self.maxCentralDirectoryBytes = maxCentralDirectoryBytes
     }
 
+    /// The limits `docs/FORMAT.md` gives.
     public static let `default` = ZipLimits()
 }

@@ -1,6 +1,13 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+private let systemWrite = Glibc.write
+#elseif canImport(Musl)
+import Musl
+private let systemWrite = Musl.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemWrite = Darwin.write
 #endif
 
 /// Progress of a long build on a terminal: files and bytes done, rate and time left.
@@ -80,7 +87,7 @@ public final class BuildProgress: @unchecked Sendable {
 
     private func emit(_ s: String) {
         let bytes = Array(s.utf8)
-        _ = bytes.withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
+        _ = bytes.withUnsafeBytes { systemWrite(output, $0.baseAddress, $0.count) }
     }
 }
 

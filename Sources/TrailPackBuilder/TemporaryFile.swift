@@ -1,11 +1,22 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+private let systemWrite = Glibc.write
+private let systemRename = Glibc.rename
+#elseif canImport(Musl)
+import Musl
+private let systemWrite = Musl.write
+private let systemRename = Musl.rename
+#elseif canImport(Darwin)
+import Darwin
+private let systemWrite = Darwin.write
+private let systemRename = Darwin.rename
 #endif
 
 /// A file written under a temporary name beside its destination and renamed into place at the end.
 ///
-/// While it exists, its path is registered with `InterruptCleanup`, so Ctrl-C or SIGTERM removes it.
+/// While it exists, its path is registered with `InterruptCleanup`, so the program's Ctrl-C or
+/// SIGTERM handler (the `trailpack` command installs one) can remove it.
 /// A SIGKILL cannot be caught: it leaves the hidden temporary file, never a partial file at the
 /// destination; `trailpack build` removes such leftovers of earlier builds of the same output.
 final class TemporaryFile: @unchecked Sendable {
@@ -27,7 +38,7 @@ final class TemporaryFile: @unchecked Sendable {
     func write(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            let n = bytes[offset...].withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw BuildError.io("cannot write '\(path)': \(String(cString: strerror(errno)))")
@@ -41,7 +52,7 @@ final class TemporaryFile: @unchecked Sendable {
     }
 
     func rename(to destination: String) throws {
-        guard Glibc.rename(path, destination) == 0 else {
+        guard systemRename(path, destination) == 0 else {
             throw BuildError.io("cannot move the finished file to '\(destination)': \(String(cString: strerror(errno)))")
         }
         renamed = true
@@ -65,17 +76,36 @@ final class TemporaryFile: @unchecked Sendable {
     }
 }
 
-/// Removes registered temporary files when the process is interrupted (SIGINT, SIGTERM, SIGHUP).
+/// The temporary files that builds in this process are writing, for a program's signal handler
+/// to remove when the process is interrupted.
+///
+/// The library installs no handler and never exits: signals are the host program's. A command
+/// line tool calls ``prepare()`` once, then from its SIGINT/SIGTERM handler calls
+/// ``removeRegisteredFiles()`` before it exits; an app that never does leaves only hidden
+/// `*.trailpack-tmp` files, which the next build of the same output removes.
 public enum InterruptCleanup {
     // The handler may only use async-signal-safe calls: it walks a fixed table of C strings.
     private static let slots = 8
-    nonisolated(unsafe) private static var paths = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: slots)
+    nonisolated(unsafe) private static let paths: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+        let table = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: slots)
+        table.initialize(repeating: nil, count: slots)
+        return table
+    }()
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var installed = false
+
+    /// Sets up the table outside any signal handler. Call it before installing the handler.
+    public static func prepare() { _ = paths }
+
+    /// Removes every registered file. Async-signal-safe once ``prepare()`` has run: it only walks
+    /// a fixed table and calls `unlink`.
+    public static func removeRegisteredFiles() {
+        for i in 0..<slots {
+            if let p = paths[i] { unlink(p) }
+        }
+    }
 
     static func register(_ path: String) {
         lock.lock(); defer { lock.unlock() }
-        installIfNeeded()
         for i in 0..<slots where paths[i] == nil {
             paths[i] = strdup(path)
             return
@@ -88,26 +118,6 @@ public enum InterruptCleanup {
             if let p = paths[i], String(cString: p) == path {
                 paths[i] = nil
                 free(p)
-            }
-        }
-    }
-
-    private static func installIfNeeded() {
-        guard !installed else { return }
-        installed = true
-        for i in 0..<slots { paths[i] = nil }
-        // A parent may have started us with these signals blocked (test runners and some
-        // supervisors do): unblock them, or an interrupt would be held until the build ends.
-        var set = sigset_t()
-        sigemptyset(&set)
-        for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, sig) }
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        for sig in [SIGINT, SIGTERM, SIGHUP] {
-            signal(sig) { sig in
-                for i in 0..<InterruptCleanup.slots {
-                    if let p = InterruptCleanup.paths[i] { unlink(p) }
-                }
-                _exit(128 + sig)
             }
         }
     }

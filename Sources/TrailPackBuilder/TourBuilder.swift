@@ -1,5 +1,6 @@
 import Foundation
 import TrailPackArchive
+import TrailPackArchiveWriter
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackMap

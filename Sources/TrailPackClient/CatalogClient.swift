@@ -17,6 +17,12 @@ public struct CatalogClient: Sendable {
     /// The largest JSON answer read (a catalog page, a manifest preview).
     public static let maxResponseBytes = 32 << 20
 
+    /// A client of the trailpack server at `server` (for example `https://trails.example.org`).
+    ///
+    /// - Parameters:
+    ///   - server: the server's base URL; the API paths (`/v1/...`) are added to it.
+    ///   - token: a bearer token, needed only for versions still under review.
+    ///   - session: the URLSession to use (FoundationNetworking's on Linux).
     public init(server: URL, token: String? = nil, session: URLSession = .shared) {
         self.server = server
         self.token = token

@@ -32,20 +32,24 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         /// The fetch was cancelled.
         public static let cancelled = Code(.cancelled)
 
+        /// The code as a stable word (`damaged`, `rollback`, …), for logs and JSON.
         public var description: String { value.rawValue }
     }
 
+    /// The kind of failure: what a program branches on.
     public var code: Code
     /// What went wrong and what to do, in plain words.
     public var message: String
     /// The error behind this one, when there is one.
     public var cause: (any Error & Sendable)?
 
+    /// An error of kind `code` with a message for people and, optionally, the error behind it.
     public init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message
         self.cause = cause
     }
 
+    /// The message.
     public var description: String { message }
 }

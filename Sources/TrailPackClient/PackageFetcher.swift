@@ -9,7 +9,9 @@ import TrailPackVerifier
 /// against trusted keys, install atomically, and confirm to the server. On a damaged download
 /// the file is deleted and the error says to try again.
 public struct PackageFetcher: Sendable {
+    /// The server's catalog API.
     public var client: CatalogClient
+    /// Where packages are downloaded and installed.
     public var library: PackageLibrary
     /// Trusted reviewer or publisher keys; empty to skip signature checks.
     public var trustedKeys: [Minisign.PublicKey]
@@ -18,6 +20,14 @@ public struct PackageFetcher: Sendable {
     /// How many times a broken connection is retried (resuming each time).
     public var retries: Int
 
+    /// A fetcher that downloads through `client` into `library`.
+    ///
+    /// - Parameters:
+    ///   - client: the server's catalog API.
+    ///   - library: where to download and install.
+    ///   - trustedKeys: reviewers' public keys; with none, signatures are not checked.
+    ///   - threshold: how many distinct trusted keys must have signed the version.
+    ///   - retries: how many times a broken download is resumed before the fetch gives up.
     public init(client: CatalogClient, library: PackageLibrary, trustedKeys: [Minisign.PublicKey] = [], threshold: Int = 1, retries: Int = 5) {
         self.client = client
         self.library = library
@@ -28,6 +38,7 @@ public struct PackageFetcher: Sendable {
 
     /// What a fetch did.
     public struct Outcome: Sendable {
+        /// The package now installed (or already installed before).
         public var installed: InstalledPackage
         /// True when that exact version (same bytes) was installed already: nothing was downloaded.
         public var alreadyInstalled: Bool

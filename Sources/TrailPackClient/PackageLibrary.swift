@@ -10,9 +10,13 @@ import Darwin
 
 /// A package that passed every check and is installed in a ``PackageLibrary``.
 public struct InstalledPackage: Sendable, Equatable, Codable {
+    /// The package's id.
     public var id: String
+    /// The installed version.
     public var version: String
+    /// The installed file's SHA-256, as 64 lowercase hex digits: check the file against it before opening it again.
     public var sha256: String
+    /// The installed file's length in bytes.
     public var size: Int64
     /// The package file, relative to the library folder: `<id>/<version>.zip`.
     public var file: String
@@ -34,8 +38,10 @@ public struct InstalledPackage: Sendable, Equatable, Codable {
 /// Installing is atomic: the new file is renamed into place and the state file replaced (each
 /// written, flushed and renamed); the previous version's file is removed only after that.
 public struct PackageLibrary: Sendable {
+    /// The library's folder: `<id>/<version>.zip` files, installed-state files and `.partial/`.
     public let folder: String
 
+    /// A library kept in `folder`.
     public init(folder: String) { self.folder = folder }
 
     var partialFolder: String { folder + "/.partial" }

@@ -12,12 +12,14 @@ import Glibc
 /// Entry names were checked component by component (no `..`, no absolute path, no backslash, no
 /// link), files are created with `O_EXCL | O_NOFOLLOW`, so nothing is written outside the target.
 public enum PackageExtractor {
+    /// Why nothing was extracted.
     public enum Failure: Error, Sendable, CustomStringConvertible {
         case invalid(VerificationReport)
         case exists(String)
         case package(PackageError)
         case io(String)
 
+        /// What went wrong and what to do, for people.
         public var description: String {
             switch self {
             case .invalid(let r): "the package is not valid (\(r.findings.filter { $0.severity == .error }.count) errors); nothing was extracted"

@@ -7,7 +7,9 @@ import TrailPackMap
 public enum PackageMaps {
     /// One map's report, by its path in the package.
     public struct Checked: Sendable {
+        /// The map's path in the package (`map/….pmtiles`).
         public var path: String
+        /// What the map check found: header facts, coverage per zoom, findings.
         public var report: MapReport
     }
 

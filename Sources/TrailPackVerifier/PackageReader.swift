@@ -12,6 +12,7 @@ public enum PackageError: Error, Sendable, CustomStringConvertible {
     case assetMismatch(String, Finding)
     case io(ArchiveError)
 
+    /// What went wrong and what to do, for people.
     public var description: String {
         switch self {
         case .invalid(let findings):
@@ -33,16 +34,22 @@ public enum PackageError: Error, Sendable, CustomStringConvertible {
 /// manifest gives. A mismatch is reported when the stream ends, as an error from `read`: a
 /// caller must treat the bytes it received as untrusted until `read` has returned 0.
 public final class PackageReader: Sendable {
+    /// The package's manifest, checked when the package was opened.
     public let manifest: Manifest
+    /// The package's ZIP directory, checked when the package was opened.
     public let directory: ZipDirectory
     private let source: any ByteSource
 
+    /// Opens the package at `path`: checks its ZIP structure and its manifest (not yet the assets).
+    ///
+    /// Throws ``PackageError/invalid(_:)`` with the findings when either has errors.
     public convenience init(path: String) throws(PackageError) {
         let source: FileSource
         do { source = try FileSource(path: path) } catch { throw .io(error) }
         try self.init(source: source)
     }
 
+    /// Opens a package held by any byte source (a file, or bytes in memory).
     public init(source: any ByteSource) throws(PackageError) {
         let directory: ZipDirectory
         do { directory = try ZipDirectory.read(source) } catch { throw .io(error) }
@@ -90,6 +97,7 @@ public final class PackageReader: Sendable {
 
 /// One asset's bytes, checked as they stream: size, CRC-32 and SHA-256 against the manifest.
 public final class AssetStream {
+    /// The manifest's entry for the asset being read.
     public let asset: Asset
     private let entry: ZipEntry
     private let reader: EntryReader

@@ -11,23 +11,32 @@ import TrailPackCrypto
 public enum SignatureCheck {
     /// One signature file: where it came from (for messages) and its text.
     public struct Input: Sendable {
+        /// Where the signature came from, for messages (a file name or a reviewer's id).
         public var name: String
+        /// The signature in minisign's text format.
         public var text: String
+        /// A signature named `name` with the text `text`.
         public init(name: String, text: String) {
             self.name = name
             self.text = text
         }
     }
 
+    /// What the check found.
     public struct Result: Sendable {
+        /// Problems with the signatures (`signature.*` codes).
         public var findings: [Finding]
         /// The distinct trusted keys whose signatures are valid, by key id.
         public var validSigners: [String]
     }
 
     /// - Parameters:
+    ///   - signatures: the signature files to check.
+    ///   - trustedKeys: the keys whose signatures count.
     ///   - prehash: the package's BLAKE2b-512 (`Verifier.Options.prehash` computes it in the same read).
     ///   - threshold: how many distinct trusted keys must have signed (at least 1).
+    ///   - manifest: the package's manifest, whose id and version the trusted comments must name.
+    ///   - sha256: the package's SHA-256, which a trusted comment's `sha256:` must equal.
     public static func check(signatures: [Input], trustedKeys: [Minisign.PublicKey], threshold: Int,
                              prehash: [UInt8], manifest: Manifest?, sha256: SHA256Digest) -> Result {
         var findings: [Finding] = []

@@ -1,4 +1,3 @@
-import Dispatch
 import TrailPackArchive
 import TrailPackCore
 import TrailPackCrypto
@@ -16,9 +15,11 @@ public enum Verifier {
     public static let maxManifestBytes: Int64 = 16 << 20
     static let chunkSize = 1 << 20
 
+    /// What to check besides the package itself, and how.
     public struct Options: Sendable {
         /// The SHA-256 the package must have (compared in constant time).
         public var expectedSHA256: SHA256Digest?
+        /// Bounds on what the package may make the reader do.
         public var limits: ZipLimits
         /// 2 (default) hashes the whole file on a second thread; 1 does everything on one.
         public var threads: Int
@@ -27,6 +28,7 @@ public enum Verifier {
         /// What the package's maps are checked against (the minimum detail zoom).
         public var map = MapCheckOptions()
 
+        /// Options; the defaults check the package alone, on two threads.
         public init(expectedSHA256: SHA256Digest? = nil, limits: ZipLimits = .default, threads: Int = 2, prehash: Bool = false) {
             self.expectedSHA256 = expectedSHA256
             self.limits = limits
@@ -43,10 +45,10 @@ public enum Verifier {
     /// Verifies a package held by any byte source.
     public static func verify(source: some ByteSource, options: Options = Options()) throws(ArchiveError) -> VerificationReport {
         let wholeFile = WholeFileHash(source: source, prehash: options.prehash)
-        let group = DispatchGroup()
-        if options.threads > 1 {
-            DispatchQueue.global().async(group: group) { wholeFile.run() }
-        }
+        // The whole-file hash runs on a thread this call owns and joins on every way out,
+        // a thrown error included: nothing keeps reading the file after `verify` returns.
+        let hashing = options.threads > 1 ? OwnedThread { wholeFile.run() } : nil
+        defer { hashing?.join() }
         var findings: [Finding] = []
         let directory = try ZipDirectory.read(source, limits: options.limits)
         findings += directory.findings
@@ -71,7 +73,7 @@ public enum Verifier {
         let maps = try PackageMaps.check(source: source, directory: directory, manifest: manifest, damaged: { checks[$0.index]?.sha256 == nil }, options: options.map)
         findings += maps.findings
 
-        if options.threads > 1 { group.wait() } else { wholeFile.run() }
+        if let hashing { hashing.join() } else { wholeFile.run() }
         let digest = try wholeFile.result()
         if let expected = options.expectedSHA256, !(expected == digest) {
             findings.append(Finding(.packageSHA256Mismatch,

@@ -65,6 +65,7 @@ struct Build: ParsableCommand {
         }
         if !quiet && !json && !findings.isEmpty { CLI.printFindings(findings, to: .standardError) }
         let path = output ?? TourBuilder.defaultFileName(for: plan.manifest)
+        ProcessPolicy.removeTemporaryFilesOnInterrupt()
         let result = try TourBuilder.write(plan, to: path, timestamp: timestamp, progress: progress) { newSHA256 in
             if !force { try Self.refuseSilentReplacement(path: path, manifest: plan.manifest, newSHA256: newSHA256) }
         }

@@ -38,7 +38,7 @@ struct TrailPack: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
-        MemoryPolicy.keepLargeBuffersOutOfTheHeap()
+        ProcessPolicy.keepLargeBuffersOutOfTheHeap()
         do {
             var command = try Suggestions.parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -9,6 +9,7 @@ public struct JSONLimits: Sendable, Equatable {
     /// The longest string, in bytes of UTF-8.
     public var maxStringBytes: Int
 
+    /// Limits; the defaults are a manifest's.
     public init(maxBytes: Int = 16 << 20, maxDepth: Int = 32, maxNumberLength: Int = 40, maxStringBytes: Int = 1 << 20) {
         self.maxBytes = maxBytes
         self.maxDepth = maxDepth
@@ -22,27 +23,39 @@ public struct JSONLimits: Sendable, Equatable {
 
 /// Why a document is not acceptable JSON. The parser stops at the first of these.
 public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of error, for programs.
     public enum Kind: Sendable, Equatable {
         case syntax, tooLarge, tooDeep, number, encoding
     }
+    /// The kind of error.
     public var kind: Kind
+    /// The line of the error, from 1.
     public var line: Int
+    /// The column of the error, from 1, in characters.
     public var column: Int
+    /// What is wrong and how to fix it, for people.
     public var message: String
+    /// `line L, column C: message`.
     public var description: String { "line \(line), column \(column): \(message)" }
 }
 
 /// A duplicate object key, reported with the JSON path of the object that holds it.
 public struct JSONDuplicateKey: Sendable, Equatable {
+    /// The JSON path of the object that holds the key (`waypoints[2]`).
     public var path: String
+    /// The repeated key.
     public var key: String
+    /// The line of the second occurrence, from 1.
     public var line: Int
+    /// The column of the second occurrence, from 1.
     public var column: Int
 }
 
 /// The result of parsing: the value, and every duplicate key the document contains.
 public struct JSONDocument: Sendable {
+    /// The parsed value.
     public var value: JSONValue
+    /// Every duplicate key in the document, in order.
     public var duplicateKeys: [JSONDuplicateKey]
 }
 
@@ -478,17 +491,25 @@ public struct JSONParser {
 public struct JSONSourceIssue: Sendable, Equatable, CustomStringConvertible {
     /// A mistake trailpack read past (a byte-order mark, a trailing comma): a warning, not an error.
     public var forgiven: Bool
+    /// The kind of mistake, as the strict parser names it.
     public var kind: JSONSyntaxError.Kind
+    /// Where it is, from 1.
     public var line: Int
+    /// The column on that line, from 1.
     public var column: Int
+    /// What is wrong and how to fix it, in plain words.
     public var message: String
+    /// `line 8, column 3: …`
     public var description: String { "line \(line), column \(column): \(message)" }
 }
 
 /// What source mode found: the value (nil when reading could not go on), and every issue.
 public struct JSONSourceDocument: Sendable {
+    /// The document's value, or nil when reading could not go on.
     public var value: JSONValue?
+    /// Every key given twice in one object.
     public var duplicateKeys: [JSONDuplicateKey]
+    /// Every mistake found, forgiven ones included.
     public var issues: [JSONSourceIssue]
 }
 
@@ -513,6 +534,7 @@ extension JSONParser {
 
 /// Builds JSON paths in the form the findings use: `waypoints[3].coordinate.latitude`.
 public enum JSONPath {
+    /// The path of member `key` of the object at `base`: `waypoints[3].name`, or `base["odd key"]` when the key is not a plain identifier.
     public static func member(_ base: String, _ key: String) -> String {
         let simple = !key.isEmpty && key.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F || $0 == 0x2D }
         let part = simple ? key : "[\"\(key.replacingOccurrences(of: "\"", with: "\\\""))\"]"
@@ -520,6 +542,7 @@ public enum JSONPath {
         return simple ? "\(base).\(part)" : "\(base)\(part)"
     }
 
+    /// The path of element `index` of the array at `base`: `waypoints[0]`.
     public static func element(_ base: String, _ index: Int) -> String { "\(base)[\(index)]" }
 }
 

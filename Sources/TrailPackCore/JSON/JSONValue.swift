@@ -31,8 +31,11 @@ public enum JSONValue: Sendable, Equatable {
 
 /// One `"key": value` pair of a JSON object.
 public struct JSONMember: Sendable, Equatable {
+    /// The member's key.
     public var key: String
+    /// The member's value.
     public var value: JSONValue
+    /// A member `key`: `value`.
     public init(_ key: String, _ value: JSONValue) {
         self.key = key
         self.value = value
@@ -45,8 +48,11 @@ public struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
     /// The number exactly as written in the document.
     public let literal: String
 
+    /// A number with this literal text, kept exactly as written.
     public init(literal: String) { self.literal = literal }
+    /// A whole number.
     public init(_ value: Int64) { self.literal = String(value) }
+    /// A number from a `Double`, written in its shortest exact form.
     public init(_ value: Double) {
         // Shortest representation that round-trips; integral values print without ".0".
         if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
@@ -65,6 +71,7 @@ public struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
     /// The value as an exact integer, or nil if it has a fraction, an exponent or does not fit.
     public var int64: Int64? { Int64(literal) }
 
+    /// The literal text.
     public var description: String { literal }
 }
 

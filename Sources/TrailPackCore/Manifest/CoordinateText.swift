@@ -15,7 +15,9 @@ public enum CoordinateText {
 
     /// Why a text is not a coordinate, in words for people.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What is wrong with the text and what a coordinate looks like.
         public var message: String
+        /// The message.
         public var description: String { message }
     }
 

@@ -4,6 +4,7 @@ public struct Coordinate: Sendable, Equatable, Hashable {
     public var latitude: Double
     /// Degrees east of Greenwich, in [-180, 180].
     public var longitude: Double
+    /// A position in WGS 84 degrees.
     public init(latitude: Double, longitude: Double) {
         self.latitude = latitude
         self.longitude = longitude
@@ -16,8 +17,11 @@ public struct Coordinate: Sendable, Equatable, Hashable {
 /// `northeast.longitude` — the convention of GeoJSON (RFC 7946 §5.2): a tour in Fiji from
 /// 177° E to 178° W has `southwest.longitude = 177`, `northeast.longitude = -178`.
 public struct Bounds: Sendable, Equatable, Hashable {
+    /// The south-west corner.
     public var southwest: Coordinate
+    /// The north-east corner.
     public var northeast: Coordinate
+    /// A box from its south-west and north-east corners.
     public init(southwest: Coordinate, northeast: Coordinate) {
         self.southwest = southwest
         self.northeast = northeast

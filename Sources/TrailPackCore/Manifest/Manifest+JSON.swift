@@ -24,12 +24,14 @@ extension Manifest {
 }
 
 extension Coordinate {
+    /// The coordinate as the manifest writes it.
     public var jsonValue: JSONValue {
         .object(["latitude": .number(JSONNumber(latitude)), "longitude": .number(JSONNumber(longitude))])
     }
 }
 
 extension Waypoint {
+    /// The waypoint as the manifest writes it.
     public var jsonValue: JSONValue {
         var members: [JSONMember] = [
             JSONMember("name", .string(name)),
@@ -45,6 +47,7 @@ extension Waypoint {
 }
 
 extension Asset {
+    /// The asset as the manifest writes it.
     public var jsonValue: JSONValue {
         var members: [JSONMember] = [
             JSONMember("path", .string(path)),
@@ -60,6 +63,7 @@ extension Asset {
 }
 
 extension MapInfo {
+    /// The `map` object of an asset, as the manifest holds it.
     public var jsonValue: JSONValue {
         .object([
             JSONMember("role", .string(role.rawValue)),

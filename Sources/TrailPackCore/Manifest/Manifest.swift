@@ -7,6 +7,7 @@ public struct Manifest: Sendable, Equatable {
     /// The name of the manifest entry; always the first entry of a package.
     public static let entryName = "manifest.json"
 
+    /// The manifest format version (1).
     public var formatVersion: Int
     /// A stable identifier for the tour, the same across its versions: `gov.usda.fs.willamette.santiam-wagon-road`.
     public var id: String
@@ -22,12 +23,14 @@ public struct Manifest: Sendable, Equatable {
     public var mapName: String
     /// The area the offline map covers.
     public var bounds: Bounds
+    /// The tour's description for visitors (Markdown).
     public var description: String
     /// The stops of the tour.
     public var waypoints: [Waypoint]
     /// Offline map files (tile archives), stored under `map/`.
     public var mapAssets: [Asset]
 
+    /// A manifest with these fields (the builder makes them; apps read them).
     public init(
         formatVersion: Int = Manifest.currentFormatVersion, id: String, version: String, name: String, park: String,
         site: Site, mapName: String, bounds: Bounds, description: String, waypoints: [Waypoint], mapAssets: [Asset] = []
@@ -53,7 +56,9 @@ public struct Manifest: Sendable, Equatable {
 public struct Site: Sendable, Equatable, Hashable {
     /// Lowercase letters, digits and hyphens: `willamette-sweet-home`.
     public var id: String
+    /// The site's name, for people.
     public var name: String
+    /// A site with this id and name.
     public init(id: String, name: String) {
         self.id = id
         self.name = name
@@ -68,12 +73,16 @@ public struct Waypoint: Sendable, Equatable {
     public var slug: String
     /// The position of the stop in the tour, from 1; unique.
     public var order: Int
+    /// Where the stop is.
     public var coordinate: Coordinate
+    /// The stop's description for visitors (Markdown).
     public var description: String
+    /// The stop's files, in the order the manifest lists them.
     public var assets: [Asset]
     /// Free-form domain properties (elevation, difficulty, child age group...), in order.
     public var properties: [JSONMember]
 
+    /// A waypoint with these fields.
     public init(name: String, slug: String, order: Int, coordinate: Coordinate, description: String, assets: [Asset], properties: [JSONMember] = []) {
         self.name = name
         self.slug = slug
@@ -92,6 +101,7 @@ public struct Waypoint: Sendable, Equatable {
 public struct Asset: Sendable, Equatable {
     /// The entry path inside the package.
     public var path: String
+    /// What the file is for (audio, video, image, text, …).
     public var kind: AssetKind
     /// The IANA media type: `video/mp4`.
     public var mediaType: String
@@ -104,6 +114,7 @@ public struct Asset: Sendable, Equatable {
     /// For a PMTiles map under `map/`: what the builder read from the file's header.
     public var map: MapInfo?
 
+    /// An asset with these fields (`map` only for a PMTiles map under `map/`).
     public init(path: String, kind: AssetKind, mediaType: String, size: Int64, sha256: String, title: String? = nil, map: MapInfo? = nil) {
         self.path = path
         self.kind = kind
@@ -127,13 +138,18 @@ public struct MapInfo: Sendable, Equatable {
         case mvt, png, jpeg, webp
     }
 
+    /// Base map or overlay.
     public var role: Role
+    /// The format of the tiles (from the PMTiles header).
     public var tileType: TileType
+    /// The least detailed zoom the file holds.
     public var minZoom: Int
+    /// The most detailed zoom the file holds.
     public var maxZoom: Int
     /// The area the file says it covers (its header's bounds).
     public var bounds: Bounds
 
+    /// A map description with these fields.
     public init(role: Role, tileType: TileType, minZoom: Int, maxZoom: Int, bounds: Bounds) {
         self.role = role
         self.tileType = tileType

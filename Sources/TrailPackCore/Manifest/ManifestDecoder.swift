@@ -8,6 +8,8 @@ public enum ManifestDecoder {
     static let assetFields = ["path", "kind", "mediaType", "size", "sha256", "title", "map"]
     static let mapFields = ["role", "tileType", "minZoom", "maxZoom", "bounds"]
 
+    /// Decodes a parsed `manifest.json` into a ``Manifest`` (best effort) and a finding for every
+    /// missing, mistyped or unknown field.
     public static func decode(_ value: JSONValue) -> (Manifest?, [Finding]) {
         var r = FieldReader()
         guard case .object(let top) = value else {

@@ -4,10 +4,14 @@ public enum ManifestReader {
     public struct Result: Sendable {
         /// The manifest, best-effort; nil when the bytes are not a JSON object of a known format version.
         public var manifest: Manifest?
+        /// Every problem found: syntax, duplicate keys, fields and rules.
         public var findings: [Finding]
+        /// Whether there is a manifest and no finding is an error.
         public var isValid: Bool { manifest != nil && !findings.hasErrors }
     }
 
+    /// Reads `manifest.json` bytes within `limits`: parses strictly, decodes and validates,
+    /// returning every finding together.
     public static func read(_ bytes: [UInt8], limits: JSONLimits = .manifest) -> Result {
         let document: JSONDocument
         do {
@@ -38,6 +42,7 @@ extension JSONSyntaxError {
 }
 
 extension JSONDuplicateKey {
+    /// The duplicate as a `json.duplicate-key` finding.
     public var finding: Finding {
         Finding(.jsonDuplicateKey, path: JSONPath.member(path, key),
             "the key '\(key)' appears more than once in the same object (line \(line), column \(column)); keep one")

@@ -2,7 +2,9 @@
 public enum MediaTypes {
     /// What trailpack knows about one file type.
     public struct Entry: Sendable, Equatable {
+        /// What files of this type are for.
         public var kind: AssetKind
+        /// The IANA media type (`audio/mpeg`).
         public var mediaType: String
         /// Whether deflate pays: false for media that is already compressed.
         public var compress: Bool

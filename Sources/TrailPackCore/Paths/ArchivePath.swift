@@ -20,7 +20,9 @@ public enum ArchivePath {
     ///
     /// One pass over the UTF-8 bytes (this runs for every entry of every package).
     ///
-    /// - Parameter allowDirectory: accept one trailing `/` (a ZIP directory entry).
+    /// - Parameters:
+    ///   - path: the entry path, as stored in the package.
+    ///   - allowDirectory: accept one trailing `/` (a ZIP directory entry).
     public static func problems(_ path: String, allowDirectory: Bool = false) -> [String] {
         var problems: [String] = []
         func add(_ p: String) { if !problems.contains(p) { problems.append(p) } }

@@ -4,6 +4,7 @@ public struct FieldReader: Sendable {
     /// The findings collected so far.
     public var findings: [Finding] = []
 
+    /// A reader with no findings yet.
     public init() {}
 
     /// `value` as an object, or a finding at `path`.
@@ -28,6 +29,7 @@ public struct FieldReader: Sendable {
         }
     }
 
+    /// The string member `key` of `members`, or a finding at `path` when it is missing (and `required`) or not a string.
     public mutating func string(_ members: [JSONMember], _ key: String, at path: String, required: Bool = true) -> String? {
         let p = JSONPath.member(path, key)
         guard let value = members.first(where: { $0.key == key })?.value else {
@@ -41,6 +43,7 @@ public struct FieldReader: Sendable {
         return s
     }
 
+    /// The number member `key` of `members` as a `Double`, or a finding at `path`.
     public mutating func double(_ members: [JSONMember], _ key: String, at path: String) -> Double? {
         let p = JSONPath.member(path, key)
         guard let value = members.first(where: { $0.key == key })?.value else { missing(p); return nil }
@@ -51,6 +54,7 @@ public struct FieldReader: Sendable {
         return d
     }
 
+    /// The whole-number member `key` of `members` (no fraction, no exponent), or a finding at `path`.
     public mutating func integer(_ members: [JSONMember], _ key: String, at path: String, required: Bool = true) -> Int64? {
         let p = JSONPath.member(path, key)
         guard let value = members.first(where: { $0.key == key })?.value else {
@@ -64,6 +68,7 @@ public struct FieldReader: Sendable {
         return i
     }
 
+    /// The array member `key` of `members`, or a finding at `path`.
     public mutating func array(_ members: [JSONMember], _ key: String, at path: String, required: Bool = true) -> [JSONValue]? {
         let p = JSONPath.member(path, key)
         guard let value = members.first(where: { $0.key == key })?.value else {
@@ -77,6 +82,7 @@ public struct FieldReader: Sendable {
         return items
     }
 
+    /// `value` as a `{ "latitude": …, "longitude": … }` object in range, or findings at `path`.
     public mutating func coordinate(_ value: JSONValue?, at path: String) -> Coordinate? {
         guard let members = object(value, at: path) else { return nil }
         rejectUnknown(members, at: path, known: ["latitude", "longitude"])
@@ -109,10 +115,12 @@ public struct FieldReader: Sendable {
         return Bounds(southwest: sw, northeast: ne)
     }
 
+    /// Records that the required field at `path` is missing.
     public mutating func missing(_ path: String) {
         findings.append(Finding(.manifestMissingField, path: path, "the required field '\(path)' is missing; add it"))
     }
 
+    /// Records that the field at `path` is not of the `expected` type.
     public mutating func wrongType(_ path: String, expected: String, got: JSONValue) {
         findings.append(Finding(.manifestWrongType, path: path, "expected \(expected), found \(got.typeDescription)"))
     }

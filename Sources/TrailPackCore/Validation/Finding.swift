@@ -3,6 +3,7 @@
 /// Findings are data, not errors: validation collects every one it can find and returns
 /// them together, so a ranger fixes everything in one round.
 public struct Finding: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// How serious a finding is: an error makes the package invalid; a warning does not.
     public enum Severity: String, Sendable, Codable, Hashable {
         case error, warning
     }
@@ -16,8 +17,10 @@ public struct Finding: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// What is wrong and how to fix it, in words a ranger understands.
     public var message: String
 
+    /// The severity, which the code determines.
     public var severity: Severity { code.severity }
 
+    /// A finding with `code`, located at `file` and/or the JSON `path`, and a message for people.
     public init(_ code: FindingCode, file: String? = nil, path: String? = nil, _ message: String) {
         self.code = code
         self.file = file

@@ -260,5 +260,6 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         }
     }
 
+    /// Orders codes by their text, for stable listings.
     public static func < (lhs: FindingCode, rhs: FindingCode) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -3,16 +3,23 @@
 public enum ManifestValidator {
     /// Limits on what one manifest may hold (documented in `docs/FORMAT.md`).
     public static let maxWaypoints = 10_000
+    /// The most assets in one manifest.
     public static let maxAssets = 100_000
+    /// The most properties on one waypoint.
     public static let maxProperties = 64
+    /// The longest name, in characters.
     public static let maxNameLength = 200
+    /// The longest description, in characters.
     public static let maxDescriptionLength = 20_000
+    /// The largest whole number a manifest may hold (2^53, exact in every JSON reader).
     public static let maxSafeInteger: Int64 = 1 << 53
 
     /// Every finding for `manifest`.
     ///
-    /// - Parameter unreadable: JSON paths the decoder already reported as missing or mistyped;
-    ///   their placeholder values are not judged again (one cause, one finding).
+    /// - Parameters:
+    ///   - m: the decoded manifest.
+    ///   - unreadable: JSON paths the decoder already reported as missing or mistyped;
+    ///     their placeholder values are not judged again (one cause, one finding).
     public static func validate(_ m: Manifest, unreadable: Set<String> = []) -> [Finding] {
         var f: [Finding] = []
         checkID(m.id, &f)

@@ -1,11 +1,17 @@
 internal import CLibArchive
 import Dispatch
 import Foundation
+import TrailPackArchive
 import TrailPackCrypto
 #if canImport(Glibc)
 import Glibc
+private let systemWrite = Glibc.write
+#elseif canImport(Musl)
+import Musl
+private let systemWrite = Musl.write
 #elseif canImport(Darwin)
 import Darwin
+private let systemWrite = Darwin.write
 #endif
 
 /// Writes a ZIP archive through libarchive, deterministically, to a file descriptor,
@@ -22,6 +28,7 @@ public struct ZipWriter: ~Copyable {
     private let entry: OpaquePointer
     private let modificationTime: Int64
     private var finished = false
+    private var entryCount = 0
 
     /// The size of the buffers between the files, libarchive and the output.
     public static let blockSize = 1 << 20
@@ -29,13 +36,10 @@ public struct ZipWriter: ~Copyable {
     /// Starts an archive on `fileDescriptor` (which stays open; the caller closes it).
     ///
     /// - Parameter modificationTime: the time stamped on every entry, in seconds since 1970
-    ///   (UTC). DOS times are computed in UTC whatever the machine's time zone.
+    ///   (UTC). DOS times are computed in UTC whatever the process's time zone, which the writer
+    ///   neither reads nor changes: libarchive converts times with `localtime_r`, so the writer
+    ///   stamps the DOS date and time fields of each local and central header itself (see `Sink`).
     public init(fileDescriptor: Int32, modificationTime: Int64) throws(ArchiveError) {
-        // libarchive converts times to DOS format with localtime_r: pin the zone so the bytes
-        // do not depend on the machine's TZ. trailpack itself never prints local times.
-        setenv("TZ", "UTC", 1)
-        tzset()
-
         let sink = Sink(fd: fileDescriptor)
         let (archive, entry) = try Self.makeArchive(sink: sink)
         self.archive = archive
@@ -62,14 +66,16 @@ public struct ZipWriter: ~Copyable {
         try check(archive_write_set_format_zip(archive), "select the ZIP format")
         // Names are written as UTF-8 and flagged as such, whatever the locale.
         try check(archive_write_set_format_option(archive, "zip", "hdrcharset", "UTF-8"), "set UTF-8 names")
-        try check(archive_write_set_bytes_per_block(archive, Int32(Self.blockSize)), "set the block size")
+        // No blocking: each piece libarchive writes reaches the sink as one call, so the sink
+        // can tell a local header from data and stamp its DOS time.
+        try check(archive_write_set_bytes_per_block(archive, 0), "turn off blocking")
         try check(archive_write_set_bytes_in_last_block(archive, 1), "turn off block padding")
         let status = archive_write_open2(
             archive, Unmanaged.passUnretained(sink).toOpaque(), nil,
             { archive, clientData, buffer, length in
                 let sink = Unmanaged<Sink>.fromOpaque(clientData!).takeUnretainedValue()
-                guard sink.write(UnsafeRawBufferPointer(start: buffer, count: length)) else {
-                    trailpack_archive_set_error(archive, sink.errno, "write to the output failed")
+                guard sink.receive(UnsafeRawBufferPointer(start: buffer, count: length)) else {
+                    trailpack_archive_set_error(archive, sink.errno, sink.failure)
                     return -1
                 }
                 return length
@@ -100,13 +106,15 @@ public struct ZipWriter: ~Copyable {
         }
         archive_entry_clear(entry)
         archive_entry_set_pathname_utf8(entry, path)
-        archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG))
+        archive_entry_set_filetype(entry, 0o100000)  // AE_IFREG: a regular file
         archive_entry_set_perm(entry, 0o644)
         archive_entry_set_size(entry, size)
         archive_entry_set_mtime(entry, time_t(modificationTime), 0)
         archive_entry_set_uid(entry, 0)
         archive_entry_set_gid(entry, 0)
+        sink.pendingLocalHeaderTime = Self.dosDateTime(modificationTime)
         try check(archive_write_header(archive, entry), "write the header of '\(path)'")
+        entryCount += 1
         var written: Int64 = 0
         let archive = self.archive
         try body { buffer in
@@ -168,9 +176,61 @@ public struct ZipWriter: ~Copyable {
 
     /// Writes the central directory and ends the archive. The corresponding C function is `archive_write_close`.
     public consuming func finish() throws -> Summary {
+        sink.centralDirectory = []
         try check(archive_write_close(archive), "write the central directory")
+        var directory = sink.centralDirectory ?? []
+        sink.centralDirectory = nil
+        let stamped = Self.stampCentralHeaders(&directory, dosDateTime: Self.dosDateTime(modificationTime))
+        guard stamped == entryCount else {
+            throw ArchiveError(operation: "write the central directory",
+                detail: "libarchive wrote \(stamped) central headers for \(entryCount) entries, so their times could not be stamped; report this with the libarchive version")
+        }
+        guard sink.write(directory.withUnsafeBytes { $0 }) else {
+            throw ArchiveError(operation: "write the central directory", detail: sink.failure, errno: sink.errno)
+        }
         finished = true
         return Summary(sha256: sink.finalize(), size: sink.count)
+    }
+
+    /// The thread that hashes this writer's output (for the tests that check it is joined).
+    package var hashingThread: OwnedThread? { sink.hasher.thread }
+
+    // MARK: DOS times
+
+    /// The MS-DOS date (high 16 bits) and time (low 16 bits) of `time`, from its UTC fields,
+    /// clamped to 1980-01-01 00:00:00 … 2107-12-31 23:59:58 as libarchive does. Pure
+    /// arithmetic (days to civil date), so no time zone is consulted.
+    package static func dosDateTime(_ time: Int64) -> UInt32 {
+        let days = time >= 0 ? time / 86_400 : (time - 86_399) / 86_400
+        let seconds = time - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        if year < 1980 { return 0x0021_0000 }
+        if year > 2107 { return 0xff9f_bf7d }
+        let dosTime = (seconds % 60) / 2 | ((seconds / 60) % 60) << 5 | (seconds / 3600) << 11
+        let dosDate = day | month << 5 | (year - 1980) << 9
+        return UInt32(dosDate) << 16 | UInt32(dosTime)
+    }
+
+    /// Writes `dosDateTime` into every central file header at the start of `bytes` (the central
+    /// directory, then the end records); returns how many headers it stamped.
+    static func stampCentralHeaders(_ bytes: inout [UInt8], dosDateTime: UInt32) -> Int {
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        var offset = 0
+        var stamped = 0
+        while offset + 46 <= bytes.count, bytes[offset] == 0x50, bytes[offset + 1] == 0x4b, bytes[offset + 2] == 1, bytes[offset + 3] == 2 {
+            Sink.put(dosDateTime, into: &bytes, at: offset + 12)
+            offset += 46 + u16(offset + 28) + u16(offset + 30) + u16(offset + 32)
+            stamped += 1
+        }
+        return stamped
     }
 
     // MARK: status checks
@@ -189,22 +249,65 @@ public struct ZipWriter: ~Copyable {
 /// Receives libarchive's output: writes it to the file, and hands a copy to a second thread that
 /// hashes it, so the archive's SHA-256 costs the writer only a copy (measured: about a third of
 /// the write pass on a 1 GB tour when hashed inline).
-private final class Sink: @unchecked Sendable {
+///
+/// It also stamps the DOS times: libarchive computes them with `localtime_r`, in the process's
+/// time zone, which a library must neither depend on nor change. The first piece after
+/// `archive_write_header` is the 30-byte local header (blocking is off, so it arrives whole);
+/// the central directory is held while `archive_write_close` runs and stamped before it is
+/// written. Anything else in those places stops the archive with an error rather than
+/// writing bytes that would depend on the time zone.
+final class Sink: @unchecked Sendable {
     let fd: Int32
     var count: Int64 = 0
     var errno: Int32 = 0
-    private let hasher = PipelinedHasher()
+    var failure = "write to the output failed"
+    /// The DOS date and time for the local header that libarchive writes next.
+    var pendingLocalHeaderTime: UInt32?
+    /// While libarchive writes the central directory, the bytes are kept here.
+    var centralDirectory: [UInt8]?
+    let hasher = PipelinedHasher()
 
     init(fd: Int32) { self.fd = fd }
+
+    // The hashing thread holds its hasher while it runs, so the hasher's own deinit cannot be
+    // what ends it: the sink (which only the writer holds) ends and joins it, also when the
+    // writer is abandoned. (Before, every abandoned writer left a thread waiting forever.)
+    deinit { _ = hasher.finish() }
+
+    /// Takes one piece of libarchive's output.
+    func receive(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        if let time = pendingLocalHeaderTime {
+            pendingLocalHeaderTime = nil
+            guard buffer.count >= 30, buffer[0] == 0x50, buffer[1] == 0x4b, buffer[2] == 3, buffer[3] == 4 else {
+                failure = "libarchive did not write a whole local header first, so its time could not be stamped; report this with the libarchive version"
+                errno = EPROTO
+                return false
+            }
+            var header = Array(buffer)
+            Self.put(time, into: &header, at: 10)
+            return header.withUnsafeBytes { write($0) }
+        }
+        if centralDirectory != nil {
+            centralDirectory! += buffer
+            return true
+        }
+        return write(buffer)
+    }
+
+    static func put(_ value: UInt32, into bytes: inout [UInt8], at offset: Int) {
+        for i in 0..<4 { bytes[offset + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(i))) }
+    }
 
     func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
         hasher.submit(buffer)
         var offset = 0
         while offset < buffer.count {
-            let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            let n = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
             if n < 0 {
-                if Glibc.errno == EINTR { continue }
-                errno = Glibc.errno
+                let e = currentErrno()
+                if e == EINTR { continue }
+                errno = e
+                failure = "write to the output failed: \(String(cString: strerror(e)))"
                 return false
             }
             offset += n
@@ -233,14 +336,15 @@ final class PipelinedHasher: @unchecked Sendable {
     private var producer = 0
     private var digest: SHA256Digest?
     private var finished = false
+    /// The hashing thread: owned, and joined by `finish()` (which `deinit` calls for an
+    /// abandoned writer), so no thread outlives the writer.
+    private(set) var thread: OwnedThread?
 
     init() {
         storage = .allocate(byteCount: Self.slots * Self.slotSize, alignment: 64)
         lengths = .allocate(capacity: Self.slots)
         lengths.initialize(repeating: 0, count: Self.slots)
-        let thread = Thread { [unowned self] in self.run() }
-        thread.name = "trailpack-archive-sha256"
-        thread.start()
+        thread = OwnedThread { [unowned self] in self.run() }
     }
 
     deinit {
@@ -275,6 +379,7 @@ final class PipelinedHasher: @unchecked Sendable {
         producer += 1
         full.signal()
         done.wait()
+        thread?.join()
         return digest!
     }
 

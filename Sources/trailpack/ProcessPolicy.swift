@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CMallocPolicy
+import TrailPackBuilder
+
+/// What the `trailpack` process sets for itself in `main`, and the libraries never do: the
+/// allocator's mmap threshold and the signal handlers that remove half-written files.
+enum ProcessPolicy {
+    /// Pins glibc's mmap threshold at 256 KiB, so the 1 MiB stream buffers are always mapped and
+    /// unmapped whole. By default glibc raises the threshold after the first such buffer is freed;
+    /// later ones then come from the heap, which fragments and is never returned: measured peak
+    /// RSS 112 MiB on a 4.3 GB build (180 MiB on some 1 GB runs), 38 MiB with the threshold fixed.
+    /// The corresponding C function is `mallopt(M_MMAP_THRESHOLD, …)`.
+    static func keepLargeBuffersOutOfTheHeap() {
+        _ = trailpack_fix_mmap_threshold(256 << 10)
+    }
+
+    /// On SIGINT, SIGTERM or SIGHUP, removes the temporary files the libraries registered with
+    /// `InterruptCleanup` and exits with 128 + the signal's number.
+    static func removeTemporaryFilesOnInterrupt() {
+        InterruptCleanup.prepare()
+        // A parent may have started us with these signals blocked (test runners and some
+        // supervisors do): unblock them, or an interrupt would be held until the build ends.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, sig) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            signal(sig) { sig in
+                InterruptCleanup.removeRegisteredFiles()
+                _exit(128 + sig)
+            }
+        }
+    }
+}
