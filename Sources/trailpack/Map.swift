@@ -17,7 +17,8 @@ struct MapCommand: ParsableCommand {
 
             Examples:
               trailpack map inspect map/santiam.pmtiles --tour ./santiam-wagon-road
-              trailpack map extract oregon.pmtiles -o ./santiam-wagon-road/map/santiam.pmtiles --tour ./santiam-wagon-road --zoom 10-16
+              trailpack map extract oregon.pmtiles -o santiam/map/santiam.pmtiles \\
+                --tour santiam --zoom 10-16
               trailpack map convert forest.mbtiles forest.pmtiles
               trailpack map estimate --tour ./santiam-wagon-road --zoom 10-16
             """,
@@ -83,6 +84,7 @@ struct MapInspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Show a PMTiles map: header, bounds, zooms, tiles and bytes per zoom; check it whole.",
+        usage: "trailpack map inspect <file> [--tour <folder> | --bounds=W,S,E,N]",
         discussion: """
             Every directory is read and every tile's placement checked. With --tour or --bounds the map is \
             also judged against that frame: bounds, detail, and coverage zoom by zoom.
@@ -224,14 +226,20 @@ struct MapExtractCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extract",
         abstract: "Cut the region a tour needs out of a larger PMTiles or MBTiles set.",
+        usage: """
+            trailpack map extract <source> -o <out> --tour <folder> [options]
+            trailpack map extract <source> -o <out> --bounds=W,S,E,N [options]
+            """,
         discussion: """
             The output is a clustered PMTiles file with identical tiles stored once and gzip-compressed \
             directories. The source is read once, in order; memory stays flat. The output is written under a \
             temporary name and renamed at the end. The new map is then checked against the frame.
 
             Examples:
-              trailpack map extract oregon.pmtiles -o santiam/map/santiam.pmtiles --tour santiam --zoom 10-16 --buffer 500
-              trailpack map extract forest.mbtiles -o lake.pmtiles --bounds=-122.02,44.38,-121.97,44.42
+              trailpack map extract oregon.pmtiles -o santiam/map/santiam.pmtiles \\
+                --tour santiam --zoom 10-16 --buffer 500
+              trailpack map extract forest.mbtiles -o lake.pmtiles \\
+                --bounds=-122.02,44.38,-121.97,44.42
 
             Exit codes: 0 written and covering the frame, 1 the source or the result has problems, 2 usage error, 3 I/O error.
             """)
@@ -293,13 +301,18 @@ struct MapEstimateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "estimate",
         abstract: "Estimate how many tiles and bytes a frame needs, before downloading anything.",
+        usage: """
+            trailpack map estimate --tour <folder> --zoom <a-b> [options]
+            trailpack map estimate --bounds=W,S,E,N --zoom <a-b> [options]
+            """,
         discussion: """
             Counts the tiles that intersect the frame at each zoom; bytes are estimated from --source (its \
             average tile size at each zoom) or from a typical tile size for --type.
 
             Examples:
               trailpack map estimate --tour ./santiam-wagon-road --zoom 10-16
-              trailpack map estimate --bounds=-122.02,44.38,-121.97,44.42 --zoom 12-17 --type mvt --json
+              trailpack map estimate --bounds=-122.02,44.38,-121.97,44.42 \\
+                --zoom 12-17 --type mvt --json
 
             Exit codes: 0 estimated, 2 usage error, 3 the source cannot be read.
             """)
