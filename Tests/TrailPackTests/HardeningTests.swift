@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TrailPackArchive
+@testable import TrailPackArchive
 @testable import TrailPackCore
 import TrailPackVerifier
 
@@ -188,5 +188,35 @@ struct HardeningTests {
     ])
     func terminalText(input: String, expected: String) {
         #expect(TerminalText.escaped(input) == expected)
+    }
+
+    @Test("each step of the parse is a value of its own: end records, central directory, names, local headers, layout")
+    func stepsOnTheirOwn() throws {
+        let bytes = Self.sentinelArchive(sentinels: 1)
+        let source = MemorySource(bytes)
+        var findings: [Finding] = []
+        let end = try #require(try ZipEndRecords.read(source, limits: .default, findings: &findings))
+        #expect(end.entryCount == 4 && !end.isZip64 && findings.isEmpty)
+        #expect(end.centralDirectoryEnd == Int64(bytes.count - 22))
+        let directory = try ZipCentralDirectory.read(source, end: end, limits: .default, findings: &findings)
+        #expect(directory.isComplete && directory.entries.map(\.name) == ["one.txt", "two.txt", "x/a.txt", "x/A.txt"])
+        #expect(findings.map(\.code) == [.zipZip64Invalid])
+        findings = []
+        ZipNameRules.check(directory.entries, findings: &findings)
+        #expect(findings.map(\.code) == [.zipNameFoldedDuplicate])
+        var entries = directory.entries
+        findings = []
+        try ZipLocalHeaders.check(&entries, source: source, limit: end.centralDirectoryOffset, findings: &findings)
+        #expect(findings.isEmpty)
+        #expect(entries.map { $0.dataOffset != nil } == [false, true, true, true])
+        findings = []
+        ZipLayout.check(entries, centralDirectoryOffset: end.centralDirectoryOffset, findings: &findings)
+        #expect(findings.isEmpty, "the layout check waits until every entry could be placed")
+        // The end records alone, on a prefixed archive: the offsets are the archive's, the prefix is found next.
+        let prefixed = Array(repeating: UInt8(ascii: "#"), count: 100) + bytes
+        findings = []
+        let moved = try #require(try ZipEndRecords.read(MemorySource(prefixed), limits: .default, findings: &findings))
+        _ = try ZipCentralDirectory.read(MemorySource(prefixed), end: moved, limits: .default, findings: &findings)
+        #expect(findings.map(\.code) == [.zipPrefix] && findings[0].message.hasPrefix("100 bytes"))
     }
 }
