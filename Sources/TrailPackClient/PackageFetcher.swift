@@ -70,7 +70,21 @@ public struct PackageFetcher: Sendable {
             if previous.version == entry.version, previous.sha256 == entry.sha256,
                 FileManager.default.fileExists(atPath: library.path(of: previous))
             {
-                return Outcome(installed: previous, alreadyInstalled: true, report: nil, confirmed: nil)
+                guard !trustedKeys.isEmpty else { return Outcome(installed: previous, alreadyInstalled: true, report: nil, confirmed: nil) }
+                // Keys were asked for: the installed copy must pass them now, as a new download would.
+                progress(.verifying)
+                let path = library.path(of: previous)
+                let report: VerificationReport
+                do { report = try Verifier.verify(path: path, options: .init(expectedSHA256: expected, prehash: true)) } catch {
+                    throw ClientError(.io, "cannot read the installed '\(path)': \(error)", cause: error)
+                }
+                guard report.sha256 == expected, report.isValid, let manifest = report.manifest else {
+                    throw ClientError(.damaged, "the installed copy of \(id) \(entry.version) ('\(path)') no longer passes its checks; remove the folder '\(library.folder)/\(id)' and fetch again")
+                }
+                progress(.checkingSignatures)
+                var installed = previous
+                installed.signers = try await checkSignatures(entry: entry, report: report, manifest: manifest, partial: nil)
+                return Outcome(installed: installed, alreadyInstalled: true, report: report, confirmed: nil)
             }
         }
         try library.prepare()
@@ -107,17 +121,7 @@ public struct PackageFetcher: Sendable {
         var signers: [String] = []
         if !trustedKeys.isEmpty {
             progress(.checkingSignatures)
-            guard let prehash = report.blake2b512 else { throw ClientError(.signature, "the package's signed hash was not computed") }
-            let served = try await client.signatures(id: entry.id, version: entry.version)
-            let inputs = served.map { SignatureCheck.Input(name: "\($0.reviewer).minisig", text: $0.minisig) }
-            let result = SignatureCheck.check(signatures: inputs, trustedKeys: trustedKeys, threshold: threshold,
-                                              prehash: prehash, manifest: manifest, sha256: report.sha256)
-            guard !result.findings.hasErrors, result.validSigners.count >= threshold else {
-                library.discard(partial: partial)
-                let why = result.findings.first { $0.severity == .error }?.message ?? "too few valid signatures"
-                throw ClientError(.signature, "\(id) \(entry.version) has \(result.validSigners.count) valid signature(s) from trusted keys; \(threshold) needed (\(why)); it was not installed")
-            }
-            signers = result.validSigners
+            signers = try await checkSignatures(entry: entry, report: report, manifest: manifest, partial: partial)
         }
 
         progress(.installing)
@@ -131,6 +135,23 @@ public struct PackageFetcher: Sendable {
         progress(.confirming)
         let confirmed = try? await client.confirm(entry, sha256: report.sha256.hex)
         return Outcome(installed: installed, alreadyInstalled: false, report: report, confirmed: confirmed)
+    }
+
+    /// The reviewers' signatures of `entry` from the server, checked against the trusted keys and
+    /// the threshold; returns the valid signers. On a refusal a download (`partial`) is discarded.
+    func checkSignatures(entry: CatalogEntry, report: VerificationReport, manifest: Manifest, partial: String?) async throws(ClientError) -> [String] {
+        guard let prehash = report.blake2b512 else { throw ClientError(.signature, "the package's signed hash was not computed") }
+        let served = try await client.signatures(id: entry.id, version: entry.version)
+        let inputs = served.map { SignatureCheck.Input(name: "\($0.reviewer).minisig", text: $0.minisig) }
+        let result = SignatureCheck.check(signatures: inputs, trustedKeys: trustedKeys, threshold: threshold,
+                                          prehash: prehash, manifest: manifest, sha256: report.sha256)
+        guard !result.findings.hasErrors, result.validSigners.count >= threshold else {
+            if let partial { library.discard(partial: partial) }
+            let why = result.findings.first { $0.severity == .error }?.message ?? "too few valid signatures"
+            let what = partial == nil ? "the installed copy is kept, but do not use it as signed" : "it was not installed"
+            throw ClientError(.signature, "\(entry.id) \(entry.version) has \(result.validSigners.count) valid signature(s) from trusted keys; \(threshold) needed (\(why)); \(what)")
+        }
+        return result.validSigners
     }
 
     /// A refusal when `entry` is older than what was installed, or the same version with other bytes.

@@ -59,7 +59,7 @@ public enum PackageMaps {
     /// The warning for a tour without a map.
     public static func noMap(file: String? = nil) -> Finding {
         Finding(.mapNone, file: file,
-            "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one with 'trailpack map extract --tour'")
+            "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one from a larger tile set with 'trailpack map extract SOURCE -o map/NAME.pmtiles --tour TOUR-FOLDER' and build again")
     }
 
     static func describe(_ m: MapInfo) -> String {

@@ -122,7 +122,12 @@ struct Sign: ParsableCommand {
                 """)
         }
         let text: String
-        do { text = try String(contentsOfFile: secretKey, encoding: .utf8) } catch { throw CLIError.io("cannot read the secret key '\(secretKey)'") }
+        do { text = try String(contentsOfFile: secretKey, encoding: .utf8) } catch {
+            let missing = !FileManager.default.fileExists(atPath: secretKey)
+            throw CLIError.io(missing
+                ? "there is no secret key '\(secretKey)'; give yours with -s FILE (such as -s station.key), or make one with 'trailpack keygen'"
+                : "cannot read the secret key '\(secretKey)': \(error.localizedDescription)")
+        }
         let key: SecretKey
         do {
             key = try SecretKey.parse(fileText: text) { try Password.read(file: passwordFile, confirm: false) }

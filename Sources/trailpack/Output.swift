@@ -84,7 +84,7 @@ extension CLI {
     }
 
     static func printError(_ message: String) {
-        FileHandle.standardError.write(Data("trailpack: \(Output.paint("error:", .error, fd: 2)) \(TerminalText.escaped(message))\n".utf8))
+        FileHandle.standardError.write(Data("trailpack: \(Output.paint("error:", .error, fd: 2)) \(TerminalText.escapedKeepingLines(message))\n".utf8))
     }
 
     /// A closing line that says all is well, in green on a terminal.

@@ -103,7 +103,12 @@ struct Serve: AsyncParsableCommand {
         if let problem = MalwareScanner(engine: scanner).checkAtStart(folder: server.folder.root + "/tmp") {
             throw CLIError.io("the malware scanner does not work: \(problem)")
         }
-        let banner = "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory)\(token == nil ? ", uploads off" : "")\(noMalwareScan ? ", malware scan OFF: uploads are not scanned (operator's choice)" : ""))\n"
+        // The settings in force, in words: who can upload, how many approvals, what scans.
+        let uploads = token == nil ? "uploads by publisher tokens" : "uploads by publisher tokens and the admin token"
+        let scanning = noMalwareScan ? "malware scan OFF: uploads are not scanned (operator's choice)"
+            : clamdSocket.map { "malware scan by clamd at \($0)" } ?? "malware scan by clamscan\(clamavDB.map { " with \($0)" } ?? "")"
+        let banner = "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory); \(uploads); "
+            + "\(approvals) approval\(approvals == 1 ? "" : "s") before release; \(scanning); uploads up to \(maxUploadMB) MB)\n"
         let app = server.application(logger: logger) { port in
             FileHandle.standardOutput.write(Data(banner.replacingOccurrences(of: "%d", with: String(port)).utf8))
         }

@@ -213,6 +213,16 @@ struct ClientTests {
             #expect(one.status == 1)
             #expect(one.stderr.contains("2 needed"), "\(one.stderr)")
             #expect(!FileManager.default.fileExists(atPath: dir + "/library2/\(WorkflowTests.id)"))
+            // Already installed is no way around the keys: the installed copy is checked against them too.
+            let again = try Support.run(Support.binary, ["fetch", s.base, WorkflowTests.id, "--into", library, "--trusted-key", dir + "/one", "--threshold", "2"])
+            #expect(again.status == 1, "\(again.stdout) \(again.stderr)")
+            #expect(again.stderr.contains("2 needed") && again.stderr.contains("installed copy is kept"), "\(again.stderr)")
+            let good = try Support.run(Support.binary, ["fetch", s.base, WorkflowTests.id, "--into", library, "--trusted-key", dir + "/keys", "--threshold", "2", "--json"])
+            #expect(good.status == 0, "\(good.stderr)")
+            let goodReport = try JSONParser.parse(Array(good.stdoutBytes)).value
+            #expect(goodReport["alreadyInstalled"] == .bool(true))
+            guard case .array(let goodSigners)? = goodReport["signers"] else { Issue.record("no signers"); return }
+            #expect(goodSigners.count == 2)
         }
     }
 
