@@ -80,10 +80,23 @@ public enum TourBuilder {
         let manifestFindings = ManifestValidator.validate(manifest).map { translate($0, source: source) }
             .map { explainOutsideBounds($0, source: source, bounds: bounds) }
             .filter { f in !sourceFindings.contains { $0.file == f.file && $0.path != nil && $0.path == f.path } }
-        let findings = sourceFindings + mapFindings + manifestFindings + TourInit.placeholderFindings(source) + budget.findings(files)
+        let findings = sourceFindings + mapFindings + manifestFindings + strayFindings(source) + TourInit.placeholderFindings(source)
+            + budget.findings(files)
         let ordered = files.sorted { Array($0.archivePath.utf8).lexicographicallyPrecedes(Array($1.archivePath.utf8)) }
         let plan = Plan(source: source, manifest: manifest, files: ordered, findings: findings)
         return (findings.hasErrors ? nil : plan, findings)
+    }
+
+    /// Stops far from all the others: a typo in a coordinate that the computed frame would hide.
+    static func strayFindings(_ source: TourSource) -> [Finding] {
+        StrayStops.find(source.waypoints.map(\.coordinate)).map { stray in
+            let w = source.waypoints[stray.index]
+            let km = Int((stray.metres / 1000).rounded()), typical = max(1, Int((stray.typicalMetres / 1000).rounded()))
+            return Finding(.waypointStray, file: w.folder + "/" + TourSource.waypointFileName, path: "coordinate",
+                "the stop '\(w.name)' at \(w.coordinate.latitude), \(w.coordinate.longitude) is \(km) km from the middle of the tour, "
+                    + "where the other stops are within about \(typical) km; check the coordinate for a typo (a digit off, a "
+                    + "missing minus sign, latitude and longitude swapped) — the map frame is stretched to include it")
+        }
     }
 
     /// A stop outside the bounds, said for the ranger: where the stop is, where the frame is,

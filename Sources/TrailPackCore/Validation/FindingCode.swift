@@ -33,6 +33,7 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     case waypointOrder = "waypoint.order"
     case waypointOrderDuplicate = "waypoint.order-duplicate"
     case waypointOutsideBounds = "waypoint.outside-bounds"
+    case waypointStray = "waypoint.stray"
     case waypointProperty = "waypoint.property"
     case assetPath = "asset.path"
     case assetPathDuplicate = "asset.path-duplicate"
@@ -138,7 +139,7 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     /// Whether the finding makes the input invalid (`error`) or is advice (`warning`).
     public var severity: Finding.Severity {
         switch self {
-        case .sourceUnusedFile, .sourceJSONForgiven, .sourcePlaceholder, .sourceAssetLarge, .sourcePackageLarge, .mapNone, .mapMinDetail: .warning
+        case .sourceUnusedFile, .sourceJSONForgiven, .sourcePlaceholder, .sourceAssetLarge, .sourcePackageLarge, .mapNone, .mapMinDetail, .waypointStray: .warning
         default: .error
         }
     }
@@ -173,6 +174,7 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .waypointOrder: "a waypoint order is not a whole number from 1 to 1000000"
         case .waypointOrderDuplicate: "two waypoints have the same order"
         case .waypointOutsideBounds: "a waypoint lies outside the map bounds"
+        case .waypointStray: "a stop is far from all the others (over 20 km and five times the typical distance): check its coordinate for a typo (warning)"
         case .waypointProperty: "a waypoint property has a bad name or value"
         case .assetPath: "an asset path is unsafe or not normalized"
         case .assetPathDuplicate: "two assets have the same path (ignoring case and Unicode normalization)"
