@@ -50,7 +50,7 @@ def generate(name):
     folder = os.path.join(ROOT, name)
     MAGIC = {"mp4": b"\x00\x00\x00\x18ftypmp42", "jpg": b"\xff\xd8\xff\xe0", "mp3": b"ID3\x04\x00"}
     stamp = os.path.join(folder, ".generated")
-    spec = json.dumps(SETS[name]) + " magic"
+    spec = json.dumps(SETS[name]) + " magic id"
     if os.path.exists(stamp) and open(stamp).read() == spec:
         return folder
     rng = random.Random(name)
@@ -78,7 +78,8 @@ def generate(name):
         waypoint = {"name": f"Stop {i + 1}", "coordinate": {"latitude": lat0 + i * 0.001, "longitude": lon0 + i * 0.001},
                     "description": f"Benchmark stop {i + 1}.", "assets": [f for f, _, _ in files[i]]}
         json.dump(waypoint, open(os.path.join(d, "waypoint.json"), "w"), indent=1)
-    tour = {"id": f"org.example.bench.{name}", "version": "1", "name": f"Benchmark {name}", "park": "Benchmark Forest",
+    # Not "org.example.": that is the template id trailpack init writes, which servers refuse.
+    tour = {"id": f"org.trailpack.bench.{name}", "version": "1", "name": f"Benchmark {name}", "park": "Benchmark Forest",
             "site": {"id": "bench", "name": "Benchmark"}, "mapName": name, "description": f"The {name} benchmark set."}
     json.dump(tour, open(os.path.join(folder, "tour.json"), "w"), indent=1)
     open(stamp, "w").write(spec)
