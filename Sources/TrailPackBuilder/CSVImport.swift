@@ -517,8 +517,15 @@ private struct RowReader {
     /// Finds a named file in the media folder, or says why it cannot be used.
     mutating func mediaFile(_ reference: String, role: CSVImport.Role, at location: String) -> CSVImport.MediaFile? {
         let relative = reference.replacingOccurrences(of: "\\", with: "/")
-        let path = relative.hasPrefix("/") ? relative : mediaFolder + "/" + relative
+        var path = relative.hasPrefix("/") ? relative : mediaFolder + "/" + relative
         let fileName = (path as NSString).lastPathComponent.precomposedStringWithCanonicalMapping
+        // A path written from elsewhere ('photos\IMG_2.JPG' with --media photos): the file itself
+        // in the media folder is what was meant.
+        if FileSystem.statInfo(path).kind != .file, relative.contains("/"), !relative.hasPrefix("/"),
+            FileSystem.statInfo(mediaFolder + "/" + fileName).kind == .file
+        {
+            path = mediaFolder + "/" + fileName
+        }
         let info = FileSystem.statInfo(path)
         guard info.kind == .file else {
             if info.kind == .directory {

@@ -294,7 +294,18 @@ struct Loader {
         let normalized = reference.precomposedStringWithCanonicalMapping
         let problems = ArchivePath.problems(normalized)
         if !problems.isEmpty {
-            findings.append(Finding(.assetPath, file: findingFile, "asset name '\(reference)' cannot be used: \(problems.joined(separator: "; "))"))
+            var hint = ""
+            if reference.contains("\\") {
+                // A Windows path: say which name to write, from what the stop folder really holds.
+                let slashed = reference.replacingOccurrences(of: "\\", with: "/")
+                let last = slashed.split(separator: "/").last.map(String.init) ?? slashed
+                if FileManager.default.fileExists(atPath: root + "/" + baseFolder + "/" + slashed) {
+                    hint = "; write '\(slashed)'"
+                } else if FileManager.default.fileExists(atPath: root + "/" + baseFolder + "/" + last) {
+                    hint = "; the stop folder holds '\(last)': write just '\(last)' (names are relative to the stop folder)"
+                }
+            }
+            findings.append(Finding(.assetPath, file: findingFile, "asset name '\(reference)' cannot be used: \(problems.joined(separator: "; "))\(hint)"))
             return nil
         }
         let rel = baseFolder + "/" + reference

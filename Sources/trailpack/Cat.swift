@@ -68,7 +68,12 @@ extension CLI {
                 printFindings(findings, to: .standardError)
                 Report.pendingFindings = findings
                 throw CLIError(code: .invalid, message: "'\(path)' is not a valid package (\(counts(findings))); run 'trailpack verify \(path)' for the full report")
-            case .io(let e): throw CLIError.io("\(e)")
+            case .io(let e):
+                // A tour folder given where a package is expected: say what to run instead.
+                if CLI.isDirectory(path) {
+                    throw CLIError.io("'\(path)' is a folder, not a package; check a tour folder with 'trailpack validate \(path)', or build it with 'trailpack build \(path)'")
+                }
+                throw CLIError.io("\(e)")
             default: throw CLIError(code: .invalid, message: "\(error)")
             }
         }

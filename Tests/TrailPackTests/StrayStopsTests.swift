@@ -46,3 +46,36 @@ struct StrayStopsTests {
         }
     }
 }
+
+/// Messages a new user ran into (a ranger following RANGERS.md): each must say what to write.
+@Suite("messages found by a new user")
+struct NewUserMessageTests {
+    @Test("a Windows path to a file the stop folder holds says to write the name alone")
+    func backslashPath() throws {
+        try Support.withTemporaryDirectory { dir in
+            #expect(try Support.trailpack("init", dir + "/t").status == 0)
+            let stop = dir + "/t/waypoints/01-trailhead"
+            try Support.write(Array("Notes.".utf8), to: stop + "/notes.txt")
+            var json = try String(contentsOfFile: stop + "/waypoint.json", encoding: .utf8)
+            json = json.replacingOccurrences(of: "\"assets\": []", with: "\"assets\": [\"photos\\\\notes.txt\"]")
+            try json.write(toFile: stop + "/waypoint.json", atomically: true, encoding: .utf8)
+            let result = try Support.trailpack("validate", dir + "/t")
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("write just 'notes.txt'"), "\(result.stderr)")
+        }
+    }
+
+    @Test("a package command given a tour folder says to validate or build it")
+    func folderForPackage() throws {
+        let result = try Support.trailpack("inspect", Support.fixture("family-hikes"))
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("is a folder, not a package") && result.stderr.contains("trailpack validate"), "\(result.stderr)")
+    }
+
+    @Test("usage errors keep their line breaks instead of printing \\u{a}")
+    func usageLineBreaks() throws {
+        let result = try Support.trailpack("valdate", "x")
+        #expect(result.status == 2)
+        #expect(!result.stderr.contains("\\u{a}") && result.stderr.contains("did you mean 'validate'?\nSee"), "\(result.stderr)")
+    }
+}
