@@ -12,27 +12,44 @@ enum Suggestions {
         do {
             return try TrailPack.parseAsRoot(arguments)
         } catch {
-            if let hint = hint(arguments, error: error) { throw CLIError.usage(hint + "\nSee 'trailpack --help'.") }
+            if let hint = hint(arguments, error: error) {
+                throw CLIError.usage(hint.contains("\nSee '") ? hint : hint + "\nSee 'trailpack --help'.")
+            }
             throw error
         }
     }
 
     static func hint(_ arguments: [String], error: Error) -> String? {
-        // The command path: subcommand names as far as they go.
+        // The command path: subcommand names as far as they go, past options and their values
+        // (`admin --data D usr add` is 'usr' misspelt under admin).
         var command: any ParsableCommand.Type = TrailPack.self
+        var path = ["trailpack"]
+        var previousWasOption = false
         var rest = arguments[...]
-        while let word = rest.first, !word.hasPrefix("-") {
+        while let word = rest.first {
+            rest = rest.dropFirst()
+            if word == "--" { break }
+            if word.hasPrefix("-") {
+                previousWasOption = word.hasPrefix("--") && !word.contains("=")
+                continue
+            }
             let children = command.configuration.subcommands
             if children.isEmpty { break }
-            guard let child = children.first(where: { $0._commandName == word }) else {
-                let names = children.map { $0._commandName }
-                if let near = Spelling.closest(to: word, among: names) {
-                    return "unknown command '\(word)'; did you mean '\(near)'?"
-                }
-                return "unknown command '\(word)'; the commands are: \(names.joined(separator: ", "))"
+            let names = children.map { $0._commandName }
+            if let child = children.first(where: { $0._commandName == word }) {
+                command = child
+                path.append(word)
+                previousWasOption = false
+                continue
             }
-            command = child
-            rest = rest.dropFirst()
+            let near = Spelling.closest(to: word, among: names)
+            if previousWasOption && near == nil {
+                previousWasOption = false  // the value of the option before it
+                continue
+            }
+            let see = "\nSee '\(path.joined(separator: " ")) --help'."
+            if let near { return "unknown command '\(word)'; did you mean '\(near)'?" + see }
+            return "unknown command '\(word)'; the commands are: \(names.joined(separator: ", "))" + see
         }
         // An option the command does not have. The parser reports a missing argument before an
         // unknown option; ask it again with the arguments filled in, so that its own spelling

@@ -109,6 +109,11 @@ struct HelpTests {
         (["build", "x", "--jsno"], "did you mean '--json'?"),
         (["admin", "usr"], "unknown command 'usr'; did you mean 'user'?"),
         (["xyzzy"], "the commands are: init, validate, build"),
+        // Past options and their values, and below the first level, with the right help to see.
+        (["admin", "--data", "/nonexistent", "usr", "add", "bob"], "unknown command 'usr'; did you mean 'user'?\nSee 'trailpack admin --help'."),
+        (["admin", "--data", "/nonexistent", "--create", "usr", "list"], "did you mean 'user'?"),
+        (["admin", "--data", "/nonexistent", "user", "ad", "bob"], "unknown command 'ad'; did you mean 'add'?\nSee 'trailpack admin user --help'."),
+        (["map", "extrakt", "x"], "did you mean 'extract'?"),
     ])
     func didYouMean(words: [String], message: String) throws {
         let out = try Support.run(Support.binary, words)
