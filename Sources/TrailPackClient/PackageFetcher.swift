@@ -74,10 +74,7 @@ public struct PackageFetcher: Sendable {
                 // Keys were asked for: the installed copy must pass them now, as a new download would.
                 progress(.verifying)
                 let path = library.path(of: previous)
-                let report: VerificationReport
-                do { report = try Verifier.verify(path: path, options: .init(expectedSHA256: expected, prehash: true)) } catch {
-                    throw ClientError(.io, "cannot read the installed '\(path)': \(error)", cause: error)
-                }
+                let report = try verify(path, expected: expected, what: "the installed")
                 guard report.sha256 == expected, report.isValid, let manifest = report.manifest else {
                     throw ClientError(.damaged, "the installed copy of \(id) \(entry.version) ('\(path)') no longer passes its checks; remove the folder '\(library.folder)/\(id)' and fetch again")
                 }
@@ -97,12 +94,7 @@ public struct PackageFetcher: Sendable {
             library.discard(partial: partial)
             throw ClientError(.damaged, "the server's Repr-Digest (\(served.hex)) is not the catalog's SHA-256 for \(id) \(entry.version); the download was deleted — try again later, and tell the server's operator if it persists")
         }
-        let report: VerificationReport
-        do {
-            report = try Verifier.verify(path: partial, options: .init(expectedSHA256: expected, prehash: !trustedKeys.isEmpty))
-        } catch {
-            throw ClientError(.io, "cannot read the download '\(partial)': \(error)", cause: error)
-        }
+        let report = try verify(partial, expected: expected, what: "the download")
         if !(report.sha256 == expected) {
             library.discard(partial: partial)
             _ = try? await client.confirm(entry, sha256: report.sha256.hex)  // operators count damaged downloads
@@ -135,6 +127,13 @@ public struct PackageFetcher: Sendable {
         progress(.confirming)
         let confirmed = try? await client.confirm(entry, sha256: report.sha256.hex)
         return Outcome(installed: installed, alreadyInstalled: false, report: report, confirmed: confirmed)
+    }
+
+    /// The verifier's report on a package file (with the signed hash when keys are trusted).
+    func verify(_ path: String, expected: SHA256Digest, what: String) throws(ClientError) -> VerificationReport {
+        do { return try Verifier.verify(path: path, options: .init(expectedSHA256: expected, prehash: !trustedKeys.isEmpty)) } catch {
+            throw ClientError(.io, "cannot read \(what) '\(path)': \(error)", cause: error)
+        }
     }
 
     /// The reviewers' signatures of `entry` from the server, checked against the trusted keys and

@@ -1,6 +1,8 @@
 import Foundation
 import TrailPackBuilder
 import TrailPackCore
+import TrailPackCrypto
+import TrailPackVerifier
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -80,6 +82,15 @@ enum CLI {
             out += chunk[0..<n]
         }
         return out
+    }
+
+    /// The trusted keys for --trusted-key: a key file that is not there is an I/O problem
+    /// (exit 3), one that is not a public key a usage error (exit 2).
+    static func loadTrustedKeys(_ paths: [String]) throws -> [Minisign.PublicKey] {
+        do { return try SignatureCheck.loadTrustedKeys(paths) } catch {
+            let missing = paths.contains { !FileManager.default.fileExists(atPath: $0) }
+            throw missing ? CLIError.io("\(error)") : CLIError.usage("\(error)")
+        }
     }
 
     static func isDirectory(_ path: String) -> Bool {

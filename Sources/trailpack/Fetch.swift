@@ -83,11 +83,7 @@ struct Fetch: AsyncParsableCommand {
         let client = CatalogClient(server: URL(string: server)!, token: token)
         if list { return try await runList(client) }
         let keys: [Minisign.PublicKey]
-        do { keys = try SignatureCheck.loadTrustedKeys(trustedKeys) } catch {
-            // A key file that is not there is an I/O problem (exit 3); one that is not a key, a usage error (2).
-            let missing = trustedKeys.contains { !FileManager.default.fileExists(atPath: $0) }
-            throw missing ? CLIError.io("\(error)") : CLIError.usage("\(error)")
-        }
+        keys = try CLI.loadTrustedKeys(trustedKeys)
         let fetcher = PackageFetcher(client: client, library: PackageLibrary(folder: library!), trustedKeys: keys,
                                      threshold: threshold, retries: retries)
         let display = FetchProgress(enabled: !json && isatty(2) == 1)

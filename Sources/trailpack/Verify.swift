@@ -68,11 +68,7 @@ struct Verify: ParsableCommand {
         let expected = try expectedDigest()
         var report: VerificationReport
         let keys: [Minisign.PublicKey]
-        do { keys = try SignatureCheck.loadTrustedKeys(trustedKeys) } catch {
-            // A key file that is not there is an I/O problem (exit 3); one that is not a key, a usage error (2).
-            let missing = trustedKeys.contains { !FileManager.default.fileExists(atPath: $0) }
-            throw missing ? CLIError.io("\(error)") : CLIError.usage("\(error)")
-        }
+        keys = try CLI.loadTrustedKeys(trustedKeys)
         do {
             var options = Verifier.Options(expectedSHA256: expected, threads: threads, prehash: !keys.isEmpty)
             options.map.minDetailZoom = minMapZoom
