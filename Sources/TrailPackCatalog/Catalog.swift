@@ -225,12 +225,14 @@ public final class Catalog: Sendable {
         try db.execute(sql: "UPDATE site SET name = ? WHERE id = ? AND adminNamed = 0", arguments: [name, site])
     }
 
-    /// Counts a client's confirmation; returns the expected SHA-256 (nil: no such released version).
-    public func confirm(package id: String, version: String, sha256: String) throws -> (expected: String, match: Bool)? {
+    /// Counts a client's confirmation (unless `count` is false: a repeat, or over the client's rate);
+    /// returns the expected SHA-256 (nil: no such released version).
+    public func confirm(package id: String, version: String, sha256: String, count: Bool = true) throws -> (expected: String, match: Bool)? {
         try pool.write { db in
             guard let expected = try String.fetchOne(db, sql: "SELECT sha256 FROM packageVersion WHERE packageID = ? AND version = ? AND status = 'released'",
                                                      arguments: [id, version]) else { return nil }
             let match = expected == sha256.lowercased()
+            guard count else { return (expected, match) }
             try db.execute(sql: "UPDATE packageVersion SET \(match ? "confirmMatch = confirmMatch + 1" : "confirmMismatch = confirmMismatch + 1") WHERE packageID = ? AND version = ?",
                            arguments: [id, version])
             return (expected, match)

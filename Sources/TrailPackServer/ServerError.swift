@@ -25,6 +25,11 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
     /// The data folder cannot be used as it is (missing, foreign, locked, or catalog and blobs out of step).
     static func dataFolder(_ what: String) -> ServerError { ServerError(.serviceUnavailable, "data-folder", what) }
 
+    /// `text` cut to 80 characters for a message or a log line (a 70 KB id is not echoed back).
+    static func short(_ text: some StringProtocol) -> String {
+        text.count <= 80 ? String(text) : String(text.prefix(77)) + "…"
+    }
+
     public var description: String { code == "data-folder" ? message : "\(status.code) \(code): \(message)" }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -35,18 +40,4 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(.object([JSONMember("error", .object(error))])))))
     }
 
-}
-
-/// Gives every error the same JSON shape, including Hummingbird's own (an unmatched route's 404).
-struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let error as ServerError {
-            throw error
-        } catch let error as HTTPError {
-            let message = error.body ?? (error.status == .notFound ? "no such resource: \(request.uri.path)" : error.status.reasonPhrase)
-            throw ServerError(error.status, error.status == .notFound ? "not-found" : "http-\(error.status.code)", message)
-        }
-    }
 }

@@ -13,8 +13,8 @@ import TrailPackVerifier
 /// read in place from the stored package (the PMTiles entry is stored, so its bytes are a window
 /// of the blob), through the bounded PMTiles reader. Released versions are public and cached as
 /// immutable; a version under review needs a token, and is never cached.
-extension API {
-    func tile(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+extension CatalogController {
+    func tile(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
         guard let z = Int(try context.parameters.require("z")), let x = Int(try context.parameters.require("x")),
               let y = Int(try context.parameters.require("y").split(separator: ".").first.map(String.init) ?? ""),
@@ -22,14 +22,14 @@ extension API {
             throw ServerError.badRequest("tiles are addressed /tiles/{z}/{x}/{y} with 0 ≤ x, y < 2^z and z from 0 to \(TileID.maxZoom)")
         }
         var released = true
-        var found = try catalog.version(package: id, version: version)
+        var found = try await db { try $0.version(package: id, version: version) }
         if found == nil {
             // A version under review: only signed-in publishers, reviewers and admins see its map.
-            _ = try authenticate(request, roles: Set(Catalog.Role.allCases))
-            found = try catalog.version(package: id, version: version, releasedOnly: false)
+            _ = try context.require(Set(Catalog.Role.allCases))
+            found = try await db { try $0.version(package: id, version: version, releasedOnly: false) }
             released = false
         }
-        guard let (summary, manifestText) = found else { throw ServerError.notFound("no version \(version) of '\(id)'") }
+        guard let (summary, manifestText) = found else { throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'") }
         let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest
         guard let map = manifest?.mapAssets.first(where: { MapInfo.isPMTiles($0.path) && MapInfo.role(forPath: $0.path) == .base }) else {
             throw ServerError.notFound("version \(version) of '\(id)' has no offline map")
@@ -47,7 +47,7 @@ extension API {
             .cacheControl: released ? "public, max-age=31536000, immutable" : "private, no-store",
         ]
         if result.0.tileCompression == .gzip { headers[.contentEncoding] = "gzip" }
-        if let inm = request.headers[.ifNoneMatch], inm.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+        if let inm = request.headers[.ifNoneMatch], ETag.noneMatchHits(inm, etag) {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentLength] = String(bytes.count)

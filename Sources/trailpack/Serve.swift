@@ -29,6 +29,14 @@ struct Serve: AsyncParsableCommand {
               trailpack serve --data ./data --approvals 2 --clamav-db /var/lib/clamav
               trailpack serve --data ./data --approvals 0 --no-malware-scan
 
+            Limits (defaults in brackets): a new connection must send its request head within \
+            --header-timeout [30 s]; a kept-alive connection is closed after --keep-alive-timeout [15 s] idle; \
+            a request body must bring --min-body-rate [256] bytes per second over each --body-timeout [30 s]; \
+            a client that reads nothing for --send-timeout [60 s] is dropped; one address may hold \
+            --max-connections-per-address [64] connections; on SIGTERM requests in flight get \
+            --shutdown-timeout [30 s]; --scan-concurrency [1] malware scans run at once; confirmations are \
+            counted at most --confirmations-per-minute [30] per address and once per download.
+
             Exit codes: 0 stopped cleanly, 2 usage error, 3 the data folder, the port or the scanner cannot be used.
             """)
 
@@ -68,6 +76,39 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("verify-max-memory-mb"), help: "The verification child's address-space limit, in MiB.")
     var verifyMaxMemoryMB: Int64 = 4096
 
+    @Option(name: .customLong("header-timeout"), help: "Seconds a new connection has to send a complete request head.")
+    var headerTimeout = 30
+
+    @Option(name: .customLong("keep-alive-timeout"), help: "Seconds an idle kept-alive connection stays open.")
+    var keepAliveTimeout = 15
+
+    @Option(name: .customLong("body-timeout"), help: "The window, in seconds, over which a request body's rate is measured.")
+    var bodyTimeout = 30
+
+    @Option(name: .customLong("min-body-rate"), help: "The slowest request body accepted, in bytes per second (averaged over --body-timeout).")
+    var minBodyRate = 256
+
+    @Option(name: .customLong("send-timeout"), help: "Seconds a client may read nothing of a response before it is dropped.")
+    var sendTimeout = 60
+
+    @Option(name: .customLong("max-connections-per-address"), help: "Connections one client address may hold at once.")
+    var maxConnectionsPerAddress = 64
+
+    @Option(name: .customLong("shutdown-timeout"), help: "Seconds requests in flight get to finish on SIGTERM or Ctrl-C before they are cancelled.")
+    var shutdownTimeout = 30
+
+    @Option(name: .customLong("scan-concurrency"), help: "How many malware scans run at once.")
+    var scanConcurrency = 1
+
+    @Option(name: .customLong("confirmations-per-minute"), help: "Download confirmations counted per client address and minute (more are answered, not counted).")
+    var confirmationsPerMinute = 30
+
+    @Option(name: .customLong("log-format"), help: "How the log on standard error is written: text, logfmt or json.")
+    var logFormat = "text"
+
+    @Option(name: .customLong("log-level"), help: "The least severe log level written: trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
     func run() async throws {
         var token = ProcessInfo.processInfo.environment["TRAILPACK_ADMIN_TOKEN"]
         if let adminTokenFile {
@@ -92,10 +133,38 @@ struct Serve: AsyncParsableCommand {
         verifier.maxCPUSeconds = verifyTimeout
         verifier.maxMemoryBytes = verifyMaxMemoryMB << 20
         configuration.containedVerifier = verifier
+        for (name, value, range) in [("--header-timeout", headerTimeout, 1...3600), ("--keep-alive-timeout", keepAliveTimeout, 1...3600),
+                                     ("--body-timeout", bodyTimeout, 1...3600), ("--min-body-rate", minBodyRate, 0...(1 << 30)),
+                                     ("--send-timeout", sendTimeout, 1...3600), ("--max-connections-per-address", maxConnectionsPerAddress, 1...100_000),
+                                     ("--shutdown-timeout", shutdownTimeout, 0...86400), ("--scan-concurrency", scanConcurrency, 1...64),
+                                     ("--confirmations-per-minute", confirmationsPerMinute, 0...1_000_000)] where !range.contains(value) {
+            throw CLIError.usage("\(name) must be from \(range.lowerBound) to \(range.upperBound); it is \(value)")
+        }
+        var limits = ServerLimits()
+        limits.headerTimeout = .seconds(Int64(headerTimeout))
+        limits.keepAliveTimeout = .seconds(Int64(keepAliveTimeout))
+        limits.bodyTimeout = .seconds(Int64(bodyTimeout))
+        limits.minimumBodyBytesPerSecond = minBodyRate
+        limits.sendTimeout = .seconds(Int64(sendTimeout))
+        limits.maxConnectionsPerAddress = maxConnectionsPerAddress
+        limits.shutdownTimeout = .seconds(shutdownTimeout)
+        configuration.limits = limits
+        configuration.scanConcurrency = scanConcurrency
+        configuration.confirmationsPerMinute = confirmationsPerMinute
+        guard let format = LogFormat(rawValue: logFormat) else {
+            throw CLIError.usage("--log-format must be one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", ")); it is '\(logFormat)'")
+        }
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw CLIError.usage("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")); it is '\(logLevel)'")
+        }
         // Logs go to standard error; standard output carries only the "listening on" line.
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        LoggingSystem.bootstrap { label in
+            var handler = LineLogHandler(label: label, format: format)
+            handler.logLevel = level
+            return handler
+        }
         var logger = Logger(label: "trailpack.serve")
-        logger.logLevel = .info
+        logger.logLevel = level
         let server: TrailPackServer
         do { server = try TrailPackServer(configuration: configuration, logger: logger) } catch let error as ServerError where error.code == "data-folder" {
             throw CLIError.io(error.message)
@@ -108,10 +177,12 @@ struct Serve: AsyncParsableCommand {
         let scanning = noMalwareScan ? "malware scan OFF: uploads are not scanned (operator's choice)"
             : clamdSocket.map { "malware scan by clamd at \($0)" } ?? "malware scan by clamscan\(clamavDB.map { " with \($0)" } ?? "")"
         let banner = "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory); \(uploads); "
-            + "\(approvals) approval\(approvals == 1 ? "" : "s") before release; \(scanning); uploads up to \(maxUploadMB) MB)\n"
-        let app = server.application(logger: logger) { port in
-            FileHandle.standardOutput.write(Data(banner.replacingOccurrences(of: "%d", with: String(port)).utf8))
-        }
-        do { try await app.runService() } catch { throw CLIError.io("the server stopped: \(error)") }
+            + "\(approvals) approval\(approvals == 1 ? "" : "s") before release; \(scanning), \(scanConcurrency) at a time; uploads up to \(maxUploadMB) MB; "
+            + "limits: \(limits.summary); log: \(format.rawValue) at \(level))\n"
+        do {
+            try await server.run(logger: logger) { port in
+                FileHandle.standardOutput.write(Data(banner.replacingOccurrences(of: "%d", with: String(port)).utf8))
+            }
+        } catch { throw CLIError.io("the server stopped: \(error)") }
     }
 }

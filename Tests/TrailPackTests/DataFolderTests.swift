@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrailPackCatalog
 
 /// The data folder is never emptied of what trailpack did not make, and one server holds it at a time.
 @Suite("server: data-folder safety", .serialized)
@@ -53,7 +54,7 @@ struct DataFolderTests {
         }
     }
 
-    @Test("the bytes of an upload refused as a replaced version are kept, listed by gc --dry-run and moved to quarantine/ by gc")
+    @Test("an upload replacing a stored version is refused before its bytes are stored or scanned; a recorded blob no version refers to is listed by gc --dry-run and moved to quarantine/ by gc")
     func unusedBlob() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
@@ -67,6 +68,15 @@ struct DataFolderTests {
             #expect(try Self.upload(server, first) == "201")
             #expect(try Self.upload(server, other) == "409")
             server.stop()
+            // Refused before anything was stored: one blob, nothing in tmp/, nothing for gc.
+            #expect(try Self.blobs(data).count == 1)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: data + "/tmp").isEmpty)
+            #expect(try Support.trailpack("admin", "--data", data, "gc", "--dry-run").status == 0, "nothing to collect")
+            // A blob the catalog records but no version refers to (an upload that lost a race).
+            try Catalog(path: data + "/catalog.sqlite").recordBlob(sha256: otherSHA, size: Int64(try Data(contentsOf: URL(fileURLWithPath: other)).count))
+            let shard = data + "/blobs/" + String(otherSHA.prefix(2))
+            try FileManager.default.createDirectory(atPath: shard, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: other, toPath: shard + "/\(otherSHA).zip")
             let dry = try Support.trailpack("admin", "--data", data, "gc", "--dry-run")
             #expect(dry.status == 1 && dry.stdout.contains(otherSHA) && dry.stdout.contains("no package version refers to it"), "\(dry.stdout) \(dry.stderr)")
             #expect(try Support.trailpack("admin", "--data", data, "gc").status == 0)

@@ -1,0 +1,58 @@
+import Hummingbird
+import NIOConcurrencyHelpers
+import NIOCore
+import TrailPackCatalog
+
+/// The server's request context: Hummingbird's core storage, the client's address (for rate limits
+/// and the access log), and the user the bearer token named, once `BearerAuthMiddleware` ran.
+public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The peer's address; nil in router tests.
+    public let remoteAddress: SocketAddress?
+    /// The authenticated user, if the request carried a valid token.
+    public var user: Catalog.User? {
+        get { identity.user }
+        nonmutating set { identity.user = newValue }
+    }
+    /// Whether the token was the bootstrap admin token (`--admin-token-file`), which cannot vouch for a package.
+    public var isBootstrap: Bool {
+        get { identity.isBootstrap }
+        nonmutating set { identity.isBootstrap = newValue }
+    }
+    /// Shared with the access log, which runs outside the middleware that sets it.
+    let identity = Identity()
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    /// The client's IP address in words, or "local" in router tests.
+    var clientAddress: String { remoteAddress?.ipAddress ?? "local" }
+
+    /// The user, who must hold one of `roles` (401 without a token, 403 without the role).
+    func require(_ roles: Set<Catalog.Role>) throws -> Catalog.User {
+        guard let user else {
+            var e = ServerError(.unauthorized, "unauthorized", "send 'Authorization: Bearer <token>'")
+            e.headers[.wwwAuthenticate] = "Bearer"
+            throw e
+        }
+        guard roles.contains(user.role) else {
+            throw ServerError(.forbidden, "forbidden", "'\(user.name)' is a \(user.role.rawValue); this needs the \(roles.map(\.rawValue).sorted().joined(separator: " or ")) role")
+        }
+        return user
+    }
+}
+
+/// Who a request is, set once by the authentication middleware and read by the access log.
+final class Identity: Sendable {
+    private let state = NIOLockedValueBox<(user: Catalog.User?, bootstrap: Bool)>((nil, false))
+    var user: Catalog.User? {
+        get { state.withLockedValue { $0.user } }
+        set { state.withLockedValue { $0.user = newValue } }
+    }
+    var isBootstrap: Bool {
+        get { state.withLockedValue { $0.bootstrap } }
+        set { state.withLockedValue { $0.bootstrap = newValue } }
+    }
+}

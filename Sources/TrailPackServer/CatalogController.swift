@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TrailPackCatalog
+import TrailPackCore
+
+/// What the phone apps read: sites, a site's packages (paged), a package's versions, manifests,
+/// reviewers' signatures and map tiles. Public for released versions; a version under review is
+/// visible to its publisher, reviewers and admins with their token.
+struct CatalogController {
+    let server: TrailPackServer
+
+    func addRoutes(to routes: Routes) {
+        routes.get("/v1/sites") { request, context in try await sites(request, context) }
+        routes.get("/v1/sites/:site/packages") { request, context in try await sitePackages(request, context) }
+        routes.get("/v1/packages/:id") { request, context in try await package(request, context) }
+        routes.get("/v1/packages/:id/manifest") { request, context in try await manifest(request, context) }
+        routes.get("/v1/packages/:id/versions/:version/manifest") { request, context in try await manifest(request, context) }
+        routes.get("/v1/packages/:id/versions/:version/signatures") { request, context in try await signatures(request, context) }
+        routes.get("/v1/packages/:id/versions/:version/tiles/:z/:x/:y") { request, context in try await tile(request, context) }
+    }
+
+    /// A catalog call, off the cooperative pool.
+    func db<T: Sendable>(_ body: @escaping @Sendable (Catalog) throws -> T) async throws -> T {
+        try await server.blocking { try body($0.catalog) }
+    }
+
+    static func summaryJSON(_ p: Catalog.PackageSummary) -> JSONValue {
+        .object([
+            "id": .string(p.id), "name": .string(p.name), "description": .string(p.description), "park": .string(p.park),
+            "site": .string(p.site), "version": .string(p.version), "size": .number(JSONNumber(p.size)), "sha256": .string(p.sha256),
+            "download": .string("/v1/blobs/\(p.sha256).zip"),
+            "manifest": .string("/v1/packages/\(p.id)/versions/\(p.version)/manifest"),
+            "confirm": .string("/v1/packages/\(p.id)/versions/\(p.version)/confirm"),
+        ])
+    }
+
+    func sites(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let sites = try await db { try $0.sites() }
+        return .json(.object(["sites": .array(sites.map { .object(["id": .string($0.id), "name": .string($0.name), "packages": .number(JSONNumber(Int64($0.packages)))]) })]))
+    }
+
+    func sitePackages(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let site = try context.parameters.require("site")
+        let limitText = request.uri.queryParameters.get("limit") ?? "50"
+        guard let limit = Int(limitText), (1...500).contains(limit) else { throw ServerError.badRequest("limit must be a whole number from 1 to 500") }
+        let after = request.uri.queryParameters.get("after")
+        guard try await db({ try $0.siteExists(site) }) else { throw ServerError.notFound("no site '\(ServerError.short(site))'") }
+        let page = try await db { try $0.packages(site: site, limit: limit, after: after) }
+        return .json(.object([
+            "site": .string(site),
+            "packages": .array(page.packages.map(Self.summaryJSON)),
+            "next": page.next.map { .string("/v1/sites/\(site)/packages?limit=\(limit)&after=\($0)") } ?? .null,
+        ]))
+    }
+
+    func package(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let versions = try await db { try $0.versions(package: id) }
+        guard let latest = versions.first else { throw ServerError.notFound("no released package '\(ServerError.short(id))'") }
+        return .json(.object(["latest": Self.summaryJSON(latest), "versions": .array(versions.map(Self.summaryJSON))]))
+    }
+
+    func manifest(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let version = context.parameters.get("version")
+        if let (_, manifest) = try await db({ try $0.version(package: id, version: version) }) {
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: manifest)))
+        }
+        // A version under review: its reviewers and its publisher preview it with their token.
+        if let version, try await server.reviewAccess(context, package: id, version: version) != nil,
+           let (_, manifest) = try await db({ try $0.version(package: id, version: version, releasedOnly: false) }) {
+            return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "private, no-store"], body: .init(byteBuffer: ByteBuffer(string: manifest)))
+        }
+        throw ServerError.notFound(version.map { "no released version \(ServerError.short($0)) of '\(ServerError.short(id))'" } ?? "no released package '\(ServerError.short(id))'")
+    }
+
+    func signatures(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id"), version = try context.parameters.require("version")
+        guard try await db({ try $0.version(package: id, version: version) }) != nil else {
+            throw ServerError.notFound("no released version \(ServerError.short(version)) of '\(ServerError.short(id))'")
+        }
+        let list = try await db { try $0.approvalSignatures(package: id, version: version) }
+        return .json(.object(["signatures": .array(list.map { .object(["reviewer": .string($0.reviewer), "minisig": .string($0.signature)]) })]))
+    }
+}
+
+extension TrailPackServer {
+    /// A reviewer, an admin, or the publisher who uploaded it may fetch a version that is not released
+    /// (to review it) with their token. Nil: the request carries no token, or nothing matches; 403
+    /// for a publisher asking for someone else's version.
+    func reviewAccess(_ context: AppRequestContext, sha256: String? = nil, package id: String? = nil, version: String? = nil) async throws -> Catalog.PackageSummary? {
+        guard context.user != nil else { return nil }
+        let user = try context.require([.publisher, .reviewer, .admin])
+        let candidates = try await blocking { try $0.catalog.unreleased(sha256: sha256, package: id, version: version) }
+        guard let match = candidates.first(where: { user.role != .publisher || $0.uploadedBy == user.name }) else {
+            if candidates.isEmpty { return nil }
+            throw ServerError(.forbidden, "forbidden", "'\(user.name)' may fetch only their own versions under review")
+        }
+        return match.summary
+    }
+}

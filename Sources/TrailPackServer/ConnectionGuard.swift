@@ -1,0 +1,223 @@
+import HTTPTypes
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTPTypes
+
+/// The limits that keep one client from holding the server: how long a request's headers, its
+/// body and its response may take, how long a kept-alive connection may sit idle, and how many
+/// connections one address may hold. `trailpack serve --help` lists the flags; the README the defaults.
+public struct ServerLimits: Sendable, Equatable {
+    /// A new connection must send a complete request head (line and headers) within this time.
+    public var headerTimeout: TimeAmount = .seconds(30)
+    /// After a response, the next request's head must arrive within this time, or the connection is closed.
+    public var keepAliveTimeout: TimeAmount = .seconds(15)
+    /// While a body is being read, each window of this length must bring at least
+    /// `minimumBodyBytesPerSecond × window` bytes (when the server asked for more).
+    public var bodyTimeout: TimeAmount = .seconds(30)
+    /// The slowest upload rate accepted, averaged over `bodyTimeout` (1 byte every 2 s is not an upload).
+    public var minimumBodyBytesPerSecond: Int = 256
+    /// A client that stops reading the response is dropped when nothing could be sent for this long.
+    public var sendTimeout: TimeAmount = .seconds(60)
+    /// Connections one client address may hold at once (further ones are closed at once).
+    public var maxConnectionsPerAddress: Int = 64
+    /// How long a graceful shutdown (SIGTERM, SIGINT) waits for requests in flight before it cancels them.
+    public var shutdownTimeout: Duration = .seconds(30)
+
+    public init() {}
+
+    /// The limits in words, for the start-up banner.
+    public var summary: String {
+        func s(_ t: TimeAmount) -> String { "\(t.nanoseconds / 1_000_000_000) s" }
+        return "headers \(s(headerTimeout)), keep-alive \(s(keepAliveTimeout)), body \(minimumBodyBytesPerSecond) B/s over \(s(bodyTimeout)), "
+            + "send \(s(sendTimeout)), \(maxConnectionsPerAddress) connections per address, shutdown \(shutdownTimeout.components.seconds) s"
+    }
+}
+
+/// Counts the open connections of each client address, for `ServerLimits.maxConnectionsPerAddress`.
+public final class ConnectionCounter: Sendable {
+    private let counts = NIOLockedValueBox<[String: Int]>([:])
+    let limit: Int
+
+    public init(limit: Int) { self.limit = limit }
+
+    /// Takes a place for `address`; false when it already holds `limit` connections.
+    func acquire(_ address: String) -> Bool {
+        counts.withLockedValue { counts in
+            let n = counts[address, default: 0]
+            guard n < limit else { return false }
+            counts[address] = n + 1
+            return true
+        }
+    }
+
+    func release(_ address: String) {
+        counts.withLockedValue { counts in
+            let n = counts[address, default: 0] - 1
+            counts[address] = n > 0 ? n : nil
+        }
+    }
+
+    /// The connections `address` holds now (for tests and the log).
+    public func count(_ address: String) -> Int { counts.withLockedValue { $0[address, default: 0] } }
+}
+
+/// One connection's guard: enforces `ServerLimits` on the HTTP parts passing through, and answers
+/// `Expect: 100-continue` so a client sends its body without waiting. It sits after the HTTP/1
+/// codec, so it sees whole request heads: a client that trickles header bytes never produces one
+/// and is closed when `headerTimeout` runs out, however slowly it sends.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let limits: ServerLimits
+    private let counter: ConnectionCounter
+    private let maxBodyBytes: Int64
+    private let logger: Logger
+    private var address: String?
+    private var phaseTimer: Scheduled<Void>?
+    private var sendTimer: Scheduled<Void>?
+    private var readingBody = false
+    private var bodyBytesInWindow = 0
+    private var readRequestedInWindow = false
+    private var started = false
+
+    init(limits: ServerLimits, counter: ConnectionCounter, maxBodyBytes: Int64, logger: Logger) {
+        self.limits = limits
+        self.counter = counter
+        self.maxBodyBytes = maxBodyBytes
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context)
+        context.fireChannelActive()
+    }
+
+    private func start(_ context: ChannelHandlerContext) {
+        guard !started else { return }
+        started = true
+        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        guard counter.acquire(address) else {
+            logger.notice("too many connections from one address; closed", metadata: ["client": "\(address)", "limit": "\(limits.maxConnectionsPerAddress)"])
+            context.close(promise: nil)
+            return
+        }
+        self.address = address
+        arm(context, after: limits.headerTimeout, reason: "no complete request head")
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        cancelTimers()
+        if let address { counter.release(address) }
+        address = nil
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        cancelTimers()
+        if let address { counter.release(address) }
+        address = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            phaseTimer?.cancel()
+            phaseTimer = nil
+            readingBody = true
+            bodyBytesInWindow = 0
+            readRequestedInWindow = true
+            scheduleBodyWindow(context)
+            if head.headerFields[.expect]?.lowercased() == "100-continue" {
+                let declared = head.headerFields[.contentLength].flatMap(Int64.init) ?? 0
+                // Too large: no 100; the handler answers 413 at once and the client sends nothing.
+                if declared <= maxBodyBytes {
+                    context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+                }
+            }
+        case .body(let buffer):
+            bodyBytesInWindow += buffer.readableBytes
+        case .end:
+            readingBody = false
+            phaseTimer?.cancel()
+            phaseTimer = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        readRequestedInWindow = true
+        context.read()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data), !readingBody {
+            // The response is complete: the connection now waits for the next request.
+            arm(context, after: limits.keepAliveTimeout, reason: "idle keep-alive")
+        }
+        context.write(data, promise: promise)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            sendTimer?.cancel()
+            sendTimer = nil
+        } else if sendTimer == nil {
+            let loop = context.eventLoop.assumeIsolated()
+            sendTimer = loop.scheduleTask(in: limits.sendTimeout) { [self] in
+                sendTimer = nil
+                close(context, reason: "the client stopped reading the response")
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    private func arm(_ context: ChannelHandlerContext, after timeout: TimeAmount, reason: String) {
+        phaseTimer?.cancel()
+        let loop = context.eventLoop.assumeIsolated()
+        phaseTimer = loop.scheduleTask(in: timeout) { [self] in
+            phaseTimer = nil
+            close(context, reason: reason)
+        }
+    }
+
+    /// Every `bodyTimeout`, the body must have brought its minimum — unless the server was not
+    /// reading (a handler busy before it reads the body is not the client's slowness).
+    private func scheduleBodyWindow(_ context: ChannelHandlerContext) {
+        phaseTimer?.cancel()
+        let loop = context.eventLoop.assumeIsolated()
+        phaseTimer = loop.scheduleTask(in: limits.bodyTimeout) { [self] in
+            phaseTimer = nil
+            guard readingBody else { return }
+            let seconds = Int(limits.bodyTimeout.nanoseconds / 1_000_000_000)
+            let minimum = max(1, limits.minimumBodyBytesPerSecond * max(1, seconds))
+            if readRequestedInWindow && bodyBytesInWindow < minimum {
+                close(context, reason: "the request body came too slowly (\(bodyBytesInWindow) bytes in \(seconds) s)")
+                return
+            }
+            bodyBytesInWindow = 0
+            readRequestedInWindow = false
+            scheduleBodyWindow(context)
+        }
+    }
+
+    private func close(_ context: ChannelHandlerContext, reason: String) {
+        logger.info("connection closed by a time limit", metadata: ["client": "\(address ?? "unknown")", "reason": "\(reason)"])
+        cancelTimers()
+        context.close(promise: nil)
+    }
+
+    private func cancelTimers() {
+        phaseTimer?.cancel()
+        phaseTimer = nil
+        sendTimer?.cancel()
+        sendTimer = nil
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import TrailPackCatalog
+import TrailPackCore
+import TrailPackCrypto
+import TrailPackVerifier
+
+/// How a package file becomes a stored version: verified (in a contained child process), checked
+/// for template text and for the uploader's rights, compared with what the catalog holds, scanned
+/// for malware, stored and registered — every step audited. The API's upload and the Web Control
+/// Panel's "Build package" both come here: one implementation.
+public struct PackageIntake: Sendable {
+    let server: TrailPackServer
+
+    /// What happened to an accepted package.
+    public struct Result: Sendable {
+        /// False: these same bytes were already stored for this version (nothing changed but, for a
+        /// held version, the scan).
+        public var stored: Bool
+        public var summary: Catalog.PackageSummary
+        public var state: Catalog.VersionState
+        public var manifest: Manifest
+        /// The verifier's warnings (an accepted package has no errors).
+        public var findings: [Finding]
+        public var message: String
+    }
+
+    /// Takes the package at `folder/BlobStore.uploadFileName` (a folder from `store.temporaryFolder()`,
+    /// which the caller removes): on success the file was moved into the blob store.
+    public func ingest(folder: String, by uploader: Catalog.User) async throws -> Result {
+        let actor = uploader.name
+        let temp = folder + "/" + BlobStore.uploadFileName
+        let server = self.server
+        func audit(_ id: String?, _ version: String?, _ sha: String?, _ action: String, _ detail: String) async {
+            _ = try? await server.blocking { try $0.catalog.audit(actor: actor, action: action, id: id, version: version, sha256: sha, detail: detail) }
+        }
+        let valid: Bool, digest: SHA256Digest, reportManifest: Manifest?, findings: [Finding]
+        switch try await verify(folder: folder) {
+        case .report(let v, let d, let m, let f): (valid, digest, reportManifest, findings) = (v, d, m, f)
+        case .failed(let reason):
+            let finding = Finding(.serverVerifierFailed, "\(reason); the package was not stored. If it is a package you built, run 'trailpack verify' on it and report the crash")
+            server.logger.error("the contained verifier failed on an upload", metadata: ["reason": "\(TerminalText.escaped(reason))", "by": "\(TerminalText.escaped(actor))"])
+            await audit(nil, nil, nil, "upload-refused", "verifier failed: \(reason)")
+            throw ServerError(.unprocessableContent, "invalid-package", "the package could not be verified; nothing was stored", findings: [finding])
+        }
+        guard valid, let manifest = reportManifest else {
+            await audit(reportManifest?.id, reportManifest?.version, digest.hex, "upload-refused", "\(findings.filter { $0.severity == .error }.count) findings")
+            throw ServerError(.unprocessableContent, "invalid-package", "the package is not valid; nothing was stored", findings: findings)
+        }
+        let (id, version, sha) = (manifest.id, manifest.version, digest.hex)
+        // Text left from `trailpack init`'s template must not reach visitors.
+        let template = TemplateText.fields(in: manifest)
+        if !template.isEmpty {
+            await audit(id, version, sha, "upload-refused", "template text")
+            throw ServerError(.unprocessableContent, "template-text",
+                              "the package still holds the template's text in: \(template.joined(separator: ", ")); write the real text in the tour folder, build again and upload that")
+        }
+        // Rights, and what the catalog already holds, before anything is stored or scanned.
+        let held = try await server.blocking { server -> (refusal: String?, existing: (sha: String, scan: String)?) in
+            let refusal = try server.catalog.uploadRefusal(user: uploader, package: id, site: manifest.site.id)
+            guard let (summary, _) = try server.catalog.version(package: id, version: version, releasedOnly: false),
+                  let state = try server.catalog.state(package: id, version: version) else { return (refusal, nil) }
+            return (refusal, (summary.sha256, state.scanStatus))
+        }
+        if let why = held.refusal {
+            await audit(id, version, sha, "upload-refused", why)
+            throw ServerError(.forbidden, "forbidden", why)
+        }
+        if let existing = held.existing {
+            if existing.sha != sha {
+                // Nothing stored: the upload was refused before its bytes went anywhere.
+                await audit(id, version, sha, "upload-refused", "version exists with SHA-256 \(existing.sha)")
+                throw ServerError(.conflict, "version-exists",
+                                  "version \(version) of '\(ServerError.short(id))' is already stored with SHA-256 \(existing.sha); publish a new version number instead")
+            }
+            if existing.scan != "held" {
+                return try await server.blocking { server in
+                    let summary = try server.catalog.version(package: id, version: version, releasedOnly: false)!.0
+                    let state = try server.catalog.state(package: id, version: version)!
+                    return Result(stored: false, summary: summary, state: state, manifest: manifest, findings: findings,
+                                  message: "this version is already stored with the same bytes (\(state.status)); nothing else changed")
+                }
+            }
+        }
+        let verdict = await server.scans.scan(path: temp, sha256: sha, engine: server.configuration.scanner)
+        if case .infected(let signature) = verdict {
+            await audit(id, version, sha, "upload-refused", "malware: \(signature)")
+            throw ServerError(.unprocessableContent, "malware", "the malware scan found \(signature); nothing was stored")
+        }
+        let approvals = server.configuration.approvals
+        return try await server.blocking { server in
+            let catalog = server.catalog
+            var size = stat()
+            guard stat(temp, &size) == 0 else { throw ServerError.internal("the upload's temporary file vanished before it was stored (\(String(cString: strerror(errno))))") }
+            // Recorded before it is renamed into place: a blob on disk is never unknown to the catalog.
+            try catalog.recordBlob(sha256: sha, size: Int64(size.st_size))
+            try server.store.commit(temporary: temp, sha256: sha)
+            let manifestJSON = JSONWriter.string(manifest.jsonValue)
+            var initial = approvals == 0 ? "released" : "draft"
+            if case .held = verdict { initial = "draft" }
+            let outcome = try catalog.register(manifest: manifest, manifestJSON: manifestJSON, sha256: sha, size: Int64(size.st_size), actor: actor, status: initial)
+            if case .held(let reason) = verdict, outcome == .created {
+                try catalog.setScan(package: id, version: version, status: "held", detail: reason)
+                try catalog.audit(actor: actor, action: "scan-held", id: id, version: version, sha256: sha, detail: reason)
+            }
+            if case .notScanned = verdict, outcome == .created {
+                try catalog.setScan(package: id, version: version, status: "not-scanned", detail: Catalog.notScannedDetail)
+                try catalog.audit(actor: actor, action: "scan-skipped", id: id, version: version, sha256: sha, detail: Catalog.notScannedDetail)
+            }
+            if outcome == .unchanged, let state = try catalog.state(package: id, version: version), state.scanStatus == "held" {
+                // The same bytes again: the new scan replaces the held one (the scanner may work now).
+                let (status, detail) = MalwareScanner.catalogState(verdict)
+                try catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: actor)
+            }
+            switch outcome {
+            case .created, .unchanged:
+                let summary = try catalog.version(package: id, version: version, releasedOnly: false)!.0
+                let state = try catalog.state(package: id, version: version)!
+                let message = outcome == .created ? "stored as \(state.status)" : "this version is already stored with the same bytes (\(state.status)); nothing else changed"
+                return Result(stored: outcome == .created, summary: summary, state: state, manifest: manifest, findings: findings, message: message)
+            case .conflict(let existingVersion, let existing):
+                // Another upload of this version won the race; the bytes stay, recorded ('trailpack admin gc' lists them).
+                let same = existingVersion == version ? "version \(existingVersion)" : "version \(existingVersion) (the same version as \(version))"
+                throw ServerError(.conflict, "version-exists", "\(same) of '\(ServerError.short(id))' is already published with SHA-256 \(existing); publish a new version number instead")
+            }
+        }
+    }
+
+    /// Verifies `folder`'s upload: in a contained child process when the server has one, else here.
+    func verify(folder: String) async throws -> ContainedVerifier.Outcome {
+        let contained = server.configuration.containedVerifier
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Swift.Result {
+                    if let contained { return contained.verify(file: BlobStore.uploadFileName, in: folder) }
+                    let report = try Verifier.verify(path: folder + "/" + BlobStore.uploadFileName)
+                    return .report(valid: report.isValid, sha256: report.sha256, manifest: report.manifest, findings: report.findings)
+                })
+            }
+        }
+    }
+}
+
+extension TrailPackServer {
+    /// The one way packages enter this server.
+    public var intake: PackageIntake { PackageIntake(server: self) }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TrailPackCatalog
+import TrailPackCore
+import TrailPackCrypto
+import TrailPackVerifier
+
+/// The publishing workflow under `/v1/admin` (every route needs a token; each checks its role):
+/// uploads through `PackageIntake`, a version's state, the transitions (start, approve with an
+/// optional signature, deny, push, withdraw, rescan), confirmations and the audit log.
+struct PublishingController {
+    let server: TrailPackServer
+
+    func addRoutes(to routes: Routes) {
+        routes.post("/packages") { request, context in try await upload(request, context) }
+        routes.get("/packages/:id/versions/:version") { request, context in try await state(request, context) }
+        routes.post("/packages/:id/versions/:version/:action") { request, context in try await transition(request, context) }
+        routes.get("/confirmations") { request, context in try await confirmations(request, context) }
+        routes.get("/audit") { request, context in try await audit(request, context) }
+    }
+
+    func db<T: Sendable>(_ body: @escaping @Sendable (Catalog) throws -> T) async throws -> T {
+        try await server.blocking { try body($0.catalog) }
+    }
+
+    func upload(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let uploader = try context.require([.publisher, .admin])
+        let limit = server.configuration.maxUploadBytes
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw ServerError.tooLarge(limit) }
+        let folder = try server.store.temporaryFolder()
+        let temp = folder + "/" + BlobStore.uploadFileName
+        defer {
+            unlink(temp)  // gone already when the intake stored it
+            rmdir(folder)
+        }
+        let sink = try UploadSink(path: temp, limit: limit)
+        for try await buffer in request.body {
+            try buffer.withUnsafeReadableBytes { try sink.write($0) }
+        }
+        try sink.finish()
+        let result = try await server.intake.ingest(folder: folder, by: uploader)
+        return .json(.object([
+            "stored": .bool(result.stored), "message": .string(result.message), "package": CatalogController.summaryJSON(result.summary),
+            "state": stateJSON(result.state, id: result.manifest.id, version: result.manifest.version),
+        ]), status: result.stored ? .created : .ok)
+    }
+
+    func confirmations(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        _ = try context.require([.admin, .reviewer, .publisher])
+        let list = try await db { try $0.confirmations() }
+        return .json(.object(["confirmations": .array(list.map {
+            .object(["id": .string($0.id), "version": .string($0.version), "match": .number(JSONNumber(Int64($0.match))), "mismatch": .number(JSONNumber(Int64($0.mismatch)))])
+        })]))
+    }
+
+    func audit(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        _ = try context.require([.admin, .reviewer])
+        let after = request.uri.queryParameters.get("after").flatMap(Int64.init) ?? 0
+        let entries = try await db { try $0.auditLog(after: after, limit: 500) }
+        return .json(.object(["entries": .array(entries.map { e in
+            .object([
+                "id": .number(JSONNumber(e.id)), "at": .string(e.at), "actor": .string(e.actor), "action": .string(e.action),
+                "package": e.packageID.map { .string($0) } ?? .null, "version": e.version.map { .string($0) } ?? .null,
+                "sha256": e.sha256.map { .string($0) } ?? .null, "detail": .string(e.detail),
+            ])
+        })]))
+    }
+}
+
+extension PublishingController {
+    func stateJSON(_ s: Catalog.VersionState, id: String, version: String) -> JSONValue {
+        .object([
+            "status": .string(s.status), "uploadedBy": .string(s.uploadedBy), "approvals": .array(s.approvals.map { .string($0) }),
+            "required": .number(JSONNumber(Int64(server.configuration.approvals))),
+            "scan": .object(["status": .string(s.scanStatus), "detail": .string(s.scanDetail)]),
+            "next": .array(nextActions(s, id: id, version: version).map { .string($0) }),
+        ])
+    }
+
+    /// What can happen to a version next, and who does it, in words with the request to send.
+    func nextActions(_ s: Catalog.VersionState, id: String, version: String) -> [String] {
+        let path = "/v1/admin/packages/\(id)/versions/\(version)"
+        var next: [String] = []
+        if s.scanStatus == "held" {
+            next.append("the malware scan holds this version (\(s.scanDetail)): once the scanner works, upload the same bytes again, or an admin rescans it (POST \(path)/rescan, or 'trailpack admin rescan --held')")
+        }
+        switch s.status {
+        case "draft": next.append("\(s.uploadedBy) opens the publish request: POST \(path)/start")
+        case "pending":
+            next.append("reviewers approve (\(s.approvals.count) of \(server.configuration.approvals) so far) or deny: POST \(path)/approve or \(path)/deny")
+            next.append("preview it with a reviewer's token: GET /v1/packages/\(id)/versions/\(version)/manifest")
+        case "ready": next.append("\(s.uploadedBy) releases it: POST \(path)/push\(s.scanStatus == "held" ? " (refused while the scan holds it)" : "")")
+        case "released": next.append("it is public: GET /v1/packages/\(id); an admin can withdraw it: POST \(path)/withdraw")
+        case "damaged": next.append("its stored file is damaged and out of service: restore it from a backup, or upload a new version")
+        default: break
+        }
+        return next
+    }
+
+    func state(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        _ = try context.require([.publisher, .reviewer, .admin])
+        let id = try context.parameters.require("id"), version = try context.parameters.require("version")
+        guard let s = try await db({ try $0.state(package: id, version: version) }) else { throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'") }
+        return .json(stateJSON(s, id: id, version: version))
+    }
+
+    /// startPublish, approvePublish, denyPublish, pushPublish, and withdraw.
+    func transition(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id"), version = try context.parameters.require("version")
+        let action = try context.parameters.require("action")
+        if action == "rescan" { return try await rescan(request, context, id: id, version: version) }
+        guard let transition = Catalog.Transition(rawValue: action) else {
+            throw ServerError.notFound("no action '\(ServerError.short(action))'; the actions are start, approve, deny, push, withdraw and rescan")
+        }
+        let user = try context.require([.publisher, .reviewer, .admin])
+        var signature: String?
+        if transition == .approve {
+            // The bootstrap token is a key to the server, not a person: it cannot vouch for a package.
+            if context.isBootstrap {
+                throw ServerError(.forbidden, "forbidden", "the bootstrap admin token (--admin-token-file) cannot approve; approve with a reviewer's own token ('trailpack admin token issue')")
+            }
+            var body = try await request.body.collect(upTo: 16 << 10)
+            if body.readableBytes > 0, let bytes = body.readBytes(length: body.readableBytes) {
+                guard let doc = try? JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 16 << 10)).value, case .string(let text)? = doc["signature"] else {
+                    throw ServerError.badRequest("send no body, or {\"signature\": \"<the .minisig file's text>\"}")
+                }
+                let server = self.server
+                // The prehash reads the whole package: on a thread that may block, not the pool.
+                try await server.blocking { try PublishingController(server: $0).checkApprovalSignature(text, package: id, version: version, user: user) }
+                signature = text
+            }
+        }
+        let required = server.configuration.approvals, chosen = signature
+        switch try await db({ try $0.apply(transition, package: id, version: version, by: user, required: required, signature: chosen) }) {
+        case .notFound: throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
+        case .forbidden(let why): throw ServerError(.forbidden, "forbidden", why)
+        case .illegal(let current, let why): throw ServerError(.conflict, "illegal-transition", "cannot \(action): \(why) (current state: \(current))")
+        case .moved:
+            return .json(stateJSON(try await db { try $0.state(package: id, version: version)! }, id: id, version: version))
+        }
+    }
+
+    /// An admin scans a stored version again (after the scanner was fixed); the verdict replaces the old one.
+    func rescan(_ request: Request, _ context: AppRequestContext, id: String, version: String) async throws -> Response {
+        let user = try context.require([.admin])
+        guard let (summary, _) = try await db({ try $0.version(package: id, version: version, releasedOnly: false) }) else {
+            throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
+        }
+        let verdict = await server.scans.scan(path: server.store.path(for: summary.sha256), sha256: summary.sha256, engine: server.configuration.scanner)
+        let (status, detail) = MalwareScanner.catalogState(verdict)
+        try await db { try $0.recordRescan(package: id, version: version, status: status, detail: detail, actor: user.name) }
+        return .json(stateJSON(try await db { try $0.state(package: id, version: version)! }, id: id, version: version))
+    }
+
+    /// An approval's signature must be the reviewer's registered key's valid signature of exactly these bytes.
+    func checkApprovalSignature(_ text: String, package id: String, version: String, user: Catalog.User) throws {
+        guard let keyText = user.publicKey, let key = try? Minisign.PublicKey(fileText: keyText) else {
+            throw ServerError(.unprocessableContent, "no-public-key", "'\(user.name)' has no public key registered; add one with 'trailpack admin user add --public-key'")
+        }
+        guard let (summary, manifestText) = try server.catalog.version(package: id, version: version, releasedOnly: false) else {
+            throw ServerError.notFound("no version \(version) of '\(id)'")
+        }
+        let prehash = try Minisign.prehash(path: server.store.path(for: summary.sha256))
+        let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest
+        let result = SignatureCheck.check(signatures: [.init(name: "approval", text: text)], trustedKeys: [key], threshold: 1, prehash: prehash,
+                                          manifest: manifest, sha256: SHA256Digest(hex: summary.sha256)!)
+        guard result.findings.isEmpty else {
+            throw ServerError(.unprocessableContent, "bad-signature", "the approval's signature is not \(user.name)'s valid signature of this package", findings: result.findings)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import TrailPackCrypto
+
+/// The content-package download server: catalog, verified uploads, resumable verified downloads.
+public struct ServerConfiguration: Sendable {
+    /// The data folder: `catalog.sqlite`, `blobs/`, `tmp/`.
+    public var dataDirectory: String
+    public var host: String
+    public var port: Int
+    /// SHA-256 of the admin token (the token itself is never kept); nil: uploads are disabled.
+    public var adminTokenHash: SHA256Digest?
+    /// The largest upload accepted, in bytes.
+    public var maxUploadBytes: Int64
+    /// When set, downloads answer with a redirect to `<base>/<sha256>.zip` (a CDN or object store).
+    public var downloadBaseURL: String?
+    /// How many distinct reviewers must approve a version before its publisher may release it.
+    /// 0: an upload by a publisher is released at once (a single-operator server).
+    public var approvals: Int
+    /// How uploads are scanned for malware.
+    public var scanner: MalwareScanner.Engine
+    /// Verifies uploads in a limited child process (`trailpack serve` sets it); nil: in this process.
+    public var containedVerifier: ContainedVerifier?
+    /// Time limits and the per-address connection cap.
+    public var limits = ServerLimits()
+    /// How many malware scans run at once (each is a clamscan process: CPU and memory bound).
+    public var scanConcurrency = 1
+    /// Confirmations counted per client address and minute (more are answered, not counted).
+    public var confirmationsPerMinute = 30
+
+    public static let defaultApprovals = 2
+
+    public init(dataDirectory: String, host: String = "127.0.0.1", port: Int = 8080, adminToken: String? = nil,
+                maxUploadBytes: Int64 = 16 << 30, downloadBaseURL: String? = nil, approvals: Int = ServerConfiguration.defaultApprovals,
+                scanner: MalwareScanner.Engine = .clamscan(database: nil)) {
+        self.approvals = approvals
+        self.scanner = scanner
+        self.dataDirectory = dataDirectory
+        self.host = host
+        self.port = port
+        self.adminTokenHash = adminToken.map { SHA256.hash(Array($0.utf8)) }
+        self.maxUploadBytes = maxUploadBytes
+        self.downloadBaseURL = downloadBaseURL
+    }
+}

@@ -1,0 +1,289 @@
+import Foundation
+import Testing
+import TrailPackCore
+
+/// A plain TCP client for what curl will not do: trickle headers, stall a body, hold connections.
+final class RawClient {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard connected == 0 else { throw ServerEndToEndTests.CLIFailure("cannot connect to port \(port): \(String(cString: strerror(errno)))") }
+        var noSigpipe: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &noSigpipe, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    deinit { close(fd) }
+
+    /// Sends `text`; false when the server has closed the connection.
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+
+    /// Reads until the server closes the connection or `seconds` pass: what arrived, and whether it closed.
+    func readUntilClosed(within seconds: Double) -> (text: String, closed: Bool) {
+        var received: [UInt8] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+            received += buffer[0..<n]
+        }
+        return (String(decoding: received, as: UTF8.self), false)
+    }
+
+    /// Reads what arrives within `seconds` without waiting for the close.
+    func read(within seconds: Double, until marker: String) -> String {
+        var received: [UInt8] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += buffer[0..<n]
+            if String(decoding: received, as: UTF8.self).contains(marker) { break }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Sends `parts` with `pause` seconds between them until the server closes or `seconds` pass;
+    /// true when the server closed the connection.
+    func trickle(_ part: String, every pause: Double, within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if !send(part) { return true }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, Int32(pause * 1000)) > 0 {
+                var byte: UInt8 = 0
+                if recv(fd, &byte, 1, Int32(MSG_PEEK)) <= 0 { return true }
+            }
+        }
+        return false
+    }
+}
+
+@Suite("server: time limits, connection caps and HTTP details", .serialized)
+struct ServerLimitsTests {
+    /// The `error.code` of a JSON error body (nil when it is not one).
+    static func errorCode(_ body: some StringProtocol) -> String? {
+        guard let value = try? JSONParser.parse(Array(body.utf8)).value, case .string(let code)? = value["error"]?["code"] else { return nil }
+        return code
+    }
+
+    static let token = "limits-admin-token-0123456789abcdef"
+
+    static func launch(_ dir: String, _ extra: [String], logFile: String? = nil) throws -> ServerEndToEndTests.Running {
+        try token.write(toFile: dir + "/token", atomically: true, encoding: .utf8)
+        return try ServerEndToEndTests.launch(["--data", dir + "/data", "--admin-token-file", dir + "/token", "--approvals", "0", "--no-malware-scan"] + extra, logFile: logFile)
+    }
+
+    @Test("a trickled request head, an idle keep-alive, a body shorter than its Content-Length and a 1-byte-per-300-ms body are all closed by the time limits; the server goes on answering")
+    func slowClients() throws {
+        try Support.withTemporaryDirectory { dir in
+            let server = try Self.launch(dir, ["--header-timeout", "1", "--keep-alive-timeout", "1", "--body-timeout", "1", "--min-body-rate", "100"])
+            defer { server.stop() }
+            // Headers one line at a time, for ever: no complete head ever arrives.
+            let loris = try RawClient(port: server.port)
+            loris.send("GET /healthz HTTP/1.1\r\nHost: a\r\n")
+            #expect(loris.trickle("X-Slow: 1\r\n", every: 0.3, within: 15), "a trickled head is closed")
+            // A complete request, then silence: closed after the keep-alive time.
+            let idle = try RawClient(port: server.port)
+            idle.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+            let answered = idle.readUntilClosed(within: 15)
+            #expect(answered.text.hasPrefix("HTTP/1.1 200"), "\(answered.text)")
+            #expect(answered.closed, "an idle keep-alive connection is closed")
+            // 10 of the 100 bytes announced, then nothing.
+            let short = try RawClient(port: server.port)
+            short.send("POST /v1/packages/x/versions/1.0.0/confirm HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n0123456789")
+            #expect(short.readUntilClosed(within: 15).closed, "a body that stops is closed")
+            // One byte every 300 ms: 3 bytes a second is below the 100 B/s minimum.
+            let trickle = try RawClient(port: server.port)
+            trickle.send("POST /v1/packages/x/versions/1.0.0/confirm HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n")
+            #expect(trickle.trickle("x", every: 0.3, within: 15), "a trickled body is closed")
+            let health = try ServerEndToEndTests.curl(["-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", server.base + "/healthz"])
+            #expect(health.stdout == "200")
+        }
+    }
+
+    @Test("one address may hold --max-connections-per-address connections: the next is closed at once, and a place frees when one closes")
+    func connectionCap() throws {
+        try Support.withTemporaryDirectory { dir in
+            let server = try Self.launch(dir, ["--max-connections-per-address", "3"])
+            defer { server.stop() }
+            var held = try (0..<3).map { _ in try RawClient(port: server.port) }
+            // The three are open (they answer); the fourth is closed without an answer.
+            held[0].send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(held[0].read(within: 5, until: "ok").contains("200"))
+            let fourth = try RawClient(port: server.port)
+            fourth.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+            let refused = fourth.readUntilClosed(within: 10)
+            #expect(refused.closed && !refused.text.contains("200"), "\(refused.text)")
+            held.removeLast()
+            // The server sees the close shortly after: a new connection is served again.
+            var served = false
+            for _ in 0..<50 where !served {
+                let again = try RawClient(port: server.port)
+                again.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+                served = again.read(within: 2, until: "ok").contains("200")
+                if !served { usleep(100_000) }
+            }
+            #expect(served)
+        }
+    }
+
+    @Test("HTTP details: 405 with Allow, HEAD on JSON routes, nosniff, JSON 413, a long id cut in the 404, Expect: 100-continue, weak If-None-Match, no long caching of a 416, confirmations counted once per download")
+    func httpDetails() throws {
+        try Support.withTemporaryDirectory { dir in
+            let package = try Support.buildFixture("family-hikes", into: dir)
+            let sha = try ServerFixtures.sha(package)
+            let server = try Self.launch(dir, [])
+            defer { server.stop() }
+            let base = server.base
+            func curl(_ args: [String]) throws -> Support.Output { try ServerEndToEndTests.curl(["--max-time", "20"] + args) }
+            let up = try curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.token)", "--data-binary", "@\(package)", base + "/v1/admin/packages"])
+            #expect(up.stdout == "201", "\(up.stdout) \(up.stderr)")
+
+            let wrong = try curl(["-i", "-X", "DELETE", base + "/v1/sites"])
+            #expect(wrong.stdout.hasPrefix("HTTP/1.1 405"), "\(wrong.stdout)")
+            #expect(wrong.stdout.lowercased().contains("allow: get, head"), "\(wrong.stdout)")
+            #expect(Self.errorCode(wrong.stdout.components(separatedBy: "\r\n\r\n").last ?? "") == "method-not-allowed")
+            let post = try curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", base + "/v1/sites"])
+            #expect(post.stdout == "405")
+
+            let head = try curl(["-I", base + "/v1/sites"])
+            #expect(head.stdout.hasPrefix("HTTP/1.1 200"), "\(head.stdout)")
+            #expect(head.stdout.lowercased().contains("content-length: "))
+            #expect(head.stdout.lowercased().contains("x-content-type-options: nosniff"))
+            let get = try curl(["-s", base + "/v1/sites"])
+            let length = head.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }.map { String($0.split(separator: " ").last!) }
+            #expect(length == String(get.stdout.utf8.count), "HEAD says the length GET sends")
+
+            let missing = try curl(["-i", base + "/v1/nothing"])
+            #expect(missing.stdout.lowercased().contains("x-content-type-options: nosniff"))
+            #expect(missing.stdout.lowercased().contains("cache-control: no-store"))
+
+            let longID = String(repeating: "a", count: 70_000)
+            let long = try curl(["-s", base + "/v1/packages/\(longID)"])
+            #expect(Self.errorCode(long.stdout) == "not-found", "\(long.stdout.prefix(300))")
+            #expect(long.stdout.utf8.count < 400, "the 70 KB id is not echoed back: \(long.stdout.utf8.count) bytes")
+
+            let big = String(repeating: "x", count: 10_000)
+            let tooLarge = try curl(["-s", "-w", "\n%{http_code}", "-H", "Content-Type: application/json", "--data", big,
+                                     base + "/v1/packages/org.example.family-hikes/versions/1.0.0/confirm"])
+            #expect(tooLarge.stdout.hasSuffix("413"), "\(tooLarge.stdout)")
+            #expect(Self.errorCode(tooLarge.stdout.dropLast(4)) == "too-large", "\(tooLarge.stdout)")
+
+            // 100-continue: the server says go on before the client sends the body.
+            let expecting = try RawClient(port: server.port)
+            expecting.send("POST /v1/admin/packages HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer \(Self.token)\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n")
+            #expect(expecting.read(within: 5, until: "\r\n\r\n").hasPrefix("HTTP/1.1 100"), "100 Continue before the body")
+
+            let etag = "\"\(sha)\""
+            let weak = try curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "If-None-Match: W/\(etag)", base + "/v1/blobs/\(sha).zip"])
+            #expect(weak.stdout == "304")
+            let unsatisfiable = try curl(["-i", "-H", "Range: bytes=999999999-", base + "/v1/blobs/\(sha).zip"])
+            #expect(unsatisfiable.stdout.hasPrefix("HTTP/1.1 416"), "\(unsatisfiable.stdout)")
+            #expect(!unsatisfiable.stdout.contains("immutable") && unsatisfiable.stdout.lowercased().contains("cache-control: no-store"))
+
+            let manifestText = try Support.run("unzip", ["-p", package, "manifest.json"]).stdout
+            let id = try #require(manifestText.firstMatch(of: /"id": *"([^"]+)"/)?.1)
+            let version = try #require(manifestText.firstMatch(of: /"version": *"([^"]+)"/)?.1)
+            let confirmURL = base + "/v1/packages/\(id)/versions/\(version)/confirm"
+            var counted: [Bool] = []
+            for _ in 0..<3 {
+                let answer = try curl(["-s", "-H", "Content-Type: application/json", "--data", "{\"sha256\": \"\(sha)\"}", confirmURL])
+                guard case .bool(let c)? = try JSONParser.parse(Array(answer.stdout.utf8)).value["counted"] else {
+                    Issue.record("no 'counted' in \(answer.stdout)")
+                    return
+                }
+                counted.append(c)
+            }
+            #expect(counted == [true, false, false], "the same download from the same address counts once")
+            let list = try curl(["-s", "-H", "Authorization: Bearer \(Self.token)", base + "/v1/admin/confirmations"])
+            let confirmations = try JSONParser.parse(Array(list.stdout.utf8)).value
+            guard case .array(let rows)? = confirmations["confirmations"], let row = rows.first, case .number(let match)? = row["match"] else {
+                Issue.record("no confirmations in \(list.stdout)")
+                return
+            }
+            #expect(rows.count == 1 && match.description == "1", "\(list.stdout)")
+        }
+    }
+
+    @Test("/healthz answers while a confirmation waits on a locked catalog")
+    func healthWhileLocked() throws {
+        try Support.withTemporaryDirectory { dir in
+            let package = try Support.buildFixture("family-hikes", into: dir)
+            let sha = try ServerFixtures.sha(package)
+            let server = try Self.launch(dir, [])
+            defer { server.stop() }
+            let up = try ServerEndToEndTests.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.token)", "--data-binary", "@\(package)",
+                                                   server.base + "/v1/admin/packages"])
+            #expect(up.stdout == "201")
+            let manifestText = try Support.run("unzip", ["-p", package, "manifest.json"]).stdout
+            let id = try #require(manifestText.firstMatch(of: /"id": *"([^"]+)"/)?.1)
+            let version = try #require(manifestText.firstMatch(of: /"version": *"([^"]+)"/)?.1)
+            // Another process holds the catalog's write lock for 6 seconds.
+            let locker = Process()
+            locker.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            locker.arguments = ["-c", "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(6); c.execute('COMMIT')",
+                                dir + "/data/catalog.sqlite"]
+            let lockOut = Pipe()
+            locker.standardOutput = lockOut
+            try locker.run()
+            #expect(String(decoding: lockOut.fileHandleForReading.availableData, as: UTF8.self).contains("locked"))
+            // A confirmation (a write) now waits for the lock …
+            let confirm = Process()
+            confirm.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            confirm.arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "30", "-H", "Content-Type: application/json",
+                                 "--data", "{\"sha256\": \"\(sha)\"}", server.base + "/v1/packages/\(id)/versions/\(version)/confirm"]
+            let confirmOut = Pipe()
+            confirm.standardOutput = confirmOut
+            try confirm.run()
+            usleep(300_000)
+            // … and /healthz is answered meanwhile: the wait is not on the pool that answers it.
+            let health = try ServerEndToEndTests.curl(["-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", server.base + "/healthz"])
+            #expect(health.stdout == "200")
+            #expect(confirm.isRunning && locker.isRunning, "the confirmation was still waiting for the lock when /healthz answered")
+            locker.waitUntilExit()
+            confirm.waitUntilExit()
+            #expect(String(decoding: confirmOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200", "the confirmation completes once the lock is gone")
+        }
+    }
+
+    @Test("--log-format json writes one JSON object per line: an access line per request with method, path, status, bytes, duration and user")
+    func accessLog() throws {
+        try Support.withTemporaryDirectory { dir in
+            let log = dir + "/server.log"
+            let server = try Self.launch(dir, ["--log-format", "json"], logFile: log)
+            _ = try ServerEndToEndTests.curl(["-s", server.base + "/v1/sites"])
+            _ = try ServerEndToEndTests.curl(["-s", "-H", "Authorization: Bearer \(Self.token)", server.base + "/v1/admin/audit"])
+            _ = try ServerEndToEndTests.curl(["-s", server.base + "/v1/missing"])
+            server.stop()
+            let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+            #expect(!lines.isEmpty)
+            var access: [JSONValue] = []
+            for line in lines {
+                let value = try #require(try? JSONParser.parse(Array(line.utf8)).value, "not JSON: \(line)")
+                if case .string("request")? = value["msg"] { access.append(value) }
+            }
+            func field(_ v: JSONValue, _ key: String) -> String? { if case .string(let s)? = v[key] { s } else { nil } }
+            #expect(access.contains { field($0, "path") == "/v1/sites" && field($0, "status") == "200" && field($0, "method") == "GET" && field($0, "ms") != nil && field($0, "bytes") != nil })
+            #expect(access.contains { field($0, "path") == "/v1/admin/audit" && field($0, "user") == "admin" })
+            #expect(access.contains { field($0, "path") == "/v1/missing" && field($0, "status") == "404" })
+            let bad = try Support.trailpack("serve", "--data", dir + "/data2", "--log-format", "xml")
+            #expect(bad.status == 2 && bad.stderr.contains("--log-format must be one of text, logfmt, json"), "\(bad.stderr)")
+        }
+    }
+}
