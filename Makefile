@@ -54,7 +54,7 @@ demo: build
 # Benchmarks against the peer tools, in one run (bench/run.py). bench-quick: the small and tiny sets.
 ZF := bench/zf-peer/.build/release/zf-bench
 bench-deps: deps
-	@for p in openssl time wrk clamav; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null; }; done
+	@for p in openssl time wrk clamav nginx-light; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null; }; done
 	$(SWIFT) build -c release --product trailpack
 	cd bench/zf-peer && $(SWIFT) build -c release
 bench: bench-deps

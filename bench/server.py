@@ -62,6 +62,10 @@ def main():
             times.append(time.perf_counter() - t0)
         times.sort()
         download = times[1]
+        # The same file from nginx (sendfile on), one stream and 8 connections, against trailpack serve.
+        blob_rel = f"{sha[:2]}/{sha}.zip"
+        ours = f"{base}/v1/blobs/{sha}.zip"
+        versus = nginx_versus(work, os.path.join(work, "data", "blobs"), blob_rel, ours, size, server.pid)
         # The list endpoint under load.
         wrk = subprocess.run(["wrk", "-t2", "-c32", "-d10s", "--latency", f"{base}/v1/sites/site-7/packages?limit=50"],
                              capture_output=True, text=True, check=True).stdout
@@ -72,13 +76,20 @@ def main():
         rps = float(re.search(r"Requests/sec:\s+([\d.]+)", wrk).group(1))
         result = {"packageBytes": size, "uploadVerifyScanSeconds": upload, "downloadSeconds": download,
                   "downloadMBps": size / 1e6 / download, "listP50ms": pct(50), "listP99ms": pct(99), "listRequestsPerSecond": rps,
-                  "catalogPackages": 10_001}
+                  "catalogPackages": 10_001, "versusNginx": versus}
         md = ["### server", "", "| measure | value |", "|---|---:|",
               f"| upload + verify + ClamAV scan, {size / 1e6:.0f} MB | {upload:.2f} s ({size / 1e6 / upload:.0f} MB/s) |",
               f"| download (curl, loopback), median of 3 | {download:.3f} s ({result['downloadMBps']:.0f} MB/s) |",
               f"| list a site's packages (limit 50, 10,001 in the catalog): p50 | {pct(50):.2f} ms |",
               f"| same: p99 | {pct(99):.2f} ms |",
               f"| same: requests/s (wrk, 2 threads, 32 connections, 10 s) | {rps:.0f} |", ""]
+        if versus:
+            md += ["| download of the same file | trailpack serve | nginx (sendfile on) | ratio (≥ 0.8 wanted) |", "|---|---:|---:|---:|",
+                   f"| one stream (curl), median of 5 | {versus['oursOneMBps']:.0f} MB/s | {versus['nginxOneMBps']:.0f} MB/s | "
+                   f"{versus['oursOneMBps'] / versus['nginxOneMBps']:.2f}× {'met' if versus['oursOneMBps'] >= 0.8 * versus['nginxOneMBps'] else 'missed'} |",
+                   f"| 8 connections (wrk, 10 s) | {versus['oursWrkMBps']:.0f} MB/s | {versus['nginxWrkMBps']:.0f} MB/s | "
+                   f"{versus['oursWrkMBps'] / versus['nginxWrkMBps']:.2f}× {'met' if versus['oursWrkMBps'] >= 0.8 * versus['nginxWrkMBps'] else 'missed'} |",
+                   f"| server peak RSS during 20 parallel downloads | {versus['oursPeakRSSMiB']:.1f} MiB | | |", ""]
         print("\n".join(md))
         os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -89,6 +100,81 @@ def main():
             server.terminate()
             server.wait()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def wrk_mbps(url):
+    out = subprocess.run(["wrk", "-t2", "-c8", "-d10s", url], capture_output=True, text=True, check=True).stdout
+    m = re.search(r"Transfer/sec:\s+([\d.]+)(B|KB|MB|GB)", out)
+    return float(m.group(1)) * {"B": 1e-6, "KB": 1.024e-3, "MB": 1.048576, "GB": 1073.741824}[m.group(2)]
+
+
+def one_stream_mbps(url, size, runs=5):
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(["curl", "-s", "-o", "/dev/null", url], check=True)
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return size / 1e6 / times[len(times) // 2], times
+
+
+def peak_rss_mib(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def nginx_versus(work, root, blob_rel, ours, size, pid):
+    """nginx-light serving the same blob folder on loopback with sendfile on; None without nginx."""
+    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+    if not nginx:
+        print("nginx not installed (apt-get install nginx-light): the download comparison is skipped", file=sys.stderr)
+        return None
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    conf = os.path.join(work, "nginx.conf")
+    tmp = os.path.join(work, "nginx-tmp")
+    os.makedirs(tmp, exist_ok=True)
+    open(conf, "w").write(f"""user root;
+worker_processes auto;
+daemon off;
+pid {work}/nginx.pid;
+error_log {work}/nginx.err;
+events {{ worker_connections 1024; }}
+http {{
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  client_body_temp_path {tmp}; proxy_temp_path {tmp}; fastcgi_temp_path {tmp}; uwsgi_temp_path {tmp}; scgi_temp_path {tmp};
+  server {{ listen 127.0.0.1:{port}; root {root}; location / {{ }} }}
+}}
+""")
+    proc = subprocess.Popen([nginx, "-c", conf, "-p", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        theirs = f"http://127.0.0.1:{port}/{blob_rel}"
+        for _ in range(50):
+            try:
+                urllib.request.urlopen(theirs).read(1)
+                break
+            except Exception:
+                time.sleep(0.1)
+        # Alternate, so neither gets the warmer cache.
+        ours_one, ours_times = one_stream_mbps(ours, size)
+        nginx_one, nginx_times = one_stream_mbps(theirs, size)
+        ours_wrk = wrk_mbps(ours)
+        nginx_wrk = wrk_mbps(theirs)
+        procs = [subprocess.Popen(["curl", "-s", "-o", "/dev/null", "--limit-rate", "200M", ours]) for _ in range(20)]
+        for p in procs:
+            p.wait()
+        return {"oursOneMBps": ours_one, "nginxOneMBps": nginx_one, "oursOneSeconds": ours_times, "nginxOneSeconds": nginx_times,
+                "oursWrkMBps": ours_wrk, "nginxWrkMBps": nginx_wrk, "oursPeakRSSMiB": peak_rss_mib(pid)}
+    finally:
+        proc.terminate()
+        proc.wait()
 
 
 if __name__ == "__main__":

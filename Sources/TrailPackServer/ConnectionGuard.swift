@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 
 /// The limits that keep one client from holding the server: how long a request's headers, its
 /// body and its response may take, how long a kept-alive connection may sit idle, and how many
@@ -83,8 +84,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var bodyBytesInWindow = 0
     private var readRequestedInWindow = false
     private var started = false
+    private let zeroCopy: Bool
 
-    init(limits: ServerLimits, counter: ConnectionCounter, maxBodyBytes: Int64, logger: Logger) {
+    init(limits: ServerLimits, counter: ConnectionCounter, maxBodyBytes: Int64, zeroCopy: Bool, logger: Logger) {
+        self.zeroCopy = zeroCopy
         self.limits = limits
         self.counter = counter
         self.maxBodyBytes = maxBodyBytes
@@ -92,7 +95,24 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        // Below the HTTP-types codec, where the HTTP/1 encoder still takes file regions.
+        if zeroCopy, let codec = try? context.pipeline.syncOperations.handler(type: HTTP1ToHTTPServerCodec.self) {
+            try? context.pipeline.syncOperations.addHandler(SendfileHandler(), position: .before(codec))
+        }
         if context.channel.isActive { start(context) }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is SendProgressEvent {
+            // A file region went out: the client is reading; the send timeout starts again.
+            if sendTimer != nil {
+                sendTimer?.cancel()
+                sendTimer = nil
+                armSendTimer(context)
+            }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -170,13 +190,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             sendTimer?.cancel()
             sendTimer = nil
         } else if sendTimer == nil {
-            let loop = context.eventLoop.assumeIsolated()
-            sendTimer = loop.scheduleTask(in: limits.sendTimeout) { [self] in
-                sendTimer = nil
-                close(context, reason: "the client stopped reading the response")
-            }
+            armSendTimer(context)
         }
         context.fireChannelWritabilityChanged()
+    }
+
+    private func armSendTimer(_ context: ChannelHandlerContext) {
+        let loop = context.eventLoop.assumeIsolated()
+        sendTimer = loop.scheduleTask(in: limits.sendTimeout) { [self] in
+            sendTimer = nil
+            close(context, reason: "the client stopped reading the response")
+        }
     }
 
     private func arm(_ context: ChannelHandlerContext, after timeout: TimeAmount, reason: String) {

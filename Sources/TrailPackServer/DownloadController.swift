@@ -11,6 +11,8 @@ import TrailPackCrypto
 /// configured. Released blobs are cached as immutable; errors and redirects never for long.
 struct DownloadController {
     let server: TrailPackServer
+    /// Send blobs by `sendfile` (see `ZeroCopy`).
+    var zeroCopy = false
 
     func addRoutes(to routes: Routes) {
         routes.getAndHead(
@@ -88,6 +90,10 @@ struct DownloadController {
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
         }
         if head || size == 0 { return Response(status: status, headers: headers) }
+        if zeroCopy {
+            headers[ZeroCopy.field] = ZeroCopy.headerValue(path: path, offset: served.lowerBound, length: Int64(served.count))
+            return Response(status: status, headers: headers)
+        }
         return Response(status: status, headers: headers, body: try await body(path: path, range: served, context: context))
     }
 

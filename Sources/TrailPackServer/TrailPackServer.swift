@@ -85,8 +85,8 @@ public struct TrailPackServer: Sendable {
     public func application(logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }) -> some ApplicationProtocol {
         let limits = configuration.limits, counter = connections, maxBody = configuration.maxUploadBytes
         return Application(
-            router: router(),
-            server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(limits: limits, counter: counter, maxBodyBytes: maxBody, logger: logger)])),
+            router: router(zeroCopyDownloads: true),
+            server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(limits: limits, counter: counter, maxBodyBytes: maxBody, zeroCopy: true, logger: logger)])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "trailpack"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -102,8 +102,10 @@ public struct TrailPackServer: Sendable {
         try await ServiceGroup(configuration: group).run()
     }
 
-    /// The router: middleware outermost first, then one controller per concern.
-    public func router() -> Router<AppRequestContext> {
+    /// The router: middleware outermost first, then one controller per concern. With
+    /// `zeroCopyDownloads`, blobs are sent by `sendfile` (the application's channel has the
+    /// handler for it); without, through buffers (router tests, which have no socket).
+    public func router(zeroCopyDownloads: Bool = false) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
         let table = RouteTable()
         router.add(middleware: AccessLogMiddleware(logger: logger))
@@ -112,7 +114,7 @@ public struct TrailPackServer: Sendable {
         let routes = Routes(router: router, table: table)
         routes.get("/healthz") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
         CatalogController(server: self).addRoutes(to: routes)
-        DownloadController(server: self).addRoutes(to: routes)
+        DownloadController(server: self, zeroCopy: zeroCopyDownloads).addRoutes(to: routes)
         ConfirmationController(server: self).addRoutes(to: routes)
         PublishingController(server: self).addRoutes(to: routes.group("/v1/admin", middleware: RequireUserMiddleware()))
         return router

@@ -117,6 +117,42 @@ struct ServerLimitsTests {
         }
     }
 
+    @Test("a client that stops reading a download is dropped after --send-timeout; one that reads gets every byte")
+    func stalledReader() throws {
+        try Support.withTemporaryDirectory { dir in
+            // A 40 MB video (random bytes after an ISO-media box): more than the socket buffers hold.
+            let tour = dir + "/tour"
+            try Support.copyTree(Support.fixture("family-hikes"), tour)
+            let stop = try #require(try FileManager.default.contentsOfDirectory(atPath: tour + "/waypoints").sorted().first)
+            var video = Data([0, 0, 0, 0x18] + Array("ftypisom".utf8))
+            let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
+            video.append(random.readData(ofLength: 40 << 20))
+            try random.close()
+            try video.write(to: URL(fileURLWithPath: "\(tour)/waypoints/\(stop)/clip.mp4"))
+            let waypoint = "\(tour)/waypoints/\(stop)/waypoint.json"
+            let text = try String(contentsOfFile: waypoint, encoding: .utf8).replacingOccurrences(of: "\"assets\": [", with: "\"assets\": [\"clip.mp4\", ")
+            try text.write(toFile: waypoint, atomically: true, encoding: .utf8)
+            let build = try Support.trailpack("build", tour, "-o", dir + "/big.zip", "-q")
+            #expect(build.status == 0, "\(build.stderr)")
+            let sha = try ServerFixtures.sha(dir + "/big.zip")
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: dir + "/big.zip")[.size] as? Int)
+            let server = try Self.launch(dir, ["--send-timeout", "1"])
+            defer { server.stop() }
+            let up = try ServerEndToEndTests.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.token)", "--data-binary", "@\(dir)/big.zip",
+                                                   server.base + "/v1/admin/packages"])
+            #expect(up.stdout == "201", "\(up.stdout) \(up.stderr)")
+            let stalled = try RawClient(port: server.port)
+            stalled.send("GET /v1/blobs/\(sha).zip HTTP/1.1\r\nHost: a\r\n\r\n")
+            sleep(5)  // reads nothing: the buffers fill, nothing more goes out, the send timeout runs out
+            let got = stalled.readUntilClosed(within: 20)
+            #expect(got.closed, "the stalled reader was dropped")
+            #expect(got.text.utf8.count < size, "it did not get the whole package (\(got.text.utf8.count) of \(size) bytes)")
+            let reader = try ServerEndToEndTests.curl(["-s", "--max-time", "60", "-o", dir + "/got.zip", server.base + "/v1/blobs/\(sha).zip"])
+            #expect(reader.status == 0)
+            #expect(try ServerFixtures.sha(dir + "/got.zip") == sha, "a reading client gets every byte")
+        }
+    }
+
     @Test("one address may hold --max-connections-per-address connections: the next is closed at once, and a place frees when one closes")
     func connectionCap() throws {
         try Support.withTemporaryDirectory { dir in
@@ -190,6 +226,15 @@ struct ServerLimitsTests {
             expecting.send("POST /v1/admin/packages HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer \(Self.token)\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n")
             #expect(expecting.read(within: 5, until: "\r\n\r\n").hasPrefix("HTTP/1.1 100"), "100 Continue before the body")
 
+            // Sent by sendfile: the same bytes, whole and in a range; the private header never leaks.
+            let whole = try curl(["-s", "-D", dir + "/headers.txt", "-o", dir + "/got.zip", base + "/v1/blobs/\(sha).zip"])
+            #expect(whole.status == 0)
+            #expect(try ServerFixtures.sha(dir + "/got.zip") == sha)
+            let sent = try String(contentsOfFile: dir + "/headers.txt", encoding: .utf8).lowercased()
+            #expect(!sent.contains("x-trailpack-sendfile") && sent.contains("content-length: "), "\(sent)")
+            _ = try curl(["-s", "-H", "Range: bytes=100-4195", "-o", dir + "/part.bin", base + "/v1/blobs/\(sha).zip"])
+            let original = try Data(contentsOf: URL(fileURLWithPath: package))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/part.bin")) == original[100...4195])
             let etag = "\"\(sha)\""
             let weak = try curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "If-None-Match: W/\(etag)", base + "/v1/blobs/\(sha).zip"])
             #expect(weak.stdout == "304")
