@@ -27,7 +27,7 @@ extension Catalog {
                 rows = try Row.fetchAll(db, sql: "SELECT \(Self.summaryColumns), uploadedBy FROM packageVersion WHERE packageID = ? AND version = ? AND status IN ('draft', 'pending', 'ready')",
                                         arguments: [id, version])
             }
-            return rows.map { (Self.summary($0), $0["uploadedBy"]) }
+            return try rows.map { (try Self.summary($0), $0["uploadedBy"]) }
         }
     }
 

@@ -111,8 +111,8 @@ extension Catalog {
 
     /// What a transition did, or why it was refused.
     public enum TransitionOutcome: Sendable, Equatable {
-        case moved(from: String, to: String, approvals: Int)
-        case illegal(current: String, reason: String)
+        case moved(from: PublishStatus, to: PublishStatus, approvals: Int)
+        case illegal(current: PublishStatus, reason: String)
         case forbidden(String)
         case notFound
     }
@@ -128,11 +128,12 @@ extension Catalog {
             guard let row = try Row.fetchOne(db, sql: "SELECT status, uploadedBy, sha256, scanStatus, scanDetail, siteID, siteName FROM packageVersion WHERE packageID = ? AND version = ?",
                                              arguments: [id, version]) else { return .notFound }
             let siteID: String = row["siteID"], siteName: String = row["siteName"]
-            let status: String = row["status"], uploader: String = row["uploadedBy"], sha: String = row["sha256"]
-            let scan: String = row["scanStatus"], scanDetail: String = row["scanDetail"]
-            func move(_ to: String, approvals: Int = 0, detail: String = "") throws -> TransitionOutcome {
+            let uploader: String = row["uploadedBy"], sha: String = row["sha256"], scanDetail: String = row["scanDetail"]
+            // Decoded with a check: a catalog edited by hand gets an error, never a trap.
+            let status: PublishStatus = try row.decode(forColumn: "status"), scan: ScanStatus = try row.decode(forColumn: "scanStatus")
+            func move(_ to: PublishStatus, approvals: Int = 0, detail: String = "") throws -> TransitionOutcome {
                 try db.execute(sql: "UPDATE packageVersion SET status = ? WHERE packageID = ? AND version = ?", arguments: [to, id, version])
-                if to == "released" { try Self.publishSiteName(db, site: siteID, name: siteName) }
+                if to == .released { try Self.publishSiteName(db, site: siteID, name: siteName) }
                 try Self.audit(db, actor: user.name, action: transition.rawValue, id: id, version: version, sha256: sha,
                                detail: "\(status) → \(to)\(detail.isEmpty ? "" : "; " + detail)")
                 return .moved(from: status, to: to, approvals: approvals)
@@ -144,13 +145,13 @@ extension Catalog {
             switch transition {
             case .start:
                 guard user.name == uploader || user.role == .admin else { return .forbidden("only the publisher who uploaded it (\(uploader)) can open its publish request") }
-                guard status == "draft" else { return try refuse("a publish request can be opened on a draft; this version is \(status)") }
-                if required == 0 { return try move("ready") }
-                return try move("pending")
+                guard status == .draft else { return try refuse("a publish request can be opened on a draft; this version is \(status)") }
+                if required == 0 { return try move(.ready) }
+                return try move(.pending)
             case .approve:
                 guard user.role == .reviewer || user.role == .admin else { return .forbidden("approving needs the reviewer or admin role") }
                 guard user.name != uploader else { return .forbidden("a publisher cannot approve their own request") }
-                guard status == "pending" || status == "ready" else { return try refuse("only a pending request can be approved; this version is \(status)") }
+                guard status == .pending || status == .ready else { return try refuse("only a pending request can be approved; this version is \(status)") }
                 if let earlier = try Row.fetchOne(db, sql: "SELECT signature FROM approval WHERE packageID = ? AND version = ? AND reviewer = ?", arguments: [id, version, user.name]) {
                     // A second approval only adds a signature to an unsigned one; anything else is a repeat.
                     let stored: String? = earlier["signature"]
@@ -165,55 +166,55 @@ extension Catalog {
                 try db.execute(sql: "INSERT INTO approval (packageID, version, reviewer, at, signature) VALUES (?, ?, ?, ?, ?)",
                                arguments: [id, version, user.name, Self.now(), signature])
                 let count = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT reviewer) FROM approval WHERE packageID = ? AND version = ?", arguments: [id, version]) ?? 0
-                let to = count >= required ? "ready" : "pending"
+                let to: PublishStatus = count >= required ? .ready : .pending
                 return try move(to, approvals: count, detail: "\(count) of \(required) approvals\(signature == nil ? "" : ", signed")")
             case .deny:
                 guard user.role == .reviewer || user.role == .admin else { return .forbidden("denying needs the reviewer or admin role") }
-                guard status == "pending" || status == "ready" else { return try refuse("only a pending or ready request can be denied; this version is \(status)") }
+                guard status == .pending || status == .ready else { return try refuse("only a pending or ready request can be denied; this version is \(status)") }
                 try db.execute(sql: "DELETE FROM approval WHERE packageID = ? AND version = ?", arguments: [id, version])
-                return try move("draft", detail: "approvals cleared")
+                return try move(.draft, detail: "approvals cleared")
             case .push:
                 guard user.name == uploader else { return .forbidden("only the publisher who uploaded it (\(uploader)) can release it") }
-                guard status == "ready" else { return try refuse("only a ready version can be released; this version is \(status)") }
-                guard scan == "clean" || scan == "not-scanned" else { return try refuse("the version is held by the malware scan: \(scanDetail)") }
-                return try move("released", detail: scan == "not-scanned" ? Self.notScannedDetail : "")
+                guard status == .ready else { return try refuse("only a ready version can be released; this version is \(status)") }
+                guard scan.releasable else { return try refuse("the version is held by the malware scan: \(scanDetail)") }
+                return try move(.released, detail: scan == .notScanned ? Self.notScannedDetail : "")
             case .withdraw:
                 guard user.role == .admin else { return .forbidden("withdrawing needs the admin role") }
-                guard status == "released" else { return try refuse("only a released version can be withdrawn; this version is \(status)") }
-                return try move("withdrawn")
+                guard status == .released else { return try refuse("only a released version can be withdrawn; this version is \(status)") }
+                return try move(.withdrawn)
             }
         }
     }
 
     /// Records the malware scan's verdict for a stored version.
-    public func setScan(package id: String, version: String, status: String, detail: String) throws {
+    public func setScan(package id: String, version: String, status: ScanStatus, detail: String) throws {
         try pool.write { db in
             try db.execute(sql: "UPDATE packageVersion SET scanStatus = ?, scanDetail = ? WHERE packageID = ? AND version = ?", arguments: [status, detail, id, version])
         }
     }
 
     /// Records a new scan of a stored version (a rescan), audited with the change.
-    public func recordRescan(package id: String, version: String, status: String, detail: String, actor: String) throws {
+    public func recordRescan(package id: String, version: String, status: ScanStatus, detail: String, actor: String) throws {
         try pool.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT scanStatus, sha256 FROM packageVersion WHERE packageID = ? AND version = ?", arguments: [id, version]) else { return }
-            let before: String = row["scanStatus"], sha: String = row["sha256"]
+            let before: ScanStatus = try row.decode(forColumn: "scanStatus"), sha: String = row["sha256"]
             try db.execute(sql: "UPDATE packageVersion SET scanStatus = ?, scanDetail = ? WHERE packageID = ? AND version = ?", arguments: [status, detail, id, version])
             try Self.audit(db, actor: actor, action: "rescan", id: id, version: version, sha256: sha, detail: "\(before) → \(status)\(detail.isEmpty ? "" : ": " + detail)")
         }
     }
 
     /// Versions whose scan is held (the scanner could not vouch for them), or every stored version.
-    public func scanTargets(heldOnly: Bool) throws -> [(id: String, version: String, sha256: String, scanStatus: String)] {
+    public func scanTargets(heldOnly: Bool) throws -> [(id: String, version: String, sha256: String, scanStatus: ScanStatus)] {
         try pool.read { db in
             try Row.fetchAll(db, sql: "SELECT packageID, version, sha256, scanStatus FROM packageVersion WHERE status != 'damaged'\(heldOnly ? " AND scanStatus = 'held'" : "") ORDER BY packageID, versionKey")
-                .map { ($0["packageID"], $0["version"], $0["sha256"], $0["scanStatus"]) }
+                .map { ($0["packageID"], $0["version"], $0["sha256"], try $0.decode(forColumn: "scanStatus")) }
         }
     }
 
     public struct VersionState: Codable, Sendable, Equatable {
-        public var status: String
+        public var status: PublishStatus
         public var uploadedBy: String
-        public var scanStatus: String
+        public var scanStatus: ScanStatus
         public var scanDetail: String
         public var approvals: [String]
     }
@@ -223,7 +224,8 @@ extension Catalog {
             guard let row = try Row.fetchOne(db, sql: "SELECT status, uploadedBy, scanStatus, scanDetail FROM packageVersion WHERE packageID = ? AND version = ?",
                                              arguments: [id, version]) else { return nil }
             let approvals = try String.fetchAll(db, sql: "SELECT reviewer FROM approval WHERE packageID = ? AND version = ? ORDER BY reviewer", arguments: [id, version])
-            return VersionState(status: row["status"], uploadedBy: row["uploadedBy"], scanStatus: row["scanStatus"], scanDetail: row["scanDetail"], approvals: approvals)
+            return VersionState(status: try row.decode(forColumn: "status"), uploadedBy: row["uploadedBy"], scanStatus: try row.decode(forColumn: "scanStatus"),
+                                scanDetail: row["scanDetail"], approvals: approvals)
         }
     }
 

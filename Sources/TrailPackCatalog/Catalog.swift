@@ -106,14 +106,14 @@ public final class Catalog: Sendable {
         public var version: String
         public var size: Int64
         public var sha256: String
-        public var status: String
+        public var status: PublishStatus
     }
 
     static let summaryColumns = "packageID, name, description, park, siteID, version, size, sha256, status"
 
-    static func summary(_ row: Row) -> PackageSummary {
+    static func summary(_ row: Row) throws -> PackageSummary {
         PackageSummary(id: row["packageID"], name: row["name"], description: row["description"], park: row["park"], site: row["siteID"],
-                       version: row["version"], size: row["size"], sha256: row["sha256"], status: row["status"])
+                       version: row["version"], size: row["size"], sha256: row["sha256"], status: try row.decode(forColumn: "status"))
     }
 
     /// One page of a site's released packages (the newest released version of each, exactly one
@@ -128,7 +128,7 @@ public final class Catalog: Sendable {
                                  ORDER BY q.versionKey DESC, q.createdAt DESC, q.version DESC LIMIT 1)
                 ORDER BY packageID LIMIT ?
                 """, arguments: [site, after ?? "", limit + 1])
-            let page = rows.prefix(limit).map(Self.summary)
+            let page = try rows.prefix(limit).map(Self.summary)
             return (Array(page), rows.count > limit ? page.last?.id : nil)
         }
     }
@@ -148,7 +148,7 @@ public final class Catalog: Sendable {
                 row = try Row.fetchOne(db, sql: "SELECT \(Self.summaryColumns), manifest FROM packageVersion WHERE packageID = ? AND status = 'released' ORDER BY versionKey DESC LIMIT 1",
                                        arguments: [id])
             }
-            return row.map { (Self.summary($0), $0["manifest"]) }
+            return try row.map { (try Self.summary($0), $0["manifest"]) }
         }
     }
 
@@ -194,7 +194,7 @@ public final class Catalog: Sendable {
     }
 
     /// Records an uploaded, verified package whose blob is already stored. One transaction.
-    public func register(manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String, status: String = "released") throws -> RegisterOutcome {
+    public func register(manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String, status: PublishStatus = .released) throws -> RegisterOutcome {
         try pool.write { db in
             // Versions are unique after normalisation: 1.0 and 1.0.0 are the same version.
             if let row = try Row.fetchOne(db, sql: "SELECT version, sha256 FROM packageVersion WHERE packageID = ? AND versionKey = ?",
@@ -214,7 +214,7 @@ public final class Catalog: Sendable {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [manifest.id, manifest.version, Self.versionKey(manifest.version), manifest.site.id, manifest.site.name, manifest.name, manifest.park,
                                  manifest.description, sha256, size, manifestJSON, status, actor, now])
-            if status == "released" { try Self.publishSiteName(db, site: manifest.site.id, name: manifest.site.name) }
+            if status == .released { try Self.publishSiteName(db, site: manifest.site.id, name: manifest.site.name) }
             try Self.audit(db, actor: actor, action: "upload", id: manifest.id, version: manifest.version, sha256: sha256, detail: "\(size) bytes, \(status)")
             return .created
         }

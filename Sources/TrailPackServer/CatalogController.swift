@@ -21,10 +21,7 @@ struct CatalogController {
         routes.get("/v1/packages/:id/versions/:version/tiles/:z/:x/:y") { request, context in try await tile(request, context) }
     }
 
-    /// A catalog call, off the cooperative pool.
-    func db<T: Sendable>(_ body: @escaping @Sendable (Catalog) throws -> T) async throws -> T {
-        try await server.blocking { try body($0.catalog) }
-    }
+    var catalog: any CatalogStore { server.catalogStore }
 
     static func summaryJSON(_ p: Catalog.PackageSummary) -> JSONValue {
         .object([
@@ -37,7 +34,7 @@ struct CatalogController {
     }
 
     func sites(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let sites = try await db { try $0.sites() }
+        let sites = try await catalog.sites()
         return .json(.object(["sites": .array(sites.map { .object(["id": .string($0.id), "name": .string($0.name), "packages": .number(JSONNumber(Int64($0.packages)))]) })]))
     }
 
@@ -46,8 +43,8 @@ struct CatalogController {
         let limitText = request.uri.queryParameters.get("limit") ?? "50"
         guard let limit = Int(limitText), (1...500).contains(limit) else { throw ServerError.badRequest("limit must be a whole number from 1 to 500") }
         let after = request.uri.queryParameters.get("after")
-        guard try await db({ try $0.siteExists(site) }) else { throw ServerError.notFound("no site '\(ServerError.short(site))'") }
-        let page = try await db { try $0.packages(site: site, limit: limit, after: after) }
+        guard try await catalog.siteExists(site) else { throw ServerError.notFound("no site '\(ServerError.short(site))'") }
+        let page = try await catalog.packages(site: site, limit: limit, after: after)
         return .json(.object([
             "site": .string(site),
             "packages": .array(page.packages.map(Self.summaryJSON)),
@@ -57,7 +54,7 @@ struct CatalogController {
 
     func package(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
-        let versions = try await db { try $0.versions(package: id) }
+        let versions = try await catalog.versions(package: id)
         guard let latest = versions.first else { throw ServerError.notFound("no released package '\(ServerError.short(id))'") }
         return .json(.object(["latest": Self.summaryJSON(latest), "versions": .array(versions.map(Self.summaryJSON))]))
     }
@@ -65,12 +62,12 @@ struct CatalogController {
     func manifest(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let version = context.parameters.get("version")
-        if let (_, manifest) = try await db({ try $0.version(package: id, version: version) }) {
+        if let (_, manifest) = try await catalog.version(package: id, version: version, releasedOnly: true) {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: manifest)))
         }
         // A version under review: its reviewers and its publisher preview it with their token.
         if let version, try await server.reviewAccess(context, package: id, version: version) != nil,
-           let (_, manifest) = try await db({ try $0.version(package: id, version: version, releasedOnly: false) }) {
+           let (_, manifest) = try await catalog.version(package: id, version: version, releasedOnly: false) {
             return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "private, no-store"], body: .init(byteBuffer: ByteBuffer(string: manifest)))
         }
         throw ServerError.notFound(version.map { "no released version \(ServerError.short($0)) of '\(ServerError.short(id))'" } ?? "no released package '\(ServerError.short(id))'")
@@ -78,10 +75,10 @@ struct CatalogController {
 
     func signatures(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
-        guard try await db({ try $0.version(package: id, version: version) }) != nil else {
+        guard try await catalog.version(package: id, version: version, releasedOnly: true) != nil else {
             throw ServerError.notFound("no released version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
-        let list = try await db { try $0.approvalSignatures(package: id, version: version) }
+        let list = try await catalog.approvalSignatures(package: id, version: version)
         return .json(.object(["signatures": .array(list.map { .object(["reviewer": .string($0.reviewer), "minisig": .string($0.signature)]) })]))
     }
 }
@@ -93,7 +90,7 @@ extension TrailPackServer {
     func reviewAccess(_ context: AppRequestContext, sha256: String? = nil, package id: String? = nil, version: String? = nil) async throws -> Catalog.PackageSummary? {
         guard context.user != nil else { return nil }
         let user = try context.require([.publisher, .reviewer, .admin])
-        let candidates = try await blocking { try $0.catalog.unreleased(sha256: sha256, package: id, version: version) }
+        let candidates = try await catalogStore.unreleased(sha256: sha256, package: id, version: version)
         guard let match = candidates.first(where: { user.role != .publisher || $0.uploadedBy == user.name }) else {
             if candidates.isEmpty { return nil }
             throw ServerError(.forbidden, "forbidden", "'\(user.name)' may fetch only their own versions under review")

@@ -25,7 +25,7 @@ struct ConfirmationController {
             throw ServerError.badRequest("send {\"sha256\": \"<64 hex digits>\"}: the SHA-256 of the file you received")
         }
         let count = server.confirmationLimiter.shouldCount(address: context.clientAddress, key: "\(id)\u{0}\(version)\u{0}\(hex.lowercased())")
-        guard let result = try await server.blocking({ try $0.catalog.confirm(package: id, version: version, sha256: hex, count: count) }) else {
+        guard let result = try await server.catalogStore.confirm(package: id, version: version, sha256: hex, count: count) else {
             throw ServerError.notFound("no released version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
         return .json(.object([

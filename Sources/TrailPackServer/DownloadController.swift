@@ -29,7 +29,7 @@ struct DownloadController {
         let sha = digest.hex
         var size: Int64
         var underReview = false
-        if let released = try await server.blocking({ try $0.catalog.isReleasedBlob(sha) }) {
+        if let released = try await server.catalogStore.isReleasedBlob(sha) {
             size = released
         } else if let version = try await server.reviewAccess(context, sha256: sha) {
             size = version.size

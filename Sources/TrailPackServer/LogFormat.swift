@@ -29,7 +29,11 @@ public struct LineLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
+    public func log(event: LogEvent) {
+        write(level: event.level, message: event.message, metadata: event.metadata)
+    }
+
+    private func write(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?) {
         var all = metadata
         if let explicit { all.merge(explicit) { $1 } }
         let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))

@@ -26,7 +26,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
         if let bootstrap = server.configuration.adminTokenHash, SHA256.hash(Array(token.utf8)) == bootstrap {
             context.user = Catalog.User(name: "admin", role: .admin, publicKey: nil)
             context.isBootstrap = true
-        } else if let user = try await server.blocking({ try $0.catalog.authenticate(token: token) }) {
+        } else if let user = try await server.catalogStore.authenticate(token: token) {
             context.user = user
         } else {
             var e = ServerError(.unauthorized, "unauthorized", "the token is not valid (or was revoked)")

@@ -31,7 +31,7 @@ public struct PackageIntake: Sendable {
         let temp = folder + "/" + BlobStore.uploadFileName
         let server = self.server
         func audit(_ id: String?, _ version: String?, _ sha: String?, _ action: String, _ detail: String) async {
-            _ = try? await server.blocking { try $0.catalog.audit(actor: actor, action: action, id: id, version: version, sha256: sha, detail: detail) }
+            _ = try? await server.catalogStore.audit(actor: actor, action: action, id: id, version: version, sha256: sha, detail: detail)
         }
         let valid: Bool, digest: SHA256Digest, reportManifest: Manifest?, findings: [Finding]
         switch try await verify(folder: folder) {
@@ -55,30 +55,22 @@ public struct PackageIntake: Sendable {
                               "the package still holds the template's text in: \(template.joined(separator: ", ")); write the real text in the tour folder, build again and upload that")
         }
         // Rights, and what the catalog already holds, before anything is stored or scanned.
-        let held = try await server.blocking { server -> (refusal: String?, existing: (sha: String, scan: String)?) in
-            let refusal = try server.catalog.uploadRefusal(user: uploader, package: id, site: manifest.site.id)
-            guard let (summary, _) = try server.catalog.version(package: id, version: version, releasedOnly: false),
-                  let state = try server.catalog.state(package: id, version: version) else { return (refusal, nil) }
-            return (refusal, (summary.sha256, state.scanStatus))
-        }
-        if let why = held.refusal {
+        let catalog = server.catalogStore
+        if let why = try await catalog.uploadRefusal(user: uploader, package: id, site: manifest.site.id) {
             await audit(id, version, sha, "upload-refused", why)
             throw ServerError(.forbidden, "forbidden", why)
         }
-        if let existing = held.existing {
-            if existing.sha != sha {
+        if let (existing, _) = try await catalog.version(package: id, version: version, releasedOnly: false) {
+            if existing.sha256 != sha {
                 // Nothing stored: the upload was refused before its bytes went anywhere.
-                await audit(id, version, sha, "upload-refused", "version exists with SHA-256 \(existing.sha)")
+                await audit(id, version, sha, "upload-refused", "version exists with SHA-256 \(existing.sha256)")
                 throw ServerError(.conflict, "version-exists",
-                                  "version \(version) of '\(ServerError.short(id))' is already stored with SHA-256 \(existing.sha); publish a new version number instead")
+                                  "version \(version) of '\(ServerError.short(id))' is already stored with SHA-256 \(existing.sha256); publish a new version number instead")
             }
-            if existing.scan != "held" {
-                return try await server.blocking { server in
-                    let summary = try server.catalog.version(package: id, version: version, releasedOnly: false)!.0
-                    let state = try server.catalog.state(package: id, version: version)!
-                    return Result(stored: false, summary: summary, state: state, manifest: manifest, findings: findings,
-                                  message: "this version is already stored with the same bytes (\(state.status)); nothing else changed")
-                }
+            let state = try await stored(id, version)
+            if state.scanStatus != .held {
+                return Result(stored: false, summary: existing, state: state, manifest: manifest, findings: findings,
+                              message: "this version is already stored with the same bytes (\(state.status)); nothing else changed")
             }
         }
         let verdict = await server.scans.scan(path: temp, sha256: sha, engine: server.configuration.scanner)
@@ -86,43 +78,51 @@ public struct PackageIntake: Sendable {
             await audit(id, version, sha, "upload-refused", "malware: \(signature)")
             throw ServerError(.unprocessableContent, "malware", "the malware scan found \(signature); nothing was stored")
         }
-        let approvals = server.configuration.approvals
-        return try await server.blocking { server in
-            let catalog = server.catalog
-            var size = stat()
-            guard stat(temp, &size) == 0 else { throw ServerError.internal("the upload's temporary file vanished before it was stored (\(String(cString: strerror(errno))))") }
-            // Recorded before it is renamed into place: a blob on disk is never unknown to the catalog.
-            try catalog.recordBlob(sha256: sha, size: Int64(size.st_size))
-            try server.store.commit(temporary: temp, sha256: sha)
-            let manifestJSON = JSONWriter.string(manifest.jsonValue)
-            var initial = approvals == 0 ? "released" : "draft"
-            if case .held = verdict { initial = "draft" }
-            let outcome = try catalog.register(manifest: manifest, manifestJSON: manifestJSON, sha256: sha, size: Int64(size.st_size), actor: actor, status: initial)
-            if case .held(let reason) = verdict, outcome == .created {
-                try catalog.setScan(package: id, version: version, status: "held", detail: reason)
-                try catalog.audit(actor: actor, action: "scan-held", id: id, version: version, sha256: sha, detail: reason)
-            }
-            if case .notScanned = verdict, outcome == .created {
-                try catalog.setScan(package: id, version: version, status: "not-scanned", detail: Catalog.notScannedDetail)
-                try catalog.audit(actor: actor, action: "scan-skipped", id: id, version: version, sha256: sha, detail: Catalog.notScannedDetail)
-            }
-            if outcome == .unchanged, let state = try catalog.state(package: id, version: version), state.scanStatus == "held" {
-                // The same bytes again: the new scan replaces the held one (the scanner may work now).
-                let (status, detail) = MalwareScanner.catalogState(verdict)
-                try catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: actor)
-            }
-            switch outcome {
-            case .created, .unchanged:
-                let summary = try catalog.version(package: id, version: version, releasedOnly: false)!.0
-                let state = try catalog.state(package: id, version: version)!
-                let message = outcome == .created ? "stored as \(state.status)" : "this version is already stored with the same bytes (\(state.status)); nothing else changed"
-                return Result(stored: outcome == .created, summary: summary, state: state, manifest: manifest, findings: findings, message: message)
-            case .conflict(let existingVersion, let existing):
-                // Another upload of this version won the race; the bytes stay, recorded ('trailpack admin gc' lists them).
-                let same = existingVersion == version ? "version \(existingVersion)" : "version \(existingVersion) (the same version as \(version))"
-                throw ServerError(.conflict, "version-exists", "\(same) of '\(ServerError.short(id))' is already published with SHA-256 \(existing); publish a new version number instead")
-            }
+        let size = try await server.blocking { _ -> Int64 in
+            var info = stat()
+            guard stat(temp, &info) == 0 else { throw ServerError.internal("the upload's temporary file vanished before it was stored (\(String(cString: strerror(errno))))") }
+            return Int64(info.st_size)
         }
+        // Recorded before it is renamed into place: a blob on disk is never unknown to the catalog.
+        try await catalog.recordBlob(sha256: sha, size: size)
+        try await server.blocking { try $0.store.commit(temporary: temp, sha256: sha) }
+        var initial: Catalog.PublishStatus = server.configuration.approvals == 0 ? .released : .draft
+        if case .held = verdict { initial = .draft }
+        let outcome = try await catalog.register(manifest: manifest, manifestJSON: JSONWriter.string(manifest.jsonValue), sha256: sha, size: size, actor: actor, status: initial)
+        if case .held(let reason) = verdict, outcome == .created {
+            try await catalog.setScan(package: id, version: version, status: .held, detail: reason)
+            try await catalog.audit(actor: actor, action: "scan-held", id: id, version: version, sha256: sha, detail: reason)
+        }
+        if case .notScanned = verdict, outcome == .created {
+            try await catalog.setScan(package: id, version: version, status: .notScanned, detail: Catalog.notScannedDetail)
+            try await catalog.audit(actor: actor, action: "scan-skipped", id: id, version: version, sha256: sha, detail: Catalog.notScannedDetail)
+        }
+        if outcome == .unchanged, try await stored(id, version).scanStatus == .held {
+            // The same bytes again: the new scan replaces the held one (the scanner may work now).
+            let (status, detail) = MalwareScanner.catalogState(verdict)
+            try await catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: actor)
+        }
+        switch outcome {
+        case .created, .unchanged:
+            guard let (summary, _) = try await catalog.version(package: id, version: version, releasedOnly: false) else {
+                throw ServerError.internal("version \(version) of '\(ServerError.short(id))' vanished from the catalog while it was stored")
+            }
+            let state = try await stored(id, version)
+            let message = outcome == .created ? "stored as \(state.status)" : "this version is already stored with the same bytes (\(state.status)); nothing else changed"
+            return Result(stored: outcome == .created, summary: summary, state: state, manifest: manifest, findings: findings, message: message)
+        case .conflict(let existingVersion, let existing):
+            // Another upload of this version won the race; the bytes stay, recorded ('trailpack admin gc' lists them).
+            let same = existingVersion == version ? "version \(existingVersion)" : "version \(existingVersion) (the same version as \(version))"
+            throw ServerError(.conflict, "version-exists", "\(same) of '\(ServerError.short(id))' is already published with SHA-256 \(existing); publish a new version number instead")
+        }
+    }
+
+    /// The state of a version the catalog holds (a 500 naming it if it vanished meanwhile).
+    private func stored(_ id: String, _ version: String) async throws -> Catalog.VersionState {
+        guard let state = try await server.catalogStore.state(package: id, version: version) else {
+            throw ServerError.internal("version \(version) of '\(ServerError.short(id))' vanished from the catalog while it was stored")
+        }
+        return state
     }
 
     /// Verifies `folder`'s upload: in a contained child process when the server has one, else here.

@@ -21,8 +21,14 @@ struct PublishingController {
         routes.get("/audit") { request, context in try await audit(request, context) }
     }
 
-    func db<T: Sendable>(_ body: @escaping @Sendable (Catalog) throws -> T) async throws -> T {
-        try await server.blocking { try body($0.catalog) }
+    var catalog: any CatalogStore { server.catalogStore }
+
+    /// The state of a version that exists (it was just moved or read): a 404 if it vanished meanwhile.
+    func requireState(_ id: String, _ version: String) async throws -> Catalog.VersionState {
+        guard let state = try await catalog.state(package: id, version: version) else {
+            throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
+        }
+        return state
     }
 
     func upload(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -49,7 +55,7 @@ struct PublishingController {
 
     func confirmations(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try context.require([.admin, .reviewer, .publisher])
-        let list = try await db { try $0.confirmations() }
+        let list = try await catalog.confirmations()
         return .json(.object(["confirmations": .array(list.map {
             .object(["id": .string($0.id), "version": .string($0.version), "match": .number(JSONNumber(Int64($0.match))), "mismatch": .number(JSONNumber(Int64($0.mismatch)))])
         })]))
@@ -58,7 +64,7 @@ struct PublishingController {
     func audit(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try context.require([.admin, .reviewer])
         let after = request.uri.queryParameters.get("after").flatMap(Int64.init) ?? 0
-        let entries = try await db { try $0.auditLog(after: after, limit: 500) }
+        let entries = try await catalog.auditLog(after: after, limit: 500)
         return .json(.object(["entries": .array(entries.map { e in
             .object([
                 "id": .number(JSONNumber(e.id)), "at": .string(e.at), "actor": .string(e.actor), "action": .string(e.action),
@@ -72,9 +78,9 @@ struct PublishingController {
 extension PublishingController {
     func stateJSON(_ s: Catalog.VersionState, id: String, version: String) -> JSONValue {
         .object([
-            "status": .string(s.status), "uploadedBy": .string(s.uploadedBy), "approvals": .array(s.approvals.map { .string($0) }),
+            "status": .string(s.status.rawValue), "uploadedBy": .string(s.uploadedBy), "approvals": .array(s.approvals.map { .string($0) }),
             "required": .number(JSONNumber(Int64(server.configuration.approvals))),
-            "scan": .object(["status": .string(s.scanStatus), "detail": .string(s.scanDetail)]),
+            "scan": .object(["status": .string(s.scanStatus.rawValue), "detail": .string(s.scanDetail)]),
             "next": .array(nextActions(s, id: id, version: version).map { .string($0) }),
         ])
     }
@@ -83,18 +89,18 @@ extension PublishingController {
     func nextActions(_ s: Catalog.VersionState, id: String, version: String) -> [String] {
         let path = "/v1/admin/packages/\(id)/versions/\(version)"
         var next: [String] = []
-        if s.scanStatus == "held" {
+        if s.scanStatus == .held {
             next.append("the malware scan holds this version (\(s.scanDetail)): once the scanner works, upload the same bytes again, or an admin rescans it (POST \(path)/rescan, or 'trailpack admin rescan --held')")
         }
         switch s.status {
-        case "draft": next.append("\(s.uploadedBy) opens the publish request: POST \(path)/start")
-        case "pending":
+        case .draft: next.append("\(s.uploadedBy) opens the publish request: POST \(path)/start")
+        case .pending:
             next.append("reviewers approve (\(s.approvals.count) of \(server.configuration.approvals) so far) or deny: POST \(path)/approve or \(path)/deny")
             next.append("preview it with a reviewer's token: GET /v1/packages/\(id)/versions/\(version)/manifest")
-        case "ready": next.append("\(s.uploadedBy) releases it: POST \(path)/push\(s.scanStatus == "held" ? " (refused while the scan holds it)" : "")")
-        case "released": next.append("it is public: GET /v1/packages/\(id); an admin can withdraw it: POST \(path)/withdraw")
-        case "damaged": next.append("its stored file is damaged and out of service: restore it from a backup, or upload a new version")
-        default: break
+        case .ready: next.append("\(s.uploadedBy) releases it: POST \(path)/push\(s.scanStatus == .held ? " (refused while the scan holds it)" : "")")
+        case .released: next.append("it is public: GET /v1/packages/\(id); an admin can withdraw it: POST \(path)/withdraw")
+        case .damaged: next.append("its stored file is damaged and out of service: restore it from a backup, or upload a new version")
+        case .withdrawn: next.append("an admin withdrew it; upload a new version to publish again")
         }
         return next
     }
@@ -102,7 +108,7 @@ extension PublishingController {
     func state(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try context.require([.publisher, .reviewer, .admin])
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
-        guard let s = try await db({ try $0.state(package: id, version: version) }) else { throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'") }
+        guard let s = try await catalog.state(package: id, version: version) else { throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'") }
         return .json(stateJSON(s, id: id, version: version))
     }
 
@@ -133,25 +139,25 @@ extension PublishingController {
             }
         }
         let required = server.configuration.approvals, chosen = signature
-        switch try await db({ try $0.apply(transition, package: id, version: version, by: user, required: required, signature: chosen) }) {
+        switch try await catalog.apply(transition, package: id, version: version, by: user, required: required, signature: chosen) {
         case .notFound: throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         case .forbidden(let why): throw ServerError(.forbidden, "forbidden", why)
         case .illegal(let current, let why): throw ServerError(.conflict, "illegal-transition", "cannot \(action): \(why) (current state: \(current))")
         case .moved:
-            return .json(stateJSON(try await db { try $0.state(package: id, version: version)! }, id: id, version: version))
+            return .json(stateJSON(try await requireState(id, version), id: id, version: version))
         }
     }
 
     /// An admin scans a stored version again (after the scanner was fixed); the verdict replaces the old one.
     func rescan(_ request: Request, _ context: AppRequestContext, id: String, version: String) async throws -> Response {
         let user = try context.require([.admin])
-        guard let (summary, _) = try await db({ try $0.version(package: id, version: version, releasedOnly: false) }) else {
+        guard let (summary, _) = try await catalog.version(package: id, version: version, releasedOnly: false) else {
             throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
         let verdict = await server.scans.scan(path: server.store.path(for: summary.sha256), sha256: summary.sha256, engine: server.configuration.scanner)
         let (status, detail) = MalwareScanner.catalogState(verdict)
-        try await db { try $0.recordRescan(package: id, version: version, status: status, detail: detail, actor: user.name) }
-        return .json(stateJSON(try await db { try $0.state(package: id, version: version)! }, id: id, version: version))
+        try await catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: user.name)
+        return .json(stateJSON(try await requireState(id, version), id: id, version: version))
     }
 
     /// An approval's signature must be the reviewer's registered key's valid signature of exactly these bytes.

@@ -22,11 +22,11 @@ extension CatalogController {
             throw ServerError.badRequest("tiles are addressed /tiles/{z}/{x}/{y} with 0 ≤ x, y < 2^z and z from 0 to \(TileID.maxZoom)")
         }
         var released = true
-        var found = try await db { try $0.version(package: id, version: version) }
+        var found = try await catalog.version(package: id, version: version, releasedOnly: true)
         if found == nil {
             // A version under review: only signed-in publishers, reviewers and admins see its map.
             _ = try context.require(Set(Catalog.Role.allCases))
-            found = try await db { try $0.version(package: id, version: version, releasedOnly: false) }
+            found = try await catalog.version(package: id, version: version, releasedOnly: false)
             released = false
         }
         guard let (summary, manifestText) = found else { throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'") }

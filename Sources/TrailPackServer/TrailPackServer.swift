@@ -13,6 +13,8 @@ import TrailPackVerifier
 public struct TrailPackServer: Sendable {
     public let configuration: ServerConfiguration
     public let catalog: Catalog
+    /// The catalog as requests use it: asynchronous, never blocking the cooperative pool.
+    public let catalogStore: any CatalogStore
     public let store: BlobStore
     /// The data folder, locked for as long as this server lives.
     public let folder: DataFolder
@@ -47,6 +49,7 @@ public struct TrailPackServer: Sendable {
             throw ServerError.dataFolder("'\(data)/blobs' holds \(blobs.count) packages but there is no '\(data)/catalog.sqlite'; nothing was changed. Put back the catalog that belongs to these blobs (from your backup), or move the blobs out of service with 'trailpack admin gc --data \(data)' and start with an empty catalog")
         }
         catalog = try Catalog(path: folder.catalogPath)
+        catalogStore = GRDBCatalogStore(catalog)
         let known = try catalog.blobHashes()
         let orphans = blobs.filter { !known.contains($0) }
         if !orphans.isEmpty {
@@ -82,10 +85,10 @@ public struct TrailPackServer: Sendable {
 
     /// The application, ready to run: the router, and HTTP/1 with the connection guard that
     /// enforces `configuration.limits`.
-    public func application(logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }) -> some ApplicationProtocol {
+    public func buildApplication(logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }) -> some ApplicationProtocol {
         let limits = configuration.limits, counter = connections, maxBody = configuration.maxUploadBytes
         return Application(
-            router: router(zeroCopyDownloads: true),
+            router: buildRouter(zeroCopyDownloads: true),
             server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(limits: limits, counter: counter, maxBodyBytes: maxBody, zeroCopy: true, logger: logger)])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "trailpack"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
@@ -96,7 +99,7 @@ public struct TrailPackServer: Sendable {
     /// most `limits.shutdownTimeout`, and cancels what is left (a scan in flight is killed with its
     /// process group).
     public func run(logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
-        var group = ServiceGroupConfiguration(services: [application(logger: logger, onListening: onListening)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        var group = ServiceGroupConfiguration(services: [buildApplication(logger: logger, onListening: onListening)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = configuration.limits.shutdownTimeout
         group.maximumCancellationDuration = .seconds(5)
         try await ServiceGroup(configuration: group).run()
@@ -105,7 +108,7 @@ public struct TrailPackServer: Sendable {
     /// The router: middleware outermost first, then one controller per concern. With
     /// `zeroCopyDownloads`, blobs are sent by `sendfile` (the application's channel has the
     /// handler for it); without, through buffers (router tests, which have no socket).
-    public func router(zeroCopyDownloads: Bool = false) -> Router<AppRequestContext> {
+    public func buildRouter(zeroCopyDownloads: Bool = false) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
         let table = RouteTable()
         router.add(middleware: AccessLogMiddleware(logger: logger))

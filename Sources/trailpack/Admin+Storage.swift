@@ -165,9 +165,9 @@ extension Admin {
                 let path = "\(folder.root)/blobs/\(t.sha256.prefix(2))/\(t.sha256).zip"
                 let (status, detail) = MalwareScanner.catalogState(scanner.scan(path))
                 try catalog.recordRescan(package: t.id, version: t.version, status: status, detail: detail, actor: "admin-cli")
-                if status == "held" || status == "infected" { bad += 1 }
+                if status == .held || status == .infected { bad += 1 }
                 Admin.say(options, "\(t.id) \(t.version): \(t.scanStatus) → \(status)\(detail.isEmpty ? "" : " (\(detail))")",
-                          ["id": .string(t.id), "version": .string(t.version), "before": .string(t.scanStatus), "after": .string(status),
+                          ["id": .string(t.id), "version": .string(t.version), "before": .string(t.scanStatus.rawValue), "after": .string(status.rawValue),
                            "detail": .string(detail)])
             }
             CLI.note("\(targets.count) version\(targets.count == 1 ? "" : "s") scanned, \(bad) held or infected")

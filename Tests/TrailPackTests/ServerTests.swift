@@ -37,7 +37,7 @@ struct ServerRouteTests {
         let packages = try ServerFixtures.packages(dir)
         let server = try TrailPackServer(configuration: ServerConfiguration(dataDirectory: dir + "/data", adminToken: Self.token, maxUploadBytes: 1 << 20,
                                                                             approvals: 0, scanner: .clamscan(database: TestClamAV.database)))
-        let app = Application(router: server.router())
+        let app = Application(router: server.buildRouter())
         try await app.test(.router) { client in try await body(server, packages, client) }
     }
 
