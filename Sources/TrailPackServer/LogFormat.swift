@@ -30,10 +30,10 @@ public struct LineLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        write(level: event.level, message: event.message, metadata: event.metadata)
+        emit(level: event.level, message: event.message, metadata: event.metadata)
     }
 
-    private func write(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?) {
+    private func emit(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?) {
         var all = metadata
         if let explicit { all.merge(explicit) { $1 } }
         let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
