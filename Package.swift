@@ -49,6 +49,8 @@ let package = Package(
         .target(name: "TrailPackBuilder", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackMap"]),
         // Package -> report. A mobile client needs Core + Verifier (+ the C libraries) only.
         .target(name: "TrailPackVerifier", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackMap"]),
+        // What changed between two versions of a package, for reviewers (reads manifests through the verified reader).
+        .target(name: "TrailPackDiff", dependencies: ["TrailPackCore", "TrailPackVerifier"]),
         // The client: catalog API, resumable download, checks, atomic install (URLSession).
         .target(name: "TrailPackClient", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackVerifier"]),
         // The server's catalog: GRDB over SQLite, with migrations.
@@ -57,7 +59,7 @@ let package = Package(
         .target(
             name: "TrailPackServer",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackCatalog", "TrailPackArchive", "TrailPackMap",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackCatalog", "TrailPackArchive", "TrailPackMap", "TrailPackDiff",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -73,7 +75,7 @@ let package = Package(
             name: "trailpack",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer", "TrailPackMap",
-                "TrailPackClient", "CMallocPolicy",
+                "TrailPackClient", "TrailPackDiff", "CMallocPolicy",
                 .product(name: "Logging", package: "swift-log"),
                 // MBTiles (SQLite) for `map convert` and `map extract`: the CLI only; the map reader phones link has no SQLite.
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -93,7 +95,7 @@ let package = Package(
             name: "TrailPackTests",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackBuilder", "TrailPackVerifier", "CZlib",
-                "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing", "TrailPackClient", "TrailPackMap",
+                "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing", "TrailPackClient", "TrailPackMap", "TrailPackDiff",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

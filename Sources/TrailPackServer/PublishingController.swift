@@ -5,6 +5,7 @@ import NIOCore
 import TrailPackCatalog
 import TrailPackCore
 import TrailPackCrypto
+import TrailPackDiff
 import TrailPackVerifier
 
 /// The publishing workflow under `/v1/admin` (every route needs a token; each checks its role):
@@ -16,6 +17,7 @@ struct PublishingController {
     func addRoutes(to routes: Routes) {
         routes.post("/packages") { request, context in try await upload(request, context) }
         routes.get("/packages/:id/versions/:version") { request, context in try await state(request, context) }
+        routes.get("/packages/:id/versions/:version/diff") { request, context in try await diff(request, context) }
         routes.post("/packages/:id/versions/:version/:action") { request, context in try await transition(request, context) }
         routes.get("/confirmations") { request, context in try await confirmations(request, context) }
         routes.get("/audit") { request, context in try await audit(request, context) }
@@ -51,6 +53,34 @@ struct PublishingController {
             "stored": .bool(result.stored), "message": .string(result.message), "package": CatalogController.summaryJSON(result.summary),
             "state": stateJSON(result.state, id: result.manifest.id, version: result.manifest.version),
         ]), status: result.stored ? .created : .ok)
+    }
+
+    /// What changed from the latest released version (or `?against=VERSION`) to this one, as the
+    /// reviewer's page shows it: built from the manifests stored at upload, which are the packages' own.
+    func diff(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.require([.publisher, .reviewer, .admin])
+        let id = try context.parameters.require("id"), version = try context.parameters.require("version")
+        guard let (summary, manifestText) = try await catalog.version(package: id, version: version, releasedOnly: false) else {
+            throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
+        }
+        if user.role == .publisher, try await catalog.state(package: id, version: version)?.uploadedBy != user.name {
+            throw ServerError(.forbidden, "forbidden", "'\(user.name)' may compare only their own versions; reviewers and admins compare any")
+        }
+        var older: (Catalog.PackageSummary, manifest: String)?
+        if let against = request.uri.queryParameters.get("against") {
+            guard let found = try await catalog.version(package: id, version: against, releasedOnly: false) else {
+                throw ServerError.notFound("no version \(ServerError.short(against)) of '\(ServerError.short(id))' to compare with")
+            }
+            older = found
+        } else if let latest = try await catalog.versions(package: id).first(where: { $0.version != summary.version }) {
+            older = try await catalog.version(package: id, version: latest.version, releasedOnly: true)
+        }
+        guard let newManifest = ManifestReader.read(Array(manifestText.utf8)).manifest else {
+            throw ServerError.internal("the stored manifest of version \(ServerError.short(version)) cannot be read")
+        }
+        let oldManifest = older.flatMap { ManifestReader.read(Array($0.manifest.utf8)).manifest }
+        let diff = PackageDiff(old: oldManifest, new: newManifest, oldPackage: older.map { ($0.0.sha256, $0.0.size) }, newPackage: (summary.sha256, summary.size))
+        return .json(try DiffText.jsonValue(diff))
     }
 
     func confirmations(_ request: Request, _ context: AppRequestContext) async throws -> Response {

@@ -36,6 +36,7 @@ enum Report {
         "extract": ["directory", "files", "sha256"],
         "init": ["folder", "files"],
         "admin": ["action", "results"],
+        "diff": ["old", "new", "changed", "diff"],
         "fetch": ["id", "version", "sha256", "size", "file", "alreadyInstalled", "signers", "confirmed", "reason", "sites"],
     ]
 
