@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackVerifier
@@ -83,8 +84,22 @@ public struct ContainedVerifier: Sendable {
 }
 
 /// One child process: spawned in its own process group, both pipes read while it runs, killed
-/// (the whole group) at the deadline.
+/// (the whole group) at the deadline, at the server's shutdown (`killAll`), and — through
+/// `setpriv --pdeathsig KILL` where util-linux has it — when the server itself is killed.
 struct ChildRun {
+    /// The process groups of the children running now.
+    private static let running = NIOLockedValueBox<Set<pid_t>>([])
+
+    /// Kills every child still running, with its process group (the server is stopping).
+    static func killAll() {
+        for pid in running.withLockedValue({ $0 }) { kill(-pid, SIGKILL) }
+    }
+
+    /// `setpriv` makes the child die with the thread that started it (which waits for it): a
+    /// server killed with SIGKILL leaves no scanner or verifier running.
+    static let deathSignalPrefix: [String] = FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+        ? ["/usr/bin/setpriv", "--pdeathsig", "KILL", "--"] : []
+
     var status: Int32 = -1
     var signal: Int32?
     var timedOut = false
@@ -126,15 +141,18 @@ struct ChildRun {
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        let command = deathSignalPrefix + arguments
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
-        let spawned = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, environ)
+        let spawned = posix_spawn(&pid, command[0], &actions, &attributes, argv, environ)
         close(outPipe[1])
         close(errPipe[1])
         guard spawned == 0 else {
             close(outPipe[0]); close(errPipe[0])
             throw SpawnError(call: "posix_spawn", code: spawned)
         }
+        running.withLockedValue { _ = $0.insert(pid) }
+        defer { running.withLockedValue { _ = $0.remove(pid) } }
         var result = ChildRun()
         var errBytes: [UInt8] = []
         let deadline = Date().addingTimeInterval(timeout)

@@ -102,6 +102,8 @@ public struct TrailPackServer: Sendable {
         var group = ServiceGroupConfiguration(services: [buildApplication(logger: logger, onListening: onListening)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = configuration.limits.shutdownTimeout
         group.maximumCancellationDuration = .seconds(5)
+        // Whatever way the server stops, no scanner or verifier it started outlives it.
+        defer { ChildRun.killAll() }
         try await ServiceGroup(configuration: group).run()
     }
 

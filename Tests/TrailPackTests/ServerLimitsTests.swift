@@ -331,4 +331,62 @@ struct ServerLimitsTests {
             #expect(bad.status == 2 && bad.stderr.contains("--log-format must be one of text, logfmt, json"), "\(bad.stderr)")
         }
     }
+
+    /// Starts a server whose `clamscan` (first on PATH) answers the start-up check at once and
+    /// sleeps on any upload; returns the server and the marker its sleeping scans carry.
+    static func serverWithSlowScanner(_ dir: String, _ extra: [String]) throws -> (ServerEndToEndTests.Running, String) {
+        let marker = "trailpack-slow-scan-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir + "/bin", withIntermediateDirectories: true)
+        let script = """
+            #!/bin/bash
+            for last; do :; done
+            if grep -q "trailpack scanner check" "$last" 2>/dev/null; then exit 0; fi
+            exec -a \(marker) sleep 300
+            """
+        try script.write(toFile: dir + "/bin/clamscan", atomically: true, encoding: .utf8)
+        chmod(dir + "/bin/clamscan", 0o755)
+        try token.write(toFile: dir + "/token", atomically: true, encoding: .utf8)
+        let server = try ServerEndToEndTests.launch(["--data", dir + "/data", "--admin-token-file", dir + "/token", "--approvals", "0"] + extra,
+                                                    environment: ["PATH": dir + "/bin:/usr/bin:/bin"])
+        return (server, marker)
+    }
+
+    static func scanners(_ marker: String) throws -> Int {
+        let out = try Support.run("/usr/bin/pgrep", ["-f", "-c", marker])
+        return Int(out.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// Waits up to `seconds` for `condition`.
+    static func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(100_000)
+        }
+        return try condition()
+    }
+
+    @Test("SIGTERM during a scan: the server stops within --shutdown-timeout and the scanner is killed; kill -9 leaves no scanner either")
+    func shutdownDuringScan() throws {
+        try Support.withTemporaryDirectory { dir in
+            let package = try Support.buildFixture("family-hikes", into: dir)
+            for signal in [SIGTERM, SIGKILL] {
+                let (server, marker) = try Self.serverWithSlowScanner(dir + "/\(signal)", ["--shutdown-timeout", "1"])
+                let upload = Process()
+                upload.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                upload.arguments = ["-s", "-o", "/dev/null", "--max-time", "60", "-H", "Authorization: Bearer \(Self.token)", "--data-binary", "@\(package)",
+                                    server.base + "/v1/admin/packages"]
+                try upload.run()
+                #expect(try Self.eventually(20) { try Self.scanners(marker) == 1 }, "the upload reached the scanner")
+                kill(server.process.processIdentifier, signal)
+                #expect(Self.eventually(15) { !server.process.isRunning }, "the server stopped (signal \(signal))")
+                #expect(try Self.eventually(10) { try Self.scanners(marker) == 0 }, "no scanner outlives the server (signal \(signal))")
+                // Bounded even when this fails: nothing is left running.
+                if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) }
+                _ = try? Support.run("/usr/bin/pkill", ["-9", "-f", marker])
+                upload.waitUntilExit()
+                server.process.waitUntilExit()
+            }
+        }
+    }
 }
