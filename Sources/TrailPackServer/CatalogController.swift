@@ -23,19 +23,16 @@ struct CatalogController {
 
     var catalog: any CatalogStore { server.catalogStore }
 
-    static func summaryJSON(_ p: Catalog.PackageSummary) -> JSONValue {
-        .object([
-            "id": .string(p.id), "name": .string(p.name), "description": .string(p.description), "park": .string(p.park),
-            "site": .string(p.site), "version": .string(p.version), "size": .number(JSONNumber(p.size)), "sha256": .string(p.sha256),
-            "download": .string("/v1/blobs/\(p.sha256).zip"),
-            "manifest": .string("/v1/packages/\(p.id)/versions/\(p.version)/manifest"),
-            "confirm": .string("/v1/packages/\(p.id)/versions/\(p.version)/confirm"),
-        ])
+    /// The wire type the client decodes (TrailPackCore's `CatalogEntry`), from the catalog's row.
+    static func entry(_ p: Catalog.PackageSummary) -> CatalogEntry {
+        CatalogEntry(id: p.id, name: p.name, description: p.description, park: p.park, site: p.site, version: p.version, size: p.size, sha256: p.sha256,
+                     download: "/v1/blobs/\(p.sha256).zip", manifest: "/v1/packages/\(p.id)/versions/\(p.version)/manifest",
+                     confirm: "/v1/packages/\(p.id)/versions/\(p.version)/confirm")
     }
 
     func sites(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let sites = try await catalog.sites()
-        return .json(.object(["sites": .array(sites.map { .object(["id": .string($0.id), "name": .string($0.name), "packages": .number(JSONNumber(Int64($0.packages)))]) })]))
+        return try .json(CatalogSites(sites: sites.map { CatalogSite(id: $0.id, name: $0.name, packages: $0.packages) }))
     }
 
     func sitePackages(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -45,18 +42,15 @@ struct CatalogController {
         let after = request.uri.queryParameters.get("after")
         guard try await catalog.siteExists(site) else { throw ServerError.notFound("no site '\(ServerError.short(site))'") }
         let page = try await catalog.packages(site: site, limit: limit, after: after)
-        return .json(.object([
-            "site": .string(site),
-            "packages": .array(page.packages.map(Self.summaryJSON)),
-            "next": page.next.map { .string("/v1/sites/\(site)/packages?limit=\(limit)&after=\($0)") } ?? .null,
-        ]))
+        return try .json(CatalogPage(site: site, packages: page.packages.map(Self.entry),
+                                     next: page.next.map { "/v1/sites/\(site)/packages?limit=\(limit)&after=\($0)" }))
     }
 
     func package(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let versions = try await catalog.versions(package: id)
         guard let latest = versions.first else { throw ServerError.notFound("no released package '\(ServerError.short(id))'") }
-        return .json(.object(["latest": Self.summaryJSON(latest), "versions": .array(versions.map(Self.summaryJSON))]))
+        return try .json(CatalogVersions(latest: Self.entry(latest), versions: versions.map(Self.entry)))
     }
 
     func manifest(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -79,7 +73,7 @@ struct CatalogController {
             throw ServerError.notFound("no released version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
         let list = try await catalog.approvalSignatures(package: id, version: version)
-        return .json(.object(["signatures": .array(list.map { .object(["reviewer": .string($0.reviewer), "minisig": .string($0.signature)]) })]))
+        return try .json(ReviewerSignatures(signatures: list.map { ReviewerSignature(reviewer: $0.reviewer, minisig: $0.signature) }))
     }
 }
 

@@ -28,10 +28,8 @@ struct ConfirmationController {
         guard let result = try await server.catalogStore.confirm(package: id, version: version, sha256: hex, count: count) else {
             throw ServerError.notFound("no released version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
-        return .json(.object([
-            "match": .bool(result.match), "expected": .string(result.expected), "counted": .bool(count),
-            "message": .string(result.match ? "the download is complete and intact" : "the download is damaged: delete it and download again"),
-        ]))
+        return try .json(ConfirmResponse(match: result.match, expected: result.expected, counted: count,
+                                         message: result.match ? "the download is complete and intact" : "the download is damaged: delete it and download again"))
     }
 }
 

@@ -49,10 +49,9 @@ struct PublishingController {
         }
         try sink.finish()
         let result = try await server.intake.ingest(folder: folder, by: uploader)
-        return .json(.object([
-            "stored": .bool(result.stored), "message": .string(result.message), "package": CatalogController.summaryJSON(result.summary),
-            "state": stateJSON(result.state, id: result.manifest.id, version: result.manifest.version),
-        ]), status: result.stored ? .created : .ok)
+        return try .json(UploadResponse(stored: result.stored, message: result.message, package: CatalogController.entry(result.summary),
+                                        state: stateResponse(result.state, id: result.manifest.id, version: result.manifest.version)),
+                         status: result.stored ? .created : .ok)
     }
 
     /// What changed from the latest released version (or `?against=VERSION`) to this one, as the
@@ -80,39 +79,26 @@ struct PublishingController {
         }
         let oldManifest = older.flatMap { ManifestReader.read(Array($0.manifest.utf8)).manifest }
         let diff = PackageDiff(old: oldManifest, new: newManifest, oldPackage: older.map { ($0.0.sha256, $0.0.size) }, newPackage: (summary.sha256, summary.size))
-        return .json(try DiffText.jsonValue(diff))
+        return try .json(diff)
     }
 
     func confirmations(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try context.require([.admin, .reviewer, .publisher])
-        let list = try await catalog.confirmations()
-        return .json(.object(["confirmations": .array(list.map {
-            .object(["id": .string($0.id), "version": .string($0.version), "match": .number(JSONNumber(Int64($0.match))), "mismatch": .number(JSONNumber(Int64($0.mismatch)))])
-        })]))
+        return try .json(ConfirmationsResponse(confirmations: try await catalog.confirmations()))
     }
 
     func audit(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try context.require([.admin, .reviewer])
         let after = request.uri.queryParameters.get("after").flatMap(Int64.init) ?? 0
         let entries = try await catalog.auditLog(after: after, limit: 500)
-        return .json(.object(["entries": .array(entries.map { e in
-            .object([
-                "id": .number(JSONNumber(e.id)), "at": .string(e.at), "actor": .string(e.actor), "action": .string(e.action),
-                "package": e.packageID.map { .string($0) } ?? .null, "version": e.version.map { .string($0) } ?? .null,
-                "sha256": e.sha256.map { .string($0) } ?? .null, "detail": .string(e.detail),
-            ])
-        })]))
+        return try .json(AuditResponse(entries: entries.map { AuditResponse.Entry(entry: $0) }))
     }
 }
 
 extension PublishingController {
-    func stateJSON(_ s: Catalog.VersionState, id: String, version: String) -> JSONValue {
-        .object([
-            "status": .string(s.status.rawValue), "uploadedBy": .string(s.uploadedBy), "approvals": .array(s.approvals.map { .string($0) }),
-            "required": .number(JSONNumber(Int64(server.configuration.approvals))),
-            "scan": .object(["status": .string(s.scanStatus.rawValue), "detail": .string(s.scanDetail)]),
-            "next": .array(nextActions(s, id: id, version: version).map { .string($0) }),
-        ])
+    func stateResponse(_ s: Catalog.VersionState, id: String, version: String) -> VersionStateResponse {
+        VersionStateResponse(status: s.status, uploadedBy: s.uploadedBy, approvals: s.approvals, required: server.configuration.approvals,
+                             scan: .init(status: s.scanStatus, detail: s.scanDetail), next: nextActions(s, id: id, version: version))
     }
 
     /// What can happen to a version next, and who does it, in words with the request to send.
@@ -139,7 +125,7 @@ extension PublishingController {
         _ = try context.require([.publisher, .reviewer, .admin])
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
         guard let s = try await catalog.state(package: id, version: version) else { throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'") }
-        return .json(stateJSON(s, id: id, version: version))
+        return try .json(stateResponse(s, id: id, version: version))
     }
 
     /// startPublish, approvePublish, denyPublish, pushPublish, and withdraw.
@@ -174,7 +160,7 @@ extension PublishingController {
         case .forbidden(let why): throw ServerError(.forbidden, "forbidden", why)
         case .illegal(let current, let why): throw ServerError(.conflict, "illegal-transition", "cannot \(action): \(why) (current state: \(current))")
         case .moved:
-            return .json(stateJSON(try await requireState(id, version), id: id, version: version))
+            return try .json(stateResponse(try await requireState(id, version), id: id, version: version))
         }
     }
 
@@ -187,7 +173,7 @@ extension PublishingController {
         let verdict = await server.scans.scan(path: server.store.path(for: summary.sha256), sha256: summary.sha256, engine: server.configuration.scanner)
         let (status, detail) = MalwareScanner.catalogState(verdict)
         try await catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: user.name)
-        return .json(stateJSON(try await requireState(id, version), id: id, version: version))
+        return try .json(stateResponse(try await requireState(id, version), id: id, version: version))
     }
 
     /// An approval's signature must be the reviewer's registered key's valid signature of exactly these bytes.
