@@ -130,13 +130,9 @@ extension Response {
     /// A Codable body as JSON, written by the house JSON writer (members in the order the type
     /// encodes them, two-space indentation: the same text as every other JSON trailpack writes).
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        // Our own output: no input limits apply (they are for untrusted documents).
-        let document = try JSONParser.parse(Array(try encoder.encode(value)), limits: JSONLimits(maxBytes: .max, maxDepth: 64, maxNumberLength: 64, maxStringBytes: .max)).value
         var fields = headers
         fields[.contentType] = "application/json"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(document))))
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(try JSONValueEncoder().encode(value)))))
     }
 
 }
