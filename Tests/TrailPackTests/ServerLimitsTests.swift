@@ -28,7 +28,12 @@ final class RawClient {
     }
 
     /// Reads until the server closes the connection or `seconds` pass: what arrived, and whether it closed.
-    func readUntilClosed(within seconds: Double) -> (text: String, closed: Bool) {
+    func readUntilClosed(within seconds: Double) -> (text: String, closed: Bool) { receive(within: seconds, until: nil) }
+
+    /// Reads what arrives within `seconds`, until `marker` has arrived, without waiting for the close.
+    func read(within seconds: Double, until marker: String) -> String { receive(within: seconds, until: marker).text }
+
+    private func receive(within seconds: Double, until marker: String?) -> (text: String, closed: Bool) {
         var received: [UInt8] = []
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
@@ -38,24 +43,9 @@ final class RawClient {
             let n = recv(fd, &buffer, buffer.count, 0)
             if n <= 0 { return (String(decoding: received, as: UTF8.self), true) }
             received += buffer[0..<n]
+            if let marker, String(decoding: received, as: UTF8.self).contains(marker) { break }
         }
         return (String(decoding: received, as: UTF8.self), false)
-    }
-
-    /// Reads what arrives within `seconds` without waiting for the close.
-    func read(within seconds: Double, until marker: String) -> String {
-        var received: [UInt8] = []
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            received += buffer[0..<n]
-            if String(decoding: received, as: UTF8.self).contains(marker) { break }
-        }
-        return String(decoding: received, as: UTF8.self)
     }
 
     /// Sends `parts` with `pause` seconds between them until the server closes or `seconds` pass;
