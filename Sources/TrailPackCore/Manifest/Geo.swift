@@ -71,8 +71,11 @@ public struct Bounds: Sendable, Equatable, Hashable {
             east = lons[i - 1]
         }
         func wrap(_ x: Double) -> Double { x > 180 ? x - 360 : (x < -180 ? x + 360 : x) }
+        // To 1e-7 degrees (1 cm), so that 44.1574 - 0.01 reads 44.1474, not 44.147400000000005;
+        // the margin (0.01°) is far larger than the rounding, so every stop stays inside.
+        func tidy(_ x: Double) -> Double { (x * 1e7).rounded() / 1e7 }
         return Bounds(
-            southwest: Coordinate(latitude: south, longitude: wrap(west - margin)),
-            northeast: Coordinate(latitude: north, longitude: wrap(east + margin)))
+            southwest: Coordinate(latitude: tidy(south), longitude: tidy(wrap(west - margin))),
+            northeast: Coordinate(latitude: tidy(north), longitude: tidy(wrap(east + margin))))
     }
 }
