@@ -192,6 +192,53 @@ struct WorkflowTests {
         }
     }
 
+    @Test("/healthz answers while a signed approval of a 300 MB package is being checked (the prehash runs off the request threads)")
+    func healthWhileApproving() throws {
+        try Support.withTemporaryDirectory { dir in
+            let s = try Self.setUp(dir, extra: ["--no-malware-scan"])
+            defer { s.server.stop() }
+            // family-hikes with a 300 MB video: the reviewer's signature check reads all of it.
+            let tour = dir + "/tour"
+            try Support.copyTree(Support.fixture("family-hikes"), tour)
+            let stop = try #require(try FileManager.default.contentsOfDirectory(atPath: tour + "/waypoints").sorted().first)
+            let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
+            let video = FileManager.default.createFile(atPath: "\(tour)/waypoints/\(stop)/clip.mp4", contents: Data([0, 0, 0, 0x18] + Array("ftypisom".utf8)))
+            #expect(video)
+            let out = try #require(FileHandle(forWritingAtPath: "\(tour)/waypoints/\(stop)/clip.mp4"))
+            out.seekToEndOfFile()
+            for _ in 0..<30 { out.write(random.readData(ofLength: 10 << 20)) }
+            try out.close()
+            try random.close()
+            let waypoint = "\(tour)/waypoints/\(stop)/waypoint.json"
+            try String(contentsOfFile: waypoint, encoding: .utf8).replacingOccurrences(of: "\"assets\": [", with: "\"assets\": [\"clip.mp4\", ")
+                .write(toFile: waypoint, atomically: true, encoding: .utf8)
+            let pkg = dir + "/big.zip"
+            #expect(try Support.trailpack("build", tour, "-o", pkg, "-q").status == 0)
+            #expect(try s.curl("POST", "/v1/admin/packages", as: "maria", file: pkg).0 == 201)
+            #expect(try s.curl("POST", Self.versionPath + "/start", as: "maria").0 == 200)
+            #expect(try Support.trailpack("sign", pkg, "-s", dir + "/ken.key", "-o", dir + "/ken.minisig").status == 0)
+            let sig = try String(contentsOfFile: dir + "/ken.minisig", encoding: .utf8)
+            try JSONWriter.bytes(.object(["signature": .string(sig)]), pretty: false).withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: dir + "/body.json")) }
+            let approve = Process()
+            approve.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            approve.arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "120", "-H", "Authorization: Bearer \(s.tokens["ken"]!)",
+                                 "--data-binary", "@\(dir)/body.json", s.base + Self.versionPath + "/approve"]
+            let approveOut = Pipe()
+            approve.standardOutput = approveOut
+            try approve.run()
+            // While the approval is being checked, /healthz is asked again and again.
+            var answeredDuring = 0
+            while approve.isRunning {
+                let health = try Support.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", s.base + "/healthz"])
+                #expect(health.stdout == "200", "/healthz failed while an approval was checked: \(health.stdout) \(health.stderr)")
+                if approve.isRunning { answeredDuring += 1 }
+            }
+            approve.waitUntilExit()
+            #expect(String(decoding: approveOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200")
+            #expect(answeredDuring > 0, "/healthz answered while the approval's signature was being checked")
+        }
+    }
+
     @Test("races: two approvals at once, approve against deny, a double release — every outcome a legal one")
     func races() throws {
         try Support.withTemporaryDirectory { dir in
