@@ -46,7 +46,7 @@ extension Catalog {
             try db.execute(sql: "UPDATE user SET removedAt = ? WHERE name = ?", arguments: [now, name])
             try db.execute(sql: "UPDATE token SET revokedAt = ? WHERE userName = ? AND revokedAt IS NULL", arguments: [now, name])
             try db.execute(sql: "DELETE FROM siteGrant WHERE userName = ?", arguments: [name])
-            try Self.audit(db, actor: "admin-cli", action: "user-remove", id: nil, version: nil, sha256: nil, detail: "\(name); tokens revoked, grants dropped")
+            try Self.audit(db, actor: "admin-cli", action: .userRemove, id: nil, version: nil, sha256: nil, detail: "\(name); tokens revoked, grants dropped")
         }
     }
 
@@ -54,7 +54,7 @@ extension Catalog {
         try pool.write { db in
             try requireUser(db, name)
             try db.execute(sql: "UPDATE user SET role = ? WHERE name = ?", arguments: [role.rawValue, name])
-            try Self.audit(db, actor: "admin-cli", action: "user-role", id: nil, version: nil, sha256: nil, detail: "\(name) is now \(role.rawValue)")
+            try Self.audit(db, actor: "admin-cli", action: .userRole, id: nil, version: nil, sha256: nil, detail: "\(name) is now \(role.rawValue)")
         }
     }
 
@@ -81,7 +81,7 @@ extension Catalog {
             }
             try db.execute(sql: "INSERT INTO site (id, name, adminNamed) VALUES (?, ?, 1) ON CONFLICT(id) DO UPDATE SET name = excluded.name, adminNamed = 1",
                            arguments: [id, name])
-            try Self.audit(db, actor: "admin-cli", action: "site-add", id: nil, version: nil, sha256: nil, detail: "\(id): \(name)")
+            try Self.audit(db, actor: "admin-cli", action: .siteAdd, id: nil, version: nil, sha256: nil, detail: "\(id): \(name)")
         }
     }
 
@@ -89,7 +89,7 @@ extension Catalog {
         try pool.write { db in
             try db.execute(sql: "UPDATE site SET name = ?, adminNamed = 1 WHERE id = ?", arguments: [name, id])
             guard db.changesCount > 0 else { throw CatalogError.noSuchSite(id) }
-            try Self.audit(db, actor: "admin-cli", action: "site-rename", id: nil, version: nil, sha256: nil, detail: "\(id): \(name)")
+            try Self.audit(db, actor: "admin-cli", action: .siteRename, id: nil, version: nil, sha256: nil, detail: "\(id): \(name)")
         }
     }
 
@@ -98,7 +98,7 @@ extension Catalog {
         try pool.write { db in
             try requireUser(db, user)
             try db.execute(sql: "INSERT OR IGNORE INTO siteGrant (userName, siteID, at) VALUES (?, ?, ?)", arguments: [user, site, Self.now()])
-            try Self.audit(db, actor: "admin-cli", action: "grant", id: nil, version: nil, sha256: nil, detail: "\(user) may publish to \(site)")
+            try Self.audit(db, actor: "admin-cli", action: .grant, id: nil, version: nil, sha256: nil, detail: "\(user) may publish to \(site)")
         }
     }
 
@@ -107,7 +107,7 @@ extension Catalog {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM siteGrant WHERE userName = ? AND siteID = ?", arguments: [user, site])
             let changed = db.changesCount > 0
-            if changed { try Self.audit(db, actor: "admin-cli", action: "grant-revoke", id: nil, version: nil, sha256: nil, detail: "\(user) may no longer publish to \(site)") }
+            if changed { try Self.audit(db, actor: "admin-cli", action: .grantRevoke, id: nil, version: nil, sha256: nil, detail: "\(user) may no longer publish to \(site)") }
             return changed
         }
     }

@@ -13,10 +13,10 @@ extension Catalog {
             var changed: [String] = []
             for row in rows {
                 let id: String = row["packageID"], version: String = row["version"], status: String = row["status"]
-                try Self.audit(db, actor: actor, action: "damaged", id: id, version: version, sha256: sha256, detail: "\(status) → damaged; \(reason)")
+                try Self.audit(db, actor: actor, action: .damaged, id: id, version: version, sha256: sha256, detail: "\(status) → damaged; \(reason)")
                 changed.append("\(id) \(version)")
             }
-            if rows.isEmpty { try Self.audit(db, actor: actor, action: "damaged", id: nil, version: nil, sha256: sha256, detail: reason) }
+            if rows.isEmpty { try Self.audit(db, actor: actor, action: .damaged, id: nil, version: nil, sha256: sha256, detail: reason) }
             return changed
         }
     }

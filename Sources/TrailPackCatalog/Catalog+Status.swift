@@ -32,4 +32,31 @@ extension Catalog {
         /// Whether a version with this verdict may be released.
         public var releasable: Bool { self == .clean || self == .notScanned }
     }
+
+    /// What an audit entry records. Written typed; read back as text (`AuditEntry.action`), since
+    /// the log keeps what older versions wrote too.
+    public enum AuditAction: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+        case upload, uploadRefused = "upload-refused", scanHeld = "scan-held", scanSkipped = "scan-skipped", rescan, damaged
+        case start, approve, deny, push, withdraw
+        case startRefused = "start-refused", approveRefused = "approve-refused", denyRefused = "deny-refused"
+        case pushRefused = "push-refused", withdrawRefused = "withdraw-refused"
+        case userAdd = "user-add", userRemove = "user-remove", userRole = "user-role", tokenIssue = "token-issue", tokenRevoke = "token-revoke"
+        case siteAdd = "site-add", siteRename = "site-rename", grant, grantRevoke = "grant-revoke", gcQuarantine = "gc-quarantine"
+
+        /// The action a transition records, or its refusal.
+        public static func transition(_ t: Transition, refused: Bool = false) -> AuditAction {
+            switch (t, refused) {
+            case (.start, false): .start
+            case (.approve, false): .approve
+            case (.deny, false): .deny
+            case (.push, false): .push
+            case (.withdraw, false): .withdraw
+            case (.start, true): .startRefused
+            case (.approve, true): .approveRefused
+            case (.deny, true): .denyRefused
+            case (.push, true): .pushRefused
+            case (.withdraw, true): .withdrawRefused
+            }
+        }
+    }
 }

@@ -46,7 +46,7 @@ extension Catalog {
         try pool.write { db in
             if try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM user WHERE name = ?)", arguments: [name]) == true { throw CatalogError.userExists(name) }
             try db.execute(sql: "INSERT INTO user (name, role, publicKey, createdAt) VALUES (?, ?, ?, ?)", arguments: [name, role.rawValue, publicKey, Self.now()])
-            try Self.audit(db, actor: "admin-cli", action: "user-add", id: nil, version: nil, sha256: nil, detail: "\(name) as \(role.rawValue)")
+            try Self.audit(db, actor: "admin-cli", action: .userAdd, id: nil, version: nil, sha256: nil, detail: "\(name) as \(role.rawValue)")
         }
     }
 
@@ -74,7 +74,7 @@ extension Catalog {
             try requireUser(db, user)
             try db.execute(sql: "INSERT INTO token (id, userName, hash, createdAt) VALUES (?, ?, ?, ?)",
                            arguments: [id, user, Data(SHA256.hash(Array(secret.utf8)).bytes), Self.now()])
-            try Self.audit(db, actor: "admin-cli", action: "token-issue", id: nil, version: nil, sha256: nil, detail: "token \(id) for \(user)")
+            try Self.audit(db, actor: "admin-cli", action: .tokenIssue, id: nil, version: nil, sha256: nil, detail: "token \(id) for \(user)")
         }
         return (id, "tp_\(id)_\(secret)")
     }
@@ -83,7 +83,7 @@ extension Catalog {
         try pool.write { db in
             try db.execute(sql: "UPDATE token SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL", arguments: [Self.now(), id])
             let changed = db.changesCount > 0
-            if changed { try Self.audit(db, actor: "admin-cli", action: "token-revoke", id: nil, version: nil, sha256: nil, detail: "token \(id)") }
+            if changed { try Self.audit(db, actor: "admin-cli", action: .tokenRevoke, id: nil, version: nil, sha256: nil, detail: "token \(id)") }
             return changed
         }
     }
@@ -134,12 +134,12 @@ extension Catalog {
             func move(_ to: PublishStatus, approvals: Int = 0, detail: String = "") throws -> TransitionOutcome {
                 try db.execute(sql: "UPDATE packageVersion SET status = ? WHERE packageID = ? AND version = ?", arguments: [to, id, version])
                 if to == .released { try Self.publishSiteName(db, site: siteID, name: siteName) }
-                try Self.audit(db, actor: user.name, action: transition.rawValue, id: id, version: version, sha256: sha,
+                try Self.audit(db, actor: user.name, action: .transition(transition), id: id, version: version, sha256: sha,
                                detail: "\(status) → \(to)\(detail.isEmpty ? "" : "; " + detail)")
                 return .moved(from: status, to: to, approvals: approvals)
             }
             func refuse(_ reason: String) throws -> TransitionOutcome {
-                try Self.audit(db, actor: user.name, action: transition.rawValue + "-refused", id: id, version: version, sha256: sha, detail: reason)
+                try Self.audit(db, actor: user.name, action: .transition(transition, refused: true), id: id, version: version, sha256: sha, detail: reason)
                 return .illegal(current: status, reason: reason)
             }
             switch transition {
@@ -199,7 +199,7 @@ extension Catalog {
             guard let row = try Row.fetchOne(db, sql: "SELECT scanStatus, sha256 FROM packageVersion WHERE packageID = ? AND version = ?", arguments: [id, version]) else { return }
             let before: ScanStatus = try row.decode(forColumn: "scanStatus"), sha: String = row["sha256"]
             try db.execute(sql: "UPDATE packageVersion SET scanStatus = ?, scanDetail = ? WHERE packageID = ? AND version = ?", arguments: [status, detail, id, version])
-            try Self.audit(db, actor: actor, action: "rescan", id: id, version: version, sha256: sha, detail: "\(before) → \(status)\(detail.isEmpty ? "" : ": " + detail)")
+            try Self.audit(db, actor: actor, action: .rescan, id: id, version: version, sha256: sha, detail: "\(before) → \(status)\(detail.isEmpty ? "" : ": " + detail)")
         }
     }
 

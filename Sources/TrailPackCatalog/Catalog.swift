@@ -201,7 +201,7 @@ public final class Catalog: Sendable {
                                           arguments: [manifest.id, Self.versionKey(manifest.version)]) {
                 let existing: String = row["sha256"], existingVersion: String = row["version"]
                 if existing == sha256 && existingVersion == manifest.version { return .unchanged }
-                try Self.audit(db, actor: actor, action: "upload-refused", id: manifest.id, version: manifest.version, sha256: sha256,
+                try Self.audit(db, actor: actor, action: .uploadRefused, id: manifest.id, version: manifest.version, sha256: sha256,
                                detail: "version \(existingVersion) already published with SHA-256 \(existing)")
                 return .conflict(existingVersion: existingVersion, existingSHA256: existing)
             }
@@ -215,7 +215,7 @@ public final class Catalog: Sendable {
                 """, arguments: [manifest.id, manifest.version, Self.versionKey(manifest.version), manifest.site.id, manifest.site.name, manifest.name, manifest.park,
                                  manifest.description, sha256, size, manifestJSON, status, actor, now])
             if status == .released { try Self.publishSiteName(db, site: manifest.site.id, name: manifest.site.name) }
-            try Self.audit(db, actor: actor, action: "upload", id: manifest.id, version: manifest.version, sha256: sha256, detail: "\(size) bytes, \(status)")
+            try Self.audit(db, actor: actor, action: .upload, id: manifest.id, version: manifest.version, sha256: sha256, detail: "\(size) bytes, \(status)")
             return .created
         }
     }
@@ -275,11 +275,11 @@ public final class Catalog: Sendable {
     }
 
     /// Appends to the audit log (in its own transaction).
-    public func audit(actor: String, action: String, id: String?, version: String?, sha256: String?, detail: String = "") throws {
+    public func audit(actor: String, action: Catalog.AuditAction, id: String?, version: String?, sha256: String?, detail: String = "") throws {
         try pool.write { db in try Self.audit(db, actor: actor, action: action, id: id, version: version, sha256: sha256, detail: detail) }
     }
 
-    static func audit(_ db: Database, actor: String, action: String, id: String?, version: String?, sha256: String?, detail: String) throws {
+    static func audit(_ db: Database, actor: String, action: AuditAction, id: String?, version: String?, sha256: String?, detail: String) throws {
         try db.execute(sql: "INSERT INTO auditLog (at, actor, action, packageID, version, sha256, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
                        arguments: [now(), actor, action, id, version, sha256, detail])
     }

@@ -25,7 +25,7 @@ public protocol CatalogStore: Sendable {
     func confirm(package id: String, version: String, sha256: String, count: Bool) async throws -> (expected: String, match: Bool)?
     func confirmations() async throws -> [Catalog.Confirmations]
     func auditLog(after: Int64, limit: Int) async throws -> [Catalog.AuditEntry]
-    func audit(actor: String, action: String, id: String?, version: String?, sha256: String?, detail: String) async throws
+    func audit(actor: String, action: Catalog.AuditAction, id: String?, version: String?, sha256: String?, detail: String) async throws
 }
 
 /// The catalog in SQLite through GRDB, for the server: every call runs on a thread that may block
@@ -142,7 +142,7 @@ public struct GRDBCatalogStore: CatalogStore {
         return try await offload { try catalog.auditLog(after: after, limit: limit) }
     }
 
-    public func audit(actor: String, action: String, id: String?, version: String?, sha256: String?, detail: String) async throws {
+    public func audit(actor: String, action: Catalog.AuditAction, id: String?, version: String?, sha256: String?, detail: String) async throws {
         let catalog = self.catalog
         return try await offload { try catalog.audit(actor: actor, action: action, id: id, version: version, sha256: sha256, detail: detail) }
     }

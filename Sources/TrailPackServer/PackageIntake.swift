@@ -30,7 +30,7 @@ public struct PackageIntake: Sendable {
         let actor = uploader.name
         let temp = folder + "/" + BlobStore.uploadFileName
         let server = self.server
-        func audit(_ id: String?, _ version: String?, _ sha: String?, _ action: String, _ detail: String) async {
+        func audit(_ id: String?, _ version: String?, _ sha: String?, _ action: Catalog.AuditAction, _ detail: String) async {
             _ = try? await server.catalogStore.audit(actor: actor, action: action, id: id, version: version, sha256: sha, detail: detail)
         }
         let valid: Bool, digest: SHA256Digest, reportManifest: Manifest?, findings: [Finding]
@@ -39,31 +39,31 @@ public struct PackageIntake: Sendable {
         case .failed(let reason):
             let finding = Finding(.serverVerifierFailed, "\(reason); the package was not stored. If it is a package you built, run 'trailpack verify' on it and report the crash")
             server.logger.error("the contained verifier failed on an upload", metadata: ["reason": "\(TerminalText.escaped(reason))", "by": "\(TerminalText.escaped(actor))"])
-            await audit(nil, nil, nil, "upload-refused", "verifier failed: \(reason)")
+            await audit(nil, nil, nil, .uploadRefused, "verifier failed: \(reason)")
             throw ServerError(.unprocessableContent, "invalid-package", "the package could not be verified; nothing was stored", findings: [finding])
         }
         guard valid, let manifest = reportManifest else {
-            await audit(reportManifest?.id, reportManifest?.version, digest.hex, "upload-refused", "\(findings.filter { $0.severity == .error }.count) findings")
+            await audit(reportManifest?.id, reportManifest?.version, digest.hex, .uploadRefused, "\(findings.filter { $0.severity == .error }.count) findings")
             throw ServerError(.unprocessableContent, "invalid-package", "the package is not valid; nothing was stored", findings: findings)
         }
         let (id, version, sha) = (manifest.id, manifest.version, digest.hex)
         // Text left from `trailpack init`'s template must not reach visitors.
         let template = TemplateText.fields(in: manifest)
         if !template.isEmpty {
-            await audit(id, version, sha, "upload-refused", "template text")
+            await audit(id, version, sha, .uploadRefused, "template text")
             throw ServerError(.unprocessableContent, "template-text",
                               "the package still holds the template's text in: \(template.joined(separator: ", ")); write the real text in the tour folder, build again and upload that")
         }
         // Rights, and what the catalog already holds, before anything is stored or scanned.
         let catalog = server.catalogStore
         if let why = try await catalog.uploadRefusal(user: uploader, package: id, site: manifest.site.id) {
-            await audit(id, version, sha, "upload-refused", why)
+            await audit(id, version, sha, .uploadRefused, why)
             throw ServerError(.forbidden, "forbidden", why)
         }
         if let (existing, _) = try await catalog.version(package: id, version: version, releasedOnly: false) {
             if existing.sha256 != sha {
                 // Nothing stored: the upload was refused before its bytes went anywhere.
-                await audit(id, version, sha, "upload-refused", "version exists with SHA-256 \(existing.sha256)")
+                await audit(id, version, sha, .uploadRefused, "version exists with SHA-256 \(existing.sha256)")
                 throw ServerError(.conflict, "version-exists",
                                   "version \(version) of '\(ServerError.short(id))' is already stored with SHA-256 \(existing.sha256); publish a new version number instead")
             }
@@ -75,7 +75,7 @@ public struct PackageIntake: Sendable {
         }
         let verdict = await server.scans.scan(path: temp, sha256: sha, engine: server.configuration.scanner)
         if case .infected(let signature) = verdict {
-            await audit(id, version, sha, "upload-refused", "malware: \(signature)")
+            await audit(id, version, sha, .uploadRefused, "malware: \(signature)")
             throw ServerError(.unprocessableContent, "malware", "the malware scan found \(signature); nothing was stored")
         }
         let size = try await server.blocking { _ -> Int64 in
@@ -91,11 +91,11 @@ public struct PackageIntake: Sendable {
         let outcome = try await catalog.register(manifest: manifest, manifestJSON: JSONWriter.string(manifest.jsonValue), sha256: sha, size: size, actor: actor, status: initial)
         if case .held(let reason) = verdict, outcome == .created {
             try await catalog.setScan(package: id, version: version, status: .held, detail: reason)
-            try await catalog.audit(actor: actor, action: "scan-held", id: id, version: version, sha256: sha, detail: reason)
+            try await catalog.audit(actor: actor, action: .scanHeld, id: id, version: version, sha256: sha, detail: reason)
         }
         if case .notScanned = verdict, outcome == .created {
             try await catalog.setScan(package: id, version: version, status: .notScanned, detail: Catalog.notScannedDetail)
-            try await catalog.audit(actor: actor, action: "scan-skipped", id: id, version: version, sha256: sha, detail: Catalog.notScannedDetail)
+            try await catalog.audit(actor: actor, action: .scanSkipped, id: id, version: version, sha256: sha, detail: Catalog.notScannedDetail)
         }
         if outcome == .unchanged, try await stored(id, version).scanStatus == .held {
             // The same bytes again: the new scan replaces the held one (the scanner may work now).

@@ -37,7 +37,7 @@ extension Admin {
                     let moved: String
                     do { moved = try folder.quarantine(sha256: sha, reason: "\(why); moved by 'trailpack admin gc'") } catch let e as ServerError { throw CLIError.io(e.message) }
                     if unused.contains(sha) { try catalog.forgetUnusedBlob(sha256: sha) }
-                    try catalog.audit(actor: "admin-cli", action: "gc-quarantine", id: nil, version: nil, sha256: sha, detail: "\(why); moved to \(moved)")
+                    try catalog.audit(actor: "admin-cli", action: .gcQuarantine, id: nil, version: nil, sha256: sha, detail: "\(why); moved to \(moved)")
                     Admin.say(options, "moved \(sha) (\(why)) to \(moved)", ["sha256": .string(sha), "reason": .string(why), "moved": .string(moved)])
                 }
             }
