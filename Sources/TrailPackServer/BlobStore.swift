@@ -20,7 +20,23 @@ public struct BlobStore: Sendable {
         }
     }
 
-    public func path(for sha256: String) -> String { "\(root)/blobs/\(sha256.prefix(2))/\(sha256).zip" }
+    /// Where the package with this SHA-256 is kept: `blobs/ab/abcd….zip`. Only a digest has a path:
+    /// text from a request or the catalog is checked (`digest(_:)`) before it names a file.
+    public func path(for sha256: SHA256Digest) -> String { root + "/" + Self.relativePath(for: sha256) }
+
+    /// `blobs/ab/abcd….zip`, the one rule for a blob's place in the data folder.
+    public static func relativePath(for sha256: SHA256Digest) -> String {
+        let hex = sha256.hex
+        return "blobs/\(hex.prefix(2))/\(hex).zip"
+    }
+
+    /// The digest a catalog row names; a malformed one (a catalog edited by hand) is a 500 naming it.
+    public static func digest(_ hex: String) throws -> SHA256Digest {
+        guard hex.utf8.count == 64, let digest = SHA256Digest(hex: hex) else {
+            throw ServerError.internal("the catalog names a package by a malformed SHA-256 '\(ServerError.short(hex))'")
+        }
+        return digest
+    }
 
     /// The upload's file name inside its temporary folder.
     public static let uploadFileName = "package.zip"
@@ -33,7 +49,7 @@ public struct BlobStore: Sendable {
     }
 
     /// Moves a verified upload into place (atomically; a blob already held is kept, the upload dropped).
-    public func commit(temporary: String, sha256: String) throws {
+    public func commit(temporary: String, sha256: SHA256Digest) throws {
         let destination = path(for: sha256)
         try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         if FileManager.default.fileExists(atPath: destination) {

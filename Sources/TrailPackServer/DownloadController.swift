@@ -71,7 +71,7 @@ struct DownloadController {
                 }
             }
         }
-        let path = server.store.path(for: sha)
+        let path = server.store.path(for: digest)
         // The file must be the size the catalog recorded: a truncated or grown blob is never sent
         // (its Content-Length would be a lie, and the client would wait for bytes that never come).
         var info = stat()

@@ -85,7 +85,7 @@ public struct PackageIntake: Sendable {
         }
         // Recorded before it is renamed into place: a blob on disk is never unknown to the catalog.
         try await catalog.recordBlob(sha256: sha, size: size)
-        try await server.blocking { try $0.store.commit(temporary: temp, sha256: sha) }
+        try await server.blocking { try $0.store.commit(temporary: temp, sha256: digest) }
         var initial: Catalog.PublishStatus = server.configuration.approvals == 0 ? .released : .draft
         if case .held = verdict { initial = .draft }
         let outcome = try await catalog.register(manifest: manifest, manifestJSON: JSONWriter.string(manifest.jsonValue), sha256: sha, size: size, actor: actor, status: initial)

@@ -170,7 +170,7 @@ extension PublishingController {
         guard let (summary, _) = try await catalog.version(package: id, version: version, releasedOnly: false) else {
             throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
-        let verdict = await server.scans.scan(path: server.store.path(for: summary.sha256), sha256: summary.sha256, engine: server.configuration.scanner)
+        let verdict = await server.scans.scan(path: server.store.path(for: try BlobStore.digest(summary.sha256)), sha256: summary.sha256, engine: server.configuration.scanner)
         let (status, detail) = MalwareScanner.catalogState(verdict)
         try await catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: user.name)
         return try .json(stateResponse(try await requireState(id, version), id: id, version: version))
@@ -184,10 +184,11 @@ extension PublishingController {
         guard let (summary, manifestText) = try server.catalog.version(package: id, version: version, releasedOnly: false) else {
             throw ServerError.notFound("no version \(version) of '\(id)'")
         }
-        let prehash = try Minisign.prehash(path: server.store.path(for: summary.sha256))
+        let digest = try BlobStore.digest(summary.sha256)
+        let prehash = try Minisign.prehash(path: server.store.path(for: digest))
         let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest
         let result = SignatureCheck.check(signatures: [.init(name: "approval", text: text)], trustedKeys: [key], threshold: 1, prehash: prehash,
-                                          manifest: manifest, sha256: SHA256Digest(hex: summary.sha256)!)
+                                          manifest: manifest, sha256: digest)
         guard result.findings.isEmpty else {
             throw ServerError(.unprocessableContent, "bad-signature", "the approval's signature is not \(user.name)'s valid signature of this package", findings: result.findings)
         }

@@ -34,7 +34,7 @@ extension CatalogController {
         guard let map = manifest?.mapAssets.first(where: { MapInfo.isPMTiles($0.path) && MapInfo.role(forPath: $0.path) == .base }) else {
             throw ServerError.notFound("version \(version) of '\(id)' has no offline map")
         }
-        let path = server.store.path(for: summary.sha256)
+        let path = server.store.path(for: try BlobStore.digest(summary.sha256))
         let tileID = TileID(z: z, x: x, y: y)
         let etag = "\"\(summary.sha256)-\(z)-\(x)-\(y)\""
         let result = try await NIOThreadPool.singleton.runIfActive { () throws -> (PMTilesHeader, [UInt8]?) in

@@ -65,7 +65,7 @@ extension Admin {
             let blobs = try catalog.storedBlobs(inService: true)
             var damaged = 0
             for (n, blob) in blobs.enumerated() {
-                let path = "\(folder.root)/blobs/\(blob.sha256.prefix(2))/\(blob.sha256).zip"
+                let path = folder.root + "/" + BlobStore.relativePath(for: try BlobStore.digest(blob.sha256))
                 CLI.note("[\(n + 1)/\(blobs.count)] \(blob.sha256)")
                 var problem: String?
                 do {
@@ -120,7 +120,7 @@ extension Admin {
             do { snapshot = try Catalog(path: target.catalogPath) } catch { throw CLIError.io("cannot read back the catalog backup: \(error)") }
             var linked = 0, copied = 0, missing = 0
             for blob in try snapshot.storedBlobs() {
-                let relative = "blobs/\(blob.sha256.prefix(2))/\(blob.sha256).zip"
+                let relative = BlobStore.relativePath(for: try BlobStore.digest(blob.sha256))
                 let source = folder.root + "/" + relative, copy = target.root + "/" + relative
                 guard fm.fileExists(atPath: source) else { missing += 1; CLI.note("missing in the data folder (not copied): \(source)"); continue }
                 try? fm.createDirectory(atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -162,7 +162,7 @@ extension Admin {
             let scanner = MalwareScanner(engine: clamdSocket.map { .clamd(socket: $0) } ?? .clamscan(database: clamavDB))
             var bad = 0
             for t in targets {
-                let path = "\(folder.root)/blobs/\(t.sha256.prefix(2))/\(t.sha256).zip"
+                let path = folder.root + "/" + BlobStore.relativePath(for: try BlobStore.digest(t.sha256))
                 let (status, detail) = MalwareScanner.catalogState(scanner.scan(path))
                 try catalog.recordRescan(package: t.id, version: t.version, status: status, detail: detail, actor: "admin-cli")
                 if status == .held || status == .infected { bad += 1 }
