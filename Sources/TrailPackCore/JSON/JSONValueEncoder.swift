@@ -3,6 +3,7 @@
 /// text and parsing it again. Numbers keep their exact text (integers as written, doubles in
 /// their shortest form). Dates and data are encoded as their own `Encodable` implementations say.
 public struct JSONValueEncoder {
+    /// An encoder (it has no options: the output is the house JSON).
     public init() {}
 
     /// The value as a JSON tree.
