@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // System libraries, found by pkg-config. No Swift in these.
@@ -59,10 +61,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The web control panel (issue 17): pages, sessions, static assets, mounted by `trailpack serve` at /.
+        .target(
+            name: "TrailPackPanel",
+            dependencies: [
+                "TrailPackCore", "TrailPackCatalog",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .executableTarget(
             name: "trailpack",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer", "TrailPackMap",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer", "TrailPackMap", "TrailPackPanel",
                 "TrailPackClient", "CMallocPolicy",
                 .product(name: "Logging", package: "swift-log"),
                 // MBTiles (SQLite) for `map convert` and `map extract`: the CLI only; the map reader phones link has no SQLite.
@@ -83,7 +95,7 @@ let package = Package(
             name: "TrailPackTests",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackBuilder", "TrailPackVerifier", "CZlib",
-                "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing", "TrailPackClient", "TrailPackMap",
+                "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing", "TrailPackClient", "TrailPackMap", "TrailPackPanel",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

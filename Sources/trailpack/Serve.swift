@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import TrailPackPanel
 import TrailPackServer
 
 struct Serve: AsyncParsableCommand {
@@ -68,6 +69,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("verify-max-memory-mb"), help: "The verification child's address-space limit, in MiB.")
     var verifyMaxMemoryMB: Int64 = 4096
 
+    @Option(name: .customLong("web-assets"), help: "The folder of Debian's web libraries the control panel serves (leaflet/, bootstrap5/: packages libjs-leaflet, libjs-bootstrap5).")
+    var webAssets = PanelConfiguration.defaultWebAssets
+
+    @Option(name: .customLong("tile-url"), help: "The control panel's base map: a tile URL template with {z}, {x}, {y} (needs --tile-attribution). Without it: the tour's offline map, else a coordinate grid.")
+    var tileURL: String?
+
+    @Option(name: .customLong("tile-attribution"), help: "The attribution shown with --tile-url's tiles, such as '© OpenStreetMap contributors'.")
+    var tileAttribution: String?
+
+    @Option(name: .customLong("public-url"), help: "The URL the control panel is reached by; https:// makes its session cookie Secure.")
+    var publicURL: String?
+
     func run() async throws {
         var token = ProcessInfo.processInfo.environment["TRAILPACK_ADMIN_TOKEN"]
         if let adminTokenFile {
@@ -92,6 +105,10 @@ struct Serve: AsyncParsableCommand {
         verifier.maxCPUSeconds = verifyTimeout
         verifier.maxMemoryBytes = verifyMaxMemoryMB << 20
         configuration.containedVerifier = verifier
+        let panel: PanelController
+        do {
+            panel = try PanelController(configuration: PanelConfiguration(webAssets: webAssets, tileURL: tileURL, tileAttribution: tileAttribution, publicURL: publicURL))
+        } catch let error as PanelError { throw CLIError.usage(error.message) }
         // Logs go to standard error; standard output carries only the "listening on" line.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "trailpack.serve")
@@ -108,10 +125,18 @@ struct Serve: AsyncParsableCommand {
         let scanning = noMalwareScan ? "malware scan OFF: uploads are not scanned (operator's choice)"
             : clamdSocket.map { "malware scan by clamd at \($0)" } ?? "malware scan by clamscan\(clamavDB.map { " with \($0)" } ?? "")"
         let banner = "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory); \(uploads); "
-            + "\(approvals) approval\(approvals == 1 ? "" : "s") before release; \(scanning); uploads up to \(maxUploadMB) MB)\n"
-        let app = server.application(logger: logger) { port in
-            FileHandle.standardOutput.write(Data(banner.replacingOccurrences(of: "%d", with: String(port)).utf8))
-        }
+            + "\(approvals) approval\(approvals == 1 ? "" : "s") before release; \(scanning); uploads up to \(maxUploadMB) MB; control panel at /\(publicURL.map { " as \($0)" } ?? ""))\n"
+        // The API's router with the control panel's pages added at / (the server's seam for controllers will replace this).
+        let router = server.router()
+        panel.addRoutes(to: router)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "trailpack"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                FileHandle.standardOutput.write(Data(banner.replacingOccurrences(of: "%d", with: String(port)).utf8))
+            },
+            logger: logger)
         do { try await app.runService() } catch { throw CLIError.io("the server stopped: \(error)") }
     }
 }

@@ -1,0 +1,141 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TrailPackPanel
+
+@Suite("panel: pages, static files, headers")
+struct PanelTests {
+    /// A stand-in for /usr/share/javascript: the two libraries' probe files and a file outside them.
+    static func withAssets<T>(_ body: (String) async throws -> T) async throws -> T {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("panel-assets-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/leaflet/images", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/bootstrap5/css", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/jquery", withIntermediateDirectories: true)
+        try "window.L = {};\n".write(toFile: root + "/leaflet/leaflet.js", atomically: true, encoding: .utf8)
+        try "secret\n".write(toFile: root + "/leaflet/.hidden", atomically: true, encoding: .utf8)
+        try ".btn{}\n".write(toFile: root + "/bootstrap5/css/bootstrap.min.css", atomically: true, encoding: .utf8)
+        try "jquery\n".write(toFile: root + "/jquery/jquery.js", atomically: true, encoding: .utf8)
+        return try await body(root)
+    }
+
+    static func withPanel(_ configuration: PanelConfiguration, _ test: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let router = Router()
+        try PanelController(configuration: configuration).addRoutes(to: router)
+        try await Application(router: router).test(.router, test)
+    }
+
+    static func body(_ response: TestResponse) -> String { String(buffer: response.body) }
+
+    @Test("the start page: HTML with headings and a main landmark, scripts only from files, a CSP without 'unsafe-inline'")
+    func homePage() async throws {
+        try await Self.withAssets { root in
+            try await Self.withPanel(PanelConfiguration(webAssets: root)) { client in
+                try await client.execute(uri: "/", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                    let csp = try #require(response.headers[HTTPField.Name("Content-Security-Policy")!])
+                    #expect(csp.contains("script-src 'self'"))
+                    #expect(!csp.contains("unsafe-inline"))
+                    #expect(!csp.contains("unsafe-eval"))
+                    #expect(response.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
+                    let html = Self.body(response)
+                    #expect(html.contains("<main id=\"main\""))
+                    #expect(html.contains("<h1"))
+                    #expect(html.contains("<html lang=\"en\">"))
+                    // Every script is a file; no event attribute anywhere.
+                    let scripts = html.components(separatedBy: "<script").dropFirst()
+                    #expect(scripts.count == 2)
+                    for script in scripts { #expect(script.hasPrefix(" src=\"/static/"), "an inline script: <script\(script.prefix(60))") }
+                    #expect(html.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
+                    #expect(html.contains("a coordinate grid"))
+                }
+            }
+        }
+    }
+
+    @Test("the tile attribution is shown escaped (hostile text), and the tile server is allowed for images only")
+    func escapedAttribution() async throws {
+        try await Self.withAssets { root in
+            let hostile = "<script>alert(1)</script>\" onmouseover=\"x"
+            let configuration = PanelConfiguration(webAssets: root, tileURL: "https://tile.example.org/{z}/{x}/{y}.png", tileAttribution: hostile)
+            try await Self.withPanel(configuration) { client in
+                try await client.execute(uri: "/", method: .get) { response in
+                    #expect(response.status == .ok)
+                    let html = Self.body(response)
+                    #expect(!html.contains("<script>alert"))
+                    #expect(!html.contains("\" onmouseover"))
+                    #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+                    let csp = try #require(response.headers[HTTPField.Name("Content-Security-Policy")!])
+                    #expect(csp.contains("img-src 'self' data: https://tile.example.org"))
+                    #expect(csp.contains("script-src 'self';"))
+                }
+            }
+        }
+    }
+
+    @Test("the panel's own CSS and JS, and Debian's Leaflet and Bootstrap from --web-assets with their types")
+    func staticFiles() async throws {
+        try await Self.withAssets { root in
+            try await Self.withPanel(PanelConfiguration(webAssets: root)) { client in
+                try await client.execute(uri: "/static/panel.js", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
+                    #expect(Self.body(response).contains("DOMContentLoaded"))
+                }
+                try await client.execute(uri: "/static/panel.css", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "text/css; charset=utf-8")
+                }
+                try await client.execute(uri: "/static/vendor/leaflet/leaflet.js", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
+                    #expect(Self.body(response) == "window.L = {};\n")
+                }
+                try await client.execute(uri: "/static/vendor/bootstrap5/css/bootstrap.min.css", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "text/css; charset=utf-8")
+                    #expect(Self.body(response) == ".btn{}\n")
+                }
+            }
+        }
+    }
+
+    @Test("hostile paths under /static/vendor: dot segments, hidden files, other libraries and missing files are 404", arguments: [
+        "/static/vendor/leaflet/../jquery/jquery.js", "/static/vendor/leaflet/%2e%2e/jquery/jquery.js", "/static/vendor/leaflet/.hidden",
+        "/static/vendor/leaflet/..%2f..%2fetc%2fpasswd", "/static/vendor/leaflet/%00", "/static/vendor/jquery/jquery.js",
+        "/static/vendor/leaflet/missing.js", "/static/vendor/leaflet/images",
+    ])
+    func hostilePaths(uri: String) async throws {
+        try await Self.withAssets { root in
+            try await Self.withPanel(PanelConfiguration(webAssets: root)) { client in
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .notFound, "\(uri): \(response.status) \(Self.body(response).prefix(80))")
+                    #expect(!Self.body(response).contains("jquery\n"))
+                }
+            }
+        }
+    }
+
+    @Test("serve's panel options: each unusable value is named with its fix")
+    func configurationProblems() async throws {
+        try await Self.withAssets { root in
+            #expect(PanelConfiguration(webAssets: root).problems().isEmpty)
+            #expect(PanelConfiguration(webAssets: root, publicURL: "https://tours.example.org").secureCookies)
+            #expect(!PanelConfiguration(webAssets: root, publicURL: "http://127.0.0.1:8080").secureCookies)
+            let missing = PanelConfiguration(webAssets: root + "/nowhere").problems()
+            #expect(missing.count == 1 && missing[0].contains("--web-assets") && missing[0].contains("libjs-leaflet"))
+            try FileManager.default.removeItem(atPath: root + "/bootstrap5/css/bootstrap.min.css")
+            let noBootstrap = PanelConfiguration(webAssets: root).problems()
+            #expect(noBootstrap.count == 1 && noBootstrap[0].contains("libjs-bootstrap5"))
+            let tiles = PanelConfiguration(webAssets: root + "/nowhere", tileURL: "ftp://x/{z}", tileAttribution: nil, publicURL: "javascript:alert(1)").problems()
+            #expect(tiles.contains { $0.contains("--tile-url 'ftp://x/{z}'") && $0.contains("{x}") })
+            #expect(tiles.contains { $0.contains("needs --tile-attribution") })
+            #expect(tiles.contains { $0.contains("--public-url 'javascript:alert(1)'") })
+            #expect(PanelConfiguration(webAssets: root, tileAttribution: "x").problems().contains { $0.contains("without --tile-url") })
+            #expect(throws: PanelError.self) { try PanelController(configuration: PanelConfiguration(webAssets: root + "/nowhere")) }
+        }
+    }
+}
