@@ -69,13 +69,13 @@ enum PanelAssets {
               var digits = s < 0.01 ? 4 : (s < 1 ? 2 : 0);
               for (var lat = Math.ceil(b.getSouth() / s) * s; lat <= b.getNorth(); lat += s) {
                 L.polyline([[lat, b.getWest()], [lat, b.getEast()]], { color: "#6c757d", weight: 1, interactive: false }).addTo(layer);
-                L.marker([lat, b.getWest()], { interactive: false, keyboard: false,
-                  icon: L.divIcon({ className: "tp-grid-label", html: lat.toFixed(digits) + "\\u00b0", iconSize: null }) }).addTo(layer);
+                L.marker([lat, b.getEast()], { interactive: false, keyboard: false,
+                  icon: L.divIcon({ className: "tp-grid-label", html: lat.toFixed(digits) + "\\u00b0", iconSize: null, iconAnchor: [52, 8] }) }).addTo(layer);
               }
               for (var lng = Math.ceil(b.getWest() / s) * s; lng <= b.getEast(); lng += s) {
                 L.polyline([[b.getSouth(), lng], [b.getNorth(), lng]], { color: "#6c757d", weight: 1, interactive: false }).addTo(layer);
                 L.marker([b.getSouth(), lng], { interactive: false, keyboard: false,
-                  icon: L.divIcon({ className: "tp-grid-label", html: lng.toFixed(digits) + "\\u00b0", iconSize: null }) }).addTo(layer);
+                  icon: L.divIcon({ className: "tp-grid-label", html: lng.toFixed(digits) + "\\u00b0", iconSize: null, iconAnchor: [-2, 36] }) }).addTo(layer);
               }
             }
             layer.on("add", function () { var map = layer._map; draw(map); map.on("moveend", function () { draw(map); }); });

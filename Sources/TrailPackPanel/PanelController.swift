@@ -52,7 +52,7 @@ public struct PanelController: Sendable {
     }
 
     func page(_ name: String, title: String, map: Bool = false, values: [String: Any] = [:]) throws -> Response {
-        var object: [String: Any] = ["title": title, "map": map, "version": "1"]
+        var object: [String: Any] = ["title": title, "map": map]
         if let tileURL = configuration.tileURL {
             object["tileURL"] = tileURL
             object["tileAttribution"] = configuration.tileAttribution ?? ""

@@ -9,6 +9,7 @@ enum PanelPages {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
+        <link rel="icon" href="data:,">
         <title>{{title}} · TrailPack control panel</title>
         <link rel="stylesheet" href="/static/vendor/bootstrap5/css/bootstrap.min.css">
         {{#map}}<link rel="stylesheet" href="/static/vendor/leaflet/leaflet.css">{{/map}}
@@ -25,7 +26,7 @@ enum PanelPages {
         <h1 class="h2">{{title}}</h1>
         {{$content}}{{/content}}
         </main>
-        <footer class="container mt-4 mb-3 small text-body-secondary"><p>TrailPack {{version}}</p></footer>
+        <footer class="container mt-4 mb-3 small text-body-secondary"><p>TrailPack: offline trail tours</p></footer>
         {{#map}}<script src="/static/vendor/leaflet/leaflet.js"></script>{{/map}}
         <script src="/static/panel.js"></script>
         </body>
