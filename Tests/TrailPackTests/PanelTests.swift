@@ -146,13 +146,15 @@ struct PanelTests {
 struct PanelBrowserTests {
     static let python = "/usr/bin/python3"
     static var browserPresent: Bool {
-        ["/usr/bin/chromium", "/usr/bin/chromedriver", python].allSatisfy(FileManager.default.isExecutableFile(atPath:))
+        guard FileManager.default.isExecutableFile(atPath: python) else { return false }
+        return ["/usr/bin/chromium", "/usr/bin/chromedriver", python].allSatisfy(FileManager.default.isExecutableFile(atPath:))
             && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium")
+            && (try? Support.run(python, ["-c", "import axe_selenium_python"]))?.status == 0
             && FileManager.default.fileExists(atPath: PanelConfiguration.defaultWebAssets + "/leaflet/leaflet.js")
     }
 
-    @Test("the start page draws the grid map with no console error (CSP refusals included); screenshots in out/screenshots",
-          .enabled(if: browserPresent, "needs chromium, chromium-driver, python3-selenium, libjs-leaflet, libjs-bootstrap5 (make deps installs them)"))
+    @Test("the start page draws the grid map with no console error (CSP refusals included) and no axe-core violation; screenshots in out/screenshots",
+          .enabled(if: browserPresent, "needs chromium, chromium-driver, python3-selenium, libjs-leaflet, libjs-bootstrap5 and pip's axe-selenium-python (make deps installs them)"))
     func startPage() throws {
         try Support.withTemporaryDirectory { dir in
             let server = try ServerEndToEndTests.launch(["--data", dir + "/data", "--approvals", "0", "--no-malware-scan"])
