@@ -165,3 +165,49 @@ struct PanelBrowserTests {
         }
     }
 }
+
+@Suite("panel: sessions and sign-in limits")
+struct PanelSessionTests {
+    @Test("a session: rotated at sign-in, its CSRF token checked exactly, ended by idle and absolute expiry and by sign-out")
+    func sessions() async throws {
+        let sessions = PanelSessions(idleTimeout: 60, absoluteTimeout: 300)
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        let first = await sessions.start(user: "ranger", now: start)
+        #expect(first.id.count == 43 && first.csrfToken.count == 43 && first.id != first.csrfToken)
+        let second = await sessions.start(user: "ranger", replacing: first.id, now: start)
+        #expect(second.id != first.id)
+        #expect(await sessions.session(id: first.id, now: start) == nil)
+        #expect(await sessions.session(id: second.id, now: start.addingTimeInterval(50))?.user == "ranger")
+        #expect(await sessions.checkCSRF(id: second.id, token: second.csrfToken, now: start.addingTimeInterval(100)))
+        for hostile in [nil, "", second.id, String(second.csrfToken.dropLast()), second.csrfToken + "x", "<script>"] as [String?] {
+            #expect(!(await sessions.checkCSRF(id: second.id, token: hostile, now: start.addingTimeInterval(100))))
+        }
+        #expect(await sessions.session(id: second.id, now: start.addingTimeInterval(161)) == nil, "idle for 61 s")
+        let third = await sessions.start(user: "ranger", now: start)
+        for minute in 1...5 { #expect(await sessions.session(id: third.id, now: start.addingTimeInterval(Double(minute * 59))) != nil) }
+        #expect(await sessions.session(id: third.id, now: start.addingTimeInterval(301)) == nil, "past the absolute limit though active")
+        let fourth = await sessions.start(user: "other", now: start)
+        await sessions.end(id: fourth.id)
+        #expect(await sessions.session(id: fourth.id, now: start) == nil)
+        let cookie = sessions.cookie(for: fourth, secure: true)
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.hasSuffix("; Secure") && cookie.contains("Max-Age=300"))
+        #expect(!sessions.cookie(for: fourth, secure: false).contains("Secure"))
+        #expect(sessions.clearingCookie(secure: false).contains("Max-Age=0"))
+    }
+
+    @Test("sign-in attempts: the sixth failure within the window waits, a success clears, the window passes")
+    func throttle() async {
+        let throttle = LoginThrottle(limit: 5, window: 600)
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        for attempt in 0..<5 {
+            #expect(await throttle.wait(for: "ranger", now: start.addingTimeInterval(Double(attempt))) == 0)
+            await throttle.failed("ranger", now: start.addingTimeInterval(Double(attempt)))
+        }
+        #expect(await throttle.wait(for: "ranger", now: start.addingTimeInterval(10)) == 590)
+        #expect(await throttle.wait(for: "other", now: start.addingTimeInterval(10)) == 0)
+        #expect(await throttle.wait(for: "ranger", now: start.addingTimeInterval(601)) == 0)
+        await throttle.failed("x", now: start)
+        await throttle.succeeded("x")
+        #expect(await throttle.wait(for: "x", now: start) == 0)
+    }
+}
