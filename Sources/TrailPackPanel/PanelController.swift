@@ -8,6 +8,9 @@ public struct PanelController: Sendable {
     public let configuration: PanelConfiguration
     let library: MustacheLibrary
     let fileIO = FileIO()
+    /// The signed-in sessions (in memory) and the sign-in throttle.
+    public let sessions = PanelSessions()
+    public let loginThrottle = LoginThrottle()
 
     /// Fails only with settings the panel cannot use, naming the option and the fix.
     public init(configuration: PanelConfiguration) throws {
@@ -36,6 +39,12 @@ public struct PanelController: Sendable {
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         let panel = router.group().add(middleware: PanelHeadersMiddleware<Context>(contentSecurityPolicy: contentSecurityPolicy))
         panel.get("/") { _, _ in try self.page("home", title: "Tours", map: true) }
+        // State-changing routes: each behind the CSRF check.
+        let guarded = panel.group().add(middleware: PanelCSRFMiddleware<Context>(sessions: sessions))
+        guarded.post("/logout") { request, _ in
+            if let id = PanelCookies.sessionID(request.headers[.cookie]) { await sessions.end(id: id) }
+            return Response(status: .seeOther, headers: [.location: "/", .setCookie: sessions.clearingCookie(secure: configuration.secureCookies)])
+        }
         panel.get("/static/panel.css") { _, _ in Self.text(PanelAssets.css, type: "text/css; charset=utf-8") }
         panel.get("/static/panel.js") { _, _ in Self.text(PanelAssets.js, type: "text/javascript; charset=utf-8") }
         for vendor in PanelAssets.vendorLibraries {

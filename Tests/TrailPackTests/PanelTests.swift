@@ -211,3 +211,47 @@ struct PanelSessionTests {
         #expect(await throttle.wait(for: "x", now: start) == 0)
     }
 }
+
+@Suite("panel: CSRF")
+struct PanelCSRFTests {
+    @Test("a state-changing request without a live session and its exact CSRF token is 403; with it, sign-out ends the session")
+    func csrf() async throws {
+        try await PanelTests.withAssets { root in
+            let panel = try PanelController(configuration: PanelConfiguration(webAssets: root))
+            let session = await panel.sessions.start(user: "ranger")
+            let other = await panel.sessions.start(user: "other")
+            let router = Router()
+            panel.addRoutes(to: router)
+            try await Application(router: router).test(.router) { client in
+                let cookie = "trailpack_session=\(session.id)"
+                let form: HTTPFields = [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"]
+                let refused: [(HTTPFields, String)] = [
+                    ([:], ""),
+                    ([.cookie: cookie], ""),
+                    (form, "a=1"),
+                    (form, "_csrf="),
+                    (form, "_csrf=" + other.csrfToken),
+                    (form, "_csrf=" + session.csrfToken + "%3Cscript%3E"),
+                    ([.cookie: "trailpack_session=\(other.id)", .contentType: "application/x-www-form-urlencoded"], "_csrf=" + session.csrfToken),
+                    ([.cookie: "trailpack_session=<script>", HTTPField.Name("X-CSRF-Token")!: session.csrfToken], ""),
+                ]
+                for (headers, body) in refused {
+                    try await client.execute(uri: "/logout", method: .post, headers: headers, body: ByteBuffer(string: body)) { response in
+                        #expect(response.status == .forbidden, "\(headers) \(body)")
+                        #expect(String(buffer: response.body).contains("reload the page"))
+                    }
+                }
+                #expect(await panel.sessions.session(id: session.id) != nil)
+                try await client.execute(uri: "/logout", method: .post, headers: form, body: ByteBuffer(string: "x=1&_csrf=" + session.csrfToken)) { response in
+                    #expect(response.status == .seeOther)
+                    #expect(response.headers[.setCookie]?.contains("Max-Age=0") == true)
+                    #expect(response.headers[HTTPField.Name("Content-Security-Policy")!] != nil)
+                }
+                #expect(await panel.sessions.session(id: session.id) == nil)
+                try await client.execute(uri: "/logout", method: .post, headers: [.cookie: "trailpack_session=\(other.id)", HTTPField.Name("X-CSRF-Token")!: other.csrfToken]) { response in
+                    #expect(response.status == .seeOther)
+                }
+            }
+        }
+    }
+}
