@@ -6,7 +6,7 @@ SWIFT ?= swift
 BIN := .build/debug/trailpack
 RELEASE_BIN := .build/release/trailpack
 # What building needs, and the independent tools the tests cross-check against.
-DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata
+DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium
 OUT := out
 
 .PHONY: all deps build release test demo fixtures examples fuzz bench bench-quick bench-deps clean docs
@@ -22,6 +22,8 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 	@python3 -c "import jsonschema, yaml, openapi_spec_validator, pmtiles" 2>/dev/null || python3 -m pip install -q jsonschema pyyaml openapi-spec-validator pmtiles
+	@# axe-core (axe.min.js) for the panel's accessibility test, for Debian's python3 (which has python3-selenium); --no-deps keeps Debian's selenium.
+	@/usr/bin/python3 -c "import axe_selenium_python" 2>/dev/null || /usr/bin/python3 -m pip install -q --break-system-packages --no-deps axe-selenium-python
 
 build: deps
 	$(SWIFT) build

@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // System libraries, found by pkg-config. No Swift in these.
@@ -71,10 +73,20 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The web control panel (issue 17): pages, sessions, static assets, mounted by `trailpack serve` at /.
+        .target(
+            name: "TrailPackPanel",
+            dependencies: [
+                "TrailPackCore", "TrailPackCatalog",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .executableTarget(
             name: "trailpack",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer", "TrailPackMap",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer", "TrailPackMap", "TrailPackPanel",
                 "TrailPackClient", "TrailPackDiff", "CMallocPolicy",
                 .product(name: "Logging", package: "swift-log"),
                 // MBTiles (SQLite) for `map convert` and `map extract`: the CLI only; the map reader phones link has no SQLite.
@@ -95,7 +107,7 @@ let package = Package(
             name: "TrailPackTests",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackBuilder", "TrailPackVerifier", "CZlib",
-                "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing", "TrailPackClient", "TrailPackMap", "TrailPackDiff",
+                "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing", "TrailPackClient", "TrailPackMap", "TrailPackDiff", "TrailPackPanel",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -18,6 +18,7 @@ trap 'kill $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q "listening on" "$OUT/serve.out" 2>/dev/null && break; sleep 0.1; done
 BASE=$(grep -o 'http://[0-9.]*:[0-9]*' "$OUT/serve.out")
 echo "== 6. serve the packages: $(cat "$OUT/serve.out")"
+echo "   the web control panel: $BASE/"
 for tour in santiam-wagon-road colorado-fourteeners family-hikes; do
   "$BIN" build "fixtures/$tour" -o "$OUT/$tour.zip" -q
   curl -s -o /dev/null -w "uploaded $tour: HTTP %{http_code}\n" -H "Authorization: Bearer $(cat "$OUT/admin.token")" --data-binary "@$OUT/$tour.zip" "$BASE/v1/admin/packages"

@@ -85,10 +85,11 @@ public struct TrailPackServer: Sendable {
 
     /// The application, ready to run: the router, and HTTP/1 with the connection guard that
     /// enforces `configuration.limits`.
-    public func buildApplication(logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }) -> some ApplicationProtocol {
+    public func buildApplication(logger: Logger, addRoutes: @escaping (Router<AppRequestContext>) -> Void = { _ in },
+                                 onListening: @escaping @Sendable (Int) -> Void = { _ in }) -> some ApplicationProtocol {
         let limits = configuration.limits, counter = connections, maxBody = configuration.maxUploadBytes
         return Application(
-            router: buildRouter(zeroCopyDownloads: true),
+            router: buildRouter(zeroCopyDownloads: true, addRoutes: addRoutes),
             server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(limits: limits, counter: counter, maxBodyBytes: maxBody, zeroCopy: true, logger: logger)])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "trailpack"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
@@ -98,8 +99,9 @@ public struct TrailPackServer: Sendable {
     /// Runs until SIGTERM or SIGINT; then stops accepting, lets requests in flight finish for at
     /// most `limits.shutdownTimeout`, and cancels what is left (a scan in flight is killed with its
     /// process group).
-    public func run(logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
-        var group = ServiceGroupConfiguration(services: [buildApplication(logger: logger, onListening: onListening)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    public func run(logger: Logger, addRoutes: @escaping (Router<AppRequestContext>) -> Void = { _ in },
+                    onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        var group = ServiceGroupConfiguration(services: [buildApplication(logger: logger, addRoutes: addRoutes, onListening: onListening)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = configuration.limits.shutdownTimeout
         group.maximumCancellationDuration = .seconds(5)
         // Whatever way the server stops, no scanner or verifier it started outlives it.
@@ -110,7 +112,8 @@ public struct TrailPackServer: Sendable {
     /// The router: middleware outermost first, then one controller per concern. With
     /// `zeroCopyDownloads`, blobs are sent by `sendfile` (the application's channel has the
     /// handler for it); without, through buffers (router tests, which have no socket).
-    public func buildRouter(zeroCopyDownloads: Bool = false) -> Router<AppRequestContext> {
+    /// `addRoutes` adds another controller's routes (the Web Control Panel) after the API's.
+    public func buildRouter(zeroCopyDownloads: Bool = false, addRoutes: (Router<AppRequestContext>) -> Void = { _ in }) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
         let table = RouteTable()
         router.add(middleware: AccessLogMiddleware(logger: logger))
@@ -122,6 +125,7 @@ public struct TrailPackServer: Sendable {
         DownloadController(server: self, zeroCopy: zeroCopyDownloads).addRoutes(to: routes)
         ConfirmationController(server: self).addRoutes(to: routes)
         PublishingController(server: self).addRoutes(to: routes.group("/v1/admin", middleware: RequireUserMiddleware()))
+        addRoutes(router)
         return router
     }
 }

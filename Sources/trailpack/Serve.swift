@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import TrailPackPanel
 import TrailPackServer
 
 struct Serve: AsyncParsableCommand {
@@ -109,6 +110,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "The least severe log level written: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("web-assets"), help: "The folder of Debian's web libraries the control panel serves (leaflet/, bootstrap5/: packages libjs-leaflet, libjs-bootstrap5).")
+    var webAssets = PanelConfiguration.defaultWebAssets
+
+    @Option(name: .customLong("tile-url"), help: "The control panel's base map: a tile URL template with {z}, {x}, {y} (needs --tile-attribution). Without it: the tour's offline map, else a coordinate grid.")
+    var tileURL: String?
+
+    @Option(name: .customLong("tile-attribution"), help: "The attribution shown with --tile-url's tiles, such as '© OpenStreetMap contributors'.")
+    var tileAttribution: String?
+
+    @Option(name: .customLong("public-url"), help: "The URL the control panel is reached by; https:// makes its session cookie Secure.")
+    var publicURL: String?
+
     func run() async throws {
         var token = ProcessInfo.processInfo.environment["TRAILPACK_ADMIN_TOKEN"]
         if let adminTokenFile {
@@ -157,6 +170,10 @@ struct Serve: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw CLIError.usage("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")); it is '\(logLevel)'")
         }
+        let panel: PanelController
+        do {
+            panel = try PanelController(configuration: PanelConfiguration(webAssets: webAssets, tileURL: tileURL, tileAttribution: tileAttribution, publicURL: publicURL))
+        } catch let error as PanelError { throw CLIError.usage(error.message) }
         // Logs go to standard error; standard output carries only the "listening on" line.
         LoggingSystem.bootstrap { label in
             var handler = LineLogHandler(label: label, format: format)
@@ -178,9 +195,10 @@ struct Serve: AsyncParsableCommand {
             : clamdSocket.map { "malware scan by clamd at \($0)" } ?? "malware scan by clamscan\(clamavDB.map { " with \($0)" } ?? "")"
         let banner = "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory); \(uploads); "
             + "\(approvals) approval\(approvals == 1 ? "" : "s") before release; \(scanning), \(scanConcurrency) at a time; uploads up to \(maxUploadMB) MB; "
-            + "limits: \(limits.summary); log: \(format.rawValue) at \(level))\n"
+            + "limits: \(limits.summary); log: \(format.rawValue) at \(level); control panel at /\(publicURL.map { " as \($0)" } ?? ""))\n"
         do {
-            try await server.run(logger: logger) { port in
+            // The control panel is one more set of routes on the server's router.
+            try await server.run(logger: logger, addRoutes: { panel.addRoutes(to: $0) }) { port in
                 FileHandle.standardOutput.write(Data(banner.replacingOccurrences(of: "%d", with: String(port)).utf8))
             }
         } catch { throw CLIError.io("the server stopped: \(error)") }

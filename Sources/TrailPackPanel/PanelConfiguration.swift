@@ -1,0 +1,57 @@
+import Foundation
+
+/// What `trailpack serve` tells the web control panel: where the Debian web libraries are, the base map, the public URL.
+public struct PanelConfiguration: Sendable {
+    /// The folder holding Debian's web libraries (`leaflet/`, `bootstrap5/`): `--web-assets`.
+    public var webAssets: String
+    /// A tile URL template (`https://tile.example/{z}/{x}/{y}.png`) for the base map, or nil for the coordinate grid.
+    public var tileURL: String?
+    /// The attribution shown with the tiles (required with `tileURL`).
+    public var tileAttribution: String?
+    /// The URL the panel is reached by (`https://…` makes the session cookie Secure).
+    public var publicURL: String?
+
+    public static let defaultWebAssets = "/usr/share/javascript"
+
+    public init(webAssets: String = PanelConfiguration.defaultWebAssets, tileURL: String? = nil, tileAttribution: String? = nil,
+                publicURL: String? = nil) {
+        self.webAssets = webAssets
+        self.tileURL = tileURL
+        self.tileAttribution = tileAttribution
+        self.publicURL = publicURL
+    }
+
+    /// Whether cookies must be marked Secure (the panel is reached over TLS).
+    public var secureCookies: Bool { publicURL?.lowercased().hasPrefix("https://") ?? false }
+
+    /// The settings' problems, in words naming the option and the fix (empty: usable).
+    public func problems() -> [String] {
+        var found: [String] = []
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: webAssets, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            found.append("--web-assets '\(webAssets)' is not a folder: install libjs-leaflet and libjs-bootstrap5 or name the folder holding them")
+        } else {
+            for library in PanelAssets.vendorLibraries where !FileManager.default.fileExists(atPath: webAssets + "/" + library.folder + "/" + library.probe) {
+                found.append("--web-assets '\(webAssets)' has no \(library.folder)/\(library.probe): install the Debian package \(library.debianPackage)")
+            }
+        }
+        if let tileURL {
+            let lower = tileURL.lowercased()
+            if !(lower.hasPrefix("https://") || lower.hasPrefix("http://")) || !["{z}", "{x}", "{y}"].allSatisfy(tileURL.contains) {
+                found.append("--tile-url '\(tileURL)' must be an http(s) URL template holding {z}, {x} and {y}, such as https://tile.openstreetmap.org/{z}/{x}/{y}.png")
+            }
+            if (tileAttribution ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
+                found.append("--tile-url needs --tile-attribution: name the map's source as its licence asks (such as '© OpenStreetMap contributors')")
+            }
+        } else if tileAttribution != nil {
+            found.append("--tile-attribution is given without --tile-url: add the tile URL template or drop the attribution")
+        }
+        if let publicURL {
+            let lower = publicURL.lowercased()
+            if !(lower.hasPrefix("https://") || lower.hasPrefix("http://")) || URL(string: publicURL)?.host == nil {
+                found.append("--public-url '\(publicURL)' must be an http(s) URL with a host, such as https://tours.example.org")
+            }
+        }
+        return found
+    }
+}

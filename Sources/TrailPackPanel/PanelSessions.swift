@@ -1,0 +1,109 @@
+import Foundation
+
+/// The panel's signed-in sessions, in memory: an unguessable id (the cookie) and a CSRF token per session,
+/// a new id at every sign-in (rotation), an idle and an absolute expiry. A restart signs everyone out.
+public actor PanelSessions {
+    public struct Session: Sendable, Equatable {
+        public let id: String
+        public let user: String
+        /// Sent back in every state-changing form (`_csrf`) or fetch (`X-CSRF-Token`).
+        public let csrfToken: String
+        let created: Date
+        var lastSeen: Date
+    }
+
+    public let idleTimeout: TimeInterval
+    public let absoluteTimeout: TimeInterval
+    private var sessions: [String: Session] = [:]
+
+    public init(idleTimeout: TimeInterval = 2 * 3600, absoluteTimeout: TimeInterval = 12 * 3600) {
+        self.idleTimeout = idleTimeout
+        self.absoluteTimeout = absoluteTimeout
+    }
+
+    /// A new session for `user`; `replacing` (the cookie sent with the sign-in form) is ended, so an id set
+    /// before sign-in is never the signed-in one.
+    public func start(user: String, replacing old: String? = nil, now: Date = Date()) -> Session {
+        if let old { sessions[old] = nil }
+        purge(now: now)
+        let session = Session(id: Self.randomToken(), user: user, csrfToken: Self.randomToken(), created: now, lastSeen: now)
+        sessions[session.id] = session
+        return session
+    }
+
+    /// The live session with this id (touching it), or nil when unknown or expired (an expired one is ended).
+    public func session(id: String, now: Date = Date()) -> Session? {
+        guard var session = sessions[id] else { return nil }
+        if now.timeIntervalSince(session.lastSeen) > idleTimeout || now.timeIntervalSince(session.created) > absoluteTimeout {
+            sessions[id] = nil
+            return nil
+        }
+        session.lastSeen = now
+        sessions[id] = session
+        return session
+    }
+
+    /// Whether `token` is this live session's CSRF token (compared in constant time).
+    public func checkCSRF(id: String, token: String?, now: Date = Date()) -> Bool {
+        guard let session = session(id: id, now: now), let token else { return false }
+        return Self.constantTimeEqual(Array(session.csrfToken.utf8), Array(token.utf8))
+    }
+
+    public func end(id: String) { sessions[id] = nil }
+
+    public var count: Int { sessions.count }
+
+    private func purge(now: Date) {
+        sessions = sessions.filter { now.timeIntervalSince($0.value.lastSeen) <= idleTimeout && now.timeIntervalSince($0.value.created) <= absoluteTimeout }
+    }
+
+    /// 32 random bytes (the system's CSPRNG: getrandom on Linux) as base64url without padding.
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in a.indices { difference |= a[index] ^ b[index] }
+        return difference == 0
+    }
+
+    /// The Set-Cookie value for a session: HttpOnly, SameSite=Strict, Path=/, Secure over TLS, lasting the absolute timeout.
+    public nonisolated func cookie(for session: Session, secure: Bool) -> String {
+        "trailpack_session=\(session.id); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Int(absoluteTimeout))\(secure ? "; Secure" : "")"
+    }
+
+    /// The Set-Cookie value that removes the session cookie (sign-out).
+    public nonisolated func clearingCookie(secure: Bool) -> String {
+        "trailpack_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0\(secure ? "; Secure" : "")"
+    }
+}
+
+/// Sign-in attempts limited per key (the client address and the user name, each): `limit` failures in `window`
+/// seconds lock the key until the oldest failure leaves the window. A success clears the key.
+public actor LoginThrottle {
+    public let limit: Int
+    public let window: TimeInterval
+    private var failures: [String: [Date]] = [:]
+
+    public init(limit: Int = 5, window: TimeInterval = 15 * 60) {
+        self.limit = limit
+        self.window = window
+    }
+
+    /// Seconds to wait before `key` may try again (0: it may try now).
+    public func wait(for key: String, now: Date = Date()) -> Int {
+        let recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < window }
+        failures[key] = recent.isEmpty ? nil : recent
+        guard recent.count >= limit, let oldest = recent.first else { return 0 }
+        return max(1, Int((window - now.timeIntervalSince(oldest)).rounded(.up)))
+    }
+
+    public func failed(_ key: String, now: Date = Date()) { failures[key, default: []].append(now) }
+
+    public func succeeded(_ key: String) { failures[key] = nil }
+}
