@@ -17,15 +17,26 @@ public struct JSONValueEncoder {
 /// One place in the tree being built: a value, or an object or array still being filled.
 private final class Node {
     enum Kind { case scalar, object, array }
+    /// A member or item: a scalar kept in place (no allocation), or a nested value being built.
+    enum Child {
+        case scalar(JSONValue)
+        case node(Node)
+        var value: JSONValue {
+            switch self {
+            case .scalar(let v): v
+            case .node(let n): n.value
+            }
+        }
+    }
     var kind = Kind.scalar
     var scalar = JSONValue.null
-    var members: [(key: String, node: Node)] = []
-    var items: [Node] = []
+    var members: [(key: String, child: Child)] = []
+    var items: [Child] = []
 
     var value: JSONValue {
         switch kind {
         case .scalar: scalar
-        case .object: .object(members.map { JSONMember($0.key, $0.node.value) })
+        case .object: .object(members.map { JSONMember($0.key, $0.child.value) })
         case .array: .array(items.map(\.value))
         }
     }
@@ -69,11 +80,11 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     private func child(_ key: Key) -> Node {
         let child = Node()
-        node.members.append((key.stringValue, child))
+        node.members.append((key.stringValue, .node(child)))
         return child
     }
 
-    private func put(_ value: JSONValue, _ key: Key) { child(key).set(value) }
+    private func put(_ value: JSONValue, _ key: Key) { node.members.append((key.stringValue, .scalar(value))) }
 
     mutating func encodeNil(forKey key: Key) throws { put(.null, key) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { put(.bool(value), key) }
@@ -121,11 +132,11 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
 
     private func next() -> Node {
         let child = Node()
-        node.items.append(child)
+        node.items.append(.node(child))
         return child
     }
 
-    private func put(_ value: JSONValue) { next().set(value) }
+    private func put(_ value: JSONValue) { node.items.append(.scalar(value)) }
 
     mutating func encodeNil() throws { put(.null) }
     mutating func encode(_ value: Bool) throws { put(.bool(value)) }
