@@ -81,6 +81,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var phaseTimer: Scheduled<Void>?
     private var sendTimer: Scheduled<Void>?
     private var readingBody = false
+    /// The current request's response has been written to its end.
+    private var responseEnded = false
     private var bodyBytesInWindow = 0
     private var readRequestedInWindow = false
     private var started = false
@@ -152,6 +154,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             phaseTimer?.cancel()
             phaseTimer = nil
             readingBody = true
+            responseEnded = false
             bodyBytesInWindow = 0
             readRequestedInWindow = true
             scheduleBodyWindow(context)
@@ -168,6 +171,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             readingBody = false
             phaseTimer?.cancel()
             phaseTimer = nil
+            // Answered before its body was read (a 401, a 413): the connection now waits for the next request.
+            if responseEnded { arm(context, after: limits.keepAliveTimeout, reason: "idle keep-alive") }
         }
         context.fireChannelRead(data)
     }
@@ -178,9 +183,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), !readingBody {
+        if case .end = unwrapOutboundIn(data) {
+            responseEnded = true
             // The response is complete: the connection now waits for the next request.
-            arm(context, after: limits.keepAliveTimeout, reason: "idle keep-alive")
+            if !readingBody { arm(context, after: limits.keepAliveTimeout, reason: "idle keep-alive") }
         }
         context.write(data, promise: promise)
     }

@@ -94,6 +94,13 @@ struct ServerLimitsTests {
             let answered = idle.readUntilClosed(within: 15)
             #expect(answered.text.hasPrefix("HTTP/1.1 200"), "\(answered.text)")
             #expect(answered.closed, "an idle keep-alive connection is closed")
+            // Answered before its body is read (no token: 401), the body then sent whole, then silence.
+            let early = try RawClient(port: server.port)
+            early.send("POST /v1/admin/packages HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n01234")
+            let refused = early.read(within: 10, until: "\r\n\r\n")
+            #expect(refused.hasPrefix("HTTP/1.1 401"), "\(refused)")
+            early.send("56789")
+            #expect(early.readUntilClosed(within: 15).closed, "a connection answered before its body was read is still closed when idle")
             // 10 of the 100 bytes announced, then nothing.
             let short = try RawClient(port: server.port)
             short.send("POST /v1/packages/x/versions/1.0.0/confirm HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n0123456789")
