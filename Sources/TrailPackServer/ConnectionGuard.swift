@@ -81,8 +81,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var phaseTimer: Scheduled<Void>?
     private var sendTimer: Scheduled<Void>?
     private var readingBody = false
-    /// The current request's response has been written to its end.
+    /// The current request's response has been written to its end (sent, not only queued).
     private var responseEnded = false
+    /// Counts request heads, so that a response finishing late does not touch a newer request's timers.
+    private var requestNumber = 0
     private var bodyBytesInWindow = 0
     private var readRequestedInWindow = false
     private var started = false
@@ -155,6 +157,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             phaseTimer = nil
             readingBody = true
             responseEnded = false
+            requestNumber += 1
             bodyBytesInWindow = 0
             readRequestedInWindow = true
             scheduleBodyWindow(context)
@@ -183,12 +186,21 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        // The keep-alive limit starts when the response's end has gone out — after every file
+        // region queued before it (a download by sendfile is queued whole, then sent for minutes).
+        let number = requestNumber
+        let sent = context.eventLoop.makePromise(of: Void.self)
+        sent.futureResult.assumeIsolated().whenComplete { [self] result in
+            guard case .success = result, number == requestNumber else { return }
             responseEnded = true
-            // The response is complete: the connection now waits for the next request.
             if !readingBody { arm(context, after: limits.keepAliveTimeout, reason: "idle keep-alive") }
         }
-        context.write(data, promise: promise)
+        if let promise { sent.futureResult.cascade(to: promise) }
+        context.write(data, promise: sent)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {

@@ -133,7 +133,7 @@ struct ServerLimitsTests {
             #expect(build.status == 0, "\(build.stderr)")
             let sha = try ServerFixtures.sha(dir + "/big.zip")
             let size = try #require(try FileManager.default.attributesOfItem(atPath: dir + "/big.zip")[.size] as? Int)
-            let server = try Self.launch(dir, ["--send-timeout", "1"])
+            let server = try Self.launch(dir, ["--send-timeout", "1", "--keep-alive-timeout", "1"])
             defer { server.stop() }
             let up = try ServerEndToEndTests.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.token)", "--data-binary", "@\(dir)/big.zip",
                                                    server.base + "/v1/admin/packages"])
@@ -147,6 +147,11 @@ struct ServerLimitsTests {
             let reader = try ServerEndToEndTests.curl(["-s", "--max-time", "60", "-o", dir + "/got.zip", server.base + "/v1/blobs/\(sha).zip"])
             #expect(reader.status == 0)
             #expect(try ServerFixtures.sha(dir + "/got.zip") == sha, "a reading client gets every byte")
+            // A slow reader (10 MB/s: 4 s for 40 MB) outlasts the 1-s keep-alive limit: the limit
+            // starts when the last byte has gone out, not when the response was queued.
+            let slow = try ServerEndToEndTests.curl(["-s", "--max-time", "60", "--limit-rate", "10M", "-o", dir + "/slow.zip", server.base + "/v1/blobs/\(sha).zip"])
+            #expect(slow.status == 0, "\(slow.stderr)")
+            #expect(try ServerFixtures.sha(dir + "/slow.zip") == sha, "a slow reader gets every byte")
         }
     }
 
