@@ -17,6 +17,8 @@ public protocol CatalogStore: Sendable {
     func sites() async throws -> [Catalog.SiteSummary]
     func packages(site: String, limit: Int, after: String?) async throws -> (packages: [Catalog.PackageSummary], next: String?)
     func siteExists(_ id: String) async throws -> Bool
+    /// One page of a site's packages, or nil when there is no such site (one call for the list route).
+    func sitePage(site: String, limit: Int, after: String?) async throws -> (packages: [Catalog.PackageSummary], next: String?)?
     func version(package id: String, version: String?, releasedOnly: Bool) async throws -> (Catalog.PackageSummary, manifest: String)?
     func versions(package id: String) async throws -> [Catalog.PackageSummary]
     func isReleasedBlob(_ sha256: String) async throws -> Int64?
@@ -95,6 +97,14 @@ public struct GRDBCatalogStore: CatalogStore {
     public func packages(site: String, limit: Int, after: String?) async throws -> (packages: [Catalog.PackageSummary], next: String?) {
         let catalog = self.catalog
         return try await offload { try catalog.packages(site: site, limit: limit, after: after) }
+    }
+
+    public func sitePage(site: String, limit: Int, after: String?) async throws -> (packages: [Catalog.PackageSummary], next: String?)? {
+        let catalog = self.catalog
+        return try await offload {
+            guard try catalog.siteExists(site) else { return nil }
+            return try catalog.packages(site: site, limit: limit, after: after)
+        }
     }
 
     public func siteExists(_ id: String) async throws -> Bool {

@@ -40,8 +40,9 @@ struct CatalogController {
         let limitText = request.uri.queryParameters.get("limit") ?? "50"
         guard let limit = Int(limitText), (1...500).contains(limit) else { throw ServerError.badRequest("limit must be a whole number from 1 to 500") }
         let after = request.uri.queryParameters.get("after")
-        guard try await catalog.siteExists(site) else { throw ServerError.notFound("no site '\(ServerError.short(site))'") }
-        let page = try await catalog.packages(site: site, limit: limit, after: after)
+        guard let page = try await catalog.sitePage(site: site, limit: limit, after: after) else {
+            throw ServerError.notFound("no site '\(ServerError.short(site))'")
+        }
         return try .json(CatalogPage(site: site, packages: page.packages.map(Self.entry),
                                      next: page.next.map { "/v1/sites/\(site)/packages?limit=\(limit)&after=\($0)" }))
     }
