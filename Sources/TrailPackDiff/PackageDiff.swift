@@ -1,3 +1,4 @@
+import Foundation
 import TrailPackCore
 
 /// What changed between two versions of a tour package, for the reviewer who approves the new one:
@@ -8,7 +9,8 @@ import TrailPackCore
 /// the asset hashes in a manifest are the ones the verifier checks against the bytes.
 ///
 /// **Which stop is which.** A stop keeps its identity across versions when, in this order: its
-/// slug is the same; or its name is the same; or it lies within 25 m of an unmatched old stop; or
+/// slug is the same; or its name is the same (then: the same but for case and how accents were
+/// typed); or it lies within 25 m of an unmatched old stop; or
 /// it shares an asset's SHA-256 with one. So a renamed stop is "renamed", not removed and added,
 /// and a stop moved across the map with its photo is "moved".
 public struct PackageDiff: Sendable, Equatable, Codable {
@@ -176,10 +178,15 @@ public struct PackageDiff: Sendable, Equatable, Codable {
         }
         pass { $0.slug == $1.slug }
         pass { $0.name == $1.name }
+        // "Fish lake" for "Fish Lake", or the same name typed with a decomposed accent.
+        pass { Self.folded($0.name) == Self.folded($1.name) }
         pass { StrayStops.metres(from: $0.coordinate, to: $1.coordinate) <= sameStopMetres }
         pass { a, b in !Set(a.assets.map(\.sha256)).isDisjoint(with: b.assets.map(\.sha256)) }
         return result
     }
+
+    /// A name as people see it: case, and the way an accent was typed, do not matter.
+    static func folded(_ name: String) -> String { name.precomposedStringWithCanonicalMapping.lowercased() }
 
     static func compare(_ a: Waypoint, at i: Int, _ b: Waypoint, at j: Int) -> StopChange? {
         var change = StopChange(kind: .changed, name: b.name, slug: b.slug, oldPosition: i + 1, newPosition: j + 1, properties: [], assets: [])

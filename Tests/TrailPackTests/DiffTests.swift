@@ -96,6 +96,31 @@ struct DiffTests {
         #expect(d.stops.count == 1 && stop.kind == .changed && stop.oldName == "Cascadia" && (stop.movedMetres ?? 0) > 5)
     }
 
+    @Test("a stop moved to a new folder (2 km away) whose name only changed case (and whose files all changed) is still that stop, 'renamed'")
+    func renamedByCase() throws {
+        let d = try Self.diff { tour in
+            try FileManager.default.moveItem(atPath: tour + "/waypoints/06-fish-lake", toPath: tour + "/waypoints/06-lake-of-fish")
+            // Every file changed too: only the name, folded, says which stop this is.
+            for file in try FileManager.default.contentsOfDirectory(atPath: tour + "/waypoints/06-lake-of-fish") where file != "waypoint.json" {
+                let handle = try #require(FileHandle(forWritingAtPath: tour + "/waypoints/06-lake-of-fish/" + file))
+                handle.seekToEndOfFile()
+                let extra: [UInt8] = file.hasSuffix(".md") ? Array("\nMore to read.\n".utf8) : [0, 0, 0, 0]
+                handle.write(Data(extra))
+                try handle.close()
+            }
+            try Self.editJSON(Self.stop(tour, "06-lake-of-fish")) { w in
+                w["name"] = "FISH LAKE"
+                var c = w["coordinate"] as! [String: Any]
+                c["latitude"] = (c["latitude"] as! Double) + 0.02
+                w["coordinate"] = c
+            }
+        }
+        let stop = try #require(d.stops.first)
+        #expect(d.stops.count == 1 && stop.kind == .changed && stop.oldName == "Fish Lake" && stop.name == "FISH LAKE", "\(d.stops)")
+        #expect((stop.movedMetres ?? 0) > 2000)
+        #expect(stop.assets.count == 2 && stop.assets.allSatisfy { $0.kind == .changed })
+    }
+
     @Test("stops added and removed, and two stops swapped, are listed as such")
     func addedRemovedReordered() throws {
         let d = try Self.diff { tour in
