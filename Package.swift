@@ -77,7 +77,8 @@ let package = Package(
         .target(
             name: "TrailPackPanel",
             dependencies: [
-                "TrailPackCore", "TrailPackCatalog",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackCatalog", "TrailPackServer", "TrailPackBuilder", "TrailPackArchive",
+                "TrailPackArchiveWriter", "TrailPackVerifier", "TrailPackDiff",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -10,10 +10,11 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "manifests
 H = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 
 
-def asset(path, kind="text", media="text/markdown", size=120, title=None):
+def asset(path, kind="text", media="text/markdown", size=120, title=None, **texts):
     a = {"path": path, "kind": kind, "mediaType": media, "size": size, "sha256": H}
     if title:
         a["title"] = title
+    a.update(texts)  # alt, transcript, captions
     return a
 
 
@@ -33,11 +34,13 @@ BASE = {
          "description": "Pack mules and horses were kept here for fire crews.",
          "properties": {"builtYear": 1924, "accessible": True},
          "assets": [asset("waypoints/remount-depot/about.md"),
-                    asset("waypoints/remount-depot/barn.jpg", "image", "image/jpeg", 20480, "The barn")]},
+                    asset("waypoints/remount-depot/barn.jpg", "image", "image/jpeg", 20480, "The barn",
+                          alt="A long wooden barn with a shingle roof and open stalls")]},
         {"name": "Fish Lake", "slug": "fish-lake", "order": 2,
          "coordinate": {"latitude": 44.4010, "longitude": -121.9990},
          "description": "In spring the lake is full; by August it is a meadow.",
-         "assets": [asset("waypoints/fish-lake/narration.mp3", "audio", "audio/mpeg", 51200)]},
+         "assets": [asset("waypoints/fish-lake/narration.mp3", "audio", "audio/mpeg", 51200,
+                          transcript="Ranger: In spring the lake fills with snowmelt. By August it drains into the lava.")]},
     ],
     "mapAssets": [asset("map/fish-lake.mbtiles", "tiles", "application/vnd.mapbox-vector-tile+sqlite3", 1048576)],
 }
@@ -165,6 +168,33 @@ broken_map("map-fields-on-waypoint-asset", ["map.fields"],
 broken_map("map-fields-on-mbtiles", ["map.fields"],
            lambda d: d["mapAssets"].append(dict(asset("map/old.mbtiles", "tiles", "application/vnd.mapbox-vector-tile+sqlite3", 1048576),
                                                 map=copy.deepcopy(d["mapAssets"][1]["map"]))), schema="valid")
+# Accessibility texts: alt text on images, transcripts on recordings, captions (a .vtt of the stop) on videos,
+# a waiver when a text truly cannot be given; a missing one is a warning (the package stays valid).
+accessible = copy.deepcopy(BASE)
+accessible["waypoints"][1]["assets"] += [
+    asset("waypoints/fish-lake/meadow.mp4", "video", "video/mp4", 4194304, captions="waypoints/fish-lake/meadow.vtt",
+          transcript="The lake bed in August: grass where the water was."),
+    asset("waypoints/fish-lake/meadow.vtt", "text", "text/vtt", 900)]
+put("valid", "accessibility", accessible)
+waived = copy.deepcopy(BASE)
+del waived["waypoints"][1]["assets"][0]["transcript"]
+waived["waypoints"][1]["accessibilityWaiver"] = "The narration is being transcribed by the district office; due with version 1.3."
+put("valid", "accessibility-waiver", waived)
+
+
+def broken_text(name, codes, mutate, schema="invalid", kind="invalid"):
+    doc = copy.deepcopy(accessible)
+    mutate(doc)
+    put(kind, name, doc, codes, schema)
+
+
+broken_text("accessibility-missing", ["accessibility.missing"], lambda d: d["waypoints"][0]["assets"][1].pop("alt"), schema="valid", kind="valid")
+broken_text("alt-empty", ["asset.accessibility-text"], lambda d: d["waypoints"][0]["assets"][1].update(alt=""))
+broken_text("alt-blank", ["asset.accessibility-text"], lambda d: d["waypoints"][0]["assets"][1].update(alt="   "), schema="valid")
+broken_text("alt-on-audio", ["asset.accessibility-kind"], lambda d: d["waypoints"][1]["assets"][0].update(alt="A ranger talking"), schema="valid")
+broken_text("captions-on-image", ["asset.accessibility-kind"], lambda d: d["waypoints"][0]["assets"][1].update(captions="waypoints/fish-lake/meadow.vtt"), schema="valid")
+broken_text("captions-not-listed", ["asset.captions"], lambda d: d["waypoints"][1]["assets"][1].update(captions="waypoints/fish-lake/other.vtt"), schema="valid")
+broken_text("transcript-too-long", ["asset.accessibility-text"], lambda d: d["waypoints"][1]["assets"][0].update(transcript="a" * 100001))
 put("invalid", "not-an-object", None, ["manifest.not-object"], "invalid", raw='[{"formatVersion": 1}]\n')
 text = json.dumps(BASE, indent=2)
 put("invalid", "duplicate-key", None, ["json.duplicate-key"], "valid",

@@ -49,3 +49,35 @@ enum ContentCheck {
         return n > 0 ? Array(buffer[0..<n]) : []
     }
 }
+
+/// What an editor says of a file a ranger uploads to a stop, decided from its content (its first
+/// bytes) as well as its name: refused, accepted with advice, or accepted.
+public enum MediaCheck {
+    public enum Verdict: Sendable, Equatable {
+        case accepted(MediaTypes.Entry)
+        /// Kept, with advice for the phones (HEIC photos, WAV recordings).
+        case acceptedWithAdvice(MediaTypes.Entry, String)
+        case refused(String)
+    }
+
+    /// The verdict on the file at `path`, uploaded as `fileName`.
+    public static func verdict(path: String, fileName: String) -> Verdict {
+        guard let entry = MediaTypes.lookup(fileName: fileName) else {
+            return .refused("'\(fileName)' is not a type the apps can show; use a photo (.jpg, .png, .webp), a recording (.mp3, .m4a), a video (.mp4) or a text (.md, .txt, .vtt captions)")
+        }
+        if entry.kind == .tiles {
+            return .refused("'\(fileName)' is a map file: offline maps belong to the whole tour (its map/ folder), not to a stop")
+        }
+        if let problem = ContentCheck.mismatch(path: path, fileName: fileName) {
+            return .refused("'\(fileName)': \(problem)")
+        }
+        switch (fileName as NSString).pathExtension.lowercased() {
+        case "heic":
+            return .acceptedWithAdvice(entry, "'\(fileName)' is a HEIC photo, which Android phones may not show; export it as JPEG (in Photos: File → Export, JPEG) and upload that instead")
+        case "wav":
+            return .acceptedWithAdvice(entry, "'\(fileName)' is an uncompressed WAV recording (about ten times the size of the same sound as AAC); convert it to .m4a (AAC) or .mp3 to keep the download small")
+        default:
+            return .accepted(entry)
+        }
+    }
+}

@@ -122,3 +122,28 @@ public enum InterruptCleanup {
         }
     }
 }
+
+/// Small files replaced whole: written under a temporary name beside the destination, flushed, renamed
+/// over it, and the folder flushed, so the path holds the old content or the new, never a mix — even
+/// after a power cut.
+public enum AtomicFile {
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        let temp = TemporaryFile(directory: directory, baseName: url.lastPathComponent)
+        try temp.create()
+        defer { temp.remove() }
+        try temp.write(bytes)
+        try temp.sync()
+        try temp.rename(to: path)
+        syncFolder(directory)
+    }
+
+    /// Flushes a folder's entries (a rename in it) to disk; best effort.
+    public static func syncFolder(_ directory: String) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+}

@@ -26,10 +26,11 @@ public enum TourBuilder {
     }
 
     /// Reads and checks the tour folder, hashes every asset (on all cores), and validates the
-    /// manifest it would write. Findings name the tour's own files.
+    /// manifest it would write. Findings name the tour's own files. With `hashAssets` false nothing is
+    /// hashed and no plan is returned: only the findings, cheaply (the control panel checks every save so).
     public static func plan(
         _ root: String, progress: BuildProgress? = nil, budget: PhoneBudget = .default,
-        map mapOptions: MapCheckOptions = MapCheckOptions()
+        map mapOptions: MapCheckOptions = MapCheckOptions(), hashAssets: Bool = true
     ) throws -> (Plan?, [Finding]) {
         let (source, sourceFindings) = try TourSource.load(root)
         guard let source else { return (nil, sourceFindings) }
@@ -38,7 +39,7 @@ public enum TourBuilder {
         // With errors in the folder nothing will be written: skip hashing, but still check
         // everything else, so the ranger sees every problem in one round.
         var digests: [String: SHA256Digest] = [:]
-        if !sourceFindings.hasErrors {
+        if !sourceFindings.hasErrors && hashAssets {
             progress?.start(phase: "hashing", files: files.count, bytes: files.reduce(0) { $0 + $1.size })
             digests = try hashAll(files, progress: progress)
             progress?.finish()
@@ -66,11 +67,11 @@ public enum TourBuilder {
         func asset(_ f: TourSource.SourceFile) -> Asset {
             Asset(path: f.archivePath, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
                   sha256: digests[f.sourcePath + "\u{0}" + f.archivePath]?.hex ?? String(repeating: "0", count: 64), title: f.title,
-                  map: mapInfos[f.archivePath])
+                  map: mapInfos[f.archivePath], alt: f.alt, transcript: f.transcript, captions: f.captions)
         }
         let waypoints = source.waypoints.map { w in
             Waypoint(name: w.name, slug: w.slug, order: w.order, coordinate: w.coordinate, description: w.description,
-                     assets: w.assets.map(asset), properties: w.properties)
+                     assets: w.assets.map(asset), properties: w.properties, accessibilityWaiver: w.accessibilityWaiver)
         }
         let manifest = Manifest(
             id: source.tour.id, version: source.tour.version, name: source.tour.name, park: source.tour.park,
@@ -84,7 +85,8 @@ public enum TourBuilder {
             + budget.findings(files)
         let ordered = files.sorted { Array($0.archivePath.utf8).lexicographicallyPrecedes(Array($1.archivePath.utf8)) }
         let plan = Plan(source: source, manifest: manifest, files: ordered, findings: findings)
-        return (findings.hasErrors ? nil : plan, findings)
+        // Without hashes the plan only served its findings (an editor's check on every save): never written.
+        return (findings.hasErrors || !hashAssets ? nil : plan, findings)
     }
 
     /// Stops far from all the others: a typo in a coordinate that the computed frame would hide.

@@ -211,7 +211,7 @@ public enum TourInit {
     /// The folder slug for a stop named `name`: letters of every script spelled in Latin, then
     /// `Loader.slugify`; `stop-N` when nothing is left; never a Windows device name (`con-stop`);
     /// unique (`-2`, `-3`...).
-    static func uniqueSlug(for name: String, number: Int, taken: Set<String>) -> String {
+    public static func uniqueSlug(for name: String, number: Int, taken: Set<String>) -> String {
         let compatible = name.precomposedStringWithCompatibilityMapping
         let latin = compatible.utf8.allSatisfy({ $0 < 0x80 }) ? compatible
             : compatible.applyingTransform(StringTransform("Any-Latin; Latin-ASCII"), reverse: false) ?? compatible

@@ -47,6 +47,8 @@ public struct TourSource: Sendable {
         public var description: String
         public var properties: [JSONMember]
         public var assets: [SourceFile]
+        /// Why a required accessibility text is missing (for reviewers).
+        public var accessibilityWaiver: String? = nil
     }
 
     /// One file to package.
@@ -60,6 +62,11 @@ public struct TourSource: Sendable {
         public var type: MediaTypes.Entry
         public var size: Int64
         public var title: String?
+        /// Accessibility texts from waypoint.json: an image's alt text, a recording's transcript, a
+        /// video's captions (the package path of the stop's `.vtt` file).
+        public var alt: String?
+        public var transcript: String?
+        public var captions: String?
     }
 
     public static let tourFileName = "tour.json"
@@ -196,7 +203,7 @@ struct Loader {
         var r = FieldReader()
         defer { findings += r.findings.map { $0.inFile(jsonRel) } }
         guard let members = r.object(value, at: "") else { return nil }
-        r.rejectUnknown(members, at: "", known: ["name", "order", "coordinate", "description", "assets", "properties"])
+        r.rejectUnknown(members, at: "", known: ["name", "order", "coordinate", "description", "assets", "properties", "accessibilityWaiver"])
 
         let (prefixOrder, slug) = Self.parseFolderName(folderName)
         let explicitOrder = r.integer(members, "order", at: "", required: false)
@@ -215,22 +222,38 @@ struct Loader {
         }
         let coordinate = r.coordinate(members.first(where: { $0.key == "coordinate" })?.value, at: "coordinate")
         var assets: [TourSource.SourceFile] = []
+        var captionFiles: [(asset: Int, file: String, path: String)] = []
         for (i, item) in (r.array(members, "assets", at: "") ?? []).enumerated() {
             let path = JSONPath.element("assets", i)
             var reference: String?
-            var title: String?
+            var title: String?, alt: String?, transcript: String?, captions: String?
             switch item {
             case .string(let s): reference = s
             case .object(let fields):
-                r.rejectUnknown(fields, at: path, known: ["file", "title"])
+                r.rejectUnknown(fields, at: path, known: ["file", "title", "alt", "transcript", "captions"])
                 reference = r.string(fields, "file", at: path)
                 title = r.string(fields, "title", at: path, required: false)
+                alt = r.string(fields, "alt", at: path, required: false)
+                transcript = r.string(fields, "transcript", at: path, required: false)
+                captions = r.string(fields, "captions", at: path, required: false)
             default:
-                r.wrongType(path, expected: "a file name in quotes, or { \"file\": ..., \"title\": ... }", got: item)
+                r.wrongType(path, expected: "a file name in quotes, or { \"file\": ..., \"title\": ..., \"alt\": ... }", got: item)
             }
             guard let reference else { continue }
-            if let file = resolveAsset(reference: reference, baseFolder: folder, archiveFolder: "waypoints/\(slug)/", title: title, findingFile: jsonRel) {
+            if var file = resolveAsset(reference: reference, baseFolder: folder, archiveFolder: "waypoints/\(slug)/", title: title, findingFile: jsonRel) {
+                file.alt = alt
+                file.transcript = transcript
+                if let captions { captionFiles.append((assets.count, captions, path + ".captions")) }
                 assets.append(file)
+            }
+        }
+        // Captions name a file of the same stop, which must be listed too (it is packaged beside the video).
+        for (index, name, path) in captionFiles {
+            if let target = assets.first(where: { $0.relativePath == folder + "/" + name }) {
+                assets[index].captions = target.archivePath
+            } else {
+                findings.append(Finding(.assetCaptions, file: jsonRel, path: path,
+                    "the captions file '\(name)' is not one of this stop's assets; put the .vtt file in \(folder)/ and list it in \"assets\" too"))
             }
         }
         return TourSource.WaypointSource(
@@ -241,7 +264,8 @@ struct Loader {
             coordinate: coordinate ?? Coordinate(latitude: .nan, longitude: .nan),
             description: r.string(members, "description", at: "") ?? "",
             properties: properties,
-            assets: assets)
+            assets: assets,
+            accessibilityWaiver: r.string(members, "accessibilityWaiver", at: "", required: false))
     }
 
     /// `"03-Fish Lake"` → (3, `"fish-lake"`); `"fish-lake"` → (nil, `"fish-lake"`).

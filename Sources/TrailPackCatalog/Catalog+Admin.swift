@@ -116,3 +116,38 @@ extension Catalog {
         try pool.read { db in try Row.fetchAll(db, sql: "SELECT userName, siteID FROM siteGrant ORDER BY userName, siteID").map { ($0["userName"], $0["siteID"]) } }
     }
 }
+
+/// The control panel's accounts: the same users as the API, signing in with a password.
+extension Catalog {
+    /// Stores `hash` (a `PasswordHash` text) as the user's panel password.
+    public func setPassword(name: String, hash: String) throws {
+        try pool.write { db in
+            try requireUser(db, name)
+            try db.execute(sql: "UPDATE user SET passwordHash = ? WHERE name = ?", arguments: [hash, name])
+            try Self.audit(db, actor: "admin-cli", action: .userPassword, id: nil, version: nil, sha256: nil, detail: "panel password set for \(name)")
+        }
+    }
+
+    /// The user and their stored password hash (nil: no password set), or nil when there is no such user.
+    public func signInRecord(name: String) throws -> (user: User, passwordHash: String?)? {
+        try pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT name, role, publicKey, passwordHash FROM user WHERE name = ? AND removedAt IS NULL",
+                                             arguments: [name]) else { return nil }
+            return (User(name: row["name"], role: Role(rawValue: row["role"]) ?? .publisher, publicKey: row["publicKey"]), row["passwordHash"])
+        }
+    }
+
+    /// The user named `name` (not removed), or nil.
+    public func user(name: String) throws -> User? { try signInRecord(name: name)?.user }
+
+    /// The sites `user` may work on: every known site for an admin or a reviewer, else the granted ones
+    /// (a granted site need not exist in the site table yet).
+    public func workableSites(for user: User) throws -> [(id: String, name: String)] {
+        try pool.read { db in
+            let sql = user.role == .publisher
+                ? "SELECT g.siteID AS id, COALESCE(s.name, g.siteID) AS name FROM siteGrant g LEFT JOIN site s ON s.id = g.siteID WHERE g.userName = ? ORDER BY g.siteID"
+                : "SELECT id, name FROM site UNION SELECT siteID, siteID FROM siteGrant WHERE siteID NOT IN (SELECT id FROM site) ORDER BY id"
+            return try Row.fetchAll(db, sql: sql, arguments: user.role == .publisher ? [user.name] : []).map { ($0["id"], $0["name"]) }
+        }
+    }
+}

@@ -40,7 +40,7 @@ extension Catalog {
         case start, approve, deny, push, withdraw
         case startRefused = "start-refused", approveRefused = "approve-refused", denyRefused = "deny-refused"
         case pushRefused = "push-refused", withdrawRefused = "withdraw-refused"
-        case userAdd = "user-add", userRemove = "user-remove", userRole = "user-role", tokenIssue = "token-issue", tokenRevoke = "token-revoke"
+        case userAdd = "user-add", userRemove = "user-remove", userRole = "user-role", tokenIssue = "token-issue", tokenRevoke = "token-revoke", userPassword = "user-password"
         case siteAdd = "site-add", siteRename = "site-rename", grant, grantRevoke = "grant-revoke", gcQuarantine = "gc-quarantine"
 
         /// The action a transition records, or its refusal.

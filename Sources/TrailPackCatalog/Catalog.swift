@@ -75,6 +75,10 @@ public final class Catalog: Sendable {
                 ALTER TABLE user ADD COLUMN removedAt TEXT;
                 """)
         }
+        m.registerMigration("v5-passwords") { db in
+            // The control panel's sign-in: a scrypt hash text (PasswordHash), never the password.
+            try db.execute(sql: "ALTER TABLE user ADD COLUMN passwordHash TEXT")
+        }
         return m
     }
 

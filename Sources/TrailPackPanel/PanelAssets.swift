@@ -45,13 +45,20 @@ enum PanelAssets {
         :focus-visible { outline: 3px solid #0b5ed7; outline-offset: 2px; }
         .tp-map { height: 28rem; border: 1px solid #6c757d; }
         .tp-grid-label { font: 12px/1.2 system-ui, sans-serif; color: #212529; background: rgba(255,255,255,.85); padding: 0 2px; white-space: nowrap; }
+        .tp-stop-label { font: bold 13px/1 system-ui, sans-serif; color: #fff; background: #0b5ed7; border: 2px solid #fff; border-radius: 50%; width: 26px !important; height: 26px !important; display: flex; align-items: center; justify-content: center; }
+        .tp-preview { max-width: 100%; max-height: 16rem; }
+        .tp-drop { border: 2px dashed #6c757d; border-radius: .5rem; }
+        .tp-drop.tp-over { background: #e7f1ff; border-color: #0b5ed7; }
+        .tp-note { color: #842029; }
+        #stop-list li.tp-dragging { opacity: .5; }
         .skip-link { position: absolute; left: -10000px; }
         .skip-link:focus { position: static; }
 
         """
 
-    /// The panel's script: progressive enhancement only (pages work without it). Starts the map where a page has one.
-    static let js = """
+    /// The panel's script: progressive enhancement only (every form works without it). The map (click to
+    /// place a stop, drag a marker to move it), drag-and-drop ordering, and file uploads with progress.
+    static let js = #"""
         "use strict";
         (function () {
           function gridLayer(L) {
@@ -70,16 +77,30 @@ enum PanelAssets {
               for (var lat = Math.ceil(b.getSouth() / s) * s; lat <= b.getNorth(); lat += s) {
                 L.polyline([[lat, b.getWest()], [lat, b.getEast()]], { color: "#6c757d", weight: 1, interactive: false }).addTo(layer);
                 L.marker([lat, b.getEast()], { interactive: false, keyboard: false,
-                  icon: L.divIcon({ className: "tp-grid-label", html: lat.toFixed(digits) + "\\u00b0", iconSize: null, iconAnchor: [52, 8] }) }).addTo(layer);
+                  icon: L.divIcon({ className: "tp-grid-label", html: lat.toFixed(digits) + "\u00b0", iconSize: null, iconAnchor: [52, 8] }) }).addTo(layer);
               }
               for (var lng = Math.ceil(b.getWest() / s) * s; lng <= b.getEast(); lng += s) {
                 L.polyline([[b.getSouth(), lng], [b.getNorth(), lng]], { color: "#6c757d", weight: 1, interactive: false }).addTo(layer);
                 L.marker([b.getSouth(), lng], { interactive: false, keyboard: false,
-                  icon: L.divIcon({ className: "tp-grid-label", html: lng.toFixed(digits) + "\\u00b0", iconSize: null, iconAnchor: [-2, 36] }) }).addTo(layer);
+                  icon: L.divIcon({ className: "tp-grid-label", html: lng.toFixed(digits) + "\u00b0", iconSize: null, iconAnchor: [-2, 36] }) }).addTo(layer);
               }
             }
             layer.on("add", function () { var map = layer._map; draw(map); map.on("moveend", function () { draw(map); }); });
             return layer;
+          }
+          // Sends a form the way a button would (the server answers with a page): CSRF token and revision included.
+          function post(action, fields, element) {
+            var form = document.createElement("form");
+            form.method = "post";
+            form.action = action;
+            var all = Object.assign({ _csrf: element.getAttribute("data-csrf"), revision: element.getAttribute("data-revision") }, fields);
+            Object.keys(all).forEach(function (name) {
+              var input = document.createElement("input");
+              input.type = "hidden"; input.name = name; input.value = all[name];
+              form.appendChild(input);
+            });
+            document.body.appendChild(form);
+            form.submit();
           }
           function startMap(element) {
             var L = window.L;
@@ -94,13 +115,102 @@ enum PanelAssets {
             }
             var south = parseFloat(element.getAttribute("data-south")), west = parseFloat(element.getAttribute("data-west"));
             var north = parseFloat(element.getAttribute("data-north")), east = parseFloat(element.getAttribute("data-east"));
-            if ([south, west, north, east].every(isFinite)) { map.fitBounds([[south, west], [north, east]]); } else { map.setView([44.4, -122.1], 9); }
+            var framed = [south, west, north, east].every(isFinite);
+            if (framed) { map.fitBounds([[south, west], [north, east]]); } else { map.setView([44.4, -122.1], 9); }
+            if (framed && element.hasAttribute("data-editor")) {
+              L.rectangle([[south, west], [north, east]], { color: "#198754", weight: 2, fill: false, interactive: false }).addTo(map);
+            }
+            var stops = [];
+            try { stops = JSON.parse(element.getAttribute("data-stops") || "[]"); } catch (e) { stops = []; }
+            stops.forEach(function (stop) {
+              var marker = L.marker([stop.lat, stop.lon], {
+                draggable: element.hasAttribute("data-editor"), title: stop.n + ". " + stop.name, alt: "Stop " + stop.n + ": " + stop.name,
+                icon: L.divIcon({ className: "tp-stop-label", html: String(stop.n), iconSize: [26, 26], iconAnchor: [13, 13] })
+              }).addTo(map);
+              marker.on("dragend", function () {
+                var p = marker.getLatLng();
+                post(stop.action, { latitude: p.lat.toFixed(6), longitude: p.lng.toFixed(6) }, element);
+              });
+            });
+            if (element.hasAttribute("data-editor")) {
+              var preview = null;
+              map.on("click", function (event) {
+                var lat = document.getElementById("add-latitude"), lon = document.getElementById("add-longitude");
+                if (!lat || !lon) { return; }
+                lat.value = event.latlng.lat.toFixed(6);
+                lon.value = event.latlng.lng.toFixed(6);
+                if (preview) { map.removeLayer(preview); }
+                preview = L.circleMarker(event.latlng, { radius: 8, color: "#d63384" }).addTo(map);
+                var name = document.getElementById("add-name");
+                if (name) { name.focus(); }
+              });
+            }
+          }
+          // Drag and drop in the stop list: the new order is sent like the Up/Down buttons.
+          function startOrdering(list) {
+            var dragged = null;
+            list.addEventListener("dragstart", function (event) {
+              dragged = event.target.closest("li");
+              if (dragged) { dragged.classList.add("tp-dragging"); event.dataTransfer.effectAllowed = "move"; event.dataTransfer.setData("text/plain", dragged.id); }
+            });
+            list.addEventListener("dragend", function () { if (dragged) { dragged.classList.remove("tp-dragging"); } });
+            list.addEventListener("dragover", function (event) {
+              event.preventDefault();
+              var over = event.target.closest("li");
+              if (!dragged || !over || over === dragged) { return; }
+              var box = over.getBoundingClientRect();
+              list.insertBefore(dragged, event.clientY > box.top + box.height / 2 ? over.nextSibling : over);
+            });
+            list.addEventListener("drop", function (event) {
+              event.preventDefault();
+              var order = Array.prototype.map.call(list.querySelectorAll("li[data-number]"), function (li) { return li.getAttribute("data-number"); });
+              var map = document.getElementById("tour-map");
+              post(list.getAttribute("data-order-action"), { order: order.join(",") }, map);
+            });
+          }
+          // Uploads, one file at a time, each streamed as the request body (the server never holds it whole).
+          function startUploads(zone) {
+            var input = zone.querySelector("input[type=file]"), bar = document.getElementById("upload-progress"), status = document.getElementById("upload-status");
+            function say(text) { var p = document.createElement("p"); p.textContent = text; p.className = "mb-1"; status.appendChild(p); }
+            function send(files, i, changed) {
+              if (i >= files.length) { if (changed) { say("Reloading the page…"); window.location.reload(); } return; }
+              var file = files[i], xhr = new XMLHttpRequest();
+              xhr.open("PUT", zone.getAttribute("data-upload") + "?name=" + encodeURIComponent(file.name));
+              xhr.setRequestHeader("X-CSRF-Token", zone.getAttribute("data-csrf"));
+              xhr.setRequestHeader("Content-Type", "application/octet-stream");
+              bar.hidden = false; bar.value = 0;
+              xhr.upload.onprogress = function (event) { if (event.lengthComputable) { bar.value = Math.round(100 * event.loaded / event.total); } };
+              xhr.onload = function () {
+                var message = file.name;
+                try { message = JSON.parse(xhr.responseText).message; } catch (e) { message = file.name + ": HTTP " + xhr.status; }
+                say((xhr.status < 300 ? "" : "Not added: ") + message);
+                send(files, i + 1, changed || xhr.status < 300);
+              };
+              xhr.onerror = function () { say("Not added: " + file.name + " (the connection failed; try again)"); send(files, i + 1, changed); };
+              say("Uploading " + file.name + "…");
+              xhr.send(file);
+            }
+            input.addEventListener("change", function () { send(input.files, 0, false); });
+            zone.addEventListener("dragover", function (event) { event.preventDefault(); zone.classList.add("tp-over"); });
+            zone.addEventListener("dragleave", function () { zone.classList.remove("tp-over"); });
+            zone.addEventListener("drop", function (event) { event.preventDefault(); zone.classList.remove("tp-over"); send(event.dataTransfer.files, 0, false); });
           }
           document.addEventListener("DOMContentLoaded", function () {
             var maps = document.querySelectorAll("[data-tp-map]");
             for (var i = 0; i < maps.length; i++) { startMap(maps[i]); }
+            var list = document.getElementById("stop-list");
+            if (list) { startOrdering(list); }
+            var zone = document.getElementById("drop-zone");
+            if (zone) { startUploads(zone); }
+            // After Up/Down, keep the keyboard where it was: the moved stop's button.
+            var focus = new URLSearchParams(window.location.search).get("focus");
+            if (focus) {
+              var other = focus.indexOf("up-") === 0 ? focus.replace("up-", "down-") : focus.replace("down-", "up-");
+              var button = document.getElementById(focus) || document.getElementById(other);
+              if (button) { button.focus(); }
+            }
           });
         })();
 
-        """
+        """#
 }

@@ -10,6 +10,8 @@ public struct PanelConfiguration: Sendable {
     public var tileAttribution: String?
     /// The URL the panel is reached by (`https://…` makes the session cookie Secure).
     public var publicURL: String?
+    /// The largest file a ranger may upload to a stop (a phone downloads the whole package: keep tours small).
+    public var maxMediaBytes: Int64 = 2 << 30
 
     public static let defaultWebAssets = "/usr/share/javascript"
 

@@ -2,28 +2,40 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Mustache
+import NIOCore
+import TrailPackBuilder
+import TrailPackCatalog
+import TrailPackCore
+import TrailPackCrypto
+import TrailPackServer
 
-/// The web control panel's routes, added to the server's router by `trailpack serve` (mounted at `/`).
+/// The web control panel's routes, added to the server's router by `trailpack serve` (mounted at `/`):
+/// sign-in, the tours being edited (drafts, stored as tour folders), stops, media, build and review.
+/// Every state change goes through the same builder, intake and catalog transitions as the API.
 public struct PanelController: Sendable {
     public let configuration: PanelConfiguration
+    let server: TrailPackServer
     let library: MustacheLibrary
     let fileIO = FileIO()
+    public let drafts: DraftStore
     /// The signed-in sessions (in memory) and the sign-in throttle.
     public let sessions = PanelSessions()
     public let loginThrottle = LoginThrottle()
 
     /// Fails only with settings the panel cannot use, naming the option and the fix.
-    public init(configuration: PanelConfiguration) throws {
+    public init(configuration: PanelConfiguration, server: TrailPackServer) throws {
         let problems = configuration.problems()
         guard problems.isEmpty else { throw PanelError(message: problems.joined(separator: "; ")) }
         self.configuration = configuration
+        self.server = server
+        self.drafts = DraftStore(dataFolder: server.folder.root)
         self.library = try PanelPages.library()
     }
 
     /// The Content-Security-Policy of every panel response: scripts and styles from this server only
     /// (no 'unsafe-inline'), images also from the tile server when one is configured.
     var contentSecurityPolicy: String {
-        var images = "'self' data:"
+        var images = "'self' data: blob:"
         // The tile server's origin; a `{s}.` subdomain template ({s}.tile.openstreetmap.org) allows its subdomains.
         if let tileURL = configuration.tileURL {
             let subdomains = tileURL.contains("://{s}.")
@@ -32,19 +44,16 @@ public struct PanelController: Sendable {
                 images += " \(scheme)://\(subdomains ? "*." : "")\(host)\(url.port.map { ":\($0)" } ?? "")"
             }
         }
-        return "default-src 'self'; script-src 'self'; style-src 'self'; img-src \(images); object-src 'none'; base-uri 'none'; "
+        return "default-src 'self'; script-src 'self'; style-src 'self'; img-src \(images); media-src 'self'; object-src 'none'; base-uri 'none'; "
             + "frame-ancestors 'none'; form-action 'self'"
     }
 
-    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        let panel = router.group().add(middleware: PanelHeadersMiddleware<Context>(contentSecurityPolicy: contentSecurityPolicy))
-        panel.get("/") { _, _ in try self.page("home", title: "Tours", map: true) }
-        // State-changing routes: each behind the CSRF check.
-        let guarded = panel.group().add(middleware: PanelCSRFMiddleware<Context>(sessions: sessions))
-        guarded.post("/logout") { request, _ in
-            if let id = PanelCookies.sessionID(request.headers[.cookie]) { await sessions.end(id: id) }
-            return Response(status: .seeOther, headers: [.location: "/", .setCookie: sessions.clearingCookie(secure: configuration.secureCookies)])
-        }
+    public func addRoutes(to router: Router<AppRequestContext>) {
+        let panel = router.group().add(middleware: PanelHeadersMiddleware<AppRequestContext>(contentSecurityPolicy: contentSecurityPolicy))
+        panel.get("/") { request, context in await signedIn(request, context) { try await home($0) } }
+        panel.get("/login") { request, _ in try await loginPage(request) }
+        // Sign-in has no session yet: it is checked by its Origin instead of a token (and SameSite=Strict).
+        panel.post("/login") { request, context in try await login(request, context) }
         panel.get("/static/panel.css") { _, _ in Self.text(PanelAssets.css, type: "text/css; charset=utf-8") }
         panel.get("/static/panel.js") { _, _ in Self.text(PanelAssets.js, type: "text/javascript; charset=utf-8") }
         for vendor in PanelAssets.vendorLibraries {
@@ -58,28 +67,189 @@ public struct PanelController: Sendable {
                 return Response(status: .ok, headers: [.contentType: PanelAssets.contentType(path: path), .cacheControl: "public, max-age=3600"], body: body)
             }
         }
+        panel.get("/drafts/:site/:tour") { request, context in await draftRoute(request, context) { try await editor($0, $1, request: request) } }
+        panel.get("/drafts/:site/:tour/stops/:stop") { request, context in
+            await draftRoute(request, context) { try await stopPage($0, $1, index: try stopIndex(context)) }
+        }
+        panel.get("/drafts/:site/:tour/stops/:stop/files/:file") { request, context in
+            await draftRoute(request, context) { try await stopFile($0, $1, index: try stopIndex(context), name: try context.parameters.require("file"), context: context) }
+        }
+        panel.get("/drafts/:site/:tour/folder.zip") { request, context in await draftRoute(request, context) { try await folderZip($0, $1) } }
+
+        // State-changing routes: each behind the CSRF check.
+        let guarded = panel.group().add(middleware: PanelCSRFMiddleware<AppRequestContext>(sessions: sessions))
+        guarded.post("/logout") { request, _ in
+            if let id = PanelCookies.sessionID(request.headers[.cookie]) { await sessions.end(id: id) }
+            return Response(status: .seeOther, headers: [.location: "/login", .setCookie: sessions.clearingCookie(secure: configuration.secureCookies)])
+        }
+        guarded.post("/drafts") { request, context in await signedIn(request, context) { try await createDraft($0, request: request) } }
+        guarded.post("/drafts/:site/:tour") { request, context in await draftRoute(request, context) { try await saveTour($0, $1, request: request) } }
+        guarded.post("/drafts/:site/:tour/stops") { request, context in await draftRoute(request, context) { try await addStop($0, $1, request: request) } }
+        guarded.post("/drafts/:site/:tour/order") { request, context in await draftRoute(request, context) { try await reorder($0, $1, request: request) } }
+        guarded.post("/drafts/:site/:tour/stops/:stop") { request, context in
+            await draftRoute(request, context) { try await saveStop($0, $1, index: try stopIndex(context), request: request) }
+        }
+        guarded.post("/drafts/:site/:tour/stops/:stop/:action") { request, context in
+            await draftRoute(request, context) { try await stopAction($0, $1, index: try stopIndex(context), action: try context.parameters.require("action"), request: request) }
+        }
+        guarded.put("/drafts/:site/:tour/stops/:stop/files") { request, context in
+            await draftRoute(request, context, json: true) { try await upload($0, $1, index: try stopIndex(context), request: request) }
+        }
+        guarded.post("/drafts/:site/:tour/build") { request, context in await draftRoute(request, context) { try await build($0, $1, request: request) } }
+        guarded.post("/drafts/:site/:tour/review") { request, context in await draftRoute(request, context) { try await requestReview($0, $1, request: request) } }
     }
 
-    func page(_ name: String, title: String, map: Bool = false, values: [String: Any] = [:]) throws -> Response {
+    // MARK: signing in
+
+    /// Who is signed in: the session and its user (still present in the catalog).
+    struct Visitor: Sendable {
+        var session: PanelSessions.Session
+        var user: Catalog.User
+        var sites: [(id: String, name: String)]
+        var canEdit: Bool { user.role != .reviewer }
+    }
+
+    func visitor(_ request: Request) async throws -> Visitor? {
+        guard let id = PanelCookies.sessionID(request.headers[.cookie]), let session = await sessions.session(id: id) else { return nil }
+        let name = session.user
+        guard let user = try await server.blocking({ try $0.catalog.user(name: name) }) else {
+            await sessions.end(id: id)
+            return nil
+        }
+        let sites = try await server.blocking { try $0.catalog.workableSites(for: user) }
+        return Visitor(session: session, user: user, sites: sites)
+    }
+
+    /// Runs `body` for a signed-in visitor; otherwise sends them to the sign-in page. Errors become pages.
+    func signedIn(_ request: Request, _ context: AppRequestContext, json: Bool = false, _ body: (Visitor) async throws -> Response) async -> Response {
+        do {
+            guard let visitor = try await visitor(request) else {
+                if json { return Self.jsonMessage(.unauthorized, "your session has ended: sign in again (reload the page)") }
+                let next = request.uri.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
+                return Response(status: .seeOther, headers: [.location: "/login?next=\(next)"])
+            }
+            return try await body(visitor)
+        } catch {
+            return errorPage(error, json: json)
+        }
+    }
+
+    func loginPage(_ request: Request, message: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        var values: [String: Any] = ["next": Self.safeNext(request.uri.queryParameters.get("next"))]
+        if let message { values["error"] = message }
+        var response = try page("login", title: "Sign in", values: values)
+        response.status = status
+        return response
+    }
+
+    func login(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        if let origin = request.headers[.origin], !isOwnOrigin(origin, request: request) {
+            return errorPage(PanelError(status: .forbidden, message: "this sign-in form was sent from another site (\(origin)); open the panel's own sign-in page"))
+        }
+        let form = try await PanelForm.read(request)
+        let name = form.text("name"), password = form["password"] ?? ""
+        let keys = ["address:\(context.remoteAddress?.ipAddress ?? "local")", "user:\(name.lowercased())"]
+        for key in keys {
+            let wait = await loginThrottle.wait(for: key)
+            if wait > 0 {
+                return try await loginPage(request, message: "Too many failed sign-ins: wait \(max(1, wait / 60)) minute\(wait >= 120 ? "s" : "") and try again.", status: .tooManyRequests)
+            }
+        }
+        let record = name.isEmpty ? nil : try await server.blocking { try $0.catalog.signInRecord(name: name) }
+        // Hashed even for an unknown user, so the answer's time does not tell which names exist.
+        let stored = record?.passwordHash ?? Self.decoyHash
+        let matches = await Task.detached { PasswordHash.verify(password, against: stored) }.value
+        guard let record, record.passwordHash != nil, matches else {
+            for key in keys { await loginThrottle.failed(key) }
+            server.logger.notice("panel sign-in refused", metadata: ["user": "\(TerminalText.escaped(name))", "address": "\(keys[0])"])
+            // 200 with the form again (the browser shows the message; the status is not an error to the page).
+            return try await loginPage(request, message: "The name or the password is wrong. An admin sets a panel password with 'trailpack admin user password NAME'.")
+        }
+        for key in keys { await loginThrottle.succeeded(key) }
+        let session = await sessions.start(user: record.user.name, replacing: PanelCookies.sessionID(request.headers[.cookie]))
+        let next = Self.safeNext(form["next"])
+        return Response(status: .seeOther, headers: [.location: next, .setCookie: sessions.cookie(for: session, secure: configuration.secureCookies)])
+    }
+
+    /// A hash no password matches, verified for unknown names (same cost as a real one).
+    static let decoyHash = (try? PasswordHash.make(UUID().uuidString)) ?? ""
+
+    /// A path on this site to go to after sign-in (never another site: `//evil`, `https:`).
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"), !next.contains("\r"), !next.contains("\n") else { return "/" }
+        return next
+    }
+
+    func isOwnOrigin(_ origin: String, request: Request) -> Bool {
+        if let publicURL = configuration.publicURL, let a = URL(string: publicURL), let b = URL(string: origin) {
+            return a.scheme == b.scheme && a.host == b.host && a.port == b.port
+        }
+        guard let host = request.head.authority else { return false }
+        return origin == "http://\(host)" || origin == "https://\(host)"
+    }
+
+    // MARK: pages
+
+    func page(_ name: String, title: String, visitor: Visitor? = nil, map: Bool = false, values: [String: Any] = [:]) throws -> Response {
         var object: [String: Any] = ["title": title, "map": map]
         if let tileURL = configuration.tileURL {
             object["tileURL"] = tileURL
             object["tileAttribution"] = configuration.tileAttribution ?? ""
         }
+        if let visitor {
+            object["user"] = ["name": visitor.user.name, "role": visitor.user.role.rawValue]
+            object["csrf"] = visitor.session.csrfToken
+        }
         object.merge(values) { _, new in new }
-        guard let html = library.render(object, withTemplate: name) else { throw HTTPError(.internalServerError, message: "the panel has no page '\(name)'") }
+        guard let html = library.render(object, withTemplate: name) else { throw PanelError(status: .internalServerError, message: "the panel has no page '\(name)'") }
         return Self.text(html, type: "text/html; charset=utf-8")
+    }
+
+    func errorPage(_ error: Error, json: Bool = false) -> Response {
+        let (status, message): (HTTPResponse.Status, String) = switch error {
+        case let e as PanelError: (e.status, e.message)
+        case let e as DraftStore.Failure:
+            switch e {
+            case .notFound: (.notFound, e.description)
+            case .conflict: (.conflict, e.description)
+            case .exists, .unreadable: (.unprocessableContent, e.description)
+            case .io: (.internalServerError, e.description)
+            }
+        case let e as ServerError: (e.status, e.message)
+        case let e as HTTPError: (e.status, e.body ?? "the request could not be handled")
+        default: (.internalServerError, "something went wrong on the server (\(error)); try again, and tell the administrator if it keeps happening")
+        }
+        if status.code >= 500 { server.logger.error("panel request failed", metadata: ["error": "\(TerminalText.escaped(String(describing: error)))"]) }
+        if json { return Self.jsonMessage(status, message) }
+        var response = (try? page("error", title: status.code == 409 ? "Not saved" : "Something is wrong", values: ["message": message, "status": status.code]))
+            ?? Self.text(message, type: "text/plain; charset=utf-8")
+        response.status = status
+        return response
+    }
+
+    static func jsonMessage(_ status: HTTPResponse.Status, _ message: String, extra: [JSONMember] = []) -> Response {
+        let body = JSONWriter.string(.object([JSONMember("message", .string(message))] + extra), pretty: false)
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
     static func text(_ text: String, type: String) -> Response {
         Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
+
+    static func redirect(_ location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location])
+    }
 }
 
 /// A panel setting or request the panel cannot use, in words naming the fix.
 public struct PanelError: Error, CustomStringConvertible, Sendable {
+    public var status: HTTPResponse.Status = .badRequest
     public let message: String
     public var description: String { message }
+    public init(status: HTTPResponse.Status = .badRequest, message: String) {
+        self.status = status
+        self.message = message
+    }
 }
 
 /// The headers every panel response carries: the CSP, no sniffing, no framing, no referrer to other sites.
@@ -92,6 +262,7 @@ struct PanelHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         return response
     }
 }

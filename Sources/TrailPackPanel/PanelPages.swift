@@ -1,9 +1,10 @@
 import Mustache
 
-/// The panel's pages: swift-mustache templates, `{{ }}` escaped (never `{{{ }}}` for anything a user typed).
-/// No inline script or event attribute: the Content-Security-Policy forbids them.
+/// The panel's pages: swift-mustache templates, `{{ }}` escaped (never `{{{ }}}`: everything shown may be typed by a user).
+/// No inline script or event attribute: the Content-Security-Policy forbids them. Forms work without JavaScript;
+/// the script adds the map, drag and drop and uploads.
 enum PanelPages {
-    static let layout = """
+    static let layout = #"""
         <!doctype html>
         <html lang="en">
         <head>
@@ -20,6 +21,13 @@ enum PanelPages {
         <header class="navbar navbar-dark bg-dark mb-3">
         <nav class="container" aria-label="Panel">
         <a class="navbar-brand" href="/">TrailPack control panel</a>
+        {{#user}}
+        <form method="post" action="/logout" class="d-flex align-items-center gap-2 mb-0">
+        <span class="text-light small">Signed in as {{name}} ({{role}})</span>
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <button class="btn btn-outline-light btn-sm" type="submit">Sign out</button>
+        </form>
+        {{/user}}
         </nav>
         </header>
         <main id="main" class="container">
@@ -31,28 +39,274 @@ enum PanelPages {
         <script src="/static/panel.js"></script>
         </body>
         </html>
-        """
+        """#
 
-    static let home = """
+    static let findings = #"""
+        {{#hasFindings}}
+        <section class="mb-3" aria-labelledby="findings-heading" id="findings">
+        <h2 id="findings-heading" class="h5">{{findingsHeading}} ({{errorCount}} to fix, {{warningCount}} to check)</h2>
+        <ul class="list-unstyled">
+        {{#findings}}<li class="mb-1"><span class="badge {{#isError}}text-bg-danger{{/isError}}{{^isError}}text-bg-warning{{/isError}}">{{#isError}}Fix{{/isError}}{{^isError}}Check{{/isError}}</span>
+        <a href="{{link}}">{{label}}</a>: {{message}}</li>{{/findings}}
+        </ul>
+        </section>
+        {{/hasFindings}}
+        """#
+
+    static let login = #"""
         {{<layout}}
         {{$content}}
-        <p>Rangers make tours here: a map to place the stops, forms for their texts, media and findings, then a package to build.</p>
+        <div class="row"><div class="col-md-6">
+        {{#error}}<div class="alert alert-danger" role="alert">{{error}}</div>{{/error}}
+        <form method="post" action="/login">
+        <input type="hidden" name="next" value="{{next}}">
+        <div class="mb-3"><label class="form-label" for="name">Name</label>
+        <input class="form-control" id="name" name="name" autocomplete="username" required autofocus></div>
+        <div class="mb-3"><label class="form-label" for="password">Password</label>
+        <input class="form-control" id="password" name="password" type="password" autocomplete="current-password" required></div>
+        <button class="btn btn-primary" type="submit">Sign in</button>
+        </form>
+        <p class="mt-3 small">No password yet? An administrator sets one with <code>trailpack admin user password YOUR-NAME</code>.</p>
+        </div></div>
+        {{/content}}
+        {{/layout}}
+        """#
+
+    static let home = #"""
+        {{<layout}}
+        {{$content}}
+        {{#canEdit}}
+        <section aria-labelledby="drafts-heading" class="mb-4">
+        <h2 id="drafts-heading" class="h4">Tours you are editing ({{draftCount}})</h2>
+        {{#hasDrafts}}
+        <table class="table table-sm align-middle">
+        <caption class="visually-hidden">Tours being edited</caption>
+        <thead><tr><th scope="col">Tour</th><th scope="col">Site</th><th scope="col">Version</th><th scope="col">Stops</th><th scope="col">Last saved</th></tr></thead>
+        <tbody>
+        {{#drafts}}<tr><td><a href="{{link}}">{{name}}</a></td><td>{{site}}</td><td>{{version}}</td><td>{{stops}}</td><td>{{modified}}</td></tr>{{/drafts}}
+        </tbody>
+        </table>
+        {{/hasDrafts}}
+        {{^hasDrafts}}<p>No tours yet: start one below.</p>{{/hasDrafts}}
+        </section>
+        <section aria-labelledby="new-heading" class="mb-4">
+        <h2 id="new-heading" class="h4">Start a new tour</h2>
+        {{#hasSites}}
+        <form method="post" action="/drafts" class="row g-3">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <div class="col-md-6"><label class="form-label" for="new-name">Tour name</label>
+        <input class="form-control" id="new-name" name="name" required aria-describedby="new-name-help">
+        <div class="form-text" id="new-name-help">What visitors see in the app's list, such as "Santiam Wagon Road".</div></div>
+        <div class="col-md-6"><label class="form-label" for="new-park">Park or forest</label>
+        <input class="form-control" id="new-park" name="park" required></div>
+        <div class="col-md-6"><label class="form-label" for="new-site">Site</label>
+        {{#isAdmin}}<input class="form-control" id="new-site" name="site" list="site-list" required aria-describedby="new-site-help">
+        <datalist id="site-list">{{#sites}}<option value="{{id}}">{{name}}</option>{{/sites}}</datalist>
+        <div class="form-text" id="new-site-help">A site id: lowercase letters, digits and hyphens.</div>{{/isAdmin}}
+        {{^isAdmin}}<select class="form-select" id="new-site" name="site">{{#sites}}<option value="{{id}}">{{name}} ({{id}})</option>{{/sites}}</select>{{/isAdmin}}
+        </div>
+        <div class="col-md-6"><label class="form-label" for="new-site-name">Site name (if the site is new)</label>
+        <input class="form-control" id="new-site-name" name="siteName"></div>
+        <div class="col-12"><label class="form-label" for="new-description">Description</label>
+        <textarea class="form-control" id="new-description" name="description" rows="3"></textarea></div>
+        <div class="col-12"><button class="btn btn-primary" type="submit">Create the tour</button></div>
+        </form>
+        {{/hasSites}}
+        {{^hasSites}}<p>You may not edit any site's tours yet: ask an administrator to run <code>trailpack admin grant YOUR-NAME SITE</code>.</p>{{/hasSites}}
+        </section>
+        {{/canEdit}}
+        {{^canEdit}}<p>Reviewers review built versions through the API (<code>/v1/admin/packages</code>); the review pages come with the next panel release.</p>{{/canEdit}}
+        {{/content}}
+        {{/layout}}
+        """#
+
+    static let editor = #"""
+        {{<layout}}
+        {{$content}}
+        <p><a href="/">All tours</a> · <a href="{{draft.path}}/folder.zip">Download as a folder (zip, for the command line)</a></p>
+        {{#notice}}<div class="alert alert-success" role="status">{{notice}}</div>{{/notice}}
+        {{>findings}}
+        <div class="row g-4">
+        <div class="col-lg-7">
         <section aria-labelledby="map-heading">
         <h2 id="map-heading" class="h4">Map</h2>
-        <p id="map-help">The base map: {{#tileURL}}tiles from {{tileAttribution}}{{/tileURL}}{{^tileURL}}a coordinate grid (no tiles are configured){{/tileURL}}.</p>
-        <div class="tp-map" data-tp-map role="region" aria-label="Map" aria-describedby="map-help"
-             data-tile-url="{{tileURL}}" data-tile-attribution="{{tileAttribution}}"
-             data-south="44.30" data-west="-122.20" data-north="44.45" data-east="-121.95"></div>
+        <p id="map-help" class="small">Click the map to place a new stop (then name it below and press Add). Drag a marker to move a stop. The base map: {{#tileURL}}tiles from {{tileAttribution}}{{/tileURL}}{{^tileURL}}a coordinate grid (no tiles are configured){{/tileURL}}.</p>
+        <div class="tp-map" id="tour-map" data-tp-map data-editor role="region" aria-label="Map of the tour's stops" aria-describedby="map-help"
+             data-tile-url="{{tileURL}}" data-tile-attribution="{{tileAttribution}}" data-stops="{{mapStops}}" data-csrf="{{csrf}}" data-revision="{{revision}}"
+             {{#frame}}data-south="{{south}}" data-west="{{west}}" data-north="{{north}}" data-east="{{east}}"{{/frame}}></div>
+        </section>
+        <section aria-labelledby="add-heading" class="mt-3">
+        <h2 id="add-heading" class="h5">Add a stop</h2>
+        <form method="post" action="{{draft.path}}/stops" class="row g-2" id="add-stop">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}">
+        <div class="col-md-4"><label class="form-label" for="add-name">Name</label><input class="form-control" id="add-name" name="name"></div>
+        <div class="col-md-4"><label class="form-label" for="add-latitude">Latitude</label><input class="form-control" id="add-latitude" name="latitude" required aria-describedby="coord-help"></div>
+        <div class="col-md-4"><label class="form-label" for="add-longitude">Longitude</label><input class="form-control" id="add-longitude" name="longitude" required aria-describedby="coord-help"></div>
+        <div class="col-12 form-text" id="coord-help">Decimal degrees (44.4123, -122.1510) or degrees, minutes and seconds (44°24'44"N, 122°09'04"W), as a GPS or a map site shows them.</div>
+        <div class="col-12"><button class="btn btn-primary" type="submit">Add the stop</button></div>
+        </form>
+        </section>
+        </div>
+        <div class="col-lg-5">
+        <section aria-labelledby="stops-heading">
+        <h2 id="stops-heading" class="h4">Stops, in order</h2>
+        {{#hasStops}}
+        <p class="small" id="order-help">Change the order with the Up and Down buttons, or drag a stop in the list.</p>
+        <ol class="list-group list-group-numbered" id="stop-list" data-order-action="{{draft.path}}/order" aria-describedby="order-help">
+        {{#stops}}
+        <li class="list-group-item d-flex justify-content-between align-items-start gap-2" id="stop-{{number}}" data-number="{{number}}" draggable="true">
+        <div class="me-auto"><a href="{{link}}">{{name}}</a><div class="small text-body-secondary">{{latitude}}, {{longitude}} · {{files}} file(s){{#hasFindings}} · <span class="text-danger-emphasis">{{findings}} to check</span>{{/hasFindings}}</div></div>
+        <form method="post" action="{{action}}/up" class="d-inline">{{#notFirst}}<input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><button class="btn btn-sm btn-outline-secondary" type="submit" id="up-{{number}}" aria-label="Move {{name}} up">Up</button>{{/notFirst}}</form>
+        <form method="post" action="{{action}}/down" class="d-inline">{{#notLast}}<input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><button class="btn btn-sm btn-outline-secondary" type="submit" id="down-{{number}}" aria-label="Move {{name}} down">Down</button>{{/notLast}}</form>
+        </li>
+        {{/stops}}
+        </ol>
+        {{/hasStops}}
+        {{^hasStops}}<p>No stops yet: click the map or type a position under "Add a stop".</p>{{/hasStops}}
+        </section>
+        </div>
+        </div>
+
+        <section aria-labelledby="details-heading" class="mt-4" id="tour-details">
+        <h2 id="details-heading" class="h4">Tour details</h2>
+        <form method="post" action="{{draft.path}}" class="row g-3">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}">
+        <div class="col-md-6"><label class="form-label" for="tour-name">Tour name</label><input class="form-control" id="tour-name" name="name" value="{{draft.name}}">{{#fields.tour_name}}<div class="form-text tp-note" id="tour-name-note">{{message}}</div>{{/fields.tour_name}}</div>
+        <div class="col-md-6"><label class="form-label" for="tour-park">Park or forest</label><input class="form-control" id="tour-park" name="park" value="{{draft.park}}">{{#fields.tour_park}}<div class="form-text tp-note" id="tour-park-note">{{message}}</div>{{/fields.tour_park}}</div>
+        <div class="col-md-6"><label class="form-label" for="tour-site-name">Site name (site {{draft.siteID}})</label><input class="form-control" id="tour-site-name" name="siteName" value="{{draft.siteName}}">{{#fields.tour_site_name}}<div class="form-text tp-note" id="tour-site-name-note">{{message}}</div>{{/fields.tour_site_name}}</div>
+        <div class="col-md-3"><label class="form-label" for="tour-id">Tour id</label><input class="form-control" id="tour-id" name="id" value="{{draft.id}}" aria-describedby="tour-id-help"><div class="form-text" id="tour-id-help">Never changes between versions.</div>{{#fields.tour_id}}<div class="form-text tp-note" id="tour-id-note">{{message}}</div>{{/fields.tour_id}}</div>
+        <div class="col-md-3"><label class="form-label" for="tour-version">Version</label><input class="form-control" id="tour-version" name="version" value="{{draft.version}}">{{#fields.tour_version}}<div class="form-text tp-note" id="tour-version-note">{{message}}</div>{{/fields.tour_version}}</div>
+        <div class="col-12"><label class="form-label" for="tour-description">Description</label><textarea class="form-control" id="tour-description" name="description" rows="4">{{draft.description}}</textarea>{{#fields.tour_description}}<div class="form-text tp-note" id="tour-description-note">{{message}}</div>{{/fields.tour_description}}</div>
+        <fieldset class="col-12" id="tour-frame"><legend class="h6">Map frame</legend>
+        <div class="form-check"><input class="form-check-input" type="checkbox" id="follow" name="followStops" value="1" {{#followStops}}checked{{/followStops}}>
+        <label class="form-check-label" for="follow">Follow the stops (the frame is drawn around every stop, with a margin)</label></div>
+        <div class="row g-2 mt-1">
+        <div class="col-6 col-md-3"><label class="form-label" for="frame-south">South edge</label><input class="form-control" id="frame-south" name="south" value="{{frame.south}}"></div>
+        <div class="col-6 col-md-3"><label class="form-label" for="frame-west">West edge</label><input class="form-control" id="frame-west" name="west" value="{{frame.west}}"></div>
+        <div class="col-6 col-md-3"><label class="form-label" for="frame-north">North edge</label><input class="form-control" id="frame-north" name="north" value="{{frame.north}}"></div>
+        <div class="col-6 col-md-3"><label class="form-label" for="frame-east">East edge</label><input class="form-control" id="frame-east" name="east" value="{{frame.east}}"></div>
+        </div>{{#fields.tour_frame}}<div class="form-text tp-note" id="tour-frame-note">{{message}}</div>{{/fields.tour_frame}}</fieldset>
+        <div class="col-12"><button class="btn btn-primary" type="submit">Save the tour details</button></div>
+        </form>
+        </section>
+
+        <section aria-labelledby="build-heading" class="mt-4">
+        <h2 id="build-heading" class="h4">Build the package</h2>
+        <form method="post" action="{{draft.path}}/build" class="row g-2 align-items-end">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}">
+        <div class="col-md-3"><label class="form-label" for="build-version">Version to build</label><input class="form-control" id="build-version" name="version" value="{{proposedVersion}}"></div>
+        <div class="col-md-9"><button class="btn btn-success" type="submit" id="build-button">Build package</button></div>
+        </form>
         </section>
         {{/content}}
         {{/layout}}
-        """
+        """#
+
+    static let stop = #"""
+        {{<layout}}
+        {{$content}}
+        <p><a href="{{draft.path}}">Back to {{draft.name}}</a></p>
+        {{#notice}}<div class="alert alert-success" role="status">{{notice}}</div>{{/notice}}
+        {{>findings}}
+        <form method="post" action="{{stop.action}}" class="row g-3" id="stop-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}">
+        <div class="col-md-6"><label class="form-label" for="stop-name">Name</label><input class="form-control" id="stop-name" name="name" value="{{stop.name}}">{{#fields.stop_name}}<div class="form-text tp-note" id="stop-name-note">{{message}}</div>{{/fields.stop_name}}</div>
+        <div class="col-md-3"><label class="form-label" for="stop-latitude">Latitude</label><input class="form-control" id="stop-latitude" name="latitude" value="{{stop.latitude}}" aria-describedby="stop-coord-help">{{#fields.stop_latitude}}<div class="form-text tp-note" id="stop-latitude-note">{{message}}</div>{{/fields.stop_latitude}}</div>
+        <div class="col-md-3"><label class="form-label" for="stop-longitude">Longitude</label><input class="form-control" id="stop-longitude" name="longitude" value="{{stop.longitude}}" aria-describedby="stop-coord-help"></div>
+        <div class="col-12 form-text" id="stop-coord-help">Decimal degrees or degrees, minutes and seconds (44°24'44"N).</div>
+        <div class="col-12"><label class="form-label" for="stop-description">Description</label><textarea class="form-control" id="stop-description" name="description" rows="5">{{stop.description}}</textarea>{{#fields.stop_description}}<div class="form-text tp-note" id="stop-description-note">{{message}}</div>{{/fields.stop_description}}</div>
+        <fieldset class="col-12" id="stop-properties"><legend class="h6">Details (elevation, difficulty, age group…)</legend>
+        {{#properties}}<div class="row g-2 mb-1">
+        <div class="col-5"><input class="form-control form-control-sm" id="prop-key-{{n}}" name="propertyKey" value="{{key}}" placeholder="name" aria-label="Detail {{n}} name"></div>
+        <div class="col-7"><input class="form-control form-control-sm" id="prop-value-{{n}}" name="propertyValue" value="{{value}}" placeholder="value" aria-label="Detail {{n}} value"></div>
+        </div>{{/properties}}{{#fields.stop_properties}}<div class="form-text tp-note" id="stop-properties-note">{{message}}</div>{{/fields.stop_properties}}</fieldset>
+        <fieldset class="col-12" id="stop-files"><legend class="h5">Files</legend>
+        {{^hasFiles}}<p>No files yet: add photos, recordings, videos or texts below.</p>{{/hasFiles}}
+        {{#files}}<div class="card mb-2" id="file-{{n}}"><div class="card-body">
+        <h3 class="h6 card-title">{{file}} <span class="small text-body-secondary">({{size}})</span></h3>
+        {{#isImage}}<img src="{{url}}" alt="{{alt}}" class="tp-preview mb-2">{{/isImage}}
+        {{#isAudio}}<audio controls preload="none" src="{{url}}" class="d-block mb-2"></audio>{{/isAudio}}
+        {{#isVideo}}<video controls preload="none" src="{{url}}" class="tp-preview d-block mb-2"></video>{{/isVideo}}
+        <div class="row g-2">
+        <div class="col-md-6"><label class="form-label" for="title-{{n}}">Title</label><input class="form-control form-control-sm" id="title-{{n}}" name="title-{{n}}" value="{{title}}"></div>
+        {{#isImage}}<div class="col-12"><label class="form-label" for="alt-{{n}}">Alt text (what the photo shows, for visitors who cannot see it)</label><input class="form-control form-control-sm" id="alt-{{n}}" name="alt-{{n}}" value="{{alt}}"></div>{{/isImage}}
+        {{#isAudio}}<div class="col-12"><label class="form-label" for="transcript-{{n}}">Transcript (what is said or heard)</label><textarea class="form-control form-control-sm" id="transcript-{{n}}" name="transcript-{{n}}" rows="3">{{transcript}}</textarea></div>{{/isAudio}}
+        {{#isVideo}}<div class="col-md-6"><label class="form-label" for="captions-{{n}}">Captions file</label><select class="form-select form-select-sm" id="captions-{{n}}" name="captions-{{n}}"><option value="">(none: upload a .vtt file)</option>{{#captionChoices}}<option value="{{file}}" {{#selected}}selected{{/selected}}>{{file}}</option>{{/captionChoices}}</select></div>{{/isVideo}}
+        </div>
+        {{#notes}}<div class="form-text tp-note">{{message}}</div>{{/notes}}
+        <button class="btn btn-sm btn-outline-danger mt-2" type="submit" form="remove-{{n}}">Remove {{file}}</button>
+        </div></div>{{/files}}
+        {{#fields.stop_files}}<div class="form-text tp-note" id="stop-files-note">{{message}}</div>{{/fields.stop_files}}</fieldset>
+        <div class="col-12"><label class="form-label" for="stop-waiver">Accessibility waiver (only if a text above truly cannot be given: say why; reviewers see it)</label>
+        <textarea class="form-control" id="stop-waiver" name="waiver" rows="2">{{stop.waiver}}</textarea></div>
+        <div class="col-12"><button class="btn btn-primary" type="submit">Save the stop</button></div>
+        </form>
+        {{#files}}<form method="post" action="{{stop.action}}/remove-file" id="remove-{{n}}"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden" name="file" value="{{file}}"></form>{{/files}}
+
+        <section aria-labelledby="upload-heading" class="mt-4">
+        <h2 id="upload-heading" class="h5">Add files</h2>
+        <div class="tp-drop p-3 mb-2" id="drop-zone" data-upload="{{stop.action}}/files" data-csrf="{{csrf}}">
+        <label class="form-label" for="upload-files">Choose photos, recordings, videos or texts (or drop them here); at most {{maxUpload}} each</label>
+        <input class="form-control" type="file" id="upload-files" multiple>
+        <progress id="upload-progress" max="100" value="0" class="w-100 mt-2" hidden aria-label="Upload progress"></progress>
+        <div id="upload-status" role="status" aria-live="polite" class="mt-2"></div>
+        </div>
+        </section>
+
+        <section aria-labelledby="stop-actions-heading" class="mt-4">
+        <h2 id="stop-actions-heading" class="h5">Remove this stop</h2>
+        <form method="post" action="{{stop.action}}/remove"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}">
+        <button class="btn btn-outline-danger" type="submit">Remove stop {{stop.number}}</button> <span class="small">Its folder is kept aside on the server (drafts-removed), not deleted.</span></form>
+        </section>
+        {{/content}}
+        {{/layout}}
+        """#
+
+    static let built = #"""
+        {{<layout}}
+        {{$content}}
+        <p><a href="{{draft.path}}">Back to {{draft.name}}</a></p>
+        <div class="alert {{#built}}alert-success{{/built}}{{^built}}alert-danger{{/built}}" role="status">{{message}}</div>
+        {{#sha256}}
+        <dl class="row">
+        <dt class="col-sm-3">Version</dt><dd class="col-sm-9">{{version}}</dd>
+        <dt class="col-sm-3">State</dt><dd class="col-sm-9" id="built-status">{{status}}</dd>
+        <dt class="col-sm-3">Malware scan</dt><dd class="col-sm-9">{{scan}}</dd>
+        <dt class="col-sm-3">Size</dt><dd class="col-sm-9">{{size}}</dd>
+        <dt class="col-sm-3">SHA-256</dt><dd class="col-sm-9"><code id="built-sha256">{{sha256}}</code></dd>
+        <dt class="col-sm-3">Build time</dt><dd class="col-sm-9">{{seconds}} s</dd>
+        </dl>
+        {{/sha256}}
+        {{#hasGaps}}<div class="alert alert-warning"><p class="mb-1">Review cannot be requested until these are given (or waived on the stop):</p><ul class="mb-0">{{#gaps}}<li><a href="{{link}}">{{message}}</a></li>{{/gaps}}</ul></div>{{/hasGaps}}
+        {{#canRequestReview}}
+        <form method="post" action="{{draft.path}}/review">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="version" value="{{version}}">
+        <button class="btn btn-primary" type="submit" id="request-review">Request review of version {{version}}</button>
+        </form>
+        {{/canRequestReview}}
+        {{#released}}<p>This server releases without review (approvals: 0): the version is already listed for the phones.</p>{{/released}}
+        {{#hasFindings}}
+        {{>findings}}
+        {{/hasFindings}}
+        {{/content}}
+        {{/layout}}
+        """#
+
+    static let error = #"""
+        {{<layout}}
+        {{$content}}
+        <div class="alert alert-danger" role="alert">{{message}}</div>
+        <p>Use your browser's Back button to return to the form (what you typed is still there), or go to <a href="/">all tours</a>.</p>
+        {{/content}}
+        {{/layout}}
+        """#
 
     /// The templates, parsed once (a template error is the program's own bug, found by the tests).
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()
-        try library.register(MustacheTemplate(string: layout), named: "layout")
-        try library.register(MustacheTemplate(string: home), named: "home")
+        for (name, text) in [("layout", layout), ("findings", findings), ("login", login), ("home", home), ("editor", editor), ("stop", stop), ("built", built), ("error", error)] {
+            try library.register(MustacheTemplate(string: text), named: name)
+        }
         return library
     }
 }

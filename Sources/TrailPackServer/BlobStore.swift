@@ -66,13 +66,13 @@ public struct BlobStore: Sendable {
 
 /// Writes an upload to a temporary file, refusing more than a limit. (Its SHA-256 comes from the
 /// verifier, which reads the stored bytes anyway: hashing the stream as well would do it twice.)
-final class UploadSink {
+public final class UploadSink {
     let path: String
     let limit: Int64
     private let fd: Int32
-    private(set) var size: Int64 = 0
+    public private(set) var size: Int64 = 0
 
-    init(path: String, limit: Int64) throws {
+    public init(path: String, limit: Int64) throws {
         self.path = path
         self.limit = limit
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -81,7 +81,7 @@ final class UploadSink {
 
     deinit { close(fd) }
 
-    func write(_ bytes: UnsafeRawBufferPointer) throws {
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
         size += Int64(bytes.count)
         guard size <= limit else { throw ServerError.tooLarge(limit) }
         var offset = 0
@@ -96,7 +96,7 @@ final class UploadSink {
     }
 
     /// Flushes to disk.
-    func finish() throws {
+    public func finish() throws {
         guard fsync(fd) == 0 else { throw ServerError.internal("cannot flush the upload: \(String(cString: strerror(errno)))") }
     }
 }

@@ -18,7 +18,7 @@ public struct TrailPackServer: Sendable {
     public let store: BlobStore
     /// The data folder, locked for as long as this server lives.
     public let folder: DataFolder
-    let logger: Logger
+    public let logger: Logger
     /// Open connections per client address (`ServerLimits.maxConnectionsPerAddress`).
     public let connections: ConnectionCounter
     /// Malware scans, at most `scanConcurrency` at once; the same bytes are scanned once.
@@ -77,7 +77,7 @@ public struct TrailPackServer: Sendable {
 
     /// Runs `body` on a thread that may block (SQLite waiting on a lock, hashing a large file), never
     /// on the cooperative pool that answers every other request.
-    func blocking<T: Sendable>(_ body: @escaping @Sendable (TrailPackServer) throws -> T) async throws -> T {
+    public func blocking<T: Sendable>(_ body: @escaping @Sendable (TrailPackServer) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async { continuation.resume(with: Result { try body(self) }) }
         }

@@ -89,7 +89,7 @@ struct Admin: ParsableCommand {
 
     struct UserCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "user", abstract: "Add, remove or list users, or change a role.",
-                                                        subcommands: [Add.self, Remove.self, List.self, RoleCommand.self])
+                                                        subcommands: [Add.self, Remove.self, List.self, RoleCommand.self, PasswordCommand.self])
 
         struct Add: ParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Add a user with a role.")
@@ -139,6 +139,27 @@ struct Admin: ParsableCommand {
                 try Admin.change { try options.catalog().setRole(name: name, role: role.role) }
                 Admin.say(options, "\(name) is now \(role.rawValue)", ["user": .string(name), "role": .string(role.rawValue)])
                 Admin.finish(options, "user role")
+            }
+        }
+
+        struct PasswordCommand: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "password", abstract: "Set a user's password for the web control panel (stored as a scrypt hash).",
+                discussion: "Asks twice on a terminal; otherwise reads the first line of standard input or of --password-file. At least 10 characters.")
+            @OptionGroup var options: Options
+            @Argument(help: "The user's name.") var name: String
+            @Option(name: .customLong("password-file"), help: "Read the password from the first line of this file instead of asking.")
+            var passwordFile: String?
+            func run() throws {
+                let password = try Password.read(file: passwordFile, confirm: true, purpose: "a panel password")
+                guard password.count >= 10 else {
+                    throw CLIError.usage("the password is \(password.count) characters long; a panel password needs at least 10 (a short sentence is easy to remember)")
+                }
+                let hash: String
+                do { hash = try PasswordHash.make(String(decoding: password, as: UTF8.self)) } catch { throw CLIError.io("cannot hash the password: \(error)") }
+                try Admin.change { try options.catalog().setPassword(name: name, hash: hash) }
+                Admin.say(options, "set the panel password of \(name)", ["user": .string(name), "password": .bool(true)])
+                Admin.finish(options, "user password")
             }
         }
 

@@ -163,22 +163,24 @@ enum SigningTime {
 /// Passwords and secret files.
 enum Password {
     /// From `file`'s first line, from the terminal without echo, or from standard input's first line.
-    static func read(file: String?, confirm: Bool) throws -> [UInt8] {
+    static func read(file: String?, confirm: Bool, purpose: String = "a key's password") throws -> [UInt8] {
         if let file {
             let text: String
             do { text = try String(contentsOfFile: file, encoding: .utf8) } catch { throw CLIError.io("cannot read the password file '\(file)'") }
-            return try nonEmpty(String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""))
+            return try nonEmpty(String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""), purpose)
         }
         if isatty(0) == 1 {
             let first = try prompt("Password: ")
             if confirm, try prompt("Password (again): ") != first { throw CLIError.usage("the passwords differ") }
-            return try nonEmpty(first)
+            return try nonEmpty(first, purpose)
         }
-        return try nonEmpty(readLine(strippingNewline: true) ?? "")
+        return try nonEmpty(readLine(strippingNewline: true) ?? "", purpose)
     }
 
-    private static func nonEmpty(_ s: String) throws -> [UInt8] {
-        guard !s.isEmpty else { throw CLIError.usage("the password is empty (use --unencrypted for a key without one)") }
+    private static func nonEmpty(_ s: String, _ purpose: String) throws -> [UInt8] {
+        guard !s.isEmpty else {
+            throw CLIError.usage(purpose == "a key's password" ? "the password is empty (use --unencrypted for a key without one)" : "the password is empty: \(purpose) cannot be empty")
+        }
         return Array(s.utf8)
     }
 

@@ -170,10 +170,10 @@ struct Serve: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw CLIError.usage("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")); it is '\(logLevel)'")
         }
-        let panel: PanelController
-        do {
-            panel = try PanelController(configuration: PanelConfiguration(webAssets: webAssets, tileURL: tileURL, tileAttribution: tileAttribution, publicURL: publicURL))
-        } catch let error as PanelError { throw CLIError.usage(error.message) }
+        // The panel's settings are checked before the data folder is opened.
+        let panelConfiguration = PanelConfiguration(webAssets: webAssets, tileURL: tileURL, tileAttribution: tileAttribution, publicURL: publicURL)
+        let panelProblems = panelConfiguration.problems()
+        guard panelProblems.isEmpty else { throw CLIError.usage(panelProblems.joined(separator: "; ")) }
         // Logs go to standard error; standard output carries only the "listening on" line.
         LoggingSystem.bootstrap { label in
             var handler = LineLogHandler(label: label, format: format)
@@ -186,6 +186,8 @@ struct Serve: AsyncParsableCommand {
         do { server = try TrailPackServer(configuration: configuration, logger: logger) } catch let error as ServerError where error.code == "data-folder" {
             throw CLIError.io(error.message)
         } catch { throw CLIError.io("cannot open the data folder '\(data)': \(error)") }
+        let panel: PanelController
+        do { panel = try PanelController(configuration: panelConfiguration, server: server) } catch let error as PanelError { throw CLIError.usage(error.message) }
         if let problem = MalwareScanner(engine: scanner).checkAtStart(folder: server.folder.root + "/tmp") {
             throw CLIError.io("the malware scanner does not work: \(problem)")
         }

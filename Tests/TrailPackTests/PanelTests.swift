@@ -3,7 +3,10 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TrailPackCatalog
+import TrailPackCrypto
 import TrailPackPanel
+import TrailPackServer
 
 @Suite("panel: pages, static files, headers")
 struct PanelTests {
@@ -21,19 +24,34 @@ struct PanelTests {
         return try await body(root)
     }
 
+    /// The panel on a server with a new data folder (no scanner, one approval), through the server's own router and middleware.
     static func withPanel(_ configuration: PanelConfiguration, _ test: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let router = Router()
-        try PanelController(configuration: configuration).addRoutes(to: router)
-        try await Application(router: router).test(.router, test)
+        try await withPanelServer(configuration) { _, _, client in try await test(client) }
+    }
+
+    static func withPanelServer(_ configuration: PanelConfiguration, approvals: Int = 1,
+                                _ test: @Sendable (TrailPackServer, PanelController, any TestClientProtocol) async throws -> Void) async throws {
+        let dir = NSTemporaryDirectory() + "trailpack-panel-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try TrailPackServer(configuration: ServerConfiguration(dataDirectory: dir + "/data", adminToken: nil, maxUploadBytes: 64 << 20,
+                                                                            approvals: approvals, scanner: .off))
+        let panel = try PanelController(configuration: configuration, server: server)
+        let app = Application(router: server.buildRouter(addRoutes: { panel.addRoutes(to: $0) }))
+        try await app.test(.router) { client in try await test(server, panel, client) }
     }
 
     static func body(_ response: TestResponse) -> String { String(buffer: response.body) }
 
-    @Test("the start page: HTML with headings and a main landmark, scripts only from files, a CSP without 'unsafe-inline'")
+    @Test("the sign-in page: HTML with headings and a main landmark, scripts only from files, a CSP without 'unsafe-inline'; / sends a stranger there")
     func homePage() async throws {
         try await Self.withAssets { root in
             try await Self.withPanel(PanelConfiguration(webAssets: root)) { client in
                 try await client.execute(uri: "/", method: .get) { response in
+                    #expect(response.status == .seeOther)
+                    #expect(response.headers[.location] == "/login?next=%2F")
+                }
+                try await client.execute(uri: "/login", method: .get) { response in
                     #expect(response.status == .ok)
                     #expect(response.headers[.contentType] == "text/html; charset=utf-8")
                     let csp = try #require(response.headers[HTTPField.Name("Content-Security-Policy")!])
@@ -47,10 +65,10 @@ struct PanelTests {
                     #expect(html.contains("<html lang=\"en\">"))
                     // Every script is a file; no event attribute anywhere.
                     let scripts = html.components(separatedBy: "<script").dropFirst()
-                    #expect(scripts.count == 2)
+                    #expect(scripts.count == 1)
                     for script in scripts { #expect(script.hasPrefix(" src=\"/static/"), "an inline script: <script\(script.prefix(60))") }
                     #expect(html.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
-                    #expect(html.contains("a coordinate grid"))
+                    #expect(html.contains("autocomplete=\"current-password\""))
                 }
             }
         }
@@ -61,15 +79,17 @@ struct PanelTests {
         try await Self.withAssets { root in
             let hostile = "<script>alert(1)</script>\" onmouseover=\"x"
             let configuration = PanelConfiguration(webAssets: root, tileURL: "https://tile.example.org/{z}/{x}/{y}.png", tileAttribution: hostile)
-            try await Self.withPanel(configuration) { client in
-                try await client.execute(uri: "/", method: .get) { response in
+            try await Self.withPanelServer(configuration) { server, panel, client in
+                let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+                let draft = try await PanelFlow.createDraft(client, ranger, name: "Santiam Wagon Road")
+                try await client.execute(uri: draft, method: .get, headers: ranger.headers) { response in
                     #expect(response.status == .ok)
                     let html = Self.body(response)
                     #expect(!html.contains("<script>alert"))
                     #expect(!html.contains("\" onmouseover"))
                     #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
                     let csp = try #require(response.headers[HTTPField.Name("Content-Security-Policy")!])
-                    #expect(csp.contains("img-src 'self' data: https://tile.example.org"))
+                    #expect(csp.contains("img-src 'self' data: blob: https://tile.example.org"))
                     #expect(csp.contains("script-src 'self';"))
                 }
             }
@@ -123,6 +143,9 @@ struct PanelTests {
     func configurationProblems() async throws {
         try await Self.withAssets { root in
             #expect(PanelConfiguration(webAssets: root).problems().isEmpty)
+            try await Self.withPanelServer(PanelConfiguration(webAssets: root)) { server, _, _ in
+                #expect(throws: PanelError.self) { try PanelController(configuration: PanelConfiguration(webAssets: root + "/nowhere"), server: server) }
+            }
             #expect(PanelConfiguration(webAssets: root, publicURL: "https://tours.example.org").secureCookies)
             #expect(!PanelConfiguration(webAssets: root, publicURL: "http://127.0.0.1:8080").secureCookies)
             let missing = PanelConfiguration(webAssets: root + "/nowhere").problems()
@@ -135,7 +158,6 @@ struct PanelTests {
             #expect(tiles.contains { $0.contains("needs --tile-attribution") })
             #expect(tiles.contains { $0.contains("--public-url 'javascript:alert(1)'") })
             #expect(PanelConfiguration(webAssets: root, tileAttribution: "x").problems().contains { $0.contains("without --tile-url") })
-            #expect(throws: PanelError.self) { try PanelController(configuration: PanelConfiguration(webAssets: root + "/nowhere")) }
         }
     }
 }
@@ -153,15 +175,40 @@ struct PanelBrowserTests {
             && FileManager.default.fileExists(atPath: PanelConfiguration.defaultWebAssets + "/leaflet/leaflet.js")
     }
 
-    @Test("the start page draws the grid map with no console error (CSP refusals included) and no axe-core violation; screenshots in out/screenshots",
+    @Test("a scripted ranger makes a tour in Chromium (map clicks, uploads, a finding fixed, keyboard reorder, build, review) with no axe-core violation or console error; the package verifies, and the folder zip builds byte-identical with the CLI",
           .enabled(if: browserPresent, "needs chromium, chromium-driver, python3-selenium, libjs-leaflet, libjs-bootstrap5 and pip's axe-selenium-python (make deps installs them)"))
-    func startPage() throws {
+    func walkthrough() throws {
         try Support.withTemporaryDirectory { dir in
-            let server = try ServerEndToEndTests.launch(["--data", dir + "/data", "--approvals", "0", "--no-malware-scan"])
+            let data = dir + "/data"
+            for arguments in [["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
+                              ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data]] {
+                let result = try Support.trailpack(arguments)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            }
+            try "correct horse battery staple\n".write(toFile: dir + "/password", atomically: true, encoding: .utf8)
+            #expect(try Support.trailpack(["admin", "user", "password", "ranger", "--password-file", dir + "/password", "--data", data]).status == 0)
+            let server = try ServerEndToEndTests.launch(["--data", data, "--approvals", "1", "--no-malware-scan"])
             defer { server.stop() }
-            let result = try Support.run(Self.python, [Support.root + "/scripts/panel-browser.py", server.base, Support.root + "/out/screenshots"])
-            #expect(result.status == 0, "panel-browser.py exited \(result.status): \(result.stderr)")
-            #expect(FileManager.default.fileExists(atPath: Support.root + "/out/screenshots/home.png"))
+            let shots = Support.root + "/out/screenshots/walkthrough"
+            try? FileManager.default.removeItem(atPath: shots)
+            let santiam = Support.fixture("santiam-wagon-road")
+            let result = try Support.run(Self.python, [Support.root + "/scripts/panel-walkthrough.py", server.base, shots, "ranger", "correct horse battery staple",
+                                                       santiam + "/waypoints/01-sweet-home/view.png", santiam + "/waypoints/04-house-rock/birdsong.wav", dir + "/folder.zip"])
+            #expect(result.status == 0, "panel-walkthrough.py exited \(result.status): \(result.stderr)")
+            let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String] ?? [:]
+            let sha = try #require(summary["sha256"], "no package was built: \(result.stdout)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 10)
+            // The package the panel built and stored verifies, as a phone would check it.
+            let blob = data + "/blobs/" + sha.prefix(2) + "/" + sha + ".zip"
+            let verify = try Support.trailpack(["verify", blob])
+            #expect(verify.status == 0, "\(verify.stdout)")
+            // The folder zip, unzipped by Info-ZIP and built by the CLI, gives the same bytes.
+            let unzip = try Support.run("unzip", ["-q", dir + "/folder.zip", "-d", dir + "/folder"])
+            #expect(unzip.status == 0, "\(unzip.stderr)")
+            let tour = try #require(try FileManager.default.contentsOfDirectory(atPath: dir + "/folder").first)
+            let build = try Support.trailpack(["build", dir + "/folder/" + tour, "-o", dir + "/cli.zip", "--quiet"])
+            #expect(build.status == 0, "\(build.stderr)")
+            #expect(try ServerFixtures.sha(dir + "/cli.zip") == sha, "the CLI's build of the downloaded folder differs from the panel's")
         }
     }
 }
@@ -217,12 +264,9 @@ struct PanelCSRFTests {
     @Test("a state-changing request without a live session and its exact CSRF token is 403; with it, sign-out ends the session")
     func csrf() async throws {
         try await PanelTests.withAssets { root in
-            let panel = try PanelController(configuration: PanelConfiguration(webAssets: root))
-            let session = await panel.sessions.start(user: "ranger")
-            let other = await panel.sessions.start(user: "other")
-            let router = Router()
-            panel.addRoutes(to: router)
-            try await Application(router: router).test(.router) { client in
+            try await PanelTests.withPanelServer(PanelConfiguration(webAssets: root)) { server, panel, client in
+                let session = await panel.sessions.start(user: "ranger")
+                let other = await panel.sessions.start(user: "other")
                 let cookie = "trailpack_session=\(session.id)"
                 let form: HTTPFields = [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"]
                 let refused: [(HTTPFields, String)] = [

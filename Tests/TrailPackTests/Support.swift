@@ -62,6 +62,8 @@ enum Support {
         try run(binary, arguments, environment: environment, directory: directory)
     }
 
+    static func trailpack(_ arguments: [String]) throws -> Output { try run(binary, arguments) }
+
     /// Builds a fixture with the library into `directory`; returns the package path.
     static func buildFixture(_ name: String, into directory: String, timestamp: Int64 = TourBuilder.defaultTimestamp) throws -> String {
         let (plan, findings) = try TourBuilder.plan(fixture(name))

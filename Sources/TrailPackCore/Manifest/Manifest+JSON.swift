@@ -42,6 +42,7 @@ extension Waypoint {
         ]
         if !properties.isEmpty { members.append(JSONMember("properties", .object(properties))) }
         members.append(JSONMember("assets", .array(assets.map(\.jsonValue))))
+        if let accessibilityWaiver { members.append(JSONMember("accessibilityWaiver", .string(accessibilityWaiver))) }
         return .object(members)
     }
 }
@@ -58,6 +59,9 @@ extension Asset {
         ]
         if let title { members.append(JSONMember("title", .string(title))) }
         if let map { members.append(JSONMember("map", map.jsonValue)) }
+        if let alt { members.append(JSONMember("alt", .string(alt))) }
+        if let transcript { members.append(JSONMember("transcript", .string(transcript))) }
+        if let captions { members.append(JSONMember("captions", .string(captions))) }
         return .object(members)
     }
 }

@@ -81,9 +81,13 @@ public struct Waypoint: Sendable, Equatable {
     public var assets: [Asset]
     /// Free-form domain properties (elevation, difficulty, child age group...), in order.
     public var properties: [JSONMember]
+    /// Why an accessibility text this stop's media should have (alt text, transcript, captions) is
+    /// missing, in the publisher's words; shown to reviewers. Optional (format v1, since 0.4).
+    public var accessibilityWaiver: String?
 
     /// A waypoint with these fields.
-    public init(name: String, slug: String, order: Int, coordinate: Coordinate, description: String, assets: [Asset], properties: [JSONMember] = []) {
+    public init(name: String, slug: String, order: Int, coordinate: Coordinate, description: String, assets: [Asset], properties: [JSONMember] = [],
+                accessibilityWaiver: String? = nil) {
         self.name = name
         self.slug = slug
         self.order = order
@@ -91,6 +95,7 @@ public struct Waypoint: Sendable, Equatable {
         self.description = description
         self.assets = assets
         self.properties = properties
+        self.accessibilityWaiver = accessibilityWaiver
     }
 
     /// The folder that holds this waypoint's assets, with a trailing slash.
@@ -113,9 +118,16 @@ public struct Asset: Sendable, Equatable {
     public var title: String?
     /// For a PMTiles map under `map/`: what the builder read from the file's header.
     public var map: MapInfo?
+    /// An image's text alternative: what it shows, for visitors who cannot see it (WCAG 1.1.1).
+    public var alt: String?
+    /// An audio recording's (or a video's) transcript: what is said or heard (WCAG 1.2.1).
+    public var transcript: String?
+    /// A video's captions: the package path of a `text/vtt` asset of the same waypoint (WCAG 1.2.2).
+    public var captions: String?
 
     /// An asset with these fields (`map` only for a PMTiles map under `map/`).
-    public init(path: String, kind: AssetKind, mediaType: String, size: Int64, sha256: String, title: String? = nil, map: MapInfo? = nil) {
+    public init(path: String, kind: AssetKind, mediaType: String, size: Int64, sha256: String, title: String? = nil, map: MapInfo? = nil,
+                alt: String? = nil, transcript: String? = nil, captions: String? = nil) {
         self.path = path
         self.kind = kind
         self.mediaType = mediaType
@@ -123,6 +135,9 @@ public struct Asset: Sendable, Equatable {
         self.sha256 = sha256
         self.title = title
         self.map = map
+        self.alt = alt
+        self.transcript = transcript
+        self.captions = captions
     }
 }
 

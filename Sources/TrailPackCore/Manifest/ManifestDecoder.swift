@@ -4,8 +4,8 @@
 /// that the verifier can still check a package's contents against a manifest with errors.
 public enum ManifestDecoder {
     static let topFields = ["formatVersion", "id", "version", "name", "park", "site", "mapName", "bounds", "description", "waypoints", "mapAssets"]
-    static let waypointFields = ["name", "slug", "order", "coordinate", "description", "properties", "assets"]
-    static let assetFields = ["path", "kind", "mediaType", "size", "sha256", "title", "map"]
+    static let waypointFields = ["name", "slug", "order", "coordinate", "description", "properties", "assets", "accessibilityWaiver"]
+    static let assetFields = ["path", "kind", "mediaType", "size", "sha256", "title", "map", "alt", "transcript", "captions"]
     static let mapFields = ["role", "tileType", "minZoom", "maxZoom", "bounds"]
 
     /// Decodes a parsed `manifest.json` into a ``Manifest`` (best effort) and a finding for every
@@ -77,7 +77,8 @@ public enum ManifestDecoder {
             coordinate: coordinate ?? Coordinate(latitude: .nan, longitude: .nan),
             description: r.string(members, "description", at: path) ?? "",
             assets: assets,
-            properties: properties)
+            properties: properties,
+            accessibilityWaiver: r.string(members, "accessibilityWaiver", at: path, required: false))
     }
 
     static func decodeAsset(_ value: JSONValue, at path: String, reader r: inout FieldReader) -> Asset? {
@@ -98,7 +99,10 @@ public enum ManifestDecoder {
             size: r.integer(members, "size", at: path) ?? 0,
             sha256: r.string(members, "sha256", at: path) ?? "",
             title: r.string(members, "title", at: path, required: false),
-            map: decodeMap(members.first(where: { $0.key == "map" })?.value, at: JSONPath.member(path, "map"), reader: &r))
+            map: decodeMap(members.first(where: { $0.key == "map" })?.value, at: JSONPath.member(path, "map"), reader: &r),
+            alt: r.string(members, "alt", at: path, required: false),
+            transcript: r.string(members, "transcript", at: path, required: false),
+            captions: r.string(members, "captions", at: path, required: false))
     }
 
     /// An asset's `map` object; nil when absent or unreadable (reported).

@@ -42,6 +42,10 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     case assetMediaType = "asset.media-type"
     case assetSize = "asset.size"
     case assetSHA256 = "asset.sha256"
+    case assetAccessibilityText = "asset.accessibility-text"
+    case assetAccessibilityKind = "asset.accessibility-kind"
+    case assetCaptions = "asset.captions"
+    case accessibilityMissing = "accessibility.missing"
     case assetTooMany = "asset.too-many"
 
     // Tour source folders (the builder's input)
@@ -139,7 +143,7 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     /// Whether the finding makes the input invalid (`error`) or is advice (`warning`).
     public var severity: Finding.Severity {
         switch self {
-        case .sourceUnusedFile, .sourceJSONForgiven, .sourcePlaceholder, .sourceAssetLarge, .sourcePackageLarge, .mapNone, .mapMinDetail, .waypointStray: .warning
+        case .sourceUnusedFile, .sourceJSONForgiven, .sourcePlaceholder, .sourceAssetLarge, .sourcePackageLarge, .mapNone, .mapMinDetail, .waypointStray, .accessibilityMissing: .warning
         default: .error
         }
     }
@@ -183,6 +187,10 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .assetMediaType: "an asset media type is not of the form type/subtype"
         case .assetSize: "an asset size is not a whole number of bytes from 0 to 2^53"
         case .assetSHA256: "an asset SHA-256 is not 64 hexadecimal digits"
+        case .assetAccessibilityText: "an alt text, transcript or accessibility waiver is empty, too long, or holds control characters"
+        case .assetAccessibilityKind: "alt text is given for something other than an image, a transcript for other than audio or video, or captions for other than a video"
+        case .assetCaptions: "a video's captions do not name a WebVTT (text/vtt) asset of the same waypoint"
+        case .accessibilityMissing: "an image has no alt text, a recording no transcript or a video no captions, and the stop gives no waiver (warning; WCAG 1.1.1, 1.2.1, 1.2.2)"
         case .assetTooMany: "the package lists more assets than the limit"
         case .sourceTourMissing: "the tour folder has no tour.json"
         case .sourceWaypointFileMissing: "a waypoint folder has no waypoint.json"

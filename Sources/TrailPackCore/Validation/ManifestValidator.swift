@@ -83,6 +83,7 @@ public enum ManifestValidator {
             for (j, a) in w.assets.enumerated() {
                 checkAsset(a, JSONPath.element(p + ".assets", j), folder: slugOK ? w.folder : nil, paths: &paths, &f)
             }
+            checkAccessibility(w, p, &f)
         }
         for (j, a) in m.mapAssets.enumerated() {
             checkAsset(a, JSONPath.element("mapAssets", j), folder: "map/", paths: &paths, &f)
@@ -216,6 +217,57 @@ public enum ManifestValidator {
             f.append(Finding(.assetSHA256, path: path + ".sha256", "sha256 '\(a.sha256.prefix(70))' must be exactly 64 hexadecimal digits"))
         }
         if let title = a.title { checkName(title, path + ".title", &f) }
+    }
+
+    /// The longest alt text (and accessibility waiver), in characters.
+    public static let maxAltLength = 1_000
+    /// The longest transcript, in characters.
+    public static let maxTranscriptLength = 100_000
+
+    /// Alt texts, transcripts, captions and the waiver: well-formed where given, on the kind of media they
+    /// belong to; a missing one (and no waiver) is a warning, so a reviewer sees it.
+    static func checkAccessibility(_ w: Waypoint, _ p: String, _ f: inout [Finding]) {
+        func text(_ value: String?, _ path: String, limit: Int, multiline: Bool) {
+            guard let value else { return }
+            if value.trimmingWhitespace.isEmpty {
+                f.append(Finding(.assetAccessibilityText, path: path, "'\(path)' is empty; write the text, or leave the field out"))
+            } else if value.count > limit {
+                f.append(Finding(.assetAccessibilityText, path: path, "'\(path)' is \(value.count) characters; the limit is \(limit)"))
+            } else if value.unicodeScalars.contains(where: { isControl($0) && !(multiline && ($0 == "\n" || $0 == "\t")) }) {
+                f.append(Finding(.assetAccessibilityText, path: path, "'\(path)' contains a \(multiline ? "control character other than line break or tab" : "line break or control character")"))
+            }
+        }
+        text(w.accessibilityWaiver, p + ".accessibilityWaiver", limit: maxAltLength, multiline: true)
+        let waived = !(w.accessibilityWaiver ?? "").trimmingWhitespace.isEmpty
+        for (j, a) in w.assets.enumerated() {
+            let path = JSONPath.element(p + ".assets", j)
+            text(a.alt, path + ".alt", limit: maxAltLength, multiline: false)
+            text(a.transcript, path + ".transcript", limit: maxTranscriptLength, multiline: true)
+            if a.alt != nil, a.kind != .image {
+                f.append(Finding(.assetAccessibilityKind, path: path + ".alt", "'\(a.path)' is \(a.kind.rawValue), not an image: alt text belongs to images (a recording has a transcript, a video captions)"))
+            }
+            if a.transcript != nil, a.kind != .audio, a.kind != .video {
+                f.append(Finding(.assetAccessibilityKind, path: path + ".transcript", "'\(a.path)' is \(a.kind.rawValue): a transcript belongs to a recording or a video"))
+            }
+            if let captions = a.captions {
+                if a.kind != .video {
+                    f.append(Finding(.assetAccessibilityKind, path: path + ".captions", "'\(a.path)' is \(a.kind.rawValue), not a video: captions belong to videos"))
+                } else if !w.assets.contains(where: { $0.path == captions && $0.mediaType == "text/vtt" }) {
+                    f.append(Finding(.assetCaptions, path: path + ".captions",
+                        "the captions '\(captions)' of '\(a.path)' are not a WebVTT (.vtt, text/vtt) file listed in this waypoint's assets; add the .vtt file to the stop and name it"))
+                }
+            }
+            guard !waived else { continue }
+            let missing: String? = switch a.kind {
+            case .image where a.alt == nil: "the image '\(a.path)' has no alt text (\"alt\"): describe what it shows for visitors who cannot see it"
+            case .audio where a.transcript == nil: "the recording '\(a.path)' has no transcript (\"transcript\"): write what is said or heard for visitors who cannot hear it"
+            case .video where a.captions == nil: "the video '\(a.path)' has no captions (\"captions\": a .vtt file of the stop)"
+            default: nil
+            }
+            if let missing {
+                f.append(Finding(.accessibilityMissing, path: path, missing + "; or, if it truly cannot be given, say why in the stop's \"accessibilityWaiver\" (reviewers see it)"))
+            }
+        }
     }
 
     /// The rules for PMTiles maps that a manifest alone can judge: `map` fields only on PMTiles

@@ -1,0 +1,188 @@
+import Foundation
+import TrailPackBuilder
+import TrailPackCore
+
+/// Tours being edited in the panel, stored as tour folders in exactly the layout `trailpack build`
+/// reads: `<data>/drafts/<site>/<tour>/tour.json`, `waypoints/NN-slug/waypoint.json` and the stops'
+/// files. One actor serializes every change, each JSON file is replaced atomically, and a save names
+/// the revision it was made from: a save from an older revision is a conflict, never a lost edit.
+///
+/// A stop the ranger removes is moved to `<data>/drafts-removed/`, never deleted.
+public actor DraftStore {
+    public let root: String
+    public let removedRoot: String
+
+    public init(dataFolder: String) {
+        root = dataFolder + "/drafts"
+        removedRoot = dataFolder + "/drafts-removed"
+    }
+
+    public struct Key: Sendable, Hashable {
+        public let site: String
+        public let tour: String
+        /// Nil unless both are slugs (lowercase letters, digits, hyphens): a URL never names a path.
+        public init?(site: String, tour: String) {
+            guard ManifestValidator.isSlug(site, maxLength: 64), ManifestValidator.isSlug(tour, maxLength: 64) else { return nil }
+            self.site = site
+            self.tour = tour
+        }
+        public var path: String { "/drafts/\(site)/\(tour)" }
+    }
+
+    public struct Summary: Sendable {
+        public var key: Key
+        public var name: String
+        public var version: String
+        public var stops: Int
+        public var modified: Date
+    }
+
+    /// Why a change was not made, in words for the page.
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        case notFound
+        case conflict
+        case exists(String)
+        case unreadable(String)
+        case io(String)
+        public var description: String {
+            switch self {
+            case .notFound: "there is no such draft (it may have been removed)"
+            case .conflict: "someone else saved this draft after you opened it; your change was not saved. Reload the page to see their version, then make your change again"
+            case .exists(let what): what
+            case .unreadable(let what): what
+            case .io(let what): what
+            }
+        }
+    }
+
+    public func folder(_ key: Key) -> String { "\(root)/\(key.site)/\(key.tour)" }
+
+    /// The drafts of `sites`, by site then name. Reads only each `tour.json` and lists `waypoints/`.
+    public func list(sites: [String]) -> [Summary] {
+        var out: [Summary] = []
+        for site in sites.sorted() {
+            for tour in Self.names(in: "\(root)/\(site)").sorted() {
+                guard let key = Key(site: site, tour: tour) else { continue }
+                let path = folder(key)
+                var name = tour, version = ""
+                if let data = FileManager.default.contents(atPath: path + "/tour.json"), let doc = try? JSONParser.parse(Array(data)) {
+                    if case .string(let s)? = doc.value["name"], !s.isEmpty { name = s }
+                    if case .string(let s)? = doc.value["version"] { version = s }
+                }
+                let stops = Self.names(in: path + "/waypoints").count
+                var info = stat()
+                let modified = stat(path + "/tour.json", &info) == 0 ? Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec)) : Date(timeIntervalSince1970: 0)
+                out.append(Summary(key: key, name: name, version: version, stops: stops, modified: modified))
+            }
+        }
+        return out
+    }
+
+    private static func names(in folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }
+    }
+
+    public func exists(_ key: Key) -> Bool {
+        FileManager.default.fileExists(atPath: folder(key) + "/" + TourSource.tourFileName)
+    }
+
+    /// The draft and its revision.
+    public func load(_ key: Key) throws(Failure) -> (draft: TourDraft, revision: String) {
+        guard exists(key) else { throw .notFound }
+        do {
+            return (try TourDraft.read(folder: folder(key)), TourDraft.revision(folder: folder(key)))
+        } catch {
+            throw .unreadable("the draft's \(error.file) \(error.message)")
+        }
+    }
+
+    public func revision(_ key: Key) -> String { TourDraft.revision(folder: folder(key)) }
+
+    /// Creates a draft named by `tour` in `site`; refuses a name in use.
+    public func create(_ key: Key, draft: TourDraft) throws(Failure) -> String {
+        guard !FileManager.default.fileExists(atPath: folder(key)) else {
+            throw .exists("the site already has a draft called '\(key.tour)'; open it from the list, or give the new tour another name")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: folder(key) + "/waypoints", withIntermediateDirectories: true)
+        } catch {
+            throw .io("cannot create the draft's folder: \(error.localizedDescription)")
+        }
+        return try write(key, draft: draft)
+    }
+
+    /// Saves `draft` if the folder is still at `revision`; returns the new revision.
+    public func save(_ key: Key, draft: TourDraft, revision: String) throws(Failure) -> String {
+        guard exists(key) else { throw .notFound }
+        guard TourDraft.revision(folder: folder(key)) == revision else { throw .conflict }
+        return try write(key, draft: draft)
+    }
+
+    /// Runs `change` on the current draft and saves it, if the folder is still at `revision`.
+    @discardableResult
+    public func update(_ key: Key, revision: String?, _ change: @Sendable (inout TourDraft) throws(Failure) -> Void) throws(Failure) -> (draft: TourDraft, revision: String) {
+        var (draft, current) = try load(key)
+        if let revision { guard current == revision else { throw .conflict } }
+        try change(&draft)
+        return (draft, try write(key, draft: draft))
+    }
+
+    /// Writes every stop folder (renamed to its number and slug), each `waypoint.json` and `tour.json`.
+    private func write(_ key: Key, draft: TourDraft) throws(Failure) -> String {
+        let base = folder(key)
+        let waypoints = base + "/waypoints"
+        let fm = FileManager.default
+        do {
+            // Stops no longer in the draft: moved aside, kept.
+            let kept = Set(draft.stops.compactMap(\.folder))
+            for name in Self.names(in: waypoints) where !kept.contains(name) {
+                let aside = "\(removedRoot)/\(key.site)/\(key.tour)"
+                try fm.createDirectory(atPath: aside, withIntermediateDirectories: true)
+                try Self.rename(waypoints + "/" + name, aside + "/\(Int(Date().timeIntervalSince1970))-\(name)")
+            }
+            // Renames in two steps (a stop moving from 02 to 03 while another moves from 03 to 02).
+            var staged: [Int: String] = [:]
+            for (index, stop) in draft.stops.enumerated() {
+                let target = draft.folderName(at: index)
+                guard let current = stop.folder, current != target else { continue }
+                let temporary = ".moving-\(index)-\(UUID().uuidString.prefix(8))"
+                try Self.rename(waypoints + "/" + current, waypoints + "/" + temporary)
+                staged[index] = temporary
+            }
+            for (index, stop) in draft.stops.enumerated() {
+                let target = draft.folderName(at: index)
+                if let temporary = staged[index] {
+                    try Self.rename(waypoints + "/" + temporary, waypoints + "/" + target)
+                } else if stop.folder == nil {
+                    try fm.createDirectory(atPath: waypoints + "/" + target, withIntermediateDirectories: true)
+                }
+                try AtomicFile.write(JSONWriter.bytes(TourDraft.waypointJSON(stop)), to: "\(waypoints)/\(target)/\(TourSource.waypointFileName)")
+            }
+            AtomicFile.syncFolder(waypoints)
+            try AtomicFile.write(JSONWriter.bytes(draft.tourJSON), to: base + "/" + TourSource.tourFileName)
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw .io("the draft could not be saved completely (\(error)); reload the page and check it")
+        }
+        return TourDraft.revision(folder: base)
+    }
+
+    private static func rename(_ from: String, _ to: String) throws(Failure) {
+        guard Foundation.rename(from, to) == 0 else { throw .io("cannot move '\(from)' to '\(to)': \(String(cString: strerror(errno)))") }
+    }
+
+    /// The folder of stop `index` (after a load), for its files.
+    public func stopFolder(_ key: Key, draft: TourDraft, index: Int) -> String {
+        folder(key) + "/waypoints/" + (draft.stops[index].folder ?? draft.folderName(at: index))
+    }
+
+    /// Moves a stop's file aside (to `drafts-removed/`), never deleting it.
+    public func setAside(_ key: Key, path: String) throws(Failure) {
+        let aside = "\(removedRoot)/\(key.site)/\(key.tour)"
+        do { try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true) } catch {
+            throw .io("cannot make the folder for removed files: \(error.localizedDescription)")
+        }
+        try Self.rename(path, aside + "/\(Int(Date().timeIntervalSince1970))-\((path as NSString).lastPathComponent)")
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TrailPackBuilder
+import TrailPackCatalog
+import TrailPackCore
+import TrailPackServer
+
+/// "Build package" and "Request review": the same builder as `trailpack build`, the same intake as an
+/// upload (verify in a contained child, scan, store, register), the same catalog transition as the API.
+extension PanelController {
+    func build(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
+        let form = try await PanelForm.read(request)
+        let version = form.text("version")
+        guard PackageVersion(version) != nil else {
+            throw PanelError(message: "the version '\(version)' is not a version number; write numbers with dots, such as 1.0.1")
+        }
+        let (draft, _) = try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in draft.version = version }
+        let folder = await drafts.folder(key)
+        let started = Date()
+        let (plan, found) = try await server.blocking { _ in try TourBuilder.plan(folder) }
+        let placed = PanelFinding.place(found, draft: draft)
+        guard let plan else {
+            var response = try page("built", title: "Not built", visitor: visitor, values: [
+                "draft": ["name": draft.name, "path": key.path], "built": false,
+                "message": "The package was not built: fix the problems below, then build again.",
+            ].merging(Self.findingsSection(placed, path: key.path, heading: "Findings")) { _, new in new })
+            response.status = .unprocessableContent
+            return response
+        }
+        let temp = try server.store.temporaryFolder()
+        let output = temp + "/" + BlobStore.uploadFileName
+        defer {
+            // Ours: the package (moved into the store when accepted), its checksum file, the folder.
+            unlink(output)
+            unlink(output + ".sha256")
+            rmdir(temp)
+        }
+        let timestamp = try TourBuilder.timestamp()
+        _ = try await server.blocking { _ in try TourBuilder.write(plan, to: output, timestamp: timestamp) }
+        let result: PackageIntake.Result
+        do {
+            result = try await server.intake.ingest(folder: temp, by: visitor.user)
+        } catch let error as ServerError {
+            let more = PanelFinding.place(error.findings, draft: draft)
+            var response = try page("built", title: "Not stored", visitor: visitor, values: [
+                "draft": ["name": draft.name, "path": key.path], "built": false, "message": error.message,
+            ].merging(Self.findingsSection(more, path: key.path, heading: "Findings")) { _, new in new })
+            response.status = error.status
+            return response
+        }
+        server.logger.info("panel: package built", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)", "version": "\(version)", "sha256": "\(result.summary.sha256)"])
+        // The package's own findings (the verifier's, on the stored bytes): what reviewers will see.
+        let warnings = PanelFinding.place(result.findings, draft: draft)
+        let gaps = warnings.filter { $0.code == FindingCode.accessibilityMissing.rawValue }
+        return try page("built", title: "Built version \(result.summary.version)", visitor: visitor, values: [
+            "draft": ["name": draft.name, "path": key.path], "built": true, "message": result.message,
+            "version": result.summary.version, "sha256": result.summary.sha256,
+            "size": ByteCountFormatter.string(fromByteCount: result.summary.size, countStyle: .file),
+            "status": result.state.status.rawValue, "scan": "\(result.state.scanStatus.rawValue)\(result.state.scanDetail.isEmpty ? "" : ": " + result.state.scanDetail)",
+            "seconds": String(format: "%.1f", Date().timeIntervalSince(started)),
+            "canRequestReview": result.state.status == .draft && server.configuration.approvals > 0,
+            "released": result.state.status == .released,
+            "gaps": gaps.map { ["message": "\($0.label): \($0.message)", "link": $0.link(draftPath: key.path)] },
+            "hasGaps": !gaps.isEmpty,
+        ].merging(Self.findingsSection(warnings, path: key.path, heading: "Findings on the package")) { _, new in new })
+    }
+
+    func requestReview(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
+        let form = try await PanelForm.read(request)
+        let version = form.text("version")
+        let (draft, _) = try await drafts.load(key)
+        // Judged on the stored package (what reviewers approve), not on the draft, which may have changed since.
+        guard let (_, manifestText) = try await server.catalogStore.version(package: draft.id, version: version, releasedOnly: false),
+              let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest else {
+            throw PanelError(status: .notFound, message: "version \(version) of this tour was not built yet: build it first")
+        }
+        let gaps = ManifestValidator.validate(manifest).filter { $0.code == .accessibilityMissing }
+        if !gaps.isEmpty {
+            let list = gaps.map(\.message).joined(separator: "; ")
+            throw PanelError(status: .unprocessableContent, message: "review cannot be requested yet: \(list). Add the missing texts on each stop's page (or, if a text truly cannot be given, write why in the stop's accessibility waiver, which reviewers see), build again and request review")
+        }
+        let outcome = try await server.catalogStore.apply(.start, package: draft.id, version: version, by: visitor.user, required: server.configuration.approvals, signature: nil)
+        let message: String
+        switch outcome {
+        case .moved(_, let to, _):
+            message = "Review requested for version \(version): it is now \(to.rawValue). The reviewers (\(server.configuration.approvals) must approve) see it in their queue."
+            server.logger.info("panel: review requested", metadata: ["by": "\(visitor.user.name)", "package": "\(draft.id)", "version": "\(version)"])
+        case .illegal(let current, let reason): throw PanelError(status: .conflict, message: "version \(version) is \(current.rawValue): \(reason)")
+        case .forbidden(let reason): throw PanelError(status: .forbidden, message: reason)
+        case .notFound: throw PanelError(status: .notFound, message: "version \(version) of this tour was not built yet: build it first")
+        }
+        return try page("built", title: "Review requested", visitor: visitor, values: [
+            "draft": ["name": draft.name, "path": key.path], "built": true, "reviewRequested": true, "message": message, "version": version,
+        ])
+    }
+}

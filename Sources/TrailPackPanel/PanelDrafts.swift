@@ -1,0 +1,227 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TrailPackBuilder
+import TrailPackCatalog
+import TrailPackCore
+import TrailPackServer
+
+/// The tours being edited: the list, a new tour, the editor (map, stops, findings) and its saves.
+extension PanelController {
+    /// Runs `body` for a signed-in editor of the draft the URL names (a publisher only on a site granted to them).
+    func draftRoute(_ request: Request, _ context: AppRequestContext, json: Bool = false,
+                    _ body: (Visitor, DraftStore.Key) async throws -> Response) async -> Response {
+        await signedIn(request, context, json: json) { visitor in
+            guard let key = DraftStore.Key(site: try context.parameters.require("site"), tour: try context.parameters.require("tour")) else {
+                throw PanelError(status: .notFound, message: "there is no such draft (a draft's address is /drafts/SITE/TOUR)")
+            }
+            try requireSite(visitor, key.site)
+            return try await body(visitor, key)
+        }
+    }
+
+    func requireSite(_ visitor: Visitor, _ site: String) throws {
+        guard visitor.canEdit else {
+            throw PanelError(status: .forbidden, message: "'\(visitor.user.name)' is a reviewer: reviewers review built versions; publishers edit tours")
+        }
+        guard visitor.user.role == .admin || visitor.sites.contains(where: { $0.id == site }) else {
+            throw PanelError(status: .forbidden, message: "'\(visitor.user.name)' may not edit the tours of site '\(site)'; an admin grants it with 'trailpack admin grant \(visitor.user.name) \(site)'")
+        }
+    }
+
+    func stopIndex(_ context: AppRequestContext) throws -> Int {
+        guard let n = Int(try context.parameters.require("stop")), n >= 1 else { throw PanelError(status: .notFound, message: "there is no such stop") }
+        return n - 1
+    }
+
+    // MARK: the list and a new tour
+
+    func home(_ visitor: Visitor) async throws -> Response {
+        let siteIDs = visitor.user.role == .admin ? Self.names(in: await drafts.root).union(visitor.sites.map(\.id)).sorted() : visitor.sites.map(\.id)
+        let list = visitor.canEdit ? await drafts.list(sites: siteIDs) : []
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        let rows: [[String: Any]] = list.map {
+            ["name": $0.name, "site": $0.key.site, "link": $0.key.path, "version": $0.version, "stops": $0.stops, "modified": formatter.string(from: $0.modified)]
+        }
+        let sites: [[String: Any]] = visitor.sites.map { ["id": $0.id, "name": $0.name] }
+        return try page("home", title: "Tours", visitor: visitor, values: [
+            "drafts": rows, "hasDrafts": !rows.isEmpty, "sites": sites, "hasSites": !sites.isEmpty || visitor.user.role == .admin,
+            "canEdit": visitor.canEdit, "isAdmin": visitor.user.role == .admin, "draftCount": rows.count,
+        ])
+    }
+
+    static func names(in folder: String) -> Set<String> {
+        Set(((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") })
+    }
+
+    func createDraft(_ visitor: Visitor, request: Request) async throws -> Response {
+        let form = try await PanelForm.read(request)
+        let site = form.text("site")
+        guard ManifestValidator.isSlug(site, maxLength: 64) else {
+            throw PanelError(message: "choose the site the tour belongs to (a site id is lowercase letters, digits and hyphens, such as mckenzie-river-district)")
+        }
+        try requireSite(visitor, site)
+        let name = form.text("name")
+        guard !name.isEmpty else { throw PanelError(message: "give the tour a name: it is what visitors see in the app's list") }
+        let slug = TourDraft.slug(name)
+        guard let key = DraftStore.Key(site: site, tour: slug.isEmpty ? "tour" : slug) else {
+            throw PanelError(message: "the name '\(name)' gives no usable folder name; use some letters or digits")
+        }
+        var draft = TourDraft()
+        draft.name = name
+        draft.park = form.text("park")
+        draft.siteID = site
+        draft.siteName = visitor.sites.first(where: { $0.id == site })?.name ?? site
+        if !form.text("siteName").isEmpty { draft.siteName = form.text("siteName") }
+        draft.id = "\(site).\(key.tour)"
+        draft.version = "1.0.0"
+        draft.mapName = key.tour
+        draft.description = form.text("description")
+        _ = try await drafts.create(key, draft: draft)
+        server.logger.info("panel: draft created", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)"])
+        return Self.redirect(key.path)
+    }
+
+    // MARK: the editor
+
+    /// The draft's findings: the builder's own checks on the folder (nothing hashed), placed on fields.
+    func findings(_ key: DraftStore.Key, draft: TourDraft) async throws -> [PanelFinding] {
+        let folder = await drafts.folder(key)
+        let budget = PhoneBudget.default
+        let found = try await server.blocking { _ in try TourBuilder.plan(folder, budget: budget, hashAssets: false).1 }
+        return PanelFinding.place(found, draft: draft)
+    }
+
+    /// The values of the page's findings list (the `findings` partial): each finding with its link, the counts, the heading.
+    static func findingsSection(_ list: [PanelFinding], path: String, heading: String) -> [String: Any] {
+        [
+            "findings": list.map { ["severity": $0.severity, "isError": $0.isError, "label": $0.label, "message": $0.message, "link": $0.link(draftPath: path), "code": $0.code] },
+            "hasFindings": !list.isEmpty, "findingsHeading": heading,
+            "errorCount": list.filter(\.isError).count, "warningCount": list.filter { !$0.isError }.count,
+        ]
+    }
+
+    /// Messages by field id, for the `{{#fields.tour_name}}` blocks beside each field.
+    static func byField(_ list: [PanelFinding]) -> [String: Any] {
+        var out: [String: [[String: Any]]] = [:]
+        for f in list { out[f.field.replacingOccurrences(of: "-", with: "_"), default: []].append(["message": f.message, "isError": f.isError]) }
+        return out
+    }
+
+    func editor(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
+        let (draft, revision) = try await drafts.load(key)
+        let all = try await findings(key, draft: draft)
+        let tourFindings = all.filter { $0.stop == nil }
+        let stops: [[String: Any]] = draft.stops.enumerated().map { index, stop in
+            let count = all.filter { $0.stop == index }.count
+            return [
+                "number": index + 1, "name": stop.name.isEmpty ? "(no name)" : stop.name, "link": "\(key.path)/stops/\(index + 1)",
+                "latitude": stop.coordinate.map { Self.degrees($0.latitude) } ?? "", "longitude": stop.coordinate.map { Self.degrees($0.longitude) } ?? "",
+                "notFirst": index > 0, "notLast": index < draft.stops.count - 1, "files": stop.assets.count,
+                "findings": count, "hasFindings": count > 0, "action": "\(key.path)/stops/\(index + 1)",
+            ]
+        }
+        let mapStops = JSONWriter.string(.array(draft.stops.enumerated().compactMap { index, stop in
+            stop.coordinate.map { c in
+                .object([JSONMember("n", .number(JSONNumber(Int64(index + 1)))), JSONMember("name", .string(stop.name)),
+                         JSONMember("lat", .number(JSONNumber(c.latitude))), JSONMember("lon", .number(JSONNumber(c.longitude))),
+                         JSONMember("action", .string("\(key.path)/stops/\(index + 1)/move"))])
+            }
+        }), pretty: false)
+        let frame = draft.bounds ?? Bounds.enclosing(draft.stops.compactMap(\.coordinate))
+        var values: [String: Any] = [
+            "draft": [
+                "name": draft.name, "park": draft.park, "siteID": draft.siteID, "siteName": draft.siteName, "id": draft.id, "version": draft.version,
+                "description": draft.description, "path": key.path,
+            ],
+            "revision": revision, "stops": stops, "hasStops": !stops.isEmpty, "mapStops": mapStops,
+            "fields": Self.byField(tourFindings), "followStops": draft.bounds == nil,
+            "proposedVersion": try await proposedVersion(draft),
+        ]
+        values.merge(Self.findingsSection(all, path: key.path, heading: "What to fix before building")) { _, new in new }
+        if let frame {
+            values["frame"] = ["south": Self.degrees(frame.southwest.latitude), "west": Self.degrees(frame.southwest.longitude),
+                               "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude)]
+        }
+        if let notice = request.uri.queryParameters.get("saved") { values["notice"] = notice == "1" ? "Saved." : String(notice.prefix(200)) }
+        return try page("editor", title: draft.name.isEmpty ? "Tour" : draft.name, visitor: visitor, map: true, values: values)
+    }
+
+    /// The next patch version after the newest one stored for this package, or the draft's own version.
+    func proposedVersion(_ draft: TourDraft) async throws -> String {
+        let id = draft.id
+        guard ManifestValidator.isSlug(id.replacingOccurrences(of: ".", with: "-"), maxLength: 128),
+              let newest = try await server.catalogStore.versions(package: id).compactMap({ PackageVersion($0.version) }).max() else {
+            return draft.version.isEmpty ? "1.0.0" : draft.version
+        }
+        var parts = newest.components
+        while parts.count < 3 { parts.append(0) }
+        parts[parts.count - 1] += 1
+        return parts.map(String.init).joined(separator: ".")
+    }
+
+    static func degrees(_ value: Double) -> String { String(format: "%.6f", value) }
+
+    func saveTour(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
+        let form = try await PanelForm.read(request)
+        var frame: Bounds?
+        if form["followStops"] == nil {
+            let values = ["south", "west", "north", "east"].map { CoordinateText.parse(form.text($0), axis: $0 == "south" || $0 == "north" ? .latitude : .longitude) }
+            var numbers: [Double] = []
+            for (name, value) in zip(["south", "west", "north", "east"], values) {
+                switch value {
+                case .success(let v): numbers.append(v)
+                case .failure(let e): throw PanelError(message: "map frame, \(name) edge: \(e.message)")
+                }
+            }
+            frame = Bounds(southwest: Coordinate(latitude: numbers[0], longitude: numbers[1]), northeast: Coordinate(latitude: numbers[2], longitude: numbers[3]))
+        }
+        let bounds = frame
+        try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in
+            draft.name = form.text("name")
+            draft.park = form.text("park")
+            draft.siteName = form.text("siteName")
+            draft.id = form.text("id")
+            draft.version = form.text("version")
+            draft.description = form.text("description")
+            draft.bounds = bounds
+        }
+        return Self.redirect(key.path + "?saved=1")
+    }
+
+    /// A coordinate typed or sent by the map: decimal degrees or degrees, minutes and seconds.
+    static func coordinate(_ form: PanelForm) throws -> Coordinate {
+        func parse(_ field: String, _ axis: CoordinateText.Axis) throws -> Double {
+            switch CoordinateText.parse(form.text(field), axis: axis) {
+            case .success(let v): return v
+            case .failure(let e): throw PanelError(message: e.message)
+            }
+        }
+        return Coordinate(latitude: try parse("latitude", .latitude), longitude: try parse("longitude", .longitude))
+    }
+
+    func addStop(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
+        let form = try await PanelForm.read(request)
+        let coordinate = try Self.coordinate(form)
+        let number = try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in
+            let name = form.text("name").isEmpty ? "Stop \(draft.stops.count + 1)" : form.text("name")
+            draft.stops.append(TourDraft.Stop(slug: draft.newStopSlug(for: name), name: name, coordinate: coordinate))
+        }.draft.stops.count
+        return Self.redirect("\(key.path)?saved=\("Added stop \(number).".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "1")#stop-\(number)")
+    }
+
+    /// A new order from drag and drop: `order` lists the stops' current numbers in their new order.
+    func reorder(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
+        let form = try await PanelForm.read(request)
+        let order = form.text("order").split(separator: ",").compactMap { Int($0) }
+        try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in
+            guard order.count == draft.stops.count, Set(order) == Set(1...max(1, draft.stops.count)) else {
+                throw .exists("the new order does not name every stop once; reload the page and try again")
+            }
+            draft.stops = order.map { draft.stops[$0 - 1] }
+        }
+        return Self.redirect(key.path + "?saved=1")
+    }
+}

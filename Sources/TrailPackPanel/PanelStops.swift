@@ -1,0 +1,283 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TrailPackArchiveWriter
+import TrailPackBuilder
+import TrailPackCore
+import TrailPackServer
+
+/// One stop's page (name, position, text, details, files with their accessibility texts), its saves,
+/// moves and file uploads; and the draft as a folder zip.
+extension PanelController {
+    func stopPage(_ visitor: Visitor, _ key: DraftStore.Key, index: Int) async throws -> Response {
+        let (draft, revision) = try await drafts.load(key)
+        guard draft.stops.indices.contains(index) else { throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)") }
+        let stop = draft.stops[index]
+        let all = try await findings(key, draft: draft).filter { $0.stop == index }
+        let folder = await drafts.stopFolder(key, draft: draft, index: index)
+        let captionFiles = stop.assets.map(\.file).filter { $0.lowercased().hasSuffix(".vtt") }
+        let files: [[String: Any]] = stop.assets.enumerated().map { n, asset in
+            let kind = MediaTypes.lookup(fileName: asset.file)?.kind
+            var info = stat()
+            let size = stat(folder + "/" + asset.file, &info) == 0 ? Int64(info.st_size) : -1
+            return [
+                "n": n + 1, "file": asset.file, "url": "\(key.path)/stops/\(index + 1)/files/\(Self.pathSegment(asset.file))",
+                "isImage": kind == .image, "isAudio": kind == .audio, "isVideo": kind == .video,
+                "title": asset.title ?? "", "alt": asset.alt ?? "", "transcript": asset.transcript ?? "",
+                "size": size < 0 ? "missing" : ByteCountFormatter.string(fromByteCount: size, countStyle: .file),
+                "captionChoices": captionFiles.map { ["file": $0, "selected": $0 == asset.captions] },
+                "hasCaptionChoices": !captionFiles.isEmpty,
+                "notes": all.filter { $0.field == "file-\(n + 1)" }.map { ["message": $0.message, "isError": $0.isError] },
+            ]
+        }
+        var properties: [[String: Any]] = stop.properties.map { ["key": $0.key, "value": PropertyValue.text($0.value)] }
+        properties += Array(repeating: ["key": "", "value": ""], count: 2)
+        let values: [String: Any] = [
+            "draft": ["name": draft.name, "path": key.path], "revision": revision,
+            "stop": [
+                "number": index + 1, "name": stop.name, "description": stop.description, "waiver": stop.accessibilityWaiver ?? "",
+                "latitude": stop.coordinate.map { Self.degrees($0.latitude) } ?? "", "longitude": stop.coordinate.map { Self.degrees($0.longitude) } ?? "",
+                "action": "\(key.path)/stops/\(index + 1)",
+            ],
+            "properties": properties.enumerated().map { n, row in row.merging(["n": n + 1]) { a, _ in a } },
+            "files": files, "hasFiles": !files.isEmpty,
+            "fields": Self.byField(all),
+            "maxUpload": Self.size(configuration.maxMediaBytes),
+        ]
+        return try page("stop", title: "Stop \(index + 1): \(stop.name)", visitor: visitor,
+                        values: values.merging(Self.findingsSection(all, path: key.path, heading: "What to fix on this stop")) { _, new in new })
+    }
+
+    /// A size for people, exact enough to tell two sizes apart: "1.2 MB", "512 KB", "2.0 GB".
+    static func size(_ bytes: Int64) -> String {
+        let units: [(Double, String)] = [(1_073_741_824, "GB"), (1_048_576, "MB"), (1024, "KB")]
+        for (unit, name) in units where Double(bytes) >= unit { return String(format: "%.1f %@", Double(bytes) / unit, name) }
+        return "\(bytes) bytes"
+    }
+
+    static func pathSegment(_ name: String) -> String {
+        name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? name
+    }
+
+    func saveStop(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
+        let form = try await PanelForm.read(request)
+        let coordinate = try Self.coordinate(form)
+        let keys = form.all("propertyKey"), values = form.all("propertyValue")
+        var properties: [JSONMember] = []
+        for (k, v) in zip(keys, values) {
+            let k = k.trimmingCharacters(in: .whitespaces), v = v.trimmingCharacters(in: .whitespaces)
+            guard !k.isEmpty else {
+                if !v.isEmpty { throw PanelError(message: "the detail '\(v)' has no name: write a name (such as elevation) beside it, or clear the value") }
+                continue
+            }
+            if properties.contains(where: { $0.key == k }) { throw PanelError(message: "the detail '\(k)' is given twice; keep one row per name") }
+            properties.append(JSONMember(k, PropertyValue.json(v)))
+        }
+        let details = properties
+        try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in
+            guard draft.stops.indices.contains(index) else { throw .notFound }
+            var stop = draft.stops[index]
+            stop.name = form.text("name")
+            stop.description = form.text("description")
+            stop.coordinate = coordinate
+            stop.properties = details
+            let waiver = form.text("waiver")
+            stop.accessibilityWaiver = waiver.isEmpty ? nil : waiver
+            for n in stop.assets.indices {
+                func field(_ name: String) -> String? { let v = form.text("\(name)-\(n + 1)"); return v.isEmpty ? nil : v }
+                stop.assets[n].title = field("title")
+                stop.assets[n].alt = field("alt")
+                stop.assets[n].transcript = field("transcript")
+                stop.assets[n].captions = field("captions")
+            }
+            draft.stops[index] = stop
+        }
+        return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1")
+    }
+
+    /// Up, down, remove, move (a dragged marker), remove-file.
+    func stopAction(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, action: String, request: Request) async throws -> Response {
+        let form = try await PanelForm.read(request)
+        let revision = form.text("revision")
+        switch action {
+        case "up", "down":
+            let (draft, _) = try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
+                let other = action == "up" ? index - 1 : index + 1
+                guard draft.stops.indices.contains(index), draft.stops.indices.contains(other) else { return }
+                draft.stops.swapAt(index, other)
+            }
+            let moved = min(max(action == "up" ? index : index + 2, 1), draft.stops.count)
+            // Back to the list with the moved stop's button focused (keyboard users keep their place).
+            // No #fragment: scrolling to one would take the focus away again; focusing the button scrolls to it.
+            return Self.redirect("\(key.path)?saved=1&focus=\(action)-\(moved)")
+        case "remove":
+            try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
+                guard draft.stops.indices.contains(index) else { throw .notFound }
+                draft.stops.remove(at: index)
+            }
+            return Self.redirect("\(key.path)?saved=\("Stop \(index + 1) removed (its folder is kept in drafts-removed).".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "1")")
+        case "move":
+            let coordinate = try Self.coordinate(form)
+            try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
+                guard draft.stops.indices.contains(index) else { throw .notFound }
+                draft.stops[index].coordinate = coordinate
+            }
+            return Self.redirect("\(key.path)?saved=1")
+        case "remove-file":
+            let name = form.text("file")
+            let (draft, _) = try await drafts.load(key)
+            guard draft.stops.indices.contains(index), draft.stops[index].assets.contains(where: { $0.file == name }) else {
+                throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(name)'")
+            }
+            try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
+                draft.stops[index].assets.removeAll { $0.file == name }
+                for n in draft.stops[index].assets.indices where draft.stops[index].assets[n].captions == name { draft.stops[index].assets[n].captions = nil }
+            }
+            let path = await drafts.stopFolder(key, draft: draft, index: index) + "/" + name
+            if FileManager.default.fileExists(atPath: path) { try await drafts.setAside(key, path: path) }
+            return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1")
+        default:
+            throw PanelError(status: .notFound, message: "there is no action '\(action)' on a stop")
+        }
+    }
+
+    /// A file name a ranger's computer gave, made safe for every phone and folder: its last path
+    /// component, letters, digits, '.', '-' and '_' (others become '-'), a known extension.
+    static func safeFileName(_ given: String) throws -> String {
+        let last = given.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        var out = ""
+        for ch in last.precomposedStringWithCanonicalMapping {
+            if ch.isLetter || ch.isNumber || ch == "." || ch == "_" || ch == "-" { out.append(ch) } else if !out.hasSuffix("-") { out.append("-") }
+        }
+        while out.hasPrefix(".") || out.hasPrefix("-") { out.removeFirst() }
+        let ext = (out as NSString).pathExtension
+        out = String((out as NSString).deletingPathExtension.prefix(80)) + (ext.isEmpty ? "" : "." + ext.lowercased())
+        guard !out.isEmpty, out != TourSource.waypointFileName, !ext.isEmpty else {
+            throw PanelError(message: "the file name '\(given)' has no usable name or extension; rename it (such as view.jpg) and upload it again")
+        }
+        return out
+    }
+
+    /// One file, its bytes streamed to disk as they arrive (never held in memory), checked by its content,
+    /// then put in the stop's folder and listed in its waypoint.json.
+    func upload(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
+        let name = try Self.safeFileName(request.uri.queryParameters.get("name") ?? "")
+        let limit = configuration.maxMediaBytes
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit {
+            throw PanelError(status: .contentTooLarge, message: "'\(name)' is \(Self.size(length)); a file may be at most \(Self.size(limit)): make it smaller (a shorter or lower-resolution video, a photo exported for the web) and upload it again")
+        }
+        let (draft, _) = try await drafts.load(key)
+        guard draft.stops.indices.contains(index) else { throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)") }
+        let folder = await drafts.stopFolder(key, draft: draft, index: index)
+        let temp = folder + "/.upload-\(UUID().uuidString)"
+        defer { unlink(temp) }  // gone already when it was kept
+        do {
+            let sink = try UploadSink(path: temp, limit: limit)
+            for try await buffer in request.body { try buffer.withUnsafeReadableBytes { try sink.write($0) } }
+            try sink.finish()
+        } catch let error as ServerError where error.status == .contentTooLarge {
+            throw PanelError(status: .contentTooLarge, message: "'\(name)' is larger than \(Self.size(limit)); a file may be at most \(Self.size(limit)): make it smaller (a shorter or lower-resolution video, a photo exported for the web) and upload it again")
+        }
+        let verdict = MediaCheck.verdict(path: temp, fileName: name)
+        var advice: String?
+        switch verdict {
+        case .refused(let why): throw PanelError(status: .unprocessableContent, message: why)
+        case .acceptedWithAdvice(_, let text): advice = text
+        case .accepted: break
+        }
+        let destination = folder + "/" + name
+        if FileManager.default.fileExists(atPath: destination) { try await drafts.setAside(key, path: destination) }
+        guard rename(temp, destination) == 0 else { throw PanelError(status: .internalServerError, message: "cannot keep '\(name)': \(String(cString: strerror(errno)))") }
+        try await drafts.update(key, revision: nil) { draft throws(DraftStore.Failure) in
+            guard draft.stops.indices.contains(index) else { throw .notFound }
+            if !draft.stops[index].assets.contains(where: { $0.file == name }) { draft.stops[index].assets.append(TourDraft.AssetReference(file: name)) }
+        }
+        server.logger.info("panel: file uploaded", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)", "file": "\(name)"])
+        return Self.jsonMessage(.created, advice ?? "'\(name)' was added to stop \(index + 1)", extra: [JSONMember("file", .string(name))] + (advice.map { [JSONMember("advice", .string($0))] } ?? []))
+    }
+
+    /// A stop's file, for the page's preview (images, audio and video inline; anything else as a download).
+    func stopFile(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, name: String, context: AppRequestContext) async throws -> Response {
+        let (draft, _) = try await drafts.load(key)
+        guard draft.stops.indices.contains(index), !name.hasPrefix("."), !name.contains("/"), draft.stops[index].assets.contains(where: { $0.file == name }) else {
+            throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(name)'")
+        }
+        let path = await drafts.stopFolder(key, draft: draft, index: index) + "/" + name
+        let entry = MediaTypes.lookup(fileName: name)
+        let inline = [.image, .audio, .video].contains(entry?.kind) && entry?.mediaType != "image/svg+xml"
+        var headers: HTTPFields = [.contentType: inline ? entry!.mediaType : "application/octet-stream"]
+        if !inline { headers[.contentDisposition] = "attachment; filename=\"\(name)\"" }
+        let body = try await fileIO.loadFile(path: path, context: context)
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// The draft as a zip of its tour folder (`<tour>/tour.json`, `<tour>/waypoints/...`), for the CLI:
+    /// `unzip`, then `trailpack build <tour>`. Written to a temporary file and streamed from it.
+    func folderZip(_ visitor: Visitor, _ key: DraftStore.Key) async throws -> Response {
+        let root = await drafts.folder(key)
+        let temp = try server.store.temporaryFolder()
+        let path = temp + "/folder.zip"
+        let fd: Int32 = try await server.blocking { _ in
+            var files: [String] = [TourSource.tourFileName]
+            for top in ["waypoints", "map"] {
+                for folder in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + top))?.sorted() ?? [] where !folder.hasPrefix(".") {
+                    let sub = "\(top)/\(folder)"
+                    var isDirectory: ObjCBool = false
+                    guard FileManager.default.fileExists(atPath: root + "/" + sub, isDirectory: &isDirectory) else { continue }
+                    if !isDirectory.boolValue { files.append(sub); continue }
+                    for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + sub))?.sorted() ?? [] where !name.hasPrefix(".") { files.append("\(sub)/\(name)") }
+                }
+            }
+            let out = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard out >= 0 else { throw PanelError(status: .internalServerError, message: "cannot make the zip: \(String(cString: strerror(errno)))") }
+            do {
+                var writer = try ZipWriter(fileDescriptor: out, modificationTime: TourBuilder.defaultTimestamp)
+                for file in files {
+                    var info = stat()
+                    guard stat(root + "/" + file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+                    try writer.addEntry(path: "\(key.tour)/\(file)", contentsOf: root + "/" + file, size: Int64(info.st_size),
+                                        compress: MediaTypes.lookup(fileName: file)?.compress ?? true)
+                }
+                _ = try writer.finish()
+            } catch {
+                close(out)
+                unlink(path)
+                rmdir(temp)
+                throw error
+            }
+            // Ours alone: unlinked now, read through the open descriptor.
+            unlink(path)
+            rmdir(temp)
+            return out
+        }
+        let size = lseek(fd, 0, SEEK_END)
+        lseek(fd, 0, SEEK_SET)
+        let handle = FileDescriptorBox(fd)
+        let body = ResponseBody(contentLength: Int(size)) { writer in
+            defer { handle.close() }
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(handle.fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                try await writer.write(ByteBuffer(bytes: buffer[0..<n]))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "application/zip", .contentDisposition: "attachment; filename=\"\(key.tour)-folder.zip\""], body: body)
+    }
+}
+
+/// An open file descriptor handed to a response body, closed once.
+final class FileDescriptorBox: @unchecked Sendable {
+    let fd: Int32
+    private var closed = false
+    init(_ fd: Int32) { self.fd = fd }
+    func close() {
+        guard !closed else { return }
+        closed = true
+        _ = Foundation.close(fd)
+    }
+    deinit { close() }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+import TrailPackBuilder
+import TrailPackCatalog
+import TrailPackCore
+import TrailPackCrypto
+import TrailPackPanel
+import TrailPackServer
+
+/// Signing in and driving the panel's forms through the router, as a browser would.
+enum PanelFlow {
+    struct Visitor: Sendable {
+        var cookie: String
+        var csrf: String
+        var headers: HTTPFields { [.cookie: cookie] }
+        var form: HTTPFields { [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"] }
+    }
+
+    /// A publisher (granted `site`) with a session, or another role.
+    static func signIn(_ server: TrailPackServer, _ panel: PanelController, user: String = "ranger", role: Catalog.Role = .publisher, site: String?) async throws -> Visitor {
+        try server.catalog.addUser(name: user, role: role)
+        if let site { try server.catalog.grant(user: user, site: site) }
+        let session = await panel.sessions.start(user: user)
+        return Visitor(cookie: "trailpack_session=\(session.id)", csrf: session.csrfToken)
+    }
+
+    static func encode(_ fields: [(String, String)]) -> String {
+        fields.map { name, value in
+            let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+            return "\(name.addingPercentEncoding(withAllowedCharacters: allowed)!)=\(value.addingPercentEncoding(withAllowedCharacters: allowed)!)"
+        }.joined(separator: "&")
+    }
+
+    /// POSTs a form with the visitor's CSRF token; returns the status, the Location and the body.
+    @discardableResult
+    static func post(_ client: some TestClientProtocol, _ visitor: Visitor, _ uri: String, _ fields: [(String, String)]) async throws -> (HTTPResponse.Status, String?, String) {
+        try await client.execute(uri: uri, method: .post, headers: visitor.form, body: ByteBuffer(string: encode([("_csrf", visitor.csrf)] + fields))) {
+            ($0.status, $0.headers[.location], String(buffer: $0.body))
+        }
+    }
+
+    static func get(_ client: some TestClientProtocol, _ visitor: Visitor, _ uri: String) async throws -> (HTTPResponse.Status, String) {
+        try await client.execute(uri: uri, method: .get, headers: visitor.headers) { ($0.status, String(buffer: $0.body)) }
+    }
+
+    /// The draft's path after creating it from the home page's form.
+    static func createDraft(_ client: some TestClientProtocol, _ visitor: Visitor, name: String, site: String = "willamette-sweet-home") async throws -> String {
+        let (status, location, body) = try await post(client, visitor, "/drafts", [("site", site), ("name", name), ("park", "Willamette National Forest"),
+                                                                                   ("description", "A tour of the old road.")])
+        #expect(status == .seeOther, "\(body)")
+        return try #require(location)
+    }
+
+    /// The revision hidden in a page's forms.
+    static func revision(_ html: String) throws -> String {
+        let marker = "name=\"revision\" value=\""
+        let start = try #require(html.range(of: marker)).upperBound
+        return String(html[start...].prefix { $0 != "\"" })
+    }
+
+    static func upload(_ client: some TestClientProtocol, _ visitor: Visitor, _ uri: String, name: String, bytes: [UInt8], csrf: String? = nil) async throws -> (HTTPResponse.Status, String) {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        return try await client.execute(uri: uri + "?name=" + name.addingPercentEncoding(withAllowedCharacters: allowed)!, method: .put,
+                                        headers: [.cookie: visitor.cookie, HTTPField.Name("X-CSRF-Token")!: csrf ?? visitor.csrf, .contentType: "application/octet-stream"],
+                                        body: ByteBuffer(bytes: bytes)) { ($0.status, String(buffer: $0.body)) }
+    }
+
+    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 64)
+}
+
+@Suite("panel: sign-in, drafts as tour folders, stops, media, access")
+struct PanelDraftTests {
+    static func withPanel(approvals: Int = 1, maxMediaBytes: Int64 = 1 << 20, _ test: @Sendable (TrailPackServer, PanelController, any TestClientProtocol) async throws -> Void) async throws {
+        try await PanelTests.withAssets { root in
+            var configuration = PanelConfiguration(webAssets: root)
+            configuration.maxMediaBytes = maxMediaBytes
+            try await PanelTests.withPanelServer(configuration, approvals: approvals, test)
+        }
+    }
+
+    @Test("sign-in: a wrong or unset password and an unknown name are refused alike; the right one rotates the session; a cross-site form is refused; the sixth failure waits")
+    func signIn() async throws {
+        try await Self.withPanel { server, panel, client in
+            try server.catalog.addUser(name: "ranger", role: .publisher)
+            try server.catalog.addUser(name: "nopass", role: .publisher)
+            try server.catalog.setPassword(name: "ranger", hash: PasswordHash.make("correct horse battery", cost: .init(logN: 10, r: 8, p: 1)))
+            #expect(try server.catalog.signInRecord(name: "ranger")?.passwordHash?.hasPrefix("scrypt$ln=10,r=8,p=1$") == true)
+            func login(_ name: String, _ password: String, cookie: String? = nil, origin: String? = nil, next: String = "/drafts") async throws -> (HTTPResponse.Status, HTTPFields, String) {
+                var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+                if let cookie { headers[.cookie] = cookie }
+                if let origin { headers[.origin] = origin }
+                return try await client.execute(uri: "/login", method: .post, headers: headers,
+                                                body: ByteBuffer(string: PanelFlow.encode([("name", name), ("password", password), ("next", next)]))) {
+                    ($0.status, $0.headers, String(buffer: $0.body))
+                }
+            }
+            for (name, password) in [("ranger", "wrong"), ("nopass", ""), ("nobody", "correct horse battery"), ("", "")] {
+                let (status, headers, body) = try await login(name, password)
+                #expect(status == .ok && headers[.setCookie] == nil && body.contains("The name or the password is wrong"), "\(name)")
+            }
+            let before = await panel.sessions.start(user: "ranger")
+            let (status, headers, _) = try await login("ranger", "correct horse battery", cookie: "trailpack_session=\(before.id)", next: "//evil.example/x")
+            #expect(status == .seeOther)
+            #expect(headers[.location] == "/", "a next that leaves the site goes home")
+            let cookie = try #require(headers[.setCookie])
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && !cookie.contains(before.id))
+            #expect(await panel.sessions.session(id: before.id) == nil, "the session sent with the sign-in form is ended (rotation)")
+            #expect(try await login("ranger", "correct horse battery", origin: "https://evil.example").0 == .forbidden)
+            for _ in 0..<5 { _ = try await login("ranger", "wrong") }
+            let (waited, _, body) = try await login("ranger", "correct horse battery")
+            #expect(waited == .tooManyRequests && body.contains("Too many failed sign-ins"), "five failures lock the name, even for the right password")
+        }
+    }
+
+    @Test("a draft is a tour folder: stops added with typed coordinates (DMS too) become waypoints/NN-slug/waypoint.json; moves rename folders; a stale save is a conflict; a removed stop is kept aside")
+    func draftFolder() async throws {
+        try await Self.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let draft = try await PanelFlow.createDraft(client, ranger, name: "Santiam Wagon Road")
+            #expect(draft == "/drafts/willamette-sweet-home/santiam-wagon-road")
+            let folder = server.folder.root + "/drafts/willamette-sweet-home/santiam-wagon-road"
+            var (status, html) = try await PanelFlow.get(client, ranger, draft)
+            #expect(status == .ok && html.contains("the tour has no stops yet"))
+            for (name, lat, lon) in [("Sweet Home", "44.3976", "-122.7262"), ("House Rock", "44°23'31\"N", "122°14'39\"W"), ("Fish Lake", "44.4031", "-121.9939")] {
+                let revision = try PanelFlow.revision(html)
+                let (added, _, body) = try await PanelFlow.post(client, ranger, draft + "/stops", [("revision", revision), ("name", name), ("latitude", lat), ("longitude", lon)])
+                #expect(added == .seeOther, "\(body)")
+                html = try await PanelFlow.get(client, ranger, draft).1
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/waypoints").sorted() == ["01-sweet-home", "02-house-rock", "03-fish-lake"])
+            let second = try TourDraft.read(folder: folder).stops[1]
+            #expect(abs(second.coordinate!.latitude - 44.391944) < 1e-5 && abs(second.coordinate!.longitude + 122.244167) < 1e-5)
+            // The CLI reads what the panel wrote.
+            let (source, findings) = try TourSource.load(folder)
+            #expect(source?.waypoints.map(\.name) == ["Sweet Home", "House Rock", "Fish Lake"], "\(findings)")
+            // Down: 02 and 03 swap folders.
+            let revision = try PanelFlow.revision(html)
+            let (moved, location, _) = try await PanelFlow.post(client, ranger, draft + "/stops/2/down", [("revision", revision)])
+            #expect(moved == .seeOther && location == draft + "?saved=1&focus=down-3")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/waypoints").sorted() == ["01-sweet-home", "02-fish-lake", "03-house-rock"])
+            // The page's revision is now old: a save from it changes nothing.
+            let stale = try await PanelFlow.post(client, ranger, draft, [("revision", revision), ("name", "Lost edit"), ("followStops", "1")])
+            #expect(stale.0 == .conflict && stale.2.contains("someone else saved this draft"))
+            #expect(try TourDraft.read(folder: folder).name == "Santiam Wagon Road")
+            html = try await PanelFlow.get(client, ranger, draft).1
+            let removed = try await PanelFlow.post(client, ranger, draft + "/stops/2/remove", [("revision", try PanelFlow.revision(html))])
+            #expect(removed.0 == .seeOther)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/waypoints").sorted() == ["01-sweet-home", "02-house-rock"])
+            let aside = try FileManager.default.contentsOfDirectory(atPath: server.folder.root + "/drafts-removed/willamette-sweet-home/santiam-wagon-road")
+            #expect(aside.count == 1 && aside[0].hasSuffix("-02-fish-lake"), "the removed stop's folder is kept: \(aside)")
+        }
+    }
+
+    @Test("a publisher reaches only the drafts of sites granted to them (direct URLs tried); a reviewer edits none; a hostile site or tour in the URL is 404")
+    func access() async throws {
+        try await Self.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let other = try await PanelFlow.signIn(server, panel, user: "other", site: "mckenzie-river")
+            let reviewer = try await PanelFlow.signIn(server, panel, user: "reviewer", role: .reviewer, site: nil)
+            let draft = try await PanelFlow.createDraft(client, ranger, name: "Santiam Wagon Road")
+            let html = try await PanelFlow.get(client, ranger, draft).1
+            let revision = try PanelFlow.revision(html)
+            for visitor in [other, reviewer] {
+                #expect(try await PanelFlow.get(client, visitor, draft).0 == .forbidden)
+                #expect(try await PanelFlow.get(client, visitor, draft + "/stops/1").0 == .forbidden)
+                #expect(try await PanelFlow.get(client, visitor, draft + "/folder.zip").0 == .forbidden)
+                #expect(try await PanelFlow.post(client, visitor, draft, [("revision", revision), ("name", "Taken over")]).0 == .forbidden)
+                #expect(try await PanelFlow.post(client, visitor, draft + "/stops", [("revision", revision), ("latitude", "44"), ("longitude", "-122")]).0 == .forbidden)
+                #expect(try await PanelFlow.upload(client, visitor, draft + "/stops/1/files", name: "x.png", bytes: PanelFlow.png).0 == .forbidden)
+                #expect(try await PanelFlow.post(client, visitor, "/drafts", [("site", "willamette-sweet-home"), ("name", "Mine now")]).0 == .forbidden)
+            }
+            let home = try await PanelFlow.get(client, other, "/").1
+            #expect(!home.contains("/drafts/willamette-sweet-home"), "another site's drafts are not listed")
+            #expect(try TourDraft.read(folder: server.folder.root + "/drafts/willamette-sweet-home/santiam-wagon-road").name == "Santiam Wagon Road")
+            for uri in ["/drafts/..%2F..%2Fetc/passwd", "/drafts/Willamette/x", "/drafts/willamette-sweet-home/..", "/drafts/a/b%2Fc"] {
+                let status = try await PanelFlow.get(client, ranger, uri).0
+                #expect(status == .notFound, "\(uri): \(status)")
+            }
+            // Signed out: sent to sign in, never shown the draft.
+            try await client.execute(uri: draft, method: .get) { response in
+                #expect(response.status == .seeOther && response.headers[.location]?.hasPrefix("/login?next=") == true)
+            }
+        }
+    }
+
+    @Test("text typed in every field is shown escaped: tour and stop names, descriptions, details, file titles")
+    func escaping() async throws {
+        try await Self.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let hostile = "<script>alert(1)</script>\"'><img src=x onerror=alert(2)>"
+            let draft = try await PanelFlow.createDraft(client, ranger, name: "Tour " + hostile)
+            var html = try await PanelFlow.get(client, ranger, draft).1
+            _ = try await PanelFlow.post(client, ranger, draft + "/stops", [("revision", try PanelFlow.revision(html)), ("name", hostile), ("latitude", "44.4"), ("longitude", "-122.1")])
+            #expect(try await PanelFlow.upload(client, ranger, draft + "/stops/1/files", name: "view.png", bytes: PanelFlow.png).0 == .created)
+            html = try await PanelFlow.get(client, ranger, draft + "/stops/1").1
+            let saved = try await PanelFlow.post(client, ranger, draft + "/stops/1", [
+                ("revision", try PanelFlow.revision(html)), ("name", hostile), ("description", hostile), ("latitude", "44.4"), ("longitude", "-122.1"),
+                ("propertyKey", hostile), ("propertyValue", hostile), ("title-1", hostile), ("alt-1", hostile),
+            ])
+            #expect(saved.0 == .seeOther, "\(saved.2)")
+            for page in [draft, draft + "/stops/1", "/"] {
+                html = try await PanelFlow.get(client, ranger, page).1
+                #expect(!html.contains("<script>alert"), "\(page)")
+                #expect(!html.contains("<img src=x"), "\(page)")
+                #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "\(page)")
+            }
+        }
+    }
+
+    @Test("uploads: streamed to the stop's folder and listed; the type is decided by content (a fake .mp4 is refused); HEIC and WAV get advice; names are made safe; too large and no CSRF token are refused")
+    func uploads() async throws {
+        try await Self.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let draft = try await PanelFlow.createDraft(client, ranger, name: "Media")
+            let html = try await PanelFlow.get(client, ranger, draft).1
+            _ = try await PanelFlow.post(client, ranger, draft + "/stops", [("revision", try PanelFlow.revision(html)), ("name", "Trailhead"), ("latitude", "44.4"), ("longitude", "-122.1")])
+            let files = draft + "/stops/1/files"
+            let folder = server.folder.root + "/drafts/willamette-sweet-home/media/waypoints/01-trailhead"
+            var (status, body) = try await PanelFlow.upload(client, ranger, files, name: "../../Trail View.PNG", bytes: PanelFlow.png)
+            #expect(status == .created, "\(body)")
+            #expect(FileManager.default.fileExists(atPath: folder + "/Trail-View.png"))
+            (status, body) = try await PanelFlow.upload(client, ranger, files, name: "talk.mp4", bytes: Array("this is not a video at all".utf8))
+            #expect(status == .unprocessableContent && body.contains("talk.mp4") && body.contains("not an MP4"), "\(body)")
+            (status, body) = try await PanelFlow.upload(client, ranger, files, name: "photo.heic", bytes: [0, 0, 0, 24] + Array("ftypheic".utf8) + Array(repeating: 0, count: 16))
+            #expect(status == .created && body.contains("JPEG"), "\(body)")
+            (status, body) = try await PanelFlow.upload(client, ranger, files, name: "tour.exe", bytes: [0x4D, 0x5A])
+            #expect(status == .unprocessableContent && body.contains("not a type the apps can show"), "\(body)")
+            (status, _) = try await PanelFlow.upload(client, ranger, files, name: "x.png", bytes: PanelFlow.png, csrf: "wrong")
+            #expect(status == .forbidden)
+            // Over the limit (1 MiB here): refused while it streams, the partial file removed.
+            let huge = try await PanelFlow.upload(client, ranger, files, name: "big.png", bytes: PanelFlow.png + Array(repeating: 7, count: 1 << 20))
+            #expect(huge.0 == .contentTooLarge && huge.1.contains("a file may be at most 1.0 MB"), "\(huge.0) \(huge.1)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+            #expect(names == ["Trail-View.png", "photo.heic", "waypoint.json"], "refused uploads leave nothing behind: \(names)")
+            #expect(try TourDraft.read(folder: server.folder.root + "/drafts/willamette-sweet-home/media").stops[0].assets.map(\.file) == ["Trail-View.png", "photo.heic"])
+            // The preview serves an image inline with its type.
+            try await client.execute(uri: files + "/Trail-View.png", method: .get, headers: ranger.headers) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "image/png")
+                #expect(Array(buffer: response.body) == PanelFlow.png)
+            }
+        }
+    }
+
+    @Test("download as folder: a zip of the tour folder that Python's zipfile reads, holding the JSON and the files and nothing hidden")
+    func folderZip() async throws {
+        try await Self.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let draft = try await PanelFlow.createDraft(client, ranger, name: "Zip Me")
+            let html = try await PanelFlow.get(client, ranger, draft).1
+            _ = try await PanelFlow.post(client, ranger, draft + "/stops", [("revision", try PanelFlow.revision(html)), ("name", "Trailhead"), ("latitude", "44.4"), ("longitude", "-122.1")])
+            _ = try await PanelFlow.upload(client, ranger, draft + "/stops/1/files", name: "view.png", bytes: PanelFlow.png)
+            let bytes = try await client.execute(uri: draft + "/folder.zip", method: .get, headers: ranger.headers) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "application/zip")
+                return Array(buffer: response.body)
+            }
+            try Support.withTemporaryDirectory { dir in
+                try Data(bytes).write(to: URL(fileURLWithPath: dir + "/folder.zip"))
+                let listed = try Support.run("python3", ["-c", "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print('\\n'.join(z.namelist()))", dir + "/folder.zip"])
+                #expect(listed.status == 0, "\(listed.stderr)")
+                #expect(listed.stdout.split(separator: "\n").sorted() == ["zip-me/tour.json", "zip-me/waypoints/01-trailhead/view.png", "zip-me/waypoints/01-trailhead/waypoint.json"])
+            }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""A scripted ranger in headless Chromium makes a tour in the control panel, as a person would.
+
+Signs in, creates a tour from nothing, adds three stops by clicking on the map, uploads a photo and a
+recording to the first stop with alt text and transcript, sees a finding next to the field it concerns
+and fixes it, reorders two stops with the keyboard, adds a fourth stop with the keyboard only, builds
+the package and requests review. axe-core runs on every page; the browser console must stay clean (a
+CSP refusal is an error there); a screenshot of each page goes to SHOTS.
+
+usage: panel-walkthrough.py BASE_URL SHOTS USER PASSWORD PHOTO AUDIO FOLDER_ZIP
+prints one JSON line: {"sha256": ..., "draft": "/drafts/SITE/TOUR", "version": ...}; writes the draft's
+"Download as a folder" zip to FOLDER_ZIP; exit 1 with the failures on stderr.
+"""
+import json
+import os
+import re
+import sys
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from importlib import import_module
+
+browser = import_module("panel-browser")
+
+
+class Ranger:
+    def __init__(self, base, shots):
+        self.base, self.shots, self.failures, self.step = base, shots, [], 0
+        options = Options()
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1100"):
+            options.add_argument(flag)
+        options.binary_location = "/usr/bin/chromium"
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        self.driver.set_script_timeout(60)
+        self.axe = browser.axe_source()
+
+    def fail(self, text):
+        self.failures.append("step %d: %s" % (self.step, text))
+
+    def check_page(self, name):
+        """axe-core and the console on the page now shown, and its screenshot."""
+        self.step += 1
+        d = self.driver
+        WebDriverWait(d, 20).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        d.save_screenshot(os.path.join(self.shots, "%02d-%s.png" % (self.step, name)))
+        for violation in browser.axe_violations(d, self.axe):
+            self.fail("%s: axe-core: %s" % (name, violation))
+        for entry in d.get_log("browser"):
+            if entry.get("level") == "SEVERE":
+                self.fail("%s: console error: %s" % (name, entry.get("message", "")))
+
+    def wait_for(self, css, timeout=20):
+        return WebDriverWait(self.driver, timeout).until(lambda d: d.find_element(By.CSS_SELECTOR, css))
+
+    def wait_reload(self, old):
+        WebDriverWait(self.driver, 30).until(lambda d: d.find_element(By.TAG_NAME, "html") != old)
+        WebDriverWait(self.driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+    def submit(self, element):
+        old = self.driver.find_element(By.TAG_NAME, "html")
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", element)
+        element.click()
+        self.wait_reload(old)
+
+    def text(self):
+        return self.driver.find_element(By.TAG_NAME, "main").text
+
+
+def main():
+    base, shots, user, password, photo, audio, folder_zip = sys.argv[1].rstrip("/"), *sys.argv[2:8]
+    os.makedirs(shots, exist_ok=True)
+    r = Ranger(base, shots)
+    d = r.driver
+    result = {}
+    try:
+        # Sign in (a wrong password first: refused with the fix).
+        d.get(base + "/")
+        r.wait_for("#password")
+        r.check_page("sign-in")
+        d.find_element(By.ID, "name").send_keys(user)
+        d.find_element(By.ID, "password").send_keys("not the password")
+        r.submit(d.find_element(By.CSS_SELECTOR, "form[action='/login'] button"))
+        if "wrong" not in r.text():
+            r.fail("a wrong password did not say so: " + r.text()[:200])
+        d.find_element(By.ID, "name").send_keys(user)
+        d.find_element(By.ID, "password").send_keys(password)
+        r.submit(d.find_element(By.CSS_SELECTOR, "form[action='/login'] button"))
+        r.wait_for("#new-name")
+        r.check_page("tours")
+
+        # A new tour, from nothing.
+        d.find_element(By.ID, "new-name").send_keys("Santiam Wagon Road")
+        d.find_element(By.ID, "new-park").send_keys("Willamette National Forest")
+        d.find_element(By.ID, "new-description").send_keys("Follow the 1860s toll road over the Cascades <b>by car</b> with short walks.")
+        r.submit(d.find_element(By.CSS_SELECTOR, "form[action='/drafts'] button"))
+        r.wait_for("#tour-map .tp-grid-label")
+        draft = re.sub(r"[?#].*$", "", d.current_url[len(base):])
+        result["draft"] = draft
+        r.check_page("editor-new")
+
+        # Three stops by clicking on the map, each named in the form the click filled.
+        for n, (dx, dy, name) in enumerate([(-200, -60, "Sweet Home"), (0, 40, "House Rock"), (180, -20, "Fish Lake")], start=1):
+            the_map = r.wait_for("#tour-map")
+            # axe-core leaves the page scrolled; the map's middle in view, as a person would have it.
+            d.execute_script("window.scrollTo(0, 0); arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", the_map)
+            time.sleep(0.3)
+            ActionChains(d).move_to_element_with_offset(the_map, dx, dy).click().perform()
+            lat = d.find_element(By.ID, "add-latitude").get_attribute("value")
+            if not lat:
+                r.fail("a click on the map did not fill the latitude")
+            if d.switch_to.active_element.get_attribute("id") != "add-name":
+                r.fail("after a click on the map the name field does not have the focus")
+            d.find_element(By.ID, "add-name").send_keys(name)
+            r.submit(d.find_element(By.CSS_SELECTOR, "#add-stop button"))
+            r.wait_for("#stop-%d" % n)
+        markers = d.find_elements(By.CSS_SELECTOR, ".tp-stop-label")
+        if len(markers) != 3:
+            r.fail("the map shows %d stop markers, expected 3" % len(markers))
+        r.check_page("editor-three-stops")
+
+        # Stop 1: a photo and a recording, streamed with a progress bar; then their texts.
+        d.get(base + draft + "/stops/1")
+        r.wait_for("#upload-files")
+        r.check_page("stop-1")
+        old = d.find_element(By.TAG_NAME, "html")
+        d.find_element(By.ID, "upload-files").send_keys(photo + "\n" + audio)
+        r.wait_reload(old)
+        r.wait_for("#file-2")
+        page = r.text()
+        for name in (os.path.basename(photo), os.path.basename(audio)):
+            if name not in page:
+                r.fail("the uploaded file %s is not listed on the stop's page" % name)
+        r.check_page("stop-1-files")
+        # The missing texts are named before review (WCAG 1.1.1, 1.2.1).
+        if "has no alt text" not in page or "has no transcript" not in page:
+            r.fail("the missing alt text or transcript is not named on the stop page")
+        d.find_element(By.ID, "alt-1").send_keys("The South Santiam river at Sweet Home, wagons crossing")
+        d.find_element(By.ID, "transcript-2").send_keys("Birdsong by the river: a dipper calls twice.")
+        d.find_element(By.ID, "stop-description").send_keys("The valley end of the road. From 1866 wagons set out from here.")
+        r.submit(d.find_element(By.CSS_SELECTOR, "#stop-form button[type=submit].btn-primary"))
+        if "has no alt text" in r.text() or "has no transcript" in r.text():
+            r.fail("alt text and transcript were saved but the page still asks for them")
+
+        # Stop 2 has no description: the finding is shown next to that field; the ranger fixes it.
+        d.get(base + draft + "/stops/2")
+        note = d.find_elements(By.ID, "stop-description-note")
+        if not note:
+            r.fail("stop 2 without a description shows no note next to the description field")
+        r.check_page("stop-2-finding")
+        d.find_element(By.ID, "stop-description").send_keys("A rock shelter used by travelers on the road.")
+        r.submit(d.find_element(By.CSS_SELECTOR, "#stop-form button[type=submit].btn-primary"))
+        if d.find_elements(By.ID, "stop-description-note"):
+            r.fail("the description note stays after the description was written")
+        for n in (3,):
+            d.get(base + draft + "/stops/%d" % n)
+            d.find_element(By.ID, "stop-description").send_keys("Fish Lake, where the road's travelers camped.")
+            r.submit(d.find_element(By.CSS_SELECTOR, "#stop-form button[type=submit].btn-primary"))
+
+        # Reorder with the keyboard: stop 2 moves down (Enter on its focused Down button).
+        d.get(base + draft)
+        r.wait_for("#down-2")
+        d.execute_script("document.getElementById('down-2').focus()")
+        old = d.find_element(By.TAG_NAME, "html")
+        d.switch_to.active_element.send_keys(Keys.ENTER)
+        r.wait_reload(old)
+        names = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#stop-list li a")]
+        if names != ["Sweet Home", "Fish Lake", "House Rock"]:
+            r.fail("after moving stop 2 down the order is %s" % names)
+        focused = d.switch_to.active_element.get_attribute("id")
+        if focused not in ("up-3", "down-3"):
+            r.fail("after moving a stop the keyboard focus is on '%s', not on the moved stop's button" % focused)
+
+        # A fourth stop with the keyboard only: typed coordinates (degrees, minutes, seconds), Enter to add.
+        name_field = d.find_element(By.ID, "add-name")
+        name_field.send_keys("Santiam Pass")
+        name_field.send_keys(Keys.TAB, "44°25'29\"N", Keys.TAB, "121°51'06\"W")
+        old = d.find_element(By.TAG_NAME, "html")
+        d.switch_to.active_element.send_keys(Keys.ENTER)
+        r.wait_reload(old)
+        names = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#stop-list li a")]
+        if names[-1:] != ["Santiam Pass"]:
+            r.fail("the keyboard-added stop is missing: %s" % names)
+        d.get(base + draft + "/stops/4")
+        d.find_element(By.ID, "stop-description").send_keys("The road's summit at 4,817 feet.")
+        r.submit(d.find_element(By.CSS_SELECTOR, "#stop-form button[type=submit].btn-primary"))
+        d.get(base + draft)
+        r.wait_for("#build-button")
+        if "<b>by car</b>" not in d.find_element(By.ID, "tour-description").get_attribute("value"):
+            r.fail("the description's HTML was not kept as text")
+        r.check_page("editor-ready")
+
+        # Build, then request review.
+        version = d.find_element(By.ID, "build-version").get_attribute("value")
+        r.submit(d.find_element(By.ID, "build-button"))
+        sha = d.find_elements(By.ID, "built-sha256")
+        if not sha:
+            r.fail("the build did not succeed: " + r.text()[:600])
+        else:
+            result["sha256"] = sha[0].text
+            result["version"] = version
+        r.check_page("built")
+        button = d.find_elements(By.ID, "request-review")
+        if not button:
+            r.fail("no 'Request review' button after the build: " + r.text()[:400])
+        else:
+            r.submit(button[0])
+            if "now pending" not in r.text():
+                r.fail("requesting review did not make the version pending: " + r.text()[:300])
+            r.check_page("review-requested")
+        # "Download as a folder", with the browser's session cookie: the tour folder for the command line.
+        cookie = "; ".join("%s=%s" % (c["name"], c["value"]) for c in d.get_cookies())
+        request = urllib.request.Request(base + draft + "/folder.zip", headers={"Cookie": cookie})
+        with urllib.request.urlopen(request, timeout=30) as response, open(folder_zip, "wb") as out:
+            out.write(response.read())
+    except Exception as error:  # a step that could not run is a failure, with the page it was on
+        r.fail("%s: %s (at %s)" % (type(error).__name__, error, d.current_url))
+        d.save_screenshot(os.path.join(shots, "failure.png"))
+    finally:
+        d.quit()
+    print(json.dumps(result))
+    for failure in r.failures:
+        print(failure, file=sys.stderr)
+    return 1 if r.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
