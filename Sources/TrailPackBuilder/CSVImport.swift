@@ -82,7 +82,9 @@ public enum CSVImport {
     /// Reads the stops of `csvPath`; `mediaFolder` is where photo, audio and video names are
     /// looked up (the spreadsheet's own folder when nil). Returns the stops only when there are
     /// no errors; the findings name `displayName` (the file as the ranger gave it).
-    public static func read(csvPath: String, mediaFolder: String?) throws -> (stops: [Stop]?, findings: [Finding]) {
+    /// With `ignoreMedia` the photo, audio and video columns are not read (the control panel's import:
+    /// the files are added on each stop's page).
+    public static func read(csvPath: String, mediaFolder: String?, ignoreMedia: Bool = false) throws -> (stops: [Stop]?, findings: [Finding]) {
         let bytes = try FileSystem.readFile(csvPath, limit: 16 << 20)
         let displayName = URL(fileURLWithPath: csvPath).lastPathComponent
         let csvFolder = (csvPath as NSString).deletingLastPathComponent
@@ -90,11 +92,11 @@ public enum CSVImport {
         if let mediaFolder, FileSystem.statInfo(mediaFolder).kind != .directory {
             throw BuildError.usage("--media '\(mediaFolder)' is not a folder; give the folder that holds the photos, audio and video")
         }
-        return parse(bytes, fileName: displayName, mediaFolder: media, mediaFolderGiven: mediaFolder != nil)
+        return parse(bytes, fileName: displayName, mediaFolder: media, mediaFolderGiven: mediaFolder != nil, ignoreMedia: ignoreMedia)
     }
 
     /// Reads stops from the bytes of a CSV file.
-    public static func parse(_ bytes: [UInt8], fileName: String, mediaFolder: String, mediaFolderGiven: Bool = true) -> (stops: [Stop]?, findings: [Finding]) {
+    public static func parse(_ bytes: [UInt8], fileName: String, mediaFolder: String, mediaFolderGiven: Bool = true, ignoreMedia: Bool = false) -> (stops: [Stop]?, findings: [Finding]) {
         var findings: [Finding] = []
         let table: CSVTable
         switch CSVTable.parse(bytes) {
@@ -104,6 +106,7 @@ public enum CSVImport {
         }
         findings += table.problems.map { Finding(.csvSyntax, file: fileName, path: $0.location, $0.message) }
         var reader = RowReader(table: table, fileName: fileName, mediaFolder: mediaFolder, mediaFolderGiven: mediaFolderGiven)
+        reader.ignoreMedia = ignoreMedia
         let stops = reader.read()
         findings += reader.findings
         return (findings.hasErrors ? nil : stops, sortedByPlace(findings))
@@ -309,6 +312,7 @@ private struct RowReader {
     let fileName: String
     let mediaFolder: String
     let mediaFolderGiven: Bool
+    var ignoreMedia = false
     var findings: [Finding] = []
     var columns: [CSVImport.Role: Int] = [:]
     var propertyColumns: [(index: Int, name: String)] = []
@@ -436,7 +440,7 @@ private struct RowReader {
             }
 
             var media: [CSVImport.MediaFile] = []
-            for role in [CSVImport.Role.photo, .audio, .video] {
+            for role in [CSVImport.Role.photo, .audio, .video] where !ignoreMedia {
                 guard let c = columns[role], let text = cell(role), !text.isEmpty else { continue }
                 for reference in text.split(whereSeparator: { ";,|\n".contains($0) }).map({ $0.trimmingCharacters(in: .whitespaces) }) where !reference.isEmpty {
                     if let file = mediaFile(reference, role: role, at: place(row, c)) {

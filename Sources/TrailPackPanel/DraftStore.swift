@@ -55,7 +55,7 @@ public actor DraftStore {
         }
     }
 
-    public func folder(_ key: Key) -> String { "\(root)/\(key.site)/\(key.tour)" }
+    public nonisolated func folder(_ key: Key) -> String { "\(root)/\(key.site)/\(key.tour)" }
 
     /// The drafts of `sites`, by site then name. Reads only each `tour.json` and lists `waypoints/`.
     public func list(sites: [String]) -> [Summary] {
@@ -173,7 +173,7 @@ public actor DraftStore {
     }
 
     /// The folder of stop `index` (after a load), for its files.
-    public func stopFolder(_ key: Key, draft: TourDraft, index: Int) -> String {
+    public nonisolated func stopFolder(_ key: Key, draft: TourDraft, index: Int) -> String {
         folder(key) + "/waypoints/" + (draft.stops[index].folder ?? draft.folderName(at: index))
     }
 

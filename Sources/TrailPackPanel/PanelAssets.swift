@@ -195,7 +195,33 @@ enum PanelAssets {
             zone.addEventListener("dragleave", function () { zone.classList.remove("tp-over"); });
             zone.addEventListener("drop", function (event) { event.preventDefault(); zone.classList.remove("tp-over"); send(event.dataTransfer.files, 0, false); });
           }
+          // "Start from a file": the file is streamed as the request body, then the new draft opens.
+          function startImport(form) {
+            var status = document.getElementById("import-status");
+            form.addEventListener("submit", function (event) {
+              event.preventDefault();
+              var file = document.getElementById("import-file").files[0];
+              if (!file) { return; }
+              var url = form.getAttribute("data-import") + "?site=" + encodeURIComponent(document.getElementById("import-site").value)
+                + "&name=" + encodeURIComponent(file.name) + (document.getElementById("import-replace").checked ? "&replace=1" : "");
+              var xhr = new XMLHttpRequest();
+              xhr.open("PUT", url);
+              xhr.setRequestHeader("X-CSRF-Token", form.getAttribute("data-csrf"));
+              xhr.setRequestHeader("Content-Type", "application/octet-stream");
+              xhr.onload = function () {
+                var answer = {};
+                try { answer = JSON.parse(xhr.responseText); } catch (e) { answer = { message: "HTTP " + xhr.status }; }
+                if (xhr.status < 300 && answer.location) { window.location.assign(answer.location); return; }
+                status.textContent = "Not made: " + answer.message;
+              };
+              xhr.onerror = function () { status.textContent = "Not made: the connection failed; try again."; };
+              status.textContent = "Sending " + file.name + "…";
+              xhr.send(file);
+            });
+          }
           document.addEventListener("DOMContentLoaded", function () {
+            var importForm = document.getElementById("import-form");
+            if (importForm) { startImport(importForm); }
             var maps = document.querySelectorAll("[data-tp-map]");
             for (var i = 0; i < maps.length; i++) { startMap(maps[i]); }
             var list = document.getElementById("stop-list");

@@ -114,6 +114,23 @@ enum PanelPages {
         {{/hasSites}}
         {{^hasSites}}<p>You may not edit any site's tours yet: ask an administrator to run <code>trailpack admin grant YOUR-NAME SITE</code>.</p>{{/hasSites}}
         </section>
+        {{#hasSites}}
+        <section aria-labelledby="import-heading" class="mb-4">
+        <h2 id="import-heading" class="h4">Start from a file</h2>
+        <p id="import-help">A GPX file from a GPS unit or a mapping program (its waypoints become the stops), a spreadsheet saved as CSV (columns name, latitude, longitude, description; add the photos on each stop's page afterwards), or a tour folder zipped (from "Download as a folder", or made for the command line).</p>
+        <form id="import-form" data-import="/drafts/import" data-csrf="{{csrf}}" class="row g-3" aria-describedby="import-help">
+        <div class="col-md-4"><label class="form-label" for="import-site">Site</label>
+        <select class="form-select" id="import-site" name="site">{{#sites}}<option value="{{id}}">{{name}} ({{id}})</option>{{/sites}}</select></div>
+        <div class="col-md-8"><label class="form-label" for="import-file">File (.gpx, .csv or .zip)</label>
+        <input class="form-control" type="file" id="import-file" accept=".gpx,.csv,.tsv,.txt,.zip" required></div>
+        <div class="col-12 form-check ms-2"><input class="form-check-input" type="checkbox" id="import-replace" value="1">
+        <label class="form-check-label" for="import-replace">Replace the draft of the same name (the old one is kept aside on the server)</label></div>
+        <div class="col-12"><button class="btn btn-secondary" type="submit">Make the tour from this file</button>
+        <noscript><p class="mt-2">Sending files needs JavaScript turned on in this browser.</p></noscript></div>
+        <div class="col-12" id="import-status" role="status" aria-live="polite"></div>
+        </form>
+        </section>
+        {{/hasSites}}
         {{/canEdit}}
         {{^canEdit}}<p>Reviewers review built versions through the API (<code>/v1/admin/packages</code>); the review pages come with the next panel release.</p>{{/canEdit}}
         {{/content}}

@@ -265,4 +265,77 @@ struct PanelDraftTests {
             }
         }
     }
+
+    static func importFile(_ client: some TestClientProtocol, _ visitor: PanelFlow.Visitor, name: String, bytes: [UInt8], replace: Bool = false) async throws -> (HTTPResponse.Status, String) {
+        try await client.execute(uri: "/drafts/import?site=willamette-sweet-home&name=\(name)\(replace ? "&replace=1" : "")", method: .put,
+                                 headers: [.cookie: visitor.cookie, HTTPField.Name("X-CSRF-Token")!: visitor.csrf], body: ByteBuffer(bytes: bytes)) {
+            ($0.status, String(buffer: $0.body))
+        }
+    }
+
+    @Test("start from a file: a GPX file's waypoints and a CSV sheet's rows become stops; a folder zip becomes the same draft again (replacing only when asked, the old one kept aside); hostile zips are refused")
+    func imports() async throws {
+        try await Self.withPanel(maxMediaBytes: 64 << 20) { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let drafts = server.folder.root + "/drafts/willamette-sweet-home"
+            var (status, body) = try await Self.importFile(client, ranger, name: "santiam-stops.gpx", bytes: try Support.read(Support.root + "/fixtures/gpx/santiam-stops.gpx"))
+            #expect(status == .created && body.contains("/drafts/willamette-sweet-home/santiam-stops"), "\(body)")
+            let gpx = try TourDraft.read(folder: drafts + "/santiam-stops")
+            #expect(gpx.stops.count >= 3 && gpx.stops.allSatisfy { $0.coordinate != nil && !$0.name.isEmpty })
+            let csv = "name,latitude,longitude,description,photo\nHouse Rock,44.3922,-122.2441,A rock shelter,house.jpg\nFish Lake,44°24'11\"N,121°59'38\"W,The lake bed,\n"
+            (status, body) = try await Self.importFile(client, ranger, name: "stops.csv", bytes: Array(csv.utf8))
+            #expect(status == .created, "\(body)")
+            let sheet = try TourDraft.read(folder: drafts + "/stops")
+            #expect(sheet.stops.map(\.name) == ["House Rock", "Fish Lake"])
+            #expect(abs(sheet.stops[1].coordinate!.longitude + 121.993889) < 1e-5)
+            (status, body) = try await Self.importFile(client, ranger, name: "notes.docx", bytes: [1, 2, 3])
+            #expect(status == .unprocessableContent && body.contains("GPX"), "\(body)")
+
+            // The GPX draft as a folder zip, then back: refused while the draft exists, replaced when asked.
+            let zip = try await client.execute(uri: "/drafts/willamette-sweet-home/santiam-stops/folder.zip", method: .get, headers: ranger.headers) { Array(buffer: $0.body) }
+            (status, body) = try await Self.importFile(client, ranger, name: "santiam-stops-folder.zip", bytes: zip)
+            #expect(status == .conflict && body.contains("Replace"), "\(body)")
+            try "changed".write(toFile: drafts + "/santiam-stops/waypoints/01-" + gpx.stops[0].slug + "/note.txt", atomically: true, encoding: .utf8)
+            (status, body) = try await Self.importFile(client, ranger, name: "santiam-stops-folder.zip", bytes: zip, replace: true)
+            #expect(status == .created, "\(body)")
+            #expect(try TourDraft.read(folder: drafts + "/santiam-stops") == gpx)
+            let aside = try FileManager.default.contentsOfDirectory(atPath: server.folder.root + "/drafts-removed/willamette-sweet-home/santiam-stops")
+            #expect(aside.count == 1, "the replaced draft is kept aside: \(aside)")
+            #expect(!(try FileManager.default.contentsOfDirectory(atPath: server.folder.root + "/drafts")).contains { $0.hasPrefix(".import-") }, "no staging folder is left")
+
+            // Hostile zips: a path out of the folder, a link, a zip bomb beyond the limit, not a zip at all.
+            let dir = NSTemporaryDirectory() + "panel-zips-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            do {
+                let script = """
+                import zipfile, sys, stat
+                d = sys.argv[1]
+                with zipfile.ZipFile(d + "/escape.zip", "w") as z:
+                    z.writestr("tour/tour.json", "{}")
+                    z.writestr("tour/../../evil.txt", "x")
+                with zipfile.ZipFile(d + "/link.zip", "w") as z:
+                    z.writestr("tour/tour.json", "{}")
+                    info = zipfile.ZipInfo("tour/waypoints/01-a/passwd")
+                    info.create_system = 3
+                    info.external_attr = (stat.S_IFLNK | 0o777) << 16
+                    z.writestr(info, "/etc/passwd")
+                with zipfile.ZipFile(d + "/bomb.zip", "w", zipfile.ZIP_DEFLATED) as z:
+                    z.writestr("tour/tour.json", "{}")
+                    z.writestr("tour/waypoints/01-a/big.txt", b"0" * (65 << 20))
+                """
+                let made = try Support.run("python3", ["-c", script, dir])
+                #expect(made.status == 0, "\(made.stderr)")
+                for (name, expected, words) in [("escape.zip", HTTPResponse.Status.unprocessableContent, "unsafe name"), ("link.zip", .unprocessableContent, "link"),
+                                                ("bomb.zip", .contentTooLarge, "unpacks to more than")] {
+                    let (status, body) = try await Self.importFile(client, ranger, name: name, bytes: try Support.read(dir + "/" + name))
+                    #expect(status == expected && body.contains(words), "\(name): \(status) \(body)")
+                }
+            }
+            (status, body) = try await Self.importFile(client, ranger, name: "broken.zip", bytes: Array("PK not really".utf8))
+            #expect(status == .unprocessableContent && body.contains("not a readable zip"), "\(body)")
+            #expect(!FileManager.default.fileExists(atPath: server.folder.root + "/evil.txt"))
+            #expect(!(try FileManager.default.contentsOfDirectory(atPath: server.folder.root + "/drafts")).contains { $0.hasPrefix(".import-") }, "refused imports leave nothing behind")
+        }
+    }
 }
