@@ -11,6 +11,18 @@ head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$OUT/admin.token"
 # A one-signature ClamAV database (the EICAR test string): the public ones cannot be fetched offline.
 mkdir -p "$OUT/clamav-db"
 printf 'Trailpack.Test.EICAR:0:*:%s\n' "$(printf '%s' 'X5O!P%@AP[4\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*' | od -An -tx1 | tr -d ' \n')" > "$OUT/clamav-db/demo.ndb"
+# Demo accounts for the web control panel, made before the server starts: a ranger (publisher of the
+# Sweet Home district) and a reviewer, each with a fresh random password (printed below).
+TP_ADMIN=("$BIN" admin --data "$DATA" --create)
+"${TP_ADMIN[@]}" site add willamette-sweet-home "Sweet Home Ranger District" > /dev/null
+for account in ranger:publisher reviewer:reviewer; do
+  name=${account%%:*}
+  "${TP_ADMIN[@]}" user add "$name" --role "${account#*:}" > /dev/null
+  # Groups of five letters and digits are easy to type; 12 random bytes are plenty for a loopback demo.
+  head -c 12 /dev/urandom | base32 | tr -d '=' | tr 'A-Z' 'a-z' | sed 's/\(.....\)/\1-/g; s/-$//' > "$OUT/$name.password"
+  "${TP_ADMIN[@]}" user password "$name" --password-file "$OUT/$name.password" > /dev/null
+done
+"${TP_ADMIN[@]}" grant ranger willamette-sweet-home > /dev/null
 # --approvals 0: a single-operator demo; a real server keeps the default of 2 reviewers.
 "$BIN" serve --data "$DATA" --port 0 --admin-token-file "$OUT/admin.token" --approvals 0 --clamav-db "$OUT/clamav-db" > "$OUT/serve.out" 2> "$OUT/serve.log" &
 SERVER=$!
@@ -18,7 +30,8 @@ trap 'kill $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q "listening on" "$OUT/serve.out" 2>/dev/null && break; sleep 0.1; done
 BASE=$(grep -o 'http://[0-9.]*:[0-9]*' "$OUT/serve.out")
 echo "== 6. serve the packages: $(cat "$OUT/serve.out")"
-echo "   the web control panel: $BASE/"
+echo "   the web control panel: $BASE/  (sign in as ranger / $(cat "$OUT/ranger.password") to make a tour,"
+echo "                                       or as reviewer / $(cat "$OUT/reviewer.password"); passwords in $OUT/*.password)"
 for tour in santiam-wagon-road colorado-fourteeners family-hikes; do
   "$BIN" build "fixtures/$tour" -o "$OUT/$tour.zip" -q
   curl -s -o /dev/null -w "uploaded $tour: HTTP %{http_code}\n" -H "Authorization: Bearer $(cat "$OUT/admin.token")" --data-binary "@$OUT/$tour.zip" "$BASE/v1/admin/packages"

@@ -197,6 +197,26 @@ def main():
         r.wait_for("#build-button")
         if "<b>by car</b>" not in d.find_element(By.ID, "tour-description").get_attribute("value"):
             r.fail("the description's HTML was not kept as text")
+        # The map frame, drawn by dragging a rectangle around the stops, then saved with the details.
+        the_map = r.wait_for("#tour-map")
+        d.execute_script("window.scrollTo(0, 0); arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", the_map)
+        time.sleep(0.3)
+        d.find_element(By.ID, "draw-frame").click()
+        size = the_map.size
+        ActionChains(d).move_to_element_with_offset(the_map, -size["width"] // 2 + 10, -size["height"] // 2 + 10).click_and_hold() \
+            .move_to_element_with_offset(the_map, 0, 0).move_to_element_with_offset(the_map, size["width"] // 2 - 10, size["height"] // 2 - 10) \
+            .release().perform()
+        edges = [d.find_element(By.ID, "frame-" + e).get_attribute("value") for e in ("south", "west", "north", "east")]
+        if d.find_element(By.ID, "follow").is_selected() or not all(edges) or not float(edges[0]) < float(edges[2]):
+            r.fail("drawing the frame did not fill its edges: %s" % edges)
+        if d.switch_to.active_element.get_attribute("id") != "save-details":
+            r.fail("after drawing the frame the focus is not on 'Save the tour details'")
+        r.submit(d.find_element(By.ID, "save-details"))
+        r.wait_for("#tour-map")
+        drawn = d.find_element(By.ID, "tour-map").get_attribute("data-south")
+        if not drawn or abs(float(drawn) - float(edges[0])) > 1e-5 or d.find_element(By.ID, "follow").is_selected():
+            r.fail("the drawn frame was not saved: south edge %s, drawn %s" % (drawn, edges[0]))
+        result["frame"] = ",".join(edges)
         r.check_page("editor-ready")
 
         # Build, then request review.

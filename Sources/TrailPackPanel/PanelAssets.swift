@@ -44,6 +44,7 @@ enum PanelAssets {
     static let css = """
         :focus-visible { outline: 3px solid #0b5ed7; outline-offset: 2px; }
         .tp-map { height: 28rem; border: 1px solid #6c757d; }
+        .tp-map.tp-drawing { cursor: crosshair; }
         .tp-grid-label { font: 12px/1.2 system-ui, sans-serif; color: #212529; background: rgba(255,255,255,.85); padding: 0 2px; white-space: nowrap; }
         .tp-stop-label { font: bold 13px/1 system-ui, sans-serif; color: #fff; background: #0b5ed7; border: 2px solid #fff; border-radius: 50%; width: 26px !important; height: 26px !important; display: flex; align-items: center; justify-content: center; }
         .tp-preview { max-width: 100%; max-height: 16rem; }
@@ -117,8 +118,9 @@ enum PanelAssets {
             var north = parseFloat(element.getAttribute("data-north")), east = parseFloat(element.getAttribute("data-east"));
             var framed = [south, west, north, east].every(isFinite);
             if (framed) { map.fitBounds([[south, west], [north, east]]); } else { map.setView([44.4, -122.1], 9); }
+            var frameBox = null;
             if (framed && element.hasAttribute("data-editor")) {
-              L.rectangle([[south, west], [north, east]], { color: "#198754", weight: 2, fill: false, interactive: false }).addTo(map);
+              frameBox = L.rectangle([[south, west], [north, east]], { color: "#198754", weight: 2, fill: false, interactive: false }).addTo(map);
             }
             var stops = [];
             try { stops = JSON.parse(element.getAttribute("data-stops") || "[]"); } catch (e) { stops = []; }
@@ -134,7 +136,9 @@ enum PanelAssets {
             });
             if (element.hasAttribute("data-editor")) {
               var preview = null;
+              var drawing = null, justDrew = false;
               map.on("click", function (event) {
+                if (justDrew) { justDrew = false; return; }
                 var lat = document.getElementById("add-latitude"), lon = document.getElementById("add-longitude");
                 if (!lat || !lon) { return; }
                 lat.value = event.latlng.lat.toFixed(6);
@@ -144,6 +148,44 @@ enum PanelAssets {
                 var name = document.getElementById("add-name");
                 if (name) { name.focus(); }
               });
+              // "Draw the frame": press, drag a rectangle, release; the four edges fill the frame fields
+              // under Tour details (the keyboard way: type them there), "Follow the stops" is unticked.
+              var drawButton = document.getElementById("draw-frame"), drawStatus = document.getElementById("draw-frame-status");
+              if (drawButton) {
+                drawButton.hidden = false;
+                drawButton.addEventListener("click", function () {
+                  drawing = { start: null, box: null };
+                  map.dragging.disable();
+                  element.classList.add("tp-drawing");
+                  drawStatus.textContent = "Press on the map at one corner of the frame and drag to the opposite corner.";
+                });
+                map.on("mousedown", function (event) {
+                  if (!drawing) { return; }
+                  drawing.start = event.latlng;
+                  drawing.box = L.rectangle([event.latlng, event.latlng], { color: "#fd7e14", weight: 2, fill: false, interactive: false }).addTo(map);
+                });
+                map.on("mousemove", function (event) {
+                  if (drawing && drawing.start) { drawing.box.setBounds([drawing.start, event.latlng]); }
+                });
+                map.on("mouseup", function (event) {
+                  if (!drawing || !drawing.start) { return; }
+                  var bounds = L.latLngBounds(drawing.start, event.latlng);
+                  drawing = null;
+                  justDrew = true;
+                  setTimeout(function () { justDrew = false; }, 400);
+                  map.dragging.enable();
+                  element.classList.remove("tp-drawing");
+                  if (frameBox) { map.removeLayer(frameBox); }
+                  frameBox = L.rectangle(bounds, { color: "#fd7e14", weight: 2, fill: false, interactive: false }).addTo(map);
+                  var edges = { "frame-south": bounds.getSouth(), "frame-west": bounds.getWest(), "frame-north": bounds.getNorth(), "frame-east": bounds.getEast() };
+                  Object.keys(edges).forEach(function (id) { var input = document.getElementById(id); if (input) { input.value = edges[id].toFixed(6); } });
+                  var follow = document.getElementById("follow");
+                  if (follow) { follow.checked = false; }
+                  drawStatus.textContent = "The frame is drawn: press \u201cSave the tour details\u201d to keep it.";
+                  var save = document.getElementById("save-details");
+                  if (save) { save.focus(); }
+                });
+              }
             }
           }
           // Drag and drop in the stop list: the new order is sent like the Up/Down buttons.

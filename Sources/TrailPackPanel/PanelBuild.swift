@@ -16,7 +16,7 @@ extension PanelController {
             throw PanelError(message: "the version '\(version)' is not a version number; write numbers with dots, such as 1.0.1")
         }
         let (draft, _) = try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in draft.version = version }
-        let folder = await drafts.folder(key)
+        let folder = drafts.folder(key)
         let started = Date()
         let (plan, found) = try await server.blocking { _ in try TourBuilder.plan(folder) }
         let placed = PanelFinding.place(found, draft: draft)

@@ -1,4 +1,5 @@
 import Foundation
+import TrailPackBuilder
 
 /// What `trailpack serve` tells the web control panel: where the Debian web libraries are, the base map, the public URL.
 public struct PanelConfiguration: Sendable {
@@ -12,11 +13,15 @@ public struct PanelConfiguration: Sendable {
     public var publicURL: String?
     /// The largest file a ranger may upload to a stop (a phone downloads the whole package: keep tours small).
     public var maxMediaBytes: Int64 = 2 << 30
+    /// The phones' budget the panel warns against while a ranger edits (`--asset-budget-mb`, `--package-budget-mb`).
+    public var budget: PhoneBudget = .default
 
     public static let defaultWebAssets = "/usr/share/javascript"
 
     public init(webAssets: String = PanelConfiguration.defaultWebAssets, tileURL: String? = nil, tileAttribution: String? = nil,
-                publicURL: String? = nil) {
+                publicURL: String? = nil, maxMediaBytes: Int64 = 2 << 30, budget: PhoneBudget = .default) {
+        self.maxMediaBytes = maxMediaBytes
+        self.budget = budget
         self.webAssets = webAssets
         self.tileURL = tileURL
         self.tileAttribution = tileAttribution
@@ -47,6 +52,9 @@ public struct PanelConfiguration: Sendable {
             }
         } else if tileAttribution != nil {
             found.append("--tile-attribution is given without --tile-url: add the tile URL template or drop the attribution")
+        }
+        if maxMediaBytes < 1 << 20 {
+            found.append("--max-media-mb must be a whole number of MiB from 1 to 1073741824, such as --max-media-mb 2048")
         }
         if let publicURL {
             let lower = publicURL.lowercased()

@@ -38,7 +38,7 @@ extension PanelController {
     // MARK: the list and a new tour
 
     func home(_ visitor: Visitor) async throws -> Response {
-        let siteIDs = visitor.user.role == .admin ? Self.names(in: await drafts.root).union(visitor.sites.map(\.id)).sorted() : visitor.sites.map(\.id)
+        let siteIDs = visitor.user.role == .admin ? Self.names(in: drafts.root).union(visitor.sites.map(\.id)).sorted() : visitor.sites.map(\.id)
         let list = visitor.canEdit ? await drafts.list(sites: siteIDs) : []
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate]
@@ -88,8 +88,8 @@ extension PanelController {
 
     /// The draft's findings: the builder's own checks on the folder (nothing hashed), placed on fields.
     func findings(_ key: DraftStore.Key, draft: TourDraft) async throws -> [PanelFinding] {
-        let folder = await drafts.folder(key)
-        let budget = PhoneBudget.default
+        let folder = drafts.folder(key)
+        let budget = configuration.budget
         let found = try await server.blocking { _ in try TourBuilder.plan(folder, budget: budget, hashAssets: false).1 }
         return PanelFinding.place(found, draft: draft)
     }

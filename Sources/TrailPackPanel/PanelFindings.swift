@@ -91,6 +91,11 @@ struct PanelFinding: Sendable {
             text = regex.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "the $1 $2 $3 $4")
             while text.contains("  ") { text = text.replacingOccurrences(of: "  ", with: " ") }
         }
+        // The builder names the command to run on the tour folder; the panel's folder is on the server, not the ranger's.
+        if let regex = try? NSRegularExpression(pattern: #"cut one with 'trailpack map extract --tour [^']*'"#) {
+            text = regex.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text),
+                                                  withTemplate: "the server's operator can cut one from a regional map with 'trailpack map extract'")
+        }
         for (from, to) in [
             ("in this waypoint.json", "on this stop's page"), ("this waypoint.json", "this stop's page"),
             ("in tour.json", "in the tour's details"), ("from tour.json", "from the tour's details"),

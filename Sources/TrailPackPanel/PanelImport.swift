@@ -79,7 +79,7 @@ extension PanelController {
     /// extracted under a hidden folder beside the drafts, read as a draft, then renamed into place. An
     /// existing draft of the same name is replaced only when asked, and then moved aside, not deleted.
     func importFolderZip(_ path: String, site: String, replace: Bool) async throws -> DraftStore.Key {
-        let staging = await drafts.root + "/.import-\(UUID().uuidString)"
+        let staging = drafts.root + "/.import-\(UUID().uuidString)"
         let limit = configuration.maxMediaBytes
         do {
             try await server.blocking { _ in try Self.extractFolderZip(path, into: staging, limit: limit) }
@@ -110,7 +110,7 @@ extension PanelController {
         if draft.siteID != site, !draft.siteID.isEmpty {
             throw PanelError(status: .unprocessableContent, message: "the zipped tour belongs to site '\(draft.siteID)' (tour.json), not '\(site)': choose that site, or change the site in tour.json")
         }
-        let target = await drafts.folder(key)
+        let target = drafts.folder(key)
         if FileManager.default.fileExists(atPath: target) {
             guard replace else {
                 throw PanelError(status: .conflict, message: "the site already has a draft called '\(draft.name)': tick 'Replace the draft of the same name' to replace it (the old one is kept aside on the server), or rename the tour in tour.json")

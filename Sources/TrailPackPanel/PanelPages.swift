@@ -151,6 +151,8 @@ enum PanelPages {
         <div class="tp-map" id="tour-map" data-tp-map data-editor role="region" aria-label="Map of the tour's stops" aria-describedby="map-help"
              data-tile-url="{{tileURL}}" data-tile-attribution="{{tileAttribution}}" data-stops="{{mapStops}}" data-csrf="{{csrf}}" data-revision="{{revision}}"
              {{#frame}}data-south="{{south}}" data-west="{{west}}" data-north="{{north}}" data-east="{{east}}"{{/frame}}></div>
+        <p class="mt-2 mb-0"><button type="button" class="btn btn-sm btn-outline-secondary" id="draw-frame" hidden>Draw the map frame</button>
+        <span class="small ms-2" id="draw-frame-status" role="status"></span></p>
         </section>
         <section aria-labelledby="add-heading" class="mt-3">
         <h2 id="add-heading" class="h5">Add a stop</h2>
@@ -203,7 +205,7 @@ enum PanelPages {
         <div class="col-6 col-md-3"><label class="form-label" for="frame-north">North edge</label><input class="form-control" id="frame-north" name="north" value="{{frame.north}}"></div>
         <div class="col-6 col-md-3"><label class="form-label" for="frame-east">East edge</label><input class="form-control" id="frame-east" name="east" value="{{frame.east}}"></div>
         </div>{{#fields.tour_frame}}<div class="form-text tp-note" id="tour-frame-note">{{message}}</div>{{/fields.tour_frame}}</fieldset>
-        <div class="col-12"><button class="btn btn-primary" type="submit">Save the tour details</button></div>
+        <div class="col-12"><button class="btn btn-primary" type="submit" id="save-details">Save the tour details</button></div>
         </form>
         </section>
 

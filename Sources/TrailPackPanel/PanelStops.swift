@@ -15,7 +15,7 @@ extension PanelController {
         guard draft.stops.indices.contains(index) else { throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)") }
         let stop = draft.stops[index]
         let all = try await findings(key, draft: draft).filter { $0.stop == index }
-        let folder = await drafts.stopFolder(key, draft: draft, index: index)
+        let folder = drafts.stopFolder(key, draft: draft, index: index)
         let captionFiles = stop.assets.map(\.file).filter { $0.lowercased().hasSuffix(".vtt") }
         let files: [[String: Any]] = stop.assets.enumerated().map { n, asset in
             let kind = MediaTypes.lookup(fileName: asset.file)?.kind
@@ -134,7 +134,7 @@ extension PanelController {
                 draft.stops[index].assets.removeAll { $0.file == name }
                 for n in draft.stops[index].assets.indices where draft.stops[index].assets[n].captions == name { draft.stops[index].assets[n].captions = nil }
             }
-            let path = await drafts.stopFolder(key, draft: draft, index: index) + "/" + name
+            let path = drafts.stopFolder(key, draft: draft, index: index) + "/" + name
             if FileManager.default.fileExists(atPath: path) { try await drafts.setAside(key, path: path) }
             return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1")
         default:
@@ -169,7 +169,7 @@ extension PanelController {
         }
         let (draft, _) = try await drafts.load(key)
         guard draft.stops.indices.contains(index) else { throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)") }
-        let folder = await drafts.stopFolder(key, draft: draft, index: index)
+        let folder = drafts.stopFolder(key, draft: draft, index: index)
         let temp = folder + "/.upload-\(UUID().uuidString)"
         defer { unlink(temp) }  // gone already when it was kept
         do {
@@ -203,7 +203,7 @@ extension PanelController {
         guard draft.stops.indices.contains(index), !name.hasPrefix("."), !name.contains("/"), draft.stops[index].assets.contains(where: { $0.file == name }) else {
             throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(name)'")
         }
-        let path = await drafts.stopFolder(key, draft: draft, index: index) + "/" + name
+        let path = drafts.stopFolder(key, draft: draft, index: index) + "/" + name
         let entry = MediaTypes.lookup(fileName: name)
         let inline = [.image, .audio, .video].contains(entry?.kind) && entry?.mediaType != "image/svg+xml"
         var headers: HTTPFields = [.contentType: inline ? entry!.mediaType : "application/octet-stream"]
@@ -215,7 +215,7 @@ extension PanelController {
     /// The draft as a zip of its tour folder (`<tour>/tour.json`, `<tour>/waypoints/...`), for the CLI:
     /// `unzip`, then `trailpack build <tour>`. Written to a temporary file and streamed from it.
     func folderZip(_ visitor: Visitor, _ key: DraftStore.Key) async throws -> Response {
-        let root = await drafts.folder(key)
+        let root = drafts.folder(key)
         let temp = try server.store.temporaryFolder()
         let path = temp + "/folder.zip"
         let fd: Int32 = try await server.blocking { _ in

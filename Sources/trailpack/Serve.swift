@@ -119,6 +119,11 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("tile-attribution"), help: "The attribution shown with --tile-url's tiles, such as '© OpenStreetMap contributors'.")
     var tileAttribution: String?
 
+    @Option(name: .customLong("max-media-mb"), help: "The largest file a ranger may upload to a stop in the control panel, in MiB.")
+    var maxMediaMB: Int64 = 2048
+
+    @OptionGroup(title: "The phones' budget the control panel warns against") var budget: BudgetOptions
+
     @Option(name: .customLong("public-url"), help: "The URL the control panel is reached by; https:// makes its session cookie Secure.")
     var publicURL: String?
 
@@ -171,7 +176,8 @@ struct Serve: AsyncParsableCommand {
             throw CLIError.usage("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")); it is '\(logLevel)'")
         }
         // The panel's settings are checked before the data folder is opened.
-        let panelConfiguration = PanelConfiguration(webAssets: webAssets, tileURL: tileURL, tileAttribution: tileAttribution, publicURL: publicURL)
+        let panelConfiguration = PanelConfiguration(webAssets: webAssets, tileURL: tileURL, tileAttribution: tileAttribution, publicURL: publicURL,
+                                                    maxMediaBytes: (1...(1 << 30)).contains(maxMediaMB) ? maxMediaMB << 20 : 0, budget: budget.budget)
         let panelProblems = panelConfiguration.problems()
         guard panelProblems.isEmpty else { throw CLIError.usage(panelProblems.joined(separator: "; ")) }
         // Logs go to standard error; standard output carries only the "listening on" line.

@@ -132,6 +132,9 @@ struct PanelDraftTests {
                 html = try await PanelFlow.get(client, ranger, draft).1
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/waypoints").sorted() == ["01-sweet-home", "02-house-rock", "03-fish-lake"])
+            // The findings speak of the panel, not of the server's folders: no path, no command to run on it.
+            #expect(html.contains("no offline map") && (html.contains("the server&#39;s operator") || html.contains("the server's operator")), "\(html)")
+            #expect(!html.contains(server.folder.root) && !html.contains("--tour"))
             let second = try TourDraft.read(folder: folder).stops[1]
             #expect(abs(second.coordinate!.latitude - 44.391944) < 1e-5 && abs(second.coordinate!.longitude + 122.244167) < 1e-5)
             // The CLI reads what the panel wrote.

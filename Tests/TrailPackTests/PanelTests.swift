@@ -158,6 +158,7 @@ struct PanelTests {
             #expect(tiles.contains { $0.contains("needs --tile-attribution") })
             #expect(tiles.contains { $0.contains("--public-url 'javascript:alert(1)'") })
             #expect(PanelConfiguration(webAssets: root, tileAttribution: "x").problems().contains { $0.contains("without --tile-url") })
+            #expect(PanelConfiguration(webAssets: root, maxMediaBytes: 0).problems().contains { $0.contains("--max-media-mb") })
         }
     }
 }
@@ -202,6 +203,12 @@ struct PanelBrowserTests {
             let blob = data + "/blobs/" + sha.prefix(2) + "/" + sha + ".zip"
             let verify = try Support.trailpack(["verify", blob])
             #expect(verify.status == 0, "\(verify.stdout)")
+            // The frame the ranger drew on the map is the package's map frame.
+            let manifest = try Support.run("unzip", ["-p", blob, "manifest.json"])
+            let bounds = try #require((try JSONSerialization.jsonObject(with: Data(manifest.stdout.utf8)) as? [String: Any])?["bounds"] as? [String: [String: Double]])
+            let drawn = (summary["frame"] ?? "").split(separator: ",").compactMap { Double($0) }
+            #expect(drawn.count == 4 && [bounds["southwest"]?["latitude"], bounds["southwest"]?["longitude"], bounds["northeast"]?["latitude"], bounds["northeast"]?["longitude"]]
+                .enumerated().allSatisfy { abs(($0.element ?? .nan) - drawn[$0.offset]) < 1e-6 }, "manifest bounds \(bounds), drawn \(drawn)")
             // The folder zip, unzipped by Info-ZIP and built by the CLI, gives the same bytes.
             let unzip = try Support.run("unzip", ["-q", dir + "/folder.zip", "-d", dir + "/folder"])
             #expect(unzip.status == 0, "\(unzip.stderr)")
