@@ -76,6 +76,45 @@ class Ranger:
         return self.driver.find_element(By.TAG_NAME, "main").text
 
 
+def no_script_upload(r, base, user, password, draft, shots):
+    """A browser with JavaScript turned off: sign in, and add a text file to stop 3 with the page's own
+    form (multipart, streamed by the server), which the stop's page then lists."""
+    options = Options()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1100"):
+        options.add_argument(flag)
+    options.binary_location = "/usr/bin/chromium"
+    options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    note = os.path.join(shots, "trail-notes.txt")
+    with open(note, "w") as f:
+        f.write("Wagons rested here before the climb.\n")
+    try:
+        d.get(base + "/login")
+        d.find_element(By.ID, "name").send_keys(user)
+        d.find_element(By.ID, "password").send_keys(password)
+        old = d.find_element(By.TAG_NAME, "html")
+        d.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
+        WebDriverWait(d, 30).until(lambda d: d.find_element(By.TAG_NAME, "html") != old)
+        d.get(base + draft + "/stops/3")
+        button = d.find_element(By.ID, "upload-submit")
+        if not button.is_displayed():
+            r.fail("without JavaScript the stop page shows no Upload button")
+        d.find_element(By.ID, "upload-files").send_keys(note)
+        old = d.find_element(By.TAG_NAME, "html")
+        ActionChains(d).scroll_to_element(button).scroll_by_amount(0, 200).perform()  # the wheel, not a script
+        button.click()
+        WebDriverWait(d, 30).until(lambda d: d.find_element(By.TAG_NAME, "html") != old)
+        WebDriverWait(d, 30).until(lambda d: d.find_element(By.TAG_NAME, "main"))
+        page = d.find_element(By.TAG_NAME, "main").text
+        if "'trail-notes.txt' was added" not in page or not d.find_elements(By.CSS_SELECTOR, "[id^=file-]"):
+            r.fail("without JavaScript the upload form did not add the file: " + page[:300])
+        r.step += 1
+        d.save_screenshot(os.path.join(shots, "%02d-no-script-upload.png" % r.step))
+    finally:
+        d.quit()
+        os.unlink(note)
+
+
 def main():
     base, shots, user, password, photo, audio, folder_zip = sys.argv[1].rstrip("/"), *sys.argv[2:8]
     os.makedirs(shots, exist_ok=True)
@@ -242,6 +281,7 @@ def main():
         request = urllib.request.Request(base + draft + "/folder.zip", headers={"Cookie": cookie})
         with urllib.request.urlopen(request, timeout=30) as response, open(folder_zip, "wb") as out:
             out.write(response.read())
+        no_script_upload(r, base, user, password, draft, shots)
     except Exception as error:  # a step that could not run is a failure, with the page it was on
         r.fail("%s: %s (at %s)" % (type(error).__name__, error, d.current_url))
         d.save_screenshot(os.path.join(shots, "failure.png"))

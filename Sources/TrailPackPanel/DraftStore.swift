@@ -58,7 +58,9 @@ public actor DraftStore {
     public nonisolated func folder(_ key: Key) -> String { "\(root)/\(key.site)/\(key.tour)" }
 
     /// The drafts of `sites`, by site then name. Reads only each `tour.json` and lists `waypoints/`.
-    public func list(sites: [String]) -> [Summary] {
+    /// Every draft of `sites`, read from the folders (tour.json's name and version, the stop count,
+    /// the last save). Reads files only: call it off the event loop.
+    public nonisolated func list(sites: [String]) -> [Summary] {
         var out: [Summary] = []
         for site in sites.sorted() {
             for tour in Self.names(in: "\(root)/\(site)").sorted() {
@@ -78,7 +80,7 @@ public actor DraftStore {
         return out
     }
 
-    private static func names(in folder: String) -> [String] {
+    private nonisolated static func names(in folder: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }
     }
 

@@ -232,6 +232,11 @@ enum PanelAssets {
               say("Uploading " + file.name + "…");
               xhr.send(file);
             }
+            // With the script, each file goes as it is chosen (with progress); the form's own Upload
+            // button (multipart, for browsers without script) is not needed.
+            var form = document.getElementById("upload-form"), submit = document.getElementById("upload-submit");
+            if (submit) { submit.hidden = true; }
+            if (form) { form.addEventListener("submit", function (event) { event.preventDefault(); send(input.files, 0, false); }); }
             input.addEventListener("change", function () { send(input.files, 0, false); });
             zone.addEventListener("dragover", function (event) { event.preventDefault(); zone.classList.add("tp-over"); });
             zone.addEventListener("dragleave", function () { zone.classList.remove("tp-over"); });

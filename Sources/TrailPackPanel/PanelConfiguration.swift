@@ -53,7 +53,7 @@ public struct PanelConfiguration: Sendable {
         } else if tileAttribution != nil {
             found.append("--tile-attribution is given without --tile-url: add the tile URL template or drop the attribution")
         }
-        if maxMediaBytes < 1 << 20 {
+        if maxMediaBytes <= 0 {
             found.append("--max-media-mb must be a whole number of MiB from 1 to 1073741824, such as --max-media-mb 2048")
         }
         if let publicURL {

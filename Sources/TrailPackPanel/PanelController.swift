@@ -50,7 +50,7 @@ public struct PanelController: Sendable {
 
     public func addRoutes(to router: Router<AppRequestContext>) {
         let panel = router.group().add(middleware: PanelHeadersMiddleware<AppRequestContext>(contentSecurityPolicy: contentSecurityPolicy))
-        panel.get("/") { request, context in await signedIn(request, context) { try await home($0) } }
+        panel.get("/") { request, context in await signedIn(request, context) { try await home($0, request: request) } }
         panel.get("/login") { request, _ in try await loginPage(request) }
         // Sign-in has no session yet: it is checked by its Origin instead of a token (and SameSite=Strict).
         panel.post("/login") { request, context in try await login(request, context) }
@@ -69,7 +69,7 @@ public struct PanelController: Sendable {
         }
         panel.get("/drafts/:site/:tour") { request, context in await draftRoute(request, context) { try await editor($0, $1, request: request) } }
         panel.get("/drafts/:site/:tour/stops/:stop") { request, context in
-            await draftRoute(request, context) { try await stopPage($0, $1, index: try stopIndex(context)) }
+            await draftRoute(request, context) { try await stopPage($0, $1, index: try stopIndex(context), request: request) }
         }
         panel.get("/drafts/:site/:tour/stops/:stop/files/:file") { request, context in
             await draftRoute(request, context) { try await stopFile($0, $1, index: try stopIndex(context), name: try context.parameters.require("file"), context: context) }
@@ -95,6 +95,9 @@ public struct PanelController: Sendable {
         }
         guarded.put("/drafts/:site/:tour/stops/:stop/files") { request, context in
             await draftRoute(request, context, json: true) { try await upload($0, $1, index: try stopIndex(context), request: request) }
+        }
+        guarded.post("/drafts/:site/:tour/stops/:stop/files") { request, context in
+            await draftRoute(request, context) { try await uploadForm($0, $1, index: try stopIndex(context), request: request) }
         }
         guarded.post("/drafts/:site/:tour/build") { request, context in await draftRoute(request, context) { try await build($0, $1, request: request) } }
         guarded.post("/drafts/:site/:tour/review") { request, context in await draftRoute(request, context) { try await requestReview($0, $1, request: request) } }
@@ -239,6 +242,18 @@ public struct PanelController: Sendable {
 
     static func redirect(_ location: String) -> Response {
         Response(status: .seeOther, headers: [.location: location])
+    }
+
+    /// A redirect to `path` whose page then says `text` (kept in the session; the URL says only `saved=1`).
+    func redirect(_ visitor: Visitor, to path: String, saying text: String, fragment: String = "") async -> Response {
+        await sessions.flash(id: visitor.session.id, text)
+        return Self.redirect(path + "?saved=1" + fragment)
+    }
+
+    /// The message for a page reached by a redirect after a change: the session's, or "Saved.".
+    func notice(_ visitor: Visitor, _ request: Request) async -> String? {
+        guard request.uri.queryParameters.get("saved") != nil else { return nil }
+        return await sessions.takeFlash(id: visitor.session.id) ?? "Saved."
     }
 }
 

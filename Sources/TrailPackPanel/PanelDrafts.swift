@@ -37,18 +37,47 @@ extension PanelController {
 
     // MARK: the list and a new tour
 
-    func home(_ visitor: Visitor) async throws -> Response {
+    /// Tours on one page of the list; the rest are reached by the page links or the search box.
+    static let draftsPerPage = 50
+
+    func home(_ visitor: Visitor, request: Request) async throws -> Response {
         let siteIDs = visitor.user.role == .admin ? Self.names(in: drafts.root).union(visitor.sites.map(\.id)).sorted() : visitor.sites.map(\.id)
-        let list = visitor.canEdit ? await drafts.list(sites: siteIDs) : []
+        let store = drafts
+        var list = visitor.canEdit ? try await server.blocking { _ in store.list(sites: siteIDs) } : []
+        // The most recently saved first; a search matches the tour's name or folder, any case and accent.
+        let query = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces)
+        let total = list.count
+        if !query.isEmpty {
+            list = list.filter {
+                $0.name.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+                    || $0.key.tour.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+            }
+        }
+        list.sort { ($0.modified, $1.key.path) > ($1.modified, $0.key.path) }
+        let pages = max(1, (list.count + Self.draftsPerPage - 1) / Self.draftsPerPage)
+        let pageNumber = min(max(Int(request.uri.queryParameters.get("page") ?? "") ?? 1, 1), pages)
+        let shown = list.dropFirst((pageNumber - 1) * Self.draftsPerPage).prefix(Self.draftsPerPage)
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate]
-        let rows: [[String: Any]] = list.map {
+        let rows: [[String: Any]] = shown.map {
             ["name": $0.name, "site": $0.key.site, "link": $0.key.path, "version": $0.version, "stops": $0.stops, "modified": formatter.string(from: $0.modified)]
         }
+        func pageLink(_ n: Int) -> String {
+            var items = [URLQueryItem(name: "page", value: String(n))]
+            if !query.isEmpty { items.insert(URLQueryItem(name: "q", value: query), at: 0) }
+            var components = URLComponents()
+            components.path = "/"
+            components.queryItems = items
+            return components.string ?? "/"
+        }
+        var pager: [String: Any] = ["number": pageNumber, "count": pages]
+        if pageNumber > 1 { pager["previous"] = pageLink(pageNumber - 1) }
+        if pageNumber < pages { pager["next"] = pageLink(pageNumber + 1) }
         let sites: [[String: Any]] = visitor.sites.map { ["id": $0.id, "name": $0.name] }
         return try page("home", title: "Tours", visitor: visitor, values: [
             "drafts": rows, "hasDrafts": !rows.isEmpty, "sites": sites, "hasSites": !sites.isEmpty || visitor.user.role == .admin,
-            "canEdit": visitor.canEdit, "isAdmin": visitor.user.role == .admin, "draftCount": rows.count,
+            "canEdit": visitor.canEdit, "isAdmin": visitor.user.role == .admin, "draftCount": total,
+            "query": query, "matching": list.count, "searched": !query.isEmpty, "pager": pages > 1 ? pager : false, "searchable": total > 10,
         ])
     }
 
@@ -145,7 +174,7 @@ extension PanelController {
             values["frame"] = ["south": Self.degrees(frame.southwest.latitude), "west": Self.degrees(frame.southwest.longitude),
                                "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude)]
         }
-        if let notice = request.uri.queryParameters.get("saved") { values["notice"] = notice == "1" ? "Saved." : String(notice.prefix(200)) }
+        if let notice = await notice(visitor, request) { values["notice"] = notice }
         return try page("editor", title: draft.name.isEmpty ? "Tour" : draft.name, visitor: visitor, map: true, values: values)
     }
 
@@ -209,7 +238,7 @@ extension PanelController {
             let name = form.text("name").isEmpty ? "Stop \(draft.stops.count + 1)" : form.text("name")
             draft.stops.append(TourDraft.Stop(slug: draft.newStopSlug(for: name), name: name, coordinate: coordinate))
         }.draft.stops.count
-        return Self.redirect("\(key.path)?saved=\("Added stop \(number).".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "1")#stop-\(number)")
+        return await redirect(visitor, to: key.path, saying: "Added stop \(number).", fragment: "#stop-\(number)")
     }
 
     /// A new order from drag and drop: `order` lists the stops' current numbers in their new order.

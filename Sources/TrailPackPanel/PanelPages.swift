@@ -78,6 +78,11 @@ enum PanelPages {
         {{#canEdit}}
         <section aria-labelledby="drafts-heading" class="mb-4">
         <h2 id="drafts-heading" class="h4">Tours you are editing ({{draftCount}})</h2>
+        {{#searchable}}<form method="get" action="/" class="row g-2 mb-2" role="search">
+        <div class="col-auto"><input class="form-control" type="search" id="tour-search" name="q" value="{{query}}" aria-label="Find a tour by name"></div>
+        <div class="col-auto"><button class="btn btn-outline-secondary" type="submit">Find</button></div>
+        {{#searched}}<div class="col-auto align-self-center" role="status">{{matching}} matching '{{query}}' · <a href="/">show all</a></div>{{/searched}}
+        </form>{{/searchable}}
         {{#hasDrafts}}
         <table class="table table-sm align-middle">
         <caption class="visually-hidden">Tours being edited</caption>
@@ -86,8 +91,13 @@ enum PanelPages {
         {{#drafts}}<tr><td><a href="{{link}}">{{name}}</a></td><td>{{site}}</td><td>{{version}}</td><td>{{stops}}</td><td>{{modified}}</td></tr>{{/drafts}}
         </tbody>
         </table>
+        {{#pager}}<nav aria-label="Pages of tours"><ul class="pagination">
+        {{#previous}}<li class="page-item"><a class="page-link" href="{{previous}}" rel="prev">Newer</a></li>{{/previous}}
+        <li class="page-item disabled"><span class="page-link">Page {{number}} of {{count}}</span></li>
+        {{#next}}<li class="page-item"><a class="page-link" href="{{next}}" rel="next">Older</a></li>{{/next}}
+        </ul></nav>{{/pager}}
         {{/hasDrafts}}
-        {{^hasDrafts}}<p>No tours yet: start one below.</p>{{/hasDrafts}}
+        {{^hasDrafts}}{{#searched}}<p>No tour's name matches '{{query}}'.</p>{{/searched}}{{^searched}}<p>No tours yet: start one below.</p>{{/searched}}{{/hasDrafts}}
         </section>
         <section aria-labelledby="new-heading" class="mb-4">
         <h2 id="new-heading" class="h4">Start a new tour</h2>
@@ -264,12 +274,15 @@ enum PanelPages {
 
         <section aria-labelledby="upload-heading" class="mt-4">
         <h2 id="upload-heading" class="h5">Add files</h2>
+        <form method="post" enctype="multipart/form-data" action="{{stop.action}}/files?_csrf={{csrf}}" id="upload-form">
         <div class="tp-drop p-3 mb-2" id="drop-zone" data-upload="{{stop.action}}/files" data-csrf="{{csrf}}">
         <label class="form-label" for="upload-files">Choose photos, recordings, videos or texts (or drop them here); at most {{maxUpload}} each</label>
-        <input class="form-control" type="file" id="upload-files" multiple>
+        <input class="form-control" type="file" id="upload-files" name="files" multiple>
+        <button class="btn btn-secondary mt-2" type="submit" id="upload-submit">Upload</button>
         <progress id="upload-progress" max="100" value="0" class="w-100 mt-2" hidden aria-label="Upload progress"></progress>
         <div id="upload-status" role="status" aria-live="polite" class="mt-2"></div>
         </div>
+        </form>
         </section>
 
         <section aria-labelledby="stop-actions-heading" class="mt-4">

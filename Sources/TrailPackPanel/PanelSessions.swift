@@ -15,6 +15,9 @@ public actor PanelSessions {
     public let idleTimeout: TimeInterval
     public let absoluteTimeout: TimeInterval
     private var sessions: [String: Session] = [:]
+    /// One message per session for the next page ("'view.png' was added"), kept here rather than in
+    /// the URL so no link can make a panel page say something the server did not.
+    private var flashes: [String: String] = [:]
 
     public init(idleTimeout: TimeInterval = 2 * 3600, absoluteTimeout: TimeInterval = 12 * 3600) {
         self.idleTimeout = idleTimeout
@@ -49,12 +52,22 @@ public actor PanelSessions {
         return Self.constantTimeEqual(Array(session.csrfToken.utf8), Array(token.utf8))
     }
 
-    public func end(id: String) { sessions[id] = nil }
+    public func end(id: String) {
+        sessions[id] = nil
+        flashes[id] = nil
+    }
+
+    /// Keeps `text` for the session's next page.
+    public func flash(id: String, _ text: String) { flashes[id] = String(text.prefix(2000)) }
+
+    /// The message kept for this session, once.
+    public func takeFlash(id: String) -> String? { flashes.removeValue(forKey: id) }
 
     public var count: Int { sessions.count }
 
     private func purge(now: Date) {
         sessions = sessions.filter { now.timeIntervalSince($0.value.lastSeen) <= idleTimeout && now.timeIntervalSince($0.value.created) <= absoluteTimeout }
+        flashes = flashes.filter { sessions[$0.key] != nil }
     }
 
     /// 32 random bytes (the system's CSPRNG: getrandom on Linux) as base64url without padding.

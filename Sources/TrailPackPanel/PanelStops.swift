@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import MultipartKit
 import NIOCore
 import TrailPackArchiveWriter
 import TrailPackBuilder
@@ -10,7 +11,7 @@ import TrailPackServer
 /// One stop's page (name, position, text, details, files with their accessibility texts), its saves,
 /// moves and file uploads; and the draft as a folder zip.
 extension PanelController {
-    func stopPage(_ visitor: Visitor, _ key: DraftStore.Key, index: Int) async throws -> Response {
+    func stopPage(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
         let (draft, revision) = try await drafts.load(key)
         guard draft.stops.indices.contains(index) else { throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)") }
         let stop = draft.stops[index]
@@ -44,6 +45,7 @@ extension PanelController {
             "files": files, "hasFiles": !files.isEmpty,
             "fields": Self.byField(all),
             "maxUpload": Self.size(configuration.maxMediaBytes),
+            "notice": await notice(visitor, request) ?? false,
         ]
         return try page("stop", title: "Stop \(index + 1): \(stop.name)", visitor: visitor,
                         values: values.merging(Self.findingsSection(all, path: key.path, heading: "What to fix on this stop")) { _, new in new })
@@ -116,7 +118,7 @@ extension PanelController {
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 draft.stops.remove(at: index)
             }
-            return Self.redirect("\(key.path)?saved=\("Stop \(index + 1) removed (its folder is kept in drafts-removed).".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "1")")
+            return await redirect(visitor, to: key.path, saying: "Stop \(index + 1) removed (its folder is kept aside on the server, not deleted).")
         case "move":
             let coordinate = try Self.coordinate(form)
             try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
@@ -160,16 +162,15 @@ extension PanelController {
     }
 
     /// One file, its bytes streamed to disk as they arrive (never held in memory), checked by its content,
-    /// then put in the stop's folder and listed in its waypoint.json.
+    /// then put in the stop's folder and listed in its waypoint.json. The page's script sends each file
+    /// this way (`PUT …/files?name=`), with a progress bar.
     func upload(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
         let name = try Self.safeFileName(request.uri.queryParameters.get("name") ?? "")
         let limit = configuration.maxMediaBytes
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit {
-            throw PanelError(status: .contentTooLarge, message: "'\(name)' is \(Self.size(length)); a file may be at most \(Self.size(limit)): make it smaller (a shorter or lower-resolution video, a photo exported for the web) and upload it again")
+            throw Self.tooLarge(name, size: length, limit: limit)
         }
-        let (draft, _) = try await drafts.load(key)
-        guard draft.stops.indices.contains(index) else { throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)") }
-        let folder = drafts.stopFolder(key, draft: draft, index: index)
+        let folder = try await stopFolder(key, index: index)
         let temp = folder + "/.upload-\(UUID().uuidString)"
         defer { unlink(temp) }  // gone already when it was kept
         do {
@@ -177,15 +178,92 @@ extension PanelController {
             for try await buffer in request.body { try buffer.withUnsafeReadableBytes { try sink.write($0) } }
             try sink.finish()
         } catch let error as ServerError where error.status == .contentTooLarge {
-            throw PanelError(status: .contentTooLarge, message: "'\(name)' is larger than \(Self.size(limit)); a file may be at most \(Self.size(limit)): make it smaller (a shorter or lower-resolution video, a photo exported for the web) and upload it again")
+            throw Self.tooLarge(name, size: nil, limit: limit)
         }
-        let verdict = MediaCheck.verdict(path: temp, fileName: name)
+        let advice = try await keep(temp, as: name, visitor, key, index: index)
+        return Self.jsonMessage(.created, advice ?? "'\(name)' was added to stop \(index + 1)", extra: [JSONMember("file", .string(name))] + (advice.map { [JSONMember("advice", .string($0))] } ?? []))
+    }
+
+    /// The same without JavaScript: the stop page's form posts `multipart/form-data` (its CSRF token in
+    /// the action's query, since the body is never read whole); multipart-kit's parser hands over each
+    /// part's bytes as they arrive and they go straight to a temporary file. Each file is then kept or
+    /// refused on its own, and the stop page says which.
+    func uploadForm(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
+        guard let boundary = Self.multipartBoundary(request.headers[.contentType]) else {
+            throw PanelError(status: .unsupportedMediaType, message: "the upload form must be sent as multipart/form-data with a boundary; reload the page and choose the files again")
+        }
+        let folder = try await stopFolder(key, index: index)
+        let receiver = MultipartFiles(folder: folder, limit: configuration.maxMediaBytes)
+        defer { receiver.removeLeftovers() }  // ours: the temporary files of parts not kept
+        let parser = MultipartParser(boundary: boundary)
+        parser.onHeader = { receiver.header($0, $1) }
+        parser.onBody = { receiver.body(&$0) }
+        parser.onPartComplete = { receiver.partComplete() }
+        do {
+            for try await buffer in request.body {
+                try parser.execute(buffer)
+                receiver.fed(buffer.readableBytes)
+                if let failure = receiver.failure { throw failure }
+            }
+        } catch let error as PanelError {
+            throw error
+        } catch let error as ServerError where error.status == .contentTooLarge {
+            throw Self.tooLarge(receiver.currentName ?? "the file", size: nil, limit: configuration.maxMediaBytes)
+        } catch {
+            throw PanelError(status: .badRequest, message: "the upload was cut off or garbled (\(error)); choose the files again and press Upload")
+        }
+        guard receiver.ended else {
+            throw PanelError(status: .badRequest, message: "the upload ended before its last file was complete; choose the files again and press Upload")
+        }
+        guard !receiver.files.isEmpty else { throw PanelError(message: "no file was chosen: choose one or more files, then press Upload") }
+        var said: [String] = []
+        for file in receiver.files {
+            do {
+                let advice = try await keep(file.temp, as: file.name, visitor, key, index: index)
+                said.append(advice ?? "'\(file.name)' was added.")
+            } catch let error as PanelError where error.status != .notFound {
+                said.append("Not added: \(error.message)")
+            }
+        }
+        return await redirect(visitor, to: "\(key.path)/stops/\(index + 1)", saying: said.joined(separator: " "))
+    }
+
+    /// The boundary of a `multipart/form-data` content type (1 to 70 characters, as RFC 2046 allows), or nil.
+    static func multipartBoundary(_ contentType: String?) -> String? {
+        guard let contentType, contentType.lowercased().hasPrefix("multipart/form-data") else { return nil }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
+            var value = pair[1]
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            guard (1...70).contains(value.utf8.count), value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+            return value
+        }
+        return nil
+    }
+
+    static func tooLarge(_ name: String, size: Int64?, limit: Int64) -> PanelError {
+        let what = size.map { "is \(Self.size($0))" } ?? "is larger than \(Self.size(limit))"
+        return PanelError(status: .contentTooLarge, message: "'\(name)' \(what); a file may be at most \(Self.size(limit)): make it smaller (a shorter or lower-resolution video, a photo exported for the web) and upload it again")
+    }
+
+    /// The folder of stop `index` (404 if the draft has no such stop).
+    func stopFolder(_ key: DraftStore.Key, index: Int) async throws -> String {
+        let (draft, _) = try await drafts.load(key)
+        guard draft.stops.indices.contains(index) else { throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)") }
+        return drafts.stopFolder(key, draft: draft, index: index)
+    }
+
+    /// Checks a received file by its content and, if it may stay, moves it into the stop's folder
+    /// (a file of the same name is set aside) and lists it; returns the advice to show, if any.
+    func keep(_ temp: String, as name: String, _ visitor: Visitor, _ key: DraftStore.Key, index: Int) async throws -> String? {
         var advice: String?
-        switch verdict {
+        switch MediaCheck.verdict(path: temp, fileName: name) {
         case .refused(let why): throw PanelError(status: .unprocessableContent, message: why)
         case .acceptedWithAdvice(_, let text): advice = text
         case .accepted: break
         }
+        let folder = try await stopFolder(key, index: index)
         let destination = folder + "/" + name
         if FileManager.default.fileExists(atPath: destination) { try await drafts.setAside(key, path: destination) }
         guard rename(temp, destination) == 0 else { throw PanelError(status: .internalServerError, message: "cannot keep '\(name)': \(String(cString: strerror(errno)))") }
@@ -194,7 +272,7 @@ extension PanelController {
             if !draft.stops[index].assets.contains(where: { $0.file == name }) { draft.stops[index].assets.append(TourDraft.AssetReference(file: name)) }
         }
         server.logger.info("panel: file uploaded", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)", "file": "\(name)"])
-        return Self.jsonMessage(.created, advice ?? "'\(name)' was added to stop \(index + 1)", extra: [JSONMember("file", .string(name))] + (advice.map { [JSONMember("advice", .string($0))] } ?? []))
+        return advice
     }
 
     /// A stop's file, for the page's preview (images, audio and video inline; anything else as a download).

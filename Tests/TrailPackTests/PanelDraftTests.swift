@@ -158,6 +158,37 @@ struct PanelDraftTests {
         }
     }
 
+    @Test("the tours list: the most recently saved first, 50 a page with links, a search by name (any case or accent) with its count")
+    func toursList() async throws {
+        try await Self.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let site = server.folder.root + "/drafts/willamette-sweet-home"
+            for i in 0..<61 {
+                var draft = TourDraft()
+                draft.name = i == 7 ? "Fish Lake Café" : "Tour \(i)"
+                draft.id = "willamette-sweet-home.tour-\(i)"
+                let folder = site + String(format: "/tour-%02d", i)
+                try FileManager.default.createDirectory(atPath: folder + "/waypoints", withIntermediateDirectories: true)
+                try AtomicFile.write(JSONWriter.bytes(draft.tourJSON), to: folder + "/tour.json")
+                var times = [timespec(tv_sec: 1_700_000_000 + i * 60, tv_nsec: 0), timespec(tv_sec: 1_700_000_000 + i * 60, tv_nsec: 0)]
+                #expect(utimensat(AT_FDCWD, folder + "/tour.json", &times, 0) == 0)
+            }
+            var (status, html) = try await PanelFlow.get(client, ranger, "/")
+            #expect(status == .ok && html.contains("Tours you are editing (61)"))
+            #expect(html.components(separatedBy: "<tr><td><a href=").count - 1 == 50)
+            let newest = try #require(html.range(of: "Tour 60")), older = try #require(html.range(of: "Tour 59"))
+            #expect(newest.lowerBound < older.lowerBound, "the most recently saved comes first")
+            #expect(!html.contains(">Tour 10<") && html.contains("Page 1 of 2") && html.contains("href=\"/?page=2\""))
+            (status, html) = try await PanelFlow.get(client, ranger, "/?page=2")
+            #expect(html.components(separatedBy: "<tr><td><a href=").count - 1 == 11 && html.contains(">Tour 0<") && html.contains("href=\"/?page=1\""))
+            (status, html) = try await PanelFlow.get(client, ranger, "/?q=fish%20lake%20cafe")
+            #expect(html.contains("1 matching") && html.contains("Fish Lake Café") && !html.contains(">Tour 60<"))
+            (status, html) = try await PanelFlow.get(client, ranger, "/?q=%3Cscript%3E&page=99")
+            #expect(status == .ok && (html.contains("No tour&#39;s name matches") || html.contains("No tour's name matches")))
+            #expect(!html.contains("<script>"), "the search is shown escaped")
+        }
+    }
+
     @Test("a publisher reaches only the drafts of sites granted to them (direct URLs tried); a reviewer edits none; a hostile site or tour in the URL is 404")
     func access() async throws {
         try await Self.withPanel { server, panel, client in
@@ -245,6 +276,66 @@ struct PanelDraftTests {
                 #expect(response.status == .ok && response.headers[.contentType] == "image/png")
                 #expect(Array(buffer: response.body) == PanelFlow.png)
             }
+        }
+    }
+
+    /// A multipart/form-data body as a browser sends the stop page's form: the file input's parts.
+    static func multipart(boundary: String, files: [(name: String, bytes: [UInt8])], text: [(String, String)] = []) -> [UInt8] {
+        var body: [UInt8] = []
+        for (name, value) in text {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+        for file in files {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"files\"; filename=\"\(file.name)\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
+            body += file.bytes + Array("\r\n".utf8)
+        }
+        return body + Array("--\(boundary)--\r\n".utf8)
+    }
+
+    @Test("uploads without a script: the multipart form streams each file to the stop (a fake .mp4 refused by name, the others kept); no token, no boundary, a cut-off body, an endless part header and too large a file are refused and leave nothing behind")
+    func multipartUploads() async throws {
+        try await Self.withPanel(maxMediaBytes: 1 << 16) { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let draft = try await PanelFlow.createDraft(client, ranger, name: "Fish Lake")
+            let html = try await PanelFlow.get(client, ranger, draft).1
+            _ = try await PanelFlow.post(client, ranger, draft + "/stops", [("revision", try PanelFlow.revision(html)), ("name", "Shore"), ("latitude", "44.4"), ("longitude", "-122.1")])
+            let stopPage = try await PanelFlow.get(client, ranger, draft + "/stops/1").1
+            #expect(stopPage.contains("enctype=\"multipart/form-data\"") && stopPage.contains("/files?_csrf=\(ranger.csrf)\""), "the page's form posts multipart with its token")
+            let folder = server.folder.root + "/drafts/willamette-sweet-home/fish-lake/waypoints/01-shore"
+            func send(_ body: [UInt8], token: String? = nil, contentType: String = "multipart/form-data; boundary=----tp42") async throws -> (HTTPResponse.Status, String?, String) {
+                try await client.execute(uri: draft + "/stops/1/files?_csrf=" + (token ?? ranger.csrf), method: .post,
+                                         headers: [.cookie: ranger.cookie, .contentType: contentType], body: ByteBuffer(bytes: body)) {
+                    ($0.status, $0.headers[.location], String(buffer: $0.body))
+                }
+            }
+            let text = Array("Notes from the shore.\n".utf8)
+            let body = Self.multipart(boundary: "----tp42", files: [("view.png", PanelFlow.png), ("fake.mp4", text), ("Shore notes.txt", text), ("", [])],
+                                      text: [("note", "ignored")])
+            let (status, location, _) = try await send(body)
+            #expect(status == .seeOther && location == draft + "/stops/1?saved=1", "the message is kept in the session, not in the URL")
+            let notice = try await PanelFlow.get(client, ranger, draft + "/stops/1?saved=1").1
+            #expect(notice.contains("&#39;view.png&#39; was added") && notice.contains("Not added") && notice.contains("fake.mp4"), "\(notice)")
+            let again = try await PanelFlow.get(client, ranger, draft + "/stops/1?saved=1").1
+            #expect(!again.contains("Not added") && again.contains("Saved."), "the message is shown once")
+            let listed = try TourDraft.read(folder: server.folder.root + "/drafts/willamette-sweet-home/fish-lake").stops[0].assets.map(\.file)
+            #expect(listed == ["view.png", "Shore-notes.txt"], "\(listed)")
+            #expect(try Support.read(folder + "/view.png") == PanelFlow.png)
+            func leftovers() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".upload-") } }
+            #expect(try leftovers().isEmpty)
+
+            let one = Self.multipart(boundary: "----tp42", files: [("other.png", PanelFlow.png)])
+            #expect(try await send(one, token: "forged").0 == .forbidden)
+            #expect(try await send(one, contentType: "multipart/form-data").0 == .unsupportedMediaType)
+            #expect(try await send(one, contentType: "multipart/form-data; boundary=" + String(repeating: "x", count: 71)).0 == .unsupportedMediaType)
+            var (cut, _, message) = try await send(Array(one.prefix(one.count - 30)))
+            #expect(cut == .badRequest && message.contains("ended before"), "\(message)")
+            let endless = Array("------tp42\r\nContent-Disposition: form-data; name=\"files\"; filename=\"a.png\"\r\nX-Long: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 3 << 20)
+            (cut, _, message) = try await send(endless)
+            #expect(cut == .badRequest && message.contains("part headers"), "\(message)")
+            (cut, _, message) = try await send(Self.multipart(boundary: "----tp42", files: [("big.png", PanelFlow.png + Array(repeating: 0, count: 1 << 17))]))
+            #expect(cut == .contentTooLarge && message.contains("big.png") && message.contains("64.0 KB"), "\(message)")
+            #expect(try leftovers().isEmpty, "refused uploads leave no temporary file")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/other.png") && !FileManager.default.fileExists(atPath: folder + "/big.png"))
         }
     }
 

@@ -158,7 +158,9 @@ struct ServerLimitsTests {
     @Test("one address may hold --max-connections-per-address connections: the next is closed at once, and a place frees when one closes")
     func connectionCap() throws {
         try Support.withTemporaryDirectory { dir in
-            let server = try Self.launch(dir, ["--max-connections-per-address", "3"])
+            // Long time limits: a held connection must not be dropped by its keep-alive or header timer
+            // while a loaded machine stalls this test (CI saw a 26-s pause free a place).
+            let server = try Self.launch(dir, ["--max-connections-per-address", "3", "--keep-alive-timeout", "600", "--header-timeout", "600"])
             defer { server.stop() }
             var held = try (0..<3).map { _ in try RawClient(port: server.port) }
             // The three are open (they answer); the fourth is closed without an answer.

@@ -1,0 +1,149 @@
+import Foundation
+import NIOCore
+import TrailPackServer
+
+/// What the stop page's no-script upload form sends, received part by part from multipart-kit's
+/// `MultipartParser`: each file part's bytes go to a temporary file in the stop's folder as they
+/// arrive; text parts are small and ignored. The parser's callbacks cannot throw, so the first
+/// failure is kept and the caller stops feeding.
+///
+/// Bounds (every number comes from the client): at most `maxParts` parts and `maxFiles` files, each
+/// file at most `limit` bytes, a text part at most `maxTextBytes`, and at most `maxSilentBytes` fed
+/// without the parser reporting anything (a part header that never ends is refused, not buffered).
+final class MultipartFiles {
+    struct Received {
+        var temp: String
+        var name: String
+    }
+
+    static let maxParts = 64
+    static let maxFiles = 20
+    static let maxTextBytes = 4096
+    static let maxSilentBytes = 1 << 20
+
+    let folder: String
+    let limit: Int64
+    private(set) var files: [Received] = []
+    private(set) var failure: (any Error)?
+    /// The name the browser gave the file being received, for messages.
+    private(set) var currentName: String?
+
+    private var headers: [(String, String)] = []
+    private var sink: UploadSink?
+    private var sinkPath: String?
+    private var textBytes = 0
+    private var parts = 0
+    private var inPart = false
+    private var silent = 0
+    private var temporaries: [String] = []
+
+    init(folder: String, limit: Int64) {
+        self.folder = folder
+        self.limit = limit
+    }
+
+    /// Whether no part was left open when the body ended.
+    var ended: Bool { !inPart && failure == nil }
+
+    func header(_ name: String, _ value: String) {
+        silent = 0
+        if !inPart {
+            inPart = true
+            parts += 1
+            if parts > Self.maxParts { fail(PanelError(status: .contentTooLarge, message: "the form holds more than \(Self.maxParts) parts; upload at most \(Self.maxFiles) files at a time")) }
+        }
+        headers.append((name.lowercased(), value))
+    }
+
+    func body(_ buffer: inout ByteBuffer) {
+        silent = 0
+        guard failure == nil else { return }
+        if !inPart { inPart = true; parts += 1 }
+        guard let fileName = Self.fileName(headers) else {
+            textBytes += buffer.readableBytes
+            if textBytes > Self.maxTextBytes { fail(PanelError(status: .contentTooLarge, message: "a text field of the upload form is longer than \(Self.maxTextBytes) bytes")) }
+            return
+        }
+        do {
+            if sink == nil {
+                guard files.count < Self.maxFiles else {
+                    throw PanelError(status: .contentTooLarge, message: "upload at most \(Self.maxFiles) files at a time")
+                }
+                currentName = fileName
+                let path = folder + "/.upload-\(UUID().uuidString)"
+                sink = try UploadSink(path: path, limit: limit)
+                sinkPath = path
+                temporaries.append(path)
+            }
+            try buffer.withUnsafeReadableBytes { try sink!.write($0) }
+        } catch {
+            fail(error)
+        }
+    }
+
+    func partComplete() {
+        silent = 0
+        defer {
+            headers = []
+            textBytes = 0
+            sink = nil
+            sinkPath = nil
+            inPart = false
+            currentName = nil
+        }
+        guard failure == nil, let given = Self.fileName(headers) else { return }
+        do {
+            // A file input left empty sends a part with an empty file name and no bytes: nothing chosen.
+            guard let sink, let sinkPath else {
+                if !given.isEmpty { files.append(Received(temp: try emptyFile(), name: try PanelController.safeFileName(given))) }
+                return
+            }
+            try sink.finish()
+            files.append(Received(temp: sinkPath, name: try PanelController.safeFileName(given)))
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Counts bytes fed to the parser; too many without any callback is a header that never ends.
+    func fed(_ count: Int) {
+        silent += count
+        if silent > Self.maxSilentBytes, failure == nil {
+            fail(PanelError(status: .badRequest, message: "the upload form's part headers are longer than \(Self.maxSilentBytes >> 10) KiB; send it from the panel's page"))
+        }
+    }
+
+    /// Removes the temporary files this upload made that were not moved into place.
+    func removeLeftovers() {
+        sink = nil
+        for path in temporaries { unlink(path) }
+    }
+
+    private func emptyFile() throws -> String {
+        let path = folder + "/.upload-\(UUID().uuidString)"
+        let made = try UploadSink(path: path, limit: 0)
+        temporaries.append(path)
+        try made.finish()
+        return path
+    }
+
+    private func fail(_ error: any Error) {
+        if failure == nil { failure = error }
+    }
+
+    /// The `filename` of a part's Content-Disposition (nil: not a file part; "" : a file input left empty).
+    static func fileName(_ headers: [(String, String)]) -> String? {
+        guard let disposition = headers.first(where: { $0.0 == "content-disposition" })?.1 else { return nil }
+        for parameter in disposition.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == "filename" else { continue }
+            var value = pair[1]
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
+            }
+            // Browsers send the name as UTF-8 bytes; NIO gave them as a String already.
+            return value
+        }
+        return nil
+    }
+}

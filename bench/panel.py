@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""`make bench` for the Web Control Panel: the server's time for the tours page and for a tour's
+editor with 1,000 drafts in the data folder, and the server's resident memory while a ranger
+uploads one large video (streamed by PUT, as the panel's page sends it).
+
+Usage: panel.py [--trailpack PATH] [--drafts 1000] [--upload-mb 1024]
+Prints a table and, with --json FILE, writes the figures.
+"""
+import argparse, http.client, json, os, re, shutil, statistics, subprocess, sys, tempfile, threading, time, urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PASSWORD = "bench password 0123"
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+class Browser:
+    """Just enough of a browser: a cookie, the CSRF token from the pages, an Origin header on posts."""
+
+    def __init__(self, base):
+        self.base = base
+        self.url = urllib.parse.urlsplit(base)
+        self.cookie = ""
+        self.csrf = ""
+
+    def request(self, method, path, body=None, headers=None, stream=None, length=None):
+        conn = http.client.HTTPConnection(self.url.hostname, self.url.port, timeout=600)
+        h = {"Cookie": self.cookie, "Origin": self.base} if self.cookie else {"Origin": self.base}
+        h.update(headers or {})
+        if stream is not None:
+            conn.putrequest(method, path)
+            for k, v in h.items():
+                conn.putheader(k, v)
+            conn.putheader("Content-Length", str(length))
+            conn.endheaders()
+            for chunk in stream:
+                conn.send(chunk)
+        else:
+            conn.request(method, path, body=body, headers=h)
+        response = conn.getresponse()
+        data = response.read()
+        for k, v in response.getheaders():
+            if k.lower() == "set-cookie":
+                self.cookie = v.split(";", 1)[0]
+        text = data.decode("utf-8", "replace")
+        m = re.search(r'name="_csrf" value="([^"]+)"', text) or re.search(r'data-csrf="([^"]+)"', text)
+        if m:
+            self.csrf = m.group(1)
+        conn.close()
+        return response.status, text
+
+    def form(self, path, fields):
+        fields = dict(fields, _csrf=self.csrf)
+        return self.request("POST", path, urllib.parse.urlencode(fields), {"Content-Type": "application/x-www-form-urlencoded"})
+
+
+def timed(browser, path, runs):
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        status, _ = browser.request("GET", path)
+        times.append((time.perf_counter() - t0) * 1000)
+        assert status == 200, (path, status)
+    return statistics.median(times), max(times)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--trailpack", default=os.path.join(ROOT, ".build", "release", "trailpack"))
+    ap.add_argument("--drafts", type=int, default=1000)
+    ap.add_argument("--upload-mb", type=int, default=1024)
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    tp = os.path.abspath(args.trailpack)
+    work = tempfile.mkdtemp(prefix="trailpack-panel-bench-")
+    data = os.path.join(work, "data")
+    server = None
+    try:
+        def admin(*a):
+            subprocess.run([tp, "admin", "--data", data, *a], check=True, stdout=subprocess.DEVNULL)
+        admin("--create", "user", "add", "ranger", "--role", "publisher")
+        admin("grant", "ranger", "willamette-sweet-home")
+        with open(os.path.join(work, "pw"), "w") as f:
+            f.write(PASSWORD + "\n")
+        admin("user", "password", "ranger", "--password-file", os.path.join(work, "pw"))
+        # 1,000 drafts: the sample tour's folder, copied (JSON and the small files), each renamed.
+        sample = os.path.join(ROOT, "fixtures", "santiam-wagon-road")
+        site = os.path.join(data, "drafts", "willamette-sweet-home")
+        os.makedirs(site)
+        for i in range(args.drafts):
+            target = os.path.join(site, f"tour-{i:04d}")
+            shutil.copytree(sample, target, ignore=shutil.ignore_patterns("map"))
+            path = os.path.join(target, "tour.json")
+            tour = json.load(open(path))
+            tour["id"] = f"willamette-sweet-home.tour-{i:04d}"
+            tour["name"] = f"Tour {i:04d}"
+            json.dump(tour, open(path, "w"), indent=2)
+        server = subprocess.Popen([tp, "serve", "--data", data, "--port", "0", "--approvals", "1", "--no-malware-scan",
+                                   "--max-media-mb", str(args.upload_mb + 16), "--log-level", "warning"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        base = re.search(r"http://[0-9.]+:\d+", server.stdout.readline()).group(0)
+        b = Browser(base)
+        b.request("GET", "/login")
+        status, _ = b.form("/login", {"name": "ranger", "password": PASSWORD, "next": "/"})
+        assert status == 303, status
+        figures = {"drafts": args.drafts}
+        figures["tours_page_ms"], figures["tours_page_max_ms"] = timed(b, "/", args.runs)
+        editor = "/drafts/willamette-sweet-home/tour-%04d" % (args.drafts // 2)
+        figures["editor_ms"], figures["editor_max_ms"] = timed(b, editor, args.runs)
+        figures["stop_page_ms"], figures["stop_page_max_ms"] = timed(b, editor + "/stops/1", args.runs)
+        # One large "video" (an MP4 header, then zeros), streamed; the server's RSS sampled meanwhile.
+        size = args.upload_mb << 20
+        header = bytes.fromhex("000000206674797069736f6d0000020069736f6d69736f32617663316d703431")
+        def chunks():
+            yield header
+            left, block = size - len(header), bytes(1 << 20)
+            while left > 0:
+                yield block[:min(left, len(block))]
+                left -= len(block)
+        before = rss_kib(server.pid)
+        peak = [before]
+        done = threading.Event()
+        def sample():
+            while not done.is_set():
+                peak[0] = max(peak[0], rss_kib(server.pid))
+                time.sleep(0.02)
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        t0 = time.perf_counter()
+        status, text = b.request("PUT", editor + "/stops/1/files?name=big-video.mp4", headers={"X-CSRF-Token": b.csrf,
+                                 "Content-Type": "application/octet-stream"}, stream=chunks(), length=size)
+        seconds = time.perf_counter() - t0
+        done.set()
+        sampler.join()
+        assert status == 201, (status, text[:300])
+        figures.update(upload_mb=args.upload_mb, upload_s=round(seconds, 2), upload_mib_s=round(args.upload_mb / seconds, 1),
+                       rss_before_mib=round(before / 1024, 1), rss_peak_mib=round(peak[0] / 1024, 1),
+                       rss_growth_mib=round((peak[0] - before) / 1024, 1))
+        print(f"panel, {args.drafts} drafts: tours page {figures['tours_page_ms']:.1f} ms (max {figures['tours_page_max_ms']:.1f}), "
+              f"editor {figures['editor_ms']:.1f} ms, stop page {figures['stop_page_ms']:.1f} ms (median of {args.runs}, server and loopback)")
+        print(f"panel upload of {args.upload_mb} MiB: {seconds:.1f} s ({figures['upload_mib_s']} MiB/s); server RSS "
+              f"{figures['rss_before_mib']} MiB before, {figures['rss_peak_mib']} MiB at most during (+{figures['rss_growth_mib']} MiB)")
+        if args.json:
+            json.dump(figures, open(args.json, "w"), indent=2)
+        return 0
+    finally:
+        if server:
+            server.terminate()
+            server.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
