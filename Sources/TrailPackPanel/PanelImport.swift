@@ -12,46 +12,90 @@ import TrailPackServer
 extension PanelController {
     func importFile(_ visitor: Visitor, request: Request) async throws -> Response {
         let site = request.uri.queryParameters.get("site") ?? ""
-        guard ManifestValidator.isSlug(site, maxLength: 64) else { throw PanelError(message: "choose the site the tour belongs to") }
-        try requireSite(visitor, site)
+        try checkImportSite(visitor, site)
         let given = request.uri.queryParameters.get("name") ?? ""
         let name = try Self.safeFileName(given)
-        let replace = request.uri.queryParameters.get("replace") == "1"
         let temp = try server.store.temporaryFolder()
         let upload = temp + "/" + name
         defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
         let sink = try UploadSink(path: upload, limit: configuration.maxMediaBytes)
         for try await buffer in request.body { try buffer.withUnsafeReadableBytes { try sink.write($0) } }
         try sink.finish()
+        let key = try await importUploaded(visitor, upload, given: given, site: site, replace: request.uri.queryParameters.get("replace") == "1")
+        return Self.jsonMessage(.created, "the tour was made from '\(given)'", extra: [JSONMember("location", .string(key.path))])
+    }
+
+    /// The same without JavaScript: the home page's form, posted as multipart/form-data (site, replace, file).
+    func importForm(_ visitor: Visitor, request: Request) async throws -> Response {
+        guard let boundary = Self.multipartBoundary(request.headers[.contentType]) else {
+            throw PanelError(status: .unsupportedMediaType, message: "the form must be sent as multipart/form-data with a boundary; reload the page and choose the file again")
+        }
+        let temp = try server.store.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
+        let receiver = MultipartFiles(folder: temp, limit: configuration.maxMediaBytes)
+        try await Self.receive(request, boundary: boundary, into: receiver)
+        guard let file = receiver.files.first else { throw PanelError(message: "no file was chosen: choose a .gpx, .csv or .zip file, then press the button") }
+        let site = receiver.texts["site"] ?? ""
+        try checkImportSite(visitor, site)
+        let key = try await importUploaded(visitor, file.temp, given: file.name, site: site, replace: receiver.texts["replace"] == "1")
+        return await redirect(visitor, to: key.path, saying: "The tour was made from '\(file.name)'.")
+    }
+
+    func checkImportSite(_ visitor: Visitor, _ site: String) throws {
+        guard ManifestValidator.isSlug(site, maxLength: 64) else { throw PanelError(message: "choose the site the tour belongs to") }
+        try requireSite(visitor, site)
+    }
+
+    /// Makes a draft of a received file, by its kind (the name's extension; the content is read by the readers).
+    func importUploaded(_ visitor: Visitor, _ upload: String, given: String, site: String, replace: Bool) async throws -> DraftStore.Key {
+        let name = (upload as NSString).lastPathComponent
         let siteName = visitor.sites.first { $0.id == site }?.name ?? site
         let key: DraftStore.Key
-        switch (name as NSString).pathExtension.lowercased() {
+        switch (given as NSString).pathExtension.lowercased() {
         case "gpx":
             let (stops, _) = try await server.blocking { _ in
                 do { return try TourInit.readGPX(path: upload) } catch let error as BuildError { throw PanelError(status: .unprocessableContent, message: error.description) }
             }
             key = try await createImported(site: site, siteName: siteName, title: (given as NSString).deletingPathExtension,
-                                           stops: stops.map { ($0.name, $0.coordinate, $0.fullText ?? $0.description, $0.properties) })
+                                           stops: stops.map { ImportedStop(name: $0.name, coordinate: $0.coordinate, description: $0.fullText ?? $0.description, properties: $0.properties) })
         case "csv", "tsv", "txt":
-            let (stops, findings) = try await server.blocking { _ in try CSVImport.read(csvPath: upload, mediaFolder: temp, ignoreMedia: true) }
-            guard let stops else {
-                let problems = findings.filter { $0.severity == .error }.prefix(10).map(\.message).joined(separator: "; ")
-                throw PanelError(status: .unprocessableContent, message: "the spreadsheet '\(given)' could not be read: \(problems)")
-            }
-            key = try await createImported(site: site, siteName: siteName, title: (given as NSString).deletingPathExtension,
-                                           stops: stops.map { ($0.name, $0.coordinate, $0.description, $0.properties) })
+            key = try await importSheet(upload, given: given, mediaFolder: nil, site: site, siteName: siteName)
         case "zip":
-            key = try await importFolderZip(upload, site: site, replace: replace)
+            key = try await importFolderZip(upload, given: given, site: site, siteName: siteName, replace: replace)
         default:
             throw PanelError(status: .unprocessableContent,
                              message: "'\(given)' is not a file the panel can start a tour from: give a GPX file (.gpx), a spreadsheet saved as CSV (.csv), or a tour folder zipped (.zip)")
         }
         server.logger.info("panel: draft imported", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)", "from": "\(name)"])
-        return Self.jsonMessage(.created, "the tour was made from '\(given)'", extra: [JSONMember("location", .string(key.path))])
+        return key
     }
 
-    /// A new draft (named after the file, made unique) holding `stops`.
-    func createImported(site: String, siteName: String, title: String, stops: [(String, Coordinate, String, [JSONMember])]) async throws -> DraftStore.Key {
+    /// A stop read from a GPX file or a spreadsheet row, with the files its row named.
+    struct ImportedStop {
+        var name: String
+        var coordinate: Coordinate
+        var description: String
+        var properties: [JSONMember]
+        var media: [CSVImport.MediaFile] = []
+    }
+
+    /// A spreadsheet saved as CSV: one stop per row. With `mediaFolder` (a zip holding the sheet and its
+    /// photos and recordings) the photo, audio and video columns name files found there, copied into the stops.
+    func importSheet(_ path: String, given: String, mediaFolder: String?, site: String, siteName: String) async throws -> DraftStore.Key {
+        let (stops, findings) = try await server.blocking { _ in
+            try CSVImport.read(csvPath: path, mediaFolder: mediaFolder ?? (path as NSString).deletingLastPathComponent, ignoreMedia: mediaFolder == nil)
+        }
+        guard let stops else {
+            let problems = findings.filter { $0.severity == .error }.prefix(10).map(\.message).joined(separator: "; ")
+            throw PanelError(status: .unprocessableContent, message: "the spreadsheet '\(given)' could not be read: \(problems)")
+        }
+        return try await createImported(site: site, siteName: siteName, title: (given as NSString).deletingPathExtension, stops: stops.map {
+            ImportedStop(name: $0.name, coordinate: $0.coordinate, description: $0.description, properties: $0.properties, media: $0.media)
+        })
+    }
+
+    /// A new draft (named after the file, made unique) holding `stops`, with their files copied in.
+    func createImported(site: String, siteName: String, title: String, stops: [ImportedStop]) async throws -> DraftStore.Key {
         guard !stops.isEmpty else { throw PanelError(status: .unprocessableContent, message: "the file holds no stops") }
         var draft = TourDraft()
         draft.name = title.isEmpty ? "Imported tour" : title.replacingOccurrences(of: "_", with: " ")
@@ -68,17 +112,27 @@ extension PanelController {
         draft.id = "\(site).\(key.tour)"
         draft.version = "1.0.0"
         draft.mapName = key.tour
-        for (name, coordinate, description, properties) in stops {
-            draft.stops.append(TourDraft.Stop(slug: draft.newStopSlug(for: name), name: name, coordinate: coordinate, description: description, properties: properties))
+        for stop in stops {
+            draft.stops.append(TourDraft.Stop(slug: draft.newStopSlug(for: stop.name), name: stop.name, coordinate: stop.coordinate, description: stop.description,
+                                              properties: stop.properties, assets: stop.media.map { TourDraft.AssetReference(file: $0.fileName) }))
         }
         _ = try await drafts.create(key, draft: draft)
+        let created = try await drafts.load(key).0
+        for (index, stop) in stops.enumerated() where !stop.media.isEmpty {
+            let folder = drafts.stopFolder(key, draft: created, index: index)
+            for file in stop.media {
+                do { try FileManager.default.copyItem(atPath: file.sourcePath, toPath: folder + "/" + file.fileName) } catch {
+                    throw PanelError(status: .internalServerError, message: "cannot copy '\(file.fileName)' into stop \(index + 1): \(error.localizedDescription)")
+                }
+            }
+        }
         return key
     }
 
     /// A zipped tour folder: every entry checked (safe relative names, regular files, CRC and sizes),
     /// extracted under a hidden folder beside the drafts, read as a draft, then renamed into place. An
     /// existing draft of the same name is replaced only when asked, and then moved aside, not deleted.
-    func importFolderZip(_ path: String, site: String, replace: Bool) async throws -> DraftStore.Key {
+    func importFolderZip(_ path: String, given: String, site: String, siteName: String, replace: Bool) async throws -> DraftStore.Key {
         let staging = drafts.root + "/.import-\(UUID().uuidString)"
         let limit = configuration.maxMediaBytes
         do {
@@ -93,10 +147,19 @@ extension PanelController {
         var root = staging
         if !FileManager.default.fileExists(atPath: root + "/" + TourSource.tourFileName) {
             let tops = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).filter { !$0.hasPrefix(".") && $0 != "__MACOSX" }
-            guard tops.count == 1, FileManager.default.fileExists(atPath: staging + "/" + tops[0] + "/" + TourSource.tourFileName) else {
-                throw PanelError(status: .unprocessableContent, message: "the zip holds no tour.json at its top or in its one top folder: zip the tour folder itself (the one holding tour.json and waypoints/)")
+            if tops.count == 1, FileManager.default.fileExists(atPath: staging + "/" + tops[0] + "/" + TourSource.tourFileName) {
+                root = staging + "/" + tops[0]
+            } else {
+                // A spreadsheet with its photos and recordings beside it (at the top or in one folder).
+                let folder = tops.count == 1 && Self.isFolder(staging + "/" + tops[0]) ? staging + "/" + tops[0] : staging
+                let sheets = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { ["csv", "tsv"].contains(($0 as NSString).pathExtension.lowercased()) }
+                guard sheets.count == 1 else {
+                    throw PanelError(status: .unprocessableContent, message: sheets.isEmpty
+                        ? "the zip holds no tour.json and no spreadsheet: zip the tour folder itself (the one holding tour.json and waypoints/), or a .csv sheet with its photos and recordings"
+                        : "the zip holds \(sheets.count) spreadsheets (\(sheets.sorted().joined(separator: ", "))): zip one sheet with its files")
+                }
+                return try await importSheet(folder + "/" + sheets[0], given: sheets[0], mediaFolder: folder, site: site, siteName: siteName)
             }
-            root = staging + "/" + tops[0]
         }
         let draft: TourDraft
         do { draft = try TourDraft.read(folder: root) } catch {
@@ -120,6 +183,11 @@ extension PanelController {
         try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         guard rename(root, target) == 0 else { throw PanelError(status: .internalServerError, message: "cannot move the imported tour into place: \(String(cString: strerror(errno)))") }
         return key
+    }
+
+    static func isFolder(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     static func extractFolderZip(_ path: String, into folder: String, limit: Int64) throws {

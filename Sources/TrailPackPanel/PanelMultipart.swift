@@ -4,7 +4,7 @@ import TrailPackServer
 
 /// What the stop page's no-script upload form sends, received part by part from multipart-kit's
 /// `MultipartParser`: each file part's bytes go to a temporary file in the stop's folder as they
-/// arrive; text parts are small and ignored. The parser's callbacks cannot throw, so the first
+/// arrive; text parts (small) are kept by their field name. The parser's callbacks cannot throw, so the first
 /// failure is kept and the caller stops feeding.
 ///
 /// Bounds (every number comes from the client): at most `maxParts` parts and `maxFiles` files, each
@@ -24,6 +24,9 @@ final class MultipartFiles {
     let folder: String
     let limit: Int64
     private(set) var files: [Received] = []
+    /// The text fields, by name (the first of each name).
+    private(set) var texts: [String: String] = [:]
+    private var text: [UInt8] = []
     private(set) var failure: (any Error)?
     /// The name the browser gave the file being received, for messages.
     private(set) var currentName: String?
@@ -62,6 +65,7 @@ final class MultipartFiles {
         guard let fileName = Self.fileName(headers) else {
             textBytes += buffer.readableBytes
             if textBytes > Self.maxTextBytes { fail(PanelError(status: .contentTooLarge, message: "a text field of the upload form is longer than \(Self.maxTextBytes) bytes")) }
+            text += buffer.readableBytesView
             return
         }
         do {
@@ -86,12 +90,17 @@ final class MultipartFiles {
         defer {
             headers = []
             textBytes = 0
+            text = []
             sink = nil
             sinkPath = nil
             inPart = false
             currentName = nil
         }
-        guard failure == nil, let given = Self.fileName(headers) else { return }
+        guard failure == nil else { return }
+        guard let given = Self.fileName(headers) else {
+            if let field = Self.parameter("name", in: headers), texts[field] == nil { texts[field] = String(decoding: text, as: UTF8.self) }
+            return
+        }
         do {
             // A file input left empty sends a part with an empty file name and no bytes: nothing chosen.
             guard let sink, let sinkPath else {
@@ -132,11 +141,14 @@ final class MultipartFiles {
     }
 
     /// The `filename` of a part's Content-Disposition (nil: not a file part; "" : a file input left empty).
-    static func fileName(_ headers: [(String, String)]) -> String? {
+    static func fileName(_ headers: [(String, String)]) -> String? { parameter("filename", in: headers) }
+
+    /// A parameter of the part's Content-Disposition (`name`, `filename`), unquoted.
+    static func parameter(_ wanted: String, in headers: [(String, String)]) -> String? {
         guard let disposition = headers.first(where: { $0.0 == "content-disposition" })?.1 else { return nil }
         for parameter in disposition.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard pair.count == 2, pair[0].lowercased() == "filename" else { continue }
+            guard pair.count == 2, pair[0].lowercased() == wanted else { continue }
             var value = pair[1]
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
                 value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")

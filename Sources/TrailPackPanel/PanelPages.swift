@@ -127,16 +127,16 @@ enum PanelPages {
         {{#hasSites}}
         <section aria-labelledby="import-heading" class="mb-4">
         <h2 id="import-heading" class="h4">Start from a file</h2>
-        <p id="import-help">A GPX file from a GPS unit or a mapping program (its waypoints become the stops), a spreadsheet saved as CSV (columns name, latitude, longitude, description; add the photos on each stop's page afterwards), or a tour folder zipped (from "Download as a folder", or made for the command line).</p>
-        <form id="import-form" data-import="/drafts/import" data-csrf="{{csrf}}" class="row g-3" aria-describedby="import-help">
+        <p id="import-help">A GPX file from a GPS unit or a mapping program (its waypoints become the stops), a spreadsheet saved as CSV (columns name, latitude, longitude, description; zip it with the photos and recordings its photo, audio and video columns name, or add them on each stop's page afterwards), or a tour folder zipped (from "Download as a folder", or made for the command line).</p>
+        <form id="import-form" method="post" enctype="multipart/form-data" action="/drafts/import?_csrf={{csrf}}" data-import="/drafts/import" data-csrf="{{csrf}}" class="row g-3" aria-describedby="import-help">
         <div class="col-md-4"><label class="form-label" for="import-site">Site</label>
         <select class="form-select" id="import-site" name="site">{{#sites}}<option value="{{id}}">{{name}} ({{id}})</option>{{/sites}}</select></div>
         <div class="col-md-8"><label class="form-label" for="import-file">File (.gpx, .csv or .zip)</label>
-        <input class="form-control" type="file" id="import-file" accept=".gpx,.csv,.tsv,.txt,.zip" required></div>
-        <div class="col-12 form-check ms-2"><input class="form-check-input" type="checkbox" id="import-replace" value="1">
+        <input class="form-control" type="file" id="import-file" name="file" accept=".gpx,.csv,.tsv,.txt,.zip" required></div>
+        <div class="col-12 form-check ms-2"><input class="form-check-input" type="checkbox" id="import-replace" name="replace" value="1">
         <label class="form-check-label" for="import-replace">Replace the draft of the same name (the old one is kept aside on the server)</label></div>
         <div class="col-12"><button class="btn btn-secondary" type="submit">Make the tour from this file</button>
-        <noscript><p class="mt-2">Sending files needs JavaScript turned on in this browser.</p></noscript></div>
+        </div>
         <div class="col-12" id="import-status" role="status" aria-live="polite"></div>
         </form>
         </section>

@@ -195,6 +195,22 @@ extension PanelController {
         let folder = try await stopFolder(key, index: index)
         let receiver = MultipartFiles(folder: folder, limit: configuration.maxMediaBytes)
         defer { receiver.removeLeftovers() }  // ours: the temporary files of parts not kept
+        try await Self.receive(request, boundary: boundary, into: receiver)
+        guard !receiver.files.isEmpty else { throw PanelError(message: "no file was chosen: choose one or more files, then press Upload") }
+        var said: [String] = []
+        for file in receiver.files {
+            do {
+                let advice = try await keep(file.temp, as: file.name, visitor, key, index: index)
+                said.append(advice ?? "'\(file.name)' was added.")
+            } catch let error as PanelError where error.status != .notFound {
+                said.append("Not added: \(error.message)")
+            }
+        }
+        return await redirect(visitor, to: "\(key.path)/stops/\(index + 1)", saying: said.joined(separator: " "))
+    }
+
+    /// Feeds the request body to multipart-kit's parser, each part's bytes to `receiver` as they arrive.
+    static func receive(_ request: Request, boundary: String, into receiver: MultipartFiles) async throws {
         let parser = MultipartParser(boundary: boundary)
         parser.onHeader = { receiver.header($0, $1) }
         parser.onBody = { receiver.body(&$0) }
@@ -208,24 +224,13 @@ extension PanelController {
         } catch let error as PanelError {
             throw error
         } catch let error as ServerError where error.status == .contentTooLarge {
-            throw Self.tooLarge(receiver.currentName ?? "the file", size: nil, limit: configuration.maxMediaBytes)
+            throw tooLarge(receiver.currentName ?? "the file", size: nil, limit: receiver.limit)
         } catch {
-            throw PanelError(status: .badRequest, message: "the upload was cut off or garbled (\(error)); choose the files again and press Upload")
+            throw PanelError(status: .badRequest, message: "the upload was cut off or garbled (\(error)); choose the files again and send them again")
         }
         guard receiver.ended else {
-            throw PanelError(status: .badRequest, message: "the upload ended before its last file was complete; choose the files again and press Upload")
+            throw PanelError(status: .badRequest, message: "the upload ended before its last file was complete; choose the files again and send them again")
         }
-        guard !receiver.files.isEmpty else { throw PanelError(message: "no file was chosen: choose one or more files, then press Upload") }
-        var said: [String] = []
-        for file in receiver.files {
-            do {
-                let advice = try await keep(file.temp, as: file.name, visitor, key, index: index)
-                said.append(advice ?? "'\(file.name)' was added.")
-            } catch let error as PanelError where error.status != .notFound {
-                said.append("Not added: \(error.message)")
-            }
-        }
-        return await redirect(visitor, to: "\(key.path)/stops/\(index + 1)", saying: said.joined(separator: " "))
     }
 
     /// The boundary of a `multipart/form-data` content type (1 to 70 characters, as RFC 2046 allows), or nil.

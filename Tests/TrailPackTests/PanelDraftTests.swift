@@ -382,6 +382,14 @@ struct PanelDraftTests {
             let sheet = try TourDraft.read(folder: drafts + "/stops")
             #expect(sheet.stops.map(\.name) == ["House Rock", "Fish Lake"])
             #expect(abs(sheet.stops[1].coordinate!.longitude + 121.993889) < 1e-5)
+            // The same without a script: the home page's form, posted as multipart (site, file).
+            let form = Self.multipart(boundary: "xyz", files: [("Wagon road.gpx", try Support.read(Support.root + "/fixtures/gpx/santiam-stops.gpx"))], text: [("site", "willamette-sweet-home")])
+            let posted = try await client.execute(uri: "/drafts/import?_csrf=" + ranger.csrf, method: .post,
+                                                  headers: [.cookie: ranger.cookie, .contentType: "multipart/form-data; boundary=xyz"], body: ByteBuffer(bytes: form)) {
+                ($0.status, $0.headers[.location] ?? "")
+            }
+            #expect(posted.0 == .seeOther && posted.1 == "/drafts/willamette-sweet-home/wagon-road?saved=1", "\(posted)")
+            #expect(try TourDraft.read(folder: drafts + "/wagon-road").stops.count == gpx.stops.count)
             (status, body) = try await Self.importFile(client, ranger, name: "notes.docx", bytes: [1, 2, 3])
             #expect(status == .unprocessableContent && body.contains("GPX"), "\(body)")
 
@@ -425,6 +433,22 @@ struct PanelDraftTests {
                     let (status, body) = try await Self.importFile(client, ranger, name: name, bytes: try Support.read(dir + "/" + name))
                     #expect(status == expected && body.contains(words), "\(name): \(status) \(body)")
                 }
+            }
+            // A spreadsheet zipped with the photos its rows name: the photos land in their stops.
+            do {
+                let script = """
+                import zipfile, sys
+                with zipfile.ZipFile(sys.argv[1] + "/sheet.zip", "w") as z:
+                    z.writestr("stops/sheet.csv", "name,latitude,longitude,description,photo\\nHouse Rock,44.3922,-122.2441,A rock shelter,house.png\\nFish Lake,44.4031,-121.9939,The lake bed,\\n")
+                    z.writestr("stops/house.png", bytes.fromhex(sys.argv[2]))
+                """
+                let made = try Support.run("python3", ["-c", script, dir, PanelFlow.png.map { String(format: "%02x", $0) }.joined()])
+                #expect(made.status == 0, "\(made.stderr)")
+                let (status, body) = try await Self.importFile(client, ranger, name: "sheet.zip", bytes: try Support.read(dir + "/sheet.zip"))
+                #expect(status == .created && body.contains("/drafts/willamette-sweet-home/sheet"), "\(body)")
+                let made2 = try TourDraft.read(folder: drafts + "/sheet")
+                #expect(made2.stops.map(\.name) == ["House Rock", "Fish Lake"] && made2.stops[0].assets.map(\.file) == ["house.png"], "\(made2.stops)")
+                #expect(try Support.read(drafts + "/sheet/waypoints/01-house-rock/house.png") == PanelFlow.png)
             }
             (status, body) = try await Self.importFile(client, ranger, name: "broken.zip", bytes: Array("PK not really".utf8))
             #expect(status == .unprocessableContent && body.contains("not a readable zip"), "\(body)")
