@@ -4,10 +4,11 @@
 Signs in, creates a tour from nothing, adds three stops by clicking on the map, uploads a photo and a
 recording to the first stop with alt text and transcript, sees a finding next to the field it concerns
 and fixes it, reorders two stops with the keyboard, adds a fourth stop with the keyboard only, builds
-the package and requests review. axe-core runs on every page; the browser console must stay clean (a
+the package and requests review; a reviewer finds it in the queue, plays its recording from the
+package, and approves; the publisher releases it and opens the tour's history. axe-core runs on every page; the browser console must stay clean (a
 CSP refusal is an error there); a screenshot of each page goes to SHOTS.
 
-usage: panel-walkthrough.py BASE_URL SHOTS USER PASSWORD PHOTO AUDIO FOLDER_ZIP
+usage: panel-walkthrough.py BASE_URL SHOTS USER PASSWORD PHOTO AUDIO FOLDER_ZIP REVIEWER REVIEWER_PASSWORD
 prints one JSON line: {"sha256": ..., "draft": "/drafts/SITE/TOUR", "version": ...}; writes the draft's
 "Download as a folder" zip to FOLDER_ZIP; exit 1 with the failures on stderr.
 """
@@ -76,6 +77,71 @@ class Ranger:
         return self.driver.find_element(By.TAG_NAME, "main").text
 
 
+def sign_in(r, base, user, password):
+    d = r.driver
+    outs = d.find_elements(By.CSS_SELECTOR, "form[action='/logout'] button")
+    if outs:
+        r.submit(outs[0])
+    d.get(base + "/login")
+    d.find_element(By.ID, "name").send_keys(user)
+    d.find_element(By.ID, "password").send_keys(password)
+    r.submit(d.find_element(By.CSS_SELECTOR, "form[action='/login'] button"))
+
+
+def review(r, base, user, password, reviewer, reviewer_password, result):
+    """The reviewer's queue and review page (the recording plays out of the stored package), an
+    approval; then the publisher releases and reads the tour's history."""
+    d = r.driver
+    sign_in(r, base, reviewer, reviewer_password)
+    d.get(base + "/reviews")
+    r.wait_for("main table")
+    r.check_page("review-queue")
+    links = d.find_elements(By.CSS_SELECTOR, "main table a")
+    if not links:
+        r.fail("the reviewer's queue lists nothing after review was requested")
+        return
+    r.submit(links[0])
+    r.wait_for("#review-map .tp-stop-label")
+    if d.find_element(By.ID, "review-sha256").text != result.get("sha256"):
+        r.fail("the review page shows another package than the one built")
+    if "first release" not in r.text():
+        r.fail("a first version does not say it is the first release")
+    # The recording, streamed out of the package (the browser asks with Range), plays.
+    played = d.execute_async_script("""
+        var done = arguments[arguments.length - 1], audio = document.querySelector("main audio");
+        if (!audio) { done("no audio element"); return; }
+        audio.muted = true;
+        var timer = setTimeout(function () { done("not playing after 20 s; readyState " + audio.readyState); }, 20000);
+        audio.addEventListener("timeupdate", function () { if (audio.currentTime > 0) { clearTimeout(timer); done("ok " + audio.duration); } });
+        audio.play().catch(function (e) { clearTimeout(timer); done("play() refused: " + e); });
+    """)
+    if not str(played).startswith("ok"):
+        r.fail("the stop's recording does not play on the review page: %s" % played)
+    r.check_page("review")
+    r.submit(d.find_element(By.ID, "approve-button"))
+    if "Approved" not in r.text() or d.find_element(By.ID, "version-status").text != "ready":
+        r.fail("approving did not make the version ready: " + r.text()[:300])
+    review_url = d.current_url.split("?")[0]
+    sign_in(r, base, user, password)
+    d.get(review_url)
+    button = d.find_elements(By.ID, "release-button")
+    if not button:
+        r.fail("the publisher sees no Release button on a ready version")
+        return
+    r.submit(button[0])
+    if d.find_element(By.ID, "version-status").text != "released":
+        r.fail("releasing did not release: " + r.text()[:300])
+    r.check_page("released")
+    with urllib.request.urlopen(base + "/v1/sites/willamette-sweet-home/packages", timeout=30) as response:
+        if result.get("sha256", "?") not in response.read().decode():
+            r.fail("the phones' list does not offer the released version")
+    d.find_element(By.LINK_TEXT, "All versions of this tour").click()
+    r.wait_for("#timeline-heading")
+    if "approve" not in r.text() or "push" not in r.text():
+        r.fail("the history's timeline lacks the approval or the release: " + r.text()[:400])
+    r.check_page("history")
+
+
 def no_script_upload(r, base, user, password, draft, shots):
     """A browser with JavaScript turned off: sign in, and add a text file to stop 3 with the page's own
     form (multipart, streamed by the server), which the stop's page then lists."""
@@ -116,7 +182,7 @@ def no_script_upload(r, base, user, password, draft, shots):
 
 
 def main():
-    base, shots, user, password, photo, audio, folder_zip = sys.argv[1].rstrip("/"), *sys.argv[2:8]
+    base, shots, user, password, photo, audio, folder_zip, reviewer, reviewer_password = sys.argv[1].rstrip("/"), *sys.argv[2:10]
     os.makedirs(shots, exist_ok=True)
     r = Ranger(base, shots)
     d = r.driver
@@ -281,6 +347,7 @@ def main():
         request = urllib.request.Request(base + draft + "/folder.zip", headers={"Cookie": cookie})
         with urllib.request.urlopen(request, timeout=30) as response, open(folder_zip, "wb") as out:
             out.write(response.read())
+        review(r, base, user, password, reviewer, reviewer_password, result)
         no_script_upload(r, base, user, password, draft, shots)
     except Exception as error:  # a step that could not run is a failure, with the page it was on
         r.fail("%s: %s (at %s)" % (type(error).__name__, error, d.current_url))

@@ -123,8 +123,11 @@ extension Catalog {
     /// - Parameters:
     ///   - required: how many distinct reviewers' approvals make a version ready.
     ///   - signature: an approval's minisign signature of the package (already checked by the caller).
-    public func apply(_ transition: Transition, package id: String, version: String, by user: User, required: Int, signature: String? = nil) throws -> TransitionOutcome {
-        try pool.write { db in
+    ///   - reason: why (a denial's or a withdrawal's reason, shown to the publisher and audited).
+    public func apply(_ transition: Transition, package id: String, version: String, by user: User, required: Int, signature: String? = nil,
+                      reason: String? = nil) throws -> TransitionOutcome {
+        let because = reason.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : "reason: " + String($0.prefix(2000)) }
+        return try pool.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT status, uploadedBy, sha256, scanStatus, scanDetail, siteID, siteName FROM packageVersion WHERE packageID = ? AND version = ?",
                                              arguments: [id, version]) else { return .notFound }
             let siteID: String = row["siteID"], siteName: String = row["siteName"]
@@ -172,7 +175,7 @@ extension Catalog {
                 guard user.role == .reviewer || user.role == .admin else { return .forbidden("denying needs the reviewer or admin role") }
                 guard status == .pending || status == .ready else { return try refuse("only a pending or ready request can be denied; this version is \(status)") }
                 try db.execute(sql: "DELETE FROM approval WHERE packageID = ? AND version = ?", arguments: [id, version])
-                return try move(.draft, detail: "approvals cleared")
+                return try move(.draft, detail: "approvals cleared" + (because.map { "; " + $0 } ?? ""))
             case .push:
                 guard user.name == uploader else { return .forbidden("only the publisher who uploaded it (\(uploader)) can release it") }
                 guard status == .ready else { return try refuse("only a ready version can be released; this version is \(status)") }
@@ -181,7 +184,7 @@ extension Catalog {
             case .withdraw:
                 guard user.role == .admin else { return .forbidden("withdrawing needs the admin role") }
                 guard status == .released else { return try refuse("only a released version can be withdrawn; this version is \(status)") }
-                return try move(.withdrawn)
+                return try move(.withdrawn, detail: because ?? "")
             }
         }
     }

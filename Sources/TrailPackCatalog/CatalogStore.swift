@@ -9,7 +9,7 @@ public protocol CatalogStore: Sendable {
     func unreleased(sha256: String?, package id: String?, version: String?) async throws -> [(summary: Catalog.PackageSummary, uploadedBy: String)]
     func markDamaged(sha256: String, reason: String, actor: String) async throws -> [String]
     func authenticate(token: String) async throws -> Catalog.User?
-    func apply(_ transition: Catalog.Transition, package id: String, version: String, by user: Catalog.User, required: Int, signature: String?) async throws -> Catalog.TransitionOutcome
+    func apply(_ transition: Catalog.Transition, package id: String, version: String, by user: Catalog.User, required: Int, signature: String?, reason: String?) async throws -> Catalog.TransitionOutcome
     func setScan(package id: String, version: String, status: Catalog.ScanStatus, detail: String) async throws
     func recordRescan(package id: String, version: String, status: Catalog.ScanStatus, detail: String, actor: String) async throws
     func state(package id: String, version: String) async throws -> Catalog.VersionState?
@@ -64,9 +64,9 @@ public struct GRDBCatalogStore: CatalogStore {
         return try await offload { try catalog.authenticate(token: token) }
     }
 
-    public func apply(_ transition: Catalog.Transition, package id: String, version: String, by user: Catalog.User, required: Int, signature: String?) async throws -> Catalog.TransitionOutcome {
+    public func apply(_ transition: Catalog.Transition, package id: String, version: String, by user: Catalog.User, required: Int, signature: String?, reason: String?) async throws -> Catalog.TransitionOutcome {
         let catalog = self.catalog
-        return try await offload { try catalog.apply(transition, package: id, version: version, by: user, required: required, signature: signature) }
+        return try await offload { try catalog.apply(transition, package: id, version: version, by: user, required: required, signature: signature, reason: reason) }
     }
 
     public func setScan(package id: String, version: String, status: Catalog.ScanStatus, detail: String) async throws {
@@ -155,5 +155,12 @@ public struct GRDBCatalogStore: CatalogStore {
     public func audit(actor: String, action: Catalog.AuditAction, id: String?, version: String?, sha256: String?, detail: String) async throws {
         let catalog = self.catalog
         return try await offload { try catalog.audit(actor: actor, action: action, id: id, version: version, sha256: sha256, detail: detail) }
+    }
+}
+
+extension CatalogStore {
+    /// A transition without a reason (start, approve, push).
+    public func apply(_ transition: Catalog.Transition, package id: String, version: String, by user: Catalog.User, required: Int, signature: String?) async throws -> Catalog.TransitionOutcome {
+        try await apply(transition, package: id, version: version, by: user, required: required, signature: signature, reason: nil)
     }
 }

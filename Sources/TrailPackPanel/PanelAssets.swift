@@ -45,6 +45,10 @@ enum PanelAssets {
         :focus-visible { outline: 3px solid #0b5ed7; outline-offset: 2px; }
         .tp-map { height: 28rem; border: 1px solid #6c757d; }
         .tp-map.tp-drawing { cursor: crosshair; }
+        .tp-prewrap { white-space: pre-wrap; }
+        .tp-review-image { max-height: 24rem; }
+        .tp-changes del { color: #842029; background: #f8d7da; }
+        .tp-changes ins { color: #0f5132; background: #d1e7dd; text-decoration: none; }
         .tp-grid-label { font: 12px/1.2 system-ui, sans-serif; color: #212529; background: rgba(255,255,255,.85); padding: 0 2px; white-space: nowrap; }
         .tp-stop-label { font: bold 13px/1 system-ui, sans-serif; color: #fff; background: #0b5ed7; border: 2px solid #fff; border-radius: 50%; width: 26px !important; height: 26px !important; display: flex; align-items: center; justify-content: center; }
         .tp-preview { max-width: 100%; max-height: 16rem; }
@@ -119,7 +123,7 @@ enum PanelAssets {
             var framed = [south, west, north, east].every(isFinite);
             if (framed) { map.fitBounds([[south, west], [north, east]]); } else { map.setView([44.4, -122.1], 9); }
             var frameBox = null;
-            if (framed && element.hasAttribute("data-editor")) {
+            if (framed && (element.hasAttribute("data-editor") || element.hasAttribute("data-review"))) {
               frameBox = L.rectangle([[south, west], [north, east]], { color: "#198754", weight: 2, fill: false, interactive: false }).addTo(map);
             }
             var stops = [];
@@ -129,6 +133,10 @@ enum PanelAssets {
                 draggable: element.hasAttribute("data-editor"), title: stop.n + ". " + stop.name, alt: "Stop " + stop.n + ": " + stop.name,
                 icon: L.divIcon({ className: "tp-stop-label", html: String(stop.n), iconSize: [26, 26], iconAnchor: [13, 13] })
               }).addTo(map);
+              if (isFinite(stop.oldLat) && isFinite(stop.oldLon)) {
+                L.polyline([[stop.oldLat, stop.oldLon], [stop.lat, stop.lon]], { color: "#6c757d", dashArray: "6 6", interactive: false }).addTo(map);
+                L.circleMarker([stop.oldLat, stop.oldLon], { radius: 6, color: "#6c757d", interactive: false }).addTo(map);
+              }
               marker.on("dragend", function () {
                 var p = marker.getLatLng();
                 post(stop.action, { latitude: p.lat.toFixed(6), longitude: p.lng.toFixed(6) }, element);

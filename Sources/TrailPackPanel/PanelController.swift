@@ -102,6 +102,7 @@ public struct PanelController: Sendable {
         }
         guarded.post("/drafts/:site/:tour/build") { request, context in await draftRoute(request, context) { try await build($0, $1, request: request) } }
         guarded.post("/drafts/:site/:tour/review") { request, context in await draftRoute(request, context) { try await requestReview($0, $1, request: request) } }
+        addReviewRoutes(panel: panel, guarded: guarded)
     }
 
     // MARK: signing in
@@ -111,6 +112,8 @@ public struct PanelController: Sendable {
         var session: PanelSessions.Session
         var user: Catalog.User
         var sites: [(id: String, name: String)]
+        /// Versions waiting for this reviewer (the badge on every page).
+        var reviewCount = 0
         var canEdit: Bool { user.role != .reviewer }
     }
 
@@ -122,7 +125,11 @@ public struct PanelController: Sendable {
             return nil
         }
         let sites = try await server.blocking { try $0.catalog.workableSites(for: user) }
-        return Visitor(session: session, user: user, sites: sites)
+        var visitor = Visitor(session: session, user: user, sites: sites)
+        if user.role != .publisher {
+            visitor.reviewCount = try await server.blocking { try $0.catalog.reviewQueue(statuses: [.pending]).filter { !$0.approvals.contains { $0.reviewer == user.name } && $0.uploadedBy != user.name }.count }
+        }
+        return visitor
     }
 
     /// Runs `body` for a signed-in visitor; otherwise sends them to the sign-in page. Errors become pages.
@@ -202,7 +209,7 @@ public struct PanelController: Sendable {
             object["tileAttribution"] = configuration.tileAttribution ?? ""
         }
         if let visitor {
-            object["user"] = ["name": visitor.user.name, "role": visitor.user.role.rawValue]
+            object["user"] = ["name": visitor.user.name, "role": visitor.user.role.rawValue, "reviewCount": visitor.reviewCount > 0 ? visitor.reviewCount : false] as [String: Any]
             object["csrf"] = visitor.session.csrfToken
         }
         object.merge(values) { _, new in new }

@@ -22,6 +22,7 @@ enum PanelPages {
         <nav class="container" aria-label="Panel">
         <a class="navbar-brand" href="/">TrailPack control panel</a>
         {{#user}}
+        <a class="btn btn-outline-light btn-sm ms-auto me-2" href="/reviews">Reviews{{#reviewCount}} <span class="badge text-bg-warning" aria-label="{{reviewCount}} waiting">{{reviewCount}}</span>{{/reviewCount}}</a>
         <form method="post" action="/logout" class="d-flex align-items-center gap-2 mb-0">
         <span class="text-light small">Signed in as {{name}} ({{role}})</span>
         <input type="hidden" name="_csrf" value="{{csrf}}">
@@ -334,9 +335,166 @@ enum PanelPages {
         """#
 
     /// The templates, parsed once (a template error is the program's own bug, found by the tests).
+    static let reviews = #"""
+        {{<layout}}
+        {{$content}}
+        <p><a href="/">All tours</a></p>
+        {{#hasRows}}
+        <table class="table table-sm align-middle">
+        <caption class="visually-hidden">Versions waiting for review</caption>
+        <thead><tr><th scope="col">Tour</th><th scope="col">Version</th><th scope="col">Site</th><th scope="col">Publisher</th><th scope="col">Waiting since</th><th scope="col">Approvals</th><th scope="col">Malware scan</th>{{#isPublisher}}<th scope="col">State</th>{{/isPublisher}}</tr></thead>
+        <tbody>
+        {{#rows}}<tr><td><a href="{{link}}">{{name}}</a></td><td>{{version}}</td><td>{{site}}</td><td>{{publisher}}</td><td>{{since}}</td><td>{{approvals}} of {{required}}{{#mine}} (you approved){{/mine}}</td><td>{{scan}}</td>{{#isPublisher}}<td>{{status}}</td>{{/isPublisher}}</tr>{{/rows}}
+        </tbody>
+        </table>
+        {{/hasRows}}
+        {{^hasRows}}<p>Nothing is waiting for review.</p>{{/hasRows}}
+        {{/content}}
+        {{/layout}}
+        """#
+
+    static let review = #"""
+        {{<layout}}
+        {{$content}}
+        <p><a href="/reviews">Waiting for review</a> · <a href="{{history}}">All versions of this tour</a></p>
+        {{#notice}}<div class="alert alert-success" role="status">{{notice}}</div>{{/notice}}
+        {{#denial}}<div class="alert alert-warning" id="denial"><strong>Denied by {{by}}</strong> ({{at}}): {{detail}}</div>{{/denial}}
+        <dl class="row">
+        <dt class="col-sm-3">State</dt><dd class="col-sm-9" id="version-status">{{status}}</dd>
+        <dt class="col-sm-3">Approvals</dt><dd class="col-sm-9" id="approval-count">{{approvalCount}} of {{required}}{{#approvals}} · {{reviewer}} ({{at}}{{#signed}}, signed{{/signed}}){{/approvals}}</dd>
+        <dt class="col-sm-3">Publisher</dt><dd class="col-sm-9">{{publisher}}, uploaded {{uploaded}}</dd>
+        <dt class="col-sm-3">Site</dt><dd class="col-sm-9">{{site}}</dd>
+        <dt class="col-sm-3">Malware scan</dt><dd class="col-sm-9">{{scan}}</dd>
+        <dt class="col-sm-3">Package</dt><dd class="col-sm-9">{{fileName}}, {{size}}; SHA-256 <code id="review-sha256">{{sha256}}</code></dd>
+        <dt class="col-sm-3">Verifier</dt><dd class="col-sm-9">{{#verified}}the package verifies{{/verified}}{{^verified}}<strong>the package does not verify</strong>{{/verified}}</dd>
+        </dl>
+        {{#hasReport}}<section aria-labelledby="report-heading"><h2 id="report-heading" class="h5">The verifier's report</h2><ul>{{#findings}}<li><span class="badge text-bg-secondary">{{severity}}</span> <code>{{code}}</code> {{file}}: {{message}}</li>{{/findings}}</ul></section>{{/hasReport}}
+
+        <section aria-labelledby="changes-heading" class="mb-4" id="changes">
+        <h2 id="changes-heading" class="h4">What changed</h2>
+        {{#diff}}
+        {{#firstRelease}}<p>This is the tour's first release: there is no earlier version to compare with.</p>{{/firstRelease}}
+        {{^firstRelease}}
+        {{^hasChanges}}<p>Nothing changed since version {{against}} but the version number.</p>{{/hasChanges}}
+        {{#hasChanges}}<p>Since version {{against}} ({{count}} change(s)):</p>
+        <ul class="tp-changes">
+        {{#tour}}<li>Tour {{field}}: {{#hasWords}}{{#words}}{{#same}}{{text}}{{/same}}{{#removed}}<del>{{text}}</del>{{/removed}}{{#added}}<ins>{{text}}</ins>{{/added}} {{/words}}{{/hasWords}}{{^hasWords}}'{{old}}' → '{{new}}'{{/hasWords}}</li>{{/tour}}
+        {{#stops}}<li class="tp-change-{{kind}}"><strong>{{title}}</strong>{{#hasLines}}<ul>{{#lines}}<li>{{.}}</li>{{/lines}}</ul>{{/hasLines}}{{#hasWords}}<p class="mb-1">Description: {{#words}}{{#same}}{{text}}{{/same}}{{#removed}}<del>{{text}}</del>{{/removed}}{{#added}}<ins>{{text}}</ins>{{/added}} {{/words}}</p>{{/hasWords}}</li>{{/stops}}
+        {{#other}}<li>{{.}}</li>{{/other}}
+        </ul>{{/hasChanges}}
+        {{/firstRelease}}
+        {{/diff}}
+        </section>
+
+        <section aria-labelledby="map-heading" class="mb-4">
+        <h2 id="map-heading" class="h4">Map</h2>
+        <p class="small" id="review-map-help">Every stop of this version, numbered; a dashed line leads from where a moved stop was to where it is now. The rectangle is the map frame.</p>
+        <div class="tp-map" id="review-map" data-tp-map data-review role="region" aria-label="Map of this version's stops" aria-describedby="review-map-help"
+             data-tile-url="{{tileURL}}" data-tile-attribution="{{tileAttribution}}" data-stops="{{mapStops}}"
+             {{#frame}}data-south="{{south}}" data-west="{{west}}" data-north="{{north}}" data-east="{{east}}"{{/frame}}></div>
+        </section>
+
+        <section aria-labelledby="stops-heading" class="mb-4">
+        <h2 id="stops-heading" class="h4">Stops and their media</h2>
+        {{#stops}}
+        <article class="card mb-3" id="review-stop-{{number}}" aria-labelledby="review-stop-{{number}}-name">
+        <div class="card-body">
+        <h3 class="h5" id="review-stop-{{number}}-name">{{number}}. {{name}} {{#added}}<span class="badge text-bg-success">new</span>{{/added}}{{^added}}{{#changed}}<span class="badge text-bg-info">changed</span>{{/changed}}{{/added}}</h3>
+        <p class="small text-body-secondary">{{latitude}}, {{longitude}}</p>
+        <p class="tp-prewrap">{{description}}</p>
+        {{#hasWaiver}}<div class="alert alert-warning"><strong>Accessibility waiver:</strong> {{waiver}}</div>{{/hasWaiver}}
+        {{#assets}}
+        <figure class="mb-3">
+        {{#isImage}}<img src="{{url}}" alt="{{alt}}" class="img-fluid tp-review-image">{{/isImage}}
+        {{#isAudio}}<audio controls preload="metadata" src="{{url}}" class="w-100" aria-label="{{path}}"></audio>{{/isAudio}}
+        {{#isVideo}}<video controls preload="metadata" src="{{url}}" class="w-100" aria-label="{{path}}">{{#captions}}<track kind="captions" src="{{captions}}" srclang="en" label="Captions" default>{{/captions}}</video>{{/isVideo}}
+        {{#isOther}}<a href="{{url}}">{{path}}</a>{{/isOther}}
+        <figcaption class="small">{{path}} ({{size}}){{#title}} — {{title}}{{/title}}
+        {{#alt}}<br>Alt text: {{alt}}{{/alt}}{{#transcript}}<br>Transcript: {{transcript}}{{/transcript}}{{#missingText}}<br><strong>No alt text, transcript or captions</strong>{{/missingText}}</figcaption>
+        </figure>
+        {{/assets}}
+        </div>
+        </article>
+        {{/stops}}
+        </section>
+
+        <section aria-labelledby="decision-heading" class="mb-4">
+        <h2 id="decision-heading" class="h4">Decision</h2>
+        {{#canApprove}}
+        <form method="post" action="{{action}}/approve" class="mb-3" id="approve-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label class="form-label" for="signature">Your signature (optional): the whole .minisig file, made offline with</label>
+        <pre class="small mb-1" id="sign-command">trailpack sign {{fileName}} -s YOUR-KEY.key      # the file whose SHA-256 is {{sha256}}</pre>
+        <textarea class="form-control mb-2" id="signature" name="signature" rows="4" aria-describedby="sign-command"></textarea>
+        <button class="btn btn-success" type="submit" id="approve-button">Approve version {{version}}</button>
+        </form>
+        {{/canApprove}}
+        {{#canAddSignature}}
+        <form method="post" action="{{action}}/approve" class="mb-3">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label class="form-label" for="signature">You approved this version; add your signature (the whole .minisig file):</label>
+        <textarea class="form-control mb-2" id="signature" name="signature" rows="4" required></textarea>
+        <button class="btn btn-success" type="submit">Add my signature</button>
+        </form>
+        {{/canAddSignature}}
+        {{#canJudge}}
+        <form method="post" action="{{action}}/deny" class="mb-3" id="deny-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label class="form-label" for="reason">Deny, with the reason the publisher needs to fix it</label>
+        <textarea class="form-control mb-2" id="reason" name="reason" rows="3" required></textarea>
+        <button class="btn btn-outline-danger" type="submit" id="deny-button">Deny version {{version}}</button>
+        </form>
+        {{/canJudge}}
+        {{#canRelease}}
+        <form method="post" action="{{action}}/release" class="mb-3"><input type="hidden" name="_csrf" value="{{csrf}}">
+        <button class="btn btn-primary" type="submit" id="release-button">Release version {{version}} to the phones</button></form>
+        {{/canRelease}}
+        {{#canRequest}}
+        <form method="post" action="{{action}}/request" class="mb-3"><input type="hidden" name="_csrf" value="{{csrf}}">
+        <button class="btn btn-primary" type="submit" id="request-button">Request review of version {{version}}</button></form>
+        {{/canRequest}}
+        {{#canWithdraw}}
+        <form method="post" action="{{action}}/withdraw" class="mb-3"><input type="hidden" name="_csrf" value="{{csrf}}">
+        <label class="form-label" for="withdraw-reason">Withdraw from the phones' list, because</label>
+        <textarea class="form-control mb-2" id="withdraw-reason" name="reason" rows="2" required></textarea>
+        <button class="btn btn-outline-danger" type="submit" id="withdraw-button">Withdraw version {{version}}</button></form>
+        {{/canWithdraw}}
+        {{^canApprove}}{{^canAddSignature}}{{^canJudge}}{{^canRelease}}{{^canRequest}}{{^canWithdraw}}<p>Nothing for you to decide on this version now.</p>{{/canWithdraw}}{{/canRequest}}{{/canRelease}}{{/canJudge}}{{/canAddSignature}}{{/canApprove}}
+        </section>
+        {{/content}}
+        {{/layout}}
+        """#
+
+    static let history = #"""
+        {{<layout}}
+        {{$content}}
+        <p><a href="/reviews">Waiting for review</a></p>
+        <section aria-labelledby="versions-heading" class="mb-4">
+        <h2 id="versions-heading" class="h4">Versions</h2>
+        <table class="table table-sm align-middle">
+        <caption class="visually-hidden">Versions of {{id}}</caption>
+        <thead><tr><th scope="col">Version</th><th scope="col">State</th><th scope="col">Uploaded</th><th scope="col">Approved by</th><th scope="col">Package</th></tr></thead>
+        <tbody>
+        {{#rows}}<tr><td><a href="{{link}}">{{version}}</a></td><td>{{status}}</td><td>{{uploaded}} by {{publisher}}</td>
+        <td>{{#approvals}}{{reviewer}} ({{at}}{{#signed}}, signed{{/signed}}) {{/approvals}}</td>
+        <td><code title="SHA-256">{{sha256}}</code> {{size}}{{#released}} · <a href="{{download}}">download</a> · <a href="{{signatures}}">signatures</a>{{/released}}</td></tr>{{/rows}}
+        </tbody>
+        </table>
+        </section>
+        <section aria-labelledby="timeline-heading">
+        <h2 id="timeline-heading" class="h4">What happened, newest first</h2>
+        <ol class="list-unstyled" reversed>
+        {{#timeline}}<li class="mb-1"><span class="text-body-secondary">{{at}}</span> · <strong>{{actor}}</strong> {{action}}{{#version}} {{version}}{{/version}}{{#detail}}: {{detail}}{{/detail}}</li>{{/timeline}}
+        </ol>
+        </section>
+        {{/content}}
+        {{/layout}}
+        """#
+
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()
-        for (name, text) in [("layout", layout), ("findings", findings), ("login", login), ("home", home), ("editor", editor), ("stop", stop), ("built", built), ("error", error)] {
+        for (name, text) in [("layout", layout), ("findings", findings), ("login", login), ("home", home), ("editor", editor), ("stop", stop), ("built", built), ("error", error),
+                             ("reviews", reviews), ("review", review), ("history", history)] {
             try library.register(MustacheTemplate(string: text), named: name)
         }
         return library

@@ -11,8 +11,10 @@ import TrailPackVerifier
 /// The publishing workflow under `/v1/admin` (every route needs a token; each checks its role):
 /// uploads through `PackageIntake`, a version's state, the transitions (start, approve with an
 /// optional signature, deny, push, withdraw, rescan), confirmations and the audit log.
-struct PublishingController {
-    let server: TrailPackServer
+public struct PublishingController: Sendable {
+    public let server: TrailPackServer
+
+    public init(server: TrailPackServer) { self.server = server }
 
     func addRoutes(to routes: Routes) {
         routes.post("/packages") { request, context in try await upload(request, context) }
@@ -154,8 +156,19 @@ extension PublishingController {
                 signature = text
             }
         }
+        // A denial or a withdrawal may say why: {"reason": "…"} (shown to the publisher, audited).
+        var reason: String?
+        if transition == .deny || transition == .withdraw {
+            var body = try await request.body.collect(upTo: 16 << 10)
+            if body.readableBytes > 0, let bytes = body.readBytes(length: body.readableBytes) {
+                guard let doc = try? JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 16 << 10)).value, case .string(let text)? = doc["reason"] else {
+                    throw ServerError.badRequest("send no body, or {\"reason\": \"why, for the publisher\"}")
+                }
+                reason = text
+            }
+        }
         let required = server.configuration.approvals, chosen = signature
-        switch try await catalog.apply(transition, package: id, version: version, by: user, required: required, signature: chosen) {
+        switch try await catalog.apply(transition, package: id, version: version, by: user, required: required, signature: chosen, reason: reason) {
         case .notFound: throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         case .forbidden(let why): throw ServerError(.forbidden, "forbidden", why)
         case .illegal(let current, let why): throw ServerError(.conflict, "illegal-transition", "cannot \(action): \(why) (current state: \(current))")
@@ -177,7 +190,7 @@ extension PublishingController {
     }
 
     /// An approval's signature must be the reviewer's registered key's valid signature of exactly these bytes.
-    func checkApprovalSignature(_ text: String, package id: String, version: String, user: Catalog.User) throws {
+    public func checkApprovalSignature(_ text: String, package id: String, version: String, user: Catalog.User) throws {
         guard let keyText = user.publicKey, let key = try? Minisign.PublicKey(fileText: keyText) else {
             throw ServerError(.unprocessableContent, "no-public-key", "'\(user.name)' has no public key registered; add one with 'trailpack admin user add --public-key'")
         }

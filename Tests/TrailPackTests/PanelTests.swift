@@ -182,23 +182,27 @@ struct PanelBrowserTests {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
             for arguments in [["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
-                              ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data]] {
+                              ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
+                              ["admin", "user", "add", "rita", "--role", "reviewer", "--data", data]] {
                 let result = try Support.trailpack(arguments)
                 #expect(result.status == 0, "\(arguments): \(result.stderr)")
             }
             try "correct horse battery staple\n".write(toFile: dir + "/password", atomically: true, encoding: .utf8)
             #expect(try Support.trailpack(["admin", "user", "password", "ranger", "--password-file", dir + "/password", "--data", data]).status == 0)
+            try "a reviewer's long password\n".write(toFile: dir + "/reviewer-password", atomically: true, encoding: .utf8)
+            #expect(try Support.trailpack(["admin", "user", "password", "rita", "--password-file", dir + "/reviewer-password", "--data", data]).status == 0)
             let server = try ServerEndToEndTests.launch(["--data", data, "--approvals", "1", "--no-malware-scan"])
             defer { server.stop() }
             let shots = Support.root + "/out/screenshots/walkthrough"
             try? FileManager.default.removeItem(atPath: shots)
             let santiam = Support.fixture("santiam-wagon-road")
             let result = try Support.run(Self.python, [Support.root + "/scripts/panel-walkthrough.py", server.base, shots, "ranger", "correct horse battery staple",
-                                                       santiam + "/waypoints/01-sweet-home/view.png", santiam + "/waypoints/04-house-rock/birdsong.wav", dir + "/folder.zip"])
+                                                       santiam + "/waypoints/01-sweet-home/view.png", santiam + "/waypoints/04-house-rock/birdsong.wav", dir + "/folder.zip",
+                                                       "rita", "a reviewer's long password"])
             #expect(result.status == 0, "panel-walkthrough.py exited \(result.status): \(result.stderr)")
             let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String] ?? [:]
             let sha = try #require(summary["sha256"], "no package was built: \(result.stdout)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 10)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 14)
             // The package the panel built and stored verifies, as a phone would check it.
             let blob = data + "/blobs/" + sha.prefix(2) + "/" + sha + ".zip"
             let verify = try Support.trailpack(["verify", blob])

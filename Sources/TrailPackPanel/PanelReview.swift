@@ -1,0 +1,348 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TrailPackCatalog
+import TrailPackCore
+import TrailPackDiff
+import TrailPackServer
+import TrailPackVerifier
+
+/// Part 2 of the panel: reviewers see the versions waiting for them, review the uploaded package
+/// itself (never the draft: they approve bytes) with what changed since the last release, and
+/// approve (optionally signed) or deny with a reason; the publisher releases; an admin withdraws.
+/// Every decision goes through the catalog's one transition function, as the API's do.
+extension PanelController {
+    func addReviewRoutes(panel: RouterGroup<AppRequestContext>, guarded: RouterGroup<AppRequestContext>) {
+        panel.get("/reviews") { request, context in await signedIn(request, context) { try await reviewQueue($0) } }
+        panel.get("/packages/:id") { request, context in await signedIn(request, context) { try await history($0, id: try context.parameters.require("id")) } }
+        panel.get("/packages/:id/versions/:version") { request, context in
+            await signedIn(request, context) { try await reviewPage($0, id: try context.parameters.require("id"), version: try context.parameters.require("version"), request: request) }
+        }
+        panel.get("/packages/:id/versions/:version/asset") { request, context in
+            await signedIn(request, context) {
+                try await packageAsset($0, id: try context.parameters.require("id"), version: try context.parameters.require("version"), request: request)
+            }
+        }
+        guarded.post("/packages/:id/versions/:version/:action") { request, context in
+            await signedIn(request, context) {
+                try await decide($0, id: try context.parameters.require("id"), version: try context.parameters.require("version"),
+                                 action: try context.parameters.require("action"), request: request)
+            }
+        }
+    }
+
+    /// The versions a visitor may see: reviewers and admins every one; a publisher those of their sites.
+    func mayView(_ visitor: Visitor, site: String) -> Bool {
+        visitor.user.role != .publisher || visitor.sites.contains { $0.id == site }
+    }
+
+    func record(_ visitor: Visitor, id: String, version: String) async throws -> Catalog.VersionRecord {
+        guard let record = try await server.blocking({ try $0.catalog.record(package: id, version: version) }), mayView(visitor, site: record.summary.site) else {
+            throw PanelError(status: .notFound, message: "there is no version \(version) of '\(id)' you may see")
+        }
+        return record
+    }
+
+    // MARK: the queue
+
+    func reviewQueue(_ visitor: Visitor) async throws -> Response {
+        let statuses: [Catalog.PublishStatus] = visitor.user.role == .publisher ? [.draft, .pending, .ready] : [.pending]
+        let records = try await server.blocking { try $0.catalog.reviewQueue(statuses: statuses) }.filter { mayView(visitor, site: $0.summary.site) }
+        let required = server.configuration.approvals
+        let rows: [[String: Any]] = records.map { r in
+            [
+                "name": r.summary.name, "site": r.summary.site, "version": r.summary.version, "publisher": r.uploadedBy, "since": Self.shortTime(r.createdAt),
+                "approvals": r.approvals.count, "required": required, "scan": Self.scanWords(r.scanStatus, r.scanDetail), "status": r.summary.status.rawValue,
+                "link": Self.versionPath(r.summary.id, r.summary.version),
+                "mine": r.approvals.contains { $0.reviewer == visitor.user.name },
+            ]
+        }
+        return try page("reviews", title: visitor.user.role == .publisher ? "Your versions in review" : "Waiting for review", visitor: visitor, values: [
+            "rows": rows, "hasRows": !rows.isEmpty, "isPublisher": visitor.user.role == .publisher,
+        ])
+    }
+
+    // MARK: one version
+
+    func reviewPage(_ visitor: Visitor, id: String, version: String, request: Request) async throws -> Response {
+        let record = try await record(visitor, id: id, version: version)
+        let summary = record.summary
+        let path = try server.store.path(for: BlobStore.digest(summary.sha256))
+        // The package itself: its manifest as checked by the reader, and the verifier's report.
+        let (reader, report) = try await server.blocking { _ -> (PackageReader?, VerificationReport?) in
+            (try? PackageReader(path: path), try? Verifier.verify(path: path))
+        }
+        guard let reader else { throw PanelError(status: .unprocessableContent, message: "the stored package of version \(version) cannot be read: its file is damaged; an admin runs 'trailpack admin scrub'") }
+        let manifest = reader.manifest
+        // What changed since the newest released version (other than this one).
+        let older = try await server.blocking { catalog in
+            try catalog.catalog.versions(package: id).first { $0.version != summary.version }.flatMap { try catalog.catalog.version(package: id, version: $0.version, releasedOnly: true) }
+        }
+        let oldManifest = older.flatMap { ManifestReader.read(Array($0.manifest.utf8)).manifest }
+        let diff = PackageDiff(old: oldManifest, new: manifest, oldPackage: older.map { ($0.0.sha256, $0.0.size) }, newPackage: (summary.sha256, summary.size))
+        let audit = try await server.blocking { try $0.catalog.auditLog(package: id) }.filter { $0.version == version }
+        let denial = audit.last { $0.action.hasPrefix("deny") && !$0.action.contains("refused") }
+        let required = server.configuration.approvals
+        let isUploader = visitor.user.name == record.uploadedBy
+        let status = summary.status
+        let canJudge = (visitor.user.role == .reviewer || visitor.user.role == .admin) && !isUploader && (status == .pending || status == .ready)
+        let alreadyApproved = record.approvals.contains { $0.reviewer == visitor.user.name }
+        let assetBase = Self.versionPath(id, version) + "/asset?path="
+        var values: [String: Any] = [
+            "id": id, "version": version, "name": summary.name, "site": summary.site, "status": status.rawValue, "publisher": record.uploadedBy,
+            "uploaded": Self.shortTime(record.createdAt), "sha256": summary.sha256, "size": Self.size(summary.size), "bytes": summary.size,
+            "scan": Self.scanWords(record.scanStatus, record.scanDetail), "scanHeld": record.scanStatus == .held,
+            "approvalCount": record.approvals.count, "required": required,
+            "approvals": record.approvals.map { ["reviewer": $0.reviewer, "at": Self.shortTime($0.at), "signed": $0.signed] },
+            "action": Self.versionPath(id, version), "history": "/packages/\(Self.pathSegment(id))",
+            "canJudge": canJudge, "canAddSignature": canJudge && alreadyApproved, "canApprove": canJudge && !alreadyApproved,
+            "canRelease": isUploader && status == .ready && record.scanStatus.releasable,
+            "canRequest": (isUploader || visitor.user.role == .admin) && status == .draft,
+            "canWithdraw": visitor.user.role == .admin && status == .released,
+            "fileName": "\(id)-\(summary.version).zip",
+            "findings": (report?.findings ?? []).map { ["severity": $0.severity.rawValue, "code": $0.code.rawValue, "message": $0.message, "file": $0.file ?? ""] },
+            "verified": report.map { !$0.findings.hasErrors } ?? false,
+            "hasReport": !(report?.findings ?? []).isEmpty,
+        ]
+        if let denial { values["denial"] = ["by": denial.actor, "at": Self.shortTime(denial.at), "detail": denial.detail] }
+        if let notice = await notice(visitor, request) { values["notice"] = notice }
+        values["diff"] = Self.diffValues(diff)
+        values["stops"] = manifest.waypoints.enumerated().map { n, waypoint -> [String: Any] in
+            let change = diff.stops.first { $0.slug == waypoint.slug && $0.kind != .removed }
+            return [
+                "number": n + 1, "name": waypoint.name, "description": waypoint.description,
+                "latitude": PanelController.degrees(waypoint.coordinate.latitude), "longitude": PanelController.degrees(waypoint.coordinate.longitude),
+                "waiver": waypoint.accessibilityWaiver ?? false, "hasWaiver": waypoint.accessibilityWaiver != nil,
+                "changed": change != nil, "added": change?.kind == .added,
+                "assets": waypoint.assets.map { asset -> [String: Any] in
+                    let url = assetBase + (asset.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+                    let captions = asset.captions.map { assetBase + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
+                    return [
+                        "path": asset.path, "url": url, "title": asset.title ?? "", "size": Self.size(asset.size),
+                        "isImage": asset.kind == .image, "isAudio": asset.kind == .audio, "isVideo": asset.kind == .video,
+                        "isOther": ![.image, .audio, .video].contains(asset.kind),
+                        "alt": asset.alt ?? false, "transcript": asset.transcript ?? false, "captions": captions ?? false,
+                        "missingText": (asset.kind == .image && asset.alt == nil) || (asset.kind == .audio && asset.transcript == nil)
+                            || (asset.kind == .video && asset.captions == nil),
+                    ]
+                },
+            ]
+        }
+        // The map: every stop now, and where the moved ones were.
+        let points: [JSONValue] = manifest.waypoints.enumerated().map { n, waypoint in
+            var members = [JSONMember("n", .number(JSONNumber(Int64(n + 1)))), JSONMember("name", .string(waypoint.name)),
+                           JSONMember("lat", .number(JSONNumber(waypoint.coordinate.latitude))), JSONMember("lon", .number(JSONNumber(waypoint.coordinate.longitude)))]
+            if let moved = diff.stops.first(where: { $0.slug == waypoint.slug && $0.movedMetres != nil }), let old = moved.oldCoordinate {
+                members += [JSONMember("oldLat", .number(JSONNumber(old.latitude))), JSONMember("oldLon", .number(JSONNumber(old.longitude)))]
+            }
+            return .object(members)
+        }
+        values["mapStops"] = JSONWriter.string(.array(points), pretty: false)
+        let frame = manifest.bounds
+        values["frame"] = ["south": Self.degrees(frame.southwest.latitude), "west": Self.degrees(frame.southwest.longitude),
+                           "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude)]
+        return try page("review", title: "\(summary.name) \(summary.version)", visitor: visitor, map: true, values: values)
+    }
+
+    static func versionPath(_ id: String, _ version: String) -> String { "/packages/\(pathSegment(id))/versions/\(pathSegment(version))" }
+
+    static func shortTime(_ iso: String) -> String {
+        // "2026-11-24T14:20:09Z" → "2026-11-24 14:20 UTC"
+        guard iso.count >= 16 else { return iso }
+        return iso.prefix(10) + " " + iso.dropFirst(11).prefix(5) + " UTC"
+    }
+
+    static func scanWords(_ status: Catalog.ScanStatus, _ detail: String) -> String {
+        detail.isEmpty ? status.rawValue : "\(status.rawValue): \(detail)"
+    }
+
+    /// The diff as the review page shows it: one entry per change, in words, with word-level text changes.
+    static func diffValues(_ diff: PackageDiff) -> [String: Any] {
+        func words(_ w: WordDiff?) -> [[String: Any]] {
+            (w?.runs ?? []).map { ["text": $0.text, "same": $0.kind == .same, "added": $0.kind == .added, "removed": $0.kind == .removed] }
+        }
+        func assetLine(_ a: PackageDiff.AssetChange) -> String {
+            switch a.kind {
+            case .added: return "file \(a.file) added (\(size(a.newSize ?? 0)))"
+            case .removed: return "file \(a.file) removed"
+            case .changed: return "file \(a.file) replaced (\(size(a.oldSize ?? 0)) → \(size(a.newSize ?? 0)), SHA-256 \(String((a.oldSHA256 ?? "").prefix(12)))… → \(String((a.newSHA256 ?? "").prefix(12)))…)"
+            case .retitled: return "file \(a.file) retitled: '\(a.oldTitle ?? "")' → '\(a.newTitle ?? "")'"
+            }
+        }
+        var stops: [[String: Any]] = []
+        for change in diff.stops {
+            var lines: [String] = []
+            if let old = change.oldName, old != change.name { lines.append("renamed from '\(old)'") }
+            if let metres = change.movedMetres { lines.append("moved \(metres < 1000 ? String(format: "%.0f m", metres) : String(format: "%.2f km", metres / 1000))") }
+            if change.kind == .changed, let from = change.oldPosition, let to = change.newPosition, from != to { lines.append("now stop \(to + 1) (was \(from + 1))") }
+            for p in change.properties { lines.append("detail '\(p.key)': \(p.old ?? "(none)") → \(p.new ?? "(none)")") }
+            lines += change.assets.map(assetLine)
+            let title: String
+            switch change.kind {
+            case .added: title = "Added: \(change.name)" + (change.newPosition.map { " (stop \($0 + 1))" } ?? "")
+            case .removed: title = "Removed: \(change.name)"
+            case .changed: title = "Changed: \(change.name)"
+            }
+            stops.append(["title": title, "lines": lines, "hasLines": !lines.isEmpty, "words": words(change.description), "hasWords": change.description != nil, "kind": change.kind.rawValue])
+        }
+        let tour: [[String: Any]] = diff.tour.map { ["field": $0.field, "old": $0.old, "new": $0.new, "words": words($0.words), "hasWords": $0.words != nil] }
+        var other: [String] = diff.maps.map(assetLine)
+        if diff.oldFrame != nil, diff.oldFrame != diff.newFrame { other.append("the map frame changed") }
+        if let change = diff.sizeChange, change != 0 { other.append("the package is \(size(abs(change))) \(change > 0 ? "larger" : "smaller")") }
+        return [
+            "firstRelease": diff.firstRelease, "against": diff.old?.version ?? "", "hasChanges": diff.hasChanges,
+            "stops": stops, "tour": tour, "other": other, "hasOther": !other.isEmpty, "count": stops.count + tour.count + other.count,
+        ]
+    }
+
+    // MARK: the package's files, streamed out of it
+
+    /// One asset of the stored package, read through `PackageReader.openAsset` (checked against the
+    /// manifest as it streams) with HTTP Range, so a video can be sought in the browser.
+    func packageAsset(_ visitor: Visitor, id: String, version: String, request: Request) async throws -> Response {
+        let record = try await record(visitor, id: id, version: version)
+        let assetPath = request.uri.queryParameters.get("path") ?? ""
+        let blob = try server.store.path(for: BlobStore.digest(record.summary.sha256))
+        let reader: PackageReader
+        do { reader = try PackageReader(path: blob) } catch { throw PanelError(status: .unprocessableContent, message: "the stored package cannot be read: \(error)") }
+        let asset: Asset
+        do { asset = try reader.asset(assetPath) } catch { throw PanelError(status: .notFound, message: "\(error)") }
+        let total = asset.size
+        var start: Int64 = 0, end = total - 1
+        var status: HTTPResponse.Status = .ok
+        var headers: HTTPFields = [.contentType: asset.mediaType, .acceptRanges: "bytes", .cacheControl: "private, no-store", .eTag: "\"\(asset.sha256)\""]
+        if let range = request.headers[.range], total > 0 {
+            guard let (a, b) = Self.byteRange(range, size: total) else {
+                return Response(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */\(total)"])
+            }
+            (start, end, status) = (a, b, .partialContent)
+            headers[.contentRange] = "bytes \(a)-\(b)/\(total)"
+        }
+        headers[.contentLength] = String(max(0, end - start + 1))
+        if asset.kind != .image, asset.kind != .audio, asset.kind != .video || asset.mediaType == "image/svg+xml" {
+            headers[.contentDisposition] = "attachment"
+        }
+        do { _ = try reader.openAsset(assetPath) } catch { throw PanelError(status: .unprocessableContent, message: "\(error)") }
+        let wanted = end - start + 1, first = start, whole = start == 0 && end == total - 1
+        let body = ResponseBody { writer in
+            let stream = try reader.openAsset(assetPath)
+            let start = first
+            var skipped: Int64 = 0, sent: Int64 = 0
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+            defer { buffer.deallocate() }
+            while sent < wanted {
+                let n = try stream.read(into: buffer)
+                if n == 0 { break }
+                var chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+                if skipped < start {
+                    let skip = Int(min(Int64(n), start - skipped))
+                    skipped += Int64(skip)
+                    chunk = UnsafeRawBufferPointer(rebasing: chunk[skip...])
+                }
+                if chunk.isEmpty { continue }
+                let take = Int(min(Int64(chunk.count), wanted - sent))
+                try await writer.write(ByteBuffer(bytes: chunk[0..<take]))
+                sent += Int64(take)
+            }
+            // The whole asset was asked for: read to the end so its size, CRC-32 and SHA-256 are checked.
+            if whole { while try stream.read(into: buffer) > 0 {} }
+            try await writer.finish(nil)
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// A single `bytes=a-b`, `bytes=a-` or `bytes=-n` range within `size`, or nil.
+    static func byteRange(_ header: String, size: Int64) -> (Int64, Int64)? {
+        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
+        let spec = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard spec.count == 2 else { return nil }
+        if spec[0].isEmpty {
+            guard let n = Int64(spec[1]), n > 0 else { return nil }
+            return (max(0, size - n), size - 1)
+        }
+        guard let a = Int64(spec[0]), a >= 0, a < size else { return nil }
+        if spec[1].isEmpty { return (a, size - 1) }
+        guard let b = Int64(spec[1]), b >= a else { return nil }
+        return (a, min(b, size - 1))
+    }
+
+    // MARK: decisions
+
+    func decide(_ visitor: Visitor, id: String, version: String, action: String, request: Request) async throws -> Response {
+        let record = try await record(visitor, id: id, version: version)
+        let form = try await PanelForm.read(request)
+        let page = Self.versionPath(id, version)
+        var signature: String?
+        var reason: String?
+        let transition: Catalog.Transition
+        switch action {
+        case "approve":
+            transition = .approve
+            let text = form.text("signature").trimmingCharacters(in: .whitespacesAndNewlines)
+            if !text.isEmpty {
+                let user = visitor.user
+                do {
+                    try await server.blocking { try PublishingController(server: $0).checkApprovalSignature(text + "\n", package: id, version: version, user: user) }
+                } catch let error as ServerError {
+                    throw PanelError(status: .unprocessableContent, message: "the signature was not accepted: \(error.message). Sign exactly this package's file (SHA-256 \(record.summary.sha256)) with your own key, then paste the whole .minisig file")
+                }
+                signature = text + "\n"
+            }
+        case "deny":
+            transition = .deny
+            reason = form.text("reason").trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !(reason ?? "").isEmpty else {
+                throw PanelError(message: "say why the version is denied: the publisher reads the reason to fix it")
+            }
+        case "release": transition = .push
+        case "request": transition = .start
+        case "withdraw":
+            transition = .withdraw
+            reason = form.text("reason").trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !(reason ?? "").isEmpty else { throw PanelError(message: "say why the version is withdrawn (it is kept in the audit log)") }
+        default:
+            throw PanelError(status: .notFound, message: "there is no action '\(action)'; the actions are approve, deny, release, request and withdraw")
+        }
+        let outcome = try await server.catalogStore.apply(transition, package: id, version: version, by: visitor.user, required: server.configuration.approvals,
+                                                          signature: signature, reason: reason)
+        switch outcome {
+        case .notFound: throw PanelError(status: .notFound, message: "there is no version \(version) of '\(id)'")
+        case .forbidden(let why): throw PanelError(status: .forbidden, message: why)
+        case .illegal(_, let why): throw PanelError(status: .conflict, message: "not done: \(why)")
+        case .moved(_, let to, let approvals):
+            server.logger.info("panel: version \(action)", metadata: ["by": "\(visitor.user.name)", "package": "\(id)", "version": "\(version)", "now": "\(to)"])
+            let words: String = switch transition {
+            case .approve: signature == nil ? "Approved (\(approvals) of \(server.configuration.approvals)); the version is now \(to)." : "Approved with your signature (\(approvals) of \(server.configuration.approvals)); the version is now \(to)."
+            case .deny: "Denied; the version is back to draft and the publisher sees your reason."
+            case .push: "Released: the phones' list now offers version \(version)."
+            case .start: "Review requested; the version is now \(to)."
+            case .withdraw: "Withdrawn: the phones' list no longer offers version \(version)."
+            }
+            return await redirect(visitor, to: page, saying: words)
+        }
+    }
+
+    // MARK: a tour's history
+
+    func history(_ visitor: Visitor, id: String) async throws -> Response {
+        let records = try await server.blocking { try $0.catalog.history(package: id) }
+        guard let first = records.first, mayView(visitor, site: first.summary.site) else {
+            throw PanelError(status: .notFound, message: "there is no package '\(id)' you may see")
+        }
+        let audit = try await server.blocking { try $0.catalog.auditLog(package: id) }
+        let rows: [[String: Any]] = records.map { r in
+            [
+                "version": r.summary.version, "status": r.summary.status.rawValue, "uploaded": Self.shortTime(r.createdAt), "publisher": r.uploadedBy,
+                "sha256": r.summary.sha256, "size": Self.size(r.summary.size), "link": Self.versionPath(id, r.summary.version),
+                "approvals": r.approvals.map { ["reviewer": $0.reviewer, "at": Self.shortTime($0.at), "signed": $0.signed] },
+                "released": r.summary.status == .released,
+                "download": "/v1/blobs/\(r.summary.sha256).zip", "signatures": "/v1/packages/\(Self.pathSegment(id))/versions/\(Self.pathSegment(r.summary.version))/signatures",
+            ]
+        }
+        let timeline: [[String: Any]] = audit.reversed().map {
+            ["at": Self.shortTime($0.at), "actor": $0.actor, "action": $0.action, "version": $0.version ?? "", "detail": $0.detail]
+        }
+        return try page("history", title: "\(first.summary.name): versions", visitor: visitor, values: ["id": id, "rows": rows, "timeline": timeline])
+    }
+}
