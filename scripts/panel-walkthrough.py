@@ -81,7 +81,11 @@ def sign_in(r, base, user, password):
     d = r.driver
     outs = d.find_elements(By.CSS_SELECTOR, "form[action='/logout'] button")
     if outs:
-        r.submit(outs[0])
+        # axe-core leaves pages scrolled (and Bootstrap scrolls smoothly): back to the top first.
+        d.execute_script("document.documentElement.style.scrollBehavior = 'auto'; window.scrollTo(0, 0)")
+        old = d.find_element(By.TAG_NAME, "html")
+        outs[0].click()
+        r.wait_reload(old)
     d.get(base + "/login")
     d.find_element(By.ID, "name").send_keys(user)
     d.find_element(By.ID, "password").send_keys(password)

@@ -365,7 +365,7 @@ enum PanelPages {
         <dt class="col-sm-3">Publisher</dt><dd class="col-sm-9">{{publisher}}, uploaded {{uploaded}}</dd>
         <dt class="col-sm-3">Site</dt><dd class="col-sm-9">{{site}}</dd>
         <dt class="col-sm-3">Malware scan</dt><dd class="col-sm-9">{{scan}}</dd>
-        <dt class="col-sm-3">Package</dt><dd class="col-sm-9">{{fileName}}, {{size}}; SHA-256 <code id="review-sha256">{{sha256}}</code></dd>
+        <dt class="col-sm-3">Package</dt><dd class="col-sm-9"><a href="{{action}}/package.zip" id="package-download">{{fileName}}</a>, {{size}}; SHA-256 <code id="review-sha256">{{sha256}}</code></dd>
         <dt class="col-sm-3">Verifier</dt><dd class="col-sm-9">{{#verified}}the package verifies{{/verified}}{{^verified}}<strong>the package does not verify</strong>{{/verified}}</dd>
         </dl>
         {{#hasReport}}<section aria-labelledby="report-heading"><h2 id="report-heading" class="h5">The verifier's report</h2><ul>{{#findings}}<li><span class="badge text-bg-secondary">{{severity}}</span> <code>{{code}}</code> {{file}}: {{message}}</li>{{/findings}}</ul></section>{{/hasReport}}

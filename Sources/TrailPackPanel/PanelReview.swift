@@ -24,6 +24,11 @@ extension PanelController {
                 try await packageAsset($0, id: try context.parameters.require("id"), version: try context.parameters.require("version"), request: request)
             }
         }
+        panel.get("/packages/:id/versions/:version/package.zip") { request, context in
+            await signedIn(request, context) {
+                try await packageFile($0, id: try context.parameters.require("id"), version: try context.parameters.require("version"), context: context)
+            }
+        }
         guarded.post("/packages/:id/versions/:version/:action") { request, context in
             await signedIn(request, context) {
                 try await decide($0, id: try context.parameters.require("id"), version: try context.parameters.require("version"),
@@ -252,6 +257,17 @@ extension PanelController {
         return Response(status: status, headers: headers, body: body)
     }
 
+    /// The stored package itself, for a reviewer to sign offline (any version they may see, released or not).
+    func packageFile(_ visitor: Visitor, id: String, version: String, context: AppRequestContext) async throws -> Response {
+        let record = try await record(visitor, id: id, version: version)
+        let path = try server.store.path(for: BlobStore.digest(record.summary.sha256))
+        let body = try await fileIO.loadFile(path: path, context: context)
+        return Response(status: .ok, headers: [
+            .contentType: "application/zip", .contentDisposition: "attachment; filename=\"\(id)-\(record.summary.version).zip\"",
+            .cacheControl: "private, no-store", .eTag: "\"\(record.summary.sha256)\"",
+        ], body: body)
+    }
+
     /// A single `bytes=a-b`, `bytes=a-` or `bytes=-n` range within `size`, or nil.
     static func byteRange(_ header: String, size: Int64) -> (Int64, Int64)? {
         guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
@@ -279,7 +295,8 @@ extension PanelController {
         switch action {
         case "approve":
             transition = .approve
-            let text = form.text("signature").trimmingCharacters(in: .whitespacesAndNewlines)
+            // A browser sends a textarea's line breaks as CRLF; a .minisig file has LF.
+            let text = form.text("signature").replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
             if !text.isEmpty {
                 let user = visitor.user
                 do {

@@ -90,6 +90,12 @@ struct PanelReviewTests {
                 #expect(response.status == .rangeNotSatisfiable)
             }
             try await client.execute(uri: page + "/asset?path=manifest.json", method: .get, headers: reviewer.headers) { #expect($0.status == .notFound) }
+            // The package itself, to sign offline: the same bytes as uploaded.
+            let uploaded = try Support.read(dir + "/1.1.0.zip")
+            try await client.execute(uri: page + "/package.zip", method: .get, headers: reviewer.headers) { response in
+                #expect(response.status == .ok && Array(buffer: response.body) == uploaded)
+            }
+            #expect(try await PanelFlow.get(client, outsider, page + "/package.zip").0 == .notFound)
             // Kept out: another site's publisher, and a signed-out visitor.
             #expect(try await PanelFlow.get(client, outsider, page).0 == .notFound)
             #expect(try await PanelFlow.get(client, outsider, assetURL).0 == .notFound)
@@ -117,7 +123,7 @@ struct PanelReviewTests {
             let sam = PanelFlow.Visitor(cookie: "trailpack_session=\(samSession.id)", csrf: samSession.csrfToken)
             let signed = try Support.trailpack(["sign", dir + "/1.1.0.zip", "-s", dir + "/sam.key", "-o", dir + "/1.1.0.zip.minisig"])
             #expect(signed.status == 0, "\(signed.stderr)")
-            (status, _, body) = try await PanelFlow.post(client, sam, page + "/approve", [("signature", try String(contentsOfFile: dir + "/1.1.0.zip.minisig", encoding: .utf8))])
+            (status, _, body) = try await PanelFlow.post(client, sam, page + "/approve", [("signature", try String(contentsOfFile: dir + "/1.1.0.zip.minisig", encoding: .utf8).replacingOccurrences(of: "\n", with: "\r\n"))])
             #expect(status == .seeOther, "\(body)")
             html = try await PanelFlow.get(client, sam, page + "?saved=1").1
             #expect(html.contains("Approved with your signature (1 of 1)") && html.contains("ready") && html.contains("sam (") && html.contains(", signed)"))
