@@ -79,7 +79,7 @@ let package = Package(
             name: "TrailPackPanel",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackCatalog", "TrailPackServer", "TrailPackBuilder", "TrailPackArchive",
-                "TrailPackArchiveWriter", "TrailPackVerifier", "TrailPackDiff",
+                "TrailPackArchiveWriter", "TrailPackVerifier", "TrailPackDiff", "TrailPackMap",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -35,6 +35,16 @@ def cookie_get(d, url, path):
         out.write(response.read())
 
 
+def own_map_drawn(r, where):
+    """The tour's own offline map is the base layer: tiles from the panel's tile route have loaded."""
+    try:
+        WebDriverWait(r.driver, 20).until(lambda d: d.execute_script(
+            "return Array.prototype.some.call(document.querySelectorAll('img.leaflet-tile-loaded'), function (i) {"
+            " return i.src.indexOf('/tiles/') >= 0 && i.naturalWidth > 0; })"))
+    except Exception:
+        r.fail("%s does not draw the tour's offline map" % where)
+
+
 def main():
     base, shots, tp, tour_zip, new_photo, work = sys.argv[1].rstrip("/"), *sys.argv[2:7]
     publisher, reviewer1, reviewer2 = (a.split(":") for a in sys.argv[7:10])
@@ -99,11 +109,10 @@ def main():
         walk.sign_in(r, base, publisher[0], publisher[1])
         r.wait_for("#import-file")
         d.find_element(By.ID, "import-file").send_keys(tour_zip)
-        old = d.find_element(By.TAG_NAME, "html")
-        d.find_element(By.CSS_SELECTOR, "#import-form button[type=submit]").click()
-        r.wait_reload(old)
+        r.submit(d.find_element(By.CSS_SELECTOR, "#import-form button[type=submit]"))
         r.wait_for("#tour-map")
         draft = re.sub(r"[?#].*$", "", d.current_url[len(base):])
+        own_map_drawn(r, "the editor")
         # 1. Stop 2 moves about 500 m north (typed on its page).
         d.get(base + draft + "/stops/2")
         lat = d.find_element(By.ID, "stop-latitude")
@@ -141,6 +150,9 @@ def main():
             if len(changes) != 3 or kinds != ["tp-change-added", "tp-change-changed", "tp-change-changed"] \
                     or "Added: Tombstone Pass" not in text or " m" not in text or "view.png replaced" not in text:
                 r.fail("the diff does not show exactly the three changes: %s" % changes)
+            own_map_drawn(r, "the review page")
+            if "Coverage of the map frame" not in r.text():
+                r.fail("the review page does not show the map's coverage")
             played = d.execute_async_script("""
                 var done = arguments[arguments.length - 1], audio = document.querySelector("main audio");
                 if (!audio) { done("no audio element"); return; }
@@ -185,7 +197,7 @@ def main():
             if d.find_element(By.ID, "version-status").text != "released":
                 r.fail("release failed: " + r.text()[:300])
             result["id"] = re.search(r"/packages/([^/]+)/versions/", d.current_url).group(1)
-            d.find_element(By.LINK_TEXT, "All versions of this tour").click()
+            r.submit(d.find_element(By.LINK_TEXT, "All versions of this tour"))
             r.wait_for("#timeline-heading")
             if "Tombstone Pass needs more" not in r.text():
                 r.fail("the history does not show the denial's reason")

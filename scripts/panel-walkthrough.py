@@ -69,7 +69,9 @@ class Ranger:
 
     def submit(self, element):
         old = self.driver.find_element(By.TAG_NAME, "html")
-        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", element)
+        # Bootstrap scrolls smoothly; a click during the scroll lands off the element on a slow machine.
+        self.driver.execute_script("document.documentElement.style.scrollBehavior = 'auto';"
+                                   " arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", element)
         element.click()
         self.wait_reload(old)
 
@@ -139,7 +141,7 @@ def review(r, base, user, password, reviewer, reviewer_password, result):
     with urllib.request.urlopen(base + "/v1/sites/willamette-sweet-home/packages", timeout=30) as response:
         if result.get("sha256", "?") not in response.read().decode():
             r.fail("the phones' list does not offer the released version")
-    d.find_element(By.LINK_TEXT, "All versions of this tour").click()
+    r.submit(d.find_element(By.LINK_TEXT, "All versions of this tour"))
     r.wait_for("#timeline-heading")
     if "approve" not in r.text() or "push" not in r.text():
         r.fail("the history's timeline lacks the approval or the release: " + r.text()[:400])

@@ -111,9 +111,18 @@ enum PanelAssets {
             var L = window.L;
             if (!L) { return; }
             var map = L.map(element, { keyboard: true });
-            var tiles = element.getAttribute("data-tile-url");
+            var tiles = element.getAttribute("data-tile-url"), own = element.getAttribute("data-own-tiles");
             if (tiles) {
               L.tileLayer(tiles, { attribution: element.getAttribute("data-tile-attribution") || "", maxZoom: 19 }).addTo(map);
+            } else if (own) {
+              // The tour's own offline map (raster PMTiles), served by the panel tile by tile; beyond its
+              // zooms Leaflet scales the nearest tiles, and the grid stays on top for the coordinates.
+              var edges = (element.getAttribute("data-own-bounds") || "").split(",").map(parseFloat);
+              L.tileLayer(own, { attribution: "the tour's offline map", maxZoom: 19,
+                bounds: edges.length === 4 && edges.every(isFinite) ? [[edges[0], edges[1]], [edges[2], edges[3]]] : undefined,
+                minNativeZoom: parseInt(element.getAttribute("data-own-min-zoom"), 10) || 0,
+                maxNativeZoom: parseInt(element.getAttribute("data-own-max-zoom"), 10) || 19 }).addTo(map);
+              gridLayer(L).addTo(map);
             } else {
               map.attributionControl.addAttribution("coordinate grid (no base map)");
               gridLayer(L).addTo(map);

@@ -103,6 +103,7 @@ public struct PanelController: Sendable {
         guarded.post("/drafts/:site/:tour/build") { request, context in await draftRoute(request, context) { try await build($0, $1, request: request) } }
         guarded.post("/drafts/:site/:tour/review") { request, context in await draftRoute(request, context) { try await requestReview($0, $1, request: request) } }
         addReviewRoutes(panel: panel, guarded: guarded)
+        addMapRoutes(panel: panel)
     }
 
     // MARK: signing in

@@ -175,6 +175,11 @@ extension PanelController {
                                "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude)]
         }
         if let notice = await notice(visitor, request) { values["notice"] = notice }
+        if configuration.tileURL == nil {
+            let folder = drafts.folder(key)
+            let header = try await server.blocking { _ in Self.draftMapHeader(folder) }
+            if let own = Self.ownMapValues(tileURL: key.path + "/tiles", header: header) { values["ownMap"] = own }
+        }
         return try page("editor", title: draft.name.isEmpty ? "Tour" : draft.name, visitor: visitor, map: true, values: values)
     }
 

@@ -158,9 +158,10 @@ enum PanelPages {
         <div class="col-lg-7">
         <section aria-labelledby="map-heading">
         <h2 id="map-heading" class="h4">Map</h2>
-        <p id="map-help" class="small">Click the map to place a new stop (then name it below and press Add). Drag a marker to move a stop. The base map: {{#tileURL}}tiles from {{tileAttribution}}{{/tileURL}}{{^tileURL}}a coordinate grid (no tiles are configured){{/tileURL}}.</p>
+        <p id="map-help" class="small">Click the map to place a new stop (then name it below and press Add). Drag a marker to move a stop. The base map: {{#tileURL}}tiles from {{tileAttribution}}{{/tileURL}}{{^tileURL}}{{#ownMap}}the tour's own offline map (zoom {{minZoom}}–{{maxZoom}}){{/ownMap}}{{^ownMap}}a coordinate grid (no tiles are configured, and the tour has no offline raster map){{/ownMap}}{{/tileURL}}.</p>
         <div class="tp-map" id="tour-map" data-tp-map data-editor role="region" aria-label="Map of the tour's stops" aria-describedby="map-help"
              data-tile-url="{{tileURL}}" data-tile-attribution="{{tileAttribution}}" data-stops="{{mapStops}}" data-csrf="{{csrf}}" data-revision="{{revision}}"
+             {{#ownMap}}data-own-tiles="{{url}}" data-own-min-zoom="{{minZoom}}" data-own-max-zoom="{{maxZoom}}" data-own-bounds="{{south}},{{west}},{{north}},{{east}}"{{/ownMap}}
              {{#frame}}data-south="{{south}}" data-west="{{west}}" data-north="{{north}}" data-east="{{east}}"{{/frame}}></div>
         <p class="mt-2 mb-0"><button type="button" class="btn btn-sm btn-outline-secondary" id="draw-frame" hidden>Draw the map frame</button>
         <span class="small ms-2" id="draw-frame-status" role="status"></span></p>
@@ -391,7 +392,17 @@ enum PanelPages {
         <p class="small" id="review-map-help">Every stop of this version, numbered; a dashed line leads from where a moved stop was to where it is now. The rectangle is the map frame.</p>
         <div class="tp-map" id="review-map" data-tp-map data-review role="region" aria-label="Map of this version's stops" aria-describedby="review-map-help"
              data-tile-url="{{tileURL}}" data-tile-attribution="{{tileAttribution}}" data-stops="{{mapStops}}"
+             {{#ownMap}}data-own-tiles="{{url}}" data-own-min-zoom="{{minZoom}}" data-own-max-zoom="{{maxZoom}}" data-own-bounds="{{south}},{{west}},{{north}},{{east}}"{{/ownMap}}
              {{#frame}}data-south="{{south}}" data-west="{{west}}" data-north="{{north}}" data-east="{{east}}"{{/frame}}></div>
+        </section>
+
+        <section aria-labelledby="offline-map-heading" class="mb-4" id="offline-map">
+        <h2 id="offline-map-heading" class="h4">Offline map</h2>
+        {{#hasCoverage}}<p>{{mapPath}}: {{mapType}} tiles, zoom {{mapMinZoom}}–{{mapMaxZoom}}{{^ownMap}} (vector tiles: the phones draw them; this page shows the grid){{/ownMap}}. Coverage of the map frame:</p>
+        <table class="table table-sm w-auto"><caption class="visually-hidden">Tiles of the frame present at each zoom</caption>
+        <thead><tr><th scope="col">Zoom</th><th scope="col">Tiles in the frame</th><th scope="col">Present</th><th scope="col">Coverage</th><th scope="col">Missing</th></tr></thead>
+        <tbody>{{#coverage}}<tr{{^complete}} class="table-warning"{{/complete}}><td>{{zoom}}</td><td>{{tiles}}</td><td>{{present}}</td><td>{{percent}} %</td><td>{{missing}}</td></tr>{{/coverage}}</tbody></table>{{/hasCoverage}}
+        {{^hasCoverage}}<p>This version has no offline map: the apps will need a network to show one where visitors go.</p>{{/hasCoverage}}
         </section>
 
         <section aria-labelledby="stops-heading" class="mb-4">

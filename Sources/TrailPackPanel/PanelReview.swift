@@ -144,6 +144,15 @@ extension PanelController {
             return .object(members)
         }
         values["mapStops"] = JSONWriter.string(.array(points), pretty: false)
+        if let coverage = await (try? server.blocking { _ in Self.coverage(blob: path, manifest: manifest) }) ?? nil {
+            values["hasCoverage"] = true
+            values["coverage"] = Self.coverageRows(coverage.zooms)
+            values["mapPath"] = Self.baseMap(manifest)?.path ?? ""
+            values["mapType"] = coverage.header?.tileType?.name ?? "?"
+            values["mapMinZoom"] = coverage.header?.minZoom ?? 0
+            values["mapMaxZoom"] = coverage.header?.maxZoom ?? 0
+            if configuration.tileURL == nil, let own = Self.ownMapValues(tileURL: Self.versionPath(id, version) + "/tiles", header: coverage.header) { values["ownMap"] = own }
+        }
         let frame = manifest.bounds
         values["frame"] = ["south": Self.degrees(frame.southwest.latitude), "west": Self.degrees(frame.southwest.longitude),
                            "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude)]

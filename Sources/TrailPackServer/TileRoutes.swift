@@ -54,8 +54,15 @@ extension CatalogController {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    /// Opens the blob's ZIP directory, finds the map's stored entry and reads one tile from it.
     static func readTile(blob: String, map: String, tile: TileID) throws -> (PMTilesHeader, [UInt8]?) {
+        try PackageTiles.read(blob: blob, map: map, tile: tile)
+    }
+}
+
+/// One tile of a stored package's map, read in place (the API's tile route and the panel's review page).
+public enum PackageTiles {
+    /// Opens the blob's ZIP directory, finds the map's stored entry and reads one tile from it.
+    public static func read(blob: String, map: String, tile: TileID) throws -> (PMTilesHeader, [UInt8]?) {
         let source = try FileSource(path: blob)
         let directory = try ZipDirectory.read(source)
         guard directory.isReadable, let mapSource = PackageMaps.storedMap(source: source, directory: directory, path: map) else {

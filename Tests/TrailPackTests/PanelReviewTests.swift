@@ -90,6 +90,15 @@ struct PanelReviewTests {
                 #expect(response.status == .rangeNotSatisfiable)
             }
             try await client.execute(uri: page + "/asset?path=manifest.json", method: .get, headers: reviewer.headers) { #expect($0.status == .notFound) }
+            // The tour's own offline map: drawn under the stops, its coverage of the frame listed zoom by zoom.
+            #expect(html.contains("data-own-tiles=\"\(page)/tiles/{z}/{x}/{y}\"") && html.contains("png tiles, zoom 8–13"), "the review page draws the package's map")
+            #expect(html.contains("<td>13</td>") && html.contains("100.0 %"), "coverage per zoom")
+            try await client.execute(uri: page + "/tiles/10/164/370", method: .get, headers: reviewer.headers) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "image/png" && Array(Array(buffer: response.body).prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+            }
+            try await client.execute(uri: page + "/tiles/3/0/0", method: .get, headers: reviewer.headers) { #expect($0.status == .noContent, "a tile the map does not hold") }
+            try await client.execute(uri: page + "/tiles/99/0/0", method: .get, headers: reviewer.headers) { #expect($0.status == .notFound) }
+            #expect(try await PanelFlow.get(client, outsider, page + "/tiles/10/164/370").0 == .notFound)
             // The package itself, to sign offline: the same bytes as uploaded.
             let uploaded = try Support.read(dir + "/1.1.0.zip")
             try await client.execute(uri: page + "/package.zip", method: .get, headers: reviewer.headers) { response in
