@@ -62,9 +62,11 @@ bench-deps: deps
 bench: bench-deps
 	python3 bench/run.py --sets tiny,small,medium,large --runs 3
 	python3 bench/server.py --set medium
+	python3 bench/panel.py --drafts 1000 --upload-mb 1024
 bench-quick: bench-deps
 	python3 bench/run.py --sets tiny,small --runs 3
 	python3 bench/server.py --set small
+	python3 bench/panel.py --drafts 200 --upload-mb 128
 
 # The verifier under libFuzzer (with AddressSanitizer) for FUZZ_SECONDS. FUZZ_MODE=structured (the
 # default) fuzzes by structure: each input is a tape that picks a seed package (fixtures/fuzz/seeds)

@@ -203,15 +203,10 @@ def main():
                 r.fail("the history does not show the denial's reason")
             r.check_page("history")
         result["version"] = "1.1.1"
-    except Exception as error:
+    except Exception as error:  # a step that could not run is a failure, with the page it was on
         r.fail("%s: %s (at %s)" % (type(error).__name__, error, d.current_url))
         d.save_screenshot(os.path.join(shots, "failure.png"))
-    finally:
-        d.quit()
-    print(json.dumps(result))
-    for failure in r.failures:
-        print(failure, file=sys.stderr)
-    return 1 if r.failures else 0
+    return r.finish(result)
 
 
 if __name__ == "__main__":

@@ -75,6 +75,14 @@ class Ranger:
         element.click()
         self.wait_reload(old)
 
+    def finish(self, result):
+        """Closes the browser, prints the result line and the failures; the exit status."""
+        self.driver.quit()
+        print(json.dumps(result))
+        for failure in self.failures:
+            print(failure, file=sys.stderr)
+        return 1 if self.failures else 0
+
     def text(self):
         return self.driver.find_element(By.TAG_NAME, "main").text
 
@@ -358,12 +366,7 @@ def main():
     except Exception as error:  # a step that could not run is a failure, with the page it was on
         r.fail("%s: %s (at %s)" % (type(error).__name__, error, d.current_url))
         d.save_screenshot(os.path.join(shots, "failure.png"))
-    finally:
-        d.quit()
-    print(json.dumps(result))
-    for failure in r.failures:
-        print(failure, file=sys.stderr)
-    return 1 if r.failures else 0
+    return r.finish(result)
 
 
 if __name__ == "__main__":

@@ -56,6 +56,15 @@ enum PanelFlow {
     }
 
     /// The revision hidden in a page's forms.
+    /// A new draft with one stop (at 44.4, -122.1); its path.
+    static func draftWithStop(_ client: some TestClientProtocol, _ visitor: Visitor, name: String, stop: String) async throws -> String {
+        let draft = try await createDraft(client, visitor, name: name)
+        let html = try await get(client, visitor, draft).1
+        let added = try await post(client, visitor, draft + "/stops", [("revision", try revision(html)), ("name", stop), ("latitude", "44.4"), ("longitude", "-122.1")])
+        #expect(added.0 == .seeOther, "\(added.2)")
+        return draft
+    }
+
     static func revision(_ html: String) throws -> String {
         let marker = "name=\"revision\" value=\""
         let start = try #require(html.range(of: marker)).upperBound
@@ -249,9 +258,7 @@ struct PanelDraftTests {
     func uploads() async throws {
         try await Self.withPanel { server, panel, client in
             let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
-            let draft = try await PanelFlow.createDraft(client, ranger, name: "Media")
-            let html = try await PanelFlow.get(client, ranger, draft).1
-            _ = try await PanelFlow.post(client, ranger, draft + "/stops", [("revision", try PanelFlow.revision(html)), ("name", "Trailhead"), ("latitude", "44.4"), ("longitude", "-122.1")])
+            let draft = try await PanelFlow.draftWithStop(client, ranger, name: "Media", stop: "Trailhead")
             let files = draft + "/stops/1/files"
             let folder = server.folder.root + "/drafts/willamette-sweet-home/media/waypoints/01-trailhead"
             var (status, body) = try await PanelFlow.upload(client, ranger, files, name: "../../Trail View.PNG", bytes: PanelFlow.png)
@@ -296,9 +303,7 @@ struct PanelDraftTests {
     func multipartUploads() async throws {
         try await Self.withPanel(maxMediaBytes: 1 << 16) { server, panel, client in
             let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
-            let draft = try await PanelFlow.createDraft(client, ranger, name: "Fish Lake")
-            let html = try await PanelFlow.get(client, ranger, draft).1
-            _ = try await PanelFlow.post(client, ranger, draft + "/stops", [("revision", try PanelFlow.revision(html)), ("name", "Shore"), ("latitude", "44.4"), ("longitude", "-122.1")])
+            let draft = try await PanelFlow.draftWithStop(client, ranger, name: "Fish Lake", stop: "Shore")
             let stopPage = try await PanelFlow.get(client, ranger, draft + "/stops/1").1
             #expect(stopPage.contains("enctype=\"multipart/form-data\"") && stopPage.contains("/files?_csrf=\(ranger.csrf)\""), "the page's form posts multipart with its token")
             let folder = server.folder.root + "/drafts/willamette-sweet-home/fish-lake/waypoints/01-shore"
@@ -343,9 +348,7 @@ struct PanelDraftTests {
     func folderZip() async throws {
         try await Self.withPanel { server, panel, client in
             let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
-            let draft = try await PanelFlow.createDraft(client, ranger, name: "Zip Me")
-            let html = try await PanelFlow.get(client, ranger, draft).1
-            _ = try await PanelFlow.post(client, ranger, draft + "/stops", [("revision", try PanelFlow.revision(html)), ("name", "Trailhead"), ("latitude", "44.4"), ("longitude", "-122.1")])
+            let draft = try await PanelFlow.draftWithStop(client, ranger, name: "Zip Me", stop: "Trailhead")
             _ = try await PanelFlow.upload(client, ranger, draft + "/stops/1/files", name: "view.png", bytes: PanelFlow.png)
             let bytes = try await client.execute(uri: draft + "/folder.zip", method: .get, headers: ranger.headers) { response in
                 #expect(response.status == .ok && response.headers[.contentType] == "application/zip")
