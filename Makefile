@@ -60,7 +60,7 @@ bench-deps: deps
 	$(SWIFT) build -c release --product trailpack
 	cd bench/zf-peer && $(SWIFT) build -c release
 bench: bench-deps
-	python3 bench/run.py --sets tiny,small,medium,large --runs 3
+	python3 bench/run.py --sets tiny,small,medium,large,map --runs 3
 	python3 bench/server.py --set medium
 	python3 bench/panel.py --drafts 1000 --upload-mb 1024
 bench-quick: bench-deps

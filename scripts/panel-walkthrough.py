@@ -25,7 +25,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from importlib import import_module
@@ -154,6 +154,30 @@ def review(r, base, user, password, reviewer, reviewer_password, result):
     if "approve" not in r.text() or "push" not in r.text():
         r.fail("the history's timeline lacks the approval or the release: " + r.text()[:400])
     r.check_page("history")
+
+
+def odd_sheet(r, base, user, password, shots):
+    """A spreadsheet with headers trailpack does not know (Y, X): the ranger is asked which column is
+    which, among the sheet's own names, and the tour is made."""
+    d = r.driver
+    sign_in(r, base, user, password)
+    sheet = os.path.join(shots, "gps-export.csv")
+    with open(sheet, "w") as f:
+        f.write("Point,Y,X,Remarks\nLava beds,44.4120,-121.9300,Black rock fields\nTombstone Pass,44.4301,-122.1409,Summit meadow\n")
+    try:
+        d.get(base + "/")
+        d.find_element(By.ID, "import-file").send_keys(sheet)
+        r.submit(d.find_element(By.CSS_SELECTOR, "#import-form button[type=submit]"))
+        r.wait_for("#column-name")
+        r.check_page("columns")
+        for role, header in (("name", "Point"), ("latitude", "Y"), ("longitude", "X"), ("description", "Remarks")):
+            Select(d.find_element(By.ID, "column-" + role)).select_by_visible_text(header)
+        r.submit(d.find_element(By.ID, "columns-submit"))
+        names = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#stop-list li a")]
+        if names != ["Lava beds", "Tombstone Pass"]:
+            r.fail("the sheet with chosen columns made stops %s" % names)
+    finally:
+        os.unlink(sheet)
 
 
 def no_script_upload(r, base, user, password, draft, shots):
@@ -362,6 +386,7 @@ def main():
         with urllib.request.urlopen(request, timeout=30) as response, open(folder_zip, "wb") as out:
             out.write(response.read())
         review(r, base, user, password, reviewer, reviewer_password, result)
+        odd_sheet(r, base, user, password, shots)
         no_script_upload(r, base, user, password, draft, shots)
     except Exception as error:  # a step that could not run is a failure, with the page it was on
         r.fail("%s: %s (at %s)" % (type(error).__name__, error, d.current_url))

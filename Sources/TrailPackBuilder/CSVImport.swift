@@ -84,7 +84,9 @@ public enum CSVImport {
     /// no errors; the findings name `displayName` (the file as the ranger gave it).
     /// With `ignoreMedia` the photo, audio and video columns are not read (the control panel's import:
     /// the files are added on each stop's page).
-    public static func read(csvPath: String, mediaFolder: String?, ignoreMedia: Bool = false) throws -> (stops: [Stop]?, findings: [Finding]) {
+    /// `columns` names, for a role (`name`, `latitude`, …: ``choosableRoles``), the header of the column
+    /// that holds it, when the ranger chose it on a form; other roles are found by their header as usual.
+    public static func read(csvPath: String, mediaFolder: String?, ignoreMedia: Bool = false, columns: [String: String] = [:]) throws -> (stops: [Stop]?, findings: [Finding]) {
         let bytes = try FileSystem.readFile(csvPath, limit: 16 << 20)
         let displayName = URL(fileURLWithPath: csvPath).lastPathComponent
         let csvFolder = (csvPath as NSString).deletingLastPathComponent
@@ -92,11 +94,34 @@ public enum CSVImport {
         if let mediaFolder, FileSystem.statInfo(mediaFolder).kind != .directory {
             throw BuildError.usage("--media '\(mediaFolder)' is not a folder; give the folder that holds the photos, audio and video")
         }
-        return parse(bytes, fileName: displayName, mediaFolder: media, mediaFolderGiven: mediaFolder != nil, ignoreMedia: ignoreMedia)
+        return parse(bytes, fileName: displayName, mediaFolder: media, mediaFolderGiven: mediaFolder != nil, ignoreMedia: ignoreMedia, columns: columns)
+    }
+
+    /// The roles a column can be chosen for on a form, in the order a form asks for them.
+    public static let choosableRoles = ["name", "latitude", "longitude", "coordinates", "description", "order", "photo", "audio", "video"]
+
+    /// The header row of a CSV file (its column names, as written) and its first `rows` records, or nil
+    /// when it cannot be read as CSV.
+    public static func preview(csvPath: String, rows: Int = 3) -> (headers: [String], rows: [[String]])? {
+        guard let bytes = try? FileSystem.readFile(csvPath, limit: 16 << 20), case .success(let table) = CSVTable.parse(bytes) else { return nil }
+        return (table.header, table.records.prefix(rows).map(\.cells))
+    }
+
+    /// The role a header names by its spelling (`"Lat"` → `latitude`), or nil.
+    public static func guessRole(header: String) -> String? {
+        let key = normalizeHeader(header)
+        return Role.allCases.first { $0.aliases.contains(key) }?.rawValue
+    }
+
+    /// Whether `findings` say that a column the stops need (name, latitude, longitude) was not found:
+    /// the sheet may still be read once someone says which column is which.
+    public static func needsColumnChoice(_ findings: [Finding]) -> Bool {
+        findings.contains { $0.code == .csvColumn && $0.path == "row 1" && $0.message.hasPrefix("there is no ") }
     }
 
     /// Reads stops from the bytes of a CSV file.
-    public static func parse(_ bytes: [UInt8], fileName: String, mediaFolder: String, mediaFolderGiven: Bool = true, ignoreMedia: Bool = false) -> (stops: [Stop]?, findings: [Finding]) {
+    public static func parse(_ bytes: [UInt8], fileName: String, mediaFolder: String, mediaFolderGiven: Bool = true, ignoreMedia: Bool = false,
+                             columns: [String: String] = [:]) -> (stops: [Stop]?, findings: [Finding]) {
         var findings: [Finding] = []
         let table: CSVTable
         switch CSVTable.parse(bytes) {
@@ -107,6 +132,7 @@ public enum CSVImport {
         findings += table.problems.map { Finding(.csvSyntax, file: fileName, path: $0.location, $0.message) }
         var reader = RowReader(table: table, fileName: fileName, mediaFolder: mediaFolder, mediaFolderGiven: mediaFolderGiven)
         reader.ignoreMedia = ignoreMedia
+        reader.chosen = columns
         let stops = reader.read()
         findings += reader.findings
         return (findings.hasErrors ? nil : stops, sortedByPlace(findings))
@@ -313,6 +339,8 @@ private struct RowReader {
     let mediaFolder: String
     let mediaFolderGiven: Bool
     var ignoreMedia = false
+    /// Role name → header, chosen by the ranger; these columns are not guessed.
+    var chosen: [String: String] = [:]
     var findings: [Finding] = []
     var columns: [CSVImport.Role: Int] = [:]
     var propertyColumns: [(index: Int, name: String)] = []
@@ -336,11 +364,34 @@ private struct RowReader {
 
     mutating func matchColumns() {
         var propertyNames: [String: Int] = [:]
-        for (index, header) in table.header.enumerated() {
+        var taken = Set<Int>()
+        for (roleName, header) in chosen.sorted(by: { $0.key < $1.key }) where !header.isEmpty {
+            guard let role = CSVImport.Role(rawValue: roleName) else {
+                fail(.csvColumn, "row 1", "'\(roleName)' is not something a column can hold; choose from \(CSVImport.choosableRoles.joined(separator: ", "))")
+                continue
+            }
+            guard let index = table.header.firstIndex(of: header) else {
+                fail(.csvColumn, "row 1", "the sheet has no column '\(header)' (chosen for the \(roleName)); its columns are \(table.header.map { "'\($0)'" }.joined(separator: ", "))")
+                continue
+            }
+            guard !taken.contains(index) else {
+                fail(.csvColumn, "row 1", "the column '\(header)' was chosen for two things; choose one column for each")
+                continue
+            }
+            columns[role] = index
+            taken.insert(index)
+        }
+        for (index, header) in table.header.enumerated() where !taken.contains(index) {
             let key = CSVImport.normalizeHeader(header)
             let beforeParenthesis = CSVImport.normalizeHeader(String(header.prefix { $0 != "(" && $0 != "[" }))
             let role = CSVImport.Role.allCases.first { $0.aliases.contains(key) || $0.aliases.contains(beforeParenthesis) }
                 ?? (header == "#" ? .order : nil)
+            if let role, chosen[role.rawValue]?.isEmpty == false {
+                // The ranger chose another column for this: this one is a detail (a property).
+                let name = CSVImport.propertyName(header)
+                if !name.isEmpty, propertyNames[name.lowercased()] == nil { propertyNames[name.lowercased()] = index; propertyColumns.append((index, name)) }
+                continue
+            }
             if let role {
                 if let previous = columns[role] {
                     fail(.csvColumn, "column \(CSVImport.columnLetter(index)) (\(header))",

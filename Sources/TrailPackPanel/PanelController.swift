@@ -85,6 +85,8 @@ public struct PanelController: Sendable {
         guarded.post("/drafts") { request, context in await signedIn(request, context) { try await createDraft($0, request: request) } }
         guarded.put("/drafts/import") { request, context in await signedIn(request, context, json: true) { try await importFile($0, request: request) } }
         guarded.post("/drafts/import") { request, context in await signedIn(request, context) { try await importForm($0, request: request) } }
+        panel.get("/drafts/columns/:sheet") { request, context in await signedIn(request, context) { try await columnsPage($0, request: request, context: context) } }
+        guarded.post("/drafts/columns/:sheet") { request, context in await signedIn(request, context) { try await chooseColumns($0, request: request, context: context) } }
         guarded.post("/drafts/:site/:tour") { request, context in await draftRoute(request, context) { try await saveTour($0, $1, request: request) } }
         guarded.post("/drafts/:site/:tour/stops") { request, context in await draftRoute(request, context) { try await addStop($0, $1, request: request) } }
         guarded.post("/drafts/:site/:tour/order") { request, context in await draftRoute(request, context) { try await reorder($0, $1, request: request) } }

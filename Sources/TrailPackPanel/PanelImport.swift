@@ -21,8 +21,12 @@ extension PanelController {
         let sink = try UploadSink(path: upload, limit: configuration.maxMediaBytes)
         for try await buffer in request.body { try buffer.withUnsafeReadableBytes { try sink.write($0) } }
         try sink.finish()
-        let key = try await importUploaded(visitor, upload, given: given, site: site, replace: request.uri.queryParameters.get("replace") == "1")
-        return Self.jsonMessage(.created, "the tour was made from '\(given)'", extra: [JSONMember("location", .string(key.path))])
+        do {
+            let key = try await importUploaded(visitor, upload, given: given, site: site, replace: request.uri.queryParameters.get("replace") == "1")
+            return Self.jsonMessage(.created, "the tour was made from '\(given)'", extra: [JSONMember("location", .string(key.path))])
+        } catch let next as ChooseColumns {
+            return Self.jsonMessage(.accepted, next.message, extra: [JSONMember("location", .string(next.location))])
+        }
     }
 
     /// The same without JavaScript: the home page's form, posted as multipart/form-data (site, replace, file).
@@ -37,8 +41,12 @@ extension PanelController {
         guard let file = receiver.files.first else { throw PanelError(message: "no file was chosen: choose a .gpx, .csv or .zip file, then press the button") }
         let site = receiver.texts["site"] ?? ""
         try checkImportSite(visitor, site)
-        let key = try await importUploaded(visitor, file.temp, given: file.name, site: site, replace: receiver.texts["replace"] == "1")
-        return await redirect(visitor, to: key.path, saying: "The tour was made from '\(file.name)'.")
+        do {
+            let key = try await importUploaded(visitor, file.temp, given: file.name, site: site, replace: receiver.texts["replace"] == "1")
+            return await redirect(visitor, to: key.path, saying: "The tour was made from '\(file.name)'.")
+        } catch let next as ChooseColumns {
+            return Self.redirect(next.location)
+        }
     }
 
     func checkImportSite(_ visitor: Visitor, _ site: String) throws {
@@ -86,6 +94,10 @@ extension PanelController {
             try CSVImport.read(csvPath: path, mediaFolder: mediaFolder ?? (path as NSString).deletingLastPathComponent, ignoreMedia: mediaFolder == nil)
         }
         guard let stops else {
+            if mediaFolder == nil, CSVImport.needsColumnChoice(findings) {
+                // The sheet is fine but its headers are not ones we know: keep it and ask which column is which.
+                throw try keepSheet(path, given: given, site: site)
+            }
             let problems = findings.filter { $0.severity == .error }.prefix(10).map(\.message).joined(separator: "; ")
             throw PanelError(status: .unprocessableContent, message: "the spreadsheet '\(given)' could not be read: \(problems)")
         }
@@ -232,5 +244,101 @@ extension PanelController {
                 throw PanelError(status: .unprocessableContent, message: "'\(name)' in the zip is damaged: \(error.message)")
             }
         }
+    }
+}
+
+/// A spreadsheet whose columns must be chosen on a form before it becomes a draft.
+struct ChooseColumns: Error {
+    var location: String
+    var message: String
+}
+
+extension PanelController {
+    /// Where sheets wait for their columns to be chosen: `<data>/drafts/.sheets/<uuid>/` (hidden from the list).
+    var sheetsRoot: String { drafts.root + "/.sheets" }
+
+    /// Keeps an uploaded sheet for the column form; sheets older than a day (abandoned forms) are removed.
+    func keepSheet(_ path: String, given: String, site: String) throws -> ChooseColumns {
+        let fm = FileManager.default
+        let cutoff = Date().addingTimeInterval(-86_400)
+        for old in (try? fm.contentsOfDirectory(atPath: sheetsRoot)) ?? [] where UUID(uuidString: old) != nil {
+            // Ours: every folder here is a sheet this panel kept.
+            if let made = (try? fm.attributesOfItem(atPath: sheetsRoot + "/" + old))?[.modificationDate] as? Date, made < cutoff {
+                try? fm.removeItem(atPath: sheetsRoot + "/" + old)
+            }
+        }
+        let id = UUID().uuidString
+        try fm.createDirectory(atPath: sheetsRoot + "/" + id, withIntermediateDirectories: true)
+        guard rename(path, sheetsRoot + "/" + id + "/" + Self.sheetFileName) == 0 else {
+            throw PanelError(status: .internalServerError, message: "cannot keep the spreadsheet: \(String(cString: strerror(errno)))")
+        }
+        var components = URLComponents()
+        components.path = "/drafts/columns/" + id
+        components.queryItems = [URLQueryItem(name: "site", value: site), URLQueryItem(name: "name", value: given)]
+        return ChooseColumns(location: components.string ?? "/", message: "say which column of '\(given)' holds what")
+    }
+
+    static let sheetFileName = "sheet.csv"
+
+    func sheetPath(_ context: AppRequestContext) throws -> String {
+        guard let id = UUID(uuidString: try context.parameters.require("sheet")) else { throw PanelError(status: .notFound, message: "there is no such spreadsheet") }
+        let path = sheetsRoot + "/" + id.uuidString + "/" + Self.sheetFileName
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw PanelError(status: .notFound, message: "the spreadsheet is no longer here (sheets wait a day): start from the file again")
+        }
+        return path
+    }
+
+    /// The form: one choice per thing a stop needs, among the sheet's own column names.
+    func columnsPage(_ visitor: Visitor, request: Request, context: AppRequestContext, problems: [String] = [], chosen: [String: String] = [:]) async throws -> Response {
+        let path = try sheetPath(context)
+        let site = request.uri.queryParameters.get("site") ?? ""
+        try checkImportSite(visitor, site)
+        let name = request.uri.queryParameters.get("name") ?? "the spreadsheet"
+        guard let (headers, sample) = CSVImport.preview(csvPath: path) else { throw PanelError(status: .unprocessableContent, message: "'\(name)' can no longer be read as CSV") }
+        // What the headers already say is chosen for the ranger (they can change it).
+        var chosen = chosen
+        if chosen.isEmpty {
+            for header in headers { if let role = CSVImport.guessRole(header: header), chosen[role] == nil { chosen[role] = header } }
+        }
+        let explain = ["name": "The stop's name (required)", "latitude": "Latitude", "longitude": "Longitude",
+                       "coordinates": "Latitude and longitude in one column (instead of the two above)", "description": "What visitors read at the stop",
+                       "order": "The stop's number (optional: otherwise the rows' order)"]
+        let roles: [[String: Any]] = ["name", "latitude", "longitude", "coordinates", "description", "order"].map { role in
+            [
+                "role": role, "label": explain[role] ?? role,
+                "options": headers.enumerated().filter { !$0.element.isEmpty }.map { ["header": $0.element, "selected": chosen[role] == $0.element] },
+            ]
+        }
+        var response = try page("columns", title: "Which column is which?", visitor: visitor, values: [
+            "roles": roles, "fileName": name, "site": site, "action": request.uri.path + "?" + (request.uri.query ?? ""),
+            "headers": headers.filter { !$0.isEmpty }.joined(separator: ", "), "problems": problems, "hasProblems": !problems.isEmpty,
+            "sampleHeaders": headers, "sample": sample.map { ["cells": $0] },
+        ])
+        if !problems.isEmpty { response.status = .unprocessableContent }
+        return response
+    }
+
+    /// The chosen columns: the sheet is read again with them; a draft, or the form again with what is wrong.
+    func chooseColumns(_ visitor: Visitor, request: Request, context: AppRequestContext) async throws -> Response {
+        let path = try sheetPath(context)
+        let site = request.uri.queryParameters.get("site") ?? ""
+        try checkImportSite(visitor, site)
+        let given = request.uri.queryParameters.get("name") ?? "sheet.csv"
+        let form = try await PanelForm.read(request)
+        var chosen: [String: String] = [:]
+        for role in CSVImport.choosableRoles where !form.text("column-" + role).isEmpty { chosen[role] = form.text("column-" + role) }
+        let columns = chosen
+        let (stops, findings) = try await server.blocking { _ in try CSVImport.read(csvPath: path, mediaFolder: nil, ignoreMedia: true, columns: columns) }
+        guard let stops else {
+            let problems = findings.filter { $0.severity == .error }.prefix(10).map { ($0.path.map { "\($0): " } ?? "") + $0.message }
+            return try await columnsPage(visitor, request: request, context: context, problems: problems, chosen: chosen)
+        }
+        let siteName = visitor.sites.first { $0.id == site }?.name ?? site
+        let key = try await createImported(site: site, siteName: siteName, title: (given as NSString).deletingPathExtension, stops: stops.map {
+            ImportedStop(name: $0.name, coordinate: $0.coordinate, description: $0.description, properties: $0.properties)
+        })
+        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)  // ours: the kept sheet, now used
+        return await redirect(visitor, to: key.path, saying: "The tour was made from '\(given)' (\(stops.count) stops).")
     }
 }

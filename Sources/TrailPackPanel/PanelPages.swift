@@ -502,10 +502,29 @@ enum PanelPages {
         {{/layout}}
         """#
 
+    static let columns = #"""
+        {{<layout}}
+        {{$content}}
+        <p><a href="/">All tours</a></p>
+        <p id="columns-help">The spreadsheet '{{fileName}}' has these columns: {{headers}}. Say which one holds what; the other columns become each stop's details.</p>
+        {{#hasProblems}}<div class="alert alert-danger" role="alert"><ul class="mb-0">{{#problems}}<li>{{.}}</li>{{/problems}}</ul></div>{{/hasProblems}}
+        <div class="table-responsive"><table class="table table-sm table-bordered small" id="sheet-sample"><caption>The sheet's first rows</caption>
+        <thead><tr>{{#sampleHeaders}}<th scope="col">{{.}}</th>{{/sampleHeaders}}</tr></thead>
+        <tbody>{{#sample}}<tr>{{#cells}}<td>{{.}}</td>{{/cells}}</tr>{{/sample}}</tbody></table></div>
+        <form method="post" action="{{action}}" class="row g-3" aria-describedby="columns-help">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        {{#roles}}<div class="col-md-6"><label class="form-label" for="column-{{role}}">{{label}}</label>
+        <select class="form-select" id="column-{{role}}" name="column-{{role}}"><option value="">(none)</option>{{#options}}<option value="{{header}}" {{#selected}}selected{{/selected}}>{{header}}</option>{{/options}}</select></div>{{/roles}}
+        <div class="col-12"><button class="btn btn-primary" type="submit" id="columns-submit">Make the tour</button></div>
+        </form>
+        {{/content}}
+        {{/layout}}
+        """#
+
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()
         for (name, text) in [("layout", layout), ("findings", findings), ("login", login), ("home", home), ("editor", editor), ("stop", stop), ("built", built), ("error", error),
-                             ("reviews", reviews), ("review", review), ("history", history)] {
+                             ("reviews", reviews), ("review", review), ("history", history), ("columns", columns)] {
             try library.register(MustacheTemplate(string: text), named: name)
         }
         return library

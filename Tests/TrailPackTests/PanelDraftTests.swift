@@ -370,6 +370,31 @@ struct PanelDraftTests {
         }
     }
 
+    @Test("a sheet whose columns are not recognised: kept, the form lists its own column names, a wrong choice is explained, the right one makes the tour and removes the kept sheet")
+    func importColumns() async throws {
+        try await Self.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let csv = "Stop,Y,X,Notes\nHouse Rock,44.3922,-122.2441,A rock shelter\nFish Lake,44.4031,-121.9939,The lake bed\n"
+            let (status, body) = try await Self.importFile(client, ranger, name: "field-notes.csv", bytes: Array(csv.utf8))
+            #expect(status == .accepted, "\(body)")
+            let location = try #require(body.range(of: #"/drafts/columns/[^"]+"#, options: .regularExpression).map { String(body[$0]) })
+            var (pageStatus, html) = try await PanelFlow.get(client, ranger, location)
+            #expect(pageStatus == .ok && html.contains("<option value=\"Y\" >Y</option>") && html.contains("Which column is which?"), "\(html)")
+            let action = location.replacingOccurrences(of: "\\u0026", with: "&")
+            var posted = try await PanelFlow.post(client, ranger, action, [("column-name", "Stop"), ("column-latitude", "Notes"), ("column-longitude", "X")])
+            #expect(posted.0 == .unprocessableContent && posted.2.contains("latitude"), "\(posted.2)")
+            posted = try await PanelFlow.post(client, ranger, action, [("column-name", "Stop"), ("column-latitude", "Y"), ("column-longitude", "X"), ("column-description", "Notes")])
+            #expect(posted.0 == .seeOther && posted.1 == "/drafts/willamette-sweet-home/field-notes?saved=1", "\(posted)")
+            let draft = try TourDraft.read(folder: server.folder.root + "/drafts/willamette-sweet-home/field-notes")
+            #expect(draft.stops.map(\.name) == ["House Rock", "Fish Lake"] && draft.stops[1].description == "The lake bed")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: server.folder.root + "/drafts/.sheets").isEmpty, "the used sheet is removed")
+            (pageStatus, html) = try await PanelFlow.get(client, ranger, location)
+            #expect(pageStatus == .notFound)
+            #expect(try await PanelFlow.get(client, ranger, "/drafts/columns/not-a-uuid?site=willamette-sweet-home").0 == .notFound)
+            #expect(!(try await PanelFlow.get(client, ranger, "/").1).contains(".sheets"), "kept sheets are not drafts")
+        }
+    }
+
     @Test("start from a file: a GPX file's waypoints and a CSV sheet's rows become stops; a folder zip becomes the same draft again (replacing only when asked, the old one kept aside); hostile zips are refused")
     func imports() async throws {
         try await Self.withPanel(maxMediaBytes: 64 << 20) { server, panel, client in
