@@ -265,13 +265,17 @@ enum PanelPages {
         {{#isVideo}}<div class="col-md-6"><label class="form-label" for="captions-{{n}}">Captions file</label><select class="form-select form-select-sm" id="captions-{{n}}" name="captions-{{n}}"><option value="">(none: upload a .vtt file)</option>{{#captionChoices}}<option value="{{file}}" {{#selected}}selected{{/selected}}>{{file}}</option>{{/captionChoices}}</select></div>{{/isVideo}}
         </div>
         {{#notes}}<div class="form-text tp-note">{{message}}</div>{{/notes}}
-        <button class="btn btn-sm btn-outline-danger mt-2" type="submit" form="remove-{{n}}">Remove {{file}}</button>
+        <div class="d-flex flex-wrap gap-2 mt-2 align-items-center">
+        <input class="form-control form-control-sm w-auto" form="rename-{{n}}" name="newName" value="{{file}}" aria-label="New name for {{file}}">
+        <button class="btn btn-sm btn-outline-secondary" type="submit" form="rename-{{n}}">Rename</button>
+        <button class="btn btn-sm btn-outline-danger" type="submit" form="remove-{{n}}">Remove {{file}}</button></div>
         </div></div>{{/files}}
         {{#fields.stop_files}}<div class="form-text tp-note" id="stop-files-note">{{message}}</div>{{/fields.stop_files}}</fieldset>
         <div class="col-12"><label class="form-label" for="stop-waiver">Accessibility waiver (only if a text above truly cannot be given: say why; reviewers see it)</label>
         <textarea class="form-control" id="stop-waiver" name="waiver" rows="2">{{stop.waiver}}</textarea></div>
         <div class="col-12"><button class="btn btn-primary" type="submit">Save the stop</button></div>
         </form>
+        {{#files}}<form method="post" action="{{stop.action}}/rename-file" id="rename-{{n}}"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden" name="file" value="{{file}}"></form>{{/files}}
         {{#files}}<form method="post" action="{{stop.action}}/remove-file" id="remove-{{n}}"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden" name="file" value="{{file}}"></form>{{/files}}
 
         <section aria-labelledby="upload-heading" class="mt-4">

@@ -139,6 +139,34 @@ extension PanelController {
             let path = drafts.stopFolder(key, draft: draft, index: index) + "/" + name
             if FileManager.default.fileExists(atPath: path) { try await drafts.setAside(key, path: path) }
             return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1")
+        case "rename-file":
+            let name = form.text("file")
+            let (draft, _) = try await drafts.load(key)
+            guard draft.stops.indices.contains(index), draft.stops[index].assets.contains(where: { $0.file == name }) else {
+                throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(name)'")
+            }
+            let newName = try Self.safeFileName(form.text("newName"))
+            if newName == name { return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1") }
+            // The content decided the type: the extension stays what it was.
+            guard (newName as NSString).pathExtension.lowercased() == (name as NSString).pathExtension.lowercased() else {
+                throw PanelError(message: "'\(newName)' would change the file's type: keep the ending .\((name as NSString).pathExtension.lowercased())")
+            }
+            let folder = drafts.stopFolder(key, draft: draft, index: index)
+            guard !draft.stops[index].assets.contains(where: { $0.file == newName }), !FileManager.default.fileExists(atPath: folder + "/" + newName) else {
+                throw PanelError(status: .conflict, message: "stop \(index + 1) already has a file '\(newName)': choose another name, or remove that file first")
+            }
+            try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
+                guard draft.stops.indices.contains(index) else { throw .notFound }
+                for n in draft.stops[index].assets.indices {
+                    if draft.stops[index].assets[n].file == name { draft.stops[index].assets[n].file = newName }
+                    if draft.stops[index].assets[n].captions == name { draft.stops[index].assets[n].captions = newName }
+                }
+                // Moved inside the save, so the listing and the file never disagree for long.
+                guard Foundation.rename(folder + "/" + name, folder + "/" + newName) == 0 else {
+                    throw .io("cannot rename '\(name)': \(String(cString: strerror(errno)))")
+                }
+            }
+            return await redirect(visitor, to: "\(key.path)/stops/\(index + 1)", saying: "'\(name)' is now '\(newName)'.")
         default:
             throw PanelError(status: .notFound, message: "there is no action '\(action)' on a stop")
         }

@@ -283,6 +283,18 @@ struct PanelDraftTests {
                 #expect(response.status == .ok && response.headers[.contentType] == "image/png")
                 #expect(Array(buffer: response.body) == PanelFlow.png)
             }
+            // Rename: made safe, the type's ending kept, no clash with another file; the listing follows.
+            func rename(_ file: String, to newName: String) async throws -> (HTTPResponse.Status, String) {
+                let html = try await PanelFlow.get(client, ranger, draft + "/stops/1").1
+                let answer = try await PanelFlow.post(client, ranger, draft + "/stops/1/rename-file", [("revision", try PanelFlow.revision(html)), ("file", file), ("newName", newName)])
+                return (answer.0, answer.2)
+            }
+            #expect(try await rename("Trail-View.png", to: "trail.jpg").1.contains("keep the ending .png"))
+            #expect(try await rename("Trail-View.png", to: "photo.heic").0 == .badRequest)
+            #expect(try await rename("nothing.png", to: "x.png").0 == .notFound)
+            #expect(try await rename("Trail-View.png", to: "River view.PNG").0 == .seeOther)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["River-view.png", "photo.heic", "waypoint.json"])
+            #expect(try TourDraft.read(folder: server.folder.root + "/drafts/willamette-sweet-home/media").stops[0].assets.map(\.file) == ["River-view.png", "photo.heic"])
         }
     }
 
