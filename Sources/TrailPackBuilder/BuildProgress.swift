@@ -22,8 +22,31 @@ public final class BuildProgress: @unchecked Sendable {
     private var lastDraw: UInt64 = 0
     private let output: Int32
 
-    /// A progress display on `fileDescriptor` (standard error by default).
+    /// A progress display on `fileDescriptor` (standard error by default); -1 draws nothing (another
+    /// program reads ``snapshot`` instead: the control panel's progress bar).
     public init(fileDescriptor: Int32 = 2) { output = fileDescriptor }
+
+    /// Where a build is: its phase, files and bytes done of the total, seconds since the phase began.
+    public struct Snapshot: Sendable, Equatable {
+        public var phase: String
+        public var files: (done: Int, total: Int)
+        public var bytes: (done: Int64, total: Int64)
+        public var seconds: Double
+
+        public static func == (a: Snapshot, b: Snapshot) -> Bool {
+            a.phase == b.phase && a.files == b.files && a.bytes == b.bytes && a.seconds == b.seconds
+        }
+
+        /// The terminal's line: `writing 3/17 files  1.2 MiB / 4.0 MiB  9.5 MiB/s  0:03 left`.
+        public var line: String { BuildProgress.status(phase: phase, files: files, bytes: bytes, seconds: seconds) }
+    }
+
+    /// The progress now.
+    public var snapshot: Snapshot {
+        lock.lock(); defer { lock.unlock() }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        return Snapshot(phase: phase, files: (doneFiles, totalFiles), bytes: (doneBytes, totalBytes), seconds: seconds)
+    }
 
     /// Whether standard error is a terminal, where progress belongs.
     public static var stderrIsTerminal: Bool { isatty(2) == 1 }
@@ -55,6 +78,7 @@ public final class BuildProgress: @unchecked Sendable {
     }
 
     private func draw(now: UInt64) {
+        guard output >= 0 else { return }
         let seconds = max(0.001, Double(now - started.uptimeNanoseconds) / 1e9)
         let line = Self.status(phase: phase, files: (doneFiles, totalFiles), bytes: (doneBytes, totalBytes), seconds: seconds)
         emit("\r" + Self.fit(line, width: terminalWidth()) + "\u{1B}[K")
@@ -86,6 +110,7 @@ public final class BuildProgress: @unchecked Sendable {
     }
 
     private func emit(_ s: String) {
+        guard output >= 0 else { return }
         let bytes = Array(s.utf8)
         _ = bytes.withUnsafeBytes { systemWrite(output, $0.baseAddress, $0.count) }
     }

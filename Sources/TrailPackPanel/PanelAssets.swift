@@ -283,7 +283,35 @@ enum PanelAssets {
               xhr.send(file);
             });
           }
+          // "Build package": the form is sent as usual; until the answer replaces the page, the build's
+          // progress is asked for twice a second and drawn (files and bytes, then the checks).
+          function startBuildProgress(form) {
+            form.addEventListener("submit", function () {
+              var box = document.getElementById("build-progress-box"), bar = document.getElementById("build-progress"), status = document.getElementById("build-status");
+              box.hidden = false;
+              bar.removeAttribute("value");
+              status.textContent = "Building…";
+              document.getElementById("build-button").disabled = true;
+              function poll() {
+                var xhr = new XMLHttpRequest();
+                xhr.open("GET", form.getAttribute("data-status"));
+                xhr.onload = function () {
+                  var answer = {};
+                  try { answer = JSON.parse(xhr.responseText); } catch (e) { answer = {}; }
+                  if (answer.running) {
+                    status.textContent = answer.message;
+                    if (typeof answer.percent === "number") { bar.value = answer.percent; } else { bar.removeAttribute("value"); }
+                  }
+                  setTimeout(poll, 500);
+                };
+                xhr.send();
+              }
+              setTimeout(poll, 300);
+            });
+          }
           document.addEventListener("DOMContentLoaded", function () {
+            var buildForm = document.getElementById("build-form");
+            if (buildForm) { startBuildProgress(buildForm); }
             var importForm = document.getElementById("import-form");
             if (importForm) { startImport(importForm); }
             var maps = document.querySelectorAll("[data-tp-map]");

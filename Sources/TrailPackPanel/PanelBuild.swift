@@ -18,7 +18,11 @@ extension PanelController {
         let (draft, _) = try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in draft.version = version }
         let folder = drafts.folder(key)
         let started = Date()
-        let (plan, found) = try await server.blocking { _ in try TourBuilder.plan(folder) }
+        // The page that sent the form polls `…/build-status` meanwhile and draws this progress.
+        let progress = BuildProgress(fileDescriptor: -1)
+        builds.begin(key.path, progress)
+        defer { builds.end(key.path) }
+        let (plan, found) = try await server.blocking { _ in try TourBuilder.plan(folder, progress: progress) }
         let placed = PanelFinding.place(found, draft: draft)
         guard let plan else {
             var response = try page("built", title: "Not built", visitor: visitor, values: [
@@ -37,7 +41,8 @@ extension PanelController {
             rmdir(temp)
         }
         let timestamp = try TourBuilder.timestamp()
-        _ = try await server.blocking { _ in try TourBuilder.write(plan, to: output, timestamp: timestamp) }
+        _ = try await server.blocking { _ in try TourBuilder.write(plan, to: output, timestamp: timestamp, progress: progress) }
+        builds.stage(key.path, "checking the package and scanning it for malware, as every upload is")
         let result: PackageIntake.Result
         do {
             result = try await server.intake.ingest(folder: temp, by: visitor.user)
@@ -93,5 +98,34 @@ extension PanelController {
         return try page("built", title: "Review requested", visitor: visitor, values: [
             "draft": ["name": draft.name, "path": key.path], "built": true, "reviewRequested": true, "message": message, "version": version,
         ])
+    }
+}
+
+/// The builds running now, by draft, for the page's progress bar (`GET …/build-status`).
+final class PanelBuilds: @unchecked Sendable {  // every field behind `lock`
+    private let lock = NSLock()
+    private var running: [String: (progress: BuildProgress, stage: String?)] = [:]
+
+    func begin(_ draft: String, _ progress: BuildProgress) { lock.withLock { running[draft] = (progress, nil) } }
+    func stage(_ draft: String, _ text: String) { lock.withLock { running[draft]?.stage = text } }
+    func end(_ draft: String) { _ = lock.withLock { running.removeValue(forKey: draft) } }
+
+    /// What the page shows: a line of words and, while bytes are counted, a percentage.
+    func status(_ draft: String) -> (text: String, percent: Int?)? {
+        guard let (progress, stage) = lock.withLock({ running[draft] }) else { return nil }
+        if let stage { return (stage, nil) }
+        let now = progress.snapshot
+        guard !now.phase.isEmpty else { return ("reading the tour folder", nil) }
+        let percent = now.bytes.total > 0 ? Int(100 * now.bytes.done / now.bytes.total) : nil
+        return (now.line, percent)
+    }
+}
+
+extension PanelController {
+    func buildStatus(_ key: DraftStore.Key) -> Response {
+        guard let (text, percent) = builds.status(key.path) else { return Self.jsonMessage(.ok, "", extra: [JSONMember("running", .bool(false))]) }
+        var extra = [JSONMember("running", .bool(true))]
+        if let percent { extra.append(JSONMember("percent", .number(JSONNumber(Int64(percent))))) }
+        return Self.jsonMessage(.ok, text, extra: extra)
     }
 }

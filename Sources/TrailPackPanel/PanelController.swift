@@ -16,6 +16,8 @@ public struct PanelController: Sendable {
     public let configuration: PanelConfiguration
     let server: TrailPackServer
     let library: MustacheLibrary
+    /// Builds in progress, for the progress bar.
+    let builds = PanelBuilds()
     let fileIO = FileIO()
     public let drafts: DraftStore
     /// The signed-in sessions (in memory) and the sign-in throttle.
@@ -74,6 +76,7 @@ public struct PanelController: Sendable {
         panel.get("/drafts/:site/:tour/stops/:stop/files/:file") { request, context in
             await draftRoute(request, context) { try await stopFile($0, $1, index: try stopIndex(context), name: try context.parameters.require("file"), context: context) }
         }
+        panel.get("/drafts/:site/:tour/build-status") { request, context in await draftRoute(request, context, json: true) { _, key in buildStatus(key) } }
         panel.get("/drafts/:site/:tour/folder.zip") { request, context in await draftRoute(request, context) { try await folderZip($0, $1) } }
 
         // State-changing routes: each behind the CSRF check.

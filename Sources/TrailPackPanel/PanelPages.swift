@@ -223,10 +223,12 @@ enum PanelPages {
 
         <section aria-labelledby="build-heading" class="mt-4">
         <h2 id="build-heading" class="h4">Build the package</h2>
-        <form method="post" action="{{draft.path}}/build" class="row g-2 align-items-end">
+        <form method="post" action="{{draft.path}}/build" class="row g-2 align-items-end" id="build-form" data-status="{{draft.path}}/build-status">
         <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}">
         <div class="col-md-3"><label class="form-label" for="build-version">Version to build</label><input class="form-control" id="build-version" name="version" value="{{proposedVersion}}"></div>
         <div class="col-md-9"><button class="btn btn-success" type="submit" id="build-button">Build package</button></div>
+        <div class="col-12" id="build-progress-box" hidden><progress id="build-progress" max="100" class="w-100" aria-label="Build progress"></progress>
+        <div id="build-status" role="status" aria-live="polite" class="small"></div></div>
         </form>
         </section>
         {{/content}}

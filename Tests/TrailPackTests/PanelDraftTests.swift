@@ -141,6 +141,10 @@ struct PanelDraftTests {
                 html = try await PanelFlow.get(client, ranger, draft).1
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/waypoints").sorted() == ["01-sweet-home", "02-house-rock", "03-fish-lake"])
+            // No build is running: the status the page polls says so.
+            let idle = try await PanelFlow.get(client, ranger, draft + "/build-status")
+            #expect(idle.0 == .ok && idle.1.contains("\"running\":false"), "\(idle.1)")
+            #expect(html.contains("data-status=\"\(draft)/build-status\""))
             // The findings speak of the panel, not of the server's folders: no path, no command to run on it.
             #expect(html.contains("no offline map") && (html.contains("the server&#39;s operator") || html.contains("the server's operator")), "\(html)")
             #expect(!html.contains(server.folder.root) && !html.contains("--tour"))
