@@ -32,6 +32,17 @@ extension Catalog {
         }
     }
 
+    /// How many pending versions wait for `reviewer` (not their own upload, not yet approved by them):
+    /// one count, for the badge on every panel page.
+    public func waitingCount(for reviewer: String) throws -> Int {
+        try pool.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM packageVersion p WHERE p.status = 'pending' AND p.uploadedBy != ?
+                AND NOT EXISTS (SELECT 1 FROM approval a WHERE a.packageID = p.packageID AND a.version = p.version AND a.reviewer = ?)
+                """, arguments: [reviewer, reviewer]) ?? 0
+        }
+    }
+
     /// Every version of a package, in every state, the newest first.
     public func history(package id: String) throws -> [VersionRecord] {
         try pool.read { db in

@@ -20,7 +20,9 @@ extension PanelController {
         let started = Date()
         // The page that sent the form polls `…/build-status` meanwhile and draws this progress.
         let progress = BuildProgress(fileDescriptor: -1)
-        builds.begin(key.path, progress)
+        guard builds.begin(key.path, progress) else {
+            throw PanelError(status: .conflict, message: "this tour is being built already (someone pressed Build package): wait for that build, then reload the tour")
+        }
         defer { builds.end(key.path) }
         let (plan, found) = try await server.blocking { _ in try TourBuilder.plan(folder, progress: progress) }
         let placed = PanelFinding.place(found, draft: draft)
@@ -106,7 +108,14 @@ final class PanelBuilds: @unchecked Sendable {  // every field behind `lock`
     private let lock = NSLock()
     private var running: [String: (progress: BuildProgress, stage: String?)] = [:]
 
-    func begin(_ draft: String, _ progress: BuildProgress) { lock.withLock { running[draft] = (progress, nil) } }
+    /// Registers a build; false when this draft is being built already (one build per draft at a time).
+    func begin(_ draft: String, _ progress: BuildProgress) -> Bool {
+        lock.withLock {
+            guard running[draft] == nil else { return false }
+            running[draft] = (progress, nil)
+            return true
+        }
+    }
     func stage(_ draft: String, _ text: String) { lock.withLock { running[draft]?.stage = text } }
     func end(_ draft: String) { _ = lock.withLock { running.removeValue(forKey: draft) } }
 

@@ -18,6 +18,8 @@ public struct PanelController: Sendable {
     let library: MustacheLibrary
     /// Builds in progress, for the progress bar.
     let builds = PanelBuilds()
+    /// Verifier reports of stored packages, for the review pages.
+    let reports = PanelReports()
     let fileIO = FileIO()
     public let drafts: DraftStore
     /// The signed-in sessions (in memory) and the sign-in throttle.
@@ -133,7 +135,7 @@ public struct PanelController: Sendable {
         let sites = try await server.blocking { try $0.catalog.workableSites(for: user) }
         var visitor = Visitor(session: session, user: user, sites: sites)
         if user.role != .publisher {
-            visitor.reviewCount = try await server.blocking { try $0.catalog.reviewQueue(statuses: [.pending]).filter { !$0.approvals.contains { $0.reviewer == user.name } && $0.uploadedBy != user.name }.count }
+            visitor.reviewCount = try await server.blocking { try $0.catalog.waitingCount(for: user.name) }
         }
         return visitor
     }

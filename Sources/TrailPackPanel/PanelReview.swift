@@ -75,8 +75,10 @@ extension PanelController {
         let summary = record.summary
         let path = try server.store.path(for: BlobStore.digest(summary.sha256))
         // The package itself: its manifest as checked by the reader, and the verifier's report.
+        // The verifier reads every byte: once per stored package (its bytes never change), not per view.
+        let sha = summary.sha256, reports = self.reports
         let (reader, report) = try await server.blocking { _ -> (PackageReader?, VerificationReport?) in
-            (try? PackageReader(path: path), try? Verifier.verify(path: path))
+            (try? PackageReader(path: path), reports.report(sha256: sha) { try? Verifier.verify(path: path) })
         }
         guard let reader else { throw PanelError(status: .unprocessableContent, message: "the stored package of version \(version) cannot be read: its file is damaged; an admin runs 'trailpack admin scrub'") }
         let manifest = reader.manifest
@@ -370,5 +372,29 @@ extension PanelController {
             ["at": Self.shortTime($0.at), "actor": $0.actor, "action": $0.action, "version": $0.version ?? "", "detail": $0.detail]
         }
         return try page("history", title: "\(first.summary.name): versions", visitor: visitor, values: ["id": id, "rows": rows, "timeline": timeline])
+    }
+}
+
+/// The verifier's reports of stored packages, by SHA-256: a blob's bytes never change, so its report
+/// does not either. Bounded: the oldest entries go past `limit`.
+final class PanelReports: @unchecked Sendable {  // every field behind `lock`
+    private let lock = NSLock()
+    private var reports: [String: VerificationReport] = [:]
+    private var order: [String] = []
+    let limit: Int
+
+    init(limit: Int = 64) { self.limit = limit }
+
+    func report(sha256: String, make: () -> VerificationReport?) -> VerificationReport? {
+        if let known = lock.withLock({ reports[sha256] }) { return known }
+        guard let made = make() else { return nil }
+        lock.withLock {
+            if reports[sha256] == nil {
+                reports[sha256] = made
+                order.append(sha256)
+                while order.count > limit { reports[order.removeFirst()] = nil }
+            }
+        }
+        return made
     }
 }
