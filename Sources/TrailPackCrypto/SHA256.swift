@@ -151,6 +151,49 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
         return "\(hex)  \(name)\n"
     }
 
+    /// Reads one line of `sha256sum`'s output back: `<hex>  <name>` (`*` marks binary mode), the
+    /// escaped form `\<hex>  <name with \\, \n, \r>` that ``sha256sumLine(name:)`` and GNU coreutils
+    /// write for awkward names, and the BSD tag form `SHA256 (<name>) = <hex>`. Nil for anything else.
+    public static func parseSHA256SumLine<S: StringProtocol>(_ line: S) -> (digest: SHA256Digest, name: String)? {
+        var text = Substring(line)
+        if text.hasSuffix("\r") { text = text.dropLast() }
+        // A leading backslash: the name is escaped (either form).
+        let escaped = text.hasPrefix("\\")
+        if escaped { text = text.dropFirst() }
+        let digest: SHA256Digest
+        var name: String
+        if text.hasPrefix("SHA256 ("), let close = text.range(of: ") = ", options: .backwards) {
+            guard let d = SHA256Digest(hex: String(text[close.upperBound...])) else { return nil }
+            digest = d
+            name = String(text[text.index(text.startIndex, offsetBy: 8)..<close.lowerBound])
+        } else {
+            guard text.count > 66, let d = SHA256Digest(hex: String(text.prefix(64))) else { return nil }
+            let separator = text.dropFirst(64).prefix(2)
+            guard separator == "  " || separator == " *" else { return nil }
+            digest = d
+            name = String(text.dropFirst(66))
+        }
+        guard escaped else { return (digest, name) }
+        var out = "", pending = false
+        for ch in name {
+            if pending {
+                switch ch {
+                case "n": out.append("\n")
+                case "r": out.append("\r")
+                case "\\": out.append("\\")
+                default: return nil
+                }
+                pending = false
+            } else if ch == "\\" {
+                pending = true
+            } else {
+                out.append(ch)
+            }
+        }
+        guard !pending else { return nil }
+        return (digest, out)
+    }
+
     /// Constant-time equality. The corresponding C function is `CRYPTO_memcmp`.
     public static func == (lhs: SHA256Digest, rhs: SHA256Digest) -> Bool {
         ConstantTime.equals(lhs.bytes, rhs.bytes)

@@ -128,16 +128,10 @@ struct Verify: ParsableCommand {
         guard let sha256File else { return nil }
         let text = String(decoding: try CLI.readSmallFile(sha256File, limit: 1 << 20), as: UTF8.self)
         let base = URL(fileURLWithPath: package).lastPathComponent
-        var candidates: [(String, String)] = []
-        for line in text.split(whereSeparator: \.isNewline) {
-            let parts = line.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2 else { continue }
-            var name = String(parts[1])
-            if name.hasPrefix("*") || name.hasPrefix(" ") { name.removeFirst() }
-            candidates.append((String(parts[0]), name))
-        }
-        let chosen = candidates.count == 1 ? candidates.first : candidates.first { URL(fileURLWithPath: $0.1).lastPathComponent == base }
-        guard let chosen, let digest = SHA256Digest(hex: chosen.0) else {
+        // The same format `trailpack hash` and `build` write (SHA256Digest.sha256sumLine), escaped names included.
+        let candidates = text.split(separator: "\n").compactMap { SHA256Digest.parseSHA256SumLine($0) }
+        let chosen = candidates.count == 1 ? candidates.first : candidates.first { URL(fileURLWithPath: $0.name).lastPathComponent == base }
+        guard let digest = chosen?.digest else {
             throw CLIError.usage("'\(sha256File)' has no SHA-256 line for '\(base)' (expected sha256sum's format: <64 hex digits>  <file name>)")
         }
         return digest

@@ -104,6 +104,19 @@ struct CLITests {
             let wrong = try Support.trailpack("verify", path, "--sha256", String(repeating: "A", count: 64))
             #expect(wrong.status == 1)
             #expect(wrong.stderr.contains("package.sha256-mismatch"), "findings for people go to standard error")
+            // A name sha256sum escapes (a backslash): `trailpack hash` writes the escaped line, verify reads it back,
+            // and so do GNU's own lines, plain and --tag.
+            let odd = dir + "/family\\hikes.zip"
+            try FileManager.default.copyItem(atPath: path, toPath: odd)
+            let hashed = try Support.trailpack("hash", odd)
+            #expect(hashed.stdout.hasPrefix("\\"), "\(hashed.stdout)")
+            try hashed.stdout.write(toFile: dir + "/SUMS", atomically: true, encoding: .utf8)
+            #expect(try Support.trailpack("verify", odd, "--sha256-file", dir + "/SUMS").status == 0)
+            for flags in ["", "--tag"] {
+                try Support.run("/bin/sh", ["-c", "sha256sum \(flags) 'family\\hikes.zip' > GNU"], directory: dir)
+                let gnu = try Support.trailpack("verify", odd, "--sha256-file", dir + "/GNU")
+                #expect(gnu.status == 0, "sha256sum \(flags): \(gnu.stderr)")
+            }
         }
     }
 

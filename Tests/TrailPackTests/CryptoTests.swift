@@ -81,4 +81,39 @@ struct CryptoTests {
         #expect(ConstantTime.equals([], []))
         #expect(SHA256.hash([1]) != SHA256.hash([2]))
     }
+
+    @Test("sha256sum lines: what trailpack writes (escaped for a backslash or a line break in the name) is read back by GNU sha256sum -c and by trailpack; GNU's own lines, binary marks and the BSD tag form are read; malformed lines are not")
+    func sha256sumLines() throws {
+        try Support.withTemporaryDirectory { dir in
+            let names = ["plain.zip", "back\\slash.zip", "new\nline.zip", "spaces in name.zip"]
+            var listing = ""
+            for name in names {
+                let bytes = Array("contents of \(name)".utf8)
+                try Data(bytes).write(to: URL(fileURLWithPath: dir + "/" + name))
+                let line = SHA256.hash(bytes).sha256sumLine(name: name)
+                listing += line
+                let parsed = try #require(SHA256Digest.parseSHA256SumLine(line.dropLast()), "\(line)")
+                #expect(parsed.name == name && parsed.digest == SHA256.hash(bytes))
+            }
+            try listing.write(toFile: dir + "/SUMS", atomically: true, encoding: .utf8)
+            let check = try Support.run("/bin/sh", ["-c", "cd '\(dir)' && sha256sum -c SUMS"])
+            #expect(check.status == 0, "GNU sha256sum reads trailpack's lines: \(check.stdout) \(check.stderr)")
+            // GNU's own output for the same files (escaped where needed), and its --tag form.
+            for flags in ["", "--tag", "-b"] {
+                let gnu = try Support.run("/bin/sh", ["-c", "cd '\(dir)' && sha256sum \(flags) plain.zip 'back\\slash.zip' 'spaces in name.zip'"])
+                let lines = gnu.stdout.split(separator: "\n")
+                #expect(lines.count == 3)
+                for line in lines {
+                    let parsed = try #require(SHA256Digest.parseSHA256SumLine(line), "\(flags): \(line)")
+                    let bytes = Array("contents of \(parsed.name)".utf8)
+                    #expect(parsed.digest == SHA256.hash(bytes), "\(flags): \(line)")
+                }
+            }
+            let hex = String(repeating: "a", count: 64)
+            for bad in ["", hex, hex + " x", String(hex.dropLast()) + "  x", "\\" + hex + "  a\\qb", "\\" + hex + "  trailing\\", "SHA256 (x) = zz"] {
+                #expect(SHA256Digest.parseSHA256SumLine(bad) == nil, "\(bad)")
+            }
+        }
+    }
 }
+
