@@ -177,10 +177,9 @@ public enum TourBuilder {
 
     /// The time to stamp on entries: `SOURCE_DATE_EPOCH` when set, else 1980-01-01.
     public static func timestamp(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int64 {
-        guard let text = environment["SOURCE_DATE_EPOCH"], !text.isEmpty else { return defaultTimestamp }
-        guard let value = Int64(text), value >= 0 else {
-            throw BuildError.usage("SOURCE_DATE_EPOCH='\(text)' is not a whole number of seconds since 1970")
-        }
+        let epoch: Int64?
+        do { epoch = try SourceDateEpoch.value(environment: environment) } catch { throw BuildError.usage(error.description) }
+        guard let value = epoch else { return defaultTimestamp }
         // DOS dates start in 1980 and end in 2107: clamp, as other reproducible-build tools do.
         return min(max(value, defaultTimestamp), latestTimestamp)
     }

@@ -134,7 +134,7 @@ struct Sign: ParsableCommand {
         } catch let e as Minisign.FormatError {
             throw CLIError.usage("'\(secretKey)': \(e)")
         }
-        let timestamp = (try? SigningTime.now()) ?? Int64(Date().timeIntervalSince1970)
+        let timestamp = try SigningTime.now()
         let comment = SignatureCheck.trustedComment(manifest: manifest, sha256: report.sha256,
                                                     fileName: URL(fileURLWithPath: package).lastPathComponent, timestamp: timestamp)
         let signature = try Minisign.Signature.sign(prehash: prehash, key: key, trustedComment: comment)
@@ -152,11 +152,11 @@ struct Sign: ParsableCommand {
     }
 }
 
-/// The signing time: SOURCE_DATE_EPOCH when set (reproducible signatures), else now.
+/// The signing time: SOURCE_DATE_EPOCH when set (reproducible signatures), else now; an invalid
+/// value is refused, as `build` refuses it, rather than silently replaced by now.
 enum SigningTime {
     static func now() throws -> Int64 {
-        if let s = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let v = Int64(s) { return v }
-        return Int64(Date().timeIntervalSince1970)
+        do { return try SourceDateEpoch.value() ?? Int64(Date().timeIntervalSince1970) } catch { throw CLIError.usage(error.description) }
     }
 }
 

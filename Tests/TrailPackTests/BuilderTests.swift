@@ -82,6 +82,21 @@ struct BuilderTests {
         }
     }
 
+    @Test("sign stamps SOURCE_DATE_EPOCH in its trusted comment, and refuses an invalid one as build does (it used to sign with the current time)")
+    func signingTime() throws {
+        try Support.withTemporaryDirectory { dir in
+            let package = try Support.buildFixture("family-hikes", into: dir)
+            #expect(try Support.trailpack(["keygen", "-s", dir + "/k.key", "-p", dir + "/k.pub", "--unencrypted"]).status == 0)
+            let env = ["PATH": "/usr/bin:/bin"]
+            let good = try Support.trailpack(["sign", package, "-s", dir + "/k.key", "-o", dir + "/a.minisig"], environment: env.merging(["SOURCE_DATE_EPOCH": "1700000000"]) { $1 })
+            #expect(good.status == 0, "\(good.stderr)")
+            #expect(try String(contentsOfFile: dir + "/a.minisig", encoding: .utf8).contains("timestamp:1700000000"))
+            let bad = try Support.trailpack(["sign", package, "-s", dir + "/k.key", "-o", dir + "/b.minisig"], environment: env.merging(["SOURCE_DATE_EPOCH": "yesterday"]) { $1 })
+            #expect(bad.status == 2 && bad.stderr.contains("SOURCE_DATE_EPOCH='yesterday'"), "\(bad.status) \(bad.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/b.minisig"))
+        }
+    }
+
     @Test("SOURCE_DATE_EPOCH is read, clamped to the DOS range, and refused when it is not a number")
     func sourceDateEpoch() throws {
         #expect(try TourBuilder.timestamp(environment: [:]) == TourBuilder.defaultTimestamp)
@@ -89,6 +104,10 @@ struct BuilderTests {
         #expect(try TourBuilder.timestamp(environment: ["SOURCE_DATE_EPOCH": "5"]) == TourBuilder.defaultTimestamp)
         #expect(try TourBuilder.timestamp(environment: ["SOURCE_DATE_EPOCH": "99999999999"]) == TourBuilder.latestTimestamp)
         #expect(throws: BuildError.self) { try TourBuilder.timestamp(environment: ["SOURCE_DATE_EPOCH": "yesterday"]) }
+        for bad in ["-5", "+5", "1.5", " 7"] {
+            #expect(throws: SourceDateEpoch.Invalid.self) { try SourceDateEpoch.value(environment: ["SOURCE_DATE_EPOCH": bad]) }
+        }
+        #expect(try SourceDateEpoch.value(environment: [:]) == nil && SourceDateEpoch.value(environment: ["SOURCE_DATE_EPOCH": ""]) == nil)
     }
 
     /// A copy of the Santiam fixture to break.

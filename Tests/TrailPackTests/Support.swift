@@ -62,7 +62,7 @@ enum Support {
         try run(binary, arguments, environment: environment, directory: directory)
     }
 
-    static func trailpack(_ arguments: [String]) throws -> Output { try run(binary, arguments) }
+    static func trailpack(_ arguments: [String], environment: [String: String]? = nil) throws -> Output { try run(binary, arguments, environment: environment) }
 
     /// Builds a fixture with the library into `directory`; returns the package path.
     static func buildFixture(_ name: String, into directory: String, timestamp: Int64 = TourBuilder.defaultTimestamp) throws -> String {
