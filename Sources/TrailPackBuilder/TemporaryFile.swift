@@ -29,10 +29,13 @@ final class TemporaryFile: @unchecked Sendable {
         Self.removeStale(directory: directory, baseName: baseName)
     }
 
-    func create() throws {
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    /// Creates the file with `mode` from the start (a secret key is never readable by others, not
+    /// even for a moment); the mode is set exactly, whatever the umask.
+    func create(mode: mode_t = 0o644) throws {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw BuildError.io("cannot create '\(path)': \(String(cString: strerror(errno)))") }
         InterruptCleanup.register(path)
+        guard fchmod(fd, mode) == 0 else { throw BuildError.io("cannot set the permissions of '\(path)': \(String(cString: strerror(errno)))") }
     }
 
     func write(_ bytes: [UInt8]) throws {
@@ -127,11 +130,13 @@ public enum InterruptCleanup {
 /// over it, and the folder flushed, so the path holds the old content or the new, never a mix — even
 /// after a power cut.
 public enum AtomicFile {
-    public static func write(_ bytes: [UInt8], to path: String) throws {
+    /// Writes `bytes` to `path` whole or not at all: a temporary file beside it, written, flushed,
+    /// renamed over it, and the folder flushed. `mode` is the new file's permissions.
+    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         let temp = TemporaryFile(directory: directory, baseName: url.lastPathComponent)
-        try temp.create()
+        try temp.create(mode: mode)
         defer { temp.remove() }
         try temp.write(bytes)
         try temp.sync()

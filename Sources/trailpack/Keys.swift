@@ -205,17 +205,7 @@ enum Password {
     }
 
     static func writeAtomically(_ text: String, to path: String, mode: mode_t) throws {
-        let temp = path + ".\(getpid()).trailpack-tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw CLIError.io("cannot create '\(temp)': \(String(cString: strerror(errno)))") }
-        var ok = fchmod(fd, mode) == 0
-        let bytes = Array(text.utf8)
-        ok = ok && bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
-        ok = ok && fsync(fd) == 0
-        close(fd)
-        guard ok, rename(temp, path) == 0 else {
-            unlink(temp)
-            throw CLIError.io("cannot write '\(path)': \(String(cString: strerror(errno)))")
-        }
+        // The builder's atomic write: EINTR and short writes handled, file and folder flushed.
+        do { try AtomicFile.write(Array(text.utf8), to: path, mode: mode) } catch let error as BuildError { throw CLIError.io(error.description) }
     }
 }
