@@ -107,13 +107,10 @@ enum FileSystem {
 public enum BuildError: Error, Sendable, CustomStringConvertible, Equatable {
     case io(String)
     case usage(String)
-    /// The tour has findings with errors; nothing was written.
-    case invalidTour
 
     public var description: String {
         switch self {
         case .io(let m), .usage(let m): m
-        case .invalidTour: "the tour has errors; nothing was written"
         }
     }
 }

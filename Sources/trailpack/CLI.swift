@@ -44,7 +44,6 @@ enum CLI {
         switch error {
         case .usage: exit(CLIExit.usage.rawValue)
         case .io: exit(CLIExit.io.rawValue)
-        case .invalidTour: exit(CLIExit.invalid.rawValue)
         }
     }
 

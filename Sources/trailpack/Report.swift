@@ -75,7 +75,6 @@ enum Report {
             switch e {
             case .usage: code = .usage; kind = "usage"
             case .io: code = .io; kind = "io"
-            case .invalidTour: code = .invalid; kind = "invalid"
             }
         case let e as CLIError:
             message = e.message
