@@ -55,26 +55,35 @@ public enum PackageExtractor {
         guard let manifestEntry = Verifier.manifestEntry(in: reader.directory) else {
             throw Failure.package(.invalid([Finding(.manifestMissing, "the package has no manifest.json")]))
         }
-        try writeFile(temp: temp, relative: Manifest.entryName) { fd in
+        var folders: Set<String> = [temp]
+        folders.insert(try writeFile(temp: temp, relative: Manifest.entryName) { fd in
             let r = try EntryReader(source: FileSource(path: path), entry: manifestEntry)
             while true {
                 let n = try r.read(into: buffer)
                 if n == 0 { break }
                 try writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             }
-        }
+        })
         count += 1
         for asset in manifest.allAssets {
-            try writeFile(temp: temp, relative: asset.path) { fd in
+            folders.insert(try writeFile(temp: temp, relative: asset.path) { fd in
                 let stream = try reader.openAsset(asset.path)
                 while true {
                     let n = try stream.read(into: buffer)
                     if n == 0 { break }
                     try writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
                 }
-            }
+            })
             count += 1
         }
+        // Durable before it is visible: every file was flushed as it was written; now the folders'
+        // entries, deepest first, so the rename below never exposes a folder whose names a crash could lose.
+        for folder in folders where folder.count > temp.count {
+            // and every folder between the file's and the root (their entries are new too)
+            var above = (folder as NSString).deletingLastPathComponent
+            while above.count > temp.count { folders.insert(above); above = (above as NSString).deletingLastPathComponent }
+        }
+        for folder in folders.sorted(by: { $0.count > $1.count }) { try syncFolder(folder) }
         if fm.fileExists(atPath: target.path) {
             let old = parent + "/.\(target.lastPathComponent).\(getpid()).trailpack-old"
             guard rename(target.path, old) == 0 else { throw Failure.io("cannot move the old '\(destination)' aside: \(String(cString: strerror(errno)))") }
@@ -86,11 +95,14 @@ public enum PackageExtractor {
         } else {
             guard rename(temp, target.path) == 0 else { throw Failure.io("cannot move the extracted folder into place: \(String(cString: strerror(errno)))") }
         }
+        try syncFolder(parent)
         keepTemp = true
         return (report, count)
     }
 
-    private static func writeFile(temp: String, relative: String, body: (Int32) throws -> Void) throws {
+    /// Writes one file under `temp` and flushes it; returns the folder it is in.
+    @discardableResult
+    private static func writeFile(temp: String, relative: String, body: (Int32) throws -> Void) throws -> String {
         // Names were validated by the verifier; check again here, where it matters.
         guard ArchivePath.problems(relative).isEmpty else { throw Failure.io("refusing unsafe path '\(relative)'") }
         let components = relative.split(separator: "/").map(String.init)
@@ -106,6 +118,15 @@ public enum PackageExtractor {
         guard fd >= 0 else { throw Failure.io("cannot create '\(file)': \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         do { try body(fd) } catch let e as PackageError { throw Failure.package(e) } catch let e as EntryDataError { throw Failure.io(e.message) }
+        guard fdatasync(fd) == 0 else { throw Failure.io("cannot flush '\(file)' to disk: \(String(cString: strerror(errno)))") }
+        return dir
+    }
+
+    private static func syncFolder(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure.io("cannot open the folder '\(path)' to flush it: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw Failure.io("cannot flush the folder '\(path)' to disk: \(String(cString: strerror(errno)))") }
     }
 
     private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws {

@@ -92,6 +92,23 @@ struct CLITests {
         }
     }
 
+    @Test("extract is durable before it is visible: every file flushed, then the folders, then the rename into place, then its parent (seen with strace)",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")))
+    func extractDurability() throws {
+        try Support.withTemporaryDirectory { dir in
+            let package = try Support.buildFixture("family-hikes", into: dir)
+            let traced = try Support.run("/usr/bin/strace", ["-f", "-e", "trace=fsync,fdatasync,rename", "-o", dir + "/trace", Support.binary, "extract", package, dir + "/out"])
+            #expect(traced.status == 0, "\(traced.stderr)")
+            let calls = try String(contentsOfFile: dir + "/trace", encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).last.map(String.init) ?? "" }
+            let files = try FileManager.default.subpathsOfDirectory(atPath: dir + "/out")
+                .filter { var isDir: ObjCBool = false; FileManager.default.fileExists(atPath: dir + "/out/" + $0, isDirectory: &isDir); return !isDir.boolValue }
+            let rename = try #require(calls.firstIndex { $0.hasPrefix("rename(") && $0.contains("\"" + dir + "/out\"") }, "\(calls)")
+            #expect(calls[..<rename].filter { $0.hasPrefix("fdatasync(") }.count == files.count, "one flush per file before the rename")
+            #expect(calls[..<rename].filter { $0.hasPrefix("fsync(") }.count >= 2, "the folders are flushed before the rename")
+            #expect(calls[(rename + 1)...].contains { $0.hasPrefix("fsync(") }, "the parent folder is flushed after it")
+        }
+    }
+
     @Test("verify --sha256-file and --json report the whole-file hash and its comparison")
     func verifyJSON() throws {
         try Support.withTemporaryDirectory { dir in
