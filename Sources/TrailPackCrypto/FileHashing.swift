@@ -29,6 +29,13 @@ public enum FileHashing {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw IOError(path: path, operation: "open", errno: errno) }
         defer { close(fd) }
+        return try sha256(fileDescriptor: fd, name: path, progress: progress)
+    }
+
+    /// The SHA-256 and size of what can be read from `fd` (a file, a pipe, standard input) until its
+    /// end; `name` is for the error message. The descriptor stays open.
+    public static func sha256(fileDescriptor fd: Int32, name: String, progress: ((Int) -> Void)? = nil) throws(IOError) -> Result {
+        let path = name
         #if canImport(Glibc)
         var st = stat()
         if fstat(fd, &st) == 0, st.st_size > chunkSize { _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL)) }

@@ -48,10 +48,6 @@ struct Hash: ParsableCommand {
     }
 
     private func hashStandardInput() throws -> SHA256Digest {
-        var hasher = SHA256()
-        while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(Array(chunk))
-        }
-        return hasher.finalize()
+        try FileHashing.sha256(fileDescriptor: 0, name: "standard input").digest
     }
 }
