@@ -1,24 +1,6 @@
 internal import CLibCrypto
 import Foundation
 
-/// Errors from OpenSSL, with its error queue's text.
-public struct CryptoError: Error, Sendable, CustomStringConvertible {
-    public var operation: String
-    public var detail: String
-    public var description: String { "\(operation) failed: \(detail)" }
-
-    static func fromQueue(_ operation: String) -> CryptoError {
-        var detail = ""
-        while case let code = ERR_get_error(), code != 0 {
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            if !detail.isEmpty { detail += "; " }
-            detail += String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        return CryptoError(operation: operation, detail: detail.isEmpty ? "unknown OpenSSL error" : detail)
-    }
-}
-
 /// A message-digest algorithm fetched once from OpenSSL's default provider.
 struct FetchedDigest: @unchecked Sendable {
     // EVP_MD objects are immutable and reference-counted by OpenSSL; sharing them is thread-safe.
@@ -82,21 +64,6 @@ public struct SHA256: ~Copyable {
         var h = SHA256()
         h.update(bytes)
         return h.finalize()
-    }
-}
-
-/// A protocol for byte containers, so `update` takes arrays, slices and `Data` alike.
-public protocol ContiguousBytes {
-    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
-}
-extension Array: ContiguousBytes where Element == UInt8 {}
-extension ArraySlice: ContiguousBytes where Element == UInt8 {}
-extension UnsafeRawBufferPointer: ContiguousBytes {
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try body(self) }
-}
-extension String.UTF8View: ContiguousBytes {
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try Array(self).withUnsafeBytes(body)
     }
 }
 
@@ -202,13 +169,3 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
 }
 
-/// Comparisons whose time does not depend on where the inputs differ.
-public enum ConstantTime {
-    /// Whether `a` and `b` are equal; the time depends only on their lengths.
-    /// The corresponding C function is `CRYPTO_memcmp`.
-    public static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        if a.isEmpty { return true }
-        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in CRYPTO_memcmp(x.baseAddress!, y.baseAddress!, a.count) == 0 } }
-    }
-}
