@@ -5,7 +5,9 @@ import Foundation
 public enum SourceDateEpoch {
     /// The variable is set but is not a whole, non-negative number of seconds since 1970.
     public struct Invalid: Error, CustomStringConvertible, Sendable {
+        /// The variable's value as it was set.
         public var text: String
+        /// What is wrong, with an example of a valid value.
         public var description: String { "SOURCE_DATE_EPOCH='\(text)' is not a whole number of seconds since 1970 (such as 1700000000)" }
     }
 
