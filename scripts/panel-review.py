@@ -204,8 +204,7 @@ def main():
             r.check_page("history")
         result["version"] = "1.1.1"
     except Exception as error:  # a step that could not run is a failure, with the page it was on
-        r.fail("%s: %s (at %s)" % (type(error).__name__, error, d.current_url))
-        d.save_screenshot(os.path.join(shots, "failure.png"))
+        r.crashed(error)
     return r.finish(result)
 
 

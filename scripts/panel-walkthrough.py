@@ -33,15 +33,22 @@ from importlib import import_module
 browser = import_module("panel-browser")
 
 
+def chromium(javascript=True):
+    """Debian's headless Chromium through chromedriver, its console log kept; optionally without JavaScript."""
+    options = Options()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1100"):
+        options.add_argument(flag)
+    options.binary_location = "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
 class Ranger:
     def __init__(self, base, shots):
         self.base, self.shots, self.failures, self.step = base, shots, [], 0
-        options = Options()
-        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1100"):
-            options.add_argument(flag)
-        options.binary_location = "/usr/bin/chromium"
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        self.driver = chromium()
         self.driver.set_script_timeout(60)
         self.axe = browser.axe_source()
 
@@ -74,6 +81,11 @@ class Ranger:
                                    " arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", element)
         element.click()
         self.wait_reload(old)
+
+    def crashed(self, error):
+        """A step that raised: a failure naming the page it was on, with a screenshot of it."""
+        self.fail("%s: %s (at %s)" % (type(error).__name__, error, self.driver.current_url))
+        self.driver.save_screenshot(os.path.join(self.shots, "failure.png"))
 
     def finish(self, result):
         """Closes the browser, prints the result line and the failures; the exit status."""
@@ -183,12 +195,7 @@ def odd_sheet(r, base, user, password, shots):
 def no_script_upload(r, base, user, password, draft, shots):
     """A browser with JavaScript turned off: sign in, and add a text file to stop 3 with the page's own
     form (multipart, streamed by the server), which the stop's page then lists."""
-    options = Options()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1100"):
-        options.add_argument(flag)
-    options.binary_location = "/usr/bin/chromium"
-    options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
-    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    d = chromium(javascript=False)
     note = os.path.join(shots, "trail-notes.txt")
     with open(note, "w") as f:
         f.write("Wagons rested here before the climb.\n")
@@ -389,8 +396,7 @@ def main():
         odd_sheet(r, base, user, password, shots)
         no_script_upload(r, base, user, password, draft, shots)
     except Exception as error:  # a step that could not run is a failure, with the page it was on
-        r.fail("%s: %s (at %s)" % (type(error).__name__, error, d.current_url))
-        d.save_screenshot(os.path.join(shots, "failure.png"))
+        r.crashed(error)
     return r.finish(result)
 
 

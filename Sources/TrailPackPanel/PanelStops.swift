@@ -128,10 +128,7 @@ extension PanelController {
             return Self.redirect("\(key.path)?saved=1")
         case "remove-file":
             let name = form.text("file")
-            let (draft, _) = try await drafts.load(key)
-            guard draft.stops.indices.contains(index), draft.stops[index].assets.contains(where: { $0.file == name }) else {
-                throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(name)'")
-            }
+            let draft = try await draftListing(key, index: index, file: name)
             try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
                 draft.stops[index].assets.removeAll { $0.file == name }
                 for n in draft.stops[index].assets.indices where draft.stops[index].assets[n].captions == name { draft.stops[index].assets[n].captions = nil }
@@ -141,10 +138,7 @@ extension PanelController {
             return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1")
         case "rename-file":
             let name = form.text("file")
-            let (draft, _) = try await drafts.load(key)
-            guard draft.stops.indices.contains(index), draft.stops[index].assets.contains(where: { $0.file == name }) else {
-                throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(name)'")
-            }
+            let draft = try await draftListing(key, index: index, file: name)
             let newName = try Self.safeFileName(form.text("newName"))
             if newName == name { return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1") }
             // The content decided the type: the extension stays what it was.
@@ -170,6 +164,15 @@ extension PanelController {
         default:
             throw PanelError(status: .notFound, message: "there is no action '\(action)' on a stop")
         }
+    }
+
+    /// The draft, when its stop `index` lists `file`; otherwise 404 naming the stop and the file.
+    func draftListing(_ key: DraftStore.Key, index: Int, file: String) async throws -> TourDraft {
+        let (draft, _) = try await drafts.load(key)
+        guard draft.stops.indices.contains(index), draft.stops[index].assets.contains(where: { $0.file == file }) else {
+            throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(file)'")
+        }
+        return draft
     }
 
     /// A file name a ranger's computer gave, made safe for every phone and folder: its last path
