@@ -99,7 +99,10 @@ struct CLITests {
             let package = try Support.buildFixture("family-hikes", into: dir)
             let traced = try Support.run("/usr/bin/strace", ["-f", "-e", "trace=fsync,fdatasync,rename", "-o", dir + "/trace", Support.binary, "extract", package, dir + "/out"])
             #expect(traced.status == 0, "\(traced.stderr)")
-            let calls = try String(contentsOfFile: dir + "/trace", encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).last.map(String.init) ?? "" }
+            let calls = try String(contentsOfFile: dir + "/trace", encoding: .utf8).split(separator: "\n").map {
+                // strace pads the PID column ("6915  rename(…)"): the call is what follows it.
+                ($0.split(separator: " ", maxSplits: 1).last.map(String.init) ?? "").trimmingCharacters(in: .whitespaces)
+            }
             let files = try FileManager.default.subpathsOfDirectory(atPath: dir + "/out")
                 .filter { var isDir: ObjCBool = false; FileManager.default.fileExists(atPath: dir + "/out/" + $0, isDirectory: &isDir); return !isDir.boolValue }
             let rename = try #require(calls.firstIndex { $0.hasPrefix("rename(") && $0.contains("\"" + dir + "/out\"") }, "\(calls)")
