@@ -53,18 +53,18 @@ demo: build
 	$(BIN) validate $(OUT)/manifest.json
 	@bash scripts/demo-serve.sh $(BIN) $(OUT)
 
-# Benchmarks against the peer tools, in one run (bench/run.py). bench-quick: the small and tiny sets.
+# Benchmarks against the peer tools, in one run (bench/run.py). bench-quick: the tiny, 100,000-entry and small sets.
 ZF := bench/zf-peer/.build/release/zf-bench
 bench-deps: deps
 	@for p in openssl time wrk clamav nginx-light; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null; }; done
 	$(SWIFT) build -c release --product trailpack
 	cd bench/zf-peer && $(SWIFT) build -c release
 bench: bench-deps
-	python3 bench/run.py --sets tiny,small,medium,large,map --runs 3
+	python3 bench/run.py --sets tiny,entries100k,small,medium,large,map --runs 3
 	python3 bench/server.py --set medium
 	python3 bench/panel.py --drafts 1000 --upload-mb 1024
 bench-quick: bench-deps
-	python3 bench/run.py --sets tiny,small --runs 3
+	python3 bench/run.py --sets tiny,entries100k,small --runs 3
 	python3 bench/server.py --set small
 	python3 bench/panel.py --drafts 200 --upload-mb 128
 

@@ -5,6 +5,8 @@
   medium  ~1.08 GB (the issue's reference set): 16 videos of 30-50 MB, 200 photos of 1-2 MB, 50 clips of 2-3 MB, 300 texts of 1-50 KB, 40 stops
   large   ~4.7 GB: mostly video (memory flatness; past 4 GiB, so ZIP64 offsets)
   tiny    20,000 files of 1 KB (per-file overhead)
+  entries100k  99,999 texts of 100-200 bytes over 1,000 stops: with manifest.json, 100,000 entries,
+          the format's limit (memory that must not grow with entries)
 
 Media are incompressible bytes (as real media are); texts are compressible. Deterministic, and
 a set already generated with the same parameters is kept. Usage: gen_data.py SET [SET...]
@@ -20,6 +22,9 @@ SETS = {
                     (100, "txt", 1 << 10, 50 << 10), (100, "json", 1 << 10, 50 << 10), (100, "md", 1 << 10, 50 << 10)]),
     "large": (20, [(44, "mp4", 90 << 20, 110 << 20), (40, "jpg", 1 << 20, 4 << 20), (20, "md", 1 << 10, 20 << 10)]),
     "tiny": (100, [(20000, "txt", 1000, 1000)]),
+    # 100,000 ZIP entries and 100,000 assets are the format's limits; 10,000 stops and 1 MiB per waypoint.json
+    # are the others that bind here (100 files a stop keeps each waypoint.json at ~2 KB).
+    "entries100k": (1000, [(99999, "txt", 100, 200)]),
 }
 
 
