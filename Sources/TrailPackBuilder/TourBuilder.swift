@@ -18,11 +18,14 @@ public enum TourBuilder {
     /// A checked tour, with every asset hashed: what will be written.
     public struct Plan: Sendable {
         public var source: TourSource
-        public var manifest: Manifest
+        /// What `manifest.json` will say (read-only: its bytes are made once, by `plan`).
+        public private(set) var manifest: Manifest
         /// Every file to package, in entry order (after `manifest.json`).
         public var files: [TourSource.SourceFile]
         public var findings: [Finding]
         public var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
+        /// The `manifest.json` to write: `manifest.canonicalBytes`, made once by `plan`.
+        var manifestBytes: [UInt8]?
     }
 
     /// Reads and checks the tour folder, hashes every asset (on all cores), and validates the
@@ -84,7 +87,18 @@ public enum TourBuilder {
         let findings = sourceFindings + mapFindings + manifestFindings + strayFindings(source) + TourInit.placeholderFindings(source)
             + budget.findings(files)
         let ordered = files.sorted { Array($0.archivePath.utf8).lexicographicallyPrecedes(Array($1.archivePath.utf8)) }
-        let plan = Plan(source: source, manifest: manifest, files: ordered, findings: findings)
+        var plan = Plan(source: source, manifest: manifest, files: ordered, findings: findings)
+        if hashAssets && !findings.hasErrors {
+            // Written once, here, so that a manifest no reader would accept is never packaged.
+            let bytes = manifest.canonicalBytes
+            if bytes.count > Manifest.maxBytes {
+                plan.findings.append(Finding(.jsonTooLarge, file: Manifest.entryName,
+                    "the package's manifest.json would be \(bytes.count) bytes, and readers accept at most \(Manifest.maxBytes): "
+                        + "the tour lists too many files (\(files.count)); split it into two tours, or put the files of a stop together in fewer, larger files"))
+                return (nil, plan.findings)
+            }
+            plan.manifestBytes = bytes
+        }
         // Without hashes the plan only served its findings (an editor's check on every save): never written.
         return (findings.hasErrors || !hashAssets ? nil : plan, findings)
     }
@@ -142,12 +156,15 @@ public enum TourBuilder {
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count))
         let next = LockedBox(0)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            // One buffer per worker, not per file (see FileHashing.sha256(path:buffer:)).
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileHashing.chunkSize, alignment: 64)
+            defer { buffer.deallocate() }
             while true {
                 let i: Int = next.withLock { n in defer { n += 1 }; return n }
                 guard i < files.count, failure.withLock({ $0 }) == nil else { return }
                 let f = files[i]
                 do {
-                    let r = try FileHashing.sha256(path: f.sourcePath) { n in progress?.advance(bytes: n) }
+                    let r = try FileHashing.sha256(path: f.sourcePath, buffer: buffer) { n in progress?.advance(bytes: n) }
                     progress?.advance(files: 1)
                     if r.size != f.size {
                         failure.withLock { $0 = $0 ?? .io("'\(f.relativePath)' changed size while it was being read; build again once nothing is writing to the tour folder") }
@@ -212,16 +229,16 @@ public enum TourBuilder {
 
         progress?.start(phase: "writing", files: plan.files.count, bytes: plan.totalBytes)
         var writer = try ZipWriter(fileDescriptor: temp.fd, modificationTime: timestamp)
-        try writer.addEntry(path: Manifest.entryName, bytes: plan.manifest.canonicalBytes, compress: true)
+        try writer.addEntry(path: Manifest.entryName, bytes: plan.manifestBytes ?? plan.manifest.canonicalBytes, compress: true)
         for file in plan.files {
-            let before = FileSystem.statInfo(file.sourcePath)
             // Maps are always stored: phones read their tiles in place (docs/FORMAT.md, "Maps").
             let compress = file.type.compress && !MapInfo.isPMTiles(file.archivePath)
             try writer.addEntry(path: file.archivePath, contentsOf: file.sourcePath, size: file.size, compress: compress) { n in
                 progress?.advance(bytes: n)
             }
+            // Unchanged since the folder was read, so since it was hashed: the manifest's hash is of these bytes.
             let after = FileSystem.statInfo(file.sourcePath)
-            if before.modified.tv_sec != after.modified.tv_sec || before.modified.tv_nsec != after.modified.tv_nsec || after.size != file.size {
+            if file.modified.tv_sec != after.modified.tv_sec || file.modified.tv_nsec != after.modified.tv_nsec || after.size != file.size {
                 throw BuildError.io("'\(file.relativePath)' changed while it was being packaged; build again once nothing is writing to the tour folder")
             }
             progress?.advance(files: 1)

@@ -61,6 +61,9 @@ public struct TourSource: Sendable {
         public var archivePath: String
         public var type: MediaTypes.Entry
         public var size: Int64
+        /// The modification time seen when the folder was read: the file must still have it (and
+        /// `size`) when it is packaged, or the hash in the manifest would not be of these bytes.
+        public var modified: timespec = timespec()
         public var title: String?
         /// Accessibility texts from waypoint.json: an image's alt text, a recording's transcript, a
         /// video's captions (the package path of the stop's `.vtt` file).
@@ -360,7 +363,8 @@ struct Loader {
                 "asset '\(rel)' is a link to '\(real)', outside the tour folder; copy the file into the folder instead of linking it"))
             return nil
         }
-        let info = FileSystem.statInfo(real)
+        // A plain file named in its own folder is what lstat saw; only a link needs a second look.
+        let info = direct ? linkInfo : FileSystem.statInfo(real)
         guard info.kind == .file else {
             findings.append(Finding(.sourceAssetNotFile, file: findingFile, "asset '\(rel)' is \(info.kind == .directory ? "a folder" : "not a regular file"); list the files inside it instead"))
             return nil
@@ -386,7 +390,7 @@ struct Loader {
             findings.append(Finding(.sourceAssetContent, file: findingFile, "asset '\(rel)': \(problem)"))
             return nil
         }
-        return TourSource.SourceFile(sourcePath: real, relativePath: rel, archivePath: archiveFolder + normalized, type: type, size: info.size, title: title)
+        return TourSource.SourceFile(sourcePath: real, relativePath: rel, archivePath: archiveFolder + normalized, type: type, size: info.size, modified: info.modified, title: title)
     }
 
     /// The real path of a folder of the tour, links resolved; cached.

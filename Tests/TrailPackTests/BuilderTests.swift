@@ -370,4 +370,37 @@ struct BuilderTests {
             for word in ["waypoints  8", "assets     18", "sha256     \(sha)", "time"] { #expect(text.stdout.contains(word), "\(text.stdout)") }
         }
     }
+
+    @Test("a tour whose manifest.json would be larger than readers accept is refused, and nothing is written")
+    func manifestTooLarge() throws {
+        try Support.withTemporaryDirectory { dir in
+            // 40 stops of 10 recordings, each with a 95,000-character transcript: about 38 MB of
+            // manifest (the limit is 32 MiB) from a tour folder of 38 MB of waypoint.json files.
+            let tour = dir + "/big"
+            try FileManager.default.createDirectory(atPath: tour + "/waypoints", withIntermediateDirectories: true)
+            try #"{"id": "org.trailpack.test.big", "version": "1", "name": "Big", "park": "Test Forest", "site": {"id": "test", "name": "Test"}, "mapName": "Big", "description": "Too much text."}"#
+                .write(toFile: tour + "/tour.json", atomically: true, encoding: .utf8)
+            let transcript = String(repeating: "a ", count: 47_500)
+            for stop in 1...40 {
+                let folder = tour + "/waypoints/\(String(format: "%02d", stop))-stop-\(stop)"
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                var assets: [String] = []
+                for k in 1...10 {
+                    try Data([0x49, 0x44, 0x33, 4, 0, 0, 0, 0, 0, 0, UInt8(k)]).write(to: URL(fileURLWithPath: folder + "/clip-\(k).mp3"))
+                    assets.append(#"{"file": "clip-\#(k).mp3", "transcript": "\#(transcript)"}"#)
+                }
+                try #"{"name": "Stop \#(stop)", "coordinate": {"latitude": \#(44.4 + Double(stop) * 0.001), "longitude": -122.2}, "description": "Stop \#(stop).", "assets": [\#(assets.joined(separator: ", "))]}"#
+                    .write(toFile: folder + "/waypoint.json", atomically: true, encoding: .utf8)
+            }
+            let (plan, findings) = try TourBuilder.plan(tour)
+            #expect(plan == nil)
+            let finding = try #require(findings.first { $0.code == .jsonTooLarge }, "\(findings.filter { $0.severity == .error })")
+            #expect(finding.file == "manifest.json")
+            #expect(finding.message.contains("400") && finding.message.contains("\(Manifest.maxBytes)"), "\(finding.message)")
+            let out = try Support.trailpack("build", tour, "-o", dir + "/big.zip", "--quiet")
+            #expect(out.status == 1, "\(out.stderr)")
+            #expect(out.stderr.contains("json.too-large"), "\(out.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/big.zip"))
+        }
+    }
 }

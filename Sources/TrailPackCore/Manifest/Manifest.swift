@@ -6,6 +6,9 @@ public struct Manifest: Sendable, Equatable {
     public static let currentFormatVersion = 1
     /// The name of the manifest entry; always the first entry of a package.
     public static let entryName = "manifest.json"
+    /// The largest `manifest.json`, in bytes (docs/FORMAT.md, "Limits"): room for the format's
+    /// 100,000 assets (about 240 bytes each as the builder writes them). Readers hold it whole.
+    public static let maxBytes = 32 << 20
 
     /// The manifest format version (1).
     public var formatVersion: Int
