@@ -63,7 +63,9 @@ public final class EntryReader {
         self.source = source
         self.inputOffset = dataOffset
         self.inputRemaining = entry.compressedSize
-        self.input = .allocate(byteCount: entry.method == 8 ? Self.inputChunk : 0, alignment: 16)
+        // No larger than the compressed data: a small entry's buffer comes from the heap, not from
+        // a `mmap` and `munmap` of its own (256 KiB per entry was a tenth of checking small entries).
+        self.input = .allocate(byteCount: entry.method == 8 ? Int(min(Int64(Self.inputChunk), max(1, entry.compressedSize))) : 0, alignment: 16)
         if entry.method == 8 {
             guard trailpack_inflate_init_raw(&stream) == Z_OK else { throw .corrupt("zlib could not start (out of memory)") }
             inflating = true

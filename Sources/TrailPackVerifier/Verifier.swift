@@ -12,7 +12,7 @@ import TrailPackMap
 /// a second thread while the entries are checked.
 public enum Verifier {
     /// The largest `manifest.json` read.
-    public static let maxManifestBytes: Int64 = 16 << 20
+    public static let maxManifestBytes = Int64(Manifest.maxBytes)
     static let chunkSize = 1 << 20
 
     /// What to check besides the package itself, and how.
@@ -44,14 +44,23 @@ public enum Verifier {
 
     /// Verifies a package held by any byte source.
     public static func verify(source: some ByteSource, options: Options = Options()) throws(ArchiveError) -> VerificationReport {
-        let wholeFile = WholeFileHash(source: source, prehash: options.prehash)
+        var findings: [Finding] = []
+        // The structure and the entries are walked in file order through one block (small
+        // records cost no system call each); the whole-file hash and the maps read `source` itself.
+        let sequential = ReadAheadSource(source)
+        let directory = try ZipDirectory.read(sequential, limits: options.limits)
+        findings += directory.findings
+
         // The whole-file hash runs on a thread this call owns and joins on every way out,
-        // a thrown error included: nothing keeps reading the file after `verify` returns.
+        // a thrown error included: nothing keeps reading the file after `verify` returns. As it
+        // reads every byte anyway, it also takes the CRC-32 of about half of the stored data,
+        // which this thread then skips: the two threads then do about the same work (before, this
+        // one did an entry's SHA-256 and CRC-32 while the other did one SHA-256, and it waited).
+        let crcJobs = options.threads > 1 && directory.isReadable ? Self.delegatedCRCs(directory) : []
+        let wholeFile = WholeFileHash(source: source, prehash: options.prehash, crcJobs: crcJobs)
         let hashing = options.threads > 1 ? OwnedThread { wholeFile.run() } : nil
         defer { hashing?.join() }
-        var findings: [Finding] = []
-        let directory = try ZipDirectory.read(source, limits: options.limits)
-        findings += directory.findings
+        let delegated = Set(crcJobs.map(\.index))
 
         var checks: [Int: EntryCheck] = [:]
         var manifestBytes: [UInt8]?
@@ -61,14 +70,38 @@ public enum Verifier {
             defer { buffer.deallocate() }
             for entry in ordered where !entry.isEncrypted && (entry.method == 0 || entry.method == 8) && entry.uncompressedSize <= options.limits.maxEntrySize {
                 let capture = entry.nameBytes == Array(Manifest.entryName.utf8) && entry.uncompressedSize <= maxManifestBytes
-                let check = try checkData(source: source, entry: entry, buffer: buffer, capture: capture)
+                var check = try checkData(source: sequential, entry: entry, buffer: buffer, capture: capture,
+                                          checkCRC: !delegated.contains(entry.index))
                 if let f = check.finding { findings.append(f) }
                 if capture, check.finding == nil { manifestBytes = check.captured }
+                check.captured = []  // held once, in manifestBytes, and let go once read
                 checks[entry.index] = check
             }
         }
 
         let manifest = checkManifest(directory: directory, bytes: manifestBytes, findings: &findings)
+        manifestBytes = nil
+        if let hashing, !crcJobs.isEmpty {
+            // The CRC-32s the other thread took: an entry whose data is damaged counts as unread.
+            hashing.join()
+            for (job, crc) in zip(crcJobs, wholeFile.crcs) {
+                guard var check = checks[job.index], check.finding == nil else { continue }
+                let entry = directory.entries[job.index]
+                guard let crc else {
+                    check.finding = Finding(.zipCRC, file: entry.name, "the data could not be read to its end to check its CRC-32 (the file shrank while it was read)")
+                    check.sha256 = nil
+                    findings.append(check.finding!)
+                    checks[job.index] = check
+                    continue
+                }
+                if crc != entry.crc32 {
+                    check.finding = Self.crcFinding(entry, actual: crc)
+                    check.sha256 = nil
+                    findings.append(check.finding!)
+                    checks[job.index] = check
+                }
+            }
+        }
         if let manifest { checkContents(manifest: manifest, directory: directory, checks: checks, findings: &findings) }
         let maps = try PackageMaps.check(source: source, directory: directory, manifest: manifest, damaged: { checks[$0.index]?.sha256 == nil }, options: options.map)
         findings += maps.findings
@@ -93,7 +126,41 @@ public enum Verifier {
         var captured: [UInt8]
     }
 
-    static func checkData(source: some ByteSource, entry: ZipEntry, buffer: UnsafeMutableRawBufferPointer, capture: Bool) throws(ArchiveError) -> EntryCheck {
+    /// One CRC-32 the whole-file thread takes: a stored entry's data, `start..<end` in the file.
+    struct CRCJob: Sendable {
+        var index: Int
+        var start: Int64
+        var end: Int64
+    }
+
+    /// Stored entries (their data is in the file as it is) whose CRC-32 the whole-file thread
+    /// takes, in file order, until they add up to about half of all the entries' data. Entries
+    /// whose data overlaps another's (a hostile archive; reported by the layout check) stay here.
+    static func delegatedCRCs(_ directory: ZipDirectory) -> [CRCJob] {
+        let data = directory.entries.reduce(Int64(0)) { $0 + (($1.dataOffset != nil && $1.sizesKnown) ? max(0, $1.uncompressedSize) : 0) }
+        let stored = directory.entries.compactMap { e -> CRCJob? in
+            guard e.method == 0, !e.isEncrypted, e.sizesKnown, e.compressedSize == e.uncompressedSize, e.compressedSize > 0,
+                  let start = e.dataOffset else { return nil }
+            return CRCJob(index: e.index, start: start, end: start + e.compressedSize)
+        }.sorted { $0.start < $1.start }
+        var jobs: [CRCJob] = []
+        var taken: Int64 = 0
+        var previousEnd: Int64 = 0
+        for (k, job) in stored.enumerated() {
+            let overlaps = job.start < previousEnd || (k + 1 < stored.count && stored[k + 1].start < job.end)
+            previousEnd = max(previousEnd, job.end)
+            guard !overlaps, taken + (job.end - job.start) <= data / 2 + (1 << 20) else { continue }
+            jobs.append(job)
+            taken += job.end - job.start
+        }
+        return jobs
+    }
+
+    static func crcFinding(_ entry: ZipEntry, actual: UInt32) -> Finding {
+        Finding(.zipCRC, file: entry.name, "the data's CRC-32 is \(hex32(actual)), not the declared \(hex32(entry.crc32)): the entry is damaged")
+    }
+
+    static func checkData(source: some ByteSource, entry: ZipEntry, buffer: UnsafeMutableRawBufferPointer, capture: Bool, checkCRC: Bool = true) throws(ArchiveError) -> EntryCheck {
         var sha = SHA256()
         var crc = CRC32()
         var size: Int64 = 0
@@ -106,7 +173,7 @@ public enum Verifier {
                 if n == 0 { break }
                 let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
                 sha.update(chunk)
-                crc.update(chunk)
+                if checkCRC { crc.update(chunk) }
                 if capture { captured += chunk }
                 size += Int64(n)
             }
@@ -114,9 +181,8 @@ public enum Verifier {
             if case .io(let e) = error, e.errno != 0 { throw e }
             return EntryCheck(size: size, sha256: nil, finding: Finding(error.code, file: entry.name, error.message), captured: [])
         }
-        if crc.value != entry.crc32 {
-            return EntryCheck(size: size, sha256: nil, finding: Finding(.zipCRC, file: entry.name,
-                "the data's CRC-32 is \(hex32(crc.value)), not the declared \(hex32(entry.crc32)): the entry is damaged"), captured: [])
+        if checkCRC, crc.value != entry.crc32 {
+            return EntryCheck(size: size, sha256: nil, finding: crcFinding(entry, actual: crc.value), captured: [])
         }
         return EntryCheck(size: size, sha256: sha.finalize(), finding: nil, captured: captured)
     }
@@ -168,8 +234,9 @@ public enum Verifier {
     }
 
     static func checkContents(manifest: Manifest, directory: ZipDirectory, checks: [Int: EntryCheck], findings: inout [Finding]) {
-        var byName: [[UInt8]: ZipEntry] = [:]
-        for e in directory.entries where byName[e.nameBytes] == nil { byName[e.nameBytes] = e }
+        var byName: [NameKey: ZipEntry] = [:]
+        byName.reserveCapacity(directory.entries.count)
+        for e in directory.entries where byName[NameKey(e.nameBytes)] == nil { byName[NameKey(e.nameBytes)] = e }
         // Only needed for a missing asset's hint: built on first use.
         var byFolded: [String: ZipEntry]?
         func folded(_ path: String) -> ZipEntry? {
@@ -179,10 +246,11 @@ public enum Verifier {
             }
             return byFolded![ArchivePath.foldingKey(path)]
         }
-        var listed: Set<[UInt8]> = [Array(Manifest.entryName.utf8)]
+        var listed: Set<NameKey> = [NameKey(Manifest.entryName)]
         let assets = manifest.allAssets
+        listed.reserveCapacity(assets.count + 1)
         for asset in assets {
-            let key = Array(asset.path.utf8)
+            let key = NameKey(asset.path)
             listed.insert(key)
             guard let entry = byName[key] else {
                 let near = folded(asset.path).map { "; the package has '\($0.name)', which differs in case or accents" } ?? ""
@@ -201,11 +269,11 @@ public enum Verifier {
             }
         }
         // Folders that hold listed assets, for directory entries (which many writers add): built on first use.
-        var folders: Set<[UInt8]>?
-        for e in directory.entries where !listed.contains(e.nameBytes) {
+        var folders: Set<NameKey>?
+        for e in directory.entries where !listed.contains(NameKey(e.nameBytes)) {
             if e.isDirectory {
-                if folders == nil { folders = Set(assets.flatMap { ArchivePath.parentFolders($0.path) }) }
-                if folders!.contains(e.nameBytes) { continue }
+                if folders == nil { folders = Set(assets.flatMap { ArchivePath.parentFolders($0.path) }.map(NameKey.init)) }
+                if folders!.contains(NameKey(e.nameBytes)) { continue }
             }
             findings.append(Finding(.contentUnlisted, file: e.name, "the package holds this \(e.isDirectory ? "folder" : "file") but the manifest does not list it"))
         }
@@ -219,10 +287,14 @@ final class WholeFileHash: @unchecked Sendable {
     private var digest: SHA256Digest?
     private(set) var blake2b: [UInt8]?
     private var error: ArchiveError?
+    private let crcJobs: [Verifier.CRCJob]
+    /// The CRC-32 of each job's bytes, in the jobs' order; nil for a job whose bytes were not all read.
+    private(set) var crcs: [UInt32?] = []
 
-    init(source: any ByteSource, prehash: Bool) {
+    init(source: any ByteSource, prehash: Bool, crcJobs: [Verifier.CRCJob] = []) {
         self.source = source
         self.withPrehash = prehash
+        self.crcJobs = crcJobs
     }
 
     func run() {
@@ -231,14 +303,33 @@ final class WholeFileHash: @unchecked Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Verifier.chunkSize, alignment: 64)
         defer { buffer.deallocate() }
         var offset: Int64 = 0
+        var crc = CRC32()
+        var job = 0
+        var seen: Int64 = 0
         do {
             while offset < source.size {
                 let n = try source.read(at: offset, into: buffer)
                 if n == 0 { break }
                 sha.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
                 blake?.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-                offset += Int64(n)
+                // The parts of this chunk that are the data of the jobs' entries (in file order).
+                let chunkEnd = offset + Int64(n)
+                while job < crcJobs.count, crcJobs[job].start < chunkEnd {
+                    let j = crcJobs[job]
+                    let from = max(j.start, offset), to = min(j.end, chunkEnd)
+                    if from < to {
+                        crc.update(UnsafeRawBufferPointer(rebasing: buffer[Int(from - offset)..<Int(to - offset)]))
+                        seen += to - from
+                    }
+                    guard j.end <= chunkEnd else { break }
+                    crcs.append(seen == j.end - j.start ? crc.value : nil)
+                    crc = CRC32()
+                    seen = 0
+                    job += 1
+                }
+                offset = chunkEnd
             }
+            while crcs.count < crcJobs.count { crcs.append(nil) }
             digest = sha.finalize()
             blake2b = blake.take()?.finalize()
         } catch {

@@ -4,7 +4,7 @@ import TrailPackArchive
 import TrailPackBuilder
 @testable import TrailPackCore
 import TrailPackCrypto
-import TrailPackVerifier
+@testable import TrailPackVerifier
 
 @Suite("verifier")
 struct VerifierTests {
@@ -140,6 +140,48 @@ struct VerifierTests {
         let report = try verify(f.bytes())
         #expect(!report.isValid, "\(name) was accepted")
         #expect(report.findings.codes.contains(code), "\(name): expected \(code.rawValue), got \(report.findings.map(\.description))")
+    }
+
+    @Test("a damaged stored entry is found whichever thread takes its CRC-32, and its hash is then not judged",
+          arguments: [1, 2])
+    func storedCRCOnEitherThread(threads: Int) throws {
+        let base = try forge()
+        let stored = base.entries.indices.filter { base.entries[$0].method == 0 && !base.entries[$0].data.isEmpty }
+        #expect(stored.count >= 2, "the fixture should have stored entries")
+        for i in stored {
+            var f = try forge()
+            f.entries[i].centralCRC = ZipForge.crc(f.entries[i].data) ^ 1
+            f.entries[i].localCRC = f.entries[i].centralCRC
+            let report = try verify(f.bytes(), .init(threads: threads))
+            let name = String(decoding: f.entries[i].name, as: UTF8.self)
+            #expect(!report.isValid)
+            #expect(report.findings.contains { $0.code == .zipCRC && $0.file == name }, "\(name): \(report.findings.map(\.description))")
+            // One cause, one finding: the damaged entry's SHA-256 is not compared with the manifest's.
+            #expect(!report.findings.contains { $0.code == .contentSHA256 && $0.file == name }, "\(name): \(report.findings.map(\.description))")
+        }
+    }
+
+    @Test("the whole-file thread takes the CRC-32 of about half of the stored data, never of overlapping entries")
+    func delegatedCRCs() throws {
+        let directory = try ZipDirectory.read(MemorySource(Self.package))
+        let jobs = Verifier.delegatedCRCs(directory)
+        #expect(!jobs.isEmpty)
+        let data = directory.entries.reduce(Int64(0)) { $0 + $1.uncompressedSize }
+        #expect(jobs.reduce(Int64(0)) { $0 + $1.end - $1.start } <= data / 2 + (1 << 20))
+        for job in jobs {
+            let e = directory.entries[job.index]
+            #expect(e.method == 0 && job.start == e.dataOffset && job.end == e.dataOffset! + e.compressedSize)
+        }
+        #expect(zip(jobs, jobs.dropFirst()).allSatisfy { $0.end <= $1.start })
+        // Two entries sharing their data: neither is delegated (the layout check reports them).
+        var f = try forge()
+        let i = try #require(f.entries.indices.first { f.entries[$0].method == 0 && f.entries[$0].data.count > 0 })
+        f.entries.append(f.entries[i])
+        f.entries[f.entries.count - 1].name += Array(".copy".utf8)
+        var overlapping = try ZipDirectory.read(MemorySource(f.bytes()))
+        let last = overlapping.entries.count - 1
+        overlapping.entries[last].dataOffset = overlapping.entries[i].dataOffset
+        #expect(!Verifier.delegatedCRCs(overlapping).contains { $0.index == i || $0.index == last })
     }
 
     @Test("unsafe entry names are rejected", arguments: ["../evil.txt", "/etc/passwd", "waypoints\\evil.txt", "C:/evil.txt", "a/\u{0}/b", "a/\u{1}b", "a/./b", "waypoints/x/CON", "a//b"])

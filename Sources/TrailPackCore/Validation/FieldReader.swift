@@ -31,13 +31,14 @@ public struct FieldReader: Sendable {
 
     /// The string member `key` of `members`, or a finding at `path` when it is missing (and `required`) or not a string.
     public mutating func string(_ members: [JSONMember], _ key: String, at path: String, required: Bool = true) -> String? {
-        let p = JSONPath.member(path, key)
+        // The path is made only for a finding: most fields have none.
+        func p() -> String { JSONPath.member(path, key) }
         guard let value = members.first(where: { $0.key == key })?.value else {
-            if required { missing(p) }
+            if required { missing(p()) }
             return nil
         }
         guard case .string(let s) = value else {
-            wrongType(p, expected: "a string in quotes", got: value)
+            wrongType(p(), expected: "a string in quotes", got: value)
             return nil
         }
         return s
@@ -45,10 +46,11 @@ public struct FieldReader: Sendable {
 
     /// The number member `key` of `members` as a `Double`, or a finding at `path`.
     public mutating func double(_ members: [JSONMember], _ key: String, at path: String) -> Double? {
-        let p = JSONPath.member(path, key)
-        guard let value = members.first(where: { $0.key == key })?.value else { missing(p); return nil }
+        // The path is made only for a finding: most fields have none.
+        func p() -> String { JSONPath.member(path, key) }
+        guard let value = members.first(where: { $0.key == key })?.value else { missing(p()); return nil }
         guard case .number(let n) = value, let d = n.double else {
-            wrongType(p, expected: "a number (decimal degrees, without quotes)", got: value)
+            wrongType(p(), expected: "a number (decimal degrees, without quotes)", got: value)
             return nil
         }
         return d
@@ -56,13 +58,14 @@ public struct FieldReader: Sendable {
 
     /// The whole-number member `key` of `members` (no fraction, no exponent), or a finding at `path`.
     public mutating func integer(_ members: [JSONMember], _ key: String, at path: String, required: Bool = true) -> Int64? {
-        let p = JSONPath.member(path, key)
+        // The path is made only for a finding: most fields have none.
+        func p() -> String { JSONPath.member(path, key) }
         guard let value = members.first(where: { $0.key == key })?.value else {
-            if required { missing(p) }
+            if required { missing(p()) }
             return nil
         }
         guard case .number(let n) = value, let i = n.int64 else {
-            wrongType(p, expected: "a whole number without a fraction or exponent", got: value)
+            wrongType(p(), expected: "a whole number without a fraction or exponent", got: value)
             return nil
         }
         return i
@@ -70,13 +73,14 @@ public struct FieldReader: Sendable {
 
     /// The array member `key` of `members`, or a finding at `path`.
     public mutating func array(_ members: [JSONMember], _ key: String, at path: String, required: Bool = true) -> [JSONValue]? {
-        let p = JSONPath.member(path, key)
+        // The path is made only for a finding: most fields have none.
+        func p() -> String { JSONPath.member(path, key) }
         guard let value = members.first(where: { $0.key == key })?.value else {
-            if required { missing(p) }
+            if required { missing(p()) }
             return nil
         }
         guard case .array(let items) = value else {
-            wrongType(p, expected: "a list ([ ... ])", got: value)
+            wrongType(p(), expected: "a list ([ ... ])", got: value)
             return nil
         }
         return items

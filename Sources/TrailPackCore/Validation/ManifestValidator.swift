@@ -44,7 +44,7 @@ public enum ManifestValidator {
         if m.waypoints.count > maxWaypoints {
             f.append(Finding(.waypointTooMany, path: "waypoints", "\(m.waypoints.count) waypoints is more than the limit of \(maxWaypoints)"))
         }
-        let assetCount = m.allAssets.count
+        let assetCount = m.waypoints.reduce(m.mapAssets.count) { $0 + $1.assets.count }
         if assetCount > maxAssets {
             f.append(Finding(.assetTooMany, path: "waypoints", "\(assetCount) assets is more than the limit of \(maxAssets)"))
         }
@@ -227,8 +227,9 @@ public enum ManifestValidator {
     /// Alt texts, transcripts, captions and the waiver: well-formed where given, on the kind of media they
     /// belong to; a missing one (and no waiver) is a warning, so a reviewer sees it.
     static func checkAccessibility(_ w: Waypoint, _ p: String, _ f: inout [Finding]) {
-        func text(_ value: String?, _ path: String, limit: Int, multiline: Bool) {
+        func text(_ value: String?, _ makePath: @autoclosure () -> String, limit: Int, multiline: Bool) {
             guard let value else { return }
+            let path = makePath()
             if value.trimmingWhitespace.isEmpty {
                 f.append(Finding(.assetAccessibilityText, path: path, "'\(path)' is empty; write the text, or leave the field out"))
             } else if value.count > limit {
@@ -240,7 +241,8 @@ public enum ManifestValidator {
         text(w.accessibilityWaiver, p + ".accessibilityWaiver", limit: maxAltLength, multiline: true)
         let waived = !(w.accessibilityWaiver ?? "").trimmingWhitespace.isEmpty
         for (j, a) in w.assets.enumerated() {
-            let path = JSONPath.element(p + ".assets", j)
+            // Made only when something is said about the asset (most have nothing to say here).
+            var path: String { JSONPath.element(p + ".assets", j) }
             text(a.alt, path + ".alt", limit: maxAltLength, multiline: false)
             text(a.transcript, path + ".transcript", limit: maxTranscriptLength, multiline: true)
             if a.alt != nil, a.kind != .image {
