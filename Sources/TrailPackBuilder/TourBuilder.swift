@@ -41,7 +41,7 @@ public enum TourBuilder {
         let files = (source.waypoints.flatMap(\.assets) + source.mapFiles)
         // With errors in the folder nothing will be written: skip hashing, but still check
         // everything else, so the ranger sees every problem in one round.
-        var digests: [String: SHA256Digest] = [:]
+        var digests: [SHA256Digest?] = []  // by position in `files`
         if !sourceFindings.hasErrors && hashAssets {
             progress?.start(phase: "hashing", files: files.count, bytes: files.reduce(0) { $0 + $1.size })
             digests = try hashAll(files, progress: progress)
@@ -67,9 +67,14 @@ public enum TourBuilder {
                 "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one with 'trailpack map extract --tour \(root)'"))
         }
 
+        // Assets are made in the order `files` lists them (the stops' files, then the maps'), so
+        // each one's digest is the next.
+        var position = 0
         func asset(_ f: TourSource.SourceFile) -> Asset {
-            Asset(path: f.archivePath, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
-                  sha256: digests[f.sourcePath + "\u{0}" + f.archivePath]?.hex ?? String(repeating: "0", count: 64), title: f.title,
+            defer { position += 1 }
+            let digest = position < digests.count ? digests[position] : nil
+            return Asset(path: f.archivePath, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
+                  sha256: digest?.hex ?? String(repeating: "0", count: 64), title: f.title,
                   map: mapInfos[f.archivePath], alt: f.alt, transcript: f.transcript, captions: f.captions)
         }
         let waypoints = source.waypoints.map { w in
@@ -149,9 +154,9 @@ public enum TourBuilder {
         return f.inFile(TourSource.tourFileName)
     }
 
-    /// SHA-256 of every file, spread over the machine's cores; keyed by source and archive path.
-    static func hashAll(_ files: [TourSource.SourceFile], progress: BuildProgress?) throws -> [String: SHA256Digest] {
-        let results = LockedBox<[String: SHA256Digest]>([:])
+    /// SHA-256 of every file, spread over the machine's cores; in the files' order.
+    static func hashAll(_ files: [TourSource.SourceFile], progress: BuildProgress?) throws -> [SHA256Digest?] {
+        let results = LockedBox<[SHA256Digest?]>(Array(repeating: nil, count: files.count))
         let failure = LockedBox<BuildError?>(nil)
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count))
         let next = LockedBox(0)
@@ -169,7 +174,7 @@ public enum TourBuilder {
                     if r.size != f.size {
                         failure.withLock { $0 = $0 ?? .io("'\(f.relativePath)' changed size while it was being read; build again once nothing is writing to the tour folder") }
                     }
-                    results.withLock { $0[f.sourcePath + "\u{0}" + f.archivePath] = r.digest }
+                    results.withLock { $0[i] = r.digest }
                 } catch {
                     failure.withLock { $0 = $0 ?? .io("\(error)") }
                 }

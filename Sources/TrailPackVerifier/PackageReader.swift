@@ -64,7 +64,7 @@ public final class PackageReader: Sendable {
             do { check = try Verifier.checkData(source: source, entry: entry, buffer: buffer, capture: true) } catch { throw .io(error) }
             if let f = check.finding { findings.append(f) } else { bytes = check.captured }
         }
-        let manifest = Verifier.checkManifest(directory: directory, bytes: bytes, findings: &findings)
+        let manifest = Verifier.checkManifest(directory: directory, bytes: &bytes, findings: &findings)
         guard let manifest, !findings.hasErrors else { throw .invalid(findings) }
         self.manifest = manifest
         self.directory = directory

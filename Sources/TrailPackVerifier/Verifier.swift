@@ -62,14 +62,20 @@ public enum Verifier {
         defer { hashing?.join() }
         let delegated = Set(crcJobs.map(\.index))
 
-        var checks: [Int: EntryCheck] = [:]
+        // What each entry's data came to, by position (nil: not read).
+        var checks = [EntryCheck?](repeating: nil, count: directory.entries.count)
         var manifestBytes: [UInt8]?
         if directory.isReadable {
-            let ordered = directory.entries.filter { $0.dataOffset != nil }.sorted { $0.dataOffset! < $1.dataOffset! }
+            // In file order, by position (no copies of the entries).
+            let ordered = directory.entries.indices.filter { directory.entries[$0].dataOffset != nil }
+                .sorted { directory.entries[$0].dataOffset! < directory.entries[$1].dataOffset! }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
             defer { buffer.deallocate() }
-            for entry in ordered where !entry.isEncrypted && (entry.method == 0 || entry.method == 8) && entry.uncompressedSize <= options.limits.maxEntrySize {
-                let capture = entry.nameBytes == Array(Manifest.entryName.utf8) && entry.uncompressedSize <= maxManifestBytes
+            let manifestName = Array(Manifest.entryName.utf8)
+            for i in ordered {
+                let entry = directory.entries[i]
+                guard !entry.isEncrypted, entry.method == 0 || entry.method == 8, entry.uncompressedSize <= options.limits.maxEntrySize else { continue }
+                let capture = entry.nameBytes == manifestName && entry.uncompressedSize <= maxManifestBytes
                 var check = try checkData(source: sequential, entry: entry, buffer: buffer, capture: capture,
                                           checkCRC: !delegated.contains(entry.index))
                 if let f = check.finding { findings.append(f) }
@@ -79,8 +85,7 @@ public enum Verifier {
             }
         }
 
-        let manifest = checkManifest(directory: directory, bytes: manifestBytes, findings: &findings)
-        manifestBytes = nil
+        let manifest = checkManifest(directory: directory, bytes: &manifestBytes, findings: &findings)
         if let hashing, !crcJobs.isEmpty {
             // The CRC-32s the other thread took: an entry whose data is damaged counts as unread.
             hashing.join()
@@ -200,7 +205,8 @@ public enum Verifier {
         return directory.entries.first { $0.nameBytes == name }
     }
 
-    static func checkManifest(directory: ZipDirectory, bytes: [UInt8]?, findings: inout [Finding]) -> Manifest? {
+    /// Reads the manifest from `bytes` (taken: they are let go once parsed); nil when there is none.
+    static func checkManifest(directory: ZipDirectory, bytes: inout [UInt8]?, findings: inout [Finding]) -> Manifest? {
         guard directory.isReadable else { return nil }
         guard let entry = manifestEntry(in: directory) else {
             findings.append(Finding(.manifestMissing, missingManifestMessage(directory)))
@@ -214,8 +220,8 @@ public enum Verifier {
             findings.append(Finding(.jsonTooLarge, file: Manifest.entryName, "manifest.json is \(entry.uncompressedSize) bytes; the limit is \(maxManifestBytes)"))
             return nil
         }
-        guard let bytes else { return nil }  // its data is damaged: already reported
-        let result = ManifestReader.read(bytes)
+        guard let taken = bytes.take() else { return nil }  // its data is damaged: already reported
+        let result = ManifestReader.read(taken)
         findings += result.findings.map { $0.inFile(Manifest.entryName) }
         return result.manifest
     }
@@ -233,10 +239,10 @@ public enum Verifier {
         return "the package has no manifest.json; it is not a trailpack package"
     }
 
-    static func checkContents(manifest: Manifest, directory: ZipDirectory, checks: [Int: EntryCheck], findings: inout [Finding]) {
-        var byName: [NameKey: ZipEntry] = [:]
+    static func checkContents(manifest: Manifest, directory: ZipDirectory, checks: [EntryCheck?], findings: inout [Finding]) {
+        var byName: [NameKey: Int] = [:]  // the first entry of each name, by position
         byName.reserveCapacity(directory.entries.count)
-        for e in directory.entries where byName[NameKey(e.nameBytes)] == nil { byName[NameKey(e.nameBytes)] = e }
+        for e in directory.entries where byName[NameKey(e.nameBytes)] == nil { byName[NameKey(e.nameBytes)] = e.index }
         // Only needed for a missing asset's hint: built on first use.
         var byFolded: [String: ZipEntry]?
         func folded(_ path: String) -> ZipEntry? {
@@ -247,32 +253,34 @@ public enum Verifier {
             return byFolded![ArchivePath.foldingKey(path)]
         }
         var listed: Set<NameKey> = [NameKey(Manifest.entryName)]
-        let assets = manifest.allAssets
-        listed.reserveCapacity(assets.count + 1)
-        for asset in assets {
+        listed.reserveCapacity(directory.entries.count + 1)
+        func check(_ asset: Asset) {
             let key = NameKey(asset.path)
             listed.insert(key)
-            guard let entry = byName[key] else {
+            guard let entry = byName[key].map({ directory.entries[$0] }) else {
                 let near = folded(asset.path).map { "; the package has '\($0.name)', which differs in case or accents" } ?? ""
                 findings.append(Finding(.contentMissing, file: asset.path, "the manifest lists this asset but the package does not hold it\(near)"))
-                continue
+                return
             }
-            guard entry.sizesKnown else { continue }  // its sizes are unknown: already reported
+            guard entry.sizesKnown else { return }  // its sizes are unknown: already reported
             if entry.uncompressedSize != asset.size {
                 findings.append(Finding(.contentSize, file: asset.path, "the manifest says \(asset.size) bytes, the package holds \(entry.uncompressedSize)"))
-                continue
+                return
             }
-            guard let check = checks[entry.index], let actual = check.sha256 else { continue }  // unreadable: already reported
+            guard let check = checks[entry.index], let actual = check.sha256 else { return }  // unreadable: already reported
             if let declared = SHA256Digest(hex: asset.sha256), !(declared == actual) {
                 findings.append(Finding(.contentSHA256, file: asset.path,
                     "the asset's SHA-256 is \(actual.hex), not \(asset.sha256.lowercased()) as the manifest says: it was altered or damaged"))
             }
         }
+        // Every asset, the stops' then the maps', without a flattened copy of them all.
+        for w in manifest.waypoints { for asset in w.assets { check(asset) } }
+        for asset in manifest.mapAssets { check(asset) }
         // Folders that hold listed assets, for directory entries (which many writers add): built on first use.
         var folders: Set<NameKey>?
         for e in directory.entries where !listed.contains(NameKey(e.nameBytes)) {
             if e.isDirectory {
-                if folders == nil { folders = Set(assets.flatMap { ArchivePath.parentFolders($0.path) }.map(NameKey.init)) }
+                if folders == nil { folders = Set(manifest.allAssets.flatMap { ArchivePath.parentFolders($0.path) }.map(NameKey.init)) }
                 if folders!.contains(NameKey(e.nameBytes)) { continue }
             }
             findings.append(Finding(.contentUnlisted, file: e.name, "the package holds this \(e.isDirectory ? "folder" : "file") but the manifest does not list it"))

@@ -35,6 +35,21 @@ struct ManifestTests {
         #expect(result.manifest == m)
     }
 
+    @Test("canonicalBytes, written a waypoint at a time, is byte for byte the whole tree written at once",
+          arguments: try FileManager.default.contentsOfDirectory(atPath: Support.root + "/manifests/examples/valid").sorted())
+    func streamedManifestBytes(example: String) throws {
+        let bytes = try Support.read(Support.root + "/manifests/examples/valid/" + example)
+        var manifest = try #require(ManifestReader.read(bytes).manifest)
+        #expect(manifest.canonicalBytes == JSONWriter.bytes(manifest.jsonValue), "\(example)")
+        // The edges: no waypoints, no map assets, map assets only, one waypoint without assets.
+        let waypoints = manifest.waypoints, maps = manifest.mapAssets
+        for (w, m) in [([Waypoint](), maps), (waypoints, []), ([], []), (Array(waypoints.prefix(1)).map { var w = $0; w.assets = []; return w }, maps)] {
+            manifest.waypoints = w
+            manifest.mapAssets = m
+            #expect(manifest.canonicalBytes == JSONWriter.bytes(manifest.jsonValue), "\(example): \(w.count) waypoints, \(m.count) map assets")
+        }
+    }
+
     @Test("each rule, broken on its own, gives its code")
     func eachRule() {
         #expect(codes { $0.id = "Bad ID" } == [.manifestID])

@@ -47,6 +47,42 @@ public enum JSONWriter {
         }
     }
 
+    /// Writes the object `members` at `indent`, pretty-printed, with a final newline, exactly as
+    /// `bytes(.object(members))` would, except that the value of each member named in `streamed`
+    /// is an array whose elements are made one at a time by `element` and let go once written —
+    /// for a document too large to hold whole as one tree (a manifest of 100,000 assets).
+    package static func bytes(object members: [JSONMember], streamed: [String: (count: Int, element: (Int) -> JSONValue)],
+                              reserving capacity: Int = 4096) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(capacity)
+        if members.isEmpty { out += "{}".utf8 } else {
+            out.append(0x7B)
+            for (i, member) in members.enumerated() {
+                if i > 0 { out.append(0x2C) }
+                newline(&out, 1)
+                writeString(member.key, into: &out)
+                out += [0x3A, 0x20]
+                if let array = streamed[member.key] {
+                    if array.count == 0 { out += "[]".utf8; continue }
+                    out.append(0x5B)
+                    for k in 0..<array.count {
+                        if k > 0 { out.append(0x2C) }
+                        newline(&out, 2)
+                        write(array.element(k), into: &out, indent: 2)
+                    }
+                    newline(&out, 1)
+                    out.append(0x5D)
+                } else {
+                    write(member.value, into: &out, indent: 1)
+                }
+            }
+            newline(&out, 0)
+            out.append(0x7D)
+        }
+        out.append(0x0A)
+        return out
+    }
+
     private static func newline(_ out: inout [UInt8], _ indent: Int?) {
         guard let indent else { return }
         out.append(0x0A)

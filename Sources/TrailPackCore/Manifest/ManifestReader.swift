@@ -12,13 +12,17 @@ public enum ManifestReader {
 
     /// Reads `manifest.json` bytes within `limits`: parses strictly, decodes and validates,
     /// returning every finding together.
-    public static func read(_ bytes: [UInt8], limits: JSONLimits = .manifest) -> Result {
+    ///
+    /// The bytes are let go once parsed: a caller that hands them over (and keeps no copy) does
+    /// not hold them while the manifest is decoded and validated.
+    public static func read(_ bytes: consuming [UInt8], limits: JSONLimits = .manifest) -> Result {
         let document: JSONDocument
         do {
             document = try JSONParser.parse(bytes, limits: limits)
         } catch {
             return Result(manifest: nil, findings: [Finding(error.findingCode, path: "", "not valid JSON at \(error)")])
         }
+        _ = consume bytes
         var findings = document.duplicateKeys.map(\.finding)
         let (manifest, decodeFindings) = ManifestDecoder.decode(document.value)
         findings += decodeFindings
