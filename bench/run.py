@@ -19,6 +19,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SHM = "/dev/shm"
 # Sets whose builds are measured to tmpfs only: per-entry cost and memory, not durability (fsync is per package).
 TMPFS_ONLY = {"entries100k"}
+# Sets on which ZIPFoundation's build is left out (see bench_set).
+SLOW_ZF_BUILD = {"entries100k"}
 MEDIA = ".mp4:.m4v:.mov:.webm:.mp3:.m4a:.aac:.ogg:.opus:.flac:.jpg:.jpeg:.png:.webp:.gif:.heic:.avif:.mbtiles:.pmtiles:.pbf:.mvt"
 
 
@@ -189,7 +191,9 @@ def bench_set(name, folder, tp, zf, runs, work, shm):
             ("bsdtar zip store", ["bsdtar", "--format", "zip", "--options", "zip:compression=store", "-cf", out, "-C", folder, "."], None),
             ("7z a -tzip -mx=1", f"7z a -tzip -mx=1 -bd -bso0 {shlex.quote(out)} ./*", folder),
         ]
-        if zf:
+        # ZIPFoundation rewrites its central directory on every entry it adds: 134 s a run for
+        # 100,000 files (0.35 ms an entry at 20,000), so it is left out of that set.
+        if zf and name not in SLOW_ZF_BUILD:
             peers.append(("ZIPFoundation build", [zf, "build", folder, out], None))
         if mode == "durable":
             peers = [(label + " && sync", durable(cmd, out), cwd) for label, cmd, cwd in peers]

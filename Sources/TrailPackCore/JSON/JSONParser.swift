@@ -74,6 +74,8 @@ public struct JSONParser {
     /// path is written out only for a duplicate key (making it for every value was a tenth of
     /// reading a manifest of 20,000 assets).
     private var steps: [Step] = []
+    /// The top-level member whose array elements go to a function instead of into the tree.
+    private var stream: (key: String, element: (Int, JSONValue) -> Void)?
     private enum Step {
         case key(String)
         case index(Int)
@@ -87,6 +89,18 @@ public struct JSONParser {
     /// Parses `bytes` as one JSON document.
     public static func parse(_ bytes: [UInt8], limits: JSONLimits = .manifest) throws(JSONSyntaxError) -> JSONDocument {
         var parser = JSONParser(bytes: bytes, limits: limits)
+        return try parser.document()
+    }
+
+    /// Parses `bytes` as `parse` does, except that the elements of the array that is the value of
+    /// the top-level member `key` (its first occurrence) are handed to `element` one by one, as
+    /// they are read, and not kept: the document holds an empty array there. For a document whose
+    /// one long list need not be held whole (a manifest's waypoints).
+    package static func parse(
+        _ bytes: [UInt8], limits: JSONLimits = .manifest, streaming key: String, element: @escaping (Int, JSONValue) -> Void
+    ) throws(JSONSyntaxError) -> JSONDocument {
+        var parser = JSONParser(bytes: bytes, limits: limits)
+        parser.stream = (key, element)
         return try parser.document()
     }
 
@@ -237,6 +251,13 @@ public struct JSONParser {
         try enter()
         index += 1
         var elements: [JSONValue] = []
+        // The streamed array: the top-level member named so, the first time it is met.
+        var sink: ((Int, JSONValue) -> Void)?
+        if let stream, depth == 2, steps.count == 1, case .key(let key) = steps[0], key == stream.key {
+            sink = stream.element
+            self.stream = nil
+        }
+        var count = 0
         var lastComma: Int?
         skipWhitespace()
         if peek(UInt8(ascii: "]")) { index += 1; depth -= 1; return .array(elements) }
@@ -247,8 +268,10 @@ public struct JSONParser {
                 index += 1
                 break
             }
-            steps.append(.index(elements.count))
-            elements.append(try parseValue())
+            steps.append(.index(count))
+            let value = try parseValue()
+            if let sink { sink(count, value) } else { elements.append(value) }
+            count += 1
             steps.removeLast()
             let valueEnd = index
             skipWhitespace()

@@ -11,6 +11,13 @@ public enum ManifestDecoder {
     /// Decodes a parsed `manifest.json` into a ``Manifest`` (best effort) and a finding for every
     /// missing, mistyped or unknown field.
     public static func decode(_ value: JSONValue) -> (Manifest?, [Finding]) {
+        decode(value, streamed: nil)
+    }
+
+    /// `decode(value)`, where `streamed` holds the waypoints (and their findings) already decoded
+    /// one by one while the document was parsed: `value`'s first `waypoints` member is then the
+    /// empty array the parser left in their place.
+    static func decode(_ value: JSONValue, streamed: (waypoints: [Waypoint], findings: [Finding])?) -> (Manifest?, [Finding]) {
         var r = FieldReader()
         guard case .object(let top) = value else {
             return (nil, [Finding(.manifestNotObject, path: "", "the manifest must be a JSON object ({ ... }), found \(value.typeDescription)")])
@@ -33,9 +40,14 @@ public enum ManifestDecoder {
             ?? Bounds(southwest: Coordinate(latitude: -90, longitude: -180), northeast: Coordinate(latitude: 90, longitude: 180))
 
         var waypoints: [Waypoint] = []
-        for (i, item) in (r.array(top, "waypoints", at: "") ?? []).enumerated() {
-            let path = JSONPath.element("waypoints", i)
-            if let waypoint = decodeWaypoint(item, at: path, reader: &r) { waypoints.append(waypoint) }
+        if let streamed, case .array(let items)? = top.first(where: { $0.key == "waypoints" })?.value, items.isEmpty {
+            waypoints = streamed.waypoints
+            r.findings += streamed.findings
+        } else {
+            for (i, item) in (r.array(top, "waypoints", at: "") ?? []).enumerated() {
+                let path = JSONPath.element("waypoints", i)
+                if let waypoint = decodeWaypoint(item, at: path, reader: &r) { waypoints.append(waypoint) }
+            }
         }
         var mapAssets: [Asset] = []
         for (i, item) in (r.array(top, "mapAssets", at: "", required: false) ?? []).enumerated() {

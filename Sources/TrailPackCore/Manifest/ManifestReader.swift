@@ -17,19 +17,32 @@ public enum ManifestReader {
     /// not hold them while the manifest is decoded and validated.
     public static func read(_ bytes: consuming [UInt8], limits: JSONLimits = .manifest) -> Result {
         let document: JSONDocument
+        // Each waypoint is decoded as soon as it is parsed and its JSON let go: the tree of a
+        // whole manifest of 20,000 assets was about twice the manifest's own size in memory.
+        let stops = StreamedWaypoints()
         do {
-            document = try JSONParser.parse(bytes, limits: limits)
+            document = try JSONParser.parse(bytes, limits: limits, streaming: "waypoints") { i, value in
+                if let w = ManifestDecoder.decodeWaypoint(value, at: JSONPath.element("waypoints", i), reader: &stops.reader) {
+                    stops.waypoints.append(w)
+                }
+            }
         } catch {
             return Result(manifest: nil, findings: [Finding(error.findingCode, path: "", "not valid JSON at \(error)")])
         }
         _ = consume bytes
         var findings = document.duplicateKeys.map(\.finding)
-        let (manifest, decodeFindings) = ManifestDecoder.decode(document.value)
+        let (manifest, decodeFindings) = ManifestDecoder.decode(document.value, streamed: (stops.waypoints, stops.reader.findings))
         findings += decodeFindings
         let unreadable = Set(decodeFindings.compactMap { $0.code == .manifestMissingField || $0.code == .manifestWrongType ? $0.path : nil })
         if let manifest { findings += ManifestValidator.validate(manifest, unreadable: unreadable) }
         return Result(manifest: manifest, findings: findings)
     }
+}
+
+/// The waypoints decoded while the manifest is parsed, and what was found in them.
+private final class StreamedWaypoints {
+    var waypoints: [Waypoint] = []
+    var reader = FieldReader()
 }
 
 extension JSONSyntaxError {
