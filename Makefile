@@ -61,6 +61,7 @@ bench-deps: deps
 	cd bench/zf-peer && $(SWIFT) build -c release
 bench: bench-deps
 	python3 bench/run.py --sets tiny,entries100k,small,medium,large,map --runs 3
+	python3 bench/readme.py
 	python3 bench/server.py --set medium
 	python3 bench/panel.py --drafts 1000 --upload-mb 1024
 bench-quick: bench-deps

@@ -254,7 +254,11 @@ struct WorkflowTests {
                 _ = try catalog.apply(.start, package: m.id, version: m.version, by: users["maria"]!, required: 2)
                 func race(_ a: @escaping @Sendable () throws -> Catalog.TransitionOutcome, _ b: @escaping @Sendable () throws -> Catalog.TransitionOutcome) -> [Catalog.TransitionOutcome] {
                     let results = LockedResults()
-                    DispatchQueue.concurrentPerform(iterations: 2) { i in results.add((try? (i == 0 ? a : b)()) ?? .notFound) }
+                    // A call that throws (a database error, say) fails the test: it is not an outcome.
+                    DispatchQueue.concurrentPerform(iterations: 2) { i in
+                        do { results.add(try (i == 0 ? a : b)()) } catch { results.fail("\(error)") }
+                    }
+                    #expect(results.failures.isEmpty, "a racing call threw: \(results.failures)")
                     return results.all
                 }
                 let v = m.version, id = m.id
@@ -284,8 +288,12 @@ struct WorkflowTests {
     }
 }
 
-final class LockedResults: @unchecked Sendable {
+final class LockedResults: @unchecked Sendable {  // every access holds `lock`
     private let lock = NSLock()
-    private(set) var all: [Catalog.TransitionOutcome] = []
-    func add(_ r: Catalog.TransitionOutcome) { lock.lock(); all.append(r); lock.unlock() }
+    private var outcomes: [Catalog.TransitionOutcome] = []
+    private var errors: [String] = []
+    var all: [Catalog.TransitionOutcome] { lock.withLock { outcomes } }
+    var failures: [String] { lock.withLock { errors } }
+    func add(_ r: Catalog.TransitionOutcome) { lock.withLock { outcomes.append(r) } }
+    func fail(_ error: String) { lock.withLock { errors.append(error) } }
 }
