@@ -149,8 +149,11 @@ public struct ZipWriter: ~Copyable {
     /// Adds an entry with the contents of the file at `sourcePath`, streamed in blocks through
     /// one buffer the writer keeps for its lifetime. `progress` is told of each block's byte count.
     /// The file must hold `size` bytes, then and at the end: a file that shrank or grew while it
-    /// was packaged is an error.
-    public mutating func addEntry(path: String, contentsOf sourcePath: String, size: Int64, compress: Bool, progress: ((Int) -> Void)? = nil) throws {
+    /// was packaged is an error. Returns what `fstat` said of the open file after it was read, for a
+    /// caller that checks more (the builder: the modification time it hashed) without looking the
+    /// path up again.
+    @discardableResult
+    public mutating func addEntry(path: String, contentsOf sourcePath: String, size: Int64, compress: Bool, progress: ((Int) -> Void)? = nil) throws -> SourceState {
         let fd = open(sourcePath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ArchiveError.system("open '\(sourcePath)'") }
         defer { close(fd) }
@@ -180,6 +183,18 @@ public struct ZipWriter: ~Copyable {
         guard Int64(st.st_size) == size else {
             throw ArchiveError(operation: "write '\(path)'", detail: "expected \(size) bytes, the file now has \(st.st_size); the file changed while it was being packaged")
         }
+        #if canImport(Darwin)
+        return SourceState(size: Int64(st.st_size), modifiedSeconds: Int64(st.st_mtimespec.tv_sec), modifiedNanoseconds: Int64(st.st_mtimespec.tv_nsec))
+        #else
+        return SourceState(size: Int64(st.st_size), modifiedSeconds: Int64(st.st_mtim.tv_sec), modifiedNanoseconds: Int64(st.st_mtim.tv_nsec))
+        #endif
+    }
+
+    /// A source file's size and modification time, as `fstat` gave them once it was packaged.
+    public struct SourceState: Sendable, Equatable {
+        public var size: Int64
+        public var modifiedSeconds: Int64
+        public var modifiedNanoseconds: Int64
     }
 
     /// The result of a finished archive.

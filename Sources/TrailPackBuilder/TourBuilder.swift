@@ -25,7 +25,7 @@ public enum TourBuilder {
         public var findings: [Finding]
         public var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
         /// The `manifest.json` to write: `manifest.canonicalBytes`, made once by `plan`.
-        var manifestBytes: [UInt8]?
+        let manifestBytes: [UInt8]
     }
 
     /// Reads and checks the tour folder, hashes every asset (on all cores), and validates the
@@ -92,20 +92,16 @@ public enum TourBuilder {
         let findings = sourceFindings + mapFindings + manifestFindings + strayFindings(source) + TourInit.placeholderFindings(source)
             + budget.findings(files)
         let ordered = files.sorted { Array($0.archivePath.utf8).lexicographicallyPrecedes(Array($1.archivePath.utf8)) }
-        var plan = Plan(source: source, manifest: manifest, files: ordered, findings: findings)
-        if hashAssets && !findings.hasErrors {
-            // Written once, here, so that a manifest no reader would accept is never packaged.
-            let bytes = manifest.canonicalBytes
-            if bytes.count > Manifest.maxBytes {
-                plan.findings.append(Finding(.jsonTooLarge, file: Manifest.entryName,
-                    "the package's manifest.json would be \(bytes.count) bytes, and readers accept at most \(Manifest.maxBytes): "
-                        + "the tour lists too many files (\(files.count)); split it into two tours, or put the files of a stop together in fewer, larger files"))
-                return (nil, plan.findings)
-            }
-            plan.manifestBytes = bytes
-        }
         // Without hashes the plan only served its findings (an editor's check on every save): never written.
-        return (findings.hasErrors || !hashAssets ? nil : plan, findings)
+        guard hashAssets, !findings.hasErrors else { return (nil, findings) }
+        // Written once, here, so that a manifest no reader would accept is never packaged.
+        let bytes = manifest.canonicalBytes
+        guard bytes.count <= Manifest.maxBytes else {
+            return (nil, findings + [Finding(.jsonTooLarge, file: Manifest.entryName,
+                "the package's manifest.json would be \(bytes.count) bytes, and readers accept at most \(Manifest.maxBytes): "
+                    + "the tour lists too many files (\(files.count)); split it into two tours, or put the files of a stop together in fewer, larger files")])
+        }
+        return (Plan(source: source, manifest: manifest, files: ordered, findings: findings, manifestBytes: bytes), findings)
     }
 
     /// Stops far from all the others: a typo in a coordinate that the computed frame would hide.
@@ -234,16 +230,15 @@ public enum TourBuilder {
 
         progress?.start(phase: "writing", files: plan.files.count, bytes: plan.totalBytes)
         var writer = try ZipWriter(fileDescriptor: temp.fd, modificationTime: timestamp)
-        try writer.addEntry(path: Manifest.entryName, bytes: plan.manifestBytes ?? plan.manifest.canonicalBytes, compress: true)
+        try writer.addEntry(path: Manifest.entryName, bytes: plan.manifestBytes, compress: true)
         for file in plan.files {
             // Maps are always stored: phones read their tiles in place (docs/FORMAT.md, "Maps").
             let compress = file.type.compress && !MapInfo.isPMTiles(file.archivePath)
-            try writer.addEntry(path: file.archivePath, contentsOf: file.sourcePath, size: file.size, compress: compress) { n in
+            let after = try writer.addEntry(path: file.archivePath, contentsOf: file.sourcePath, size: file.size, compress: compress) { n in
                 progress?.advance(bytes: n)
             }
             // Unchanged since the folder was read, so since it was hashed: the manifest's hash is of these bytes.
-            let after = FileSystem.statInfo(file.sourcePath)
-            if file.modified.tv_sec != after.modified.tv_sec || file.modified.tv_nsec != after.modified.tv_nsec || after.size != file.size {
+            if Int64(file.modified.tv_sec) != after.modifiedSeconds || Int64(file.modified.tv_nsec) != after.modifiedNanoseconds || after.size != file.size {
                 throw BuildError.io("'\(file.relativePath)' changed while it was being packaged; build again once nothing is writing to the tour folder")
             }
             progress?.advance(files: 1)

@@ -90,21 +90,14 @@ public enum Verifier {
             // The CRC-32s the other thread took: an entry whose data is damaged counts as unread.
             hashing.join()
             for (job, crc) in zip(crcJobs, wholeFile.crcs) {
-                guard var check = checks[job.index], check.finding == nil else { continue }
+                guard let check = checks[job.index], check.finding == nil else { continue }
                 let entry = directory.entries[job.index]
-                guard let crc else {
-                    check.finding = Finding(.zipCRC, file: entry.name, "the data could not be read to its end to check its CRC-32 (the file shrank while it was read)")
-                    check.sha256 = nil
-                    findings.append(check.finding!)
-                    checks[job.index] = check
-                    continue
-                }
-                if crc != entry.crc32 {
-                    check.finding = Self.crcFinding(entry, actual: crc)
-                    check.sha256 = nil
-                    findings.append(check.finding!)
-                    checks[job.index] = check
-                }
+                let finding = crc == nil
+                    ? Finding(.zipCRC, file: entry.name, "the data could not be read to its end to check its CRC-32 (the file shrank while it was read)")
+                    : crc != entry.crc32 ? Self.crcFinding(entry, actual: crc!) : nil
+                guard let finding else { continue }
+                findings.append(finding)
+                checks[job.index] = EntryCheck(size: check.size, sha256: nil, finding: finding, captured: [])
             }
         }
         if let manifest { checkContents(manifest: manifest, directory: directory, checks: checks, findings: &findings) }

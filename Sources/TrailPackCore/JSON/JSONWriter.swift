@@ -21,33 +21,43 @@ public enum JSONWriter {
         case .bool(let b): out += (b ? "true" : "false").utf8
         case .number(let n): out += n.literal.utf8
         case .string(let s): writeString(s, into: &out)
-        case .array(let items):
-            if items.isEmpty { out += "[]".utf8; return }
-            out.append(0x5B)
-            for (i, item) in items.enumerated() {
-                if i > 0 { out.append(0x2C) }
-                newline(&out, indent.map { $0 + 1 })
-                write(item, into: &out, indent: indent.map { $0 + 1 })
-            }
-            newline(&out, indent)
-            out.append(0x5D)
-        case .object(let members):
-            if members.isEmpty { out += "{}".utf8; return }
-            out.append(0x7B)
-            for (i, member) in members.enumerated() {
-                if i > 0 { out.append(0x2C) }
-                newline(&out, indent.map { $0 + 1 })
-                writeString(member.key, into: &out)
-                out.append(0x3A)
-                if indent != nil { out.append(0x20) }
-                write(member.value, into: &out, indent: indent.map { $0 + 1 })
-            }
-            newline(&out, indent)
-            out.append(0x7D)
+        case .array(let items): writeArray(count: items.count, element: { items[$0] }, into: &out, indent: indent)
+        case .object(let members): writeObject(members, into: &out, indent: indent) { member, out, indent in write(member.value, into: &out, indent: indent) }
         }
     }
 
-    /// Writes the object `members` at `indent`, pretty-printed, with a final newline, exactly as
+    /// An array of `count` elements, each made by `element` when it is written.
+    private static func writeArray(count: Int, element: (Int) -> JSONValue, into out: inout [UInt8], indent: Int?) {
+        if count == 0 { out += "[]".utf8; return }
+        out.append(0x5B)
+        for i in 0..<count {
+            if i > 0 { out.append(0x2C) }
+            newline(&out, indent.map { $0 + 1 })
+            write(element(i), into: &out, indent: indent.map { $0 + 1 })
+        }
+        newline(&out, indent)
+        out.append(0x5D)
+    }
+
+    /// An object whose members' values `value` writes (at the members' indent).
+    private static func writeObject(
+        _ members: [JSONMember], into out: inout [UInt8], indent: Int?, value: (JSONMember, inout [UInt8], Int?) -> Void
+    ) {
+        if members.isEmpty { out += "{}".utf8; return }
+        out.append(0x7B)
+        for (i, member) in members.enumerated() {
+            if i > 0 { out.append(0x2C) }
+            newline(&out, indent.map { $0 + 1 })
+            writeString(member.key, into: &out)
+            out.append(0x3A)
+            if indent != nil { out.append(0x20) }
+            value(member, &out, indent.map { $0 + 1 })
+        }
+        newline(&out, indent)
+        out.append(0x7D)
+    }
+
+    /// Writes the object `members`, pretty-printed, with a final newline, exactly as
     /// `bytes(.object(members))` would, except that the value of each member named in `streamed`
     /// is an array whose elements are made one at a time by `element` and let go once written —
     /// for a document too large to hold whole as one tree (a manifest of 100,000 assets).
@@ -55,29 +65,12 @@ public enum JSONWriter {
                               reserving capacity: Int = 4096) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(capacity)
-        if members.isEmpty { out += "{}".utf8 } else {
-            out.append(0x7B)
-            for (i, member) in members.enumerated() {
-                if i > 0 { out.append(0x2C) }
-                newline(&out, 1)
-                writeString(member.key, into: &out)
-                out += [0x3A, 0x20]
-                if let array = streamed[member.key] {
-                    if array.count == 0 { out += "[]".utf8; continue }
-                    out.append(0x5B)
-                    for k in 0..<array.count {
-                        if k > 0 { out.append(0x2C) }
-                        newline(&out, 2)
-                        write(array.element(k), into: &out, indent: 2)
-                    }
-                    newline(&out, 1)
-                    out.append(0x5D)
-                } else {
-                    write(member.value, into: &out, indent: 1)
-                }
+        writeObject(members, into: &out, indent: 0) { member, out, indent in
+            if let array = streamed[member.key] {
+                writeArray(count: array.count, element: array.element, into: &out, indent: indent)
+            } else {
+                write(member.value, into: &out, indent: indent)
             }
-            newline(&out, 0)
-            out.append(0x7D)
         }
         out.append(0x0A)
         return out

@@ -1,6 +1,11 @@
 extension Manifest {
     /// The manifest as JSON, members in the order `docs/FORMAT.md` gives.
     public var jsonValue: JSONValue {
+        .object(members(waypoints: .array(waypoints.map(\.jsonValue)), mapAssets: mapAssets.isEmpty ? nil : .array(mapAssets.map(\.jsonValue))))
+    }
+
+    /// The manifest's members in order, with the two long lists given (`mapAssets` left out when nil).
+    private func members(waypoints: JSONValue, mapAssets: JSONValue?) -> [JSONMember] {
         var members: [JSONMember] = [
             JSONMember("formatVersion", .number(JSONNumber(Int64(formatVersion)))),
             JSONMember("id", .string(id)),
@@ -11,10 +16,10 @@ extension Manifest {
             JSONMember("mapName", .string(mapName)),
             JSONMember("bounds", .object(["southwest": southwestJSON, "northeast": bounds.northeast.jsonValue])),
             JSONMember("description", .string(description)),
-            JSONMember("waypoints", .array(waypoints.map(\.jsonValue))),
+            JSONMember("waypoints", waypoints),
         ]
-        if !mapAssets.isEmpty { members.append(JSONMember("mapAssets", .array(mapAssets.map(\.jsonValue)))) }
-        return .object(members)
+        if let mapAssets { members.append(JSONMember("mapAssets", mapAssets)) }
+        return members
     }
 
     private var southwestJSON: JSONValue { bounds.southwest.jsonValue }
@@ -23,23 +28,12 @@ extension Manifest {
     /// written a waypoint at a time (the whole manifest as one tree took about twice the memory
     /// of its own bytes while it was written: 50 MB more for a tour of 100,000 files).
     public var canonicalBytes: [UInt8] {
-        // Every member but the two long lists, which are written from the model element by element.
-        guard case .object(let members) = jsonValue(waypoints: [], mapAssets: Array(mapAssets.prefix(1))) else {
-            return JSONWriter.bytes(jsonValue)
-        }
+        // Every member; the two long lists are written from the model element by element.
         let assets = waypoints.reduce(mapAssets.count) { $0 + $1.assets.count }
         return JSONWriter.bytes(
-            object: members,
+            object: members(waypoints: .array([]), mapAssets: mapAssets.isEmpty ? nil : .array([])),
             streamed: ["waypoints": (waypoints.count, { waypoints[$0].jsonValue }), "mapAssets": (mapAssets.count, { mapAssets[$0].jsonValue })],
             reserving: 4096 + assets * 256)
-    }
-
-    /// `jsonValue` with other waypoints and map assets (for writing them apart).
-    private func jsonValue(waypoints: [Waypoint], mapAssets: [Asset]) -> JSONValue {
-        var copy = self
-        copy.waypoints = waypoints
-        copy.mapAssets = mapAssets
-        return copy.jsonValue
     }
 }
 
