@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .executable(name: "trailpack", targets: ["trailpack"]),
+        .library(name: "TrailPackFileIO", targets: ["TrailPackFileIO"]),
         .library(name: "TrailPackCore", targets: ["TrailPackCore"]),
         .library(name: "TrailPackCrypto", targets: ["TrailPackCrypto"]),
         // The ZIP reader (zlib only) and the writer (libarchive), apart: an app links the reader.
@@ -29,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // System libraries, found by pkg-config. No Swift in these.
@@ -38,31 +40,36 @@ let package = Package(
         // mallopt for the command's main (a library never sets the process's allocator).
         .systemLibrary(name: "CMallocPolicy"),
 
+        // The one file-I/O layer: swift-system's FileDescriptor, FileIOError, AtomicFile.
+        .target(name: "TrailPackFileIO", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         // Manifest model, JSON, validation, path rules: pure Swift.
         .target(name: "TrailPackCore"),
         // SHA-256 (and signatures) over OpenSSL EVP.
-        .target(name: "TrailPackCrypto", dependencies: ["CLibCrypto"]),
+        .target(name: "TrailPackCrypto", dependencies: ["CLibCrypto", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
         // ZIP reading (our own central-directory parse) over zlib. No libarchive.
-        .target(name: "TrailPackArchive", dependencies: ["CZlib", "TrailPackCore", "TrailPackCrypto"]),
+        .target(name: "TrailPackArchive", dependencies: ["CZlib", "TrailPackCore", "TrailPackCrypto", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
         // ZIP writing over libarchive: what the builder links, never a client.
-        .target(name: "TrailPackArchiveWriter", dependencies: ["CLibArchive", "TrailPackArchive", "TrailPackCrypto"]),
+        .target(name: "TrailPackArchiveWriter", dependencies: ["CLibArchive", "TrailPackArchive", "TrailPackCrypto", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
         // PMTiles v3 maps: the bounded reader, the checks against a tour's frame, the writer. Pure Swift + zlib (phones link it).
-        .target(name: "TrailPackMap", dependencies: ["TrailPackCore", "CZlib"]),
+        .target(name: "TrailPackMap", dependencies: ["TrailPackCore", "CZlib", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
         // Tour folder -> deterministic package.
-        .target(name: "TrailPackBuilder", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackMap"]),
+        .target(name: "TrailPackBuilder", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackMap", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
         // Package -> report. A mobile client needs Core + Verifier (+ the C libraries) only.
-        .target(name: "TrailPackVerifier", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackMap"]),
+        .target(name: "TrailPackVerifier", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackMap", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
         // What changed between two versions of a package, for reviewers (reads manifests through the verified reader).
         .target(name: "TrailPackDiff", dependencies: ["TrailPackCore", "TrailPackVerifier"]),
         // The client: catalog API, resumable download, checks, atomic install (URLSession).
-        .target(name: "TrailPackClient", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackVerifier"]),
+        .target(name: "TrailPackClient", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackVerifier", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
         // The server's catalog: GRDB over SQLite, with migrations.
-        .target(name: "TrailPackCatalog", dependencies: ["TrailPackCore", "TrailPackCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "TrailPackCatalog", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackFileIO", .product(name: "GRDB", package: "GRDB.swift")]),
         // The download server (Hummingbird 2).
         .target(
             name: "TrailPackServer",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackCatalog", "TrailPackArchive", "TrailPackMap", "TrailPackDiff",
+                "TrailPackFileIO",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -79,9 +86,11 @@ let package = Package(
             name: "TrailPackPanel",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackCatalog", "TrailPackServer", "TrailPackBuilder", "TrailPackArchive",
-                "TrailPackArchiveWriter", "TrailPackVerifier", "TrailPackDiff", "TrailPackMap",
+                "TrailPackArchiveWriter", "TrailPackVerifier", "TrailPackDiff", "TrailPackMap", "TrailPackFileIO",
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
             ]
@@ -90,7 +99,9 @@ let package = Package(
             name: "trailpack",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer", "TrailPackMap", "TrailPackPanel",
-                "TrailPackClient", "TrailPackDiff", "CMallocPolicy",
+                "TrailPackClient", "TrailPackDiff", "TrailPackCatalog", "TrailPackFileIO", "CMallocPolicy",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 // MBTiles (SQLite) for `map convert` and `map extract`: the CLI only; the map reader phones link has no SQLite.
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -103,7 +114,7 @@ let package = Package(
         .target(name: "TrailPackFuzzing", dependencies: ["TrailPackArchive", "TrailPackCore", "CZlib"]),
         // The verifier's fuzz target: `make fuzz` builds it with libFuzzer; built plainly it replays
         // inputs or generates structured ones (`--generate`).
-        .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackVerifier", "TrailPackFuzzing", "TrailPackMap"]),
+        .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackCore", "TrailPackVerifier", "TrailPackFuzzing", "TrailPackMap"]),
         // The verifier's checks with the ZIP reader alone: no writer, no builder can be imported here.
         .testTarget(name: "TrailPackVerifierTests", dependencies: ["TrailPackVerifier", "TrailPackArchive", "TrailPackCore", "TrailPackCrypto"]),
         .testTarget(
@@ -111,7 +122,12 @@ let package = Package(
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackBuilder", "TrailPackVerifier", "CZlib",
                 "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing", "TrailPackClient", "TrailPackMap", "TrailPackDiff", "TrailPackPanel",
+                "TrailPackFileIO",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ]

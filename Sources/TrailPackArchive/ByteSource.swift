@@ -1,10 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemPackage
+import TrailPackFileIO
 
 /// Random-access bytes: a file on disk, or a buffer in memory (for tests and fuzzing).
 public protocol ByteSource: Sendable {
@@ -22,7 +17,10 @@ extension ByteSource {
         var out = [UInt8](repeating: 0, count: n)
         var failure: ArchiveError?
         let got = out.withUnsafeMutableBytes { buffer -> Int in
-            do { return try read(at: offset, into: buffer) } catch { failure = (error as Any) as? ArchiveError ?? ArchiveError(operation: "read", detail: "\(error)"); return 0 }
+            do throws(ArchiveError) { return try read(at: offset, into: buffer) } catch {
+                failure = error
+                return 0
+            }
         }
         if let failure { throw failure }
         return got == n ? out : Array(out.prefix(got))
@@ -30,59 +28,32 @@ extension ByteSource {
 }
 
 /// A file read with `pread`, so that several threads can read it at once.
-public final class FileSource: ByteSource, @unchecked Sendable {
+public final class FileSource: ByteSource {
     /// The file's path.
     public let path: String
     /// The file's size when it was opened.
     public let size: Int64
-    private let fd: Int32
+    private let descriptor: FileDescriptor
 
     /// Opens `path` for reading; anything but a regular file (a FIFO, a device, a folder) is
-    /// refused before it could block. The corresponding C functions are `open`, `fstat` and `fcntl`.
+    /// refused before it could block (``FileIO/openRegularFile(_:)``).
     public init(path: String) throws(ArchiveError) {
-        // O_NONBLOCK: opening a FIFO with no writer would otherwise wait for ever.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { throw ArchiveError.system("open '\(path)'") }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            let e = ArchiveError.system("read '\(path)'")
-            close(fd)
-            throw e
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            throw ArchiveError(operation: "read '\(path)'", detail: "it is not a regular file (a folder, pipe or device)")
-        }
-        let flags = fcntl(fd, F_GETFL)
-        guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
-            let e = ArchiveError.system("read '\(path)'")
-            close(fd)
-            throw e
-        }
+        let file: RegularFile
+        do { file = try FileIO.openRegularFile(path) } catch { throw ArchiveError(error) }
         self.path = path
-        self.fd = fd
-        self.size = Int64(st.st_size)
-        #if canImport(Glibc)
-        _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
-        #endif
+        self.descriptor = file.descriptor
+        self.size = file.status.size
+        file.descriptor.adviseSequential()
     }
 
-    deinit { close(fd) }
+    deinit { try? descriptor.close() }
 
-    /// Reads with `pread` from `offset`, retrying short reads; short only at the end of the file.
+    /// Reads from `offset`, retrying short reads; short only at the end of the file.
     /// The corresponding C function is `pread`.
     public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
-        var done = 0
-        while done < buffer.count {
-            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ArchiveError.system("read '\(path)' at byte \(offset + Int64(done))")
-            }
-            if n == 0 { break }
-            done += n
+        do { return try descriptor.readFully(fromAbsoluteOffset: offset, into: buffer, path: path) } catch {
+            throw ArchiveError(error)
         }
-        return done
     }
 }
 

@@ -1,40 +1,6 @@
 internal import CZlib
 import TrailPackCore
 
-/// Why an entry's data could not be read as declared.
-public enum EntryDataError: Error, Sendable {
-    /// The data decompresses to more bytes than the central directory declares (reading stopped one byte past).
-    case longerThanDeclared(declared: Int64)
-    /// The data ends before the declared size.
-    case shorterThanDeclared(declared: Int64, actual: Int64)
-    /// The deflate stream is corrupt, or ends before its compressed bytes do.
-    case corrupt(String)
-    /// The entry's compression method cannot be read.
-    case unsupportedMethod(UInt16)
-    case io(ArchiveError)
-
-    /// The finding code for this error.
-    public var code: FindingCode {
-        switch self {
-        case .longerThanDeclared, .shorterThanDeclared: .zipSizeMismatch
-        case .corrupt: .zipDeflate
-        case .unsupportedMethod: .zipMethod
-        case .io: .zipLocalHeader
-        }
-    }
-
-    /// What is wrong with the entry's data, for people.
-    public var message: String {
-        switch self {
-        case .longerThanDeclared(let d): "the data decompresses to more than the declared \(d) bytes (reading stopped there)"
-        case .shorterThanDeclared(let d, let a): "the data decompresses to \(a) bytes, not the declared \(d)"
-        case .corrupt(let m): "the compressed data is corrupt: \(m)"
-        case .unsupportedMethod(let m): "compression method \(m) cannot be read"
-        case .io(let e): "\(e)"
-        }
-    }
-}
-
 /// Streams one entry's uncompressed bytes, never producing more than the declared size plus one
 /// byte, and checking that the compressed data ends exactly where the entry says it does.
 public final class EntryReader {
@@ -52,13 +18,13 @@ public final class EntryReader {
     static let inputChunk = 256 << 10
 
     /// Starts reading `entry`, whose data offset the directory found.
-    public init(source: any ByteSource, entry: ZipEntry) throws(EntryDataError) {
-        guard let dataOffset = entry.dataOffset else { throw .io(ArchiveError(operation: "read '\(entry.name)'", detail: "its local header is missing")) }
-        guard entry.method == 0 || entry.method == 8 else { throw .unsupportedMethod(entry.method) }
+    public init(source: any ByteSource, entry: ZipEntry) throws(ArchiveError) {
+        guard let dataOffset = entry.dataOffset else { throw ArchiveError(code: .missingLocalHeader, message: "cannot read '\(entry.name)': its local header is missing") }
+        guard entry.method == 0 || entry.method == 8 else { throw ArchiveError(code: .unsupportedMethod, message: "compression method \(entry.method) cannot be read") }
         // The directory sets a data offset only for sizes it could check; hold to that here too.
         guard entry.sizesKnown, entry.compressedSize >= 0, entry.uncompressedSize >= 0,
             entry.uncompressedSize < Int64.max, dataOffset >= 0, entry.compressedSize <= Int64.max - dataOffset
-        else { throw .corrupt("the entry's sizes or offset are out of range") }
+        else { throw Self.corrupt("the entry's sizes or offset are out of range") }
         self.entry = entry
         self.source = source
         self.inputOffset = dataOffset
@@ -67,7 +33,7 @@ public final class EntryReader {
         // a `mmap` and `munmap` of its own (256 KiB per entry was a tenth of checking small entries).
         self.input = .allocate(byteCount: entry.method == 8 ? Int(min(Int64(Self.inputChunk), max(1, entry.compressedSize))) : 0, alignment: 16)
         if entry.method == 8 {
-            guard trailpack_inflate_init_raw(&stream) == Z_OK else { throw .corrupt("zlib could not start (out of memory)") }
+            guard trailpack_inflate_init_raw(&stream) == Z_OK else { throw Self.corrupt("zlib could not start (out of memory)") }
             inflating = true
         }
     }
@@ -79,34 +45,34 @@ public final class EntryReader {
 
     /// Fills `buffer` with the next bytes; returns 0 at the end. At the end the size has been
     /// checked against the declared size, and the compressed data was used up exactly.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(EntryDataError) -> Int {
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
         if finished || buffer.isEmpty { return 0 }
         return entry.method == 0 ? try readStored(into: buffer) : try readDeflated(into: buffer)
     }
 
-    private func readStored(into buffer: UnsafeMutableRawBufferPointer) throws(EntryDataError) -> Int {
+    private func readStored(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
         let want = Int(min(Int64(buffer.count), inputRemaining))
         if want == 0 {
             finished = true
             return 0
         }
         let got: Int
-        do { got = try source.read(at: inputOffset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])) } catch { throw .io(error) }
-        guard got == want else { throw .shorterThanDeclared(declared: entry.uncompressedSize, actual: produced + Int64(got)) }
+        got = try source.read(at: inputOffset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+        guard got == want else { throw Self.tooShort(declared: entry.uncompressedSize, actual: produced + Int64(got)) }
         inputOffset += Int64(got)
         inputRemaining -= Int64(got)
         produced += Int64(got)
         return got
     }
 
-    private func readDeflated(into buffer: UnsafeMutableRawBufferPointer) throws(EntryDataError) -> Int {
+    private func readDeflated(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
         let declared = entry.uncompressedSize
         while true {
             if stream.avail_in == 0 && inputRemaining > 0 {
                 let want = Int(min(Int64(input.count), inputRemaining))
                 let got: Int
-                do { got = try source.read(at: inputOffset, into: UnsafeMutableRawBufferPointer(rebasing: input[0..<want])) } catch { throw .io(error) }
-                guard got == want else { throw .corrupt("the file ends inside the compressed data") }
+                got = try source.read(at: inputOffset, into: UnsafeMutableRawBufferPointer(rebasing: input[0..<want]))
+                guard got == want else { throw Self.corrupt("the file ends inside the compressed data") }
                 inputOffset += Int64(got)
                 inputRemaining -= Int64(got)
                 stream.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
@@ -119,27 +85,34 @@ public final class EntryReader {
             let status = inflate(&stream, Z_NO_FLUSH)
             let got = room - Int(stream.avail_out)
             produced += Int64(got)
-            if produced > declared { throw .longerThanDeclared(declared: declared) }
+            if produced > declared { throw ArchiveError(code: .dataTooLong, message: "the data decompresses to more than the declared \(declared) bytes (reading stopped there)") }
             switch status {
             case Z_STREAM_END:
                 finished = true
                 if stream.avail_in > 0 || inputRemaining > 0 {
-                    throw .corrupt("\(Int64(stream.avail_in) + inputRemaining) bytes follow the end of the deflate stream inside the entry")
+                    throw Self.corrupt("\(Int64(stream.avail_in) + inputRemaining) bytes follow the end of the deflate stream inside the entry")
                 }
-                if produced != declared { throw .shorterThanDeclared(declared: declared, actual: produced) }
+                if produced != declared { throw Self.tooShort(declared: declared, actual: produced) }
                 return got
             case Z_OK:
                 if got > 0 { return got }
             case Z_BUF_ERROR:
                 if stream.avail_in == 0 && inputRemaining == 0 {
-                    throw .corrupt("the deflate stream ends before its end marker")
+                    throw Self.corrupt("the deflate stream ends before its end marker")
                 }
                 if got > 0 { return got }
             default:
                 let message = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-                throw .corrupt(message)
+                throw Self.corrupt(message)
             }
         }
     }
-}
 
+    private static func tooShort(declared: Int64, actual: Int64) -> ArchiveError {
+        ArchiveError(code: .dataTooShort, message: "the data decompresses to \(actual) bytes, not the declared \(declared)")
+    }
+
+    private static func corrupt(_ detail: String) -> ArchiveError {
+        ArchiveError(code: .corruptData, message: "the compressed data is corrupt: \(detail)")
+    }
+}

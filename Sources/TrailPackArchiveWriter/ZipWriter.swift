@@ -3,15 +3,14 @@ import Dispatch
 import Foundation
 import TrailPackArchive
 import TrailPackCrypto
+import SystemPackage
+import TrailPackFileIO
 #if canImport(Glibc)
 import Glibc
-private let systemWrite = Glibc.write
 #elseif canImport(Musl)
 import Musl
-private let systemWrite = Musl.write
 #elseif canImport(Darwin)
 import Darwin
-private let systemWrite = Darwin.write
 #endif
 
 /// Writes a ZIP archive through libarchive, deterministically, to a file descriptor,
@@ -36,14 +35,15 @@ public struct ZipWriter: ~Copyable {
     /// The size of the buffers between the files, libarchive and the output.
     public static let blockSize = 1 << 20
 
-    /// Starts an archive on `fileDescriptor` (which stays open; the caller closes it).
+    /// Starts an archive on `fileDescriptor` (which stays open; the caller closes it); `path`
+    /// names the output in error messages.
     ///
     /// - Parameter modificationTime: the time stamped on every entry, in seconds since 1970
     ///   (UTC). DOS times are computed in UTC whatever the process's time zone, which the writer
     ///   neither reads nor changes: libarchive converts times with `localtime_r`, so the writer
     ///   stamps the DOS date and time fields of each local and central header itself (see `Sink`).
-    public init(fileDescriptor: Int32, modificationTime: Int64) throws(ArchiveError) {
-        let sink = Sink(fd: fileDescriptor)
+    public init(fileDescriptor: FileDescriptor, path: String, modificationTime: Int64) throws(ArchiveError) {
+        let sink = Sink(descriptor: fileDescriptor, path: path)
         let (archive, entry) = try Self.makeArchive(sink: sink)
         self.archive = archive
         self.entry = entry
@@ -54,14 +54,14 @@ public struct ZipWriter: ~Copyable {
 
     /// Creates and configures the libarchive handles; frees them again if any step fails.
     private static func makeArchive(sink: Sink) throws(ArchiveError) -> (OpaquePointer, OpaquePointer) {
-        guard let archive = archive_write_new() else { throw ArchiveError(operation: "start a ZIP archive", detail: "out of memory") }
+        guard let archive = archive_write_new() else { throw ArchiveError(code: .library, message: "cannot start a ZIP archive: out of memory") }
         guard let entry = archive_entry_new2(archive) else {
             archive_write_free(archive)
-            throw ArchiveError(operation: "start a ZIP archive", detail: "out of memory")
+            throw ArchiveError(code: .library, message: "cannot start a ZIP archive: out of memory")
         }
         func check(_ status: Int32, _ operation: String) throws(ArchiveError) {
             if status == ARCHIVE_OK || status == ARCHIVE_WARN { return }
-            let error = Self.error(archive, operation)
+            let error = Self.error(archive, operation, sink: sink)
             archive_entry_free(entry)
             archive_write_fail(archive)
             archive_write_free(archive)
@@ -79,7 +79,8 @@ public struct ZipWriter: ~Copyable {
             { archive, clientData, buffer, length in
                 let sink = Unmanaged<Sink>.fromOpaque(clientData!).takeUnretainedValue()
                 guard sink.receive(UnsafeRawBufferPointer(start: buffer, count: length)) else {
-                    trailpack_archive_set_error(archive, sink.errno, sink.failure)
+                    let failure = sink.failure
+                    trailpack_archive_set_error(archive, failure?.systemCall?.errno.rawValue ?? EIO, failure?.message ?? "write failed")
                     return -1
                 }
                 return length
@@ -122,19 +123,22 @@ public struct ZipWriter: ~Copyable {
         entryCount += 1
         var written: Int64 = 0
         let archive = self.archive
+        let sink = self.sink
         try body { buffer in
             guard !buffer.isEmpty else { return }
             written += Int64(buffer.count)
             guard written <= size else {
-                throw ArchiveError(operation: "write '\(path)'", detail: "the file grew while it was being packaged")
+                throw ArchiveError(code: .sourceChanged, message: "cannot write '\(path)': the file grew while it was being packaged")
             }
             let n = archive_write_data(archive, buffer.baseAddress, buffer.count)
             if n < 0 || n != buffer.count {
-                throw Self.error(archive, "write the data of '\(path)'")
+                throw Self.error(archive, "write the data of '\(path)'", sink: sink)
             }
         }
         guard written == size else {
-            throw ArchiveError(operation: "write '\(path)'", detail: "expected \(size) bytes, got \(written); the file changed while it was being packaged")
+            throw ArchiveError(
+                code: .sourceChanged,
+                message: "cannot write '\(path)': expected \(size) bytes, got \(written); the file changed while it was being packaged")
         }
         try check(archive_write_finish_entry(archive), "finish '\(path)'")
     }
@@ -153,48 +157,41 @@ public struct ZipWriter: ~Copyable {
     /// caller that checks more (the builder: the modification time it hashed) without looking the
     /// path up again.
     @discardableResult
-    public mutating func addEntry(path: String, contentsOf sourcePath: String, size: Int64, compress: Bool, progress: ((Int) -> Void)? = nil) throws -> SourceState {
-        let fd = open(sourcePath, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ArchiveError.system("open '\(sourcePath)'") }
-        defer { close(fd) }
-        #if canImport(Glibc)
-        if size > Int64(Self.blockSize) { _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL)) }
-        #endif
+    public mutating func addEntry(
+        path: String, contentsOf sourcePath: String, size: Int64, compress: Bool, progress: ((Int) -> Void)? = nil
+    ) throws -> FileStatus {
+        let file: RegularFile
+        do { file = try FileIO.openRegularFile(sourcePath) } catch { throw ArchiveError(error) }
+        let descriptor = file.descriptor
+        defer { try? descriptor.close() }
+        if size > Int64(Self.blockSize) { descriptor.adviseSequential() }
         let buffer = readBuffer
         try addEntry(path: path, size: size, compress: compress) { write in
             var left = size
             // Read exactly the declared size (a small file is one `read`); a file that grew is
             // caught by the size check below, one that shrank by the short read.
             while left > 0 {
-                let n = read(fd, buffer.baseAddress, Int(min(Int64(buffer.count), left)))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw ArchiveError.system("read '\(sourcePath)'")
+                let want = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(Int64(buffer.count), left))])
+                let n: Int
+                do throws(FileIOError) { n = try descriptor.readFully(into: want, path: sourcePath) } catch {
+                    throw ArchiveError(error)
                 }
                 if n == 0 { break }
                 try write(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
                 left -= Int64(n)
                 progress?(n)
+                if n < want.count { break }
             }
         }
         // Only the declared size was read: a file that has grown since is an error, as before.
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw ArchiveError.system("read '\(sourcePath)'") }
-        guard Int64(st.st_size) == size else {
-            throw ArchiveError(operation: "write '\(path)'", detail: "expected \(size) bytes, the file now has \(st.st_size); the file changed while it was being packaged")
+        let after: FileStatus
+        do { after = try descriptor.status(path: sourcePath) } catch { throw ArchiveError(error) }
+        guard after.size == size else {
+            throw ArchiveError(
+                code: .sourceChanged,
+                message: "cannot write '\(path)': expected \(size) bytes, the file now has \(after.size); the file changed while it was being packaged")
         }
-        #if canImport(Darwin)
-        return SourceState(size: Int64(st.st_size), modifiedSeconds: Int64(st.st_mtimespec.tv_sec), modifiedNanoseconds: Int64(st.st_mtimespec.tv_nsec))
-        #else
-        return SourceState(size: Int64(st.st_size), modifiedSeconds: Int64(st.st_mtim.tv_sec), modifiedNanoseconds: Int64(st.st_mtim.tv_nsec))
-        #endif
-    }
-
-    /// A source file's size and modification time, as `fstat` gave them once it was packaged.
-    public struct SourceState: Sendable, Equatable {
-        public var size: Int64
-        public var modifiedSeconds: Int64
-        public var modifiedNanoseconds: Int64
+        return after
     }
 
     /// The result of a finished archive.
@@ -213,11 +210,12 @@ public struct ZipWriter: ~Copyable {
         sink.centralDirectory = nil
         let stamped = Self.stampCentralHeaders(&directory, dosDateTime: Self.dosDateTime(modificationTime))
         guard stamped == entryCount else {
-            throw ArchiveError(operation: "write the central directory",
-                detail: "libarchive wrote \(stamped) central headers for \(entryCount) entries, so their times could not be stamped; report this with the libarchive version")
+            throw ArchiveError(
+                code: .library,
+                message: "cannot write the central directory: libarchive wrote \(stamped) central headers for \(entryCount) entries, so their times could not be stamped; report this with the libarchive version")
         }
-        guard sink.write(directory.withUnsafeBytes { $0 }), sink.flush() else {
-            throw ArchiveError(operation: "write the central directory", detail: sink.failure, errno: sink.errno)
+        guard directory.withUnsafeBytes({ sink.write($0) }), sink.flush() else {
+            throw sink.failure ?? ArchiveError(code: .io, message: "cannot write the central directory")
         }
         finished = true
         return Summary(sha256: sink.finalize(), size: sink.count)
@@ -268,12 +266,14 @@ public struct ZipWriter: ~Copyable {
 
     private func check(_ status: Int32, _ operation: @autoclosure () -> String) throws(ArchiveError) {
         if status == ARCHIVE_OK || status == ARCHIVE_WARN { return }
-        throw Self.error(archive, operation())
+        throw Self.error(archive, operation(), sink: sink)
     }
 
-    private static func error(_ archive: OpaquePointer, _ operation: String) -> ArchiveError {
+    /// The output's own failure when writing it failed (with its system call), else libarchive's.
+    private static func error(_ archive: OpaquePointer, _ operation: String, sink: Sink) -> ArchiveError {
+        if let failure = sink.failure { return failure }
         let detail = archive_error_string(archive).map { String(cString: $0) } ?? "unknown libarchive error"
-        return ArchiveError(operation: operation, detail: detail, errno: archive_errno(archive))
+        return ArchiveError(code: .library, message: "cannot \(operation): \(detail)")
     }
 }
 
@@ -292,18 +292,23 @@ public struct ZipWriter: ~Copyable {
 /// written. Anything else in those places stops the archive with an error rather than
 /// writing bytes that would depend on the time zone.
 final class Sink: @unchecked Sendable {  // used by the writer's thread only; the hashing thread sees the blocks through `PipelinedHasher`
-    let fd: Int32
+    let descriptor: FileDescriptor
+    /// The output's name, for error messages.
+    let path: String
     /// Bytes written to the file so far (`flush()` writes the last, partial block).
     var count: Int64 = 0
-    var errno: Int32 = 0
-    var failure = "write to the output failed"
+    /// Why the output cannot be written; once set, nothing more is written.
+    var failure: ArchiveError?
     /// The DOS date and time for the local header that libarchive writes next.
     var pendingLocalHeaderTime: UInt32?
     /// While libarchive writes the central directory, the bytes are kept here.
     var centralDirectory: [UInt8]?
     let hasher = PipelinedHasher()
 
-    init(fd: Int32) { self.fd = fd }
+    init(descriptor: FileDescriptor, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
 
     // The hashing thread holds its hasher while it runs, so the hasher's own deinit cannot be
     // what ends it: the sink (which only the writer holds) ends and joins it, also when the
@@ -315,8 +320,9 @@ final class Sink: @unchecked Sendable {  // used by the writer's thread only; th
         if let time = pendingLocalHeaderTime {
             pendingLocalHeaderTime = nil
             guard buffer.count >= 30, buffer[0] == 0x50, buffer[1] == 0x4b, buffer[2] == 3, buffer[3] == 4 else {
-                failure = "libarchive did not write a whole local header first, so its time could not be stamped; report this with the libarchive version"
-                errno = EPROTO
+                failure = ArchiveError(
+                    code: .library,
+                    message: "libarchive did not write a whole local header first, so its time could not be stamped; report this with the libarchive version")
                 return false
             }
             var header = Array(buffer)
@@ -336,7 +342,7 @@ final class Sink: @unchecked Sendable {  // used by the writer's thread only; th
 
     /// Appends `buffer` to the output; each block that fills is written and hashed.
     func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
-        if errno != 0 { return false }
+        if failure != nil { return false }
         var offset = 0
         while offset < buffer.count {
             let block = hasher.currentBlock()
@@ -350,21 +356,13 @@ final class Sink: @unchecked Sendable {  // used by the writer's thread only; th
     }
 
     /// Writes the block being filled (if it holds anything) to the file and hands it to the
-    /// hashing thread. Returns false, with `errno` and `failure` set, when the write fails.
+    /// hashing thread. Returns false, with `failure` set, when the write fails.
     func flush() -> Bool {
-        if errno != 0 { return false }
+        if failure != nil { return false }
         guard let block = hasher.pendingBlock() else { return true }
-        var offset = 0
-        while offset < block.count {
-            let n = systemWrite(fd, block.baseAddress! + offset, block.count - offset)
-            if n < 0 {
-                let e = currentErrno()
-                if e == EINTR { continue }
-                errno = e
-                failure = "write to the output failed: \(String(cString: strerror(e)))"
-                return false
-            }
-            offset += n
+        do { try descriptor.writeAll(UnsafeRawBufferPointer(block), path: path) } catch {
+            failure = ArchiveError(error)
+            return false
         }
         count += Int64(block.count)
         hasher.submitBlock()

@@ -1,4 +1,5 @@
 import Foundation
+import TrailPackFileIO
 import TrailPackCore
 #if canImport(Glibc)
 import Glibc
@@ -40,13 +41,14 @@ enum ContentCheck {
             + "the file may be damaged or only partly copied: copy or export it again"
     }
 
+    /// Up to `count` bytes from the start of the file; none when it cannot be read (the builder
+    /// reports an unreadable file where it reads it whole).
     private static func firstBytes(_ path: String, count: Int) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
+        guard let file = try? FileIO.openRegularFile(path) else { return [] }
+        defer { try? file.descriptor.close() }
         var buffer = [UInt8](repeating: 0, count: count)
-        let n = read(fd, &buffer, count)
-        return n > 0 ? Array(buffer[0..<n]) : []
+        let n = (try? FileIO.typed { try buffer.withUnsafeMutableBytes { try file.descriptor.readFully(into: $0, path: path) } }) ?? 0
+        return Array(buffer[0..<n])
     }
 }
 

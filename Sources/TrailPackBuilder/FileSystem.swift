@@ -1,4 +1,5 @@
 import Foundation
+import TrailPackFileIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -83,23 +84,9 @@ enum FileSystem {
         name.hasPrefix(".") || name == "Thumbs.db" || name == "desktop.ini" || name.hasPrefix("~$")
     }
 
-    static func readFile(_ path: String, limit: Int) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw BuildError.io("cannot open '\(path)': \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw BuildError.io("cannot read '\(path)': \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            out += buffer[0..<n]
-            if out.count > limit { throw BuildError.io("'\(path)' is larger than \(limit) bytes") }
-        }
-        return out
+    /// The whole regular file at `path`, refused when it holds more than `limit` bytes.
+    static func readFile(_ path: String, limit: Int) throws(BuildError) -> [UInt8] {
+        do { return try FileIO.readAll(path, limit: limit) } catch { throw BuildError(error) }
     }
 }
 

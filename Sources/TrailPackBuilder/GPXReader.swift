@@ -1,4 +1,5 @@
 import Foundation
+import TrailPackFileIO
 import TrailPackCore
 
 /// Reads the points of a GPX 1.0 or 1.1 file, streaming, losing nothing it keeps and
@@ -53,46 +54,28 @@ public enum GPXReader {
         public var trackPointCount = 0
     }
 
-    /// A refusal: the file, the place, the reason (with the fix).
-    public struct Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
-        public var file: String
-        /// nil when the problem is the whole file (no waypoints, cannot open it).
-        public var line: Int?
-        public var column: Int?
-        public var reason: String
-
-        /// The message for a terminal: control and bidirectional-override characters the file put
-        /// into the reason are shown as `\u{1b}`-style escapes.
-        public var description: String {
-            if let line, let column { return "'\(file)' line \(line), column \(column): \(TerminalText.escaped(reason))" }
-            return "'\(file)': \(TerminalText.escaped(reason))"
-        }
-    }
-
     /// The largest GPX file read (the documented limit).
     public static let maxFileBytes: Int64 = 64 << 20
 
     /// Reads the file at `path`. A FIFO, a device or a folder is refused before anything blocks.
-    public static func read(path: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints) throws(Error) -> Document {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw Error(file: path, reason: "cannot open the file: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw Error(file: path, reason: "cannot read the file: \(String(cString: strerror(errno)))") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            throw Error(file: path, reason: "is not a regular file (a folder, a pipe or a device); give a .gpx file")
+    public static func read(path: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints) throws(BuildError) -> Document {
+        let file: RegularFile
+        do { file = try FileIO.openRegularFile(path) } catch {
+            if error.code == .notRegularFile {
+                throw .malformed(path, "is not a regular file (a folder, a pipe or a device); give a .gpx file")
+            }
+            throw BuildError(error)
         }
-        guard Int64(st.st_size) <= maxFileBytes else {
-            throw Error(file: path, reason: "is \(st.st_size) bytes; the limit for a GPX file is 64 MiB (\(maxFileBytes) bytes): split it or leave out the tracks")
+        defer { try? file.descriptor.close() }
+        guard file.status.size <= maxFileBytes else {
+            throw .malformed(path, "is \(file.status.size) bytes; the limit for a GPX file is 64 MiB (\(maxFileBytes) bytes): split it or leave out the tracks")
         }
-        let flags = fcntl(fd, F_GETFL)
-        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
-        var tokenizer = XMLTokenizer(fileDescriptor: fd, limit: maxFileBytes)
+        var tokenizer = XMLTokenizer(fileDescriptor: file.descriptor, name: path, limit: maxFileBytes)
         return try read(&tokenizer, file: path, stops: stops, maxPoints: maxPoints)
     }
 
     /// Reads a GPX document held in memory; `name` is used in messages.
-    public static func read(bytes: [UInt8], name: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints) throws(Error) -> Document {
+    public static func read(bytes: [UInt8], name: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints) throws(BuildError) -> Document {
         var tokenizer = XMLTokenizer(bytes: bytes)
         return try read(&tokenizer, file: name, stops: stops, maxPoints: maxPoints)
     }
@@ -112,15 +95,15 @@ public enum GPXReader {
         case name, desc, cmt, ele, time, sym, type
     }
 
-    private static func read(_ xml: inout XMLTokenizer, file: String, stops: Stops, maxPoints: Int) throws(Error) -> Document {
+    private static func read(_ xml: inout XMLTokenizer, file: String, stops: Stops, maxPoints: Int) throws(BuildError) -> Document {
         var doc = Document(points: [])
         var roles: [Role] = []
         var gpxNamespace: String?
         var point: Point?
         var fields: [Field: String] = [:]
         var fieldText = ""
-        func fail(_ position: XMLTokenizer.Position, _ reason: String) -> Error {
-            Error(file: file, line: position.line, column: position.column, reason: reason)
+        func fail(_ position: XMLTokenizer.Position, _ reason: String) -> BuildError {
+            .malformed(file, line: position.line, column: position.column, reason)
         }
         do {
             while let event = try xml.next() {
@@ -216,16 +199,16 @@ public enum GPXReader {
             }
         } catch let failure as XMLTokenizer.Failure {
             throw fail(failure.position, failure.reason)
-        } catch let error as Error {
+        } catch let error as BuildError {
             throw error
         } catch {
-            throw Error(file: file, reason: "\(error)")
+            throw .malformed(file, "\(error)")
         }
         return doc
     }
 
-    private static func startPoint(_ e: XMLTokenizer.Element, _ fail: (XMLTokenizer.Position, String) -> Error) throws(Error) -> Point {
-        func degrees(_ name: String, _ range: ClosedRange<Double>) throws(Error) -> Double {
+    private static func startPoint(_ e: XMLTokenizer.Element, _ fail: (XMLTokenizer.Position, String) -> BuildError) throws(BuildError) -> Point {
+        func degrees(_ name: String, _ range: ClosedRange<Double>) throws(BuildError) -> Double {
             guard let raw = e.attribute(name) else {
                 throw fail(e.position, "<\(e.qualifiedName)> has no \(name) attribute; every point needs lat and lon in decimal degrees")
             }

@@ -4,6 +4,7 @@ import TrailPackArchiveWriter
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackMap
+import TrailPackFileIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,7 +58,9 @@ public enum TourBuilder {
         for f in source.mapFiles where MapInfo.isPMTiles(f.archivePath) {
             let report: MapReport
             do { report = try MapCheck.check(try MapFile(path: f.sourcePath), file: f.relativePath, frame: bounds, options: mapOptions) } catch {
-                throw BuildError.io("cannot read the map '\(f.relativePath)': \(error.message)")
+                throw BuildError(
+                    code: .io, message: "cannot read the map '\(f.relativePath)': \(error.message)", file: f.sourcePath,
+                    systemCall: error.systemCall, cause: error)
             }
             mapFindings += report.findings
             mapInfos[f.archivePath] = report.mapInfo(role: MapInfo.role(forPath: f.archivePath))
@@ -164,15 +167,17 @@ public enum TourBuilder {
                 let i: Int = next.withLock { n in defer { n += 1 }; return n }
                 guard i < files.count, failure.withLock({ $0 }) == nil else { return }
                 let f = files[i]
-                do {
+                do throws(FileIOError) {
                     let r = try FileHashing.sha256(path: f.sourcePath, buffer: buffer) { n in progress?.advance(bytes: n) }
                     progress?.advance(files: 1)
                     if r.size != f.size {
-                        failure.withLock { $0 = $0 ?? .io("'\(f.relativePath)' changed size while it was being read; build again once nothing is writing to the tour folder") }
+                        failure.withLock {
+                            $0 = $0 ?? BuildError(code: .sourceChanged, message: "'\(f.relativePath)' changed size while it was being read; build again once nothing is writing to the tour folder")
+                        }
                     }
                     results.withLock { $0[i] = r.digest }
                 } catch {
-                    failure.withLock { $0 = $0 ?? .io("\(error)") }
+                    failure.withLock { $0 = $0 ?? BuildError(error) }
                 }
             }
         }
@@ -222,48 +227,54 @@ public enum TourBuilder {
         if FileSystem.statInfo(output).kind == .directory {
             throw BuildError.usage("cannot write '\(output)': it is a folder; give a file name ending in .zip")
         }
-        let temp = TemporaryFile(directory: directory, baseName: baseName)
-        let tempSum = TemporaryFile(directory: directory, baseName: baseName + ".sha256")
-        try temp.create()
-        try tempSum.create()
-        defer { temp.remove(); tempSum.remove() }
+        let temp: AtomicFile
+        let tempSum: AtomicFile
+        do {
+            temp = try AtomicFile(destination: output)
+            tempSum = try AtomicFile(destination: output + ".sha256")
+        } catch { throw BuildError(error) }
 
         progress?.start(phase: "writing", files: plan.files.count, bytes: plan.totalBytes)
-        var writer = try ZipWriter(fileDescriptor: temp.fd, modificationTime: timestamp)
-        try writer.addEntry(path: Manifest.entryName, bytes: plan.manifestBytes, compress: true)
-        for file in plan.files {
-            // Maps are always stored: phones read their tiles in place (docs/FORMAT.md, "Maps").
-            let compress = file.type.compress && !MapInfo.isPMTiles(file.archivePath)
-            let after = try writer.addEntry(path: file.archivePath, contentsOf: file.sourcePath, size: file.size, compress: compress) { n in
-                progress?.advance(bytes: n)
-            }
-            // Unchanged since the folder was read, so since it was hashed: the manifest's hash is of these bytes.
-            if Int64(file.modified.tv_sec) != after.modifiedSeconds || Int64(file.modified.tv_nsec) != after.modifiedNanoseconds || after.size != file.size {
-                throw BuildError.io("'\(file.relativePath)' changed while it was being packaged; build again once nothing is writing to the tour folder")
-            }
-            progress?.advance(files: 1)
-        }
-        let summary = try writer.finish()
+        // The writer's failures (input/output, a file that changed) as the builder's errors.
+        let summary: ZipWriter.Summary
+        do {
+            summary = try { () throws -> ZipWriter.Summary in
+                var writer = try ZipWriter(fileDescriptor: temp.descriptor, path: temp.temporaryPath, modificationTime: timestamp)
+                try writer.addEntry(path: Manifest.entryName, bytes: plan.manifestBytes, compress: true)
+                for file in plan.files {
+                    // Maps are always stored: phones read their tiles in place (docs/FORMAT.md, "Maps").
+                    let compress = file.type.compress && !MapInfo.isPMTiles(file.archivePath)
+                    let after = try writer.addEntry(path: file.archivePath, contentsOf: file.sourcePath, size: file.size, compress: compress) { n in
+                        progress?.advance(bytes: n)
+                    }
+                    // Unchanged since the folder was read, so since it was hashed: the manifest's hash is of these bytes.
+                    if Int64(file.modified.tv_sec) != after.modifiedSeconds || Int64(file.modified.tv_nsec) != after.modifiedNanoseconds || after.size != file.size {
+                        throw BuildError(code: .sourceChanged, message: "'\(file.relativePath)' changed while it was being packaged; build again once nothing is writing to the tour folder")
+                    }
+                    progress?.advance(files: 1)
+                }
+                return try writer.finish()
+            }()
+        } catch let error as ArchiveError { throw BuildError(error) }
         progress?.finish()
 
-        try tempSum.write(Array(summary.sha256.sha256sumLine(name: baseName).utf8))
         let flushStart = DispatchTime.now()
-        try temp.sync()
-        try tempSum.sync()
+        do {
+            try tempSum.write(Array(summary.sha256.sha256sumLine(name: baseName).utf8))
+            try temp.flush()
+            try tempSum.flush()
+        } catch { throw BuildError(error) }
         let flushSeconds = Double(DispatchTime.now().uptimeNanoseconds - flushStart.uptimeNanoseconds) / 1e9
         if FileSystem.lstatInfo(output).kind != .missing { try beforeReplacing(summary.sha256) }
-        try temp.rename(to: output)
-        try tempSum.rename(to: output + ".sha256")
-        syncDirectory(directory)
+        do {
+            try temp.moveIntoPlace()
+            try tempSum.moveIntoPlace()
+            try FileIO.syncFolder(directory)
+        } catch { throw BuildError(error) }
         return Result(
             packagePath: output, checksumPath: output + ".sha256", sha256: summary.sha256, packageBytes: summary.size,
             assetBytes: plan.totalBytes, waypointCount: plan.manifest.waypoints.count, assetCount: plan.files.count,
             flushSeconds: flushSeconds)
-    }
-
-    private static func syncDirectory(_ path: String) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 { _ = fsync(fd); close(fd) }
     }
 }
 

@@ -75,18 +75,11 @@ public struct TourDraft: Sendable, Equatable {
         }
     }
 
-    /// Why a folder could not be read as a draft: the file and what is wrong, in words.
-    public struct ReadError: Error, Sendable, CustomStringConvertible {
-        public var file: String
-        public var message: String
-        public var description: String { "\(file): \(message)" }
-    }
-
     // MARK: reading
 
     /// Reads the tour folder at `root`. Only `tour.json` and each `waypoints/*/waypoint.json` are read;
     /// a file that is not JSON at all is an error naming it (the panel cannot show a form for it).
-    public static func read(folder root: String) throws(ReadError) -> TourDraft {
+    public static func read(folder root: String) throws(BuildError) -> TourDraft {
         var draft = TourDraft()
         let tour = try object(root, TourSource.tourFileName)
         for member in tour {
@@ -135,16 +128,16 @@ public struct TourDraft: Sendable, Equatable {
         return draft
     }
 
-    private static func object(_ root: String, _ file: String) throws(ReadError) -> [JSONMember] {
+    private static func object(_ root: String, _ file: String) throws(BuildError) -> [JSONMember] {
         let bytes: [UInt8]
         do { bytes = try FileSystem.readFile(root + "/" + file, limit: TourSource.maxJSONBytes) } catch {
-            throw ReadError(file: file, message: "cannot be read (\(error))")
+            throw .malformed(file, "cannot be read (\(error))")
         }
         let document: JSONDocument
         do { document = try JSONParser.parse(bytes) } catch {
-            throw ReadError(file: file, message: "is not valid JSON (\(error)); fix it in a text editor or upload the folder again")
+            throw .malformed(file, "is not valid JSON (\(error)); fix it in a text editor or upload the folder again")
         }
-        guard case .object(let members) = document.value else { throw ReadError(file: file, message: "holds \(document.value.typeDescription), not an object") }
+        guard case .object(let members) = document.value else { throw .malformed(file, "holds \(document.value.typeDescription), not an object") }
         return members
     }
 

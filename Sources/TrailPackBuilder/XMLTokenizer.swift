@@ -1,4 +1,6 @@
 import Foundation
+import SystemPackage
+import TrailPackFileIO
 
 /// A strict, streaming XML 1.0 tokenizer for small document formats (GPX): it reads in 64 KiB
 /// chunks, keeps only the open elements and the text it is asked for, and refuses what a
@@ -75,13 +77,13 @@ struct XMLTokenizer {
     private enum DocumentState { case start, prolog, content, epilog, done }
 
     /// Reads from an open file descriptor (not closed here), refusing more than `limit` bytes.
-    init(fileDescriptor: Int32, limit: Int64) {
-        input = Input(fd: fileDescriptor, bytes: [], limit: limit)
+    init(fileDescriptor: FileDescriptor, name: String, limit: Int64) {
+        input = Input(file: (fileDescriptor, name), bytes: [], limit: limit)
     }
 
     /// Reads from bytes in memory.
     init(bytes: [UInt8]) {
-        input = Input(fd: -1, bytes: bytes, limit: Int64.max)
+        input = Input(file: nil, bytes: bytes, limit: Int64.max)
     }
 
     /// The position of the next byte.
@@ -578,7 +580,8 @@ struct XMLTokenizer {
 extension XMLTokenizer {
     /// Bytes from a file descriptor in 64 KiB chunks (or from memory), with line and column.
     struct Input {
-        let fd: Int32
+        /// The file read, and its name for messages; nil for bytes in memory.
+        let file: (descriptor: FileDescriptor, name: String)?
         var buffer: [UInt8]
         var index = 0
         let limit: Int64
@@ -594,11 +597,11 @@ extension XMLTokenizer {
         /// The read buffer, reused for every chunk.
         var chunk: [UInt8] = []
 
-        init(fd: Int32, bytes: [UInt8], limit: Int64) {
-            self.fd = fd
+        init(file: (FileDescriptor, String)?, bytes: [UInt8], limit: Int64) {
+            self.file = file
             self.buffer = bytes
             self.limit = limit
-            self.eof = fd < 0
+            self.eof = file == nil
         }
 
         var position: Position { Position(line: line, column: Int(consumed - lineStart) - continuation + 1) }
@@ -647,14 +650,12 @@ extension XMLTokenizer {
 
         private mutating func refill() throws(Failure) {
             if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: 65536) }
-            var n = 0
-            while true {
-                n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                break
-            }
-            if n < 0 {
-                throw Failure(position: position, reason: "cannot read the file: \(String(cString: strerror(errno)))")
+            guard let file else { eof = true; return }
+            let n: Int
+            do throws(FileIOError) {
+                n = try FileIO.typed { try chunk.withUnsafeMutableBytes { try file.descriptor.readFully(into: $0, path: file.name) } }
+            } catch {
+                throw Failure(position: position, reason: "cannot read the file: \(error.systemCall?.errno.description ?? error.message)")
             }
             if n == 0 { eof = true; return }
             total += Int64(n)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TrailPackFileIO
 
 /// Keeping what is served intact: damaged blobs taken out of service, consistent backups.
 extension Catalog {
@@ -31,10 +32,15 @@ extension Catalog {
     }
 
     /// Writes a consistent copy of the catalog to `path` through SQLite's online backup API (the
-    /// server may go on writing meanwhile). The corresponding C function is `sqlite3_backup_step`.
+    /// server may go on writing meanwhile). The copy is made under a temporary name and moved into
+    /// place whole (``AtomicFile``): `path` holds the old backup or the new one, never a part.
+    /// The corresponding C function is `sqlite3_backup_step`.
     public func backup(to path: String) throws {
-        let destination = try DatabaseQueue(path: path)
+        let file = try AtomicFile(destination: path)
+        let destination = try DatabaseQueue(path: file.temporaryPath)
         try pool.backup(to: destination)
+        try destination.close()
+        try file.commit()
     }
 
     /// Blobs recorded but used by no package version (an upload refused after its bytes were stored).

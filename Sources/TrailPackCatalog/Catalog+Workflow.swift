@@ -240,18 +240,3 @@ extension Catalog {
         }
     }
 }
-
-public enum CatalogError: Error, CustomStringConvertible {
-    case noSuchUser(String)
-    case userExists(String)
-    case siteExists(String)
-    case noSuchSite(String)
-    public var description: String {
-        switch self {
-        case .noSuchUser(let u): "there is no user '\(u)'; add one with 'trailpack admin user add'"
-        case .userExists(let u): "there is already a user '\(u)' (a removed user's name is not reused); change a role with 'trailpack admin user role'"
-        case .siteExists(let s): "there is already a site '\(s)'; rename it with 'trailpack admin site rename'"
-        case .noSuchSite(let s): "there is no site '\(s)'; add one with 'trailpack admin site add'"
-        }
-    }
-}

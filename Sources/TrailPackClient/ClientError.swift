@@ -1,5 +1,9 @@
-/// Why fetching or installing a package failed: a stable ``Code`` for programs, a message for
-/// people (naming the server, package or file, and what to do), and the underlying error.
+import TrailPackFileIO
+
+/// Why fetching or installing a package failed: the error type of `TrailPackClient`, in the shape
+/// of swift-nio's `FileSystemError` — a stable ``Code`` for programs, a message for people (naming
+/// the server, package or file, and what to do), the system call behind an input/output failure,
+/// and the underlying error.
 public struct ClientError: Error, Sendable, CustomStringConvertible {
     /// A stable identifier of the kind of failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -40,14 +44,22 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
     public var code: Code
     /// What went wrong and what to do, in plain words.
     public var message: String
+    /// The system call that failed and its `errno`, for an input/output failure.
+    public var systemCall: SystemCall?
     /// The error behind this one, when there is one.
     public var cause: (any Error & Sendable)?
 
     /// An error of kind `code` with a message for people and, optionally, the error behind it.
-    public init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
+    public init(_ code: Code, _ message: String, systemCall: SystemCall? = nil, cause: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message
+        self.systemCall = systemCall
         self.cause = cause
+    }
+
+    /// An input/output failure of the file layer (the library folder).
+    public init(_ error: FileIOError) {
+        self.init(.io, error.description, systemCall: error.systemCall, cause: error)
     }
 
     /// The message.

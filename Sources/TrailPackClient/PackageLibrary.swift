@@ -1,4 +1,6 @@
 import Foundation
+import SystemPackage
+import TrailPackFileIO
 import TrailPackCore
 #if canImport(Glibc)
 import Glibc
@@ -85,11 +87,13 @@ public struct PackageLibrary: Sendable {
     func install(partial: String, entry: CatalogEntry, signers: [String], previous: InstalledPackage?) throws(ClientError) -> InstalledPackage {
         let dir = folder + "/" + entry.id
         if !FileManager.default.fileExists(atPath: dir) {
-            guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw Self.ioError("create '\(dir)'") }
+            guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw ClientError(FileIOError.system("mkdir", .last, "cannot create '\(dir)'", path: dir)) }
         }
         let file = entry.id + "/" + entry.version + ".zip"
-        guard rename(partial, folder + "/" + file) == 0 else { throw Self.ioError("move the download to '\(folder)/\(file)'") }
-        try Self.syncFolder(dir)
+        do {
+            try FileIO.rename(partial, to: folder + "/" + file)
+            try FileIO.syncFolder(dir)
+        } catch { throw ClientError(error) }
         var highest = entry.version
         if let previous, let a = PackageVersion(previous.highestVersion), let b = PackageVersion(entry.version), b < a {
             highest = previous.highestVersion
@@ -100,7 +104,7 @@ public struct PackageLibrary: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         guard let data = try? encoder.encode(state) else { throw ClientError(.io, "cannot encode the installed state") }
-        try Self.writeAtomically(data, to: dir + "/installed.json")
+        do { try AtomicFile.write(Array(data), to: dir + "/installed.json") } catch { throw ClientError(error) }
         try? FileManager.default.removeItem(atPath: partial + ".state")
         if let previous, previous.file != file {
             try? FileManager.default.removeItem(atPath: folder + "/" + previous.file)
@@ -114,45 +118,4 @@ public struct PackageLibrary: Sendable {
         try? FileManager.default.removeItem(atPath: partial + ".state")
     }
 
-    static func ioError(_ what: String) -> ClientError {
-        ClientError(.io, "cannot \(what): \(String(cString: strerror(errno)))")
-    }
-
-    static func syncFolder(_ path: String) throws(ClientError) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw ioError("open '\(path)'") }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw ioError("flush '\(path)'") }
-    }
-
-    /// Temp file, write, fsync, rename, fsync the folder.
-    static func writeAtomically(_ data: Data, to path: String) throws(ClientError) {
-        let temp = path + ".\(getpid()).tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard fd >= 0 else { throw ioError("write '\(temp)'") }
-        let ok = data.withUnsafeBytes { buffer -> Bool in
-            var done = 0
-            while done < buffer.count {
-                let n = write(fd, buffer.baseAddress! + done, buffer.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                done += n
-            }
-            return fsync(fd) == 0
-        }
-        let failure = ok ? nil : ioError("write '\(temp)'")
-        close(fd)
-        if let failure {
-            unlink(temp)
-            throw failure
-        }
-        guard rename(temp, path) == 0 else {
-            let e = ioError("replace '\(path)'")
-            unlink(temp)
-            throw e
-        }
-        try syncFolder((path as NSString).deletingLastPathComponent)
-    }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import SystemPackage
+import TrailPackFileIO
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -128,7 +130,8 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     }
 
     private let lock = NSLock()
-    private let fd: Int32
+    private let file: FileDescriptor
+    private let path: String
     private var position: Int64
     private let entry: CatalogEntry
     private let progress: @Sendable (DownloadProgress) -> Void
@@ -141,18 +144,21 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
 
     init(path: String, offset: Int64, entry: CatalogEntry, progress: @escaping @Sendable (DownloadProgress) -> Void,
          onHeaders: @escaping @Sendable (_ etag: String?, _ reprDigest: String?) -> Void) throws(ClientError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard fd >= 0 else {
-            throw ClientError(.io, "cannot write '\(path)': \(String(cString: strerror(errno)))")
+        do {
+            file = try FileDescriptor.open(
+                FilePath(path), .writeOnly, options: [.create, .closeOnExec, .noFollow],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw ClientError(FileIOError.system("open", error as? Errno ?? .ioError, "cannot write '\(path)'", path: path))
         }
-        self.fd = fd
+        self.path = path
         self.position = offset
         self.entry = entry
         self.progress = progress
         self.onHeaders = onHeaders
     }
 
-    deinit { close(fd) }
+    deinit { try? file.close() }
 
     func start(task: URLSessionDataTask, server: URL, continuation: CheckedContinuation<Outcome, Never>) {
         lock.withLock {
@@ -184,8 +190,8 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         case 200:
             // The whole file: what was there before is not part of it.
             lock.withLock { position = 0 }
-            guard ftruncate(fd, 0) == 0 else {
-                fail(ClientError(.io, "cannot write the download: \(String(cString: strerror(errno)))"))
+            do { try file.resize(to: 0) } catch {
+                fail(ClientError(FileIOError.system("ftruncate", error as? Errno ?? .ioError, "cannot write the download", path: path)))
                 completionHandler(.cancel)
                 return
             }
@@ -215,20 +221,10 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             dataTask.cancel()
             return
         }
-        let written = data.withUnsafeBytes { buffer -> Bool in
-            var done = 0
-            while done < buffer.count {
-                let n = pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(at) + off_t(done))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                done += n
-            }
-            return true
-        }
-        guard written else {
-            fail(ClientError(.io, "cannot write the download: \(String(cString: strerror(errno)))"))
+        do throws(FileIOError) {
+            try FileIO.typed { try data.withUnsafeBytes { try file.writeAll(toAbsoluteOffset: at, $0, path: path) } }
+        } catch {
+            fail(ClientError(error))
             dataTask.cancel()
             return
         }
@@ -256,14 +252,14 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             fail(ClientError(.network, "the connection broke: \(error.localizedDescription)", cause: error))
         } else if status == 416 {
             // The partial file is longer than the server's: start again.
-            _ = ftruncate(fd, 0)
+            _ = try? file.resize(to: 0)
             fail(ClientError(.network, "the server could not resume; starting again"))
         } else if !(200..<300).contains(status) {
             do { try CatalogClient.check(status: status, body: body, path: task.originalRequest?.url?.path ?? "", server: server ?? URL(fileURLWithPath: "/")) } catch {
                 fail(error)
             }
         }
-        _ = fsync(fd)
+        try? file.sync(path: path)
         let finished = lock.withLock { () -> (CheckedContinuation<Outcome, Never>?, Outcome) in
             defer { continuation = nil }
             return (continuation, outcome)

@@ -1,15 +1,12 @@
 import Foundation
+import TrailPackFileIO
 
 /// minisign's key and signature formats (https://jedisct1.github.io/minisign/), byte for byte:
 /// what `minisign -G` writes, `trailpack keygen` writes; what `trailpack sign` writes,
 /// `minisign -V` accepts, and the other way round.
 public enum Minisign {
-    /// Why a key or signature file cannot be used.
-    public struct FormatError: Error, Sendable, CustomStringConvertible, Equatable {
-        public var message: String
-        public init(_ message: String) { self.message = message }
-        public var description: String { message }
-    }
+    /// The largest key or signature file read (they are a few hundred bytes).
+    public static let maxFileBytes = 64 << 10
 
     static let untrustedPrefix = "untrusted comment: "
     static let trustedPrefix = "trusted comment: "
@@ -25,15 +22,15 @@ public enum Minisign {
         }
 
         /// Reads a `.pub` file's text (an untrusted comment line, then the base64 key), or a bare base64 key.
-        public init(fileText: String) throws(FormatError) {
+        public init(fileText: String) throws(CryptoError) {
             let lines = fileText.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             guard let b64 = lines.first(where: { !$0.hasPrefix(Minisign.untrustedPrefix) && !$0.isEmpty }) else {
-                throw FormatError("no public key found (expected a minisign public key file)")
+                throw CryptoError.malformedKey("no public key found (expected a minisign public key file)")
             }
             guard let raw = Data(base64Encoded: b64).map(Array.init), raw.count == 42 else {
-                throw FormatError("the public key is not 42 bytes of base64")
+                throw CryptoError.malformedKey("the public key is not 42 bytes of base64")
             }
-            guard raw[0] == 0x45, raw[1] == 0x64 else { throw FormatError("the public key is not an Ed25519 ('Ed') key") }
+            guard raw[0] == 0x45, raw[1] == 0x64 else { throw CryptoError.malformedKey("the public key is not an Ed25519 ('Ed') key") }
             keyID = Array(raw[2..<10])
             key = Array(raw[10..<42])
         }
@@ -89,28 +86,28 @@ public enum Minisign {
         public static func parse(fileText: String, password: () throws -> [UInt8]) throws -> SecretKey {
             let lines = fileText.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             guard lines.count >= 2, let raw = Data(base64Encoded: lines[1]).map(Array.init), raw.count == 158 else {
-                throw FormatError("not a minisign secret key file")
+                throw CryptoError.malformedKey("not a minisign secret key file")
             }
-            guard raw[0] == 0x45, raw[1] == 0x64 else { throw FormatError("the secret key is not an Ed25519 key") }
-            guard raw[4] == 0x42, raw[5] == 0x32 else { throw FormatError("the secret key uses an unknown checksum") }
+            guard raw[0] == 0x45, raw[1] == 0x64 else { throw CryptoError.malformedKey("the secret key is not an Ed25519 key") }
+            guard raw[4] == 0x42, raw[5] == 0x32 else { throw CryptoError.malformedKey("the secret key uses an unknown checksum") }
             var keynumSK = Array(raw[54..<158])
             let encrypted: Bool
             switch (raw[2], raw[3]) {
             case (0x53, 0x63): encrypted = true
             case (0, 0): encrypted = false
-            default: throw FormatError("the secret key uses an unknown key derivation")
+            default: throw CryptoError.malformedKey("the secret key uses an unknown key derivation")
             }
             if encrypted {
                 let salt = Array(raw[6..<38])
                 let ops = readLE64(raw, 38), mem = readLE64(raw, 46)
-                guard mem <= 4 << 30 else { throw FormatError("the secret key asks for more than 4 GiB of memory to decrypt") }
+                guard mem <= 4 << 30 else { throw CryptoError.malformedKey("the secret key asks for more than 4 GiB of memory to decrypt") }
                 let stream = try Scrypt.derive(password: try password(), salt: salt, opsLimit: ops, memLimit: mem, length: keynumSK.count)
                 for i in keynumSK.indices { keynumSK[i] ^= stream[i] }
                 let checksum = BLAKE2b.digest([0x45, 0x64] + Array(keynumSK[0..<72]), length: 32)
-                guard ConstantTime.equals(checksum, Array(keynumSK[72..<104])) else { throw FormatError("wrong password for this secret key") }
+                guard ConstantTime.equals(checksum, Array(keynumSK[72..<104])) else { throw CryptoError(code: .wrongPassword, message: "wrong password for this secret key") }
             }
             let keyID = Array(keynumSK[0..<8]), seed = Array(keynumSK[8..<40]), pub = Array(keynumSK[40..<72])
-            guard (try? Ed25519.publicKey(seed: seed)) == pub else { throw FormatError("the secret key is damaged (its halves do not match)") }
+            guard (try? Ed25519.publicKey(seed: seed)) == pub else { throw CryptoError.malformedKey("the secret key is damaged (its halves do not match)") }
             return SecretKey(keyID: keyID, seed: seed, publicKey: pub)
         }
     }
@@ -130,7 +127,7 @@ public enum Minisign {
 
         /// Signs a BLAKE2b-512 prehash of the file with `key`.
         public static func sign(prehash: [UInt8], key: SecretKey, trustedComment: String, untrustedComment: String = "signature from trailpack secret key") throws -> Signature {
-            guard !trustedComment.contains("\n"), !trustedComment.contains("\r") else { throw FormatError("a trusted comment must be one line") }
+            guard !trustedComment.contains("\n"), !trustedComment.contains("\r") else { throw CryptoError.malformedSignature("a trusted comment must be one line") }
             let sig = try Ed25519.sign(prehash, seed: key.seed)
             let global = try Ed25519.sign(sig + Array(trustedComment.utf8), seed: key.seed)
             return Signature(algorithm: [0x45, 0x44], keyID: key.keyID, signature: sig, untrustedComment: untrustedComment,
@@ -147,19 +144,19 @@ public enum Minisign {
         }
 
         /// Reads a `.minisig` file's text.
-        public init(fileText: String) throws(FormatError) {
+        public init(fileText: String) throws(CryptoError) {
             let lines = fileText.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
             guard lines.count >= 4, lines[0].hasPrefix(Minisign.untrustedPrefix), lines[2].hasPrefix(Minisign.trustedPrefix) else {
-                throw FormatError("not a minisign signature (expected an untrusted comment, the signature, a trusted comment and the global signature)")
+                throw CryptoError.malformedSignature("not a minisign signature (expected an untrusted comment, the signature, a trusted comment and the global signature)")
             }
             guard let raw = Data(base64Encoded: lines[1].trimmingCharacters(in: .whitespaces)).map(Array.init), raw.count == 74 else {
-                throw FormatError("the signature line is not 74 bytes of base64")
+                throw CryptoError.malformedSignature("the signature line is not 74 bytes of base64")
             }
             guard let global = Data(base64Encoded: lines[3].trimmingCharacters(in: .whitespaces)).map(Array.init), global.count == 64 else {
-                throw FormatError("the global signature line is not 64 bytes of base64")
+                throw CryptoError.malformedSignature("the global signature line is not 64 bytes of base64")
             }
             let alg = Array(raw[0..<2])
-            guard alg == [0x45, 0x44] || alg == [0x45, 0x64] else { throw FormatError("unknown signature algorithm") }
+            guard alg == [0x45, 0x44] || alg == [0x45, 0x64] else { throw CryptoError.malformedSignature("unknown signature algorithm") }
             algorithm = alg
             keyID = Array(raw[2..<10])
             signature = Array(raw[10..<74])
@@ -207,13 +204,7 @@ public enum Minisign {
     }
 
     /// BLAKE2b-512 of a file, streamed: what prehashed signatures sign.
-    public static func prehash(path: String) throws -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw FormatError("cannot read '\(path)'") }
-        defer { try? handle.close() }
-        var h = BLAKE2b512()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { h.update(Array(chunk)) }
-        return h.finalize()
-    }
+    public static func prehash(path: String) throws(FileIOError) -> [UInt8] { try FileHashing.blake2b512(path: path) }
 
     static func le64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
     static func readLE64(_ b: [UInt8], _ at: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(b[at + $1]) << (8 * UInt64($1)) } }

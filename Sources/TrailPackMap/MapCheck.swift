@@ -64,7 +64,7 @@ public enum MapCheck {
     public static func check(_ source: any MapSource, file: String?, frame: Bounds?, options: MapCheckOptions = MapCheckOptions()) throws(MapError) -> MapReport {
         var report = MapReport()
         func add(_ e: MapError) throws(MapError) {
-            guard e.code != nil else { throw e }
+            guard e.code != .io else { throw e }
             report.findings.append(e.finding(file: file))
         }
         let archive: PMTilesArchive

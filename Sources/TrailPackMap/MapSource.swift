@@ -1,3 +1,5 @@
+import SystemPackage
+import TrailPackFileIO
 import TrailPackCore
 #if canImport(Glibc)
 import Glibc
@@ -33,40 +35,31 @@ extension MapSource {
     }
 }
 
-/// A PMTiles file on disk, read with `pread` (safe from several threads).
-public final class MapFile: MapSource, @unchecked Sendable {  // the descriptor is immutable; pread keeps no position
+/// A PMTiles file on disk, read with `pread` (safe from several threads: the descriptor is
+/// immutable and `pread` keeps no position).
+public final class MapFile: MapSource {
+    /// The file's path.
     public let path: String
+    /// The file's size when it was opened.
     public let size: Int64
-    private let fd: Int32
+    private let descriptor: FileDescriptor
 
-    /// Opens `path`. The corresponding C functions are `open` and `fstat`.
+    /// Opens `path`, refusing anything but a regular file (``FileIO/openRegularFile(_:)``).
     public init(path: String) throws(MapError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw MapError.io("cannot open '\(path)': \(String(cString: strerror(errno)))") }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            throw MapError.io("cannot read '\(path)': it is not a regular file")
-        }
+        let file: RegularFile
+        do { file = try FileIO.openRegularFile(path) } catch { throw MapError(error) }
         self.path = path
-        self.fd = fd
-        self.size = Int64(st.st_size)
+        self.descriptor = file.descriptor
+        self.size = file.status.size
     }
 
-    deinit { close(fd) }
+    deinit { try? descriptor.close() }
 
+    /// Reads from `offset` until `buffer` is full or the file ends. The corresponding C function is `pread`.
     public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(MapError) -> Int {
-        var done = 0
-        while done < buffer.count {
-            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw MapError.io("cannot read '\(path)' at byte \(offset + Int64(done)): \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            done += n
+        do { return try descriptor.readFully(fromAbsoluteOffset: offset, into: buffer, path: path) } catch {
+            throw MapError(error)
         }
-        return done
     }
 }
 

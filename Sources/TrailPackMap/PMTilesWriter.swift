@@ -1,5 +1,7 @@
 import Foundation
+import SystemPackage
 import TrailPackCore
+import TrailPackFileIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +17,7 @@ import Glibc
 public final class PMTilesWriter {
     public let outputPath: String
     private let dataPath: String
-    private let dataFD: Int32
+    private let data: FileDescriptor
     private var entries: [PMTilesEntry] = []
     private var contents: [UInt64: [(offset: UInt64, length: UInt32)]] = [:]
     private var dataLength: UInt64 = 0
@@ -30,13 +32,17 @@ public final class PMTilesWriter {
         let url = URL(fileURLWithPath: outputPath)
         let folder = url.deletingLastPathComponent().path
         self.dataPath = folder + "/." + url.lastPathComponent + ".tiles-\(getpid()).trailpack-tmp"
-        let fd = open(dataPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw MapError.io("cannot write in '\(folder)': \(String(cString: strerror(errno)))") }
-        self.dataFD = fd
+        do {
+            self.data = try FileDescriptor.open(
+                FilePath(dataPath), .readWrite, options: [.create, .exclusiveCreate, .closeOnExec],
+                permissions: .ownerReadWrite)
+        } catch {
+            throw MapError(FileIOError.system("open", error as? Errno ?? .ioError, "cannot write in '\(folder)'", path: dataPath))
+        }
     }
 
     deinit {
-        close(dataFD)
+        try? data.close()
         unlink(dataPath)
     }
 
@@ -71,23 +77,25 @@ public final class PMTilesWriter {
         guard let candidates = contents[hash] else { return nil }
         for c in candidates where Int(c.length) == data.count {
             var stored = [UInt8](repeating: 0, count: data.count)
-            let n = stored.withUnsafeMutableBytes { pread(dataFD, $0.baseAddress!, data.count, off_t(c.offset)) }
-            guard n == data.count else { throw MapError.io("cannot read back '\(dataPath)'") }
+            guard try readBack(into: &stored, at: c.offset) == data.count else { throw MapError.io("cannot read back '\(dataPath)'") }
             if stored == data { return c }
         }
         return nil
     }
 
     private func writeAll(_ bytes: [UInt8], at offset: UInt64) throws(MapError) {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { pwrite(dataFD, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw MapError.io("cannot write '\(dataPath)': \(String(cString: strerror(errno)))")
+        do throws(FileIOError) {
+            try FileIO.typed { try bytes.withUnsafeBytes { try data.writeAll(toAbsoluteOffset: Int64(offset), $0, path: dataPath) } }
+        } catch { throw MapError(error) }
+    }
+
+    /// Reads the tile data back from `offset` into `buffer`; returns how many bytes it read.
+    private func readBack(into buffer: inout [UInt8], at offset: UInt64) throws(MapError) -> Int {
+        do throws(FileIOError) {
+            return try FileIO.typed {
+                try buffer.withUnsafeMutableBytes { try data.readFully(fromAbsoluteOffset: Int64(offset), into: $0, path: dataPath) }
             }
-            done += n
-        }
+        } catch { throw MapError(error) }
     }
 
     /// 64-bit FNV-1a, for finding candidate duplicates (confirmed byte for byte).
@@ -130,39 +138,24 @@ public final class PMTilesWriter {
         h.maxZoom = TileID.zoom(ofID: last.tileID + UInt64(last.runLength) - 1) ?? 0
         h.centerZoom = min(max(h.centerZoom, h.minZoom), h.maxZoom)
 
-        let url = URL(fileURLWithPath: outputPath)
-        let temp = url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".\(getpid()).trailpack-tmp"
-        let out = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard out >= 0 else { throw MapError.io("cannot write '\(temp)': \(String(cString: strerror(errno)))") }
-        var ok = false
-        defer {
-            close(out)
-            if !ok { unlink(temp) }
-        }
-        func put(_ bytes: [UInt8]) throws(MapError) {
-            var done = 0
-            while done < bytes.count {
-                let n = bytes.withUnsafeBytes { write(out, $0.baseAddress! + done, bytes.count - done) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw MapError.io("cannot write '\(temp)': \(String(cString: strerror(errno)))")
+        do throws(FileIOError) {
+            let out = try AtomicFile(destination: outputPath)
+            try out.write(h.bytes + root + meta + leaves)
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            var offset: UInt64 = 0
+            while offset < dataLength {
+                let want = Int(min(UInt64(buffer.count), dataLength - offset))
+                let n = try FileIO.typed {
+                    try buffer.withUnsafeMutableBytes {
+                        try data.readFully(fromAbsoluteOffset: Int64(offset), into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]), path: dataPath)
+                    }
                 }
-                done += n
+                guard n == want else { throw FileIOError(code: .io, message: "cannot read back '\(dataPath)': it is shorter than written", path: dataPath) }
+                try FileIO.typed { try buffer.withUnsafeBytes { try out.write(UnsafeRawBufferPointer(rebasing: $0[0..<want])) } }
+                offset += UInt64(want)
             }
-        }
-        try put(h.bytes + root + meta + leaves)
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var offset: UInt64 = 0
-        while offset < dataLength {
-            let want = Int(min(UInt64(buffer.count), dataLength - offset))
-            let n = buffer.withUnsafeMutableBytes { pread(dataFD, $0.baseAddress!, want, off_t(offset)) }
-            guard n == want else { throw MapError.io("cannot read back '\(dataPath)'") }
-            try put(want == buffer.count ? buffer : Array(buffer[0..<want]))
-            offset += UInt64(want)
-        }
-        guard fsync(out) == 0 else { throw MapError.io("cannot flush '\(temp)': \(String(cString: strerror(errno)))") }
-        guard rename(temp, outputPath) == 0 else { throw MapError.io("cannot rename '\(temp)' to '\(outputPath)': \(String(cString: strerror(errno)))") }
-        ok = true
+            try out.commit()
+        } catch { throw MapError(error) }
         finished = true
         return Summary(addressedTiles: addressed, tileEntries: UInt64(entries.count), tileContents: unique, leafDirectories: leafCount,
                        bytes: h.tileDataOffset + dataLength)

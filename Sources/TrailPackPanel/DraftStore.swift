@@ -1,4 +1,5 @@
 import Foundation
+import TrailPackFileIO
 import TrailPackBuilder
 import TrailPackCore
 
@@ -160,7 +161,7 @@ public actor DraftStore {
                 }
                 try AtomicFile.write(JSONWriter.bytes(TourDraft.waypointJSON(stop)), to: "\(waypoints)/\(target)/\(TourSource.waypointFileName)")
             }
-            AtomicFile.syncFolder(waypoints)
+            try FileIO.syncFolder(waypoints)
             try AtomicFile.write(JSONWriter.bytes(draft.tourJSON), to: base + "/" + TourSource.tourFileName)
         } catch let failure as Failure {
             throw failure

@@ -240,7 +240,7 @@ extension PanelController {
                     try buffer[0..<n].withUnsafeBytes { try sink.write($0) }
                 }
                 try sink.finish()
-            } catch let error as EntryDataError {
+            } catch let error as ArchiveError where error.code.findingCode != nil {
                 throw PanelError(status: .unprocessableContent, message: "'\(name)' in the zip is damaged: \(error.message)")
             }
         }

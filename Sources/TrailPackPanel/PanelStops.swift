@@ -1,4 +1,6 @@
 import Foundation
+import TrailPackFileIO
+import SystemPackage
 import HTTPTypes
 import Hummingbird
 import MultipartKit
@@ -346,7 +348,7 @@ extension PanelController {
             let out = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard out >= 0 else { throw PanelError(status: .internalServerError, message: "cannot make the zip: \(String(cString: strerror(errno)))") }
             do {
-                var writer = try ZipWriter(fileDescriptor: out, modificationTime: TourBuilder.defaultTimestamp)
+                var writer = try ZipWriter(fileDescriptor: FileDescriptor(rawValue: out), path: path, modificationTime: TourBuilder.defaultTimestamp)
                 for file in files {
                     var info = stat()
                     guard stat(root + "/" + file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
@@ -372,8 +374,9 @@ extension PanelController {
             defer { handle.close() }
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             while true {
-                let n = buffer.withUnsafeMutableBytes { read(handle.fd, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
+                let n = try FileIO.typed {
+                    try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: handle.fd).readFully(into: $0, path: path) }
+                }
                 guard n > 0 else { break }
                 try await writer.write(ByteBuffer(bytes: buffer[0..<n]))
             }

@@ -33,12 +33,12 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
     /// The user, who must hold one of `roles` (401 without a token, 403 without the role).
     func require(_ roles: Set<Catalog.Role>) throws -> Catalog.User {
         guard let user else {
-            var e = ServerError(.unauthorized, "unauthorized", "send 'Authorization: Bearer <token>'")
+            var e = ServerError(.unauthorized, .unauthorized, "send 'Authorization: Bearer <token>'")
             e.headers[.wwwAuthenticate] = "Bearer"
             throw e
         }
         guard roles.contains(user.role) else {
-            throw ServerError(.forbidden, "forbidden", "'\(user.name)' is a \(user.role.rawValue); this needs the \(roles.map(\.rawValue).sorted().joined(separator: " or ")) role")
+            throw ServerError(.forbidden, .forbidden, "'\(user.name)' is a \(user.role.rawValue); this needs the \(roles.map(\.rawValue).sorted().joined(separator: " or ")) role")
         }
         return user
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TrailPackFileIO
 import TrailPackCrypto
 #if canImport(Glibc)
 import Glibc
@@ -44,7 +45,9 @@ public struct BlobStore: Sendable {
     /// A new temporary folder for one upload, `tmp/upload-<UUID>` (the contained verifier's working folder).
     public func temporaryFolder() throws -> String {
         let path = "\(root)/tmp/upload-\(UUID().uuidString)"
-        guard mkdir(path, 0o700) == 0 else { throw ServerError.internal("cannot make an upload folder in '\(root)/tmp': \(String(cString: strerror(errno)))") }
+        guard mkdir(path, 0o700) == 0 else {
+            throw ServerError(FileIOError.system("mkdir", .last, "cannot make an upload folder in '\(root)/tmp'", path: path))
+        }
         return path
     }
 
@@ -56,11 +59,12 @@ public struct BlobStore: Sendable {
             unlink(temporary)
             return
         }
-        guard rename(temporary, destination) == 0 else {
-            throw ServerError.internal("cannot store the package: \(String(cString: strerror(errno)))")
-        }
-        let dir = open((destination as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY)
-        if dir >= 0 { fsync(dir); close(dir) }
+        // The upload was flushed when it was written (UploadSink.finish); the rename and the
+        // folder's entry are flushed here, so a stored blob survives a power cut.
+        do {
+            try FileIO.rename(temporary, to: destination)
+            try FileIO.syncFolder(FileIO.folder(of: destination))
+        } catch { throw ServerError(error) }
     }
 }
 

@@ -88,7 +88,7 @@ extension TrailPackServer {
         let candidates = try await catalogStore.unreleased(sha256: sha256, package: id, version: version)
         guard let match = candidates.first(where: { user.role != .publisher || $0.uploadedBy == user.name }) else {
             if candidates.isEmpty { return nil }
-            throw ServerError(.forbidden, "forbidden", "'\(user.name)' may fetch only their own versions under review")
+            throw ServerError(.forbidden, .forbidden, "'\(user.name)' may fetch only their own versions under review")
         }
         return match.summary
     }

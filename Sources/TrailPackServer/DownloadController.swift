@@ -63,7 +63,7 @@ struct DownloadController {
                 switch ByteRange.parse(rangeHeader, size: size) {
                 case .none: break
                 case .unsatisfiable:
-                    var error = ServerError(.rangeNotSatisfiable, "range-not-satisfiable", "the range '\(ServerError.short(rangeHeader))' lies outside the \(size)-byte package")
+                    var error = ServerError(.rangeNotSatisfiable, .rangeNotSatisfiable, "the range '\(ServerError.short(rangeHeader))' lies outside the \(size)-byte package")
                     error.headers[.contentRange] = "bytes */\(size)"
                     error.headers[.acceptRanges] = "bytes"
                     throw error

@@ -18,7 +18,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization] else { return try await next(request, context) }
         guard header.hasPrefix("Bearer ") else {
-            var e = ServerError(.unauthorized, "unauthorized", "send 'Authorization: Bearer <token>'")
+            var e = ServerError(.unauthorized, .unauthorized, "send 'Authorization: Bearer <token>'")
             e.headers[.wwwAuthenticate] = "Bearer"
             throw e
         }
@@ -29,7 +29,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
         } else if let user = try await server.catalogStore.authenticate(token: token) {
             context.user = user
         } else {
-            var e = ServerError(.unauthorized, "unauthorized", "the token is not valid (or was revoked)")
+            var e = ServerError(.unauthorized, .unauthorized, "the token is not valid (or was revoked)")
             e.headers[.wwwAuthenticate] = "Bearer error=\"invalid_token\""
             throw e
         }
@@ -80,18 +80,18 @@ struct ErrorResponseMiddleware: RouterMiddleware {
         case let error as HTTPError where error.status.code == 404:
             let allowed = routes.methods(for: request.uri.path)
             if !allowed.isEmpty, !allowed.contains(request.method) {
-                var e = ServerError(.methodNotAllowed, "method-not-allowed",
+                var e = ServerError(.methodNotAllowed, .methodNotAllowed,
                                     "\(request.method) is not allowed here; use \(allowed.map(\.rawValue).sorted().joined(separator: " or "))")
                 e.headers[.allow] = allowed.map(\.rawValue).sorted().joined(separator: ", ")
                 return e
             }
             return ServerError.notFound(error.body ?? "no such resource: \(ServerError.short(request.uri.path))")
         case let error as any HTTPResponseError where error.status.code == 413:
-            return ServerError(.contentTooLarge, "too-large", "the request body is larger than this route accepts")
+            return ServerError(.contentTooLarge, .tooLarge, "the request body is larger than this route accepts")
         case let error as HTTPError:
-            return ServerError(error.status, "http-\(error.status.code)", error.body ?? error.status.reasonPhrase)
+            return ServerError(error.status, .http(error.status.code), error.body ?? error.status.reasonPhrase)
         case let error as any HTTPResponseError:
-            return ServerError(error.status, "http-\(error.status.code)", error.status.reasonPhrase)
+            return ServerError(error.status, .http(error.status.code), error.status.reasonPhrase)
         default:
             return ServerError.internal("the server could not answer this request; the operator's log has the cause")
         }

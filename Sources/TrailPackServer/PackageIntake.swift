@@ -40,31 +40,31 @@ public struct PackageIntake: Sendable {
             let finding = Finding(.serverVerifierFailed, "\(reason); the package was not stored. If it is a package you built, run 'trailpack verify' on it and report the crash")
             server.logger.error("the contained verifier failed on an upload", metadata: ["reason": "\(TerminalText.escaped(reason))", "by": "\(TerminalText.escaped(actor))"])
             await audit(nil, nil, nil, .uploadRefused, "verifier failed: \(reason)")
-            throw ServerError(.unprocessableContent, "invalid-package", "the package could not be verified; nothing was stored", findings: [finding])
+            throw ServerError(.unprocessableContent, .invalidPackage, "the package could not be verified; nothing was stored", findings: [finding])
         }
         guard valid, let manifest = reportManifest else {
             await audit(reportManifest?.id, reportManifest?.version, digest.hex, .uploadRefused, "\(findings.filter { $0.severity == .error }.count) findings")
-            throw ServerError(.unprocessableContent, "invalid-package", "the package is not valid; nothing was stored", findings: findings)
+            throw ServerError(.unprocessableContent, .invalidPackage, "the package is not valid; nothing was stored", findings: findings)
         }
         let (id, version, sha) = (manifest.id, manifest.version, digest.hex)
         // Text left from `trailpack init`'s template must not reach visitors.
         let template = TemplateText.fields(in: manifest)
         if !template.isEmpty {
             await audit(id, version, sha, .uploadRefused, "template text")
-            throw ServerError(.unprocessableContent, "template-text",
+            throw ServerError(.unprocessableContent, .templateText,
                               "the package still holds the template's text in: \(template.joined(separator: ", ")); write the real text in the tour folder, build again and upload that")
         }
         // Rights, and what the catalog already holds, before anything is stored or scanned.
         let catalog = server.catalogStore
         if let why = try await catalog.uploadRefusal(user: uploader, package: id, site: manifest.site.id) {
             await audit(id, version, sha, .uploadRefused, why)
-            throw ServerError(.forbidden, "forbidden", why)
+            throw ServerError(.forbidden, .forbidden, why)
         }
         if let (existing, _) = try await catalog.version(package: id, version: version, releasedOnly: false) {
             if existing.sha256 != sha {
                 // Nothing stored: the upload was refused before its bytes went anywhere.
                 await audit(id, version, sha, .uploadRefused, "version exists with SHA-256 \(existing.sha256)")
-                throw ServerError(.conflict, "version-exists",
+                throw ServerError(.conflict, .versionExists,
                                   "version \(version) of '\(ServerError.short(id))' is already stored with SHA-256 \(existing.sha256); publish a new version number instead")
             }
             let state = try await stored(id, version)
@@ -76,7 +76,7 @@ public struct PackageIntake: Sendable {
         let verdict = await server.scans.scan(path: temp, sha256: sha, engine: server.configuration.scanner)
         if case .infected(let signature) = verdict {
             await audit(id, version, sha, .uploadRefused, "malware: \(signature)")
-            throw ServerError(.unprocessableContent, "malware", "the malware scan found \(signature); nothing was stored")
+            throw ServerError(.unprocessableContent, .malware, "the malware scan found \(signature); nothing was stored")
         }
         let size = try await server.blocking { _ -> Int64 in
             var info = stat()
@@ -113,7 +113,7 @@ public struct PackageIntake: Sendable {
         case .conflict(let existingVersion, let existing):
             // Another upload of this version won the race; the bytes stay, recorded ('trailpack admin gc' lists them).
             let same = existingVersion == version ? "version \(existingVersion)" : "version \(existingVersion) (the same version as \(version))"
-            throw ServerError(.conflict, "version-exists", "\(same) of '\(ServerError.short(id))' is already published with SHA-256 \(existing); publish a new version number instead")
+            throw ServerError(.conflict, .versionExists, "\(same) of '\(ServerError.short(id))' is already published with SHA-256 \(existing); publish a new version number instead")
         }
     }
 

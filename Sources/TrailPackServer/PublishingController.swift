@@ -65,7 +65,7 @@ public struct PublishingController: Sendable {
             throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
         if user.role == .publisher, try await catalog.state(package: id, version: version)?.uploadedBy != user.name {
-            throw ServerError(.forbidden, "forbidden", "'\(user.name)' may compare only their own versions; reviewers and admins compare any")
+            throw ServerError(.forbidden, .forbidden, "'\(user.name)' may compare only their own versions; reviewers and admins compare any")
         }
         var older: (Catalog.PackageSummary, manifest: String)?
         if let against = request.uri.queryParameters.get("against") {
@@ -143,7 +143,7 @@ extension PublishingController {
         if transition == .approve {
             // The bootstrap token is a key to the server, not a person: it cannot vouch for a package.
             if context.isBootstrap {
-                throw ServerError(.forbidden, "forbidden", "the bootstrap admin token (--admin-token-file) cannot approve; approve with a reviewer's own token ('trailpack admin token issue')")
+                throw ServerError(.forbidden, .forbidden, "the bootstrap admin token (--admin-token-file) cannot approve; approve with a reviewer's own token ('trailpack admin token issue')")
             }
             var body = try await request.body.collect(upTo: 16 << 10)
             if body.readableBytes > 0, let bytes = body.readBytes(length: body.readableBytes) {
@@ -170,8 +170,8 @@ extension PublishingController {
         let required = server.configuration.approvals, chosen = signature
         switch try await catalog.apply(transition, package: id, version: version, by: user, required: required, signature: chosen, reason: reason) {
         case .notFound: throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
-        case .forbidden(let why): throw ServerError(.forbidden, "forbidden", why)
-        case .illegal(let current, let why): throw ServerError(.conflict, "illegal-transition", "cannot \(action): \(why) (current state: \(current))")
+        case .forbidden(let why): throw ServerError(.forbidden, .forbidden, why)
+        case .illegal(let current, let why): throw ServerError(.conflict, .illegalTransition, "cannot \(action): \(why) (current state: \(current))")
         case .moved:
             return try .json(stateResponse(try await requireState(id, version), id: id, version: version))
         }
@@ -192,7 +192,7 @@ extension PublishingController {
     /// An approval's signature must be the reviewer's registered key's valid signature of exactly these bytes.
     public func checkApprovalSignature(_ text: String, package id: String, version: String, user: Catalog.User) throws {
         guard let keyText = user.publicKey, let key = try? Minisign.PublicKey(fileText: keyText) else {
-            throw ServerError(.unprocessableContent, "no-public-key", "'\(user.name)' has no public key registered; add one with 'trailpack admin user add --public-key'")
+            throw ServerError(.unprocessableContent, .noPublicKey, "'\(user.name)' has no public key registered; add one with 'trailpack admin user add --public-key'")
         }
         guard let (summary, manifestText) = try server.catalog.version(package: id, version: version, releasedOnly: false) else {
             throw ServerError.notFound("no version \(version) of '\(id)'")
@@ -203,7 +203,7 @@ extension PublishingController {
         let result = SignatureCheck.check(signatures: [.init(name: "approval", text: text)], trustedKeys: [key], threshold: 1, prehash: prehash,
                                           manifest: manifest, sha256: digest)
         guard result.findings.isEmpty else {
-            throw ServerError(.unprocessableContent, "bad-signature", "the approval's signature is not \(user.name)'s valid signature of this package", findings: result.findings)
+            throw ServerError(.unprocessableContent, .badSignature, "the approval's signature is not \(user.name)'s valid signature of this package", findings: result.findings)
         }
     }
 }

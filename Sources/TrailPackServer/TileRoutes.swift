@@ -66,13 +66,13 @@ public enum PackageTiles {
         let source = try FileSource(path: blob)
         let directory = try ZipDirectory.read(source)
         guard directory.isReadable, let mapSource = PackageMaps.storedMap(source: source, directory: directory, path: map) else {
-            throw ServerError(.internalServerError, "map-unreadable", "the stored package's map '\(map)' cannot be read in place")
+            throw ServerError(.internalServerError, .mapUnreadable, "the stored package's map '\(map)' cannot be read in place")
         }
         do {
             let archive = try PMTilesArchive(source: mapSource)
             return (archive.header, try archive.tile(tile))
         } catch {
-            throw ServerError(.internalServerError, "map-unreadable", "the stored package's map '\(map)' cannot be read: \(error.message)")
+            throw ServerError(.internalServerError, .mapUnreadable, "the stored package's map '\(map)' cannot be read: \(error.message)")
         }
     }
 }

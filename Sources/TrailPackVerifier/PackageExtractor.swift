@@ -1,6 +1,8 @@
 import Foundation
+import SystemPackage
 import TrailPackArchive
 import TrailPackCore
+import TrailPackFileIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,39 +14,34 @@ import Glibc
 /// Entry names were checked component by component (no `..`, no absolute path, no backslash, no
 /// link), files are created with `O_EXCL | O_NOFOLLOW`, so nothing is written outside the target.
 public enum PackageExtractor {
-    /// Why nothing was extracted.
-    public enum Failure: Error, Sendable, CustomStringConvertible {
-        case invalid(VerificationReport)
-        case exists(String)
-        case package(PackageError)
-        case io(String)
-
-        /// What went wrong and what to do, for people.
-        public var description: String {
-            switch self {
-            case .invalid(let r): "the package is not valid (\(r.findings.filter { $0.severity == .error }.count) errors); nothing was extracted"
-            case .exists(let d): "'\(d)' already exists; choose a new folder or pass --force to replace it"
-            case .package(let e): "\(e); nothing was extracted"
-            case .io(let m): m
-            }
-        }
-    }
-
     /// Extracts the package at `path` into `destination`, which must not exist unless `replace`.
-    /// Returns the verification report and the number of files written.
+    /// Returns the verification report and the number of files written. Throws ``PackageError``:
+    /// ``PackageError/Code/destinationExists``, ``PackageError/Code/invalid`` (with the report's
+    /// findings), ``PackageError/Code/assetMismatch`` (the file changed since it was verified) or
+    /// ``PackageError/Code/io``; nothing is left behind.
     @discardableResult
     public static func extract(path: String, to destination: String, replace: Bool = false, options: Verifier.Options = .init()) throws -> (VerificationReport, Int) {
         let fm = FileManager.default
         let target = URL(fileURLWithPath: destination).standardizedFileURL
-        if fm.fileExists(atPath: target.path) && !replace { throw Failure.exists(destination) }
-        let report = try Verifier.verify(path: path, options: options)
-        guard report.isValid, let manifest = report.manifest else { throw Failure.invalid(report) }
+        if fm.fileExists(atPath: target.path) && !replace {
+            throw PackageError(
+                code: .destinationExists,
+                message: "'\(destination)' already exists; choose a new folder or pass --force to replace it", path: destination)
+        }
+        let report: VerificationReport
+        do { report = try Verifier.verify(path: path, options: options) } catch { throw PackageError(error) }
+        guard report.isValid, let manifest = report.manifest else {
+            let errors = report.findings.filter { $0.severity == .error }.count
+            throw PackageError(
+                code: .invalid, message: "the package is not valid (\(errors) errors); nothing was extracted",
+                findings: report.findings)
+        }
         let reader: PackageReader
-        do { reader = try PackageReader(path: path) } catch { throw Failure.package(error) }
+        do { reader = try PackageReader(path: path) } catch { throw nothingExtracted(error) }
 
         let parent = target.deletingLastPathComponent().path
         let temp = parent + "/.\(target.lastPathComponent).\(getpid()).trailpack-tmp"
-        guard mkdir(temp, 0o755) == 0 else { throw Failure.io("cannot create '\(temp)': \(String(cString: strerror(errno)))") }
+        guard mkdir(temp, 0o755) == 0 else { throw systemFailure("mkdir", "cannot create '\(temp)'", temp) }
         var keepTemp = false
         defer { if !keepTemp { try? fm.removeItem(atPath: temp) } }
 
@@ -53,26 +50,32 @@ public enum PackageExtractor {
         var count = 0
         // The manifest first, exactly as stored.
         guard let manifestEntry = Verifier.manifestEntry(in: reader.directory) else {
-            throw Failure.package(.invalid([Finding(.manifestMissing, "the package has no manifest.json")]))
+            throw nothingExtracted(.invalid([Finding(.manifestMissing, "the package has no manifest.json")]))
         }
         var folders: Set<String> = [temp]
-        folders.insert(try writeFile(temp: temp, relative: Manifest.entryName) { fd in
-            let r = try EntryReader(source: FileSource(path: path), entry: manifestEntry)
+        folders.insert(try writeFile(temp: temp, relative: Manifest.entryName) { (fd, file) throws(PackageError) in
+            let r: EntryReader
+            do throws(ArchiveError) { r = try EntryReader(source: FileSource(path: path), entry: manifestEntry) } catch {
+                throw nothingExtracted(PackageError(error))
+            }
             while true {
-                let n = try r.read(into: buffer)
+                let n: Int
+                do throws(ArchiveError) { n = try r.read(into: buffer) } catch { throw nothingExtracted(PackageError(error)) }
                 if n == 0 { break }
-                try writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                try write(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), file)
             }
         })
         count += 1
         for asset in manifest.allAssets {
-            folders.insert(try writeFile(temp: temp, relative: asset.path) { fd in
-                let stream = try reader.openAsset(asset.path)
-                while true {
-                    let n = try stream.read(into: buffer)
-                    if n == 0 { break }
-                    try writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-                }
+            folders.insert(try writeFile(temp: temp, relative: asset.path) { (fd, file) throws(PackageError) in
+                do throws(PackageError) {
+                    let stream = try reader.openAsset(asset.path)
+                    while true {
+                        let n = try stream.read(into: buffer)
+                        if n == 0 { break }
+                        try write(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), file)
+                    }
+                } catch { throw nothingExtracted(error) }
             })
             count += 1
         }
@@ -83,61 +86,74 @@ public enum PackageExtractor {
             var above = (folder as NSString).deletingLastPathComponent
             while above.count > temp.count { folders.insert(above); above = (above as NSString).deletingLastPathComponent }
         }
-        for folder in folders.sorted(by: { $0.count > $1.count }) { try syncFolder(folder) }
+        for folder in folders.sorted(by: { $0.count > $1.count }) { try io { () throws(FileIOError) in try FileIO.syncFolder(folder) } }
         if fm.fileExists(atPath: target.path) {
             let old = parent + "/.\(target.lastPathComponent).\(getpid()).trailpack-old"
-            guard rename(target.path, old) == 0 else { throw Failure.io("cannot move the old '\(destination)' aside: \(String(cString: strerror(errno)))") }
-            guard rename(temp, target.path) == 0 else {
-                _ = rename(old, target.path)
-                throw Failure.io("cannot move the extracted folder into place: \(String(cString: strerror(errno)))")
+            try io { () throws(FileIOError) in try FileIO.rename(target.path, to: old) }
+            do { try FileIO.rename(temp, to: target.path) } catch {
+                try? FileIO.rename(old, to: target.path)
+                throw PackageError(error)
             }
             try? fm.removeItem(atPath: old)
         } else {
-            guard rename(temp, target.path) == 0 else { throw Failure.io("cannot move the extracted folder into place: \(String(cString: strerror(errno)))") }
+            try io { () throws(FileIOError) in try FileIO.rename(temp, to: target.path) }
         }
-        try syncFolder(parent)
+        try io { () throws(FileIOError) in try FileIO.syncFolder(parent) }
         keepTemp = true
         return (report, count)
     }
 
     /// Writes one file under `temp` and flushes it; returns the folder it is in.
     @discardableResult
-    private static func writeFile(temp: String, relative: String, body: (Int32) throws -> Void) throws -> String {
+    private static func writeFile(
+        temp: String, relative: String, body: (FileDescriptor, String) throws(PackageError) -> Void
+    ) throws(PackageError) -> String {
         // Names were validated by the verifier; check again here, where it matters.
-        guard ArchivePath.problems(relative).isEmpty else { throw Failure.io("refusing unsafe path '\(relative)'") }
+        guard ArchivePath.problems(relative).isEmpty else {
+            throw PackageError(code: .invalid, message: "refusing unsafe path '\(relative)'", path: relative)
+        }
         let components = relative.split(separator: "/").map(String.init)
         var dir = temp
         for component in components.dropLast() {
             dir += "/" + component
-            if mkdir(dir, 0o755) != 0 && errno != EEXIST { throw Failure.io("cannot create '\(dir)': \(String(cString: strerror(errno)))") }
+            if mkdir(dir, 0o755) != 0 && errno != EEXIST { throw systemFailure("mkdir", "cannot create '\(dir)'", dir) }
             var st = stat()
-            guard lstat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { throw Failure.io("'\(dir)' is not a folder") }
+            guard lstat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+                throw PackageError(code: .io, message: "'\(dir)' is not a folder", path: dir)
+            }
         }
         let file = dir + "/" + components.last!
-        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Failure.io("cannot create '\(file)': \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        do { try body(fd) } catch let e as PackageError { throw Failure.package(e) } catch let e as EntryDataError { throw Failure.io(e.message) }
-        guard fdatasync(fd) == 0 else { throw Failure.io("cannot flush '\(file)' to disk: \(String(cString: strerror(errno)))") }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(
+                FilePath(file), .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw PackageError(FileIOError.system("open", error as? Errno ?? .ioError, "cannot create '\(file)'", path: file))
+        }
+        defer { try? fd.close() }
+        try body(fd, file)
+        try io { () throws(FileIOError) in try fd.syncData(path: file) }
         return dir
     }
 
-    private static func syncFolder(_ path: String) throws {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure.io("cannot open the folder '\(path)' to flush it: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw Failure.io("cannot flush the folder '\(path)' to disk: \(String(cString: strerror(errno)))") }
+    private static func write(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer, _ file: String) throws(PackageError) {
+        try io { () throws(FileIOError) in try fd.writeAll(buffer, path: file) }
     }
 
-    private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < buffer.count {
-            let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure.io("cannot write: \(String(cString: strerror(errno)))")
-            }
-            offset += n
-        }
+    /// `body`, its file-layer failure as a ``PackageError``.
+    private static func io(_ body: () throws(FileIOError) -> Void) throws(PackageError) {
+        do { try body() } catch { throw PackageError(error) }
+    }
+
+    private static func systemFailure(_ call: String, _ message: String, _ path: String) -> PackageError {
+        PackageError(FileIOError.system(call, Errno.last, message, path: path))
+    }
+
+    /// `error`, saying that nothing was extracted.
+    private static func nothingExtracted(_ error: PackageError) -> PackageError {
+        var error = error
+        error.message += "; nothing was extracted"
+        return error
     }
 }

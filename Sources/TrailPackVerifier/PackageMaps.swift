@@ -36,7 +36,7 @@ public enum PackageMaps {
             let window = StoredEntrySource(source: source, offset: entry.dataOffset!, size: entry.uncompressedSize, name: asset.path)
             let report: MapReport
             do { report = try MapCheck.check(window, file: asset.path, frame: manifest.bounds, options: options) } catch {
-                throw ArchiveError(operation: "read the map '\(asset.path)'", detail: error.message)
+                throw ArchiveError(code: .io, message: "cannot read the map '\(asset.path)': \(error.message)", systemCall: error.systemCall, cause: error)
             }
             findings += report.findings
             if let declared = asset.map, let actual = report.mapInfo(role: declared.role), declared != actual {

@@ -2,31 +2,6 @@ import TrailPackArchive
 import TrailPackCore
 import TrailPackCrypto
 
-/// Why a package or an asset cannot be read.
-public enum PackageError: Error, Sendable, CustomStringConvertible {
-    /// The package's structure or manifest has errors: these findings.
-    case invalid([Finding])
-    /// The manifest does not list this asset.
-    case noSuchAsset(String, suggestion: String?)
-    /// The asset's bytes do not match the manifest (or the ZIP's own checks): it was altered or damaged.
-    case assetMismatch(String, Finding)
-    case io(ArchiveError)
-
-    /// What went wrong and what to do, for people.
-    public var description: String {
-        switch self {
-        case .invalid(let findings):
-            let errors = findings.filter { $0.severity == .error }
-            return "the package is not valid (\(errors.count) error\(errors.count == 1 ? "" : "s")); first: \(errors.first.map(\.description) ?? "?")"
-        case .noSuchAsset(let path, let suggestion):
-            return "the package has no asset '\(path)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
-        case .assetMismatch(let path, let finding):
-            return "asset '\(path)' failed its check: \(finding.message)"
-        case .io(let e): return "\(e)"
-        }
-    }
-}
-
 /// Reads single assets out of a package without unpacking the rest — for apps and `trailpack cat`.
 ///
 /// Opening checks the ZIP structure (central directory against every local header) and the
@@ -42,17 +17,17 @@ public final class PackageReader: Sendable {
 
     /// Opens the package at `path`: checks its ZIP structure and its manifest (not yet the assets).
     ///
-    /// Throws ``PackageError/invalid(_:)`` with the findings when either has errors.
+    /// Throws ``PackageError`` with code ``PackageError/Code/invalid`` and the findings when either has errors.
     public convenience init(path: String) throws(PackageError) {
         let source: FileSource
-        do { source = try FileSource(path: path) } catch { throw .io(error) }
+        do { source = try FileSource(path: path) } catch { throw PackageError(error) }
         try self.init(source: source)
     }
 
     /// Opens a package held by any byte source (a file, or bytes in memory).
     public init(source: any ByteSource) throws(PackageError) {
         let directory: ZipDirectory
-        do { directory = try ZipDirectory.read(source) } catch { throw .io(error) }
+        do { directory = try ZipDirectory.read(source) } catch { throw PackageError(error) }
         var findings = directory.findings
         guard directory.isReadable, !findings.hasErrors else { throw .invalid(findings) }
         // The manifest rules are the verifier's own; only the assets are left for later, one at a time.
@@ -61,7 +36,7 @@ public final class PackageReader: Sendable {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
             defer { buffer.deallocate() }
             let check: Verifier.EntryCheck
-            do { check = try Verifier.checkData(source: source, entry: entry, buffer: buffer, capture: true) } catch { throw .io(error) }
+            do { check = try Verifier.checkData(source: source, entry: entry, buffer: buffer, capture: true) } catch { throw PackageError(error) }
             if let f = check.finding { findings.append(f) } else { bytes = check.captured }
         }
         let manifest = Verifier.checkManifest(directory: directory, bytes: &bytes, findings: &findings)
@@ -89,7 +64,8 @@ public final class PackageReader: Sendable {
         }
         let reader: EntryReader
         do { reader = try EntryReader(source: source, entry: entry) } catch {
-            throw .assetMismatch(path, Finding(error.code, file: path, error.message))
+            guard let finding = error.code.findingCode else { throw PackageError(error) }
+            throw .assetMismatch(path, Finding(finding, file: path, error.message))
         }
         return AssetStream(asset: asset, entry: entry, reader: reader)
     }
@@ -112,13 +88,13 @@ public final class AssetStream {
     }
 
     /// Fills `buffer`; returns 0 at the end, once every check has passed. Throws
-    /// `PackageError.assetMismatch` when the data is not what the manifest says.
+    /// ``PackageError`` (``PackageError/Code/assetMismatch``) when the data is not what the manifest says.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(PackageError) -> Int {
         if done { return 0 }
         let n: Int
         do { n = try reader.read(into: buffer) } catch {
-            if case .io(let e) = error { throw .io(e) }
-            throw .assetMismatch(asset.path, Finding(error.code, file: asset.path, error.message))
+            guard let finding = error.code.findingCode else { throw PackageError(error) }
+            throw .assetMismatch(asset.path, Finding(finding, file: asset.path, error.message))
         }
         if n > 0 {
             let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])

@@ -1,6 +1,7 @@
 import Foundation
 import TrailPackCore
 import TrailPackCrypto
+import TrailPackFileIO
 
 /// Checks minisign signatures of a package against trusted keys, and thresholds of distinct signers.
 ///
@@ -104,14 +105,16 @@ public enum SignatureCheck {
         for path in paths {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-                throw Minisign.FormatError("trusted key '\(path)' does not exist")
+                throw FileIOError(code: .notFound, message: "trusted key '\(path)' does not exist", path: path)
             }
             let files = isDir.boolValue
                 ? try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".pub") }.sorted().map { path + "/" + $0 }
                 : [path]
             for file in files {
-                let text = try String(contentsOfFile: file, encoding: .utf8)
-                do { keys.append(try Minisign.PublicKey(fileText: text)) } catch { throw Minisign.FormatError("'\(file)': \(error)") }
+                let text = String(decoding: try FileIO.readAll(file, limit: Minisign.maxFileBytes), as: UTF8.self)
+                do { keys.append(try Minisign.PublicKey(fileText: text)) } catch {
+                    throw CryptoError(code: error.code, message: "'\(file)': \(error.message)")
+                }
             }
         }
         return keys

@@ -164,7 +164,7 @@ public enum Verifier {
         var size: Int64 = 0
         var captured: [UInt8] = []
         if capture { captured.reserveCapacity(Int(max(0, min(entry.uncompressedSize, maxManifestBytes)))) }
-        do {
+        do throws(ArchiveError) {
             let reader = try EntryReader(source: source, entry: entry)
             while true {
                 let n = try reader.read(into: buffer)
@@ -176,8 +176,9 @@ public enum Verifier {
                 size += Int64(n)
             }
         } catch {
-            if case .io(let e) = error, e.errno != 0 { throw e }
-            return EntryCheck(size: size, sha256: nil, finding: Finding(error.code, file: entry.name, error.message), captured: [])
+            // Reading failed: not a problem of the package, and the check cannot go on.
+            guard let code = error.code.findingCode else { throw error }
+            return EntryCheck(size: size, sha256: nil, finding: Finding(code, file: entry.name, error.message), captured: [])
         }
         if checkCRC, crc.value != entry.crc32 {
             return EntryCheck(size: size, sha256: nil, finding: crcFinding(entry, actual: crc.value), captured: [])
@@ -307,7 +308,7 @@ final class WholeFileHash: @unchecked Sendable {
         var crc = CRC32()
         var job = 0
         var seen: Int64 = 0
-        do {
+        do throws(ArchiveError) {
             while offset < source.size {
                 let n = try source.read(at: offset, into: buffer)
                 if n == 0 { break }
@@ -334,7 +335,7 @@ final class WholeFileHash: @unchecked Sendable {
             digest = sha.finalize()
             blake2b = blake.take()?.finalize()
         } catch {
-            self.error = (error as Any) as? ArchiveError ?? ArchiveError(operation: "read the package", detail: "\(error)")
+            self.error = error
         }
     }
 

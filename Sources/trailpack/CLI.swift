@@ -2,6 +2,7 @@ import Foundation
 import TrailPackBuilder
 import TrailPackCore
 import TrailPackCrypto
+import TrailPackFileIO
 import TrailPackVerifier
 #if canImport(Glibc)
 import Glibc
@@ -39,14 +40,6 @@ enum CLI {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    static func fail(_ error: BuildError) -> Never {
-        printError(error.description)
-        switch error {
-        case .usage: exit(CLIExit.usage.rawValue)
-        case .io: exit(CLIExit.io.rawValue)
-        }
-    }
-
     // printFindings and printError live in Output.swift: one place for colour and escaping.
 
     static func counts(_ findings: [Finding]) -> String {
@@ -57,30 +50,11 @@ enum CLI {
 
     static func printJSON(_ value: JSONValue) { outRaw(JSONWriter.string(value)) }
 
-    /// Reads a whole small file, with a size limit, as bytes. Anything but a regular file (a FIFO
-    /// with no writer, a device) is refused before it could block.
-    static func readSmallFile(_ path: String, limit: Int) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { throw CLIError.io("cannot read '\(path)': \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw CLIError.io("cannot read '\(path)': \(String(cString: strerror(errno)))") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            throw CLIError.io("cannot read '\(path)': it is not a regular file (a folder, pipe or device)")
-        }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while out.count <= limit {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CLIError.io("cannot read '\(path)': \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            out += chunk[0..<n]
-        }
-        return out
+    /// Reads a small file as bytes: all of it, or `limit` bytes and one more when it is larger (for
+    /// the caller's own "too large" finding). Anything but a regular file (a FIFO with no writer,
+    /// a device) is refused before it could block (``FileIO/readPrefix(_:maxBytes:)``).
+    static func readSmallFile(_ path: String, limit: Int) throws(FileIOError) -> [UInt8] {
+        try FileIO.readPrefix(path, maxBytes: limit + 1)
     }
 
     /// The trusted keys for --trusted-key: a key file that is not there is an I/O problem

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import TrailPackFileIO
+import SystemPackage
 import TrailPackVerifier
 #if canImport(Glibc)
 import Glibc
@@ -31,28 +33,17 @@ struct Cat: ParsableCommand {
     func run() throws {
         let reader = try CLI.openPackage(package)
         let stream: AssetStream
-        do { stream = try reader.openAsset(asset) } catch {
-            if case .noSuchAsset = error { throw CLIError.usage("\(error)") }
-            throw CLIError(code: .invalid, message: "\(error)")
-        }
+        stream = try reader.openAsset(asset)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
         defer { buffer.deallocate() }
         while true {
             let n: Int
             do { n = try stream.read(into: buffer) } catch {
-                if case .io = error { throw CLIError.io("\(error)") }
-                throw CLIError(code: .invalid, message: "\(error); discard the output")
+                guard error.code == .io else { throw CLIError(code: .invalid, message: "\(error); discard the output") }
+                throw error
             }
             if n == 0 { break }
-            var offset = 0
-            while offset < n {
-                let w = write(1, buffer.baseAddress! + offset, n - offset)
-                if w < 0 {
-                    if errno == EINTR { continue }
-                    throw CLIError.io("cannot write to standard output: \(String(cString: strerror(errno)))")
-                }
-                offset += w
-            }
+            try FileDescriptor.standardOutput.writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), path: "standard output")
         }
     }
 }
@@ -63,18 +54,18 @@ extension CLI {
         do {
             return try PackageReader(path: path)
         } catch {
-            switch error {
-            case .invalid(let findings):
-                printFindings(findings, to: .standardError)
-                Report.pendingFindings = findings
-                throw CLIError(code: .invalid, message: "'\(path)' is not a valid package (\(counts(findings))); run 'trailpack verify \(path)' for the full report")
-            case .io(let e):
+            switch error.code {
+            case .invalid:
+                printFindings(error.findings, to: .standardError)
+                Report.pendingFindings = error.findings
+                throw CLIError(code: .invalid, message: "'\(path)' is not a valid package (\(counts(error.findings))); run 'trailpack verify \(path)' for the full report")
+            case .io:
                 // A tour folder given where a package is expected: say what to run instead.
                 if CLI.isDirectory(path) {
                     throw CLIError.io("'\(path)' is a folder, not a package; check a tour folder with 'trailpack validate \(path)', or build it with 'trailpack build \(path)'")
                 }
-                throw CLIError.io("\(e)")
-            default: throw CLIError(code: .invalid, message: "\(error)")
+                throw error
+            default: throw error
             }
         }
     }

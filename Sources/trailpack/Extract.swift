@@ -44,20 +44,10 @@ struct Extract: ParsableCommand {
             } else {
                 CLI.out("extracted \(count) files to \(directory) (package sha256 \(report.sha256.hex))\n")
             }
-        } catch let failure as PackageExtractor.Failure {
-            switch failure {
-            case .invalid(let report):
-                CLI.printFindings(report.findings, to: .standardError)
-                Report.pendingFindings = report.findings
-                throw CLIError(code: .invalid, message: failure.description)
-            case .exists: throw CLIError.usage(failure.description)
-            case .package(let e):
-                if case .io = e { throw CLIError.io(failure.description) }
-                throw CLIError(code: .invalid, message: failure.description)
-            case .io: throw CLIError.io(failure.description)
-            }
-        } catch let e as ArchiveError {
-            throw CLIError.io("\(e)")
+        } catch let error as PackageError where error.code == .invalid {
+            CLI.printFindings(error.findings, to: .standardError)
+            Report.pendingFindings = error.findings
+            throw error
         }
     }
 }

@@ -109,18 +109,17 @@ struct Fetch: AsyncParsableCommand {
             }
         } catch {
             display.finish()
-            let refused: Set<ClientError.Code> = [.damaged, .invalid, .signature, .rollback]
-            let exit: CLIExit = refused.contains(error.code) ? .invalid : (error.code == .badResponse || error.code == .notFound ? .invalid : .io)
+            let status = ExitStatus.of(error)!
             if json {
                 // `reason` is the client's stable code: damaged, invalid, signature, rollback, network…
                 Report.print(ok: false, findings: [], [
                     JSONMember("id", .string(packageID!)), JSONMember("version", packageVersion.map { .string($0) } ?? .null),
                     JSONMember("reason", .string(error.code.description)),
-                ], error: (kind: exit == .invalid ? "invalid" : "io", message: error.message))
+                ], error: (kind: status.kind, message: status.message))
             } else {
-                CLI.printError(error.message)
+                CLI.printError(status.message)
             }
-            throw ExitCode(exit.rawValue)
+            throw ExitCode(status.code.rawValue)
         }
     }
 
@@ -147,14 +146,14 @@ struct Fetch: AsyncParsableCommand {
             }
             if json { Report.print(ok: true, findings: [], [JSONMember("sites", .array(out))]) }
         } catch let error as ClientError {
-            let exit: CLIExit = error.code == .notFound ? .invalid : .io
+            let status = ExitStatus.of(error)!
             if json {
                 Report.print(ok: false, findings: [], [JSONMember("reason", .string(error.code.description))],
-                             error: (kind: exit == .invalid ? "invalid" : "io", message: error.message))
+                             error: (kind: status.kind, message: status.message))
             } else {
-                CLI.printError(error.message)
+                CLI.printError(status.message)
             }
-            throw ExitCode(exit.rawValue)
+            throw ExitCode(status.code.rawValue)
         }
     }
 }

@@ -48,6 +48,6 @@ struct Hash: ParsableCommand {
     }
 
     private func hashStandardInput() throws -> SHA256Digest {
-        try FileHashing.sha256(fileDescriptor: 0, name: "standard input").digest
+        try FileHashing.sha256(fileDescriptor: .standardInput, name: "standard input").digest
     }
 }

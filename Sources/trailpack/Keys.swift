@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import TrailPackFileIO
+import SystemPackage
 import TrailPackBuilder
 import TrailPackCore
 import TrailPackCrypto
@@ -131,7 +133,7 @@ struct Sign: ParsableCommand {
         let key: SecretKey
         do {
             key = try SecretKey.parse(fileText: text) { try Password.read(file: passwordFile, confirm: false) }
-        } catch let e as Minisign.FormatError {
+        } catch let e as CryptoError where e.code != .library {
             throw CLIError.usage("'\(secretKey)': \(e)")
         }
         let timestamp = try SigningTime.now()
@@ -205,7 +207,7 @@ enum Password {
     }
 
     static func writeAtomically(_ text: String, to path: String, mode: mode_t) throws {
-        // The builder's atomic write: EINTR and short writes handled, file and folder flushed.
-        do { try AtomicFile.write(Array(text.utf8), to: path, mode: mode) } catch let error as BuildError { throw CLIError.io(error.description) }
+        // Created with `mode` from the start, flushed, renamed into place, the folder flushed.
+        try AtomicFile.write(Array(text.utf8), to: path, permissions: FilePermissions(rawValue: mode))
     }
 }

@@ -404,7 +404,7 @@ enum MapTools {
             guard let frame else { throw CLIError.usage("'\(source)' is already PMTiles; to cut a region from it use 'trailpack map extract'") }
             let archive: PMTilesArchive
             do { archive = try PMTilesArchive(source: try MapFile(path: source)) } catch {
-                if error.code == nil { throw CLIError.io(error.message) }
+                if error.code == .io { throw CLIError.io(error.message) }
                 CLI.printFindings([error.finding(file: source)], to: .standardError)
                 throw CLIError(code: .invalid, message: "the source map '\(source)' cannot be read; nothing was written")
             }
@@ -415,7 +415,7 @@ enum MapTools {
             progress.finish()
             return (result.tiles, result.missing)
         } catch let error as MapError {
-            if let code = error.code {
+            if let code = error.code.findingCode {
                 CLI.printFindings([Finding(code, file: source, error.message)], to: .standardError)
                 throw CLIError(code: .invalid, message: "the source '\(source)' has problems; nothing was written")
             }

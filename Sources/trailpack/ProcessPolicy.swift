@@ -7,6 +7,7 @@ import Darwin
 #endif
 import CMallocPolicy
 import TrailPackBuilder
+import TrailPackFileIO
 
 /// What the `trailpack` process sets for itself in `main`, and the libraries never do: the
 /// allocator's mmap threshold and the signal handlers that remove half-written files.

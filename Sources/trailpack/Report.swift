@@ -62,42 +62,26 @@ enum Report {
     /// Ends the process for `error` with the documented exit code: the message on standard
     /// error and, under `--json`, a report with `ok: false` on standard output.
     static func exit(for error: Error) -> Never {
-        let code: CLIExit
-        let kind: String
-        var message: String
-        switch error {
-        case let e as ExitCode:
+        if let e = error as? ExitCode {
             // The command has said what it had to (findings, a message); a report if it did not.
             if jsonRequested && !printed && e.rawValue != 0 { print(ok: false, findings: pendingFindings) }
             Foundation.exit(e.rawValue)
-        case let e as BuildError:
-            message = e.description
-            switch e {
-            case .usage: code = .usage; kind = "usage"
-            case .io: code = .io; kind = "io"
-            }
-        case let e as CLIError:
-            message = e.message
-            code = e.code
-            kind = e.code == .usage ? "usage" : (e.code == .io ? "io" : "invalid")
-        default:
-            let parsed = TrailPack.exitCode(for: error)
-            if parsed == .success { TrailPack.exit(withError: error) }  // --help, --version
-            if parsed == .validationFailure {
-                message = TrailPack.message(for: error) + "\nSee 'trailpack --help'."
-                code = .usage
-                kind = "usage"
-            } else {
-                message = "\(error)"
-                code = .io
-                kind = "io"
-            }
         }
-        CLI.printError(message)
+        guard let status = ExitStatus.of(error) else {
+            if TrailPack.exitCode(for: error) == .success { TrailPack.exit(withError: error) }  // --help, --version
+            finish(ExitStatus(code: .usage, message: TrailPack.message(for: error) + "\nSee 'trailpack --help'."))
+        }
+        finish(status)
+    }
+
+    /// Prints `status`'s message (and, under `--json`, the report) and exits with its code.
+    private static func finish(_ status: ExitStatus) -> Never {
+        CLI.printError(status.message)
         if jsonRequested && !printed {
-            print(ok: false, findings: pendingFindings, error: (kind, message.components(separatedBy: "\nSee 'trailpack --help'.").first ?? message))
+            let message = status.message.components(separatedBy: "\nSee 'trailpack --help'.").first ?? status.message
+            print(ok: false, findings: pendingFindings, error: (status.kind, message))
         }
-        Foundation.exit(code.rawValue)
+        Foundation.exit(status.code.rawValue)
     }
 }
 

@@ -189,7 +189,7 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "trailpack.serve")
         logger.logLevel = level
         let server: TrailPackServer
-        do { server = try TrailPackServer(configuration: configuration, logger: logger) } catch let error as ServerError where error.code == "data-folder" {
+        do { server = try TrailPackServer(configuration: configuration, logger: logger) } catch let error as ServerError where error.code == .dataFolder {
             throw CLIError.io(error.message)
         } catch { throw CLIError.io("cannot open the data folder '\(data)': \(error)") }
         let panel: PanelController

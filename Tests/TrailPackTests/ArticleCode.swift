@@ -59,9 +59,9 @@ func playOrExplain(_ assetPath: String, from packagePath: String, to player: (Un
     do {
         let asset = try play(assetPath, from: packagePath, to: player)
         return "played \(asset.path)"
-    } catch PackageError.assetMismatch(let path, let finding) {
+    } catch let error as PackageError where error.code == .assetMismatch {
         // Stop playback and discard what was shown; download the package again.
-        return "\(path) is damaged (\(finding.code.rawValue)); download the package again"
+        return "\(error.path ?? assetPath) is damaged (\(error.findings.first?.code.rawValue ?? "?")); download the package again"
     } catch {
         return "cannot play \(assetPath): \(error)"
     }

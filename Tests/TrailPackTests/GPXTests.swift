@@ -13,12 +13,12 @@ struct GPXTests {
         try GPXReader.read(path: path(name), stops: stops)
     }
 
-    static func parse(_ text: String) throws(GPXReader.Error) -> GPXReader.Document {
+    static func parse(_ text: String) throws(BuildError) -> GPXReader.Document {
         try GPXReader.read(bytes: Array(text.utf8), name: "test.gpx")
     }
 
     /// The refusal for `text`, which must be one.
-    static func refusal(_ text: String) -> GPXReader.Error? {
+    static func refusal(_ text: String) -> BuildError? {
         do {
             _ = try parse(text)
             return nil
@@ -27,7 +27,7 @@ struct GPXTests {
         }
     }
 
-    static func refusal(file name: String, stops: GPXReader.Stops = .waypoints) -> GPXReader.Error? {
+    static func refusal(file name: String, stops: GPXReader.Stops = .waypoints) -> BuildError? {
         do {
             _ = try GPXReader.read(path: name.hasPrefix("/") ? name : path(name), stops: stops)
             return nil
@@ -222,7 +222,7 @@ struct GPXTests {
         #expect(error.file == Self.path(name))
         #expect(error.line == line)
         #expect(error.column == column)
-        #expect(error.reason == reason)
+        #expect(error.message == reason)
     }
 
     static let gpxOpen = #"<gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1">"#
@@ -272,7 +272,7 @@ struct GPXTests {
     ])
     func refusedDocuments(text: String, line: Int, column: Int, reason: String) throws {
         let error = try #require(Self.refusal(text), "accepted: \(text)")
-        #expect(error.reason == reason)
+        #expect(error.message == reason)
         #expect(error.line == line)
         #expect(error.column == column)
     }
@@ -282,11 +282,11 @@ struct GPXTests {
         let invalid = Array("<gpx><wpt lat=\"1\" lon=\"2\"><name>".utf8) + [0xC3, 0x28] + Array("</name></wpt></gpx>".utf8)
         let e1 = try #require(throwing { try GPXReader.read(bytes: invalid, name: "x.gpx") })
         #expect(e1.line == 1 && e1.column == 33)
-        #expect(e1.reason.hasPrefix("the bytes here are not valid UTF-8"))
+        #expect(e1.message.hasPrefix("the bytes here are not valid UTF-8"))
         let overlong: [UInt8] = Array("<gpx>".utf8) + [0xC0, 0xBC] + Array("</gpx>".utf8)
-        #expect(try #require(throwing { try GPXReader.read(bytes: overlong, name: "x.gpx") }).reason.hasPrefix("the bytes here are not valid UTF-8"))
+        #expect(try #require(throwing { try GPXReader.read(bytes: overlong, name: "x.gpx") }).message.hasPrefix("the bytes here are not valid UTF-8"))
         let utf16: [UInt8] = [0xFF, 0xFE] + Array("<gpx/>".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
-        #expect(try #require(throwing { try GPXReader.read(bytes: utf16, name: "x.gpx") }).reason == "the file is in UTF-16 or UTF-32; save it as UTF-8")
+        #expect(try #require(throwing { try GPXReader.read(bytes: utf16, name: "x.gpx") }).message == "the file is in UTF-16 or UTF-32; save it as UTF-8")
         // A UTF-8 byte-order mark is fine.
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(#"<gpx><wpt lat="1" lon="2"><name>Ok</name></wpt></gpx>"#.utf8)
         #expect(try GPXReader.read(bytes: bom, name: "x.gpx").points.map(\.name) == ["Ok"])
@@ -295,8 +295,8 @@ struct GPXTests {
         #expect(try GPXReader.read(bytes: cp1252, name: "x.gpx").points.map(\.name) == ["\u{201C}A\u{201D}\u{20AC}"])
     }
 
-    func throwing(_ body: () throws -> GPXReader.Document) -> GPXReader.Error? {
-        do { _ = try body(); return nil } catch { return error as? GPXReader.Error }
+    func throwing(_ body: () throws -> GPXReader.Document) -> BuildError? {
+        do { _ = try body(); return nil } catch { return error as? BuildError }
     }
 
     @Test("comments, processing instructions and whitespace after </gpx> are allowed; CDATA split across sections joins")
@@ -317,7 +317,7 @@ struct GPXTests {
         let depth = XMLTokenizer.maxDepth + 5
         let text = #"<gpx><wpt lat="1" lon="2"><extensions>"# + String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth) + "</extensions></wpt></gpx>"
         let error = try #require(Self.refusal(text))
-        #expect(error.reason == "elements are nested more than \(XMLTokenizer.maxDepth) deep")
+        #expect(error.message == "elements are nested more than \(XMLTokenizer.maxDepth) deep")
     }
 
     // MARK: files
@@ -327,13 +327,13 @@ struct GPXTests {
         try Support.withTemporaryDirectory { dir in
             let fifo = dir + "/stops.gpx"
             #expect(mkfifo(fifo, 0o600) == 0)
-            #expect(Self.refusal(file: fifo) == GPXReader.Error(file: fifo, reason: "is not a regular file (a folder, a pipe or a device); give a .gpx file"))
-            #expect(Self.refusal(file: dir) == GPXReader.Error(file: dir, reason: "is not a regular file (a folder, a pipe or a device); give a .gpx file"))
+            #expect(Self.refusal(file: fifo) == BuildError.malformed(fifo, "is not a regular file (a folder, a pipe or a device); give a .gpx file"))
+            #expect(Self.refusal(file: dir) == BuildError.malformed(dir, "is not a regular file (a folder, a pipe or a device); give a .gpx file"))
             let big = dir + "/big.gpx"
             #expect(FileManager.default.createFile(atPath: big, contents: Data("<gpx>".utf8)))
             #expect(truncate(big, off_t(GPXReader.maxFileBytes + 1)) == 0)  // sparse: no 64 MiB written
             let error = try #require(Self.refusal(file: big))
-            #expect(error.reason.hasPrefix("is 67108865 bytes; the limit for a GPX file is 64 MiB"))
+            #expect(error.message.hasPrefix("is 67108865 bytes; the limit for a GPX file is 64 MiB"))
         }
     }
 
@@ -615,7 +615,7 @@ struct GPXFuzzTests {
                 #expect(line >= 1 && line <= lines, "\(label): \(error)")
             }
             #expect(error.column.map { $0 >= 1 } ?? false, "\(label)")
-            #expect(!error.reason.isEmpty)
+            #expect(!error.message.isEmpty)
             return false
         }
     }
@@ -729,7 +729,7 @@ extension GPXTests {
     @Test("text from the file is printed with control and bidirectional characters escaped")
     func printable() throws {
         let error = try #require(Self.refusal("<gpx><wpt lat=\"&#x9B;31m\u{202E}\" lon=\"0\"/></gpx>"))
-        #expect(error.reason == "lat=\"\u{9B}31m\u{202E}\" in <wpt> is not a decimal number of degrees (such as 44.4057)")
+        #expect(error.message == "lat=\"\u{9B}31m\u{202E}\" in <wpt> is not a decimal number of degrees (such as 44.4057)")
         #expect(error.description == #"'test.gpx' line 1, column 6: lat="\u{9b}31m\u{202e}" in <wpt> is not a decimal number of degrees (such as 44.4057)"#)
         try Support.withTemporaryDirectory { dir in
             try Support.write(Array("<gpx><wpt lat=\"1\" lon=\"2\"><name>A\u{202E}B</name></wpt><wpt lat=\"1\" lon=\"2\"><name>a\u{202E}b</name></wpt></gpx>".utf8), to: dir + "/bidi.gpx")

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+import TrailPackFileIO
 import TrailPackBuilder
 import TrailPackCatalog
 import TrailPackCore

@@ -1,4 +1,6 @@
 import Testing
+import TrailPackFileIO
+import SystemPackage
 import TrailPackArchive
 
 /// The verifier reads an archive's small records through `ReadAheadSource`: whatever it serves
@@ -28,7 +30,7 @@ struct ReadAheadSourceTests {
         struct Flaky: ByteSource {
             let size: Int64 = 10_000
             func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
-                if offset >= 5_000 { throw ArchiveError(operation: "read", detail: "device gone", errno: 5) }
+                if offset >= 5_000 { throw ArchiveError(code: .io, message: "cannot read: device gone", systemCall: SystemCall("pread", .ioError)) }
                 let n = min(buffer.count, Int(size - offset))
                 for i in 0..<n { buffer[i] = UInt8(truncatingIfNeeded: Int(offset) + i) }
                 return n

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SystemPackage
 import TrailPackArchive
 import TrailPackArchiveWriter
 import TrailPackBuilder
@@ -167,7 +168,7 @@ struct SplitTests {
             defer { close(fd) }
             var thread: OwnedThread?
             do {
-                var writer = try ZipWriter(fileDescriptor: fd, modificationTime: 1_700_000_000)
+                var writer = try ZipWriter(fileDescriptor: FileDescriptor(rawValue: fd), path: path, modificationTime: 1_700_000_000)
                 thread = writer.hashingThread
                 #expect(thread?.isJoined == false)
                 try writer.addEntry(path: "a.txt", bytes: Array("hello".utf8), compress: true)

@@ -7,7 +7,7 @@ import Musl
 import Darwin
 #endif
 
-/// The temporary files that builds in this process are writing, for a program's signal handler
+/// The temporary files this process is writing (each ``AtomicFile``), for a program's signal handler
 /// to remove when the process is interrupted.
 ///
 /// The library installs no handler and never exits: signals are the host program's. A command
