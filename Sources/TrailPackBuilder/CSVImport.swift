@@ -127,9 +127,9 @@ public enum CSVImport {
         switch CSVTable.parse(bytes) {
         case .success(let t): table = t
         case .failure(let problem):
-            return (nil, [Finding(.csvSyntax, file: fileName, path: problem.location, problem.message)])
+            return (nil, [Finding(.csvSyntax, file: fileName, location: problem.location.map(Finding.Location.text), problem.message)])
         }
-        findings += table.problems.map { Finding(.csvSyntax, file: fileName, path: $0.location, $0.message) }
+        findings += table.problems.map { Finding(.csvSyntax, file: fileName, location: $0.location.map(Finding.Location.text), $0.message) }
         var reader = RowReader(table: table, fileName: fileName, mediaFolder: mediaFolder, mediaFolderGiven: mediaFolderGiven)
         reader.ignoreMedia = ignoreMedia
         reader.chosen = columns
@@ -359,7 +359,7 @@ private struct RowReader {
     }
 
     mutating func fail(_ code: FindingCode, _ location: String?, _ message: String) {
-        findings.append(Finding(code, file: fileName, path: location, message))
+        findings.append(Finding(code, file: fileName, location: location.map(Finding.Location.text), message))
     }
 
     mutating func matchColumns() {

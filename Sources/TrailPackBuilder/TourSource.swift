@@ -175,19 +175,19 @@ struct Loader {
     mutating func readTour(_ value: JSONValue) -> TourSource.TourFields? {
         var r = FieldReader()
         defer { findings += r.findings.map { $0.inFile(TourSource.tourFileName) } }
-        guard let top = r.object(value, at: "") else { return nil }
-        r.rejectUnknown(top, at: "", known: ["id", "version", "name", "park", "site", "mapName", "bounds", "description"])
+        guard let top = r.object(value, at: .root) else { return nil }
+        r.rejectUnknown(top, at: .root, known: ["id", "version", "name", "park", "site", "mapName", "bounds", "description"])
         let site = r.site(top)
         let bounds = r.bounds(top, required: false)
         return TourSource.TourFields(
-            id: r.string(top, "id", at: "") ?? "",
-            version: r.string(top, "version", at: "") ?? "",
-            name: r.string(top, "name", at: "") ?? "",
-            park: r.string(top, "park", at: "") ?? "",
+            id: r.string(top, "id", at: .root) ?? "",
+            version: r.string(top, "version", at: .root) ?? "",
+            name: r.string(top, "name", at: .root) ?? "",
+            park: r.string(top, "park", at: .root) ?? "",
             site: site,
-            mapName: r.string(top, "mapName", at: "") ?? "",
+            mapName: r.string(top, "mapName", at: .root) ?? "",
             bounds: bounds,
-            description: r.string(top, "description", at: "") ?? "")
+            description: r.string(top, "description", at: .root) ?? "")
     }
 
     mutating func readWaypoint(folder: String, folderName: String) -> TourSource.WaypointSource? {
@@ -205,11 +205,11 @@ struct Loader {
         }
         var r = FieldReader()
         defer { findings += r.findings.map { $0.inFile(jsonRel) } }
-        guard let members = r.object(value, at: "") else { return nil }
-        r.rejectUnknown(members, at: "", known: ["name", "order", "coordinate", "description", "assets", "properties", "accessibilityWaiver"])
+        guard let members = r.object(value, at: .root) else { return nil }
+        r.rejectUnknown(members, at: .root, known: ["name", "order", "coordinate", "description", "assets", "properties", "accessibilityWaiver"])
 
         let (prefixOrder, slug) = Self.parseFolderName(folderName)
-        let explicitOrder = r.integer(members, "order", at: "", required: false)
+        let explicitOrder = r.integer(members, "order", at: .root, required: false)
         let order = explicitOrder.flatMap { Int(exactly: $0) } ?? prefixOrder
         if order == nil {
             findings.append(Finding(.sourceFolderName, file: folder,
@@ -221,13 +221,13 @@ struct Loader {
         }
         var properties: [JSONMember] = []
         if let p = members.first(where: { $0.key == "properties" })?.value {
-            properties = r.object(p, at: "properties") ?? []
+            properties = r.object(p, at: JSONPath.root.member("properties")) ?? []
         }
-        let coordinate = r.coordinate(members.first(where: { $0.key == "coordinate" })?.value, at: "coordinate")
+        let coordinate = r.coordinate(members.first(where: { $0.key == "coordinate" })?.value, at: JSONPath.root.member("coordinate"))
         var assets: [TourSource.SourceFile] = []
-        var captionFiles: [(asset: Int, file: String, path: String)] = []
-        for (i, item) in (r.array(members, "assets", at: "") ?? []).enumerated() {
-            let path = JSONPath.element("assets", i)
+        var captionFiles: [(asset: Int, file: String, path: JSONPath)] = []
+        for (i, item) in (r.array(members, "assets", at: .root) ?? []).enumerated() {
+            let path = JSONPath.root.member("assets").element(i)
             var reference: String?
             var title: String?, alt: String?, transcript: String?, captions: String?
             switch item {
@@ -246,7 +246,7 @@ struct Loader {
             if var file = resolveAsset(reference: reference, baseFolder: folder, archiveFolder: "waypoints/\(slug)/", title: title, findingFile: jsonRel) {
                 file.alt = alt
                 file.transcript = transcript
-                if let captions { captionFiles.append((assets.count, captions, path + ".captions")) }
+                if let captions { captionFiles.append((assets.count, captions, path.member("captions"))) }
                 assets.append(file)
             }
         }
@@ -261,14 +261,14 @@ struct Loader {
         }
         return TourSource.WaypointSource(
             folder: folder,
-            name: r.string(members, "name", at: "") ?? "",
+            name: r.string(members, "name", at: .root) ?? "",
             slug: slug,
             order: order ?? 0,
             coordinate: coordinate ?? Coordinate(latitude: .nan, longitude: .nan),
-            description: r.string(members, "description", at: "") ?? "",
+            description: r.string(members, "description", at: .root) ?? "",
             properties: properties,
             assets: assets,
-            accessibilityWaiver: r.string(members, "accessibilityWaiver", at: "", required: false))
+            accessibilityWaiver: r.string(members, "accessibilityWaiver", at: .root, required: false))
     }
 
     /// `"03-Fish Lake"` → (3, `"fish-lake"`); `"fish-lake"` → (nil, `"fish-lake"`).
