@@ -4,7 +4,6 @@
 /// that the verifier can still check a package's contents against a manifest with errors.
 public enum ManifestDecoder {
     static let topFields = ["formatVersion", "id", "version", "name", "park", "site", "mapName", "bounds", "description", "waypoints", "mapAssets"]
-    static let waypointFields = ["name", "slug", "order", "coordinate", "description", "properties", "assets", "accessibilityWaiver"]
     static let assetFields = ["path", "kind", "mediaType", "size", "sha256", "title", "map", "alt", "transcript", "captions"]
     static let mapFields = ["role", "tileType", "minZoom", "maxZoom", "bounds"]
 
@@ -70,27 +69,16 @@ public enum ManifestDecoder {
     }
 
     static func decodeWaypoint(_ value: JSONValue, at path: JSONPath, reader r: inout FieldReader) -> Waypoint? {
-        guard let members = r.object(value, at: path) else { return nil }
-        r.rejectUnknown(members, at: path, known: waypointFields)
-        let coordinate = r.coordinate(members.first(where: { $0.key == "coordinate" })?.value, at: path.member("coordinate"))
-        var properties: [JSONMember] = []
-        if let p = members.first(where: { $0.key == "properties" })?.value {
-            properties = r.object(p, at: path.member("properties")) ?? []
-        }
-        var assets: [Asset] = []
-        for (i, item) in (r.array(members, "assets", at: path) ?? []).enumerated() {
-            if let asset = decodeAsset(item, at: path.member("assets").element(i), reader: &r) { assets.append(asset) }
-        }
-        let order = r.integer(members, "order", at: path)
+        guard let w = r.waypoint(value, at: path, form: .manifest, asset: { r, item, path in decodeAsset(item, at: path, reader: &r) }) else { return nil }
         return Waypoint(
-            name: r.string(members, "name", at: path) ?? "",
-            slug: r.string(members, "slug", at: path) ?? "",
-            order: order.flatMap { Int(exactly: $0) } ?? 0,
-            coordinate: coordinate ?? Coordinate(latitude: .nan, longitude: .nan),
-            description: r.string(members, "description", at: path) ?? "",
-            assets: assets,
-            properties: properties,
-            accessibilityWaiver: r.string(members, "accessibilityWaiver", at: path, required: false))
+            name: w.name ?? "",
+            slug: w.slug ?? "",
+            order: w.order.flatMap { Int(exactly: $0) } ?? 0,
+            coordinate: w.coordinate ?? Coordinate(latitude: .nan, longitude: .nan),
+            description: w.description ?? "",
+            assets: w.assets,
+            properties: w.properties,
+            accessibilityWaiver: w.accessibilityWaiver)
     }
 
     static func decodeAsset(_ value: JSONValue, at path: JSONPath, reader r: inout FieldReader) -> Asset? {

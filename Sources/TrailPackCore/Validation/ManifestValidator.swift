@@ -32,7 +32,7 @@ public enum ManifestValidator {
         checkName(m.park, top.member("park"), &f)
         checkName(m.mapName, top.member("mapName"), &f)
         checkName(m.site.name, top.member("site").member("name"), &f)
-        if !isSlug(m.site.id, maxLength: 64) {
+        if !Slug.isValid(m.site.id) {
             f.append(Finding(.siteID, path: top.member("site").member("id"),
                 "site id '\(m.site.id)' must be 1 to 64 lowercase letters, digits and single hyphens, such as 'willamette-sweet-home'"))
         }
@@ -60,7 +60,7 @@ public enum ManifestValidator {
                 f.append(Finding(.waypointNameDuplicate, path: p.member("name"),
                     "waypoint name '\(w.name)' is already used by waypoints[\(first)] ('\(m.waypoints[first].name)'); names must differ also ignoring case"))
             } else { names[nameKey] = i }
-            let slugOK = isSlug(w.slug, maxLength: 64)
+            let slugOK = Slug.isValid(w.slug)
             if !slugOK {
                 f.append(Finding(.waypointSlug, path: p.member("slug"),
                     "folder name '\(w.slug)' must be 1 to 64 lowercase letters, digits and single hyphens, such as 'fish-lake'"))
@@ -96,18 +96,11 @@ public enum ManifestValidator {
     // MARK: rules
 
     static func checkID(_ id: String, _ f: inout [Finding]) {
-        let ok = (3...128).contains(id.utf8.count) && id.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { isSlug(String($0), maxLength: 128) }
+        let ok = (3...128).contains(id.utf8.count) && id.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { Slug.isValid(String($0), maxLength: 128) }
         if !ok {
             f.append(Finding(.manifestID, path: JSONPath.root.member("id"),
                 "package id '\(id)' must be 3 to 128 characters of lowercase letters, digits, hyphens and dots, such as 'gov.usda.fs.willamette.santiam-wagon-road'; it never changes between versions"))
         }
-    }
-
-    /// Lowercase letters and digits in groups joined by single hyphens.
-    public static func isSlug(_ s: String, maxLength: Int) -> Bool {
-        guard (1...maxLength).contains(s.utf8.count) else { return false }
-        let groups = s.split(separator: "-", omittingEmptySubsequences: false)
-        return groups.allSatisfy { g in !g.isEmpty && g.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) } }
     }
 
     static func checkName(_ s: String, _ path: JSONPath, _ f: inout [Finding]) {
