@@ -127,9 +127,9 @@ public enum CSVImport {
         switch CSVTable.parse(bytes) {
         case .success(let t): table = t
         case .failure(let problem):
-            return (nil, [Finding(.csvSyntax, file: fileName, path: problem.location, problem.message)])
+            return (nil, [Finding(.csvSyntax, file: fileName, location: problem.location.map(Finding.Location.text), problem.message)])
         }
-        findings += table.problems.map { Finding(.csvSyntax, file: fileName, path: $0.location, $0.message) }
+        findings += table.problems.map { Finding(.csvSyntax, file: fileName, location: $0.location.map(Finding.Location.text), $0.message) }
         var reader = RowReader(table: table, fileName: fileName, mediaFolder: mediaFolder, mediaFolderGiven: mediaFolderGiven)
         reader.ignoreMedia = ignoreMedia
         reader.chosen = columns
@@ -359,7 +359,7 @@ private struct RowReader {
     }
 
     mutating func fail(_ code: FindingCode, _ location: String?, _ message: String) {
-        findings.append(Finding(code, file: fileName, path: location, message))
+        findings.append(Finding(code, file: fileName, location: location.map(Finding.Location.text), message))
     }
 
     mutating func matchColumns() {
@@ -480,7 +480,7 @@ private struct RowReader {
                 }
             }
 
-            var slug = Loader.slugify(name)
+            var slug = Slug.make(from: name)
             if slug.isEmpty { slug = "stop" }
             if !name.isEmpty {
                 if let other = slugs[slug] {
@@ -661,14 +661,14 @@ extension CSVImport {
         var written: [String] = []
         do {
             try fm.createDirectory(atPath: staging + "/waypoints", withIntermediateDirectories: true)
-            let slug = ManifestValidator.isSlug(target.lastPathComponent, maxLength: 64) ? target.lastPathComponent : "my-tour"
+            let slug = Slug.isValid(target.lastPathComponent) ? target.lastPathComponent : "my-tour"
             try write(TourInit.templateTour(slug: slug, name: nil), to: staging + "/tour.json")
             written.append("tour.json")
             let width = max(2, String(stops.count).count)
             for (i, stop) in stops.enumerated() {
                 let n = stop.order ?? (i + 1)
                 let number = String(repeating: "0", count: max(0, width - String(n).count)) + String(n)
-                var stopSlug = Loader.slugify(stop.name)
+                var stopSlug = Slug.make(from: stop.name)
                 if stopSlug.isEmpty { stopSlug = "stop" }
                 let dir = "waypoints/\(number)-\(stopSlug)"
                 try fm.createDirectory(atPath: staging + "/" + dir, withIntermediateDirectories: true)

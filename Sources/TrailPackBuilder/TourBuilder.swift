@@ -91,7 +91,7 @@ public enum TourBuilder {
         // Fields the folder's own files failed to give are reported there already.
         let manifestFindings = ManifestValidator.validate(manifest).map { translate($0, source: source) }
             .map { explainOutsideBounds($0, source: source, bounds: bounds) }
-            .filter { f in !sourceFindings.contains { $0.file == f.file && $0.path != nil && $0.path == f.path } }
+            .filter { f in !sourceFindings.contains { $0.file == f.file && $0.location != nil && $0.location == f.location } }
         let findings = sourceFindings + mapFindings + manifestFindings + strayFindings(source) + TourInit.placeholderFindings(source)
             + budget.findings(files)
         let ordered = files.sorted { Array($0.archivePath.utf8).lexicographicallyPrecedes(Array($1.archivePath.utf8)) }
@@ -112,7 +112,7 @@ public enum TourBuilder {
         StrayStops.find(source.waypoints.map(\.coordinate)).map { stray in
             let w = source.waypoints[stray.index]
             let km = Int((stray.metres / 1000).rounded()), typical = max(1, Int((stray.typicalMetres / 1000).rounded()))
-            return Finding(.waypointStray, file: w.folder + "/" + TourSource.waypointFileName, path: "coordinate",
+            return Finding(.waypointStray, file: w.folder + "/" + TourSource.waypointFileName, path: JSONPath.root.member("coordinate"),
                 "the stop '\(w.name)' at \(w.coordinate.latitude), \(w.coordinate.longitude) is \(km) km from the middle of the tour, "
                     + "where the other stops are within about \(typical) km; check the coordinate for a typo (a digit off, a "
                     + "missing minus sign, latitude and longitude swapped) — the map frame is stretched to include it")
@@ -134,22 +134,21 @@ public enum TourBuilder {
     /// Points a manifest finding (`waypoints[2].coordinate.latitude`) at the tour file it came from.
     static func translate(_ finding: Finding, source: TourSource) -> Finding {
         var f = finding
-        guard let path = finding.path else { return f.inFile(TourSource.tourFileName) }
-        if path.hasPrefix("waypoints["), let close = path.firstIndex(of: "]"),
-           let index = Int(path[path.index(path.startIndex, offsetBy: 10)..<close]), index < source.waypoints.count {
+        guard let path = finding.jsonPath, path.components.count >= 2, case .key(let list) = path.components[0],
+              case .index(let index) = path.components[1] else { return f.inFile(TourSource.tourFileName) }
+        if list == "waypoints", index < source.waypoints.count {
             let w = source.waypoints[index]
-            var rest = String(path[path.index(after: close)...])
-            if rest.hasPrefix(".") { rest.removeFirst() }
-            if rest == "slug" {
+            let rest = Array(path.components.dropFirst(2))
+            if rest == [.key("slug")] {
                 f.file = w.folder
-                f.path = nil
+                f.location = nil
             } else {
                 f.file = w.folder + "/" + TourSource.waypointFileName
-                f.path = rest.isEmpty ? nil : rest
+                f.location = rest.isEmpty ? nil : .json(JSONPath(rest))
             }
             return f
         }
-        if path.hasPrefix("mapAssets[") { f.file = "map/"; return f }
+        if list == "mapAssets" { f.file = "map/"; return f }
         return f.inFile(TourSource.tourFileName)
     }
 

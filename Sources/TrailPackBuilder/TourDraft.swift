@@ -215,12 +215,12 @@ public struct TourDraft: Sendable, Equatable {
 
     /// A slug for a new stop named `name`, unique among this draft's stops (letters of every script in Latin).
     public func newStopSlug(for name: String) -> String {
-        TourInit.uniqueSlug(for: name, number: stops.count + 1, taken: Set(stops.map(\.slug)))
+        Slug.unique(for: name, number: stops.count + 1, taken: Set(stops.map(\.slug)))
     }
 
     /// A slug from any text (a tour name): lowercase ASCII letters, digits and hyphens, or "" when none are left.
     public static func slug(_ text: String) -> String {
-        let slug = TourInit.uniqueSlug(for: text, number: 0, taken: [])
+        let slug = Slug.unique(for: text, number: 0, taken: [])
         return slug == "stop-0" ? "" : slug
     }
 

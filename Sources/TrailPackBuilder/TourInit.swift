@@ -18,7 +18,7 @@ public enum TourInit {
                     description: Placeholder.exampleStopDescription, properties: [], fullText: nil, folder: "01-trailhead")]
             : given
         let folderName = URL(fileURLWithPath: folder).lastPathComponent
-        let slug = ManifestValidator.isSlug(folderName, maxLength: 64) ? folderName : "my-tour"
+        let slug = Slug.isValid(folderName) ? folderName : "my-tour"
         let exists = fm.fileExists(atPath: folder)
         let target = exists ? folder
             : URL(fileURLWithPath: folder).deletingLastPathComponent().path + "/.\(folderName).init-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -199,33 +199,13 @@ public enum TourInit {
                 properties.append(JSONMember(key, .string(value)))
             }
 
-            let slug = uniqueSlug(for: name, number: i + 1, taken: slugs)
+            let slug = Slug.unique(for: name, number: i + 1, taken: slugs)
             slugs.insert(slug)
             let number = String(repeating: "0", count: width - String(i + 1).count) + String(i + 1)
             stops.append(Stop(name: name, coordinate: p.coordinate, description: description, properties: properties,
                               fullText: fullText, folder: "\(number)-\(slug)"))
         }
         return (stops, notes)
-    }
-
-    /// The folder slug for a stop named `name`: letters of every script spelled in Latin, then
-    /// `Loader.slugify`; `stop-N` when nothing is left; never a Windows device name (`con-stop`);
-    /// unique (`-2`, `-3`...).
-    public static func uniqueSlug(for name: String, number: Int, taken: Set<String>) -> String {
-        let compatible = name.precomposedStringWithCompatibilityMapping
-        let latin = compatible.utf8.allSatisfy({ $0 < 0x80 }) ? compatible
-            : compatible.applyingTransform(StringTransform("Any-Latin; Latin-ASCII"), reverse: false) ?? compatible
-        var base = Loader.slugify(latin)
-        if base.isEmpty { base = "stop-\(number)" }
-        if ArchivePath.isReservedOnWindows(base) { base += "-stop" }
-        var slug = base
-        var n = 2
-        while taken.contains(slug) {
-            let suffix = "-\(n)"
-            slug = Loader.trimSlug(String(base.prefix(64 - suffix.count))) + suffix
-            n += 1
-        }
-        return slug
     }
 
     /// Whitespace runs (line breaks included) as one space, controls as spaces, trimmed.

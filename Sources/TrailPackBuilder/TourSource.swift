@@ -175,19 +175,19 @@ struct Loader {
     mutating func readTour(_ value: JSONValue) -> TourSource.TourFields? {
         var r = FieldReader()
         defer { findings += r.findings.map { $0.inFile(TourSource.tourFileName) } }
-        guard let top = r.object(value, at: "") else { return nil }
-        r.rejectUnknown(top, at: "", known: ["id", "version", "name", "park", "site", "mapName", "bounds", "description"])
+        guard let top = r.object(value, at: .root) else { return nil }
+        r.rejectUnknown(top, at: .root, known: ["id", "version", "name", "park", "site", "mapName", "bounds", "description"])
         let site = r.site(top)
         let bounds = r.bounds(top, required: false)
         return TourSource.TourFields(
-            id: r.string(top, "id", at: "") ?? "",
-            version: r.string(top, "version", at: "") ?? "",
-            name: r.string(top, "name", at: "") ?? "",
-            park: r.string(top, "park", at: "") ?? "",
+            id: r.string(top, "id", at: .root) ?? "",
+            version: r.string(top, "version", at: .root) ?? "",
+            name: r.string(top, "name", at: .root) ?? "",
+            park: r.string(top, "park", at: .root) ?? "",
             site: site,
-            mapName: r.string(top, "mapName", at: "") ?? "",
+            mapName: r.string(top, "mapName", at: .root) ?? "",
             bounds: bounds,
-            description: r.string(top, "description", at: "") ?? "")
+            description: r.string(top, "description", at: .root) ?? "")
     }
 
     mutating func readWaypoint(folder: String, folderName: String) -> TourSource.WaypointSource? {
@@ -205,12 +205,10 @@ struct Loader {
         }
         var r = FieldReader()
         defer { findings += r.findings.map { $0.inFile(jsonRel) } }
-        guard let members = r.object(value, at: "") else { return nil }
-        r.rejectUnknown(members, at: "", known: ["name", "order", "coordinate", "description", "assets", "properties", "accessibilityWaiver"])
+        guard let w = r.waypoint(value, at: .root, form: .tourFolder, asset: Self.assetReference) else { return nil }
 
         let (prefixOrder, slug) = Self.parseFolderName(folderName)
-        let explicitOrder = r.integer(members, "order", at: "", required: false)
-        let order = explicitOrder.flatMap { Int(exactly: $0) } ?? prefixOrder
+        let order = w.order.flatMap { Int(exactly: $0) } ?? prefixOrder
         if order == nil {
             findings.append(Finding(.sourceFolderName, file: folder,
                 "cannot tell this stop's order: start the folder name with its number, such as '03-\(slug.isEmpty ? "fish-lake" : slug)', or set \"order\" in waypoint.json"))
@@ -219,34 +217,13 @@ struct Loader {
             findings.append(Finding(.sourceFolderName, file: folder,
                 "the folder name '\(folderName)' has no letters or digits after its number; name it like '03-fish-lake'"))
         }
-        var properties: [JSONMember] = []
-        if let p = members.first(where: { $0.key == "properties" })?.value {
-            properties = r.object(p, at: "properties") ?? []
-        }
-        let coordinate = r.coordinate(members.first(where: { $0.key == "coordinate" })?.value, at: "coordinate")
         var assets: [TourSource.SourceFile] = []
-        var captionFiles: [(asset: Int, file: String, path: String)] = []
-        for (i, item) in (r.array(members, "assets", at: "") ?? []).enumerated() {
-            let path = JSONPath.element("assets", i)
-            var reference: String?
-            var title: String?, alt: String?, transcript: String?, captions: String?
-            switch item {
-            case .string(let s): reference = s
-            case .object(let fields):
-                r.rejectUnknown(fields, at: path, known: ["file", "title", "alt", "transcript", "captions"])
-                reference = r.string(fields, "file", at: path)
-                title = r.string(fields, "title", at: path, required: false)
-                alt = r.string(fields, "alt", at: path, required: false)
-                transcript = r.string(fields, "transcript", at: path, required: false)
-                captions = r.string(fields, "captions", at: path, required: false)
-            default:
-                r.wrongType(path, expected: "a file name in quotes, or { \"file\": ..., \"title\": ..., \"alt\": ... }", got: item)
-            }
-            guard let reference else { continue }
-            if var file = resolveAsset(reference: reference, baseFolder: folder, archiveFolder: "waypoints/\(slug)/", title: title, findingFile: jsonRel) {
-                file.alt = alt
-                file.transcript = transcript
-                if let captions { captionFiles.append((assets.count, captions, path + ".captions")) }
+        var captionFiles: [(asset: Int, file: String, path: JSONPath)] = []
+        for ref in w.assets {
+            if var file = resolveAsset(reference: ref.file, baseFolder: folder, archiveFolder: "waypoints/\(slug)/", title: ref.title, findingFile: jsonRel) {
+                file.alt = ref.alt
+                file.transcript = ref.transcript
+                if let captions = ref.captions { captionFiles.append((assets.count, captions, ref.path.member("captions"))) }
                 assets.append(file)
             }
         }
@@ -261,14 +238,41 @@ struct Loader {
         }
         return TourSource.WaypointSource(
             folder: folder,
-            name: r.string(members, "name", at: "") ?? "",
+            name: w.name ?? "",
             slug: slug,
             order: order ?? 0,
-            coordinate: coordinate ?? Coordinate(latitude: .nan, longitude: .nan),
-            description: r.string(members, "description", at: "") ?? "",
-            properties: properties,
+            coordinate: w.coordinate ?? Coordinate(latitude: .nan, longitude: .nan),
+            description: w.description ?? "",
+            properties: w.properties,
             assets: assets,
-            accessibilityWaiver: r.string(members, "accessibilityWaiver", at: "", required: false))
+            accessibilityWaiver: w.accessibilityWaiver)
+    }
+
+    /// An element of a `waypoint.json`'s `assets`: a file name, or `{ "file": ..., "title": ..., ... }`.
+    struct AssetReference {
+        var file: String
+        var title: String?, alt: String?, transcript: String?, captions: String?
+        /// Where the element is in `waypoint.json`.
+        var path: JSONPath
+    }
+
+    /// The element at `path` of a `waypoint.json`'s `assets`; nil (and reported) when it names no file.
+    static func assetReference(_ r: inout FieldReader, _ item: JSONValue, _ path: JSONPath) -> AssetReference? {
+        switch item {
+        case .string(let s):
+            return AssetReference(file: s, path: path)
+        case .object(let fields):
+            r.rejectUnknown(fields, at: path, known: ["file", "title", "alt", "transcript", "captions"])
+            let file = r.string(fields, "file", at: path)
+            let title = r.string(fields, "title", at: path, required: false)
+            let alt = r.string(fields, "alt", at: path, required: false)
+            let transcript = r.string(fields, "transcript", at: path, required: false)
+            let captions = r.string(fields, "captions", at: path, required: false)
+            return file.map { AssetReference(file: $0, title: title, alt: alt, transcript: transcript, captions: captions, path: path) }
+        default:
+            r.wrongType(path, expected: "a file name in quotes, or { \"file\": ..., \"title\": ..., \"alt\": ... }", got: item)
+            return nil
+        }
     }
 
     /// `"03-Fish Lake"` → (3, `"fish-lake"`); `"fish-lake"` → (nil, `"fish-lake"`).
@@ -280,46 +284,21 @@ struct Loader {
             order = Int(digits)
             rest = name.dropFirst(digits.count)
         }
-        return (order, slugify(String(rest)))
-    }
-
-    /// Lowercase ASCII letters and digits, other runs folded into single hyphens.
-    static func slugify(_ text: String) -> String {
-        var out = ""
-        var pendingHyphen = false
-        for scalar in text.decomposedStringWithCanonicalMapping.lowercased().unicodeScalars {
-            if (scalar >= "a" && scalar <= "z") || (scalar >= "0" && scalar <= "9") {
-                if pendingHyphen && !out.isEmpty { out += "-" }
-                pendingHyphen = false
-                out.unicodeScalars.append(scalar)
-            } else if scalar.properties.generalCategory == .nonspacingMark {
-                continue  // accents: "é" -> "e"
-            } else {
-                pendingHyphen = true
-            }
-        }
-        return trimSlug(String(out.prefix(64)))
-    }
-
-    /// Without the hyphen a cut may leave at the end.
-    static func trimSlug(_ slug: String) -> String {
-        var s = Substring(slug)
-        while s.last == "-" { s = s.dropLast() }
-        return String(s)
+        return (order, Slug.make(from: String(rest)))
     }
 
     // MARK: assets
 
     /// Checks one asset reference; returns the file or records why it cannot be packaged.
     mutating func resolveAsset(reference: String, baseFolder: String, archiveFolder: String, title: String?, findingFile: String) -> TourSource.SourceFile? {
-        let components = reference.split(separator: "/", omittingEmptySubsequences: false)
-        if reference.hasPrefix("/") || components.contains("..") {
+        let normalized = reference.precomposedStringWithCanonicalMapping
+        // One check of the name: a name that leads out of the folder is said so; any other problem is the path's.
+        let problems = ArchivePath.check(normalized)
+        if problems.contains(where: \.leadsOutside) {
             findings.append(Finding(.sourceAssetOutside, file: findingFile,
                 "asset '\(reference)' points outside the waypoint folder; copy the file into '\(baseFolder)/' and name it relative to that folder"))
             return nil
         }
-        let normalized = reference.precomposedStringWithCanonicalMapping
-        let problems = ArchivePath.problems(normalized)
         if !problems.isEmpty {
             var hint = ""
             if reference.contains("\\") {
@@ -332,7 +311,7 @@ struct Loader {
                     hint = "; the stop folder holds '\(last)': write just '\(last)' (names are relative to the stop folder)"
                 }
             }
-            findings.append(Finding(.assetPath, file: findingFile, "asset name '\(reference)' cannot be used: \(problems.joined(separator: "; "))\(hint)"))
+            findings.append(Finding(.assetPath, file: findingFile, "asset name '\(reference)' cannot be used: \(problems.map(\.description).joined(separator: "; "))\(hint)"))
             return nil
         }
         let rel = baseFolder + "/" + reference
@@ -358,7 +337,7 @@ struct Loader {
             findings.append(Finding(.sourceAssetMissing, file: findingFile, "asset '\(rel)' is a link to a file that does not exist"))
             return nil
         }
-        if !(real == realRoot || real.hasPrefix(realRoot.hasSuffix("/") ? realRoot : realRoot + "/")) {
+        if !(real == realRoot || ArchivePath.isInside(real, folder: realRoot)) {
             findings.append(Finding(.sourceAssetOutside, file: findingFile,
                 "asset '\(rel)' is a link to '\(real)', outside the tour folder; copy the file into the folder instead of linking it"))
             return nil

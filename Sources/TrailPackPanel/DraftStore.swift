@@ -23,7 +23,7 @@ public actor DraftStore {
         public let tour: String
         /// Nil unless both are slugs (lowercase letters, digits, hyphens): a URL never names a path.
         public init?(site: String, tour: String) {
-            guard ManifestValidator.isSlug(site, maxLength: 64), ManifestValidator.isSlug(tour, maxLength: 64) else { return nil }
+            guard Slug.isValid(site), Slug.isValid(tour) else { return nil }
             self.site = site
             self.tour = tour
         }

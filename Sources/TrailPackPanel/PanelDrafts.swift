@@ -88,7 +88,7 @@ extension PanelController {
     func createDraft(_ visitor: Visitor, request: Request) async throws -> Response {
         let form = try await PanelForm.read(request)
         let site = form.text("site")
-        guard ManifestValidator.isSlug(site, maxLength: 64) else {
+        guard Slug.isValid(site) else {
             throw PanelError(message: "choose the site the tour belongs to (a site id is lowercase letters, digits and hyphens, such as mckenzie-river-district)")
         }
         try requireSite(visitor, site)
@@ -186,7 +186,7 @@ extension PanelController {
     /// The next patch version after the newest one stored for this package, or the draft's own version.
     func proposedVersion(_ draft: TourDraft) async throws -> String {
         let id = draft.id
-        guard ManifestValidator.isSlug(id.replacingOccurrences(of: ".", with: "-"), maxLength: 128),
+        guard Slug.isValid(id.replacingOccurrences(of: ".", with: "-"), maxLength: 128),
               let newest = try await server.catalogStore.versions(package: id).compactMap({ PackageVersion($0.version) }).max() else {
             return draft.version.isEmpty ? "1.0.0" : draft.version
         }

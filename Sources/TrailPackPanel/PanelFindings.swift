@@ -28,7 +28,7 @@ struct PanelFinding: Sendable {
         if draft.stops.isEmpty {
             // One finding says it, in the panel's terms (the folder's three say it of files and frames).
             findings.removeAll { [.sourceNoWaypoints, .waypointNone, .boundsDegenerate].contains($0.code) }
-            findings.insert(Finding(.waypointNone, path: "waypoints", "the tour has no stops yet: click the map, or type a position under 'Add a stop'"), at: 0)
+            findings.insert(Finding(.waypointNone, path: JSONPath.root.member("waypoints"), "the tour has no stops yet: click the map, or type a position under 'Add a stop'"), at: 0)
         }
         return findings.map { place($0, draft: draft) }.sorted { ($0.isError ? 0 : 1, $0.stop ?? -1) < ($1.isError ? 0 : 1, $1.stop ?? -1) }
     }
@@ -37,8 +37,8 @@ struct PanelFinding: Sendable {
         var stop: Int?
         var field = "tour-details", label = "Tour details"
         let file = finding.file ?? ""
-        let path = finding.path ?? ""
-        let head = String(path.split(whereSeparator: { $0 == "." || $0 == "[" }).first ?? "")
+        let path = finding.jsonPath?.components ?? []
+        let head = if case .key(let key)? = path.first { key } else { "" }
         if file.hasPrefix("waypoints/") {
             let folder = file.dropFirst("waypoints/".count).split(separator: "/").first.map(String.init) ?? ""
             stop = draft.stops.firstIndex { $0.folder == folder }
@@ -78,9 +78,9 @@ struct PanelFinding: Sendable {
     }
 
     /// The index in `assets[2].title`.
-    static func index(in path: String) -> Int? {
-        guard let open = path.firstIndex(of: "["), let close = path[open...].firstIndex(of: "]") else { return nil }
-        return Int(path[path.index(after: open)..<close])
+    static func index(in path: [JSONPath.Component]) -> Int? {
+        for component in path { if case .index(let index) = component { return index } }
+        return nil
     }
 
     /// The builder speaks of files (it is a command-line tool); the panel of pages and fields.

@@ -50,7 +50,7 @@ extension PanelController {
     }
 
     func checkImportSite(_ visitor: Visitor, _ site: String) throws {
-        guard ManifestValidator.isSlug(site, maxLength: 64) else { throw PanelError(message: "choose the site the tour belongs to") }
+        guard Slug.isValid(site) else { throw PanelError(message: "choose the site the tour belongs to") }
         try requireSite(visitor, site)
     }
 

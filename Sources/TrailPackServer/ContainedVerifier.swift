@@ -70,7 +70,7 @@ public struct ContainedVerifier: Sendable {
             var file: String?, path: String?
             if case .string(let f)? = item["file"] { file = f }
             if case .string(let p)? = item["path"] { path = p }
-            findings.append(Finding(code, file: file, path: path, message))
+            findings.append(Finding(code, file: file, location: path.map(Finding.Location.text), message))
         }
         var manifest: Manifest?
         if let value = doc["manifest"], value != .null {

@@ -604,7 +604,7 @@ struct GPXFuzzTests {
             let (stops, _) = TourInit.stopsFromGPX(doc.points, source: "fuzz.gpx")
             #expect(Set(stops.map(\.folder)).count == stops.count, "\(label)")
             for s in stops {
-                #expect(ManifestValidator.isSlug(Loader.parseFolderName(s.folder).1, maxLength: 64), "\(label): \(s.folder)")
+                #expect(Slug.isValid(Loader.parseFolderName(s.folder).1), "\(label): \(s.folder)")
                 #expect(!s.name.isEmpty && s.name.count <= ManifestValidator.maxNameLength, "\(label)")
             }
             return true

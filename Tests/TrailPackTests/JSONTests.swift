@@ -20,7 +20,7 @@ struct JSONTests {
     func duplicates() throws {
         let doc = try parse(#"{"a": 1, "w": [{"n": 1, "n": 2}], "a": 3}"#)
         #expect(doc.duplicateKeys.map(\.key) == ["n", "a"])
-        #expect(doc.duplicateKeys.first?.path == "w[0]")
+        #expect(doc.duplicateKeys.first?.path.description == "w[0]")
     }
 
     @Test("rejects malformed documents with the kind of error", arguments: [

@@ -11,12 +11,12 @@ struct ManifestStreamingTests {
     static func wholeTree(_ bytes: [UInt8]) -> ManifestReader.Result {
         let document: JSONDocument
         do { document = try JSONParser.parse(bytes) } catch {
-            return .init(manifest: nil, findings: [Finding(error.findingCode, path: "", "not valid JSON at \(error)")])
+            return .init(manifest: nil, findings: [Finding(error.findingCode, path: .root, "not valid JSON at \(error)")])
         }
         var findings = document.duplicateKeys.map(\.finding)
         let (manifest, decodeFindings) = ManifestDecoder.decode(document.value)
         findings += decodeFindings
-        let unreadable = Set(decodeFindings.compactMap { $0.code == .manifestMissingField || $0.code == .manifestWrongType ? $0.path : nil })
+        let unreadable = Set(decodeFindings.compactMap { $0.code == .manifestMissingField || $0.code == .manifestWrongType ? $0.jsonPath : nil })
         if let manifest { findings += ManifestValidator.validate(manifest, unreadable: unreadable) }
         return .init(manifest: manifest, findings: findings)
     }

@@ -42,7 +42,7 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
 /// A duplicate object key, reported with the JSON path of the object that holds it.
 public struct JSONDuplicateKey: Sendable, Equatable {
     /// The JSON path of the object that holds the key (`waypoints[2]`).
-    public var path: String
+    public var path: JSONPath
     /// The repeated key.
     public var key: String
     /// The line of the second occurrence, from 1.
@@ -73,13 +73,9 @@ public struct JSONParser {
     /// Where the parser is: the keys and indexes from the top to the value being read. The
     /// path is written out only for a duplicate key (making it for every value was a tenth of
     /// reading a manifest of 20,000 assets).
-    private var steps: [Step] = []
+    private var steps: [JSONPath.Component] = []
     /// The top-level member whose array elements go to a function instead of into the tree.
     private var stream: (key: String, element: (Int, JSONValue) -> Void)?
-    private enum Step {
-        case key(String)
-        case index(Int)
-    }
     /// Source mode (`parseSource`): mistakes people make are recorded and reading goes on.
     private var lenient = false
     private var issues: [JSONSourceIssue] = []
@@ -137,14 +133,7 @@ public struct JSONParser {
     // MARK: values
 
     /// The JSON path of the value being read (`waypoints[2].assets[0]`).
-    private var currentPath: String {
-        steps.reduce(into: "") { path, step in
-            switch step {
-            case .key(let key): path = JSONPath.member(path, key)
-            case .index(let i): path = JSONPath.element(path, i)
-            }
-        }
-    }
+    private var currentPath: JSONPath { JSONPath(steps) }
 
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
         guard index < bytes.count else { throw error(.syntax, "unexpected end of file; expected a value", at: index) }

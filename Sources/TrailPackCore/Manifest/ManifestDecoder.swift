@@ -4,7 +4,6 @@
 /// that the verifier can still check a package's contents against a manifest with errors.
 public enum ManifestDecoder {
     static let topFields = ["formatVersion", "id", "version", "name", "park", "site", "mapName", "bounds", "description", "waypoints", "mapAssets"]
-    static let waypointFields = ["name", "slug", "order", "coordinate", "description", "properties", "assets", "accessibilityWaiver"]
     static let assetFields = ["path", "kind", "mediaType", "size", "sha256", "title", "map", "alt", "transcript", "captions"]
     static let mapFields = ["role", "tileType", "minZoom", "maxZoom", "bounds"]
 
@@ -20,19 +19,19 @@ public enum ManifestDecoder {
     static func decode(_ value: JSONValue, streamed: (waypoints: [Waypoint], findings: [Finding])?) -> (Manifest?, [Finding]) {
         var r = FieldReader()
         guard case .object(let top) = value else {
-            return (nil, [Finding(.manifestNotObject, path: "", "the manifest must be a JSON object ({ ... }), found \(value.typeDescription)")])
+            return (nil, [Finding(.manifestNotObject, path: .root, "the manifest must be a JSON object ({ ... }), found \(value.typeDescription)")])
         }
         // The format version decides how to read everything else: check it first.
         switch top.first(where: { $0.key == "formatVersion" })?.value {
         case nil:
-            return (nil, [Finding(.manifestFormatVersion, path: "formatVersion", "formatVersion is missing; this trailpack reads format version \(Manifest.currentFormatVersion)")])
+            return (nil, [Finding(.manifestFormatVersion, path: JSONPath.root.member("formatVersion"), "formatVersion is missing; this trailpack reads format version \(Manifest.currentFormatVersion)")])
         case .number(let n) where n.int64 == Int64(Manifest.currentFormatVersion):
             break
         case let other?:
-            return (nil, [Finding(.manifestFormatVersion, path: "formatVersion",
+            return (nil, [Finding(.manifestFormatVersion, path: JSONPath.root.member("formatVersion"),
                 "format version \(other.displayText) is not supported; this trailpack reads format version \(Manifest.currentFormatVersion) (a newer package needs a newer trailpack)")])
         }
-        r.rejectUnknown(top, at: "", known: topFields)
+        r.rejectUnknown(top, at: .root, known: topFields)
 
         let site = r.site(top)
         // Unreadable bounds are reported; the whole world stands in so that nothing else is judged twice.
@@ -44,63 +43,52 @@ public enum ManifestDecoder {
             waypoints = streamed.waypoints
             r.findings += streamed.findings
         } else {
-            for (i, item) in (r.array(top, "waypoints", at: "") ?? []).enumerated() {
-                let path = JSONPath.element("waypoints", i)
+            for (i, item) in (r.array(top, "waypoints", at: .root) ?? []).enumerated() {
+                let path = JSONPath.root.member("waypoints").element(i)
                 if let waypoint = decodeWaypoint(item, at: path, reader: &r) { waypoints.append(waypoint) }
             }
         }
         var mapAssets: [Asset] = []
-        for (i, item) in (r.array(top, "mapAssets", at: "", required: false) ?? []).enumerated() {
-            if let asset = decodeAsset(item, at: JSONPath.element("mapAssets", i), reader: &r) { mapAssets.append(asset) }
+        for (i, item) in (r.array(top, "mapAssets", at: .root, required: false) ?? []).enumerated() {
+            if let asset = decodeAsset(item, at: JSONPath.root.member("mapAssets").element(i), reader: &r) { mapAssets.append(asset) }
         }
 
         let manifest = Manifest(
             formatVersion: Manifest.currentFormatVersion,
-            id: r.string(top, "id", at: "") ?? "",
-            version: r.string(top, "version", at: "") ?? "",
-            name: r.string(top, "name", at: "") ?? "",
-            park: r.string(top, "park", at: "") ?? "",
+            id: r.string(top, "id", at: .root) ?? "",
+            version: r.string(top, "version", at: .root) ?? "",
+            name: r.string(top, "name", at: .root) ?? "",
+            park: r.string(top, "park", at: .root) ?? "",
             site: site,
-            mapName: r.string(top, "mapName", at: "") ?? "",
+            mapName: r.string(top, "mapName", at: .root) ?? "",
             bounds: bounds,
-            description: r.string(top, "description", at: "") ?? "",
+            description: r.string(top, "description", at: .root) ?? "",
             waypoints: waypoints,
             mapAssets: mapAssets)
         return (manifest, r.findings)
     }
 
-    static func decodeWaypoint(_ value: JSONValue, at path: String, reader r: inout FieldReader) -> Waypoint? {
-        guard let members = r.object(value, at: path) else { return nil }
-        r.rejectUnknown(members, at: path, known: waypointFields)
-        let coordinate = r.coordinate(members.first(where: { $0.key == "coordinate" })?.value, at: JSONPath.member(path, "coordinate"))
-        var properties: [JSONMember] = []
-        if let p = members.first(where: { $0.key == "properties" })?.value {
-            properties = r.object(p, at: JSONPath.member(path, "properties")) ?? []
-        }
-        var assets: [Asset] = []
-        for (i, item) in (r.array(members, "assets", at: path) ?? []).enumerated() {
-            if let asset = decodeAsset(item, at: JSONPath.element(JSONPath.member(path, "assets"), i), reader: &r) { assets.append(asset) }
-        }
-        let order = r.integer(members, "order", at: path)
+    static func decodeWaypoint(_ value: JSONValue, at path: JSONPath, reader r: inout FieldReader) -> Waypoint? {
+        guard let w = r.waypoint(value, at: path, form: .manifest, asset: { r, item, path in decodeAsset(item, at: path, reader: &r) }) else { return nil }
         return Waypoint(
-            name: r.string(members, "name", at: path) ?? "",
-            slug: r.string(members, "slug", at: path) ?? "",
-            order: order.flatMap { Int(exactly: $0) } ?? 0,
-            coordinate: coordinate ?? Coordinate(latitude: .nan, longitude: .nan),
-            description: r.string(members, "description", at: path) ?? "",
-            assets: assets,
-            properties: properties,
-            accessibilityWaiver: r.string(members, "accessibilityWaiver", at: path, required: false))
+            name: w.name ?? "",
+            slug: w.slug ?? "",
+            order: w.order.flatMap { Int(exactly: $0) } ?? 0,
+            coordinate: w.coordinate ?? Coordinate(latitude: .nan, longitude: .nan),
+            description: w.description ?? "",
+            assets: w.assets,
+            properties: w.properties,
+            accessibilityWaiver: w.accessibilityWaiver)
     }
 
-    static func decodeAsset(_ value: JSONValue, at path: String, reader r: inout FieldReader) -> Asset? {
+    static func decodeAsset(_ value: JSONValue, at path: JSONPath, reader r: inout FieldReader) -> Asset? {
         guard let members = r.object(value, at: path) else { return nil }
         r.rejectUnknown(members, at: path, known: assetFields)
         let kindText = r.string(members, "kind", at: path)
         var kind = AssetKind.other
         if let kindText {
             if let k = AssetKind(rawValue: kindText) { kind = k } else {
-                r.findings.append(Finding(.assetKind, path: JSONPath.member(path, "kind"),
+                r.findings.append(Finding(.assetKind, path: path.member("kind"),
                     "asset kind '\(kindText)' is not one of \(AssetKind.allCases.map(\.rawValue).joined(separator: ", "))"))
             }
         }
@@ -111,14 +99,14 @@ public enum ManifestDecoder {
             size: r.integer(members, "size", at: path) ?? 0,
             sha256: r.string(members, "sha256", at: path) ?? "",
             title: r.string(members, "title", at: path, required: false),
-            map: decodeMap(members.first(where: { $0.key == "map" })?.value, at: JSONPath.member(path, "map"), reader: &r),
+            map: decodeMap(members.first(where: { $0.key == "map" })?.value, at: path.member("map"), reader: &r),
             alt: r.string(members, "alt", at: path, required: false),
             transcript: r.string(members, "transcript", at: path, required: false),
             captions: r.string(members, "captions", at: path, required: false))
     }
 
     /// An asset's `map` object; nil when absent or unreadable (reported).
-    static func decodeMap(_ value: JSONValue?, at path: String, reader r: inout FieldReader) -> MapInfo? {
+    static func decodeMap(_ value: JSONValue?, at path: JSONPath, reader r: inout FieldReader) -> MapInfo? {
         guard let value, let members = r.object(value, at: path) else { return nil }
         r.rejectUnknown(members, at: path, known: mapFields)
         let roleText = r.string(members, "role", at: path)
@@ -129,18 +117,18 @@ public enum ManifestDecoder {
         var ok = true
         let role = roleText.flatMap { MapInfo.Role(rawValue: $0) }
         if let roleText, role == nil {
-            r.findings.append(Finding(.mapFields, path: JSONPath.member(path, "role"), "map role '\(roleText)' is not 'base' or 'overlay'"))
+            r.findings.append(Finding(.mapFields, path: path.member("role"), "map role '\(roleText)' is not 'base' or 'overlay'"))
             ok = false
         }
         let tileType = typeText.flatMap { MapInfo.TileType(rawValue: $0) }
         if let typeText, tileType == nil {
-            r.findings.append(Finding(.mapFields, path: JSONPath.member(path, "tileType"),
+            r.findings.append(Finding(.mapFields, path: path.member("tileType"),
                 "tile type '\(typeText)' is not one phones render: \(MapInfo.TileType.allCases.map(\.rawValue).joined(separator: ", "))"))
             ok = false
         }
         for (key, zoom) in [("minZoom", minZoom), ("maxZoom", maxZoom)] {
             if let zoom, !(0...Int64(MapInfo.maxZoomLevel)).contains(zoom) {
-                r.findings.append(Finding(.mapFields, path: JSONPath.member(path, key), "\(key) \(zoom) must be a whole number from 0 to \(MapInfo.maxZoomLevel)"))
+                r.findings.append(Finding(.mapFields, path: path.member(key), "\(key) \(zoom) must be a whole number from 0 to \(MapInfo.maxZoomLevel)"))
                 ok = false
             }
         }

@@ -22,18 +22,18 @@ public enum ManifestReader {
         let stops = StreamedWaypoints()
         do {
             document = try JSONParser.parse(bytes, limits: limits, streaming: "waypoints") { i, value in
-                if let w = ManifestDecoder.decodeWaypoint(value, at: JSONPath.element("waypoints", i), reader: &stops.reader) {
+                if let w = ManifestDecoder.decodeWaypoint(value, at: JSONPath.root.member("waypoints").element(i), reader: &stops.reader) {
                     stops.waypoints.append(w)
                 }
             }
         } catch {
-            return Result(manifest: nil, findings: [Finding(error.findingCode, path: "", "not valid JSON at \(error)")])
+            return Result(manifest: nil, findings: [Finding(error.findingCode, path: .root, "not valid JSON at \(error)")])
         }
         _ = consume bytes
         var findings = document.duplicateKeys.map(\.finding)
         let (manifest, decodeFindings) = ManifestDecoder.decode(document.value, streamed: (stops.waypoints, stops.reader.findings))
         findings += decodeFindings
-        let unreadable = Set(decodeFindings.compactMap { $0.code == .manifestMissingField || $0.code == .manifestWrongType ? $0.path : nil })
+        let unreadable = Set(decodeFindings.compactMap { $0.code == .manifestMissingField || $0.code == .manifestWrongType ? $0.jsonPath : nil })
         if let manifest { findings += ManifestValidator.validate(manifest, unreadable: unreadable) }
         return Result(manifest: manifest, findings: findings)
     }
@@ -61,7 +61,7 @@ extension JSONSyntaxError {
 extension JSONDuplicateKey {
     /// The duplicate as a `json.duplicate-key` finding.
     public var finding: Finding {
-        Finding(.jsonDuplicateKey, path: JSONPath.member(path, key),
+        Finding(.jsonDuplicateKey, path: path.member(key),
             "the key '\(key)' appears more than once in the same object (line \(line), column \(column)); keep one")
     }
 }

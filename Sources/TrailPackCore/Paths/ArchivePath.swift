@@ -16,32 +16,82 @@ public enum ArchivePath {
         return names
     }()
 
+    /// One thing wrong with a path.
+    public enum Problem: Sendable, Hashable, CustomStringConvertible {
+        case empty
+        case tooLong
+        case controlCharacter
+        case backslash
+        case colon
+        case absolute
+        case notNFC
+        case emptyComponent
+        /// A `.` or `..` component (the component).
+        case dotComponent(String)
+        /// A component longer than ``maxComponentBytes`` (its first 40 bytes).
+        case componentTooLong(String)
+        /// A component that ends with a dot or a space (the component).
+        case trailingDotOrSpace(String)
+        /// A component that is a DOS device name (the component).
+        case reservedOnWindows(String)
+
+        /// Whether the path leads out of the folder it is named from: absolute, or through `..`.
+        public var leadsOutside: Bool { self == .absolute || self == .dotComponent("..") }
+
+        /// The problem in words.
+        public var description: String {
+            switch self {
+            case .empty: "the path is empty"
+            case .tooLong: "the path is longer than \(maxPathBytes) bytes"
+            case .controlCharacter: "the path contains a control character"
+            case .backslash: "the path contains a backslash; use '/' between folders"
+            case .colon: "the path contains ':' (a drive letter or stream name on Windows)"
+            case .absolute: "the path is absolute; it must be relative to the package"
+            case .notNFC: "the path is not in Unicode normalization form C (NFC)"
+            case .emptyComponent: "the path has an empty component ('//' or a trailing '/')"
+            case .dotComponent(let c): "the path contains a '\(c)' component"
+            case .componentTooLong(let c): "the component '\(c)…' is longer than \(maxComponentBytes) bytes"
+            case .trailingDotOrSpace(let c): "the component '\(c)' ends with a dot or a space (Windows drops them)"
+            case .reservedOnWindows(let c): "the component '\(c)' is a reserved device name on Windows"
+            }
+        }
+    }
+
     /// What is wrong with `path`, in words; empty when the path is safe.
+    ///
+    /// - Parameters:
+    ///   - path: the entry path, as stored in the package.
+    ///   - allowDirectory: accept one trailing `/` (a ZIP directory entry).
+    public static func problems(_ path: String, allowDirectory: Bool = false) -> [String] {
+        check(path, allowDirectory: allowDirectory).map(\.description)
+    }
+
+    /// What is wrong with `path`, each problem once, in the order found; empty when the path is safe.
     ///
     /// One pass over the UTF-8 bytes (this runs for every entry of every package).
     ///
     /// - Parameters:
     ///   - path: the entry path, as stored in the package.
     ///   - allowDirectory: accept one trailing `/` (a ZIP directory entry).
-    public static func problems(_ path: String, allowDirectory: Bool = false) -> [String] {
-        var problems: [String] = []
-        func add(_ p: String) { if !problems.contains(p) { problems.append(p) } }
+    public static func check(_ path: String, allowDirectory: Bool = false) -> [Problem] {
+        var problems: [Problem] = []
+        func add(_ p: Problem) { if !problems.contains(p) { problems.append(p) } }
         let bytes = Array(path.utf8)
-        if bytes.isEmpty { return ["the path is empty"] }
-        if bytes.count > maxPathBytes { add("the path is longer than \(maxPathBytes) bytes") }
+        if bytes.isEmpty { return [.empty] }
+        if bytes.count > maxPathBytes { add(.tooLong) }
         var ascii = true
         for (i, b) in bytes.enumerated() {
             if b < 0x20 || b == 0x7F || (b == 0xC2 && i + 1 < bytes.count && (0x80...0x9F).contains(bytes[i + 1])) {
-                add("the path contains a control character")
+                add(.controlCharacter)
             } else if b == 0x5C {
-                add("the path contains a backslash; use '/' between folders")
+                add(.backslash)
             } else if b == 0x3A {
-                add("the path contains ':' (a drive letter or stream name on Windows)")
+                add(.colon)
             }
             if b >= 0x80 { ascii = false }
         }
-        if bytes[0] == 0x2F { add("the path is absolute; it must be relative to the package") }
-        if !ascii && !isNFC(path) { add("the path is not in Unicode normalization form C (NFC)") }
+        if bytes[0] == 0x2F { add(.absolute) }
+        if !ascii && !isNFC(path) { add(.notNFC) }
         var end = bytes.count
         if allowDirectory, bytes.last == 0x2F { end -= 1 }
         var start = 0
@@ -50,18 +100,18 @@ public enum ArchivePath {
             while stop < end && bytes[stop] != 0x2F { stop += 1 }
             let component = bytes[start..<stop]
             if component.isEmpty {
-                if bytes[0] != 0x2F { add("the path has an empty component ('//' or a trailing '/')") }
+                if bytes[0] != 0x2F { add(.emptyComponent) }
             } else if component.elementsEqual([0x2E]) || component.elementsEqual([0x2E, 0x2E]) {
-                add("the path contains a '\(String(decoding: component, as: UTF8.self))' component")
+                add(.dotComponent(String(decoding: component, as: UTF8.self)))
             } else {
                 if component.count > maxComponentBytes {
-                    add("the component '\(String(decoding: component.prefix(40), as: UTF8.self))…' is longer than \(maxComponentBytes) bytes")
+                    add(.componentTooLong(String(decoding: component.prefix(40), as: UTF8.self)))
                 }
                 if component.last == 0x2E || component.last == 0x20 {
-                    add("the component '\(String(decoding: component, as: UTF8.self))' ends with a dot or a space (Windows drops them)")
+                    add(.trailingDotOrSpace(String(decoding: component, as: UTF8.self)))
                 }
                 if isWindowsReserved(component) {
-                    add("the component '\(String(decoding: component, as: UTF8.self))' is a reserved device name on Windows")
+                    add(.reservedOnWindows(String(decoding: component, as: UTF8.self)))
                 }
             }
             start = stop + 1

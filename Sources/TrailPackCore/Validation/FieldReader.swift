@@ -8,7 +8,7 @@ public struct FieldReader: Sendable {
     public init() {}
 
     /// `value` as an object, or a finding at `path`.
-    public mutating func object(_ value: JSONValue?, at path: String, required: Bool = true) -> [JSONMember]? {
+    public mutating func object(_ value: JSONValue?, at path: JSONPath, required: Bool = true) -> [JSONMember]? {
         guard let value else {
             if required { missing(path) }
             return nil
@@ -21,18 +21,18 @@ public struct FieldReader: Sendable {
     }
 
     /// Reports every member of `members` that is not in `known`.
-    public mutating func rejectUnknown(_ members: [JSONMember], at path: String, known: [String]) {
+    public mutating func rejectUnknown(_ members: [JSONMember], at path: JSONPath, known: [String]) {
         for member in members where !known.contains(member.key) {
             let suggestion = Spelling.closest(to: member.key, among: known).map { "; did you mean '\($0)'?" } ?? ""
-            findings.append(Finding(.manifestUnknownField, path: JSONPath.member(path, member.key),
+            findings.append(Finding(.manifestUnknownField, path: path.member(member.key),
                 "'\(member.key)' is not a field here (allowed: \(known.joined(separator: ", ")))\(suggestion)"))
         }
     }
 
     /// The string member `key` of `members`, or a finding at `path` when it is missing (and `required`) or not a string.
-    public mutating func string(_ members: [JSONMember], _ key: String, at path: String, required: Bool = true) -> String? {
+    public mutating func string(_ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true) -> String? {
         // The path is made only for a finding: most fields have none.
-        func p() -> String { JSONPath.member(path, key) }
+        func p() -> JSONPath { path.member(key) }
         guard let value = members.first(where: { $0.key == key })?.value else {
             if required { missing(p()) }
             return nil
@@ -45,9 +45,9 @@ public struct FieldReader: Sendable {
     }
 
     /// The number member `key` of `members` as a `Double`, or a finding at `path`.
-    public mutating func double(_ members: [JSONMember], _ key: String, at path: String) -> Double? {
+    public mutating func double(_ members: [JSONMember], _ key: String, at path: JSONPath) -> Double? {
         // The path is made only for a finding: most fields have none.
-        func p() -> String { JSONPath.member(path, key) }
+        func p() -> JSONPath { path.member(key) }
         guard let value = members.first(where: { $0.key == key })?.value else { missing(p()); return nil }
         guard case .number(let n) = value, let d = n.double else {
             wrongType(p(), expected: "a number (decimal degrees, without quotes)", got: value)
@@ -57,9 +57,9 @@ public struct FieldReader: Sendable {
     }
 
     /// The whole-number member `key` of `members` (no fraction, no exponent), or a finding at `path`.
-    public mutating func integer(_ members: [JSONMember], _ key: String, at path: String, required: Bool = true) -> Int64? {
+    public mutating func integer(_ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true) -> Int64? {
         // The path is made only for a finding: most fields have none.
-        func p() -> String { JSONPath.member(path, key) }
+        func p() -> JSONPath { path.member(key) }
         guard let value = members.first(where: { $0.key == key })?.value else {
             if required { missing(p()) }
             return nil
@@ -72,9 +72,9 @@ public struct FieldReader: Sendable {
     }
 
     /// The array member `key` of `members`, or a finding at `path`.
-    public mutating func array(_ members: [JSONMember], _ key: String, at path: String, required: Bool = true) -> [JSONValue]? {
+    public mutating func array(_ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true) -> [JSONValue]? {
         // The path is made only for a finding: most fields have none.
-        func p() -> String { JSONPath.member(path, key) }
+        func p() -> JSONPath { path.member(key) }
         guard let value = members.first(where: { $0.key == key })?.value else {
             if required { missing(p()) }
             return nil
@@ -87,7 +87,7 @@ public struct FieldReader: Sendable {
     }
 
     /// `value` as a `{ "latitude": …, "longitude": … }` object in range, or findings at `path`.
-    public mutating func coordinate(_ value: JSONValue?, at path: String) -> Coordinate? {
+    public mutating func coordinate(_ value: JSONValue?, at path: JSONPath) -> Coordinate? {
         guard let members = object(value, at: path) else { return nil }
         rejectUnknown(members, at: path, known: ["latitude", "longitude"])
         let lat = double(members, "latitude", at: path)
@@ -98,34 +98,35 @@ public struct FieldReader: Sendable {
 
     /// The `site` object: `{ "id": ..., "name": ... }` (empty strings for what is missing).
     public mutating func site(_ members: [JSONMember]) -> Site {
-        guard let site = object(members.first(where: { $0.key == "site" })?.value, at: "site") else { return Site(id: "", name: "") }
-        rejectUnknown(site, at: "site", known: ["id", "name"])
-        return Site(id: string(site, "id", at: "site") ?? "", name: string(site, "name", at: "site") ?? "")
+        let path = JSONPath.root.member("site")
+        guard let site = object(members.first(where: { $0.key == "site" })?.value, at: path) else { return Site(id: "", name: "") }
+        rejectUnknown(site, at: path, known: ["id", "name"])
+        return Site(id: string(site, "id", at: path) ?? "", name: string(site, "name", at: path) ?? "")
     }
 
     /// The `bounds` object with its two corners; nil when missing (reported if `required`) or unreadable.
     public mutating func bounds(_ members: [JSONMember], required: Bool) -> Bounds? {
-        bounds(members, at: "", required: required)
+        bounds(members, at: .root, required: required)
     }
 
-    /// The `bounds` object of the object at `path` (`""` for the top level).
-    public mutating func bounds(_ members: [JSONMember], at path: String, required: Bool = true) -> Bounds? {
-        let p = JSONPath.member(path, "bounds")
+    /// The `bounds` object of the object at `path` (`.root` for the top level).
+    public mutating func bounds(_ members: [JSONMember], at path: JSONPath, required: Bool = true) -> Bounds? {
+        let p = path.member("bounds")
         guard let b = object(members.first(where: { $0.key == "bounds" })?.value, at: p, required: required) else { return nil }
         rejectUnknown(b, at: p, known: ["southwest", "northeast"])
-        let sw = coordinate(b.first(where: { $0.key == "southwest" })?.value, at: p + ".southwest")
-        let ne = coordinate(b.first(where: { $0.key == "northeast" })?.value, at: p + ".northeast")
+        let sw = coordinate(b.first(where: { $0.key == "southwest" })?.value, at: p.member("southwest"))
+        let ne = coordinate(b.first(where: { $0.key == "northeast" })?.value, at: p.member("northeast"))
         guard let sw, let ne else { return nil }
         return Bounds(southwest: sw, northeast: ne)
     }
 
     /// Records that the required field at `path` is missing.
-    public mutating func missing(_ path: String) {
+    public mutating func missing(_ path: JSONPath) {
         findings.append(Finding(.manifestMissingField, path: path, "the required field '\(path)' is missing; add it"))
     }
 
     /// Records that the field at `path` is not of the `expected` type.
-    public mutating func wrongType(_ path: String, expected: String, got: JSONValue) {
+    public mutating func wrongType(_ path: JSONPath, expected: String, got: JSONValue) {
         findings.append(Finding(.manifestWrongType, path: path, "expected \(expected), found \(got.typeDescription)"))
     }
 }

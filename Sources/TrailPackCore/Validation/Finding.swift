@@ -12,19 +12,50 @@ public struct Finding: Sendable, Equatable, Hashable, CustomStringConvertible {
     public var code: FindingCode
     /// The file the finding is about: a path in the tour folder or an entry in the package.
     public var file: String?
-    /// Where in that file's JSON: `waypoints[3].coordinate.latitude`.
-    public var path: String?
+    /// Where in that file: a JSON path, or a place said in words.
+    public var location: Location?
     /// What is wrong and how to fix it, in words a ranger understands.
     public var message: String
+
+    /// Where in a file a finding is.
+    public enum Location: Sendable, Hashable, CustomStringConvertible {
+        /// A place in the file's JSON: `waypoints[3].coordinate.latitude`.
+        case json(JSONPath)
+        /// A place in a file that is not JSON (`row 2, column D` of a sheet), or one read back as text
+        /// from a report.
+        case text(String)
+
+        /// The place as findings print it.
+        public var description: String {
+            switch self {
+            case .json(let path): path.description
+            case .text(let text): text
+            }
+        }
+    }
 
     /// The severity, which the code determines.
     public var severity: Severity { code.severity }
 
+    /// Where in the file, as printed: `waypoints[3].coordinate.latitude`, `row 2, column D`.
+    public var path: String? { location?.description }
+
+    /// The JSON path in the file, when the finding has one.
+    public var jsonPath: JSONPath? {
+        if case .json(let path)? = location { return path }
+        return nil
+    }
+
     /// A finding with `code`, located at `file` and/or the JSON `path`, and a message for people.
-    public init(_ code: FindingCode, file: String? = nil, path: String? = nil, _ message: String) {
+    public init(_ code: FindingCode, file: String? = nil, path: JSONPath? = nil, _ message: String) {
+        self.init(code, file: file, location: path.map(Location.json), message)
+    }
+
+    /// A finding with `code`, located at `file` and/or `location`, and a message for people.
+    public init(_ code: FindingCode, file: String? = nil, location: Location?, _ message: String) {
         self.code = code
         self.file = file
-        self.path = path
+        self.location = location
         self.message = message
     }
 
