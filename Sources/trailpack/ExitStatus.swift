@@ -62,8 +62,8 @@ struct ExitStatus: Equatable {
             return ExitStatus(code: .io, message: e.code == .dataFolder ? e.message : "\(e)")
         case let e as PanelError:
             return ExitStatus(code: .usage, message: e.message)
-        case let e as SourceDateEpoch.Invalid:
-            return ExitStatus(code: .usage, message: e.description)
+        case let e as CoreError:
+            return ExitStatus(code: e.code.findingCode == nil ? .usage : .invalid, message: e.description)
         default:
             let parsed = TrailPack.exitCode(for: error)
             if parsed == .success || parsed == .validationFailure { return nil }

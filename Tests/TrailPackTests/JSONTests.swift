@@ -4,7 +4,7 @@ import Testing
 
 @Suite("strict JSON parser")
 struct JSONTests {
-    func parse(_ text: String) throws(JSONSyntaxError) -> JSONDocument { try JSONParser.parse(Array(text.utf8)) }
+    func parse(_ text: String) throws(CoreError) -> JSONDocument { try JSONParser.parse(Array(text.utf8)) }
 
     @Test("parses nested values and keeps member order")
     func parsesValues() throws {
@@ -24,7 +24,7 @@ struct JSONTests {
     }
 
     @Test("rejects malformed documents with the kind of error", arguments: [
-        ("", JSONSyntaxError.Kind.syntax),
+        ("", CoreError.Code.syntax),
         ("{", .syntax),
         ("{\"a\" 1}", .syntax),
         ("[1,]", .syntax),
@@ -40,9 +40,9 @@ struct JSONTests {
         ("[\"\\x\"]", .syntax),
         ("[NaN]", .syntax),
     ])
-    func rejects(text: String, kind: JSONSyntaxError.Kind) {
-        #expect(throws: JSONSyntaxError.self) { try parse(text) }
-        do { _ = try parse(text) } catch { #expect(error.kind == kind, "\(text): \(error)") }
+    func rejects(text: String, kind: CoreError.Code) {
+        #expect(throws: CoreError.self) { try parse(text) }
+        do { _ = try parse(text) } catch { #expect(error.code == kind, "\(text): \(error)") }
     }
 
     @Test("invalid UTF-8 and UTF-16 are refused")
@@ -52,7 +52,7 @@ struct JSONTests {
                 _ = try JSONParser.parse(bytes)
                 Issue.record("accepted \(bytes)")
             } catch {
-                #expect(error.kind == .encoding)
+                #expect(error.code == .encoding)
             }
         }
     }
@@ -60,13 +60,13 @@ struct JSONTests {
     @Test("10,000-deep nesting stops at the depth limit without crashing")
     func deepNesting() {
         let text = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
-        do { _ = try parse(text); Issue.record("accepted") } catch { #expect(error.kind == .tooDeep) }
+        do { _ = try parse(text); Issue.record("accepted") } catch { #expect(error.code == .tooDeep) }
     }
 
     @Test("a number with 5,000 digits is refused")
     func longNumber() {
         do { _ = try parse("[" + String(repeating: "7", count: 5_000) + "]"); Issue.record("accepted") } catch {
-            #expect(error.kind == .number)
+            #expect(error.code == .number)
             #expect(error.message.contains("5000"))
         }
     }
@@ -74,7 +74,7 @@ struct JSONTests {
     @Test("a document over the size limit is refused before parsing")
     func tooLarge() {
         let bytes = [UInt8](repeating: 0x20, count: 100)
-        do { _ = try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 50)); Issue.record("accepted") } catch { #expect(error.kind == .tooLarge) }
+        do { _ = try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 50)); Issue.record("accepted") } catch { #expect(error.code == .tooLarge) }
     }
 
     @Test("errors carry line and column")

@@ -11,7 +11,7 @@ struct ManifestStreamingTests {
     static func wholeTree(_ bytes: [UInt8]) -> ManifestReader.Result {
         let document: JSONDocument
         do { document = try JSONParser.parse(bytes) } catch {
-            return .init(manifest: nil, findings: [Finding(error.findingCode, path: .root, "not valid JSON at \(error)")])
+            return .init(manifest: nil, findings: [Finding(error.code.findingCode ?? .jsonSyntax, path: .root, "not valid JSON at \(error)")])
         }
         var findings = document.duplicateKeys.map(\.finding)
         let (manifest, decodeFindings) = ManifestDecoder.decode(document.value)

@@ -21,24 +21,6 @@ public struct JSONLimits: Sendable, Equatable {
     public static let manifest = JSONLimits(maxBytes: Manifest.maxBytes)
 }
 
-/// Why a document is not acceptable JSON. The parser stops at the first of these.
-public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The kind of error, for programs.
-    public enum Kind: Sendable, Equatable {
-        case syntax, tooLarge, tooDeep, number, encoding
-    }
-    /// The kind of error.
-    public var kind: Kind
-    /// The line of the error, from 1.
-    public var line: Int
-    /// The column of the error, from 1, in characters.
-    public var column: Int
-    /// What is wrong and how to fix it, for people.
-    public var message: String
-    /// `line L, column C: message`.
-    public var description: String { "line \(line), column \(column): \(message)" }
-}
-
 /// A duplicate object key, reported with the JSON path of the object that holds it.
 public struct JSONDuplicateKey: Sendable, Equatable {
     /// The JSON path of the object that holds the key (`waypoints[2]`).
@@ -83,7 +65,7 @@ public struct JSONParser {
     private var origin = 0
 
     /// Parses `bytes` as one JSON document.
-    public static func parse(_ bytes: [UInt8], limits: JSONLimits = .manifest) throws(JSONSyntaxError) -> JSONDocument {
+    public static func parse(_ bytes: [UInt8], limits: JSONLimits = .manifest) throws(CoreError) -> JSONDocument {
         var parser = JSONParser(bytes: bytes, limits: limits)
         return try parser.document()
     }
@@ -94,7 +76,7 @@ public struct JSONParser {
     /// one long list need not be held whole (a manifest's waypoints).
     package static func parse(
         _ bytes: [UInt8], limits: JSONLimits = .manifest, streaming key: String, element: @escaping (Int, JSONValue) -> Void
-    ) throws(JSONSyntaxError) -> JSONDocument {
+    ) throws(CoreError) -> JSONDocument {
         var parser = JSONParser(bytes: bytes, limits: limits)
         parser.stream = (key, element)
         return try parser.document()
@@ -105,7 +87,7 @@ public struct JSONParser {
         self.limits = limits
     }
 
-    private mutating func document() throws(JSONSyntaxError) -> JSONDocument {
+    private mutating func document() throws(CoreError) -> JSONDocument {
         if bytes.count > limits.maxBytes {
             throw error(.tooLarge, "the document is \(bytes.count) bytes; the limit is \(limits.maxBytes)", at: 0)
         }
@@ -135,7 +117,7 @@ public struct JSONParser {
     /// The JSON path of the value being read (`waypoints[2].assets[0]`).
     private var currentPath: JSONPath { JSONPath(steps) }
 
-    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+    private mutating func parseValue() throws(CoreError) -> JSONValue {
         guard index < bytes.count else { throw error(.syntax, "unexpected end of file; expected a value", at: index) }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -165,14 +147,14 @@ public struct JSONParser {
         }
     }
 
-    private mutating func enter() throws(JSONSyntaxError) {
+    private mutating func enter() throws(CoreError) {
         depth += 1
         if depth > limits.maxDepth {
             throw error(.tooDeep, "nesting is deeper than \(limits.maxDepth) levels", at: index)
         }
     }
 
-    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
+    private mutating func parseObject() throws(CoreError) -> JSONValue {
         try enter()
         index += 1
         var members: [JSONMember] = []
@@ -236,7 +218,7 @@ public struct JSONParser {
         return .object(members)
     }
 
-    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
+    private mutating func parseArray() throws(CoreError) -> JSONValue {
         try enter()
         index += 1
         var elements: [JSONValue] = []
@@ -277,7 +259,7 @@ public struct JSONParser {
         return .array(elements)
     }
 
-    private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
+    private mutating func literal(_ word: StaticString) throws(CoreError) {
         let text = word.withUTF8Buffer { Array($0) }
         guard index + text.count <= bytes.count, Array(bytes[index..<index + text.count]) == text else {
             throw error(.syntax, "unexpected \(describe(index)); expected a value", at: index)
@@ -285,7 +267,7 @@ public struct JSONParser {
         index += text.count
     }
 
-    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONNumber {
+    private mutating func parseNumber() throws(CoreError) -> JSONNumber {
         let start = index
         if peek(UInt8(ascii: "-")) { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else {
@@ -323,7 +305,7 @@ public struct JSONParser {
 
     /// A string from its opening quote; with `opened`, from just after it (reading on past a quote
     /// that ended the text early). In source mode a curly quote opens and closes a string too.
-    private mutating func parseString(opened: Bool = false) throws(JSONSyntaxError) -> String {
+    private mutating func parseString(opened: Bool = false) throws(CoreError) -> String {
         let start = index
         var curly = false
         if opened {
@@ -416,7 +398,7 @@ public struct JSONParser {
         return s
     }
 
-    private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
+    private mutating func hex4() throws(CoreError) -> UInt32 {
         guard index + 4 <= bytes.count else { throw error(.syntax, "a \\u escape needs four hex digits", at: index) }
         var v: UInt32 = 0
         for _ in 0..<4 {
@@ -440,7 +422,7 @@ public struct JSONParser {
     /// work a hostile file can cause (each one costs a scan for its line number).
     public static let maxIssues = 100
 
-    private mutating func issue(_ kind: JSONSyntaxError.Kind, at offset: Int, forgiven: Bool = false, _ message: String) {
+    private mutating func issue(_ kind: CoreError.Code, at offset: Int, forgiven: Bool = false, _ message: String) {
         guard issues.count < Self.maxIssues else { return }
         let (line, column) = position(of: offset)
         issues.append(JSONSourceIssue(forgiven: forgiven, kind: kind, line: line, column: column, message: message))
@@ -536,9 +518,9 @@ public struct JSONParser {
         return (line, column)
     }
 
-    private func error(_ kind: JSONSyntaxError.Kind, _ message: String, at offset: Int) -> JSONSyntaxError {
+    private func error(_ kind: CoreError.Code, _ message: String, at offset: Int) -> CoreError {
         let (line, column) = position(of: offset)
-        return JSONSyntaxError(kind: kind, line: line, column: column, message: message)
+        return CoreError(code: kind, message: message, line: line, column: column)
     }
 }
 
@@ -547,7 +529,7 @@ public struct JSONSourceIssue: Sendable, Equatable, CustomStringConvertible {
     /// A mistake trailpack read past (a byte-order mark, a trailing comma): a warning, not an error.
     public var forgiven: Bool
     /// The kind of mistake, as the strict parser names it.
-    public var kind: JSONSyntaxError.Kind
+    public var kind: CoreError.Code
     /// Where it is, from 1.
     public var line: Int
     /// The column on that line, from 1.
@@ -581,7 +563,7 @@ extension JSONParser {
             return JSONSourceDocument(value: document.value, duplicateKeys: document.duplicateKeys, issues: parser.issues)
         } catch {
             return JSONSourceDocument(value: nil, duplicateKeys: parser.duplicates, issues: parser.issues + [
-                JSONSourceIssue(forgiven: false, kind: error.kind, line: error.line, column: error.column, message: error.message),
+                JSONSourceIssue(forgiven: false, kind: error.code, line: error.line ?? 1, column: error.column ?? 1, message: error.message),
             ])
         }
     }

@@ -3,7 +3,7 @@ extension JSONSourceIssue {
     /// trailing comma), else an error with the code of its kind.
     public func finding(file: String) -> Finding {
         let code = forgiven ? FindingCode.sourceJSONForgiven
-            : JSONSyntaxError(kind: kind, line: line, column: column, message: message).findingCode
+            : kind.findingCode ?? .jsonSyntax
         return Finding(code, file: file, "line \(line), column \(column): \(message)")
     }
 }

@@ -27,7 +27,7 @@ public enum ManifestReader {
                 }
             }
         } catch {
-            return Result(manifest: nil, findings: [Finding(error.findingCode, path: .root, "not valid JSON at \(error)")])
+            return Result(manifest: nil, findings: [Finding(error.code.findingCode ?? .jsonSyntax, path: .root, "not valid JSON at \(error)")])
         }
         _ = consume bytes
         var findings = document.duplicateKeys.map(\.finding)
@@ -43,19 +43,6 @@ public enum ManifestReader {
 private final class StreamedWaypoints {
     var waypoints: [Waypoint] = []
     var reader = FieldReader()
-}
-
-extension JSONSyntaxError {
-    /// The finding code for this kind of syntax error.
-    public var findingCode: FindingCode {
-        switch kind {
-        case .syntax: .jsonSyntax
-        case .tooLarge: .jsonTooLarge
-        case .tooDeep: .jsonTooDeep
-        case .number: .jsonNumber
-        case .encoding: .jsonEncoding
-        }
-    }
 }
 
 extension JSONDuplicateKey {
