@@ -9,7 +9,7 @@ RELEASE_BIN := .build/release/trailpack
 DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium
 OUT := out
 
-.PHONY: all deps build release test demo fixtures examples fuzz bench bench-quick bench-deps clean docs
+.PHONY: all deps build release test check format demo fixtures examples fuzz bench bench-quick bench-deps clean docs
 
 all: build
 
@@ -32,9 +32,22 @@ release: deps
 	$(SWIFT) build -c release
 
 # The tests call the built trailpack binary and the peer tools (unzip, bsdtar, 7z, python3, sha256sum).
-test: deps
-	$(SWIFT) build --build-tests
+# First the house rules (`check`): formatted as .swift-format says, every import declared.
+test: deps check
+	$(SWIFT) build --build-tests --explicit-target-dependency-import-check=error
 	TRAILPACK_BIN=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build
+
+# The formatter's check (swift-format ships with the toolchain; .swift-format: 120 columns) and the
+# import check: every module a target imports is declared in Package.swift. SwiftPM's own
+# --explicit-target-dependency-import-check (passed above) diagnoses nothing on Linux today, so
+# scripts/check_imports.py reads the manifest and the imports itself.
+check:
+	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
+	python3 scripts/check_imports.py
+
+# Rewrites the tree as .swift-format says (what `check` expects).
+format:
+	$(SWIFT) format format --in-place --recursive --parallel Sources Tests Package.swift
 
 demo: build
 	@mkdir -p $(OUT)
