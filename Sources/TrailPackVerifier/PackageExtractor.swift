@@ -30,10 +30,18 @@ public enum PackageExtractor {
         }
     }
 
+    /// What an extraction did.
+    public struct Extraction: Sendable {
+        /// The verifier's report on the package.
+        public var report: VerificationReport
+        /// How many files were written (the manifest and every asset).
+        public var files: Int
+    }
+
     /// Extracts the package at `path` into `destination`, which must not exist unless `replace`.
     /// Returns the verification report and the number of files written.
     @discardableResult
-    public static func extract(path: String, to destination: String, replace: Bool = false, options: Verifier.Options = .init()) throws -> (VerificationReport, Int) {
+    public static func extract(path: String, to destination: String, replace: Bool = false, options: Verifier.Options = .init()) throws -> Extraction {
         let fm = FileManager.default
         let target = URL(fileURLWithPath: destination).standardizedFileURL
         if fm.fileExists(atPath: target.path) && !replace { throw Failure.exists(destination) }
@@ -51,18 +59,10 @@ public enum PackageExtractor {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
         defer { buffer.deallocate() }
         var count = 0
-        // The manifest first, exactly as stored.
-        guard let manifestEntry = Verifier.manifestEntry(in: reader.directory) else {
-            throw Failure.package(.invalid([Finding(.manifestMissing, "the package has no manifest.json")]))
-        }
+        // The manifest first, exactly as stored (and checked again as it is read).
         var folders: Set<String> = [temp]
         folders.insert(try writeFile(temp: temp, relative: Manifest.entryName) { fd in
-            let r = try EntryReader(source: FileSource(path: path), entry: manifestEntry)
-            while true {
-                let n = try r.read(into: buffer)
-                if n == 0 { break }
-                try writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-            }
+            try reader.manifestBytes().withUnsafeBytes { try writeAll(fd, $0) }
         })
         count += 1
         for asset in manifest.allAssets {
@@ -97,7 +97,7 @@ public enum PackageExtractor {
         }
         try syncFolder(parent)
         keepTemp = true
-        return (report, count)
+        return Extraction(report: report, files: count)
     }
 
     /// Writes one file under `temp` and flushes it; returns the folder it is in.
