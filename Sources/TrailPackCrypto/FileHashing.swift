@@ -11,8 +11,10 @@ public enum FileHashing {
     /// The chunk size used to read files.
     public static let chunkSize = 1 << 20
 
-    public struct Result: Sendable {
+    /// A file's SHA-256, and its size as read.
+    public struct FileDigest: Sendable {
         public var digest: SHA256Digest
+        /// The bytes read (what the digest is of).
         public var size: Int64
     }
 
@@ -25,7 +27,7 @@ public enum FileHashing {
     }
 
     /// The SHA-256 and size of the file at `path`. `progress` is told of each chunk's byte count.
-    public static func sha256(path: String, progress: ((Int) -> Void)? = nil) throws(IOError) -> Result {
+    public static func sha256(path: String, progress: ((Int) -> Void)? = nil) throws(IOError) -> FileDigest {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
         defer { buffer.deallocate() }
         return try sha256(path: path, buffer: buffer, progress: progress)
@@ -34,7 +36,7 @@ public enum FileHashing {
     /// The SHA-256 and size of the file at `path`, read through the caller's `buffer` — for a
     /// caller that hashes many files, so that each costs no buffer of its own (a 1 MiB buffer is
     /// a `mmap` and a `munmap`, its pages faulted in and zeroed each time).
-    public static func sha256(path: String, buffer: UnsafeMutableRawBufferPointer, progress: ((Int) -> Void)? = nil) throws(IOError) -> Result {
+    public static func sha256(path: String, buffer: UnsafeMutableRawBufferPointer, progress: ((Int) -> Void)? = nil) throws(IOError) -> FileDigest {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw IOError(path: path, operation: "open", errno: errno) }
         defer { close(fd) }
@@ -43,13 +45,13 @@ public enum FileHashing {
 
     /// The SHA-256 and size of what can be read from `fd` (a file, a pipe, standard input) until its
     /// end; `name` is for the error message. The descriptor stays open.
-    public static func sha256(fileDescriptor fd: Int32, name: String, progress: ((Int) -> Void)? = nil) throws(IOError) -> Result {
+    public static func sha256(fileDescriptor fd: Int32, name: String, progress: ((Int) -> Void)? = nil) throws(IOError) -> FileDigest {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
         defer { buffer.deallocate() }
         return try sha256(fileDescriptor: fd, name: name, buffer: buffer, progress: progress)
     }
 
-    private static func sha256(fileDescriptor fd: Int32, name: String, buffer: UnsafeMutableRawBufferPointer, progress: ((Int) -> Void)?) throws(IOError) -> Result {
+    private static func sha256(fileDescriptor fd: Int32, name: String, buffer: UnsafeMutableRawBufferPointer, progress: ((Int) -> Void)?) throws(IOError) -> FileDigest {
         let path = name
         #if canImport(Glibc)
         var st = stat()
@@ -68,6 +70,6 @@ public enum FileHashing {
             total += Int64(n)
             progress?(n)
         }
-        return Result(digest: hasher.finalize(), size: total)
+        return FileDigest(digest: hasher.finalize(), size: total)
     }
 }
