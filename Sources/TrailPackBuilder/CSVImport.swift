@@ -86,7 +86,7 @@ public enum CSVImport {
     /// the files are added on each stop's page).
     /// `columns` names, for a role (`name`, `latitude`, …: ``choosableRoles``), the header of the column
     /// that holds it, when the ranger chose it on a form; other roles are found by their header as usual.
-    public static func read(csvPath: String, mediaFolder: String?, ignoreMedia: Bool = false, columns: [String: String] = [:]) throws -> (stops: [Stop]?, findings: [Finding]) {
+    public static func read(csvPath: String, mediaFolder: String?, ignoreMedia: Bool = false, columns: [String: String] = [:]) throws -> SheetReading {
         let bytes = try FileSystem.readFile(csvPath, limit: 16 << 20)
         let displayName = URL(fileURLWithPath: csvPath).lastPathComponent
         let csvFolder = (csvPath as NSString).deletingLastPathComponent
@@ -100,11 +100,27 @@ public enum CSVImport {
     /// The roles a column can be chosen for on a form, in the order a form asks for them.
     public static let choosableRoles = ["name", "latitude", "longitude", "coordinates", "description", "order", "photo", "audio", "video"]
 
+    /// What reading a sheet gave.
+    public struct SheetReading: Sendable {
+        /// The stops, one per row; nil when a finding is an error.
+        public var stops: [Stop]?
+        /// Every finding, errors and warnings, in the sheet's order.
+        public var findings: [Finding]
+    }
+
+    /// The start of a sheet, for a form that asks which column is which.
+    public struct Preview: Sendable {
+        /// The column names, as written.
+        public var headers: [String]
+        /// The first records' cells.
+        public var rows: [[String]]
+    }
+
     /// The header row of a CSV file (its column names, as written) and its first `rows` records, or nil
     /// when it cannot be read as CSV.
-    public static func preview(csvPath: String, rows: Int = 3) -> (headers: [String], rows: [[String]])? {
+    public static func preview(csvPath: String, rows: Int = 3) -> Preview? {
         guard let bytes = try? FileSystem.readFile(csvPath, limit: 16 << 20), case .success(let table) = CSVTable.parse(bytes) else { return nil }
-        return (table.header, table.records.prefix(rows).map(\.cells))
+        return Preview(headers: table.header, rows: table.records.prefix(rows).map(\.cells))
     }
 
     /// The role a header names by its spelling (`"Lat"` → `latitude`), or nil.
@@ -121,13 +137,13 @@ public enum CSVImport {
 
     /// Reads stops from the bytes of a CSV file.
     public static func parse(_ bytes: [UInt8], fileName: String, mediaFolder: String, mediaFolderGiven: Bool = true, ignoreMedia: Bool = false,
-                             columns: [String: String] = [:]) -> (stops: [Stop]?, findings: [Finding]) {
+                             columns: [String: String] = [:]) -> SheetReading {
         var findings: [Finding] = []
         let table: CSVTable
         switch CSVTable.parse(bytes) {
         case .success(let t): table = t
         case .failure(let problem):
-            return (nil, [Finding(.csvSyntax, file: fileName, location: problem.location.map(Finding.Location.text), problem.message)])
+            return SheetReading(stops: nil, findings: [Finding(.csvSyntax, file: fileName, location: problem.location.map(Finding.Location.text), problem.message)])
         }
         findings += table.problems.map { Finding(.csvSyntax, file: fileName, location: $0.location.map(Finding.Location.text), $0.message) }
         var reader = RowReader(table: table, fileName: fileName, mediaFolder: mediaFolder, mediaFolderGiven: mediaFolderGiven)
@@ -135,7 +151,7 @@ public enum CSVImport {
         reader.chosen = columns
         let stops = reader.read()
         findings += reader.findings
-        return (findings.hasErrors ? nil : stops, sortedByPlace(findings))
+        return SheetReading(stops: findings.hasErrors ? nil : stops, findings: sortedByPlace(findings))
     }
 
     /// Findings in the order of the sheet: by row, then by column (stable otherwise).

@@ -29,15 +29,39 @@ public enum TourBuilder {
         let manifestBytes: [UInt8]
     }
 
+    /// What `plan` made of a tour folder: a plan to write, or only findings.
+    public enum PlanOutcome: Sendable {
+        /// The tour can be written: this plan (its findings are warnings, if any).
+        case ready(Plan)
+        /// Nothing can be written — the folder has errors, or its assets were not hashed
+        /// (`hashAssets: false`) — and these are every finding.
+        case findingsOnly([Finding])
+
+        /// The plan, when the tour can be written.
+        public var plan: Plan? {
+            if case .ready(let plan) = self { return plan }
+            return nil
+        }
+
+        /// Every finding, errors and warnings.
+        public var findings: [Finding] {
+            switch self {
+            case .ready(let plan): plan.findings
+            case .findingsOnly(let findings): findings
+            }
+        }
+    }
+
     /// Reads and checks the tour folder, hashes every asset (on all cores), and validates the
     /// manifest it would write. Findings name the tour's own files. With `hashAssets` false nothing is
-    /// hashed and no plan is returned: only the findings, cheaply (the control panel checks every save so).
+    /// hashed and no plan is made: only the findings, cheaply (the control panel checks every save so).
     public static func plan(
         _ root: String, progress: BuildProgress? = nil, budget: PhoneBudget = .default,
         map mapOptions: MapCheckOptions = MapCheckOptions(), hashAssets: Bool = true
-    ) throws -> (Plan?, [Finding]) {
-        let (source, sourceFindings) = try TourSource.load(root)
-        guard let source else { return (nil, sourceFindings) }
+    ) throws -> PlanOutcome {
+        let loaded = try TourSource.load(root)
+        let sourceFindings = loaded.findings
+        guard let source = loaded.source else { return .findingsOnly(sourceFindings) }
 
         let files = (source.waypoints.flatMap(\.assets) + source.mapFiles)
         // With errors in the folder nothing will be written: skip hashing, but still check
@@ -96,15 +120,15 @@ public enum TourBuilder {
             + budget.findings(files)
         let ordered = files.sorted { Array($0.archivePath.utf8).lexicographicallyPrecedes(Array($1.archivePath.utf8)) }
         // Without hashes the plan only served its findings (an editor's check on every save): never written.
-        guard hashAssets, !findings.hasErrors else { return (nil, findings) }
+        guard hashAssets, !findings.hasErrors else { return .findingsOnly(findings) }
         // Written once, here, so that a manifest no reader would accept is never packaged.
         let bytes = manifest.canonicalBytes
         guard bytes.count <= Manifest.maxBytes else {
-            return (nil, findings + [Finding(.jsonTooLarge, file: Manifest.entryName,
+            return .findingsOnly(findings + [Finding(.jsonTooLarge, file: Manifest.entryName,
                 "the package's manifest.json would be \(bytes.count) bytes, and readers accept at most \(Manifest.maxBytes): "
                     + "the tour lists too many files (\(files.count)); split it into two tours, or put the files of a stop together in fewer, larger files")])
         }
-        return (Plan(source: source, manifest: manifest, files: ordered, findings: findings, manifestBytes: bytes), findings)
+        return .ready(Plan(source: source, manifest: manifest, files: ordered, findings: findings, manifestBytes: bytes))
     }
 
     /// Stops far from all the others: a typo in a coordinate that the computed frame would hide.
@@ -185,7 +209,7 @@ public enum TourBuilder {
     }
 
     /// What a finished build produced.
-    public struct Result: Sendable {
+    public struct BuildOutcome: Sendable {
         public var packagePath: String
         public var checksumPath: String
         public var sha256: SHA256Digest
@@ -216,7 +240,7 @@ public enum TourBuilder {
     /// `beforeReplacing` is called with the new package's SHA-256 when `output` already exists,
     /// before anything is renamed; throwing from it leaves the old package in place.
     public static func write(_ plan: Plan, to output: String, timestamp: Int64, progress: BuildProgress? = nil,
-                             beforeReplacing: (SHA256Digest) throws -> Void = { _ in }) throws -> Result {
+                             beforeReplacing: (SHA256Digest) throws -> Void = { _ in }) throws -> BuildOutcome {
         let outputURL = URL(fileURLWithPath: output)
         let directory = outputURL.deletingLastPathComponent().path
         let baseName = outputURL.lastPathComponent
@@ -270,7 +294,7 @@ public enum TourBuilder {
             try tempSum.moveIntoPlace()
             try FileIO.syncFolder(directory)
         } catch { throw BuildError(error) }
-        return Result(
+        return BuildOutcome(
             packagePath: output, checksumPath: output + ".sha256", sha256: summary.sha256, packageBytes: summary.size,
             assetBytes: plan.totalBytes, waypointCount: plan.manifest.waypoints.count, assetCount: plan.files.count,
             flushSeconds: flushSeconds)

@@ -91,7 +91,7 @@ public enum TourInit {
     /// `<desc>` becomes the description; a `<cmt>` that differs from it follows as a second paragraph
     /// (Garmin units write both). `<ele>` becomes the property `elevationMeters`, `<time>` `time`,
     /// `<sym>` `symbol`, `<type>` `type`.
-    public static func readGPX(path: String, stops: GPXReader.Stops = .waypoints) throws -> (stops: [Stop], notes: [String]) {
+    public static func readGPX(path: String, stops: GPXReader.Stops = .waypoints) throws -> GPXStops {
         let doc: GPXReader.Document
         do { doc = try GPXReader.read(path: path, stops: stops) } catch { throw BuildError.usage(error.description) }
         if doc.points.isEmpty {
@@ -133,9 +133,23 @@ public enum TourInit {
         public var folder: String
     }
 
+    /// The stops made of a GPX file's points, and what was changed to make them a valid tour.
+    public struct GPXStops: Sendable {
+        /// The stops, ready for `scaffold`.
+        public var stops: [Stop]
+        /// Notes for the ranger: duplicate names made unique, over-long text cut.
+        public var notes: [String]
+
+        /// Stops and notes.
+        public init(stops: [Stop], notes: [String]) {
+            self.stops = stops
+            self.notes = notes
+        }
+    }
+
     /// Turns GPX points into stops that pass `validate`: names on one line, unique (ignoring case),
     /// within the limits; folder names that are slugs, unique, never a Windows device name.
-    public static func stopsFromGPX(_ points: [GPXReader.Point], source: String) -> (stops: [Stop], notes: [String]) {
+    public static func stopsFromGPX(_ points: [GPXReader.Point], source: String) -> GPXStops {
         var notes: [String] = []
         var stops: [Stop] = []
         var slugs = Set<String>()
@@ -205,7 +219,7 @@ public enum TourInit {
             stops.append(Stop(name: name, coordinate: p.coordinate, description: description, properties: properties,
                               fullText: fullText, folder: "\(number)-\(slug)"))
         }
-        return (stops, notes)
+        return GPXStops(stops: stops, notes: notes)
     }
 
     /// Whitespace runs (line breaks included) as one space, controls as spaces, trimmed.

@@ -81,9 +81,17 @@ public struct TourSource: Sendable {
 }
 
 extension TourSource {
-    /// Reads the tour folder at `root`. Returns the source (nil when it cannot be read far enough
-    /// to be useful) and every finding, errors and warnings together.
-    public static func load(_ root: String) throws -> (TourSource?, [Finding]) {
+    /// What `load` read of a tour folder.
+    public struct LoadOutcome: Sendable {
+        /// The tour, or nil when the folder cannot be read far enough to be useful.
+        public var source: TourSource?
+        /// Every finding, errors and warnings together.
+        public var findings: [Finding]
+    }
+
+    /// Reads the tour folder at `root`: the source (nil when it cannot be read far enough to be
+    /// useful) and every finding, errors and warnings together.
+    public static func load(_ root: String) throws -> LoadOutcome {
         if FileSystem.statInfo(root).kind == .missing {
             throw BuildError.io("'\(root)' does not exist; give the tour folder (the one that holds tour.json)")
         }
@@ -93,7 +101,7 @@ extension TourSource {
         guard let realRoot = FileSystem.realPath(root) else { throw BuildError.io("cannot resolve '\(root)'") }
         var loader = Loader(root: root, realRoot: realRoot)
         let source = loader.load()
-        return (source, loader.findings)
+        return LoadOutcome(source: source, findings: loader.findings)
     }
 }
 

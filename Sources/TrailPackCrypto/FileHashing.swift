@@ -9,7 +9,7 @@ public enum FileHashing {
     public static let chunkSize = 1 << 20
 
     /// A file's SHA-256 and the number of bytes hashed.
-    public struct Digest: Sendable {
+    public struct FileDigest: Sendable {
         /// The SHA-256 of the bytes read.
         public var digest: SHA256Digest
         /// How many bytes were read.
@@ -17,7 +17,7 @@ public enum FileHashing {
     }
 
     /// The SHA-256 and size of the file at `path`. `progress` is told of each chunk's byte count.
-    public static func sha256(path: String, progress: ((Int) -> Void)? = nil) throws(FileIOError) -> Digest {
+    public static func sha256(path: String, progress: ((Int) -> Void)? = nil) throws(FileIOError) -> FileDigest {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
         defer { buffer.deallocate() }
         return try sha256(path: path, buffer: buffer, progress: progress)
@@ -28,20 +28,20 @@ public enum FileHashing {
     /// a `mmap` and a `munmap`, its pages faulted in and zeroed each time).
     public static func sha256(
         path: String, buffer: UnsafeMutableRawBufferPointer, progress: ((Int) -> Void)? = nil
-    ) throws(FileIOError) -> Digest {
+    ) throws(FileIOError) -> FileDigest {
         var hasher = SHA256()
         let size = try forEachChunk(ofFileAt: path, buffer: buffer) { chunk in
             hasher.update(chunk)
             progress?(chunk.count)
         }
-        return Digest(digest: hasher.finalize(), size: size)
+        return FileDigest(digest: hasher.finalize(), size: size)
     }
 
     /// The SHA-256 and size of what can be read from `descriptor` (a file, a pipe, standard input)
     /// until its end; `name` is for the error message. The descriptor stays open.
     public static func sha256(
         fileDescriptor descriptor: FileDescriptor, name: String, progress: ((Int) -> Void)? = nil
-    ) throws(FileIOError) -> Digest {
+    ) throws(FileIOError) -> FileDigest {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
         defer { buffer.deallocate() }
         var hasher = SHA256()
@@ -49,7 +49,7 @@ public enum FileHashing {
             hasher.update(chunk)
             progress?(chunk.count)
         }
-        return Digest(digest: hasher.finalize(), size: size)
+        return FileDigest(digest: hasher.finalize(), size: size)
     }
 
     /// BLAKE2b-512 of the file at `path`: what minisign's prehashed signatures sign.

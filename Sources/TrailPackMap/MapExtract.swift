@@ -4,12 +4,16 @@ import TrailPackCore
 /// the source's directories are walked once in tile-id order, each wanted tile's bytes read once
 /// and written once; memory holds one zoom's frame tile ids and the output's directory.
 public enum MapExtract {
-    /// What was cut.
-    public struct Result: Sendable {
+    /// What `extract` cut, and the archive it wrote.
+    public struct Extraction: Sendable {
+        /// Tiles written.
         public var tiles: Int64 = 0
         /// Tiles of the frame the source does not have.
         public var missing: Int64 = 0
+        /// Bytes of tile data read from the source.
         public var bytesRead: Int64 = 0
+        /// What the writer wrote.
+        public var summary: PMTilesWriter.Summary
     }
 
     /// The sorted tile ids of `frame` at each zoom of `zooms`, one zoom at a time.
@@ -62,25 +66,25 @@ public enum MapExtract {
     /// Copies the tiles of `frame` at `zooms` from `archive` to `writer`, then finishes it with a
     /// header for the frame. `progress` is called with the number of tiles written so far.
     public static func extract(from archive: PMTilesArchive, frame: Bounds, zooms: ClosedRange<Int>, to writer: PMTilesWriter,
-                               progress: ((Int64) -> Void)? = nil) throws(MapError) -> (Result, PMTilesWriter.Summary) {
+                               progress: ((Int64) -> Void)? = nil) throws(MapError) -> Extraction {
         let lo = max(zooms.lowerBound, archive.header.minZoom), hi = min(zooms.upperBound, archive.header.maxZoom)
         guard lo <= hi else {
             throw MapError.io("the source has zooms \(archive.header.minZoom)–\(archive.header.maxZoom), none of \(zooms.lowerBound)–\(zooms.upperBound); choose --zoom within its range")
         }
         var cursor = FrameCursor(frame: frame, zooms: lo...hi)
-        var result = Result()
+        var tiles: Int64 = 0, bytesRead: Int64 = 0
         _ = try archive.walk { (e: PMTilesEntry) throws(MapError) in
             let wanted = cursor.take(e.tileID, e.tileID + UInt64(e.runLength))
             guard !wanted.isEmpty else { return }
             let data = try archive.tileBytes(e)
-            result.bytesRead += Int64(data.count)
+            bytesRead += Int64(data.count)
             for id in wanted {
                 try writer.add(id: id, data: data)
-                result.tiles += 1
+                tiles += 1
             }
-            progress?(result.tiles)
+            progress?(tiles)
         }
-        result.missing = FrameCursor.count(frame: frame, zooms: lo...hi) - result.tiles
+        let missing = FrameCursor.count(frame: frame, zooms: lo...hi) - tiles
         var h = PMTilesHeader()
         h.tileTypeByte = archive.header.tileTypeByte
         h.tileCompression = archive.header.tileCompression
@@ -89,7 +93,7 @@ public enum MapExtract {
         var metadata: JSONValue = .object([])
         if let m = try? archive.metadata() { metadata = m }
         let summary = try writer.finish(header: h, metadata: metadata)
-        return (result, summary)
+        return Extraction(tiles: tiles, missing: missing, bytesRead: bytesRead, summary: summary)
     }
 
     /// Sets a header's bounds to `frame` (clipped to `within`, the whole width for a frame that

@@ -89,11 +89,18 @@ public actor DraftStore {
         FileManager.default.fileExists(atPath: folder(key) + "/" + TourSource.tourFileName)
     }
 
+    /// A draft as read, and the revision of the folder it was read from.
+    public struct Snapshot: Sendable {
+        public var draft: TourDraft
+        /// What a save must name to be accepted (see ``save(_:draft:revision:)``).
+        public var revision: String
+    }
+
     /// The draft and its revision.
-    public func load(_ key: Key) throws(Failure) -> (draft: TourDraft, revision: String) {
+    public func load(_ key: Key) throws(Failure) -> Snapshot {
         guard exists(key) else { throw .notFound }
         do {
-            return (try TourDraft.read(folder: folder(key)), TourDraft.revision(folder: folder(key)))
+            return Snapshot(draft: try TourDraft.read(folder: folder(key)), revision: TourDraft.revision(folder: folder(key)))
         } catch {
             throw .unreadable("the draft's \(error.file) \(error.message)")
         }
@@ -123,11 +130,12 @@ public actor DraftStore {
 
     /// Runs `change` on the current draft and saves it, if the folder is still at `revision`.
     @discardableResult
-    public func update(_ key: Key, revision: String?, _ change: @Sendable (inout TourDraft) throws(Failure) -> Void) throws(Failure) -> (draft: TourDraft, revision: String) {
-        var (draft, current) = try load(key)
-        if let revision { guard current == revision else { throw .conflict } }
-        try change(&draft)
-        return (draft, try write(key, draft: draft))
+    public func update(_ key: Key, revision: String?, _ change: @Sendable (inout TourDraft) throws(Failure) -> Void) throws(Failure) -> Snapshot {
+        var snapshot = try load(key)
+        if let revision { guard snapshot.revision == revision else { throw .conflict } }
+        try change(&snapshot.draft)
+        snapshot.revision = try write(key, draft: snapshot.draft)
+        return snapshot
     }
 
     /// Writes every stop folder (renamed to its number and slug), each `waypoint.json` and `tour.json`.

@@ -15,7 +15,7 @@ extension PanelController {
         guard PackageVersion(version) != nil else {
             throw PanelError(message: "the version '\(version)' is not a version number; write numbers with dots, such as 1.0.1")
         }
-        let (draft, _) = try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in draft.version = version }
+        let draft = try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in draft.version = version }.draft
         let folder = drafts.folder(key)
         let started = Date()
         // The page that sent the form polls `…/build-status` meanwhile and draws this progress.
@@ -24,9 +24,9 @@ extension PanelController {
             throw PanelError(status: .conflict, message: "this tour is being built already (someone pressed Build package): wait for that build, then reload the tour")
         }
         defer { builds.end(key.path) }
-        let (plan, found) = try await server.blocking { _ in try TourBuilder.plan(folder, progress: progress) }
-        let placed = PanelFinding.place(found, draft: draft)
-        guard let plan else {
+        let outcome = try await server.blocking { _ in try TourBuilder.plan(folder, progress: progress) }
+        let placed = PanelFinding.place(outcome.findings, draft: draft)
+        guard let plan = outcome.plan else {
             var response = try page("built", title: "Not built", visitor: visitor, values: [
                 "draft": ["name": draft.name, "path": key.path], "built": false,
                 "message": "The package was not built: fix the problems below, then build again.",
@@ -45,7 +45,7 @@ extension PanelController {
         let timestamp = try TourBuilder.timestamp()
         _ = try await server.blocking { _ in try TourBuilder.write(plan, to: output, timestamp: timestamp, progress: progress) }
         builds.stage(key.path, "checking the package and scanning it for malware, as every upload is")
-        let result: PackageIntake.Result
+        let result: PackageIntake.AcceptedPackage
         do {
             result = try await server.intake.ingest(folder: temp, by: visitor.user)
         } catch let error as ServerError {
@@ -76,7 +76,7 @@ extension PanelController {
     func requestReview(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
         let form = try await PanelForm.read(request)
         let version = form.text("version")
-        let (draft, _) = try await drafts.load(key)
+        let draft = try await drafts.load(key).draft
         // Judged on the stored package (what reviewers approve), not on the draft, which may have changed since.
         guard let (_, manifestText) = try await server.catalogStore.version(package: draft.id, version: version, releasedOnly: false),
               let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest else {

@@ -119,7 +119,7 @@ extension PanelController {
     func findings(_ key: DraftStore.Key, draft: TourDraft) async throws -> [PanelFinding] {
         let folder = drafts.folder(key)
         let budget = configuration.budget
-        let found = try await server.blocking { _ in try TourBuilder.plan(folder, budget: budget, hashAssets: false).1 }
+        let found = try await server.blocking { _ in try TourBuilder.plan(folder, budget: budget, hashAssets: false).findings }
         return PanelFinding.place(found, draft: draft)
     }
 
@@ -140,7 +140,7 @@ extension PanelController {
     }
 
     func editor(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
-        let (draft, revision) = try await drafts.load(key)
+        let snapshot = try await drafts.load(key), draft = snapshot.draft, revision = snapshot.revision
         let all = try await findings(key, draft: draft)
         let tourFindings = all.filter { $0.stop == nil }
         let stops: [[String: Any]] = draft.stops.enumerated().map { index, stop in

@@ -61,9 +61,9 @@ extension PanelController {
         let key: DraftStore.Key
         switch (given as NSString).pathExtension.lowercased() {
         case "gpx":
-            let (stops, _) = try await server.blocking { _ in
+            let stops = try await server.blocking { _ in
                 do { return try TourInit.readGPX(path: upload) } catch let error as BuildError { throw PanelError(status: .unprocessableContent, message: error.description) }
-            }
+            }.stops
             key = try await createImported(site: site, siteName: siteName, title: (given as NSString).deletingPathExtension,
                                            stops: stops.map { ImportedStop(name: $0.name, coordinate: $0.coordinate, description: $0.fullText ?? $0.description, properties: $0.properties) })
         case "csv", "tsv", "txt":
@@ -90,10 +90,11 @@ extension PanelController {
     /// A spreadsheet saved as CSV: one stop per row. With `mediaFolder` (a zip holding the sheet and its
     /// photos and recordings) the photo, audio and video columns name files found there, copied into the stops.
     func importSheet(_ path: String, given: String, mediaFolder: String?, site: String, siteName: String) async throws -> DraftStore.Key {
-        let (stops, findings) = try await server.blocking { _ in
+        let sheet = try await server.blocking { _ in
             try CSVImport.read(csvPath: path, mediaFolder: mediaFolder ?? (path as NSString).deletingLastPathComponent, ignoreMedia: mediaFolder == nil)
         }
-        guard let stops else {
+        let findings = sheet.findings
+        guard let stops = sheet.stops else {
             if mediaFolder == nil, CSVImport.needsColumnChoice(findings) {
                 // The sheet is fine but its headers are not ones we know: keep it and ask which column is which.
                 throw try keepSheet(path, given: given, site: site)
@@ -129,7 +130,7 @@ extension PanelController {
                                               properties: stop.properties, assets: stop.media.map { TourDraft.AssetReference(file: $0.fileName) }))
         }
         _ = try await drafts.create(key, draft: draft)
-        let created = try await drafts.load(key).0
+        let created = try await drafts.load(key).draft
         for (index, stop) in stops.enumerated() where !stop.media.isEmpty {
             let folder = drafts.stopFolder(key, draft: created, index: index)
             for file in stop.media {
@@ -295,7 +296,8 @@ extension PanelController {
         let site = request.uri.queryParameters.get("site") ?? ""
         try checkImportSite(visitor, site)
         let name = request.uri.queryParameters.get("name") ?? "the spreadsheet"
-        guard let (headers, sample) = CSVImport.preview(csvPath: path) else { throw PanelError(status: .unprocessableContent, message: "'\(name)' can no longer be read as CSV") }
+        guard let preview = CSVImport.preview(csvPath: path) else { throw PanelError(status: .unprocessableContent, message: "'\(name)' can no longer be read as CSV") }
+        let headers = preview.headers, sample = preview.rows
         // What the headers already say is chosen for the ranger (they can change it).
         var chosen = chosen
         if chosen.isEmpty {
@@ -329,9 +331,9 @@ extension PanelController {
         var chosen: [String: String] = [:]
         for role in CSVImport.choosableRoles where !form.text("column-" + role).isEmpty { chosen[role] = form.text("column-" + role) }
         let columns = chosen
-        let (stops, findings) = try await server.blocking { _ in try CSVImport.read(csvPath: path, mediaFolder: nil, ignoreMedia: true, columns: columns) }
-        guard let stops else {
-            let problems = findings.filter { $0.severity == .error }.prefix(10).map { ($0.path.map { "\($0): " } ?? "") + $0.message }
+        let sheet = try await server.blocking { _ in try CSVImport.read(csvPath: path, mediaFolder: nil, ignoreMedia: true, columns: columns) }
+        guard let stops = sheet.stops else {
+            let problems = sheet.findings.filter { $0.severity == .error }.prefix(10).map { ($0.path.map { "\($0): " } ?? "") + $0.message }
             return try await columnsPage(visitor, request: request, context: context, problems: problems, chosen: chosen)
         }
         let siteName = visitor.sites.first { $0.id == site }?.name ?? site

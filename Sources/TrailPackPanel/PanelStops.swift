@@ -14,7 +14,7 @@ import TrailPackServer
 /// moves and file uploads; and the draft as a folder zip.
 extension PanelController {
     func stopPage(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
-        let (draft, revision) = try await drafts.load(key)
+        let snapshot = try await drafts.load(key), draft = snapshot.draft, revision = snapshot.revision
         guard draft.stops.indices.contains(index) else { throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)") }
         let stop = draft.stops[index]
         let all = try await findings(key, draft: draft).filter { $0.stop == index }
@@ -106,11 +106,11 @@ extension PanelController {
         let revision = form.text("revision")
         switch action {
         case "up", "down":
-            let (draft, _) = try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
+            let draft = try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
                 let other = action == "up" ? index - 1 : index + 1
                 guard draft.stops.indices.contains(index), draft.stops.indices.contains(other) else { return }
                 draft.stops.swapAt(index, other)
-            }
+            }.draft
             let moved = min(max(action == "up" ? index : index + 2, 1), draft.stops.count)
             // Back to the list with the moved stop's button focused (keyboard users keep their place).
             // No #fragment: scrolling to one would take the focus away again; focusing the button scrolls to it.
@@ -170,7 +170,7 @@ extension PanelController {
 
     /// The draft, when its stop `index` lists `file`; otherwise 404 naming the stop and the file.
     func draftListing(_ key: DraftStore.Key, index: Int, file: String) async throws -> TourDraft {
-        let (draft, _) = try await drafts.load(key)
+        let draft = try await drafts.load(key).draft
         guard draft.stops.indices.contains(index), draft.stops[index].assets.contains(where: { $0.file == file }) else {
             throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(file)'")
         }
@@ -287,7 +287,7 @@ extension PanelController {
 
     /// The folder of stop `index` (404 if the draft has no such stop).
     func stopFolder(_ key: DraftStore.Key, index: Int) async throws -> String {
-        let (draft, _) = try await drafts.load(key)
+        let draft = try await drafts.load(key).draft
         guard draft.stops.indices.contains(index) else { throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)") }
         return drafts.stopFolder(key, draft: draft, index: index)
     }
@@ -315,7 +315,7 @@ extension PanelController {
 
     /// A stop's file, for the page's preview (images, audio and video inline; anything else as a download).
     func stopFile(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, name: String, context: AppRequestContext) async throws -> Response {
-        let (draft, _) = try await drafts.load(key)
+        let draft = try await drafts.load(key).draft
         guard draft.stops.indices.contains(index), !name.hasPrefix("."), !name.contains("/"), draft.stops[index].assets.contains(where: { $0.file == name }) else {
             throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(name)'")
         }

@@ -12,7 +12,7 @@ public struct PackageIntake: Sendable {
     let server: TrailPackServer
 
     /// What happened to an accepted package.
-    public struct Result: Sendable {
+    public struct AcceptedPackage: Sendable {
         /// False: these same bytes were already stored for this version (nothing changed but, for a
         /// held version, the scan).
         public var stored: Bool
@@ -26,7 +26,7 @@ public struct PackageIntake: Sendable {
 
     /// Takes the package at `folder/BlobStore.uploadFileName` (a folder from `store.temporaryFolder()`,
     /// which the caller removes): on success the file was moved into the blob store.
-    public func ingest(folder: String, by uploader: Catalog.User) async throws -> Result {
+    public func ingest(folder: String, by uploader: Catalog.User) async throws -> AcceptedPackage {
         let actor = uploader.name
         let temp = folder + "/" + BlobStore.uploadFileName
         let server = self.server
@@ -69,7 +69,7 @@ public struct PackageIntake: Sendable {
             }
             let state = try await stored(id, version)
             if state.scanStatus != .held {
-                return Result(stored: false, summary: existing, state: state, manifest: manifest, findings: findings,
+                return AcceptedPackage(stored: false, summary: existing, state: state, manifest: manifest, findings: findings,
                               message: "this version is already stored with the same bytes (\(state.status)); nothing else changed")
             }
         }
@@ -109,7 +109,7 @@ public struct PackageIntake: Sendable {
             }
             let state = try await stored(id, version)
             let message = outcome == .created ? "stored as \(state.status)" : "this version is already stored with the same bytes (\(state.status)); nothing else changed"
-            return Result(stored: outcome == .created, summary: summary, state: state, manifest: manifest, findings: findings, message: message)
+            return AcceptedPackage(stored: outcome == .created, summary: summary, state: state, manifest: manifest, findings: findings, message: message)
         case .conflict(let existingVersion, let existing):
             // Another upload of this version won the race; the bytes stay, recorded ('trailpack admin gc' lists them).
             let same = existingVersion == version ? "version \(existingVersion)" : "version \(existingVersion) (the same version as \(version))"

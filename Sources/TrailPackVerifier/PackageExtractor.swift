@@ -14,13 +14,21 @@ import Glibc
 /// Entry names were checked component by component (no `..`, no absolute path, no backslash, no
 /// link), files are created with `O_EXCL | O_NOFOLLOW`, so nothing is written outside the target.
 public enum PackageExtractor {
+    /// What an extraction did.
+    public struct Extraction: Sendable {
+        /// The verifier's report on the package.
+        public var report: VerificationReport
+        /// How many files were written (the manifest and every asset).
+        public var files: Int
+    }
+
     /// Extracts the package at `path` into `destination`, which must not exist unless `replace`.
     /// Returns the verification report and the number of files written. Throws ``PackageError``:
     /// ``PackageError/Code/destinationExists``, ``PackageError/Code/invalid`` (with the report's
     /// findings), ``PackageError/Code/assetMismatch`` (the file changed since it was verified) or
     /// ``PackageError/Code/io``; nothing is left behind.
     @discardableResult
-    public static func extract(path: String, to destination: String, replace: Bool = false, options: Verifier.Options = .init()) throws -> (VerificationReport, Int) {
+    public static func extract(path: String, to destination: String, replace: Bool = false, options: Verifier.Options = .init()) throws -> Extraction {
         let fm = FileManager.default
         let target = URL(fileURLWithPath: destination).standardizedFileURL
         if fm.fileExists(atPath: target.path) && !replace {
@@ -48,22 +56,12 @@ public enum PackageExtractor {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
         defer { buffer.deallocate() }
         var count = 0
-        // The manifest first, exactly as stored.
-        guard let manifestEntry = Verifier.manifestEntry(in: reader.directory) else {
-            throw nothingExtracted(.invalid([Finding(.manifestMissing, "the package has no manifest.json")]))
-        }
+        // The manifest first, exactly as stored (and checked again as it is read).
         var folders: Set<String> = [temp]
         folders.insert(try writeFile(temp: temp, relative: Manifest.entryName) { (fd, file) throws(PackageError) in
-            let r: EntryReader
-            do throws(ArchiveError) { r = try EntryReader(source: FileSource(path: path), entry: manifestEntry) } catch {
-                throw nothingExtracted(PackageError(error))
-            }
-            while true {
-                let n: Int
-                do throws(ArchiveError) { n = try r.read(into: buffer) } catch { throw nothingExtracted(PackageError(error)) }
-                if n == 0 { break }
-                try write(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), file)
-            }
+            let bytes: [UInt8]
+            do throws(PackageError) { bytes = try reader.manifestBytes() } catch { throw nothingExtracted(error) }
+            try write(fd, bytes, file)
         })
         count += 1
         for asset in manifest.allAssets {
@@ -100,7 +98,7 @@ public enum PackageExtractor {
         }
         try io { () throws(FileIOError) in try FileIO.syncFolder(parent) }
         keepTemp = true
-        return (report, count)
+        return Extraction(report: report, files: count)
     }
 
     /// Writes one file under `temp` and flushes it; returns the folder it is in.
@@ -139,6 +137,10 @@ public enum PackageExtractor {
 
     private static func write(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer, _ file: String) throws(PackageError) {
         try io { () throws(FileIOError) in try fd.writeAll(buffer, path: file) }
+    }
+
+    private static func write(_ fd: FileDescriptor, _ bytes: [UInt8], _ file: String) throws(PackageError) {
+        try io { () throws(FileIOError) in try FileIO.typed { try bytes.withUnsafeBytes { try fd.writeAll($0, path: file) } } }
     }
 
     /// `body`, its file-layer failure as a ``PackageError``.

@@ -14,6 +14,8 @@ public final class PackageReader: Sendable {
     /// The package's ZIP directory, checked when the package was opened.
     public let directory: ZipDirectory
     private let source: any ByteSource
+    /// The `manifest.json` entry, found by name.
+    private let manifestEntry: ZipEntry
 
     /// Opens the package at `path`: checks its ZIP structure and its manifest (not yet the assets).
     ///
@@ -32,18 +34,36 @@ public final class PackageReader: Sendable {
         guard directory.isReadable, !findings.hasErrors else { throw .invalid(findings) }
         // The manifest rules are the verifier's own; only the assets are left for later, one at a time.
         var bytes: [UInt8]?
-        if let entry = Verifier.manifestEntry(in: directory), entry.uncompressedSize <= Verifier.maxManifestBytes {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-            defer { buffer.deallocate() }
-            let check: Verifier.EntryCheck
-            do { check = try Verifier.checkData(source: source, entry: entry, buffer: buffer, capture: true) } catch { throw PackageError(error) }
-            if let f = check.finding { findings.append(f) } else { bytes = check.captured }
+        let entry = Verifier.manifestEntry(in: directory)
+        if let entry, entry.uncompressedSize <= Verifier.maxManifestBytes {
+            switch try Self.checkedRead(entry, source: source) {
+            case .damaged(let finding): findings.append(finding)
+            case .intact(_, let captured): bytes = captured
+            }
         }
         let manifest = Verifier.checkManifest(directory: directory, bytes: &bytes, findings: &findings)
-        guard let manifest, !findings.hasErrors else { throw .invalid(findings) }
+        guard let manifest, let entry, !findings.hasErrors else { throw .invalid(findings) }
         self.manifest = manifest
         self.directory = directory
         self.source = source
+        self.manifestEntry = entry
+    }
+
+    /// Reads `entry`'s data through the verifier's checks (bounded inflate, size, CRC-32), keeping its bytes.
+    private static func checkedRead(_ entry: ZipEntry, source: any ByteSource) throws(PackageError) -> Verifier.EntryCheck {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        do { return try Verifier.checkData(source: source, entry: entry, buffer: buffer, capture: true) } catch { throw PackageError(error) }
+    }
+
+    /// `manifest.json` exactly as stored, read again through the same checks as when the package was
+    /// opened (bounded inflate, size, CRC-32): for a copy of the package's files. Throws
+    /// ``PackageError`` (``PackageError/Code/invalid``) when the bytes no longer pass (the file changed since).
+    public func manifestBytes() throws(PackageError) -> [UInt8] {
+        switch try Self.checkedRead(manifestEntry, source: source) {
+        case .damaged(let finding): throw .invalid([finding])
+        case .intact(_, let captured): return captured
+        }
     }
 
     /// The manifest's entry for `path`.

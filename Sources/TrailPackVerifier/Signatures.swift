@@ -23,8 +23,8 @@ public enum SignatureCheck {
         }
     }
 
-    /// What the check found.
-    public struct Result: Sendable {
+    /// What the check of a package's signatures found.
+    public struct SignatureCheck: Sendable {
         /// Problems with the signatures (`signature.*` codes).
         public var findings: [Finding]
         /// The distinct trusted keys whose signatures are valid, by key id.
@@ -39,7 +39,7 @@ public enum SignatureCheck {
     ///   - manifest: the package's manifest, whose id and version the trusted comments must name.
     ///   - sha256: the package's SHA-256, which a trusted comment's `sha256:` must equal.
     public static func check(signatures: [Input], trustedKeys: [Minisign.PublicKey], threshold: Int,
-                             prehash: [UInt8], manifest: Manifest?, sha256: SHA256Digest) -> Result {
+                             prehash: [UInt8], manifest: Manifest?, sha256: SHA256Digest) -> SignatureCheck {
         var findings: [Finding] = []
         if signatures.isEmpty {
             findings.append(Finding(.signatureMissing, "the package has no signature (.minisig); it cannot be shown to come from a trusted publisher"))
@@ -91,7 +91,7 @@ public enum SignatureCheck {
             findings.append(Finding(.signatureThreshold,
                 "\(required) valid signature\(required == 1 ? "" : "s") from distinct trusted keys \(required == 1 ? "is" : "are") required; found \(signers.count)"))
         }
-        return Result(findings: findings, validSigners: signers.values.sorted())
+        return SignatureCheck(findings: findings, validSigners: signers.values.sorted())
     }
 
     /// The trusted comment trailpack writes: minisign's fields, then the package's.

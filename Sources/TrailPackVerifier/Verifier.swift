@@ -76,12 +76,14 @@ public enum Verifier {
                 let entry = directory.entries[i]
                 guard !entry.isEncrypted, entry.method == 0 || entry.method == 8, entry.uncompressedSize <= options.limits.maxEntrySize else { continue }
                 let capture = entry.nameBytes == manifestName && entry.uncompressedSize <= maxManifestBytes
-                var check = try checkData(source: sequential, entry: entry, buffer: buffer, capture: capture,
-                                          checkCRC: !delegated.contains(entry.index))
-                if let f = check.finding { findings.append(f) }
-                if capture, check.finding == nil { manifestBytes = check.captured }
-                check.captured = []  // held once, in manifestBytes, and let go once read
-                checks[entry.index] = check
+                switch try checkData(source: sequential, entry: entry, buffer: buffer, capture: capture, checkCRC: !delegated.contains(entry.index)) {
+                case .damaged(let finding):
+                    findings.append(finding)
+                    checks[entry.index] = .damaged(finding)
+                case .intact(let sha256, let captured):
+                    if capture { manifestBytes = captured }
+                    checks[entry.index] = .intact(sha256: sha256, captured: [])  // held once, in manifestBytes, and let go once read
+                }
             }
         }
 
@@ -90,14 +92,14 @@ public enum Verifier {
             // The CRC-32s the other thread took: an entry whose data is damaged counts as unread.
             hashing.join()
             for (job, crc) in zip(crcJobs, wholeFile.crcs) {
-                guard let check = checks[job.index], check.finding == nil else { continue }
+                guard case .intact? = checks[job.index] else { continue }
                 let entry = directory.entries[job.index]
                 let finding = crc == nil
                     ? Finding(.zipCRC, file: entry.name, "the data could not be read to its end to check its CRC-32 (the file shrank while it was read)")
                     : crc != entry.crc32 ? Self.crcFinding(entry, actual: crc!) : nil
                 guard let finding else { continue }
                 findings.append(finding)
-                checks[job.index] = EntryCheck(size: check.size, sha256: nil, finding: finding, captured: [])
+                checks[job.index] = .damaged(finding)
             }
         }
         if let manifest { checkContents(manifest: manifest, directory: directory, checks: checks, findings: &findings) }
@@ -117,11 +119,19 @@ public enum Verifier {
 
     // MARK: entry data
 
-    struct EntryCheck {
-        var size: Int64
-        var sha256: SHA256Digest?
-        var finding: Finding?
-        var captured: [UInt8]
+    /// What reading one entry's data came to.
+    enum EntryCheck {
+        /// Every byte was read and passed its checks: the data's SHA-256, and the data itself when it
+        /// was asked for (`capture`: the manifest's), else empty.
+        case intact(sha256: SHA256Digest, captured: [UInt8])
+        /// The data is damaged, or could not be read to its end: the finding that says so.
+        case damaged(Finding)
+
+        /// The data's SHA-256, when it is intact.
+        var sha256: SHA256Digest? {
+            if case .intact(let sha256, _) = self { return sha256 }
+            return nil
+        }
     }
 
     /// One CRC-32 the whole-file thread takes: a stored entry's data, `start..<end` in the file.
@@ -161,7 +171,6 @@ public enum Verifier {
     static func checkData(source: some ByteSource, entry: ZipEntry, buffer: UnsafeMutableRawBufferPointer, capture: Bool, checkCRC: Bool = true) throws(ArchiveError) -> EntryCheck {
         var sha = SHA256()
         var crc = CRC32()
-        var size: Int64 = 0
         var captured: [UInt8] = []
         if capture { captured.reserveCapacity(Int(max(0, min(entry.uncompressedSize, maxManifestBytes)))) }
         do throws(ArchiveError) {
@@ -173,17 +182,16 @@ public enum Verifier {
                 sha.update(chunk)
                 if checkCRC { crc.update(chunk) }
                 if capture { captured += chunk }
-                size += Int64(n)
             }
         } catch {
             // Reading failed: not a problem of the package, and the check cannot go on.
             guard let code = error.code.findingCode else { throw error }
-            return EntryCheck(size: size, sha256: nil, finding: Finding(code, file: entry.name, error.message), captured: [])
+            return .damaged(Finding(code, file: entry.name, error.message))
         }
         if checkCRC, crc.value != entry.crc32 {
-            return EntryCheck(size: size, sha256: nil, finding: crcFinding(entry, actual: crc.value), captured: [])
+            return .damaged(crcFinding(entry, actual: crc.value))
         }
-        return EntryCheck(size: size, sha256: sha.finalize(), finding: nil, captured: captured)
+        return .intact(sha256: sha.finalize(), captured: captured)
     }
 
     static func hex32(_ v: UInt32) -> String {
@@ -261,7 +269,7 @@ public enum Verifier {
                 findings.append(Finding(.contentSize, file: asset.path, "the manifest says \(asset.size) bytes, the package holds \(entry.uncompressedSize)"))
                 return
             }
-            guard let check = checks[entry.index], let actual = check.sha256 else { return }  // unreadable: already reported
+            guard let actual = checks[entry.index]?.sha256 else { return }  // unreadable: already reported
             if let declared = SHA256Digest(hex: asset.sha256), !(declared == actual) {
                 findings.append(Finding(.contentSHA256, file: asset.path,
                     "the asset's SHA-256 is \(actual.hex), not \(asset.sha256.lowercased()) as the manifest says: it was altered or damaged"))

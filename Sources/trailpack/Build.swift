@@ -53,8 +53,11 @@ struct Build: ParsableCommand {
         let started = Date()
         let timestamp = try TourBuilder.timestamp()
         let progress = !quiet && !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
-        let (plan, findings) = try TourBuilder.plan(folder, progress: progress, budget: budget.budget, map: MapCheckOptions(minDetailZoom: minMapZoom))
-        guard let plan else {
+        let plan: TourBuilder.Plan
+        switch try TourBuilder.plan(folder, progress: progress, budget: budget.budget, map: MapCheckOptions(minDetailZoom: minMapZoom)) {
+        case .ready(let ready):
+            plan = ready
+        case .findingsOnly(let findings):
             if json {
                 Report.print(ok: false, findings: findings, [JSONMember("built", .bool(false))])
             } else {
@@ -63,6 +66,7 @@ struct Build: ParsableCommand {
             }
             throw ExitCode(CLIExit.invalid.rawValue)
         }
+        let findings = plan.findings
         if !quiet && !json && !findings.isEmpty { CLI.printFindings(findings, to: .standardError) }
         let path = output ?? TourBuilder.defaultFileName(for: plan.manifest)
         ProcessPolicy.removeTemporaryFilesOnInterrupt()

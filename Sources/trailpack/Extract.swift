@@ -35,7 +35,8 @@ struct Extract: ParsableCommand {
 
     func run() throws {
         do {
-            let (report, count) = try PackageExtractor.extract(path: package, to: directory, replace: force)
+            let extraction = try PackageExtractor.extract(path: package, to: directory, replace: force)
+            let report = extraction.report, count = extraction.files
             if json {
                 Report.print(ok: true, findings: report.findings, [
                     JSONMember("directory", .string(directory)), JSONMember("files", .number(JSONNumber(Int64(count)))),

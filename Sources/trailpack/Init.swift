@@ -79,9 +79,9 @@ struct Init: ParsableCommand {
         if let gpx, Self.looksLikeXML(gpx) == false {
             throw CLIError.usage("'\(gpx)' is not a GPX file (it does not start with '<'); for a spreadsheet use --from-csv \(gpx)")
         }
-        let (stops, notes) = try gpx.map { try TourInit.readGPX(path: $0, stops: stopsFrom ?? .waypoints) } ?? ([], [])
-        let files = try TourInit.scaffold(folder: folder, stops: stops)
-        for note in notes { CLI.note("note: " + TerminalText.escaped(note)) }
+        let read = try gpx.map { try TourInit.readGPX(path: $0, stops: stopsFrom ?? .waypoints) } ?? TourInit.GPXStops(stops: [], notes: [])
+        let files = try TourInit.scaffold(folder: folder, stops: read.stops)
+        for note in read.notes { CLI.note("note: " + TerminalText.escaped(note)) }
         report(folder: folder, files: files)
     }
 
@@ -117,8 +117,9 @@ struct Init: ParsableCommand {
         if Self.looksLikeXML(csv) == true {
             throw CLIError.usage("'\(csv)' is an XML file, not a spreadsheet; for a GPX file use --from-gpx \(csv)")
         }
-        let (stops, findings) = try CSVImport.read(csvPath: csv, mediaFolder: media)
-        guard let stops else {
+        let sheet = try CSVImport.read(csvPath: csv, mediaFolder: media)
+        let findings = sheet.findings
+        guard let stops = sheet.stops else {
             CLI.printFindings(findings, to: .standardError)
             Report.pendingFindings = findings
             CLI.printError("the spreadsheet has \(CLI.counts(findings)); nothing was written")

@@ -47,9 +47,9 @@ struct FrameOptions: ParsableArguments {
         var b: Bounds?
         if let bounds { b = try Self.parseBounds(bounds) }
         if let tour {
-            let (source, findings) = try TourSource.load(tour)
-            guard let source else {
-                throw CLIError.usage("cannot read the tour '\(tour)': \(findings.first(where: { $0.severity == .error })?.description ?? "no tour.json")")
+            let loaded = try TourSource.load(tour)
+            guard let source = loaded.source else {
+                throw CLIError.usage("cannot read the tour '\(tour)': \(loaded.findings.first(where: { $0.severity == .error })?.description ?? "no tour.json")")
             }
             b = source.tour.bounds ?? Bounds.enclosing(source.waypoints.map(\.coordinate).filter { !$0.latitude.isNaN })
             if b == nil { throw CLIError.usage("the tour '\(tour)' has no bounds in tour.json and no waypoints to enclose") }
@@ -411,7 +411,7 @@ enum MapTools {
             let range = zooms ?? archive.header.minZoom...archive.header.maxZoom
             var progress = TileProgress(total: MapExtract.FrameCursor.count(frame: frame, zooms: range))
             let writer = try PMTilesWriter(outputPath: output)
-            let (result, _) = try MapExtract.extract(from: archive, frame: frame, zooms: range, to: writer) { progress.update($0) }
+            let result = try MapExtract.extract(from: archive, frame: frame, zooms: range, to: writer) { progress.update($0) }
             progress.finish()
             return (result.tiles, result.missing)
         } catch let error as MapError {

@@ -36,8 +36,7 @@ struct Validate: ParsableCommand {
         let what: String
         if CLI.isDirectory(path) {
             let progress = !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
-            let (_, f) = try TourBuilder.plan(path, progress: progress, budget: budget.budget, map: MapCheckOptions(minDetailZoom: minMapZoom))
-            findings = f
+            findings = try TourBuilder.plan(path, progress: progress, budget: budget.budget, map: MapCheckOptions(minDetailZoom: minMapZoom)).findings
             what = "tour folder '\(path)'"
         } else {
             guard FileManager.default.fileExists(atPath: path) else { throw CLIError.io("'\(path)' does not exist") }

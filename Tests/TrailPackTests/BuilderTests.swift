@@ -392,7 +392,7 @@ struct BuilderTests {
                 try #"{"name": "Stop \#(stop)", "coordinate": {"latitude": \#(44.4 + Double(stop) * 0.001), "longitude": -122.2}, "description": "Stop \#(stop).", "assets": [\#(assets.joined(separator: ", "))]}"#
                     .write(toFile: folder + "/waypoint.json", atomically: true, encoding: .utf8)
             }
-            let (plan, findings) = try TourBuilder.plan(tour)
+            let planned = try TourBuilder.plan(tour), plan = planned.plan, findings = planned.findings
             #expect(plan == nil)
             let finding = try #require(findings.first { $0.code == .jsonTooLarge }, "\(findings.filter { $0.severity == .error })")
             #expect(finding.file == "manifest.json")

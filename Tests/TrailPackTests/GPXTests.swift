@@ -67,7 +67,7 @@ struct GPXTests {
         #expect(doc.points.map(\.elevation) == ["4398.73", "3048", "-0.5"].map { JSONNumber(literal: $0) })
         #expect(doc.points.map(\.symbol) == ["Summit", "Parking Area", "Drinking Water"])
 
-        let (stops, notes) = TourInit.stopsFromGPX(doc.points, source: "garmin-cmt-desc.gpx")
+        let gpx = TourInit.stopsFromGPX(doc.points, source: "garmin-cmt-desc.gpx"), stops = gpx.stops, notes = gpx.notes
         #expect(notes.isEmpty)
         #expect(stops.map(\.description) == ["Highest point in Colorado\n\nSUMMIT REGISTER", "PARK HERE", "Filter it"])
         #expect(stops[0].properties == [
@@ -85,7 +85,7 @@ struct GPXTests {
         #expect(doc.points.map(\.name) == ["Real Name", nil])
         #expect(doc.points.map(\.description) == ["Real description", nil])
         #expect(doc.points.map(\.coordinate) == [Coordinate(latitude: 45.5, longitude: -122.6), Coordinate(latitude: 45.6, longitude: -122.7)])
-        let (stops, notes) = TourInit.stopsFromGPX(doc.points, source: "extensions-nested.gpx")
+        let gpx = TourInit.stopsFromGPX(doc.points, source: "extensions-nested.gpx"), stops = gpx.stops, notes = gpx.notes
         #expect(stops.map(\.name) == ["Real Name", "Stop 2"])
         #expect(notes == ["the point at line 15 of 'extensions-nested.gpx': the point has no <name>; it is called 'Stop 2'"])
     }
@@ -133,7 +133,7 @@ struct GPXTests {
         #expect(doc.points.map(\.name) == ["Start", "Bridge", nil, "Overlook"])
         #expect(doc.points.map(\.coordinate.latitude) == [44.40, 44.41, 44.42, 44.43])
         #expect(doc.points[1].elevation == JSONNumber(literal: "1020"))
-        let (stops, _) = try TourInit.readGPX(path: Self.path("route-only.gpx"), stops: .route)
+        let stops = try TourInit.readGPX(path: Self.path("route-only.gpx"), stops: .route).stops
         #expect(stops.map(\.name) == ["Start", "Bridge", "Stop 3", "Overlook"])
         #expect(stops.map(\.description) == ["Gate at the road", "", "", ""])
 
@@ -153,7 +153,7 @@ struct GPXTests {
 
     @Test("folder names for every script: transliterated, else stop-N; the names themselves unchanged")
     func scripts() throws {
-        let (stops, _) = try TourInit.readGPX(path: Self.path("scripts.gpx"))
+        let stops = try TourInit.readGPX(path: Self.path("scripts.gpx")).stops
         #expect(stops.map(\.name) == ["Красная площадь", "Кремль", "東京タワー", "スカイツリー", "Ακρόπολη", "القاهرة", "🏔️", "Café Brûlée – Straße"])
         #expect(stops.map(\.folder) == [
             "01-krasnaa-plosad", "02-kreml", "03-dong-jingtawa", "04-sukaitsuri", "05-akropole", "06-alqahrt", "07-stop-7", "08-cafe-brulee-strasse",
@@ -163,7 +163,7 @@ struct GPXTests {
 
     @Test("Windows device names never become folders")
     func reservedNames() throws {
-        let (stops, _) = try TourInit.readGPX(path: Self.path("reserved-names.gpx"))
+        let stops = try TourInit.readGPX(path: Self.path("reserved-names.gpx")).stops
         #expect(stops.map(\.name) == ["CON", "aux", "Nul", "COM1", "lpt9", "PRN.txt"])
         #expect(stops.map(\.folder) == ["01-con-stop", "02-aux-stop", "03-nul-stop", "04-com1-stop", "05-lpt9-stop", "06-prn-txt"])
         for stop in stops {
@@ -174,7 +174,7 @@ struct GPXTests {
 
     @Test("duplicate GPS names are made unique (ignoring case) with a note; names from the file keep priority")
     func duplicateNames() throws {
-        let (stops, notes) = try TourInit.readGPX(path: Self.path("duplicate-names.gpx"))
+        let gpx = try TourInit.readGPX(path: Self.path("duplicate-names.gpx")), stops = gpx.stops, notes = gpx.notes
         #expect(stops.map(\.name) == ["Spring", "SPRING (3)", "Spring (4)", "Spring (2)", "Stop 5 (2)", "Stop 5"])
         #expect(Set(stops.map(\.folder)).count == stops.count)
         #expect(Set(stops.map { ArchivePath.foldingKey($0.name) }).count == stops.count)
@@ -194,7 +194,7 @@ struct GPXTests {
             <desc>\(longDesc)</desc></wpt><wpt lat="1" lon="2"><name>Two
             lines&#9;and&#x85;more</name><desc>a&#13;&#10;b&#xD;c&#x9F;d</desc></wpt></gpx>
             """)
-        let (stops, notes) = TourInit.stopsFromGPX(doc.points, source: "t.gpx")
+        let gpx = TourInit.stopsFromGPX(doc.points, source: "t.gpx"), stops = gpx.stops, notes = gpx.notes
         #expect(stops[0].name.count == ManifestValidator.maxNameLength)
         #expect(stops[0].name.hasSuffix("…"))
         #expect(stops[0].description.count == ManifestValidator.maxDescriptionLength)
@@ -601,7 +601,7 @@ struct GPXFuzzTests {
                 #expect(p.line >= 1 && p.column >= 1, "\(label)")
             }
             // Stops made from it pass the rules validate applies.
-            let (stops, _) = TourInit.stopsFromGPX(doc.points, source: "fuzz.gpx")
+            let stops = TourInit.stopsFromGPX(doc.points, source: "fuzz.gpx").stops
             #expect(Set(stops.map(\.folder)).count == stops.count, "\(label)")
             for s in stops {
                 #expect(Slug.isValid(Loader.parseFolderName(s.folder).1), "\(label): \(s.folder)")
@@ -651,9 +651,9 @@ struct GPXFuzzTests {
             // Every 25th accepted document with points goes through init and then the checks of validate.
             guard accepted % 25 == 0, let doc = try? GPXReader.read(bytes: bytes, name: "fuzz.gpx"), !doc.points.isEmpty else { continue }
             try Support.withTemporaryDirectory { dir in
-                let (stops, _) = TourInit.stopsFromGPX(doc.points, source: "fuzz.gpx")
+                let stops = TourInit.stopsFromGPX(doc.points, source: "fuzz.gpx").stops
                 _ = try TourInit.scaffold(folder: dir + "/tour", stops: stops)
-                let (_, findings) = try TourBuilder.plan(dir + "/tour")
+                let findings = try TourBuilder.plan(dir + "/tour").findings
                 #expect(!findings.hasErrors, "document \(i): \(findings)")
             }
             validated += 1
@@ -751,7 +751,7 @@ extension GPXTests {
             ]
             _ = try TourInit.scaffold(folder: dir + "/tour", waypoints: stops)
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/tour/waypoints").sorted() == ["01-con-stop", "02-con-2", "03-ozero"])
-            let (_, findings) = try TourBuilder.plan(dir + "/tour")
+            let findings = try TourBuilder.plan(dir + "/tour").findings
             #expect(!findings.hasErrors, "\(findings)")
         }
     }

@@ -8,17 +8,16 @@ import Testing
 @Suite("manifest read a waypoint at a time")
 struct ManifestStreamingTests {
     /// The reading of `bytes` from one tree of the whole document (as before streaming).
-    static func wholeTree(_ bytes: [UInt8]) -> ManifestReader.Result {
+    static func wholeTree(_ bytes: [UInt8]) -> ManifestReading {
         let document: JSONDocument
         do { document = try JSONParser.parse(bytes) } catch {
             return .init(manifest: nil, findings: [Finding(error.code.findingCode ?? .jsonSyntax, path: .root, "not valid JSON at \(error)")])
         }
         var findings = document.duplicateKeys.map(\.finding)
-        let (manifest, decodeFindings) = ManifestDecoder.decode(document.value)
-        findings += decodeFindings
-        let unreadable = Set(decodeFindings.compactMap { $0.code == .manifestMissingField || $0.code == .manifestWrongType ? $0.jsonPath : nil })
-        if let manifest { findings += ManifestValidator.validate(manifest, unreadable: unreadable) }
-        return .init(manifest: manifest, findings: findings)
+        let decoded = ManifestDecoder.decode(document.value)
+        findings += decoded.findings
+        if let manifest = decoded.manifest { findings += ManifestValidator.validate(manifest, unreadable: decoded.unreadable) }
+        return .init(manifest: decoded.manifest, findings: findings)
     }
 
     static let examples: [String] = ["valid", "invalid"].flatMap { folder in

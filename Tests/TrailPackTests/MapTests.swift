@@ -167,11 +167,11 @@ struct MapTests {
             try Support.copyTree(Support.fixture("santiam-wagon-road"), tour)
             try FileManager.default.createDirectory(atPath: tour + "/map/overlays", withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: Self.baseMap, toPath: tour + "/map/overlays/relief.pmtiles")
-            let (plan, findings) = try TourBuilder.plan(tour, map: MapCheckOptions(minDetailZoom: 13))
+            let planned = try TourBuilder.plan(tour, map: MapCheckOptions(minDetailZoom: 13)), plan = planned.plan, findings = planned.findings
             #expect(findings.isEmpty, "\(findings)")
             #expect(try #require(plan).manifest.mapAssets.map { $0.map?.role } == [.overlay, .base])
             try FileManager.default.copyItem(atPath: Self.baseMap, toPath: tour + "/map/second.pmtiles")
-            #expect(try TourBuilder.plan(tour).1.codes.contains(.mapBaseMultiple))
+            #expect(try TourBuilder.plan(tour).findings.codes.contains(.mapBaseMultiple))
         }
     }
 

@@ -152,7 +152,7 @@ struct PanelDraftTests {
             let second = try TourDraft.read(folder: folder).stops[1]
             #expect(abs(second.coordinate!.latitude - 44.391944) < 1e-5 && abs(second.coordinate!.longitude + 122.244167) < 1e-5)
             // The CLI reads what the panel wrote.
-            let (source, findings) = try TourSource.load(folder)
+            let loaded = try TourSource.load(folder), source = loaded.source, findings = loaded.findings
             #expect(source?.waypoints.map(\.name) == ["Sweet Home", "House Rock", "Fish Lake"], "\(findings)")
             // Down: 02 and 03 swap folders.
             let revision = try PanelFlow.revision(html)

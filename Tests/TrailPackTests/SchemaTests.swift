@@ -57,7 +57,7 @@ struct SchemaTests {
         try Support.withTemporaryDirectory { dir in
             var files: [String] = []
             for name in Support.fixtureNames {
-                let (plan, findings) = try TourBuilder.plan(Support.fixture(name))
+                let planned = try TourBuilder.plan(Support.fixture(name)), plan = planned.plan, findings = planned.findings
                 let p = try #require(plan, "\(findings)")
                 let path = dir + "/" + name + ".json"
                 try Support.write(p.manifest.canonicalBytes, to: path)

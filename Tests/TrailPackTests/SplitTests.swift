@@ -213,7 +213,7 @@ struct SplitTests {
         #expect(blockedBefore.contains(SIGHUP))
 
         try Support.withTemporaryDirectory { dir in
-            let (plan, _) = try TourBuilder.plan(Support.fixture("santiam-wagon-road"))
+            let plan = try TourBuilder.plan(Support.fixture("santiam-wagon-road")).plan
             let result = try TourBuilder.write(try #require(plan), to: dir + "/p.zip", timestamp: 1_700_000_000)
             let report = try Verifier.verify(path: result.packagePath, options: .init(expectedSHA256: result.sha256))
             #expect(report.isValid, "\(report.findings)")

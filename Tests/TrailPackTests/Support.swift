@@ -66,7 +66,7 @@ enum Support {
 
     /// Builds a fixture with the library into `directory`; returns the package path.
     static func buildFixture(_ name: String, into directory: String, timestamp: Int64 = TourBuilder.defaultTimestamp) throws -> String {
-        let (plan, findings) = try TourBuilder.plan(fixture(name))
+        let planned = try TourBuilder.plan(fixture(name)), plan = planned.plan, findings = planned.findings
         let p = try #require(plan, "fixture \(name) has findings: \(findings)")
         let output = directory + "/" + name + ".zip"
         _ = try TourBuilder.write(p, to: output, timestamp: timestamp)

@@ -1,3 +1,13 @@
+/// What decoding a manifest gave.
+public struct ManifestDecoding: Sendable {
+    /// The manifest, best effort; nil when the value is not an object of a known format version.
+    public var manifest: Manifest?
+    /// A finding for every missing, mistyped or unknown field.
+    public var findings: [Finding]
+    /// The paths of the fields found missing or mistyped, for ``ManifestValidator/validate(_:unreadable:)``.
+    public var unreadable: Set<JSONPath>
+}
+
 /// Turns parsed JSON into a `Manifest`, reporting every missing, mistyped or unknown field.
 ///
 /// The result is best-effort: a field that cannot be read is left empty (and reported), so
@@ -9,27 +19,28 @@ public enum ManifestDecoder {
 
     /// Decodes a parsed `manifest.json` into a ``Manifest`` (best effort) and a finding for every
     /// missing, mistyped or unknown field.
-    public static func decode(_ value: JSONValue) -> (Manifest?, [Finding]) {
+    public static func decode(_ value: JSONValue) -> ManifestDecoding {
         decode(value, streamed: nil)
     }
 
-    /// `decode(value)`, where `streamed` holds the waypoints (and their findings) already decoded
-    /// one by one while the document was parsed: `value`'s first `waypoints` member is then the
-    /// empty array the parser left in their place.
-    static func decode(_ value: JSONValue, streamed: (waypoints: [Waypoint], findings: [Finding])?) -> (Manifest?, [Finding]) {
+    /// `decode(value)`, where `streamed` holds the waypoints (and what their reader found) already
+    /// decoded one by one while the document was parsed: `value`'s first `waypoints` member is then
+    /// the empty array the parser left in their place.
+    static func decode(_ value: JSONValue, streamed: StreamedWaypoints?) -> ManifestDecoding {
         var r = FieldReader()
+        func refused(_ finding: Finding) -> ManifestDecoding { ManifestDecoding(manifest: nil, findings: [finding], unreadable: []) }
         guard case .object(let top) = value else {
-            return (nil, [Finding(.manifestNotObject, path: .root, "the manifest must be a JSON object ({ ... }), found \(value.typeDescription)")])
+            return refused(Finding(.manifestNotObject, path: .root, "the manifest must be a JSON object ({ ... }), found \(value.typeDescription)"))
         }
         // The format version decides how to read everything else: check it first.
         switch top.first(where: { $0.key == "formatVersion" })?.value {
         case nil:
-            return (nil, [Finding(.manifestFormatVersion, path: JSONPath.root.member("formatVersion"), "formatVersion is missing; this trailpack reads format version \(Manifest.currentFormatVersion)")])
+            return refused(Finding(.manifestFormatVersion, path: JSONPath.root.member("formatVersion"), "formatVersion is missing; this trailpack reads format version \(Manifest.currentFormatVersion)"))
         case .number(let n) where n.int64 == Int64(Manifest.currentFormatVersion):
             break
         case let other?:
-            return (nil, [Finding(.manifestFormatVersion, path: JSONPath.root.member("formatVersion"),
-                "format version \(other.displayText) is not supported; this trailpack reads format version \(Manifest.currentFormatVersion) (a newer package needs a newer trailpack)")])
+            return refused(Finding(.manifestFormatVersion, path: JSONPath.root.member("formatVersion"),
+                "format version \(other.displayText) is not supported; this trailpack reads format version \(Manifest.currentFormatVersion) (a newer package needs a newer trailpack)"))
         }
         r.rejectUnknown(top, at: .root, known: topFields)
 
@@ -41,7 +52,7 @@ public enum ManifestDecoder {
         var waypoints: [Waypoint] = []
         if let streamed, case .array(let items)? = top.first(where: { $0.key == "waypoints" })?.value, items.isEmpty {
             waypoints = streamed.waypoints
-            r.findings += streamed.findings
+            r.append(streamed.reader)
         } else {
             for (i, item) in (r.array(top, "waypoints", at: .root) ?? []).enumerated() {
                 let path = JSONPath.root.member("waypoints").element(i)
@@ -65,7 +76,7 @@ public enum ManifestDecoder {
             description: r.string(top, "description", at: .root) ?? "",
             waypoints: waypoints,
             mapAssets: mapAssets)
-        return (manifest, r.findings)
+        return ManifestDecoding(manifest: manifest, findings: r.findings, unreadable: r.unreadable)
     }
 
     static func decodeWaypoint(_ value: JSONValue, at path: JSONPath, reader r: inout FieldReader) -> Waypoint? {

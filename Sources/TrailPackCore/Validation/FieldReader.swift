@@ -3,6 +3,9 @@
 public struct FieldReader: Sendable {
     /// The findings collected so far.
     public var findings: [Finding] = []
+    /// The paths of the fields reported missing or of the wrong type: the values that stand in for
+    /// them are not to be judged again (one cause, one finding).
+    public private(set) var unreadable: Set<JSONPath> = []
 
     /// A reader with no findings yet.
     public init() {}
@@ -120,13 +123,21 @@ public struct FieldReader: Sendable {
         return Bounds(southwest: sw, northeast: ne)
     }
 
+    /// Takes in what `other` found (after what this reader found).
+    public mutating func append(_ other: FieldReader) {
+        findings += other.findings
+        unreadable.formUnion(other.unreadable)
+    }
+
     /// Records that the required field at `path` is missing.
     public mutating func missing(_ path: JSONPath) {
+        unreadable.insert(path)
         findings.append(Finding(.manifestMissingField, path: path, "the required field '\(path)' is missing; add it"))
     }
 
     /// Records that the field at `path` is not of the `expected` type.
     public mutating func wrongType(_ path: JSONPath, expected: String, got: JSONValue) {
+        unreadable.insert(path)
         findings.append(Finding(.manifestWrongType, path: path, "expected \(expected), found \(got.typeDescription)"))
     }
 }
