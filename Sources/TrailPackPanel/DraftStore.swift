@@ -38,24 +38,6 @@ public actor DraftStore {
         public var modified: Date
     }
 
-    /// Why a change was not made, in words for the page.
-    public enum Failure: Error, Sendable, CustomStringConvertible {
-        case notFound
-        case conflict
-        case exists(String)
-        case unreadable(String)
-        case io(String)
-        public var description: String {
-            switch self {
-            case .notFound: "there is no such draft (it may have been removed)"
-            case .conflict: "someone else saved this draft after you opened it; your change was not saved. Reload the page to see their version, then make your change again"
-            case .exists(let what): what
-            case .unreadable(let what): what
-            case .io(let what): what
-            }
-        }
-    }
-
     public nonisolated func folder(_ key: Key) -> String { "\(root)/\(key.site)/\(key.tour)" }
 
     /// The drafts of `sites`, by site then name. Reads only each `tour.json` and lists `waypoints/`.
@@ -97,32 +79,32 @@ public actor DraftStore {
     }
 
     /// The draft and its revision.
-    public func load(_ key: Key) throws(Failure) -> Snapshot {
+    public func load(_ key: Key) throws(PanelError) -> Snapshot {
         guard exists(key) else { throw .notFound }
         do {
             return Snapshot(draft: try TourDraft.read(folder: folder(key)), revision: TourDraft.revision(folder: folder(key)))
         } catch {
-            throw .unreadable("the draft's \(error.file) \(error.message)")
+            throw PanelError(code: .unprocessable, message: "the draft's \(error.file ?? "folder") \(error.message)")
         }
     }
 
     public func revision(_ key: Key) -> String { TourDraft.revision(folder: folder(key)) }
 
     /// Creates a draft named by `tour` in `site`; refuses a name in use.
-    public func create(_ key: Key, draft: TourDraft) throws(Failure) -> String {
+    public func create(_ key: Key, draft: TourDraft) throws(PanelError) -> String {
         guard !FileManager.default.fileExists(atPath: folder(key)) else {
-            throw .exists("the site already has a draft called '\(key.tour)'; open it from the list, or give the new tour another name")
+            throw PanelError(code: .conflict, message: "the site already has a draft called '\(key.tour)'; open it from the list, or give the new tour another name")
         }
         do {
             try FileManager.default.createDirectory(atPath: folder(key) + "/waypoints", withIntermediateDirectories: true)
         } catch {
-            throw .io("cannot create the draft's folder: \(error.localizedDescription)")
+            throw PanelError(code: .internal, message: "cannot create the draft's folder: \(error.localizedDescription)")
         }
         return try write(key, draft: draft)
     }
 
     /// Saves `draft` if the folder is still at `revision`; returns the new revision.
-    public func save(_ key: Key, draft: TourDraft, revision: String) throws(Failure) -> String {
+    public func save(_ key: Key, draft: TourDraft, revision: String) throws(PanelError) -> String {
         guard exists(key) else { throw .notFound }
         guard TourDraft.revision(folder: folder(key)) == revision else { throw .conflict }
         return try write(key, draft: draft)
@@ -130,7 +112,7 @@ public actor DraftStore {
 
     /// Runs `change` on the current draft and saves it, if the folder is still at `revision`.
     @discardableResult
-    public func update(_ key: Key, revision: String?, _ change: @Sendable (inout TourDraft) throws(Failure) -> Void) throws(Failure) -> Snapshot {
+    public func update(_ key: Key, revision: String?, _ change: @Sendable (inout TourDraft) throws(PanelError) -> Void) throws(PanelError) -> Snapshot {
         var snapshot = try load(key)
         if let revision { guard snapshot.revision == revision else { throw .conflict } }
         try change(&snapshot.draft)
@@ -139,7 +121,7 @@ public actor DraftStore {
     }
 
     /// Writes every stop folder (renamed to its number and slug), each `waypoint.json` and `tour.json`.
-    private func write(_ key: Key, draft: TourDraft) throws(Failure) -> String {
+    private func write(_ key: Key, draft: TourDraft) throws(PanelError) -> String {
         let base = folder(key)
         let waypoints = base + "/waypoints"
         let fm = FileManager.default
@@ -171,16 +153,16 @@ public actor DraftStore {
             }
             try FileIO.syncFolder(waypoints)
             try AtomicFile.write(JSONWriter.bytes(draft.tourJSON), to: base + "/" + TourSource.tourFileName)
-        } catch let failure as Failure {
+        } catch let failure as PanelError {
             throw failure
         } catch {
-            throw .io("the draft could not be saved completely (\(error)); reload the page and check it")
+            throw PanelError(code: .internal, message: "the draft could not be saved completely (\(error)); reload the page and check it")
         }
         return TourDraft.revision(folder: base)
     }
 
-    private static func rename(_ from: String, _ to: String) throws(Failure) {
-        guard Foundation.rename(from, to) == 0 else { throw .io("cannot move '\(from)' to '\(to)': \(String(cString: strerror(errno)))") }
+    private static func rename(_ from: String, _ to: String) throws(PanelError) {
+        do { try FileIO.rename(from, to: to) } catch { throw PanelError(error) }
     }
 
     /// The folder of stop `index` (after a load), for its files.
@@ -189,10 +171,10 @@ public actor DraftStore {
     }
 
     /// Moves a stop's file aside (to `drafts-removed/`), never deleting it.
-    public func setAside(_ key: Key, path: String) throws(Failure) {
+    public func setAside(_ key: Key, path: String) throws(PanelError) {
         let aside = "\(removedRoot)/\(key.site)/\(key.tour)"
         do { try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true) } catch {
-            throw .io("cannot make the folder for removed files: \(error.localizedDescription)")
+            throw PanelError(code: .internal, message: "cannot make the folder for removed files: \(error.localizedDescription)")
         }
         try Self.rename(path, aside + "/\(Int(Date().timeIntervalSince1970))-\((path as NSString).lastPathComponent)")
     }

@@ -15,7 +15,7 @@ extension PanelController {
         guard PackageVersion(version) != nil else {
             throw PanelError(message: "the version '\(version)' is not a version number; write numbers with dots, such as 1.0.1")
         }
-        let draft = try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in draft.version = version }.draft
+        let draft = try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in draft.version = version }.draft
         let folder = drafts.folder(key)
         let started = Date()
         // The page that sent the form polls `…/build-status` meanwhile and draws this progress.

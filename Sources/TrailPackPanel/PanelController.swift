@@ -228,13 +228,6 @@ public struct PanelController: Sendable {
     func errorPage(_ error: Error, json: Bool = false) -> Response {
         let (status, message): (HTTPResponse.Status, String) = switch error {
         case let e as PanelError: (e.status, e.message)
-        case let e as DraftStore.Failure:
-            switch e {
-            case .notFound: (.notFound, e.description)
-            case .conflict: (.conflict, e.description)
-            case .exists, .unreadable: (.unprocessableContent, e.description)
-            case .io: (.internalServerError, e.description)
-            }
         case let e as ServerError: (e.status, e.message)
         case let e as HTTPError: (e.status, e.body ?? "the request could not be handled")
         default: (.internalServerError, "something went wrong on the server (\(error)); try again, and tell the administrator if it keeps happening")
@@ -270,17 +263,6 @@ public struct PanelController: Sendable {
     func notice(_ visitor: Visitor, _ request: Request) async -> String? {
         guard request.uri.queryParameters.get("saved") != nil else { return nil }
         return await sessions.takeFlash(id: visitor.session.id) ?? "Saved."
-    }
-}
-
-/// A panel setting or request the panel cannot use, in words naming the fix.
-public struct PanelError: Error, CustomStringConvertible, Sendable {
-    public var status: HTTPResponse.Status = .badRequest
-    public let message: String
-    public var description: String { message }
-    public init(status: HTTPResponse.Status = .badRequest, message: String) {
-        self.status = status
-        self.message = message
     }
 }
 

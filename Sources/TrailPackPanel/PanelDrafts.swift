@@ -213,7 +213,7 @@ extension PanelController {
             frame = Bounds(southwest: Coordinate(latitude: numbers[0], longitude: numbers[1]), northeast: Coordinate(latitude: numbers[2], longitude: numbers[3]))
         }
         let bounds = frame
-        try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in
+        try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
             draft.name = form.text("name")
             draft.park = form.text("park")
             draft.siteName = form.text("siteName")
@@ -239,7 +239,7 @@ extension PanelController {
     func addStop(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
         let form = try await PanelForm.read(request)
         let coordinate = try Self.coordinate(form)
-        let number = try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in
+        let number = try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
             let name = form.text("name").isEmpty ? "Stop \(draft.stops.count + 1)" : form.text("name")
             draft.stops.append(TourDraft.Stop(slug: draft.newStopSlug(for: name), name: name, coordinate: coordinate))
         }.draft.stops.count
@@ -250,9 +250,9 @@ extension PanelController {
     func reorder(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
         let form = try await PanelForm.read(request)
         let order = form.text("order").split(separator: ",").compactMap { Int($0) }
-        try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in
+        try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
             guard order.count == draft.stops.count, Set(order) == Set(1...max(1, draft.stops.count)) else {
-                throw .exists("the new order does not name every stop once; reload the page and try again")
+                throw PanelError(code: .unprocessable, message: "the new order does not name every stop once; reload the page and try again")
             }
             draft.stops = order.map { draft.stops[$0 - 1] }
         }

@@ -79,7 +79,7 @@ extension PanelController {
             properties.append(JSONMember(k, PropertyValue.json(v)))
         }
         let details = properties
-        try await drafts.update(key, revision: form.text("revision")) { draft throws(DraftStore.Failure) in
+        try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
             guard draft.stops.indices.contains(index) else { throw .notFound }
             var stop = draft.stops[index]
             stop.name = form.text("name")
@@ -106,7 +106,7 @@ extension PanelController {
         let revision = form.text("revision")
         switch action {
         case "up", "down":
-            let draft = try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
+            let draft = try await drafts.update(key, revision: revision) { draft throws(PanelError) in
                 let other = action == "up" ? index - 1 : index + 1
                 guard draft.stops.indices.contains(index), draft.stops.indices.contains(other) else { return }
                 draft.stops.swapAt(index, other)
@@ -116,14 +116,14 @@ extension PanelController {
             // No #fragment: scrolling to one would take the focus away again; focusing the button scrolls to it.
             return Self.redirect("\(key.path)?saved=1&focus=\(action)-\(moved)")
         case "remove":
-            try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
+            try await drafts.update(key, revision: revision) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 draft.stops.remove(at: index)
             }
             return await redirect(visitor, to: key.path, saying: "Stop \(index + 1) removed (its folder is kept aside on the server, not deleted).")
         case "move":
             let coordinate = try Self.coordinate(form)
-            try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
+            try await drafts.update(key, revision: revision) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 draft.stops[index].coordinate = coordinate
             }
@@ -131,7 +131,7 @@ extension PanelController {
         case "remove-file":
             let name = form.text("file")
             let draft = try await draftListing(key, index: index, file: name)
-            try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
+            try await drafts.update(key, revision: revision) { draft throws(PanelError) in
                 draft.stops[index].assets.removeAll { $0.file == name }
                 for n in draft.stops[index].assets.indices where draft.stops[index].assets[n].captions == name { draft.stops[index].assets[n].captions = nil }
             }
@@ -151,15 +151,15 @@ extension PanelController {
             guard !draft.stops[index].assets.contains(where: { $0.file == newName }), !FileManager.default.fileExists(atPath: folder + "/" + newName) else {
                 throw PanelError(status: .conflict, message: "stop \(index + 1) already has a file '\(newName)': choose another name, or remove that file first")
             }
-            try await drafts.update(key, revision: revision) { draft throws(DraftStore.Failure) in
+            try await drafts.update(key, revision: revision) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 for n in draft.stops[index].assets.indices {
                     if draft.stops[index].assets[n].file == name { draft.stops[index].assets[n].file = newName }
                     if draft.stops[index].assets[n].captions == name { draft.stops[index].assets[n].captions = newName }
                 }
                 // Moved inside the save, so the listing and the file never disagree for long.
-                guard Foundation.rename(folder + "/" + name, folder + "/" + newName) == 0 else {
-                    throw .io("cannot rename '\(name)': \(String(cString: strerror(errno)))")
+                do throws(FileIOError) { try FileIO.rename(folder + "/" + name, to: folder + "/" + newName) } catch {
+                    throw PanelError(error, "cannot rename '\(name)': \(error.systemCall?.errno.description ?? error.message)")
                 }
             }
             return await redirect(visitor, to: "\(key.path)/stops/\(index + 1)", saying: "'\(name)' is now '\(newName)'.")
@@ -304,8 +304,10 @@ extension PanelController {
         let folder = try await stopFolder(key, index: index)
         let destination = folder + "/" + name
         if FileManager.default.fileExists(atPath: destination) { try await drafts.setAside(key, path: destination) }
-        guard rename(temp, destination) == 0 else { throw PanelError(status: .internalServerError, message: "cannot keep '\(name)': \(String(cString: strerror(errno)))") }
-        try await drafts.update(key, revision: nil) { draft throws(DraftStore.Failure) in
+        do { try FileIO.rename(temp, to: destination) } catch {
+            throw PanelError(error, "cannot keep '\(name)': \(error.systemCall?.errno.description ?? error.message)")
+        }
+        try await drafts.update(key, revision: nil) { draft throws(PanelError) in
             guard draft.stops.indices.contains(index) else { throw .notFound }
             if !draft.stops[index].assets.contains(where: { $0.file == name }) { draft.stops[index].assets.append(TourDraft.AssetReference(file: name)) }
         }
