@@ -6,7 +6,6 @@ import Musl
 import Darwin
 #endif
 import CMallocPolicy
-import TrailPackBuilder
 import TrailPackFileIO
 
 /// What the `trailpack` process sets for itself in `main`, and the libraries never do: the
