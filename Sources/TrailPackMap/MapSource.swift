@@ -34,7 +34,7 @@ extension MapSource {
 }
 
 /// A PMTiles file on disk, read with `pread` (safe from several threads).
-public final class MapFile: MapSource, @unchecked Sendable {  // the descriptor is immutable; pread keeps no position
+public final class MapFile: MapSource, Sendable {  // pread keeps no position: the one descriptor serves every thread
     public let path: String
     public let size: Int64
     private let fd: Int32
