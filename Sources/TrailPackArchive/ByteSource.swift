@@ -28,7 +28,7 @@ extension ByteSource {
 }
 
 /// A file read with `pread`, so that several threads can read it at once.
-public final class FileSource: ByteSource {
+public final class FileSource: ByteSource, Sendable {
     /// The file's path.
     public let path: String
     /// The file's size when it was opened.

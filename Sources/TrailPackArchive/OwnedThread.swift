@@ -9,15 +9,17 @@ import Darwin
 /// A thread that a library starts, owns and joins: `join()` returns only when the thread's body
 /// has returned and the thread is gone, so nothing a library started outlives the object that
 /// started it. (Foundation's `Thread` and Dispatch's global queues are detached: they cannot be
-/// joined.)
+/// joined.) `join()` hands over what the body returned: the thread's result reaches the joining
+/// thread through the join, not through shared fields.
 ///
 /// The corresponding C functions are `pthread_create` and `pthread_join`.
-package final class OwnedThread: @unchecked Sendable {
-    private final class Body {
-        let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
+package final class OwnedThread<Value>: @unchecked Sendable {  // `handle` is set before init returns; the body's value is written by the thread before it ends and read only after pthread_join
+    /// Where the body's value is left for `join()`.
+    private final class Slot {
+        var value: Value?
     }
 
+    private let slot = Slot()
     #if canImport(Darwin)
     private var handle: pthread_t?
     #else
@@ -29,36 +31,48 @@ package final class OwnedThread: @unchecked Sendable {
 
     /// Starts `body` on a new thread. When the system refuses a thread, `body` runs on the
     /// calling thread instead, so the work is still done (only without the overlap).
-    package init(_ body: @escaping () -> Void) {
-        let box = Unmanaged.passRetained(Body(body)).toOpaque()
+    package init(_ body: @escaping () -> Value) {
+        let slot = self.slot
+        let box = Unmanaged.passRetained(ThreadStart { slot.value = body() }).toOpaque()
         #if canImport(Darwin)
         let status = pthread_create(&handle, nil, { raw in
-            Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().run()
+            Unmanaged<ThreadStart>.fromOpaque(raw).takeRetainedValue().run()
             return nil
         }, box)
         #else
         let status = pthread_create(&handle, nil, { raw in
-            Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+            Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue().run()
             return nil
         }, box)
         #endif
         if status == 0 {
             started = true
         } else {
-            Unmanaged<Body>.fromOpaque(box).takeRetainedValue().run()
+            Unmanaged<ThreadStart>.fromOpaque(box).takeRetainedValue().run()
         }
     }
 
-    /// Waits for the thread to end. Calling it again does nothing.
-    package func join() {
-        guard !isJoined else { return }
-        #if canImport(Darwin)
-        if started, let handle { pthread_join(handle, nil) }
-        #else
-        if started { pthread_join(handle, nil) }
-        #endif
-        isJoined = true
+    /// Waits for the thread to end and returns what its body returned. Calling it again waits for
+    /// nothing and returns the same value.
+    @discardableResult
+    package func join() -> Value {
+        if !isJoined {
+            #if canImport(Darwin)
+            if started, let handle { pthread_join(handle, nil) }
+            #else
+            if started { pthread_join(handle, nil) }
+            #endif
+            isJoined = true
+        }
+        // The body has returned: on the thread just joined, or on this one when none was started.
+        return slot.value!
     }
 
     deinit { join() }
+}
+
+/// What a new thread runs (not generic: the C start function cannot capture a type parameter).
+private final class ThreadStart {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
 }

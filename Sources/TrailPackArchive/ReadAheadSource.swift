@@ -22,6 +22,7 @@ public final class ReadAheadSource: ByteSource, @unchecked Sendable {
     private let block: UnsafeMutableRawBufferPointer
     private var blockOffset: Int64 = 0
     private var blockCount = 0
+    // A pthread mutex, not Synchronization's Mutex: phones link this module, and Mutex needs iOS 18 (the package supports iOS 16).
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
 
     /// The total size in bytes (the underlying source's).

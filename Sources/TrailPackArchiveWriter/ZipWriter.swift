@@ -222,7 +222,7 @@ public struct ZipWriter: ~Copyable {
     }
 
     /// The thread that hashes this writer's output (for the tests that check it is joined).
-    package var hashingThread: OwnedThread? { sink.hasher.thread }
+    package var hashingThread: OwnedThread<Void>? { sink.hasher.thread }
 
     // MARK: DOS times
 
@@ -396,7 +396,7 @@ final class PipelinedHasher: @unchecked Sendable {  // the semaphores order ever
     private var finished = false
     /// The hashing thread: owned, and joined by `finish()` (which `deinit` calls for an
     /// abandoned writer), so no thread outlives the writer.
-    private(set) var thread: OwnedThread?
+    private(set) var thread: OwnedThread<Void>?
 
     init() {
         storage = .allocate(byteCount: Self.slots * Self.slotSize, alignment: 64)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 private let systemWrite = Glibc.write
@@ -13,13 +14,17 @@ private let systemWrite = Darwin.write
 /// Progress of a long build on a terminal: files and bytes done, rate and time left.
 ///
 /// Thread-safe; redraws at most ten times a second on one line of standard error.
-public final class BuildProgress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var phase = ""
-    private var totalFiles = 0, totalBytes: Int64 = 0
-    private var doneFiles = 0, doneBytes: Int64 = 0
-    private var started = DispatchTime.now()
-    private var lastDraw: UInt64 = 0
+public final class BuildProgress: Sendable {
+    /// Where the build is; the drawing is done while it is held, so lines never interleave.
+    private struct State {
+        var phase = ""
+        var totalFiles = 0, totalBytes: Int64 = 0
+        var doneFiles = 0, doneBytes: Int64 = 0
+        var started = DispatchTime.now()
+        var lastDraw: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
     private let output: Int32
 
     /// A progress display on `fileDescriptor` (standard error by default); -1 draws nothing (another
@@ -43,44 +48,48 @@ public final class BuildProgress: @unchecked Sendable {
 
     /// The progress now.
     public var snapshot: Snapshot {
-        lock.lock(); defer { lock.unlock() }
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        return Snapshot(phase: phase, files: (doneFiles, totalFiles), bytes: (doneBytes, totalBytes), seconds: seconds)
+        state.withLock { s in
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - s.started.uptimeNanoseconds) / 1e9
+            return Snapshot(phase: s.phase, files: (s.doneFiles, s.totalFiles), bytes: (s.doneBytes, s.totalBytes), seconds: seconds)
+        }
     }
 
     /// Whether standard error is a terminal, where progress belongs.
     public static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
     func start(phase: String, files: Int, bytes: Int64) {
-        lock.lock(); defer { lock.unlock() }
-        self.phase = phase
-        totalFiles = files; totalBytes = bytes
-        doneFiles = 0; doneBytes = 0
-        started = DispatchTime.now()
-        lastDraw = 0
+        state.withLock { s in
+            s.phase = phase
+            s.totalFiles = files; s.totalBytes = bytes
+            s.doneFiles = 0; s.doneBytes = 0
+            s.started = DispatchTime.now()
+            s.lastDraw = 0
+        }
     }
 
     func advance(files: Int = 0, bytes: Int = 0) {
-        lock.lock(); defer { lock.unlock() }
-        doneFiles += files
-        doneBytes += Int64(bytes)
-        let now = DispatchTime.now().uptimeNanoseconds
-        if now - lastDraw >= 100_000_000 {
-            lastDraw = now
-            draw(now: now)
+        state.withLock { s in
+            s.doneFiles += files
+            s.doneBytes += Int64(bytes)
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now - s.lastDraw >= 100_000_000 {
+                s.lastDraw = now
+                draw(s, now: now)
+            }
         }
     }
 
     func finish() {
-        lock.lock(); defer { lock.unlock() }
-        draw(now: DispatchTime.now().uptimeNanoseconds)
-        emit("\n")
+        state.withLock { s in
+            draw(s, now: DispatchTime.now().uptimeNanoseconds)
+            emit("\n")
+        }
     }
 
-    private func draw(now: UInt64) {
+    private func draw(_ s: State, now: UInt64) {
         guard output >= 0 else { return }
-        let seconds = max(0.001, Double(now - started.uptimeNanoseconds) / 1e9)
-        let line = Self.status(phase: phase, files: (doneFiles, totalFiles), bytes: (doneBytes, totalBytes), seconds: seconds)
+        let seconds = max(0.001, Double(now - s.started.uptimeNanoseconds) / 1e9)
+        let line = Self.status(phase: s.phase, files: (s.doneFiles, s.totalFiles), bytes: (s.doneBytes, s.totalBytes), seconds: seconds)
         emit("\r" + Self.fit(line, width: terminalWidth()) + "\u{1B}[K")
     }
 

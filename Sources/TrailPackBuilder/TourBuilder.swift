@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TrailPackArchive
 import TrailPackArchiveWriter
 import TrailPackCore
@@ -178,10 +179,10 @@ public enum TourBuilder {
 
     /// SHA-256 of every file, spread over the machine's cores; in the files' order.
     static func hashAll(_ files: [TourSource.SourceFile], progress: BuildProgress?) throws -> [SHA256Digest?] {
-        let results = LockedBox<[SHA256Digest?]>(Array(repeating: nil, count: files.count))
-        let failure = LockedBox<BuildError?>(nil)
+        let results = Mutex<[SHA256Digest?]>(Array(repeating: nil, count: files.count))
+        let failure = Mutex<BuildError?>(nil)
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count))
-        let next = LockedBox(0)
+        let next = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             // One buffer per worker, not per file (see FileHashing.sha256(path:buffer:)).
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileHashing.chunkSize, alignment: 64)

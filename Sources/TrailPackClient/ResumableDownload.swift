@@ -129,6 +129,7 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         var reprDigest: String?
     }
 
+    // NSLock, not Synchronization's Mutex: phones link this module, and Mutex needs iOS 18 (the package supports iOS 16).
     private let lock = NSLock()
     private let file: FileDescriptor
     private let path: String

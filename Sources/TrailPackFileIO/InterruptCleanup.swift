@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -22,7 +23,8 @@ public enum InterruptCleanup {
         table.initialize(repeating: nil, count: slots)
         return table
     }()
-    private static let lock = NSLock()
+    /// Orders the changes to the table (the handler only reads it).
+    private static let lock = Mutex(())
 
     /// Sets up the table outside any signal handler. Call it before installing the handler.
     public static func prepare() { _ = paths }
@@ -36,19 +38,21 @@ public enum InterruptCleanup {
     }
 
     static func register(_ path: String) {
-        lock.lock(); defer { lock.unlock() }
-        for i in 0..<slots where paths[i] == nil {
-            paths[i] = strdup(path)
-            return
+        lock.withLock { _ in
+            for i in 0..<slots where paths[i] == nil {
+                paths[i] = strdup(path)
+                return
+            }
         }
     }
 
     static func unregister(_ path: String) {
-        lock.lock(); defer { lock.unlock() }
-        for i in 0..<slots {
-            if let p = paths[i], String(cString: p) == path {
-                paths[i] = nil
-                free(p)
+        lock.withLock { _ in
+            for i in 0..<slots {
+                if let p = paths[i], String(cString: p) == path {
+                    paths[i] = nil
+                    free(p)
+                }
             }
         }
     }

@@ -37,7 +37,7 @@ extension MapSource {
 
 /// A PMTiles file on disk, read with `pread` (safe from several threads: the descriptor is
 /// immutable and `pread` keeps no position).
-public final class MapFile: MapSource {
+public final class MapFile: MapSource, Sendable {
     /// The file's path.
     public let path: String
     /// The file's size when it was opened.

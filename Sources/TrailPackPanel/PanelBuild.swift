@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Synchronization
 import TrailPackBuilder
 import TrailPackCatalog
 import TrailPackCore
@@ -104,24 +105,23 @@ extension PanelController {
 }
 
 /// The builds running now, by draft, for the page's progress bar (`GET …/build-status`).
-final class PanelBuilds: @unchecked Sendable {  // every field behind `lock`
-    private let lock = NSLock()
-    private var running: [String: (progress: BuildProgress, stage: String?)] = [:]
+final class PanelBuilds: Sendable {
+    private let running = Mutex<[String: (progress: BuildProgress, stage: String?)]>([:])
 
     /// Registers a build; false when this draft is being built already (one build per draft at a time).
     func begin(_ draft: String, _ progress: BuildProgress) -> Bool {
-        lock.withLock {
+        running.withLock { running in
             guard running[draft] == nil else { return false }
             running[draft] = (progress, nil)
             return true
         }
     }
-    func stage(_ draft: String, _ text: String) { lock.withLock { running[draft]?.stage = text } }
-    func end(_ draft: String) { _ = lock.withLock { running.removeValue(forKey: draft) } }
+    func stage(_ draft: String, _ text: String) { running.withLock { $0[draft]?.stage = text } }
+    func end(_ draft: String) { _ = running.withLock { $0.removeValue(forKey: draft) } }
 
     /// What the page shows: a line of words and, while bytes are counted, a percentage.
     func status(_ draft: String) -> (text: String, percent: Int?)? {
-        guard let (progress, stage) = lock.withLock({ running[draft] }) else { return nil }
+        guard let (progress, stage) = running.withLock({ $0[draft] }) else { return nil }
         if let stage { return (stage, nil) }
         let now = progress.snapshot
         guard !now.phase.isEmpty else { return ("reading the tour folder", nil) }

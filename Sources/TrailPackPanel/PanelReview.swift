@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Synchronization
 import TrailPackCatalog
 import TrailPackCore
 import TrailPackDiff
@@ -377,22 +378,26 @@ extension PanelController {
 
 /// The verifier's reports of stored packages, by SHA-256: a blob's bytes never change, so its report
 /// does not either. Bounded: the oldest entries go past `limit`.
-final class PanelReports: @unchecked Sendable {  // every field behind `lock`
-    private let lock = NSLock()
-    private var reports: [String: VerificationReport] = [:]
-    private var order: [String] = []
+final class PanelReports: Sendable {
+    /// The reports, and their keys oldest first.
+    private struct Cache {
+        var reports: [String: VerificationReport] = [:]
+        var order: [String] = []
+    }
+
+    private let cache = Mutex(Cache())
     let limit: Int
 
     init(limit: Int = 64) { self.limit = limit }
 
     func report(sha256: String, make: () -> VerificationReport?) -> VerificationReport? {
-        if let known = lock.withLock({ reports[sha256] }) { return known }
+        if let known = cache.withLock({ $0.reports[sha256] }) { return known }
         guard let made = make() else { return nil }
-        lock.withLock {
-            if reports[sha256] == nil {
-                reports[sha256] = made
-                order.append(sha256)
-                while order.count > limit { reports[order.removeFirst()] = nil }
+        cache.withLock { c in
+            if c.reports[sha256] == nil {
+                c.reports[sha256] = made
+                c.order.append(sha256)
+                while c.order.count > limit { c.reports[c.order.removeFirst()] = nil }
             }
         }
         return made

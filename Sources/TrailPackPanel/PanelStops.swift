@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import MultipartKit
 import NIOCore
+import Synchronization
 import TrailPackArchiveWriter
 import TrailPackBuilder
 import TrailPackCore
@@ -389,13 +390,12 @@ extension PanelController {
 }
 
 /// An open file descriptor handed to a response body, closed once.
-final class FileDescriptorBox: @unchecked Sendable {
+final class FileDescriptorBox: Sendable {
     let fd: Int32
-    private var closed = false
+    private let closed = Mutex(false)
     init(_ fd: Int32) { self.fd = fd }
     func close() {
-        guard !closed else { return }
-        closed = true
+        guard closed.withLock({ closed in defer { closed = true }; return !closed }) else { return }
         _ = Foundation.close(fd)
     }
     deinit { close() }

@@ -90,8 +90,7 @@ public enum Verifier {
         let manifest = checkManifest(directory: directory, bytes: &manifestBytes, findings: &findings)
         if let hashing, !crcJobs.isEmpty {
             // The CRC-32s the other thread took: an entry whose data is damaged counts as unread.
-            hashing.join()
-            for (job, crc) in zip(crcJobs, wholeFile.crcs) {
+            for (job, crc) in zip(crcJobs, hashing.join().crcs) {
                 guard case .intact? = checks[job.index] else { continue }
                 let entry = directory.entries[job.index]
                 let finding = crc == nil
@@ -106,15 +105,15 @@ public enum Verifier {
         let maps = try PackageMaps.check(source: source, directory: directory, manifest: manifest, damaged: { checks[$0.index]?.sha256 == nil }, options: options.map)
         findings += maps.findings
 
-        if let hashing { hashing.join() } else { wholeFile.run() }
-        let digest = try wholeFile.result()
+        let hashed = hashing?.join() ?? wholeFile.run()
+        let digest = try hashed.digest.get()
         if let expected = options.expectedSHA256, !(expected == digest) {
             findings.append(Finding(.packageSHA256Mismatch,
                 "the package's SHA-256 is \(digest.hex), not the expected \(expected.hex): the download is damaged or is not the package you asked for; download it again"))
         }
         return VerificationReport(
             size: source.size, sha256: digest, expectedSHA256: options.expectedSHA256, manifest: manifest,
-            entryCount: directory.entries.count, findings: findings, blake2b512: wholeFile.blake2b, maps: maps.maps)
+            entryCount: directory.entries.count, findings: findings, blake2b512: hashed.blake2b, maps: maps.maps)
     }
 
     // MARK: entry data
@@ -290,16 +289,23 @@ public enum Verifier {
     }
 }
 
-/// The SHA-256 of a whole source, read sequentially in chunks (run on its own thread).
-final class WholeFileHash: @unchecked Sendable {
+/// The SHA-256 of a whole source, read sequentially in chunks (run on its own thread, whose
+/// ``Outcome`` the verifier takes from `OwnedThread.join()`).
+struct WholeFileHash: Sendable {
+    /// What reading the whole source gave.
+    struct Outcome: Sendable {
+        /// The SHA-256, or why the source could not be read to its end.
+        var digest: Result<SHA256Digest, ArchiveError>
+        /// The BLAKE2b-512, when it was asked for and the source was read to its end.
+        var blake2b: [UInt8]?
+        /// The CRC-32 of each job's bytes, in the jobs' order; nil for a job whose bytes were not all
+        /// read (after a read error, only the jobs done before it).
+        var crcs: [UInt32?]
+    }
+
     private let source: any ByteSource
     private let withPrehash: Bool
-    private var digest: SHA256Digest?
-    private(set) var blake2b: [UInt8]?
-    private var error: ArchiveError?
     private let crcJobs: [Verifier.CRCJob]
-    /// The CRC-32 of each job's bytes, in the jobs' order; nil for a job whose bytes were not all read.
-    private(set) var crcs: [UInt32?] = []
 
     init(source: any ByteSource, prehash: Bool, crcJobs: [Verifier.CRCJob] = []) {
         self.source = source
@@ -307,13 +313,14 @@ final class WholeFileHash: @unchecked Sendable {
         self.crcJobs = crcJobs
     }
 
-    func run() {
+    func run() -> Outcome {
         var sha = SHA256()
         var blake: BLAKE2b512? = withPrehash ? BLAKE2b512() : nil
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Verifier.chunkSize, alignment: 64)
         defer { buffer.deallocate() }
         var offset: Int64 = 0
         var crc = CRC32()
+        var crcs: [UInt32?] = []
         var job = 0
         var seen: Int64 = 0
         do throws(ArchiveError) {
@@ -340,15 +347,9 @@ final class WholeFileHash: @unchecked Sendable {
                 offset = chunkEnd
             }
             while crcs.count < crcJobs.count { crcs.append(nil) }
-            digest = sha.finalize()
-            blake2b = blake.take()?.finalize()
+            return Outcome(digest: .success(sha.finalize()), blake2b: blake.take()?.finalize(), crcs: crcs)
         } catch {
-            self.error = error
+            return Outcome(digest: .failure(error), blake2b: nil, crcs: crcs)
         }
-    }
-
-    func result() throws(ArchiveError) -> SHA256Digest {
-        if let error { throw error }
-        return digest!
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import TrailPackBuilder
 import TrailPackClient
 
@@ -159,12 +160,15 @@ struct Fetch: AsyncParsableCommand {
 }
 
 /// One line of progress on a terminal, redrawn in place and cut to the terminal's width.
-final class FetchProgress: @unchecked Sendable {
-    // @unchecked: `lock` guards `last` and `drawn`; called from URLSession's delegate queue.
+final class FetchProgress: Sendable {
+    /// When a line was last drawn, and whether one was; called from URLSession's delegate queue.
+    private struct Drawn {
+        var last = Date.distantPast
+        var any = false
+    }
+
     private let enabled: Bool
-    private let lock = NSLock()
-    private var last = Date.distantPast
-    private var drawn = false
+    private let drawn = Mutex(Drawn())
 
     init(enabled: Bool) { self.enabled = enabled }
 
@@ -175,9 +179,9 @@ final class FetchProgress: @unchecked Sendable {
         case .resolving: text = "asking the server…"
         case .downloading(let p):
             let now = Date()
-            let due = lock.withLock { () -> Bool in
-                guard now.timeIntervalSince(last) > 0.1 || p.received == p.total else { return false }
-                last = now
+            let due = drawn.withLock { d -> Bool in
+                guard now.timeIntervalSince(d.last) > 0.1 || p.received == p.total else { return false }
+                d.last = now
                 return true
             }
             guard due else { return }
@@ -192,12 +196,12 @@ final class FetchProgress: @unchecked Sendable {
         var size = winsize()
         if ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 10 { width = Int(size.ws_col) }
         let line = String(text.prefix(width - 1))
-        lock.withLock { drawn = true }
+        drawn.withLock { $0.any = true }
         FileHandle.standardError.write(Data(("\r\u{1b}[K" + line).utf8))
     }
 
     func finish() {
-        guard enabled, lock.withLock({ drawn }) else { return }
+        guard enabled, drawn.withLock({ $0.any }) else { return }
         FileHandle.standardError.write(Data("\r\u{1b}[K".utf8))
     }
 }

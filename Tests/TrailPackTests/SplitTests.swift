@@ -166,7 +166,7 @@ struct SplitTests {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             try #require(fd >= 0)
             defer { close(fd) }
-            var thread: OwnedThread?
+            var thread: OwnedThread<Void>?
             do {
                 var writer = try ZipWriter(fileDescriptor: FileDescriptor(rawValue: fd), path: path, modificationTime: 1_700_000_000)
                 thread = writer.hashingThread
