@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -23,8 +22,9 @@ public enum InterruptCleanup {
         table.initialize(repeating: nil, count: slots)
         return table
     }()
-    /// Orders the changes to the table (the handler only reads it).
-    private static let lock = Mutex(())
+    /// Orders the changes to the table (the handler only reads it). An NSLock, not
+    /// Synchronization's Mutex: this module is linked by phone apps, and Mutex needs iOS 18.
+    private static let lock = NSLock()
 
     /// Sets up the table outside any signal handler. Call it before installing the handler.
     public static func prepare() { _ = paths }
@@ -38,7 +38,7 @@ public enum InterruptCleanup {
     }
 
     static func register(_ path: String) {
-        lock.withLock { _ in
+        lock.withLock {
             for i in 0..<slots where paths[i] == nil {
                 paths[i] = strdup(path)
                 return
@@ -47,7 +47,7 @@ public enum InterruptCleanup {
     }
 
     static func unregister(_ path: String) {
-        lock.withLock { _ in
+        lock.withLock {
             for i in 0..<slots {
                 if let p = paths[i], String(cString: p) == path {
                     paths[i] = nil
