@@ -2,9 +2,17 @@ internal import CLibCrypto
 
 /// Ed25519 signatures through OpenSSL's EVP interface.
 public enum Ed25519 {
+    /// A key pair: the 32-byte seed (the private key) and the 32-byte public key.
+    public struct KeyPair: Sendable {
+        /// The private key's seed.
+        public var seed: [UInt8]
+        /// The public key.
+        public var publicKey: [UInt8]
+    }
+
     /// A new key pair: the 32-byte seed (the private key) and the 32-byte public key.
     /// The corresponding C functions are `EVP_PKEY_keygen` and `EVP_PKEY_get_raw_*_key`.
-    public static func generate() throws(CryptoError) -> (seed: [UInt8], publicKey: [UInt8]) {
+    public static func generate() throws(CryptoError) -> KeyPair {
         guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nil) else { throw .fromQueue("EVP_PKEY_CTX_new_id") }
         defer { EVP_PKEY_CTX_free(ctx) }
         var key: OpaquePointer?
@@ -15,7 +23,7 @@ public enum Ed25519 {
         guard EVP_PKEY_get_raw_private_key(key, &seed, &n) == 1, n == 32 else { throw .fromQueue("EVP_PKEY_get_raw_private_key") }
         n = 32
         guard EVP_PKEY_get_raw_public_key(key, &pub, &n) == 1, n == 32 else { throw .fromQueue("EVP_PKEY_get_raw_public_key") }
-        return (seed, pub)
+        return KeyPair(seed: seed, publicKey: pub)
     }
 
     /// The public key of a seed.

@@ -58,7 +58,8 @@ public enum Minisign {
         public static let memLimit: UInt64 = 1_073_741_824
 
         public static func generate() throws(CryptoError) -> SecretKey {
-            let (seed, pub) = try Ed25519.generate()
+            let pair = try Ed25519.generate()
+            let (seed, pub) = (pair.seed, pair.publicKey)
             return SecretKey(keyID: try SecureRandom.bytes(8), seed: seed, publicKey: pub)
         }
 

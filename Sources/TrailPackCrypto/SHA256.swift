@@ -121,7 +121,7 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// Reads one line of `sha256sum`'s output back: `<hex>  <name>` (`*` marks binary mode), the
     /// escaped form `\<hex>  <name with \\, \n, \r>` that ``sha256sumLine(name:)`` and GNU coreutils
     /// write for awkward names, and the BSD tag form `SHA256 (<name>) = <hex>`. Nil for anything else.
-    public static func parseSHA256SumLine<S: StringProtocol>(_ line: S) -> (digest: SHA256Digest, name: String)? {
+    public static func parseSHA256SumLine<S: StringProtocol>(_ line: S) -> SHA256SumLine? {
         var text = Substring(line)
         if text.hasSuffix("\r") { text = text.dropLast() }
         // A leading backslash: the name is escaped (either form).
@@ -140,7 +140,7 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
             digest = d
             name = String(text.dropFirst(66))
         }
-        guard escaped else { return (digest, name) }
+        guard escaped else { return SHA256SumLine(digest: digest, name: name) }
         var out = "", pending = false
         for ch in name {
             if pending {
@@ -158,7 +158,7 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
             }
         }
         guard !pending else { return nil }
-        return (digest, out)
+        return SHA256SumLine(digest: digest, name: out)
     }
 
     /// Constant-time equality. The corresponding C function is `CRYPTO_memcmp`.
@@ -169,3 +169,10 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
 }
 
+/// One line of a `sha256sum` file, read back: the digest and the file's name.
+public struct SHA256SumLine: Sendable, Equatable {
+    /// The SHA-256 the line gives.
+    public var digest: SHA256Digest
+    /// The file's name, unescaped.
+    public var name: String
+}

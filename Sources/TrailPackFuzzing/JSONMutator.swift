@@ -7,14 +7,22 @@ import TrailPackCore
 /// parse, not only with broken bytes.
 public enum JSONMutator {
     /// `bytes` with one structural change, or nil when they are not JSON.
-    public static func mutate(_ bytes: [UInt8], using random: inout some RandomNumberGenerator) -> (bytes: [UInt8], what: String)? {
+    /// A mutated document and what was done to it.
+    public struct Mutation: Sendable {
+        /// The document after the mutation.
+        public var bytes: [UInt8]
+        /// What was changed, for the fuzzer's log.
+        public var what: String
+    }
+
+    public static func mutate(_ bytes: [UInt8], using random: inout some RandomNumberGenerator) -> Mutation? {
         guard let document = try? JSONParser.parse(bytes) else { return nil }
         var value = document.value
         var paths: [[Int]] = []
         collect(value, at: [], into: &paths)
         guard let path = paths.randomElement(using: &random) else { return nil }
         let what = change(&value, at: path[...], using: &random)
-        return (JSONWriter.bytes(value), what)
+        return Mutation(bytes: JSONWriter.bytes(value), what: what)
     }
 
     /// Every position in the tree, as member or element indexes.

@@ -14,18 +14,26 @@ public struct ZipFuzzer: Sendable {
     }
 
     /// The archive that `tape` describes, and the mutations applied.
-    public func archive(tape: [UInt8]) -> (bytes: [UInt8], mutations: [String]) {
+    /// A mutated archive and the mutations applied.
+    public struct Fuzzed: Sendable {
+        /// The archive's bytes.
+        public var bytes: [UInt8]
+        /// Each mutation, for the log and for replaying.
+        public var mutations: [String]
+    }
+
+    public func archive(tape: [UInt8]) -> Fuzzed {
         var random = TapeRandom(tape)
         return archive(using: &random)
     }
 
     /// An archive from a seed and one to three mutations drawn from `random`.
-    public func archive(using random: inout some RandomNumberGenerator) -> (bytes: [UInt8], mutations: [String]) {
-        guard !seeds.isEmpty else { return ([], []) }
+    public func archive(using random: inout some RandomNumberGenerator) -> Fuzzed {
+        guard !seeds.isEmpty else { return Fuzzed(bytes: [], mutations: []) }
         var model = seeds[Int(random.next() % UInt64(seeds.count))]
         let count = 1 + Int(random.next() % 3)
         var done: [String] = []
         for _ in 0..<count { done.append(ZipMutator.mutate(&model, using: &random)) }
-        return (model.bytes(), done)
+        return Fuzzed(bytes: model.bytes(), mutations: done)
     }
 }

@@ -90,8 +90,9 @@ public enum ZipMutator {
             }
         case 76..<80:  // the manifest's content, by its JSON structure (CRC and sizes stay honest)
             guard let m = model.entries.firstIndex(where: { $0.name == Array("manifest.json".utf8) }),
-                let (json, what) = JSONMutator.mutate(model.entries[m].data, using: &random)
+                let mutation = JSONMutator.mutate(model.entries[m].data, using: &random)
             else { return "no manifest to change" }
+            let (json, what) = (mutation.bytes, mutation.what)
             model.entries[m].data = json
             model.entries[m].stored = model.entries[m].method == 8 ? ZipModel.deflate(json) : json
             return "manifest.json: \(what)"

@@ -99,7 +99,8 @@ public struct PackageIntake: Sendable {
         }
         if outcome == .unchanged, try await stored(id, version).scanStatus == .held {
             // The same bytes again: the new scan replaces the held one (the scanner may work now).
-            let (status, detail) = MalwareScanner.catalogState(verdict)
+            let state = MalwareScanner.catalogState(verdict)
+            let (status, detail) = (state.status, state.detail)
             try await catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: actor)
         }
         switch outcome {

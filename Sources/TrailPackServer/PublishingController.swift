@@ -184,7 +184,8 @@ extension PublishingController {
             throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
         let verdict = await server.scans.scan(path: server.store.path(for: try BlobStore.digest(summary.sha256)), sha256: summary.sha256, engine: server.configuration.scanner)
-        let (status, detail) = MalwareScanner.catalogState(verdict)
+        let state = MalwareScanner.catalogState(verdict)
+        let (status, detail) = (state.status, state.detail)
         try await catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: user.name)
         return try .json(stateResponse(try await requireState(id, version), id: id, version: version))
     }

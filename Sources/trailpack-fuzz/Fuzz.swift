@@ -145,7 +145,8 @@ enum Replay {
                 exit(3)
             }
             if tapes {
-                let (archive, mutations) = loadSeeds().archive(tape: bytes)
+                let fuzzed = loadSeeds().archive(tape: bytes)
+                let (archive, mutations) = (fuzzed.bytes, fuzzed.mutations)
                 print("\(path): \(mutations.joined(separator: "; "))")
                 check(archive)
             } else {
@@ -162,7 +163,8 @@ enum Replay {
         var valid = 0, unreadable = 0
         var codes: [String: Int] = [:]
         for n in 0..<count {
-            let (archive, mutations) = fuzzer.archive(using: &random)
+            let fuzzed = fuzzer.archive(using: &random)
+            let (archive, mutations) = (fuzzed.bytes, fuzzed.mutations)
             if let last {
                 writeFile(archive, to: last)
                 writeFile(Array((["input \(n + 1) of seed \(seed)"] + mutations).joined(separator: "\n").utf8), to: last + ".txt")

@@ -163,7 +163,8 @@ extension Admin {
             var bad = 0
             for t in targets {
                 let path = folder.root + "/" + BlobStore.relativePath(for: try BlobStore.digest(t.sha256))
-                let (status, detail) = MalwareScanner.catalogState(scanner.scan(path))
+                let state = MalwareScanner.catalogState(scanner.scan(path))
+                let (status, detail) = (state.status, state.detail)
                 try catalog.recordRescan(package: t.id, version: t.version, status: status, detail: detail, actor: "admin-cli")
                 if status == .held || status == .infected { bad += 1 }
                 Admin.say(options, "\(t.id) \(t.version): \(t.scanStatus) → \(status)\(detail.isEmpty ? "" : " (\(detail))")",

@@ -25,10 +25,10 @@ struct SignatureTests {
 
     @Test("scrypt parameters follow libsodium for minisign's limits")
     func scryptParameters() {
-        let (logN, r, p) = Scrypt.parameters(opsLimit: 33_554_432, memLimit: 1_073_741_824)
-        #expect(logN == 20 && r == 8 && p == 1)
+        let large = Scrypt.parameters(opsLimit: 33_554_432, memLimit: 1_073_741_824)
+        #expect(large.logN == 20 && large.r == 8 && large.p == 1)
         let small = Scrypt.parameters(opsLimit: 524_288, memLimit: 16_777_216)
-        #expect(small.0 == 14 && small.1 == 8 && small.2 == 1)
+        #expect(small.logN == 14 && small.r == 8 && small.p == 1)
     }
 
     static func signedPackage(_ dir: String) throws -> String {
