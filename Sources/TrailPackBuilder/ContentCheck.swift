@@ -54,8 +54,8 @@ enum ContentCheck {
 
 /// What an editor says of a file a ranger uploads to a stop, decided from its content (its first
 /// bytes) as well as its name: refused, accepted with advice, or accepted.
-public enum MediaCheck {
-    public enum Verdict: Sendable, Equatable {
+package enum MediaCheck {
+    package enum Verdict: Sendable, Equatable {
         case accepted(MediaTypes.Entry)
         /// Kept, with advice for the phones (HEIC photos, WAV recordings).
         case acceptedWithAdvice(MediaTypes.Entry, String)
@@ -63,7 +63,7 @@ public enum MediaCheck {
     }
 
     /// The verdict on the file at `path`, uploaded as `fileName`.
-    public static func verdict(path: String, fileName: String) -> Verdict {
+    package static func verdict(path: String, fileName: String) -> Verdict {
         guard let entry = MediaTypes.lookup(fileName: fileName) else {
             return .refused("'\(fileName)' is not a type the apps can show; use a photo (.jpg, .png, .webp), a recording (.mp3, .m4a), a video (.mp4) or a text (.md, .txt, .vtt captions)")
         }

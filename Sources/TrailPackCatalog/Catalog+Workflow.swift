@@ -22,21 +22,6 @@ extension Catalog {
         }
     }
 
-    static func registerWorkflowMigration(_ m: inout DatabaseMigrator) {
-        m.registerMigration("v2-workflow") { db in
-            try db.execute(sql: """
-                CREATE TABLE user (name TEXT PRIMARY KEY NOT NULL, role TEXT NOT NULL CHECK (role IN ('publisher', 'reviewer', 'admin')),
-                                   publicKey TEXT, createdAt TEXT NOT NULL);
-                CREATE TABLE token (id TEXT PRIMARY KEY NOT NULL, userName TEXT NOT NULL REFERENCES user(name), hash BLOB NOT NULL,
-                                    createdAt TEXT NOT NULL, revokedAt TEXT);
-                CREATE TABLE approval (packageID TEXT NOT NULL, version TEXT NOT NULL, reviewer TEXT NOT NULL REFERENCES user(name),
-                                       at TEXT NOT NULL, signature TEXT, PRIMARY KEY (packageID, version, reviewer));
-                ALTER TABLE packageVersion ADD COLUMN scanStatus TEXT NOT NULL DEFAULT 'clean';
-                ALTER TABLE packageVersion ADD COLUMN scanDetail TEXT NOT NULL DEFAULT '';
-                """)
-        }
-    }
-
     /// What the audit log says of a version released without a malware scan.
     public static let notScannedDetail = "not scanned (operator's choice: --no-malware-scan)"
 

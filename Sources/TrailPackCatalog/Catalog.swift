@@ -18,70 +18,6 @@ public final class Catalog: Sendable {
         try Self.migrator.migrate(pool)
     }
 
-    static var migrator: DatabaseMigrator {
-        var m = DatabaseMigrator()
-        m.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE site (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL);
-                CREATE TABLE blob (sha256 TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL, storedAt TEXT NOT NULL);
-                CREATE TABLE packageVersion (
-                    packageID TEXT NOT NULL,
-                    version TEXT NOT NULL,
-                    versionKey TEXT NOT NULL,
-                    siteID TEXT NOT NULL REFERENCES site(id),
-                    name TEXT NOT NULL,
-                    park TEXT NOT NULL,
-                    description TEXT NOT NULL,
-                    sha256 TEXT NOT NULL REFERENCES blob(sha256),
-                    size INTEGER NOT NULL,
-                    manifest TEXT NOT NULL,
-                    status TEXT NOT NULL,
-                    uploadedBy TEXT NOT NULL,
-                    createdAt TEXT NOT NULL,
-                    confirmMatch INTEGER NOT NULL DEFAULT 0,
-                    confirmMismatch INTEGER NOT NULL DEFAULT 0,
-                    PRIMARY KEY (packageID, version)
-                );
-                CREATE INDEX packageVersionSite ON packageVersion(siteID, status, packageID);
-                CREATE INDEX packageVersionSha ON packageVersion(sha256);
-                CREATE TABLE auditLog (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    at TEXT NOT NULL,
-                    actor TEXT NOT NULL,
-                    action TEXT NOT NULL,
-                    packageID TEXT,
-                    version TEXT,
-                    sha256 TEXT,
-                    detail TEXT NOT NULL DEFAULT ''
-                );
-                CREATE TRIGGER auditLogNoUpdate BEFORE UPDATE ON auditLog BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
-                CREATE TRIGGER auditLogNoDelete BEFORE DELETE ON auditLog BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
-                """)
-        }
-        registerWorkflowMigration(&m)
-        m.registerMigration("v3-latest-index") { db in
-            // The list endpoint finds each package's newest released version: index exactly that.
-            try db.execute(sql: "CREATE INDEX packageVersionLatest ON packageVersion(packageID, status, versionKey)")
-        }
-        m.registerMigration("v4-release-rules") { db in
-            // Public site names come only from released versions or from an admin; a publisher
-            // uploads only to the sites granted to them; a removed user keeps their history.
-            try db.execute(sql: """
-                CREATE TABLE siteGrant (userName TEXT NOT NULL REFERENCES user(name), siteID TEXT NOT NULL, at TEXT NOT NULL,
-                                        PRIMARY KEY (userName, siteID));
-                ALTER TABLE site ADD COLUMN adminNamed INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE packageVersion ADD COLUMN siteName TEXT NOT NULL DEFAULT '';
-                UPDATE packageVersion SET siteName = (SELECT name FROM site WHERE site.id = packageVersion.siteID);
-                ALTER TABLE user ADD COLUMN removedAt TEXT;
-                """)
-        }
-        m.registerMigration("v5-passwords") { db in
-            // The control panel's sign-in: a scrypt hash text (PasswordHash), never the password.
-            try db.execute(sql: "ALTER TABLE user ADD COLUMN passwordHash TEXT")
-        }
-        return m
-    }
-
     // MARK: reading
 
     public struct SiteSummary: Codable, Sendable, Equatable {
@@ -288,8 +224,8 @@ public final class Catalog: Sendable {
                        arguments: [now(), actor, action, id, version, sha256, detail])
     }
 
-    /// Runs raw SQL (tests use it to show the audit log refuses changes).
-    public func execute(_ sql: String) throws { try pool.write { db in try db.execute(sql: sql) } }
+    /// Runs raw SQL (tests use it to show the audit log refuses changes): `@_spi(Testing) import TrailPackCatalog`.
+    @_spi(Testing) public func execute(_ sql: String) throws { try pool.write { db in try db.execute(sql: sql) } }
 
     static func now() -> String {
         let f = ISO8601DateFormatter()

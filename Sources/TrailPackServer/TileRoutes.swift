@@ -60,9 +60,9 @@ extension CatalogController {
 }
 
 /// One tile of a stored package's map, read in place (the API's tile route and the panel's review page).
-public enum PackageTiles {
+package enum PackageTiles {
     /// Opens the blob's ZIP directory, finds the map's stored entry and reads one tile from it.
-    public static func read(blob: String, map: String, tile: TileID) throws -> (PMTilesHeader, [UInt8]?) {
+    package static func read(blob: String, map: String, tile: TileID) throws -> (PMTilesHeader, [UInt8]?) {
         let source = try FileSource(path: blob)
         let directory = try ZipDirectory.read(source)
         guard directory.isReadable, let mapSource = PackageMaps.storedMap(source: source, directory: directory, path: map) else {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TrailPackCatalog
+@_spi(Testing) import TrailPackCatalog
 import TrailPackCore
 
 /// What the public sees changes only by a release; package ids belong to sites; versions are unique.

@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import TrailPackBuilder
-import TrailPackCatalog
+@_spi(Testing) import TrailPackCatalog
 import TrailPackCore
 import TrailPackServer
 

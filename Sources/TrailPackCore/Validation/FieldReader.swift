@@ -1,17 +1,17 @@
 /// Reads typed fields out of parsed JSON, collecting a finding for every missing,
 /// mistyped or unknown field instead of stopping at the first.
-public struct FieldReader: Sendable {
+package struct FieldReader: Sendable {
     /// The findings collected so far.
-    public var findings: [Finding] = []
+    package var findings: [Finding] = []
     /// The paths of the fields reported missing or of the wrong type: the values that stand in for
     /// them are not to be judged again (one cause, one finding).
-    public private(set) var unreadable: Set<JSONPath> = []
+    package private(set) var unreadable: Set<JSONPath> = []
 
     /// A reader with no findings yet.
-    public init() {}
+    package init() {}
 
     /// `value` as an object, or a finding at `path`.
-    public mutating func object(_ value: JSONValue?, at path: JSONPath, required: Bool = true) -> [JSONMember]? {
+    package mutating func object(_ value: JSONValue?, at path: JSONPath, required: Bool = true) -> [JSONMember]? {
         guard let value else {
             if required { missing(path) }
             return nil
@@ -24,7 +24,7 @@ public struct FieldReader: Sendable {
     }
 
     /// Reports every member of `members` that is not in `known`.
-    public mutating func rejectUnknown(_ members: [JSONMember], at path: JSONPath, known: [String]) {
+    package mutating func rejectUnknown(_ members: [JSONMember], at path: JSONPath, known: [String]) {
         for member in members where !known.contains(member.key) {
             let suggestion = Spelling.closest(to: member.key, among: known).map { "; did you mean '\($0)'?" } ?? ""
             findings.append(Finding(.manifestUnknownField, path: path.member(member.key),
@@ -33,7 +33,7 @@ public struct FieldReader: Sendable {
     }
 
     /// The string member `key` of `members`, or a finding at `path` when it is missing (and `required`) or not a string.
-    public mutating func string(_ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true) -> String? {
+    package mutating func string(_ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true) -> String? {
         // The path is made only for a finding: most fields have none.
         func p() -> JSONPath { path.member(key) }
         guard let value = members.first(where: { $0.key == key })?.value else {
@@ -48,7 +48,7 @@ public struct FieldReader: Sendable {
     }
 
     /// The number member `key` of `members` as a `Double`, or a finding at `path`.
-    public mutating func double(_ members: [JSONMember], _ key: String, at path: JSONPath) -> Double? {
+    package mutating func double(_ members: [JSONMember], _ key: String, at path: JSONPath) -> Double? {
         // The path is made only for a finding: most fields have none.
         func p() -> JSONPath { path.member(key) }
         guard let value = members.first(where: { $0.key == key })?.value else { missing(p()); return nil }
@@ -60,7 +60,7 @@ public struct FieldReader: Sendable {
     }
 
     /// The whole-number member `key` of `members` (no fraction, no exponent), or a finding at `path`.
-    public mutating func integer(_ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true) -> Int64? {
+    package mutating func integer(_ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true) -> Int64? {
         // The path is made only for a finding: most fields have none.
         func p() -> JSONPath { path.member(key) }
         guard let value = members.first(where: { $0.key == key })?.value else {
@@ -75,7 +75,7 @@ public struct FieldReader: Sendable {
     }
 
     /// The array member `key` of `members`, or a finding at `path`.
-    public mutating func array(_ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true) -> [JSONValue]? {
+    package mutating func array(_ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true) -> [JSONValue]? {
         // The path is made only for a finding: most fields have none.
         func p() -> JSONPath { path.member(key) }
         guard let value = members.first(where: { $0.key == key })?.value else {
@@ -90,7 +90,7 @@ public struct FieldReader: Sendable {
     }
 
     /// `value` as a `{ "latitude": …, "longitude": … }` object in range, or findings at `path`.
-    public mutating func coordinate(_ value: JSONValue?, at path: JSONPath) -> Coordinate? {
+    package mutating func coordinate(_ value: JSONValue?, at path: JSONPath) -> Coordinate? {
         guard let members = object(value, at: path) else { return nil }
         rejectUnknown(members, at: path, known: ["latitude", "longitude"])
         let lat = double(members, "latitude", at: path)
@@ -100,7 +100,7 @@ public struct FieldReader: Sendable {
     }
 
     /// The `site` object: `{ "id": ..., "name": ... }` (empty strings for what is missing).
-    public mutating func site(_ members: [JSONMember]) -> Site {
+    package mutating func site(_ members: [JSONMember]) -> Site {
         let path = JSONPath.root.member("site")
         guard let site = object(members.first(where: { $0.key == "site" })?.value, at: path) else { return Site(id: "", name: "") }
         rejectUnknown(site, at: path, known: ["id", "name"])
@@ -108,12 +108,12 @@ public struct FieldReader: Sendable {
     }
 
     /// The `bounds` object with its two corners; nil when missing (reported if `required`) or unreadable.
-    public mutating func bounds(_ members: [JSONMember], required: Bool) -> Bounds? {
+    package mutating func bounds(_ members: [JSONMember], required: Bool) -> Bounds? {
         bounds(members, at: .root, required: required)
     }
 
     /// The `bounds` object of the object at `path` (`.root` for the top level).
-    public mutating func bounds(_ members: [JSONMember], at path: JSONPath, required: Bool = true) -> Bounds? {
+    package mutating func bounds(_ members: [JSONMember], at path: JSONPath, required: Bool = true) -> Bounds? {
         let p = path.member("bounds")
         guard let b = object(members.first(where: { $0.key == "bounds" })?.value, at: p, required: required) else { return nil }
         rejectUnknown(b, at: p, known: ["southwest", "northeast"])
@@ -124,19 +124,19 @@ public struct FieldReader: Sendable {
     }
 
     /// Takes in what `other` found (after what this reader found).
-    public mutating func append(_ other: FieldReader) {
+    package mutating func append(_ other: FieldReader) {
         findings += other.findings
         unreadable.formUnion(other.unreadable)
     }
 
     /// Records that the required field at `path` is missing.
-    public mutating func missing(_ path: JSONPath) {
+    package mutating func missing(_ path: JSONPath) {
         unreadable.insert(path)
         findings.append(Finding(.manifestMissingField, path: path, "the required field '\(path)' is missing; add it"))
     }
 
     /// Records that the field at `path` is not of the `expected` type.
-    public mutating func wrongType(_ path: JSONPath, expected: String, got: JSONValue) {
+    package mutating func wrongType(_ path: JSONPath, expected: String, got: JSONValue) {
         unreadable.insert(path)
         findings.append(Finding(.manifestWrongType, path: path, "expected \(expected), found \(got.typeDescription)"))
     }
