@@ -129,11 +129,13 @@ extension Catalog {
     }
 
     /// The user and their stored password hash (nil: no password set), or nil when there is no such user.
-    public func signInRecord(name: String) throws -> (user: User, passwordHash: String?)? {
+    public func signInRecord(name: String) throws -> SignInRecord? {
         try pool.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT name, role, publicKey, passwordHash FROM user WHERE name = ? AND removedAt IS NULL",
                                              arguments: [name]) else { return nil }
-            return (User(name: row["name"], role: Role(rawValue: row["role"]) ?? .publisher, publicKey: row["publicKey"]), row["passwordHash"])
+            return SignInRecord(
+                user: User(name: row["name"], role: Role(rawValue: row["role"]) ?? .publisher, publicKey: row["publicKey"]),
+                passwordHash: row["passwordHash"])
         }
     }
 

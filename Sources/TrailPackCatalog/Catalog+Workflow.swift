@@ -52,7 +52,7 @@ extension Catalog {
 
     /// Issues a token for `user`: `tp_<id>_<secret>`. Only the SHA-256 of the secret is stored;
     /// the token is returned once and never again.
-    public func issueToken(user: String) throws -> (id: String, token: String) {
+    public func issueToken(user: String) throws -> IssuedToken {
         let id = try SecureRandom.bytes(6).map { String(format: "%02x", $0) }.joined()
         let secret = try SecureRandom.bytes(24).map { String(format: "%02x", $0) }.joined()
         try pool.write { db in
@@ -61,7 +61,7 @@ extension Catalog {
                            arguments: [id, user, Data(SHA256.hash(Array(secret.utf8)).bytes), Self.now()])
             try Self.audit(db, actor: "admin-cli", action: .tokenIssue, id: nil, version: nil, sha256: nil, detail: "token \(id) for \(user)")
         }
-        return (id, "tp_\(id)_\(secret)")
+        return IssuedToken(id: id, token: "tp_\(id)_\(secret)")
     }
 
     public func revokeToken(id: String) throws -> Bool {

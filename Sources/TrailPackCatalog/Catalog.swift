@@ -59,7 +59,7 @@ public final class Catalog: Sendable {
     /// One page of a site's released packages (the newest released version of each, exactly one
     /// row per package even where a catalog from before version normalisation holds both `1.0` and
     /// `1.0.0`), by id, starting after the package id `after`.
-    public func packages(site: String, limit: Int, after: String?) throws -> (packages: [PackageSummary], next: String?) {
+    public func packages(site: String, limit: Int, after: String?) throws -> Page {
         try pool.read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT \(Self.summaryColumns) FROM packageVersion p
@@ -69,7 +69,7 @@ public final class Catalog: Sendable {
                 ORDER BY packageID LIMIT ?
                 """, arguments: [site, after ?? "", limit + 1])
             let page = try rows.prefix(limit).map(Self.summary)
-            return (Array(page), rows.count > limit ? page.last?.id : nil)
+            return Page(packages: Array(page), next: rows.count > limit ? page.last?.id : nil)
         }
     }
 
@@ -78,7 +78,7 @@ public final class Catalog: Sendable {
     }
 
     /// A version (nil `version`: the newest released one).
-    public func version(package id: String, version: String?, releasedOnly: Bool = true) throws -> (PackageSummary, manifest: String)? {
+    public func version(package id: String, version: String?, releasedOnly: Bool = true) throws -> RegisteredVersion? {
         try pool.read { db in
             let row: Row?
             if let version {
@@ -88,7 +88,7 @@ public final class Catalog: Sendable {
                 row = try Row.fetchOne(db, sql: "SELECT \(Self.summaryColumns), manifest FROM packageVersion WHERE packageID = ? AND status = 'released' ORDER BY versionKey DESC LIMIT 1",
                                        arguments: [id])
             }
-            return try row.map { (try Self.summary($0), $0["manifest"]) }
+            return try row.map { RegisteredVersion(summary: try Self.summary($0), manifest: $0["manifest"]) }
         }
     }
 
@@ -167,15 +167,15 @@ public final class Catalog: Sendable {
 
     /// Counts a client's confirmation (unless `count` is false: a repeat, or over the client's rate);
     /// returns the expected SHA-256 (nil: no such released version).
-    public func confirm(package id: String, version: String, sha256: String, count: Bool = true) throws -> (expected: String, match: Bool)? {
+    public func confirm(package id: String, version: String, sha256: String, count: Bool = true) throws -> Confirmation? {
         try pool.write { db in
             guard let expected = try String.fetchOne(db, sql: "SELECT sha256 FROM packageVersion WHERE packageID = ? AND version = ? AND status = 'released'",
                                                      arguments: [id, version]) else { return nil }
             let match = expected == sha256.lowercased()
-            guard count else { return (expected, match) }
+            guard count else { return Confirmation(expected: expected, match: match) }
             try db.execute(sql: "UPDATE packageVersion SET \(match ? "confirmMatch = confirmMatch + 1" : "confirmMismatch = confirmMismatch + 1") WHERE packageID = ? AND version = ?",
                            arguments: [id, version])
-            return (expected, match)
+            return Confirmation(expected: expected, match: match)
         }
     }
 

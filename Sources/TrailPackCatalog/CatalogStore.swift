@@ -15,16 +15,16 @@ public protocol CatalogStore: Sendable {
     func state(package id: String, version: String) async throws -> Catalog.VersionState?
     func approvalSignatures(package id: String, version: String) async throws -> [(reviewer: String, signature: String)]
     func sites() async throws -> [Catalog.SiteSummary]
-    func packages(site: String, limit: Int, after: String?) async throws -> (packages: [Catalog.PackageSummary], next: String?)
+    func packages(site: String, limit: Int, after: String?) async throws -> Catalog.Page
     func siteExists(_ id: String) async throws -> Bool
     /// One page of a site's packages, or nil when there is no such site (one call for the list route).
-    func sitePage(site: String, limit: Int, after: String?) async throws -> (packages: [Catalog.PackageSummary], next: String?)?
-    func version(package id: String, version: String?, releasedOnly: Bool) async throws -> (Catalog.PackageSummary, manifest: String)?
+    func sitePage(site: String, limit: Int, after: String?) async throws -> Catalog.Page?
+    func version(package id: String, version: String?, releasedOnly: Bool) async throws -> Catalog.RegisteredVersion?
     func versions(package id: String) async throws -> [Catalog.PackageSummary]
     func isReleasedBlob(_ sha256: String) async throws -> Int64?
     func recordBlob(sha256: String, size: Int64) async throws
     func register(manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String, status: Catalog.PublishStatus) async throws -> Catalog.RegisterOutcome
-    func confirm(package id: String, version: String, sha256: String, count: Bool) async throws -> (expected: String, match: Bool)?
+    func confirm(package id: String, version: String, sha256: String, count: Bool) async throws -> Catalog.Confirmation?
     func confirmations() async throws -> [Catalog.Confirmations]
     func auditLog(after: Int64, limit: Int) async throws -> [Catalog.AuditEntry]
     func audit(actor: String, action: Catalog.AuditAction, id: String?, version: String?, sha256: String?, detail: String) async throws
@@ -94,12 +94,12 @@ public struct GRDBCatalogStore: CatalogStore {
         return try await offload { try catalog.sites() }
     }
 
-    public func packages(site: String, limit: Int, after: String?) async throws -> (packages: [Catalog.PackageSummary], next: String?) {
+    public func packages(site: String, limit: Int, after: String?) async throws -> Catalog.Page {
         let catalog = self.catalog
         return try await offload { try catalog.packages(site: site, limit: limit, after: after) }
     }
 
-    public func sitePage(site: String, limit: Int, after: String?) async throws -> (packages: [Catalog.PackageSummary], next: String?)? {
+    public func sitePage(site: String, limit: Int, after: String?) async throws -> Catalog.Page? {
         let catalog = self.catalog
         return try await offload {
             guard try catalog.siteExists(site) else { return nil }
@@ -112,7 +112,7 @@ public struct GRDBCatalogStore: CatalogStore {
         return try await offload { try catalog.siteExists(id) }
     }
 
-    public func version(package id: String, version: String?, releasedOnly: Bool) async throws -> (Catalog.PackageSummary, manifest: String)? {
+    public func version(package id: String, version: String?, releasedOnly: Bool) async throws -> Catalog.RegisteredVersion? {
         let catalog = self.catalog
         return try await offload { try catalog.version(package: id, version: version, releasedOnly: releasedOnly) }
     }
@@ -137,7 +137,7 @@ public struct GRDBCatalogStore: CatalogStore {
         return try await offload { try catalog.register(manifest: manifest, manifestJSON: manifestJSON, sha256: sha256, size: size, actor: actor, status: status) }
     }
 
-    public func confirm(package id: String, version: String, sha256: String, count: Bool) async throws -> (expected: String, match: Bool)? {
+    public func confirm(package id: String, version: String, sha256: String, count: Bool) async throws -> Catalog.Confirmation? {
         let catalog = self.catalog
         return try await offload { try catalog.confirm(package: id, version: version, sha256: sha256, count: count) }
     }

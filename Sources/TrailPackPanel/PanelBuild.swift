@@ -79,7 +79,7 @@ extension PanelController {
         let version = form.text("version")
         let draft = try await drafts.load(key).draft
         // Judged on the stored package (what reviewers approve), not on the draft, which may have changed since.
-        guard let (_, manifestText) = try await server.catalogStore.version(package: draft.id, version: version, releasedOnly: false),
+        guard let manifestText = try await server.catalogStore.version(package: draft.id, version: version, releasedOnly: false)?.manifest,
               let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest else {
             throw PanelError(status: .notFound, message: "version \(version) of this tour was not built yet: build it first")
         }

@@ -29,7 +29,7 @@ extension PanelController {
                 let id = try context.parameters.require("id"), version = try context.parameters.require("version")
                 let tile = try Self.tileID(context)
                 let record = try await record(visitor, id: id, version: version)
-                guard let (_, manifestText) = try await server.blocking({ try $0.catalog.version(package: id, version: version, releasedOnly: false) }),
+                guard let manifestText = try await server.blocking({ try $0.catalog.version(package: id, version: version, releasedOnly: false) })?.manifest,
                       let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest, let map = Self.baseMap(manifest) else {
                     throw PanelError(status: .notFound, message: "version \(version) has no offline map")
                 }

@@ -88,7 +88,7 @@ extension PanelController {
             try catalog.catalog.versions(package: id).first { $0.version != summary.version }.flatMap { try catalog.catalog.version(package: id, version: $0.version, releasedOnly: true) }
         }
         let oldManifest = older.flatMap { ManifestReader.read(Array($0.manifest.utf8)).manifest }
-        let diff = PackageDiff(old: oldManifest, new: manifest, oldPackage: older.map { ($0.0.sha256, $0.0.size) }, newPackage: (summary.sha256, summary.size))
+        let diff = PackageDiff(old: oldManifest, new: manifest, oldPackage: older.map { ($0.summary.sha256, $0.summary.size) }, newPackage: (summary.sha256, summary.size))
         let audit = try await server.blocking { try $0.catalog.auditLog(package: id) }.filter { $0.version == version }
         let denial = audit.last { $0.action.hasPrefix("deny") && !$0.action.contains("refused") }
         let required = server.configuration.approvals

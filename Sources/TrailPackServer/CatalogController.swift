@@ -57,12 +57,12 @@ struct CatalogController {
     func manifest(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let version = context.parameters.get("version")
-        if let (_, manifest) = try await catalog.version(package: id, version: version, releasedOnly: true) {
+        if let manifest = try await catalog.version(package: id, version: version, releasedOnly: true)?.manifest {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: manifest)))
         }
         // A version under review: its reviewers and its publisher preview it with their token.
         if let version, try await server.reviewAccess(context, package: id, version: version) != nil,
-           let (_, manifest) = try await catalog.version(package: id, version: version, releasedOnly: false) {
+           let manifest = try await catalog.version(package: id, version: version, releasedOnly: false)?.manifest {
             return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "private, no-store"], body: .init(byteBuffer: ByteBuffer(string: manifest)))
         }
         throw ServerError.notFound(version.map { "no released version \(ServerError.short($0)) of '\(ServerError.short(id))'" } ?? "no released package '\(ServerError.short(id))'")

@@ -60,7 +60,7 @@ public struct PackageIntake: Sendable {
             await audit(id, version, sha, .uploadRefused, why)
             throw ServerError(.forbidden, .forbidden, why)
         }
-        if let (existing, _) = try await catalog.version(package: id, version: version, releasedOnly: false) {
+        if let existing = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary {
             if existing.sha256 != sha {
                 // Nothing stored: the upload was refused before its bytes went anywhere.
                 await audit(id, version, sha, .uploadRefused, "version exists with SHA-256 \(existing.sha256)")
@@ -105,7 +105,7 @@ public struct PackageIntake: Sendable {
         }
         switch outcome {
         case .created, .unchanged:
-            guard let (summary, _) = try await catalog.version(package: id, version: version, releasedOnly: false) else {
+            guard let summary = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary else {
                 throw ServerError.internal("version \(version) of '\(ServerError.short(id))' vanished from the catalog while it was stored")
             }
             let state = try await stored(id, version)

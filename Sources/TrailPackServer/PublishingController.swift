@@ -61,13 +61,14 @@ public struct PublishingController: Sendable {
     func diff(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.require([.publisher, .reviewer, .admin])
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
-        guard let (summary, manifestText) = try await catalog.version(package: id, version: version, releasedOnly: false) else {
+        guard let record = try await catalog.version(package: id, version: version, releasedOnly: false) else {
             throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
+        let (summary, manifestText) = (record.summary, record.manifest)
         if user.role == .publisher, try await catalog.state(package: id, version: version)?.uploadedBy != user.name {
             throw ServerError(.forbidden, .forbidden, "'\(user.name)' may compare only their own versions; reviewers and admins compare any")
         }
-        var older: (Catalog.PackageSummary, manifest: String)?
+        var older: Catalog.RegisteredVersion?
         if let against = request.uri.queryParameters.get("against") {
             guard let found = try await catalog.version(package: id, version: against, releasedOnly: false) else {
                 throw ServerError.notFound("no version \(ServerError.short(against)) of '\(ServerError.short(id))' to compare with")
@@ -80,7 +81,7 @@ public struct PublishingController: Sendable {
             throw ServerError.internal("the stored manifest of version \(ServerError.short(version)) cannot be read")
         }
         let oldManifest = older.flatMap { ManifestReader.read(Array($0.manifest.utf8)).manifest }
-        let diff = PackageDiff(old: oldManifest, new: newManifest, oldPackage: older.map { ($0.0.sha256, $0.0.size) }, newPackage: (summary.sha256, summary.size))
+        let diff = PackageDiff(old: oldManifest, new: newManifest, oldPackage: older.map { ($0.summary.sha256, $0.summary.size) }, newPackage: (summary.sha256, summary.size))
         return try .json(diff)
     }
 
@@ -180,7 +181,7 @@ extension PublishingController {
     /// An admin scans a stored version again (after the scanner was fixed); the verdict replaces the old one.
     func rescan(_ request: Request, _ context: AppRequestContext, id: String, version: String) async throws -> Response {
         let user = try context.require([.admin])
-        guard let (summary, _) = try await catalog.version(package: id, version: version, releasedOnly: false) else {
+        guard let summary = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary else {
             throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
         let verdict = await server.scans.scan(path: server.store.path(for: try BlobStore.digest(summary.sha256)), sha256: summary.sha256, engine: server.configuration.scanner)
@@ -195,9 +196,10 @@ extension PublishingController {
         guard let keyText = user.publicKey, let key = try? Minisign.PublicKey(fileText: keyText) else {
             throw ServerError(.unprocessableContent, .noPublicKey, "'\(user.name)' has no public key registered; add one with 'trailpack admin user add --public-key'")
         }
-        guard let (summary, manifestText) = try server.catalog.version(package: id, version: version, releasedOnly: false) else {
+        guard let record = try server.catalog.version(package: id, version: version, releasedOnly: false) else {
             throw ServerError.notFound("no version \(version) of '\(id)'")
         }
+        let (summary, manifestText) = (record.summary, record.manifest)
         let digest = try BlobStore.digest(summary.sha256)
         let prehash = try Minisign.prehash(path: server.store.path(for: digest))
         let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest

@@ -29,7 +29,8 @@ extension CatalogController {
             found = try await catalog.version(package: id, version: version, releasedOnly: false)
             released = false
         }
-        guard let (summary, manifestText) = found else { throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'") }
+        guard let found else { throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'") }
+        let (summary, manifestText) = (found.summary, found.manifest)
         let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest
         guard let map = manifest?.mapAssets.first(where: { MapInfo.isPMTiles($0.path) && MapInfo.role(forPath: $0.path) == .base }) else {
             throw ServerError.notFound("version \(version) of '\(id)' has no offline map")

@@ -188,8 +188,9 @@ struct Admin: ParsableCommand {
             @OptionGroup var options: Options
             @Argument(help: "The user.") var user: String
             func run() throws {
-                var issued: (id: String, token: String) = ("", "")
+                var issued: Catalog.IssuedToken?
                 try Admin.change { issued = try options.catalog().issueToken(user: user) }
+                guard let issued else { return }
                 FileHandle.standardError.write(Data("token \(issued.id) for \(user); it is shown only now — store it safely:\n".utf8))
                 Admin.say(options, issued.token, ["user": .string(user), "token": .string(issued.token)])
                 Admin.finish(options, "token issue")
