@@ -1,3 +1,4 @@
+import Foundation
 internal import CLibCrypto
 
 /// BLAKE2b (RFC 7693).
