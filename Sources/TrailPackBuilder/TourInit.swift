@@ -1,5 +1,6 @@
 import Foundation
 import TrailPackCore
+import TrailPackFileIO
 
 /// Scaffolds a tour folder a ranger can edit: `trailpack init`.
 public enum TourInit {
@@ -51,8 +52,8 @@ public enum TourInit {
                 written.append(dir + "/waypoint.json")
             }
             if !exists {
-                guard rename(target, folder) == 0 else {
-                    throw BuildError.io("cannot create '\(folder)': \(String(cString: strerror(errno)))")
+                do { try FileIO.rename(target, to: folder) } catch {
+                    throw BuildError(FileIOError(code: error.code, message: "cannot create '\(folder)'", path: folder, systemCall: error.systemCall, cause: error))
                 }
             }
         } catch {

@@ -4,6 +4,7 @@ import Hummingbird
 import TrailPackArchive
 import TrailPackBuilder
 import TrailPackCore
+import TrailPackFileIO
 import TrailPackServer
 
 /// "Start from a file": a GPX file from a GPS unit or a mapping program, a spreadsheet saved as CSV, or
@@ -194,7 +195,9 @@ extension PanelController {
             try await drafts.setAside(key, path: target)
         }
         try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        guard rename(root, target) == 0 else { throw PanelError(status: .internalServerError, message: "cannot move the imported tour into place: \(String(cString: strerror(errno)))") }
+        do throws(FileIOError) { try FileIO.rename(root, to: target) } catch {
+            throw PanelError(error, "cannot move the imported tour into place: \(error.systemCall?.errno.description ?? error.message)")
+        }
         return key
     }
 
@@ -270,8 +273,8 @@ extension PanelController {
         }
         let id = UUID().uuidString
         try fm.createDirectory(atPath: sheetsRoot + "/" + id, withIntermediateDirectories: true)
-        guard rename(path, sheetsRoot + "/" + id + "/" + Self.sheetFileName) == 0 else {
-            throw PanelError(status: .internalServerError, message: "cannot keep the spreadsheet: \(String(cString: strerror(errno)))")
+        do throws(FileIOError) { try FileIO.rename(path, to: sheetsRoot + "/" + id + "/" + Self.sheetFileName) } catch {
+            throw PanelError(error, "cannot keep the spreadsheet: \(error.systemCall?.errno.description ?? error.message)")
         }
         var components = URLComponents()
         components.path = "/drafts/columns/" + id

@@ -349,7 +349,10 @@ extension PanelController {
                 }
             }
             let out = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard out >= 0 else { throw PanelError(status: .internalServerError, message: "cannot make the zip: \(String(cString: strerror(errno)))") }
+            guard out >= 0 else {
+                let error = FileIOError.system("open", .last, "cannot make the zip", path: path)
+                throw PanelError(error, "cannot make the zip: \(Errno.last)")
+            }
             do {
                 var writer = try ZipWriter(fileDescriptor: FileDescriptor(rawValue: out), path: path, modificationTime: TourBuilder.defaultTimestamp)
                 for file in files {

@@ -1,4 +1,6 @@
 import Foundation
+import TrailPackFileIO
+import SystemPackage
 import NIOConcurrencyHelpers
 import TrailPackCore
 import TrailPackCrypto
@@ -106,20 +108,21 @@ struct ChildRun {
     var stdout: [UInt8] = []
     var stderr = ""
 
-    struct SpawnError: Error, CustomStringConvertible {
-        var call: String
-        var code: Int32
-        var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
+    /// A system call that failed while starting the child, as the server's error.
+    static func spawnFailure(_ call: String, _ code: Int32) -> ServerError {
+        var error = ServerError.internal("cannot start the verifier: \(call) failed: \(Errno(rawValue: code))")
+        error.systemCall = SystemCall(call, Errno(rawValue: code))
+        return error
     }
 
     /// Runs `arguments` (the first is the executable's path). The child is expected to change to its
     /// working folder itself (posix_spawn's chdir action is not visible to Swift here).
     static func run(arguments: [String], timeout: Double, maxOutput: Int) throws -> ChildRun {
         var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
-        guard pipe(&outPipe) == 0 else { throw SpawnError(call: "pipe", code: errno) }
+        guard pipe(&outPipe) == 0 else { throw spawnFailure("pipe", errno) }
         guard pipe(&errPipe) == 0 else {
             close(outPipe[0]); close(outPipe[1])
-            throw SpawnError(call: "pipe", code: errno)
+            throw spawnFailure("pipe", errno)
         }
         // (pipe2 with O_CLOEXEC is not visible to Swift here; the child closes every fd above 2 itself.)
         for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -149,7 +152,7 @@ struct ChildRun {
         close(errPipe[1])
         guard spawned == 0 else {
             close(outPipe[0]); close(errPipe[0])
-            throw SpawnError(call: "posix_spawn", code: spawned)
+            throw spawnFailure("posix_spawn", spawned)
         }
         running.withLockedValue { _ = $0.insert(pid) }
         defer { running.withLockedValue { _ = $0.remove(pid) } }

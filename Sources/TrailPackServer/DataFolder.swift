@@ -1,4 +1,5 @@
 import Foundation
+import TrailPackFileIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -133,8 +134,8 @@ public final class DataFolder: Sendable {
             n += 1
             destination = "\(root)/quarantine/\(sha256)-\(n).zip"
         }
-        guard rename(source, destination) == 0 else {
-            throw ServerError.internal("cannot move '\(source)' to quarantine: \(String(cString: strerror(errno)))")
+        do throws(FileIOError) { try FileIO.rename(source, to: destination) } catch {
+            throw ServerError(FileIOError(code: error.code, message: "cannot move '\(source)' to quarantine", path: source, systemCall: error.systemCall))
         }
         try? Data("\(reason)\n".utf8).write(to: URL(fileURLWithPath: destination + ".why.txt"))
         return destination
