@@ -6,7 +6,7 @@ import TrailPackTestSupport
 
 @Suite("JSON Schema and the builder's manifests")
 struct BuilderSchemaTests {
-    @Test("the manifests the builder writes for the fixtures are valid for both validators")
+    @Test("the manifests the builder writes for the fixtures are valid for both validators", .needs(.python3, .jsonschema))
     func fixtureManifests() throws {
         try Support.withTemporaryDirectory { dir in
             var files: [String] = []

@@ -7,7 +7,7 @@ import TrailPackTestSupport
 
 @Suite("catalog: listing")
 struct CatalogListingTests {
-    @Test("a catalog from before normalisation holding 1.0 and 1.0.0 lists the package once, and pagination's next page is not empty")
+    @Test("a catalog from before normalisation holding 1.0 and 1.0.0 lists the package once, and pagination's next page is not empty", .needs(.unzip))
     func legacyDuplicates() throws {
         try Support.withTemporaryDirectory { dir in
             let catalog = try Catalog(path: dir + "/catalog.sqlite")

@@ -9,7 +9,7 @@ import TrailPackTestSupport
 /// routes call; the routes themselves are tested in TrailPackIntegrationTests' WorkflowTests).
 @Suite("catalog: racing transitions")
 struct CatalogRaceTests {
-    @Test("races: two approvals at once, approve against deny, a double release — every outcome a legal one")
+    @Test("races: two approvals at once, approve against deny, a double release — every outcome a legal one", .needs(.unzip))
     func races() throws {
         try Support.withTemporaryDirectory { dir in
             let catalog = try Catalog(path: dir + "/catalog.sqlite")

@@ -42,7 +42,7 @@ struct ArticleTests {
         }
     }
 
-    @Test("Checking a downloaded package: download from a real server, check the stored file, refuse a malformed hash and an altered file")
+    @Test("Checking a downloaded package: download from a real server, check the stored file, refuse a malformed hash and an altered file", .needs(.curl, .clamscan))
     func checkingADownloadedPackage() async throws {
         let dir = NSTemporaryDirectory() + "trailpack-article-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -73,7 +73,7 @@ struct ArticleTests {
         }
     }
 
-    @Test("Reading one asset while it plays: the bytes played are the asset's; an altered asset is reported at the end of its stream")
+    @Test("Reading one asset while it plays: the bytes played are the asset's; an altered asset is reported at the end of its stream", .needs(.python3))
     func readingOneAssetWhileItPlays() throws {
         try Support.withTemporaryDirectory { dir in
             let package = try Support.buildFixture("santiam-wagon-road", into: dir)

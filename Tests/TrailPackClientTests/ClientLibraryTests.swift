@@ -7,7 +7,7 @@ import TrailPackTestSupport
 /// The client library (what a phone app links) against a real `trailpack serve`.
 @Suite("client: the library against a real server", .serialized)
 struct ClientLibraryTests {
-    @Test("the library alone: fetch, then read one asset with verified random access")
+    @Test("the library alone: fetch, then read one asset with verified random access", .needs(.curl, .clamscan))
     func libraryAPI() async throws {
         let dir = NSTemporaryDirectory() + "trailpack-client-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

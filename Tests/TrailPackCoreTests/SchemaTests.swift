@@ -9,7 +9,7 @@ struct SchemaTests {
 
     static func expectations() throws -> [String: ManifestExamples.Expectation] { try ManifestExamples.expectations() }
 
-    @Test("every example gives exactly its expected codes, and the schema's verdict is the expected one")
+    @Test("every example gives exactly its expected codes, and the schema's verdict is the expected one", .needs(.python3, .jsonschema))
     func examples() throws {
         let expected = try Self.expectations()
         #expect(expected.count >= 40)

@@ -39,7 +39,7 @@ struct CryptoTests {
         }
     }
 
-    @Test("a large file streamed in chunks matches sha256sum")
+    @Test("a large file streamed in chunks matches sha256sum", .needs(.sha256sum))
     func largeStreamed() throws {
         try Support.withTemporaryDirectory { dir in
             let path = dir + "/big.bin"
@@ -83,7 +83,8 @@ struct CryptoTests {
         #expect(SHA256.hash([1]) != SHA256.hash([2]))
     }
 
-    @Test("sha256sum lines: what trailpack writes (escaped for a backslash or a line break in the name) is read back by GNU sha256sum -c and by trailpack; GNU's own lines, binary marks and the BSD tag form are read; malformed lines are not")
+    @Test("sha256sum lines: what trailpack writes (escaped for a backslash or a line break in the name) is read back by GNU sha256sum -c and by trailpack; GNU's own lines, binary marks and the BSD tag form are read; malformed lines are not",
+          .needs(.sha256sum))
     func sha256sumLines() throws {
         try Support.withTemporaryDirectory { dir in
             let names = ["plain.zip", "back\\slash.zip", "new\nline.zip", "spaces in name.zip"]

@@ -8,7 +8,7 @@ import TrailPackVerifier
 
 @Suite("builder")
 struct BuilderTests {
-    @Test("every fixture builds, opens cleanly in unzip, bsdtar, 7z and Python's zipfile with manifest.json first, and sha256sum -c accepts the sidecar", arguments: Support.fixtureNames)
+    @Test("every fixture builds, opens cleanly in unzip, bsdtar, 7z and Python's zipfile with manifest.json first, and sha256sum -c accepts the sidecar", .needs(.unzip, .bsdtar, .sevenZip, .python3, .sha256sum), arguments: Support.fixtureNames)
     func crossToolChecks(name: String) throws {
         try Support.withTemporaryDirectory { dir in
             let out = try Support.trailpack("build", Support.fixture(name), "-o", dir + "/\(name).zip", "--quiet")
@@ -48,7 +48,7 @@ struct BuilderTests {
         }
     }
 
-    @Test("the same tour gives the same bytes from a copy with shuffled mtimes, permissions and creation order, under another TZ, locale and umask", arguments: Support.fixtureNames)
+    @Test("the same tour gives the same bytes from a copy with shuffled mtimes, permissions and creation order, under another TZ, locale and umask", .needs(.python3), arguments: Support.fixtureNames)
     func determinism(name: String) throws {
         try Support.withTemporaryDirectory { dir in
             let first = try Support.trailpack("build", Support.fixture(name), "-o", dir + "/a.zip", "--quiet")
@@ -186,7 +186,7 @@ struct BuilderTests {
         }
     }
 
-    @Test("an asset that cannot be read is reported (run as an unprivileged user when the tests run as root)")
+    @Test("an asset that cannot be read is reported (run as an unprivileged user when the tests run as root)", .enabled(if: getuid() != 0 || PeerTool.setpriv.isAvailable, "needs \(PeerTool.setpriv) to build as an unprivileged user when the tests run as root"))
     func unreadableAsset() throws {
         try Support.withTemporaryDirectory { dir in
             let tour = dir + "/tour"
@@ -329,7 +329,7 @@ struct BuilderTests {
         }
     }
 
-    @Test("a build on a terminal shows progress (files, bytes, rate, time left); off a terminal it does not")
+    @Test("a build on a terminal shows progress (files, bytes, rate, time left); off a terminal it does not", .needs(.script))
     func progressOnTerminal() throws {
         try Support.withTemporaryDirectory { dir in
             // `script` gives the build a pseudo-terminal, as a ranger's shell would.
@@ -344,7 +344,7 @@ struct BuilderTests {
         }
     }
 
-    @Test("the build summary and --json report what was built")
+    @Test("the build summary and --json report what was built", .needs(.sha256sum))
     func summary() throws {
         try Support.withTemporaryDirectory { dir in
             let out = try Support.trailpack("build", Support.fixture("santiam-wagon-road"), "--json", directory: dir)

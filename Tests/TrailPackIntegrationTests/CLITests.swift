@@ -5,7 +5,7 @@ import TrailPackTestSupport
 
 @Suite("command line")
 struct CLITests {
-    @Test("hash prints exactly what sha256sum prints, escapes included")
+    @Test("hash prints exactly what sha256sum prints, escapes included", .needs(.sha256sum))
     func hashMatchesSha256sum() throws {
         try Support.withTemporaryDirectory { dir in
             let names = ["plain.txt", "with space.txt", "back\\slash.txt", "new\nline.txt", "empty.bin"]
@@ -94,7 +94,7 @@ struct CLITests {
     }
 
     @Test("extract is durable before it is visible: every file flushed, then the folders, then the rename into place, then its parent (seen with strace)",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")))
+          .needs(.strace))
     func extractDurability() throws {
         try Support.withTemporaryDirectory { dir in
             let package = try Support.buildFixture("family-hikes", into: dir)
@@ -113,14 +113,14 @@ struct CLITests {
         }
     }
 
-    @Test("hash - reads standard input (a pipe of 3 MB, several chunks) and agrees with sha256sum")
+    @Test("hash - reads standard input (a pipe of 3 MB, several chunks) and agrees with sha256sum", .needs(.sha256sum))
     func hashStandardInput() throws {
         let ours = try Support.run("/bin/sh", ["-c", "head -c 3000000 /dev/zero | tr '\\0' 'x' | '\(Support.binary)' hash -"])
         let theirs = try Support.run("/bin/sh", ["-c", "head -c 3000000 /dev/zero | tr '\\0' 'x' | sha256sum"])
         #expect(ours.status == 0 && ours.stdout == theirs.stdout && ours.stdout.hasSuffix("  -\n"), "\(ours.stdout) \(theirs.stdout)")
     }
 
-    @Test("verify --sha256-file and --json report the whole-file hash and its comparison")
+    @Test("verify --sha256-file and --json report the whole-file hash and its comparison", .needs(.sha256sum))
     func verifyJSON() throws {
         try Support.withTemporaryDirectory { dir in
             let path = try Support.buildFixture("family-hikes", into: dir)

@@ -8,7 +8,7 @@ import TrailPackTestSupport
 /// `trailpack fetch` against a real `trailpack serve`, through a loopback proxy that drops the
 /// connection or slows it down (scripts/flaky_proxy.py). The client library on its own is tested
 /// in TrailPackClientTests.
-@Suite("client: fetch against a real server", .serialized)
+@Suite("client: fetch against a real server", .needs(.curl, .clamscan), .serialized)
 struct ClientTests {
     static let id = ClientServer.id
 
@@ -76,7 +76,7 @@ struct ClientTests {
         }
     }
 
-    @Test("a download cut half-way resumes with Range and If-Range and installs the same bytes")
+    @Test("a download cut half-way resumes with Range and If-Range and installs the same bytes", .needs(.python3))
     func resumesAfterCut() throws {
         try Support.withTemporaryDirectory { dir in
             let s = try Self.setUp(dir)
@@ -92,7 +92,7 @@ struct ClientTests {
         }
     }
 
-    @Test("a blob altered on the server is refused, deleted and nothing is installed")
+    @Test("a blob altered on the server is refused, deleted and nothing is installed", .needs(.sha256sum))
     func alteredBlob() throws {
         try Support.withTemporaryDirectory { dir in
             let s = try Self.setUp(dir, upload: ["santiam-wagon-road"])
@@ -136,7 +136,7 @@ struct ClientTests {
         }
     }
 
-    @Test("kill -9 during a download leaves the installed version intact; the next run resumes and installs")
+    @Test("kill -9 during a download leaves the installed version intact; the next run resumes and installs", .needs(.python3))
     func killedMidDownload() throws {
         try Support.withTemporaryDirectory { dir in
             let s = try Self.setUp(dir)

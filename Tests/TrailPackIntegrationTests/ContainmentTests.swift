@@ -7,7 +7,7 @@ import TrailPackTestSupport
 /// A package that crashes the verifier costs one 422, never the server.
 @Suite("server: crash containment", .serialized)
 struct ContainmentTests {
-    @Test("a verifier child that traps (test hook): the upload gets 422 with server.verifier-failed and an audit entry; the server goes on serving")
+    @Test("a verifier child that traps (test hook): the upload gets 422 with server.verifier-failed and an audit entry; the server goes on serving", .needs(.curl, .clamscan))
     func trappingChild() throws {
         try Support.withTemporaryDirectory { dir in
             let token = ServeProcess.token
@@ -38,7 +38,7 @@ struct ContainmentTests {
         }
     }
 
-    @Test("a verifier child that never answers (test hook) is stopped at the timeout, its process group killed: 422, and the server goes on serving")
+    @Test("a verifier child that never answers (test hook) is stopped at the timeout, its process group killed: 422, and the server goes on serving", .needs(.curl, .clamscan, .pgrep))
     func hangingChild() throws {
         try Support.withTemporaryDirectory { dir in
             let token = ServeProcess.token

@@ -24,7 +24,7 @@ struct DataFolderTests {
         try FileManager.default.subpathsOfDirectory(atPath: data + "/blobs").filter { $0.hasSuffix(".zip") }.sorted()
     }
 
-    @Test("blobs without a catalog: the start is refused naming the fix, every blob is kept; gc moves them to quarantine/")
+    @Test("blobs without a catalog: the start is refused naming the fix, every blob is kept; gc moves them to quarantine/", .needs(.curl, .clamscan, .timeout))
     func missingCatalog() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
@@ -56,7 +56,7 @@ struct DataFolderTests {
         }
     }
 
-    @Test("an upload replacing a stored version is refused before its bytes are stored or scanned; a recorded blob no version refers to is listed by gc --dry-run and moved to quarantine/ by gc")
+    @Test("an upload replacing a stored version is refused before its bytes are stored or scanned; a recorded blob no version refers to is listed by gc --dry-run and moved to quarantine/ by gc", .needs(.curl, .clamscan, .sha256sum))
     func unusedBlob() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
@@ -90,7 +90,7 @@ struct DataFolderTests {
         }
     }
 
-    @Test("an older catalog next to newer blobs refuses the start; the blobs stay")
+    @Test("an older catalog next to newer blobs refuses the start; the blobs stay", .needs(.curl, .clamscan, .timeout))
     func olderCatalog() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
@@ -115,7 +115,7 @@ struct DataFolderTests {
         }
     }
 
-    @Test("start-up removes only its own temporary files: a stranger's file in tmp/ survives; a non-empty folder that is not a data folder is refused")
+    @Test("start-up removes only its own temporary files: a stranger's file in tmp/ survives; a non-empty folder that is not a data folder is refused", .needs(.clamscan, .timeout))
     func ownFilesOnly() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
@@ -143,7 +143,7 @@ struct DataFolderTests {
         }
     }
 
-    @Test("a second server on the same data folder, and gc while a server runs, are refused naming the first one's PID")
+    @Test("a second server on the same data folder, and gc while a server runs, are refused naming the first one's PID", .needs(.curl, .clamscan, .timeout))
     func oneServerPerFolder() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
@@ -173,7 +173,7 @@ struct DataFolderTests {
         }
     }
 
-    @Test("option values out of range are usage errors (exit 2): a port above 65535, an upload limit that would overflow")
+    @Test("option values out of range are usage errors (exit 2): a port above 65535, an upload limit that would overflow", .needs(.timeout))
     func optionRanges() throws {
         try Support.withTemporaryDirectory { dir in
             for extra in [["--port", "70000"], ["--port", "-1"], ["--max-upload-mb", "17592186044416"], ["--max-upload-mb", "0"]] {

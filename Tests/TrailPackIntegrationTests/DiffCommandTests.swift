@@ -35,7 +35,7 @@ struct DiffCommandTests {
         }
     }
 
-    @Test("GET /v1/admin/packages/{id}/versions/{v}/diff compares with the latest released version (or ?against=) and needs a token")
+    @Test("GET /v1/admin/packages/{id}/versions/{v}/diff compares with the latest released version (or ?against=) and needs a token", .needs(.curl))
     func serverRoute() throws {
         try Support.withTemporaryDirectory { dir in
             try Support.copyTree(Support.fixture("santiam-wagon-road"), dir + "/v1")

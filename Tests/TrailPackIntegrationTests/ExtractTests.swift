@@ -46,7 +46,7 @@ struct ReaderTests {
         }
     }
 
-    @Test("extract of a valid package is complete and atomic; it refuses to overwrite unless told to")
+    @Test("extract of a valid package is complete and atomic; it refuses to overwrite unless told to", .needs(.unzip, .diff))
     func extractValid() throws {
         try Support.withTemporaryDirectory { dir in
             let path = try Support.buildFixture("santiam-wagon-road", into: dir)

@@ -19,7 +19,7 @@ struct HardeningCLITests {
         }
     }
 
-    @Test("verify, extract and validate refuse a FIFO with no writer at once instead of waiting for ever")
+    @Test("verify, extract and validate refuse a FIFO with no writer at once instead of waiting for ever", .needs(.timeout))
     func fifo() throws {
         try Support.withTemporaryDirectory { dir in
             let fifo = dir + "/package.zip"

@@ -16,9 +16,8 @@ struct MapToolTests {
     static let baseMap = MapFixtures.baseMap
     static let cornerMissing = MapFixtures.cornerMissing
     static let santiamFrame = MapFixtures.santiamFrame
-    static let hasPythonPMTiles = PeerTool.pmtiles.isAvailable
 
-    @Test("tile ids agree with protomaps' pmtiles package at every zoom up to 31", .enabled(if: hasPythonPMTiles, "needs Python's pmtiles (make deps installs it)"))
+    @Test("tile ids agree with protomaps' pmtiles package at every zoom up to 31", .needs(.python3, .pmtiles))
     func tileIDsAgainstPython() throws {
         var rng = SplitMix(seed: 7)
         var tiles: [TileID] = []
@@ -94,7 +93,7 @@ struct MapToolTests {
         }
     }
 
-    @Test("a deflated map in a package is refused (map.stored); a manifest that misdescribes the map gets map.mismatch")
+    @Test("a deflated map in a package is refused (map.stored); a manifest that misdescribes the map gets map.mismatch", .needs(.python3))
     func deflatedAndMismatched() throws {
         try Support.withTemporaryDirectory { dir in
             let path = try Support.buildFixture("santiam-wagon-road", into: dir)
@@ -145,7 +144,7 @@ struct MapToolTests {
     }
 
     @Test("map extract writes what Python's pmtiles reads tile for tile: exactly the frame's tiles, each equal to the source's",
-          .enabled(if: hasPythonPMTiles, "needs Python's pmtiles (make deps installs it)"))
+          .needs(.python3, .pmtiles))
     func extractAgainstPython() throws {
         try Support.withTemporaryDirectory { dir in
             let out = try Support.trailpack("map", "extract", Self.baseMap, "-o", dir + "/cut.pmtiles", "--bounds=-122.3,44.35,-122.0,44.45", "--zoom", "9-13", "--json")
@@ -166,7 +165,7 @@ struct MapToolTests {
     }
 
     @Test("trailpack reads, tile for tile, a PMTiles file Python's writer makes (with leaf directories and duplicates)",
-          .enabled(if: hasPythonPMTiles, "needs Python's pmtiles (make deps installs it)"))
+          .needs(.python3, .pmtiles))
     func readsPythonWriter() throws {
         try Support.withTemporaryDirectory { dir in
             let script = """
@@ -199,7 +198,7 @@ struct MapToolTests {
     }
 
     @Test("an MBTiles written by Python's sqlite3 converts to a PMTiles whose tiles match (rows flipped), read by Python's pmtiles",
-          .enabled(if: hasPythonPMTiles, "needs Python's pmtiles (make deps installs it)"))
+          .needs(.python3, .pmtiles))
     func convertMBTiles() throws {
         try Support.withTemporaryDirectory { dir in
             let script = """

@@ -9,16 +9,12 @@ import TrailPackTestSupport
 @Suite("panel: in headless Chromium", .serialized)
 struct PanelBrowserTests {
     static let python = "/usr/bin/python3"
-    static var browserPresent: Bool {
-        guard FileManager.default.isExecutableFile(atPath: python) else { return false }
-        return ["/usr/bin/chromium", "/usr/bin/chromedriver", python].allSatisfy(FileManager.default.isExecutableFile(atPath:))
-            && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium")
-            && (try? Support.run(python, ["-c", "import axe_selenium_python"]))?.status == 0
-            && FileManager.default.fileExists(atPath: PanelConfiguration.defaultWebAssets + "/leaflet/leaflet.js")
-    }
+    /// Debian's Leaflet, which the panel serves from its default --web-assets (with Bootstrap).
+    static let webAssets = PeerTool(file: PanelConfiguration.defaultWebAssets + "/leaflet/leaflet.js", name: "Leaflet in \(PanelConfiguration.defaultWebAssets)",
+                                    debianPackage: "libjs-leaflet")
 
     @Test("a scripted ranger makes a tour in Chromium (map clicks, uploads, a finding fixed, keyboard reorder, build, review) with no axe-core violation or console error; the package verifies, and the folder zip builds byte-identical with the CLI",
-          .enabled(if: browserPresent, "needs chromium, chromium-driver, python3-selenium, libjs-leaflet, libjs-bootstrap5 and pip's axe-selenium-python (make deps installs them)"))
+          .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets, .unzip, .sha256sum))
     func walkthrough() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
@@ -67,7 +63,7 @@ struct PanelBrowserTests {
 
 extension PanelBrowserTests {
     @Test("review in Chromium: a new version of a released tour (a stop moved, a photo replaced, a stop added); reviewer one sees exactly those changes, plays the recording and approves with a signature; reviewer two denies with a reason; the publisher fixes and asks again; both approve signed; released; the phones' download verifies with the served signatures at threshold 2",
-          .enabled(if: browserPresent, "needs chromium, chromium-driver, python3-selenium, libjs-leaflet, libjs-bootstrap5 and pip's axe-selenium-python (make deps installs them)"))
+          .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets, .python3, .curl, .sha256sum))
     func reviewWalkthrough() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"

@@ -5,7 +5,7 @@ import TrailPackTestFixtures
 import TrailPackTestSupport
 
 /// What the public sees changes only by a release; package ids belong to sites; versions are unique.
-@Suite("server: release rules", .serialized)
+@Suite("server: release rules", .needs(.curl, .clamscan), .serialized)
 struct ReleaseRulesTests {
     static let id = WorkflowTests.id
     static let path = WorkflowTests.versionPath
@@ -140,7 +140,7 @@ struct ReleaseRulesTests {
         }
     }
 
-    @Test("reviewers and the publisher download and preview a version under review with their token, never publicly cached; others get 404/403")
+    @Test("reviewers and the publisher download and preview a version under review with their token, never publicly cached; others get 404/403", .needs(.sha256sum))
     func reviewAccess() throws {
         try Support.withTemporaryDirectory { dir in
             var s = try WorkflowTests.setUp(dir)

@@ -49,7 +49,7 @@ struct ReportTests {
         Run(name: "fetch without a library folder", arguments: ["fetch", "http://127.0.0.1:9", "gov.example.x"], status: 2, ok: false),
     ]
 
-    @Test("every command answers --json with the report shape, JSON only on standard output, and the documented exit code")
+    @Test("every command answers --json with the report shape, JSON only on standard output, and the documented exit code", .needs(.python3, .jsonschema))
     func shapes() throws {
         try Support.withTemporaryDirectory { dir in
             try Support.copyTree(Support.fixture("family-hikes"), dir + "/tour")
@@ -103,7 +103,7 @@ struct ReportTests {
         }
     }
 
-    @Test("the schema rejects what is not the shape (a check that can fail)")
+    @Test("the schema rejects what is not the shape (a check that can fail)", .needs(.python3, .jsonschema))
     func schemaCanFail() throws {
         try Support.withTemporaryDirectory { dir in
             let bad = [

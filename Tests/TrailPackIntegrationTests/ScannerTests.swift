@@ -5,11 +5,11 @@ import TrailPackTestFixtures
 import TrailPackTestSupport
 
 /// A scanner the operator can run: checked at start, its real error kept, held versions rescanned.
-@Suite("server: malware scanner operations", .serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/clamscan"), "needs ClamAV's clamscan (the Makefile installs it)"))
+@Suite("server: malware scanner operations", .serialized)
 struct ScannerTests {
     static func json(_ text: String) throws -> JSONValue { try JSONParser.parse(Array(text.utf8)).value }
 
-    @Test("a scanner without a signature database refuses the start with clamscan's own words and the fix")
+    @Test("a scanner without a signature database refuses the start with clamscan's own words and the fix", .needs(.clamscan, .timeout))
     func noDatabase() throws {
         try Support.withTemporaryDirectory { dir in
             try FileManager.default.createDirectory(atPath: dir + "/empty-db", withIntermediateDirectories: true)
@@ -20,7 +20,7 @@ struct ScannerTests {
         }
     }
 
-    @Test("--no-malware-scan --approvals 0 releases an upload at once; the audit log says it was not scanned by the operator's choice")
+    @Test("--no-malware-scan --approvals 0 releases an upload at once; the audit log says it was not scanned by the operator's choice", .needs(.curl))
     func noScanReleases() throws {
         try Support.withTemporaryDirectory { dir in
             let token = ServeProcess.token
@@ -40,7 +40,7 @@ struct ScannerTests {
         }
     }
 
-    @Test("a held version keeps clamscan's real error; the same bytes again, admin rescan --held, and the rescan action scan it again")
+    @Test("a held version keeps clamscan's real error; the same bytes again, admin rescan --held, and the rescan action scan it again", .needs(.curl, .clamscan))
     func heldAndRescanned() throws {
         try Support.withTemporaryDirectory { dir in
             try Support.copyTree(TestClamAV.database, dir + "/db")

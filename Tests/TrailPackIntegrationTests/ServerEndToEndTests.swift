@@ -4,7 +4,7 @@ import TrailPackTestFixtures
 import TrailPackTestSupport
 
 /// The real `trailpack serve`, driven with curl.
-@Suite("server: end to end", .serialized)
+@Suite("server: end to end", .needs(.curl, .clamscan), .serialized)
 struct ServerEndToEndTests {
     static let token = ServeProcess.token
 
@@ -12,7 +12,7 @@ struct ServerEndToEndTests {
 
     static func curl(_ args: [String]) throws -> Support.Output { try ServeProcess.curl(args) }
 
-    @Test("upload, list, preview, a download interrupted and resumed with Range/If-Range, confirm, and trailpack verify of the bytes; the OpenAPI document matches")
+    @Test("upload, list, preview, a download interrupted and resumed with Range/If-Range, confirm, and trailpack verify of the bytes; the OpenAPI document matches", .needs(.sha256sum, .python3, .openAPIChecker))
     func endToEnd() throws {
         try Support.withTemporaryDirectory { dir in
             let packages = try ServerFixtures.packages(dir)

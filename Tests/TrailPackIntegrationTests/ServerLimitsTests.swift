@@ -81,7 +81,7 @@ struct ServerLimitsTests {
         return try ServeProcess.launch(["--data", dir + "/data", "--admin-token-file", dir + "/token", "--approvals", "0", "--no-malware-scan"] + extra, logFile: logFile)
     }
 
-    @Test("a trickled request head, an idle keep-alive, a body shorter than its Content-Length and a 1-byte-per-300-ms body are all closed by the time limits; the server goes on answering")
+    @Test("a trickled request head, an idle keep-alive, a body shorter than its Content-Length and a 1-byte-per-300-ms body are all closed by the time limits; the server goes on answering", .needs(.curl))
     func slowClients() throws {
         try Support.withTemporaryDirectory { dir in
             let server = try Self.launch(dir, ["--header-timeout", "1", "--keep-alive-timeout", "1", "--body-timeout", "1", "--min-body-rate", "100"])
@@ -116,7 +116,7 @@ struct ServerLimitsTests {
         }
     }
 
-    @Test("a client that stops reading a download is dropped after --send-timeout; one that reads gets every byte")
+    @Test("a client that stops reading a download is dropped after --send-timeout; one that reads gets every byte", .needs(.curl, .sha256sum))
     func stalledReader() throws {
         try Support.withTemporaryDirectory { dir in
             // A 40 MB video (random bytes after an ISO-media box): more than the socket buffers hold.
@@ -185,7 +185,7 @@ struct ServerLimitsTests {
         }
     }
 
-    @Test("HTTP details: 405 with Allow, HEAD on JSON routes, nosniff, JSON 413, a long id cut in the 404, Expect: 100-continue, weak If-None-Match, no long caching of a 416, confirmations counted once per download")
+    @Test("HTTP details: 405 with Allow, HEAD on JSON routes, nosniff, JSON 413, a long id cut in the 404, Expect: 100-continue, weak If-None-Match, no long caching of a 416, confirmations counted once per download", .needs(.curl, .sha256sum, .unzip))
     func httpDetails() throws {
         try Support.withTemporaryDirectory { dir in
             let package = try Support.buildFixture("family-hikes", into: dir)
@@ -272,7 +272,7 @@ struct ServerLimitsTests {
         }
     }
 
-    @Test("/healthz answers while a confirmation waits on a locked catalog")
+    @Test("/healthz answers while a confirmation waits on a locked catalog", .needs(.curl, .sha256sum, .unzip, .debianPython3))
     func healthWhileLocked() throws {
         try Support.withTemporaryDirectory { dir in
             let package = try Support.buildFixture("family-hikes", into: dir)
@@ -313,7 +313,7 @@ struct ServerLimitsTests {
         }
     }
 
-    @Test("--log-format json writes one JSON object per line: an access line per request with method, path, status, bytes, duration and user")
+    @Test("--log-format json writes one JSON object per line: an access line per request with method, path, status, bytes, duration and user", .needs(.curl))
     func accessLog() throws {
         try Support.withTemporaryDirectory { dir in
             let log = dir + "/server.log"
@@ -372,7 +372,7 @@ struct ServerLimitsTests {
         return try condition()
     }
 
-    @Test("SIGTERM during a scan: the server stops within --shutdown-timeout and the scanner is killed; kill -9 leaves no scanner either")
+    @Test("SIGTERM during a scan: the server stops within --shutdown-timeout and the scanner is killed; kill -9 leaves no scanner either", .needs(.curl, .pgrep))
     func shutdownDuringScan() throws {
         try Support.withTemporaryDirectory { dir in
             let package = try Support.buildFixture("family-hikes", into: dir)

@@ -14,7 +14,7 @@ struct SignatureTests {
         return pkg
     }
 
-    @Test("both directions with the real minisign: our encrypted key signs in minisign; minisign's signatures verify in trailpack; ours verify in minisign")
+    @Test("both directions with the real minisign: our encrypted key signs in minisign; minisign's signatures verify in trailpack; ours verify in minisign", .needs(.minisign))
     func minisignBothWays() throws {
         try Support.withTemporaryDirectory { dir in
             let pkg = try Support.buildFixture("family-hikes", into: dir)

@@ -26,7 +26,7 @@ struct SplitTests {
     }
 
     @Test("the example client binary links no libarchive (readelf -d and ldd); the trailpack binary does",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/readelf"), "readelf (binutils) is needed"))
+          .needs(.readelf, .ldd))
     func exampleLinksNoLibarchive() throws {
         let example = try Self.needed(Self.example)
         #expect(!example.isEmpty, "readelf found no NEEDED entries in \(Self.example)")
@@ -91,7 +91,7 @@ struct SplitTests {
         #expect(builder.contains { $0.hasSuffix("/Sources/TrailPackArchiveWriter/ZipWriter.swift") }, "the same walk from the builder must reach the writer")
     }
 
-    @Test("the example program fetches, verifies and reads one asset from a real server using the client product alone")
+    @Test("the example program fetches, verifies and reads one asset from a real server using the client product alone", .needs(.curl, .clamscan))
     func exampleEndToEnd() throws {
         try Support.withTemporaryDirectory { dir in
             let s = try ClientServer.setUp(dir, upload: ["santiam-wagon-road"])
@@ -122,7 +122,7 @@ struct SplitTests {
         }
     }
 
-    @Test("DOS times are stamped from UTC whatever TZ the builder runs under (three zones, one package)",
+    @Test("DOS times are stamped from UTC whatever TZ the builder runs under (three zones, one package)", .needs(.python3),
           .enabled(if: ["Asia/Kathmandu", "America/St_Johns"].allSatisfy { FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/" + $0) },
                    "tzdata is needed: without the zone files every TZ falls back to UTC and the test could not fail"),
           arguments: ["Asia/Kathmandu", "America/St_Johns"])
@@ -152,7 +152,7 @@ struct SplitTests {
     }
 
     @Test("no library calls mallopt: the test program (every library, no CLI) and the example import no mallopt; the CLI's main does",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nm"), "nm (binutils) is needed"))
+          .needs(.nm))
     func noMallopt() throws {
         let host = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let hostSymbols = try Self.importedSymbols(host)

@@ -5,8 +5,6 @@ import TrailPackTestSupport
 /// Colour and progress on a terminal (a pseudo-terminal from `script`), and none off it.
 @Suite("terminal output")
 struct TerminalTests {
-    static let hasScript = FileManager.default.isExecutableFile(atPath: "/usr/bin/script")
-
     /// A broken tour: one error, one warning.
     static func brokenTour(_ dir: String) throws -> String {
         let tour = dir + "/tour"
@@ -34,7 +32,7 @@ struct TerminalTests {
         }
     }
 
-    @Test("on a terminal: colour by default, none with NO_COLOR", .enabled(if: hasScript, "needs script(1) for a pseudo-terminal"))
+    @Test("on a terminal: colour by default, none with NO_COLOR", .needs(.script))
     func noColor() throws {
         try Support.withTemporaryDirectory { dir in
             let tour = try Self.brokenTour(dir)
@@ -49,7 +47,7 @@ struct TerminalTests {
         }
     }
 
-    @Test("progress fits a 50-column terminal: every redraw shorter than the width", .enabled(if: hasScript, "needs script(1) for a pseudo-terminal"))
+    @Test("progress fits a 50-column terminal: every redraw shorter than the width", .needs(.script))
     func progressWidth() throws {
         try Support.withTemporaryDirectory { dir in
             let tty = try Support.run("/usr/bin/script", ["-q", "-e", "-c", "stty cols 50; \(Support.binary) build \(Support.fixture("santiam-wagon-road")) -o \(dir)/a.zip", "/dev/null"])

@@ -54,7 +54,7 @@ struct WorkflowTests {
     static let id = "gov.usda.fs.willamette.family-hikes"
     static let versionPath = "/v1/admin/packages/\(id)/versions/3"
 
-    @Test("the full path with N = 2: upload, start, two signed approvals, release; clients check the reviewers' signatures offline")
+    @Test("the full path with N = 2: upload, start, two signed approvals, release; clients check the reviewers' signatures offline", .needs(.curl, .clamscan))
     func happyPath() throws {
         try Support.withTemporaryDirectory { dir in
             let s = try Self.setUp(dir)
@@ -96,7 +96,7 @@ struct WorkflowTests {
         }
     }
 
-    @Test("a denial after one approval sends the version back to draft and clears the approvals; illegal transitions are 409 naming the state")
+    @Test("a denial after one approval sends the version back to draft and clears the approvals; illegal transitions are 409 naming the state", .needs(.curl, .clamscan))
     func denial() throws {
         try Support.withTemporaryDirectory { dir in
             let s = try Self.setUp(dir)
@@ -117,7 +117,7 @@ struct WorkflowTests {
         }
     }
 
-    @Test("roles: self-approval, wrong roles, missing, wrong and revoked tokens are refused")
+    @Test("roles: self-approval, wrong roles, missing, wrong and revoked tokens are refused", .needs(.curl, .clamscan))
     func roles() throws {
         try Support.withTemporaryDirectory { dir in
             let s = try Self.setUp(dir)
@@ -141,7 +141,7 @@ struct WorkflowTests {
         }
     }
 
-    @Test("an upload carrying the EICAR test string is refused with the signature's name, and the refusal is audited")
+    @Test("an upload carrying the EICAR test string is refused with the signature's name, and the refusal is audited", .needs(.curl, .clamscan))
     func eicar() throws {
         try Support.withTemporaryDirectory { dir in
             let s = try Self.setUp(dir)
@@ -157,7 +157,7 @@ struct WorkflowTests {
         }
     }
 
-    @Test("a version the scanner could not vouch for is held: approvable, never releasable, with the reason shown")
+    @Test("a version the scanner could not vouch for is held: approvable, never releasable, with the reason shown", .needs(.curl, .clamscan))
     func held() throws {
         try Support.withTemporaryDirectory { dir in
             // The scanner works at start (it is checked), then loses its signature database.
@@ -178,7 +178,7 @@ struct WorkflowTests {
         }
     }
 
-    @Test("/healthz answers while a signed approval of a 300 MB package is being checked (the prehash runs off the request threads)")
+    @Test("/healthz answers while a signed approval of a 300 MB package is being checked (the prehash runs off the request threads)", .needs(.curl))
     func healthWhileApproving() throws {
         try Support.withTemporaryDirectory { dir in
             let s = try Self.setUp(dir, extra: ["--no-malware-scan"])

@@ -361,7 +361,7 @@ struct PanelDraftTests {
         }
     }
 
-    @Test("download as folder: a zip of the tour folder that Python's zipfile reads, holding the JSON and the files and nothing hidden")
+    @Test("download as folder: a zip of the tour folder that Python's zipfile reads, holding the JSON and the files and nothing hidden", .needs(.python3))
     func folderZip() async throws {
         try await Self.withPanel { server, panel, client in
             let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
@@ -412,7 +412,7 @@ struct PanelDraftTests {
         }
     }
 
-    @Test("start from a file: a GPX file's waypoints and a CSV sheet's rows become stops; a folder zip becomes the same draft again (replacing only when asked, the old one kept aside); hostile zips are refused")
+    @Test("start from a file: a GPX file's waypoints and a CSV sheet's rows become stops; a folder zip becomes the same draft again (replacing only when asked, the old one kept aside); hostile zips are refused", .needs(.python3))
     func imports() async throws {
         try await Self.withPanel(maxMediaBytes: 64 << 20) { server, panel, client in
             let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")

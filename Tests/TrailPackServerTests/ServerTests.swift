@@ -9,7 +9,7 @@ import TrailPackServer
 import TrailPackTestFixtures
 import TrailPackTestSupport
 
-@Suite("server: routes")
+@Suite("server: routes", .needs(.clamscan))
 struct ServerRouteTests {
     static let token = "test-admin-token-0123456789"
 
@@ -31,7 +31,7 @@ struct ServerRouteTests {
         }
     }
 
-    @Test("upload, list, preview, download with ranges and validators, confirm")
+    @Test("upload, list, preview, download with ranges and validators, confirm", .needs(.sha256sum))
     func happyPath() async throws {
         try await withServer { server, packages, client in
             let santiam = packages["santiam-wagon-road"]!
@@ -159,7 +159,7 @@ struct ServerRouteTests {
         }
     }
 
-    @Test("the audit log records uploads and refusals, and refuses to be changed")
+    @Test("the audit log records uploads and refusals, and refuses to be changed", .needs(.sha256sum))
     func auditLog() async throws {
         try await withServer { server, packages, client in
             #expect(try await upload(client, packages["family-hikes"]!).0 == .created)

@@ -105,7 +105,8 @@ extension Trait where Self == ConditionTrait {
     /// reason naming each tool and its Debian package (`make deps` installs them all).
     package static func needs(_ tools: PeerTool...) -> Self {
         let missing = tools.filter { !$0.isAvailable }
-        let named = (missing.isEmpty ? tools : missing).map(\.description).joined(separator: ", ")
-        return .enabled(if: missing.isEmpty, Comment(rawValue: "needs \(named); make deps installs it"))
+        let named = missing.isEmpty ? tools : missing
+        let list = named.map(\.description).joined(separator: ", ")
+        return .enabled(if: missing.isEmpty, Comment(rawValue: "needs \(list) (make deps installs \(named.count == 1 ? "it" : "them"))"))
     }
 }

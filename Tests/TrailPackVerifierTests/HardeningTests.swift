@@ -96,7 +96,7 @@ struct HardeningTests {
         #expect(report.findings.contains { $0.code == .zipZip64Invalid }, "\(report.findings)")
     }
 
-    @Test("bytes put in front of a package are reported as a prefix of that many bytes, and nothing else")
+    @Test("bytes put in front of a package are reported as a prefix of that many bytes, and nothing else", .needs(.unzip))
     func prefixedPackage() throws {
         let stub = Array("#!/bin/sh\necho this is a self-extractor stub\nexit 0\n".utf8)
         let report = try verify(stub + VerifierTests.package)

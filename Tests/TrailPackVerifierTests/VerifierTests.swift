@@ -19,7 +19,7 @@ struct VerifierTests {
 
     func forge() throws -> ZipForge { try ZipForge.from(package: Self.package) }
 
-    @Test("every fixture package verifies, on one thread and on two, and reports the whole-file SHA-256", arguments: Support.fixtureNames)
+    @Test("every fixture package verifies, on one thread and on two, and reports the whole-file SHA-256", .needs(.sha256sum), arguments: Support.fixtureNames)
     func fixturesVerify(name: String) throws {
         try Support.withTemporaryDirectory { dir in
             let path = try Support.buildWithProgram(name, into: dir)
@@ -33,7 +33,7 @@ struct VerifierTests {
         }
     }
 
-    @Test("the same contents rewritten by Python's zipfile (seekable and streamed) and by zip -r verify")
+    @Test("the same contents rewritten by Python's zipfile (seekable and streamed) and by zip -r verify", .needs(.python3, .unzip, .zip))
     func otherWriters() throws {
         try Support.withTemporaryDirectory { dir in
             let path = try Support.buildWithProgram("santiam-wagon-road", into: dir)
