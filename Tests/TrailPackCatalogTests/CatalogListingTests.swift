@@ -12,7 +12,9 @@ struct CatalogListingTests {
         try Support.withTemporaryDirectory { dir in
             let catalog = try Catalog(path: dir + "/catalog.sqlite")
             let pkg = try Support.buildFixture("santiam-wagon-road", into: dir)
-            let manifest = try #require(ManifestReader.read(try Support.run("unzip", ["-p", pkg, "manifest.json"]).stdoutBytes.map { $0 }).manifest)
+            let unzipped = try Support.run("unzip", ["-p", pkg, "manifest.json"])
+            #expect(unzipped.status == 0, "\(unzipped.stderr)")
+            let manifest = try #require(ManifestReader.read(Array(unzipped.stdoutBytes)).manifest)
             var a = manifest, b = manifest
             a.id = "a.package"
             b.id = "b.package"

@@ -16,7 +16,9 @@ struct CatalogRaceTests {
             for (name, role) in [("maria", Catalog.Role.publisher), ("ken", .reviewer), ("lee", .reviewer)] { try catalog.addUser(name: name, role: role) }
             let users = try Dictionary(uniqueKeysWithValues: catalog.users().map { ($0.name, $0) })
             let pkg = try Support.buildFixture("family-hikes", into: dir)
-            let manifest = try #require(ManifestReader.read(try Support.run("unzip", ["-p", pkg, "manifest.json"]).stdoutBytes.map { $0 }).manifest)
+            let unzipped = try Support.run("unzip", ["-p", pkg, "manifest.json"])
+            #expect(unzipped.status == 0, "\(unzipped.stderr)")
+            let manifest = try #require(ManifestReader.read(Array(unzipped.stdoutBytes)).manifest)
             for round in 0..<20 {
                 var m = manifest
                 m.version = "3.\(round)"

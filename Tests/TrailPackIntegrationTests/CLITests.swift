@@ -15,11 +15,14 @@ struct CLITests {
             let ours = try Support.trailpack("hash", names: names, directory: dir)
             let theirs = try Support.run("sha256sum", names, directory: dir)
             #expect(ours.status == 0)
+            #expect(theirs.status == 0, "\(theirs.stderr)")
             #expect(ours.stdout == theirs.stdout)
             // A missing file: the others are still printed, and the exit code says I/O error.
             let mixed = try Support.trailpack("hash", names: ["plain.txt", "nope.txt"], directory: dir)
             #expect(mixed.status == 3)
-            #expect(mixed.stdout == (try Support.run("sha256sum", ["plain.txt"], directory: dir)).stdout)
+            let plain = try Support.run("sha256sum", ["plain.txt"], directory: dir)
+            #expect(plain.status == 0, "\(plain.stderr)")
+            #expect(mixed.stdout == plain.stdout)
             #expect(mixed.stderr.contains("nope.txt"))
         }
     }
@@ -117,6 +120,7 @@ struct CLITests {
     func hashStandardInput() throws {
         let ours = try Support.run("/bin/sh", ["-c", "head -c 3000000 /dev/zero | tr '\\0' 'x' | '\(Support.binary)' hash -"])
         let theirs = try Support.run("/bin/sh", ["-c", "head -c 3000000 /dev/zero | tr '\\0' 'x' | sha256sum"])
+        #expect(theirs.status == 0, "\(theirs.stderr)")
         #expect(ours.status == 0 && ours.stdout == theirs.stdout && ours.stdout.hasSuffix("  -\n"), "\(ours.stdout) \(theirs.stdout)")
     }
 
@@ -124,7 +128,8 @@ struct CLITests {
     func verifyJSON() throws {
         try Support.withTemporaryDirectory { dir in
             let path = try Support.buildFixture("family-hikes", into: dir)
-            try Support.run("/bin/sh", ["-c", "sha256sum family-hikes.zip > family-hikes.zip.sha256"], directory: dir)
+            let sums = try Support.run("/bin/sh", ["-c", "sha256sum family-hikes.zip > family-hikes.zip.sha256"], directory: dir)
+            #expect(sums.status == 0, "\(sums.stderr)")
             let ok = try Support.trailpack("verify", path, "--sha256-file", path + ".sha256", "--json")
             #expect(ok.status == 0, "\(ok.stdout)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(ok.stdout.utf8)) as? [String: Any])
@@ -137,11 +142,12 @@ struct CLITests {
             let odd = dir + "/family\\hikes.zip"
             try FileManager.default.copyItem(atPath: path, toPath: odd)
             let hashed = try Support.trailpack("hash", odd)
-            #expect(hashed.stdout.hasPrefix("\\"), "\(hashed.stdout)")
+            #expect(hashed.status == 0 && hashed.stdout.hasPrefix("\\"), "\(hashed.status) \(hashed.stdout)")
             try hashed.stdout.write(toFile: dir + "/SUMS", atomically: true, encoding: .utf8)
             #expect(try Support.trailpack("verify", odd, "--sha256-file", dir + "/SUMS").status == 0)
             for flags in ["", "--tag"] {
-                try Support.run("/bin/sh", ["-c", "sha256sum \(flags) 'family\\hikes.zip' > GNU"], directory: dir)
+                let theirs = try Support.run("/bin/sh", ["-c", "sha256sum \(flags) 'family\\hikes.zip' > GNU"], directory: dir)
+                #expect(theirs.status == 0, "sha256sum \(flags): \(theirs.stderr)")
                 let gnu = try Support.trailpack("verify", odd, "--sha256-file", dir + "/GNU")
                 #expect(gnu.status == 0, "sha256sum \(flags): \(gnu.stderr)")
             }
@@ -165,7 +171,7 @@ struct CLITests {
             let point = try #require((features[1]["geometry"] as? [String: Any])?["coordinates"] as? [Double])
             #expect(point == [-106.4454, 39.1178])
             let text = try Support.trailpack("inspect", path)
-            #expect(text.stdout.contains("1. Mount Elbert"))
+            #expect(text.status == 0 && text.stdout.contains("1. Mount Elbert"), "\(text.status) \(text.stdout)")
         }
     }
 }

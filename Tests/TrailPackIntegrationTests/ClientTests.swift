@@ -62,13 +62,17 @@ struct ClientTests {
             // Nothing is left in .partial/.
             #expect(try FileManager.default.contentsOfDirectory(atPath: s.library + "/.partial").isEmpty)
             let again = try s.fetch(Self.id, "--into", s.library, "--json")
+            #expect(again.status == 0, "\(again.stderr)")
             #expect(try s.json(again)["alreadyInstalled"] == .bool(true))
             // The server counted the confirmation.
             let counts = try ServeProcess.curl(["-H", "Authorization: Bearer \(ServeProcess.token)", s.base + "/v1/admin/confirmations"])
-            #expect(counts.stdout.contains("\"match\": 1"), "\(counts.stdout)")
+            #expect(counts.status == 0, "\(counts.stderr)")
+            let confirmations = try #require(try JSON.parse(counts.stdout)["confirmations"]?.array, "\(counts.stdout)")
+            #expect(confirmations.contains { $0["match"]?.int == 1 }, "\(counts.stdout)")
             let list = try s.fetch("--list", "--json")
             #expect(list.status == 0)
-            #expect(list.stdout.contains("\"\(Self.id)\"") && list.stdout.contains("\"1.1.0\""))
+            let listed = try s.json(list)["sites"]?.array?.flatMap { $0["packages"]?.array ?? [] } ?? []
+            #expect(listed.contains { $0["id"] == .string(Self.id) && $0["version"] == .string("1.1.0") }, "\(list.stdout)")
             // An unknown package: exit 1 with the server's reason.
             let missing = try s.fetch("gov.example.nothing", "--into", s.library)
             #expect(missing.status == 1)

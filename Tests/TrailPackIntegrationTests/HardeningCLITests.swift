@@ -52,6 +52,7 @@ struct HardeningCLITests {
             #expect((text.stdout + text.stderr).contains("\\u{1b}]0;owned\\u{7}\\u{1b}[31mred\\u{202e}txt.exe"), "\(text.stdout) \(text.stderr)")
             // JSON keeps the real name, escaped the JSON way.
             let json = try Support.trailpack("verify", dir + "/evil.zip", "--json")
+            #expect(json.status == 1)
             let report = try JSONParser.parse(Array(json.stdoutBytes)).value
             guard case .array(let findings)? = report["findings"] else { Issue.record("no findings array"); return }
             #expect(findings.contains { $0["file"] == .string(evil) })

@@ -90,6 +90,7 @@ struct HelpTests {
     @Test("abstracts take one line in the command list")
     func abstracts() throws {
         let out = try Support.run(Support.binary, ["--help"], environment: ["COLUMNS": "80", "PATH": "/usr/bin:/bin"])
+        #expect(out.status == 0, "\(out.stderr)")
         let lines = out.stdout.split(separator: "\n").map(String.init)
         let start = try #require(lines.firstIndex(of: "SUBCOMMANDS:"))
         for (i, line) in lines.enumerated() where i > start && line.hasPrefix("  ") && !line.hasPrefix("   ") {

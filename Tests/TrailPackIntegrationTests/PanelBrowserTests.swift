@@ -46,6 +46,7 @@ struct PanelBrowserTests {
             #expect(verify.status == 0, "\(verify.stdout)")
             // The frame the ranger drew on the map is the package's map frame.
             let manifest = try Support.run("unzip", ["-p", blob, "manifest.json"])
+            #expect(manifest.status == 0, "\(manifest.stderr)")
             let bounds = try #require((try JSONSerialization.jsonObject(with: Data(manifest.stdout.utf8)) as? [String: Any])?["bounds"] as? [String: [String: Double]])
             let drawn = (summary["frame"] ?? "").split(separator: ",").compactMap { Double($0) }
             #expect(drawn.count == 4 && [bounds["southwest"]?["latitude"], bounds["southwest"]?["longitude"], bounds["northeast"]?["latitude"], bounds["northeast"]?["longitude"]]
@@ -86,7 +87,9 @@ extension PanelBrowserTests {
             var tokens: [String: String] = [:]
             for user in ["ranger", "rita", "sam"] {
                 let issued = try Support.trailpack(["admin", "token", "issue", user, "--data", data, "--json"])
-                tokens[user] = try #require(issued.stdout.range(of: #"tp_[A-Za-z0-9_-]+"#, options: .regularExpression).map { String(issued.stdout[$0]) })
+                #expect(issued.status == 0, "\(issued.stderr)")
+                let result = try JSON.parse(issued.stdout)["results"]?.array?.first
+                tokens[user] = try #require(result?["token"]?.string, "no token in \(issued.stdout)")
             }
             let server = try ServeProcess.launch(["--data", data, "--approvals", "2", "--no-malware-scan"])
             defer { server.stop() }
@@ -120,7 +123,8 @@ extension PanelBrowserTests {
             let sha = try #require(summary["sha256"], "no version was built: \(result.stdout)")
             // The phone's view: the list offers 1.1.1; its download verifies with the served signatures, two distinct reviewers.
             curl = try ServeProcess.curl(["-s", server.base + "/v1/packages/\(id)"])
-            #expect(curl.stdout.contains("\"1.1.1\"") && curl.stdout.contains(sha))
+            let offered = try JSON.parse(curl.stdout)["versions"]?.array ?? []
+            #expect(offered.contains { $0["version"] == .string("1.1.1") && $0["sha256"] == .string(sha) }, "\(curl.stdout)")
             curl = try ServeProcess.curl(["-s", "-o", dir + "/phone.zip", server.base + "/v1/blobs/\(sha).zip"])
             #expect(try ServerFixtures.sha(dir + "/phone.zip") == sha)
             curl = try ServeProcess.curl(["-s", server.base + "/v1/packages/\(id)/versions/1.1.1/signatures"])

@@ -76,6 +76,14 @@ struct ServerLimitsTests {
 
     static let token = "limits-admin-token-0123456789abcdef"
 
+    /// The id and version of a package, from its manifest.json as Info-ZIP's unzip reads it.
+    static func idAndVersion(_ package: String) throws -> (String, String) {
+        let unzipped = try Support.run("unzip", ["-p", package, "manifest.json"])
+        #expect(unzipped.status == 0, "\(unzipped.stderr)")
+        let manifest = try JSON.parse(unzipped.stdoutBytes)
+        return (try #require(manifest["id"]?.string, "\(unzipped.stdout)"), try #require(manifest["version"]?.string, "\(unzipped.stdout)"))
+    }
+
     static func launch(_ dir: String, _ extra: [String], logFile: String? = nil) throws -> ServeProcess.Running {
         try token.write(toFile: dir + "/token", atomically: true, encoding: .utf8)
         return try ServeProcess.launch(["--data", dir + "/data", "--admin-token-file", dir + "/token", "--approvals", "0", "--no-malware-scan"] + extra, logFile: logFile)
@@ -248,9 +256,7 @@ struct ServerLimitsTests {
             #expect(unsatisfiable.stdout.hasPrefix("HTTP/1.1 416"), "\(unsatisfiable.stdout)")
             #expect(!unsatisfiable.stdout.contains("immutable") && unsatisfiable.stdout.lowercased().contains("cache-control: no-store"))
 
-            let manifestText = try Support.run("unzip", ["-p", package, "manifest.json"]).stdout
-            let id = try #require(manifestText.firstMatch(of: /"id": *"([^"]+)"/)?.1)
-            let version = try #require(manifestText.firstMatch(of: /"version": *"([^"]+)"/)?.1)
+            let (id, version) = try Self.idAndVersion(package)
             let confirmURL = base + "/v1/packages/\(id)/versions/\(version)/confirm"
             var counted: [Bool] = []
             for _ in 0..<3 {
@@ -282,9 +288,7 @@ struct ServerLimitsTests {
             let up = try ServeProcess.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.token)", "--data-binary", "@\(package)",
                                                    server.base + "/v1/admin/packages"])
             #expect(up.stdout == "201")
-            let manifestText = try Support.run("unzip", ["-p", package, "manifest.json"]).stdout
-            let id = try #require(manifestText.firstMatch(of: /"id": *"([^"]+)"/)?.1)
-            let version = try #require(manifestText.firstMatch(of: /"version": *"([^"]+)"/)?.1)
+            let (id, version) = try Self.idAndVersion(package)
             // Another process holds the catalog's write lock for 6 seconds.
             let locker = Process()
             locker.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -309,6 +313,7 @@ struct ServerLimitsTests {
             #expect(confirm.isRunning && locker.isRunning, "the confirmation was still waiting for the lock when /healthz answered")
             locker.waitUntilExit()
             confirm.waitUntilExit()
+            #expect(locker.terminationStatus == 0 && confirm.terminationStatus == 0, "python3 exit \(locker.terminationStatus), curl exit \(confirm.terminationStatus)")
             #expect(String(decoding: confirmOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200", "the confirmation completes once the lock is gone")
         }
     }
@@ -359,6 +364,7 @@ struct ServerLimitsTests {
 
     static func scanners(_ marker: String) throws -> Int {
         let out = try Support.run("/usr/bin/pgrep", ["-f", "-c", marker])
+        #expect(out.status == 0 || out.status == 1, "pgrep: exit \(out.status), \(out.stderr)")  // 1: none running
         return Int(out.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 

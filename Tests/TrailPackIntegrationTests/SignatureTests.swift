@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrailPackCore
 import TrailPackCrypto
 import TrailPackTestFixtures
 import TrailPackTestSupport
@@ -7,6 +8,14 @@ import TrailPackVerifier
 
 @Suite("signatures, interoperable with minisign")
 struct SignatureTests {
+    /// The findings of a `--json` report.
+    static func findings(_ json: String) throws -> [JSONValue] {
+        try #require(try JSON.parse(json)["findings"]?.array, "no findings in \(json)")
+    }
+
+    /// The codes of a `--json` report's findings.
+    static func codes(_ json: String) throws -> [String] { try findings(json).compactMap { $0["code"]?.string } }
+
     static func signedPackage(_ dir: String) throws -> String {
         let pkg = try Support.buildFixture("family-hikes", into: dir)
         #expect(try Support.trailpack("keygen", "-s", dir + "/a.key", "-p", dir + "/a.pub", "--unencrypted").status == 0)
@@ -59,6 +68,7 @@ struct SignatureTests {
             let secretLine = try String(contentsOfFile: dir + "/k.key", encoding: .utf8).split(separator: "\n")[1]
             let pkg = try Support.buildFixture("family-hikes", into: dir)
             let sign = try Support.trailpack("sign", pkg, "-s", dir + "/k.key")
+            #expect(sign.status == 0, "\(sign.stderr)")
             for text in [out.stdout, out.stderr, sign.stdout, sign.stderr] {
                 #expect(!text.contains(secretLine) && !text.contains(String(secretLine.prefix(20))))
             }
@@ -72,7 +82,7 @@ struct SignatureTests {
         try Support.withTemporaryDirectory { dir in
             let pkg = try Self.signedPackage(dir)
             #expect(try Support.trailpack("verify", pkg, "--trusted-key", dir + "/a.pub").status == 0)
-            func codes(_ path: String, _ extra: String...) throws -> String {
+            func report(_ path: String, _ extra: String...) throws -> String {
                 let out = try Support.run(Support.binary, ["verify", path, "--trusted-key", dir + "/a.pub", "--json"] + extra)
                 #expect(out.status == 1, "\(out.stdout)")
                 return out.stdout
@@ -82,7 +92,7 @@ struct SignatureTests {
             bytes[10] ^= 0x01
             try Support.write(bytes, to: dir + "/t.zip")
             try FileManager.default.copyItem(atPath: pkg + ".minisig", toPath: dir + "/t.zip.minisig")
-            let tampered = try codes(dir + "/t.zip")
+            let tampered = try report(dir + "/t.zip")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(tampered.utf8)) as? [String: Any])
             let found = (json["findings"] as? [[String: Any]] ?? []).filter { $0["severity"] as? String == "error" }.compactMap { $0["code"] as? String }
             #expect(found == ["signature.invalid", "signature.threshold"], "\(tampered)")
@@ -90,16 +100,17 @@ struct SignatureTests {
             let sig = try String(contentsOfFile: pkg + ".minisig", encoding: .utf8)
             try FileManager.default.copyItem(atPath: pkg, toPath: dir + "/c.zip")
             try sig.replacingOccurrences(of: "version:3", with: "version:4").write(toFile: dir + "/c.zip.minisig", atomically: true, encoding: .utf8)
-            #expect(try codes(dir + "/c.zip").contains("the trusted comment was altered"))
+            let altered = try report(dir + "/c.zip")
+            #expect(try Self.findings(altered).contains { ($0["message"]?.string ?? "").contains("the trusted comment was altered") }, "\(altered)")
             // Wrong key.
             #expect(try Support.trailpack("keygen", "-s", dir + "/b.key", "-p", dir + "/b.pub", "--unencrypted").status == 0)
             let wrong = try Support.trailpack("verify", pkg, "--trusted-key", dir + "/b.pub", "--json")
-            #expect(wrong.status == 1 && wrong.stdout.contains("signature.untrusted-key"))
+            #expect(try wrong.status == 1 && Self.codes(wrong.stdout).contains("signature.untrusted-key"), "\(wrong.stdout)")
             // Missing and malformed.
             try FileManager.default.copyItem(atPath: pkg, toPath: dir + "/n.zip")
-            #expect(try codes(dir + "/n.zip").contains("signature.missing"))
+            #expect(try Self.codes(report(dir + "/n.zip")).contains("signature.missing"))
             try "untrusted comment: x\nnot base64\n".write(toFile: dir + "/n.zip.minisig", atomically: true, encoding: .utf8)
-            #expect(try codes(dir + "/n.zip").contains("signature.malformed"))
+            #expect(try Self.codes(report(dir + "/n.zip")).contains("signature.malformed"))
         }
     }
 
@@ -112,7 +123,7 @@ struct SignatureTests {
             let signature = try Minisign.Signature.sign(prehash: prehash, key: key, trustedComment: "timestamp:1\tfile:x.zip\thashed\tid:gov.usda.fs.willamette.family-hikes\tversion:2")
             try signature.fileText.write(toFile: pkg + ".minisig", atomically: true, encoding: .utf8)
             let out = try Support.trailpack("verify", pkg, "--trusted-key", dir + "/a.pub", "--json")
-            #expect(out.status == 1 && out.stdout.contains("signature.comment-mismatch"), "\(out.stdout)")
+            #expect(try out.status == 1 && Self.codes(out.stdout).contains("signature.comment-mismatch"), "\(out.stdout)")
         }
     }
 
@@ -129,8 +140,9 @@ struct SignatureTests {
             // The same signer twice (a second file by key a) does not make two.
             #expect(try Support.trailpack("sign", pkg, "-s", dir + "/a.key", "-o", pkg + ".a2.minisig").status == 0)
             let dup = try Support.trailpack("verify", pkg, "--trusted-key", dir + "/trusted", "--threshold", "2", "--json")
-            #expect(dup.status == 1 && dup.stdout.contains("signature.threshold"), "\(dup.stdout)")
-            #expect(dup.stdout.contains("found 1"))
+            let threshold = try Self.findings(dup.stdout).first { $0["code"] == .string("signature.threshold") }
+            #expect(dup.status == 1 && threshold != nil, "\(dup.stdout)")
+            #expect(threshold?["message"]?.string?.contains("found 1") == true, "\(dup.stdout)")
             // A second, distinct reviewer makes two.
             #expect(try Support.trailpack("sign", pkg, "-s", dir + "/b.key", "-o", pkg + ".b.minisig").status == 0)
             let two = try Support.trailpack("verify", pkg, "--trusted-key", dir + "/trusted", "--threshold", "2")
@@ -144,7 +156,7 @@ struct SignatureTests {
         try Support.withTemporaryDirectory { dir in
             let pkg = try Self.signedPackage(dir)  // version 3
             let old = try Support.trailpack("verify", pkg, "--trusted-key", dir + "/a.pub", "--last-version", "3.1", "--json")
-            #expect(old.status == 1 && old.stdout.contains("package.rollback"))
+            #expect(try old.status == 1 && Self.codes(old.stdout).contains("package.rollback"), "\(old.stdout)")
             #expect(try Support.trailpack("verify", pkg, "--trusted-key", dir + "/a.pub", "--last-version", "3").status == 0)
             #expect(try Support.trailpack("verify", pkg, "--last-version", "2.9").status == 0)
             let manifest = try PackageReader(path: pkg).manifest

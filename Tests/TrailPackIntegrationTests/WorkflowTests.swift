@@ -18,10 +18,27 @@ struct WorkflowTests {
             if let body { args += ["-d", body] }
             if let file { args += ["--data-binary", "@" + file] }
             let out = try Support.run("curl", args + [base + path])
+            #expect(out.status == 0, "curl \(method) \(path): exit \(out.status), \(out.stderr)")
             let lines = out.stdout.split(separator: "\n", omittingEmptySubsequences: false)
             return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
         }
+
+        /// The site ids the public list shows.
+        func sites() throws -> [String] { try ServeProcess.siteIDs(curl("GET", "/v1/sites", as: nil).1) }
+
+        /// The entries of the audit log: their actions and details.
+        func audit() throws -> [(action: String, detail: String)] {
+            let body = try curl("GET", "/v1/admin/audit", as: "root").1
+            let entries = try #require(try JSON.parse(body)["entries"]?.array, "no audit entries: \(body)")
+            return entries.map { ($0["action"]?.string ?? "", $0["detail"]?.string ?? "") }
+        }
     }
+
+    /// The `error.message` of a JSON error body ("" when there is none).
+    static func message(_ body: String) throws -> String { try JSON.parse(body)["error"]?["message"]?.string ?? "" }
+
+    /// The workflow state (`status`) of a version-state answer.
+    static func status(_ body: String) throws -> JSONValue? { try JSON.parse(body)["status"] }
 
     /// A server with approvals = 2 and the test ClamAV database, and users maria (publisher),
     /// ken and lee (reviewers, with signing keys), root (admin).
@@ -61,21 +78,21 @@ struct WorkflowTests {
             defer { s.server.stop() }
             let pkg = try Support.buildFixture("family-hikes", into: dir)
             #expect(try s.curl("POST", "/v1/admin/packages", as: "maria", file: pkg).0 == 201)
-            #expect(try s.curl("GET", "/v1/sites", as: nil).1.contains("\"sites\": []"), "a draft is not listed")
+            #expect(try s.sites() == [], "a draft is not listed")
             var r = try s.curl("POST", Self.versionPath + "/start", as: "maria")
-            #expect(r.0 == 200 && r.1.contains("\"status\": \"pending\""), "\(r)")
+            #expect(try r.0 == 200 && Self.status(r.1) == .string("pending"), "\(r)")
             for (i, reviewer) in ["ken", "lee"].enumerated() {
                 #expect(try Support.trailpack("sign", pkg, "-s", dir + "/\(reviewer).key", "-o", dir + "/\(reviewer).minisig").status == 0)
                 let sig = try String(contentsOfFile: dir + "/\(reviewer).minisig", encoding: .utf8)
                 let body = String(decoding: JSONWriter.bytes(.object(["signature": .string(sig)]), pretty: false), as: UTF8.self)
                 r = try s.curl("POST", Self.versionPath + "/approve", as: reviewer, body: body)
-                #expect(r.0 == 200 && r.1.contains(i == 0 ? "\"status\": \"pending\"" : "\"status\": \"ready\""), "\(r)")
+                #expect(try r.0 == 200 && Self.status(r.1) == .string(i == 0 ? "pending" : "ready"), "\(r)")
             }
             // Only the original publisher releases.
             #expect(try s.curl("POST", Self.versionPath + "/push", as: "ken").0 == 403)
             r = try s.curl("POST", Self.versionPath + "/push", as: "maria")
-            #expect(r.0 == 200 && r.1.contains("\"status\": \"released\""))
-            #expect(try s.curl("GET", "/v1/sites", as: nil).1.contains("willamette-mckenzie-river"))
+            #expect(try r.0 == 200 && Self.status(r.1) == .string("released"), "\(r)")
+            #expect(try s.sites().contains("willamette-mckenzie-river"))
             // A phone fetches the package and the reviewers' signatures, and checks two distinct reviewers approved these bytes.
             let sigs = try s.curl("GET", "/v1/packages/\(Self.id)/versions/3/signatures", as: nil).1
             let json = try #require(try JSONSerialization.jsonObject(with: Data(sigs.utf8)) as? [String: Any])
@@ -88,11 +105,11 @@ struct WorkflowTests {
             }
             #expect(try Support.run(Support.binary, args).status == 0)
             // The audit log shows each step.
-            let audit = try s.curl("GET", "/v1/admin/audit", as: "root").1
-            for action in ["\"upload\"", "\"start\"", "\"approve\"", "\"push\""] { #expect(audit.contains("\"action\": \(action)"), "\(action)") }
+            let actions = try s.audit().map(\.action)
+            for action in ["upload", "start", "approve", "push"] { #expect(actions.contains(action), "\(action) is not in the audit log: \(actions)") }
             // An admin withdraws it: it leaves the lists.
             #expect(try s.curl("POST", Self.versionPath + "/withdraw", as: "root").0 == 200)
-            #expect(try s.curl("GET", "/v1/sites", as: nil).1.contains("\"sites\": []"))
+            #expect(try s.sites() == [])
         }
     }
 
@@ -104,16 +121,16 @@ struct WorkflowTests {
             let pkg = try Support.buildFixture("family-hikes", into: dir)
             #expect(try s.curl("POST", "/v1/admin/packages", as: "maria", file: pkg).0 == 201)
             let early = try s.curl("POST", Self.versionPath + "/push", as: "maria")
-            #expect(early.0 == 409 && early.1.contains("current state: draft"), "\(early)")
+            #expect(try early.0 == 409 && Self.message(early.1).contains("current state: draft"), "\(early)")
             #expect(try s.curl("POST", Self.versionPath + "/approve", as: "ken").0 == 409, "nothing to approve on a draft")
             #expect(try s.curl("POST", Self.versionPath + "/start", as: "maria").0 == 200)
             #expect(try s.curl("POST", Self.versionPath + "/approve", as: "ken").0 == 200)
             let denied = try s.curl("POST", Self.versionPath + "/deny", as: "lee")
-            #expect(denied.0 == 200 && denied.1.contains("\"status\": \"draft\"") && denied.1.contains("\"approvals\": []"), "\(denied)")
-            #expect(try s.curl("POST", Self.versionPath + "/push", as: "maria").1.contains("current state: draft"))
+            #expect(try denied.0 == 200 && Self.status(denied.1) == .string("draft") && JSON.parse(denied.1)["approvals"] == .array([]), "\(denied)")
+            #expect(try Self.message(s.curl("POST", Self.versionPath + "/push", as: "maria").1).contains("current state: draft"))
             #expect(try s.curl("POST", Self.versionPath + "/dance", as: "maria").0 == 404)
-            let audit = try s.curl("GET", "/v1/admin/audit", as: "root").1
-            #expect(audit.contains("\"action\": \"deny\"") && audit.contains("\"action\": \"push-refused\""))
+            let actions = try s.audit().map(\.action)
+            #expect(actions.contains("deny") && actions.contains("push-refused"), "\(actions)")
         }
     }
 
@@ -129,7 +146,7 @@ struct WorkflowTests {
             #expect(try s.curl("POST", "/v1/admin/packages", as: "root", file: pkg).0 == 201)
             #expect(try s.curl("POST", Self.versionPath + "/start", as: "root").0 == 200)
             let own = try s.curl("POST", Self.versionPath + "/approve", as: "root")
-            #expect(own.0 == 403 && own.1.contains("cannot approve their own"), "\(own)")
+            #expect(try own.0 == 403 && Self.message(own.1).contains("cannot approve their own"), "\(own)")
             #expect(try s.curl("POST", Self.versionPath + "/approve", as: "maria").0 == 403, "a publisher cannot approve")
             #expect(try s.curl("POST", Self.versionPath + "/withdraw", as: "ken").0 == 403)
             var wrong = s
@@ -151,8 +168,8 @@ struct WorkflowTests {
             try TestClamAV.eicar.write(toFile: tour + "/waypoints/01-sahalie-and-koosah-falls/notes.txt", atomically: true, encoding: .utf8)
             #expect(try Support.trailpack("build", tour, "-o", dir + "/eicar.zip", "-q").status == 0)
             let r = try s.curl("POST", "/v1/admin/packages", as: "maria", file: dir + "/eicar.zip")
-            #expect(r.0 == 422 && r.1.contains("Trailpack.Test.EICAR"), "\(r)")
-            #expect(try s.curl("GET", "/v1/admin/audit", as: "root").1.contains("malware: Trailpack.Test.EICAR"))
+            #expect(try r.0 == 422 && Self.message(r.1).contains("Trailpack.Test.EICAR"), "\(r)")
+            #expect(try s.audit().contains { $0.detail.contains("malware: Trailpack.Test.EICAR") })
             #expect(try FileManager.default.subpathsOfDirectory(atPath: dir + "/data/blobs").filter { $0.hasSuffix(".zip") }.isEmpty)
         }
     }
@@ -168,13 +185,13 @@ struct WorkflowTests {
             let pkg = try Support.buildFixture("family-hikes", into: dir)
             #expect(try s.curl("POST", "/v1/admin/packages", as: "maria", file: pkg).0 == 201)
             let state = try s.curl("GET", Self.versionPath, as: "maria").1
-            #expect(state.contains("\"status\": \"held\""), "\(state)")
+            #expect(try JSON.parse(state)["scan"]?["status"] == .string("held"), "\(state)")
             #expect(try s.curl("POST", Self.versionPath + "/start", as: "maria").0 == 200)
             #expect(try s.curl("POST", Self.versionPath + "/approve", as: "ken").0 == 200)
             #expect(try s.curl("POST", Self.versionPath + "/approve", as: "lee").0 == 200)
             let push = try s.curl("POST", Self.versionPath + "/push", as: "maria")
-            #expect(push.0 == 409 && push.1.contains("held by the malware scan"), "\(push)")
-            #expect(try s.curl("GET", "/v1/sites", as: nil).1.contains("\"sites\": []"))
+            #expect(try push.0 == 409 && Self.message(push.1).contains("held by the malware scan"), "\(push)")
+            #expect(try s.sites() == [])
         }
     }
 
@@ -216,10 +233,11 @@ struct WorkflowTests {
             var answeredDuring = 0
             while approve.isRunning {
                 let health = try Support.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", s.base + "/healthz"])
-                #expect(health.stdout == "200", "/healthz failed while an approval was checked: \(health.stdout) \(health.stderr)")
+                #expect(health.status == 0 && health.stdout == "200", "/healthz failed while an approval was checked: \(health.stdout) \(health.stderr)")
                 if approve.isRunning { answeredDuring += 1 }
             }
             approve.waitUntilExit()
+            #expect(approve.terminationStatus == 0, "curl exited \(approve.terminationStatus)")
             #expect(String(decoding: approveOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200")
             #expect(answeredDuring > 0, "/healthz answered while the approval's signature was being checked")
         }

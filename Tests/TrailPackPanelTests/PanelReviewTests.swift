@@ -140,10 +140,12 @@ struct PanelReviewTests {
             (status, _, _) = try await PanelFlow.post(client, ranger, page + "/release", [])
             #expect(status == .seeOther)
             try await client.execute(uri: "/v1/packages/\(Self.id)", method: .get) { response in
-                #expect(String(buffer: response.body).contains("\"1.1.0\""))
+                let versions = (try? JSON.parse(String(buffer: response.body)))?["versions"]?.array ?? []
+                #expect(versions.contains { $0["version"] == .string("1.1.0") }, "\(String(buffer: response.body))")
             }
             try await client.execute(uri: "/v1/packages/\(Self.id)/versions/1.1.0/signatures", method: .get) { response in
-                #expect(String(buffer: response.body).contains("sam"), "the signature given in the panel is served to the phones")
+                let signatures = (try? JSON.parse(String(buffer: response.body)))?["signatures"]?.array ?? []
+                #expect(signatures.contains { $0["reviewer"] == .string("sam") }, "the signature given in the panel is served to the phones")
             }
             (status, _, _) = try await PanelFlow.post(client, ranger, page + "/nonsense", [])
             #expect(status == .notFound)

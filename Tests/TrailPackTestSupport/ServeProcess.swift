@@ -62,8 +62,25 @@ package enum ServeProcess {
         package init(_ m: String) { message = m }
     }
 
-    /// curl, silent but showing errors. The caller checks the exit status (0 unless asked to fail).
-    package static func curl(_ args: [String]) throws -> Support.Output { try Support.run("curl", ["-s", "-S"] + args) }
+    /// curl, silent but showing errors. curl exits 0 whatever the HTTP status (no --fail), so any
+    /// other exit status (no connection, a timeout, a file it could not write) fails the test.
+    package static func curl(_ args: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> Support.Output {
+        let out = try Support.run("curl", ["-s", "-S"] + args)
+        #expect(out.status == 0, "curl \(args.joined(separator: " ")): exit \(out.status), \(out.stderr)", sourceLocation: sourceLocation)
+        return out
+    }
+
+    /// The HTTP status and the body of a curl run with `-w "\n%{http_code}"`.
+    package static func statusAndBody(_ out: Support.Output) -> (status: String, body: String) {
+        let lines = out.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
+    }
+
+    /// The site ids listed by `/v1/sites` (its JSON decoded).
+    package static func siteIDs(_ body: String) throws -> [String] {
+        let sites = try #require(try JSON.parse(body)["sites"]?.array, "no sites in \(body)")
+        return sites.compactMap { $0["id"]?.string }
+    }
 }
 
 /// A ClamAV signature database made here (the public ones cannot be downloaded): one body
@@ -84,9 +101,7 @@ package enum TestClamAV {
 package enum ServerFixtures {
     /// The SHA-256 of a file, in hex, from GNU sha256sum (needs `PeerTool.sha256sum`): an
     /// independent hash, so a server's ETag or blob name is checked against more than its own code.
-    package static func sha(_ path: String) throws -> String {
-        let out = try Support.run("sha256sum", [path])
-        try #require(out.status == 0, "sha256sum \(path): \(out.stderr)")
-        return String(out.stdout.prefix(64))
+    package static func sha(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try Support.sha256sum(path, sourceLocation: sourceLocation)
     }
 }
