@@ -117,19 +117,66 @@ let package = Package(
         // The verifier's fuzz target: `make fuzz` builds it with libFuzzer; built plainly it replays
         // inputs or generates structured ones (`--generate`).
         .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackCore", "TrailPackVerifier", "TrailPackFuzzing", "TrailPackMap"]),
-        // The verifier's checks with the ZIP reader alone: no writer, no builder can be imported here.
-        .testTarget(name: "TrailPackVerifierTests", dependencies: ["TrailPackVerifier", "TrailPackArchive", "TrailPackCore", "TrailPackCrypto"]),
+        // The tests (Tests/README.md): one target per module, the integration tests, and their helpers.
+        // Shared helpers: temporary folders, running programs, the peer-tool gates, ZipForge. No
+        // builder and no writer, so that the verifier's tests can use them.
+        .target(name: "TrailPackTestSupport", dependencies: ["TrailPackCore", "TrailPackArchive", "TrailPackFuzzing"], path: "Tests/TrailPackTestSupport"),
+        // Fixtures made with the builder library (and the servers that serve them).
+        .target(name: "TrailPackTestFixtures", dependencies: ["TrailPackTestSupport", "TrailPackCore", "TrailPackBuilder"], path: "Tests/TrailPackTestFixtures"),
+        .testTarget(name: "TrailPackCoreTests", dependencies: ["TrailPackCore", "TrailPackTestSupport"]),
+        .testTarget(name: "TrailPackCryptoTests", dependencies: ["TrailPackCrypto", "TrailPackTestSupport"]),
         .testTarget(
-            name: "TrailPackTests",
+            name: "TrailPackArchiveTests",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackBuilder", "TrailPackVerifier", "CZlib",
-                "TrailPackCatalog", "TrailPackServer", "TrailPackFuzzing", "TrailPackClient", "TrailPackMap", "TrailPackDiff", "TrailPackPanel",
-                "TrailPackFileIO",
+                "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackVerifier", "TrailPackFileIO", "TrailPackTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .testTarget(name: "TrailPackMapTests", dependencies: ["TrailPackMap", "TrailPackCore", "TrailPackBuilder", "TrailPackTestSupport"]),
+        .testTarget(
+            name: "TrailPackBuilderTests",
+            dependencies: ["TrailPackBuilder", "TrailPackCore", "TrailPackVerifier", "TrailPackTestSupport", "TrailPackTestFixtures"]
+        ),
+        // The verifier's checks with the ZIP reader alone: no writer, no builder can be imported here
+        // (its packages are built by the trailpack program).
+        .testTarget(name: "TrailPackVerifierTests", dependencies: ["TrailPackVerifier", "TrailPackArchive", "TrailPackCore", "TrailPackCrypto", "TrailPackTestSupport"]),
+        .testTarget(
+            name: "TrailPackDiffTests",
+            dependencies: ["TrailPackDiff", "TrailPackVerifier", "TrailPackTestSupport", "TrailPackTestFixtures"]
+        ),
+        .testTarget(name: "TrailPackClientTests", dependencies: ["TrailPackClient", "TrailPackArchive", "TrailPackTestSupport", "TrailPackTestFixtures"]),
+        .testTarget(name: "TrailPackCatalogTests", dependencies: ["TrailPackCatalog", "TrailPackCore", "TrailPackTestSupport", "TrailPackTestFixtures"]),
+        .testTarget(
+            name: "TrailPackServerTests",
+            dependencies: [
+                "TrailPackServer", "TrailPackCatalog", "TrailPackCore", "TrailPackBuilder", "TrailPackMap", "TrailPackTestSupport",
+                "TrailPackTestFixtures",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "TrailPackPanelTests",
+            dependencies: [
+                "TrailPackPanel", "TrailPackServer", "TrailPackCatalog", "TrailPackCore", "TrailPackCrypto", "TrailPackBuilder", "TrailPackVerifier",
+                "TrailPackFileIO", "TrailPackTestSupport", "TrailPackTestFixtures",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "TrailPackFuzzingTests", dependencies: ["TrailPackFuzzing", "TrailPackArchive", "TrailPackVerifier", "TrailPackTestSupport"]),
+        // Tests that run the trailpack program (its commands, `trailpack serve`) or check it end to
+        // end against the peer tools (unzip, bsdtar, 7z, minisign, Python's zipfile, jsonschema and
+        // pmtiles, curl, clamscan, Chromium).
+        .testTarget(
+            name: "TrailPackIntegrationTests",
+            dependencies: [
+                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackCatalog", "TrailPackClient",
+                "TrailPackMap", "TrailPackPanel", "TrailPackTestSupport", "TrailPackTestFixtures",
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
     ]

@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+@testable import TrailPackCore
+import TrailPackTestSupport
+
+@Suite("manifest validation")
+struct ManifestTests {
+    static let hash = String(repeating: "a", count: 64)
+
+    static func sample() -> Manifest {
+        Manifest(
+            id: "gov.usda.fs.willamette.fish-lake", version: "1.2.0", name: "Fish Lake Walk", park: "Willamette National Forest",
+            site: Site(id: "willamette-mckenzie-river", name: "McKenzie River Ranger District"), mapName: "fish-lake",
+            bounds: Bounds(southwest: Coordinate(latitude: 44.38, longitude: -122.02), northeast: Coordinate(latitude: 44.42, longitude: -121.97)),
+            description: "A short walk.",
+            waypoints: [
+                Waypoint(name: "Remount Depot", slug: "remount-depot", order: 1, coordinate: Coordinate(latitude: 44.4057, longitude: -121.9929),
+                         description: "Pack mules.", assets: [Asset(path: "waypoints/remount-depot/about.md", kind: .text, mediaType: "text/markdown", size: 10, sha256: hash)]),
+                Waypoint(name: "Fish Lake", slug: "fish-lake", order: 2, coordinate: Coordinate(latitude: 44.401, longitude: -121.999),
+                         description: "A lake.", assets: []),
+            ])
+    }
+
+    func codes(_ mutate: (inout Manifest) -> Void) -> [FindingCode] {
+        var m = Self.sample()
+        mutate(&m)
+        return ManifestValidator.validate(m).codes
+    }
+
+    @Test("the sample is valid, and survives a write-read round trip")
+    func sampleIsValid() throws {
+        let m = Self.sample()
+        #expect(ManifestValidator.validate(m).isEmpty)
+        let result = ManifestReader.read(m.canonicalBytes)
+        #expect(result.findings.isEmpty)
+        #expect(result.manifest == m)
+    }
+
+    @Test("canonicalBytes, written a waypoint at a time, is byte for byte the whole tree written at once",
+          arguments: try FileManager.default.contentsOfDirectory(atPath: Support.root + "/manifests/examples/valid").sorted())
+    func streamedManifestBytes(example: String) throws {
+        let bytes = try Support.read(Support.root + "/manifests/examples/valid/" + example)
+        var manifest = try #require(ManifestReader.read(bytes).manifest)
+        #expect(manifest.canonicalBytes == JSONWriter.bytes(manifest.jsonValue), "\(example)")
+        // The edges: no waypoints, no map assets, map assets only, one waypoint without assets.
+        let waypoints = manifest.waypoints, maps = manifest.mapAssets
+        for (w, m) in [([Waypoint](), maps), (waypoints, []), ([], []), (Array(waypoints.prefix(1)).map { var w = $0; w.assets = []; return w }, maps)] {
+            manifest.waypoints = w
+            manifest.mapAssets = m
+            #expect(manifest.canonicalBytes == JSONWriter.bytes(manifest.jsonValue), "\(example): \(w.count) waypoints, \(m.count) map assets")
+        }
+    }
+
+    @Test("each rule, broken on its own, gives its code")
+    func eachRule() {
+        #expect(codes { $0.id = "Bad ID" } == [.manifestID])
+        #expect(codes { $0.id = "ab" } == [.manifestID])
+        #expect(codes { $0.version = "1.02" } == [.manifestVersion])
+        #expect(codes { $0.version = "1.2.3.4.5" } == [.manifestVersion])
+        #expect(codes { $0.name = " " } == [.manifestText])
+        #expect(codes { $0.park = String(repeating: "x", count: 201) } == [.manifestText])
+        #expect(codes { $0.mapName = "a\u{7}b" } == [.manifestText])
+        #expect(codes { $0.description = "" } == [.manifestText])
+        #expect(codes { $0.site.id = "Sweet Home" } == [.siteID])
+        #expect(codes { $0.waypoints[0].coordinate.latitude = 90.5 } == [.coordinateLatitude])
+        #expect(codes { $0.waypoints[0].coordinate.longitude = 180.5 } == [.coordinateLongitude])
+        #expect(codes { $0.bounds.southwest.latitude = 44.5 } == [.boundsInverted])
+        #expect(codes { $0.bounds.northeast.longitude = $0.bounds.southwest.longitude } == [.boundsDegenerate])
+        #expect(codes { $0.waypoints = [] } == [.waypointNone])
+        #expect(codes { $0.waypoints[1].name = "REMOUNT depot" } == [.waypointNameDuplicate])
+        #expect(codes { $0.waypoints[1].slug = "Fish Lake" } == [.waypointSlug])
+        #expect(codes { $0.waypoints[1].slug = "remount-depot" } == [.waypointSlugDuplicate])
+        #expect(codes { $0.waypoints[1].order = 0 } == [.waypointOrder])
+        #expect(codes { $0.waypoints[1].order = 1 } == [.waypointOrderDuplicate])
+        #expect(codes { $0.waypoints[1].coordinate.latitude = 44.5 } == [.waypointOutsideBounds])
+        #expect(codes { $0.waypoints[0].properties = [JSONMember("2x", .bool(true))] } == [.waypointProperty])
+        #expect(codes { $0.waypoints[0].properties = [JSONMember("nested", .object([:]))] } == [.waypointProperty])
+        #expect(codes { $0.waypoints[0].assets[0].path = "waypoints/fish-lake/about.md" } == [.assetPathFolder])
+        #expect(codes { $0.waypoints[0].assets.append($0.waypoints[0].assets[0]) } == [.assetPathDuplicate])
+        #expect(codes { $0.waypoints[0].assets[0].mediaType = "markdown" } == [.assetMediaType])
+        #expect(codes { $0.waypoints[0].assets[0].size = -1 } == [.assetSize])
+        #expect(codes { $0.waypoints[0].assets[0].sha256 = "xyz" } == [.assetSHA256])
+    }
+
+    @Test("all findings come together, not only the first")
+    func allAtOnce() {
+        let found = codes {
+            $0.id = "X"
+            $0.waypoints[0].coordinate.latitude = 99
+            $0.waypoints[1].order = 1
+            $0.waypoints[0].assets[0].sha256 = "no"
+        }
+        #expect(found == [.assetSHA256, .coordinateLatitude, .manifestID, .waypointOrderDuplicate].sorted())
+    }
+
+    @Test("names that differ only in Unicode normalization collide")
+    func normalization() {
+        #expect(codes { $0.waypoints[0].name = "Caf\u{E9}"; $0.waypoints[1].name = "Cafe\u{301}" } == [.waypointNameDuplicate])
+    }
+
+    @Test("unsafe asset paths are refused", arguments: [
+        "../x", "/abs/x", "waypoints/remount-depot/../x", "waypoints//x", "waypoints/remount-depot/a\\b", "", ".",
+        "waypoints/remount-depot/", "C:/x", "waypoints/remount-depot/a\u{0}b", "waypoints/remount-depot/a\u{1B}b",
+        "waypoints/remount-depot/cafe\u{301}.md", "waypoints/remount-depot/CON.txt", "waypoints/remount-depot/trail.",
+        "waypoints/remount-depot/" + String(repeating: "x", count: 256),
+    ])
+    func unsafePaths(path: String) {
+        #expect(!ArchivePath.problems(path).isEmpty, "\(path) was accepted")
+        #expect(codes { $0.waypoints[0].assets[0].path = path }.contains(.assetPath))
+    }
+
+    @Test("safe paths are accepted", arguments: ["waypoints/remount-depot/about.md", "waypoints/a/b/c/d.png", "map/tiles.mbtiles", "waypoints/x/Église.md", "waypoints/x/a b.txt"])
+    func safePaths(path: String) {
+        #expect(ArchivePath.problems(path).isEmpty)
+    }
+
+    @Test("bounds across the antimeridian contain points on both sides and nothing in between")
+    func antimeridian() {
+        let b = Bounds(southwest: Coordinate(latitude: -17.2, longitude: 179.5), northeast: Coordinate(latitude: -16.6, longitude: -179.6))
+        #expect(b.crossesAntimeridian)
+        #expect(b.contains(Coordinate(latitude: -16.8, longitude: 179.9)))
+        #expect(b.contains(Coordinate(latitude: -16.8, longitude: -179.9)))
+        #expect(b.contains(Coordinate(latitude: -16.8, longitude: 180)))
+        #expect(!b.contains(Coordinate(latitude: -16.8, longitude: 0)))
+        #expect(!b.contains(Coordinate(latitude: -16.8, longitude: 179.4)))
+        #expect(!b.contains(Coordinate(latitude: -18, longitude: 179.9)))
+        let enclosing = Bounds.enclosing([Coordinate(latitude: -16.8, longitude: 179.9), Coordinate(latitude: -16.9, longitude: -179.9)], margin: 0.01)!
+        #expect(enclosing.crossesAntimeridian)
+        #expect(enclosing.contains(Coordinate(latitude: -16.85, longitude: 180)))
+    }
+
+    @Test("versions compare numerically; malformed ones are refused")
+    func versions() throws {
+        let v = { (s: String) in PackageVersion(s) }
+        #expect(try #require(v("1.10")) > #require(v("1.9")))
+        #expect(try #require(v("2")) > #require(v("1.999.999")))
+        #expect(v("1.0") == v("1"))
+        #expect(try #require(v("2024.1")) < #require(v("2024.1.1")))
+        for bad in ["", "1.", ".1", "1..2", "01", "1.2.3.4.5", "v1", "1.-1", "1e3", "1234567890"] { #expect(v(bad) == nil, "\(bad)") }
+    }
+
+    @Test("an unknown format version is refused with a clear message, before anything else")
+    func unknownFormatVersion() {
+        var text = String(decoding: Self.sample().canonicalBytes, as: UTF8.self)
+        text = text.replacingOccurrences(of: "\"formatVersion\": 1", with: "\"formatVersion\": 2")
+        let result = ManifestReader.read(Array(text.utf8))
+        #expect(result.findings.codes == [.manifestFormatVersion])
+        #expect(result.findings.first?.message.contains("newer trailpack") == true)
+    }
+
+    @Test("missing and mistyped fields are reported once each, with JSON paths")
+    func missingAndMistyped() {
+        let text = #"{"formatVersion": 1, "id": "a.b.c", "version": 3, "park": "P", "site": {"id": "s"}, "mapName": "m", "bounds": {"southwest": {"latitude": 1, "longitude": 1}, "northeast": {"latitude": 2, "longitude": 2}}, "description": "d", "waypoints": [{"name": "W", "slug": "w", "order": 1.5, "coordinate": {"latitude": "1.5", "longitude": 1.5}, "description": "x", "assets": [], "colour": "red"}]}"#
+        let result = ManifestReader.read(Array(text.utf8))
+        let byPath = Dictionary(grouping: result.findings, by: { $0.path ?? "" })
+        #expect(byPath["version"]?.map(\.code) == [.manifestWrongType])
+        #expect(byPath["name"]?.map(\.code) == [.manifestMissingField])
+        #expect(byPath["site.name"]?.map(\.code) == [.manifestMissingField])
+        #expect(byPath["waypoints[0].order"]?.map(\.code) == [.manifestWrongType])
+        #expect(byPath["waypoints[0].coordinate.latitude"]?.map(\.code) == [.manifestWrongType])
+        #expect(byPath["waypoints[0].colour"]?.map(\.code) == [.manifestUnknownField])
+        #expect(result.findings.count == 6, "\(result.findings)")
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+@testable import TrailPackArchive
+@testable import TrailPackCore
+import TrailPackTestSupport
+import TrailPackVerifier
+
+/// Regressions from attacks on the verifier: each archive here once trapped it, hung it, or
+/// reported the wrong thing. Every case must be refused with a finding code, never a crash.
+@Suite("verifier hardening")
+struct HardeningTests {
+    func verify(_ bytes: [UInt8]) throws -> VerificationReport {
+        try Verifier.verify(source: MemorySource(bytes), options: .init(threads: 1))
+    }
+
+    @Test("ZIP64 sentinels without their extra field, then a case collision: refused, names right, no trap", arguments: [1, 2])
+    func sentinelsThenCaseCollision(sentinels: Int) throws {
+        let bytes = ZipForge.sentinelArchive(sentinels: sentinels)
+        #expect(bytes.count < 400)
+        let report = try verify(bytes)
+        #expect(!report.isValid)
+        let zip64 = report.findings.filter { $0.code == .zipZip64Invalid }
+        #expect(zip64.map(\.file) == ["one.txt", "two.txt"].prefix(sentinels).map { $0 })
+        let folded = try #require(report.findings.first { $0.code == .zipNameFoldedDuplicate })
+        #expect(folded.file == "x/A.txt")
+        #expect(folded.message.contains("'x/a.txt'"), "\(folded.message)")
+        // Every record is kept: the entry count is the directory's.
+        let directory = try ZipDirectory.read(MemorySource(bytes))
+        #expect(directory.entries.count == 4)
+        #expect(directory.entries.enumerated().allSatisfy { $0.offset == $0.element.index })
+        #expect(directory.entries.prefix(sentinels).allSatisfy { !$0.sizesKnown && $0.dataOffset == nil })
+    }
+
+    /// Numbers near the top of their range, where arithmetic on them used to overflow and trap.
+    static let overflowCases: [(String, @Sendable (inout ZipForge) -> Void)] = [
+        ("ZIP64 local header offset near 2^63", { f in
+            f.entries[0].centralOffset = 0xFFFF_FFFF
+            f.entries[0].centralExtra = le16(1) + le16(8) + le64(UInt64(Int64.max - 10))
+        }),
+        ("ZIP64 local header offset with the top bit set", { f in
+            f.entries[0].centralOffset = 0xFFFF_FFFF
+            f.entries[0].centralExtra = le16(1) + le16(8) + le64(UInt64.max)
+        }),
+        ("ZIP64 compressed size near 2^63 on a deflated entry", { f in
+            f.entries[1].centralCompressedSize = 0xFFFF_FFFF
+            f.entries[1].centralExtra = le16(1) + le16(8) + le64(UInt64(Int64.max - 1))
+        }),
+        ("ZIP64 uncompressed size of 2^63 - 1", { f in
+            f.entries[1].centralUncompressedSize = 0xFFFF_FFFF
+            f.entries[1].centralExtra = le16(1) + le16(8) + le64(UInt64(Int64.max))
+        }),
+        ("ZIP64 sizes all ones, both", { f in
+            f.entries[2].centralUncompressedSize = 0xFFFF_FFFF
+            f.entries[2].centralCompressedSize = 0xFFFF_FFFF
+            f.entries[2].centralExtra = le16(1) + le16(16) + le64(UInt64.max) + le64(UInt64.max)
+        }),
+        ("a ZIP64 extra field shorter than its sentinels need", { f in
+            f.entries[2].centralUncompressedSize = 0xFFFF_FFFF
+            f.entries[2].centralCompressedSize = 0xFFFF_FFFF
+            f.entries[2].centralExtra = le16(1) + le16(8) + le64(3)
+        }),
+        ("an extra field whose length runs past the header", { f in
+            f.entries[0].centralExtra = le16(0x5455) + le16(0xFFFF) + [1, 2, 3]
+        }),
+    ]
+
+    @Test("sizes and offsets near the top of their range are refused, never trap", arguments: overflowCases.indices)
+    func overflow(index: Int) throws {
+        var forge = try ZipForge.from(package: VerifierTests.package)
+        Self.overflowCases[index].1(&forge)
+        let report = try verify(forge.bytes())
+        #expect(!report.isValid, "\(Self.overflowCases[index].0)")
+        #expect(report.findings.contains { $0.code.rawValue.hasPrefix("zip.") }, "\(report.findings)")
+    }
+
+    @Test("a ZIP64 end record whose size field is all ones is refused, never traps")
+    func zip64RecordSize() throws {
+        let forge = try ZipForge.from(package: VerifierTests.package)
+        var bytes = forge.bytes()
+        // Turn the end record into one that needs ZIP64, with a locator and a ZIP64 end record
+        // before it whose size field would overflow an addition.
+        let eocd = bytes.count - 22
+        let cdOffset = UInt64(bytes[eocd + 16]) | UInt64(bytes[eocd + 17]) << 8 | UInt64(bytes[eocd + 18]) << 16 | UInt64(bytes[eocd + 19]) << 24
+        let cdSize = UInt64(bytes[eocd + 12]) | UInt64(bytes[eocd + 13]) << 8 | UInt64(bytes[eocd + 14]) << 16 | UInt64(bytes[eocd + 15]) << 24
+        let count = UInt64(bytes[eocd + 10]) | UInt64(bytes[eocd + 11]) << 8
+        let end = Array(bytes[eocd...])
+        bytes.removeLast(22)
+        let recordOffset = UInt64(bytes.count)
+        bytes += le32(0x0606_4B50) + le64(UInt64.max) + le16(45) + le16(45) + le32(0) + le32(0)
+        bytes += le64(count) + le64(count) + le64(cdSize) + le64(cdOffset)
+        bytes += le32(0x0706_4B50) + le32(0) + le64(recordOffset) + le32(1)
+        var newEnd = end
+        newEnd.replaceSubrange(16..<20, with: le32(0xFFFF_FFFF))
+        bytes += newEnd
+        let report = try verify(bytes)
+        #expect(report.findings.contains { $0.code == .zipZip64Invalid }, "\(report.findings)")
+    }
+
+    @Test("bytes put in front of a package are reported as a prefix of that many bytes, and nothing else", .needs(.unzip))
+    func prefixedPackage() throws {
+        let stub = Array("#!/bin/sh\necho this is a self-extractor stub\nexit 0\n".utf8)
+        let report = try verify(stub + VerifierTests.package)
+        #expect(report.findings.map(\.code) == [.zipPrefix], "\(report.findings)")
+        #expect(report.findings[0].message.contains("\(stub.count) bytes"))
+        // unzip says the same.
+        try Support.withTemporaryDirectory { dir in
+            try Support.write(stub + VerifierTests.package, to: dir + "/sfx.zip")
+            let unzip = try Support.run("unzip", ["-tq", dir + "/sfx.zip"])
+            #expect(unzip.status == 1, "unzip warns (exit 1) and finds the data intact: \(unzip.status) \(unzip.stdout) \(unzip.stderr)")
+            #expect((unzip.stdout + unzip.stderr).contains("\(stub.count) extra bytes"))
+        }
+    }
+
+    @Test("a package zipped one folder too deep says so and how to zip it")
+    func nestedFolder() throws {
+        let forge = try ZipForge.from(package: VerifierTests.package)
+        var nested = forge
+        for k in nested.entries.indices { nested.entries[k].name = Array("tour-1.0.0/".utf8) + nested.entries[k].name }
+        let report = try verify(nested.bytes())
+        let missing = try #require(report.findings.first { $0.code == .manifestMissing })
+        #expect(missing.message.contains("'tour-1.0.0/manifest.json'"), "\(missing.message)")
+        #expect(missing.message.contains("zip -r"))
+        #expect(missing.message.contains("trailpack build"))
+    }
+
+    @Test("TerminalText escapes exactly the dangerous characters", arguments: [
+        ("plain", "plain"), ("tab\there", "tab\\u{9}here"), ("é ü 漢字 🌲", "é ü 漢字 🌲"), ("\u{9b}31m", "\\u{9b}31m"),
+        ("a\u{2066}b\u{2069}", "a\\u{2066}b\\u{2069}"), ("line\u{2028}sep", "line\\u{2028}sep"), ("del\u{7f}", "del\\u{7f}"),
+    ])
+    func terminalText(input: String, expected: String) {
+        #expect(TerminalText.escaped(input) == expected)
+    }
+
+    @Test("each step of the parse is a value of its own: end records, central directory, names, local headers, layout")
+    func stepsOnTheirOwn() throws {
+        let bytes = ZipForge.sentinelArchive(sentinels: 1)
+        let source = MemorySource(bytes)
+        var findings: [Finding] = []
+        let end = try #require(try ZipEndRecords.read(source, limits: .default, findings: &findings))
+        #expect(end.entryCount == 4 && !end.isZip64 && findings.isEmpty)
+        #expect(end.centralDirectoryEnd == Int64(bytes.count - 22))
+        let directory = try ZipCentralDirectory.read(source, end: end, limits: .default, findings: &findings)
+        #expect(directory.isComplete && directory.entries.map(\.name) == ["one.txt", "two.txt", "x/a.txt", "x/A.txt"])
+        #expect(findings.map(\.code) == [.zipZip64Invalid])
+        findings = []
+        ZipNameRules.check(directory.entries, findings: &findings)
+        #expect(findings.map(\.code) == [.zipNameFoldedDuplicate])
+        var entries = directory.entries
+        findings = []
+        try ZipLocalHeaders.check(&entries, source: source, limit: end.centralDirectoryOffset, findings: &findings)
+        #expect(findings.isEmpty)
+        #expect(entries.map { $0.dataOffset != nil } == [false, true, true, true])
+        findings = []
+        ZipLayout.check(entries, centralDirectoryOffset: end.centralDirectoryOffset, findings: &findings)
+        #expect(findings.isEmpty, "the layout check waits until every entry could be placed")
+        // The end records alone, on a prefixed archive: the offsets are the archive's, the prefix is found next.
+        let prefixed = Array(repeating: UInt8(ascii: "#"), count: 100) + bytes
+        findings = []
+        let moved = try #require(try ZipEndRecords.read(MemorySource(prefixed), limits: .default, findings: &findings))
+        _ = try ZipCentralDirectory.read(MemorySource(prefixed), end: moved, limits: .default, findings: &findings)
+        #expect(findings.map(\.code) == [.zipPrefix] && findings[0].message.hasPrefix("100 bytes"))
+    }
+}
