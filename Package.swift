@@ -47,28 +47,64 @@ let package = Package(
         // Manifest model, JSON, validation, path rules: pure Swift.
         .target(name: "TrailPackCore"),
         // SHA-256 (and signatures) over OpenSSL EVP.
-        .target(name: "TrailPackCrypto", dependencies: ["CLibCrypto", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(
+            name: "TrailPackCrypto",
+            dependencies: ["CLibCrypto", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
         // ZIP reading (our own central-directory parse) over zlib. No libarchive.
-        .target(name: "TrailPackArchive", dependencies: ["CZlib", "TrailPackCore", "TrailPackCrypto", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(
+            name: "TrailPackArchive",
+            dependencies: [
+                "CZlib", "TrailPackCore", "TrailPackCrypto", "TrailPackFileIO",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         // ZIP writing over libarchive: what the builder links, never a client.
-        .target(name: "TrailPackArchiveWriter", dependencies: ["CLibArchive", "TrailPackArchive", "TrailPackCrypto", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(
+            name: "TrailPackArchiveWriter",
+            dependencies: [
+                "CLibArchive", "TrailPackArchive", "TrailPackCrypto", "TrailPackFileIO",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         // PMTiles v3 maps: the bounded reader, the checks against a tour's frame, the writer. Pure Swift + zlib (phones link it).
-        .target(name: "TrailPackMap", dependencies: ["TrailPackCore", "CZlib", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(
+            name: "TrailPackMap",
+            dependencies: [
+                "TrailPackCore", "CZlib", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         // Tour folder -> deterministic package.
-        .target(name: "TrailPackBuilder", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackMap", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(
+            name: "TrailPackBuilder",
+            dependencies: [
+                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackMap",
+                "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         // Package -> report. A mobile client needs Core + Verifier (+ the C libraries) only.
-        .target(name: "TrailPackVerifier", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackMap", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(
+            name: "TrailPackVerifier",
+            dependencies: [
+                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackMap", "TrailPackFileIO",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         // What changed between two versions of a package, for reviewers (reads manifests through the verified reader).
         .target(name: "TrailPackDiff", dependencies: ["TrailPackCore", "TrailPackVerifier"]),
         // The client: catalog API, resumable download, checks, atomic install (URLSession).
-        .target(name: "TrailPackClient", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackVerifier", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(
+            name: "TrailPackClient",
+            dependencies: [
+                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackVerifier", "TrailPackFileIO",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         // The server's catalog: GRDB over SQLite, with migrations.
-        .target(name: "TrailPackCatalog", dependencies: ["TrailPackCore", "TrailPackCrypto", "TrailPackFileIO", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "TrailPackCatalog",
+            dependencies: [
+                "TrailPackCore", "TrailPackCrypto", "TrailPackFileIO", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         // The download server (Hummingbird 2).
         .target(
             name: "TrailPackServer",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackCatalog", "TrailPackArchive", "TrailPackMap", "TrailPackDiff",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackCatalog", "TrailPackArchive",
+                "TrailPackMap", "TrailPackDiff",
                 "TrailPackFileIO",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -87,7 +123,8 @@ let package = Package(
         .target(
             name: "TrailPackPanel",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackCatalog", "TrailPackServer", "TrailPackBuilder", "TrailPackArchive",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackCatalog", "TrailPackServer", "TrailPackBuilder",
+                "TrailPackArchive",
                 "TrailPackArchiveWriter", "TrailPackVerifier", "TrailPackDiff", "TrailPackMap", "TrailPackFileIO",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -100,7 +137,8 @@ let package = Package(
         .executableTarget(
             name: "trailpack",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackServer", "TrailPackMap", "TrailPackPanel",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier",
+                "TrailPackServer", "TrailPackMap", "TrailPackPanel",
                 "TrailPackClient", "TrailPackDiff", "TrailPackCatalog", "TrailPackFileIO", "CMallocPolicy",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -116,40 +154,63 @@ let package = Package(
         .target(name: "TrailPackFuzzing", dependencies: ["TrailPackArchive", "TrailPackCore", "CZlib"]),
         // The verifier's fuzz target: `make fuzz` builds it with libFuzzer; built plainly it replays
         // inputs or generates structured ones (`--generate`).
-        .executableTarget(name: "trailpack-fuzz", dependencies: ["TrailPackArchive", "TrailPackCore", "TrailPackVerifier", "TrailPackFuzzing", "TrailPackMap"]),
+        .executableTarget(
+            name: "trailpack-fuzz",
+            dependencies: [
+                "TrailPackArchive", "TrailPackCore", "TrailPackVerifier", "TrailPackFuzzing", "TrailPackMap",
+            ]),
         // The tests (Tests/README.md): one target per module, the integration tests, and their helpers.
         // Shared helpers: temporary folders, running programs, the peer-tool gates, ZipForge. No
         // builder and no writer, so that the verifier's tests can use them.
-        .target(name: "TrailPackTestSupport", dependencies: ["TrailPackCore", "TrailPackArchive", "TrailPackFuzzing"], path: "Tests/TrailPackTestSupport"),
+        .target(
+            name: "TrailPackTestSupport", dependencies: ["TrailPackCore", "TrailPackArchive", "TrailPackFuzzing"],
+            path: "Tests/TrailPackTestSupport"),
         // Fixtures made with the builder library (and the servers that serve them).
-        .target(name: "TrailPackTestFixtures", dependencies: ["TrailPackTestSupport", "TrailPackCore", "TrailPackBuilder"], path: "Tests/TrailPackTestFixtures"),
+        .target(
+            name: "TrailPackTestFixtures", dependencies: ["TrailPackTestSupport", "TrailPackCore", "TrailPackBuilder"],
+            path: "Tests/TrailPackTestFixtures"),
         .testTarget(name: "TrailPackCoreTests", dependencies: ["TrailPackCore", "TrailPackTestSupport"]),
         .testTarget(name: "TrailPackCryptoTests", dependencies: ["TrailPackCrypto", "TrailPackTestSupport"]),
         .testTarget(
             name: "TrailPackArchiveTests",
             dependencies: [
-                "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackVerifier", "TrailPackFileIO", "TrailPackTestSupport",
+                "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackVerifier", "TrailPackFileIO",
+                "TrailPackTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        .testTarget(name: "TrailPackMapTests", dependencies: ["TrailPackMap", "TrailPackCore", "TrailPackBuilder", "TrailPackTestSupport"]),
+        .testTarget(
+            name: "TrailPackMapTests",
+            dependencies: ["TrailPackMap", "TrailPackCore", "TrailPackBuilder", "TrailPackTestSupport"]),
         .testTarget(
             name: "TrailPackBuilderTests",
-            dependencies: ["TrailPackBuilder", "TrailPackCore", "TrailPackVerifier", "TrailPackTestSupport", "TrailPackTestFixtures"]
+            dependencies: [
+                "TrailPackBuilder", "TrailPackCore", "TrailPackVerifier", "TrailPackTestSupport",
+                "TrailPackTestFixtures",
+            ]
         ),
         // The verifier's checks with the ZIP reader alone: no writer, no builder can be imported here
         // (its packages are built by the trailpack program).
-        .testTarget(name: "TrailPackVerifierTests", dependencies: ["TrailPackVerifier", "TrailPackArchive", "TrailPackCore", "TrailPackCrypto", "TrailPackTestSupport"]),
+        .testTarget(
+            name: "TrailPackVerifierTests",
+            dependencies: [
+                "TrailPackVerifier", "TrailPackArchive", "TrailPackCore", "TrailPackCrypto", "TrailPackTestSupport",
+            ]),
         .testTarget(
             name: "TrailPackDiffTests",
             dependencies: ["TrailPackDiff", "TrailPackVerifier", "TrailPackTestSupport", "TrailPackTestFixtures"]
         ),
-        .testTarget(name: "TrailPackClientTests", dependencies: ["TrailPackClient", "TrailPackArchive", "TrailPackTestSupport", "TrailPackTestFixtures"]),
-        .testTarget(name: "TrailPackCatalogTests", dependencies: ["TrailPackCatalog", "TrailPackCore", "TrailPackTestSupport", "TrailPackTestFixtures"]),
+        .testTarget(
+            name: "TrailPackClientTests",
+            dependencies: ["TrailPackClient", "TrailPackArchive", "TrailPackTestSupport", "TrailPackTestFixtures"]),
+        .testTarget(
+            name: "TrailPackCatalogTests",
+            dependencies: ["TrailPackCatalog", "TrailPackCore", "TrailPackTestSupport", "TrailPackTestFixtures"]),
         .testTarget(
             name: "TrailPackServerTests",
             dependencies: [
-                "TrailPackServer", "TrailPackCatalog", "TrailPackCore", "TrailPackBuilder", "TrailPackMap", "TrailPackTestSupport",
+                "TrailPackServer", "TrailPackCatalog", "TrailPackCore", "TrailPackBuilder", "TrailPackMap",
+                "TrailPackTestSupport",
                 "TrailPackTestFixtures",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -159,7 +220,8 @@ let package = Package(
         .testTarget(
             name: "TrailPackPanelTests",
             dependencies: [
-                "TrailPackPanel", "TrailPackServer", "TrailPackCatalog", "TrailPackCore", "TrailPackCrypto", "TrailPackBuilder", "TrailPackVerifier",
+                "TrailPackPanel", "TrailPackServer", "TrailPackCatalog", "TrailPackCore", "TrailPackCrypto",
+                "TrailPackBuilder", "TrailPackVerifier",
                 "TrailPackFileIO", "TrailPackTestSupport", "TrailPackTestFixtures",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -167,14 +229,17 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "TrailPackFuzzingTests", dependencies: ["TrailPackFuzzing", "TrailPackArchive", "TrailPackVerifier", "TrailPackTestSupport"]),
+        .testTarget(
+            name: "TrailPackFuzzingTests",
+            dependencies: ["TrailPackFuzzing", "TrailPackArchive", "TrailPackVerifier", "TrailPackTestSupport"]),
         // Tests that run the trailpack program (its commands, `trailpack serve`) or check it end to
         // end against the peer tools (unzip, bsdtar, 7z, minisign, Python's zipfile, jsonschema and
         // pmtiles, curl, clamscan, Chromium).
         .testTarget(
             name: "TrailPackIntegrationTests",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier", "TrailPackCatalog", "TrailPackClient",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier",
+                "TrailPackCatalog", "TrailPackClient",
                 "TrailPackMap", "TrailPackPanel", "TrailPackTestSupport", "TrailPackTestFixtures",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

@@ -14,7 +14,8 @@ public struct ArchiveError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is. Stable: programs branch on it; new codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
-            case io, library, sourceChanged, dataTooLong, dataTooShort, corruptData, unsupportedMethod, missingLocalHeader
+            case io, library, sourceChanged, dataTooLong, dataTooShort, corruptData, unsupportedMethod,
+                missingLocalHeader
         }
         private let wrapped: Wrapped
         private init(wrapped: Wrapped) { self.wrapped = wrapped }

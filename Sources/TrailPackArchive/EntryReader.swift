@@ -19,8 +19,13 @@ public final class EntryReader {
 
     /// Starts reading `entry`, whose data offset the directory found.
     public init(source: any ByteSource, entry: ZipEntry) throws(ArchiveError) {
-        guard let dataOffset = entry.dataOffset else { throw ArchiveError(code: .missingLocalHeader, message: "cannot read '\(entry.name)': its local header is missing") }
-        guard entry.method == 0 || entry.method == 8 else { throw ArchiveError(code: .unsupportedMethod, message: "compression method \(entry.method) cannot be read") }
+        guard let dataOffset = entry.dataOffset else {
+            throw ArchiveError(
+                code: .missingLocalHeader, message: "cannot read '\(entry.name)': its local header is missing")
+        }
+        guard entry.method == 0 || entry.method == 8 else {
+            throw ArchiveError(code: .unsupportedMethod, message: "compression method \(entry.method) cannot be read")
+        }
         // The directory sets a data offset only for sizes it could check; hold to that here too.
         guard entry.sizesKnown, entry.compressedSize >= 0, entry.uncompressedSize >= 0,
             entry.uncompressedSize < Int64.max, dataOffset >= 0, entry.compressedSize <= Int64.max - dataOffset
@@ -31,9 +36,13 @@ public final class EntryReader {
         self.inputRemaining = entry.compressedSize
         // No larger than the compressed data: a small entry's buffer comes from the heap, not from
         // a `mmap` and `munmap` of its own (256 KiB per entry was a tenth of checking small entries).
-        self.input = .allocate(byteCount: entry.method == 8 ? Int(min(Int64(Self.inputChunk), max(1, entry.compressedSize))) : 0, alignment: 16)
+        self.input = .allocate(
+            byteCount: entry.method == 8 ? Int(min(Int64(Self.inputChunk), max(1, entry.compressedSize))) : 0,
+            alignment: 16)
         if entry.method == 8 {
-            guard trailpack_inflate_init_raw(&stream) == Z_OK else { throw Self.corrupt("zlib could not start (out of memory)") }
+            guard trailpack_inflate_init_raw(&stream) == Z_OK else {
+                throw Self.corrupt("zlib could not start (out of memory)")
+            }
             inflating = true
         }
     }
@@ -85,12 +94,19 @@ public final class EntryReader {
             let status = inflate(&stream, Z_NO_FLUSH)
             let got = room - Int(stream.avail_out)
             produced += Int64(got)
-            if produced > declared { throw ArchiveError(code: .dataTooLong, message: "the data decompresses to more than the declared \(declared) bytes (reading stopped there)") }
+            if produced > declared {
+                throw ArchiveError(
+                    code: .dataTooLong,
+                    message: "the data decompresses to more than the declared \(declared) bytes (reading stopped there)"
+                )
+            }
             switch status {
             case Z_STREAM_END:
                 finished = true
                 if stream.avail_in > 0 || inputRemaining > 0 {
-                    throw Self.corrupt("\(Int64(stream.avail_in) + inputRemaining) bytes follow the end of the deflate stream inside the entry")
+                    throw Self.corrupt(
+                        "\(Int64(stream.avail_in) + inputRemaining) bytes follow the end of the deflate stream inside the entry"
+                    )
                 }
                 if produced != declared { throw Self.tooShort(declared: declared, actual: produced) }
                 return got
@@ -109,7 +125,8 @@ public final class EntryReader {
     }
 
     private static func tooShort(declared: Int64, actual: Int64) -> ArchiveError {
-        ArchiveError(code: .dataTooShort, message: "the data decompresses to \(actual) bytes, not the declared \(declared)")
+        ArchiveError(
+            code: .dataTooShort, message: "the data decompresses to \(actual) bytes, not the declared \(declared)")
     }
 
     private static func corrupt(_ detail: String) -> ArchiveError {

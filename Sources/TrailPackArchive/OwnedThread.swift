@@ -13,7 +13,8 @@ import Darwin
 /// thread through the join, not through shared fields.
 ///
 /// The corresponding C functions are `pthread_create` and `pthread_join`.
-package final class OwnedThread<Value>: @unchecked Sendable {  // `handle` is set before init returns; the body's value is written by the thread before it ends and read only after pthread_join
+// `handle` is set before init returns; the body's value is written by the thread before it ends and read only after pthread_join
+package final class OwnedThread<Value>: @unchecked Sendable {
     /// Where the body's value is left for `join()`.
     private final class Slot {
         var value: Value?
@@ -35,15 +36,19 @@ package final class OwnedThread<Value>: @unchecked Sendable {  // `handle` is se
         let slot = self.slot
         let box = Unmanaged.passRetained(ThreadStart { slot.value = body() }).toOpaque()
         #if canImport(Darwin)
-        let status = pthread_create(&handle, nil, { raw in
-            Unmanaged<ThreadStart>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, box)
+        let status = pthread_create(
+            &handle, nil,
+            { raw in
+                Unmanaged<ThreadStart>.fromOpaque(raw).takeRetainedValue().run()
+                return nil
+            }, box)
         #else
-        let status = pthread_create(&handle, nil, { raw in
-            Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
-        }, box)
+        let status = pthread_create(
+            &handle, nil,
+            { raw in
+                Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            }, box)
         #endif
         if status == 0 {
             started = true

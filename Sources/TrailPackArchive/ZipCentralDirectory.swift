@@ -15,8 +15,11 @@ struct ZipCentralDirectory: Sendable {
     ) throws(ArchiveError) -> ZipCentralDirectory {
         let incomplete = ZipCentralDirectory(entries: [], isComplete: false)
         guard end.centralDirectorySize <= limits.maxCentralDirectoryBytes else {
-            findings.append(Finding(.zipCentralDirectory,
-                "the central directory is \(end.centralDirectorySize) bytes; the limit is \(limits.maxCentralDirectoryBytes)"))
+            findings.append(
+                Finding(
+                    .zipCentralDirectory,
+                    "the central directory is \(end.centralDirectorySize) bytes; the limit is \(limits.maxCentralDirectoryBytes)"
+                ))
             return incomplete
         }
         let bytes = try source.bytes(at: end.centralDirectoryOffset, count: Int(end.centralDirectorySize))
@@ -32,17 +35,21 @@ struct ZipCentralDirectory: Sendable {
                 LittleEndianReader(try source.bytes(at: actual, count: 4)).peekSignature == ZipSignature.central
             {
                 let n = actual - end.centralDirectoryOffset
-                findings.append(Finding(.zipPrefix,
-                    "\(n) bytes were put in front of the archive (a self-extractor stub, or files joined with cat): "
-                        + "every offset in it is \(n) bytes off. Remove the first \(n) bytes, or build the package "
-                        + "again with trailpack build"))
+                findings.append(
+                    Finding(
+                        .zipPrefix,
+                        "\(n) bytes were put in front of the archive (a self-extractor stub, or files joined with cat): "
+                            + "every offset in it is \(n) bytes off. Remove the first \(n) bytes, or build the package "
+                            + "again with trailpack build"))
                 return incomplete
             }
         }
         if end.centralDirectoryOffset + end.centralDirectorySize < end.centralDirectoryEnd {
             let gap = end.centralDirectoryEnd - end.centralDirectoryOffset - end.centralDirectorySize
-            findings.append(Finding(.zipGap,
-                "\(gap) bytes between the central directory and the end record belong to nothing"))
+            findings.append(
+                Finding(
+                    .zipGap,
+                    "\(gap) bytes between the central directory and the end record belong to nothing"))
         }
 
         var entries: [ZipEntry] = []
@@ -50,20 +57,26 @@ struct ZipCentralDirectory: Sendable {
         var c = LittleEndianReader(bytes)
         for index in 0..<end.entryCount {
             guard c.remaining >= 46, c.peekSignature == ZipSignature.central else {
-                findings.append(Finding(.zipCentralDirectory,
-                    "the central directory holds \(index) entries, but the end record says \(end.entryCount)"))
+                findings.append(
+                    Finding(
+                        .zipCentralDirectory,
+                        "the central directory holds \(index) entries, but the end record says \(end.entryCount)"))
                 return ZipCentralDirectory(entries: entries, isComplete: false)
             }
             guard let entry = readRecord(&c, index: index, findings: &findings) else {
-                findings.append(Finding(.zipCentralDirectory,
-                    "central-directory entry \(index) runs past the end of the directory"))
+                findings.append(
+                    Finding(
+                        .zipCentralDirectory,
+                        "central-directory entry \(index) runs past the end of the directory"))
                 return ZipCentralDirectory(entries: entries, isComplete: false)
             }
             entries.append(entry)
         }
         if c.remaining > 0 {
-            findings.append(Finding(.zipCentralDirectory,
-                "\(c.remaining) bytes after the last central-directory entry belong to nothing"))
+            findings.append(
+                Finding(
+                    .zipCentralDirectory,
+                    "\(c.remaining) bytes after the last central-directory entry belong to nothing"))
             return ZipCentralDirectory(entries: entries, isComplete: false)
         }
         return ZipCentralDirectory(entries: entries, isComplete: true)
@@ -107,16 +120,21 @@ struct ZipCentralDirectory: Sendable {
             } else {
                 // Kept in the list, with nothing known of its sizes: later checks skip its data.
                 entry.sizesKnown = false
-                findings.append(Finding(.zipZip64Invalid, file: name,
-                    "the entry needs ZIP64 sizes or offset but has no (or a short) ZIP64 extra field"))
+                findings.append(
+                    Finding(
+                        .zipZip64Invalid, file: name,
+                        "the entry needs ZIP64 sizes or offset but has no (or a short) ZIP64 extra field"))
             }
         }
         if diskStart != 0 && diskStart != 0xFFFF {
             findings.append(Finding(.zipEOCDInvalid, file: name, "the entry claims to start on disk \(diskStart)"))
         }
         if !extra.unicodePathAgrees(with: nameBytes) {
-            findings.append(Finding(.zipExtraField, file: name,
-                "the entry carries a second, different name in a Unicode-path extra field; readers would disagree on its name"))
+            findings.append(
+                Finding(
+                    .zipExtraField, file: name,
+                    "the entry carries a second, different name in a Unicode-path extra field; readers would disagree on its name"
+                ))
         }
         return entry
     }
@@ -124,8 +142,11 @@ struct ZipCentralDirectory: Sendable {
     private static func decodeName(_ bytes: [UInt8], flags: UInt16, index: Int, findings: inout [Finding]) -> String {
         if let s = String(validating: bytes, as: UTF8.self) {
             if flags & 0x0800 == 0, bytes.contains(where: { $0 >= 0x80 }) {
-                findings.append(Finding(.zipNameEncoding, file: s,
-                    "the name is not ASCII but the UTF-8 flag is not set: readers would decode it as code page 437 and get another name"))
+                findings.append(
+                    Finding(
+                        .zipNameEncoding, file: s,
+                        "the name is not ASCII but the UTF-8 flag is not set: readers would decode it as code page 437 and get another name"
+                    ))
             }
             return s
         }

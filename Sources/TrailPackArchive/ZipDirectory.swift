@@ -24,7 +24,9 @@ public struct ZipDirectory: Sendable {
     public var isReadable: Bool
 
     /// Reads and checks the structure of `source`. Throws only when the source cannot be read.
-    public static func read(_ source: some ByteSource, limits: ZipLimits = .default) throws(ArchiveError) -> ZipDirectory {
+    public static func read(
+        _ source: some ByteSource, limits: ZipLimits = .default
+    ) throws(ArchiveError) -> ZipDirectory {
         var findings: [Finding] = []
         guard let end = try ZipEndRecords.read(source, limits: limits, findings: &findings) else {
             return ZipDirectory(entries: [], centralDirectoryOffset: 0, findings: findings, isReadable: false)
@@ -33,7 +35,8 @@ public struct ZipDirectory: Sendable {
         var entries = directory.entries
         let cdOffset = end.centralDirectoryOffset
         guard directory.isComplete else {
-            return ZipDirectory(entries: entries, centralDirectoryOffset: cdOffset, findings: findings, isReadable: false)
+            return ZipDirectory(
+                entries: entries, centralDirectoryOffset: cdOffset, findings: findings, isReadable: false)
         }
         for e in entries { ZipEntryRules.check(e, limits: limits, findings: &findings) }
         ZipNameRules.check(entries, findings: &findings)
@@ -41,8 +44,11 @@ public struct ZipDirectory: Sendable {
         var total: Int64 = 0
         for e in entries where e.sizesKnown { total = total &+ max(0, e.uncompressedSize) }
         if total > limits.maxTotalSize || total < 0 {
-            findings.append(Finding(.zipTooLarge,
-                "the entries uncompress to \(total < 0 ? "over 2^63" : String(total)) bytes in all; the limit is \(limits.maxTotalSize)"))
+            findings.append(
+                Finding(
+                    .zipTooLarge,
+                    "the entries uncompress to \(total < 0 ? "over 2^63" : String(total)) bytes in all; the limit is \(limits.maxTotalSize)"
+                ))
         }
         ZipLayout.check(entries, centralDirectoryOffset: cdOffset, findings: &findings)
         return ZipDirectory(entries: entries, centralDirectoryOffset: cdOffset, findings: findings, isReadable: true)

@@ -45,17 +45,25 @@ struct ZipEndRecords: Sendable, Equatable {
         }
         guard let eocdIndex = candidates.first else {
             if let s = anySignature {
-                findings.append(Finding(.zipTrailing,
-                    "there are bytes after the end-of-central-directory record at byte \(tailStart + Int64(s))"))
+                findings.append(
+                    Finding(
+                        .zipTrailing,
+                        "there are bytes after the end-of-central-directory record at byte \(tailStart + Int64(s))"))
             } else {
-                findings.append(Finding(.zipEOCDMissing,
-                    "there is no end-of-central-directory record: the file is not a ZIP archive, or it was cut short"))
+                findings.append(
+                    Finding(
+                        .zipEOCDMissing,
+                        "there is no end-of-central-directory record: the file is not a ZIP archive, or it was cut short"
+                    ))
             }
             return nil
         }
         if candidates.count > 1 {
-            findings.append(Finding(.zipEOCDMultiple,
-                "\(candidates.count) end-of-central-directory records fit the file; readers could disagree on which is real"))
+            findings.append(
+                Finding(
+                    .zipEOCDMultiple,
+                    "\(candidates.count) end-of-central-directory records fit the file; readers could disagree on which is real"
+                ))
             return nil
         }
         let eocdOffset = tailStart + Int64(eocdIndex)
@@ -64,9 +72,11 @@ struct ZipEndRecords: Sendable, Equatable {
         let entriesOnDisk = r.u16(), totalEntries16 = r.u16()
         let cdSize32 = r.u32(), cdOffset32 = r.u32()
         if disk != 0 || cdDisk != 0 || entriesOnDisk != totalEntries16 {
-            findings.append(Finding(.zipEOCDInvalid,
-                "the archive claims to span several disks (disk \(disk), central directory on disk \(cdDisk), "
-                    + "\(entriesOnDisk) of \(totalEntries16) entries here)"))
+            findings.append(
+                Finding(
+                    .zipEOCDInvalid,
+                    "the archive claims to span several disks (disk \(disk), central directory on disk \(cdDisk), "
+                        + "\(entriesOnDisk) of \(totalEntries16) entries here)"))
             return nil
         }
         var totalEntries = UInt64(totalEntries16)
@@ -80,8 +90,10 @@ struct ZipEndRecords: Sendable, Equatable {
         let hasLocator = locator.count == 20 && LittleEndianReader(locator).peekSignature == ZipSignature.zip64Locator
         if needsZip64 || hasLocator {
             guard hasLocator else {
-                findings.append(Finding(.zipZip64Invalid,
-                    "the end record needs ZIP64 values but there is no ZIP64 locator before it"))
+                findings.append(
+                    Finding(
+                        .zipZip64Invalid,
+                        "the end record needs ZIP64 values but there is no ZIP64 locator before it"))
                 return nil
             }
             var l = LittleEndianReader(locator, at: 4)
@@ -92,15 +104,20 @@ struct ZipEndRecords: Sendable, Equatable {
             guard locatorDisk == 0, disks == 1, recordOffset <= UInt64(locatorOffset),
                 UInt64(locatorOffset) - recordOffset >= 56
             else {
-                findings.append(Finding(.zipZip64Invalid,
-                    "the ZIP64 locator is inconsistent (disk \(locatorDisk) of \(disks), record at \(recordOffset))"))
+                findings.append(
+                    Finding(
+                        .zipZip64Invalid,
+                        "the ZIP64 locator is inconsistent (disk \(locatorDisk) of \(disks), record at \(recordOffset))"
+                    ))
                 return nil
             }
             let record = try source.bytes(at: Int64(recordOffset), count: 56)
             var z = LittleEndianReader(record)
             guard record.count == 56, z.u32() == ZipSignature.zip64End else {
-                findings.append(Finding(.zipZip64Invalid,
-                    "there is no ZIP64 end record where the locator points (byte \(recordOffset))"))
+                findings.append(
+                    Finding(
+                        .zipZip64Invalid,
+                        "there is no ZIP64 end record where the locator points (byte \(recordOffset))"))
                 return nil
             }
             let recordSize = z.u64()
@@ -108,8 +125,10 @@ struct ZipEndRecords: Sendable, Equatable {
             let d = z.u32(), cd = z.u32()
             let onDisk = z.u64(), total = z.u64(), size64 = z.u64(), offset64 = z.u64()
             guard recordSize >= 44, recordSize == UInt64(locatorOffset) - recordOffset - 12 else {
-                findings.append(Finding(.zipZip64Invalid,
-                    "the ZIP64 end record's size (\(recordSize)) does not reach the locator"))
+                findings.append(
+                    Finding(
+                        .zipZip64Invalid,
+                        "the ZIP64 end record's size (\(recordSize)) does not reach the locator"))
                 return nil
             }
             guard d == 0, cd == 0, onDisk == total else {
@@ -121,9 +140,11 @@ struct ZipEndRecords: Sendable, Equatable {
                 || (cdSize32 != 0xFFFF_FFFF && UInt64(cdSize32) != size64)
                 || (cdOffset32 != 0xFFFF_FFFF && UInt64(cdOffset32) != offset64)
             if mismatch {
-                findings.append(Finding(.zipZip64Invalid,
-                    "the ZIP64 end record (\(total) entries, directory of \(size64) bytes at \(offset64)) disagrees "
-                        + "with the end record (\(totalEntries16), \(cdSize32), \(cdOffset32))"))
+                findings.append(
+                    Finding(
+                        .zipZip64Invalid,
+                        "the ZIP64 end record (\(total) entries, directory of \(size64) bytes at \(offset64)) disagrees "
+                            + "with the end record (\(totalEntries16), \(cdSize32), \(cdOffset32))"))
                 return nil
             }
             totalEntries = total
@@ -133,13 +154,17 @@ struct ZipEndRecords: Sendable, Equatable {
         }
 
         guard totalEntries <= UInt64(max(0, limits.maxEntries)) else {
-            findings.append(Finding(.zipTooManyEntries,
-                "the archive has \(totalEntries) entries; the limit is \(limits.maxEntries)"))
+            findings.append(
+                Finding(
+                    .zipTooManyEntries,
+                    "the archive has \(totalEntries) entries; the limit is \(limits.maxEntries)"))
             return nil
         }
         guard cdOffset <= UInt64(cdEnd), cdSize <= UInt64(cdEnd) - cdOffset else {
-            findings.append(Finding(.zipCentralDirectory,
-                "the central directory (\(cdSize) bytes at byte \(cdOffset)) runs past the end records"))
+            findings.append(
+                Finding(
+                    .zipCentralDirectory,
+                    "the central directory (\(cdSize) bytes at byte \(cdOffset)) runs past the end records"))
             return nil
         }
         return ZipEndRecords(

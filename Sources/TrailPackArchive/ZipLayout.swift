@@ -12,23 +12,34 @@ enum ZipLayout {
             guard let end = e.endOffset else { continue }
             if e.localHeaderOffset > position {
                 if let p = previous {
-                    findings.append(Finding(.zipGap, file: e.name,
-                        "\(e.localHeaderOffset - position) bytes between '\(p.name)' and this entry belong to nothing"))
+                    findings.append(
+                        Finding(
+                            .zipGap, file: e.name,
+                            "\(e.localHeaderOffset - position) bytes between '\(p.name)' and this entry belong to nothing"
+                        ))
                 } else {
-                    findings.append(Finding(.zipPrefix,
-                        "\(e.localHeaderOffset) bytes before the first entry belong to nothing (a self-extractor or a disguised file?)"))
+                    findings.append(
+                        Finding(
+                            .zipPrefix,
+                            "\(e.localHeaderOffset) bytes before the first entry belong to nothing (a self-extractor or a disguised file?)"
+                        ))
                 }
             } else if e.localHeaderOffset < position, let p = previous {
-                findings.append(Finding(.zipOverlap, file: e.name, "the entry overlaps '\(p.name)'; entries must not share bytes"))
+                findings.append(
+                    Finding(.zipOverlap, file: e.name, "the entry overlaps '\(p.name)'; entries must not share bytes"))
             }
             position = max(position, end)
             previous = e
         }
         if entries.isEmpty && centralDirectoryOffset > 0 {
-            findings.append(Finding(.zipPrefix, "\(centralDirectoryOffset) bytes before the central directory belong to no entry"))
+            findings.append(
+                Finding(.zipPrefix, "\(centralDirectoryOffset) bytes before the central directory belong to no entry"))
         } else if position < centralDirectoryOffset {
-            findings.append(Finding(.zipGap,
-                "\(centralDirectoryOffset - position) bytes between the last entry and the central directory belong to nothing"))
+            findings.append(
+                Finding(
+                    .zipGap,
+                    "\(centralDirectoryOffset - position) bytes between the last entry and the central directory belong to nothing"
+                ))
         }
     }
 }

@@ -48,15 +48,21 @@ enum ZipLocalHeaders {
         let localName = Array(variable.prefix(nameLength))
         let extra = ZipExtraFields(Array(variable.suffix(extraLength)))
         if localName != e.nameBytes {
-            add(.zipLocalMismatch,
-                "the local header names it '\(String(decoding: localName, as: UTF8.self))'; readers would disagree on its name")
+            add(
+                .zipLocalMismatch,
+                "the local header names it '\(String(decoding: localName, as: UTF8.self))'; readers would disagree on its name"
+            )
         }
         if flags != e.flags {
-            add(.zipLocalMismatch,
-                "the local header's flags (0x\(String(flags, radix: 16))) differ from the central directory's (0x\(String(e.flags, radix: 16)))")
+            add(
+                .zipLocalMismatch,
+                "the local header's flags (0x\(String(flags, radix: 16))) differ from the central directory's (0x\(String(e.flags, radix: 16)))"
+            )
         }
         if method != e.method {
-            add(.zipLocalMismatch, "the local header's method (\(method)) differs from the central directory's (\(e.method))")
+            add(
+                .zipLocalMismatch,
+                "the local header's method (\(method)) differs from the central directory's (\(e.method))")
         }
         if let problem = extra.malformed { add(.zipExtraField, "local header: \(problem)") }
         if !extra.unicodePathAgrees(with: e.nameBytes) {
@@ -80,17 +86,22 @@ enum ZipLocalHeaders {
                 add(.zipLocalMismatch, "the local header's CRC-32 differs from the central directory's")
             }
             if localCompressed != e.compressedSize && !(descriptor && localCompressed == 0) {
-                add(.zipLocalMismatch,
-                    "the local header's compressed size (\(localCompressed)) differs from the central directory's (\(e.compressedSize))")
+                add(
+                    .zipLocalMismatch,
+                    "the local header's compressed size (\(localCompressed)) differs from the central directory's (\(e.compressedSize))"
+                )
             }
             if localUncompressed != e.uncompressedSize && !(descriptor && localUncompressed == 0) {
-                add(.zipLocalMismatch,
-                    "the local header's size (\(localUncompressed)) differs from the central directory's (\(e.uncompressedSize))")
+                add(
+                    .zipLocalMismatch,
+                    "the local header's size (\(localUncompressed)) differs from the central directory's (\(e.uncompressedSize))"
+                )
             }
         }
         let dataOffset = variableEnd
         guard e.compressedSize <= limit - dataOffset else {
-            add(.zipOverlap,
+            add(
+                .zipOverlap,
                 "the entry's data (\(e.compressedSize) bytes at byte \(dataOffset)) runs into the central directory")
             return
         }
@@ -114,7 +125,8 @@ enum ZipLocalHeaders {
             let du = wide ? Int64(bitPattern: dr.u64()) : Int64(dr.u32())
             descriptorLength += Int64(fields)
             if dcrc != e.crc32 || dc != e.compressedSize || du != e.uncompressedSize {
-                add(.zipDescriptor,
+                add(
+                    .zipDescriptor,
                     "the data descriptor (CRC \(String(dcrc, radix: 16)), \(dc) → \(du) bytes) disagrees with the central "
                         + "directory (CRC \(String(e.crc32, radix: 16)), \(e.compressedSize) → \(e.uncompressedSize))")
             }

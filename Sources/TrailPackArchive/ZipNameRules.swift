@@ -10,15 +10,20 @@ enum ZipNameRules {
         var files: Set<String> = []
         for e in entries {
             if let first = exact[NameKey(e.nameBytes)] {
-                findings.append(Finding(.zipNameDuplicate, file: e.name,
-                    "two entries are named '\(e.name)' (entries \(first) and \(e.index)); readers would disagree on which one counts"))
+                findings.append(
+                    Finding(
+                        .zipNameDuplicate, file: e.name,
+                        "two entries are named '\(e.name)' (entries \(first) and \(e.index)); readers would disagree on which one counts"
+                    ))
                 continue
             }
             exact[NameKey(e.nameBytes)] = e.index
             let key = ArchivePath.foldingKey(e.isDirectory ? String(e.name.dropLast()) : e.name)
             if let first = folded[key] {
-                findings.append(Finding(.zipNameFoldedDuplicate, file: e.name,
-                    "'\(e.name)' and '\(first)' are the same file on case-insensitive phones"))
+                findings.append(
+                    Finding(
+                        .zipNameFoldedDuplicate, file: e.name,
+                        "'\(e.name)' and '\(first)' are the same file on case-insensitive phones"))
             } else {
                 folded[key] = e.name
             }
@@ -31,7 +36,9 @@ enum ZipNameRules {
             for folder in ArchivePath.parentFolders(e.name) {
                 var parent: String { String(decoding: folder.dropLast(), as: UTF8.self) }
                 let clash: Bool
-                if let known = isFile[NameKey(folder)] { clash = known } else {
+                if let known = isFile[NameKey(folder)] {
+                    clash = known
+                } else {
                     clash = files.contains(ArchivePath.foldingKey(parent))
                     isFile[NameKey(folder)] = clash
                 }

@@ -1,10 +1,11 @@
 internal import CLibArchive
 import Dispatch
 import Foundation
+import SystemPackage
 import TrailPackArchive
 import TrailPackCrypto
-import SystemPackage
 import TrailPackFileIO
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -54,7 +55,9 @@ public struct ZipWriter: ~Copyable {
 
     /// Creates and configures the libarchive handles; frees them again if any step fails.
     private static func makeArchive(sink: Sink) throws(ArchiveError) -> (OpaquePointer, OpaquePointer) {
-        guard let archive = archive_write_new() else { throw ArchiveError(code: .library, message: "cannot start a ZIP archive: out of memory") }
+        guard let archive = archive_write_new() else {
+            throw ArchiveError(code: .library, message: "cannot start a ZIP archive: out of memory")
+        }
         guard let entry = archive_entry_new2(archive) else {
             archive_write_free(archive)
             throw ArchiveError(code: .library, message: "cannot start a ZIP archive: out of memory")
@@ -80,7 +83,8 @@ public struct ZipWriter: ~Copyable {
                 let sink = Unmanaged<Sink>.fromOpaque(clientData!).takeUnretainedValue()
                 guard sink.receive(UnsafeRawBufferPointer(start: buffer, count: length)) else {
                     let failure = sink.failure
-                    trailpack_archive_set_error(archive, failure?.systemCall?.errno.rawValue ?? EIO, failure?.message ?? "write failed")
+                    trailpack_archive_set_error(
+                        archive, failure?.systemCall?.errno.rawValue ?? EIO, failure?.message ?? "write failed")
                     return -1
                 }
                 return length
@@ -128,7 +132,8 @@ public struct ZipWriter: ~Copyable {
             guard !buffer.isEmpty else { return }
             written += Int64(buffer.count)
             guard written <= size else {
-                throw ArchiveError(code: .sourceChanged, message: "cannot write '\(path)': the file grew while it was being packaged")
+                throw ArchiveError(
+                    code: .sourceChanged, message: "cannot write '\(path)': the file grew while it was being packaged")
             }
             let n = archive_write_data(archive, buffer.baseAddress, buffer.count)
             if n < 0 || n != buffer.count {
@@ -138,7 +143,9 @@ public struct ZipWriter: ~Copyable {
         guard written == size else {
             throw ArchiveError(
                 code: .sourceChanged,
-                message: "cannot write '\(path)': expected \(size) bytes, got \(written); the file changed while it was being packaged")
+                message:
+                    "cannot write '\(path)': expected \(size) bytes, got \(written); the file changed while it was being packaged"
+            )
         }
         try check(archive_write_finish_entry(archive), "finish '\(path)'")
     }
@@ -189,7 +196,9 @@ public struct ZipWriter: ~Copyable {
         guard after.size == size else {
             throw ArchiveError(
                 code: .sourceChanged,
-                message: "cannot write '\(path)': expected \(size) bytes, the file now has \(after.size); the file changed while it was being packaged")
+                message:
+                    "cannot write '\(path)': expected \(size) bytes, the file now has \(after.size); the file changed while it was being packaged"
+            )
         }
         return after
     }
@@ -212,7 +221,9 @@ public struct ZipWriter: ~Copyable {
         guard stamped == entryCount else {
             throw ArchiveError(
                 code: .library,
-                message: "cannot write the central directory: libarchive wrote \(stamped) central headers for \(entryCount) entries, so their times could not be stamped; report this with the libarchive version")
+                message:
+                    "cannot write the central directory: libarchive wrote \(stamped) central headers for \(entryCount) entries, so their times could not be stamped; report this with the libarchive version"
+            )
         }
         guard directory.withUnsafeBytes({ sink.write($0) }), sink.flush() else {
             throw sink.failure ?? ArchiveError(code: .io, message: "cannot write the central directory")
@@ -254,7 +265,9 @@ public struct ZipWriter: ~Copyable {
         func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
         var offset = 0
         var stamped = 0
-        while offset + 46 <= bytes.count, bytes[offset] == 0x50, bytes[offset + 1] == 0x4b, bytes[offset + 2] == 1, bytes[offset + 3] == 2 {
+        while offset + 46 <= bytes.count, bytes[offset] == 0x50, bytes[offset + 1] == 0x4b, bytes[offset + 2] == 1,
+            bytes[offset + 3] == 2
+        {
             Sink.put(dosDateTime, into: &bytes, at: offset + 12)
             offset += 46 + u16(offset + 28) + u16(offset + 30) + u16(offset + 32)
             stamped += 1
@@ -291,7 +304,8 @@ public struct ZipWriter: ~Copyable {
 /// the central directory is held while `archive_write_close` runs and stamped before it is
 /// written. Anything else in those places stops the archive with an error rather than
 /// writing bytes that would depend on the time zone.
-final class Sink: @unchecked Sendable {  // used by the writer's thread only; the hashing thread sees the blocks through `PipelinedHasher`
+// used by the writer's thread only; the hashing thread sees the blocks through `PipelinedHasher`
+final class Sink: @unchecked Sendable {
     let descriptor: FileDescriptor
     /// The output's name, for error messages.
     let path: String
@@ -322,7 +336,9 @@ final class Sink: @unchecked Sendable {  // used by the writer's thread only; th
             guard buffer.count >= 30, buffer[0] == 0x50, buffer[1] == 0x4b, buffer[2] == 3, buffer[3] == 4 else {
                 failure = ArchiveError(
                     code: .library,
-                    message: "libarchive did not write a whole local header first, so its time could not be stamped; report this with the libarchive version")
+                    message:
+                        "libarchive did not write a whole local header first, so its time could not be stamped; report this with the libarchive version"
+                )
                 return false
             }
             var header = Array(buffer)

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 private let systemWrite = Glibc.write
@@ -50,7 +51,9 @@ public final class BuildProgress: Sendable {
     public var snapshot: Snapshot {
         state.withLock { s in
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - s.started.uptimeNanoseconds) / 1e9
-            return Snapshot(phase: s.phase, files: (s.doneFiles, s.totalFiles), bytes: (s.doneBytes, s.totalBytes), seconds: seconds)
+            return Snapshot(
+                phase: s.phase, files: (s.doneFiles, s.totalFiles), bytes: (s.doneBytes, s.totalBytes), seconds: seconds
+            )
         }
     }
 
@@ -89,18 +92,22 @@ public final class BuildProgress: Sendable {
     private func draw(_ s: State, now: UInt64) {
         guard output >= 0 else { return }
         let seconds = max(0.001, Double(now - s.started.uptimeNanoseconds) / 1e9)
-        let line = Self.status(phase: s.phase, files: (s.doneFiles, s.totalFiles), bytes: (s.doneBytes, s.totalBytes), seconds: seconds)
+        let line = Self.status(
+            phase: s.phase, files: (s.doneFiles, s.totalFiles), bytes: (s.doneBytes, s.totalBytes), seconds: seconds)
         emit("\r" + Self.fit(line, width: terminalWidth()) + "\u{1B}[K")
     }
 
     /// `hashing 3/17 files  1.2 MiB / 4.0 MiB  9.5 MiB/s  0:03 left`. The time left is shown only
     /// once the rate means something: after a second and 5% of the bytes (a first guess from the
     /// first few milliseconds said "3:30:43 left" for a 1.4 s build).
-    static func status(phase: String, files: (done: Int, total: Int), bytes: (done: Int64, total: Int64), seconds: Double) -> String {
+    static func status(
+        phase: String, files: (done: Int, total: Int), bytes: (done: Int64, total: Int64), seconds: Double
+    ) -> String {
         let rate = Double(bytes.done) / max(0.001, seconds)
         let enough = seconds >= 1 && bytes.total > 0 && Double(bytes.done) >= 0.05 * Double(bytes.total) && rate > 0
         let left = enough ? Format.duration(Double(bytes.total - bytes.done) / rate) + " left" : "estimating time left"
-        return "\(phase) \(files.done)/\(files.total) files  \(Format.bytes(bytes.done)) / \(Format.bytes(bytes.total))  "
+        return
+            "\(phase) \(files.done)/\(files.total) files  \(Format.bytes(bytes.done)) / \(Format.bytes(bytes.total))  "
             + (seconds >= 1 ? "\(Format.bytes(Int64(rate)))/s  " : "") + left
     }
 
@@ -140,6 +147,7 @@ public enum Format {
     public static func duration(_ seconds: Double) -> String {
         guard seconds.isFinite else { return "?" }
         let s = Int(seconds.rounded())
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+        return s >= 3600
+            ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
     }
 }

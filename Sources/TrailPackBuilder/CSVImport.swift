@@ -1,5 +1,6 @@
 import Foundation
 import TrailPackCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,13 +42,26 @@ public enum CSVImport {
         /// Header spellings, normalized (lowercase ASCII letters and digits).
         var aliases: [String] {
             switch self {
-            case .name: ["name", "stop", "stopname", "title", "waypoint", "waypointname", "place", "placename", "nom", "nombre"]
+            case .name:
+                [
+                    "name", "stop", "stopname", "title", "waypoint", "waypointname", "place", "placename", "nom",
+                    "nombre",
+                ]
             case .latitude: ["lat", "latitude", "breite", "latitud"]
             case .longitude: ["lon", "lng", "long", "longitude", "lange", "laenge", "longitud"]
-            case .coordinates: ["coordinates", "coordinate", "coords", "position", "location", "latlon", "latlong", "latlng", "gps"]
-            case .description: ["description", "desc", "text", "about", "notes", "note", "comment", "comments", "beschreibung", "descripcion"]
+            case .coordinates:
+                ["coordinates", "coordinate", "coords", "position", "location", "latlon", "latlong", "latlng", "gps"]
+            case .description:
+                [
+                    "description", "desc", "text", "about", "notes", "note", "comment", "comments", "beschreibung",
+                    "descripcion",
+                ]
             case .order: ["order", "number", "no", "nr", "num", "stopnumber", "stopno", "sequence", "seq"]
-            case .photo: ["photo", "photos", "image", "images", "picture", "pictures", "img", "foto", "fotos", "photofile", "imagefile"]
+            case .photo:
+                [
+                    "photo", "photos", "image", "images", "picture", "pictures", "img", "foto", "fotos", "photofile",
+                    "imagefile",
+                ]
             case .audio: ["audio", "sound", "audiofile", "soundfile"]
             case .video: ["video", "videofile", "movie", "film"]
             }
@@ -64,7 +78,9 @@ public enum CSVImport {
     }
 
     /// The header a template gives each role.
-    public static let templateHeader = ["order", "name", "latitude", "longitude", "description", "photo", "audio", "video"]
+    public static let templateHeader = [
+        "order", "name", "latitude", "longitude", "description", "photo", "audio", "video",
+    ]
 
     /// The CSV a ranger who starts from nothing fills in: `trailpack init --csv-template stops.csv`.
     /// UTF-8 with a byte-order mark, so that Excel shows accents correctly; CRLF line ends.
@@ -86,19 +102,26 @@ public enum CSVImport {
     /// the files are added on each stop's page).
     /// `columns` names, for a role (`name`, `latitude`, …: ``choosableRoles``), the header of the column
     /// that holds it, when the ranger chose it on a form; other roles are found by their header as usual.
-    public static func read(csvPath: String, mediaFolder: String?, ignoreMedia: Bool = false, columns: [String: String] = [:]) throws -> SheetReading {
+    public static func read(
+        csvPath: String, mediaFolder: String?, ignoreMedia: Bool = false, columns: [String: String] = [:]
+    ) throws -> SheetReading {
         let bytes = try FileSystem.readFile(csvPath, limit: 16 << 20)
         let displayName = URL(fileURLWithPath: csvPath).lastPathComponent
         let csvFolder = (csvPath as NSString).deletingLastPathComponent
         let media = mediaFolder ?? (csvFolder.isEmpty ? "." : csvFolder)
         if let mediaFolder, FileSystem.statInfo(mediaFolder).kind != .directory {
-            throw BuildError.usage("--media '\(mediaFolder)' is not a folder; give the folder that holds the photos, audio and video")
+            throw BuildError.usage(
+                "--media '\(mediaFolder)' is not a folder; give the folder that holds the photos, audio and video")
         }
-        return parse(bytes, fileName: displayName, mediaFolder: media, mediaFolderGiven: mediaFolder != nil, ignoreMedia: ignoreMedia, columns: columns)
+        return parse(
+            bytes, fileName: displayName, mediaFolder: media, mediaFolderGiven: mediaFolder != nil,
+            ignoreMedia: ignoreMedia, columns: columns)
     }
 
     /// The roles a column can be chosen for on a form, in the order a form asks for them.
-    public static let choosableRoles = ["name", "latitude", "longitude", "coordinates", "description", "order", "photo", "audio", "video"]
+    public static let choosableRoles = [
+        "name", "latitude", "longitude", "coordinates", "description", "order", "photo", "audio", "video",
+    ]
 
     /// What reading a sheet gave.
     public struct SheetReading: Sendable {
@@ -119,7 +142,9 @@ public enum CSVImport {
     /// The header row of a CSV file (its column names, as written) and its first `rows` records, or nil
     /// when it cannot be read as CSV.
     public static func preview(csvPath: String, rows: Int = 3) -> Preview? {
-        guard let bytes = try? FileSystem.readFile(csvPath, limit: 16 << 20), case .success(let table) = CSVTable.parse(bytes) else { return nil }
+        guard let bytes = try? FileSystem.readFile(csvPath, limit: 16 << 20),
+            case .success(let table) = CSVTable.parse(bytes)
+        else { return nil }
         return Preview(headers: table.header, rows: table.records.prefix(rows).map(\.cells))
     }
 
@@ -136,17 +161,29 @@ public enum CSVImport {
     }
 
     /// Reads stops from the bytes of a CSV file.
-    public static func parse(_ bytes: [UInt8], fileName: String, mediaFolder: String, mediaFolderGiven: Bool = true, ignoreMedia: Bool = false,
-                             columns: [String: String] = [:]) -> SheetReading {
+    public static func parse(
+        _ bytes: [UInt8], fileName: String, mediaFolder: String, mediaFolderGiven: Bool = true,
+        ignoreMedia: Bool = false,
+        columns: [String: String] = [:]
+    ) -> SheetReading {
         var findings: [Finding] = []
         let table: CSVTable
         switch CSVTable.parse(bytes) {
         case .success(let t): table = t
         case .failure(let problem):
-            return SheetReading(stops: nil, findings: [Finding(.csvSyntax, file: fileName, location: problem.location.map(Finding.Location.text), problem.message)])
+            return SheetReading(
+                stops: nil,
+                findings: [
+                    Finding(
+                        .csvSyntax, file: fileName, location: problem.location.map(Finding.Location.text),
+                        problem.message)
+                ])
         }
-        findings += table.problems.map { Finding(.csvSyntax, file: fileName, location: $0.location.map(Finding.Location.text), $0.message) }
-        var reader = RowReader(table: table, fileName: fileName, mediaFolder: mediaFolder, mediaFolderGiven: mediaFolderGiven)
+        findings += table.problems.map {
+            Finding(.csvSyntax, file: fileName, location: $0.location.map(Finding.Location.text), $0.message)
+        }
+        var reader = RowReader(
+            table: table, fileName: fileName, mediaFolder: mediaFolder, mediaFolderGiven: mediaFolderGiven)
         reader.ignoreMedia = ignoreMedia
         reader.chosen = columns
         let stops = reader.read()
@@ -228,20 +265,29 @@ struct CSVTable {
     static func parse(_ input: [UInt8]) -> Result<CSVTable, Problem> {
         var bytes = input
         if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
-            return .failure(Problem(location: nil, message:
-                "the file is saved as UTF-16 (Unicode text); save it again as 'CSV UTF-8' (Excel) or 'Text CSV' with the UTF-8 character set (LibreOffice)"))
+            return .failure(
+                Problem(
+                    location: nil,
+                    message:
+                        "the file is saved as UTF-16 (Unicode text); save it again as 'CSV UTF-8' (Excel) or 'Text CSV' with the UTF-8 character set (LibreOffice)"
+                ))
         }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         if String(validating: bytes, as: UTF8.self) == nil {
             // Excel's plain "CSV (Comma delimited)" writes Windows-1252; read it as that.
             guard let text = String(data: Data(bytes), encoding: .windowsCP1252) else {
-                return .failure(Problem(location: nil, message: "the file is not text in UTF-8; save it again as 'CSV UTF-8'"))
+                return .failure(
+                    Problem(location: nil, message: "the file is not text in UTF-8; save it again as 'CSV UTF-8'"))
             }
             bytes = Array(text.utf8)
         }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            return .failure(Problem(location: nil, message:
-                "the file is empty; it needs a header row (name, latitude, longitude, …) and one row per stop (see 'trailpack init --csv-template stops.csv')"))
+            return .failure(
+                Problem(
+                    location: nil,
+                    message:
+                        "the file is empty; it needs a header row (name, latitude, longitude, …) and one row per stop (see 'trailpack init --csv-template stops.csv')"
+                ))
         }
         let delimiter = sniffDelimiter(bytes)
         var records: [Record] = []
@@ -310,8 +356,12 @@ struct CSVTable {
             }
         }
         if quoted {
-            return .failure(Problem(location: "row \(quoteStartRow), column \(CSVImport.columnLetter(quoteStartColumn))", message:
-                "a cell starts with a quote (\") that is never closed, so the rest of the file is read as one cell; add the closing quote"))
+            return .failure(
+                Problem(
+                    location: "row \(quoteStartRow), column \(CSVImport.columnLetter(quoteStartColumn))",
+                    message:
+                        "a cell starts with a quote (\") that is never closed, so the rest of the file is read as one cell; add the closing quote"
+                ))
         }
         if !cell.isEmpty || !cells.isEmpty { endRecord() }
         // Rows with nothing in them (Excel writes ";;;;" for formatted empty rows) are skipped.
@@ -319,15 +369,21 @@ struct CSVTable {
         guard let first = records.first else {
             return .failure(Problem(location: nil, message: "the file has no rows"))
         }
-        var table = CSVTable(delimiter: delimiter, header: first.cells.map { $0.trimmingCharacters(in: .whitespaces) }, records: Array(records.dropFirst()))
+        var table = CSVTable(
+            delimiter: delimiter, header: first.cells.map { $0.trimmingCharacters(in: .whitespaces) },
+            records: Array(records.dropFirst()))
         for r in table.records where r.cells.count > table.header.count {
             let extra = r.cells[table.header.count...]
             guard extra.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else { continue }
-            let hint = delimiter == UInt8(ascii: ",")
+            let hint =
+                delimiter == UInt8(ascii: ",")
                 ? "; a comma inside a cell needs quotes around the cell, and a decimal comma (44,28) must be a point (44.28) in a comma-separated file"
                 : "; check for a stray \(delimiter == UInt8(ascii: ";") ? "semicolon" : "tab") inside a cell"
-            table.problems.append(Problem(location: "row \(r.row)", message:
-                "the row has \(r.cells.count) cells but the header row has \(table.header.count)\(hint)"))
+            table.problems.append(
+                Problem(
+                    location: "row \(r.row)",
+                    message:
+                        "the row has \(r.cells.count) cells but the header row has \(table.header.count)\(hint)"))
         }
         return .success(table)
     }
@@ -383,15 +439,22 @@ private struct RowReader {
         var taken = Set<Int>()
         for (roleName, header) in chosen.sorted(by: { $0.key < $1.key }) where !header.isEmpty {
             guard let role = CSVImport.Role(rawValue: roleName) else {
-                fail(.csvColumn, "row 1", "'\(roleName)' is not something a column can hold; choose from \(CSVImport.choosableRoles.joined(separator: ", "))")
+                fail(
+                    .csvColumn, "row 1",
+                    "'\(roleName)' is not something a column can hold; choose from \(CSVImport.choosableRoles.joined(separator: ", "))"
+                )
                 continue
             }
             guard let index = table.header.firstIndex(of: header) else {
-                fail(.csvColumn, "row 1", "the sheet has no column '\(header)' (chosen for the \(roleName)); its columns are \(table.header.map { "'\($0)'" }.joined(separator: ", "))")
+                fail(
+                    .csvColumn, "row 1",
+                    "the sheet has no column '\(header)' (chosen for the \(roleName)); its columns are \(table.header.map { "'\($0)'" }.joined(separator: ", "))"
+                )
                 continue
             }
             guard !taken.contains(index) else {
-                fail(.csvColumn, "row 1", "the column '\(header)' was chosen for two things; choose one column for each")
+                fail(
+                    .csvColumn, "row 1", "the column '\(header)' was chosen for two things; choose one column for each")
                 continue
             }
             columns[role] = index
@@ -400,35 +463,46 @@ private struct RowReader {
         for (index, header) in table.header.enumerated() where !taken.contains(index) {
             let key = CSVImport.normalizeHeader(header)
             let beforeParenthesis = CSVImport.normalizeHeader(String(header.prefix { $0 != "(" && $0 != "[" }))
-            let role = CSVImport.Role.allCases.first { $0.aliases.contains(key) || $0.aliases.contains(beforeParenthesis) }
+            let role =
+                CSVImport.Role.allCases.first { $0.aliases.contains(key) || $0.aliases.contains(beforeParenthesis) }
                 ?? (header == "#" ? .order : nil)
             if let role, chosen[role.rawValue]?.isEmpty == false {
                 // The ranger chose another column for this: this one is a detail (a property).
                 let name = CSVImport.propertyName(header)
-                if !name.isEmpty, propertyNames[name.lowercased()] == nil { propertyNames[name.lowercased()] = index; propertyColumns.append((index, name)) }
+                if !name.isEmpty, propertyNames[name.lowercased()] == nil {
+                    propertyNames[name.lowercased()] = index; propertyColumns.append((index, name))
+                }
                 continue
             }
             if let role {
                 if let previous = columns[role] {
-                    fail(.csvColumn, "column \(CSVImport.columnLetter(index)) (\(header))",
-                         "columns \(CSVImport.columnLetter(previous)) (\(table.header[previous])) and \(CSVImport.columnLetter(index)) (\(header)) both look like the \(role.rawValue) column; rename or delete one")
+                    fail(
+                        .csvColumn, "column \(CSVImport.columnLetter(index)) (\(header))",
+                        "columns \(CSVImport.columnLetter(previous)) (\(table.header[previous])) and \(CSVImport.columnLetter(index)) (\(header)) both look like the \(role.rawValue) column; rename or delete one"
+                    )
                 } else {
                     columns[role] = index
                 }
                 continue
             }
             if header.isEmpty {
-                if let r = table.records.first(where: { index < $0.cells.count && !$0.cells[index].trimmingCharacters(in: .whitespaces).isEmpty }) {
-                    fail(.csvColumn, "column \(CSVImport.columnLetter(index))",
-                         "the column has no name in the header row (row 1) but row \(r.row) has a value in it; give the column a name or delete it")
+                if let r = table.records.first(where: {
+                    index < $0.cells.count && !$0.cells[index].trimmingCharacters(in: .whitespaces).isEmpty
+                }) {
+                    fail(
+                        .csvColumn, "column \(CSVImport.columnLetter(index))",
+                        "the column has no name in the header row (row 1) but row \(r.row) has a value in it; give the column a name or delete it"
+                    )
                 }
                 continue
             }
             let name = CSVImport.propertyName(header)
             if name.isEmpty { continue }
             if let previous = propertyNames[name.lowercased()] {
-                fail(.csvColumn, "column \(CSVImport.columnLetter(index)) (\(header))",
-                     "columns \(CSVImport.columnLetter(previous)) and \(CSVImport.columnLetter(index)) both become the property '\(name)'; rename one")
+                fail(
+                    .csvColumn, "column \(CSVImport.columnLetter(index)) (\(header))",
+                    "columns \(CSVImport.columnLetter(previous)) and \(CSVImport.columnLetter(index)) both become the property '\(name)'; rename one"
+                )
                 continue
             }
             propertyNames[name.lowercased()] = index
@@ -444,11 +518,18 @@ private struct RowReader {
         for role in needed where columns[role] == nil {
             let unclaimed = propertyColumns.map { table.header[$0.index] }
             let near = unclaimed.first { header in
-                role.aliases.filter { $0.count >= 4 }.contains { Spelling.distance(CSVImport.normalizeHeader(header), $0) <= 2 }
+                role.aliases.filter { $0.count >= 4 }.contains {
+                    Spelling.distance(CSVImport.normalizeHeader(header), $0) <= 2
+                }
             }
-            let hint = near.map { "; did you mean the column '\($0)'? rename it '\(role.rawValue)'" }
-                ?? "; add a column named '\(role.rawValue)'" + (role == .name ? " (or 'stop', 'title')" : "") + " to the header row (row 1)"
-            fail(.csvColumn, "row 1", "there is no \(role.rawValue) column\(hint). The header row has: \(table.header.filter { !$0.isEmpty }.map { "'\($0)'" }.joined(separator: ", "))")
+            let hint =
+                near.map { "; did you mean the column '\($0)'? rename it '\(role.rawValue)'" }
+                ?? "; add a column named '\(role.rawValue)'" + (role == .name ? " (or 'stop', 'title')" : "")
+                + " to the header row (row 1)"
+            fail(
+                .csvColumn, "row 1",
+                "there is no \(role.rawValue) column\(hint). The header row has: \(table.header.filter { !$0.isEmpty }.map { "'\($0)'" }.joined(separator: ", "))"
+            )
         }
     }
 
@@ -471,28 +552,42 @@ private struct RowReader {
             let errorsBefore = findings.count
 
             let name = (cell(.name) ?? "").split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-            if name.isEmpty { fail(.csvValue, place(row, columns[.name]!), "the stop has no name; every stop needs one") }
+            if name.isEmpty {
+                fail(.csvValue, place(row, columns[.name]!), "the stop has no name; every stop needs one")
+            }
 
             var coordinate = Coordinate(latitude: .nan, longitude: .nan)
             if let both = columns[.coordinates] {
                 if let c = pair(cell(.coordinates) ?? "", at: place(row, both)) { coordinate = c }
             } else {
-                if case .some(let lat) = number(cell(.latitude) ?? "", axis: .latitude, at: place(row, columns[.latitude]!)) { coordinate.latitude = lat }
-                if case .some(let lon) = number(cell(.longitude) ?? "", axis: .longitude, at: place(row, columns[.longitude]!)) { coordinate.longitude = lon }
+                if case .some(let lat) = number(
+                    cell(.latitude) ?? "", axis: .latitude, at: place(row, columns[.latitude]!))
+                {
+                    coordinate.latitude = lat
+                }
+                if case .some(let lon) = number(
+                    cell(.longitude) ?? "", axis: .longitude, at: place(row, columns[.longitude]!))
+                {
+                    coordinate.longitude = lon
+                }
             }
 
             var order: Int?
             if let text = cell(.order), let c = columns[.order] {
                 if let n = Int(text), (1...1_000_000).contains(n) {
                     if let other = orders[n] {
-                        fail(.csvValue, place(row, c), "rows \(other) and \(row) both have the order \(n); give each stop its own number")
+                        fail(
+                            .csvValue, place(row, c),
+                            "rows \(other) and \(row) both have the order \(n); give each stop its own number")
                     }
                     orders[n] = row
                     order = n
                 } else {
-                    fail(.csvValue, place(row, c), text.isEmpty
-                        ? "the order is empty; number every stop, or clear the whole order column to keep the rows' order"
-                        : "the order '\(text)' is not a whole number from 1 to 1000000")
+                    fail(
+                        .csvValue, place(row, c),
+                        text.isEmpty
+                            ? "the order is empty; number every stop, or clear the whole order column to keep the rows' order"
+                            : "the order '\(text)' is not a whole number from 1 to 1000000")
                 }
             }
 
@@ -500,8 +595,10 @@ private struct RowReader {
             if slug.isEmpty { slug = "stop" }
             if !name.isEmpty {
                 if let other = slugs[slug] {
-                    fail(.csvValue, place(row, columns[.name]!),
-                         "rows \(other) and \(row) give stops the same name or folder name ('\(slug)'); give each stop its own name")
+                    fail(
+                        .csvValue, place(row, columns[.name]!),
+                        "rows \(other) and \(row) give stops the same name or folder name ('\(slug)'); give each stop its own name"
+                    )
                 }
                 slugs[slug] = row
             }
@@ -509,10 +606,15 @@ private struct RowReader {
             var media: [CSVImport.MediaFile] = []
             for role in [CSVImport.Role.photo, .audio, .video] where !ignoreMedia {
                 guard let c = columns[role], let text = cell(role), !text.isEmpty else { continue }
-                for reference in text.split(whereSeparator: { ";,|\n".contains($0) }).map({ $0.trimmingCharacters(in: .whitespaces) }) where !reference.isEmpty {
+                for reference in text.split(whereSeparator: { ";,|\n".contains($0) }).map({
+                    $0.trimmingCharacters(in: .whitespaces)
+                }) where !reference.isEmpty {
                     if let file = mediaFile(reference, role: role, at: place(row, c)) {
                         if let clash = media.first(where: { $0.fileName.lowercased() == file.fileName.lowercased() }) {
-                            fail(.csvMedia, place(row, c), "'\(clash.fileName)' and '\(reference)' would have the same name in the stop's folder; rename one of the files")
+                            fail(
+                                .csvMedia, place(row, c),
+                                "'\(clash.fileName)' and '\(reference)' would have the same name in the stop's folder; rename one of the files"
+                            )
                         } else {
                             media.append(file)
                         }
@@ -529,9 +631,11 @@ private struct RowReader {
             }
 
             guard findings.count == errorsBefore else { continue }
-            stops.append(CSVImport.Stop(row: row, name: name, order: order, coordinate: coordinate,
-                                        description: (cell(.description) ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
-                                        media: media, properties: properties))
+            stops.append(
+                CSVImport.Stop(
+                    row: row, name: name, order: order, coordinate: coordinate,
+                    description: (cell(.description) ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
+                    media: media, properties: properties))
         }
         if columns[.order] != nil { stops.sort { ($0.order ?? 0) < ($1.order ?? 0) } }
         return stops
@@ -555,17 +659,24 @@ private struct RowReader {
             parts = text.components(separatedBy: ", ")
         } else if text.filter({ $0 == "," }).count == 1 {
             parts = text.split(separator: ",").map(String.init)
-        } else if let split = text.firstIndex(where: { "NSns".contains($0) }), split != text.index(before: text.endIndex) {
+        } else if let split = text.firstIndex(where: { "NSns".contains($0) }),
+            split != text.index(before: text.endIndex)
+        {
             parts = [String(text[...split]), String(text[text.index(after: split)...])]
         } else {
             parts = text.split(separator: " ").map(String.init)
         }
         parts = parts.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard parts.count == 2 else {
-            fail(.csvValue, location, "cannot read '\(text)' as latitude and longitude; write them as '44.4200, -122.1500', or use separate latitude and longitude columns")
+            fail(
+                .csvValue, location,
+                "cannot read '\(text)' as latitude and longitude; write them as '44.4200, -122.1500', or use separate latitude and longitude columns"
+            )
             return nil
         }
-        guard let lat = number(parts[0], axis: .latitude, at: location), let lon = number(parts[1], axis: .longitude, at: location) else { return nil }
+        guard let lat = number(parts[0], axis: .latitude, at: location),
+            let lon = number(parts[1], axis: .longitude, at: location)
+        else { return nil }
         return Coordinate(latitude: lat, longitude: lon)
     }
 
@@ -576,8 +687,10 @@ private struct RowReader {
             t = t.replacingOccurrences(of: ",", with: ".")
         }
         let plain = t.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D }
-        if plain, t.count <= 15, t.first != ".", t.last != ".", !(t.hasPrefix("0") && t.count > 1 && !t.hasPrefix("0.")),
-           let d = Double(t), d.isFinite {
+        if plain, t.count <= 15, t.first != ".", t.last != ".",
+            !(t.hasPrefix("0") && t.count > 1 && !t.hasPrefix("0.")),
+            let d = Double(t), d.isFinite
+        {
             return .number(JSONNumber(literal: t))
         }
         if text.lowercased() == "yes" || text.lowercased() == "true" { return .bool(true) }
@@ -610,21 +723,33 @@ private struct RowReader {
                 hint = "; did you mean '\(exact)'? (names must match upper and lower case exactly)"
             } else if let near = Spelling.closest(to: fileName, among: names) {
                 hint = "; did you mean '\(near)'?"
-            } else if let sameBase = names.first(where: { ($0 as NSString).deletingPathExtension.lowercased() == fileName.lowercased() }) {
+            } else if let sameBase = names.first(where: {
+                ($0 as NSString).deletingPathExtension.lowercased() == fileName.lowercased()
+            }) {
                 hint = "; did you mean '\(sameBase)'? (write the name with its extension)"
             } else {
                 hint = "; copy the file there, or give the folder that holds it with --media"
             }
-            let which = folder == mediaFolder ? (mediaFolderGiven ? " (the --media folder)" : " (the spreadsheet's folder; give another with --media)") : ""
-            fail(.csvMedia, location, "the file '\(reference)' is not in '\(folder.isEmpty ? "." : folder)'\(which)\(hint)")
+            let which =
+                folder == mediaFolder
+                ? (mediaFolderGiven
+                    ? " (the --media folder)" : " (the spreadsheet's folder; give another with --media)") : ""
+            fail(
+                .csvMedia, location,
+                "the file '\(reference)' is not in '\(folder.isEmpty ? "." : folder)'\(which)\(hint)")
             return nil
         }
         guard let type = MediaTypes.lookup(fileName: fileName) else {
-            fail(.csvMedia, location, "'\(reference)' has a file type trailpack does not package; use one of: \(MediaTypes.supportedList)")
+            fail(
+                .csvMedia, location,
+                "'\(reference)' has a file type trailpack does not package; use one of: \(MediaTypes.supportedList)")
             return nil
         }
         if let kind = role.kind, type.kind != kind {
-            fail(.csvMedia, location, "'\(reference)' is \(type.kind.rawValue), not \(kind.rawValue); move it to the \(type.kind == .image ? "photo" : type.kind.rawValue) column")
+            fail(
+                .csvMedia, location,
+                "'\(reference)' is \(type.kind.rawValue), not \(kind.rawValue); move it to the \(type.kind == .image ? "photo" : type.kind.rawValue) column"
+            )
             return nil
         }
         if info.size == 0 {
@@ -637,7 +762,10 @@ private struct RowReader {
         }
         let problems = ArchivePath.problems(fileName)
         if !problems.isEmpty {
-            fail(.csvMedia, location, "the file name '\(fileName)' cannot be used in a package: \(problems.joined(separator: "; ")); rename the file")
+            fail(
+                .csvMedia, location,
+                "the file name '\(fileName)' cannot be used in a package: \(problems.joined(separator: "; ")); rename the file"
+            )
             return nil
         }
         return CSVImport.MediaFile(sourcePath: path, fileName: fileName)
@@ -671,7 +799,8 @@ extension CSVImport {
         }
         let parent = target.deletingLastPathComponent().path
         guard FileSystem.statInfo(parent).kind == .directory else {
-            throw BuildError.usage("the folder '\(parent)' does not exist; create it first or give another place for the tour")
+            throw BuildError.usage(
+                "the folder '\(parent)' does not exist; create it first or give another place for the tour")
         }
         let staging = parent + "/.\(target.lastPathComponent).trailpack-init-\(getpid())"
         var written: [String] = []
@@ -695,7 +824,9 @@ extension CSVImport {
                 var members: [JSONMember] = [
                     JSONMember("name", .string(stop.name)),
                     JSONMember("coordinate", stop.coordinate.jsonValue),
-                    JSONMember("description", .string(stop.description.isEmpty ? TourInit.Placeholder.stopDescription : stop.description)),
+                    JSONMember(
+                        "description",
+                        .string(stop.description.isEmpty ? TourInit.Placeholder.stopDescription : stop.description)),
                     JSONMember("assets", .array(stop.media.map { .string($0.fileName) })),
                 ]
                 if !stop.properties.isEmpty { members.append(JSONMember("properties", .object(stop.properties))) }
@@ -705,13 +836,16 @@ extension CSVImport {
             if targetInfo.kind == .missing {
                 try fm.moveItem(atPath: staging, toPath: folder)
             } else {
-                for name in ["tour.json", "waypoints"] { try fm.moveItem(atPath: staging + "/" + name, toPath: folder + "/" + name) }
+                for name in ["tour.json", "waypoints"] {
+                    try fm.moveItem(atPath: staging + "/" + name, toPath: folder + "/" + name)
+                }
                 try fm.removeItem(atPath: staging)
             }
         } catch {
             try? fm.removeItem(atPath: staging)
             if let error = error as? BuildError { throw error }
-            throw BuildError.io("cannot create the tour in '\(folder)': \(error.localizedDescription); nothing was written")
+            throw BuildError.io(
+                "cannot create the tour in '\(folder)': \(error.localizedDescription); nothing was written")
         }
         return written
     }
@@ -726,7 +860,8 @@ extension CSVImport {
             throw BuildError.io("cannot read '\(from)': \(String(cString: strerror(errno))); nothing was written")
         }
         defer { try? input.close() }
-        guard FileManager.default.createFile(atPath: to, contents: nil), let output = FileHandle(forWritingAtPath: to) else {
+        guard FileManager.default.createFile(atPath: to, contents: nil), let output = FileHandle(forWritingAtPath: to)
+        else {
             throw BuildError.io("cannot write '\(to)'; nothing was written")
         }
         defer { try? output.close() }

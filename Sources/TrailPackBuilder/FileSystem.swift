@@ -1,5 +1,6 @@
 import Foundation
 import TrailPackFileIO
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -89,4 +90,3 @@ enum FileSystem {
         do { return try FileIO.readAll(path, limit: limit) } catch { throw BuildError(error) }
     }
 }
-

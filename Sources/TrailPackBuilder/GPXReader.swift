@@ -1,6 +1,6 @@
 import Foundation
-import TrailPackFileIO
 import TrailPackCore
+import TrailPackFileIO
 
 /// Reads the points of a GPX 1.0 or 1.1 file, streaming, losing nothing it keeps and
 /// guessing at nothing it refuses.
@@ -58,7 +58,9 @@ public enum GPXReader {
     public static let maxFileBytes: Int64 = 64 << 20
 
     /// Reads the file at `path`. A FIFO, a device or a folder is refused before anything blocks.
-    public static func read(path: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints) throws(BuildError) -> Document {
+    public static func read(
+        path: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints
+    ) throws(BuildError) -> Document {
         let file: RegularFile
         do { file = try FileIO.openRegularFile(path) } catch {
             if error.code == .notRegularFile {
@@ -68,14 +70,19 @@ public enum GPXReader {
         }
         defer { try? file.descriptor.close() }
         guard file.status.size <= maxFileBytes else {
-            throw .malformed(path, "is \(file.status.size) bytes; the limit for a GPX file is 64 MiB (\(maxFileBytes) bytes): split it or leave out the tracks")
+            throw .malformed(
+                path,
+                "is \(file.status.size) bytes; the limit for a GPX file is 64 MiB (\(maxFileBytes) bytes): split it or leave out the tracks"
+            )
         }
         var tokenizer = XMLTokenizer(fileDescriptor: file.descriptor, name: path, limit: maxFileBytes)
         return try read(&tokenizer, file: path, stops: stops, maxPoints: maxPoints)
     }
 
     /// Reads a GPX document held in memory; `name` is used in messages.
-    public static func read(bytes: [UInt8], name: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints) throws(BuildError) -> Document {
+    public static func read(
+        bytes: [UInt8], name: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints
+    ) throws(BuildError) -> Document {
         var tokenizer = XMLTokenizer(bytes: bytes)
         return try read(&tokenizer, file: name, stops: stops, maxPoints: maxPoints)
     }
@@ -95,7 +102,9 @@ public enum GPXReader {
         case name, desc, cmt, ele, time, sym, type
     }
 
-    private static func read(_ xml: inout XMLTokenizer, file: String, stops: Stops, maxPoints: Int) throws(BuildError) -> Document {
+    private static func read(
+        _ xml: inout XMLTokenizer, file: String, stops: Stops, maxPoints: Int
+    ) throws(BuildError) -> Document {
         var doc = Document(points: [])
         var roles: [Role] = []
         var gpxNamespace: String?
@@ -111,7 +120,9 @@ public enum GPXReader {
                 case .start(let e):
                     guard let parent = roles.last else {
                         guard e.localName == "gpx" else {
-                            throw fail(e.position, "the file's root element is <\(e.qualifiedName)>, not <gpx>: this is not a GPX file")
+                            throw fail(
+                                e.position,
+                                "the file's root element is <\(e.qualifiedName)>, not <gpx>: this is not a GPX file")
                         }
                         gpxNamespace = e.namespace
                         doc.version = e.attribute("version")
@@ -144,7 +155,8 @@ public enum GPXReader {
                     case (.waypoint, let name), (.routePoint, let name):
                         if point != nil, let field = Field(rawValue: name) {
                             if fields[field] != nil {
-                                throw fail(e.position, "a second <\(e.qualifiedName)> in the same point; a GPX point has one")
+                                throw fail(
+                                    e.position, "a second <\(e.qualifiedName)> in the same point; a GPX point has one")
                             }
                             role = .field(field)
                             fieldText = ""
@@ -157,7 +169,9 @@ public enum GPXReader {
                         role = .skipped
                     }
                     roles.append(role)
-                    xml.collectText = { if case .field = role { true } else if case .fieldChild = role { true } else { false } }()
+                    xml.collectText = {
+                        if case .field = role { true } else if case .fieldChild = role { true } else { false }
+                    }()
                 case .text(let s):
                     if fieldText.utf8.count + s.utf8.count > XMLTokenizer.maxTextBytes {
                         throw fail(xml.position, "a text longer than 1 MiB")
@@ -169,7 +183,9 @@ public enum GPXReader {
                     case .field(let field):
                         let value = fieldText.trimmingCharacters(in: .whitespacesAndNewlines)
                         if field == .ele, !value.isEmpty, decimalLiteral(value) == nil {
-                            throw fail(position, "<ele>\(value.prefix(40))</ele> is not a decimal number of metres (such as 1234.5)")
+                            throw fail(
+                                position,
+                                "<ele>\(value.prefix(40))</ele> is not a decimal number of metres (such as 1234.5)")
                         }
                         fields[field] = value
                         fieldText = ""
@@ -184,7 +200,8 @@ public enum GPXReader {
                             p.symbol = text(.sym)
                             p.type = text(.type)
                             if doc.points.count == maxPoints {
-                                throw fail(position, "more than \(maxPoints) points; a tour holds at most \(maxPoints) stops")
+                                throw fail(
+                                    position, "more than \(maxPoints) points; a tour holds at most \(maxPoints) stops")
                             }
                             doc.points.append(p)
                         }
@@ -194,7 +211,9 @@ public enum GPXReader {
                         break
                     }
                     let parent = roles.last
-                    xml.collectText = { if case .field = parent { true } else if case .fieldChild = parent { true } else { false } }()
+                    xml.collectText = {
+                        if case .field = parent { true } else if case .fieldChild = parent { true } else { false }
+                    }()
                 }
             }
         } catch let failure as XMLTokenizer.Failure {
@@ -207,22 +226,33 @@ public enum GPXReader {
         return doc
     }
 
-    private static func startPoint(_ e: XMLTokenizer.Element, _ fail: (XMLTokenizer.Position, String) -> BuildError) throws(BuildError) -> Point {
+    private static func startPoint(
+        _ e: XMLTokenizer.Element, _ fail: (XMLTokenizer.Position, String) -> BuildError
+    ) throws(BuildError) -> Point {
         func degrees(_ name: String, _ range: ClosedRange<Double>) throws(BuildError) -> Double {
             guard let raw = e.attribute(name) else {
-                throw fail(e.position, "<\(e.qualifiedName)> has no \(name) attribute; every point needs lat and lon in decimal degrees")
+                throw fail(
+                    e.position,
+                    "<\(e.qualifiedName)> has no \(name) attribute; every point needs lat and lon in decimal degrees")
             }
             guard let literal = decimalLiteral(raw), let value = Double(literal), value.isFinite else {
-                throw fail(e.position, "\(name)=\"\(raw.prefix(40))\" in <\(e.qualifiedName)> is not a decimal number of degrees (such as 44.4057)")
+                throw fail(
+                    e.position,
+                    "\(name)=\"\(raw.prefix(40))\" in <\(e.qualifiedName)> is not a decimal number of degrees (such as 44.4057)"
+                )
             }
             guard range.contains(value) else {
-                throw fail(e.position, "\(name)=\"\(raw.prefix(40))\" in <\(e.qualifiedName)> is outside \(Int(range.lowerBound)) to \(Int(range.upperBound)) degrees")
+                throw fail(
+                    e.position,
+                    "\(name)=\"\(raw.prefix(40))\" in <\(e.qualifiedName)> is outside \(Int(range.lowerBound)) to \(Int(range.upperBound)) degrees"
+                )
             }
             return value
         }
         let lat = try degrees("lat", -90...90)
         let lon = try degrees("lon", -180...180)
-        return Point(coordinate: Coordinate(latitude: lat, longitude: lon), line: e.position.line, column: e.position.column)
+        return Point(
+            coordinate: Coordinate(latitude: lat, longitude: lon), line: e.position.line, column: e.position.column)
     }
 
     /// An `xsd:decimal` (`-12.50`, `+.5`, ` 44 `) as a JSON number literal (`-12.50`, `0.5`, `44`);

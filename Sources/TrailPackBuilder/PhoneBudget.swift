@@ -9,7 +9,9 @@ public struct PhoneBudget: Sendable, Equatable {
     /// The largest total of all assets without a warning.
     public var packageBytes: Int64
 
-    public init(assetBytes: Int64 = PhoneBudget.default.assetBytes, packageBytes: Int64 = PhoneBudget.default.packageBytes) {
+    public init(
+        assetBytes: Int64 = PhoneBudget.default.assetBytes, packageBytes: Int64 = PhoneBudget.default.packageBytes
+    ) {
         self.assetBytes = assetBytes
         self.packageBytes = packageBytes
     }
@@ -26,17 +28,27 @@ public struct PhoneBudget: Sendable, Equatable {
     func findings(_ files: [TourSource.SourceFile]) -> [Finding] {
         var out: [Finding] = []
         for f in files where f.size > assetBytes {
-            let advice = f.type.kind == .video
+            let advice =
+                f.type.kind == .video
                 ? "export the video smaller (720p is about 5 MB a minute) or shorter"
-                : (f.type.kind == .image ? "export the image smaller (2000 pixels wide is plenty for a phone)" : "make the file smaller")
-            out.append(Finding(.sourceAssetLarge, file: f.relativePath,
-                "this file is \(Format.bytes(f.size)); phones keep every file of the tour, and the budget for one file is \(Format.bytes(assetBytes)) (--asset-budget-mb); \(advice)"))
+                : (f.type.kind == .image
+                    ? "export the image smaller (2000 pixels wide is plenty for a phone)" : "make the file smaller")
+            out.append(
+                Finding(
+                    .sourceAssetLarge, file: f.relativePath,
+                    "this file is \(Format.bytes(f.size)); phones keep every file of the tour, and the budget for one file is \(Format.bytes(assetBytes)) (--asset-budget-mb); \(advice)"
+                ))
         }
         let total = files.reduce(0) { $0 + $1.size }
         if total > packageBytes {
-            let largest = files.sorted { $0.size > $1.size }.prefix(3).map { "\($0.relativePath) (\(Format.bytes($0.size)))" }
-            out.append(Finding(.sourcePackageLarge,
-                "the tour's files add up to \(Format.bytes(total)); the budget for a phone is \(Format.bytes(packageBytes)) (--package-budget-mb). The largest: \(largest.joined(separator: ", "))"))
+            let largest = files.sorted { $0.size > $1.size }.prefix(3).map {
+                "\($0.relativePath) (\(Format.bytes($0.size)))"
+            }
+            out.append(
+                Finding(
+                    .sourcePackageLarge,
+                    "the tour's files add up to \(Format.bytes(total)); the budget for a phone is \(Format.bytes(packageBytes)) (--package-budget-mb). The largest: \(largest.joined(separator: ", "))"
+                ))
         }
         return out
     }

@@ -4,8 +4,9 @@ import TrailPackArchive
 import TrailPackArchiveWriter
 import TrailPackCore
 import TrailPackCrypto
-import TrailPackMap
 import TrailPackFileIO
+import TrailPackMap
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,15 +75,21 @@ public enum TourBuilder {
             progress?.finish()
         }
 
-        let bounds = source.tour.bounds ?? Bounds.enclosing(source.waypoints.map(\.coordinate).filter { !$0.latitude.isNaN })?.roundedOutward
-            ?? Bounds(southwest: Coordinate(latitude: 0, longitude: 0), northeast: Coordinate(latitude: 0, longitude: 0))
+        let bounds =
+            source.tour.bounds ?? Bounds.enclosing(source.waypoints.map(\.coordinate).filter { !$0.latitude.isNaN })?
+            .roundedOutward
+            ?? Bounds(
+                southwest: Coordinate(latitude: 0, longitude: 0), northeast: Coordinate(latitude: 0, longitude: 0))
         // Each PMTiles map is read (its directories, not its tiles) and judged against the frame;
         // what its header says goes into the manifest.
         var mapInfos: [String: MapInfo] = [:]
         var mapFindings: [Finding] = []
         for f in source.mapFiles where MapInfo.isPMTiles(f.archivePath) {
             let report: MapReport
-            do { report = try MapCheck.check(try MapFile(path: f.sourcePath), file: f.relativePath, frame: bounds, options: mapOptions) } catch {
+            do {
+                report = try MapCheck.check(
+                    try MapFile(path: f.sourcePath), file: f.relativePath, frame: bounds, options: mapOptions)
+            } catch {
                 throw BuildError(
                     code: .io, message: "cannot read the map '\(f.relativePath)': \(error.message)", file: f.sourcePath,
                     systemCall: error.systemCall, cause: error)
@@ -91,8 +98,11 @@ public enum TourBuilder {
             mapInfos[f.archivePath] = report.mapInfo(role: MapInfo.role(forPath: f.archivePath))
         }
         if mapInfos.isEmpty && !source.mapFiles.contains(where: { MapInfo.isPMTiles($0.archivePath) }) {
-            mapFindings.append(Finding(.mapNone, file: "map/",
-                "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one with 'trailpack map extract --tour \(root)'"))
+            mapFindings.append(
+                Finding(
+                    .mapNone, file: "map/",
+                    "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one with 'trailpack map extract --tour \(root)'"
+                ))
         }
 
         // Assets are made in the order `files` lists them (the stops' files, then the maps'), so
@@ -101,23 +111,32 @@ public enum TourBuilder {
         func asset(_ f: TourSource.SourceFile) -> Asset {
             defer { position += 1 }
             let digest = position < digests.count ? digests[position] : nil
-            return Asset(path: f.archivePath, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
-                  sha256: digest?.hex ?? String(repeating: "0", count: 64), title: f.title,
-                  map: mapInfos[f.archivePath], alt: f.alt, transcript: f.transcript, captions: f.captions)
+            return Asset(
+                path: f.archivePath, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
+                sha256: digest?.hex ?? String(repeating: "0", count: 64), title: f.title,
+                map: mapInfos[f.archivePath], alt: f.alt, transcript: f.transcript, captions: f.captions)
         }
         let waypoints = source.waypoints.map { w in
-            Waypoint(name: w.name, slug: w.slug, order: w.order, coordinate: w.coordinate, description: w.description,
-                     assets: w.assets.map(asset), properties: w.properties, accessibilityWaiver: w.accessibilityWaiver)
+            Waypoint(
+                name: w.name, slug: w.slug, order: w.order, coordinate: w.coordinate, description: w.description,
+                assets: w.assets.map(asset), properties: w.properties, accessibilityWaiver: w.accessibilityWaiver)
         }
         let manifest = Manifest(
             id: source.tour.id, version: source.tour.version, name: source.tour.name, park: source.tour.park,
             site: source.tour.site, mapName: source.tour.mapName, bounds: bounds, description: source.tour.description,
-            waypoints: waypoints, mapAssets: source.mapFiles.map(asset).sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) })
+            waypoints: waypoints,
+            mapAssets: source.mapFiles.map(asset).sorted {
+                Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8))
+            })
         // Fields the folder's own files failed to give are reported there already.
         let manifestFindings = ManifestValidator.validate(manifest).map { translate($0, source: source) }
             .map { explainOutsideBounds($0, source: source, bounds: bounds) }
-            .filter { f in !sourceFindings.contains { $0.file == f.file && $0.location != nil && $0.location == f.location } }
-        let findings = sourceFindings + mapFindings + manifestFindings + strayFindings(source) + TourInit.placeholderFindings(source)
+            .filter { f in
+                !sourceFindings.contains { $0.file == f.file && $0.location != nil && $0.location == f.location }
+            }
+        let findings =
+            sourceFindings + mapFindings + manifestFindings + strayFindings(source)
+            + TourInit.placeholderFindings(source)
             + budget.findings(files)
         let ordered = files.sorted { Array($0.archivePath.utf8).lexicographicallyPrecedes(Array($1.archivePath.utf8)) }
         // Without hashes the plan only served its findings (an editor's check on every save): never written.
@@ -125,11 +144,17 @@ public enum TourBuilder {
         // Written once, here, so that a manifest no reader would accept is never packaged.
         let bytes = manifest.canonicalBytes
         guard bytes.count <= Manifest.maxBytes else {
-            return .findingsOnly(findings + [Finding(.jsonTooLarge, file: Manifest.entryName,
-                "the package's manifest.json would be \(bytes.count) bytes, and readers accept at most \(Manifest.maxBytes): "
-                    + "the tour lists too many files (\(files.count)); split it into two tours, or put the files of a stop together in fewer, larger files")])
+            return .findingsOnly(
+                findings + [
+                    Finding(
+                        .jsonTooLarge, file: Manifest.entryName,
+                        "the package's manifest.json would be \(bytes.count) bytes, and readers accept at most \(Manifest.maxBytes): "
+                            + "the tour lists too many files (\(files.count)); split it into two tours, or put the files of a stop together in fewer, larger files"
+                    )
+                ])
         }
-        return .ready(Plan(source: source, manifest: manifest, files: ordered, findings: findings, manifestBytes: bytes))
+        return .ready(
+            Plan(source: source, manifest: manifest, files: ordered, findings: findings, manifestBytes: bytes))
     }
 
     /// Stops far from all the others: a typo in a coordinate that the computed frame would hide.
@@ -137,7 +162,9 @@ public enum TourBuilder {
         StrayStops.find(source.waypoints.map(\.coordinate)).map { stray in
             let w = source.waypoints[stray.index]
             let km = Int((stray.metres / 1000).rounded()), typical = max(1, Int((stray.typicalMetres / 1000).rounded()))
-            return Finding(.waypointStray, file: w.folder + "/" + TourSource.waypointFileName, path: JSONPath.root.member("coordinate"),
+            return Finding(
+                .waypointStray, file: w.folder + "/" + TourSource.waypointFileName,
+                path: JSONPath.root.member("coordinate"),
                 "the stop '\(w.name)' at \(w.coordinate.latitude), \(w.coordinate.longitude) is \(km) km from the middle of the tour, "
                     + "where the other stops are within about \(typical) km; check the coordinate for a typo (a digit off, a "
                     + "missing minus sign, latitude and longitude swapped) — the map frame is stretched to include it")
@@ -148,9 +175,11 @@ public enum TourBuilder {
     /// and the two ways out.
     static func explainOutsideBounds(_ finding: Finding, source: TourSource, bounds: Bounds) -> Finding {
         guard finding.code == .waypointOutsideBounds, let file = finding.file,
-              let w = source.waypoints.first(where: { $0.folder + "/" + TourSource.waypointFileName == file }) else { return finding }
+            let w = source.waypoints.first(where: { $0.folder + "/" + TourSource.waypointFileName == file })
+        else { return finding }
         var f = finding
-        f.message = "'\(w.name)' at latitude \(w.coordinate.latitude), longitude \(w.coordinate.longitude) lies outside the map bounds "
+        f.message =
+            "'\(w.name)' at latitude \(w.coordinate.latitude), longitude \(w.coordinate.longitude) lies outside the map bounds "
             + "set in tour.json (\(bounds.frameDescription)); either fix the coordinate in this waypoint.json, or widen the bounds "
             + "in tour.json, or delete \"bounds\" from tour.json and the build draws them around every stop"
         return f
@@ -160,7 +189,8 @@ public enum TourBuilder {
     static func translate(_ finding: Finding, source: TourSource) -> Finding {
         var f = finding
         guard let path = finding.jsonPath, path.components.count >= 2, case .key(let list) = path.components[0],
-              case .index(let index) = path.components[1] else { return f.inFile(TourSource.tourFileName) }
+            case .index(let index) = path.components[1]
+        else { return f.inFile(TourSource.tourFileName) }
         if list == "waypoints", index < source.waypoints.count {
             let w = source.waypoints[index]
             let rest = Array(path.components.dropFirst(2))
@@ -188,15 +218,25 @@ public enum TourBuilder {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileHashing.chunkSize, alignment: 64)
             defer { buffer.deallocate() }
             while true {
-                let i: Int = next.withLock { n in defer { n += 1 }; return n }
+                let i: Int = next.withLock { n in
+                    defer { n += 1 }; return n
+                }
                 guard i < files.count, failure.withLock({ $0 }) == nil else { return }
                 let f = files[i]
                 do throws(FileIOError) {
-                    let r = try FileHashing.sha256(path: f.sourcePath, buffer: buffer) { n in progress?.advance(bytes: n) }
+                    let r = try FileHashing.sha256(path: f.sourcePath, buffer: buffer) { n in
+                        progress?.advance(bytes: n)
+                    }
                     progress?.advance(files: 1)
                     if r.size != f.size {
                         failure.withLock {
-                            $0 = $0 ?? BuildError(code: .sourceChanged, message: "'\(f.relativePath)' changed size while it was being read; build again once nothing is writing to the tour folder")
+                            $0 =
+                                $0
+                                ?? BuildError(
+                                    code: .sourceChanged,
+                                    message:
+                                        "'\(f.relativePath)' changed size while it was being read; build again once nothing is writing to the tour folder"
+                                )
                         }
                     }
                     results.withLock { $0[i] = r.digest }
@@ -225,7 +265,9 @@ public enum TourBuilder {
     /// The time to stamp on entries: `SOURCE_DATE_EPOCH` when set, else 1980-01-01.
     public static func timestamp(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int64 {
         let epoch: Int64?
-        do { epoch = try SourceDateEpoch.value(environment: environment) } catch { throw BuildError.usage(error.description) }
+        do { epoch = try SourceDateEpoch.value(environment: environment) } catch {
+            throw BuildError.usage(error.description)
+        }
         guard let value = epoch else { return defaultTimestamp }
         // DOS dates start in 1980 and end in 2107: clamp, as other reproducible-build tools do.
         return min(max(value, defaultTimestamp), latestTimestamp)
@@ -240,8 +282,10 @@ public enum TourBuilder {
     ///
     /// `beforeReplacing` is called with the new package's SHA-256 when `output` already exists,
     /// before anything is renamed; throwing from it leaves the old package in place.
-    public static func write(_ plan: Plan, to output: String, timestamp: Int64, progress: BuildProgress? = nil,
-                             beforeReplacing: (SHA256Digest) throws -> Void = { _ in }) throws -> BuildOutcome {
+    public static func write(
+        _ plan: Plan, to output: String, timestamp: Int64, progress: BuildProgress? = nil,
+        beforeReplacing: (SHA256Digest) throws -> Void = { _ in }
+    ) throws -> BuildOutcome {
         let outputURL = URL(fileURLWithPath: output)
         let directory = outputURL.deletingLastPathComponent().path
         let baseName = outputURL.lastPathComponent
@@ -263,17 +307,26 @@ public enum TourBuilder {
         let summary: ZipWriter.Summary
         do {
             summary = try { () throws -> ZipWriter.Summary in
-                var writer = try ZipWriter(fileDescriptor: temp.descriptor, path: temp.temporaryPath, modificationTime: timestamp)
+                var writer = try ZipWriter(
+                    fileDescriptor: temp.descriptor, path: temp.temporaryPath, modificationTime: timestamp)
                 try writer.addEntry(path: Manifest.entryName, bytes: plan.manifestBytes, compress: true)
                 for file in plan.files {
                     // Maps are always stored: phones read their tiles in place (docs/FORMAT.md, "Maps").
                     let compress = file.type.compress && !MapInfo.isPMTiles(file.archivePath)
-                    let after = try writer.addEntry(path: file.archivePath, contentsOf: file.sourcePath, size: file.size, compress: compress) { n in
+                    let after = try writer.addEntry(
+                        path: file.archivePath, contentsOf: file.sourcePath, size: file.size, compress: compress
+                    ) { n in
                         progress?.advance(bytes: n)
                     }
                     // Unchanged since the folder was read, so since it was hashed: the manifest's hash is of these bytes.
-                    if Int64(file.modified.tv_sec) != after.modifiedSeconds || Int64(file.modified.tv_nsec) != after.modifiedNanoseconds || after.size != file.size {
-                        throw BuildError(code: .sourceChanged, message: "'\(file.relativePath)' changed while it was being packaged; build again once nothing is writing to the tour folder")
+                    if Int64(file.modified.tv_sec) != after.modifiedSeconds
+                        || Int64(file.modified.tv_nsec) != after.modifiedNanoseconds || after.size != file.size
+                    {
+                        throw BuildError(
+                            code: .sourceChanged,
+                            message:
+                                "'\(file.relativePath)' changed while it was being packaged; build again once nothing is writing to the tour folder"
+                        )
                     }
                     progress?.advance(files: 1)
                 }
@@ -301,4 +354,3 @@ public enum TourBuilder {
             flushSeconds: flushSeconds)
     }
 }
-

@@ -39,8 +39,11 @@ public struct TourDraft: Sendable, Equatable {
         public var accessibilityWaiver: String?
         public var extra: [JSONMember]
 
-        public init(folder: String? = nil, slug: String, name: String, coordinate: Coordinate?, description: String = "",
-                    properties: [JSONMember] = [], assets: [AssetReference] = [], accessibilityWaiver: String? = nil, extra: [JSONMember] = []) {
+        public init(
+            folder: String? = nil, slug: String, name: String, coordinate: Coordinate?, description: String = "",
+            properties: [JSONMember] = [], assets: [AssetReference] = [], accessibilityWaiver: String? = nil,
+            extra: [JSONMember] = []
+        ) {
             self.folder = folder
             self.slug = slug
             self.name = name
@@ -65,7 +68,10 @@ public struct TourDraft: Sendable, Equatable {
         public var captions: String?
         public var extra: [JSONMember]
 
-        public init(file: String, title: String? = nil, alt: String? = nil, transcript: String? = nil, captions: String? = nil, extra: [JSONMember] = []) {
+        public init(
+            file: String, title: String? = nil, alt: String? = nil, transcript: String? = nil, captions: String? = nil,
+            extra: [JSONMember] = []
+        ) {
             self.file = file
             self.title = title
             self.alt = alt
@@ -102,7 +108,9 @@ public struct TourDraft: Sendable, Equatable {
             default: draft.extra.append(member)
             }
         }
-        let folders = FileSystem.list(root + "/waypoints").filter { !FileSystem.isIgnored($0) && FileSystem.lstatInfo(root + "/waypoints/" + $0).kind == .directory }
+        let folders = FileSystem.list(root + "/waypoints").filter {
+            !FileSystem.isIgnored($0) && FileSystem.lstatInfo(root + "/waypoints/" + $0).kind == .directory
+        }
         var numbered: [(order: Int, folder: String, stop: Stop)] = []
         for folder in folders {
             let (order, slug) = Loader.parseFolderName(folder)
@@ -123,7 +131,10 @@ public struct TourDraft: Sendable, Equatable {
             }
             numbered.append((order ?? Int.max, folder, stop))
         }
-        numbered.sort { $0.order != $1.order ? $0.order < $1.order : Array($0.folder.utf8).lexicographicallyPrecedes(Array($1.folder.utf8)) }
+        numbered.sort {
+            $0.order != $1.order
+                ? $0.order < $1.order : Array($0.folder.utf8).lexicographicallyPrecedes(Array($1.folder.utf8))
+        }
         draft.stops = numbered.map(\.stop)
         return draft
     }
@@ -137,13 +148,16 @@ public struct TourDraft: Sendable, Equatable {
         do { document = try JSONParser.parse(bytes) } catch {
             throw .malformed(file, "is not valid JSON (\(error)); fix it in a text editor or upload the folder again")
         }
-        guard case .object(let members) = document.value else { throw .malformed(file, "holds \(document.value.typeDescription), not an object") }
+        guard case .object(let members) = document.value else {
+            throw .malformed(file, "holds \(document.value.typeDescription), not an object")
+        }
         return members
     }
 
     private static func coordinate(_ value: JSONValue?) -> Coordinate? {
         guard case .number(let lat)? = value?["latitude"], case .number(let lon)? = value?["longitude"],
-              let latitude = Double(lat.literal), let longitude = Double(lon.literal) else { return nil }
+            let latitude = Double(lat.literal), let longitude = Double(lon.literal)
+        else { return nil }
         return Coordinate(latitude: latitude, longitude: longitude)
     }
 
@@ -181,7 +195,13 @@ public struct TourDraft: Sendable, Equatable {
             JSONMember("mapName", .string(mapName)),
         ]
         if let bounds {
-            members.append(JSONMember("bounds", .object([JSONMember("southwest", bounds.southwest.jsonValue), JSONMember("northeast", bounds.northeast.jsonValue)])))
+            members.append(
+                JSONMember(
+                    "bounds",
+                    .object([
+                        JSONMember("southwest", bounds.southwest.jsonValue),
+                        JSONMember("northeast", bounds.northeast.jsonValue),
+                    ])))
         }
         members.append(JSONMember("description", .string(description)))
         return .object(members + extra.filter { m in !members.contains { $0.key == m.key } })
@@ -194,13 +214,17 @@ public struct TourDraft: Sendable, Equatable {
         members.append(JSONMember("description", .string(stop.description)))
         members.append(JSONMember("assets", .array(stop.assets.map(assetJSON))))
         if !stop.properties.isEmpty { members.append(JSONMember("properties", .object(stop.properties))) }
-        if let waiver = stop.accessibilityWaiver, !waiver.isEmpty { members.append(JSONMember("accessibilityWaiver", .string(waiver))) }
+        if let waiver = stop.accessibilityWaiver, !waiver.isEmpty {
+            members.append(JSONMember("accessibilityWaiver", .string(waiver)))
+        }
         return .object(members + stop.extra.filter { m in !members.contains { $0.key == m.key } })
     }
 
     static func assetJSON(_ ref: AssetReference) -> JSONValue {
-        let texts = [("title", ref.title), ("alt", ref.alt), ("transcript", ref.transcript), ("captions", ref.captions)]
-            .compactMap { key, value in value.flatMap { $0.isEmpty ? nil : JSONMember(key, .string($0)) } }
+        let texts = [
+            ("title", ref.title), ("alt", ref.alt), ("transcript", ref.transcript), ("captions", ref.captions),
+        ]
+        .compactMap { key, value in value.flatMap { $0.isEmpty ? nil : JSONMember(key, .string($0)) } }
         if texts.isEmpty && ref.extra.isEmpty { return .string(ref.file) }
         return .object([JSONMember("file", .string(ref.file))] + texts + ref.extra)
     }
@@ -235,7 +259,9 @@ public struct TourDraft: Sendable, Equatable {
         }
         add(TourSource.tourFileName)
         for folder in FileSystem.list(root + "/waypoints").sorted() where !FileSystem.isIgnored(folder) {
-            for name in FileSystem.list(root + "/waypoints/" + folder).sorted() where !FileSystem.isIgnored(name) { add("waypoints/\(folder)/\(name)") }
+            for name in FileSystem.list(root + "/waypoints/" + folder).sorted() where !FileSystem.isIgnored(name) {
+                add("waypoints/\(folder)/\(name)")
+            }
         }
         for name in FileSystem.list(root + "/map").sorted() where !FileSystem.isIgnored(name) { add("map/" + name) }
         return String(SHA256.hash(Array(listing.joined(separator: "\n").utf8)).hex.prefix(16))

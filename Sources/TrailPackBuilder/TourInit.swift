@@ -14,15 +14,23 @@ public enum TourInit {
         if fm.fileExists(atPath: folder + "/" + TourSource.tourFileName) {
             throw BuildError.usage("'\(folder)' already holds a tour.json; choose a new folder")
         }
-        let stops = given.isEmpty
-            ? [Stop(name: "Trailhead", coordinate: Coordinate(latitude: 44.4200, longitude: -122.1500),
-                    description: Placeholder.exampleStopDescription, properties: [], fullText: nil, folder: "01-trailhead")]
+        let stops =
+            given.isEmpty
+            ? [
+                Stop(
+                    name: "Trailhead", coordinate: Coordinate(latitude: 44.4200, longitude: -122.1500),
+                    description: Placeholder.exampleStopDescription, properties: [], fullText: nil,
+                    folder: "01-trailhead")
+            ]
             : given
         let folderName = URL(fileURLWithPath: folder).lastPathComponent
         let slug = Slug.isValid(folderName) ? folderName : "my-tour"
         let exists = fm.fileExists(atPath: folder)
-        let target = exists ? folder
-            : URL(fileURLWithPath: folder).deletingLastPathComponent().path + "/.\(folderName).init-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let target =
+            exists
+            ? folder
+            : URL(fileURLWithPath: folder).deletingLastPathComponent().path
+                + "/.\(folderName).init-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         var written: [String] = []
         do {
             try fm.createDirectory(atPath: target + "/waypoints", withIntermediateDirectories: true)
@@ -38,22 +46,29 @@ public enum TourInit {
                 var members = [
                     JSONMember("name", .string(stop.name)),
                     JSONMember("coordinate", stop.coordinate.jsonValue),
-                    JSONMember("description", .string(stop.description.isEmpty ? Placeholder.stopDescription : stop.description)),
+                    JSONMember(
+                        "description",
+                        .string(stop.description.isEmpty ? Placeholder.stopDescription : stop.description)),
                 ]
                 if !stop.properties.isEmpty { members.append(JSONMember("properties", .object(stop.properties))) }
                 if let full = stop.fullText {
-                    try Data("# \(stop.name)\n\n\(full)\n".utf8).write(to: URL(fileURLWithPath: target + "/" + dir + "/about.md"))
+                    try Data("# \(stop.name)\n\n\(full)\n".utf8).write(
+                        to: URL(fileURLWithPath: target + "/" + dir + "/about.md"))
                     members.append(JSONMember("assets", .array([.string("about.md")])))
                     written.append(dir + "/about.md")
                 } else {
                     members.append(JSONMember("assets", .array([])))
                 }
-                try Data(JSONWriter.bytes(.object(members))).write(to: URL(fileURLWithPath: target + "/" + dir + "/waypoint.json"))
+                try Data(JSONWriter.bytes(.object(members))).write(
+                    to: URL(fileURLWithPath: target + "/" + dir + "/waypoint.json"))
                 written.append(dir + "/waypoint.json")
             }
             if !exists {
                 do { try FileIO.rename(target, to: folder) } catch {
-                    throw BuildError(FileIOError(code: error.code, message: "cannot create '\(folder)'", path: folder, systemCall: error.systemCall, cause: error))
+                    throw BuildError(
+                        FileIOError(
+                            code: error.code, message: "cannot create '\(folder)'", path: folder,
+                            systemCall: error.systemCall, cause: error))
                 }
             }
         } catch {
@@ -108,17 +123,22 @@ public enum TourInit {
         switch stops {
         case .waypoints:
             if doc.routePointCount > 0 {
-                return "has no <wpt> waypoints but \(doc.routeCount == 1 ? "a route" : "\(doc.routeCount) routes") with \(count(doc.routePointCount, "point")) (<rtept>); to make each route point a stop, run init again with --stops-from route"
+                return
+                    "has no <wpt> waypoints but \(doc.routeCount == 1 ? "a route" : "\(doc.routeCount) routes") with \(count(doc.routePointCount, "point")) (<rtept>); to make each route point a stop, run init again with --stops-from route"
             }
             if doc.trackPointCount > 0 {
-                return "has no <wpt> waypoints, only \(doc.trackCount == 1 ? "a track" : "\(doc.trackCount) tracks") (\(count(doc.trackPointCount, "point"))): a track is the path walked, not the stops; mark each stop as a waypoint on the GPS unit or in the mapping program, export again and import that file"
+                return
+                    "has no <wpt> waypoints, only \(doc.trackCount == 1 ? "a track" : "\(doc.trackCount) tracks") (\(count(doc.trackPointCount, "point"))): a track is the path walked, not the stops; mark each stop as a waypoint on the GPS unit or in the mapping program, export again and import that file"
             }
-            return "has no <wpt> waypoints; mark the stops as waypoints on the GPS unit or in the mapping program and export again"
+            return
+                "has no <wpt> waypoints; mark the stops as waypoints on the GPS unit or in the mapping program and export again"
         case .route:
             if doc.waypointCount > 0 {
-                return "has no route points (<rtept>) but \(count(doc.waypointCount, "waypoint")) (<wpt>); run init again without --stops-from route"
+                return
+                    "has no route points (<rtept>) but \(count(doc.waypointCount, "waypoint")) (<wpt>); run init again without --stops-from route"
             }
-            return "has no route (<rte> with <rtept> points); plan a route in the mapping program and export again, or leave out --stops-from route to use <wpt> waypoints"
+            return
+                "has no route (<rte> with <rtept> points); plan a route in the mapping program and export again, or leave out --stops-from route to use <wpt> waypoints"
         }
     }
 
@@ -155,16 +175,22 @@ public enum TourInit {
         var stops: [Stop] = []
         var slugs = Set<String>()
         let width = max(2, String(points.count).count)
-        func at(_ p: GPXReader.Point) -> String { "the point at line \(p.line) of '\(URL(fileURLWithPath: source).lastPathComponent)'" }
+        func at(_ p: GPXReader.Point) -> String {
+            "the point at line \(p.line) of '\(URL(fileURLWithPath: source).lastPathComponent)'"
+        }
         // Names as the GPS unit wrote them, on one line and within the limit. They keep priority:
         // a renamed duplicate never takes a name another stop already has in the file.
         var names: [String] = []
         for p in points {
             var name = oneLine(p.name ?? "")
-            if name != oneLine(p.name ?? "", dropControls: false) { notes.append("\(at(p)): control characters in the name became spaces") }
+            if name != oneLine(p.name ?? "", dropControls: false) {
+                notes.append("\(at(p)): control characters in the name became spaces")
+            }
             if name.count > ManifestValidator.maxNameLength {
                 name = String(name.prefix(ManifestValidator.maxNameLength - 1)) + "…"
-                notes.append("\(at(p)): the name is longer than \(ManifestValidator.maxNameLength) characters and was shortened to '\(name)'")
+                notes.append(
+                    "\(at(p)): the name is longer than \(ManifestValidator.maxNameLength) characters and was shortened to '\(name)'"
+                )
             }
             names.append(name)
         }
@@ -185,11 +211,17 @@ public enum TourInit {
             }
             if name.isEmpty {
                 name = "Stop \(i + 1)"
-                if taken.contains(ArchivePath.foldingKey(name)) { name = unique(name) } else { taken.insert(ArchivePath.foldingKey(name)) }
+                if taken.contains(ArchivePath.foldingKey(name)) {
+                    name = unique(name)
+                } else {
+                    taken.insert(ArchivePath.foldingKey(name))
+                }
                 notes.append("\(at(p)): the point has no <name>; it is called '\(name)'")
             } else if let first = owners[ArchivePath.foldingKey(name)] {
                 let candidate = unique(name)
-                notes.append("\(at(p)): the name '\(name)' is already used by stop \(first + 1); this stop is now '\(candidate)' (names must differ, also ignoring case; rename it in its waypoint.json)")
+                notes.append(
+                    "\(at(p)): the name '\(name)' is already used by stop \(first + 1); this stop is now '\(candidate)' (names must differ, also ignoring case; rename it in its waypoint.json)"
+                )
                 name = candidate
             }
             owners[ArchivePath.foldingKey(name)] = i
@@ -200,7 +232,9 @@ public enum TourInit {
             if description.count > ManifestValidator.maxDescriptionLength {
                 fullText = description
                 description = String(description.prefix(ManifestValidator.maxDescriptionLength - 1)) + "…"
-                notes.append("\(at(p)): the description is longer than \(ManifestValidator.maxDescriptionLength) characters; waypoint.json holds the start, about.md the whole text")
+                notes.append(
+                    "\(at(p)): the description is longer than \(ManifestValidator.maxDescriptionLength) characters; waypoint.json holds the start, about.md the whole text"
+                )
             }
 
             var properties: [JSONMember] = []
@@ -209,7 +243,8 @@ public enum TourInit {
                 guard var value else { continue }
                 if value.count > 1000 {
                     value = String(value.prefix(999)) + "…"
-                    notes.append("\(at(p)): <\(key == "symbol" ? "sym" : key)> is longer than 1000 characters and was shortened")
+                    notes.append(
+                        "\(at(p)): <\(key == "symbol" ? "sym" : key)> is longer than 1000 characters and was shortened")
                 }
                 properties.append(JSONMember(key, .string(value)))
             }
@@ -217,8 +252,10 @@ public enum TourInit {
             let slug = Slug.unique(for: name, number: i + 1, taken: slugs)
             slugs.insert(slug)
             let number = String(repeating: "0", count: width - String(i + 1).count) + String(i + 1)
-            stops.append(Stop(name: name, coordinate: p.coordinate, description: description, properties: properties,
-                              fullText: fullText, folder: "\(number)-\(slug)"))
+            stops.append(
+                Stop(
+                    name: name, coordinate: p.coordinate, description: description, properties: properties,
+                    fullText: fullText, folder: "\(number)-\(slug)"))
         }
         return GPXStops(stops: stops, notes: notes)
     }

@@ -121,8 +121,11 @@ struct Loader {
         let tourPath = root + "/" + TourSource.tourFileName
         var tour: TourSource.TourFields?
         if FileSystem.statInfo(tourPath).kind != .file {
-            findings.append(Finding(.sourceTourMissing, file: TourSource.tourFileName,
-                "the folder has no tour.json; run 'trailpack init \(root)' to create one, or check that you gave the tour folder"))
+            findings.append(
+                Finding(
+                    .sourceTourMissing, file: TourSource.tourFileName,
+                    "the folder has no tour.json; run 'trailpack init \(root)' to create one, or check that you gave the tour folder"
+                ))
         } else if let value = readJSON(TourSource.tourFileName) {
             tour = readTour(value)
         }
@@ -140,24 +143,35 @@ struct Loader {
                 break  // reported as unused below
             }
         }
-        if waypoints.isEmpty && !folders.contains(where: { FileSystem.lstatInfo(waypointsDir + "/" + $0).kind == .directory }) {
-            findings.append(Finding(.sourceNoWaypoints, file: "waypoints/",
-                "the tour has no waypoint folders; make one folder per stop under waypoints/, such as waypoints/01-trailhead/ with a waypoint.json"))
+        if waypoints.isEmpty
+            && !folders.contains(where: { FileSystem.lstatInfo(waypointsDir + "/" + $0).kind == .directory })
+        {
+            findings.append(
+                Finding(
+                    .sourceNoWaypoints, file: "waypoints/",
+                    "the tour has no waypoint folders; make one folder per stop under waypoints/, such as waypoints/01-trailhead/ with a waypoint.json"
+                ))
         }
         waypoints.sort { a, b in
-            a.order != b.order ? a.order < b.order : Array(a.folder.utf8).lexicographicallyPrecedes(Array(b.folder.utf8))
+            a.order != b.order
+                ? a.order < b.order : Array(a.folder.utf8).lexicographicallyPrecedes(Array(b.folder.utf8))
         }
 
         var mapFiles: [TourSource.SourceFile] = []
         for rel in FileSystem.walk(root + "/map") {
-            if let file = resolveAsset(reference: rel, baseFolder: "map", archiveFolder: "map/", title: nil, findingFile: "map/" + rel) {
+            if let file = resolveAsset(
+                reference: rel, baseFolder: "map", archiveFolder: "map/", title: nil, findingFile: "map/" + rel)
+            {
                 mapFiles.append(file)
             }
         }
 
         for rel in FileSystem.walk(root) where !used.contains(rel) {
-            findings.append(Finding(.sourceUnusedFile, file: rel,
-                "this file is not listed in any waypoint.json, so it will not be packaged; add it to a waypoint's \"assets\" or move it out of the tour folder"))
+            findings.append(
+                Finding(
+                    .sourceUnusedFile, file: rel,
+                    "this file is not listed in any waypoint.json, so it will not be packaged; add it to a waypoint's \"assets\" or move it out of the tour folder"
+                ))
         }
         guard let tour else { return nil }
         return TourSource(root: root, tour: tour, waypoints: waypoints, mapFiles: mapFiles)
@@ -184,7 +198,8 @@ struct Loader {
         var r = FieldReader()
         defer { findings += r.findings.map { $0.inFile(TourSource.tourFileName) } }
         guard let top = r.object(value, at: .root) else { return nil }
-        r.rejectUnknown(top, at: .root, known: ["id", "version", "name", "park", "site", "mapName", "bounds", "description"])
+        r.rejectUnknown(
+            top, at: .root, known: ["id", "version", "name", "park", "site", "mapName", "bounds", "description"])
         let site = r.site(top)
         let bounds = r.bounds(top, required: false)
         return TourSource.TourFields(
@@ -202,8 +217,11 @@ struct Loader {
         let jsonRel = folder + "/" + TourSource.waypointFileName
         used.insert(jsonRel)
         guard FileSystem.statInfo(root + "/" + jsonRel).kind == .file else {
-            findings.append(Finding(.sourceWaypointFileMissing, file: jsonRel,
-                "the waypoint folder has no waypoint.json; create one with name, coordinate, description and assets (see 'trailpack init' for an example)"))
+            findings.append(
+                Finding(
+                    .sourceWaypointFileMissing, file: jsonRel,
+                    "the waypoint folder has no waypoint.json; create one with name, coordinate, description and assets (see 'trailpack init' for an example)"
+                ))
             return nil
         }
         guard let value = readJSON(jsonRel) else {
@@ -218,20 +236,31 @@ struct Loader {
         let (prefixOrder, slug) = Self.parseFolderName(folderName)
         let order = w.order.flatMap { Int(exactly: $0) } ?? prefixOrder
         if order == nil {
-            findings.append(Finding(.sourceFolderName, file: folder,
-                "cannot tell this stop's order: start the folder name with its number, such as '03-\(slug.isEmpty ? "fish-lake" : slug)', or set \"order\" in waypoint.json"))
+            findings.append(
+                Finding(
+                    .sourceFolderName, file: folder,
+                    "cannot tell this stop's order: start the folder name with its number, such as '03-\(slug.isEmpty ? "fish-lake" : slug)', or set \"order\" in waypoint.json"
+                ))
         }
         if slug.isEmpty {
-            findings.append(Finding(.sourceFolderName, file: folder,
-                "the folder name '\(folderName)' has no letters or digits after its number; name it like '03-fish-lake'"))
+            findings.append(
+                Finding(
+                    .sourceFolderName, file: folder,
+                    "the folder name '\(folderName)' has no letters or digits after its number; name it like '03-fish-lake'"
+                ))
         }
         var assets: [TourSource.SourceFile] = []
         var captionFiles: [(asset: Int, file: String, path: JSONPath)] = []
         for ref in w.assets {
-            if var file = resolveAsset(reference: ref.file, baseFolder: folder, archiveFolder: "waypoints/\(slug)/", title: ref.title, findingFile: jsonRel) {
+            if var file = resolveAsset(
+                reference: ref.file, baseFolder: folder, archiveFolder: "waypoints/\(slug)/", title: ref.title,
+                findingFile: jsonRel)
+            {
                 file.alt = ref.alt
                 file.transcript = ref.transcript
-                if let captions = ref.captions { captionFiles.append((assets.count, captions, ref.path.member("captions"))) }
+                if let captions = ref.captions {
+                    captionFiles.append((assets.count, captions, ref.path.member("captions")))
+                }
                 assets.append(file)
             }
         }
@@ -240,8 +269,11 @@ struct Loader {
             if let target = assets.first(where: { $0.relativePath == folder + "/" + name }) {
                 assets[index].captions = target.archivePath
             } else {
-                findings.append(Finding(.assetCaptions, file: jsonRel, path: path,
-                    "the captions file '\(name)' is not one of this stop's assets; put the .vtt file in \(folder)/ and list it in \"assets\" too"))
+                findings.append(
+                    Finding(
+                        .assetCaptions, file: jsonRel, path: path,
+                        "the captions file '\(name)' is not one of this stop's assets; put the .vtt file in \(folder)/ and list it in \"assets\" too"
+                    ))
             }
         }
         return TourSource.WaypointSource(
@@ -276,9 +308,12 @@ struct Loader {
             let alt = r.string(fields, "alt", at: path, required: false)
             let transcript = r.string(fields, "transcript", at: path, required: false)
             let captions = r.string(fields, "captions", at: path, required: false)
-            return file.map { AssetReference(file: $0, title: title, alt: alt, transcript: transcript, captions: captions, path: path) }
+            return file.map {
+                AssetReference(file: $0, title: title, alt: alt, transcript: transcript, captions: captions, path: path)
+            }
         default:
-            r.wrongType(path, expected: "a file name in quotes, or { \"file\": ..., \"title\": ..., \"alt\": ... }", got: item)
+            r.wrongType(
+                path, expected: "a file name in quotes, or { \"file\": ..., \"title\": ..., \"alt\": ... }", got: item)
             return nil
         }
     }
@@ -298,13 +333,18 @@ struct Loader {
     // MARK: assets
 
     /// Checks one asset reference; returns the file or records why it cannot be packaged.
-    mutating func resolveAsset(reference: String, baseFolder: String, archiveFolder: String, title: String?, findingFile: String) -> TourSource.SourceFile? {
+    mutating func resolveAsset(
+        reference: String, baseFolder: String, archiveFolder: String, title: String?, findingFile: String
+    ) -> TourSource.SourceFile? {
         let normalized = reference.precomposedStringWithCanonicalMapping
         // One check of the name: a name that leads out of the folder is said so; any other problem is the path's.
         let problems = ArchivePath.check(normalized)
         if problems.contains(where: \.leadsOutside) {
-            findings.append(Finding(.sourceAssetOutside, file: findingFile,
-                "asset '\(reference)' points outside the waypoint folder; copy the file into '\(baseFolder)/' and name it relative to that folder"))
+            findings.append(
+                Finding(
+                    .sourceAssetOutside, file: findingFile,
+                    "asset '\(reference)' points outside the waypoint folder; copy the file into '\(baseFolder)/' and name it relative to that folder"
+                ))
             return nil
         }
         if !problems.isEmpty {
@@ -316,68 +356,106 @@ struct Loader {
                 if FileManager.default.fileExists(atPath: root + "/" + baseFolder + "/" + slashed) {
                     hint = "; write '\(slashed)'"
                 } else if FileManager.default.fileExists(atPath: root + "/" + baseFolder + "/" + last) {
-                    hint = "; the stop folder holds '\(last)': write just '\(last)' (names are relative to the stop folder)"
+                    hint =
+                        "; the stop folder holds '\(last)': write just '\(last)' (names are relative to the stop folder)"
                 }
             }
-            findings.append(Finding(.assetPath, file: findingFile, "asset name '\(reference)' cannot be used: \(problems.map(\.description).joined(separator: "; "))\(hint)"))
+            findings.append(
+                Finding(
+                    .assetPath, file: findingFile,
+                    "asset name '\(reference)' cannot be used: \(problems.map(\.description).joined(separator: "; "))\(hint)"
+                ))
             return nil
         }
         let rel = baseFolder + "/" + reference
         let path = root + "/" + rel
         used.insert(rel)
         let linkInfo = FileSystem.lstatInfo(path)
-        if linkInfo.kind == .missing, FileSystem.lstatInfo(root + "/" + reference).kind != .missing, reference.contains("/") {
+        if linkInfo.kind == .missing, FileSystem.lstatInfo(root + "/" + reference).kind != .missing,
+            reference.contains("/")
+        {
             // Named from the tour folder ("waypoints/02-x/IMG.JPG") rather than from the stop's own.
-            let fromStop = reference.hasPrefix(baseFolder + "/") ? String(reference.dropFirst(baseFolder.count + 1)) : nil
-            findings.append(Finding(.sourceAssetMissing, file: findingFile,
-                "asset '\(reference)' is named from the tour folder, but names in \(findingFile.hasSuffix(TourSource.waypointFileName) ? "waypoint.json" : "this file") are relative to the stop's own folder ('\(baseFolder)/')"
-                + (fromStop.map { "; write '\($0)'" } ?? "; move the file into '\(baseFolder)/' and write its name alone")))
+            let fromStop =
+                reference.hasPrefix(baseFolder + "/") ? String(reference.dropFirst(baseFolder.count + 1)) : nil
+            findings.append(
+                Finding(
+                    .sourceAssetMissing, file: findingFile,
+                    "asset '\(reference)' is named from the tour folder, but names in \(findingFile.hasSuffix(TourSource.waypointFileName) ? "waypoint.json" : "this file") are relative to the stop's own folder ('\(baseFolder)/')"
+                        + (fromStop.map { "; write '\($0)'" }
+                            ?? "; move the file into '\(baseFolder)/' and write its name alone")))
             return nil
         }
         if linkInfo.kind == .missing {
-            findings.append(Finding(.sourceAssetMissing, file: findingFile, "asset '\(rel)' is listed but missing from the folder\(suggestion(for: reference, in: baseFolder))"))
+            findings.append(
+                Finding(
+                    .sourceAssetMissing, file: findingFile,
+                    "asset '\(rel)' is listed but missing from the folder\(suggestion(for: reference, in: baseFolder))")
+            )
             return nil
         }
         // Links are followed only while they stay inside the tour folder. A plain file named
         // directly in its folder needs only the folder's real path (resolved once per folder).
         let direct = linkInfo.kind == .file && !reference.contains("/")
-        guard let real = direct ? realFolder(baseFolder).map({ $0 + "/" + reference }) : FileSystem.realPath(path) else {
-            findings.append(Finding(.sourceAssetMissing, file: findingFile, "asset '\(rel)' is a link to a file that does not exist"))
+        guard let real = direct ? realFolder(baseFolder).map({ $0 + "/" + reference }) : FileSystem.realPath(path)
+        else {
+            findings.append(
+                Finding(
+                    .sourceAssetMissing, file: findingFile, "asset '\(rel)' is a link to a file that does not exist"))
             return nil
         }
         if !(real == realRoot || ArchivePath.isInside(real, folder: realRoot)) {
-            findings.append(Finding(.sourceAssetOutside, file: findingFile,
-                "asset '\(rel)' is a link to '\(real)', outside the tour folder; copy the file into the folder instead of linking it"))
+            findings.append(
+                Finding(
+                    .sourceAssetOutside, file: findingFile,
+                    "asset '\(rel)' is a link to '\(real)', outside the tour folder; copy the file into the folder instead of linking it"
+                ))
             return nil
         }
         // A plain file named in its own folder is what lstat saw; only a link needs a second look.
         let info = direct ? linkInfo : FileSystem.statInfo(real)
         guard info.kind == .file else {
-            findings.append(Finding(.sourceAssetNotFile, file: findingFile, "asset '\(rel)' is \(info.kind == .directory ? "a folder" : "not a regular file"); list the files inside it instead"))
+            findings.append(
+                Finding(
+                    .sourceAssetNotFile, file: findingFile,
+                    "asset '\(rel)' is \(info.kind == .directory ? "a folder" : "not a regular file"); list the files inside it instead"
+                ))
             return nil
         }
         guard let type = MediaTypes.lookup(fileName: reference) else {
-            findings.append(Finding(.sourceAssetType, file: findingFile,
-                "asset '\(rel)' has a file type trailpack does not package; use one of: \(MediaTypes.supportedList)"))
+            findings.append(
+                Finding(
+                    .sourceAssetType, file: findingFile,
+                    "asset '\(rel)' has a file type trailpack does not package; use one of: \(MediaTypes.supportedList)"
+                ))
             return nil
         }
         guard FileSystem.isReadable(real) else {
-            findings.append(Finding(.sourceAssetUnreadable, file: findingFile, "asset '\(rel)' cannot be read; check its permissions"))
+            findings.append(
+                Finding(
+                    .sourceAssetUnreadable, file: findingFile, "asset '\(rel)' cannot be read; check its permissions"))
             return nil
         }
         if info.size == 0 {
-            findings.append(Finding(.sourceAssetEmpty, file: findingFile, "asset '\(rel)' is empty (0 bytes); replace it with the real file"))
+            findings.append(
+                Finding(
+                    .sourceAssetEmpty, file: findingFile,
+                    "asset '\(rel)' is empty (0 bytes); replace it with the real file"))
             return nil
         }
         if info.size > TourSource.maxAssetBytes {
-            findings.append(Finding(.sourceAssetTooLarge, file: findingFile, "asset '\(rel)' is \(info.size) bytes; the limit is \(TourSource.maxAssetBytes)"))
+            findings.append(
+                Finding(
+                    .sourceAssetTooLarge, file: findingFile,
+                    "asset '\(rel)' is \(info.size) bytes; the limit is \(TourSource.maxAssetBytes)"))
             return nil
         }
         if let problem = ContentCheck.mismatch(path: real, fileName: reference) {
             findings.append(Finding(.sourceAssetContent, file: findingFile, "asset '\(rel)': \(problem)"))
             return nil
         }
-        return TourSource.SourceFile(sourcePath: real, relativePath: rel, archivePath: archiveFolder + normalized, type: type, size: info.size, modified: info.modified, title: title)
+        return TourSource.SourceFile(
+            sourcePath: real, relativePath: rel, archivePath: archiveFolder + normalized, type: type, size: info.size,
+            modified: info.modified, title: title)
     }
 
     /// The real path of a folder of the tour, links resolved; cached.

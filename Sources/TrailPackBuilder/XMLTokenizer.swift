@@ -112,9 +112,12 @@ struct XMLTokenizer {
                     return nil
                 }
                 guard b == 0x3C else {
-                    throw Failure(position: at, reason: state == .prolog
-                        ? "text before the first element; the file should start with '<?xml' or '<gpx'"
-                        : "text after the end of the root element </\(rootName)>; nothing but comments may follow it")
+                    throw Failure(
+                        position: at,
+                        reason: state == .prolog
+                            ? "text before the first element; the file should start with '<?xml' or '<gpx'"
+                            : "text after the end of the root element </\(rootName)>; nothing but comments may follow it"
+                    )
                 }
                 _ = try input.take()
                 if let event = try readMarkup(at: at) { return event }
@@ -133,8 +136,10 @@ struct XMLTokenizer {
         let at = input.position
         guard let b = try input.peek() else {
             let (name, opened, _) = open[open.count - 1]
-            throw Failure(position: at, reason:
-                "the file ends inside <\(name)> (opened at \(opened)); it is cut short: export or copy it again")
+            throw Failure(
+                position: at,
+                reason:
+                    "the file ends inside <\(name)> (opened at \(opened)); it is cut short: export or copy it again")
         }
         if b == 0x3C {
             _ = try input.take()
@@ -201,16 +206,21 @@ struct XMLTokenizer {
                 return nil
             }
             if try input.skip("DOCTYPE") {
-                throw Failure(position: at, reason:
-                    "the file has a document type declaration (<!DOCTYPE ...>); GPX needs none, and trailpack never reads one "
-                    + "(it can pull in other files and define entities): delete the <!DOCTYPE ...> block and use plain text")
+                throw Failure(
+                    position: at,
+                    reason:
+                        "the file has a document type declaration (<!DOCTYPE ...>); GPX needs none, and trailpack never reads one "
+                        + "(it can pull in other files and define entities): delete the <!DOCTYPE ...> block and use plain text"
+                )
             }
             throw Failure(position: at, reason: "'<!' starts neither a comment '<!--' nor a CDATA section '<![CDATA['")
         case 0x3F:  // <?
             _ = try input.take()
             let target = try readName()
             if target.lowercased() == "xml" {
-                throw Failure(position: at, reason: "the XML declaration '<?xml ...?>' is allowed only at the very start of the file")
+                throw Failure(
+                    position: at,
+                    reason: "the XML declaration '<?xml ...?>' is allowed only at the very start of the file")
             }
             try skipUntil("?>", at: at, what: "processing instruction <?\(target)")
             return nil
@@ -221,7 +231,9 @@ struct XMLTokenizer {
 
     private mutating func readStartTag(at: Position) throws(Failure) -> Event? {
         if state == .epilog {
-            throw Failure(position: at, reason: "an element after the end of the root element </\(rootName)>; a file holds one <\(rootName)>")
+            throw Failure(
+                position: at,
+                reason: "an element after the end of the root element </\(rootName)>; a file holds one <\(rootName)>")
         }
         let name = try readName()
         var attributes: [Attribute] = []
@@ -237,7 +249,9 @@ struct XMLTokenizer {
                 selfClosing = true
                 break
             }
-            guard hadSpace else { throw Failure(position: pos, reason: "a space is needed between attributes in <\(name)>") }
+            guard hadSpace else {
+                throw Failure(position: pos, reason: "a space is needed between attributes in <\(name)>")
+            }
             let attrName = try readName()
             try skipWhitespace()
             try expect(0x3D, "'=' after the attribute \(attrName) in <\(name)>")
@@ -271,7 +285,8 @@ struct XMLTokenizer {
         }
         open.append((name, at, declared))
         if selfClosing { pendingEnd = (name, at) }
-        return .start(Element(qualifiedName: name, localName: local, namespace: namespace, attributes: attributes, position: at))
+        return .start(
+            Element(qualifiedName: name, localName: local, namespace: namespace, attributes: attributes, position: at))
     }
 
     private mutating func closeElement(_ name: String, _ at: Position) -> Event {
@@ -288,7 +303,9 @@ struct XMLTokenizer {
 
     private func resolve(_ prefix: String) -> String? {
         if prefix == "xml" { return "http://www.w3.org/XML/1998/namespace" }
-        if let b = bindings.last(where: { $0.prefix == prefix }) { return b.uri.isEmpty && prefix.isEmpty ? nil : b.uri }
+        if let b = bindings.last(where: { $0.prefix == prefix }) {
+            return b.uri.isEmpty && prefix.isEmpty ? nil : b.uri
+        }
         return prefix.isEmpty ? nil : "?" + prefix
     }
 
@@ -305,7 +322,9 @@ struct XMLTokenizer {
             let pos = input.position
             guard let b = try input.take() else { throw cutShort(at) }
             if b == quote { break }
-            if b == 0x3C { throw Failure(position: pos, reason: "'<' is not allowed in an attribute value; write '&lt;'") }
+            if b == 0x3C {
+                throw Failure(position: pos, reason: "'<' is not allowed in an attribute value; write '&lt;'")
+            }
             if b == 0x26 { try readReference(at: pos, into: true); lastCR = false; continue }
             if b == 0x0A && lastCR { lastCR = false; continue }
             lastCR = b == 0x0D
@@ -324,7 +343,8 @@ struct XMLTokenizer {
         while true {
             guard let b = try input.take() else { throw cutShort(at) }
             if b == 0x3B { break }
-            let isNameByte = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            let isNameByte =
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
                 || b == 0x23 || b == 0x5F || b == 0x2D || b == 0x2E || b >= 0x80
             guard isNameByte, name.count < 32 else {
                 throw Failure(position: at, reason: "a bare '&' must be written '&amp;'")
@@ -343,13 +363,18 @@ struct XMLTokenizer {
             if word.hasPrefix("#x"), word.count > 2, let v = UInt32(word.dropFirst(2), radix: 16) {
                 scalar = v
             } else if word.hasPrefix("#"), !word.hasPrefix("#x"), word.count > 1,
-                      word.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber }), let v = UInt32(word.dropFirst()) {
+                word.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber }), let v = UInt32(word.dropFirst())
+            {
                 scalar = v
             } else if word.hasPrefix("#") {
-                throw Failure(position: at, reason: "'&\(word);' is not a character reference; write '&#233;' or '&#xE9;'")
+                throw Failure(
+                    position: at, reason: "'&\(word);' is not a character reference; write '&#233;' or '&#xE9;'")
             } else {
-                throw Failure(position: at, reason:
-                    "the entity '&\(word);' is not defined; GPX text may use only &lt; &gt; &amp; &apos; &quot; and numbered characters such as &#233;")
+                throw Failure(
+                    position: at,
+                    reason:
+                        "the entity '&\(word);' is not defined; GPX text may use only &lt; &gt; &amp; &apos; &quot; and numbered characters such as &#233;"
+                )
             }
             guard Self.isXMLChar(scalar), let u = Unicode.Scalar(scalar) else {
                 throw Failure(position: at, reason: "'&\(word);' names a character XML does not allow")
@@ -384,7 +409,9 @@ struct XMLTokenizer {
             let pos = input.position
             guard let b = try input.take() else { throw cutShort(at) }
             if dashes >= 2 {
-                guard b == 0x3E else { throw Failure(position: firstDash, reason: "'--' is not allowed inside a comment") }
+                guard b == 0x3E else {
+                    throw Failure(position: firstDash, reason: "'--' is not allowed inside a comment")
+                }
                 return
             }
             if b == 0x2D && dashes == 0 { firstDash = pos }
@@ -439,11 +466,14 @@ struct XMLTokenizer {
             } else {
                 nameBytes.append(b)
             }
-            if nameBytes.count > Self.maxNameBytes { throw Failure(position: at, reason: "a name longer than \(Self.maxNameBytes) bytes") }
+            if nameBytes.count > Self.maxNameBytes {
+                throw Failure(position: at, reason: "a name longer than \(Self.maxNameBytes) bytes")
+            }
         }
         guard !nameBytes.isEmpty else {
             if try input.peek() == nil { throw cutShort(at) }
-            throw Failure(position: at, reason: "expected a name here (an element or attribute name starts with a letter)")
+            throw Failure(
+                position: at, reason: "expected a name here (an element or attribute name starts with a letter)")
         }
         return String(decoding: nameBytes, as: UTF8.self)
     }
@@ -454,7 +484,8 @@ struct XMLTokenizer {
     private mutating func appendChar(_ b: UInt8, at: Position, into keep: Bool, crAsLF: Bool) throws(Failure) {
         if b < 0x80 {
             guard b >= 0x20 || b == 0x09 || b == 0x0A || b == 0x0D else {
-                throw Failure(position: at, reason: String(format: "the control character U+%04X is not allowed in XML", b))
+                throw Failure(
+                    position: at, reason: String(format: "the control character U+%04X is not allowed in XML", b))
             }
             if keep { try appendByte(crAsLF && b == 0x0D ? 0x0A : b, at: at) }
             return
@@ -485,12 +516,17 @@ struct XMLTokenizer {
             guard let c = try input.peek(), c & 0xC0 == 0x80 else { throw invalidUTF8(at) }
             _ = try input.take()
             scalar = scalar << 6 | UInt32(c & 0x3F)
-            switch i { case 1: bytes.1 = c; case 2: bytes.2 = c; default: bytes.3 = c }
+            switch i {
+            case 1: bytes.1 = c;
+            case 2: bytes.2 = c;
+            default: bytes.3 = c
+            }
         }
         let minimum: UInt32 = count == 2 ? 0x80 : count == 3 ? 0x800 : 0x10000
         guard scalar >= minimum, Self.isXMLChar(scalar) else {
             if scalar >= minimum && scalar <= 0x10FFFF && !(0xD800...0xDFFF).contains(scalar) {
-                throw Failure(position: at, reason: String(format: "the character U+%04X is not allowed in XML", scalar))
+                throw Failure(
+                    position: at, reason: String(format: "the character U+%04X is not allowed in XML", scalar))
             }
             throw invalidUTF8(at)
         }
@@ -518,15 +554,23 @@ struct XMLTokenizer {
     }
 
     private func invalidUTF8(_ at: Position) -> Failure {
-        Failure(position: at, reason: "the bytes here are not valid UTF-8; save the file as UTF-8 (or declare its real encoding in '<?xml ... encoding=\"...\"?>')")
+        Failure(
+            position: at,
+            reason:
+                "the bytes here are not valid UTF-8; save the file as UTF-8 (or declare its real encoding in '<?xml ... encoding=\"...\"?>')"
+        )
     }
 
     private func cutShort(_ at: Position) -> Failure {
         if let (name, opened, _) = open.last {
-            return Failure(position: input.position, reason:
-                "the file ends inside <\(name)> (opened at \(opened)); it is cut short: export or copy it again")
+            return Failure(
+                position: input.position,
+                reason:
+                    "the file ends inside <\(name)> (opened at \(opened)); it is cut short: export or copy it again")
         }
-        return Failure(position: input.position, reason: "the file ends in the middle of the markup that starts at \(at); it is cut short")
+        return Failure(
+            position: input.position,
+            reason: "the file ends in the middle of the markup that starts at \(at); it is cut short")
     }
 
     // MARK: the start of the file
@@ -554,7 +598,10 @@ struct XMLTokenizer {
             try expect(0x3D, "'=' after \(name) in the XML declaration")
             try skipWhitespace()
             pseudo.append(Attribute(name: name, value: try readAttributeValue()))
-            if pseudo.count > 3 { throw Failure(position: pos, reason: "the XML declaration has more than version, encoding and standalone") }
+            if pseudo.count > 3 {
+                throw Failure(
+                    position: pos, reason: "the XML declaration has more than version, encoding and standalone")
+            }
         }
         guard pseudo.first?.name == "version", let version = pseudo.first?.value, version.hasPrefix("1.") else {
             throw Failure(position: at, reason: "the XML declaration must start with version=\"1.0\"")
@@ -568,8 +615,11 @@ struct XMLTokenizer {
             case "windows-1252", "cp1252":
                 input.setLegacy(Input.windows1252)
             default:
-                throw Failure(position: at, reason:
-                    "the file is encoded as '\(encoding)'; trailpack reads UTF-8, ISO-8859-1 and windows-1252: save it as UTF-8")
+                throw Failure(
+                    position: at,
+                    reason:
+                        "the file is encoded as '\(encoding)'; trailpack reads UTF-8, ISO-8859-1 and windows-1252: save it as UTF-8"
+                )
             }
         }
     }
@@ -643,7 +693,9 @@ extension XMLTokenizer {
         mutating func skip(_ literal: String) throws(Failure) -> Bool {
             let bytes = Array(literal.utf8)
             while buffer.count - index < bytes.count && !eof { try refill() }
-            guard buffer.count - index >= bytes.count, buffer[index..<(index + bytes.count)].elementsEqual(bytes) else { return false }
+            guard buffer.count - index >= bytes.count, buffer[index..<(index + bytes.count)].elementsEqual(bytes) else {
+                return false
+            }
             for _ in bytes { _ = try take() }
             return true
         }
@@ -653,14 +705,19 @@ extension XMLTokenizer {
             guard let file else { eof = true; return }
             let n: Int
             do throws(FileIOError) {
-                n = try FileIO.typed { try chunk.withUnsafeMutableBytes { try file.descriptor.readFully(into: $0, path: file.name) } }
+                n = try FileIO.typed {
+                    try chunk.withUnsafeMutableBytes { try file.descriptor.readFully(into: $0, path: file.name) }
+                }
             } catch {
-                throw Failure(position: position, reason: "cannot read the file: \(error.systemCall?.errno.description ?? error.message)")
+                throw Failure(
+                    position: position,
+                    reason: "cannot read the file: \(error.systemCall?.errno.description ?? error.message)")
             }
             if n == 0 { eof = true; return }
             total += Int64(n)
             if total > limit {
-                throw Failure(position: position, reason: "the file is larger than \(limit >> 20) MiB, the limit for a GPX file")
+                throw Failure(
+                    position: position, reason: "the file is larger than \(limit >> 20) MiB, the limit for a GPX file")
             }
             buffer.removeFirst(index)
             index = 0
@@ -686,9 +743,12 @@ extension XMLTokenizer {
 
         static let latin1: [UInt16] = (0x80...0xFF).map { UInt16($0) }
         /// windows-1252: 0x80–0x9F hold typographic characters; undefined ones stay C1 controls.
-        static let windows1252: [UInt16] = [
-            0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
-            0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
-        ] + (0xA0...0xFF).map { UInt16($0) }
+        static let windows1252: [UInt16] =
+            [
+                0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152,
+                0x8D, 0x017D, 0x8F,
+                0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153,
+                0x9D, 0x017E, 0x0178,
+            ] + (0xA0...0xFF).map { UInt16($0) }
     }
 }

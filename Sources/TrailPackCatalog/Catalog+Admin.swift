@@ -8,31 +8,53 @@ extension Catalog {
     /// granted to them; never a package id that already belongs to another site.
     public func uploadRefusal(user: User, package id: String, site: String) throws -> String? {
         try pool.read { db in
-            if let owner = try String.fetchOne(db, sql: "SELECT siteID FROM packageVersion WHERE packageID = ? AND siteID != ? LIMIT 1", arguments: [id, site]) {
-                return "package id '\(id)' belongs to site '\(owner)'; a package cannot move to site '\(site)': use a new package id"
+            if let owner = try String.fetchOne(
+                db, sql: "SELECT siteID FROM packageVersion WHERE packageID = ? AND siteID != ? LIMIT 1",
+                arguments: [id, site])
+            {
+                return
+                    "package id '\(id)' belongs to site '\(owner)'; a package cannot move to site '\(site)': use a new package id"
             }
             if user.role == .admin { return nil }
-            let granted = try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM siteGrant WHERE userName = ? AND siteID = ?)", arguments: [user.name, site]) ?? false
-            return granted ? nil : "'\(user.name)' may not publish to site '\(site)'; an admin grants it with 'trailpack admin grant \(user.name) \(site)'"
+            let granted =
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS(SELECT 1 FROM siteGrant WHERE userName = ? AND siteID = ?)",
+                    arguments: [user.name, site]) ?? false
+            return granted
+                ? nil
+                : "'\(user.name)' may not publish to site '\(site)'; an admin grants it with 'trailpack admin grant \(user.name) \(site)'"
         }
     }
 
     /// Versions under review (draft, pending, ready) stored as `sha256`, or the one `package`/`version`.
-    public func unreleased(sha256: String? = nil, package id: String? = nil, version: String? = nil) throws -> [(summary: PackageSummary, uploadedBy: String)] {
+    public func unreleased(
+        sha256: String? = nil, package id: String? = nil, version: String? = nil
+    ) throws -> [(summary: PackageSummary, uploadedBy: String)] {
         try pool.read { db in
             let rows: [Row]
             if let sha256 {
-                rows = try Row.fetchAll(db, sql: "SELECT \(Self.summaryColumns), uploadedBy FROM packageVersion WHERE sha256 = ? AND status IN ('draft', 'pending', 'ready')", arguments: [sha256])
+                rows = try Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT \(Self.summaryColumns), uploadedBy FROM packageVersion WHERE sha256 = ? AND status IN ('draft', 'pending', 'ready')",
+                    arguments: [sha256])
             } else {
-                rows = try Row.fetchAll(db, sql: "SELECT \(Self.summaryColumns), uploadedBy FROM packageVersion WHERE packageID = ? AND version = ? AND status IN ('draft', 'pending', 'ready')",
-                                        arguments: [id, version])
+                rows = try Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT \(Self.summaryColumns), uploadedBy FROM packageVersion WHERE packageID = ? AND version = ? AND status IN ('draft', 'pending', 'ready')",
+                    arguments: [id, version])
             }
             return try rows.map { (try Self.summary($0), $0["uploadedBy"]) }
         }
     }
 
     func requireUser(_ db: Database, _ name: String) throws {
-        guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM user WHERE name = ? AND removedAt IS NULL)", arguments: [name]) == true else {
+        guard
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS(SELECT 1 FROM user WHERE name = ? AND removedAt IS NULL)", arguments: [name])
+                == true
+        else {
             throw CatalogError.noSuchUser(name)
         }
     }
@@ -44,9 +66,12 @@ extension Catalog {
             try requireUser(db, name)
             let now = Self.now()
             try db.execute(sql: "UPDATE user SET removedAt = ? WHERE name = ?", arguments: [now, name])
-            try db.execute(sql: "UPDATE token SET revokedAt = ? WHERE userName = ? AND revokedAt IS NULL", arguments: [now, name])
+            try db.execute(
+                sql: "UPDATE token SET revokedAt = ? WHERE userName = ? AND revokedAt IS NULL", arguments: [now, name])
             try db.execute(sql: "DELETE FROM siteGrant WHERE userName = ?", arguments: [name])
-            try Self.audit(db, actor: "admin-cli", action: .userRemove, id: nil, version: nil, sha256: nil, detail: "\(name); tokens revoked, grants dropped")
+            try Self.audit(
+                db, actor: "admin-cli", action: .userRemove, id: nil, version: nil, sha256: nil,
+                detail: "\(name); tokens revoked, grants dropped")
         }
     }
 
@@ -54,7 +79,9 @@ extension Catalog {
         try pool.write { db in
             try requireUser(db, name)
             try db.execute(sql: "UPDATE user SET role = ? WHERE name = ?", arguments: [role.rawValue, name])
-            try Self.audit(db, actor: "admin-cli", action: .userRole, id: nil, version: nil, sha256: nil, detail: "\(name) is now \(role.rawValue)")
+            try Self.audit(
+                db, actor: "admin-cli", action: .userRole, id: nil, version: nil, sha256: nil,
+                detail: "\(name) is now \(role.rawValue)")
         }
     }
 
@@ -67,7 +94,9 @@ extension Catalog {
 
     public func tokens() throws -> [TokenInfo] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, userName, createdAt, revokedAt FROM token ORDER BY userName, createdAt").map {
+            try Row.fetchAll(
+                db, sql: "SELECT id, userName, createdAt, revokedAt FROM token ORDER BY userName, createdAt"
+            ).map {
                 TokenInfo(id: $0["id"], user: $0["userName"], createdAt: $0["createdAt"], revokedAt: $0["revokedAt"])
             }
         }
@@ -76,12 +105,17 @@ extension Catalog {
     /// Adds a site with its public name (an admin's name is never replaced by a release's).
     public func addSite(id: String, name: String) throws {
         try pool.write { db in
-            if let current = try String.fetchOne(db, sql: "SELECT name FROM site WHERE id = ?", arguments: [id]), !current.isEmpty {
+            if let current = try String.fetchOne(db, sql: "SELECT name FROM site WHERE id = ?", arguments: [id]),
+                !current.isEmpty
+            {
                 throw CatalogError.siteExists(id)
             }
-            try db.execute(sql: "INSERT INTO site (id, name, adminNamed) VALUES (?, ?, 1) ON CONFLICT(id) DO UPDATE SET name = excluded.name, adminNamed = 1",
-                           arguments: [id, name])
-            try Self.audit(db, actor: "admin-cli", action: .siteAdd, id: nil, version: nil, sha256: nil, detail: "\(id): \(name)")
+            try db.execute(
+                sql:
+                    "INSERT INTO site (id, name, adminNamed) VALUES (?, ?, 1) ON CONFLICT(id) DO UPDATE SET name = excluded.name, adminNamed = 1",
+                arguments: [id, name])
+            try Self.audit(
+                db, actor: "admin-cli", action: .siteAdd, id: nil, version: nil, sha256: nil, detail: "\(id): \(name)")
         }
     }
 
@@ -89,7 +123,9 @@ extension Catalog {
         try pool.write { db in
             try db.execute(sql: "UPDATE site SET name = ?, adminNamed = 1 WHERE id = ?", arguments: [name, id])
             guard db.changesCount > 0 else { throw CatalogError.noSuchSite(id) }
-            try Self.audit(db, actor: "admin-cli", action: .siteRename, id: nil, version: nil, sha256: nil, detail: "\(id): \(name)")
+            try Self.audit(
+                db, actor: "admin-cli", action: .siteRename, id: nil, version: nil, sha256: nil,
+                detail: "\(id): \(name)")
         }
     }
 
@@ -97,8 +133,12 @@ extension Catalog {
     public func grant(user: String, site: String) throws {
         try pool.write { db in
             try requireUser(db, user)
-            try db.execute(sql: "INSERT OR IGNORE INTO siteGrant (userName, siteID, at) VALUES (?, ?, ?)", arguments: [user, site, Self.now()])
-            try Self.audit(db, actor: "admin-cli", action: .grant, id: nil, version: nil, sha256: nil, detail: "\(user) may publish to \(site)")
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO siteGrant (userName, siteID, at) VALUES (?, ?, ?)",
+                arguments: [user, site, Self.now()])
+            try Self.audit(
+                db, actor: "admin-cli", action: .grant, id: nil, version: nil, sha256: nil,
+                detail: "\(user) may publish to \(site)")
         }
     }
 
@@ -107,13 +147,21 @@ extension Catalog {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM siteGrant WHERE userName = ? AND siteID = ?", arguments: [user, site])
             let changed = db.changesCount > 0
-            if changed { try Self.audit(db, actor: "admin-cli", action: .grantRevoke, id: nil, version: nil, sha256: nil, detail: "\(user) may no longer publish to \(site)") }
+            if changed {
+                try Self.audit(
+                    db, actor: "admin-cli", action: .grantRevoke, id: nil, version: nil, sha256: nil,
+                    detail: "\(user) may no longer publish to \(site)")
+            }
             return changed
         }
     }
 
     public func grants() throws -> [(user: String, site: String)] {
-        try pool.read { db in try Row.fetchAll(db, sql: "SELECT userName, siteID FROM siteGrant ORDER BY userName, siteID").map { ($0["userName"], $0["siteID"]) } }
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT userName, siteID FROM siteGrant ORDER BY userName, siteID").map {
+                ($0["userName"], $0["siteID"])
+            }
+        }
     }
 }
 
@@ -124,17 +172,24 @@ extension Catalog {
         try pool.write { db in
             try requireUser(db, name)
             try db.execute(sql: "UPDATE user SET passwordHash = ? WHERE name = ?", arguments: [hash, name])
-            try Self.audit(db, actor: "admin-cli", action: .userPassword, id: nil, version: nil, sha256: nil, detail: "panel password set for \(name)")
+            try Self.audit(
+                db, actor: "admin-cli", action: .userPassword, id: nil, version: nil, sha256: nil,
+                detail: "panel password set for \(name)")
         }
     }
 
     /// The user and their stored password hash (nil: no password set), or nil when there is no such user.
     public func signInRecord(name: String) throws -> SignInRecord? {
         try pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT name, role, publicKey, passwordHash FROM user WHERE name = ? AND removedAt IS NULL",
-                                             arguments: [name]) else { return nil }
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT name, role, publicKey, passwordHash FROM user WHERE name = ? AND removedAt IS NULL",
+                    arguments: [name])
+            else { return nil }
             return SignInRecord(
-                user: User(name: row["name"], role: Role(rawValue: row["role"]) ?? .publisher, publicKey: row["publicKey"]),
+                user: User(
+                    name: row["name"], role: Role(rawValue: row["role"]) ?? .publisher, publicKey: row["publicKey"]),
                 passwordHash: row["passwordHash"])
         }
     }
@@ -146,10 +201,13 @@ extension Catalog {
     /// (a granted site need not exist in the site table yet).
     public func workableSites(for user: User) throws -> [(id: String, name: String)] {
         try pool.read { db in
-            let sql = user.role == .publisher
+            let sql =
+                user.role == .publisher
                 ? "SELECT g.siteID AS id, COALESCE(s.name, g.siteID) AS name FROM siteGrant g LEFT JOIN site s ON s.id = g.siteID WHERE g.userName = ? ORDER BY g.siteID"
                 : "SELECT id, name FROM site UNION SELECT siteID, siteID FROM siteGrant WHERE siteID NOT IN (SELECT id FROM site) ORDER BY id"
-            return try Row.fetchAll(db, sql: sql, arguments: user.role == .publisher ? [user.name] : []).map { ($0["id"], $0["name"]) }
+            return try Row.fetchAll(db, sql: sql, arguments: user.role == .publisher ? [user.name] : []).map {
+                ($0["id"], $0["name"])
+            }
         }
     }
 }

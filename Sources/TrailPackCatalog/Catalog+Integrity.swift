@@ -9,15 +9,25 @@ extension Catalog {
     @discardableResult
     public func markDamaged(sha256: String, reason: String, actor: String) throws -> [String] {
         try pool.write { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT packageID, version, status FROM packageVersion WHERE sha256 = ? AND status != 'damaged'", arguments: [sha256])
-            try db.execute(sql: "UPDATE packageVersion SET status = 'damaged' WHERE sha256 = ? AND status != 'damaged'", arguments: [sha256])
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT packageID, version, status FROM packageVersion WHERE sha256 = ? AND status != 'damaged'",
+                arguments: [sha256])
+            try db.execute(
+                sql: "UPDATE packageVersion SET status = 'damaged' WHERE sha256 = ? AND status != 'damaged'",
+                arguments: [sha256])
             var changed: [String] = []
             for row in rows {
                 let id: String = row["packageID"], version: String = row["version"], status: String = row["status"]
-                try Self.audit(db, actor: actor, action: .damaged, id: id, version: version, sha256: sha256, detail: "\(status) → damaged; \(reason)")
+                try Self.audit(
+                    db, actor: actor, action: .damaged, id: id, version: version, sha256: sha256,
+                    detail: "\(status) → damaged; \(reason)")
                 changed.append("\(id) \(version)")
             }
-            if rows.isEmpty { try Self.audit(db, actor: actor, action: .damaged, id: nil, version: nil, sha256: sha256, detail: reason) }
+            if rows.isEmpty {
+                try Self.audit(
+                    db, actor: actor, action: .damaged, id: nil, version: nil, sha256: sha256, detail: reason)
+            }
             return changed
         }
     }
@@ -26,8 +36,13 @@ extension Catalog {
     /// those already taken out of service as damaged).
     public func storedBlobs(inService: Bool = false) throws -> [(sha256: String, size: Int64)] {
         try pool.read { db in
-            let filter = inService ? " WHERE NOT EXISTS (SELECT 1 FROM packageVersion p WHERE p.sha256 = b.sha256 AND p.status = 'damaged')" : ""
-            return try Row.fetchAll(db, sql: "SELECT sha256, size FROM blob b\(filter) ORDER BY sha256").map { ($0["sha256"], $0["size"]) }
+            let filter =
+                inService
+                ? " WHERE NOT EXISTS (SELECT 1 FROM packageVersion p WHERE p.sha256 = b.sha256 AND p.status = 'damaged')"
+                : ""
+            return try Row.fetchAll(db, sql: "SELECT sha256, size FROM blob b\(filter) ORDER BY sha256").map {
+                ($0["sha256"], $0["size"])
+            }
         }
     }
 
@@ -46,14 +61,21 @@ extension Catalog {
     /// Blobs recorded but used by no package version (an upload refused after its bytes were stored).
     public func unusedBlobs() throws -> [String] {
         try pool.read { db in
-            try String.fetchAll(db, sql: "SELECT sha256 FROM blob b WHERE NOT EXISTS (SELECT 1 FROM packageVersion p WHERE p.sha256 = b.sha256) ORDER BY sha256")
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT sha256 FROM blob b WHERE NOT EXISTS (SELECT 1 FROM packageVersion p WHERE p.sha256 = b.sha256) ORDER BY sha256"
+            )
         }
     }
 
     /// Drops the record of a blob no version uses (after gc moved its file to quarantine).
     public func forgetUnusedBlob(sha256: String) throws {
         try pool.write { db in
-            try db.execute(sql: "DELETE FROM blob WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM packageVersion p WHERE p.sha256 = blob.sha256)", arguments: [sha256])
+            try db.execute(
+                sql:
+                    "DELETE FROM blob WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM packageVersion p WHERE p.sha256 = blob.sha256)",
+                arguments: [sha256])
         }
     }
 }

@@ -2,7 +2,9 @@ import GRDB
 
 extension Catalog {
     /// Where a package version is in the publishing workflow. Stored as its raw text.
-    public enum PublishStatus: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible, CustomStringConvertible {
+    public enum PublishStatus: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible,
+        CustomStringConvertible
+    {
         /// Uploaded; its publisher may open a publish request.
         case draft
         /// Waiting for reviewers' approvals.
@@ -36,12 +38,15 @@ extension Catalog {
     /// What an audit entry records. Written typed; read back as text (`AuditEntry.action`), since
     /// the log keeps what older versions wrote too.
     public enum AuditAction: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
-        case upload, uploadRefused = "upload-refused", scanHeld = "scan-held", scanSkipped = "scan-skipped", rescan, damaged
+        case upload, uploadRefused = "upload-refused", scanHeld = "scan-held", scanSkipped = "scan-skipped", rescan,
+            damaged
         case start, approve, deny, push, withdraw
         case startRefused = "start-refused", approveRefused = "approve-refused", denyRefused = "deny-refused"
         case pushRefused = "push-refused", withdrawRefused = "withdraw-refused"
-        case userAdd = "user-add", userRemove = "user-remove", userRole = "user-role", tokenIssue = "token-issue", tokenRevoke = "token-revoke", userPassword = "user-password"
-        case siteAdd = "site-add", siteRename = "site-rename", grant, grantRevoke = "grant-revoke", gcQuarantine = "gc-quarantine"
+        case userAdd = "user-add", userRemove = "user-remove", userRole = "user-role", tokenIssue = "token-issue",
+            tokenRevoke = "token-revoke", userPassword = "user-password"
+        case siteAdd = "site-add", siteRename = "site-rename", grant, grantRevoke = "grant-revoke", gcQuarantine =
+            "gc-quarantine"
 
         /// The action a transition records, or its refusal.
         public static func transition(_ t: Transition, refused: Bool = false) -> AuditAction {

@@ -29,11 +29,14 @@ public final class Catalog: Sendable {
     /// Sites with at least one released package, by id.
     public func sites() throws -> [SiteSummary] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT s.id, s.name, COUNT(DISTINCT p.packageID) AS n FROM site s
-                JOIN packageVersion p ON p.siteID = s.id AND p.status = 'released'
-                GROUP BY s.id ORDER BY s.id
-                """).map { SiteSummary(id: $0["id"], name: $0["name"], packages: $0["n"]) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT s.id, s.name, COUNT(DISTINCT p.packageID) AS n FROM site s
+                    JOIN packageVersion p ON p.siteID = s.id AND p.status = 'released'
+                    GROUP BY s.id ORDER BY s.id
+                    """
+            ).map { SiteSummary(id: $0["id"], name: $0["name"], packages: $0["n"]) }
         }
     }
 
@@ -52,8 +55,11 @@ public final class Catalog: Sendable {
     static let summaryColumns = "packageID, name, description, park, siteID, version, size, sha256, status"
 
     static func summary(_ row: Row) throws -> PackageSummary {
-        PackageSummary(id: row["packageID"], name: row["name"], description: row["description"], park: row["park"], site: row["siteID"],
-                       version: row["version"], size: row["size"], sha256: row["sha256"], status: try row.decode(forColumn: "status"))
+        PackageSummary(
+            id: row["packageID"], name: row["name"], description: row["description"], park: row["park"],
+            site: row["siteID"],
+            version: row["version"], size: row["size"], sha256: row["sha256"],
+            status: try row.decode(forColumn: "status"))
     }
 
     /// One page of a site's released packages (the newest released version of each, exactly one
@@ -61,20 +67,24 @@ public final class Catalog: Sendable {
     /// `1.0.0`), by id, starting after the package id `after`.
     public func packages(site: String, limit: Int, after: String?) throws -> Page {
         try pool.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT \(Self.summaryColumns) FROM packageVersion p
-                WHERE siteID = ? AND status = 'released' AND packageID > ?
-                  AND version = (SELECT q.version FROM packageVersion q WHERE q.packageID = p.packageID AND q.status = 'released'
-                                 ORDER BY q.versionKey DESC, q.createdAt DESC, q.version DESC LIMIT 1)
-                ORDER BY packageID LIMIT ?
-                """, arguments: [site, after ?? "", limit + 1])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.summaryColumns) FROM packageVersion p
+                    WHERE siteID = ? AND status = 'released' AND packageID > ?
+                      AND version = (SELECT q.version FROM packageVersion q WHERE q.packageID = p.packageID AND q.status = 'released'
+                                     ORDER BY q.versionKey DESC, q.createdAt DESC, q.version DESC LIMIT 1)
+                    ORDER BY packageID LIMIT ?
+                    """, arguments: [site, after ?? "", limit + 1])
             let page = try rows.prefix(limit).map(Self.summary)
             return Page(packages: Array(page), next: rows.count > limit ? page.last?.id : nil)
         }
     }
 
     public func siteExists(_ id: String) throws -> Bool {
-        try pool.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM site WHERE id = ?)", arguments: [id]) ?? false }
+        try pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM site WHERE id = ?)", arguments: [id]) ?? false
+        }
     }
 
     /// A version (nil `version`: the newest released one).
@@ -82,11 +92,17 @@ public final class Catalog: Sendable {
         try pool.read { db in
             let row: Row?
             if let version {
-                row = try Row.fetchOne(db, sql: "SELECT \(Self.summaryColumns), manifest FROM packageVersion WHERE packageID = ? AND version = ?\(releasedOnly ? " AND status = 'released'" : "")",
-                                       arguments: [id, version])
+                row = try Row.fetchOne(
+                    db,
+                    sql:
+                        "SELECT \(Self.summaryColumns), manifest FROM packageVersion WHERE packageID = ? AND version = ?\(releasedOnly ? " AND status = 'released'" : "")",
+                    arguments: [id, version])
             } else {
-                row = try Row.fetchOne(db, sql: "SELECT \(Self.summaryColumns), manifest FROM packageVersion WHERE packageID = ? AND status = 'released' ORDER BY versionKey DESC LIMIT 1",
-                                       arguments: [id])
+                row = try Row.fetchOne(
+                    db,
+                    sql:
+                        "SELECT \(Self.summaryColumns), manifest FROM packageVersion WHERE packageID = ? AND status = 'released' ORDER BY versionKey DESC LIMIT 1",
+                    arguments: [id])
             }
             return try row.map { RegisteredVersion(summary: try Self.summary($0), manifest: $0["manifest"]) }
         }
@@ -95,15 +111,21 @@ public final class Catalog: Sendable {
     /// The released versions of a package, newest first.
     public func versions(package id: String) throws -> [PackageSummary] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Self.summaryColumns) FROM packageVersion WHERE packageID = ? AND status = 'released' ORDER BY versionKey DESC",
-                             arguments: [id]).map(Self.summary)
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT \(Self.summaryColumns) FROM packageVersion WHERE packageID = ? AND status = 'released' ORDER BY versionKey DESC",
+                arguments: [id]
+            ).map(Self.summary)
         }
     }
 
     /// Whether a blob may be downloaded: some released version holds it.
     public func isReleasedBlob(_ sha256: String) throws -> Int64? {
         try pool.read { db in
-            try Int64.fetchOne(db, sql: "SELECT size FROM packageVersion WHERE sha256 = ? AND status = 'released' LIMIT 1", arguments: [sha256])
+            try Int64.fetchOne(
+                db, sql: "SELECT size FROM packageVersion WHERE sha256 = ? AND status = 'released' LIMIT 1",
+                arguments: [sha256])
         }
     }
 
@@ -118,7 +140,9 @@ public final class Catalog: Sendable {
     /// disk is ever unknown to the catalog.
     public func recordBlob(sha256: String, size: Int64) throws {
         try pool.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO blob (sha256, size, storedAt) VALUES (?, ?, ?)", arguments: [sha256, size, Self.now()])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO blob (sha256, size, storedAt) VALUES (?, ?, ?)",
+                arguments: [sha256, size, Self.now()])
         }
     }
 
@@ -134,28 +158,45 @@ public final class Catalog: Sendable {
     }
 
     /// Records an uploaded, verified package whose blob is already stored. One transaction.
-    public func register(manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String, status: PublishStatus = .released) throws -> RegisterOutcome {
+    public func register(
+        manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String,
+        status: PublishStatus = .released
+    ) throws -> RegisterOutcome {
         try pool.write { db in
             // Versions are unique after normalisation: 1.0 and 1.0.0 are the same version.
-            if let row = try Row.fetchOne(db, sql: "SELECT version, sha256 FROM packageVersion WHERE packageID = ? AND versionKey = ?",
-                                          arguments: [manifest.id, Self.versionKey(manifest.version)]) {
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT version, sha256 FROM packageVersion WHERE packageID = ? AND versionKey = ?",
+                arguments: [manifest.id, Self.versionKey(manifest.version)])
+            {
                 let existing: String = row["sha256"], existingVersion: String = row["version"]
                 if existing == sha256 && existingVersion == manifest.version { return .unchanged }
-                try Self.audit(db, actor: actor, action: .uploadRefused, id: manifest.id, version: manifest.version, sha256: sha256,
-                               detail: "version \(existingVersion) already published with SHA-256 \(existing)")
+                try Self.audit(
+                    db, actor: actor, action: .uploadRefused, id: manifest.id, version: manifest.version,
+                    sha256: sha256,
+                    detail: "version \(existingVersion) already published with SHA-256 \(existing)")
                 return .conflict(existingVersion: existingVersion, existingSHA256: existing)
             }
             let now = Self.now()
-            try db.execute(sql: "INSERT OR IGNORE INTO blob (sha256, size, storedAt) VALUES (?, ?, ?)", arguments: [sha256, size, now])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO blob (sha256, size, storedAt) VALUES (?, ?, ?)",
+                arguments: [sha256, size, now])
             // A draft never names a site in public: the name is set on release (or by an admin).
-            try db.execute(sql: "INSERT OR IGNORE INTO site (id, name) VALUES (?, ?)", arguments: [manifest.site.id, ""])
-            try db.execute(sql: """
-                INSERT INTO packageVersion (packageID, version, versionKey, siteID, siteName, name, park, description, sha256, size, manifest, status, uploadedBy, createdAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [manifest.id, manifest.version, Self.versionKey(manifest.version), manifest.site.id, manifest.site.name, manifest.name, manifest.park,
-                                 manifest.description, sha256, size, manifestJSON, status, actor, now])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO site (id, name) VALUES (?, ?)", arguments: [manifest.site.id, ""])
+            try db.execute(
+                sql: """
+                    INSERT INTO packageVersion (packageID, version, versionKey, siteID, siteName, name, park, description, sha256, size, manifest, status, uploadedBy, createdAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    manifest.id, manifest.version, Self.versionKey(manifest.version), manifest.site.id,
+                    manifest.site.name, manifest.name, manifest.park,
+                    manifest.description, sha256, size, manifestJSON, status, actor, now,
+                ])
             if status == .released { try Self.publishSiteName(db, site: manifest.site.id, name: manifest.site.name) }
-            try Self.audit(db, actor: actor, action: .upload, id: manifest.id, version: manifest.version, sha256: sha256, detail: "\(size) bytes, \(status)")
+            try Self.audit(
+                db, actor: actor, action: .upload, id: manifest.id, version: manifest.version, sha256: sha256,
+                detail: "\(size) bytes, \(status)")
             return .created
         }
     }
@@ -167,14 +208,22 @@ public final class Catalog: Sendable {
 
     /// Counts a client's confirmation (unless `count` is false: a repeat, or over the client's rate);
     /// returns the expected SHA-256 (nil: no such released version).
-    public func confirm(package id: String, version: String, sha256: String, count: Bool = true) throws -> Confirmation? {
+    public func confirm(package id: String, version: String, sha256: String, count: Bool = true) throws -> Confirmation?
+    {
         try pool.write { db in
-            guard let expected = try String.fetchOne(db, sql: "SELECT sha256 FROM packageVersion WHERE packageID = ? AND version = ? AND status = 'released'",
-                                                     arguments: [id, version]) else { return nil }
+            guard
+                let expected = try String.fetchOne(
+                    db,
+                    sql:
+                        "SELECT sha256 FROM packageVersion WHERE packageID = ? AND version = ? AND status = 'released'",
+                    arguments: [id, version])
+            else { return nil }
             let match = expected == sha256.lowercased()
             guard count else { return Confirmation(expected: expected, match: match) }
-            try db.execute(sql: "UPDATE packageVersion SET \(match ? "confirmMatch = confirmMatch + 1" : "confirmMismatch = confirmMismatch + 1") WHERE packageID = ? AND version = ?",
-                           arguments: [id, version])
+            try db.execute(
+                sql:
+                    "UPDATE packageVersion SET \(match ? "confirmMatch = confirmMatch + 1" : "confirmMismatch = confirmMismatch + 1") WHERE packageID = ? AND version = ?",
+                arguments: [id, version])
             return Confirmation(expected: expected, match: match)
         }
     }
@@ -188,8 +237,14 @@ public final class Catalog: Sendable {
 
     public func confirmations() throws -> [Confirmations] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT packageID, version, confirmMatch, confirmMismatch FROM packageVersion ORDER BY packageID, versionKey").map {
-                Confirmations(id: $0["packageID"], version: $0["version"], match: $0["confirmMatch"], mismatch: $0["confirmMismatch"])
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT packageID, version, confirmMatch, confirmMismatch FROM packageVersion ORDER BY packageID, versionKey"
+            ).map {
+                Confirmations(
+                    id: $0["packageID"], version: $0["version"], match: $0["confirmMatch"],
+                    mismatch: $0["confirmMismatch"])
             }
         }
     }
@@ -207,21 +262,33 @@ public final class Catalog: Sendable {
 
     public func auditLog(after: Int64 = 0, limit: Int = 100) throws -> [AuditEntry] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM auditLog WHERE id > ? ORDER BY id LIMIT ?", arguments: [after, limit]).map {
-                AuditEntry(id: $0["id"], at: $0["at"], actor: $0["actor"], action: $0["action"], packageID: $0["packageID"],
-                           version: $0["version"], sha256: $0["sha256"], detail: $0["detail"])
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM auditLog WHERE id > ? ORDER BY id LIMIT ?", arguments: [after, limit]
+            ).map {
+                AuditEntry(
+                    id: $0["id"], at: $0["at"], actor: $0["actor"], action: $0["action"], packageID: $0["packageID"],
+                    version: $0["version"], sha256: $0["sha256"], detail: $0["detail"])
             }
         }
     }
 
     /// Appends to the audit log (in its own transaction).
-    public func audit(actor: String, action: Catalog.AuditAction, id: String?, version: String?, sha256: String?, detail: String = "") throws {
-        try pool.write { db in try Self.audit(db, actor: actor, action: action, id: id, version: version, sha256: sha256, detail: detail) }
+    public func audit(
+        actor: String, action: Catalog.AuditAction, id: String?, version: String?, sha256: String?, detail: String = ""
+    ) throws {
+        try pool.write { db in
+            try Self.audit(db, actor: actor, action: action, id: id, version: version, sha256: sha256, detail: detail)
+        }
     }
 
-    static func audit(_ db: Database, actor: String, action: AuditAction, id: String?, version: String?, sha256: String?, detail: String) throws {
-        try db.execute(sql: "INSERT INTO auditLog (at, actor, action, packageID, version, sha256, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       arguments: [now(), actor, action, id, version, sha256, detail])
+    static func audit(
+        _ db: Database, actor: String, action: AuditAction, id: String?, version: String?, sha256: String?,
+        detail: String
+    ) throws {
+        try db.execute(
+            sql:
+                "INSERT INTO auditLog (at, actor, action, packageID, version, sha256, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [now(), actor, action, id, version, sha256, detail])
     }
 
     /// Runs raw SQL (tests use it to show the audit log refuses changes): `@_spi(Testing) import TrailPackCatalog`.
@@ -237,6 +304,7 @@ public final class Catalog: Sendable {
     static func versionKey(_ version: String) -> String {
         let parts = PackageVersion(version)?.components ?? []
         let padded = parts + Array(repeating: 0, count: max(0, 4 - parts.count))
-        return padded.map { String(repeating: "0", count: max(0, 9 - String($0).count)) + String($0) }.joined(separator: ".")
+        return padded.map { String(repeating: "0", count: max(0, 9 - String($0).count)) + String($0) }.joined(
+            separator: ".")
     }
 }

@@ -44,25 +44,31 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
 
     /// There is no user `name`.
     public static func noSuchUser(_ name: String) -> CatalogError {
-        CatalogError(code: .noSuchUser, message: "there is no user '\(name)'; add one with 'trailpack admin user add'", name: name)
+        CatalogError(
+            code: .noSuchUser, message: "there is no user '\(name)'; add one with 'trailpack admin user add'",
+            name: name)
     }
 
     /// There is (or was) a user `name`.
     public static func userExists(_ name: String) -> CatalogError {
         CatalogError(
             code: .userExists,
-            message: "there is already a user '\(name)' (a removed user's name is not reused); change a role with 'trailpack admin user role'",
+            message:
+                "there is already a user '\(name)' (a removed user's name is not reused); change a role with 'trailpack admin user role'",
             name: name)
     }
 
     /// There is a site `id`.
     public static func siteExists(_ id: String) -> CatalogError {
-        CatalogError(code: .siteExists, message: "there is already a site '\(id)'; rename it with 'trailpack admin site rename'", name: id)
+        CatalogError(
+            code: .siteExists, message: "there is already a site '\(id)'; rename it with 'trailpack admin site rename'",
+            name: id)
     }
 
     /// There is no site `id`.
     public static func noSuchSite(_ id: String) -> CatalogError {
-        CatalogError(code: .noSuchSite, message: "there is no site '\(id)'; add one with 'trailpack admin site add'", name: id)
+        CatalogError(
+            code: .noSuchSite, message: "there is no site '\(id)'; add one with 'trailpack admin site add'", name: id)
     }
 
     /// The message.

@@ -6,54 +6,56 @@ extension Catalog {
     static var migrator: DatabaseMigrator {
         var m = DatabaseMigrator()
         m.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE site (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL);
-                CREATE TABLE blob (sha256 TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL, storedAt TEXT NOT NULL);
-                CREATE TABLE packageVersion (
-                    packageID TEXT NOT NULL,
-                    version TEXT NOT NULL,
-                    versionKey TEXT NOT NULL,
-                    siteID TEXT NOT NULL REFERENCES site(id),
-                    name TEXT NOT NULL,
-                    park TEXT NOT NULL,
-                    description TEXT NOT NULL,
-                    sha256 TEXT NOT NULL REFERENCES blob(sha256),
-                    size INTEGER NOT NULL,
-                    manifest TEXT NOT NULL,
-                    status TEXT NOT NULL,
-                    uploadedBy TEXT NOT NULL,
-                    createdAt TEXT NOT NULL,
-                    confirmMatch INTEGER NOT NULL DEFAULT 0,
-                    confirmMismatch INTEGER NOT NULL DEFAULT 0,
-                    PRIMARY KEY (packageID, version)
-                );
-                CREATE INDEX packageVersionSite ON packageVersion(siteID, status, packageID);
-                CREATE INDEX packageVersionSha ON packageVersion(sha256);
-                CREATE TABLE auditLog (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    at TEXT NOT NULL,
-                    actor TEXT NOT NULL,
-                    action TEXT NOT NULL,
-                    packageID TEXT,
-                    version TEXT,
-                    sha256 TEXT,
-                    detail TEXT NOT NULL DEFAULT ''
-                );
-                CREATE TRIGGER auditLogNoUpdate BEFORE UPDATE ON auditLog BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
-                CREATE TRIGGER auditLogNoDelete BEFORE DELETE ON auditLog BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE site (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL);
+                    CREATE TABLE blob (sha256 TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL, storedAt TEXT NOT NULL);
+                    CREATE TABLE packageVersion (
+                        packageID TEXT NOT NULL,
+                        version TEXT NOT NULL,
+                        versionKey TEXT NOT NULL,
+                        siteID TEXT NOT NULL REFERENCES site(id),
+                        name TEXT NOT NULL,
+                        park TEXT NOT NULL,
+                        description TEXT NOT NULL,
+                        sha256 TEXT NOT NULL REFERENCES blob(sha256),
+                        size INTEGER NOT NULL,
+                        manifest TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        uploadedBy TEXT NOT NULL,
+                        createdAt TEXT NOT NULL,
+                        confirmMatch INTEGER NOT NULL DEFAULT 0,
+                        confirmMismatch INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (packageID, version)
+                    );
+                    CREATE INDEX packageVersionSite ON packageVersion(siteID, status, packageID);
+                    CREATE INDEX packageVersionSha ON packageVersion(sha256);
+                    CREATE TABLE auditLog (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        at TEXT NOT NULL,
+                        actor TEXT NOT NULL,
+                        action TEXT NOT NULL,
+                        packageID TEXT,
+                        version TEXT,
+                        sha256 TEXT,
+                        detail TEXT NOT NULL DEFAULT ''
+                    );
+                    CREATE TRIGGER auditLogNoUpdate BEFORE UPDATE ON auditLog BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+                    CREATE TRIGGER auditLogNoDelete BEFORE DELETE ON auditLog BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+                    """)
         }
         m.registerMigration("v2-workflow") { db in
-            try db.execute(sql: """
-                CREATE TABLE user (name TEXT PRIMARY KEY NOT NULL, role TEXT NOT NULL CHECK (role IN ('publisher', 'reviewer', 'admin')),
-                                   publicKey TEXT, createdAt TEXT NOT NULL);
-                CREATE TABLE token (id TEXT PRIMARY KEY NOT NULL, userName TEXT NOT NULL REFERENCES user(name), hash BLOB NOT NULL,
-                                    createdAt TEXT NOT NULL, revokedAt TEXT);
-                CREATE TABLE approval (packageID TEXT NOT NULL, version TEXT NOT NULL, reviewer TEXT NOT NULL REFERENCES user(name),
-                                       at TEXT NOT NULL, signature TEXT, PRIMARY KEY (packageID, version, reviewer));
-                ALTER TABLE packageVersion ADD COLUMN scanStatus TEXT NOT NULL DEFAULT 'clean';
-                ALTER TABLE packageVersion ADD COLUMN scanDetail TEXT NOT NULL DEFAULT '';
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE user (name TEXT PRIMARY KEY NOT NULL, role TEXT NOT NULL CHECK (role IN ('publisher', 'reviewer', 'admin')),
+                                       publicKey TEXT, createdAt TEXT NOT NULL);
+                    CREATE TABLE token (id TEXT PRIMARY KEY NOT NULL, userName TEXT NOT NULL REFERENCES user(name), hash BLOB NOT NULL,
+                                        createdAt TEXT NOT NULL, revokedAt TEXT);
+                    CREATE TABLE approval (packageID TEXT NOT NULL, version TEXT NOT NULL, reviewer TEXT NOT NULL REFERENCES user(name),
+                                           at TEXT NOT NULL, signature TEXT, PRIMARY KEY (packageID, version, reviewer));
+                    ALTER TABLE packageVersion ADD COLUMN scanStatus TEXT NOT NULL DEFAULT 'clean';
+                    ALTER TABLE packageVersion ADD COLUMN scanDetail TEXT NOT NULL DEFAULT '';
+                    """)
         }
         m.registerMigration("v3-latest-index") { db in
             // The list endpoint finds each package's newest released version: index exactly that.
@@ -62,14 +64,15 @@ extension Catalog {
         m.registerMigration("v4-release-rules") { db in
             // Public site names come only from released versions or from an admin; a publisher
             // uploads only to the sites granted to them; a removed user keeps their history.
-            try db.execute(sql: """
-                CREATE TABLE siteGrant (userName TEXT NOT NULL REFERENCES user(name), siteID TEXT NOT NULL, at TEXT NOT NULL,
-                                        PRIMARY KEY (userName, siteID));
-                ALTER TABLE site ADD COLUMN adminNamed INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE packageVersion ADD COLUMN siteName TEXT NOT NULL DEFAULT '';
-                UPDATE packageVersion SET siteName = (SELECT name FROM site WHERE site.id = packageVersion.siteID);
-                ALTER TABLE user ADD COLUMN removedAt TEXT;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE siteGrant (userName TEXT NOT NULL REFERENCES user(name), siteID TEXT NOT NULL, at TEXT NOT NULL,
+                                            PRIMARY KEY (userName, siteID));
+                    ALTER TABLE site ADD COLUMN adminNamed INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE packageVersion ADD COLUMN siteName TEXT NOT NULL DEFAULT '';
+                    UPDATE packageVersion SET siteName = (SELECT name FROM site WHERE site.id = packageVersion.siteID);
+                    ALTER TABLE user ADD COLUMN removedAt TEXT;
+                    """)
         }
         m.registerMigration("v5-passwords") { db in
             // The control panel's sign-in: a scrypt hash text (PasswordHash), never the password.

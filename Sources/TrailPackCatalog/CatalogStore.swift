@@ -6,12 +6,18 @@ import TrailPackCore
 /// load balancer, is one more type conforming to this protocol.
 public protocol CatalogStore: Sendable {
     func uploadRefusal(user: Catalog.User, package id: String, site: String) async throws -> String?
-    func unreleased(sha256: String?, package id: String?, version: String?) async throws -> [(summary: Catalog.PackageSummary, uploadedBy: String)]
+    func unreleased(
+        sha256: String?, package id: String?, version: String?
+    ) async throws -> [(summary: Catalog.PackageSummary, uploadedBy: String)]
     func markDamaged(sha256: String, reason: String, actor: String) async throws -> [String]
     func authenticate(token: String) async throws -> Catalog.User?
-    func apply(_ transition: Catalog.Transition, package id: String, version: String, by user: Catalog.User, required: Int, signature: String?, reason: String?) async throws -> Catalog.TransitionOutcome
+    func apply(
+        _ transition: Catalog.Transition, package id: String, version: String, by user: Catalog.User, required: Int,
+        signature: String?, reason: String?
+    ) async throws -> Catalog.TransitionOutcome
     func setScan(package id: String, version: String, status: Catalog.ScanStatus, detail: String) async throws
-    func recordRescan(package id: String, version: String, status: Catalog.ScanStatus, detail: String, actor: String) async throws
+    func recordRescan(
+        package id: String, version: String, status: Catalog.ScanStatus, detail: String, actor: String) async throws
     func state(package id: String, version: String) async throws -> Catalog.VersionState?
     func approvalSignatures(package id: String, version: String) async throws -> [(reviewer: String, signature: String)]
     func sites() async throws -> [Catalog.SiteSummary]
@@ -23,11 +29,16 @@ public protocol CatalogStore: Sendable {
     func versions(package id: String) async throws -> [Catalog.PackageSummary]
     func isReleasedBlob(_ sha256: String) async throws -> Int64?
     func recordBlob(sha256: String, size: Int64) async throws
-    func register(manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String, status: Catalog.PublishStatus) async throws -> Catalog.RegisterOutcome
+    func register(
+        manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String,
+        status: Catalog.PublishStatus
+    ) async throws -> Catalog.RegisterOutcome
     func confirm(package id: String, version: String, sha256: String, count: Bool) async throws -> Catalog.Confirmation?
     func confirmations() async throws -> [Catalog.Confirmations]
     func auditLog(after: Int64, limit: Int) async throws -> [Catalog.AuditEntry]
-    func audit(actor: String, action: Catalog.AuditAction, id: String?, version: String?, sha256: String?, detail: String) async throws
+    func audit(
+        actor: String, action: Catalog.AuditAction, id: String?, version: String?, sha256: String?, detail: String)
+        async throws
 }
 
 /// The catalog in SQLite through GRDB, for the server: every call runs on a thread that may block
@@ -49,7 +60,9 @@ public struct GRDBCatalogStore: CatalogStore {
         return try await offload { try catalog.uploadRefusal(user: user, package: id, site: site) }
     }
 
-    public func unreleased(sha256: String?, package id: String?, version: String?) async throws -> [(summary: Catalog.PackageSummary, uploadedBy: String)] {
+    public func unreleased(
+        sha256: String?, package id: String?, version: String?
+    ) async throws -> [(summary: Catalog.PackageSummary, uploadedBy: String)] {
         let catalog = self.catalog
         return try await offload { try catalog.unreleased(sha256: sha256, package: id, version: version) }
     }
@@ -64,9 +77,16 @@ public struct GRDBCatalogStore: CatalogStore {
         return try await offload { try catalog.authenticate(token: token) }
     }
 
-    public func apply(_ transition: Catalog.Transition, package id: String, version: String, by user: Catalog.User, required: Int, signature: String?, reason: String?) async throws -> Catalog.TransitionOutcome {
+    public func apply(
+        _ transition: Catalog.Transition, package id: String, version: String, by user: Catalog.User, required: Int,
+        signature: String?, reason: String?
+    ) async throws -> Catalog.TransitionOutcome {
         let catalog = self.catalog
-        return try await offload { try catalog.apply(transition, package: id, version: version, by: user, required: required, signature: signature, reason: reason) }
+        return try await offload {
+            try catalog.apply(
+                transition, package: id, version: version, by: user, required: required, signature: signature,
+                reason: reason)
+        }
     }
 
     public func setScan(package id: String, version: String, status: Catalog.ScanStatus, detail: String) async throws {
@@ -74,9 +94,13 @@ public struct GRDBCatalogStore: CatalogStore {
         return try await offload { try catalog.setScan(package: id, version: version, status: status, detail: detail) }
     }
 
-    public func recordRescan(package id: String, version: String, status: Catalog.ScanStatus, detail: String, actor: String) async throws {
+    public func recordRescan(
+        package id: String, version: String, status: Catalog.ScanStatus, detail: String, actor: String
+    ) async throws {
         let catalog = self.catalog
-        return try await offload { try catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: actor) }
+        return try await offload {
+            try catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: actor)
+        }
     }
 
     public func state(package id: String, version: String) async throws -> Catalog.VersionState? {
@@ -84,7 +108,9 @@ public struct GRDBCatalogStore: CatalogStore {
         return try await offload { try catalog.state(package: id, version: version) }
     }
 
-    public func approvalSignatures(package id: String, version: String) async throws -> [(reviewer: String, signature: String)] {
+    public func approvalSignatures(
+        package id: String, version: String
+    ) async throws -> [(reviewer: String, signature: String)] {
         let catalog = self.catalog
         return try await offload { try catalog.approvalSignatures(package: id, version: version) }
     }
@@ -112,7 +138,9 @@ public struct GRDBCatalogStore: CatalogStore {
         return try await offload { try catalog.siteExists(id) }
     }
 
-    public func version(package id: String, version: String?, releasedOnly: Bool) async throws -> Catalog.RegisteredVersion? {
+    public func version(
+        package id: String, version: String?, releasedOnly: Bool
+    ) async throws -> Catalog.RegisteredVersion? {
         let catalog = self.catalog
         return try await offload { try catalog.version(package: id, version: version, releasedOnly: releasedOnly) }
     }
@@ -132,12 +160,21 @@ public struct GRDBCatalogStore: CatalogStore {
         return try await offload { try catalog.recordBlob(sha256: sha256, size: size) }
     }
 
-    public func register(manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String, status: Catalog.PublishStatus) async throws -> Catalog.RegisterOutcome {
+    public func register(
+        manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String,
+        status: Catalog.PublishStatus
+    ) async throws -> Catalog.RegisterOutcome {
         let catalog = self.catalog
-        return try await offload { try catalog.register(manifest: manifest, manifestJSON: manifestJSON, sha256: sha256, size: size, actor: actor, status: status) }
+        return try await offload {
+            try catalog.register(
+                manifest: manifest, manifestJSON: manifestJSON, sha256: sha256, size: size, actor: actor, status: status
+            )
+        }
     }
 
-    public func confirm(package id: String, version: String, sha256: String, count: Bool) async throws -> Catalog.Confirmation? {
+    public func confirm(
+        package id: String, version: String, sha256: String, count: Bool
+    ) async throws -> Catalog.Confirmation? {
         let catalog = self.catalog
         return try await offload { try catalog.confirm(package: id, version: version, sha256: sha256, count: count) }
     }
@@ -152,15 +189,23 @@ public struct GRDBCatalogStore: CatalogStore {
         return try await offload { try catalog.auditLog(after: after, limit: limit) }
     }
 
-    public func audit(actor: String, action: Catalog.AuditAction, id: String?, version: String?, sha256: String?, detail: String) async throws {
+    public func audit(
+        actor: String, action: Catalog.AuditAction, id: String?, version: String?, sha256: String?, detail: String
+    ) async throws {
         let catalog = self.catalog
-        return try await offload { try catalog.audit(actor: actor, action: action, id: id, version: version, sha256: sha256, detail: detail) }
+        return try await offload {
+            try catalog.audit(actor: actor, action: action, id: id, version: version, sha256: sha256, detail: detail)
+        }
     }
 }
 
 extension CatalogStore {
     /// A transition without a reason (start, approve, push).
-    public func apply(_ transition: Catalog.Transition, package id: String, version: String, by user: Catalog.User, required: Int, signature: String?) async throws -> Catalog.TransitionOutcome {
-        try await apply(transition, package: id, version: version, by: user, required: required, signature: signature, reason: nil)
+    public func apply(
+        _ transition: Catalog.Transition, package id: String, version: String, by user: Catalog.User, required: Int,
+        signature: String?
+    ) async throws -> Catalog.TransitionOutcome {
+        try await apply(
+            transition, package: id, version: version, by: user, required: required, signature: signature, reason: nil)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -70,7 +71,9 @@ public struct CatalogClient: Sendable {
     /// The reviewers' signatures of a version.
     public func signatures(id: String, version: String) async throws(ClientError) -> [ReviewerSignature] {
         struct List: Decodable { var signatures: [ReviewerSignature] }
-        return try await get("/v1/packages/\(Self.escape(id))/versions/\(Self.escape(version))/signatures", as: List.self).signatures
+        return try await get(
+            "/v1/packages/\(Self.escape(id))/versions/\(Self.escape(version))/signatures", as: List.self
+        ).signatures
     }
 
     /// Tells the server which SHA-256 the app computed; returns whether the server agrees.
@@ -95,7 +98,8 @@ public struct CatalogClient: Sendable {
     }
 
     static func escape(_ segment: String) -> String {
-        segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? segment
+        segment.addingPercentEncoding(
+            withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? segment
     }
 
     func authorize(_ request: inout URLRequest) {
@@ -117,14 +121,19 @@ public struct CatalogClient: Sendable {
         let response: URLResponse
         do { (data, response) = try await session.data(for: request) } catch {
             if Task.isCancelled { throw ClientError(.cancelled, "cancelled") }
-            throw ClientError(.network, "cannot reach \(server.absoluteString): \(error.localizedDescription); check the address and the connection, then try again",
-                              cause: error)
+            throw ClientError(
+                .network,
+                "cannot reach \(server.absoluteString): \(error.localizedDescription); check the address and the connection, then try again",
+                cause: error)
         }
         let path = request.url?.path ?? ""
-        guard let http = response as? HTTPURLResponse else { throw ClientError(.badResponse, "\(path): not an HTTP answer") }
+        guard let http = response as? HTTPURLResponse else {
+            throw ClientError(.badResponse, "\(path): not an HTTP answer")
+        }
         try Self.check(status: http.statusCode, body: data, path: path, server: server)
         guard data.count <= Self.maxResponseBytes else {
-            throw ClientError(.badResponse, "\(path): the answer is \(data.count) bytes; the limit is \(Self.maxResponseBytes)")
+            throw ClientError(
+                .badResponse, "\(path): the answer is \(data.count) bytes; the limit is \(Self.maxResponseBytes)")
         }
         do { return try JSONDecoder().decode(T.self, from: data) } catch {
             throw ClientError(.badResponse, "\(path): the answer is not what the API documents (\(error))")
@@ -143,7 +152,10 @@ public struct CatalogClient: Sendable {
         switch status {
         case 404: throw ClientError(.notFound, "\(server.absoluteString)\(path) was not found (404)\(suffix)")
         case 401, 403:
-            throw ClientError(.unauthorized, "\(server.absoluteString)\(path) needs a valid token (\(status))\(suffix); pass --token for versions under review")
+            throw ClientError(
+                .unauthorized,
+                "\(server.absoluteString)\(path) needs a valid token (\(status))\(suffix); pass --token for versions under review"
+            )
         default: throw ClientError(.http, "\(server.absoluteString)\(path) answered \(status)\(suffix)")
         }
     }

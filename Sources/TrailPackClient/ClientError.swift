@@ -8,7 +8,8 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
     /// A stable identifier of the kind of failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable {
-            case network, http, badResponse, notFound, unauthorized, damaged, invalid, signature, rollback, io, cancelled
+            case network, http, badResponse, notFound, unauthorized, damaged, invalid, signature, rollback, io,
+                cancelled
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }

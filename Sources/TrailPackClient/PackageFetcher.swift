@@ -28,7 +28,10 @@ public struct PackageFetcher: Sendable {
     ///   - trustedKeys: reviewers' public keys; with none, signatures are not checked.
     ///   - threshold: how many distinct trusted keys must have signed the version.
     ///   - retries: how many times a broken download is resumed before the fetch gives up.
-    public init(client: CatalogClient, library: PackageLibrary, trustedKeys: [Minisign.PublicKey] = [], threshold: Int = 1, retries: Int = 5) {
+    public init(
+        client: CatalogClient, library: PackageLibrary, trustedKeys: [Minisign.PublicKey] = [], threshold: Int = 1,
+        retries: Int = 5
+    ) {
         self.client = client
         self.library = library
         self.trustedKeys = trustedKeys
@@ -59,10 +62,14 @@ public struct PackageFetcher: Sendable {
     }
 
     /// Fetches `version` of `id` (the newest when nil) into the library.
-    public func fetch(id: String, version: String? = nil, progress: @escaping @Sendable (Stage) -> Void = { _ in }) async throws(ClientError) -> Outcome {
+    public func fetch(
+        id: String, version: String? = nil, progress: @escaping @Sendable (Stage) -> Void = { _ in }
+    ) async throws(ClientError) -> Outcome {
         progress(.resolving)
         let entry = try await client.entry(id: id, version: version)
-        guard entry.id == id else { throw ClientError(.badResponse, "asked for \(id), the server answered with \(entry.id)") }
+        guard entry.id == id else {
+            throw ClientError(.badResponse, "asked for \(id), the server answered with \(entry.id)")
+        }
         let expected = try entry.digest()
         let previous = try library.installed(id)
         if let previous {
@@ -70,44 +77,64 @@ public struct PackageFetcher: Sendable {
             if previous.version == entry.version, previous.sha256 == entry.sha256,
                 FileManager.default.fileExists(atPath: library.path(of: previous))
             {
-                guard !trustedKeys.isEmpty else { return Outcome(installed: previous, alreadyInstalled: true, report: nil, confirmed: nil) }
+                guard !trustedKeys.isEmpty else {
+                    return Outcome(installed: previous, alreadyInstalled: true, report: nil, confirmed: nil)
+                }
                 // Keys were asked for: the installed copy must pass them now, as a new download would.
                 progress(.verifying)
                 let path = library.path(of: previous)
                 let report = try verify(path, expected: expected, what: "the installed")
                 guard report.sha256 == expected, report.isValid, let manifest = report.manifest else {
-                    throw ClientError(.damaged, "the installed copy of \(id) \(entry.version) ('\(path)') no longer passes its checks; remove the folder '\(library.folder)/\(id)' and fetch again")
+                    throw ClientError(
+                        .damaged,
+                        "the installed copy of \(id) \(entry.version) ('\(path)') no longer passes its checks; remove the folder '\(library.folder)/\(id)' and fetch again"
+                    )
                 }
                 progress(.checkingSignatures)
                 var installed = previous
-                installed.signers = try await checkSignatures(entry: entry, report: report, manifest: manifest, partial: nil)
+                installed.signers = try await checkSignatures(
+                    entry: entry, report: report, manifest: manifest, partial: nil)
                 return Outcome(installed: installed, alreadyInstalled: true, report: report, confirmed: nil)
             }
         }
         try library.prepare()
         let partial = library.partialPath(id: entry.id, version: entry.version)
-        let download = ResumableDownload(client: client, entry: entry, partial: partial, retries: retries) { progress(.downloading($0)) }
+        let download = ResumableDownload(client: client, entry: entry, partial: partial, retries: retries) {
+            progress(.downloading($0))
+        }
         let reprDigest = try await download.run()
 
         progress(.verifying)
         if let reprDigest, let served = Self.sha256(fromReprDigest: reprDigest), !(served == expected) {
             library.discard(partial: partial)
-            throw ClientError(.damaged, "the server's Repr-Digest (\(served.hex)) is not the catalog's SHA-256 for \(id) \(entry.version); the download was deleted — try again later, and tell the server's operator if it persists")
+            throw ClientError(
+                .damaged,
+                "the server's Repr-Digest (\(served.hex)) is not the catalog's SHA-256 for \(id) \(entry.version); the download was deleted — try again later, and tell the server's operator if it persists"
+            )
         }
         let report = try verify(partial, expected: expected, what: "the download")
         if !(report.sha256 == expected) {
             library.discard(partial: partial)
             _ = try? await client.confirm(entry, sha256: report.sha256.hex)  // operators count damaged downloads
-            throw ClientError(.damaged, "the download of \(id) \(entry.version) is damaged: its SHA-256 is \(report.sha256.hex), the catalog says \(entry.sha256); it was deleted — fetch again")
+            throw ClientError(
+                .damaged,
+                "the download of \(id) \(entry.version) is damaged: its SHA-256 is \(report.sha256.hex), the catalog says \(entry.sha256); it was deleted — fetch again"
+            )
         }
         guard report.isValid, let manifest = report.manifest else {
             library.discard(partial: partial)
             let first = report.findings.first { $0.severity == .error }.map { ": \($0.description)" } ?? ""
-            throw ClientError(.invalid, "\(id) \(entry.version) is not a valid package (\(report.findings.filter { $0.severity == .error }.count) errors)\(first); it was deleted")
+            throw ClientError(
+                .invalid,
+                "\(id) \(entry.version) is not a valid package (\(report.findings.filter { $0.severity == .error }.count) errors)\(first); it was deleted"
+            )
         }
         guard manifest.id == entry.id, PackageVersion(manifest.version) == PackageVersion(entry.version) else {
             library.discard(partial: partial)
-            throw ClientError(.invalid, "the catalog lists \(entry.id) \(entry.version) but the package is \(manifest.id) \(manifest.version); it was deleted")
+            throw ClientError(
+                .invalid,
+                "the catalog lists \(entry.id) \(entry.version) but the package is \(manifest.id) \(manifest.version); it was deleted"
+            )
         }
 
         var signers: [String] = []
@@ -131,24 +158,36 @@ public struct PackageFetcher: Sendable {
 
     /// The verifier's report on a package file (with the signed hash when keys are trusted).
     func verify(_ path: String, expected: SHA256Digest, what: String) throws(ClientError) -> VerificationReport {
-        do { return try Verifier.verify(path: path, options: .init(expectedSHA256: expected, prehash: !trustedKeys.isEmpty)) } catch {
+        do {
+            return try Verifier.verify(
+                path: path, options: .init(expectedSHA256: expected, prehash: !trustedKeys.isEmpty))
+        } catch {
             throw ClientError(.io, "cannot read \(what) '\(path)': \(error)", cause: error)
         }
     }
 
     /// The reviewers' signatures of `entry` from the server, checked against the trusted keys and
     /// the threshold; returns the valid signers. On a refusal a download (`partial`) is discarded.
-    func checkSignatures(entry: CatalogEntry, report: VerificationReport, manifest: Manifest, partial: String?) async throws(ClientError) -> [String] {
-        guard let prehash = report.blake2b512 else { throw ClientError(.signature, "the package's signed hash was not computed") }
+    func checkSignatures(
+        entry: CatalogEntry, report: VerificationReport, manifest: Manifest, partial: String?
+    ) async throws(ClientError) -> [String] {
+        guard let prehash = report.blake2b512 else {
+            throw ClientError(.signature, "the package's signed hash was not computed")
+        }
         let served = try await client.signatures(id: entry.id, version: entry.version)
         let inputs = served.map { SignatureCheck.Input(name: "\($0.reviewer).minisig", text: $0.minisig) }
-        let result = SignatureCheck.check(signatures: inputs, trustedKeys: trustedKeys, threshold: threshold,
-                                          prehash: prehash, manifest: manifest, sha256: report.sha256)
+        let result = SignatureCheck.check(
+            signatures: inputs, trustedKeys: trustedKeys, threshold: threshold,
+            prehash: prehash, manifest: manifest, sha256: report.sha256)
         guard !result.findings.hasErrors, result.validSigners.count >= threshold else {
             if let partial { library.discard(partial: partial) }
             let why = result.findings.first { $0.severity == .error }?.message ?? "too few valid signatures"
-            let what = partial == nil ? "the installed copy is kept, but do not use it as signed" : "it was not installed"
-            throw ClientError(.signature, "\(entry.id) \(entry.version) has \(result.validSigners.count) valid signature(s) from trusted keys; \(threshold) needed (\(why)); \(what)")
+            let what =
+                partial == nil ? "the installed copy is kept, but do not use it as signed" : "it was not installed"
+            throw ClientError(
+                .signature,
+                "\(entry.id) \(entry.version) has \(result.validSigners.count) valid signature(s) from trusted keys; \(threshold) needed (\(why)); \(what)"
+            )
         }
         return result.validSigners
     }
@@ -156,13 +195,20 @@ public struct PackageFetcher: Sendable {
     /// A refusal when `entry` is older than what was installed, or the same version with other bytes.
     static func rollback(entry: CatalogEntry, installed: InstalledPackage) -> ClientError? {
         guard let new = PackageVersion(entry.version), let highest = PackageVersion(installed.highestVersion) else {
-            return ClientError(.rollback, "cannot compare version '\(entry.version)' with the installed '\(installed.highestVersion)'")
+            return ClientError(
+                .rollback, "cannot compare version '\(entry.version)' with the installed '\(installed.highestVersion)'")
         }
         if new < highest {
-            return ClientError(.rollback, "the server offers \(entry.id) \(entry.version), older than \(installed.highestVersion), which this library already accepted; refusing a downgrade")
+            return ClientError(
+                .rollback,
+                "the server offers \(entry.id) \(entry.version), older than \(installed.highestVersion), which this library already accepted; refusing a downgrade"
+            )
         }
         if new == PackageVersion(installed.version), entry.sha256 != installed.sha256 {
-            return ClientError(.rollback, "the server offers \(entry.id) \(entry.version) with other bytes (SHA-256 \(entry.sha256)) than the installed \(installed.version) (\(installed.sha256)); a version never changes — refusing it")
+            return ClientError(
+                .rollback,
+                "the server offers \(entry.id) \(entry.version) with other bytes (SHA-256 \(entry.sha256)) than the installed \(installed.version) (\(installed.sha256)); a version never changes — refusing it"
+            )
         }
         return nil
     }

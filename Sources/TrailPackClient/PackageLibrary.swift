@@ -1,7 +1,8 @@
 import Foundation
 import SystemPackage
-import TrailPackFileIO
 import TrailPackCore
+import TrailPackFileIO
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -84,10 +85,14 @@ public struct PackageLibrary: Sendable {
     }
 
     /// Moves a checked download into place and records it; then removes the previous version's file.
-    func install(partial: String, entry: CatalogEntry, signers: [String], previous: InstalledPackage?) throws(ClientError) -> InstalledPackage {
+    func install(
+        partial: String, entry: CatalogEntry, signers: [String], previous: InstalledPackage?
+    ) throws(ClientError) -> InstalledPackage {
         let dir = folder + "/" + entry.id
         if !FileManager.default.fileExists(atPath: dir) {
-            guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw ClientError(FileIOError.system("mkdir", .last, "cannot create '\(dir)'", path: dir)) }
+            guard mkdir(dir, 0o755) == 0 || errno == EEXIST else {
+                throw ClientError(FileIOError.system("mkdir", .last, "cannot create '\(dir)'", path: dir))
+            }
         }
         let file = entry.id + "/" + entry.version + ".zip"
         do {

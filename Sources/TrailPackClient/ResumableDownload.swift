@@ -1,6 +1,7 @@
 import Foundation
 import SystemPackage
 import TrailPackFileIO
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -76,7 +77,9 @@ struct ResumableDownload: Sendable {
         // process killed mid-download can resume in its next run.
         let known = state
         let sink = try DownloadSink(path: partial, offset: offset, entry: entry, progress: progress) { etag, digest in
-            if let etag { self.saveState(State(sha256: entry.sha256, etag: etag, reprDigest: digest ?? known?.reprDigest)) }
+            if let etag {
+                self.saveState(State(sha256: entry.sha256, etag: etag, reprDigest: digest ?? known?.reprDigest))
+            }
         }
         // A session of its own per attempt: the sink is its delegate, and it is invalidated after.
         let session = URLSession(configuration: client.session.configuration, delegate: sink, delegateQueue: nil)
@@ -94,11 +97,16 @@ struct ResumableDownload: Sendable {
             saveState(State(sha256: entry.sha256, etag: etag, reprDigest: result.reprDigest ?? state?.reprDigest))
         }
         if let error = result.error {
-            if Task.isCancelled { throw ClientError(.cancelled, "the download of \(entry.id) \(entry.version) was cancelled") }
+            if Task.isCancelled {
+                throw ClientError(.cancelled, "the download of \(entry.id) \(entry.version) was cancelled")
+            }
             throw error
         }
         guard let size = Self.fileSize(partial), size == entry.size else {
-            throw ClientError(.network, "the download of \(entry.id) \(entry.version) ended at \(Self.fileSize(partial) ?? 0) of \(entry.size) bytes")
+            throw ClientError(
+                .network,
+                "the download of \(entry.id) \(entry.version) ended at \(Self.fileSize(partial) ?? 0) of \(entry.size) bytes"
+            )
         }
         return result.reprDigest ?? state?.reprDigest
     }
@@ -143,14 +151,17 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     private var errorBody = Data()
     private var status = 0
 
-    init(path: String, offset: Int64, entry: CatalogEntry, progress: @escaping @Sendable (DownloadProgress) -> Void,
-         onHeaders: @escaping @Sendable (_ etag: String?, _ reprDigest: String?) -> Void) throws(ClientError) {
+    init(
+        path: String, offset: Int64, entry: CatalogEntry, progress: @escaping @Sendable (DownloadProgress) -> Void,
+        onHeaders: @escaping @Sendable (_ etag: String?, _ reprDigest: String?) -> Void
+    ) throws(ClientError) {
         do {
             file = try FileDescriptor.open(
                 FilePath(path), .writeOnly, options: [.create, .closeOnExec, .noFollow],
                 permissions: [.ownerReadWrite, .groupRead, .otherRead])
         } catch {
-            throw ClientError(FileIOError.system("open", error as? Errno ?? .ioError, "cannot write '\(path)'", path: path))
+            throw ClientError(
+                FileIOError.system("open", error as? Errno ?? .ioError, "cannot write '\(path)'", path: path))
         }
         self.path = path
         self.position = offset
@@ -169,8 +180,10 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         task.resume()
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
         guard let http = response as? HTTPURLResponse else {
             fail(ClientError(.badResponse, "not an HTTP answer"))
             completionHandler(.cancel)
@@ -192,7 +205,10 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             // The whole file: what was there before is not part of it.
             lock.withLock { position = 0 }
             do { try file.resize(to: 0) } catch {
-                fail(ClientError(FileIOError.system("ftruncate", error as? Errno ?? .ioError, "cannot write the download", path: path)))
+                fail(
+                    ClientError(
+                        FileIOError.system(
+                            "ftruncate", error as? Errno ?? .ioError, "cannot write the download", path: path)))
                 completionHandler(.cancel)
                 return
             }
@@ -218,7 +234,11 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             return
         }
         guard at + Int64(data.count) <= entry.size else {
-            fail(ClientError(.damaged, "the server sent more than the \(entry.size) bytes the catalog lists for \(entry.id) \(entry.version)"))
+            fail(
+                ClientError(
+                    .damaged,
+                    "the server sent more than the \(entry.size) bytes the catalog lists for \(entry.id) \(entry.version)"
+                ))
             dataTask.cancel()
             return
         }
@@ -236,8 +256,10 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         progress(DownloadProgress(received: now, total: entry.size))
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
         // A redirect to another host (a CDN) must not carry the token.
         var next = request
         let server = lock.withLock { self.server }
@@ -256,7 +278,11 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             _ = try? file.resize(to: 0)
             fail(ClientError(.network, "the server could not resume; starting again"))
         } else if !(200..<300).contains(status) {
-            do { try CatalogClient.check(status: status, body: body, path: task.originalRequest?.url?.path ?? "", server: server ?? URL(fileURLWithPath: "/")) } catch {
+            do {
+                try CatalogClient.check(
+                    status: status, body: body, path: task.originalRequest?.url?.path ?? "",
+                    server: server ?? URL(fileURLWithPath: "/"))
+            } catch {
                 fail(error)
             }
         }

@@ -1,5 +1,5 @@
-import Foundation
 internal import CLibCrypto
+import Foundation
 
 /// BLAKE2b (RFC 7693).
 ///

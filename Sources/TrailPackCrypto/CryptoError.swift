@@ -46,7 +46,9 @@ public struct CryptoError: Error, Sendable, CustomStringConvertible {
     }
 
     static func malformedKey(_ message: String) -> CryptoError { CryptoError(code: .malformedKey, message: message) }
-    static func malformedSignature(_ message: String) -> CryptoError { CryptoError(code: .malformedSignature, message: message) }
+    static func malformedSignature(_ message: String) -> CryptoError {
+        CryptoError(code: .malformedSignature, message: message)
+    }
 
     /// The failure of OpenSSL's `operation`, with its error queue's text (which it empties).
     static func fromQueue(_ operation: String) -> CryptoError {

@@ -30,7 +30,9 @@ public enum Minisign {
             guard let raw = Data(base64Encoded: b64).map(Array.init), raw.count == 42 else {
                 throw CryptoError.malformedKey("the public key is not 42 bytes of base64")
             }
-            guard raw[0] == 0x45, raw[1] == 0x64 else { throw CryptoError.malformedKey("the public key is not an Ed25519 ('Ed') key") }
+            guard raw[0] == 0x45, raw[1] == 0x64 else {
+                throw CryptoError.malformedKey("the public key is not an Ed25519 ('Ed') key")
+            }
             keyID = Array(raw[2..<10])
             key = Array(raw[10..<42])
         }
@@ -44,7 +46,9 @@ public enum Minisign {
     }
 
     static func keyIDHex(_ id: [UInt8]) -> String {
-        id.reversed().map { b in let s = String(b, radix: 16, uppercase: true); return s.count == 1 ? "0" + s : s }.joined()
+        id.reversed().map { b in
+            let s = String(b, radix: 16, uppercase: true); return s.count == 1 ? "0" + s : s
+        }.joined()
     }
 
     /// A secret key, decrypted: the Ed25519 seed and the public key.
@@ -66,14 +70,17 @@ public enum Minisign {
         public var publicKeyValue: PublicKey { PublicKey(keyID: keyID, key: publicKey) }
 
         /// The secret key file's text; with a password, encrypted with scrypt as minisign does.
-        public func fileText(password: [UInt8]?, opsLimit: UInt64 = SecretKey.opsLimit, memLimit: UInt64 = SecretKey.memLimit) throws -> String {
+        public func fileText(
+            password: [UInt8]?, opsLimit: UInt64 = SecretKey.opsLimit, memLimit: UInt64 = SecretKey.memLimit
+        ) throws -> String {
             let sk = seed + publicKey
             let checksum = BLAKE2b.digest([0x45, 0x64] + keyID + sk, length: 32)
             var keynumSK = keyID + sk + checksum
             var header: [UInt8] = [0x45, 0x64]
             if let password {
                 let salt = try SecureRandom.bytes(32)
-                let stream = try Scrypt.derive(password: password, salt: salt, opsLimit: opsLimit, memLimit: memLimit, length: keynumSK.count)
+                let stream = try Scrypt.derive(
+                    password: password, salt: salt, opsLimit: opsLimit, memLimit: memLimit, length: keynumSK.count)
                 for i in keynumSK.indices { keynumSK[i] ^= stream[i] }
                 header += [0x53, 0x63, 0x42, 0x32] + salt + le64(opsLimit) + le64(memLimit)
             } else {
@@ -89,8 +96,12 @@ public enum Minisign {
             guard lines.count >= 2, let raw = Data(base64Encoded: lines[1]).map(Array.init), raw.count == 158 else {
                 throw CryptoError.malformedKey("not a minisign secret key file")
             }
-            guard raw[0] == 0x45, raw[1] == 0x64 else { throw CryptoError.malformedKey("the secret key is not an Ed25519 key") }
-            guard raw[4] == 0x42, raw[5] == 0x32 else { throw CryptoError.malformedKey("the secret key uses an unknown checksum") }
+            guard raw[0] == 0x45, raw[1] == 0x64 else {
+                throw CryptoError.malformedKey("the secret key is not an Ed25519 key")
+            }
+            guard raw[4] == 0x42, raw[5] == 0x32 else {
+                throw CryptoError.malformedKey("the secret key uses an unknown checksum")
+            }
             var keynumSK = Array(raw[54..<158])
             let encrypted: Bool
             switch (raw[2], raw[3]) {
@@ -101,14 +112,21 @@ public enum Minisign {
             if encrypted {
                 let salt = Array(raw[6..<38])
                 let ops = readLE64(raw, 38), mem = readLE64(raw, 46)
-                guard mem <= 4 << 30 else { throw CryptoError.malformedKey("the secret key asks for more than 4 GiB of memory to decrypt") }
-                let stream = try Scrypt.derive(password: try password(), salt: salt, opsLimit: ops, memLimit: mem, length: keynumSK.count)
+                guard mem <= 4 << 30 else {
+                    throw CryptoError.malformedKey("the secret key asks for more than 4 GiB of memory to decrypt")
+                }
+                let stream = try Scrypt.derive(
+                    password: try password(), salt: salt, opsLimit: ops, memLimit: mem, length: keynumSK.count)
                 for i in keynumSK.indices { keynumSK[i] ^= stream[i] }
                 let checksum = BLAKE2b.digest([0x45, 0x64] + Array(keynumSK[0..<72]), length: 32)
-                guard ConstantTime.equals(checksum, Array(keynumSK[72..<104])) else { throw CryptoError(code: .wrongPassword, message: "wrong password for this secret key") }
+                guard ConstantTime.equals(checksum, Array(keynumSK[72..<104])) else {
+                    throw CryptoError(code: .wrongPassword, message: "wrong password for this secret key")
+                }
             }
             let keyID = Array(keynumSK[0..<8]), seed = Array(keynumSK[8..<40]), pub = Array(keynumSK[40..<72])
-            guard (try? Ed25519.publicKey(seed: seed)) == pub else { throw CryptoError.malformedKey("the secret key is damaged (its halves do not match)") }
+            guard (try? Ed25519.publicKey(seed: seed)) == pub else {
+                throw CryptoError.malformedKey("the secret key is damaged (its halves do not match)")
+            }
             return SecretKey(keyID: keyID, seed: seed, publicKey: pub)
         }
     }
@@ -127,15 +145,24 @@ public enum Minisign {
         public var keyIDHex: String { Minisign.keyIDHex(keyID) }
 
         /// Signs a BLAKE2b-512 prehash of the file with `key`.
-        public static func sign(prehash: [UInt8], key: SecretKey, trustedComment: String, untrustedComment: String = "signature from trailpack secret key") throws -> Signature {
-            guard !trustedComment.contains("\n"), !trustedComment.contains("\r") else { throw CryptoError.malformedSignature("a trusted comment must be one line") }
+        public static func sign(
+            prehash: [UInt8], key: SecretKey, trustedComment: String,
+            untrustedComment: String = "signature from trailpack secret key"
+        ) throws -> Signature {
+            guard !trustedComment.contains("\n"), !trustedComment.contains("\r") else {
+                throw CryptoError.malformedSignature("a trusted comment must be one line")
+            }
             let sig = try Ed25519.sign(prehash, seed: key.seed)
             let global = try Ed25519.sign(sig + Array(trustedComment.utf8), seed: key.seed)
-            return Signature(algorithm: [0x45, 0x44], keyID: key.keyID, signature: sig, untrustedComment: untrustedComment,
-                             trustedComment: trustedComment, globalSignature: global)
+            return Signature(
+                algorithm: [0x45, 0x44], keyID: key.keyID, signature: sig, untrustedComment: untrustedComment,
+                trustedComment: trustedComment, globalSignature: global)
         }
 
-        init(algorithm: [UInt8], keyID: [UInt8], signature: [UInt8], untrustedComment: String, trustedComment: String, globalSignature: [UInt8]) {
+        init(
+            algorithm: [UInt8], keyID: [UInt8], signature: [UInt8], untrustedComment: String, trustedComment: String,
+            globalSignature: [UInt8]
+        ) {
             self.algorithm = algorithm
             self.keyID = keyID
             self.signature = signature
@@ -146,18 +173,30 @@ public enum Minisign {
 
         /// Reads a `.minisig` file's text.
         public init(fileText: String) throws(CryptoError) {
-            let lines = fileText.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
-            guard lines.count >= 4, lines[0].hasPrefix(Minisign.untrustedPrefix), lines[2].hasPrefix(Minisign.trustedPrefix) else {
-                throw CryptoError.malformedSignature("not a minisign signature (expected an untrusted comment, the signature, a trusted comment and the global signature)")
+            let lines = fileText.split(separator: "\n", omittingEmptySubsequences: false).map {
+                $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
             }
-            guard let raw = Data(base64Encoded: lines[1].trimmingCharacters(in: .whitespaces)).map(Array.init), raw.count == 74 else {
+            guard lines.count >= 4, lines[0].hasPrefix(Minisign.untrustedPrefix),
+                lines[2].hasPrefix(Minisign.trustedPrefix)
+            else {
+                throw CryptoError.malformedSignature(
+                    "not a minisign signature (expected an untrusted comment, the signature, a trusted comment and the global signature)"
+                )
+            }
+            guard let raw = Data(base64Encoded: lines[1].trimmingCharacters(in: .whitespaces)).map(Array.init),
+                raw.count == 74
+            else {
                 throw CryptoError.malformedSignature("the signature line is not 74 bytes of base64")
             }
-            guard let global = Data(base64Encoded: lines[3].trimmingCharacters(in: .whitespaces)).map(Array.init), global.count == 64 else {
+            guard let global = Data(base64Encoded: lines[3].trimmingCharacters(in: .whitespaces)).map(Array.init),
+                global.count == 64
+            else {
                 throw CryptoError.malformedSignature("the global signature line is not 64 bytes of base64")
             }
             let alg = Array(raw[0..<2])
-            guard alg == [0x45, 0x44] || alg == [0x45, 0x64] else { throw CryptoError.malformedSignature("unknown signature algorithm") }
+            guard alg == [0x45, 0x44] || alg == [0x45, 0x64] else {
+                throw CryptoError.malformedSignature("unknown signature algorithm")
+            }
             algorithm = alg
             keyID = Array(raw[2..<10])
             signature = Array(raw[10..<74])
@@ -189,7 +228,8 @@ public enum Minisign {
             guard keyID == publicKey.keyID else { return .otherKey }
             guard isPrehashed else { return .legacy }
             guard Ed25519.verify(signature, of: prehash, publicKey: publicKey.key) else { return .badSignature }
-            guard Ed25519.verify(globalSignature, of: signature + Array(trustedComment.utf8), publicKey: publicKey.key) else { return .badTrustedComment }
+            guard Ed25519.verify(globalSignature, of: signature + Array(trustedComment.utf8), publicKey: publicKey.key)
+            else { return .badTrustedComment }
             return .valid
         }
 
@@ -208,5 +248,7 @@ public enum Minisign {
     public static func prehash(path: String) throws(FileIOError) -> [UInt8] { try FileHashing.blake2b512(path: path) }
 
     static func le64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
-    static func readLE64(_ b: [UInt8], _ at: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(b[at + $1]) << (8 * UInt64($1)) } }
+    static func readLE64(_ b: [UInt8], _ at: Int) -> UInt64 {
+        (0..<8).reduce(UInt64(0)) { $0 | UInt64(b[at + $1]) << (8 * UInt64($1)) }
+    }
 }

@@ -24,7 +24,8 @@ public enum PasswordHash {
     public static func make(_ password: String, cost: Cost = .standard) throws(CryptoError) -> String {
         let salt = try SecureRandom.bytes(16)
         let hash = try derive(Array(password.utf8), salt: salt, cost: cost)
-        return "scrypt$ln=\(cost.logN),r=\(cost.r),p=\(cost.p)$\(Data(salt).base64EncodedString())$\(Data(hash).base64EncodedString())"
+        return
+            "scrypt$ln=\(cost.logN),r=\(cost.r),p=\(cost.p)$\(Data(salt).base64EncodedString())$\(Data(hash).base64EncodedString())"
     }
 
     /// Whether `password` matches `stored` (compared in constant time). A malformed or over-costly stored
@@ -32,9 +33,10 @@ public enum PasswordHash {
     public static func verify(_ password: String, against stored: String) -> Bool {
         let parts = stored.split(separator: "$", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "scrypt", let cost = parseCost(parts[1]),
-              let salt = Data(base64Encoded: String(parts[2])), let expected = Data(base64Encoded: String(parts[3])),
-              salt.count >= 8, expected.count >= 16, expected.count <= 64,
-              let actual = try? derive(Array(password.utf8), salt: Array(salt), cost: cost, length: expected.count) else { return false }
+            let salt = Data(base64Encoded: String(parts[2])), let expected = Data(base64Encoded: String(parts[3])),
+            salt.count >= 8, expected.count >= 16, expected.count <= 64,
+            let actual = try? derive(Array(password.utf8), salt: Array(salt), cost: cost, length: expected.count)
+        else { return false }
         return ConstantTime.equals(actual, Array(expected))
     }
 
@@ -46,17 +48,21 @@ public enum PasswordHash {
             values[String(kv[0])] = v
         }
         guard let ln = values["ln"], let r = values["r"], let p = values["p"], ln >= 1, ln <= UInt32(Cost.ceiling.logN),
-              r >= 1, r <= Cost.ceiling.r, p >= 1, p <= Cost.ceiling.p else { return nil }
+            r >= 1, r <= Cost.ceiling.r, p >= 1, p <= Cost.ceiling.p
+        else { return nil }
         return Cost(logN: UInt8(ln), r: r, p: p)
     }
 
-    static func derive(_ password: [UInt8], salt: [UInt8], cost: Cost, length: Int = 32) throws(CryptoError) -> [UInt8] {
+    static func derive(_ password: [UInt8], salt: [UInt8], cost: Cost, length: Int = 32) throws(CryptoError) -> [UInt8]
+    {
         var out = [UInt8](repeating: 0, count: length)
         let n = UInt64(1) << UInt64(cost.logN)
         let memory = 128 * UInt64(cost.r) * n + 128 * UInt64(cost.r) * UInt64(cost.p) + (1 << 20)
         let ok = password.withUnsafeBufferPointer { pw in
             pw.withMemoryRebound(to: CChar.self) { pwc in
-                EVP_PBE_scrypt(pwc.baseAddress, pw.count, salt, salt.count, n, UInt64(cost.r), UInt64(cost.p), memory, &out, length)
+                EVP_PBE_scrypt(
+                    pwc.baseAddress, pw.count, salt, salt.count, n, UInt64(cost.r), UInt64(cost.p), memory, &out, length
+                )
             }
         }
         guard ok == 1 else { throw .fromQueue("EVP_PBE_scrypt") }

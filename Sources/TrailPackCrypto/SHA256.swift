@@ -112,7 +112,8 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// or a line break is escaped and the line starts with a backslash, as GNU coreutils does.
     public func sha256sumLine(name: String) -> String {
         if name.contains("\\") || name.contains("\n") || name.contains("\r") {
-            let escaped = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+            let escaped = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+                .replacingOccurrences(of: "\r", with: "\\r")
             return "\\\(hex)  \(escaped)\n"
         }
         return "\(hex)  \(name)\n"

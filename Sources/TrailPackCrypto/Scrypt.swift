@@ -5,14 +5,18 @@ public enum Scrypt {
     /// scrypt as libsodium's `crypto_pwhash_scryptsalsa208sha256` computes it from an ops limit and a
     /// memory limit (minisign stores those two numbers in its secret keys).
     /// The corresponding C function is `EVP_PBE_scrypt`.
-    public static func derive(password: [UInt8], salt: [UInt8], opsLimit: UInt64, memLimit: UInt64, length: Int) throws(CryptoError) -> [UInt8] {
+    public static func derive(
+        password: [UInt8], salt: [UInt8], opsLimit: UInt64, memLimit: UInt64, length: Int
+    ) throws(CryptoError) -> [UInt8] {
         let chosen = parameters(opsLimit: opsLimit, memLimit: memLimit)
         let (logN, r, p) = (chosen.logN, chosen.r, chosen.p)
         var out = [UInt8](repeating: 0, count: length)
         let memory = UInt64(128) * UInt64(r) * (UInt64(1) << logN) + UInt64(128) * UInt64(r) * UInt64(p) + (1 << 20)
         let ok = password.withUnsafeBufferPointer { pw in
             pw.withMemoryRebound(to: CChar.self) { pwc in
-                EVP_PBE_scrypt(pwc.baseAddress, pw.count, salt, salt.count, UInt64(1) << logN, UInt64(r), UInt64(p), memory, &out, length)
+                EVP_PBE_scrypt(
+                    pwc.baseAddress, pw.count, salt, salt.count, UInt64(1) << logN, UInt64(r), UInt64(p), memory, &out,
+                    length)
             }
         }
         guard ok == 1 else { throw .fromQueue("EVP_PBE_scrypt") }

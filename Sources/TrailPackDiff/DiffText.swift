@@ -18,14 +18,19 @@ public enum DiffText {
         var lines: [String] = []
         let new = diff.new
         guard let old = diff.old else {
-            lines.append("\(e(new.id)) \(e(new.version)): a first release (no released version to compare with); \(new.stops) stops. Review all of it.")
+            lines.append(
+                "\(e(new.id)) \(e(new.version)): a first release (no released version to compare with); \(new.stops) stops. Review all of it."
+            )
             return lines.joined(separator: "\n") + "\n"
         }
-        lines.append("\(e(new.id)): \(e(old.version)) → \(e(new.version)), \(old.stops) → \(new.stops) stops"
-            + (diff.sizeChange.map { ", package \(signedBytes($0))" } ?? ""))
+        lines.append(
+            "\(e(new.id)): \(e(old.version)) → \(e(new.version)), \(old.stops) → \(new.stops) stops"
+                + (diff.sizeChange.map { ", package \(signedBytes($0))" } ?? ""))
         if let a = old.sha256, let b = new.sha256 { lines.append("  SHA-256 \(a) → \(b)") }
         guard diff.hasChanges else {
-            lines.append("No changes to the tour: the same stops, texts, files and map\(old.sha256 == new.sha256 ? "" : " (the packages' bytes differ: a rebuild)").")
+            lines.append(
+                "No changes to the tour: the same stops, texts, files and map\(old.sha256 == new.sha256 ? "" : " (the packages' bytes differ: a rebuild)")."
+            )
             return lines.joined(separator: "\n") + "\n"
         }
         for field in diff.tour {
@@ -41,16 +46,21 @@ public enum DiffText {
         for stop in diff.stops {
             switch stop.kind {
             case .added:
-                lines.append("+ Stop \(stop.newPosition ?? 0) \"\(e(stop.name))\" added at \(point(stop.newCoordinate))"
-                    + (stop.assets.isEmpty ? "" : " with \(stop.assets.map { e($0.file) }.joined(separator: ", "))"))
+                lines.append(
+                    "+ Stop \(stop.newPosition ?? 0) \"\(e(stop.name))\" added at \(point(stop.newCoordinate))"
+                        + (stop.assets.isEmpty ? "" : " with \(stop.assets.map { e($0.file) }.joined(separator: ", "))")
+                )
             case .removed:
-                lines.append("- Stop \(stop.oldPosition ?? 0) \"\(e(stop.name))\" removed (it had \(stop.assets.count) file\(stop.assets.count == 1 ? "" : "s"))")
+                lines.append(
+                    "- Stop \(stop.oldPosition ?? 0) \"\(e(stop.name))\" removed (it had \(stop.assets.count) file\(stop.assets.count == 1 ? "" : "s"))"
+                )
             case .changed:
                 var head = "~ Stop \(stop.newPosition ?? 0) \"\(e(stop.name))\""
                 if let oldName = stop.oldName { head += " (renamed from \"\(e(oldName))\")" }
                 lines.append(head)
                 if let metres = stop.movedMetres {
-                    lines.append("    moved \(distance(metres)): \(point(stop.oldCoordinate)) → \(point(stop.newCoordinate))")
+                    lines.append(
+                        "    moved \(distance(metres)): \(point(stop.oldCoordinate)) → \(point(stop.newCoordinate))")
                 }
                 if let words = stop.description { lines.append("    description: \(e(words.marked))") }
                 for p in stop.properties {
@@ -64,7 +74,9 @@ public enum DiffText {
             }
         }
         if let a = diff.oldOrder, let b = diff.newOrder {
-            lines.append("Order of the stops kept: \(a.map { e($0) }.joined(separator: " · ")) → \(b.map { e($0) }.joined(separator: " · "))")
+            lines.append(
+                "Order of the stops kept: \(a.map { e($0) }.joined(separator: " · ")) → \(b.map { e($0) }.joined(separator: " · "))"
+            )
         }
         for map in diff.maps { lines.append("Map " + assetLine(map)) }
         return lines.joined(separator: "\n") + "\n"
@@ -75,7 +87,9 @@ public enum DiffText {
         switch a.kind {
         case .added: return "file \(e(a.file)) added (\(bytes(a.newSize ?? 0)))"
         case .removed: return "file \(e(a.file)) removed (was \(bytes(a.oldSize ?? 0)))"
-        case .changed: return "file \(e(a.file)) replaced: \(bytes(a.oldSize ?? 0)) → \(bytes(a.newSize ?? 0)), SHA-256 \(a.oldSHA256?.prefix(12) ?? "")… → \(a.newSHA256?.prefix(12) ?? "")…"
+        case .changed:
+            return
+                "file \(e(a.file)) replaced: \(bytes(a.oldSize ?? 0)) → \(bytes(a.newSize ?? 0)), SHA-256 \(a.oldSHA256?.prefix(12) ?? "")… → \(a.newSHA256?.prefix(12) ?? "")…"
         case .retitled: return "file \(e(a.file)) retitled: \"\(e(a.oldTitle ?? ""))\" → \"\(e(a.newTitle ?? ""))\""
         }
     }
@@ -92,7 +106,9 @@ public enum DiffText {
     }
 
     static func bytes(_ n: Int64) -> String {
-        n >= 1 << 20 ? String(format: "%.1f MB", Double(n) / 1_048_576) : n >= 1024 ? String(format: "%.1f KB", Double(n) / 1024) : "\(n) bytes"
+        n >= 1 << 20
+            ? String(format: "%.1f MB", Double(n) / 1_048_576)
+            : n >= 1024 ? String(format: "%.1f KB", Double(n) / 1024) : "\(n) bytes"
     }
 
     static func signedBytes(_ n: Int64) -> String { (n >= 0 ? "+" : "−") + bytes(abs(n)) }

@@ -117,21 +117,35 @@ public struct PackageDiff: Sendable, Equatable, Codable {
     public static let sameStopMetres = 25.0
 
     /// The difference from `old` (nil: a first release) to `new`.
-    public init(old: Manifest?, new: Manifest, oldPackage: (sha256: String, size: Int64)? = nil, newPackage: (sha256: String, size: Int64)? = nil) {
-        self.new = Side(id: new.id, version: new.version, sha256: newPackage?.sha256, size: newPackage?.size, stops: new.waypoints.count)
-        self.old = old.map { Side(id: $0.id, version: $0.version, sha256: oldPackage?.sha256, size: oldPackage?.size, stops: $0.waypoints.count) }
+    public init(
+        old: Manifest?, new: Manifest, oldPackage: (sha256: String, size: Int64)? = nil,
+        newPackage: (sha256: String, size: Int64)? = nil
+    ) {
+        self.new = Side(
+            id: new.id, version: new.version, sha256: newPackage?.sha256, size: newPackage?.size,
+            stops: new.waypoints.count)
+        self.old = old.map {
+            Side(
+                id: $0.id, version: $0.version, sha256: oldPackage?.sha256, size: oldPackage?.size,
+                stops: $0.waypoints.count)
+        }
         firstRelease = old == nil
         tour = []
         stops = []
         maps = []
         if let oldSize = oldPackage?.size, let newSize = newPackage?.size { sizeChange = newSize - oldSize }
         guard let old else { return }
-        for (field, a, b) in [("name", old.name, new.name), ("park", old.park, new.park), ("site", old.site.name, new.site.name),
-                              ("site id", old.site.id, new.site.id), ("map name", old.mapName, new.mapName)] where a != b {
+        for (field, a, b) in [
+            ("name", old.name, new.name), ("park", old.park, new.park), ("site", old.site.name, new.site.name),
+            ("site id", old.site.id, new.site.id), ("map name", old.mapName, new.mapName),
+        ] where a != b {
             tour.append(FieldChange(field: field, old: a, new: b, words: nil))
         }
         if old.description != new.description {
-            tour.append(FieldChange(field: "description", old: old.description, new: new.description, words: WordDiff(old: old.description, new: new.description)))
+            tour.append(
+                FieldChange(
+                    field: "description", old: old.description, new: new.description,
+                    words: WordDiff(old: old.description, new: new.description)))
         }
         if old.bounds != new.bounds {
             oldFrame = Frame(old.bounds)
@@ -141,16 +155,22 @@ public struct PackageDiff: Sendable, Equatable, Codable {
         var matchedOld = Set<Int>()
         for (j, stop) in new.waypoints.enumerated() {
             guard let i = pairs[j] else {
-                stops.append(StopChange(kind: .added, name: stop.name, slug: stop.slug, newPosition: j + 1, newCoordinate: Point(stop.coordinate),
-                                        properties: [], assets: stop.assets.map { Self.added($0, in: stop) }))
+                stops.append(
+                    StopChange(
+                        kind: .added, name: stop.name, slug: stop.slug, newPosition: j + 1,
+                        newCoordinate: Point(stop.coordinate),
+                        properties: [], assets: stop.assets.map { Self.added($0, in: stop) }))
                 continue
             }
             matchedOld.insert(i)
             if let change = Self.compare(old.waypoints[i], at: i, stop, at: j) { stops.append(change) }
         }
         for (i, stop) in old.waypoints.enumerated() where !matchedOld.contains(i) {
-            stops.append(StopChange(kind: .removed, name: stop.name, slug: stop.slug, oldPosition: i + 1, oldCoordinate: Point(stop.coordinate),
-                                    properties: [], assets: stop.assets.map { Self.removed($0, in: stop) }))
+            stops.append(
+                StopChange(
+                    kind: .removed, name: stop.name, slug: stop.slug, oldPosition: i + 1,
+                    oldCoordinate: Point(stop.coordinate),
+                    properties: [], assets: stop.assets.map { Self.removed($0, in: stop) }))
         }
         // Reordered: the kept stops' relative order differs.
         let keptNew = new.waypoints.indices.compactMap { j in pairs[j].map { (old: $0, new: j) } }
@@ -189,7 +209,9 @@ public struct PackageDiff: Sendable, Equatable, Codable {
     static func folded(_ name: String) -> String { name.precomposedStringWithCanonicalMapping.lowercased() }
 
     static func compare(_ a: Waypoint, at i: Int, _ b: Waypoint, at j: Int) -> StopChange? {
-        var change = StopChange(kind: .changed, name: b.name, slug: b.slug, oldPosition: i + 1, newPosition: j + 1, properties: [], assets: [])
+        var change = StopChange(
+            kind: .changed, name: b.name, slug: b.slug, oldPosition: i + 1, newPosition: j + 1, properties: [],
+            assets: [])
         var any = false
         if a.name != b.name {
             change.oldName = a.name
@@ -206,8 +228,12 @@ public struct PackageDiff: Sendable, Equatable, Codable {
             change.description = WordDiff(old: a.description, new: b.description)
             any = true
         }
-        let oldProps = Dictionary(a.properties.map { ($0.key, JSONWriter.string($0.value, pretty: false)) }, uniquingKeysWith: { first, _ in first })
-        let newProps = Dictionary(b.properties.map { ($0.key, JSONWriter.string($0.value, pretty: false)) }, uniquingKeysWith: { first, _ in first })
+        let oldProps = Dictionary(
+            a.properties.map { ($0.key, JSONWriter.string($0.value, pretty: false)) },
+            uniquingKeysWith: { first, _ in first })
+        let newProps = Dictionary(
+            b.properties.map { ($0.key, JSONWriter.string($0.value, pretty: false)) },
+            uniquingKeysWith: { first, _ in first })
         for key in Set(oldProps.keys).union(newProps.keys).sorted() where oldProps[key] != newProps[key] {
             change.properties.append(PropertyChange(key: key, old: oldProps[key], new: newProps[key]))
         }
@@ -219,11 +245,15 @@ public struct PackageDiff: Sendable, Equatable, Codable {
     static func fileName(_ path: String) -> String { String(path.split(separator: "/").last ?? Substring(path)) }
 
     static func added(_ asset: Asset, in stop: Waypoint) -> AssetChange {
-        AssetChange(kind: .added, file: fileName(asset.path), newSHA256: asset.sha256, newSize: asset.size, newTitle: asset.title)
+        AssetChange(
+            kind: .added, file: fileName(asset.path), newSHA256: asset.sha256, newSize: asset.size,
+            newTitle: asset.title)
     }
 
     static func removed(_ asset: Asset, in stop: Waypoint) -> AssetChange {
-        AssetChange(kind: .removed, file: fileName(asset.path), oldSHA256: asset.sha256, oldSize: asset.size, oldTitle: asset.title)
+        AssetChange(
+            kind: .removed, file: fileName(asset.path), oldSHA256: asset.sha256, oldSize: asset.size,
+            oldTitle: asset.title)
     }
 
     /// Assets matched by `key` (the file name within a stop, or the path for maps).
@@ -234,19 +264,30 @@ public struct PackageDiff: Sendable, Equatable, Codable {
         for asset in new {
             let k = key(asset)
             guard let before = oldByKey[k] else {
-                changes.append(AssetChange(kind: .added, file: k, newSHA256: asset.sha256, newSize: asset.size, newTitle: asset.title))
+                changes.append(
+                    AssetChange(
+                        kind: .added, file: k, newSHA256: asset.sha256, newSize: asset.size, newTitle: asset.title))
                 continue
             }
             if before.sha256 != asset.sha256 {
-                changes.append(AssetChange(kind: .changed, file: k, oldSHA256: before.sha256, newSHA256: asset.sha256, oldSize: before.size, newSize: asset.size,
-                                           oldTitle: before.title, newTitle: asset.title))
+                changes.append(
+                    AssetChange(
+                        kind: .changed, file: k, oldSHA256: before.sha256, newSHA256: asset.sha256,
+                        oldSize: before.size, newSize: asset.size,
+                        oldTitle: before.title, newTitle: asset.title))
             } else if before.title != asset.title {
-                changes.append(AssetChange(kind: .retitled, file: k, oldSHA256: before.sha256, newSHA256: asset.sha256, oldSize: before.size, newSize: asset.size,
-                                           oldTitle: before.title, newTitle: asset.title))
+                changes.append(
+                    AssetChange(
+                        kind: .retitled, file: k, oldSHA256: before.sha256, newSHA256: asset.sha256,
+                        oldSize: before.size, newSize: asset.size,
+                        oldTitle: before.title, newTitle: asset.title))
             }
         }
         for asset in old where !newKeys.contains(key(asset)) {
-            changes.append(AssetChange(kind: .removed, file: key(asset), oldSHA256: asset.sha256, oldSize: asset.size, oldTitle: asset.title))
+            changes.append(
+                AssetChange(
+                    kind: .removed, file: key(asset), oldSHA256: asset.sha256, oldSize: asset.size,
+                    oldTitle: asset.title))
         }
         return changes
     }

@@ -24,7 +24,9 @@ public struct WordDiff: Sendable, Equatable, Codable {
         var prefix = 0
         while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
         var suffix = 0
-        while suffix < a.count - prefix, suffix < b.count - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] { suffix += 1 }
+        while suffix < a.count - prefix, suffix < b.count - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] {
+            suffix += 1
+        }
         let midA = Array(a[prefix..<(a.count - suffix)]), midB = Array(b[prefix..<(b.count - suffix)])
         var ops: [(Run.Kind, Substring)] = a[..<prefix].map { (.same, $0) }
         approximate = false
@@ -74,7 +76,9 @@ public struct WordDiff: Sendable, Equatable, Codable {
         var lengths = [UInt32](repeating: 0, count: (n + 1) * (m + 1))
         for i in stride(from: n - 1, through: 0, by: -1) {
             for j in stride(from: m - 1, through: 0, by: -1) {
-                lengths[i * (m + 1) + j] = a[i] == b[j] ? lengths[(i + 1) * (m + 1) + j + 1] + 1
+                lengths[i * (m + 1) + j] =
+                    a[i] == b[j]
+                    ? lengths[(i + 1) * (m + 1) + j + 1] + 1
                     : max(lengths[(i + 1) * (m + 1) + j], lengths[i * (m + 1) + j + 1])
             }
         }

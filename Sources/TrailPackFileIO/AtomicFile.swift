@@ -32,7 +32,9 @@ public final class AtomicFile {
     /// Creates the temporary file beside `destination` with `permissions` from the start (a secret
     /// key is never readable by others, not even for a moment), exactly, whatever the umask.
     /// The corresponding C functions are `open` and `fchmod`.
-    public init(destination: String, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead])
+    public init(
+        destination: String, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+    )
         throws(FileIOError)
     {
         let folder = FileIO.folder(of: destination)
@@ -45,7 +47,8 @@ public final class AtomicFile {
                 FilePath(temporaryPath), .writeOnly, options: [.create, .truncate, .closeOnExec],
                 permissions: permissions)
         } catch {
-            throw FileIOError.system("open", FileIO.thrown(error), "cannot create '\(temporaryPath)'", path: temporaryPath)
+            throw FileIOError.system(
+                "open", FileIO.thrown(error), "cannot create '\(temporaryPath)'", path: temporaryPath)
         }
         InterruptCleanup.register(temporaryPath)
         guard fchmod(fd.rawValue, permissions.rawValue) == 0 else {

@@ -64,11 +64,14 @@ extension FileDescriptor {
 
     /// Writes all of `bytes` at `offset`, leaving the descriptor's position alone. The
     /// corresponding C function is `pwrite`.
-    public func writeAll(toAbsoluteOffset offset: Int64, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileIOError) {
+    public func writeAll(
+        toAbsoluteOffset offset: Int64, _ bytes: UnsafeRawBufferPointer, path: String
+    ) throws(FileIOError) {
         do {
             _ = try writeAll(toAbsoluteOffset: offset, bytes)
         } catch {
-            throw FileIOError.system("pwrite", FileIO.thrown(error), "cannot write '\(path)' at byte \(offset)", path: path)
+            throw FileIOError.system(
+                "pwrite", FileIO.thrown(error), "cannot write '\(path)' at byte \(offset)", path: path)
         }
     }
 

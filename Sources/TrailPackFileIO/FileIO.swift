@@ -22,7 +22,8 @@ public enum FileIO {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(
-                FilePath(path), .readOnly, options: [.closeOnExec, .nonBlocking, FileDescriptor.OpenOptions(rawValue: O_NOCTTY)])
+                FilePath(path), .readOnly,
+                options: [.closeOnExec, .nonBlocking, FileDescriptor.OpenOptions(rawValue: O_NOCTTY)])
         } catch {
             throw FileIOError.system("open", thrown(error), "cannot open '\(path)'", path: path)
         }
@@ -58,7 +59,9 @@ public enum FileIO {
         defer { try? file.descriptor.close() }
         // The size seen at open, plus one byte to notice a file that grew meanwhile; never more than asked.
         var bytes = [UInt8](repeating: 0, count: Int(min(Int64(maxBytes), max(0, file.status.size) + 1)))
-        var count = try typed { try bytes.withUnsafeMutableBytes { try file.descriptor.readFully(into: $0, path: path) } }
+        var count = try typed {
+            try bytes.withUnsafeMutableBytes { try file.descriptor.readFully(into: $0, path: path) }
+        }
         if count == bytes.count && count < maxBytes {
             // It grew: go on in chunks up to the most asked for.
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -66,7 +69,8 @@ public enum FileIO {
                 let want = min(chunk.count, maxBytes - count)
                 let n = try typed {
                     try chunk.withUnsafeMutableBytes {
-                        try file.descriptor.readFully(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]), path: path)
+                        try file.descriptor.readFully(
+                            into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]), path: path)
                     }
                 }
                 bytes += chunk.prefix(n)

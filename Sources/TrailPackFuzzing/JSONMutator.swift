@@ -35,7 +35,9 @@ public enum JSONMutator {
         }
     }
 
-    private static func change(_ value: inout JSONValue, at path: ArraySlice<Int>, using random: inout some RandomNumberGenerator) -> String {
+    private static func change(
+        _ value: inout JSONValue, at path: ArraySlice<Int>, using random: inout some RandomNumberGenerator
+    ) -> String {
         if let first = path.first {
             switch value {
             case .object(var members) where members.indices.contains(first):
@@ -50,7 +52,11 @@ public enum JSONMutator {
                 return "\(members[first].key).\(what)"
             case .array(var items) where items.indices.contains(first):
                 if path.count == 1, Int.random(in: 0..<4, using: &random) == 0 {
-                    if Bool.random(using: &random) { items.remove(at: first) } else { items.insert(items[first], at: first) }
+                    if Bool.random(using: &random) {
+                        items.remove(at: first)
+                    } else {
+                        items.insert(items[first], at: first)
+                    }
                     value = .array(items)
                     return "[\(first)] removed or repeated"
                 }
@@ -65,7 +71,9 @@ public enum JSONMutator {
         return "= \(JSONWriter.string(value, pretty: false).prefix(60))"
     }
 
-    private static func changeMember(_ members: inout [JSONMember], at i: Int, using random: inout some RandomNumberGenerator) -> String {
+    private static func changeMember(
+        _ members: inout [JSONMember], at i: Int, using random: inout some RandomNumberGenerator
+    ) -> String {
         let key = members[i].key
         switch Int.random(in: 0..<4, using: &random) {
         case 0:

@@ -23,9 +23,13 @@ extension ZipModel {
             c.skip(nameLength)
             let centralExtra = c.take(extraLength)
             let comment = c.take(commentLength)
-            guard let dataOffset = e.dataOffset, let reader = try? EntryReader(source: source, entry: e) else { return nil }
+            guard let dataOffset = e.dataOffset, let reader = try? EntryReader(source: source, entry: e) else {
+                return nil
+            }
             var data: [UInt8] = []
-            while let n = try? reader.read(into: buffer), n > 0 { data += UnsafeRawBufferPointer(rebasing: buffer[0..<n]) }
+            while let n = try? reader.read(into: buffer), n > 0 {
+                data += UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            }
             let start = Int(dataOffset)
             var local = LittleEndianReader(Array(bytes[Int(e.localHeaderOffset)..<start]))
             local.skip(26)
@@ -61,5 +65,7 @@ extension ZipModel {
 
     private static func hasZip64(_ extra: [UInt8]) -> Bool { fields(extra).contains { $0.id == 1 } }
 
-    private static func withoutZip64(_ extra: [UInt8]) -> [UInt8] { fields(extra).filter { $0.id != 1 }.flatMap(\.bytes) }
+    private static func withoutZip64(_ extra: [UInt8]) -> [UInt8] {
+        fields(extra).filter { $0.id != 1 }.flatMap(\.bytes)
+    }
 }

@@ -10,7 +10,8 @@ import TrailPackArchive
 public struct ZipModel: Sendable {
     /// The fields of one entry's records that a mutation can set.
     public enum Field: Int, CaseIterable, Sendable {
-        case localSignature, localVersion, localFlags, localMethod, localTime, localCRC, localCompressed, localUncompressed
+        case localSignature, localVersion, localFlags, localMethod, localTime, localCRC, localCompressed,
+            localUncompressed
         case localNameLength, localExtraLength
         case centralSignature, centralMadeBy, centralVersion, centralFlags, centralMethod, centralCRC, centralCompressed
         case centralUncompressed, centralNameLength, centralExtraLength, centralCommentLength, centralDisk
@@ -32,7 +33,8 @@ public struct ZipModel: Sendable {
 
     /// The fields of the end records that a mutation can set.
     public enum EndField: Int, CaseIterable, Sendable {
-        case disk, centralDirectoryDisk, entriesOnDisk, entries, centralDirectorySize, centralDirectoryOffset, commentLength
+        case disk, centralDirectoryDisk, entriesOnDisk, entries, centralDirectorySize, centralDirectoryOffset,
+            commentLength
         case zip64RecordSize, zip64Disk, zip64CentralDirectoryDisk, zip64EntriesOnDisk, zip64Entries, zip64Size
         case zip64Offset, locatorDisk, locatorOffset, locatorDisks
 
@@ -139,10 +141,12 @@ public struct ZipModel: Sendable {
                 v[.localCompressed] = 0
                 v[.localUncompressed] = 0
             }
-            let localZip64 = e.zip64 ? le16(1) + le16(16) + le64(v[.zip64Uncompressed]!) + le64(v[.zip64Compressed]!) : []
+            let localZip64 =
+                e.zip64 ? le16(1) + le16(16) + le64(v[.zip64Uncompressed]!) + le64(v[.zip64Compressed]!) : []
             let centralZip64 =
                 e.zip64
-                ? le16(1) + le16(24) + le64(v[.zip64Uncompressed]!) + le64(v[.zip64Compressed]!) + le64(v[.zip64Offset]!)
+                ? le16(1) + le16(24) + le64(v[.zip64Uncompressed]!) + le64(v[.zip64Compressed]!)
+                    + le64(v[.zip64Offset]!)
                 : []
             if e.zip64 {
                 if !e.descriptor {
@@ -159,9 +163,14 @@ public struct ZipModel: Sendable {
             v.merge(e.overrides) { _, pinned in pinned }
             guard e.inLocal else { continue }
             layout.boundaries.append(out.count)
-            out += put(v, [.localSignature, .localVersion, .localFlags, .localMethod, .localTime, .localCRC,
-                .localCompressed, .localUncompressed, .localNameLength, .localExtraLength])
-            out += e.name + Self.patched(localZip64, e.overrides, [.zip64Uncompressed, .zip64Compressed]) + e.localExtra
+            out += put(
+                v,
+                [
+                    .localSignature, .localVersion, .localFlags, .localMethod, .localTime, .localCRC,
+                    .localCompressed, .localUncompressed, .localNameLength, .localExtraLength,
+                ])
+            out +=
+                e.name + Self.patched(localZip64, e.overrides, [.zip64Uncompressed, .zip64Compressed]) + e.localExtra
             layout.boundaries.append(out.count)
             out += e.stored
             if e.descriptor {
@@ -169,8 +178,11 @@ public struct ZipModel: Sendable {
                 if e.descriptorSignature { out += le32(0x0807_4B50) }
                 let wide = e.zip64
                 out += le32(UInt32(truncatingIfNeeded: v[.descriptorCRC]!))
-                out += wide ? le64(v[.descriptorCompressed]!) : le32(UInt32(truncatingIfNeeded: v[.descriptorCompressed]!))
-                out += wide ? le64(v[.descriptorUncompressed]!) : le32(UInt32(truncatingIfNeeded: v[.descriptorUncompressed]!))
+                out +=
+                    wide ? le64(v[.descriptorCompressed]!) : le32(UInt32(truncatingIfNeeded: v[.descriptorCompressed]!))
+                out +=
+                    wide
+                    ? le64(v[.descriptorUncompressed]!) : le32(UInt32(truncatingIfNeeded: v[.descriptorUncompressed]!))
             }
         }
         let cdStart = out.count
@@ -186,8 +198,12 @@ public struct ZipModel: Sendable {
                     + le64(layout.values[k][.zip64Compressed]!) + le64(layout.values[k][.zip64Offset]!) : []
             out += put(v, [.centralSignature, .centralMadeBy, .centralVersion, .centralFlags, .centralMethod])
             out += le32(e.dosTime)
-            out += put(v, [.centralCRC, .centralCompressed, .centralUncompressed, .centralNameLength,
-                .centralExtraLength, .centralCommentLength, .centralDisk])
+            out += put(
+                v,
+                [
+                    .centralCRC, .centralCompressed, .centralUncompressed, .centralNameLength,
+                    .centralExtraLength, .centralCommentLength, .centralDisk,
+                ])
             out += le16(0)  // internal attributes
             out += put(v, [.centralExternal, .centralOffset])
             out += e.name
@@ -201,7 +217,8 @@ public struct ZipModel: Sendable {
             .centralDirectorySize: UInt64(cdSize), .centralDirectoryOffset: UInt64(cdStart - prefix.count),
             .commentLength: UInt64(comment.count), .zip64RecordSize: 44, .zip64Disk: 0, .zip64CentralDirectoryDisk: 0,
             .zip64EntriesOnDisk: UInt64(count), .zip64Entries: UInt64(count), .zip64Size: UInt64(cdSize),
-            .zip64Offset: UInt64(cdStart - prefix.count), .locatorDisk: 0, .locatorOffset: UInt64(out.count - prefix.count),
+            .zip64Offset: UInt64(cdStart - prefix.count), .locatorDisk: 0,
+            .locatorOffset: UInt64(out.count - prefix.count),
             .locatorDisks: 1,
         ]
         if zip64End {
@@ -215,15 +232,23 @@ public struct ZipModel: Sendable {
         if zip64End {
             layout.boundaries.append(out.count)
             out += le32(0x0606_4B50) + putEnd(end, [.zip64RecordSize]) + le16(45) + le16(45)
-            out += putEnd(end, [.zip64Disk, .zip64CentralDirectoryDisk, .zip64EntriesOnDisk, .zip64Entries, .zip64Size,
-                .zip64Offset])
+            out += putEnd(
+                end,
+                [
+                    .zip64Disk, .zip64CentralDirectoryDisk, .zip64EntriesOnDisk, .zip64Entries, .zip64Size,
+                    .zip64Offset,
+                ])
             layout.boundaries.append(out.count)
             out += le32(0x0706_4B50) + putEnd(end, [.locatorDisk, .locatorOffset, .locatorDisks])
         }
         layout.boundaries.append(out.count)
         out += le32(0x0605_4B50)
-        out += putEnd(end, [.disk, .centralDirectoryDisk, .entriesOnDisk, .entries, .centralDirectorySize,
-            .centralDirectoryOffset, .commentLength])
+        out += putEnd(
+            end,
+            [
+                .disk, .centralDirectoryDisk, .entriesOnDisk, .entries, .centralDirectorySize,
+                .centralDirectoryOffset, .commentLength,
+            ])
         out += comment + trailing
         if let truncateAt, truncateAt < out.count { out.removeLast(out.count - max(0, truncateAt)) }
         return (out, layout)
@@ -242,7 +267,9 @@ public struct ZipModel: Sendable {
         guard !extra.isEmpty else { return extra }
         var out = extra
         for (i, f) in fields.enumerated() {
-            if let v = overrides[f], 4 + 8 * i + 8 <= out.count { out.replaceSubrange(4 + 8 * i..<4 + 8 * i + 8, with: le64(v)) }
+            if let v = overrides[f], 4 + 8 * i + 8 <= out.count {
+                out.replaceSubrange(4 + 8 * i..<4 + 8 * i + 8, with: le64(v))
+            }
         }
         return out
     }

@@ -26,8 +26,9 @@ public enum ZipMutator {
             let field = ZipModel.EndField.allCases.randomElement(using: &random)!
             if field.rawValue >= ZipModel.EndField.zip64RecordSize.rawValue { model.zip64End = true }
             let honest = model.layout().end[field] ?? 0
-            let value = boundary(honest: honest, other: UInt64(layout.boundaries.randomElement(using: &random) ?? 0),
-                                 width: field.width, using: &random)
+            let value = boundary(
+                honest: honest, other: UInt64(layout.boundaries.randomElement(using: &random) ?? 0),
+                width: field.width, using: &random)
             model.endOverrides[field] = value
             return "end: \(field) = \(value)"
         case 42..<50:  // ZIP64 sentinels, with or without the extra field
@@ -35,7 +36,9 @@ public enum ZipMutator {
             if withExtra {
                 model.entries[k].zip64.toggle()
             } else {
-                let fields: [ZipModel.Field] = [.centralUncompressed, .centralCompressed, .centralOffset, .localCompressed, .localUncompressed]
+                let fields: [ZipModel.Field] = [
+                    .centralUncompressed, .centralCompressed, .centralOffset, .localCompressed, .localUncompressed,
+                ]
                 model.entries[k].overrides[fields.randomElement(using: &random)!] = 0xFFFF_FFFF
             }
             if Int.random(in: 0..<4, using: &random) == 0 { model.zip64End.toggle() }
@@ -70,7 +73,9 @@ public enum ZipMutator {
                 return "local records \(k) and \(j) swapped"
             default:
                 model.centralOrder.shuffle(using: &random)
-                if Bool.random(using: &random), let first = model.centralOrder.first { model.centralOrder.append(first) }
+                if Bool.random(using: &random), let first = model.centralOrder.first {
+                    model.centralOrder.append(first)
+                }
                 return "central records reordered"
             }
         case 68..<76:  // descriptors, methods and flags
@@ -104,7 +109,9 @@ public enum ZipMutator {
             } else {
                 e.stored = [0x03, 0x00]
             }
-            if Bool.random(using: &random) { e.stored.removeLast(min(e.stored.count, Int.random(in: 1...4, using: &random))) }
+            if Bool.random(using: &random) {
+                e.stored.removeLast(min(e.stored.count, Int.random(in: 1...4, using: &random)))
+            }
             model.entries[k] = e
             return "\(name): stored bytes damaged"
         case 84..<90:  // extra fields
@@ -112,7 +119,11 @@ public enum ZipMutator {
             let length = [0, 1, 4, 8, 24, 0xFFFF].randomElement(using: &random)!
             let body = [UInt8](repeating: UInt8.random(in: 0...255, using: &random), count: min(length, 32))
             let field = le16(id) + le16(UInt16(length)) + body
-            if Bool.random(using: &random) { model.entries[k].centralExtra += field } else { model.entries[k].localExtra += field }
+            if Bool.random(using: &random) {
+                model.entries[k].centralExtra += field
+            } else {
+                model.entries[k].localExtra += field
+            }
             return "\(name): extra field 0x\(String(id, radix: 16)) of \(length) bytes"
         case 90..<95:  // bytes before, after, in the comment
             switch Int.random(in: 0..<3, using: &random) {
@@ -129,9 +140,13 @@ public enum ZipMutator {
     }
 
     /// A value at the edge: 0, 1, all ones, the top bit, the honest value ± 1, another record's.
-    static func boundary(honest: UInt64, other: UInt64, width: Int, using random: inout some RandomNumberGenerator) -> UInt64 {
+    static func boundary(
+        honest: UInt64, other: UInt64, width: Int, using random: inout some RandomNumberGenerator
+    ) -> UInt64 {
         let mask: UInt64 = width >= 8 ? .max : (1 << (8 * UInt64(width))) - 1
-        let choices: [UInt64] = [0, 1, mask, mask >> 1, (mask >> 1) + 1, honest &+ 1, honest &- 1, other, honest &* 2, mask &- 1]
+        let choices: [UInt64] = [
+            0, 1, mask, mask >> 1, (mask >> 1) + 1, honest &+ 1, honest &- 1, other, honest &* 2, mask &- 1,
+        ]
         return choices.randomElement(using: &random)! & mask
     }
 

@@ -8,7 +8,9 @@ public enum Gzip {
     /// The corresponding C functions are zlib's `inflateInit2`, `inflate` and `inflateEnd`.
     static func decompress(_ input: [UInt8], limit: Int, what: String, code: FindingCode) throws(MapError) -> [UInt8] {
         var stream = z_stream()
-        guard trailpack_inflate_init_gzip(&stream) == Z_OK else { throw MapError.io("zlib could not start (out of memory)") }
+        guard trailpack_inflate_init_gzip(&stream) == Z_OK else {
+            throw MapError.io("zlib could not start (out of memory)")
+        }
         defer { inflateEnd(&stream) }
         var out: [UInt8] = []
         let chunk = 64 << 10
@@ -43,7 +45,9 @@ public enum Gzip {
             }
         }
         if let failure { throw failure }
-        if stream.avail_in != 0 { throw MapError(code, "\(what) has \(stream.avail_in) bytes after the end of its gzip stream") }
+        if stream.avail_in != 0 {
+            throw MapError(code, "\(what) has \(stream.avail_in) bytes after the end of its gzip stream")
+        }
         return out
     }
 
@@ -51,7 +55,9 @@ public enum Gzip {
     /// The corresponding C functions are zlib's `deflateInit2`, `deflate` and `deflateEnd`.
     public static func compress(_ input: [UInt8]) throws(MapError) -> [UInt8] {
         var stream = z_stream()
-        guard trailpack_deflate_init_gzip(&stream, 9) == Z_OK else { throw MapError.io("zlib could not start (out of memory)") }
+        guard trailpack_deflate_init_gzip(&stream, 9) == Z_OK else {
+            throw MapError.io("zlib could not start (out of memory)")
+        }
         defer { deflateEnd(&stream) }
         let bound = Int(deflateBound(&stream, uLong(input.count))) + 32
         var out = [UInt8](repeating: 0, count: bound)

@@ -61,7 +61,9 @@ public struct MapReport: Sendable {
 public enum MapCheck {
     /// Checks the map held by `source`. Findings name `file`. Throws only when the source cannot
     /// be read (input/output); everything wrong with the bytes is a finding.
-    public static func check(_ source: any MapSource, file: String?, frame: Bounds?, options: MapCheckOptions = MapCheckOptions()) throws(MapError) -> MapReport {
+    public static func check(
+        _ source: any MapSource, file: String?, frame: Bounds?, options: MapCheckOptions = MapCheckOptions()
+    ) throws(MapError) -> MapReport {
         var report = MapReport()
         func add(_ e: MapError) throws(MapError) {
             guard e.code != .io else { throw e }
@@ -71,16 +73,24 @@ public enum MapCheck {
         do { archive = try PMTilesArchive(source: source, limits: options.limits) } catch {
             try add(error)
             // Report what the header says even when the directories are broken.
-            if let head = try? source.bytes(at: 0, count: min(127, UInt64(max(0, source.size))), what: "the header", code: .mapHeader),
-               let h = try? PMTilesHeader.parse(head, fileSize: UInt64(source.size)) { report.header = h }
+            if let head = try? source.bytes(
+                at: 0, count: min(127, UInt64(max(0, source.size))), what: "the header", code: .mapHeader),
+                let h = try? PMTilesHeader.parse(head, fileSize: UInt64(source.size))
+            {
+                report.header = h
+            }
             return report
         }
         let h = archive.header
         report.header = h
-        if let type = h.tileType, MapInfo.TileType(rawValue: type.name) != nil {} else {
+        if let type = h.tileType, MapInfo.TileType(rawValue: type.name) != nil {
+        } else {
             let name = h.tileType?.name ?? "\(h.tileTypeByte)"
-            report.findings.append(Finding(.mapTileType, file: file,
-                "the tile type is '\(name)'; phones render mvt, png, jpeg and webp tiles: rewrite the map in one of those"))
+            report.findings.append(
+                Finding(
+                    .mapTileType, file: file,
+                    "the tile type is '\(name)'; phones render mvt, png, jpeg and webp tiles: rewrite the map in one of those"
+                ))
         }
         do { report.metadata = try archive.metadata() } catch { try add(error) }
         if let frame { checkFrame(h, frame: frame, file: file, options: options, into: &report.findings) }
@@ -88,7 +98,9 @@ public enum MapCheck {
         // One walk: per-zoom counts, tile placement, coverage of the frame.
         var zooms: [Int: MapZoomReport] = [:]
         var spans = ContentSpans(clustered: h.clustered, cap: options.maxUnclusteredTiles)
-        var coverage = frame.map { CoverageTracker(frame: $0, zooms: h.minZoom...h.maxZoom, cap: options.maxFrameTilesPerZoom) }
+        var coverage = frame.map {
+            CoverageTracker(frame: $0, zooms: h.minZoom...h.maxZoom, cap: options.maxFrameTilesPerZoom)
+        }
         var first: PMTilesEntry?
         var walked = false
         do {
@@ -114,8 +126,11 @@ public enum MapCheck {
         if walked {
             let outside = zooms.keys.filter { $0 < h.minZoom || $0 > h.maxZoom }.sorted()
             if !outside.isEmpty {
-                report.findings.append(Finding(.mapHeader, file: file,
-                    "the map has tiles at zoom \(outside.map(String.init).joined(separator: ", ")), outside the zoom range \(h.minZoom)–\(h.maxZoom) its header gives"))
+                report.findings.append(
+                    Finding(
+                        .mapHeader, file: file,
+                        "the map has tiles at zoom \(outside.map(String.init).joined(separator: ", ")), outside the zoom range \(h.minZoom)–\(h.maxZoom) its header gives"
+                    ))
             }
             if let first { checkFirstTile(archive, first, file: file, into: &report.findings) }
         }
@@ -128,43 +143,67 @@ public enum MapCheck {
         if walked, frame != nil {
             for z in report.zooms where z.frameTiles != nil && z.frameMissing > 0 {
                 let example = z.missingExample.map { "; for example tile \($0)" } ?? ""
-                report.findings.append(Finding(.mapCoverage, file: file,
-                    "zoom \(z.zoom): \(z.framePresent) of \(z.frameTiles!) tiles inside the tour's map frame are present (\(format(z.coveragePercent!))%); the \(z.frameMissing) missing lie in \(z.missingArea ?? "the frame")\(example). Cut the map again from a source that covers the frame, or shrink the tour's bounds"))
+                report.findings.append(
+                    Finding(
+                        .mapCoverage, file: file,
+                        "zoom \(z.zoom): \(z.framePresent) of \(z.frameTiles!) tiles inside the tour's map frame are present (\(format(z.coveragePercent!))%); the \(z.frameMissing) missing lie in \(z.missingArea ?? "the frame")\(example). Cut the map again from a source that covers the frame, or shrink the tour's bounds"
+                    ))
             }
         }
         return report
     }
 
     /// The map's bounds against the frame, and its most detailed zoom against the minimum.
-    static func checkFrame(_ h: PMTilesHeader, frame: Bounds, file: String?, options: MapCheckOptions, into findings: inout [Finding]) {
+    static func checkFrame(
+        _ h: PMTilesHeader, frame: Bounds, file: String?, options: MapCheckOptions, into findings: inout [Finding]
+    ) {
         let tolerance = 2e-7
         let mb = h.bounds
-        let lonOK = frame.crossesAntimeridian
+        let lonOK =
+            frame.crossesAntimeridian
             ? mb.southwest.longitude <= -180 + tolerance && mb.northeast.longitude >= 180 - tolerance
-            : mb.southwest.longitude <= frame.southwest.longitude + tolerance && mb.northeast.longitude >= frame.northeast.longitude - tolerance
-        let latOK = mb.southwest.latitude <= frame.southwest.latitude + tolerance && mb.northeast.latitude >= frame.northeast.latitude - tolerance
+            : mb.southwest.longitude <= frame.southwest.longitude + tolerance
+                && mb.northeast.longitude >= frame.northeast.longitude - tolerance
+        let latOK =
+            mb.southwest.latitude <= frame.southwest.latitude + tolerance
+            && mb.northeast.latitude >= frame.northeast.latitude - tolerance
         if !(lonOK && latOK) {
             var sides: [String] = []
             if mb.northeast.latitude < frame.northeast.latitude - tolerance { sides.append("north") }
             if mb.southwest.latitude > frame.southwest.latitude + tolerance { sides.append("south") }
-            if !lonOK && (frame.crossesAntimeridian || mb.northeast.longitude < frame.northeast.longitude - tolerance) { sides.append("east") }
-            if !lonOK && (frame.crossesAntimeridian || mb.southwest.longitude > frame.southwest.longitude + tolerance) { sides.append("west") }
-            findings.append(Finding(.mapBounds, file: file,
-                "the map covers \(describe(mb)), which does not contain the tour's map frame \(describe(frame)) (it falls short on the \(sides.joined(separator: ", ")) side\(sides.count == 1 ? "" : "s")); cut the map again with 'trailpack map extract --tour' or shrink the tour's bounds"))
+            if !lonOK && (frame.crossesAntimeridian || mb.northeast.longitude < frame.northeast.longitude - tolerance) {
+                sides.append("east")
+            }
+            if !lonOK && (frame.crossesAntimeridian || mb.southwest.longitude > frame.southwest.longitude + tolerance) {
+                sides.append("west")
+            }
+            findings.append(
+                Finding(
+                    .mapBounds, file: file,
+                    "the map covers \(describe(mb)), which does not contain the tour's map frame \(describe(frame)) (it falls short on the \(sides.joined(separator: ", ")) side\(sides.count == 1 ? "" : "s")); cut the map again with 'trailpack map extract --tour' or shrink the tour's bounds"
+                ))
         }
         if h.maxZoom < options.minDetailZoom {
-            findings.append(Finding(.mapMinDetail, file: file,
-                "the map's most detailed zoom is \(h.maxZoom), below \(options.minDetailZoom); visitors on foot will see a blurry map. Cut it again with --zoom up to \(options.minDetailZoom) (or lower the minimum with --min-map-zoom for a driving tour)"))
+            findings.append(
+                Finding(
+                    .mapMinDetail, file: file,
+                    "the map's most detailed zoom is \(h.maxZoom), below \(options.minDetailZoom); visitors on foot will see a blurry map. Cut it again with --zoom up to \(options.minDetailZoom) (or lower the minimum with --min-map-zoom for a driving tour)"
+                ))
         }
     }
 
     /// The first tile's bytes must look like the declared type (and be gzip when tiles are gzip).
-    static func checkFirstTile(_ archive: PMTilesArchive, _ e: PMTilesEntry, file: String?, into findings: inout [Finding]) {
+    static func checkFirstTile(
+        _ archive: PMTilesArchive, _ e: PMTilesEntry, file: String?, into findings: inout [Finding]
+    ) {
         guard let bytes = try? archive.tileBytes(e), let type = archive.header.tileType else { return }
         let t = TileID(id: e.tileID).map(\.description) ?? "\(e.tileID)"
         if archive.header.tileCompression == .gzip {
             if !bytes.starts(with: [0x1F, 0x8B]) {
-                findings.append(Finding(.mapTileType, file: file, "the header says the tiles are gzip-compressed, but tile \(t) is not gzip data"))
+                findings.append(
+                    Finding(
+                        .mapTileType, file: file,
+                        "the header says the tiles are gzip-compressed, but tile \(t) is not gzip data"))
             }
             return
         }
@@ -172,11 +211,17 @@ public enum MapCheck {
         switch type {
         case .png: ok = bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         case .jpeg: ok = bytes.starts(with: [0xFF, 0xD8, 0xFF])
-        case .webp: ok = bytes.count >= 12 && bytes.starts(with: Array("RIFF".utf8)) && Array(bytes[8..<12]) == Array("WEBP".utf8)
+        case .webp:
+            ok =
+                bytes.count >= 12 && bytes.starts(with: Array("RIFF".utf8))
+                && Array(bytes[8..<12]) == Array("WEBP".utf8)
         default: ok = true
         }
         if !ok {
-            findings.append(Finding(.mapTileType, file: file, "the header says the tiles are \(type.name), but tile \(t) is not a \(type.name) image"))
+            findings.append(
+                Finding(
+                    .mapTileType, file: file,
+                    "the header says the tiles are \(type.name), but tile \(t) is not a \(type.name) image"))
         }
     }
 
@@ -187,7 +232,8 @@ public enum MapCheck {
     static func describe(_ b: Bounds) -> String {
         func lat(_ v: Double) -> String { String(format: "%.4g° %@", abs(v), v >= 0 ? "N" : "S") }
         func lon(_ v: Double) -> String { String(format: "%.4g° %@", abs(v), v >= 0 ? "E" : "W") }
-        return "\(lat(b.southwest.latitude)) to \(lat(b.northeast.latitude)), \(lon(b.southwest.longitude)) to \(lon(b.northeast.longitude))"
+        return
+            "\(lat(b.southwest.latitude)) to \(lat(b.northeast.latitude)), \(lon(b.southwest.longitude)) to \(lon(b.northeast.longitude))"
     }
 }
 
@@ -222,7 +268,10 @@ struct ContentSpans {
         let stop = offset + UInt64(length)
         guard clustered else {
             guard loose.count < cap else {
-                throw MapError(.mapTileData, "the map is not clustered and has more than \(cap) tiles to check; rewrite it clustered with 'trailpack map extract'")
+                throw MapError(
+                    .mapTileData,
+                    "the map is not clustered and has more than \(cap) tiles to check; rewrite it clustered with 'trailpack map extract'"
+                )
             }
             loose.append((offset, length, tile))
             return
@@ -241,7 +290,10 @@ struct ContentSpans {
             if starts[mid] < offset { lo = mid + 1 } else { hi = mid }
         }
         if lo < starts.count, starts[lo] == offset, lengths[lo] == length { return }
-        throw MapError(.mapTileData, "tile \(TileID(id: tile).map(\.description) ?? "?") (\(length) bytes at \(offset)) partly overlaps another tile's data (or the map says it is clustered and is not)")
+        throw MapError(
+            .mapTileData,
+            "tile \(TileID(id: tile).map(\.description) ?? "?") (\(length) bytes at \(offset)) partly overlaps another tile's data (or the map says it is clustered and is not)"
+        )
     }
 
     mutating func finish() throws(MapError) {
@@ -252,7 +304,10 @@ struct ContentSpans {
         for (offset, length, tile) in loose {
             if let p = prev, p.0 == offset, p.1 == length { continue }
             if offset < maxEnd {
-                throw MapError(.mapTileData, "tile \(TileID(id: tile).map(\.description) ?? "?") (\(length) bytes at \(offset)) partly overlaps another tile's data")
+                throw MapError(
+                    .mapTileData,
+                    "tile \(TileID(id: tile).map(\.description) ?? "?") (\(length) bytes at \(offset)) partly overlaps another tile's data"
+                )
             }
             prev = (offset, length)
             maxEnd = offset + UInt64(length)
@@ -316,7 +371,9 @@ struct CoverageTracker {
 
     mutating func closeZoom() {
         while k < ids.count { missing(ids[k]); k += 1 }
-        if current.frameTiles != nil, current.frameMissing > 0 { current.missingArea = Self.name(cells, all: current.framePresent == 0) }
+        if current.frameTiles != nil, current.frameMissing > 0 {
+            current.missingArea = Self.name(cells, all: current.framePresent == 0)
+        }
         results[z] = current
         z += 1
         load()
@@ -346,9 +403,11 @@ struct CoverageTracker {
         if all { return "the whole frame (the zoom has none of its tiles)" }
         var hit: [(Int, Int)] = []
         for r in 0..<3 { for c in 0..<3 where cells[r][c] > 0 { hit.append((r, c)) } }
-        let names = [["the northwest corner", "the north edge", "the northeast corner"],
-                     ["the west edge", "the middle", "the east edge"],
-                     ["the southwest corner", "the south edge", "the southeast corner"]]
+        let names = [
+            ["the northwest corner", "the north edge", "the northeast corner"],
+            ["the west edge", "the middle", "the east edge"],
+            ["the southwest corner", "the south edge", "the southeast corner"],
+        ]
         if hit.count == 1 { return names[hit[0].0][hit[0].1] }
         let rows = Set(hit.map(\.0)), cols = Set(hit.map(\.1))
         if rows == [0] { return "the north side" }

@@ -65,11 +65,15 @@ public enum MapExtract {
 
     /// Copies the tiles of `frame` at `zooms` from `archive` to `writer`, then finishes it with a
     /// header for the frame. `progress` is called with the number of tiles written so far.
-    public static func extract(from archive: PMTilesArchive, frame: Bounds, zooms: ClosedRange<Int>, to writer: PMTilesWriter,
-                               progress: ((Int64) -> Void)? = nil) throws(MapError) -> Extraction {
+    public static func extract(
+        from archive: PMTilesArchive, frame: Bounds, zooms: ClosedRange<Int>, to writer: PMTilesWriter,
+        progress: ((Int64) -> Void)? = nil
+    ) throws(MapError) -> Extraction {
         let lo = max(zooms.lowerBound, archive.header.minZoom), hi = min(zooms.upperBound, archive.header.maxZoom)
         guard lo <= hi else {
-            throw MapError.io("the source has zooms \(archive.header.minZoom)–\(archive.header.maxZoom), none of \(zooms.lowerBound)–\(zooms.upperBound); choose --zoom within its range")
+            throw MapError.io(
+                "the source has zooms \(archive.header.minZoom)–\(archive.header.maxZoom), none of \(zooms.lowerBound)–\(zooms.upperBound); choose --zoom within its range"
+            )
         }
         var cursor = FrameCursor(frame: frame, zooms: lo...hi)
         var tiles: Int64 = 0, bytesRead: Int64 = 0
@@ -106,7 +110,10 @@ public enum MapExtract {
         if let w = within {
             west = max(west, w.southwest.longitude); east = min(east, w.northeast.longitude)
             south = max(south, w.southwest.latitude); north = min(north, w.northeast.latitude)
-            if west > east || south > north { west = frame.southwest.longitude; east = frame.northeast.longitude; south = frame.southwest.latitude; north = frame.northeast.latitude }
+            if west > east || south > north {
+                west = frame.southwest.longitude; east = frame.northeast.longitude; south = frame.southwest.latitude;
+                north = frame.northeast.latitude
+            }
         }
         h.minLonE7 = e7(west); h.maxLonE7 = e7(east); h.minLatE7 = e7(south); h.maxLatE7 = e7(north)
         h.centerLonE7 = e7((west + east) / 2); h.centerLatE7 = e7((south + north) / 2)

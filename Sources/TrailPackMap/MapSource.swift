@@ -1,6 +1,7 @@
 import SystemPackage
-import TrailPackFileIO
 import TrailPackCore
+import TrailPackFileIO
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -21,7 +22,8 @@ extension MapSource {
     /// when the range is not inside the source.
     func bytes(at offset: UInt64, count: UInt64, what: String, code: FindingCode) throws(MapError) -> [UInt8] {
         guard offset <= UInt64(size), count <= UInt64(size) - offset, count <= UInt64(Int.max) else {
-            throw MapError(code, "\(what) (\(count) bytes at byte \(offset)) lies beyond the end of the file (\(size) bytes)")
+            throw MapError(
+                code, "\(what) (\(count) bytes at byte \(offset)) lies beyond the end of the file (\(size) bytes)")
         }
         var out = [UInt8](repeating: 0, count: Int(count))
         if count == 0 { return out }
@@ -30,7 +32,9 @@ extension MapSource {
             do throws(MapError) { return try read(at: Int64(offset), into: b) } catch { failure = error; return 0 }
         }
         if let failure { throw failure }
-        guard got == Int(count) else { throw MapError(code, "\(what) is cut short: the file ends at byte \(offset + UInt64(got))") }
+        guard got == Int(count) else {
+            throw MapError(code, "\(what) is cut short: the file ends at byte \(offset + UInt64(got))")
+        }
         return out
     }
 }
@@ -71,7 +75,8 @@ public struct MapBytes: MapSource {
     public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(MapError) -> Int {
         guard offset >= 0, offset < size else { return 0 }
         let n = min(buffer.count, data.count - Int(offset))
-        data.withUnsafeBytes { src in buffer.baseAddress!.copyMemory(from: src.baseAddress! + Int(offset), byteCount: n) }
+        data.withUnsafeBytes { src in buffer.baseAddress!.copyMemory(from: src.baseAddress! + Int(offset), byteCount: n)
+        }
         return n
     }
 }

@@ -30,10 +30,14 @@ public enum PMTilesDirectory {
             var value: UInt64 = 0
             var shift: UInt64 = 0
             while true {
-                guard p < b.count else { throw MapError(.mapDirectory, "\(what) ends inside a number: it is truncated") }
+                guard p < b.count else {
+                    throw MapError(.mapDirectory, "\(what) ends inside a number: it is truncated")
+                }
                 let byte = b[p]
                 p += 1
-                if shift == 63 && byte > 1 { throw MapError(.mapDirectory, "\(what) holds a number larger than 64 bits") }
+                if shift == 63 && byte > 1 {
+                    throw MapError(.mapDirectory, "\(what) holds a number larger than 64 bits")
+                }
                 value |= UInt64(byte & 0x7F) << shift
                 if byte & 0x80 == 0 { return value }
                 shift += 7
@@ -43,14 +47,20 @@ public enum PMTilesDirectory {
         let n = try varint()
         // Every entry takes at least four bytes (one per column), so the count is bounded by the size.
         guard n <= UInt64(maxEntries), n <= UInt64(b.count / 4) else {
-            throw MapError(.mapDirectory, "\(what) claims \(n) entries, more than its \(b.count) bytes can hold or the limit of \(maxEntries)")
+            throw MapError(
+                .mapDirectory,
+                "\(what) claims \(n) entries, more than its \(b.count) bytes can hold or the limit of \(maxEntries)")
         }
         let count = Int(n)
-        var entries = [PMTilesEntry](repeating: PMTilesEntry(tileID: 0, offset: 0, length: 0, runLength: 0), count: count)
+        var entries = [PMTilesEntry](
+            repeating: PMTilesEntry(tileID: 0, offset: 0, length: 0, runLength: 0), count: count)
         var last: UInt64 = 0
         for i in 0..<count {
             let delta = try varint()
-            if i > 0 && delta == 0 { throw MapError(.mapDirectory, "\(what) lists tile id \(last) twice (entries must be sorted, each id once)") }
+            if i > 0 && delta == 0 {
+                throw MapError(
+                    .mapDirectory, "\(what) lists tile id \(last) twice (entries must be sorted, each id once)")
+            }
             guard delta < TileID.idLimit, last + delta < TileID.idLimit else {
                 throw MapError(.mapDirectory, "\(what) holds a tile id beyond zoom \(TileID.maxZoom)")
             }
@@ -59,19 +69,31 @@ public enum PMTilesDirectory {
         }
         for i in 0..<count {
             let v = try varint()
-            guard v <= UInt64(UInt32.max) else { throw MapError(.mapDirectory, "\(what): a run length of \(v) does not fit in 32 bits") }
+            guard v <= UInt64(UInt32.max) else {
+                throw MapError(.mapDirectory, "\(what): a run length of \(v) does not fit in 32 bits")
+            }
             entries[i].runLength = UInt32(v)
-            guard entries[i].tileID + v <= TileID.idLimit else { throw MapError(.mapDirectory, "\(what): a run of \(v) tiles from id \(entries[i].tileID) runs past zoom \(TileID.maxZoom)") }
+            guard entries[i].tileID + v <= TileID.idLimit else {
+                throw MapError(
+                    .mapDirectory,
+                    "\(what): a run of \(v) tiles from id \(entries[i].tileID) runs past zoom \(TileID.maxZoom)")
+            }
         }
         for i in 0..<count {
             let v = try varint()
-            guard v <= UInt64(UInt32.max) else { throw MapError(.mapDirectory, "\(what): a length of \(v) does not fit in 32 bits") }
+            guard v <= UInt64(UInt32.max) else {
+                throw MapError(.mapDirectory, "\(what): a length of \(v) does not fit in 32 bits")
+            }
             entries[i].length = UInt32(v)
         }
         for i in 0..<count {
             let v = try varint()
             if v == 0 {
-                guard i > 0 else { throw MapError(.mapDirectory, "\(what): the first entry's offset refers to a previous entry, and there is none") }
+                guard i > 0 else {
+                    throw MapError(
+                        .mapDirectory, "\(what): the first entry's offset refers to a previous entry, and there is none"
+                    )
+                }
                 let (sum, overflow) = entries[i - 1].offset.addingReportingOverflow(UInt64(entries[i - 1].length))
                 guard !overflow else { throw MapError(.mapDirectory, "\(what): an offset overflows 64 bits") }
                 entries[i].offset = sum
@@ -79,7 +101,9 @@ public enum PMTilesDirectory {
                 entries[i].offset = v - 1
             }
         }
-        guard p == b.count else { throw MapError(.mapDirectory, "\(what) has \(b.count - p) bytes after its last entry") }
+        guard p == b.count else {
+            throw MapError(.mapDirectory, "\(what) has \(b.count - p) bytes after its last entry")
+        }
         return entries
     }
 
@@ -105,7 +129,11 @@ public enum PMTilesDirectory {
         for e in entries { varint(UInt64(e.runLength)) }
         for e in entries { varint(UInt64(e.length)) }
         for (i, e) in entries.enumerated() {
-            if i > 0 && e.offset == entries[i - 1].offset &+ UInt64(entries[i - 1].length) { varint(0) } else { varint(e.offset &+ 1) }
+            if i > 0 && e.offset == entries[i - 1].offset &+ UInt64(entries[i - 1].length) {
+                varint(0)
+            } else {
+                varint(e.offset &+ 1)
+            }
         }
         return out
     }

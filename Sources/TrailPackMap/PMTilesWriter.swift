@@ -2,6 +2,7 @@ import Foundation
 import SystemPackage
 import TrailPackCore
 import TrailPackFileIO
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,7 +38,8 @@ public final class PMTilesWriter {
                 FilePath(dataPath), .readWrite, options: [.create, .exclusiveCreate, .closeOnExec],
                 permissions: .ownerReadWrite)
         } catch {
-            throw MapError(FileIOError.system("open", error as? Errno ?? .ioError, "cannot write in '\(folder)'", path: dataPath))
+            throw MapError(
+                FileIOError.system("open", error as? Errno ?? .ioError, "cannot write in '\(folder)'", path: dataPath))
         }
     }
 
@@ -49,14 +51,22 @@ public final class PMTilesWriter {
     /// Adds tile `id` with its stored bytes (compressed already if the tiles are). Ids must
     /// increase from call to call.
     public func add(id: UInt64, data: [UInt8]) throws(MapError) {
-        guard !data.isEmpty else { throw MapError(.mapTileData, "tile \(TileID(id: id).map(\.description) ?? "\(id)") is empty") }
-        guard data.count <= Int(UInt32.max) else { throw MapError(.mapTileData, "a tile of \(data.count) bytes is larger than PMTiles allows") }
-        if let lastID, id <= lastID { throw MapError.io("tiles must be added in increasing tile-id order (\(id) after \(lastID))") }
+        guard !data.isEmpty else {
+            throw MapError(.mapTileData, "tile \(TileID(id: id).map(\.description) ?? "\(id)") is empty")
+        }
+        guard data.count <= Int(UInt32.max) else {
+            throw MapError(.mapTileData, "a tile of \(data.count) bytes is larger than PMTiles allows")
+        }
+        if let lastID, id <= lastID {
+            throw MapError.io("tiles must be added in increasing tile-id order (\(id) after \(lastID))")
+        }
         lastID = id
         addressed += 1
         let hash = Self.fnv1a(data)
         if let known = try findContent(hash: hash, data: data) {
-            if var last = entries.last, last.offset == known.offset, last.tileID + UInt64(last.runLength) == id, last.runLength < UInt32.max {
+            if var last = entries.last, last.offset == known.offset, last.tileID + UInt64(last.runLength) == id,
+                last.runLength < UInt32.max
+            {
                 last.runLength += 1
                 entries[entries.count - 1] = last
             } else {
@@ -77,7 +87,9 @@ public final class PMTilesWriter {
         guard let candidates = contents[hash] else { return nil }
         for c in candidates where Int(c.length) == data.count {
             var stored = [UInt8](repeating: 0, count: data.count)
-            guard try readBack(into: &stored, at: c.offset) == data.count else { throw MapError.io("cannot read back '\(dataPath)'") }
+            guard try readBack(into: &stored, at: c.offset) == data.count else {
+                throw MapError.io("cannot read back '\(dataPath)'")
+            }
             if stored == data { return c }
         }
         return nil
@@ -85,7 +97,9 @@ public final class PMTilesWriter {
 
     private func writeAll(_ bytes: [UInt8], at offset: UInt64) throws(MapError) {
         do throws(FileIOError) {
-            try FileIO.typed { try bytes.withUnsafeBytes { try data.writeAll(toAbsoluteOffset: Int64(offset), $0, path: dataPath) } }
+            try FileIO.typed {
+                try bytes.withUnsafeBytes { try data.writeAll(toAbsoluteOffset: Int64(offset), $0, path: dataPath) }
+            }
         } catch { throw MapError(error) }
     }
 
@@ -93,7 +107,9 @@ public final class PMTilesWriter {
     private func readBack(into buffer: inout [UInt8], at offset: UInt64) throws(MapError) -> Int {
         do throws(FileIOError) {
             return try FileIO.typed {
-                try buffer.withUnsafeMutableBytes { try data.readFully(fromAbsoluteOffset: Int64(offset), into: $0, path: dataPath) }
+                try buffer.withUnsafeMutableBytes {
+                    try data.readFully(fromAbsoluteOffset: Int64(offset), into: $0, path: dataPath)
+                }
             }
         } catch { throw MapError(error) }
     }
@@ -117,7 +133,9 @@ public final class PMTilesWriter {
     /// Writes the archive. `header` gives the tile type, tile compression, bounds and center;
     /// the offsets, counts, zooms and flags are filled in here. `metadata` is a JSON object.
     public func finish(header template: PMTilesHeader, metadata: JSONValue) throws(MapError) -> Summary {
-        guard let first = entries.first, let last = entries.last else { throw MapError(.mapDirectory, "the map would hold no tiles; check the bounds and zooms") }
+        guard let first = entries.first, let last = entries.last else {
+            throw MapError(.mapDirectory, "the map would hold no tiles; check the bounds and zooms")
+        }
         let (root, leaves, leafCount) = try Self.directories(entries)
         let meta = try Gzip.compress(JSONWriter.bytes(metadata))
         var h = template
@@ -147,24 +165,35 @@ public final class PMTilesWriter {
                 let want = Int(min(UInt64(buffer.count), dataLength - offset))
                 let n = try FileIO.typed {
                     try buffer.withUnsafeMutableBytes {
-                        try data.readFully(fromAbsoluteOffset: Int64(offset), into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]), path: dataPath)
+                        try data.readFully(
+                            fromAbsoluteOffset: Int64(offset),
+                            into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]), path: dataPath)
                     }
                 }
-                guard n == want else { throw FileIOError(code: .io, message: "cannot read back '\(dataPath)': it is shorter than written", path: dataPath) }
-                try FileIO.typed { try buffer.withUnsafeBytes { try out.write(UnsafeRawBufferPointer(rebasing: $0[0..<want])) } }
+                guard n == want else {
+                    throw FileIOError(
+                        code: .io, message: "cannot read back '\(dataPath)': it is shorter than written", path: dataPath
+                    )
+                }
+                try FileIO.typed {
+                    try buffer.withUnsafeBytes { try out.write(UnsafeRawBufferPointer(rebasing: $0[0..<want])) }
+                }
                 offset += UInt64(want)
             }
             try out.commit()
         } catch { throw MapError(error) }
         finished = true
-        return Summary(addressedTiles: addressed, tileEntries: UInt64(entries.count), tileContents: unique, leafDirectories: leafCount,
-                       bytes: h.tileDataOffset + dataLength)
+        return Summary(
+            addressedTiles: addressed, tileEntries: UInt64(entries.count), tileContents: unique,
+            leafDirectories: leafCount,
+            bytes: h.tileDataOffset + dataLength)
     }
 
     /// The root directory (compressed, fitting the first 16 KiB after the header) and the leaf
     /// section: everything in the root when it fits, else leaves of 4096 entries, doubled until
     /// the root of pointers fits.
-    static func directories(_ entries: [PMTilesEntry]) throws(MapError) -> (root: [UInt8], leaves: [UInt8], count: Int) {
+    static func directories(_ entries: [PMTilesEntry]) throws(MapError) -> (root: [UInt8], leaves: [UInt8], count: Int)
+    {
         let budget = Int(PMTilesHeader.rootLimit) - PMTilesHeader.size
         let all = try Gzip.compress(PMTilesDirectory.encode(entries))
         if all.count <= budget { return (all, [], 0) }
@@ -176,7 +205,10 @@ public final class PMTilesWriter {
             while i < entries.count {
                 let chunk = Array(entries[i..<min(i + leafSize, entries.count)])
                 let bytes = try Gzip.compress(PMTilesDirectory.encode(chunk))
-                pointers.append(PMTilesEntry(tileID: chunk[0].tileID, offset: UInt64(leaves.count), length: UInt32(bytes.count), runLength: 0))
+                pointers.append(
+                    PMTilesEntry(
+                        tileID: chunk[0].tileID, offset: UInt64(leaves.count), length: UInt32(bytes.count), runLength: 0
+                    ))
                 leaves += bytes
                 i += leafSize
             }

@@ -23,7 +23,9 @@ public struct TileID: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The number of tiles in all zooms below `z`: the first id of zoom `z`.
-    public static func firstID(zoom z: Int) -> UInt64 { z >= 32 ? UInt64.max / 3 : ((UInt64(1) << (2 * UInt64(z))) - 1) / 3 }
+    public static func firstID(zoom z: Int) -> UInt64 {
+        z >= 32 ? UInt64.max / 3 : ((UInt64(1) << (2 * UInt64(z))) - 1) / 3
+    }
 
     /// One past the largest valid id (the first id of zoom 32).
     public static let idLimit: UInt64 = firstID(zoom: maxZoom + 1)

@@ -54,15 +54,22 @@ public enum TileMath {
             let v = f * Double(n)
             return min(max(roundUp ? Int(v.rounded(.up)) - 1 : Int(v.rounded(.down)), 0), n - 1)
         }
-        let rows = column(yFraction(b.northeast.latitude), roundUp: false)...max(column(yFraction(b.northeast.latitude), roundUp: false), column(yFraction(b.southwest.latitude), roundUp: true))
+        let rows =
+            column(
+                yFraction(b.northeast.latitude), roundUp: false)...max(
+                column(yFraction(b.northeast.latitude), roundUp: false),
+                column(yFraction(b.southwest.latitude), roundUp: true))
         let west = column(xFraction(b.southwest.longitude), roundUp: false)
         let east = column(xFraction(b.northeast.longitude), roundUp: true)
-        let columns: [ClosedRange<Int>] = b.crossesAntimeridian ? [west...(n - 1), 0...max(0, east)] : [west...max(west, east)]
+        let columns: [ClosedRange<Int>] =
+            b.crossesAntimeridian ? [west...(n - 1), 0...max(0, east)] : [west...max(west, east)]
         return Range(z: z, columns: columns, rows: rows)
     }
 
     /// About how many metres one tile spans east-west at `lat`, zoom `z`.
-    public static func tileMetres(z: Int, latitude: Double) -> Double { 40_075_016.686 * cos(latitude * .pi / 180) / Double(1 << z) }
+    public static func tileMetres(z: Int, latitude: Double) -> Double {
+        40_075_016.686 * cos(latitude * .pi / 180) / Double(1 << z)
+    }
 
     /// `bounds` grown by `metres` on every side (clamped to the poles, wrapped at the antimeridian).
     public static func buffered(_ b: Bounds, metres: Double) -> Bounds {
@@ -71,10 +78,16 @@ public enum TileMath {
         let midLat = (b.southwest.latitude + b.northeast.latitude) / 2
         let dLon = min(179, metres / (111_320 * max(0.01, cos(midLat * .pi / 180))))
         func wrap(_ x: Double) -> Double { x > 180 ? x - 360 : (x < -180 ? x + 360 : x) }
-        let width = b.crossesAntimeridian ? b.northeast.longitude + 360 - b.southwest.longitude : b.northeast.longitude - b.southwest.longitude
+        let width =
+            b.crossesAntimeridian
+            ? b.northeast.longitude + 360 - b.southwest.longitude : b.northeast.longitude - b.southwest.longitude
         let whole = width + 2 * dLon >= 360
         return Bounds(
-            southwest: Coordinate(latitude: max(-90, b.southwest.latitude - dLat), longitude: whole ? -180 : wrap(b.southwest.longitude - dLon)),
-            northeast: Coordinate(latitude: min(90, b.northeast.latitude + dLat), longitude: whole ? 180 : wrap(b.northeast.longitude + dLon)))
+            southwest: Coordinate(
+                latitude: max(-90, b.southwest.latitude - dLat),
+                longitude: whole ? -180 : wrap(b.southwest.longitude - dLon)),
+            northeast: Coordinate(
+                latitude: min(90, b.northeast.latitude + dLat),
+                longitude: whole ? 180 : wrap(b.northeast.longitude + dLon)))
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import TrailPackFileIO
 import TrailPackBuilder
 import TrailPackCore
+import TrailPackFileIO
 
 /// Tours being edited in the panel, stored as tour folders in exactly the layout `trailpack build`
 /// reads: `<data>/drafts/<site>/<tour>/tour.json`, `waypoints/NN-slug/waypoint.json` and the stops'
@@ -50,13 +50,17 @@ public actor DraftStore {
                 guard let key = Key(site: site, tour: tour) else { continue }
                 let path = folder(key)
                 var name = tour, version = ""
-                if let data = FileManager.default.contents(atPath: path + "/tour.json"), let doc = try? JSONParser.parse(Array(data)) {
+                if let data = FileManager.default.contents(atPath: path + "/tour.json"),
+                    let doc = try? JSONParser.parse(Array(data))
+                {
                     if case .string(let s)? = doc.value["name"], !s.isEmpty { name = s }
                     if case .string(let s)? = doc.value["version"] { version = s }
                 }
                 let stops = Self.names(in: path + "/waypoints").count
                 var info = stat()
-                let modified = stat(path + "/tour.json", &info) == 0 ? Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec)) : Date(timeIntervalSince1970: 0)
+                let modified =
+                    stat(path + "/tour.json", &info) == 0
+                    ? Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec)) : Date(timeIntervalSince1970: 0)
                 out.append(Summary(key: key, name: name, version: version, stops: stops, modified: modified))
             }
         }
@@ -82,7 +86,8 @@ public actor DraftStore {
     public func load(_ key: Key) throws(PanelError) -> Snapshot {
         guard exists(key) else { throw .notFound }
         do {
-            return Snapshot(draft: try TourDraft.read(folder: folder(key)), revision: TourDraft.revision(folder: folder(key)))
+            return Snapshot(
+                draft: try TourDraft.read(folder: folder(key)), revision: TourDraft.revision(folder: folder(key)))
         } catch {
             throw PanelError(code: .unprocessable, message: "the draft's \(error.file ?? "folder") \(error.message)")
         }
@@ -93,12 +98,18 @@ public actor DraftStore {
     /// Creates a draft named by `tour` in `site`; refuses a name in use.
     public func create(_ key: Key, draft: TourDraft) throws(PanelError) -> String {
         guard !FileManager.default.fileExists(atPath: folder(key)) else {
-            throw PanelError(code: .conflict, message: "the site already has a draft called '\(key.tour)'; open it from the list, or give the new tour another name")
+            throw PanelError(
+                code: .conflict,
+                message:
+                    "the site already has a draft called '\(key.tour)'; open it from the list, or give the new tour another name"
+            )
         }
         do {
-            try FileManager.default.createDirectory(atPath: folder(key) + "/waypoints", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: folder(key) + "/waypoints", withIntermediateDirectories: true)
         } catch {
-            throw PanelError(code: .internal, message: "cannot create the draft's folder: \(error.localizedDescription)")
+            throw PanelError(
+                code: .internal, message: "cannot create the draft's folder: \(error.localizedDescription)")
         }
         return try write(key, draft: draft)
     }
@@ -112,7 +123,9 @@ public actor DraftStore {
 
     /// Runs `change` on the current draft and saves it, if the folder is still at `revision`.
     @discardableResult
-    public func update(_ key: Key, revision: String?, _ change: @Sendable (inout TourDraft) throws(PanelError) -> Void) throws(PanelError) -> Snapshot {
+    public func update(
+        _ key: Key, revision: String?, _ change: @Sendable (inout TourDraft) throws(PanelError) -> Void
+    ) throws(PanelError) -> Snapshot {
         var snapshot = try load(key)
         if let revision { guard snapshot.revision == revision else { throw .conflict } }
         try change(&snapshot.draft)
@@ -149,14 +162,18 @@ public actor DraftStore {
                 } else if stop.folder == nil {
                     try fm.createDirectory(atPath: waypoints + "/" + target, withIntermediateDirectories: true)
                 }
-                try AtomicFile.write(JSONWriter.bytes(TourDraft.waypointJSON(stop)), to: "\(waypoints)/\(target)/\(TourSource.waypointFileName)")
+                try AtomicFile.write(
+                    JSONWriter.bytes(TourDraft.waypointJSON(stop)),
+                    to: "\(waypoints)/\(target)/\(TourSource.waypointFileName)")
             }
             try FileIO.syncFolder(waypoints)
             try AtomicFile.write(JSONWriter.bytes(draft.tourJSON), to: base + "/" + TourSource.tourFileName)
         } catch let failure as PanelError {
             throw failure
         } catch {
-            throw PanelError(code: .internal, message: "the draft could not be saved completely (\(error)); reload the page and check it")
+            throw PanelError(
+                code: .internal,
+                message: "the draft could not be saved completely (\(error)); reload the page and check it")
         }
         return TourDraft.revision(folder: base)
     }
@@ -174,7 +191,8 @@ public actor DraftStore {
     public func setAside(_ key: Key, path: String) throws(PanelError) {
         let aside = "\(removedRoot)/\(key.site)/\(key.tour)"
         do { try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true) } catch {
-            throw PanelError(code: .internal, message: "cannot make the folder for removed files: \(error.localizedDescription)")
+            throw PanelError(
+                code: .internal, message: "cannot make the folder for removed files: \(error.localizedDescription)")
         }
         try Self.rename(path, aside + "/\(Int(Date().timeIntervalSince1970))-\((path as NSString).lastPathComponent)")
     }

@@ -21,7 +21,11 @@ enum PanelAssets {
     static func vendorPath(root: String, library: String, segments: [Substring]) -> String? {
         guard vendorLibraries.contains(where: { $0.folder == library }), !segments.isEmpty else { return nil }
         for segment in segments {
-            if segment.isEmpty || segment.hasPrefix(".") || segment.contains("/") || segment.contains("\\") || segment.contains("\0") { return nil }
+            if segment.isEmpty || segment.hasPrefix(".") || segment.contains("/") || segment.contains("\\")
+                || segment.contains("\0")
+            {
+                return nil
+            }
         }
         return root + "/" + library + "/" + segments.joined(separator: "/")
     }

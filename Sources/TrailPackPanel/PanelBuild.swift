@@ -14,24 +14,33 @@ extension PanelController {
         let form = try await PanelForm.read(request)
         let version = form.text("version")
         guard PackageVersion(version) != nil else {
-            throw PanelError(message: "the version '\(version)' is not a version number; write numbers with dots, such as 1.0.1")
+            throw PanelError(
+                message: "the version '\(version)' is not a version number; write numbers with dots, such as 1.0.1")
         }
-        let draft = try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in draft.version = version }.draft
+        let draft = try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+            draft.version = version
+        }.draft
         let folder = drafts.folder(key)
         let started = Date()
         // The page that sent the form polls `…/build-status` meanwhile and draws this progress.
         let progress = BuildProgress(fileDescriptor: -1)
         guard builds.begin(key.path, progress) else {
-            throw PanelError(status: .conflict, message: "this tour is being built already (someone pressed Build package): wait for that build, then reload the tour")
+            throw PanelError(
+                status: .conflict,
+                message:
+                    "this tour is being built already (someone pressed Build package): wait for that build, then reload the tour"
+            )
         }
         defer { builds.end(key.path) }
         let outcome = try await server.blocking { _ in try TourBuilder.plan(folder, progress: progress) }
         let placed = PanelFinding.place(outcome.findings, draft: draft)
         guard let plan = outcome.plan else {
-            var response = try page("built", title: "Not built", visitor: visitor, values: [
-                "draft": ["name": draft.name, "path": key.path], "built": false,
-                "message": "The package was not built: fix the problems below, then build again.",
-            ].merging(Self.findingsSection(placed, path: key.path, heading: "Findings")) { _, new in new })
+            var response = try page(
+                "built", title: "Not built", visitor: visitor,
+                values: [
+                    "draft": ["name": draft.name, "path": key.path], "built": false,
+                    "message": "The package was not built: fix the problems below, then build again.",
+                ].merging(Self.findingsSection(placed, path: key.path, heading: "Findings")) { _, new in new })
             response.status = .unprocessableContent
             return response
         }
@@ -44,34 +53,49 @@ extension PanelController {
             rmdir(temp)
         }
         let timestamp = try TourBuilder.timestamp()
-        _ = try await server.blocking { _ in try TourBuilder.write(plan, to: output, timestamp: timestamp, progress: progress) }
+        _ = try await server.blocking { _ in
+            try TourBuilder.write(plan, to: output, timestamp: timestamp, progress: progress)
+        }
         builds.stage(key.path, "checking the package and scanning it for malware, as every upload is")
         let result: PackageIntake.AcceptedPackage
         do {
             result = try await server.intake.ingest(folder: temp, by: visitor.user)
         } catch let error as ServerError {
             let more = PanelFinding.place(error.findings, draft: draft)
-            var response = try page("built", title: "Not stored", visitor: visitor, values: [
-                "draft": ["name": draft.name, "path": key.path], "built": false, "message": error.message,
-            ].merging(Self.findingsSection(more, path: key.path, heading: "Findings")) { _, new in new })
+            var response = try page(
+                "built", title: "Not stored", visitor: visitor,
+                values: [
+                    "draft": ["name": draft.name, "path": key.path], "built": false, "message": error.message,
+                ].merging(Self.findingsSection(more, path: key.path, heading: "Findings")) { _, new in new })
             response.status = error.status
             return response
         }
-        server.logger.info("panel: package built", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)", "version": "\(version)", "sha256": "\(result.summary.sha256)"])
+        server.logger.info(
+            "panel: package built",
+            metadata: [
+                "by": "\(visitor.user.name)", "draft": "\(key.path)", "version": "\(version)",
+                "sha256": "\(result.summary.sha256)",
+            ])
         // The package's own findings (the verifier's, on the stored bytes): what reviewers will see.
         let warnings = PanelFinding.place(result.findings, draft: draft)
         let gaps = warnings.filter { $0.code == FindingCode.accessibilityMissing.rawValue }
-        return try page("built", title: "Built version \(result.summary.version)", visitor: visitor, values: [
-            "draft": ["name": draft.name, "path": key.path], "built": true, "message": result.message,
-            "version": result.summary.version, "sha256": result.summary.sha256,
-            "size": ByteCountFormatter.string(fromByteCount: result.summary.size, countStyle: .file),
-            "status": result.state.status.rawValue, "scan": "\(result.state.scanStatus.rawValue)\(result.state.scanDetail.isEmpty ? "" : ": " + result.state.scanDetail)",
-            "seconds": String(format: "%.1f", Date().timeIntervalSince(started)),
-            "canRequestReview": result.state.status == .draft && server.configuration.approvals > 0,
-            "released": result.state.status == .released,
-            "gaps": gaps.map { ["message": "\($0.label): \($0.message)", "link": $0.link(draftPath: key.path)] },
-            "hasGaps": !gaps.isEmpty,
-        ].merging(Self.findingsSection(warnings, path: key.path, heading: "Findings on the package")) { _, new in new })
+        return try page(
+            "built", title: "Built version \(result.summary.version)", visitor: visitor,
+            values: [
+                "draft": ["name": draft.name, "path": key.path], "built": true, "message": result.message,
+                "version": result.summary.version, "sha256": result.summary.sha256,
+                "size": ByteCountFormatter.string(fromByteCount: result.summary.size, countStyle: .file),
+                "status": result.state.status.rawValue,
+                "scan":
+                    "\(result.state.scanStatus.rawValue)\(result.state.scanDetail.isEmpty ? "" : ": " + result.state.scanDetail)",
+                "seconds": String(format: "%.1f", Date().timeIntervalSince(started)),
+                "canRequestReview": result.state.status == .draft && server.configuration.approvals > 0,
+                "released": result.state.status == .released,
+                "gaps": gaps.map { ["message": "\($0.label): \($0.message)", "link": $0.link(draftPath: key.path)] },
+                "hasGaps": !gaps.isEmpty,
+            ].merging(Self.findingsSection(warnings, path: key.path, heading: "Findings on the package")) { _, new in
+                new
+            })
     }
 
     func requestReview(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
@@ -79,28 +103,47 @@ extension PanelController {
         let version = form.text("version")
         let draft = try await drafts.load(key).draft
         // Judged on the stored package (what reviewers approve), not on the draft, which may have changed since.
-        guard let manifestText = try await server.catalogStore.version(package: draft.id, version: version, releasedOnly: false)?.manifest,
-              let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest else {
-            throw PanelError(status: .notFound, message: "version \(version) of this tour was not built yet: build it first")
+        guard
+            let manifestText = try await server.catalogStore.version(
+                package: draft.id, version: version, releasedOnly: false)?.manifest,
+            let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest
+        else {
+            throw PanelError(
+                status: .notFound, message: "version \(version) of this tour was not built yet: build it first")
         }
         let gaps = ManifestValidator.validate(manifest).filter { $0.code == .accessibilityMissing }
         if !gaps.isEmpty {
             let list = gaps.map(\.message).joined(separator: "; ")
-            throw PanelError(status: .unprocessableContent, message: "review cannot be requested yet: \(list). Add the missing texts on each stop's page (or, if a text truly cannot be given, write why in the stop's accessibility waiver, which reviewers see), build again and request review")
+            throw PanelError(
+                status: .unprocessableContent,
+                message:
+                    "review cannot be requested yet: \(list). Add the missing texts on each stop's page (or, if a text truly cannot be given, write why in the stop's accessibility waiver, which reviewers see), build again and request review"
+            )
         }
-        let outcome = try await server.catalogStore.apply(.start, package: draft.id, version: version, by: visitor.user, required: server.configuration.approvals, signature: nil)
+        let outcome = try await server.catalogStore.apply(
+            .start, package: draft.id, version: version, by: visitor.user, required: server.configuration.approvals,
+            signature: nil)
         let message: String
         switch outcome {
         case .moved(_, let to, _):
-            message = "Review requested for version \(version): it is now \(to.rawValue). The reviewers (\(server.configuration.approvals) must approve) see it in their queue."
-            server.logger.info("panel: review requested", metadata: ["by": "\(visitor.user.name)", "package": "\(draft.id)", "version": "\(version)"])
-        case .illegal(let current, let reason): throw PanelError(status: .conflict, message: "version \(version) is \(current.rawValue): \(reason)")
+            message =
+                "Review requested for version \(version): it is now \(to.rawValue). The reviewers (\(server.configuration.approvals) must approve) see it in their queue."
+            server.logger.info(
+                "panel: review requested",
+                metadata: ["by": "\(visitor.user.name)", "package": "\(draft.id)", "version": "\(version)"])
+        case .illegal(let current, let reason):
+            throw PanelError(status: .conflict, message: "version \(version) is \(current.rawValue): \(reason)")
         case .forbidden(let reason): throw PanelError(status: .forbidden, message: reason)
-        case .notFound: throw PanelError(status: .notFound, message: "version \(version) of this tour was not built yet: build it first")
+        case .notFound:
+            throw PanelError(
+                status: .notFound, message: "version \(version) of this tour was not built yet: build it first")
         }
-        return try page("built", title: "Review requested", visitor: visitor, values: [
-            "draft": ["name": draft.name, "path": key.path], "built": true, "reviewRequested": true, "message": message, "version": version,
-        ])
+        return try page(
+            "built", title: "Review requested", visitor: visitor,
+            values: [
+                "draft": ["name": draft.name, "path": key.path], "built": true, "reviewRequested": true,
+                "message": message, "version": version,
+            ])
     }
 }
 
@@ -132,7 +175,9 @@ final class PanelBuilds: Sendable {
 
 extension PanelController {
     func buildStatus(_ key: DraftStore.Key) -> Response {
-        guard let (text, percent) = builds.status(key.path) else { return Self.jsonMessage(.ok, "", extra: [JSONMember("running", .bool(false))]) }
+        guard let (text, percent) = builds.status(key.path) else {
+            return Self.jsonMessage(.ok, "", extra: [JSONMember("running", .bool(false))])
+        }
         var extra = [JSONMember("running", .bool(true))]
         if let percent { extra.append(JSONMember("percent", .number(JSONNumber(Int64(percent))))) }
         return Self.jsonMessage(.ok, text, extra: extra)

@@ -10,12 +10,17 @@ struct PanelCSRFMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The largest urlencoded form read here, in bytes (forms carry text fields; files go multipart).
     static var maxFormBytes: Int { 1 << 20 }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard [.post, .put, .patch, .delete].contains(request.method) else { return try await next(request, context) }
         var request = request
         guard let id = PanelCookies.sessionID(request.headers[.cookie]) else { throw Self.refused }
-        var token = request.headers[HTTPField.Name("X-CSRF-Token")!] ?? request.uri.queryParameters["_csrf"].map(String.init)
-        if token == nil, request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
+        var token =
+            request.headers[HTTPField.Name("X-CSRF-Token")!] ?? request.uri.queryParameters["_csrf"].map(String.init)
+        if token == nil,
+            request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        {
             let body = try await request.collectBody(upTo: Self.maxFormBytes)
             token = PanelCookies.formField("_csrf", in: String(buffer: body))
         }
@@ -24,7 +29,11 @@ struct PanelCSRFMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     static var refused: HTTPError {
-        HTTPError(.forbidden, message: "this form was not sent from a signed-in panel page (its security token is missing or out of date): reload the page, sign in if asked, and send it again")
+        HTTPError(
+            .forbidden,
+            message:
+                "this form was not sent from a signed-in panel page (its security token is missing or out of date): reload the page, sign in if asked, and send it again"
+        )
     }
 }
 

@@ -18,8 +18,10 @@ public struct PanelConfiguration: Sendable {
 
     public static let defaultWebAssets = "/usr/share/javascript"
 
-    public init(webAssets: String = PanelConfiguration.defaultWebAssets, tileURL: String? = nil, tileAttribution: String? = nil,
-                publicURL: String? = nil, maxMediaBytes: Int64 = 2 << 30, budget: PhoneBudget = .default) {
+    public init(
+        webAssets: String = PanelConfiguration.defaultWebAssets, tileURL: String? = nil, tileAttribution: String? = nil,
+        publicURL: String? = nil, maxMediaBytes: Int64 = 2 << 30, budget: PhoneBudget = .default
+    ) {
         self.maxMediaBytes = maxMediaBytes
         self.budget = budget
         self.webAssets = webAssets
@@ -36,30 +38,44 @@ public struct PanelConfiguration: Sendable {
         var found: [String] = []
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: webAssets, isDirectory: &isDirectory) || !isDirectory.boolValue {
-            found.append("--web-assets '\(webAssets)' is not a folder: install libjs-leaflet and libjs-bootstrap5 or name the folder holding them")
+            found.append(
+                "--web-assets '\(webAssets)' is not a folder: install libjs-leaflet and libjs-bootstrap5 or name the folder holding them"
+            )
         } else {
-            for library in PanelAssets.vendorLibraries where !FileManager.default.fileExists(atPath: webAssets + "/" + library.folder + "/" + library.probe) {
-                found.append("--web-assets '\(webAssets)' has no \(library.folder)/\(library.probe): install the Debian package \(library.debianPackage)")
+            for library in PanelAssets.vendorLibraries
+            where !FileManager.default.fileExists(atPath: webAssets + "/" + library.folder + "/" + library.probe) {
+                found.append(
+                    "--web-assets '\(webAssets)' has no \(library.folder)/\(library.probe): install the Debian package \(library.debianPackage)"
+                )
             }
         }
         if let tileURL {
             let lower = tileURL.lowercased()
-            if !(lower.hasPrefix("https://") || lower.hasPrefix("http://")) || !["{z}", "{x}", "{y}"].allSatisfy(tileURL.contains) {
-                found.append("--tile-url '\(tileURL)' must be an http(s) URL template holding {z}, {x} and {y}, such as https://tile.openstreetmap.org/{z}/{x}/{y}.png")
+            if !(lower.hasPrefix("https://") || lower.hasPrefix("http://"))
+                || !["{z}", "{x}", "{y}"].allSatisfy(tileURL.contains)
+            {
+                found.append(
+                    "--tile-url '\(tileURL)' must be an http(s) URL template holding {z}, {x} and {y}, such as https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+                )
             }
             if (tileAttribution ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
-                found.append("--tile-url needs --tile-attribution: name the map's source as its licence asks (such as '© OpenStreetMap contributors')")
+                found.append(
+                    "--tile-url needs --tile-attribution: name the map's source as its licence asks (such as '© OpenStreetMap contributors')"
+                )
             }
         } else if tileAttribution != nil {
-            found.append("--tile-attribution is given without --tile-url: add the tile URL template or drop the attribution")
+            found.append(
+                "--tile-attribution is given without --tile-url: add the tile URL template or drop the attribution")
         }
         if maxMediaBytes <= 0 {
-            found.append("--max-media-mb must be a whole number of MiB from 1 to 1073741824, such as --max-media-mb 2048")
+            found.append(
+                "--max-media-mb must be a whole number of MiB from 1 to 1073741824, such as --max-media-mb 2048")
         }
         if let publicURL {
             let lower = publicURL.lowercased()
             if !(lower.hasPrefix("https://") || lower.hasPrefix("http://")) || URL(string: publicURL)?.host == nil {
-                found.append("--public-url '\(publicURL)' must be an http(s) URL with a host, such as https://tours.example.org")
+                found.append(
+                    "--public-url '\(publicURL)' must be an http(s) URL with a host, such as https://tours.example.org")
             }
         }
         return found

@@ -43,17 +43,20 @@ public struct PanelController: Sendable {
         // The tile server's origin; a `{s}.` subdomain template ({s}.tile.openstreetmap.org) allows its subdomains.
         if let tileURL = configuration.tileURL {
             let subdomains = tileURL.contains("://{s}.")
-            let plain = tileURL.replacingOccurrences(of: "{s}.", with: "").replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: "")
+            let plain = tileURL.replacingOccurrences(of: "{s}.", with: "").replacingOccurrences(of: "{", with: "")
+                .replacingOccurrences(of: "}", with: "")
             if let url = URL(string: plain), let scheme = url.scheme, let host = url.host {
                 images += " \(scheme)://\(subdomains ? "*." : "")\(host)\(url.port.map { ":\($0)" } ?? "")"
             }
         }
-        return "default-src 'self'; script-src 'self'; style-src 'self'; img-src \(images); media-src 'self'; object-src 'none'; base-uri 'none'; "
+        return
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src \(images); media-src 'self'; object-src 'none'; base-uri 'none'; "
             + "frame-ancestors 'none'; form-action 'self'"
     }
 
     public func addRoutes(to router: Router<AppRequestContext>) {
-        let panel = router.group().add(middleware: PanelHeadersMiddleware<AppRequestContext>(contentSecurityPolicy: contentSecurityPolicy))
+        let panel = router.group().add(
+            middleware: PanelHeadersMiddleware<AppRequestContext>(contentSecurityPolicy: contentSecurityPolicy))
         panel.get("/") { request, context in await signedIn(request, context) { try await home($0, request: request) } }
         panel.get("/login") { request, _ in try await loginPage(request) }
         // Sign-in has no session yet: it is checked by its Origin instead of a token (and SameSite=Strict).
@@ -62,53 +65,108 @@ public struct PanelController: Sendable {
         panel.get("/static/panel.js") { _, _ in Self.text(PanelAssets.js, type: "text/javascript; charset=utf-8") }
         for vendor in PanelAssets.vendorLibraries {
             panel.get("/static/vendor/\(vendor.folder)/**") { _, context in
-                guard let path = PanelAssets.vendorPath(root: configuration.webAssets, library: vendor.folder, segments: context.parameters.getCatchAll()) else {
+                guard
+                    let path = PanelAssets.vendorPath(
+                        root: configuration.webAssets, library: vendor.folder,
+                        segments: context.parameters.getCatchAll())
+                else {
                     throw HTTPError(.notFound)
                 }
                 var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { throw HTTPError(.notFound) }
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue
+                else { throw HTTPError(.notFound) }
                 let body = try await fileIO.loadFile(path: path, context: context)
-                return Response(status: .ok, headers: [.contentType: PanelAssets.contentType(path: path), .cacheControl: "public, max-age=3600"], body: body)
+                return Response(
+                    status: .ok,
+                    headers: [
+                        .contentType: PanelAssets.contentType(path: path), .cacheControl: "public, max-age=3600",
+                    ], body: body)
             }
         }
-        panel.get("/drafts/:site/:tour") { request, context in await draftRoute(request, context) { try await editor($0, $1, request: request) } }
+        panel.get("/drafts/:site/:tour") { request, context in
+            await draftRoute(request, context) { try await editor($0, $1, request: request) }
+        }
         panel.get("/drafts/:site/:tour/stops/:stop") { request, context in
-            await draftRoute(request, context) { try await stopPage($0, $1, index: try stopIndex(context), request: request) }
+            await draftRoute(request, context) {
+                try await stopPage($0, $1, index: try stopIndex(context), request: request)
+            }
         }
         panel.get("/drafts/:site/:tour/stops/:stop/files/:file") { request, context in
-            await draftRoute(request, context) { try await stopFile($0, $1, index: try stopIndex(context), name: try context.parameters.require("file"), context: context) }
+            await draftRoute(request, context) {
+                try await stopFile(
+                    $0, $1, index: try stopIndex(context), name: try context.parameters.require("file"),
+                    context: context)
+            }
         }
-        panel.get("/drafts/:site/:tour/build-status") { request, context in await draftRoute(request, context, json: true) { _, key in buildStatus(key) } }
-        panel.get("/drafts/:site/:tour/folder.zip") { request, context in await draftRoute(request, context) { try await folderZip($0, $1) } }
+        panel.get("/drafts/:site/:tour/build-status") { request, context in
+            await draftRoute(request, context, json: true) { _, key in buildStatus(key) }
+        }
+        panel.get("/drafts/:site/:tour/folder.zip") { request, context in
+            await draftRoute(request, context) { try await folderZip($0, $1) }
+        }
 
         // State-changing routes: each behind the CSRF check.
         let guarded = panel.group().add(middleware: PanelCSRFMiddleware<AppRequestContext>(sessions: sessions))
         guarded.post("/logout") { request, _ in
             if let id = PanelCookies.sessionID(request.headers[.cookie]) { await sessions.end(id: id) }
-            return Response(status: .seeOther, headers: [.location: "/login", .setCookie: sessions.clearingCookie(secure: configuration.secureCookies)])
+            return Response(
+                status: .seeOther,
+                headers: [
+                    .location: "/login", .setCookie: sessions.clearingCookie(secure: configuration.secureCookies),
+                ])
         }
-        guarded.post("/drafts") { request, context in await signedIn(request, context) { try await createDraft($0, request: request) } }
-        guarded.put("/drafts/import") { request, context in await signedIn(request, context, json: true) { try await importFile($0, request: request) } }
-        guarded.post("/drafts/import") { request, context in await signedIn(request, context) { try await importForm($0, request: request) } }
-        panel.get("/drafts/columns/:sheet") { request, context in await signedIn(request, context) { try await columnsPage($0, request: request, context: context) } }
-        guarded.post("/drafts/columns/:sheet") { request, context in await signedIn(request, context) { try await chooseColumns($0, request: request, context: context) } }
-        guarded.post("/drafts/:site/:tour") { request, context in await draftRoute(request, context) { try await saveTour($0, $1, request: request) } }
-        guarded.post("/drafts/:site/:tour/stops") { request, context in await draftRoute(request, context) { try await addStop($0, $1, request: request) } }
-        guarded.post("/drafts/:site/:tour/order") { request, context in await draftRoute(request, context) { try await reorder($0, $1, request: request) } }
+        guarded.post("/drafts") { request, context in
+            await signedIn(request, context) { try await createDraft($0, request: request) }
+        }
+        guarded.put("/drafts/import") { request, context in
+            await signedIn(request, context, json: true) { try await importFile($0, request: request) }
+        }
+        guarded.post("/drafts/import") { request, context in
+            await signedIn(request, context) { try await importForm($0, request: request) }
+        }
+        panel.get("/drafts/columns/:sheet") { request, context in
+            await signedIn(request, context) { try await columnsPage($0, request: request, context: context) }
+        }
+        guarded.post("/drafts/columns/:sheet") { request, context in
+            await signedIn(request, context) { try await chooseColumns($0, request: request, context: context) }
+        }
+        guarded.post("/drafts/:site/:tour") { request, context in
+            await draftRoute(request, context) { try await saveTour($0, $1, request: request) }
+        }
+        guarded.post("/drafts/:site/:tour/stops") { request, context in
+            await draftRoute(request, context) { try await addStop($0, $1, request: request) }
+        }
+        guarded.post("/drafts/:site/:tour/order") { request, context in
+            await draftRoute(request, context) { try await reorder($0, $1, request: request) }
+        }
         guarded.post("/drafts/:site/:tour/stops/:stop") { request, context in
-            await draftRoute(request, context) { try await saveStop($0, $1, index: try stopIndex(context), request: request) }
+            await draftRoute(request, context) {
+                try await saveStop($0, $1, index: try stopIndex(context), request: request)
+            }
         }
         guarded.post("/drafts/:site/:tour/stops/:stop/:action") { request, context in
-            await draftRoute(request, context) { try await stopAction($0, $1, index: try stopIndex(context), action: try context.parameters.require("action"), request: request) }
+            await draftRoute(request, context) {
+                try await stopAction(
+                    $0, $1, index: try stopIndex(context), action: try context.parameters.require("action"),
+                    request: request)
+            }
         }
         guarded.put("/drafts/:site/:tour/stops/:stop/files") { request, context in
-            await draftRoute(request, context, json: true) { try await upload($0, $1, index: try stopIndex(context), request: request) }
+            await draftRoute(request, context, json: true) {
+                try await upload($0, $1, index: try stopIndex(context), request: request)
+            }
         }
         guarded.post("/drafts/:site/:tour/stops/:stop/files") { request, context in
-            await draftRoute(request, context) { try await uploadForm($0, $1, index: try stopIndex(context), request: request) }
+            await draftRoute(request, context) {
+                try await uploadForm($0, $1, index: try stopIndex(context), request: request)
+            }
         }
-        guarded.post("/drafts/:site/:tour/build") { request, context in await draftRoute(request, context) { try await build($0, $1, request: request) } }
-        guarded.post("/drafts/:site/:tour/review") { request, context in await draftRoute(request, context) { try await requestReview($0, $1, request: request) } }
+        guarded.post("/drafts/:site/:tour/build") { request, context in
+            await draftRoute(request, context) { try await build($0, $1, request: request) }
+        }
+        guarded.post("/drafts/:site/:tour/review") { request, context in
+            await draftRoute(request, context) { try await requestReview($0, $1, request: request) }
+        }
         addReviewRoutes(panel: panel, guarded: guarded)
         addMapRoutes(panel: panel)
     }
@@ -126,7 +184,8 @@ public struct PanelController: Sendable {
     }
 
     func visitor(_ request: Request) async throws -> Visitor? {
-        guard let id = PanelCookies.sessionID(request.headers[.cookie]), let session = await sessions.session(id: id) else { return nil }
+        guard let id = PanelCookies.sessionID(request.headers[.cookie]), let session = await sessions.session(id: id)
+        else { return nil }
         let name = session.user
         guard let user = try await server.blocking({ try $0.catalog.user(name: name) }) else {
             await sessions.end(id: id)
@@ -141,10 +200,14 @@ public struct PanelController: Sendable {
     }
 
     /// Runs `body` for a signed-in visitor; otherwise sends them to the sign-in page. Errors become pages.
-    func signedIn(_ request: Request, _ context: AppRequestContext, json: Bool = false, _ body: (Visitor) async throws -> Response) async -> Response {
+    func signedIn(
+        _ request: Request, _ context: AppRequestContext, json: Bool = false, _ body: (Visitor) async throws -> Response
+    ) async -> Response {
         do {
             guard let visitor = try await visitor(request) else {
-                if json { return Self.jsonMessage(.unauthorized, "your session has ended: sign in again (reload the page)") }
+                if json {
+                    return Self.jsonMessage(.unauthorized, "your session has ended: sign in again (reload the page)")
+                }
                 let next = request.uri.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
                 return Response(status: .seeOther, headers: [.location: "/login?next=\(next)"])
             }
@@ -154,7 +217,9 @@ public struct PanelController: Sendable {
         }
     }
 
-    func loginPage(_ request: Request, message: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+    func loginPage(
+        _ request: Request, message: String? = nil, status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         var values: [String: Any] = ["next": Self.safeNext(request.uri.queryParameters.get("next"))]
         if let message { values["error"] = message }
         var response = try page("login", title: "Sign in", values: values)
@@ -164,7 +229,11 @@ public struct PanelController: Sendable {
 
     func login(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         if let origin = request.headers[.origin], !isOwnOrigin(origin, request: request) {
-            return errorPage(PanelError(status: .forbidden, message: "this sign-in form was sent from another site (\(origin)); open the panel's own sign-in page"))
+            return errorPage(
+                PanelError(
+                    status: .forbidden,
+                    message:
+                        "this sign-in form was sent from another site (\(origin)); open the panel's own sign-in page"))
         }
         let form = try await PanelForm.read(request)
         let name = form.text("name"), password = form["password"] ?? ""
@@ -172,7 +241,11 @@ public struct PanelController: Sendable {
         for key in keys {
             let wait = await loginThrottle.wait(for: key)
             if wait > 0 {
-                return try await loginPage(request, message: "Too many failed sign-ins: wait \(max(1, wait / 60)) minute\(wait >= 120 ? "s" : "") and try again.", status: .tooManyRequests)
+                return try await loginPage(
+                    request,
+                    message:
+                        "Too many failed sign-ins: wait \(max(1, wait / 60)) minute\(wait >= 120 ? "s" : "") and try again.",
+                    status: .tooManyRequests)
             }
         }
         let record = name.isEmpty ? nil : try await server.blocking { try $0.catalog.signInRecord(name: name) }
@@ -181,14 +254,22 @@ public struct PanelController: Sendable {
         let matches = await Task.detached { PasswordHash.verify(password, against: stored) }.value
         guard let record, record.passwordHash != nil, matches else {
             for key in keys { await loginThrottle.failed(key) }
-            server.logger.notice("panel sign-in refused", metadata: ["user": "\(TerminalText.escaped(name))", "address": "\(keys[0])"])
+            server.logger.notice(
+                "panel sign-in refused", metadata: ["user": "\(TerminalText.escaped(name))", "address": "\(keys[0])"])
             // 200 with the form again (the browser shows the message; the status is not an error to the page).
-            return try await loginPage(request, message: "The name or the password is wrong. An admin sets a panel password with 'trailpack admin user password NAME'.")
+            return try await loginPage(
+                request,
+                message:
+                    "The name or the password is wrong. An admin sets a panel password with 'trailpack admin user password NAME'."
+            )
         }
         for key in keys { await loginThrottle.succeeded(key) }
-        let session = await sessions.start(user: record.user.name, replacing: PanelCookies.sessionID(request.headers[.cookie]))
+        let session = await sessions.start(
+            user: record.user.name, replacing: PanelCookies.sessionID(request.headers[.cookie]))
         let next = Self.safeNext(form["next"])
-        return Response(status: .seeOther, headers: [.location: next, .setCookie: sessions.cookie(for: session, secure: configuration.secureCookies)])
+        return Response(
+            status: .seeOther,
+            headers: [.location: next, .setCookie: sessions.cookie(for: session, secure: configuration.secureCookies)])
     }
 
     /// A hash no password matches, verified for unknown names (same cost as a real one).
@@ -196,7 +277,9 @@ public struct PanelController: Sendable {
 
     /// A path on this site to go to after sign-in (never another site: `//evil`, `https:`).
     static func safeNext(_ next: String?) -> String {
-        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"), !next.contains("\r"), !next.contains("\n") else { return "/" }
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"), !next.contains("\r"),
+            !next.contains("\n")
+        else { return "/" }
         return next
     }
 
@@ -210,31 +293,50 @@ public struct PanelController: Sendable {
 
     // MARK: pages
 
-    func page(_ name: String, title: String, visitor: Visitor? = nil, map: Bool = false, values: [String: Any] = [:]) throws -> Response {
+    func page(
+        _ name: String, title: String, visitor: Visitor? = nil, map: Bool = false, values: [String: Any] = [:]
+    ) throws -> Response {
         var object: [String: Any] = ["title": title, "map": map]
         if let tileURL = configuration.tileURL {
             object["tileURL"] = tileURL
             object["tileAttribution"] = configuration.tileAttribution ?? ""
         }
         if let visitor {
-            object["user"] = ["name": visitor.user.name, "role": visitor.user.role.rawValue, "reviewCount": visitor.reviewCount > 0 ? visitor.reviewCount : false] as [String: Any]
+            object["user"] =
+                [
+                    "name": visitor.user.name, "role": visitor.user.role.rawValue,
+                    "reviewCount": visitor.reviewCount > 0 ? visitor.reviewCount : false,
+                ] as [String: Any]
             object["csrf"] = visitor.session.csrfToken
         }
         object.merge(values) { _, new in new }
-        guard let html = library.render(object, withTemplate: name) else { throw PanelError(status: .internalServerError, message: "the panel has no page '\(name)'") }
+        guard let html = library.render(object, withTemplate: name) else {
+            throw PanelError(status: .internalServerError, message: "the panel has no page '\(name)'")
+        }
         return Self.text(html, type: "text/html; charset=utf-8")
     }
 
     func errorPage(_ error: Error, json: Bool = false) -> Response {
-        let (status, message): (HTTPResponse.Status, String) = switch error {
-        case let e as PanelError: (e.status, e.message)
-        case let e as ServerError: (e.status, e.message)
-        case let e as HTTPError: (e.status, e.body ?? "the request could not be handled")
-        default: (.internalServerError, "something went wrong on the server (\(error)); try again, and tell the administrator if it keeps happening")
+        let (status, message): (HTTPResponse.Status, String) =
+            switch error {
+            case let e as PanelError: (e.status, e.message)
+            case let e as ServerError: (e.status, e.message)
+            case let e as HTTPError: (e.status, e.body ?? "the request could not be handled")
+            default:
+                (
+                    .internalServerError,
+                    "something went wrong on the server (\(error)); try again, and tell the administrator if it keeps happening"
+                )
+            }
+        if status.code >= 500 {
+            server.logger.error(
+                "panel request failed", metadata: ["error": "\(TerminalText.escaped(String(describing: error)))"])
         }
-        if status.code >= 500 { server.logger.error("panel request failed", metadata: ["error": "\(TerminalText.escaped(String(describing: error)))"]) }
         if json { return Self.jsonMessage(status, message) }
-        var response = (try? page("error", title: status.code == 409 ? "Not saved" : "Something is wrong", values: ["message": message, "status": status.code]))
+        var response =
+            (try? page(
+                "error", title: status.code == 409 ? "Not saved" : "Something is wrong",
+                values: ["message": message, "status": status.code]))
             ?? Self.text(message, type: "text/plain; charset=utf-8")
         response.status = status
         return response
@@ -242,7 +344,9 @@ public struct PanelController: Sendable {
 
     static func jsonMessage(_ status: HTTPResponse.Status, _ message: String, extra: [JSONMember] = []) -> Response {
         let body = JSONWriter.string(.object([JSONMember("message", .string(message))] + extra), pretty: false)
-        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        return Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
     static func text(_ text: String, type: String) -> Response {
@@ -270,7 +374,9 @@ public struct PanelController: Sendable {
 struct PanelHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     let contentSecurityPolicy: String
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         var response = try await next(request, context)
         response.headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"

@@ -10,11 +10,17 @@ import TrailPackServer
 /// The tours being edited: the list, a new tour, the editor (map, stops, findings) and its saves.
 extension PanelController {
     /// Runs `body` for a signed-in editor of the draft the URL names (a publisher only on a site granted to them).
-    func draftRoute(_ request: Request, _ context: AppRequestContext, json: Bool = false,
-                    _ body: (Visitor, DraftStore.Key) async throws -> Response) async -> Response {
+    func draftRoute(
+        _ request: Request, _ context: AppRequestContext, json: Bool = false,
+        _ body: (Visitor, DraftStore.Key) async throws -> Response
+    ) async -> Response {
         await signedIn(request, context, json: json) { visitor in
-            guard let key = DraftStore.Key(site: try context.parameters.require("site"), tour: try context.parameters.require("tour")) else {
-                throw PanelError(status: .notFound, message: "there is no such draft (a draft's address is /drafts/SITE/TOUR)")
+            guard
+                let key = DraftStore.Key(
+                    site: try context.parameters.require("site"), tour: try context.parameters.require("tour"))
+            else {
+                throw PanelError(
+                    status: .notFound, message: "there is no such draft (a draft's address is /drafts/SITE/TOUR)")
             }
             try requireSite(visitor, key.site)
             return try await body(visitor, key)
@@ -23,15 +29,23 @@ extension PanelController {
 
     func requireSite(_ visitor: Visitor, _ site: String) throws {
         guard visitor.canEdit else {
-            throw PanelError(status: .forbidden, message: "'\(visitor.user.name)' is a reviewer: reviewers review built versions; publishers edit tours")
+            throw PanelError(
+                status: .forbidden,
+                message: "'\(visitor.user.name)' is a reviewer: reviewers review built versions; publishers edit tours")
         }
         guard visitor.user.role == .admin || visitor.sites.contains(where: { $0.id == site }) else {
-            throw PanelError(status: .forbidden, message: "'\(visitor.user.name)' may not edit the tours of site '\(site)'; an admin grants it with 'trailpack admin grant \(visitor.user.name) \(site)'")
+            throw PanelError(
+                status: .forbidden,
+                message:
+                    "'\(visitor.user.name)' may not edit the tours of site '\(site)'; an admin grants it with 'trailpack admin grant \(visitor.user.name) \(site)'"
+            )
         }
     }
 
     func stopIndex(_ context: AppRequestContext) throws -> Int {
-        guard let n = Int(try context.parameters.require("stop")), n >= 1 else { throw PanelError(status: .notFound, message: "there is no such stop") }
+        guard let n = Int(try context.parameters.require("stop")), n >= 1 else {
+            throw PanelError(status: .notFound, message: "there is no such stop")
+        }
         return n - 1
     }
 
@@ -41,7 +55,9 @@ extension PanelController {
     static let draftsPerPage = 50
 
     func home(_ visitor: Visitor, request: Request) async throws -> Response {
-        let siteIDs = visitor.user.role == .admin ? Self.names(in: drafts.root).union(visitor.sites.map(\.id)).sorted() : visitor.sites.map(\.id)
+        let siteIDs =
+            visitor.user.role == .admin
+            ? Self.names(in: drafts.root).union(visitor.sites.map(\.id)).sorted() : visitor.sites.map(\.id)
         let store = drafts
         var list = visitor.canEdit ? try await server.blocking { _ in store.list(sites: siteIDs) } : []
         // The most recently saved first; a search matches the tour's name or folder, any case and accent.
@@ -60,7 +76,10 @@ extension PanelController {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate]
         let rows: [[String: Any]] = shown.map {
-            ["name": $0.name, "site": $0.key.site, "link": $0.key.path, "version": $0.version, "stops": $0.stops, "modified": formatter.string(from: $0.modified)]
+            [
+                "name": $0.name, "site": $0.key.site, "link": $0.key.path, "version": $0.version, "stops": $0.stops,
+                "modified": formatter.string(from: $0.modified),
+            ]
         }
         func pageLink(_ n: Int) -> String {
             var items = [URLQueryItem(name: "page", value: String(n))]
@@ -74,11 +93,15 @@ extension PanelController {
         if pageNumber > 1 { pager["previous"] = pageLink(pageNumber - 1) }
         if pageNumber < pages { pager["next"] = pageLink(pageNumber + 1) }
         let sites: [[String: Any]] = visitor.sites.map { ["id": $0.id, "name": $0.name] }
-        return try page("home", title: "Tours", visitor: visitor, values: [
-            "drafts": rows, "hasDrafts": !rows.isEmpty, "sites": sites, "hasSites": !sites.isEmpty || visitor.user.role == .admin,
-            "canEdit": visitor.canEdit, "isAdmin": visitor.user.role == .admin, "draftCount": total,
-            "query": query, "matching": list.count, "searched": !query.isEmpty, "pager": pages > 1 ? pager : false, "searchable": total > 10,
-        ])
+        return try page(
+            "home", title: "Tours", visitor: visitor,
+            values: [
+                "drafts": rows, "hasDrafts": !rows.isEmpty, "sites": sites,
+                "hasSites": !sites.isEmpty || visitor.user.role == .admin,
+                "canEdit": visitor.canEdit, "isAdmin": visitor.user.role == .admin, "draftCount": total,
+                "query": query, "matching": list.count, "searched": !query.isEmpty, "pager": pages > 1 ? pager : false,
+                "searchable": total > 10,
+            ])
     }
 
     static func names(in folder: String) -> Set<String> {
@@ -89,11 +112,16 @@ extension PanelController {
         let form = try await PanelForm.read(request)
         let site = form.text("site")
         guard Slug.isValid(site) else {
-            throw PanelError(message: "choose the site the tour belongs to (a site id is lowercase letters, digits and hyphens, such as mckenzie-river-district)")
+            throw PanelError(
+                message:
+                    "choose the site the tour belongs to (a site id is lowercase letters, digits and hyphens, such as mckenzie-river-district)"
+            )
         }
         try requireSite(visitor, site)
         let name = form.text("name")
-        guard !name.isEmpty else { throw PanelError(message: "give the tour a name: it is what visitors see in the app's list") }
+        guard !name.isEmpty else {
+            throw PanelError(message: "give the tour a name: it is what visitors see in the app's list")
+        }
         let slug = TourDraft.slug(name)
         guard let key = DraftStore.Key(site: site, tour: slug.isEmpty ? "tour" : slug) else {
             throw PanelError(message: "the name '\(name)' gives no usable folder name; use some letters or digits")
@@ -119,14 +147,21 @@ extension PanelController {
     func findings(_ key: DraftStore.Key, draft: TourDraft) async throws -> [PanelFinding] {
         let folder = drafts.folder(key)
         let budget = configuration.budget
-        let found = try await server.blocking { _ in try TourBuilder.plan(folder, budget: budget, hashAssets: false).findings }
+        let found = try await server.blocking { _ in
+            try TourBuilder.plan(folder, budget: budget, hashAssets: false).findings
+        }
         return PanelFinding.place(found, draft: draft)
     }
 
     /// The values of the page's findings list (the `findings` partial): each finding with its link, the counts, the heading.
     static func findingsSection(_ list: [PanelFinding], path: String, heading: String) -> [String: Any] {
         [
-            "findings": list.map { ["severity": $0.severity, "isError": $0.isError, "label": $0.label, "message": $0.message, "link": $0.link(draftPath: path), "code": $0.code] },
+            "findings": list.map {
+                [
+                    "severity": $0.severity, "isError": $0.isError, "label": $0.label, "message": $0.message,
+                    "link": $0.link(draftPath: path), "code": $0.code,
+                ]
+            },
             "hasFindings": !list.isEmpty, "findingsHeading": heading,
             "errorCount": list.filter(\.isError).count, "warningCount": list.filter { !$0.isError }.count,
         ]
@@ -135,7 +170,11 @@ extension PanelController {
     /// Messages by field id, for the `{{#fields.tour_name}}` blocks beside each field.
     static func byField(_ list: [PanelFinding]) -> [String: Any] {
         var out: [String: [[String: Any]]] = [:]
-        for f in list { out[f.field.replacingOccurrences(of: "-", with: "_"), default: []].append(["message": f.message, "isError": f.isError]) }
+        for f in list {
+            out[f.field.replacingOccurrences(of: "-", with: "_"), default: []].append([
+                "message": f.message, "isError": f.isError,
+            ])
+        }
         return out
     }
 
@@ -146,33 +185,45 @@ extension PanelController {
         let stops: [[String: Any]] = draft.stops.enumerated().map { index, stop in
             let count = all.filter { $0.stop == index }.count
             return [
-                "number": index + 1, "name": stop.name.isEmpty ? "(no name)" : stop.name, "link": "\(key.path)/stops/\(index + 1)",
-                "latitude": stop.coordinate.map { Self.degrees($0.latitude) } ?? "", "longitude": stop.coordinate.map { Self.degrees($0.longitude) } ?? "",
+                "number": index + 1, "name": stop.name.isEmpty ? "(no name)" : stop.name,
+                "link": "\(key.path)/stops/\(index + 1)",
+                "latitude": stop.coordinate.map { Self.degrees($0.latitude) } ?? "",
+                "longitude": stop.coordinate.map { Self.degrees($0.longitude) } ?? "",
                 "notFirst": index > 0, "notLast": index < draft.stops.count - 1, "files": stop.assets.count,
                 "findings": count, "hasFindings": count > 0, "action": "\(key.path)/stops/\(index + 1)",
             ]
         }
-        let mapStops = JSONWriter.string(.array(draft.stops.enumerated().compactMap { index, stop in
-            stop.coordinate.map { c in
-                .object([JSONMember("n", .number(JSONNumber(Int64(index + 1)))), JSONMember("name", .string(stop.name)),
-                         JSONMember("lat", .number(JSONNumber(c.latitude))), JSONMember("lon", .number(JSONNumber(c.longitude))),
-                         JSONMember("action", .string("\(key.path)/stops/\(index + 1)/move"))])
-            }
-        }), pretty: false)
+        let mapStops = JSONWriter.string(
+            .array(
+                draft.stops.enumerated().compactMap { index, stop in
+                    stop.coordinate.map { c in
+                        .object([
+                            JSONMember("n", .number(JSONNumber(Int64(index + 1)))),
+                            JSONMember("name", .string(stop.name)),
+                            JSONMember("lat", .number(JSONNumber(c.latitude))),
+                            JSONMember("lon", .number(JSONNumber(c.longitude))),
+                            JSONMember("action", .string("\(key.path)/stops/\(index + 1)/move")),
+                        ])
+                    }
+                }), pretty: false)
         let frame = draft.bounds ?? Bounds.enclosing(draft.stops.compactMap(\.coordinate))
         var values: [String: Any] = [
             "draft": [
-                "name": draft.name, "park": draft.park, "siteID": draft.siteID, "siteName": draft.siteName, "id": draft.id, "version": draft.version,
+                "name": draft.name, "park": draft.park, "siteID": draft.siteID, "siteName": draft.siteName,
+                "id": draft.id, "version": draft.version,
                 "description": draft.description, "path": key.path,
             ],
             "revision": revision, "stops": stops, "hasStops": !stops.isEmpty, "mapStops": mapStops,
             "fields": Self.byField(tourFindings), "followStops": draft.bounds == nil,
             "proposedVersion": try await proposedVersion(draft),
         ]
-        values.merge(Self.findingsSection(all, path: key.path, heading: "What to fix before building")) { _, new in new }
+        values.merge(Self.findingsSection(all, path: key.path, heading: "What to fix before building")) { _, new in new
+        }
         if let frame {
-            values["frame"] = ["south": Self.degrees(frame.southwest.latitude), "west": Self.degrees(frame.southwest.longitude),
-                               "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude)]
+            values["frame"] = [
+                "south": Self.degrees(frame.southwest.latitude), "west": Self.degrees(frame.southwest.longitude),
+                "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude),
+            ]
         }
         if let notice = await notice(visitor, request) { values["notice"] = notice }
         if configuration.tileURL == nil {
@@ -180,14 +231,17 @@ extension PanelController {
             let header = try await server.blocking { _ in Self.draftMapHeader(folder) }
             if let own = Self.ownMapValues(tileURL: key.path + "/tiles", header: header) { values["ownMap"] = own }
         }
-        return try page("editor", title: draft.name.isEmpty ? "Tour" : draft.name, visitor: visitor, map: true, values: values)
+        return try page(
+            "editor", title: draft.name.isEmpty ? "Tour" : draft.name, visitor: visitor, map: true, values: values)
     }
 
     /// The next patch version after the newest one stored for this package, or the draft's own version.
     func proposedVersion(_ draft: TourDraft) async throws -> String {
         let id = draft.id
         guard Slug.isValid(id.replacingOccurrences(of: ".", with: "-"), maxLength: 128),
-              let newest = try await server.catalogStore.versions(package: id).compactMap({ PackageVersion($0.version) }).max() else {
+            let newest = try await server.catalogStore.versions(package: id).compactMap({ PackageVersion($0.version) })
+                .max()
+        else {
             return draft.version.isEmpty ? "1.0.0" : draft.version
         }
         var parts = newest.components
@@ -202,7 +256,9 @@ extension PanelController {
         let form = try await PanelForm.read(request)
         var frame: Bounds?
         if form["followStops"] == nil {
-            let values = ["south", "west", "north", "east"].map { CoordinateText.parse(form.text($0), axis: $0 == "south" || $0 == "north" ? .latitude : .longitude) }
+            let values = ["south", "west", "north", "east"].map {
+                CoordinateText.parse(form.text($0), axis: $0 == "south" || $0 == "north" ? .latitude : .longitude)
+            }
             var numbers: [Double] = []
             for (name, value) in zip(["south", "west", "north", "east"], values) {
                 switch value {
@@ -210,7 +266,9 @@ extension PanelController {
                 case .failure(let e): throw PanelError(message: "map frame, \(name) edge: \(e.message)")
                 }
             }
-            frame = Bounds(southwest: Coordinate(latitude: numbers[0], longitude: numbers[1]), northeast: Coordinate(latitude: numbers[2], longitude: numbers[3]))
+            frame = Bounds(
+                southwest: Coordinate(latitude: numbers[0], longitude: numbers[1]),
+                northeast: Coordinate(latitude: numbers[2], longitude: numbers[3]))
         }
         let bounds = frame
         try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
@@ -252,7 +310,9 @@ extension PanelController {
         let order = form.text("order").split(separator: ",").compactMap { Int($0) }
         try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
             guard order.count == draft.stops.count, Set(order) == Set(1...max(1, draft.stops.count)) else {
-                throw PanelError(code: .unprocessable, message: "the new order does not name every stop once; reload the page and try again")
+                throw PanelError(
+                    code: .unprocessable,
+                    message: "the new order does not name every stop once; reload the page and try again")
             }
             draft.stops = order.map { draft.stops[$0 - 1] }
         }

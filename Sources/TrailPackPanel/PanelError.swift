@@ -106,11 +106,14 @@ public struct PanelError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The draft does not exist.
-    public static let notFound = PanelError(code: .notFound, message: "there is no such draft (it may have been removed)")
+    public static let notFound = PanelError(
+        code: .notFound, message: "there is no such draft (it may have been removed)")
     /// Someone else saved the draft after it was opened.
     public static let conflict = PanelError(
         code: .conflict,
-        message: "someone else saved this draft after you opened it; your change was not saved. Reload the page to see their version, then make your change again")
+        message:
+            "someone else saved this draft after you opened it; your change was not saved. Reload the page to see their version, then make your change again"
+    )
 
     /// The message.
     public var description: String { message }

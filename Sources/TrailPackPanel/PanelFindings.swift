@@ -28,9 +28,14 @@ struct PanelFinding: Sendable {
         if draft.stops.isEmpty {
             // One finding says it, in the panel's terms (the folder's three say it of files and frames).
             findings.removeAll { [.sourceNoWaypoints, .waypointNone, .boundsDegenerate].contains($0.code) }
-            findings.insert(Finding(.waypointNone, path: JSONPath.root.member("waypoints"), "the tour has no stops yet: click the map, or type a position under 'Add a stop'"), at: 0)
+            findings.insert(
+                Finding(
+                    .waypointNone, path: JSONPath.root.member("waypoints"),
+                    "the tour has no stops yet: click the map, or type a position under 'Add a stop'"), at: 0)
         }
-        return findings.map { place($0, draft: draft) }.sorted { ($0.isError ? 0 : 1, $0.stop ?? -1) < ($1.isError ? 0 : 1, $1.stop ?? -1) }
+        return findings.map { place($0, draft: draft) }.sorted {
+            ($0.isError ? 0 : 1, $0.stop ?? -1) < ($1.isError ? 0 : 1, $1.stop ?? -1)
+        }
     }
 
     static func place(_ finding: Finding, draft: TourDraft) -> PanelFinding {
@@ -51,7 +56,9 @@ struct PanelFinding: Sendable {
             case (true, "accessibilityWaiver"): (field, label) = ("stop-waiver", "Accessibility waiver")
             case (true, "assets"):
                 (field, label) = ("stop-files", "Files")
-                if let index = Self.index(in: path), let stop, index < draft.stops[stop].assets.count { field = "file-\(index + 1)" }
+                if let index = Self.index(in: path), let stop, index < draft.stops[stop].assets.count {
+                    field = "file-\(index + 1)"
+                }
             default: (field, label) = ("stop-files", "Files")
             }
         } else if file == TourSource.tourFileName || file.isEmpty {
@@ -73,8 +80,9 @@ struct PanelFinding: Sendable {
             let name = draft.stops[stop].name.isEmpty ? "unnamed stop" : "'\(draft.stops[stop].name)'"
             label = "Stop \(stop + 1) \(name) — \(label)"
         }
-        return PanelFinding(severity: finding.severity.rawValue, code: finding.code.rawValue, stop: stop, field: field, label: label,
-                            message: rangerWords(finding.message))
+        return PanelFinding(
+            severity: finding.severity.rawValue, code: finding.code.rawValue, stop: stop, field: field, label: label,
+            message: rangerWords(finding.message))
     }
 
     /// The index in `assets[2].title`.
@@ -87,22 +95,31 @@ struct PanelFinding: Sendable {
     static func rangerWords(_ message: String) -> String {
         var text = message
         // "'waypoints[3].description' is empty" → "the description is empty" (the page already names the stop).
-        if let regex = try? NSRegularExpression(pattern: #"'waypoints\[\d+\]\.([a-zA-Z]+)(?:\.([a-zA-Z]+))?(?:\[\d+\])?(?:\.([a-zA-Z]+))?' (is|are|must|has)"#) {
-            text = regex.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "the $1 $2 $3 $4")
+        if let regex = try? NSRegularExpression(
+            pattern:
+                #"'waypoints\[\d+\]\.([a-zA-Z]+)(?:\.([a-zA-Z]+))?(?:\[\d+\])?(?:\.([a-zA-Z]+))?' (is|are|must|has)"#)
+        {
+            text = regex.stringByReplacingMatches(
+                in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "the $1 $2 $3 $4")
             while text.contains("  ") { text = text.replacingOccurrences(of: "  ", with: " ") }
         }
         // The builder names the command to run on the tour folder; the panel's folder is on the server, not the ranger's.
         if let regex = try? NSRegularExpression(pattern: #"cut one with 'trailpack map extract --tour [^']*'"#) {
-            text = regex.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text),
-                                                  withTemplate: "the server's operator can cut one from a regional map with 'trailpack map extract'")
+            text = regex.stringByReplacingMatches(
+                in: text, range: NSRange(text.startIndex..., in: text),
+                withTemplate: "the server's operator can cut one from a regional map with 'trailpack map extract'")
         }
         for (from, to) in [
             ("in this waypoint.json", "on this stop's page"), ("this waypoint.json", "this stop's page"),
             ("in tour.json", "in the tour's details"), ("from tour.json", "from the tour's details"),
             ("waypoint.json", "the stop's page"), ("tour.json", "the tour's details"),
-            ("the stop's \"accessibilityWaiver\"", "the stop's accessibility waiver"), (" (\"alt\")", ""), (" (\"transcript\")", ""),
+            ("the stop's \"accessibilityWaiver\"", "the stop's accessibility waiver"), (" (\"alt\")", ""),
+            (" (\"transcript\")", ""),
             ("(\"captions\": a .vtt file of the stop)", "(upload a .vtt captions file to the stop and choose it)"),
-            ("delete \"bounds\" from the tour's details and the build draws them around every stop", "tick 'follow the stops' and the frame is drawn around every stop"),
+            (
+                "delete \"bounds\" from the tour's details and the build draws them around every stop",
+                "tick 'follow the stops' and the frame is drawn around every stop"
+            ),
         ] {
             text = text.replacingOccurrences(of: from, with: to)
         }

@@ -40,7 +40,9 @@ enum PropertyValue {
     static func json(_ text: String) -> JSONValue {
         if text == "true" { return .bool(true) }
         if text == "false" { return .bool(false) }
-        if let document = try? JSONParser.parse(Array(text.utf8)), case .number = document.value { return document.value }
+        if let document = try? JSONParser.parse(Array(text.utf8)), case .number = document.value {
+            return document.value
+        }
         return .string(text)
     }
 

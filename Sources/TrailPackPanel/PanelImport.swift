@@ -23,8 +23,10 @@ extension PanelController {
         for try await buffer in request.body { try buffer.withUnsafeReadableBytes { try sink.write($0) } }
         try sink.finish()
         do {
-            let key = try await importUploaded(visitor, upload, given: given, site: site, replace: request.uri.queryParameters.get("replace") == "1")
-            return Self.jsonMessage(.created, "the tour was made from '\(given)'", extra: [JSONMember("location", .string(key.path))])
+            let key = try await importUploaded(
+                visitor, upload, given: given, site: site, replace: request.uri.queryParameters.get("replace") == "1")
+            return Self.jsonMessage(
+                .created, "the tour was made from '\(given)'", extra: [JSONMember("location", .string(key.path))])
         } catch let next as ChooseColumns {
             return Self.jsonMessage(.accepted, next.message, extra: [JSONMember("location", .string(next.location))])
         }
@@ -33,17 +35,24 @@ extension PanelController {
     /// The same without JavaScript: the home page's form, posted as multipart/form-data (site, replace, file).
     func importForm(_ visitor: Visitor, request: Request) async throws -> Response {
         guard let boundary = Self.multipartBoundary(request.headers[.contentType]) else {
-            throw PanelError(status: .unsupportedMediaType, message: "the form must be sent as multipart/form-data with a boundary; reload the page and choose the file again")
+            throw PanelError(
+                status: .unsupportedMediaType,
+                message:
+                    "the form must be sent as multipart/form-data with a boundary; reload the page and choose the file again"
+            )
         }
         let temp = try server.store.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
         let receiver = MultipartFiles(folder: temp, limit: configuration.maxMediaBytes)
         try await Self.receive(request, boundary: boundary, into: receiver)
-        guard let file = receiver.files.first else { throw PanelError(message: "no file was chosen: choose a .gpx, .csv or .zip file, then press the button") }
+        guard let file = receiver.files.first else {
+            throw PanelError(message: "no file was chosen: choose a .gpx, .csv or .zip file, then press the button")
+        }
         let site = receiver.texts["site"] ?? ""
         try checkImportSite(visitor, site)
         do {
-            let key = try await importUploaded(visitor, file.temp, given: file.name, site: site, replace: receiver.texts["replace"] == "1")
+            let key = try await importUploaded(
+                visitor, file.temp, given: file.name, site: site, replace: receiver.texts["replace"] == "1")
             return await redirect(visitor, to: key.path, saying: "The tour was made from '\(file.name)'.")
         } catch let next as ChooseColumns {
             return Self.redirect(next.location)
@@ -56,26 +65,40 @@ extension PanelController {
     }
 
     /// Makes a draft of a received file, by its kind (the name's extension; the content is read by the readers).
-    func importUploaded(_ visitor: Visitor, _ upload: String, given: String, site: String, replace: Bool) async throws -> DraftStore.Key {
+    func importUploaded(
+        _ visitor: Visitor, _ upload: String, given: String, site: String, replace: Bool
+    ) async throws -> DraftStore.Key {
         let name = (upload as NSString).lastPathComponent
         let siteName = visitor.sites.first { $0.id == site }?.name ?? site
         let key: DraftStore.Key
         switch (given as NSString).pathExtension.lowercased() {
         case "gpx":
             let stops = try await server.blocking { _ in
-                do { return try TourInit.readGPX(path: upload) } catch let error as BuildError { throw PanelError(status: .unprocessableContent, message: error.description) }
+                do { return try TourInit.readGPX(path: upload) } catch let error as BuildError {
+                    throw PanelError(status: .unprocessableContent, message: error.description)
+                }
             }.stops
-            key = try await createImported(site: site, siteName: siteName, title: (given as NSString).deletingPathExtension,
-                                           stops: stops.map { ImportedStop(name: $0.name, coordinate: $0.coordinate, description: $0.fullText ?? $0.description, properties: $0.properties) })
+            key = try await createImported(
+                site: site, siteName: siteName, title: (given as NSString).deletingPathExtension,
+                stops: stops.map {
+                    ImportedStop(
+                        name: $0.name, coordinate: $0.coordinate, description: $0.fullText ?? $0.description,
+                        properties: $0.properties)
+                })
         case "csv", "tsv", "txt":
             key = try await importSheet(upload, given: given, mediaFolder: nil, site: site, siteName: siteName)
         case "zip":
             key = try await importFolderZip(upload, given: given, site: site, siteName: siteName, replace: replace)
         default:
-            throw PanelError(status: .unprocessableContent,
-                             message: "'\(given)' is not a file the panel can start a tour from: give a GPX file (.gpx), a spreadsheet saved as CSV (.csv), or a tour folder zipped (.zip)")
+            throw PanelError(
+                status: .unprocessableContent,
+                message:
+                    "'\(given)' is not a file the panel can start a tour from: give a GPX file (.gpx), a spreadsheet saved as CSV (.csv), or a tour folder zipped (.zip)"
+            )
         }
-        server.logger.info("panel: draft imported", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)", "from": "\(name)"])
+        server.logger.info(
+            "panel: draft imported",
+            metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)", "from": "\(name)"])
         return key
     }
 
@@ -90,9 +113,13 @@ extension PanelController {
 
     /// A spreadsheet saved as CSV: one stop per row. With `mediaFolder` (a zip holding the sheet and its
     /// photos and recordings) the photo, audio and video columns name files found there, copied into the stops.
-    func importSheet(_ path: String, given: String, mediaFolder: String?, site: String, siteName: String) async throws -> DraftStore.Key {
+    func importSheet(
+        _ path: String, given: String, mediaFolder: String?, site: String, siteName: String
+    ) async throws -> DraftStore.Key {
         let sheet = try await server.blocking { _ in
-            try CSVImport.read(csvPath: path, mediaFolder: mediaFolder ?? (path as NSString).deletingLastPathComponent, ignoreMedia: mediaFolder == nil)
+            try CSVImport.read(
+                csvPath: path, mediaFolder: mediaFolder ?? (path as NSString).deletingLastPathComponent,
+                ignoreMedia: mediaFolder == nil)
         }
         let findings = sheet.findings
         guard let stops = sheet.stops else {
@@ -101,16 +128,25 @@ extension PanelController {
                 throw try keepSheet(path, given: given, site: site)
             }
             let problems = findings.filter { $0.severity == .error }.prefix(10).map(\.message).joined(separator: "; ")
-            throw PanelError(status: .unprocessableContent, message: "the spreadsheet '\(given)' could not be read: \(problems)")
+            throw PanelError(
+                status: .unprocessableContent, message: "the spreadsheet '\(given)' could not be read: \(problems)")
         }
-        return try await createImported(site: site, siteName: siteName, title: (given as NSString).deletingPathExtension, stops: stops.map {
-            ImportedStop(name: $0.name, coordinate: $0.coordinate, description: $0.description, properties: $0.properties, media: $0.media)
-        })
+        return try await createImported(
+            site: site, siteName: siteName, title: (given as NSString).deletingPathExtension,
+            stops: stops.map {
+                ImportedStop(
+                    name: $0.name, coordinate: $0.coordinate, description: $0.description, properties: $0.properties,
+                    media: $0.media)
+            })
     }
 
     /// A new draft (named after the file, made unique) holding `stops`, with their files copied in.
-    func createImported(site: String, siteName: String, title: String, stops: [ImportedStop]) async throws -> DraftStore.Key {
-        guard !stops.isEmpty else { throw PanelError(status: .unprocessableContent, message: "the file holds no stops") }
+    func createImported(
+        site: String, siteName: String, title: String, stops: [ImportedStop]
+    ) async throws -> DraftStore.Key {
+        guard !stops.isEmpty else {
+            throw PanelError(status: .unprocessableContent, message: "the file holds no stops")
+        }
         var draft = TourDraft()
         draft.name = title.isEmpty ? "Imported tour" : title.replacingOccurrences(of: "_", with: " ")
         var slug = TourDraft.slug(draft.name)
@@ -127,16 +163,24 @@ extension PanelController {
         draft.version = "1.0.0"
         draft.mapName = key.tour
         for stop in stops {
-            draft.stops.append(TourDraft.Stop(slug: draft.newStopSlug(for: stop.name), name: stop.name, coordinate: stop.coordinate, description: stop.description,
-                                              properties: stop.properties, assets: stop.media.map { TourDraft.AssetReference(file: $0.fileName) }))
+            draft.stops.append(
+                TourDraft.Stop(
+                    slug: draft.newStopSlug(for: stop.name), name: stop.name, coordinate: stop.coordinate,
+                    description: stop.description,
+                    properties: stop.properties, assets: stop.media.map { TourDraft.AssetReference(file: $0.fileName) })
+            )
         }
         _ = try await drafts.create(key, draft: draft)
         let created = try await drafts.load(key).draft
         for (index, stop) in stops.enumerated() where !stop.media.isEmpty {
             let folder = drafts.stopFolder(key, draft: created, index: index)
             for file in stop.media {
-                do { try FileManager.default.copyItem(atPath: file.sourcePath, toPath: folder + "/" + file.fileName) } catch {
-                    throw PanelError(status: .internalServerError, message: "cannot copy '\(file.fileName)' into stop \(index + 1): \(error.localizedDescription)")
+                do {
+                    try FileManager.default.copyItem(atPath: file.sourcePath, toPath: folder + "/" + file.fileName)
+                } catch {
+                    throw PanelError(
+                        status: .internalServerError,
+                        message: "cannot copy '\(file.fileName)' into stop \(index + 1): \(error.localizedDescription)")
                 }
             }
         }
@@ -146,7 +190,9 @@ extension PanelController {
     /// A zipped tour folder: every entry checked (safe relative names, regular files, CRC and sizes),
     /// extracted under a hidden folder beside the drafts, read as a draft, then renamed into place. An
     /// existing draft of the same name is replaced only when asked, and then moved aside, not deleted.
-    func importFolderZip(_ path: String, given: String, site: String, siteName: String, replace: Bool) async throws -> DraftStore.Key {
+    func importFolderZip(
+        _ path: String, given: String, site: String, siteName: String, replace: Bool
+    ) async throws -> DraftStore.Key {
         let staging = drafts.root + "/.import-\(UUID().uuidString)"
         let limit = configuration.maxMediaBytes
         do {
@@ -160,19 +206,30 @@ extension PanelController {
         // The tour folder: the zip's top (tour.json at its root) or its one top folder.
         var root = staging
         if !FileManager.default.fileExists(atPath: root + "/" + TourSource.tourFileName) {
-            let tops = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).filter { !$0.hasPrefix(".") && $0 != "__MACOSX" }
-            if tops.count == 1, FileManager.default.fileExists(atPath: staging + "/" + tops[0] + "/" + TourSource.tourFileName) {
+            let tops = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).filter {
+                !$0.hasPrefix(".") && $0 != "__MACOSX"
+            }
+            if tops.count == 1,
+                FileManager.default.fileExists(atPath: staging + "/" + tops[0] + "/" + TourSource.tourFileName)
+            {
                 root = staging + "/" + tops[0]
             } else {
                 // A spreadsheet with its photos and recordings beside it (at the top or in one folder).
-                let folder = tops.count == 1 && Self.isFolder(staging + "/" + tops[0]) ? staging + "/" + tops[0] : staging
-                let sheets = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { ["csv", "tsv"].contains(($0 as NSString).pathExtension.lowercased()) }
-                guard sheets.count == 1 else {
-                    throw PanelError(status: .unprocessableContent, message: sheets.isEmpty
-                        ? "the zip holds no tour.json and no spreadsheet: zip the tour folder itself (the one holding tour.json and waypoints/), or a .csv sheet with its photos and recordings"
-                        : "the zip holds \(sheets.count) spreadsheets (\(sheets.sorted().joined(separator: ", "))): zip one sheet with its files")
+                let folder =
+                    tops.count == 1 && Self.isFolder(staging + "/" + tops[0]) ? staging + "/" + tops[0] : staging
+                let sheets = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+                    ["csv", "tsv"].contains(($0 as NSString).pathExtension.lowercased())
                 }
-                return try await importSheet(folder + "/" + sheets[0], given: sheets[0], mediaFolder: folder, site: site, siteName: siteName)
+                guard sheets.count == 1 else {
+                    throw PanelError(
+                        status: .unprocessableContent,
+                        message: sheets.isEmpty
+                            ? "the zip holds no tour.json and no spreadsheet: zip the tour folder itself (the one holding tour.json and waypoints/), or a .csv sheet with its photos and recordings"
+                            : "the zip holds \(sheets.count) spreadsheets (\(sheets.sorted().joined(separator: ", "))): zip one sheet with its files"
+                    )
+                }
+                return try await importSheet(
+                    folder + "/" + sheets[0], given: sheets[0], mediaFolder: folder, site: site, siteName: siteName)
             }
         }
         let draft: TourDraft
@@ -185,18 +242,29 @@ extension PanelController {
             throw PanelError(status: .unprocessableContent, message: "the tour's name gives no usable folder name")
         }
         if draft.siteID != site, !draft.siteID.isEmpty {
-            throw PanelError(status: .unprocessableContent, message: "the zipped tour belongs to site '\(draft.siteID)' (tour.json), not '\(site)': choose that site, or change the site in tour.json")
+            throw PanelError(
+                status: .unprocessableContent,
+                message:
+                    "the zipped tour belongs to site '\(draft.siteID)' (tour.json), not '\(site)': choose that site, or change the site in tour.json"
+            )
         }
         let target = drafts.folder(key)
         if FileManager.default.fileExists(atPath: target) {
             guard replace else {
-                throw PanelError(status: .conflict, message: "the site already has a draft called '\(draft.name)': tick 'Replace the draft of the same name' to replace it (the old one is kept aside on the server), or rename the tour in tour.json")
+                throw PanelError(
+                    status: .conflict,
+                    message:
+                        "the site already has a draft called '\(draft.name)': tick 'Replace the draft of the same name' to replace it (the old one is kept aside on the server), or rename the tour in tour.json"
+                )
             }
             try await drafts.setAside(key, path: target)
         }
-        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         do throws(FileIOError) { try FileIO.rename(root, to: target) } catch {
-            throw PanelError(error, "cannot move the imported tour into place: \(error.systemCall?.errno.description ?? error.message)")
+            throw PanelError(
+                error,
+                "cannot move the imported tour into place: \(error.systemCall?.errno.description ?? error.message)")
         }
         return key
     }
@@ -208,11 +276,19 @@ extension PanelController {
 
     static func extractFolderZip(_ path: String, into folder: String, limit: Int64) throws {
         let source: FileSource
-        do { source = try FileSource(path: path) } catch { throw PanelError(status: .unprocessableContent, message: "the zip cannot be read: \(error)") }
+        do { source = try FileSource(path: path) } catch {
+            throw PanelError(status: .unprocessableContent, message: "the zip cannot be read: \(error)")
+        }
         let directory: ZipDirectory
-        do { directory = try ZipDirectory.read(source) } catch { throw PanelError(status: .unprocessableContent, message: "the file is not a readable zip: \(error)") }
+        do { directory = try ZipDirectory.read(source) } catch {
+            throw PanelError(status: .unprocessableContent, message: "the file is not a readable zip: \(error)")
+        }
         guard directory.isReadable else {
-            throw PanelError(status: .unprocessableContent, message: "the file is not a readable zip: \(directory.findings.first?.message ?? "its directory is damaged")")
+            throw PanelError(
+                status: .unprocessableContent,
+                message:
+                    "the file is not a readable zip: \(directory.findings.first?.message ?? "its directory is damaged")"
+            )
         }
         var total: Int64 = 0
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -221,19 +297,36 @@ extension PanelController {
             // Safety first: a '..' component starts with a dot too and must be refused, not skipped.
             let problems = ArchivePath.problems(name, allowDirectory: true)
             guard problems.isEmpty else {
-                throw PanelError(status: .unprocessableContent, message: "the zip holds an unsafe name '\(TerminalText.escaped(name))': \(problems.joined(separator: "; "))")
+                throw PanelError(
+                    status: .unprocessableContent,
+                    message:
+                        "the zip holds an unsafe name '\(TerminalText.escaped(name))': \(problems.joined(separator: "; "))"
+                )
             }
             // What Finder and other tools add beside the files (__MACOSX/, .DS_Store) is left out.
-            if name.hasPrefix("__MACOSX/") || name.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
+            if name.hasPrefix("__MACOSX/") || name.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
+                continue
+            }
             if entry.isDirectory { continue }
             if let mode = entry.unixMode, mode & UInt32(S_IFMT) != 0, mode & UInt32(S_IFMT) != UInt32(S_IFREG) {
-                throw PanelError(status: .unprocessableContent, message: "'\(name)' in the zip is a link or a special file: zip the files themselves")
+                throw PanelError(
+                    status: .unprocessableContent,
+                    message: "'\(name)' in the zip is a link or a special file: zip the files themselves")
             }
-            guard !entry.isEncrypted else { throw PanelError(status: .unprocessableContent, message: "'\(name)' in the zip is encrypted: zip it without a password") }
+            guard !entry.isEncrypted else {
+                throw PanelError(
+                    status: .unprocessableContent,
+                    message: "'\(name)' in the zip is encrypted: zip it without a password")
+            }
             total += entry.uncompressedSize
-            guard total <= limit else { throw PanelError(status: .contentTooLarge, message: "the zip unpacks to more than \(size(limit)), the most the panel takes") }
+            guard total <= limit else {
+                throw PanelError(
+                    status: .contentTooLarge,
+                    message: "the zip unpacks to more than \(size(limit)), the most the panel takes")
+            }
             let out = folder + "/" + name
-            try FileManager.default.createDirectory(atPath: (out as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (out as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             let sink = try UploadSink(path: out, limit: entry.uncompressedSize)
             do {
                 let reader = try EntryReader(source: source, entry: entry)
@@ -245,7 +338,8 @@ extension PanelController {
                 }
                 try sink.finish()
             } catch let error as ArchiveError where error.code.findingCode != nil {
-                throw PanelError(status: .unprocessableContent, message: "'\(name)' in the zip is damaged: \(error.message)")
+                throw PanelError(
+                    status: .unprocessableContent, message: "'\(name)' in the zip is damaged: \(error.message)")
             }
         }
     }
@@ -267,14 +361,17 @@ extension PanelController {
         let cutoff = Date().addingTimeInterval(-86_400)
         for old in (try? fm.contentsOfDirectory(atPath: sheetsRoot)) ?? [] where UUID(uuidString: old) != nil {
             // Ours: every folder here is a sheet this panel kept.
-            if let made = (try? fm.attributesOfItem(atPath: sheetsRoot + "/" + old))?[.modificationDate] as? Date, made < cutoff {
+            if let made = (try? fm.attributesOfItem(atPath: sheetsRoot + "/" + old))?[.modificationDate] as? Date,
+                made < cutoff
+            {
                 try? fm.removeItem(atPath: sheetsRoot + "/" + old)
             }
         }
         let id = UUID().uuidString
         try fm.createDirectory(atPath: sheetsRoot + "/" + id, withIntermediateDirectories: true)
         do throws(FileIOError) { try FileIO.rename(path, to: sheetsRoot + "/" + id + "/" + Self.sheetFileName) } catch {
-            throw PanelError(error, "cannot keep the spreadsheet: \(error.systemCall?.errno.description ?? error.message)")
+            throw PanelError(
+                error, "cannot keep the spreadsheet: \(error.systemCall?.errno.description ?? error.message)")
         }
         var components = URLComponents()
         components.path = "/drafts/columns/" + id
@@ -285,41 +382,62 @@ extension PanelController {
     static let sheetFileName = "sheet.csv"
 
     func sheetPath(_ context: AppRequestContext) throws -> String {
-        guard let id = UUID(uuidString: try context.parameters.require("sheet")) else { throw PanelError(status: .notFound, message: "there is no such spreadsheet") }
+        guard let id = UUID(uuidString: try context.parameters.require("sheet")) else {
+            throw PanelError(status: .notFound, message: "there is no such spreadsheet")
+        }
         let path = sheetsRoot + "/" + id.uuidString + "/" + Self.sheetFileName
         guard FileManager.default.fileExists(atPath: path) else {
-            throw PanelError(status: .notFound, message: "the spreadsheet is no longer here (sheets wait a day): start from the file again")
+            throw PanelError(
+                status: .notFound,
+                message: "the spreadsheet is no longer here (sheets wait a day): start from the file again")
         }
         return path
     }
 
     /// The form: one choice per thing a stop needs, among the sheet's own column names.
-    func columnsPage(_ visitor: Visitor, request: Request, context: AppRequestContext, problems: [String] = [], chosen: [String: String] = [:]) async throws -> Response {
+    func columnsPage(
+        _ visitor: Visitor, request: Request, context: AppRequestContext, problems: [String] = [],
+        chosen: [String: String] = [:]
+    ) async throws -> Response {
         let path = try sheetPath(context)
         let site = request.uri.queryParameters.get("site") ?? ""
         try checkImportSite(visitor, site)
         let name = request.uri.queryParameters.get("name") ?? "the spreadsheet"
-        guard let preview = CSVImport.preview(csvPath: path) else { throw PanelError(status: .unprocessableContent, message: "'\(name)' can no longer be read as CSV") }
+        guard let preview = CSVImport.preview(csvPath: path) else {
+            throw PanelError(status: .unprocessableContent, message: "'\(name)' can no longer be read as CSV")
+        }
         let headers = preview.headers, sample = preview.rows
         // What the headers already say is chosen for the ranger (they can change it).
         var chosen = chosen
         if chosen.isEmpty {
-            for header in headers { if let role = CSVImport.guessRole(header: header), chosen[role] == nil { chosen[role] = header } }
+            for header in headers {
+                if let role = CSVImport.guessRole(header: header), chosen[role] == nil { chosen[role] = header }
+            }
         }
-        let explain = ["name": "The stop's name (required)", "latitude": "Latitude", "longitude": "Longitude",
-                       "coordinates": "Latitude and longitude in one column (instead of the two above)", "description": "What visitors read at the stop",
-                       "order": "The stop's number (optional: otherwise the rows' order)"]
-        let roles: [[String: Any]] = ["name", "latitude", "longitude", "coordinates", "description", "order"].map { role in
+        let explain = [
+            "name": "The stop's name (required)", "latitude": "Latitude", "longitude": "Longitude",
+            "coordinates": "Latitude and longitude in one column (instead of the two above)",
+            "description": "What visitors read at the stop",
+            "order": "The stop's number (optional: otherwise the rows' order)",
+        ]
+        let roles: [[String: Any]] = ["name", "latitude", "longitude", "coordinates", "description", "order"].map {
+            role in
             [
                 "role": role, "label": explain[role] ?? role,
-                "options": headers.enumerated().filter { !$0.element.isEmpty }.map { ["header": $0.element, "selected": chosen[role] == $0.element] },
+                "options": headers.enumerated().filter { !$0.element.isEmpty }.map {
+                    ["header": $0.element, "selected": chosen[role] == $0.element]
+                },
             ]
         }
-        var response = try page("columns", title: "Which column is which?", visitor: visitor, values: [
-            "roles": roles, "fileName": name, "site": site, "action": request.uri.path + "?" + (request.uri.query ?? ""),
-            "headers": headers.filter { !$0.isEmpty }.joined(separator: ", "), "problems": problems, "hasProblems": !problems.isEmpty,
-            "sampleHeaders": headers, "sample": sample.map { ["cells": $0] },
-        ])
+        var response = try page(
+            "columns", title: "Which column is which?", visitor: visitor,
+            values: [
+                "roles": roles, "fileName": name, "site": site,
+                "action": request.uri.path + "?" + (request.uri.query ?? ""),
+                "headers": headers.filter { !$0.isEmpty }.joined(separator: ", "), "problems": problems,
+                "hasProblems": !problems.isEmpty,
+                "sampleHeaders": headers, "sample": sample.map { ["cells": $0] },
+            ])
         if !problems.isEmpty { response.status = .unprocessableContent }
         return response
     }
@@ -332,18 +450,30 @@ extension PanelController {
         let given = request.uri.queryParameters.get("name") ?? "sheet.csv"
         let form = try await PanelForm.read(request)
         var chosen: [String: String] = [:]
-        for role in CSVImport.choosableRoles where !form.text("column-" + role).isEmpty { chosen[role] = form.text("column-" + role) }
+        for role in CSVImport.choosableRoles where !form.text("column-" + role).isEmpty {
+            chosen[role] = form.text("column-" + role)
+        }
         let columns = chosen
-        let sheet = try await server.blocking { _ in try CSVImport.read(csvPath: path, mediaFolder: nil, ignoreMedia: true, columns: columns) }
+        let sheet = try await server.blocking { _ in
+            try CSVImport.read(csvPath: path, mediaFolder: nil, ignoreMedia: true, columns: columns)
+        }
         guard let stops = sheet.stops else {
-            let problems = sheet.findings.filter { $0.severity == .error }.prefix(10).map { ($0.path.map { "\($0): " } ?? "") + $0.message }
-            return try await columnsPage(visitor, request: request, context: context, problems: problems, chosen: chosen)
+            let problems = sheet.findings.filter { $0.severity == .error }.prefix(10).map {
+                ($0.path.map { "\($0): " } ?? "") + $0.message
+            }
+            return try await columnsPage(
+                visitor, request: request, context: context, problems: problems, chosen: chosen)
         }
         let siteName = visitor.sites.first { $0.id == site }?.name ?? site
-        let key = try await createImported(site: site, siteName: siteName, title: (given as NSString).deletingPathExtension, stops: stops.map {
-            ImportedStop(name: $0.name, coordinate: $0.coordinate, description: $0.description, properties: $0.properties)
-        })
-        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)  // ours: the kept sheet, now used
-        return await redirect(visitor, to: key.path, saying: "The tour was made from '\(given)' (\(stops.count) stops).")
+        let key = try await createImported(
+            site: site, siteName: siteName, title: (given as NSString).deletingPathExtension,
+            stops: stops.map {
+                ImportedStop(
+                    name: $0.name, coordinate: $0.coordinate, description: $0.description, properties: $0.properties)
+            })
+        // ours: the kept sheet, now used
+        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+        return await redirect(
+            visitor, to: key.path, saying: "The tour was made from '\(given)' (\(stops.count) stops).")
     }
 }

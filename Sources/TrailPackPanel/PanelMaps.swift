@@ -16,7 +16,9 @@ extension PanelController {
         panel.get("/drafts/:site/:tour/tiles/:z/:x/:y") { request, context in
             await draftRoute(request, context) { visitor, key in
                 let tile = try Self.tileID(context)
-                guard let map = Self.draftBaseMap(drafts.folder(key)) else { throw PanelError(status: .notFound, message: "the draft has no offline map") }
+                guard let map = Self.draftBaseMap(drafts.folder(key)) else {
+                    throw PanelError(status: .notFound, message: "the draft has no offline map")
+                }
                 let (header, bytes) = try await server.blocking { _ in
                     let archive = try PMTilesArchive(source: try MapFile(path: map))
                     return (archive.header, try archive.tile(tile))
@@ -29,12 +31,19 @@ extension PanelController {
                 let id = try context.parameters.require("id"), version = try context.parameters.require("version")
                 let tile = try Self.tileID(context)
                 let record = try await record(visitor, id: id, version: version)
-                guard let manifestText = try await server.blocking({ try $0.catalog.version(package: id, version: version, releasedOnly: false) })?.manifest,
-                      let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest, let map = Self.baseMap(manifest) else {
+                guard
+                    let manifestText = try await server.blocking({
+                        try $0.catalog.version(package: id, version: version, releasedOnly: false)
+                    })?.manifest,
+                    let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest,
+                    let map = Self.baseMap(manifest)
+                else {
                     throw PanelError(status: .notFound, message: "version \(version) has no offline map")
                 }
                 let blob = try server.store.path(for: BlobStore.digest(record.summary.sha256))
-                let (header, bytes) = try await server.blocking { _ in try PackageTiles.read(blob: blob, map: map.path, tile: tile) }
+                let (header, bytes) = try await server.blocking { _ in
+                    try PackageTiles.read(blob: blob, map: map.path, tile: tile)
+                }
                 return try Self.tileResponse(header, bytes, tile: tile)
             }
         }
@@ -42,7 +51,9 @@ extension PanelController {
 
     static func tileID(_ context: AppRequestContext) throws -> TileID {
         guard let z = Int(try context.parameters.require("z")), let x = Int(try context.parameters.require("x")),
-              let y = Int(try context.parameters.require("y").split(separator: ".").first.map(String.init) ?? ""), TileID(z: z, x: x, y: y).isValid else {
+            let y = Int(try context.parameters.require("y").split(separator: ".").first.map(String.init) ?? ""),
+            TileID(z: z, x: x, y: y).isValid
+        else {
             throw PanelError(status: .notFound, message: "tiles are addressed /tiles/{z}/{x}/{y}")
         }
         return TileID(z: z, x: x, y: y)
@@ -51,8 +62,11 @@ extension PanelController {
     static func tileResponse(_ header: PMTilesHeader, _ bytes: [UInt8]?, tile: TileID) throws -> Response {
         // A tile the map does not hold (outside its area or its zooms): no content, which the map draws as empty.
         guard let bytes else { return Response(status: .noContent, headers: [.cacheControl: "private, max-age=60"]) }
-        var headers: HTTPFields = [.contentType: header.tileType?.mediaType ?? "application/octet-stream", .cacheControl: "private, max-age=60",
-                                   .contentLength: String(bytes.count)]
+        var headers: HTTPFields = [
+            .contentType: header.tileType?.mediaType ?? "application/octet-stream",
+            .cacheControl: "private, max-age=60",
+            .contentLength: String(bytes.count),
+        ]
         if header.tileCompression == .gzip { headers[.contentEncoding] = "gzip" }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
@@ -65,7 +79,9 @@ extension PanelController {
     /// A draft folder's base map file, if it has one.
     static func draftBaseMap(_ folder: String) -> String? {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/map")) ?? []).sorted()
-        return names.first { MapInfo.isPMTiles("map/" + $0) && MapInfo.role(forPath: "map/" + $0) == .base }.map { folder + "/map/" + $0 }
+        return names.first { MapInfo.isPMTiles("map/" + $0) && MapInfo.role(forPath: "map/" + $0) == .base }.map {
+            folder + "/map/" + $0
+        }
     }
 
     /// What the page's map needs to draw the tour's own map: a tile URL template and its zooms, or nil
@@ -73,8 +89,11 @@ extension PanelController {
     static func ownMapValues(tileURL: String, header: PMTilesHeader?) -> [String: Any]? {
         guard let header, let type = header.tileType, ["png", "jpeg", "webp"].contains(type.name) else { return nil }
         let b = header.bounds
-        return ["url": tileURL + "/{z}/{x}/{y}", "minZoom": header.minZoom, "maxZoom": header.maxZoom, "type": type.name,
-                "south": degrees(b.southwest.latitude), "west": degrees(b.southwest.longitude), "north": degrees(b.northeast.latitude), "east": degrees(b.northeast.longitude)]
+        return [
+            "url": tileURL + "/{z}/{x}/{y}", "minZoom": header.minZoom, "maxZoom": header.maxZoom, "type": type.name,
+            "south": degrees(b.southwest.latitude), "west": degrees(b.southwest.longitude),
+            "north": degrees(b.northeast.latitude), "east": degrees(b.northeast.longitude),
+        ]
     }
 
     /// The draft's map header, read from its file (nil: no map, or not a readable PMTiles file).
@@ -85,9 +104,11 @@ extension PanelController {
 
     /// The stored version's map check against its frame (header and coverage zoom by zoom), for the review page.
     static func coverage(blob: String, manifest: Manifest) -> (header: PMTilesHeader?, zooms: [MapZoomReport])? {
-        guard let map = baseMap(manifest), let source = try? FileSource(path: blob), let directory = try? ZipDirectory.read(source),
-              let mapSource = PackageMaps.storedMap(source: source, directory: directory, path: map.path),
-              let report = try? MapCheck.check(mapSource, file: map.path, frame: manifest.bounds) else { return nil }
+        guard let map = baseMap(manifest), let source = try? FileSource(path: blob),
+            let directory = try? ZipDirectory.read(source),
+            let mapSource = PackageMaps.storedMap(source: source, directory: directory, path: map.path),
+            let report = try? MapCheck.check(mapSource, file: map.path, frame: manifest.bounds)
+        else { return nil }
         return (report.header, report.zooms)
     }
 
@@ -96,7 +117,8 @@ extension PanelController {
         zooms.map { zoom in
             [
                 "zoom": zoom.zoom, "tiles": zoom.frameTiles ?? 0, "present": zoom.framePresent,
-                "percent": zoom.coveragePercent.map { String(format: "%.1f", $0) } ?? "–", "missing": zoom.missingArea ?? "",
+                "percent": zoom.coveragePercent.map { String(format: "%.1f", $0) } ?? "–",
+                "missing": zoom.missingArea ?? "",
                 "complete": zoom.frameMissing == 0,
             ]
         }

@@ -53,7 +53,14 @@ final class MultipartFiles {
         if !inPart {
             inPart = true
             parts += 1
-            if parts > Self.maxParts { fail(PanelError(status: .contentTooLarge, message: "the form holds more than \(Self.maxParts) parts; upload at most \(Self.maxFiles) files at a time")) }
+            if parts > Self.maxParts {
+                fail(
+                    PanelError(
+                        status: .contentTooLarge,
+                        message:
+                            "the form holds more than \(Self.maxParts) parts; upload at most \(Self.maxFiles) files at a time"
+                    ))
+            }
         }
         headers.append((name.lowercased(), value))
     }
@@ -64,14 +71,20 @@ final class MultipartFiles {
         if !inPart { inPart = true; parts += 1 }
         guard let fileName = Self.fileName(headers) else {
             textBytes += buffer.readableBytes
-            if textBytes > Self.maxTextBytes { fail(PanelError(status: .contentTooLarge, message: "a text field of the upload form is longer than \(Self.maxTextBytes) bytes")) }
+            if textBytes > Self.maxTextBytes {
+                fail(
+                    PanelError(
+                        status: .contentTooLarge,
+                        message: "a text field of the upload form is longer than \(Self.maxTextBytes) bytes"))
+            }
             text += buffer.readableBytesView
             return
         }
         do {
             if sink == nil {
                 guard files.count < Self.maxFiles else {
-                    throw PanelError(status: .contentTooLarge, message: "upload at most \(Self.maxFiles) files at a time")
+                    throw PanelError(
+                        status: .contentTooLarge, message: "upload at most \(Self.maxFiles) files at a time")
                 }
                 currentName = fileName
                 let path = folder + "/.upload-\(UUID().uuidString)"
@@ -98,13 +111,17 @@ final class MultipartFiles {
         }
         guard failure == nil else { return }
         guard let given = Self.fileName(headers) else {
-            if let field = Self.parameter("name", in: headers), texts[field] == nil { texts[field] = String(decoding: text, as: UTF8.self) }
+            if let field = Self.parameter("name", in: headers), texts[field] == nil {
+                texts[field] = String(decoding: text, as: UTF8.self)
+            }
             return
         }
         do {
             // A file input left empty sends a part with an empty file name and no bytes: nothing chosen.
             guard let sink, let sinkPath else {
-                if !given.isEmpty { files.append(Received(temp: try emptyFile(), name: try PanelController.safeFileName(given))) }
+                if !given.isEmpty {
+                    files.append(Received(temp: try emptyFile(), name: try PanelController.safeFileName(given)))
+                }
                 return
             }
             try sink.finish()
@@ -118,7 +135,12 @@ final class MultipartFiles {
     func fed(_ count: Int) {
         silent += count
         if silent > Self.maxSilentBytes, failure == nil {
-            fail(PanelError(status: .badRequest, message: "the upload form's part headers are longer than \(Self.maxSilentBytes >> 10) KiB; send it from the panel's page"))
+            fail(
+                PanelError(
+                    status: .badRequest,
+                    message:
+                        "the upload form's part headers are longer than \(Self.maxSilentBytes >> 10) KiB; send it from the panel's page"
+                ))
         }
     }
 

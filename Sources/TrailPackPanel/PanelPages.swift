@@ -529,8 +529,11 @@ enum PanelPages {
 
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()
-        for (name, text) in [("layout", layout), ("findings", findings), ("login", login), ("home", home), ("editor", editor), ("stop", stop), ("built", built), ("error", error),
-                             ("reviews", reviews), ("review", review), ("history", history), ("columns", columns)] {
+        for (name, text) in [
+            ("layout", layout), ("findings", findings), ("login", login), ("home", home), ("editor", editor),
+            ("stop", stop), ("built", built), ("error", error),
+            ("reviews", reviews), ("review", review), ("history", history), ("columns", columns),
+        ] {
             try library.register(MustacheTemplate(string: text), named: name)
         }
         return library

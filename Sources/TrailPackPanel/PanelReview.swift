@@ -16,24 +16,35 @@ import TrailPackVerifier
 extension PanelController {
     func addReviewRoutes(panel: RouterGroup<AppRequestContext>, guarded: RouterGroup<AppRequestContext>) {
         panel.get("/reviews") { request, context in await signedIn(request, context) { try await reviewQueue($0) } }
-        panel.get("/packages/:id") { request, context in await signedIn(request, context) { try await history($0, id: try context.parameters.require("id")) } }
+        panel.get("/packages/:id") { request, context in
+            await signedIn(request, context) { try await history($0, id: try context.parameters.require("id")) }
+        }
         panel.get("/packages/:id/versions/:version") { request, context in
-            await signedIn(request, context) { try await reviewPage($0, id: try context.parameters.require("id"), version: try context.parameters.require("version"), request: request) }
+            await signedIn(request, context) {
+                try await reviewPage(
+                    $0, id: try context.parameters.require("id"), version: try context.parameters.require("version"),
+                    request: request)
+            }
         }
         panel.get("/packages/:id/versions/:version/asset") { request, context in
             await signedIn(request, context) {
-                try await packageAsset($0, id: try context.parameters.require("id"), version: try context.parameters.require("version"), request: request)
+                try await packageAsset(
+                    $0, id: try context.parameters.require("id"), version: try context.parameters.require("version"),
+                    request: request)
             }
         }
         panel.get("/packages/:id/versions/:version/package.zip") { request, context in
             await signedIn(request, context) {
-                try await packageFile($0, id: try context.parameters.require("id"), version: try context.parameters.require("version"), context: context)
+                try await packageFile(
+                    $0, id: try context.parameters.require("id"), version: try context.parameters.require("version"),
+                    context: context)
             }
         }
         guarded.post("/packages/:id/versions/:version/:action") { request, context in
             await signedIn(request, context) {
-                try await decide($0, id: try context.parameters.require("id"), version: try context.parameters.require("version"),
-                                 action: try context.parameters.require("action"), request: request)
+                try await decide(
+                    $0, id: try context.parameters.require("id"), version: try context.parameters.require("version"),
+                    action: try context.parameters.require("action"), request: request)
             }
         }
     }
@@ -44,7 +55,9 @@ extension PanelController {
     }
 
     func record(_ visitor: Visitor, id: String, version: String) async throws -> Catalog.VersionRecord {
-        guard let record = try await server.blocking({ try $0.catalog.record(package: id, version: version) }), mayView(visitor, site: record.summary.site) else {
+        guard let record = try await server.blocking({ try $0.catalog.record(package: id, version: version) }),
+            mayView(visitor, site: record.summary.site)
+        else {
             throw PanelError(status: .notFound, message: "there is no version \(version) of '\(id)' you may see")
         }
         return record
@@ -53,20 +66,28 @@ extension PanelController {
     // MARK: the queue
 
     func reviewQueue(_ visitor: Visitor) async throws -> Response {
-        let statuses: [Catalog.PublishStatus] = visitor.user.role == .publisher ? [.draft, .pending, .ready] : [.pending]
-        let records = try await server.blocking { try $0.catalog.reviewQueue(statuses: statuses) }.filter { mayView(visitor, site: $0.summary.site) }
+        let statuses: [Catalog.PublishStatus] =
+            visitor.user.role == .publisher ? [.draft, .pending, .ready] : [.pending]
+        let records = try await server.blocking { try $0.catalog.reviewQueue(statuses: statuses) }.filter {
+            mayView(visitor, site: $0.summary.site)
+        }
         let required = server.configuration.approvals
         let rows: [[String: Any]] = records.map { r in
             [
-                "name": r.summary.name, "site": r.summary.site, "version": r.summary.version, "publisher": r.uploadedBy, "since": Self.shortTime(r.createdAt),
-                "approvals": r.approvals.count, "required": required, "scan": Self.scanWords(r.scanStatus, r.scanDetail), "status": r.summary.status.rawValue,
+                "name": r.summary.name, "site": r.summary.site, "version": r.summary.version, "publisher": r.uploadedBy,
+                "since": Self.shortTime(r.createdAt),
+                "approvals": r.approvals.count, "required": required,
+                "scan": Self.scanWords(r.scanStatus, r.scanDetail), "status": r.summary.status.rawValue,
                 "link": Self.versionPath(r.summary.id, r.summary.version),
                 "mine": r.approvals.contains { $0.reviewer == visitor.user.name },
             ]
         }
-        return try page("reviews", title: visitor.user.role == .publisher ? "Your versions in review" : "Waiting for review", visitor: visitor, values: [
-            "rows": rows, "hasRows": !rows.isEmpty, "isPublisher": visitor.user.role == .publisher,
-        ])
+        return try page(
+            "reviews", title: visitor.user.role == .publisher ? "Your versions in review" : "Waiting for review",
+            visitor: visitor,
+            values: [
+                "rows": rows, "hasRows": !rows.isEmpty, "isPublisher": visitor.user.role == .publisher,
+            ])
     }
 
     // MARK: one version
@@ -81,57 +102,88 @@ extension PanelController {
         let (reader, report) = try await server.blocking { _ -> (PackageReader?, VerificationReport?) in
             (try? PackageReader(path: path), reports.report(sha256: sha) { try? Verifier.verify(path: path) })
         }
-        guard let reader else { throw PanelError(status: .unprocessableContent, message: "the stored package of version \(version) cannot be read: its file is damaged; an admin runs 'trailpack admin scrub'") }
+        guard let reader else {
+            throw PanelError(
+                status: .unprocessableContent,
+                message:
+                    "the stored package of version \(version) cannot be read: its file is damaged; an admin runs 'trailpack admin scrub'"
+            )
+        }
         let manifest = reader.manifest
         // What changed since the newest released version (other than this one).
         let older = try await server.blocking { catalog in
-            try catalog.catalog.versions(package: id).first { $0.version != summary.version }.flatMap { try catalog.catalog.version(package: id, version: $0.version, releasedOnly: true) }
+            try catalog.catalog.versions(package: id).first { $0.version != summary.version }.flatMap {
+                try catalog.catalog.version(package: id, version: $0.version, releasedOnly: true)
+            }
         }
         let oldManifest = older.flatMap { ManifestReader.read(Array($0.manifest.utf8)).manifest }
-        let diff = PackageDiff(old: oldManifest, new: manifest, oldPackage: older.map { ($0.summary.sha256, $0.summary.size) }, newPackage: (summary.sha256, summary.size))
+        let diff = PackageDiff(
+            old: oldManifest, new: manifest, oldPackage: older.map { ($0.summary.sha256, $0.summary.size) },
+            newPackage: (summary.sha256, summary.size))
         let audit = try await server.blocking { try $0.catalog.auditLog(package: id) }.filter { $0.version == version }
         let denial = audit.last { $0.action.hasPrefix("deny") && !$0.action.contains("refused") }
         let required = server.configuration.approvals
         let isUploader = visitor.user.name == record.uploadedBy
         let status = summary.status
-        let canJudge = (visitor.user.role == .reviewer || visitor.user.role == .admin) && !isUploader && (status == .pending || status == .ready)
+        let canJudge =
+            (visitor.user.role == .reviewer || visitor.user.role == .admin) && !isUploader
+            && (status == .pending || status == .ready)
         let alreadyApproved = record.approvals.contains { $0.reviewer == visitor.user.name }
         let assetBase = Self.versionPath(id, version) + "/asset?path="
         var values: [String: Any] = [
-            "id": id, "version": version, "name": summary.name, "site": summary.site, "status": status.rawValue, "publisher": record.uploadedBy,
-            "uploaded": Self.shortTime(record.createdAt), "sha256": summary.sha256, "size": Self.size(summary.size), "bytes": summary.size,
+            "id": id, "version": version, "name": summary.name, "site": summary.site, "status": status.rawValue,
+            "publisher": record.uploadedBy,
+            "uploaded": Self.shortTime(record.createdAt), "sha256": summary.sha256, "size": Self.size(summary.size),
+            "bytes": summary.size,
             "scan": Self.scanWords(record.scanStatus, record.scanDetail), "scanHeld": record.scanStatus == .held,
             "approvalCount": record.approvals.count, "required": required,
-            "approvals": record.approvals.map { ["reviewer": $0.reviewer, "at": Self.shortTime($0.at), "signed": $0.signed] },
+            "approvals": record.approvals.map {
+                ["reviewer": $0.reviewer, "at": Self.shortTime($0.at), "signed": $0.signed]
+            },
             "action": Self.versionPath(id, version), "history": "/packages/\(Self.pathSegment(id))",
-            "canJudge": canJudge, "canAddSignature": canJudge && alreadyApproved, "canApprove": canJudge && !alreadyApproved,
+            "canJudge": canJudge, "canAddSignature": canJudge && alreadyApproved,
+            "canApprove": canJudge && !alreadyApproved,
             "canRelease": isUploader && status == .ready && record.scanStatus.releasable,
             "canRequest": (isUploader || visitor.user.role == .admin) && status == .draft,
             "canWithdraw": visitor.user.role == .admin && status == .released,
             "fileName": "\(id)-\(summary.version).zip",
-            "findings": (report?.findings ?? []).map { ["severity": $0.severity.rawValue, "code": $0.code.rawValue, "message": $0.message, "file": $0.file ?? ""] },
+            "findings": (report?.findings ?? []).map {
+                [
+                    "severity": $0.severity.rawValue, "code": $0.code.rawValue, "message": $0.message,
+                    "file": $0.file ?? "",
+                ]
+            },
             "verified": report.map { !$0.findings.hasErrors } ?? false,
             "hasReport": !(report?.findings ?? []).isEmpty,
         ]
-        if let denial { values["denial"] = ["by": denial.actor, "at": Self.shortTime(denial.at), "detail": denial.detail] }
+        if let denial {
+            values["denial"] = ["by": denial.actor, "at": Self.shortTime(denial.at), "detail": denial.detail]
+        }
         if let notice = await notice(visitor, request) { values["notice"] = notice }
         values["diff"] = Self.diffValues(diff)
         values["stops"] = manifest.waypoints.enumerated().map { n, waypoint -> [String: Any] in
             let change = diff.stops.first { $0.slug == waypoint.slug && $0.kind != .removed }
             return [
                 "number": n + 1, "name": waypoint.name, "description": waypoint.description,
-                "latitude": PanelController.degrees(waypoint.coordinate.latitude), "longitude": PanelController.degrees(waypoint.coordinate.longitude),
+                "latitude": PanelController.degrees(waypoint.coordinate.latitude),
+                "longitude": PanelController.degrees(waypoint.coordinate.longitude),
                 "waiver": waypoint.accessibilityWaiver ?? false, "hasWaiver": waypoint.accessibilityWaiver != nil,
                 "changed": change != nil, "added": change?.kind == .added,
                 "assets": waypoint.assets.map { asset -> [String: Any] in
-                    let url = assetBase + (asset.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
-                    let captions = asset.captions.map { assetBase + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
+                    let url =
+                        assetBase + (asset.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+                    let captions = asset.captions.map {
+                        assetBase + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+                    }
                     return [
                         "path": asset.path, "url": url, "title": asset.title ?? "", "size": Self.size(asset.size),
-                        "isImage": asset.kind == .image, "isAudio": asset.kind == .audio, "isVideo": asset.kind == .video,
+                        "isImage": asset.kind == .image, "isAudio": asset.kind == .audio,
+                        "isVideo": asset.kind == .video,
                         "isOther": ![.image, .audio, .video].contains(asset.kind),
-                        "alt": asset.alt ?? false, "transcript": asset.transcript ?? false, "captions": captions ?? false,
-                        "missingText": (asset.kind == .image && asset.alt == nil) || (asset.kind == .audio && asset.transcript == nil)
+                        "alt": asset.alt ?? false, "transcript": asset.transcript ?? false,
+                        "captions": captions ?? false,
+                        "missingText": (asset.kind == .image && asset.alt == nil)
+                            || (asset.kind == .audio && asset.transcript == nil)
                             || (asset.kind == .video && asset.captions == nil),
                     ]
                 },
@@ -139,10 +191,18 @@ extension PanelController {
         }
         // The map: every stop now, and where the moved ones were.
         let points: [JSONValue] = manifest.waypoints.enumerated().map { n, waypoint in
-            var members = [JSONMember("n", .number(JSONNumber(Int64(n + 1)))), JSONMember("name", .string(waypoint.name)),
-                           JSONMember("lat", .number(JSONNumber(waypoint.coordinate.latitude))), JSONMember("lon", .number(JSONNumber(waypoint.coordinate.longitude)))]
-            if let moved = diff.stops.first(where: { $0.slug == waypoint.slug && $0.movedMetres != nil }), let old = moved.oldCoordinate {
-                members += [JSONMember("oldLat", .number(JSONNumber(old.latitude))), JSONMember("oldLon", .number(JSONNumber(old.longitude)))]
+            var members = [
+                JSONMember("n", .number(JSONNumber(Int64(n + 1)))), JSONMember("name", .string(waypoint.name)),
+                JSONMember("lat", .number(JSONNumber(waypoint.coordinate.latitude))),
+                JSONMember("lon", .number(JSONNumber(waypoint.coordinate.longitude))),
+            ]
+            if let moved = diff.stops.first(where: { $0.slug == waypoint.slug && $0.movedMetres != nil }),
+                let old = moved.oldCoordinate
+            {
+                members += [
+                    JSONMember("oldLat", .number(JSONNumber(old.latitude))),
+                    JSONMember("oldLon", .number(JSONNumber(old.longitude))),
+                ]
             }
             return .object(members)
         }
@@ -154,15 +214,24 @@ extension PanelController {
             values["mapType"] = coverage.header?.tileType?.name ?? "?"
             values["mapMinZoom"] = coverage.header?.minZoom ?? 0
             values["mapMaxZoom"] = coverage.header?.maxZoom ?? 0
-            if configuration.tileURL == nil, let own = Self.ownMapValues(tileURL: Self.versionPath(id, version) + "/tiles", header: coverage.header) { values["ownMap"] = own }
+            if configuration.tileURL == nil,
+                let own = Self.ownMapValues(tileURL: Self.versionPath(id, version) + "/tiles", header: coverage.header)
+            {
+                values["ownMap"] = own
+            }
         }
         let frame = manifest.bounds
-        values["frame"] = ["south": Self.degrees(frame.southwest.latitude), "west": Self.degrees(frame.southwest.longitude),
-                           "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude)]
-        return try page("review", title: "\(summary.name) \(summary.version)", visitor: visitor, map: true, values: values)
+        values["frame"] = [
+            "south": Self.degrees(frame.southwest.latitude), "west": Self.degrees(frame.southwest.longitude),
+            "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude),
+        ]
+        return try page(
+            "review", title: "\(summary.name) \(summary.version)", visitor: visitor, map: true, values: values)
     }
 
-    static func versionPath(_ id: String, _ version: String) -> String { "/packages/\(pathSegment(id))/versions/\(pathSegment(version))" }
+    static func versionPath(_ id: String, _ version: String) -> String {
+        "/packages/\(pathSegment(id))/versions/\(pathSegment(version))"
+    }
 
     static func shortTime(_ iso: String) -> String {
         // "2026-11-24T14:20:09Z" → "2026-11-24 14:20 UTC"
@@ -177,13 +246,17 @@ extension PanelController {
     /// The diff as the review page shows it: one entry per change, in words, with word-level text changes.
     static func diffValues(_ diff: PackageDiff) -> [String: Any] {
         func words(_ w: WordDiff?) -> [[String: Any]] {
-            (w?.runs ?? []).map { ["text": $0.text, "same": $0.kind == .same, "added": $0.kind == .added, "removed": $0.kind == .removed] }
+            (w?.runs ?? []).map {
+                ["text": $0.text, "same": $0.kind == .same, "added": $0.kind == .added, "removed": $0.kind == .removed]
+            }
         }
         func assetLine(_ a: PackageDiff.AssetChange) -> String {
             switch a.kind {
             case .added: return "file \(a.file) added (\(size(a.newSize ?? 0)))"
             case .removed: return "file \(a.file) removed"
-            case .changed: return "file \(a.file) replaced (\(size(a.oldSize ?? 0)) → \(size(a.newSize ?? 0)), SHA-256 \(String((a.oldSHA256 ?? "").prefix(12)))… → \(String((a.newSHA256 ?? "").prefix(12)))…)"
+            case .changed:
+                return
+                    "file \(a.file) replaced (\(size(a.oldSize ?? 0)) → \(size(a.newSize ?? 0)), SHA-256 \(String((a.oldSHA256 ?? "").prefix(12)))… → \(String((a.newSHA256 ?? "").prefix(12)))…)"
             case .retitled: return "file \(a.file) retitled: '\(a.oldTitle ?? "")' → '\(a.newTitle ?? "")'"
             }
         }
@@ -191,9 +264,17 @@ extension PanelController {
         for change in diff.stops {
             var lines: [String] = []
             if let old = change.oldName, old != change.name { lines.append("renamed from '\(old)'") }
-            if let metres = change.movedMetres { lines.append("moved \(metres < 1000 ? String(format: "%.0f m", metres) : String(format: "%.2f km", metres / 1000))") }
-            if change.kind == .changed, let from = change.oldPosition, let to = change.newPosition, from != to { lines.append("now stop \(to + 1) (was \(from + 1))") }
-            for p in change.properties { lines.append("detail '\(p.key)': \(p.old ?? "(none)") → \(p.new ?? "(none)")") }
+            if let metres = change.movedMetres {
+                lines.append(
+                    "moved \(metres < 1000 ? String(format: "%.0f m", metres) : String(format: "%.2f km", metres / 1000))"
+                )
+            }
+            if change.kind == .changed, let from = change.oldPosition, let to = change.newPosition, from != to {
+                lines.append("now stop \(to + 1) (was \(from + 1))")
+            }
+            for p in change.properties {
+                lines.append("detail '\(p.key)': \(p.old ?? "(none)") → \(p.new ?? "(none)")")
+            }
             lines += change.assets.map(assetLine)
             let title: String
             switch change.kind {
@@ -201,15 +282,23 @@ extension PanelController {
             case .removed: title = "Removed: \(change.name)"
             case .changed: title = "Changed: \(change.name)"
             }
-            stops.append(["title": title, "lines": lines, "hasLines": !lines.isEmpty, "words": words(change.description), "hasWords": change.description != nil, "kind": change.kind.rawValue])
+            stops.append([
+                "title": title, "lines": lines, "hasLines": !lines.isEmpty, "words": words(change.description),
+                "hasWords": change.description != nil, "kind": change.kind.rawValue,
+            ])
         }
-        let tour: [[String: Any]] = diff.tour.map { ["field": $0.field, "old": $0.old, "new": $0.new, "words": words($0.words), "hasWords": $0.words != nil] }
+        let tour: [[String: Any]] = diff.tour.map {
+            ["field": $0.field, "old": $0.old, "new": $0.new, "words": words($0.words), "hasWords": $0.words != nil]
+        }
         var other: [String] = diff.maps.map(assetLine)
         if diff.oldFrame != nil, diff.oldFrame != diff.newFrame { other.append("the map frame changed") }
-        if let change = diff.sizeChange, change != 0 { other.append("the package is \(size(abs(change))) \(change > 0 ? "larger" : "smaller")") }
+        if let change = diff.sizeChange, change != 0 {
+            other.append("the package is \(size(abs(change))) \(change > 0 ? "larger" : "smaller")")
+        }
         return [
             "firstRelease": diff.firstRelease, "against": diff.old?.version ?? "", "hasChanges": diff.hasChanges,
-            "stops": stops, "tour": tour, "other": other, "hasOther": !other.isEmpty, "count": stops.count + tour.count + other.count,
+            "stops": stops, "tour": tour, "other": other, "hasOther": !other.isEmpty,
+            "count": stops.count + tour.count + other.count,
         ]
     }
 
@@ -222,13 +311,18 @@ extension PanelController {
         let assetPath = request.uri.queryParameters.get("path") ?? ""
         let blob = try server.store.path(for: BlobStore.digest(record.summary.sha256))
         let reader: PackageReader
-        do { reader = try PackageReader(path: blob) } catch { throw PanelError(status: .unprocessableContent, message: "the stored package cannot be read: \(error)") }
+        do { reader = try PackageReader(path: blob) } catch {
+            throw PanelError(status: .unprocessableContent, message: "the stored package cannot be read: \(error)")
+        }
         let asset: Asset
         do { asset = try reader.asset(assetPath) } catch { throw PanelError(status: .notFound, message: "\(error)") }
         let total = asset.size
         var start: Int64 = 0, end = total - 1
         var status: HTTPResponse.Status = .ok
-        var headers: HTTPFields = [.contentType: asset.mediaType, .acceptRanges: "bytes", .cacheControl: "private, no-store", .eTag: "\"\(asset.sha256)\""]
+        var headers: HTTPFields = [
+            .contentType: asset.mediaType, .acceptRanges: "bytes", .cacheControl: "private, no-store",
+            .eTag: "\"\(asset.sha256)\"",
+        ]
         if let range = request.headers[.range], total > 0 {
             guard let (a, b) = Self.byteRange(range, size: total) else {
                 return Response(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */\(total)"])
@@ -240,7 +334,9 @@ extension PanelController {
         if asset.kind != .image, asset.kind != .audio, asset.kind != .video || asset.mediaType == "image/svg+xml" {
             headers[.contentDisposition] = "attachment"
         }
-        do { _ = try reader.openAsset(assetPath) } catch { throw PanelError(status: .unprocessableContent, message: "\(error)") }
+        do { _ = try reader.openAsset(assetPath) } catch {
+            throw PanelError(status: .unprocessableContent, message: "\(error)")
+        }
         let wanted = end - start + 1, first = start, whole = start == 0 && end == total - 1
         let body = ResponseBody { writer in
             let stream = try reader.openAsset(assetPath)
@@ -270,20 +366,27 @@ extension PanelController {
     }
 
     /// The stored package itself, for a reviewer to sign offline (any version they may see, released or not).
-    func packageFile(_ visitor: Visitor, id: String, version: String, context: AppRequestContext) async throws -> Response {
+    func packageFile(
+        _ visitor: Visitor, id: String, version: String, context: AppRequestContext
+    ) async throws -> Response {
         let record = try await record(visitor, id: id, version: version)
         let path = try server.store.path(for: BlobStore.digest(record.summary.sha256))
         let body = try await fileIO.loadFile(path: path, context: context)
-        return Response(status: .ok, headers: [
-            .contentType: "application/zip", .contentDisposition: "attachment; filename=\"\(id)-\(record.summary.version).zip\"",
-            .cacheControl: "private, no-store", .eTag: "\"\(record.summary.sha256)\"",
-        ], body: body)
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/zip",
+                .contentDisposition: "attachment; filename=\"\(id)-\(record.summary.version).zip\"",
+                .cacheControl: "private, no-store", .eTag: "\"\(record.summary.sha256)\"",
+            ], body: body)
     }
 
     /// A single `bytes=a-b`, `bytes=a-` or `bytes=-n` range within `size`, or nil.
     static func byteRange(_ header: String, size: Int64) -> (Int64, Int64)? {
         guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
-        let spec = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let spec = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
         guard spec.count == 2 else { return nil }
         if spec[0].isEmpty {
             guard let n = Int64(spec[1]), n > 0 else { return nil }
@@ -297,7 +400,9 @@ extension PanelController {
 
     // MARK: decisions
 
-    func decide(_ visitor: Visitor, id: String, version: String, action: String, request: Request) async throws -> Response {
+    func decide(
+        _ visitor: Visitor, id: String, version: String, action: String, request: Request
+    ) async throws -> Response {
         let record = try await record(visitor, id: id, version: version)
         let form = try await PanelForm.read(request)
         let page = Self.versionPath(id, version)
@@ -308,13 +413,21 @@ extension PanelController {
         case "approve":
             transition = .approve
             // A browser sends a textarea's line breaks as CRLF; a .minisig file has LF.
-            let text = form.text("signature").replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = form.text("signature").replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(
+                in: .whitespacesAndNewlines)
             if !text.isEmpty {
                 let user = visitor.user
                 do {
-                    try await server.blocking { try PublishingController(server: $0).checkApprovalSignature(text + "\n", package: id, version: version, user: user) }
+                    try await server.blocking {
+                        try PublishingController(server: $0).checkApprovalSignature(
+                            text + "\n", package: id, version: version, user: user)
+                    }
                 } catch let error as ServerError {
-                    throw PanelError(status: .unprocessableContent, message: "the signature was not accepted: \(error.message). Sign exactly this package's file (SHA-256 \(record.summary.sha256)) with your own key, then paste the whole .minisig file")
+                    throw PanelError(
+                        status: .unprocessableContent,
+                        message:
+                            "the signature was not accepted: \(error.message). Sign exactly this package's file (SHA-256 \(record.summary.sha256)) with your own key, then paste the whole .minisig file"
+                    )
                 }
                 signature = text + "\n"
             }
@@ -329,25 +442,36 @@ extension PanelController {
         case "withdraw":
             transition = .withdraw
             reason = form.text("reason").trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !(reason ?? "").isEmpty else { throw PanelError(message: "say why the version is withdrawn (it is kept in the audit log)") }
+            guard !(reason ?? "").isEmpty else {
+                throw PanelError(message: "say why the version is withdrawn (it is kept in the audit log)")
+            }
         default:
-            throw PanelError(status: .notFound, message: "there is no action '\(action)'; the actions are approve, deny, release, request and withdraw")
+            throw PanelError(
+                status: .notFound,
+                message: "there is no action '\(action)'; the actions are approve, deny, release, request and withdraw")
         }
-        let outcome = try await server.catalogStore.apply(transition, package: id, version: version, by: visitor.user, required: server.configuration.approvals,
-                                                          signature: signature, reason: reason)
+        let outcome = try await server.catalogStore.apply(
+            transition, package: id, version: version, by: visitor.user, required: server.configuration.approvals,
+            signature: signature, reason: reason)
         switch outcome {
         case .notFound: throw PanelError(status: .notFound, message: "there is no version \(version) of '\(id)'")
         case .forbidden(let why): throw PanelError(status: .forbidden, message: why)
         case .illegal(_, let why): throw PanelError(status: .conflict, message: "not done: \(why)")
         case .moved(_, let to, let approvals):
-            server.logger.info("panel: version \(action)", metadata: ["by": "\(visitor.user.name)", "package": "\(id)", "version": "\(version)", "now": "\(to)"])
-            let words: String = switch transition {
-            case .approve: signature == nil ? "Approved (\(approvals) of \(server.configuration.approvals)); the version is now \(to)." : "Approved with your signature (\(approvals) of \(server.configuration.approvals)); the version is now \(to)."
-            case .deny: "Denied; the version is back to draft and the publisher sees your reason."
-            case .push: "Released: the phones' list now offers version \(version)."
-            case .start: "Review requested; the version is now \(to)."
-            case .withdraw: "Withdrawn: the phones' list no longer offers version \(version)."
-            }
+            server.logger.info(
+                "panel: version \(action)",
+                metadata: ["by": "\(visitor.user.name)", "package": "\(id)", "version": "\(version)", "now": "\(to)"])
+            let words: String =
+                switch transition {
+                case .approve:
+                    signature == nil
+                        ? "Approved (\(approvals) of \(server.configuration.approvals)); the version is now \(to)."
+                        : "Approved with your signature (\(approvals) of \(server.configuration.approvals)); the version is now \(to)."
+                case .deny: "Denied; the version is back to draft and the publisher sees your reason."
+                case .push: "Released: the phones' list now offers version \(version)."
+                case .start: "Review requested; the version is now \(to)."
+                case .withdraw: "Withdrawn: the phones' list no longer offers version \(version)."
+                }
             return await redirect(visitor, to: page, saying: words)
         }
     }
@@ -362,17 +486,28 @@ extension PanelController {
         let audit = try await server.blocking { try $0.catalog.auditLog(package: id) }
         let rows: [[String: Any]] = records.map { r in
             [
-                "version": r.summary.version, "status": r.summary.status.rawValue, "uploaded": Self.shortTime(r.createdAt), "publisher": r.uploadedBy,
-                "sha256": r.summary.sha256, "size": Self.size(r.summary.size), "link": Self.versionPath(id, r.summary.version),
-                "approvals": r.approvals.map { ["reviewer": $0.reviewer, "at": Self.shortTime($0.at), "signed": $0.signed] },
+                "version": r.summary.version, "status": r.summary.status.rawValue,
+                "uploaded": Self.shortTime(r.createdAt), "publisher": r.uploadedBy,
+                "sha256": r.summary.sha256, "size": Self.size(r.summary.size),
+                "link": Self.versionPath(id, r.summary.version),
+                "approvals": r.approvals.map {
+                    ["reviewer": $0.reviewer, "at": Self.shortTime($0.at), "signed": $0.signed]
+                },
                 "released": r.summary.status == .released,
-                "download": "/v1/blobs/\(r.summary.sha256).zip", "signatures": "/v1/packages/\(Self.pathSegment(id))/versions/\(Self.pathSegment(r.summary.version))/signatures",
+                "download": "/v1/blobs/\(r.summary.sha256).zip",
+                "signatures":
+                    "/v1/packages/\(Self.pathSegment(id))/versions/\(Self.pathSegment(r.summary.version))/signatures",
             ]
         }
         let timeline: [[String: Any]] = audit.reversed().map {
-            ["at": Self.shortTime($0.at), "actor": $0.actor, "action": $0.action, "version": $0.version ?? "", "detail": $0.detail]
+            [
+                "at": Self.shortTime($0.at), "actor": $0.actor, "action": $0.action, "version": $0.version ?? "",
+                "detail": $0.detail,
+            ]
         }
-        return try page("history", title: "\(first.summary.name): versions", visitor: visitor, values: ["id": id, "rows": rows, "timeline": timeline])
+        return try page(
+            "history", title: "\(first.summary.name): versions", visitor: visitor,
+            values: ["id": id, "rows": rows, "timeline": timeline])
     }
 }
 

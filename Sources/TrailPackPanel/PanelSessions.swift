@@ -29,7 +29,8 @@ public actor PanelSessions {
     public func start(user: String, replacing old: String? = nil, now: Date = Date()) -> Session {
         if let old { sessions[old] = nil }
         purge(now: now)
-        let session = Session(id: Self.randomToken(), user: user, csrfToken: Self.randomToken(), created: now, lastSeen: now)
+        let session = Session(
+            id: Self.randomToken(), user: user, csrfToken: Self.randomToken(), created: now, lastSeen: now)
         sessions[session.id] = session
         return session
     }
@@ -37,7 +38,9 @@ public actor PanelSessions {
     /// The live session with this id (touching it), or nil when unknown or expired (an expired one is ended).
     public func session(id: String, now: Date = Date()) -> Session? {
         guard var session = sessions[id] else { return nil }
-        if now.timeIntervalSince(session.lastSeen) > idleTimeout || now.timeIntervalSince(session.created) > absoluteTimeout {
+        if now.timeIntervalSince(session.lastSeen) > idleTimeout
+            || now.timeIntervalSince(session.created) > absoluteTimeout
+        {
             sessions[id] = nil
             return nil
         }
@@ -66,7 +69,10 @@ public actor PanelSessions {
     public var count: Int { sessions.count }
 
     private func purge(now: Date) {
-        sessions = sessions.filter { now.timeIntervalSince($0.value.lastSeen) <= idleTimeout && now.timeIntervalSince($0.value.created) <= absoluteTimeout }
+        sessions = sessions.filter {
+            now.timeIntervalSince($0.value.lastSeen) <= idleTimeout
+                && now.timeIntervalSince($0.value.created) <= absoluteTimeout
+        }
         flashes = flashes.filter { sessions[$0.key] != nil }
     }
 
@@ -74,8 +80,10 @@ public actor PanelSessions {
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+            of: "/", with: "_"
+        )
+        .replacingOccurrences(of: "=", with: "")
     }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

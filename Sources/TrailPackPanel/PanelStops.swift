@@ -1,14 +1,14 @@
 import Foundation
-import TrailPackFileIO
-import SystemPackage
 import HTTPTypes
 import Hummingbird
 import MultipartKit
 import NIOCore
 import Synchronization
+import SystemPackage
 import TrailPackArchiveWriter
 import TrailPackBuilder
 import TrailPackCore
+import TrailPackFileIO
 import TrailPackServer
 
 /// One stop's page (name, position, text, details, files with their accessibility texts), its saves,
@@ -16,7 +16,9 @@ import TrailPackServer
 extension PanelController {
     func stopPage(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
         let snapshot = try await drafts.load(key), draft = snapshot.draft, revision = snapshot.revision
-        guard draft.stops.indices.contains(index) else { throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)") }
+        guard draft.stops.indices.contains(index) else {
+            throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)")
+        }
         let stop = draft.stops[index]
         let all = try await findings(key, draft: draft).filter { $0.stop == index }
         let folder = drafts.stopFolder(key, draft: draft, index: index)
@@ -26,22 +28,29 @@ extension PanelController {
             var info = stat()
             let size = stat(folder + "/" + asset.file, &info) == 0 ? Int64(info.st_size) : -1
             return [
-                "n": n + 1, "file": asset.file, "url": "\(key.path)/stops/\(index + 1)/files/\(Self.pathSegment(asset.file))",
+                "n": n + 1, "file": asset.file,
+                "url": "\(key.path)/stops/\(index + 1)/files/\(Self.pathSegment(asset.file))",
                 "isImage": kind == .image, "isAudio": kind == .audio, "isVideo": kind == .video,
                 "title": asset.title ?? "", "alt": asset.alt ?? "", "transcript": asset.transcript ?? "",
                 "size": size < 0 ? "missing" : ByteCountFormatter.string(fromByteCount: size, countStyle: .file),
                 "captionChoices": captionFiles.map { ["file": $0, "selected": $0 == asset.captions] },
                 "hasCaptionChoices": !captionFiles.isEmpty,
-                "notes": all.filter { $0.field == "file-\(n + 1)" }.map { ["message": $0.message, "isError": $0.isError] },
+                "notes": all.filter { $0.field == "file-\(n + 1)" }.map {
+                    ["message": $0.message, "isError": $0.isError]
+                },
             ]
         }
-        var properties: [[String: Any]] = stop.properties.map { ["key": $0.key, "value": PropertyValue.text($0.value)] }
+        var properties: [[String: Any]] = stop.properties.map {
+            ["key": $0.key, "value": PropertyValue.text($0.value)]
+        }
         properties += Array(repeating: ["key": "", "value": ""], count: 2)
         let values: [String: Any] = [
             "draft": ["name": draft.name, "path": key.path], "revision": revision,
             "stop": [
-                "number": index + 1, "name": stop.name, "description": stop.description, "waiver": stop.accessibilityWaiver ?? "",
-                "latitude": stop.coordinate.map { Self.degrees($0.latitude) } ?? "", "longitude": stop.coordinate.map { Self.degrees($0.longitude) } ?? "",
+                "number": index + 1, "name": stop.name, "description": stop.description,
+                "waiver": stop.accessibilityWaiver ?? "",
+                "latitude": stop.coordinate.map { Self.degrees($0.latitude) } ?? "",
+                "longitude": stop.coordinate.map { Self.degrees($0.longitude) } ?? "",
                 "action": "\(key.path)/stops/\(index + 1)",
             ],
             "properties": properties.enumerated().map { n, row in row.merging(["n": n + 1]) { a, _ in a } },
@@ -50,19 +59,25 @@ extension PanelController {
             "maxUpload": Self.size(configuration.maxMediaBytes),
             "notice": await notice(visitor, request) ?? false,
         ]
-        return try page("stop", title: "Stop \(index + 1): \(stop.name)", visitor: visitor,
-                        values: values.merging(Self.findingsSection(all, path: key.path, heading: "What to fix on this stop")) { _, new in new })
+        return try page(
+            "stop", title: "Stop \(index + 1): \(stop.name)", visitor: visitor,
+            values: values.merging(Self.findingsSection(all, path: key.path, heading: "What to fix on this stop")) {
+                _, new in new
+            })
     }
 
     /// A size for people, exact enough to tell two sizes apart: "1.2 MB", "512 KB", "2.0 GB".
     static func size(_ bytes: Int64) -> String {
         let units: [(Double, String)] = [(1_073_741_824, "GB"), (1_048_576, "MB"), (1024, "KB")]
-        for (unit, name) in units where Double(bytes) >= unit { return String(format: "%.1f %@", Double(bytes) / unit, name) }
+        for (unit, name) in units where Double(bytes) >= unit {
+            return String(format: "%.1f %@", Double(bytes) / unit, name)
+        }
         return "\(bytes) bytes"
     }
 
     static func pathSegment(_ name: String) -> String {
-        name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? name
+        name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+            ?? name
     }
 
     func saveStop(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
@@ -73,10 +88,17 @@ extension PanelController {
         for (k, v) in zip(keys, values) {
             let k = k.trimmingCharacters(in: .whitespaces), v = v.trimmingCharacters(in: .whitespaces)
             guard !k.isEmpty else {
-                if !v.isEmpty { throw PanelError(message: "the detail '\(v)' has no name: write a name (such as elevation) beside it, or clear the value") }
+                if !v.isEmpty {
+                    throw PanelError(
+                        message:
+                            "the detail '\(v)' has no name: write a name (such as elevation) beside it, or clear the value"
+                    )
+                }
                 continue
             }
-            if properties.contains(where: { $0.key == k }) { throw PanelError(message: "the detail '\(k)' is given twice; keep one row per name") }
+            if properties.contains(where: { $0.key == k }) {
+                throw PanelError(message: "the detail '\(k)' is given twice; keep one row per name")
+            }
             properties.append(JSONMember(k, PropertyValue.json(v)))
         }
         let details = properties
@@ -90,7 +112,9 @@ extension PanelController {
             let waiver = form.text("waiver")
             stop.accessibilityWaiver = waiver.isEmpty ? nil : waiver
             for n in stop.assets.indices {
-                func field(_ name: String) -> String? { let v = form.text("\(name)-\(n + 1)"); return v.isEmpty ? nil : v }
+                func field(_ name: String) -> String? {
+                    let v = form.text("\(name)-\(n + 1)"); return v.isEmpty ? nil : v
+                }
                 stop.assets[n].title = field("title")
                 stop.assets[n].alt = field("alt")
                 stop.assets[n].transcript = field("transcript")
@@ -102,7 +126,9 @@ extension PanelController {
     }
 
     /// Up, down, remove, move (a dragged marker), remove-file.
-    func stopAction(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, action: String, request: Request) async throws -> Response {
+    func stopAction(
+        _ visitor: Visitor, _ key: DraftStore.Key, index: Int, action: String, request: Request
+    ) async throws -> Response {
         let form = try await PanelForm.read(request)
         let revision = form.text("revision")
         switch action {
@@ -121,7 +147,9 @@ extension PanelController {
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 draft.stops.remove(at: index)
             }
-            return await redirect(visitor, to: key.path, saying: "Stop \(index + 1) removed (its folder is kept aside on the server, not deleted).")
+            return await redirect(
+                visitor, to: key.path,
+                saying: "Stop \(index + 1) removed (its folder is kept aside on the server, not deleted).")
         case "move":
             let coordinate = try Self.coordinate(form)
             try await drafts.update(key, revision: revision) { draft throws(PanelError) in
@@ -134,7 +162,9 @@ extension PanelController {
             let draft = try await draftListing(key, index: index, file: name)
             try await drafts.update(key, revision: revision) { draft throws(PanelError) in
                 draft.stops[index].assets.removeAll { $0.file == name }
-                for n in draft.stops[index].assets.indices where draft.stops[index].assets[n].captions == name { draft.stops[index].assets[n].captions = nil }
+                for n in draft.stops[index].assets.indices where draft.stops[index].assets[n].captions == name {
+                    draft.stops[index].assets[n].captions = nil
+                }
             }
             let path = drafts.stopFolder(key, draft: draft, index: index) + "/" + name
             if FileManager.default.fileExists(atPath: path) { try await drafts.setAside(key, path: path) }
@@ -145,12 +175,22 @@ extension PanelController {
             let newName = try Self.safeFileName(form.text("newName"))
             if newName == name { return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1") }
             // The content decided the type: the extension stays what it was.
-            guard (newName as NSString).pathExtension.lowercased() == (name as NSString).pathExtension.lowercased() else {
-                throw PanelError(message: "'\(newName)' would change the file's type: keep the ending .\((name as NSString).pathExtension.lowercased())")
+            guard (newName as NSString).pathExtension.lowercased() == (name as NSString).pathExtension.lowercased()
+            else {
+                throw PanelError(
+                    message:
+                        "'\(newName)' would change the file's type: keep the ending .\((name as NSString).pathExtension.lowercased())"
+                )
             }
             let folder = drafts.stopFolder(key, draft: draft, index: index)
-            guard !draft.stops[index].assets.contains(where: { $0.file == newName }), !FileManager.default.fileExists(atPath: folder + "/" + newName) else {
-                throw PanelError(status: .conflict, message: "stop \(index + 1) already has a file '\(newName)': choose another name, or remove that file first")
+            guard !draft.stops[index].assets.contains(where: { $0.file == newName }),
+                !FileManager.default.fileExists(atPath: folder + "/" + newName)
+            else {
+                throw PanelError(
+                    status: .conflict,
+                    message:
+                        "stop \(index + 1) already has a file '\(newName)': choose another name, or remove that file first"
+                )
             }
             try await drafts.update(key, revision: revision) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }
@@ -160,10 +200,12 @@ extension PanelController {
                 }
                 // Moved inside the save, so the listing and the file never disagree for long.
                 do throws(FileIOError) { try FileIO.rename(folder + "/" + name, to: folder + "/" + newName) } catch {
-                    throw PanelError(error, "cannot rename '\(name)': \(error.systemCall?.errno.description ?? error.message)")
+                    throw PanelError(
+                        error, "cannot rename '\(name)': \(error.systemCall?.errno.description ?? error.message)")
                 }
             }
-            return await redirect(visitor, to: "\(key.path)/stops/\(index + 1)", saying: "'\(name)' is now '\(newName)'.")
+            return await redirect(
+                visitor, to: "\(key.path)/stops/\(index + 1)", saying: "'\(name)' is now '\(newName)'.")
         default:
             throw PanelError(status: .notFound, message: "there is no action '\(action)' on a stop")
         }
@@ -184,13 +226,20 @@ extension PanelController {
         let last = given.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         var out = ""
         for ch in last.precomposedStringWithCanonicalMapping {
-            if ch.isLetter || ch.isNumber || ch == "." || ch == "_" || ch == "-" { out.append(ch) } else if !out.hasSuffix("-") { out.append("-") }
+            if ch.isLetter || ch.isNumber || ch == "." || ch == "_" || ch == "-" {
+                out.append(ch)
+            } else if !out.hasSuffix("-") {
+                out.append("-")
+            }
         }
         while out.hasPrefix(".") || out.hasPrefix("-") { out.removeFirst() }
         let ext = (out as NSString).pathExtension
         out = String((out as NSString).deletingPathExtension.prefix(80)) + (ext.isEmpty ? "" : "." + ext.lowercased())
         guard !out.isEmpty, out != TourSource.waypointFileName, !ext.isEmpty else {
-            throw PanelError(message: "the file name '\(given)' has no usable name or extension; rename it (such as view.jpg) and upload it again")
+            throw PanelError(
+                message:
+                    "the file name '\(given)' has no usable name or extension; rename it (such as view.jpg) and upload it again"
+            )
         }
         return out
     }
@@ -215,7 +264,9 @@ extension PanelController {
             throw Self.tooLarge(name, size: nil, limit: limit)
         }
         let advice = try await keep(temp, as: name, visitor, key, index: index)
-        return Self.jsonMessage(.created, advice ?? "'\(name)' was added to stop \(index + 1)", extra: [JSONMember("file", .string(name))] + (advice.map { [JSONMember("advice", .string($0))] } ?? []))
+        return Self.jsonMessage(
+            .created, advice ?? "'\(name)' was added to stop \(index + 1)",
+            extra: [JSONMember("file", .string(name))] + (advice.map { [JSONMember("advice", .string($0))] } ?? []))
     }
 
     /// The same without JavaScript: the stop page's form posts `multipart/form-data` (its CSRF token in
@@ -224,13 +275,19 @@ extension PanelController {
     /// refused on its own, and the stop page says which.
     func uploadForm(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
         guard let boundary = Self.multipartBoundary(request.headers[.contentType]) else {
-            throw PanelError(status: .unsupportedMediaType, message: "the upload form must be sent as multipart/form-data with a boundary; reload the page and choose the files again")
+            throw PanelError(
+                status: .unsupportedMediaType,
+                message:
+                    "the upload form must be sent as multipart/form-data with a boundary; reload the page and choose the files again"
+            )
         }
         let folder = try await stopFolder(key, index: index)
         let receiver = MultipartFiles(folder: folder, limit: configuration.maxMediaBytes)
         defer { receiver.removeLeftovers() }  // ours: the temporary files of parts not kept
         try await Self.receive(request, boundary: boundary, into: receiver)
-        guard !receiver.files.isEmpty else { throw PanelError(message: "no file was chosen: choose one or more files, then press Upload") }
+        guard !receiver.files.isEmpty else {
+            throw PanelError(message: "no file was chosen: choose one or more files, then press Upload")
+        }
         var said: [String] = []
         for file in receiver.files {
             do {
@@ -260,10 +317,15 @@ extension PanelController {
         } catch let error as ServerError where error.status == .contentTooLarge {
             throw tooLarge(receiver.currentName ?? "the file", size: nil, limit: receiver.limit)
         } catch {
-            throw PanelError(status: .badRequest, message: "the upload was cut off or garbled (\(error)); choose the files again and send them again")
+            throw PanelError(
+                status: .badRequest,
+                message: "the upload was cut off or garbled (\(error)); choose the files again and send them again")
         }
         guard receiver.ended else {
-            throw PanelError(status: .badRequest, message: "the upload ended before its last file was complete; choose the files again and send them again")
+            throw PanelError(
+                status: .badRequest,
+                message:
+                    "the upload ended before its last file was complete; choose the files again and send them again")
         }
     }
 
@@ -274,8 +336,12 @@ extension PanelController {
             let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
             var value = pair[1]
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            guard (1...70).contains(value.utf8.count), value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
+            guard (1...70).contains(value.utf8.count), value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+                return nil
+            }
             return value
         }
         return nil
@@ -283,19 +349,27 @@ extension PanelController {
 
     static func tooLarge(_ name: String, size: Int64?, limit: Int64) -> PanelError {
         let what = size.map { "is \(Self.size($0))" } ?? "is larger than \(Self.size(limit))"
-        return PanelError(status: .contentTooLarge, message: "'\(name)' \(what); a file may be at most \(Self.size(limit)): make it smaller (a shorter or lower-resolution video, a photo exported for the web) and upload it again")
+        return PanelError(
+            status: .contentTooLarge,
+            message:
+                "'\(name)' \(what); a file may be at most \(Self.size(limit)): make it smaller (a shorter or lower-resolution video, a photo exported for the web) and upload it again"
+        )
     }
 
     /// The folder of stop `index` (404 if the draft has no such stop).
     func stopFolder(_ key: DraftStore.Key, index: Int) async throws -> String {
         let draft = try await drafts.load(key).draft
-        guard draft.stops.indices.contains(index) else { throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)") }
+        guard draft.stops.indices.contains(index) else {
+            throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)")
+        }
         return drafts.stopFolder(key, draft: draft, index: index)
     }
 
     /// Checks a received file by its content and, if it may stay, moves it into the stop's folder
     /// (a file of the same name is set aside) and lists it; returns the advice to show, if any.
-    func keep(_ temp: String, as name: String, _ visitor: Visitor, _ key: DraftStore.Key, index: Int) async throws -> String? {
+    func keep(
+        _ temp: String, as name: String, _ visitor: Visitor, _ key: DraftStore.Key, index: Int
+    ) async throws -> String? {
         var advice: String?
         switch MediaCheck.verdict(path: temp, fileName: name) {
         case .refused(let why): throw PanelError(status: .unprocessableContent, message: why)
@@ -310,16 +384,23 @@ extension PanelController {
         }
         try await drafts.update(key, revision: nil) { draft throws(PanelError) in
             guard draft.stops.indices.contains(index) else { throw .notFound }
-            if !draft.stops[index].assets.contains(where: { $0.file == name }) { draft.stops[index].assets.append(TourDraft.AssetReference(file: name)) }
+            if !draft.stops[index].assets.contains(where: { $0.file == name }) {
+                draft.stops[index].assets.append(TourDraft.AssetReference(file: name))
+            }
         }
-        server.logger.info("panel: file uploaded", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)", "file": "\(name)"])
+        server.logger.info(
+            "panel: file uploaded", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)", "file": "\(name)"])
         return advice
     }
 
     /// A stop's file, for the page's preview (images, audio and video inline; anything else as a download).
-    func stopFile(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, name: String, context: AppRequestContext) async throws -> Response {
+    func stopFile(
+        _ visitor: Visitor, _ key: DraftStore.Key, index: Int, name: String, context: AppRequestContext
+    ) async throws -> Response {
         let draft = try await drafts.load(key).draft
-        guard draft.stops.indices.contains(index), !name.hasPrefix("."), !name.contains("/"), draft.stops[index].assets.contains(where: { $0.file == name }) else {
+        guard draft.stops.indices.contains(index), !name.hasPrefix("."), !name.contains("/"),
+            draft.stops[index].assets.contains(where: { $0.file == name })
+        else {
             throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(name)'")
         }
         let path = drafts.stopFolder(key, draft: draft, index: index) + "/" + name
@@ -340,12 +421,16 @@ extension PanelController {
         let fd: Int32 = try await server.blocking { _ in
             var files: [String] = [TourSource.tourFileName]
             for top in ["waypoints", "map"] {
-                for folder in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + top))?.sorted() ?? [] where !folder.hasPrefix(".") {
+                for folder in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + top))?.sorted() ?? []
+                where !folder.hasPrefix(".") {
                     let sub = "\(top)/\(folder)"
                     var isDirectory: ObjCBool = false
-                    guard FileManager.default.fileExists(atPath: root + "/" + sub, isDirectory: &isDirectory) else { continue }
+                    guard FileManager.default.fileExists(atPath: root + "/" + sub, isDirectory: &isDirectory) else {
+                        continue
+                    }
                     if !isDirectory.boolValue { files.append(sub); continue }
-                    for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + sub))?.sorted() ?? [] where !name.hasPrefix(".") { files.append("\(sub)/\(name)") }
+                    for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + sub))?.sorted() ?? []
+                    where !name.hasPrefix(".") { files.append("\(sub)/\(name)") }
                 }
             }
             let out = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -354,12 +439,15 @@ extension PanelController {
                 throw PanelError(error, "cannot make the zip: \(Errno.last)")
             }
             do {
-                var writer = try ZipWriter(fileDescriptor: FileDescriptor(rawValue: out), path: path, modificationTime: TourBuilder.defaultTimestamp)
+                var writer = try ZipWriter(
+                    fileDescriptor: FileDescriptor(rawValue: out), path: path,
+                    modificationTime: TourBuilder.defaultTimestamp)
                 for file in files {
                     var info = stat()
                     guard stat(root + "/" + file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-                    try writer.addEntry(path: "\(key.tour)/\(file)", contentsOf: root + "/" + file, size: Int64(info.st_size),
-                                        compress: MediaTypes.lookup(fileName: file)?.compress ?? true)
+                    try writer.addEntry(
+                        path: "\(key.tour)/\(file)", contentsOf: root + "/" + file, size: Int64(info.st_size),
+                        compress: MediaTypes.lookup(fileName: file)?.compress ?? true)
                 }
                 _ = try writer.finish()
             } catch {
@@ -381,14 +469,20 @@ extension PanelController {
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             while true {
                 let n = try FileIO.typed {
-                    try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: handle.fd).readFully(into: $0, path: path) }
+                    try buffer.withUnsafeMutableBytes {
+                        try FileDescriptor(rawValue: handle.fd).readFully(into: $0, path: path)
+                    }
                 }
                 guard n > 0 else { break }
                 try await writer.write(ByteBuffer(bytes: buffer[0..<n]))
             }
             try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: [.contentType: "application/zip", .contentDisposition: "attachment; filename=\"\(key.tour)-folder.zip\""], body: body)
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/zip", .contentDisposition: "attachment; filename=\"\(key.tour)-folder.zip\"",
+            ], body: body)
     }
 }
 
@@ -398,7 +492,11 @@ final class FileDescriptorBox: Sendable {
     private let closed = Mutex(false)
     init(_ fd: Int32) { self.fd = fd }
     func close() {
-        guard closed.withLock({ closed in defer { closed = true }; return !closed }) else { return }
+        guard
+            closed.withLock({ closed in
+                defer { closed = true }; return !closed
+            })
+        else { return }
         _ = Foundation.close(fd)
     }
     deinit { close() }

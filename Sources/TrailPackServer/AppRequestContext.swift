@@ -38,7 +38,10 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
             throw e
         }
         guard roles.contains(user.role) else {
-            throw ServerError(.forbidden, .forbidden, "'\(user.name)' is a \(user.role.rawValue); this needs the \(roles.map(\.rawValue).sorted().joined(separator: " or ")) role")
+            throw ServerError(
+                .forbidden, .forbidden,
+                "'\(user.name)' is a \(user.role.rawValue); this needs the \(roles.map(\.rawValue).sorted().joined(separator: " or ")) role"
+            )
         }
         return user
     }

@@ -1,6 +1,7 @@
 import Foundation
-import TrailPackFileIO
 import TrailPackCrypto
+import TrailPackFileIO
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,7 +47,8 @@ public struct BlobStore: Sendable {
     public func temporaryFolder() throws -> String {
         let path = "\(root)/tmp/upload-\(UUID().uuidString)"
         guard mkdir(path, 0o700) == 0 else {
-            throw ServerError(FileIOError.system("mkdir", .last, "cannot make an upload folder in '\(root)/tmp'", path: path))
+            throw ServerError(
+                FileIOError.system("mkdir", .last, "cannot make an upload folder in '\(root)/tmp'", path: path))
         }
         return path
     }
@@ -54,7 +56,8 @@ public struct BlobStore: Sendable {
     /// Moves a verified upload into place (atomically; a blob already held is kept, the upload dropped).
     public func commit(temporary: String, sha256: SHA256Digest) throws {
         let destination = path(for: sha256)
-        try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         if FileManager.default.fileExists(atPath: destination) {
             unlink(temporary)
             return
@@ -67,4 +70,3 @@ public struct BlobStore: Sendable {
         } catch { throw ServerError(error) }
     }
 }
-

@@ -16,41 +16,56 @@ struct CatalogController {
         routes.get("/v1/sites/:site/packages") { request, context in try await sitePackages(request, context) }
         routes.get("/v1/packages/:id") { request, context in try await package(request, context) }
         routes.get("/v1/packages/:id/manifest") { request, context in try await manifest(request, context) }
-        routes.get("/v1/packages/:id/versions/:version/manifest") { request, context in try await manifest(request, context) }
-        routes.get("/v1/packages/:id/versions/:version/signatures") { request, context in try await signatures(request, context) }
-        routes.get("/v1/packages/:id/versions/:version/tiles/:z/:x/:y") { request, context in try await tile(request, context) }
+        routes.get("/v1/packages/:id/versions/:version/manifest") { request, context in
+            try await manifest(request, context)
+        }
+        routes.get("/v1/packages/:id/versions/:version/signatures") { request, context in
+            try await signatures(request, context)
+        }
+        routes.get("/v1/packages/:id/versions/:version/tiles/:z/:x/:y") { request, context in
+            try await tile(request, context)
+        }
     }
 
     var catalog: any CatalogStore { server.catalogStore }
 
     /// The wire type the client decodes (TrailPackCore's `CatalogEntry`), from the catalog's row.
     static func entry(_ p: Catalog.PackageSummary) -> CatalogEntry {
-        CatalogEntry(id: p.id, name: p.name, description: p.description, park: p.park, site: p.site, version: p.version, size: p.size, sha256: p.sha256,
-                     download: "/v1/blobs/\(p.sha256).zip", manifest: "/v1/packages/\(p.id)/versions/\(p.version)/manifest",
-                     confirm: "/v1/packages/\(p.id)/versions/\(p.version)/confirm")
+        CatalogEntry(
+            id: p.id, name: p.name, description: p.description, park: p.park, site: p.site, version: p.version,
+            size: p.size, sha256: p.sha256,
+            download: "/v1/blobs/\(p.sha256).zip", manifest: "/v1/packages/\(p.id)/versions/\(p.version)/manifest",
+            confirm: "/v1/packages/\(p.id)/versions/\(p.version)/confirm")
     }
 
     func sites(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let sites = try await catalog.sites()
-        return try .json(CatalogSites(sites: sites.map { CatalogSite(id: $0.id, name: $0.name, packages: $0.packages) }))
+        return try .json(
+            CatalogSites(sites: sites.map { CatalogSite(id: $0.id, name: $0.name, packages: $0.packages) }))
     }
 
     func sitePackages(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let site = try context.parameters.require("site")
         let limitText = request.uri.queryParameters.get("limit") ?? "50"
-        guard let limit = Int(limitText), (1...500).contains(limit) else { throw ServerError.badRequest("limit must be a whole number from 1 to 500") }
+        guard let limit = Int(limitText), (1...500).contains(limit) else {
+            throw ServerError.badRequest("limit must be a whole number from 1 to 500")
+        }
         let after = request.uri.queryParameters.get("after")
         guard let page = try await catalog.sitePage(site: site, limit: limit, after: after) else {
             throw ServerError.notFound("no site '\(ServerError.short(site))'")
         }
-        return try .json(CatalogPage(site: site, packages: page.packages.map(Self.entry),
-                                     next: page.next.map { "/v1/sites/\(site)/packages?limit=\(limit)&after=\($0)" }))
+        return try .json(
+            CatalogPage(
+                site: site, packages: page.packages.map(Self.entry),
+                next: page.next.map { "/v1/sites/\(site)/packages?limit=\(limit)&after=\($0)" }))
     }
 
     func package(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let versions = try await catalog.versions(package: id)
-        guard let latest = versions.first else { throw ServerError.notFound("no released package '\(ServerError.short(id))'") }
+        guard let latest = versions.first else {
+            throw ServerError.notFound("no released package '\(ServerError.short(id))'")
+        }
         return try .json(CatalogVersions(latest: Self.entry(latest), versions: versions.map(Self.entry)))
     }
 
@@ -58,23 +73,33 @@ struct CatalogController {
         let id = try context.parameters.require("id")
         let version = context.parameters.get("version")
         if let manifest = try await catalog.version(package: id, version: version, releasedOnly: true)?.manifest {
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: manifest)))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: manifest)))
         }
         // A version under review: its reviewers and its publisher preview it with their token.
         if let version, try await server.reviewAccess(context, package: id, version: version) != nil,
-           let manifest = try await catalog.version(package: id, version: version, releasedOnly: false)?.manifest {
-            return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "private, no-store"], body: .init(byteBuffer: ByteBuffer(string: manifest)))
+            let manifest = try await catalog.version(package: id, version: version, releasedOnly: false)?.manifest
+        {
+            return Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "private, no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: manifest)))
         }
-        throw ServerError.notFound(version.map { "no released version \(ServerError.short($0)) of '\(ServerError.short(id))'" } ?? "no released package '\(ServerError.short(id))'")
+        throw ServerError.notFound(
+            version.map { "no released version \(ServerError.short($0)) of '\(ServerError.short(id))'" }
+                ?? "no released package '\(ServerError.short(id))'")
     }
 
     func signatures(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
         guard try await catalog.version(package: id, version: version, releasedOnly: true) != nil else {
-            throw ServerError.notFound("no released version \(ServerError.short(version)) of '\(ServerError.short(id))'")
+            throw ServerError.notFound(
+                "no released version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
         let list = try await catalog.approvalSignatures(package: id, version: version)
-        return try .json(ReviewerSignatures(signatures: list.map { ReviewerSignature(reviewer: $0.reviewer, minisig: $0.signature) }))
+        return try .json(
+            ReviewerSignatures(signatures: list.map { ReviewerSignature(reviewer: $0.reviewer, minisig: $0.signature) })
+        )
     }
 }
 
@@ -82,7 +107,9 @@ extension TrailPackServer {
     /// A reviewer, an admin, or the publisher who uploaded it may fetch a version that is not released
     /// (to review it) with their token. Nil: the request carries no token, or nothing matches; 403
     /// for a publisher asking for someone else's version.
-    func reviewAccess(_ context: AppRequestContext, sha256: String? = nil, package id: String? = nil, version: String? = nil) async throws -> Catalog.PackageSummary? {
+    func reviewAccess(
+        _ context: AppRequestContext, sha256: String? = nil, package id: String? = nil, version: String? = nil
+    ) async throws -> Catalog.PackageSummary? {
         guard context.user != nil else { return nil }
         let user = try context.require([.publisher, .reviewer, .admin])
         let candidates = try await catalogStore.unreleased(sha256: sha256, package: id, version: version)

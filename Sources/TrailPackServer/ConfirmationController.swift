@@ -14,22 +14,33 @@ struct ConfirmationController {
     let server: TrailPackServer
 
     func addRoutes(to routes: Routes) {
-        routes.post("/v1/packages/:id/versions/:version/confirm") { request, context in try await confirm(request, context) }
+        routes.post("/v1/packages/:id/versions/:version/confirm") { request, context in
+            try await confirm(request, context)
+        }
     }
 
     func confirm(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
         var body = try await request.body.collect(upTo: 4096)
-        guard let bytes = body.readBytes(length: body.readableBytes), let doc = try? JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 4096)).value,
-              case .string(let hex)? = doc["sha256"], SHA256Digest(hex: hex) != nil else {
+        guard let bytes = body.readBytes(length: body.readableBytes),
+            let doc = try? JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 4096)).value,
+            case .string(let hex)? = doc["sha256"], SHA256Digest(hex: hex) != nil
+        else {
             throw ServerError.badRequest("send {\"sha256\": \"<64 hex digits>\"}: the SHA-256 of the file you received")
         }
-        let count = server.confirmationLimiter.shouldCount(address: context.clientAddress, key: "\(id)\u{0}\(version)\u{0}\(hex.lowercased())")
-        guard let result = try await server.catalogStore.confirm(package: id, version: version, sha256: hex, count: count) else {
-            throw ServerError.notFound("no released version \(ServerError.short(version)) of '\(ServerError.short(id))'")
+        let count = server.confirmationLimiter.shouldCount(
+            address: context.clientAddress, key: "\(id)\u{0}\(version)\u{0}\(hex.lowercased())")
+        guard
+            let result = try await server.catalogStore.confirm(package: id, version: version, sha256: hex, count: count)
+        else {
+            throw ServerError.notFound(
+                "no released version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
-        return try .json(ConfirmResponse(match: result.match, expected: result.expected, counted: count,
-                                         message: result.match ? "the download is complete and intact" : "the download is damaged: delete it and download again"))
+        return try .json(
+            ConfirmResponse(
+                match: result.match, expected: result.expected, counted: count,
+                message: result.match
+                    ? "the download is complete and intact" : "the download is damaged: delete it and download again"))
     }
 }
 

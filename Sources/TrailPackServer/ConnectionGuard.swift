@@ -30,7 +30,8 @@ public struct ServerLimits: Sendable, Equatable {
     /// The limits in words, for the start-up banner.
     public var summary: String {
         func s(_ t: TimeAmount) -> String { "\(t.nanoseconds / 1_000_000_000) s" }
-        return "headers \(s(headerTimeout)), keep-alive \(s(keepAliveTimeout)), body \(minimumBodyBytesPerSecond) B/s over \(s(bodyTimeout)), "
+        return
+            "headers \(s(headerTimeout)), keep-alive \(s(keepAliveTimeout)), body \(minimumBodyBytesPerSecond) B/s over \(s(bodyTimeout)), "
             + "send \(s(sendTimeout)), \(maxConnectionsPerAddress) connections per address, shutdown \(shutdownTimeout.components.seconds) s"
     }
 }
@@ -129,7 +130,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         started = true
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
         guard counter.acquire(address) else {
-            logger.notice("too many connections from one address; closed", metadata: ["client": "\(address)", "limit": "\(limits.maxConnectionsPerAddress)"])
+            logger.notice(
+                "too many connections from one address; closed",
+                metadata: ["client": "\(address)", "limit": "\(limits.maxConnectionsPerAddress)"])
             context.close(promise: nil)
             return
         }
@@ -251,7 +254,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func close(_ context: ChannelHandlerContext, reason: String) {
-        logger.info("connection closed by a time limit", metadata: ["client": "\(address ?? "unknown")", "reason": "\(reason)"])
+        logger.info(
+            "connection closed by a time limit", metadata: ["client": "\(address ?? "unknown")", "reason": "\(reason)"])
         cancelTimers()
         context.close(promise: nil)
     }

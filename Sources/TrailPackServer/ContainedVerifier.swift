@@ -1,10 +1,11 @@
 import Foundation
-import TrailPackFileIO
-import SystemPackage
 import NIOConcurrencyHelpers
+import SystemPackage
 import TrailPackCore
 import TrailPackCrypto
+import TrailPackFileIO
 import TrailPackVerifier
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,16 +44,26 @@ public struct ContainedVerifier: Sendable {
 
     /// Verifies `file` (a name inside `folder`) in a contained child.
     public func verify(file: String, in folder: String) -> Outcome {
-        let arguments = [executable, "verify-upload", "--max-memory-mb", String(maxMemoryBytes >> 20), "--max-cpu-seconds", String(maxCPUSeconds),
-                         "--directory", folder, file]
+        let arguments = [
+            executable, "verify-upload", "--max-memory-mb", String(maxMemoryBytes >> 20), "--max-cpu-seconds",
+            String(maxCPUSeconds),
+            "--directory", folder, file,
+        ]
         let run: ChildRun
         do { run = try ChildRun.run(arguments: arguments, timeout: timeoutSeconds, maxOutput: 16 << 20) } catch {
             return .failed(reason: "the verifier could not be started: \(error)")
         }
-        if run.timedOut { return .failed(reason: "the verifier took longer than \(Int(timeoutSeconds)) seconds and was stopped") }
+        if run.timedOut {
+            return .failed(reason: "the verifier took longer than \(Int(timeoutSeconds)) seconds and was stopped")
+        }
         if let signal = run.signal {
-            let name = [SIGILL: "SIGILL, a trap", SIGTRAP: "SIGTRAP, a trap", SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS", SIGABRT: "SIGABRT",
-                        SIGKILL: "SIGKILL, the memory limit or the timeout", SIGXCPU: "SIGXCPU, the CPU-time limit", SIGXFSZ: "SIGXFSZ, a write"][signal] ?? "signal \(signal)"
+            let name =
+                [
+                    SIGILL: "SIGILL, a trap", SIGTRAP: "SIGTRAP, a trap", SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS",
+                    SIGABRT: "SIGABRT",
+                    SIGKILL: "SIGKILL, the memory limit or the timeout", SIGXCPU: "SIGXCPU, the CPU-time limit",
+                    SIGXFSZ: "SIGXFSZ, a write",
+                ][signal] ?? "signal \(signal)"
             return .failed(reason: "the verifier crashed on this package (\(name))")
         }
         guard run.status == 0 || run.status == 1 else {
@@ -60,13 +71,17 @@ public struct ContainedVerifier: Sendable {
             return .failed(reason: "the verifier stopped with exit status \(run.status)\(last)")
         }
         guard let doc = try? JSONParser.parse(run.stdout, limits: JSONLimits(maxBytes: 16 << 20)).value,
-              case .bool(let valid)? = doc["valid"], case .string(let hex)? = doc["sha256"], let sha256 = SHA256Digest(hex: hex),
-              case .array(let list)? = doc["findings"] else {
+            case .bool(let valid)? = doc["valid"], case .string(let hex)? = doc["sha256"],
+            let sha256 = SHA256Digest(hex: hex),
+            case .array(let list)? = doc["findings"]
+        else {
             return .failed(reason: "the verifier's answer could not be read")
         }
         var findings: [Finding] = []
         for item in list {
-            guard case .string(let codeText)? = item["code"], let code = FindingCode(rawValue: codeText), case .string(let message)? = item["message"] else {
+            guard case .string(let codeText)? = item["code"], let code = FindingCode(rawValue: codeText),
+                case .string(let message)? = item["message"]
+            else {
                 return .failed(reason: "the verifier's answer could not be read")
             }
             var file: String?, path: String?
@@ -77,7 +92,9 @@ public struct ContainedVerifier: Sendable {
         var manifest: Manifest?
         if let value = doc["manifest"], value != .null {
             let read = ManifestReader.read(JSONWriter.bytes(value))
-            guard read.isValid else { return .failed(reason: "the verifier's answer holds a manifest that does not read back") }
+            guard read.isValid else {
+                return .failed(reason: "the verifier's answer holds a manifest that does not read back")
+            }
             manifest = read.manifest
         }
         if valid && manifest == nil { return .failed(reason: "the verifier's answer holds no manifest") }
@@ -99,7 +116,8 @@ struct ChildRun {
 
     /// `setpriv` makes the child die with the thread that started it (which waits for it): a
     /// server killed with SIGKILL leaves no scanner or verifier running.
-    static let deathSignalPrefix: [String] = FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+    static let deathSignalPrefix: [String] =
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
         ? ["/usr/bin/setpriv", "--pdeathsig", "KILL", "--"] : []
 
     var status: Int32 = -1
@@ -142,7 +160,8 @@ struct ChildRun {
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let command = deathSignalPrefix + arguments
         let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
@@ -159,7 +178,10 @@ struct ChildRun {
         var result = ChildRun()
         var errBytes: [UInt8] = []
         let deadline = Date().addingTimeInterval(timeout)
-        var fds = [pollfd(fd: outPipe[0], events: Int16(POLLIN), revents: 0), pollfd(fd: errPipe[0], events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: outPipe[0], events: Int16(POLLIN), revents: 0),
+            pollfd(fd: errPipe[0], events: Int16(POLLIN), revents: 0),
+        ]
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         var open = 2
         while open > 0 {
@@ -172,7 +194,11 @@ struct ChildRun {
                 if n > 0 {
                     if i == 0 {
                         // An answer larger than any report: stop the child (its status then says a signal).
-                        if result.stdout.count + n > maxOutput { kill(-pid, SIGKILL) } else { result.stdout += buffer[..<n] }
+                        if result.stdout.count + n > maxOutput {
+                            kill(-pid, SIGKILL)
+                        } else {
+                            result.stdout += buffer[..<n]
+                        }
                     } else if errBytes.count < 64 << 10 {
                         errBytes += buffer[..<n]
                     }

@@ -1,5 +1,6 @@
 import Foundation
 import TrailPackFileIO
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +14,8 @@ import Glibc
 public final class DataFolder: Sendable {
     public static let markerName = "trailpack-data-folder"
     public static let lockName = "trailpack.lock"
-    static let markerText = "trailpack data folder, format 1\nthis folder holds a trailpack server's catalog and packages; see 'trailpack serve --help'\n"
+    static let markerText =
+        "trailpack data folder, format 1\nthis folder holds a trailpack server's catalog and packages; see 'trailpack serve --help'\n"
 
     public enum Access: Sendable {
         /// A server, or an admin command that moves files: one at a time.
@@ -37,7 +39,8 @@ public final class DataFolder: Sendable {
         var isDirectory: ObjCBool = false
         if !fm.fileExists(atPath: root, isDirectory: &isDirectory) {
             guard create else {
-                throw ServerError.dataFolder("the data folder '\(root)' does not exist; check the path, or add --create to make a new one")
+                throw ServerError.dataFolder(
+                    "the data folder '\(root)' does not exist; check the path, or add --create to make a new one")
             }
             do { try fm.createDirectory(atPath: root, withIntermediateDirectories: true) } catch {
                 throw ServerError.dataFolder("cannot make the data folder '\(root)': \(error.localizedDescription)")
@@ -51,10 +54,14 @@ public final class DataFolder: Sendable {
             // A folder made by a trailpack before the marker existed holds catalog.sqlite: adopt it.
             let legacy = contents.contains("catalog.sqlite")
             if !contents.isEmpty && !legacy {
-                throw ServerError.dataFolder("'\(root)' is not empty and is not a trailpack data folder (it has no \(Self.markerName) file); point --data at an empty or new folder, or at an existing trailpack data folder")
+                throw ServerError.dataFolder(
+                    "'\(root)' is not empty and is not a trailpack data folder (it has no \(Self.markerName) file); point --data at an empty or new folder, or at an existing trailpack data folder"
+                )
             }
             guard create || legacy else {
-                throw ServerError.dataFolder("'\(root)' is not a trailpack data folder (it has no \(Self.markerName) file); check the path, or add --create to make one here")
+                throw ServerError.dataFolder(
+                    "'\(root)' is not a trailpack data folder (it has no \(Self.markerName) file); check the path, or add --create to make one here"
+                )
             }
             guard fm.createFile(atPath: marker, contents: Data(Self.markerText.utf8)) else {
                 throw ServerError.dataFolder("cannot write '\(marker)': check the folder's permissions")
@@ -63,15 +70,22 @@ public final class DataFolder: Sendable {
         if access == .exclusive {
             let lockPath = root + "/" + Self.lockName
             let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw ServerError.dataFolder("cannot open '\(lockPath)': \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else {
+                throw ServerError.dataFolder("cannot open '\(lockPath)': \(String(cString: strerror(errno)))")
+            }
             if flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 let why = errno
                 var buffer = [UInt8](repeating: 0, count: 32)
                 let n = pread(fd, &buffer, buffer.count, 0)
                 close(fd)
-                let pid = n > 0 ? String(decoding: buffer[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "unknown"
+                let pid =
+                    n > 0
+                    ? String(decoding: buffer[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                    : "unknown"
                 if why == EWOULDBLOCK {
-                    throw ServerError.dataFolder("the data folder '\(root)' is in use by PID \(pid) (a trailpack server or admin command); stop it first, or use another --data folder")
+                    throw ServerError.dataFolder(
+                        "the data folder '\(root)' is in use by PID \(pid) (a trailpack server or admin command); stop it first, or use another --data folder"
+                    )
                 }
                 throw ServerError.dataFolder("cannot lock '\(lockPath)': \(String(cString: strerror(why)))")
             }
@@ -105,7 +119,8 @@ public final class DataFolder: Sendable {
     public func removeOwnTemporaryFiles() -> [String] {
         var removed: [String] = []
         let tmp = root + "/tmp"
-        for name in ((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).sorted() where Self.isOwnTemporaryName(name) {
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).sorted()
+        where Self.isOwnTemporaryName(name) {
             let path = tmp + "/" + name
             if (try? FileManager.default.removeItem(atPath: path)) != nil { removed.append(path) }
         }
@@ -117,7 +132,8 @@ public final class DataFolder: Sendable {
         var out: [String] = []
         let blobs = root + "/blobs"
         for prefix in ((try? FileManager.default.contentsOfDirectory(atPath: blobs)) ?? []).sorted() {
-            for name in ((try? FileManager.default.contentsOfDirectory(atPath: blobs + "/" + prefix)) ?? []).sorted() where name.hasSuffix(".zip") {
+            for name in ((try? FileManager.default.contentsOfDirectory(atPath: blobs + "/" + prefix)) ?? []).sorted()
+            where name.hasSuffix(".zip") {
                 out.append(String(name.dropLast(4)))
             }
         }
@@ -135,7 +151,10 @@ public final class DataFolder: Sendable {
             destination = "\(root)/quarantine/\(sha256)-\(n).zip"
         }
         do throws(FileIOError) { try FileIO.rename(source, to: destination) } catch {
-            throw ServerError(FileIOError(code: error.code, message: "cannot move '\(source)' to quarantine", path: source, systemCall: error.systemCall))
+            throw ServerError(
+                FileIOError(
+                    code: error.code, message: "cannot move '\(source)' to quarantine", path: source,
+                    systemCall: error.systemCall))
         }
         try? Data("\(reason)\n".utf8).write(to: URL(fileURLWithPath: destination + ".why.txt"))
         return destination

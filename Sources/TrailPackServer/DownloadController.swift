@@ -63,7 +63,9 @@ struct DownloadController {
                 switch ByteRange.parse(rangeHeader, size: size) {
                 case .none: break
                 case .unsatisfiable:
-                    var error = ServerError(.rangeNotSatisfiable, .rangeNotSatisfiable, "the range '\(ServerError.short(rangeHeader))' lies outside the \(size)-byte package")
+                    var error = ServerError(
+                        .rangeNotSatisfiable, .rangeNotSatisfiable,
+                        "the range '\(ServerError.short(rangeHeader))' lies outside the \(size)-byte package")
                     error.headers[.contentRange] = "bytes */\(size)"
                     error.headers[.acceptRanges] = "bytes"
                     throw error
@@ -77,10 +79,14 @@ struct DownloadController {
         var info = stat()
         let onDisk: Int64? = stat(path, &info) == 0 ? Int64(info.st_size) : nil
         guard onDisk == size else {
-            let reason = onDisk.map { "the stored file has \($0) bytes, the catalog says \(size)" } ?? "the stored file is missing (\(String(cString: strerror(errno))))"
+            let reason =
+                onDisk.map { "the stored file has \($0) bytes, the catalog says \(size)" }
+                ?? "the stored file is missing (\(String(cString: strerror(errno))))"
             let server = self.server
             _ = try? await server.blocking { $0.takeOutOfService(sha256: sha, reason: reason) }
-            throw ServerError.internal("the package with SHA-256 \(sha) is damaged on this server and was taken out of service; the operator has been told")
+            throw ServerError.internal(
+                "the package with SHA-256 \(sha) is damaged on this server and was taken out of service; the operator has been told"
+            )
         }
         let served = range ?? 0...(size - 1)
         headers[.contentLength] = String(served.count)
@@ -91,14 +97,17 @@ struct DownloadController {
         }
         if head || size == 0 { return Response(status: status, headers: headers) }
         if zeroCopy {
-            headers[ZeroCopy.field] = ZeroCopy.headerValue(path: path, offset: served.lowerBound, length: Int64(served.count))
+            headers[ZeroCopy.field] = ZeroCopy.headerValue(
+                path: path, offset: served.lowerBound, length: Int64(served.count))
             return Response(status: status, headers: headers)
         }
-        return Response(status: status, headers: headers, body: try await body(path: path, range: served, context: context))
+        return Response(
+            status: status, headers: headers, body: try await body(path: path, range: served, context: context))
     }
 
     /// The response body: the blob's bytes in `range`, read off the event loop in large chunks.
     func body(path: String, range: ClosedRange<Int64>, context: AppRequestContext) async throws -> ResponseBody {
-        try await FileIO().loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context, chunkLength: 256 << 10)
+        try await FileIO().loadFile(
+            path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context, chunkLength: 256 << 10)
     }
 }

@@ -36,20 +36,29 @@ public struct LineLogHandler: LogHandler {
     private func emit(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?) {
         var all = metadata
         if let explicit { all.merge(explicit) { $1 } }
-        let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        let time = Date().formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
         let keys = all.keys.sorted()
         let text: String
         switch format {
         case .text:
-            let fields = keys.map { "\($0)=\(TerminalText.escaped(String(describing: all[$0]!)))" }.joined(separator: " ")
-            text = "\(time) \(level) \(label): \(TerminalText.escaped(message.description))\(fields.isEmpty ? "" : " " + fields)"
+            let fields = keys.map { "\($0)=\(TerminalText.escaped(String(describing: all[$0]!)))" }.joined(
+                separator: " ")
+            text =
+                "\(time) \(level) \(label): \(TerminalText.escaped(message.description))\(fields.isEmpty ? "" : " " + fields)"
         case .logfmt:
-            var parts = ["time=\(time)", "level=\(level)", "logger=\(Self.logfmt(label))", "msg=\(Self.logfmt(message.description))"]
+            var parts = [
+                "time=\(time)", "level=\(level)", "logger=\(Self.logfmt(label))",
+                "msg=\(Self.logfmt(message.description))",
+            ]
             parts += keys.map { "\($0)=\(Self.logfmt(String(describing: all[$0]!)))" }
             text = parts.joined(separator: " ")
         case .json:
-            var members = [JSONMember("time", .string(time)), JSONMember("level", .string("\(level)")), JSONMember("logger", .string(label)),
-                           JSONMember("msg", .string(message.description))]
+            var members = [
+                JSONMember("time", .string(time)), JSONMember("level", .string("\(level)")),
+                JSONMember("logger", .string(label)),
+                JSONMember("msg", .string(message.description)),
+            ]
             members += keys.map { JSONMember($0, .string(String(describing: all[$0]!))) }
             text = JSONWriter.string(.object(members), pretty: false)
         }
@@ -68,7 +77,11 @@ public struct LineLogHandler: LogHandler {
 
     /// A logfmt value: bare when it is simple, else quoted with `"` and `\` escaped and control characters as `\n`, `\u{…}`.
     static func logfmt(_ value: String) -> String {
-        let simple = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "=" && $0 != "\\" }
+        let simple =
+            !value.isEmpty
+            && value.unicodeScalars.allSatisfy {
+                $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "=" && $0 != "\\"
+            }
         if simple { return value }
         var out = "\""
         for scalar in value.unicodeScalars {
@@ -79,7 +92,11 @@ public struct LineLogHandler: LogHandler {
             case "\t": out += "\\t"
             case "\r": out += "\\r"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F { out += "\\u{\(String(scalar.value, radix: 16))}" } else { out.unicodeScalars.append(scalar) }
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out + "\""

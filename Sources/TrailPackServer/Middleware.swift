@@ -15,7 +15,9 @@ struct BearerAuthMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let server: TrailPackServer
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard let header = request.headers[.authorization] else { return try await next(request, context) }
         guard header.hasPrefix("Bearer ") else {
             var e = ServerError(.unauthorized, .unauthorized, "send 'Authorization: Bearer <token>'")
@@ -40,7 +42,9 @@ struct BearerAuthMiddleware: RouterMiddleware {
 /// Every admin route needs a signed-in user (the role is checked by each handler).
 struct RequireUserMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         _ = try context.require(Set(Catalog.Role.allCases))
         return try await next(request, context)
     }
@@ -54,17 +58,22 @@ struct ErrorResponseMiddleware: RouterMiddleware {
     let routes: RouteTable
     let logger: Logger
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         var response: Response
         do {
             response = try await next(request, context)
         } catch {
             let serverError = classify(error, request: request)
             if serverError.status.code >= 500 {
-                logger.error("request failed", metadata: [
-                    "method": "\(request.method)", "path": "\(ServerError.short(request.uri.path))", "status": "\(serverError.status.code)",
-                    "error": "\(TerminalText.escaped(String(describing: error)))",
-                ])
+                logger.error(
+                    "request failed",
+                    metadata: [
+                        "method": "\(request.method)", "path": "\(ServerError.short(request.uri.path))",
+                        "status": "\(serverError.status.code)",
+                        "error": "\(TerminalText.escaped(String(describing: error)))",
+                    ])
             }
             response = try serverError.response(from: request, context: context)
             response.headers[.cacheControl] = "no-store"
@@ -80,8 +89,10 @@ struct ErrorResponseMiddleware: RouterMiddleware {
         case let error as HTTPError where error.status.code == 404:
             let allowed = routes.methods(for: request.uri.path)
             if !allowed.isEmpty, !allowed.contains(request.method) {
-                var e = ServerError(.methodNotAllowed, .methodNotAllowed,
-                                    "\(request.method) is not allowed here; use \(allowed.map(\.rawValue).sorted().joined(separator: " or "))")
+                var e = ServerError(
+                    .methodNotAllowed, .methodNotAllowed,
+                    "\(request.method) is not allowed here; use \(allowed.map(\.rawValue).sorted().joined(separator: " or "))"
+                )
                 e.headers[.allow] = allowed.map(\.rawValue).sorted().joined(separator: ", ")
                 return e
             }
@@ -104,11 +115,16 @@ struct AccessLogMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let logger: Logger
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            log(request, context: context, status: response.status.code, bytes: response.headers[.contentLength] ?? response.body.contentLength.map(String.init) ?? "-", start: start)
+            log(
+                request, context: context, status: response.status.code,
+                bytes: response.headers[.contentLength] ?? response.body.contentLength.map(String.init) ?? "-",
+                start: start)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
@@ -120,10 +136,14 @@ struct AccessLogMiddleware: RouterMiddleware {
     private func log(_ request: Request, context: Context, status: Int, bytes: String, start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        logger.info("request", metadata: [
-            "method": "\(request.method)", "path": "\(ServerError.short(request.uri.path))", "status": "\(status)", "bytes": "\(bytes)",
-            "ms": "\(String(format: "%.1f", ms))", "user": "\(context.user?.name ?? "-")", "client": "\(context.clientAddress)",
-        ])
+        logger.info(
+            "request",
+            metadata: [
+                "method": "\(request.method)", "path": "\(ServerError.short(request.uri.path))", "status": "\(status)",
+                "bytes": "\(bytes)",
+                "ms": "\(String(format: "%.1f", ms))", "user": "\(context.user?.name ?? "-")",
+                "client": "\(context.clientAddress)",
+            ])
     }
 }
 
@@ -140,9 +160,11 @@ final class RouteTable: Sendable {
     func methods(for path: String) -> Set<HTTPRequest.Method> {
         let parts = path.split(separator: "/")
         return routes.withLockedValue { routes in
-            Set(routes.filter { route in
-                route.pattern.count == parts.count && zip(route.pattern, parts).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
-            }.map(\.method))
+            Set(
+                routes.filter { route in
+                    route.pattern.count == parts.count
+                        && zip(route.pattern, parts).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
+                }.map(\.method))
         }
     }
 }
@@ -167,7 +189,9 @@ struct Routes {
         router.head(RouterPath(path)) { request, context in
             let response = try await handler(request, context)
             var headers = response.headers
-            if headers[.contentLength] == nil, let length = response.body.contentLength { headers[.contentLength] = String(length) }
+            if headers[.contentLength] == nil, let length = response.body.contentLength {
+                headers[.contentLength] = String(length)
+            }
             return Response(status: response.status, headers: headers, body: .init())
         }
         table.add(prefix + path, .get)

@@ -30,29 +30,45 @@ public struct PackageIntake: Sendable {
         let actor = uploader.name
         let temp = folder + "/" + BlobStore.uploadFileName
         let server = self.server
-        func audit(_ id: String?, _ version: String?, _ sha: String?, _ action: Catalog.AuditAction, _ detail: String) async {
-            _ = try? await server.catalogStore.audit(actor: actor, action: action, id: id, version: version, sha256: sha, detail: detail)
+        func audit(
+            _ id: String?, _ version: String?, _ sha: String?, _ action: Catalog.AuditAction, _ detail: String
+        ) async {
+            _ = try? await server.catalogStore.audit(
+                actor: actor, action: action, id: id, version: version, sha256: sha, detail: detail)
         }
         let valid: Bool, digest: SHA256Digest, reportManifest: Manifest?, findings: [Finding]
         switch try await verify(folder: folder) {
         case .report(let v, let d, let m, let f): (valid, digest, reportManifest, findings) = (v, d, m, f)
         case .failed(let reason):
-            let finding = Finding(.serverVerifierFailed, "\(reason); the package was not stored. If it is a package you built, run 'trailpack verify' on it and report the crash")
-            server.logger.error("the contained verifier failed on an upload", metadata: ["reason": "\(TerminalText.escaped(reason))", "by": "\(TerminalText.escaped(actor))"])
+            let finding = Finding(
+                .serverVerifierFailed,
+                "\(reason); the package was not stored. If it is a package you built, run 'trailpack verify' on it and report the crash"
+            )
+            server.logger.error(
+                "the contained verifier failed on an upload",
+                metadata: ["reason": "\(TerminalText.escaped(reason))", "by": "\(TerminalText.escaped(actor))"])
             await audit(nil, nil, nil, .uploadRefused, "verifier failed: \(reason)")
-            throw ServerError(.unprocessableContent, .invalidPackage, "the package could not be verified; nothing was stored", findings: [finding])
+            throw ServerError(
+                .unprocessableContent, .invalidPackage, "the package could not be verified; nothing was stored",
+                findings: [finding])
         }
         guard valid, let manifest = reportManifest else {
-            await audit(reportManifest?.id, reportManifest?.version, digest.hex, .uploadRefused, "\(findings.filter { $0.severity == .error }.count) findings")
-            throw ServerError(.unprocessableContent, .invalidPackage, "the package is not valid; nothing was stored", findings: findings)
+            await audit(
+                reportManifest?.id, reportManifest?.version, digest.hex, .uploadRefused,
+                "\(findings.filter { $0.severity == .error }.count) findings")
+            throw ServerError(
+                .unprocessableContent, .invalidPackage, "the package is not valid; nothing was stored",
+                findings: findings)
         }
         let (id, version, sha) = (manifest.id, manifest.version, digest.hex)
         // Text left from `trailpack init`'s template must not reach visitors.
         let template = TemplateText.fields(in: manifest)
         if !template.isEmpty {
             await audit(id, version, sha, .uploadRefused, "template text")
-            throw ServerError(.unprocessableContent, .templateText,
-                              "the package still holds the template's text in: \(template.joined(separator: ", ")); write the real text in the tour folder, build again and upload that")
+            throw ServerError(
+                .unprocessableContent, .templateText,
+                "the package still holds the template's text in: \(template.joined(separator: ", ")); write the real text in the tour folder, build again and upload that"
+            )
         }
         // Rights, and what the catalog already holds, before anything is stored or scanned.
         let catalog = server.catalogStore
@@ -64,23 +80,31 @@ public struct PackageIntake: Sendable {
             if existing.sha256 != sha {
                 // Nothing stored: the upload was refused before its bytes went anywhere.
                 await audit(id, version, sha, .uploadRefused, "version exists with SHA-256 \(existing.sha256)")
-                throw ServerError(.conflict, .versionExists,
-                                  "version \(version) of '\(ServerError.short(id))' is already stored with SHA-256 \(existing.sha256); publish a new version number instead")
+                throw ServerError(
+                    .conflict, .versionExists,
+                    "version \(version) of '\(ServerError.short(id))' is already stored with SHA-256 \(existing.sha256); publish a new version number instead"
+                )
             }
             let state = try await stored(id, version)
             if state.scanStatus != .held {
-                return AcceptedPackage(stored: false, summary: existing, state: state, manifest: manifest, findings: findings,
-                              message: "this version is already stored with the same bytes (\(state.status)); nothing else changed")
+                return AcceptedPackage(
+                    stored: false, summary: existing, state: state, manifest: manifest, findings: findings,
+                    message:
+                        "this version is already stored with the same bytes (\(state.status)); nothing else changed")
             }
         }
         let verdict = await server.scans.scan(path: temp, sha256: sha, engine: server.configuration.scanner)
         if case .infected(let signature) = verdict {
             await audit(id, version, sha, .uploadRefused, "malware: \(signature)")
-            throw ServerError(.unprocessableContent, .malware, "the malware scan found \(signature); nothing was stored")
+            throw ServerError(
+                .unprocessableContent, .malware, "the malware scan found \(signature); nothing was stored")
         }
         let size = try await server.blocking { _ -> Int64 in
             var info = stat()
-            guard stat(temp, &info) == 0 else { throw ServerError.internal("the upload's temporary file vanished before it was stored (\(String(cString: strerror(errno))))") }
+            guard stat(temp, &info) == 0 else {
+                throw ServerError.internal(
+                    "the upload's temporary file vanished before it was stored (\(String(cString: strerror(errno))))")
+            }
             return Int64(info.st_size)
         }
         // Recorded before it is renamed into place: a blob on disk is never unknown to the catalog.
@@ -88,14 +112,20 @@ public struct PackageIntake: Sendable {
         try await server.blocking { try $0.store.commit(temporary: temp, sha256: digest) }
         var initial: Catalog.PublishStatus = server.configuration.approvals == 0 ? .released : .draft
         if case .held = verdict { initial = .draft }
-        let outcome = try await catalog.register(manifest: manifest, manifestJSON: JSONWriter.string(manifest.jsonValue), sha256: sha, size: size, actor: actor, status: initial)
+        let outcome = try await catalog.register(
+            manifest: manifest, manifestJSON: JSONWriter.string(manifest.jsonValue), sha256: sha, size: size,
+            actor: actor, status: initial)
         if case .held(let reason) = verdict, outcome == .created {
             try await catalog.setScan(package: id, version: version, status: .held, detail: reason)
-            try await catalog.audit(actor: actor, action: .scanHeld, id: id, version: version, sha256: sha, detail: reason)
+            try await catalog.audit(
+                actor: actor, action: .scanHeld, id: id, version: version, sha256: sha, detail: reason)
         }
         if case .notScanned = verdict, outcome == .created {
-            try await catalog.setScan(package: id, version: version, status: .notScanned, detail: Catalog.notScannedDetail)
-            try await catalog.audit(actor: actor, action: .scanSkipped, id: id, version: version, sha256: sha, detail: Catalog.notScannedDetail)
+            try await catalog.setScan(
+                package: id, version: version, status: .notScanned, detail: Catalog.notScannedDetail)
+            try await catalog.audit(
+                actor: actor, action: .scanSkipped, id: id, version: version, sha256: sha,
+                detail: Catalog.notScannedDetail)
         }
         if outcome == .unchanged, try await stored(id, version).scanStatus == .held {
             // The same bytes again: the new scan replaces the held one (the scanner may work now).
@@ -105,23 +135,36 @@ public struct PackageIntake: Sendable {
         }
         switch outcome {
         case .created, .unchanged:
-            guard let summary = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary else {
-                throw ServerError.internal("version \(version) of '\(ServerError.short(id))' vanished from the catalog while it was stored")
+            guard let summary = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary
+            else {
+                throw ServerError.internal(
+                    "version \(version) of '\(ServerError.short(id))' vanished from the catalog while it was stored")
             }
             let state = try await stored(id, version)
-            let message = outcome == .created ? "stored as \(state.status)" : "this version is already stored with the same bytes (\(state.status)); nothing else changed"
-            return AcceptedPackage(stored: outcome == .created, summary: summary, state: state, manifest: manifest, findings: findings, message: message)
+            let message =
+                outcome == .created
+                ? "stored as \(state.status)"
+                : "this version is already stored with the same bytes (\(state.status)); nothing else changed"
+            return AcceptedPackage(
+                stored: outcome == .created, summary: summary, state: state, manifest: manifest, findings: findings,
+                message: message)
         case .conflict(let existingVersion, let existing):
             // Another upload of this version won the race; the bytes stay, recorded ('trailpack admin gc' lists them).
-            let same = existingVersion == version ? "version \(existingVersion)" : "version \(existingVersion) (the same version as \(version))"
-            throw ServerError(.conflict, .versionExists, "\(same) of '\(ServerError.short(id))' is already published with SHA-256 \(existing); publish a new version number instead")
+            let same =
+                existingVersion == version
+                ? "version \(existingVersion)" : "version \(existingVersion) (the same version as \(version))"
+            throw ServerError(
+                .conflict, .versionExists,
+                "\(same) of '\(ServerError.short(id))' is already published with SHA-256 \(existing); publish a new version number instead"
+            )
         }
     }
 
     /// The state of a version the catalog holds (a 500 naming it if it vanished meanwhile).
     private func stored(_ id: String, _ version: String) async throws -> Catalog.VersionState {
         guard let state = try await server.catalogStore.state(package: id, version: version) else {
-            throw ServerError.internal("version \(version) of '\(ServerError.short(id))' vanished from the catalog while it was stored")
+            throw ServerError.internal(
+                "version \(version) of '\(ServerError.short(id))' vanished from the catalog while it was stored")
         }
         return state
     }
@@ -131,11 +174,14 @@ public struct PackageIntake: Sendable {
         let contained = server.configuration.containedVerifier
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Swift.Result {
-                    if let contained { return contained.verify(file: BlobStore.uploadFileName, in: folder) }
-                    let report = try Verifier.verify(path: folder + "/" + BlobStore.uploadFileName)
-                    return .report(valid: report.isValid, sha256: report.sha256, manifest: report.manifest, findings: report.findings)
-                })
+                continuation.resume(
+                    with: Swift.Result {
+                        if let contained { return contained.verify(file: BlobStore.uploadFileName, in: folder) }
+                        let report = try Verifier.verify(path: folder + "/" + BlobStore.uploadFileName)
+                        return .report(
+                            valid: report.isValid, sha256: report.sha256, manifest: report.manifest,
+                            findings: report.findings)
+                    })
             }
         }
     }

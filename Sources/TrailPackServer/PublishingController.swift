@@ -20,7 +20,9 @@ public struct PublishingController: Sendable {
         routes.post("/packages") { request, context in try await upload(request, context) }
         routes.get("/packages/:id/versions/:version") { request, context in try await state(request, context) }
         routes.get("/packages/:id/versions/:version/diff") { request, context in try await diff(request, context) }
-        routes.post("/packages/:id/versions/:version/:action") { request, context in try await transition(request, context) }
+        routes.post("/packages/:id/versions/:version/:action") { request, context in
+            try await transition(request, context)
+        }
         routes.get("/confirmations") { request, context in try await confirmations(request, context) }
         routes.get("/audit") { request, context in try await audit(request, context) }
     }
@@ -38,7 +40,9 @@ public struct PublishingController: Sendable {
     func upload(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let uploader = try context.require([.publisher, .admin])
         let limit = server.configuration.maxUploadBytes
-        if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw ServerError.tooLarge(limit) }
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit {
+            throw ServerError.tooLarge(limit)
+        }
         let folder = try server.store.temporaryFolder()
         let temp = folder + "/" + BlobStore.uploadFileName
         defer {
@@ -51,9 +55,11 @@ public struct PublishingController: Sendable {
         }
         try sink.finish()
         let result = try await server.intake.ingest(folder: folder, by: uploader)
-        return try .json(UploadResponse(stored: result.stored, message: result.message, package: CatalogController.entry(result.summary),
-                                        state: stateResponse(result.state, id: result.manifest.id, version: result.manifest.version)),
-                         status: result.stored ? .created : .ok)
+        return try .json(
+            UploadResponse(
+                stored: result.stored, message: result.message, package: CatalogController.entry(result.summary),
+                state: stateResponse(result.state, id: result.manifest.id, version: result.manifest.version)),
+            status: result.stored ? .created : .ok)
     }
 
     /// What changed from the latest released version (or `?against=VERSION`) to this one, as the
@@ -66,12 +72,15 @@ public struct PublishingController: Sendable {
         }
         let (summary, manifestText) = (record.summary, record.manifest)
         if user.role == .publisher, try await catalog.state(package: id, version: version)?.uploadedBy != user.name {
-            throw ServerError(.forbidden, .forbidden, "'\(user.name)' may compare only their own versions; reviewers and admins compare any")
+            throw ServerError(
+                .forbidden, .forbidden,
+                "'\(user.name)' may compare only their own versions; reviewers and admins compare any")
         }
         var older: Catalog.RegisteredVersion?
         if let against = request.uri.queryParameters.get("against") {
             guard let found = try await catalog.version(package: id, version: against, releasedOnly: false) else {
-                throw ServerError.notFound("no version \(ServerError.short(against)) of '\(ServerError.short(id))' to compare with")
+                throw ServerError.notFound(
+                    "no version \(ServerError.short(against)) of '\(ServerError.short(id))' to compare with")
             }
             older = found
         } else if let latest = try await catalog.versions(package: id).first(where: { $0.version != summary.version }) {
@@ -81,7 +90,9 @@ public struct PublishingController: Sendable {
             throw ServerError.internal("the stored manifest of version \(ServerError.short(version)) cannot be read")
         }
         let oldManifest = older.flatMap { ManifestReader.read(Array($0.manifest.utf8)).manifest }
-        let diff = PackageDiff(old: oldManifest, new: newManifest, oldPackage: older.map { ($0.summary.sha256, $0.summary.size) }, newPackage: (summary.sha256, summary.size))
+        let diff = PackageDiff(
+            old: oldManifest, new: newManifest, oldPackage: older.map { ($0.summary.sha256, $0.summary.size) },
+            newPackage: (summary.sha256, summary.size))
         return try .json(diff)
     }
 
@@ -100,8 +111,10 @@ public struct PublishingController: Sendable {
 
 extension PublishingController {
     func stateResponse(_ s: Catalog.VersionState, id: String, version: String) -> VersionStateResponse {
-        VersionStateResponse(status: s.status, uploadedBy: s.uploadedBy, approvals: s.approvals, required: server.configuration.approvals,
-                             scan: .init(status: s.scanStatus, detail: s.scanDetail), next: nextActions(s, id: id, version: version))
+        VersionStateResponse(
+            status: s.status, uploadedBy: s.uploadedBy, approvals: s.approvals,
+            required: server.configuration.approvals,
+            scan: .init(status: s.scanStatus, detail: s.scanDetail), next: nextActions(s, id: id, version: version))
     }
 
     /// What can happen to a version next, and who does it, in words with the request to send.
@@ -109,16 +122,26 @@ extension PublishingController {
         let path = "/v1/admin/packages/\(id)/versions/\(version)"
         var next: [String] = []
         if s.scanStatus == .held {
-            next.append("the malware scan holds this version (\(s.scanDetail)): once the scanner works, upload the same bytes again, or an admin rescans it (POST \(path)/rescan, or 'trailpack admin rescan --held')")
+            next.append(
+                "the malware scan holds this version (\(s.scanDetail)): once the scanner works, upload the same bytes again, or an admin rescans it (POST \(path)/rescan, or 'trailpack admin rescan --held')"
+            )
         }
         switch s.status {
         case .draft: next.append("\(s.uploadedBy) opens the publish request: POST \(path)/start")
         case .pending:
-            next.append("reviewers approve (\(s.approvals.count) of \(server.configuration.approvals) so far) or deny: POST \(path)/approve or \(path)/deny")
+            next.append(
+                "reviewers approve (\(s.approvals.count) of \(server.configuration.approvals) so far) or deny: POST \(path)/approve or \(path)/deny"
+            )
             next.append("preview it with a reviewer's token: GET /v1/packages/\(id)/versions/\(version)/manifest")
-        case .ready: next.append("\(s.uploadedBy) releases it: POST \(path)/push\(s.scanStatus == .held ? " (refused while the scan holds it)" : "")")
-        case .released: next.append("it is public: GET /v1/packages/\(id); an admin can withdraw it: POST \(path)/withdraw")
-        case .damaged: next.append("its stored file is damaged and out of service: restore it from a backup, or upload a new version")
+        case .ready:
+            next.append(
+                "\(s.uploadedBy) releases it: POST \(path)/push\(s.scanStatus == .held ? " (refused while the scan holds it)" : "")"
+            )
+        case .released:
+            next.append("it is public: GET /v1/packages/\(id); an admin can withdraw it: POST \(path)/withdraw")
+        case .damaged:
+            next.append(
+                "its stored file is damaged and out of service: restore it from a backup, or upload a new version")
         case .withdrawn: next.append("an admin withdrew it; upload a new version to publish again")
         }
         return next
@@ -127,7 +150,9 @@ extension PublishingController {
     func state(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try context.require([.publisher, .reviewer, .admin])
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
-        guard let s = try await catalog.state(package: id, version: version) else { throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'") }
+        guard let s = try await catalog.state(package: id, version: version) else {
+            throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
+        }
         return try .json(stateResponse(s, id: id, version: version))
     }
 
@@ -137,23 +162,33 @@ extension PublishingController {
         let action = try context.parameters.require("action")
         if action == "rescan" { return try await rescan(request, context, id: id, version: version) }
         guard let transition = Catalog.Transition(rawValue: action) else {
-            throw ServerError.notFound("no action '\(ServerError.short(action))'; the actions are start, approve, deny, push, withdraw and rescan")
+            throw ServerError.notFound(
+                "no action '\(ServerError.short(action))'; the actions are start, approve, deny, push, withdraw and rescan"
+            )
         }
         let user = try context.require([.publisher, .reviewer, .admin])
         var signature: String?
         if transition == .approve {
             // The bootstrap token is a key to the server, not a person: it cannot vouch for a package.
             if context.isBootstrap {
-                throw ServerError(.forbidden, .forbidden, "the bootstrap admin token (--admin-token-file) cannot approve; approve with a reviewer's own token ('trailpack admin token issue')")
+                throw ServerError(
+                    .forbidden, .forbidden,
+                    "the bootstrap admin token (--admin-token-file) cannot approve; approve with a reviewer's own token ('trailpack admin token issue')"
+                )
             }
             var body = try await request.body.collect(upTo: 16 << 10)
             if body.readableBytes > 0, let bytes = body.readBytes(length: body.readableBytes) {
-                guard let doc = try? JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 16 << 10)).value, case .string(let text)? = doc["signature"] else {
+                guard let doc = try? JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 16 << 10)).value,
+                    case .string(let text)? = doc["signature"]
+                else {
                     throw ServerError.badRequest("send no body, or {\"signature\": \"<the .minisig file's text>\"}")
                 }
                 let server = self.server
                 // The prehash reads the whole package: on a thread that may block, not the pool.
-                try await server.blocking { try PublishingController(server: $0).checkApprovalSignature(text, package: id, version: version, user: user) }
+                try await server.blocking {
+                    try PublishingController(server: $0).checkApprovalSignature(
+                        text, package: id, version: version, user: user)
+                }
                 signature = text
             }
         }
@@ -162,29 +197,39 @@ extension PublishingController {
         if transition == .deny || transition == .withdraw {
             var body = try await request.body.collect(upTo: 16 << 10)
             if body.readableBytes > 0, let bytes = body.readBytes(length: body.readableBytes) {
-                guard let doc = try? JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 16 << 10)).value, case .string(let text)? = doc["reason"] else {
+                guard let doc = try? JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 16 << 10)).value,
+                    case .string(let text)? = doc["reason"]
+                else {
                     throw ServerError.badRequest("send no body, or {\"reason\": \"why, for the publisher\"}")
                 }
                 reason = text
             }
         }
         let required = server.configuration.approvals, chosen = signature
-        switch try await catalog.apply(transition, package: id, version: version, by: user, required: required, signature: chosen, reason: reason) {
-        case .notFound: throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
+        switch try await catalog.apply(
+            transition, package: id, version: version, by: user, required: required, signature: chosen, reason: reason)
+        {
+        case .notFound:
+            throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         case .forbidden(let why): throw ServerError(.forbidden, .forbidden, why)
-        case .illegal(let current, let why): throw ServerError(.conflict, .illegalTransition, "cannot \(action): \(why) (current state: \(current))")
+        case .illegal(let current, let why):
+            throw ServerError(.conflict, .illegalTransition, "cannot \(action): \(why) (current state: \(current))")
         case .moved:
             return try .json(stateResponse(try await requireState(id, version), id: id, version: version))
         }
     }
 
     /// An admin scans a stored version again (after the scanner was fixed); the verdict replaces the old one.
-    func rescan(_ request: Request, _ context: AppRequestContext, id: String, version: String) async throws -> Response {
+    func rescan(_ request: Request, _ context: AppRequestContext, id: String, version: String) async throws -> Response
+    {
         let user = try context.require([.admin])
-        guard let summary = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary else {
+        guard let summary = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary
+        else {
             throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
-        let verdict = await server.scans.scan(path: server.store.path(for: try BlobStore.digest(summary.sha256)), sha256: summary.sha256, engine: server.configuration.scanner)
+        let verdict = await server.scans.scan(
+            path: server.store.path(for: try BlobStore.digest(summary.sha256)), sha256: summary.sha256,
+            engine: server.configuration.scanner)
         let state = MalwareScanner.catalogState(verdict)
         let (status, detail) = (state.status, state.detail)
         try await catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: user.name)
@@ -194,7 +239,9 @@ extension PublishingController {
     /// An approval's signature must be the reviewer's registered key's valid signature of exactly these bytes.
     public func checkApprovalSignature(_ text: String, package id: String, version: String, user: Catalog.User) throws {
         guard let keyText = user.publicKey, let key = try? Minisign.PublicKey(fileText: keyText) else {
-            throw ServerError(.unprocessableContent, .noPublicKey, "'\(user.name)' has no public key registered; add one with 'trailpack admin user add --public-key'")
+            throw ServerError(
+                .unprocessableContent, .noPublicKey,
+                "'\(user.name)' has no public key registered; add one with 'trailpack admin user add --public-key'")
         }
         guard let record = try server.catalog.version(package: id, version: version, releasedOnly: false) else {
             throw ServerError.notFound("no version \(version) of '\(id)'")
@@ -203,10 +250,14 @@ extension PublishingController {
         let digest = try BlobStore.digest(summary.sha256)
         let prehash = try Minisign.prehash(path: server.store.path(for: digest))
         let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest
-        let result = SignatureCheck.check(signatures: [.init(name: "approval", text: text)], trustedKeys: [key], threshold: 1, prehash: prehash,
-                                          manifest: manifest, sha256: digest)
+        let result = SignatureCheck.check(
+            signatures: [.init(name: "approval", text: text)], trustedKeys: [key], threshold: 1, prehash: prehash,
+            manifest: manifest, sha256: digest)
         guard result.findings.isEmpty else {
-            throw ServerError(.unprocessableContent, .badSignature, "the approval's signature is not \(user.name)'s valid signature of this package", findings: result.findings)
+            throw ServerError(
+                .unprocessableContent, .badSignature,
+                "the approval's signature is not \(user.name)'s valid signature of this package",
+                findings: result.findings)
         }
     }
 }

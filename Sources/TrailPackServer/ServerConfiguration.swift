@@ -29,9 +29,12 @@ public struct ServerConfiguration: Sendable {
 
     public static let defaultApprovals = 2
 
-    public init(dataDirectory: String, host: String = "127.0.0.1", port: Int = 8080, adminToken: String? = nil,
-                maxUploadBytes: Int64 = 16 << 30, downloadBaseURL: String? = nil, approvals: Int = ServerConfiguration.defaultApprovals,
-                scanner: MalwareScanner.Engine = .clamscan(database: nil)) {
+    public init(
+        dataDirectory: String, host: String = "127.0.0.1", port: Int = 8080, adminToken: String? = nil,
+        maxUploadBytes: Int64 = 16 << 30, downloadBaseURL: String? = nil,
+        approvals: Int = ServerConfiguration.defaultApprovals,
+        scanner: MalwareScanner.Engine = .clamscan(database: nil)
+    ) {
         self.approvals = approvals
         self.scanner = scanner
         self.dataDirectory = dataDirectory

@@ -12,7 +12,9 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
     /// The `error.code` a client branches on. Stable: documented in the API; new codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
-            case badRequest, badSignature, dataFolder, forbidden, illegalTransition, `internal`, invalidPackage, malware, mapUnreadable, methodNotAllowed, noPublicKey, notFound, rangeNotSatisfiable, templateText, tooLarge, unauthorized, versionExists
+            case badRequest, badSignature, dataFolder, forbidden, illegalTransition, `internal`, invalidPackage,
+                malware, mapUnreadable, methodNotAllowed, noPublicKey, notFound, rangeNotSatisfiable, templateText,
+                tooLarge, unauthorized, versionExists
             case http(Int)
         }
         private let wrapped: Wrapped
@@ -106,7 +108,9 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
 
     static func notFound(_ what: String) -> ServerError { ServerError(.notFound, .notFound, what) }
     static func badRequest(_ what: String) -> ServerError { ServerError(.badRequest, .badRequest, what) }
-    static func tooLarge(_ limit: Int64) -> ServerError { ServerError(.contentTooLarge, .tooLarge, "the upload is larger than the limit of \(limit) bytes") }
+    static func tooLarge(_ limit: Int64) -> ServerError {
+        ServerError(.contentTooLarge, .tooLarge, "the upload is larger than the limit of \(limit) bytes")
+    }
     static func `internal`(_ what: String) -> ServerError { ServerError(.internalServerError, .`internal`, what) }
     /// The data folder cannot be used as it is (missing, foreign, locked, or catalog and blobs out of step).
     static func dataFolder(_ what: String) -> ServerError { ServerError(.serviceUnavailable, .dataFolder, what) }
@@ -119,11 +123,16 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
     public var description: String { code == .dataFolder ? message : "\(status.code) \(code): \(message)" }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var error: [JSONMember] = [JSONMember("code", .string(code.description)), JSONMember("message", .string(message))]
+        var error: [JSONMember] = [
+            JSONMember("code", .string(code.description)), JSONMember("message", .string(message)),
+        ]
         if !findings.isEmpty { error.append(JSONMember("findings", .array(findings.map(\.jsonValue)))) }
         var fields = headers
         fields[.contentType] = "application/json"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(.object([JSONMember("error", .object(error))])))))
+        return Response(
+            status: status, headers: fields,
+            body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(.object([JSONMember("error", .object(error))]))))
+        )
     }
 
 }

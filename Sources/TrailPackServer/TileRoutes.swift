@@ -17,9 +17,11 @@ extension CatalogController {
     func tile(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
         guard let z = Int(try context.parameters.require("z")), let x = Int(try context.parameters.require("x")),
-              let y = Int(try context.parameters.require("y").split(separator: ".").first.map(String.init) ?? ""),
-              TileID(z: z, x: x, y: y).isValid else {
-            throw ServerError.badRequest("tiles are addressed /tiles/{z}/{x}/{y} with 0 ≤ x, y < 2^z and z from 0 to \(TileID.maxZoom)")
+            let y = Int(try context.parameters.require("y").split(separator: ".").first.map(String.init) ?? ""),
+            TileID(z: z, x: x, y: y).isValid
+        else {
+            throw ServerError.badRequest(
+                "tiles are addressed /tiles/{z}/{x}/{y} with 0 ≤ x, y < 2^z and z from 0 to \(TileID.maxZoom)")
         }
         var released = true
         var found = try await catalog.version(package: id, version: version, releasedOnly: true)
@@ -29,10 +31,16 @@ extension CatalogController {
             found = try await catalog.version(package: id, version: version, releasedOnly: false)
             released = false
         }
-        guard let found else { throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'") }
+        guard let found else {
+            throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
+        }
         let (summary, manifestText) = (found.summary, found.manifest)
         let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest
-        guard let map = manifest?.mapAssets.first(where: { MapInfo.isPMTiles($0.path) && MapInfo.role(forPath: $0.path) == .base }) else {
+        guard
+            let map = manifest?.mapAssets.first(where: {
+                MapInfo.isPMTiles($0.path) && MapInfo.role(forPath: $0.path) == .base
+            })
+        else {
             throw ServerError.notFound("version \(version) of '\(id)' has no offline map")
         }
         let path = server.store.path(for: try BlobStore.digest(summary.sha256))
@@ -66,14 +74,19 @@ package enum PackageTiles {
     package static func read(blob: String, map: String, tile: TileID) throws -> (PMTilesHeader, [UInt8]?) {
         let source = try FileSource(path: blob)
         let directory = try ZipDirectory.read(source)
-        guard directory.isReadable, let mapSource = PackageMaps.storedMap(source: source, directory: directory, path: map) else {
-            throw ServerError(.internalServerError, .mapUnreadable, "the stored package's map '\(map)' cannot be read in place")
+        guard directory.isReadable,
+            let mapSource = PackageMaps.storedMap(source: source, directory: directory, path: map)
+        else {
+            throw ServerError(
+                .internalServerError, .mapUnreadable, "the stored package's map '\(map)' cannot be read in place")
         }
         do {
             let archive = try PMTilesArchive(source: mapSource)
             return (archive.header, try archive.tile(tile))
         } catch {
-            throw ServerError(.internalServerError, .mapUnreadable, "the stored package's map '\(map)' cannot be read: \(error.message)")
+            throw ServerError(
+                .internalServerError, .mapUnreadable,
+                "the stored package's map '\(map)' cannot be read: \(error.message)")
         }
     }
 }

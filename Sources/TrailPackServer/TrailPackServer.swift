@@ -42,18 +42,24 @@ public struct TrailPackServer: Sendable {
         for path in removed {
             logger.notice("removed what an interrupted upload left", metadata: ["path": "\(path)"])
         }
-        logger.info("start-up cleanup done", metadata: ["removed": "\(removed.count)", "folder": "\(configuration.dataDirectory)/tmp"])
+        logger.info(
+            "start-up cleanup done",
+            metadata: ["removed": "\(removed.count)", "folder": "\(configuration.dataDirectory)/tmp"])
         let blobs = folder.blobsOnDisk()
         let data = folder.root
         if !folder.catalogExists && !blobs.isEmpty {
-            throw ServerError.dataFolder("'\(data)/blobs' holds \(blobs.count) packages but there is no '\(data)/catalog.sqlite'; nothing was changed. Put back the catalog that belongs to these blobs (from your backup), or move the blobs out of service with 'trailpack admin gc --data \(data)' and start with an empty catalog")
+            throw ServerError.dataFolder(
+                "'\(data)/blobs' holds \(blobs.count) packages but there is no '\(data)/catalog.sqlite'; nothing was changed. Put back the catalog that belongs to these blobs (from your backup), or move the blobs out of service with 'trailpack admin gc --data \(data)' and start with an empty catalog"
+            )
         }
         catalog = try Catalog(path: folder.catalogPath)
         catalogStore = GRDBCatalogStore(catalog)
         let known = try catalog.blobHashes()
         let orphans = blobs.filter { !known.contains($0) }
         if !orphans.isEmpty {
-            throw ServerError.dataFolder("\(orphans.count) packages in '\(data)/blobs' are not in the catalog (an older catalog next to newer blobs?); nothing was changed. Put back the newer catalog, or list them with 'trailpack admin gc --dry-run --data \(data)' and move them to '\(data)/quarantine' with 'trailpack admin gc --data \(data)'")
+            throw ServerError.dataFolder(
+                "\(orphans.count) packages in '\(data)/blobs' are not in the catalog (an older catalog next to newer blobs?); nothing was changed. Put back the newer catalog, or list them with 'trailpack admin gc --dry-run --data \(data)' and move them to '\(data)/quarantine' with 'trailpack admin gc --data \(data)'"
+            )
         }
         store = try BlobStore(root: data)
         if configuration.adminTokenHash != nil { try catalog.ensureUser(name: "admin", role: .admin) }
@@ -62,7 +68,9 @@ public struct TrailPackServer: Sendable {
     /// Takes a damaged blob out of service: logged, moved to `quarantine/`, its versions marked
     /// damaged (no longer listed or served), audited.
     public func takeOutOfService(sha256: String, reason: String) {
-        logger.error("a stored package is damaged; taking it out of service", metadata: ["sha256": "\(sha256)", "reason": "\(TerminalText.escaped(reason))"])
+        logger.error(
+            "a stored package is damaged; taking it out of service",
+            metadata: ["sha256": "\(sha256)", "reason": "\(TerminalText.escaped(reason))"])
         var detail = reason
         do {
             let moved = try folder.quarantine(sha256: sha256, reason: reason)
@@ -71,7 +79,8 @@ public struct TrailPackServer: Sendable {
             detail += "; not moved: \(error)"
         }
         do { try catalog.markDamaged(sha256: sha256, reason: detail, actor: "server") } catch {
-            logger.error("cannot mark a damaged package in the catalog", metadata: ["sha256": "\(sha256)", "error": "\(error)"])
+            logger.error(
+                "cannot mark a damaged package in the catalog", metadata: ["sha256": "\(sha256)", "error": "\(error)"])
         }
     }
 
@@ -85,13 +94,20 @@ public struct TrailPackServer: Sendable {
 
     /// The application, ready to run: the router, and HTTP/1 with the connection guard that
     /// enforces `configuration.limits`.
-    public func buildApplication(logger: Logger, addRoutes: @escaping (Router<AppRequestContext>) -> Void = { _ in },
-                                 onListening: @escaping @Sendable (Int) -> Void = { _ in }) -> some ApplicationProtocol {
+    public func buildApplication(
+        logger: Logger, addRoutes: @escaping (Router<AppRequestContext>) -> Void = { _ in },
+        onListening: @escaping @Sendable (Int) -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         let limits = configuration.limits, counter = connections, maxBody = configuration.maxUploadBytes
         return Application(
             router: buildRouter(zeroCopyDownloads: true, addRoutes: addRoutes),
-            server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(limits: limits, counter: counter, maxBodyBytes: maxBody, zeroCopy: true, logger: logger)])),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "trailpack"),
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [
+                    ConnectionGuard(
+                        limits: limits, counter: counter, maxBodyBytes: maxBody, zeroCopy: true, logger: logger)
+                ])),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "trailpack"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
     }
@@ -99,9 +115,13 @@ public struct TrailPackServer: Sendable {
     /// Runs until SIGTERM or SIGINT; then stops accepting, lets requests in flight finish for at
     /// most `limits.shutdownTimeout`, and cancels what is left (a scan in flight is killed with its
     /// process group).
-    public func run(logger: Logger, addRoutes: @escaping (Router<AppRequestContext>) -> Void = { _ in },
-                    onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
-        var group = ServiceGroupConfiguration(services: [buildApplication(logger: logger, addRoutes: addRoutes, onListening: onListening)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    public func run(
+        logger: Logger, addRoutes: @escaping (Router<AppRequestContext>) -> Void = { _ in },
+        onListening: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws {
+        var group = ServiceGroupConfiguration(
+            services: [buildApplication(logger: logger, addRoutes: addRoutes, onListening: onListening)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = configuration.limits.shutdownTimeout
         group.maximumCancellationDuration = .seconds(5)
         // Whatever way the server stops, no scanner or verifier it started outlives it.
@@ -113,14 +133,20 @@ public struct TrailPackServer: Sendable {
     /// `zeroCopyDownloads`, blobs are sent by `sendfile` (the application's channel has the
     /// handler for it); without, through buffers (router tests, which have no socket).
     /// `addRoutes` adds another controller's routes (the Web Control Panel) after the API's.
-    public func buildRouter(zeroCopyDownloads: Bool = false, addRoutes: (Router<AppRequestContext>) -> Void = { _ in }) -> Router<AppRequestContext> {
+    public func buildRouter(
+        zeroCopyDownloads: Bool = false, addRoutes: (Router<AppRequestContext>) -> Void = { _ in }
+    ) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
         let table = RouteTable()
         router.add(middleware: AccessLogMiddleware(logger: logger))
         router.add(middleware: ErrorResponseMiddleware(routes: table, logger: logger))
         router.add(middleware: BearerAuthMiddleware(server: self))
         let routes = Routes(router: router, table: table)
-        routes.get("/healthz") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
+        routes.get("/healthz") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
+        }
         CatalogController(server: self).addRoutes(to: routes)
         DownloadController(server: self, zeroCopy: zeroCopyDownloads).addRoutes(to: routes)
         ConfirmationController(server: self).addRoutes(to: routes)
@@ -133,10 +159,14 @@ public struct TrailPackServer: Sendable {
 extension Response {
     /// A Codable body as JSON, written by the house JSON writer (members in the order the type
     /// encodes them, two-space indentation: the same text as every other JSON trailpack writes).
-    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+    static func json(
+        _ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]
+    ) throws -> Response {
         var fields = headers
         fields[.contentType] = "application/json"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(try JSONValueEncoder().encode(value)))))
+        return Response(
+            status: status, headers: fields,
+            body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(try JSONValueEncoder().encode(value)))))
     }
 
 }

@@ -18,7 +18,8 @@ public final class UploadSink {
                 FilePath(path), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
                 permissions: [.ownerReadWrite, .groupRead, .otherRead])
         } catch {
-            throw ServerError(FileIOError.system("open", error as? Errno ?? .ioError, "cannot create an upload file", path: path))
+            throw ServerError(
+                FileIOError.system("open", error as? Errno ?? .ioError, "cannot create an upload file", path: path))
         }
     }
 

@@ -76,7 +76,8 @@ public struct PackageError: Error, Sendable, CustomStringConvertible {
         let errors = findings.filter { $0.severity == .error }
         return PackageError(
             code: .invalid,
-            message: "the package is not valid (\(errors.count) error\(errors.count == 1 ? "" : "s")); first: \(errors.first.map(\.description) ?? "?")",
+            message:
+                "the package is not valid (\(errors.count) error\(errors.count == 1 ? "" : "s")); first: \(errors.first.map(\.description) ?? "?")",
             findings: findings)
     }
 

@@ -3,6 +3,7 @@ import SystemPackage
 import TrailPackArchive
 import TrailPackCore
 import TrailPackFileIO
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,13 +29,16 @@ public enum PackageExtractor {
     /// findings), ``PackageError/Code/assetMismatch`` (the file changed since it was verified) or
     /// ``PackageError/Code/io``; nothing is left behind.
     @discardableResult
-    public static func extract(path: String, to destination: String, replace: Bool = false, options: Verifier.Options = .init()) throws -> Extraction {
+    public static func extract(
+        path: String, to destination: String, replace: Bool = false, options: Verifier.Options = .init()
+    ) throws -> Extraction {
         let fm = FileManager.default
         let target = URL(fileURLWithPath: destination).standardizedFileURL
         if fm.fileExists(atPath: target.path) && !replace {
             throw PackageError(
                 code: .destinationExists,
-                message: "'\(destination)' already exists; choose a new folder or pass --force to replace it", path: destination)
+                message: "'\(destination)' already exists; choose a new folder or pass --force to replace it",
+                path: destination)
         }
         let report: VerificationReport
         do { report = try Verifier.verify(path: path, options: options) } catch { throw PackageError(error) }
@@ -58,23 +62,25 @@ public enum PackageExtractor {
         var count = 0
         // The manifest first, exactly as stored (and checked again as it is read).
         var folders: Set<String> = [temp]
-        folders.insert(try writeFile(temp: temp, relative: Manifest.entryName) { (fd, file) throws(PackageError) in
-            let bytes: [UInt8]
-            do throws(PackageError) { bytes = try reader.manifestBytes() } catch { throw nothingExtracted(error) }
-            try write(fd, bytes, file)
-        })
+        folders.insert(
+            try writeFile(temp: temp, relative: Manifest.entryName) { (fd, file) throws(PackageError) in
+                let bytes: [UInt8]
+                do throws(PackageError) { bytes = try reader.manifestBytes() } catch { throw nothingExtracted(error) }
+                try write(fd, bytes, file)
+            })
         count += 1
         for asset in manifest.allAssets {
-            folders.insert(try writeFile(temp: temp, relative: asset.path) { (fd, file) throws(PackageError) in
-                do throws(PackageError) {
-                    let stream = try reader.openAsset(asset.path)
-                    while true {
-                        let n = try stream.read(into: buffer)
-                        if n == 0 { break }
-                        try write(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), file)
-                    }
-                } catch { throw nothingExtracted(error) }
-            })
+            folders.insert(
+                try writeFile(temp: temp, relative: asset.path) { (fd, file) throws(PackageError) in
+                    do throws(PackageError) {
+                        let stream = try reader.openAsset(asset.path)
+                        while true {
+                            let n = try stream.read(into: buffer)
+                            if n == 0 { break }
+                            try write(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), file)
+                        }
+                    } catch { throw nothingExtracted(error) }
+                })
             count += 1
         }
         // Durable before it is visible: every file was flushed as it was written; now the folders'
@@ -82,9 +88,13 @@ public enum PackageExtractor {
         for folder in folders where folder.count > temp.count {
             // and every folder between the file's and the root (their entries are new too)
             var above = (folder as NSString).deletingLastPathComponent
-            while above.count > temp.count { folders.insert(above); above = (above as NSString).deletingLastPathComponent }
+            while above.count > temp.count {
+                folders.insert(above); above = (above as NSString).deletingLastPathComponent
+            }
         }
-        for folder in folders.sorted(by: { $0.count > $1.count }) { try io { () throws(FileIOError) in try FileIO.syncFolder(folder) } }
+        for folder in folders.sorted(by: { $0.count > $1.count }) {
+            try io { () throws(FileIOError) in try FileIO.syncFolder(folder) }
+        }
         if fm.fileExists(atPath: target.path) {
             let old = parent + "/.\(target.lastPathComponent).\(getpid()).trailpack-old"
             try io { () throws(FileIOError) in try FileIO.rename(target.path, to: old) }
@@ -127,7 +137,8 @@ public enum PackageExtractor {
                 FilePath(file), .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
                 permissions: [.ownerReadWrite, .groupRead, .otherRead])
         } catch {
-            throw PackageError(FileIOError.system("open", error as? Errno ?? .ioError, "cannot create '\(file)'", path: file))
+            throw PackageError(
+                FileIOError.system("open", error as? Errno ?? .ioError, "cannot create '\(file)'", path: file))
         }
         defer { try? fd.close() }
         try body(fd, file)
@@ -135,12 +146,16 @@ public enum PackageExtractor {
         return dir
     }
 
-    private static func write(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer, _ file: String) throws(PackageError) {
+    private static func write(
+        _ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer, _ file: String
+    ) throws(PackageError) {
         try io { () throws(FileIOError) in try fd.writeAll(buffer, path: file) }
     }
 
     private static func write(_ fd: FileDescriptor, _ bytes: [UInt8], _ file: String) throws(PackageError) {
-        try io { () throws(FileIOError) in try FileIO.typed { try bytes.withUnsafeBytes { try fd.writeAll($0, path: file) } } }
+        try io { () throws(FileIOError) in
+            try FileIO.typed { try bytes.withUnsafeBytes { try fd.writeAll($0, path: file) } }
+        }
     }
 
     /// `body`, its file-layer failure as a ``PackageError``.

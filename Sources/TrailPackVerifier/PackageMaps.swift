@@ -16,8 +16,10 @@ public enum PackageMaps {
     /// Checks every PMTiles map the manifest lists against the manifest's frame, and that the
     /// manifest's map fields match each file's header. Entries whose data already failed a check
     /// (`damaged`) are skipped: that is reported already.
-    public static func check(source: some ByteSource, directory: ZipDirectory, manifest: Manifest?, damaged: (ZipEntry) -> Bool,
-                             options: MapCheckOptions) throws(ArchiveError) -> (findings: [Finding], maps: [Checked]) {
+    public static func check(
+        source: some ByteSource, directory: ZipDirectory, manifest: Manifest?, damaged: (ZipEntry) -> Bool,
+        options: MapCheckOptions
+    ) throws(ArchiveError) -> (findings: [Finding], maps: [Checked]) {
         guard let manifest else { return ([], []) }
         var findings: [Finding] = []
         var maps: [Checked] = []
@@ -26,22 +28,34 @@ public enum PackageMaps {
             findings.append(noMap())
         }
         for asset in pmtiles {
-            guard let entry = directory.entries.first(where: { $0.nameBytes == Array(asset.path.utf8) }), entry.dataOffset != nil,
-                  entry.uncompressedSize == asset.size, !damaged(entry) else { continue }
+            guard let entry = directory.entries.first(where: { $0.nameBytes == Array(asset.path.utf8) }),
+                entry.dataOffset != nil,
+                entry.uncompressedSize == asset.size, !damaged(entry)
+            else { continue }
             guard entry.method == 0 else {
-                findings.append(Finding(.mapStored, file: asset.path,
-                    "the map is deflated in the package; phones read maps in place, so it must be stored (trailpack build stores .pmtiles files)"))
+                findings.append(
+                    Finding(
+                        .mapStored, file: asset.path,
+                        "the map is deflated in the package; phones read maps in place, so it must be stored (trailpack build stores .pmtiles files)"
+                    ))
                 continue
             }
-            let window = StoredEntrySource(source: source, offset: entry.dataOffset!, size: entry.uncompressedSize, name: asset.path)
+            let window = StoredEntrySource(
+                source: source, offset: entry.dataOffset!, size: entry.uncompressedSize, name: asset.path)
             let report: MapReport
-            do { report = try MapCheck.check(window, file: asset.path, frame: manifest.bounds, options: options) } catch {
-                throw ArchiveError(code: .io, message: "cannot read the map '\(asset.path)': \(error.message)", systemCall: error.systemCall, cause: error)
+            do { report = try MapCheck.check(window, file: asset.path, frame: manifest.bounds, options: options) } catch
+            {
+                throw ArchiveError(
+                    code: .io, message: "cannot read the map '\(asset.path)': \(error.message)",
+                    systemCall: error.systemCall, cause: error)
             }
             findings += report.findings
             if let declared = asset.map, let actual = report.mapInfo(role: declared.role), declared != actual {
-                findings.append(Finding(.mapMismatch, file: asset.path,
-                    "the manifest describes the map as \(describe(declared)), but its header says \(describe(actual)); rebuild the package"))
+                findings.append(
+                    Finding(
+                        .mapMismatch, file: asset.path,
+                        "the manifest describes the map as \(describe(declared)), but its header says \(describe(actual)); rebuild the package"
+                    ))
             }
             maps.append(Checked(path: asset.path, report: report))
         }
@@ -52,14 +66,17 @@ public enum PackageMaps {
     /// (method 0, as the builder writes maps); nil otherwise. For readers that serve tiles.
     public static func storedMap(source: some ByteSource, directory: ZipDirectory, path: String) -> (any MapSource)? {
         guard let entry = directory.entries.first(where: { $0.nameBytes == Array(path.utf8) }), entry.method == 0,
-              let offset = entry.dataOffset, entry.compressedSize == entry.uncompressedSize else { return nil }
+            let offset = entry.dataOffset, entry.compressedSize == entry.uncompressedSize
+        else { return nil }
         return StoredEntrySource(source: source, offset: offset, size: entry.uncompressedSize, name: path)
     }
 
     /// The warning for a tour without a map.
     public static func noMap(file: String? = nil) -> Finding {
-        Finding(.mapNone, file: file,
-            "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one from a larger tile set with 'trailpack map extract SOURCE -o map/NAME.pmtiles --tour TOUR-FOLDER' and build again")
+        Finding(
+            .mapNone, file: file,
+            "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one from a larger tile set with 'trailpack map extract SOURCE -o map/NAME.pmtiles --tour TOUR-FOLDER' and build again"
+        )
     }
 
     static func describe(_ m: MapInfo) -> String {
@@ -78,7 +95,9 @@ struct StoredEntrySource<Source: ByteSource>: MapSource {
     func read(at position: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(MapError) -> Int {
         guard position >= 0, position < size else { return 0 }
         let n = Int(min(Int64(buffer.count), size - position))
-        do { return try source.read(at: offset + position, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n])) } catch {
+        do {
+            return try source.read(at: offset + position, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]))
+        } catch {
             throw MapError.io("cannot read the map '\(name)' in the package: \(error)")
         }
     }

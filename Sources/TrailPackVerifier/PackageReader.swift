@@ -50,10 +50,14 @@ public final class PackageReader: Sendable {
     }
 
     /// Reads `entry`'s data through the verifier's checks (bounded inflate, size, CRC-32), keeping its bytes.
-    private static func checkedRead(_ entry: ZipEntry, source: any ByteSource) throws(PackageError) -> Verifier.EntryCheck {
+    private static func checkedRead(
+        _ entry: ZipEntry, source: any ByteSource
+    ) throws(PackageError) -> Verifier.EntryCheck {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { buffer.deallocate() }
-        do { return try Verifier.checkData(source: source, entry: entry, buffer: buffer, capture: true) } catch { throw PackageError(error) }
+        do { return try Verifier.checkData(source: source, entry: entry, buffer: buffer, capture: true) } catch {
+            throw PackageError(error)
+        }
     }
 
     /// `manifest.json` exactly as stored, read again through the same checks as when the package was
@@ -77,10 +81,15 @@ public final class PackageReader: Sendable {
     public func openAsset(_ path: String) throws(PackageError) -> AssetStream {
         let asset = try asset(path)
         guard let entry = directory.entries.first(where: { $0.nameBytes == Array(path.utf8) }) else {
-            throw .assetMismatch(path, Finding(.contentMissing, file: path, "the manifest lists it but the package does not hold it"))
+            throw .assetMismatch(
+                path, Finding(.contentMissing, file: path, "the manifest lists it but the package does not hold it"))
         }
         guard entry.uncompressedSize == asset.size else {
-            throw .assetMismatch(path, Finding(.contentSize, file: path, "the manifest says \(asset.size) bytes, the package holds \(entry.uncompressedSize)"))
+            throw .assetMismatch(
+                path,
+                Finding(
+                    .contentSize, file: path,
+                    "the manifest says \(asset.size) bytes, the package holds \(entry.uncompressedSize)"))
         }
         let reader: EntryReader
         do { reader = try EntryReader(source: source, entry: entry) } catch {
@@ -124,12 +133,16 @@ public final class AssetStream {
         }
         done = true
         if crc.value != entry.crc32 {
-            throw .assetMismatch(asset.path, Finding(.zipCRC, file: asset.path, "the data's CRC-32 does not match the ZIP's"))
+            throw .assetMismatch(
+                asset.path, Finding(.zipCRC, file: asset.path, "the data's CRC-32 does not match the ZIP's"))
         }
         let digest = sha.take()!.finalize()
         guard let declared = SHA256Digest(hex: asset.sha256), declared == digest else {
-            throw .assetMismatch(asset.path, Finding(.contentSHA256, file: asset.path,
-                "the data's SHA-256 is \(digest.hex), not \(asset.sha256) as the manifest says"))
+            throw .assetMismatch(
+                asset.path,
+                Finding(
+                    .contentSHA256, file: asset.path,
+                    "the data's SHA-256 is \(digest.hex), not \(asset.sha256) as the manifest says"))
         }
         return 0
     }

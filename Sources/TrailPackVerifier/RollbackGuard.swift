@@ -6,9 +6,13 @@ public enum RollbackGuard {
     /// same package id the client accepted before), even if the package is validly signed.
     public static func check(manifest: Manifest, lastAccepted: String) -> Finding? {
         guard let current = PackageVersion(manifest.version), let last = PackageVersion(lastAccepted) else {
-            return Finding(.packageRollback, "cannot compare version '\(manifest.version)' with the accepted '\(lastAccepted)'")
+            return Finding(
+                .packageRollback, "cannot compare version '\(manifest.version)' with the accepted '\(lastAccepted)'")
         }
         guard current < last else { return nil }
-        return Finding(.packageRollback, "version \(manifest.version) of \(manifest.id) is older than version \(lastAccepted), which was already accepted; refusing a downgrade")
+        return Finding(
+            .packageRollback,
+            "version \(manifest.version) of \(manifest.id) is older than version \(lastAccepted), which was already accepted; refusing a downgrade"
+        )
     }
 }

@@ -38,11 +38,16 @@ public enum SignatureCheck {
     ///   - threshold: how many distinct trusted keys must have signed (at least 1).
     ///   - manifest: the package's manifest, whose id and version the trusted comments must name.
     ///   - sha256: the package's SHA-256, which a trusted comment's `sha256:` must equal.
-    public static func check(signatures: [Input], trustedKeys: [Minisign.PublicKey], threshold: Int,
-                             prehash: [UInt8], manifest: Manifest?, sha256: SHA256Digest) -> SignatureCheck {
+    public static func check(
+        signatures: [Input], trustedKeys: [Minisign.PublicKey], threshold: Int,
+        prehash: [UInt8], manifest: Manifest?, sha256: SHA256Digest
+    ) -> SignatureCheck {
         var findings: [Finding] = []
         if signatures.isEmpty {
-            findings.append(Finding(.signatureMissing, "the package has no signature (.minisig); it cannot be shown to come from a trusted publisher"))
+            findings.append(
+                Finding(
+                    .signatureMissing,
+                    "the package has no signature (.minisig); it cannot be shown to come from a trusted publisher"))
         }
         var signers: [[UInt8]: String] = [:]
         for input in signatures {
@@ -53,7 +58,10 @@ public enum SignatureCheck {
             }
             let candidates = trustedKeys.filter { $0.keyID == signature.keyID }
             guard !candidates.isEmpty else {
-                findings.append(Finding(.signatureUntrustedKey, file: input.name, "signed by key \(signature.keyIDHex), which is not among the trusted keys"))
+                findings.append(
+                    Finding(
+                        .signatureUntrustedKey, file: input.name,
+                        "signed by key \(signature.keyIDHex), which is not among the trusted keys"))
                 continue
             }
             var verdicts: [Minisign.Signature.Verdict] = []
@@ -65,37 +73,57 @@ public enum SignatureCheck {
             }
             guard let key = valid else {
                 if verdicts.contains(.legacy) {
-                    findings.append(Finding(.signatureMalformed, file: input.name, "a legacy (not prehashed) signature; sign again with a current minisign or trailpack"))
+                    findings.append(
+                        Finding(
+                            .signatureMalformed, file: input.name,
+                            "a legacy (not prehashed) signature; sign again with a current minisign or trailpack"))
                 } else if verdicts.contains(.badTrustedComment) {
-                    findings.append(Finding(.signatureInvalid, file: input.name, "the trusted comment was altered after signing"))
+                    findings.append(
+                        Finding(.signatureInvalid, file: input.name, "the trusted comment was altered after signing"))
                 } else {
-                    findings.append(Finding(.signatureInvalid, file: input.name, "the signature by key \(signature.keyIDHex) does not match this package: it was altered after signing, or the signature is for another file"))
+                    findings.append(
+                        Finding(
+                            .signatureInvalid, file: input.name,
+                            "the signature by key \(signature.keyIDHex) does not match this package: it was altered after signing, or the signature is for another file"
+                        ))
                 }
                 continue
             }
             let fields = signature.trustedFields
             var mismatches: [String] = []
-            if let id = fields["id"], let m = manifest, id != m.id { mismatches.append("package id '\(id)' (the package is '\(m.id)')") }
-            if let v = fields["version"], let m = manifest, PackageVersion(v) == nil || PackageVersion(v) != PackageVersion(m.version) {
+            if let id = fields["id"], let m = manifest, id != m.id {
+                mismatches.append("package id '\(id)' (the package is '\(m.id)')")
+            }
+            if let v = fields["version"], let m = manifest,
+                PackageVersion(v) == nil || PackageVersion(v) != PackageVersion(m.version)
+            {
                 mismatches.append("version '\(v)' (the package is '\(m.version)')")
             }
             if let h = fields["sha256"], SHA256Digest(hex: h) != sha256 { mismatches.append("SHA-256 \(h)") }
             if !mismatches.isEmpty {
-                findings.append(Finding(.signatureCommentMismatch, file: input.name, "the signed comment names \(mismatches.joined(separator: ", "))"))
+                findings.append(
+                    Finding(
+                        .signatureCommentMismatch, file: input.name,
+                        "the signed comment names \(mismatches.joined(separator: ", "))"))
                 continue
             }
             signers[key.key] = signers[key.key] ?? key.keyIDHex
         }
         let required = max(1, threshold)
         if signers.count < required && !signatures.isEmpty {
-            findings.append(Finding(.signatureThreshold,
-                "\(required) valid signature\(required == 1 ? "" : "s") from distinct trusted keys \(required == 1 ? "is" : "are") required; found \(signers.count)"))
+            findings.append(
+                Finding(
+                    .signatureThreshold,
+                    "\(required) valid signature\(required == 1 ? "" : "s") from distinct trusted keys \(required == 1 ? "is" : "are") required; found \(signers.count)"
+                ))
         }
         return SignatureCheck(findings: findings, validSigners: signers.values.sorted())
     }
 
     /// The trusted comment trailpack writes: minisign's fields, then the package's.
-    public static func trustedComment(manifest: Manifest, sha256: SHA256Digest, fileName: String, timestamp: Int64) -> String {
+    public static func trustedComment(
+        manifest: Manifest, sha256: SHA256Digest, fileName: String, timestamp: Int64
+    ) -> String {
         "timestamp:\(timestamp)\tfile:\(fileName)\thashed\tid:\(manifest.id)\tversion:\(manifest.version)\tsha256:\(sha256.hex)"
     }
 
@@ -107,8 +135,10 @@ public enum SignatureCheck {
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
                 throw FileIOError(code: .notFound, message: "trusted key '\(path)' does not exist", path: path)
             }
-            let files = isDir.boolValue
-                ? try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".pub") }.sorted().map { path + "/" + $0 }
+            let files =
+                isDir.boolValue
+                ? try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".pub") }.sorted().map
+                { path + "/" + $0 }
                 : [path]
             for file in files {
                 let text = String(decoding: try FileIO.readAll(file, limit: Minisign.maxFileBytes), as: UTF8.self)
@@ -126,7 +156,7 @@ public enum SignatureCheck {
         let dir = url.deletingLastPathComponent().path
         let base = url.lastPathComponent
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
-        return names.filter { $0 == base + ".minisig" || ($0.hasPrefix(base + ".") && $0.hasSuffix(".minisig")) }.sorted().map { dir + "/" + $0 }
+        return names.filter { $0 == base + ".minisig" || ($0.hasPrefix(base + ".") && $0.hasSuffix(".minisig")) }
+            .sorted().map { dir + "/" + $0 }
     }
 }
-

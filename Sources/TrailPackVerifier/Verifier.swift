@@ -29,7 +29,9 @@ public enum Verifier {
         public var map = MapCheckOptions()
 
         /// Options; the defaults check the package alone, on two threads.
-        public init(expectedSHA256: SHA256Digest? = nil, limits: ZipLimits = .default, threads: Int = 2, prehash: Bool = false) {
+        public init(
+            expectedSHA256: SHA256Digest? = nil, limits: ZipLimits = .default, threads: Int = 2, prehash: Bool = false
+        ) {
             self.expectedSHA256 = expectedSHA256
             self.limits = limits
             self.threads = threads
@@ -43,7 +45,9 @@ public enum Verifier {
     }
 
     /// Verifies a package held by any byte source.
-    public static func verify(source: some ByteSource, options: Options = Options()) throws(ArchiveError) -> VerificationReport {
+    public static func verify(
+        source: some ByteSource, options: Options = Options()
+    ) throws(ArchiveError) -> VerificationReport {
         var findings: [Finding] = []
         // The structure and the entries are walked in file order through one block (small
         // records cost no system call each); the whole-file hash and the maps read `source` itself.
@@ -74,15 +78,21 @@ public enum Verifier {
             let manifestName = Array(Manifest.entryName.utf8)
             for i in ordered {
                 let entry = directory.entries[i]
-                guard !entry.isEncrypted, entry.method == 0 || entry.method == 8, entry.uncompressedSize <= options.limits.maxEntrySize else { continue }
+                guard !entry.isEncrypted, entry.method == 0 || entry.method == 8,
+                    entry.uncompressedSize <= options.limits.maxEntrySize
+                else { continue }
                 let capture = entry.nameBytes == manifestName && entry.uncompressedSize <= maxManifestBytes
-                switch try checkData(source: sequential, entry: entry, buffer: buffer, capture: capture, checkCRC: !delegated.contains(entry.index)) {
+                switch try checkData(
+                    source: sequential, entry: entry, buffer: buffer, capture: capture,
+                    checkCRC: !delegated.contains(entry.index))
+                {
                 case .damaged(let finding):
                     findings.append(finding)
                     checks[entry.index] = .damaged(finding)
                 case .intact(let sha256, let captured):
                     if capture { manifestBytes = captured }
-                    checks[entry.index] = .intact(sha256: sha256, captured: [])  // held once, in manifestBytes, and let go once read
+                    // held once, in manifestBytes, and let go once read
+                    checks[entry.index] = .intact(sha256: sha256, captured: [])
                 }
             }
         }
@@ -93,8 +103,11 @@ public enum Verifier {
             for (job, crc) in zip(crcJobs, hashing.join().crcs) {
                 guard case .intact? = checks[job.index] else { continue }
                 let entry = directory.entries[job.index]
-                let finding = crc == nil
-                    ? Finding(.zipCRC, file: entry.name, "the data could not be read to its end to check its CRC-32 (the file shrank while it was read)")
+                let finding =
+                    crc == nil
+                    ? Finding(
+                        .zipCRC, file: entry.name,
+                        "the data could not be read to its end to check its CRC-32 (the file shrank while it was read)")
                     : crc != entry.crc32 ? Self.crcFinding(entry, actual: crc!) : nil
                 guard let finding else { continue }
                 findings.append(finding)
@@ -102,14 +115,19 @@ public enum Verifier {
             }
         }
         if let manifest { checkContents(manifest: manifest, directory: directory, checks: checks, findings: &findings) }
-        let maps = try PackageMaps.check(source: source, directory: directory, manifest: manifest, damaged: { checks[$0.index]?.sha256 == nil }, options: options.map)
+        let maps = try PackageMaps.check(
+            source: source, directory: directory, manifest: manifest, damaged: { checks[$0.index]?.sha256 == nil },
+            options: options.map)
         findings += maps.findings
 
         let hashed = hashing?.join() ?? wholeFile.run()
         let digest = try hashed.digest.get()
         if let expected = options.expectedSHA256, !(expected == digest) {
-            findings.append(Finding(.packageSHA256Mismatch,
-                "the package's SHA-256 is \(digest.hex), not the expected \(expected.hex): the download is damaged or is not the package you asked for; download it again"))
+            findings.append(
+                Finding(
+                    .packageSHA256Mismatch,
+                    "the package's SHA-256 is \(digest.hex), not the expected \(expected.hex): the download is damaged or is not the package you asked for; download it again"
+                ))
         }
         return VerificationReport(
             size: source.size, sha256: digest, expectedSHA256: options.expectedSHA256, manifest: manifest,
@@ -144,10 +162,14 @@ public enum Verifier {
     /// takes, in file order, until they add up to about half of all the entries' data. Entries
     /// whose data overlaps another's (a hostile archive; reported by the layout check) stay here.
     static func delegatedCRCs(_ directory: ZipDirectory) -> [CRCJob] {
-        let data = directory.entries.reduce(Int64(0)) { $0 + (($1.dataOffset != nil && $1.sizesKnown) ? max(0, $1.uncompressedSize) : 0) }
+        let data = directory.entries.reduce(Int64(0)) {
+            $0 + (($1.dataOffset != nil && $1.sizesKnown) ? max(0, $1.uncompressedSize) : 0)
+        }
         let stored = directory.entries.compactMap { e -> CRCJob? in
-            guard e.method == 0, !e.isEncrypted, e.sizesKnown, e.compressedSize == e.uncompressedSize, e.compressedSize > 0,
-                  let start = e.dataOffset else { return nil }
+            guard e.method == 0, !e.isEncrypted, e.sizesKnown, e.compressedSize == e.uncompressedSize,
+                e.compressedSize > 0,
+                let start = e.dataOffset
+            else { return nil }
             return CRCJob(index: e.index, start: start, end: start + e.compressedSize)
         }.sorted { $0.start < $1.start }
         var jobs: [CRCJob] = []
@@ -164,10 +186,15 @@ public enum Verifier {
     }
 
     static func crcFinding(_ entry: ZipEntry, actual: UInt32) -> Finding {
-        Finding(.zipCRC, file: entry.name, "the data's CRC-32 is \(hex32(actual)), not the declared \(hex32(entry.crc32)): the entry is damaged")
+        Finding(
+            .zipCRC, file: entry.name,
+            "the data's CRC-32 is \(hex32(actual)), not the declared \(hex32(entry.crc32)): the entry is damaged")
     }
 
-    static func checkData(source: some ByteSource, entry: ZipEntry, buffer: UnsafeMutableRawBufferPointer, capture: Bool, checkCRC: Bool = true) throws(ArchiveError) -> EntryCheck {
+    static func checkData(
+        source: some ByteSource, entry: ZipEntry, buffer: UnsafeMutableRawBufferPointer, capture: Bool,
+        checkCRC: Bool = true
+    ) throws(ArchiveError) -> EntryCheck {
         var sha = SHA256()
         var crc = CRC32()
         var captured: [UInt8] = []
@@ -215,10 +242,16 @@ public enum Verifier {
         }
         let firstByOffset = directory.entries.min { $0.localHeaderOffset < $1.localHeaderOffset }
         if entry.index != 0 || firstByOffset?.index != entry.index {
-            findings.append(Finding(.manifestNotFirst, file: Manifest.entryName, "manifest.json must be the first entry (it is entry \(entry.index))"))
+            findings.append(
+                Finding(
+                    .manifestNotFirst, file: Manifest.entryName,
+                    "manifest.json must be the first entry (it is entry \(entry.index))"))
         }
         if entry.uncompressedSize > maxManifestBytes {
-            findings.append(Finding(.jsonTooLarge, file: Manifest.entryName, "manifest.json is \(entry.uncompressedSize) bytes; the limit is \(maxManifestBytes)"))
+            findings.append(
+                Finding(
+                    .jsonTooLarge, file: Manifest.entryName,
+                    "manifest.json is \(entry.uncompressedSize) bytes; the limit is \(maxManifestBytes)"))
             return nil
         }
         guard let taken = bytes.take() else { return nil }  // its data is damaged: already reported
@@ -233,14 +266,17 @@ public enum Verifier {
         let nested = directory.entries.filter { $0.name.hasSuffix("/" + Manifest.entryName) }
             .map { String($0.name.dropLast(Manifest.entryName.count)) }
         if let folder = nested.min(by: { $0.utf8.count < $1.utf8.count }) {
-            return "the package has no manifest.json at its top; it has '\(folder)\(Manifest.entryName)': the tour was zipped "
+            return
+                "the package has no manifest.json at its top; it has '\(folder)\(Manifest.entryName)': the tour was zipped "
                 + "one folder too deep. Zip the folder's contents instead (cd '\(folder.dropLast())' && zip -r ../package.zip .), "
                 + "or better, build the package with: trailpack build <tour folder>"
         }
         return "the package has no manifest.json; it is not a trailpack package"
     }
 
-    static func checkContents(manifest: Manifest, directory: ZipDirectory, checks: [EntryCheck?], findings: inout [Finding]) {
+    static func checkContents(
+        manifest: Manifest, directory: ZipDirectory, checks: [EntryCheck?], findings: inout [Finding]
+    ) {
         var byName: [NameKey: Int] = [:]  // the first entry of each name, by position
         byName.reserveCapacity(directory.entries.count)
         for e in directory.entries where byName[NameKey(e.nameBytes)] == nil { byName[NameKey(e.nameBytes)] = e.index }
@@ -249,7 +285,9 @@ public enum Verifier {
         func folded(_ path: String) -> ZipEntry? {
             if byFolded == nil {
                 byFolded = [:]
-                for e in directory.entries where byFolded![ArchivePath.foldingKey(e.name)] == nil { byFolded![ArchivePath.foldingKey(e.name)] = e }
+                for e in directory.entries where byFolded![ArchivePath.foldingKey(e.name)] == nil {
+                    byFolded![ArchivePath.foldingKey(e.name)] = e
+                }
             }
             return byFolded![ArchivePath.foldingKey(path)]
         }
@@ -259,19 +297,29 @@ public enum Verifier {
             let key = NameKey(asset.path)
             listed.insert(key)
             guard let entry = byName[key].map({ directory.entries[$0] }) else {
-                let near = folded(asset.path).map { "; the package has '\($0.name)', which differs in case or accents" } ?? ""
-                findings.append(Finding(.contentMissing, file: asset.path, "the manifest lists this asset but the package does not hold it\(near)"))
+                let near =
+                    folded(asset.path).map { "; the package has '\($0.name)', which differs in case or accents" } ?? ""
+                findings.append(
+                    Finding(
+                        .contentMissing, file: asset.path,
+                        "the manifest lists this asset but the package does not hold it\(near)"))
                 return
             }
             guard entry.sizesKnown else { return }  // its sizes are unknown: already reported
             if entry.uncompressedSize != asset.size {
-                findings.append(Finding(.contentSize, file: asset.path, "the manifest says \(asset.size) bytes, the package holds \(entry.uncompressedSize)"))
+                findings.append(
+                    Finding(
+                        .contentSize, file: asset.path,
+                        "the manifest says \(asset.size) bytes, the package holds \(entry.uncompressedSize)"))
                 return
             }
             guard let actual = checks[entry.index]?.sha256 else { return }  // unreadable: already reported
             if let declared = SHA256Digest(hex: asset.sha256), !(declared == actual) {
-                findings.append(Finding(.contentSHA256, file: asset.path,
-                    "the asset's SHA-256 is \(actual.hex), not \(asset.sha256.lowercased()) as the manifest says: it was altered or damaged"))
+                findings.append(
+                    Finding(
+                        .contentSHA256, file: asset.path,
+                        "the asset's SHA-256 is \(actual.hex), not \(asset.sha256.lowercased()) as the manifest says: it was altered or damaged"
+                    ))
             }
         }
         // Every asset, the stops' then the maps', without a flattened copy of them all.
@@ -281,10 +329,15 @@ public enum Verifier {
         var folders: Set<NameKey>?
         for e in directory.entries where !listed.contains(NameKey(e.nameBytes)) {
             if e.isDirectory {
-                if folders == nil { folders = Set(manifest.allAssets.flatMap { ArchivePath.parentFolders($0.path) }.map(NameKey.init)) }
+                if folders == nil {
+                    folders = Set(manifest.allAssets.flatMap { ArchivePath.parentFolders($0.path) }.map(NameKey.init))
+                }
                 if folders!.contains(NameKey(e.nameBytes)) { continue }
             }
-            findings.append(Finding(.contentUnlisted, file: e.name, "the package holds this \(e.isDirectory ? "folder" : "file") but the manifest does not list it"))
+            findings.append(
+                Finding(
+                    .contentUnlisted, file: e.name,
+                    "the package holds this \(e.isDirectory ? "folder" : "file") but the manifest does not list it"))
         }
     }
 }

@@ -33,11 +33,14 @@ let path = fetcher.library.path(of: outcome.installed)
 // 2. Verify the installed file again, as an app does before it opens a package it stored earlier.
 let report: VerificationReport
 do {
-    report = try Verifier.verify(path: path, options: .init(expectedSHA256: SHA256Digest(hex: outcome.installed.sha256)))
+    report = try Verifier.verify(
+        path: path, options: .init(expectedSHA256: SHA256Digest(hex: outcome.installed.sha256)))
 } catch {
     fail("cannot read '\(path)': \(error)", 3)
 }
-guard report.isValid else { fail("'\(path)' failed verification: \(report.findings.first.map(\.description) ?? "?")", 1) }
+guard report.isValid else {
+    fail("'\(path)' failed verification: \(report.findings.first.map(\.description) ?? "?")", 1)
+}
 
 // 3. Read one asset as a checked stream: size, CRC-32 and SHA-256 against the manifest.
 func readAsset(_ assetPath: String, in path: String) throws -> (size: Int64, sha256: SHA256Digest) {

@@ -30,7 +30,8 @@ func check(_ bytes: [UInt8]) -> VerificationReport? {
     // A PMTiles map on its own (seeded from fixtures/maps/): the whole map check, then every tile it accepts.
     if bytes.starts(with: PMTilesHeader.magic) {
         if let report = try? MapCheck.check(MapBytes(bytes), file: nil, frame: nil), !report.findings.hasErrors,
-           let archive = try? PMTilesArchive(source: MapBytes(bytes)) {
+            let archive = try? PMTilesArchive(source: MapBytes(bytes))
+        {
             _ = try? archive.walk { e throws(MapError) in _ = try archive.tileBytes(e) }
         }
         return nil
@@ -41,7 +42,9 @@ func check(_ bytes: [UInt8]) -> VerificationReport? {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
         defer { buffer.deallocate() }
         for asset in reader.manifest.allAssets {
-            guard let stream = try? reader.openAsset(asset.path) else { fatalError("a valid package's asset '\(asset.path)' does not open") }
+            guard let stream = try? reader.openAsset(asset.path) else {
+                fatalError("a valid package's asset '\(asset.path)' does not open")
+            }
             do {
                 while try stream.read(into: buffer) > 0 {}
             } catch {
@@ -62,7 +65,9 @@ func loadSeeds() -> ZipFuzzer {
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name.hasSuffix(".zip") { names.append(name) }
         }
         for name in names.sorted() { archives.append(readFile(folder + "/" + name) ?? []) }
@@ -111,15 +116,17 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 // SwiftPM links an executable with `main` aliased to `<module>_main`: give it one that hands
 // control to libFuzzer's driver. (Pointer-and-integer arguments pass alike in Swift and C.)
 @_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+func llvmFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
 
 @_cdecl("trailpack_fuzz_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     var count = argc
     var vector = argv
-    return LLVMFuzzerRunDriver(&count, &vector) { data, size in fuzzOne(data, size) }
+    return llvmFuzzerRunDriver(&count, &vector) { data, size in fuzzOne(data, size) }
 }
 #else
 @main
@@ -167,7 +174,9 @@ enum Replay {
             let (archive, mutations) = (fuzzed.bytes, fuzzed.mutations)
             if let last {
                 writeFile(archive, to: last)
-                writeFile(Array((["input \(n + 1) of seed \(seed)"] + mutations).joined(separator: "\n").utf8), to: last + ".txt")
+                writeFile(
+                    Array((["input \(n + 1) of seed \(seed)"] + mutations).joined(separator: "\n").utf8),
+                    to: last + ".txt")
             }
             guard let report = check(archive) else {
                 unreadable += 1
@@ -176,8 +185,9 @@ enum Replay {
             if report.isValid { valid += 1 }
             for code in Set(report.findings.map(\.code.rawValue)) { codes[code, default: 0] += 1 }
         }
-        print("generated \(count) structured inputs from \(fuzzer.seeds.count) seeds (seed \(seed)): \(valid) valid, "
-            + "\(count - valid - unreadable) refused with findings, \(unreadable) unreadable")
+        print(
+            "generated \(count) structured inputs from \(fuzzer.seeds.count) seeds (seed \(seed)): \(valid) valid, "
+                + "\(count - valid - unreadable) refused with findings, \(unreadable) unreadable")
         for (code, n) in codes.sorted(by: { $0.value > $1.value }) { print("  \(code)\t\(n)") }
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import TrailPackCore
 import TrailPackCatalog
+import TrailPackCore
 import TrailPackCrypto
 import TrailPackServer
 
@@ -32,7 +32,10 @@ struct Admin: ParsableCommand {
             Exit codes: 0 done, 1 gc found orphans in --dry-run or scrub found damaged packages, 2 usage error (no such user, token or site, a user that exists), \
             3 the data folder cannot be used.
             """,
-        subcommands: [UserCommand.self, TokenCommand.self, SiteCommand.self, Grant.self, Revoke.self, GC.self, Scrub.self, Backup.self, Rescan.self])
+        subcommands: [
+            UserCommand.self, TokenCommand.self, SiteCommand.self, Grant.self, Revoke.self, GC.self, Scrub.self,
+            Backup.self, Rescan.self,
+        ])
 
     @OptionGroup var options: Options
 
@@ -47,12 +50,16 @@ struct Admin: ParsableCommand {
         var json = false
 
         func folder(_ access: DataFolder.Access) throws -> DataFolder {
-            do { return try DataFolder(path: data, create: create, access: access) } catch let e as ServerError { throw CLIError.io(e.message) }
+            do { return try DataFolder(path: data, create: create, access: access) } catch let e as ServerError {
+                throw CLIError.io(e.message)
+            }
         }
 
         func catalog() throws -> Catalog {
             let folder = try folder(.shared)
-            do { return try Catalog(path: folder.catalogPath) } catch { throw CLIError.io("cannot open the catalog in '\(data)': \(error)") }
+            do { return try Catalog(path: folder.catalogPath) } catch {
+                throw CLIError.io("cannot open the catalog in '\(data)': \(error)")
+            }
         }
     }
 
@@ -72,12 +79,15 @@ struct Admin: ParsableCommand {
     /// With --json, the report: `action` (such as "user add") and `results`.
     static func finish(_ options: Options, _ action: String, ok: Bool = true) {
         guard options.json else { return }
-        Report.print(ok: ok, findings: [], [JSONMember("action", .string(action)), JSONMember("results", .array(results))])
+        Report.print(
+            ok: ok, findings: [], [JSONMember("action", .string(action)), JSONMember("results", .array(results))])
     }
 
     /// Runs a catalog change, turning the catalog's refusals into plain usage errors.
     static func change(_ body: () throws -> Void) throws {
-        do { try body() } catch let e as CatalogError { throw CLIError.usage("\(e)") } catch let e as CLIError { throw e } catch {
+        do { try body() } catch let e as CatalogError { throw CLIError.usage("\(e)") } catch let e as CLIError {
+            throw e
+        } catch {
             throw CLIError.io("the catalog refused the change: \(error)")
         }
     }
@@ -88,15 +98,18 @@ struct Admin: ParsableCommand {
     }
 
     struct UserCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "user", abstract: "Add, remove or list users, or change a role.",
-                                                        subcommands: [Add.self, Remove.self, List.self, RoleCommand.self, PasswordCommand.self])
+        static let configuration = CommandConfiguration(
+            commandName: "user", abstract: "Add, remove or list users, or change a role.",
+            subcommands: [Add.self, Remove.self, List.self, RoleCommand.self, PasswordCommand.self])
 
         struct Add: ParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Add a user with a role.")
             @OptionGroup var options: Options
             @Argument(help: "The user's name.") var name: String
             @Option(help: "The user's role.") var role: RoleChoice
-            @Option(name: .customLong("public-key"), help: "The user's minisign public key file (.pub), for signed approvals.") var publicKey: String?
+            @Option(
+                name: .customLong("public-key"),
+                help: "The user's minisign public key file (.pub), for signed approvals.") var publicKey: String?
 
             func run() throws {
                 guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
@@ -104,28 +117,43 @@ struct Admin: ParsableCommand {
                 }
                 var key: String?
                 if let publicKey {
-                    guard let text = try? String(contentsOfFile: publicKey, encoding: .utf8) else { throw CLIError.io("cannot read '\(publicKey)'") }
+                    guard let text = try? String(contentsOfFile: publicKey, encoding: .utf8) else {
+                        throw CLIError.io("cannot read '\(publicKey)'")
+                    }
                     do { _ = try Minisign.PublicKey(fileText: text) } catch {
-                        if text.contains("secret key") || text.split(separator: "\n").contains(where: { $0.hasPrefix("RWRTY") || $0.hasPrefix("RWQAAEIy") }) {
-                            throw CLIError.usage("'\(publicKey)' is a secret key: never hand it to the server; give the public key (the .pub file made by 'trailpack keygen') instead")
+                        if text.contains("secret key")
+                            || text.split(separator: "\n").contains(where: {
+                                $0.hasPrefix("RWRTY") || $0.hasPrefix("RWQAAEIy")
+                            })
+                        {
+                            throw CLIError.usage(
+                                "'\(publicKey)' is a secret key: never hand it to the server; give the public key (the .pub file made by 'trailpack keygen') instead"
+                            )
                         }
-                        throw CLIError.usage("'\(publicKey)' is not a minisign public key (\(error)); give the .pub file made by 'trailpack keygen'")
+                        throw CLIError.usage(
+                            "'\(publicKey)' is not a minisign public key (\(error)); give the .pub file made by 'trailpack keygen'"
+                        )
                     }
                     key = text
                 }
                 try Admin.change { try options.catalog().addUser(name: name, role: role.role, publicKey: key) }
-                Admin.say(options, "added \(name) as \(role.rawValue)", ["user": .string(name), "role": .string(role.rawValue)])
+                Admin.say(
+                    options, "added \(name) as \(role.rawValue)",
+                    ["user": .string(name), "role": .string(role.rawValue)])
                 Admin.finish(options, "user add")
             }
         }
 
         struct Remove: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Remove a user: their tokens are revoked, their history stays.")
+            static let configuration = CommandConfiguration(
+                abstract: "Remove a user: their tokens are revoked, their history stays.")
             @OptionGroup var options: Options
             @Argument(help: "The user's name.") var name: String
             func run() throws {
                 try Admin.change { try options.catalog().removeUser(name: name) }
-                Admin.say(options, "removed \(name); their tokens are revoked", ["user": .string(name), "removed": .bool(true)])
+                Admin.say(
+                    options, "removed \(name); their tokens are revoked",
+                    ["user": .string(name), "removed": .bool(true)])
                 Admin.finish(options, "user remove")
             }
         }
@@ -137,28 +165,39 @@ struct Admin: ParsableCommand {
             @Argument(help: "The new role: publisher, reviewer or admin.") var role: RoleChoice
             func run() throws {
                 try Admin.change { try options.catalog().setRole(name: name, role: role.role) }
-                Admin.say(options, "\(name) is now \(role.rawValue)", ["user": .string(name), "role": .string(role.rawValue)])
+                Admin.say(
+                    options, "\(name) is now \(role.rawValue)", ["user": .string(name), "role": .string(role.rawValue)])
                 Admin.finish(options, "user role")
             }
         }
 
         struct PasswordCommand: ParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "password", abstract: "Set a user's password for the web control panel (stored as a scrypt hash).",
-                discussion: "Asks twice on a terminal; otherwise reads the first line of standard input or of --password-file. At least 10 characters.")
+                commandName: "password",
+                abstract: "Set a user's password for the web control panel (stored as a scrypt hash).",
+                discussion:
+                    "Asks twice on a terminal; otherwise reads the first line of standard input or of --password-file. At least 10 characters."
+            )
             @OptionGroup var options: Options
             @Argument(help: "The user's name.") var name: String
-            @Option(name: .customLong("password-file"), help: "Read the password from the first line of this file instead of asking.")
+            @Option(
+                name: .customLong("password-file"),
+                help: "Read the password from the first line of this file instead of asking.")
             var passwordFile: String?
             func run() throws {
                 let password = try Password.read(file: passwordFile, confirm: true, purpose: "a panel password")
                 guard password.count >= 10 else {
-                    throw CLIError.usage("the password is \(password.count) characters long; a panel password needs at least 10 (a short sentence is easy to remember)")
+                    throw CLIError.usage(
+                        "the password is \(password.count) characters long; a panel password needs at least 10 (a short sentence is easy to remember)"
+                    )
                 }
                 let hash: String
-                do { hash = try PasswordHash.make(String(decoding: password, as: UTF8.self)) } catch { throw CLIError.io("cannot hash the password: \(error)") }
+                do { hash = try PasswordHash.make(String(decoding: password, as: UTF8.self)) } catch {
+                    throw CLIError.io("cannot hash the password: \(error)")
+                }
                 try Admin.change { try options.catalog().setPassword(name: name, hash: hash) }
-                Admin.say(options, "set the panel password of \(name)", ["user": .string(name), "password": .bool(true)])
+                Admin.say(
+                    options, "set the panel password of \(name)", ["user": .string(name), "password": .bool(true)])
                 Admin.finish(options, "user password")
             }
         }
@@ -171,9 +210,14 @@ struct Admin: ParsableCommand {
                 let grants = try catalog.grants()
                 for u in try catalog.users() {
                     let sites = grants.filter { $0.user == u.name }.map(\.site)
-                    Admin.say(options, "\(u.name)\t\(u.role.rawValue)\(u.publicKey == nil ? "" : "\tsigning key")\(sites.isEmpty ? "" : "\tsites: " + sites.joined(separator: ","))",
-                              ["user": .string(u.name), "role": .string(u.role.rawValue), "signingKey": .bool(u.publicKey != nil),
-                               "sites": .array(sites.map { .string($0) })])
+                    Admin.say(
+                        options,
+                        "\(u.name)\t\(u.role.rawValue)\(u.publicKey == nil ? "" : "\tsigning key")\(sites.isEmpty ? "" : "\tsites: " + sites.joined(separator: ","))",
+                        [
+                            "user": .string(u.name), "role": .string(u.role.rawValue),
+                            "signingKey": .bool(u.publicKey != nil),
+                            "sites": .array(sites.map { .string($0) }),
+                        ])
                 }
                 Admin.finish(options, "user list")
             }
@@ -181,7 +225,9 @@ struct Admin: ParsableCommand {
     }
 
     struct TokenCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "token", abstract: "Issue, list or revoke API tokens.", subcommands: [Issue.self, List.self, Revoke.self])
+        static let configuration = CommandConfiguration(
+            commandName: "token", abstract: "Issue, list or revoke API tokens.",
+            subcommands: [Issue.self, List.self, Revoke.self])
 
         struct Issue: ParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Issue a token for a user; it is printed once.")
@@ -191,7 +237,8 @@ struct Admin: ParsableCommand {
                 var issued: Catalog.IssuedToken?
                 try Admin.change { issued = try options.catalog().issueToken(user: user) }
                 guard let issued else { return }
-                FileHandle.standardError.write(Data("token \(issued.id) for \(user); it is shown only now — store it safely:\n".utf8))
+                FileHandle.standardError.write(
+                    Data("token \(issued.id) for \(user); it is shown only now — store it safely:\n".utf8))
                 Admin.say(options, issued.token, ["user": .string(user), "token": .string(issued.token)])
                 Admin.finish(options, "token issue")
             }
@@ -202,9 +249,13 @@ struct Admin: ParsableCommand {
             @OptionGroup var options: Options
             func run() throws {
                 for t in try options.catalog().tokens() {
-                    Admin.say(options, "\(t.id)\t\(t.user)\tissued \(t.createdAt)\(t.revokedAt.map { "\trevoked \($0)" } ?? "\tactive")",
-                              ["id": .string(t.id), "user": .string(t.user), "issued": .string("\(t.createdAt)"),
-                               "revoked": t.revokedAt.map { .string("\($0)") } ?? .null])
+                    Admin.say(
+                        options,
+                        "\(t.id)\t\(t.user)\tissued \(t.createdAt)\(t.revokedAt.map { "\trevoked \($0)" } ?? "\tactive")",
+                        [
+                            "id": .string(t.id), "user": .string(t.user), "issued": .string("\(t.createdAt)"),
+                            "revoked": t.revokedAt.map { .string("\($0)") } ?? .null,
+                        ])
                 }
                 Admin.finish(options, "token list")
             }
@@ -215,7 +266,9 @@ struct Admin: ParsableCommand {
             @OptionGroup var options: Options
             @Argument(help: "The token id (the part after 'tp_').") var id: String
             func run() throws {
-                guard try options.catalog().revokeToken(id: id) else { throw CLIError.usage("no active token '\(id)'; list them with 'trailpack admin token list'") }
+                guard try options.catalog().revokeToken(id: id) else {
+                    throw CLIError.usage("no active token '\(id)'; list them with 'trailpack admin token list'")
+                }
                 Admin.say(options, "revoked token \(id)", ["id": .string(id), "revoked": .bool(true)])
                 Admin.finish(options, "token revoke")
             }
@@ -224,7 +277,8 @@ struct Admin: ParsableCommand {
 
     struct SiteCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "site", abstract: "Add or rename a site (its public name; a release never replaces an admin's name).",
+            commandName: "site",
+            abstract: "Add or rename a site (its public name; a release never replaces an admin's name).",
             subcommands: [Add.self, Rename.self])
 
         struct Add: ParsableCommand {
@@ -233,7 +287,9 @@ struct Admin: ParsableCommand {
             @Argument(help: "The site id (as in the manifests' site.id).") var id: String
             @Argument(help: "The public name.") var name: String
             func run() throws {
-                guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("the site's name must not be empty") }
+                guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    throw CLIError.usage("the site's name must not be empty")
+                }
                 try Admin.change { try options.catalog().addSite(id: id, name: name) }
                 Admin.say(options, "added site \(id): \(name)", ["site": .string(id), "name": .string(name)])
                 Admin.finish(options, "site add")
@@ -246,7 +302,9 @@ struct Admin: ParsableCommand {
             @Argument(help: "The site id.") var id: String
             @Argument(help: "The new public name.") var name: String
             func run() throws {
-                guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("the site's name must not be empty") }
+                guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    throw CLIError.usage("the site's name must not be empty")
+                }
                 try Admin.change { try options.catalog().renameSite(id: id, name: name) }
                 Admin.say(options, "renamed site \(id): \(name)", ["site": .string(id), "name": .string(name)])
                 Admin.finish(options, "site rename")
@@ -261,7 +319,9 @@ struct Admin: ParsableCommand {
         @Argument(help: "The site id.") var site: String
         func run() throws {
             try Admin.change { try options.catalog().grant(user: user, site: site) }
-            Admin.say(options, "\(user) may publish to \(site)", ["user": .string(user), "site": .string(site), "granted": .bool(true)])
+            Admin.say(
+                options, "\(user) may publish to \(site)",
+                ["user": .string(user), "site": .string(site), "granted": .bool(true)])
             Admin.finish(options, "grant")
         }
     }
@@ -275,7 +335,9 @@ struct Admin: ParsableCommand {
             var changed = false
             try Admin.change { changed = try options.catalog().revokeGrant(user: user, site: site) }
             guard changed else { throw CLIError.usage("'\(user)' has no grant for '\(site)'") }
-            Admin.say(options, "\(user) may no longer publish to \(site)", ["user": .string(user), "site": .string(site), "granted": .bool(false)])
+            Admin.say(
+                options, "\(user) may no longer publish to \(site)",
+                ["user": .string(user), "site": .string(site), "granted": .bool(false)])
             Admin.finish(options, "revoke")
         }
     }

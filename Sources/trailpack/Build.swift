@@ -34,7 +34,9 @@ struct Build: ParsableCommand {
     @Option(name: .shortAndLong, help: "The package to write (default: <id>-<version>.zip in the current folder).")
     var output: String?
 
-    @Option(name: .customLong("min-map-zoom"), help: "Warn when the map's most detailed zoom is below this (14 suits walking).")
+    @Option(
+        name: .customLong("min-map-zoom"),
+        help: "Warn when the map's most detailed zoom is below this (14 suits walking).")
     var minMapZoom: Int = 14
 
     @Flag(help: "Print the result as JSON on standard output.")
@@ -54,7 +56,9 @@ struct Build: ParsableCommand {
         let timestamp = try TourBuilder.timestamp()
         let progress = !quiet && !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
         let plan: TourBuilder.Plan
-        switch try TourBuilder.plan(folder, progress: progress, budget: budget.budget, map: MapCheckOptions(minDetailZoom: minMapZoom)) {
+        switch try TourBuilder.plan(
+            folder, progress: progress, budget: budget.budget, map: MapCheckOptions(minDetailZoom: minMapZoom))
+        {
         case .ready(let ready):
             plan = ready
         case .findingsOnly(let findings):
@@ -75,24 +79,27 @@ struct Build: ParsableCommand {
         }
         let seconds = Date().timeIntervalSince(started)
         if json {
-            Report.print(ok: true, findings: findings, JSONValue.object([
-                "built": .bool(true),
-                "package": .string(result.packagePath),
-                "checksumFile": .string(result.checksumPath),
-                "sha256": .string(result.sha256.hex),
-                "id": .string(plan.manifest.id),
-                "version": .string(plan.manifest.version),
-                "waypoints": .number(JSONNumber(Int64(result.waypointCount))),
-                "assets": .number(JSONNumber(Int64(result.assetCount))),
-                "assetBytes": .number(JSONNumber(result.assetBytes)),
-                "packageBytes": .number(JSONNumber(result.packageBytes)),
-                "seconds": .number(JSONNumber((seconds * 1000).rounded() / 1000)),
-                "flushSeconds": .number(JSONNumber((result.flushSeconds * 1000).rounded() / 1000)),
-            ]).members)
+            Report.print(
+                ok: true, findings: findings,
+                JSONValue.object([
+                    "built": .bool(true),
+                    "package": .string(result.packagePath),
+                    "checksumFile": .string(result.checksumPath),
+                    "sha256": .string(result.sha256.hex),
+                    "id": .string(plan.manifest.id),
+                    "version": .string(plan.manifest.version),
+                    "waypoints": .number(JSONNumber(Int64(result.waypointCount))),
+                    "assets": .number(JSONNumber(Int64(result.assetCount))),
+                    "assetBytes": .number(JSONNumber(result.assetBytes)),
+                    "packageBytes": .number(JSONNumber(result.packageBytes)),
+                    "seconds": .number(JSONNumber((seconds * 1000).rounded() / 1000)),
+                    "flushSeconds": .number(JSONNumber((result.flushSeconds * 1000).rounded() / 1000)),
+                ]).members)
         } else if !quiet {
             let m = plan.manifest
             CLI.outRaw(Output.paint("built", .ok, fd: 1) + " ")
-            CLI.out("""
+            CLI.out(
+                """
                 \(result.packagePath)
                   tour       \(m.name) (\(m.id) version \(m.version))
                   waypoints  \(result.waypointCount)
@@ -109,9 +116,12 @@ struct Build: ParsableCommand {
     /// A package already at `path` with the same id and version but other bytes: servers and
     /// phones that hold that version refuse the new bytes, so say so instead of replacing it.
     static func refuseSilentReplacement(path: String, manifest: Manifest, newSHA256: SHA256Digest) throws {
-        guard let old = try? PackageReader(path: path), old.manifest.id == manifest.id, old.manifest.version == manifest.version,
-              let oldHash = try? FileHashing.sha256(path: path), oldHash.digest != newSHA256 else { return }
-        throw CLIError.usage("""
+        guard let old = try? PackageReader(path: path), old.manifest.id == manifest.id,
+            old.manifest.version == manifest.version,
+            let oldHash = try? FileHashing.sha256(path: path), oldHash.digest != newSHA256
+        else { return }
+        throw CLIError.usage(
+            """
             '\(path)' already holds \(manifest.id) version \(manifest.version) with other contents; servers and phones \
             that have version \(manifest.version) refuse different bytes under the same version. Raise "version" in \
             tour.json (to \(Self.nextVersion(manifest.version))), or pass --force to replace the package anyway; nothing was written

@@ -4,6 +4,7 @@ import TrailPackCore
 import TrailPackCrypto
 import TrailPackFileIO
 import TrailPackVerifier
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
-import TrailPackFileIO
 import SystemPackage
+import TrailPackFileIO
 import TrailPackVerifier
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,7 +44,8 @@ struct Cat: ParsableCommand {
                 throw error
             }
             if n == 0 { break }
-            try FileDescriptor.standardOutput.writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), path: "standard output")
+            try FileDescriptor.standardOutput.writeAll(
+                UnsafeRawBufferPointer(rebasing: buffer[0..<n]), path: "standard output")
         }
     }
 }
@@ -58,11 +60,17 @@ extension CLI {
             case .invalid:
                 printFindings(error.findings, to: .standardError)
                 Report.pendingFindings = error.findings
-                throw CLIError(code: .invalid, message: "'\(path)' is not a valid package (\(counts(error.findings))); run 'trailpack verify \(path)' for the full report")
+                throw CLIError(
+                    code: .invalid,
+                    message:
+                        "'\(path)' is not a valid package (\(counts(error.findings))); run 'trailpack verify \(path)' for the full report"
+                )
             case .io:
                 // A tour folder given where a package is expected: say what to run instead.
                 if CLI.isDirectory(path) {
-                    throw CLIError.io("'\(path)' is a folder, not a package; check a tour folder with 'trailpack validate \(path)', or build it with 'trailpack build \(path)'")
+                    throw CLIError.io(
+                        "'\(path)' is a folder, not a package; check a tour folder with 'trailpack validate \(path)', or build it with 'trailpack build \(path)'"
+                    )
                 }
                 throw error
             default: throw error

@@ -35,13 +35,17 @@ struct Diff: ParsableCommand {
 
     func run() throws {
         let oldReader = try CLI.openPackage(old), newReader = try CLI.openPackage(new)
-        let diff = PackageDiff(old: oldReader.manifest, new: newReader.manifest,
-                               oldPackage: try Self.identity(old), newPackage: try Self.identity(new))
+        let diff = PackageDiff(
+            old: oldReader.manifest, new: newReader.manifest,
+            oldPackage: try Self.identity(old), newPackage: try Self.identity(new))
         if json {
-            Report.print(ok: true, findings: [], [
-                JSONMember("old", .string(old)), JSONMember("new", .string(new)), JSONMember("changed", .bool(diff.hasChanges)),
-                JSONMember("diff", try DiffText.jsonValue(diff)),
-            ])
+            Report.print(
+                ok: true, findings: [],
+                [
+                    JSONMember("old", .string(old)), JSONMember("new", .string(new)),
+                    JSONMember("changed", .bool(diff.hasChanges)),
+                    JSONMember("diff", try DiffText.jsonValue(diff)),
+                ])
         } else {
             print(DiffText.render(diff), terminator: "")
         }

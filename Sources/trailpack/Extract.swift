@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import TrailPackCore
 import TrailPackArchive
+import TrailPackCore
 import TrailPackVerifier
 
 struct Extract: ParsableCommand {
@@ -38,10 +38,13 @@ struct Extract: ParsableCommand {
             let extraction = try PackageExtractor.extract(path: package, to: directory, replace: force)
             let report = extraction.report, count = extraction.files
             if json {
-                Report.print(ok: true, findings: report.findings, [
-                    JSONMember("directory", .string(directory)), JSONMember("files", .number(JSONNumber(Int64(count)))),
-                    JSONMember("sha256", .string(report.sha256.hex)),
-                ])
+                Report.print(
+                    ok: true, findings: report.findings,
+                    [
+                        JSONMember("directory", .string(directory)),
+                        JSONMember("files", .number(JSONNumber(Int64(count)))),
+                        JSONMember("sha256", .string(report.sha256.hex)),
+                    ])
             } else {
                 CLI.out("extracted \(count) files to \(directory) (package sha256 \(report.sha256.hex))\n")
             }
@@ -52,5 +55,3 @@ struct Extract: ParsableCommand {
         }
     }
 }
-
-

@@ -66,7 +66,9 @@ struct Fetch: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard let url = URL(string: server), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+        guard let url = URL(string: server), let scheme = url.scheme, ["http", "https"].contains(scheme),
+            url.host != nil
+        else {
             throw ValidationError("'\(server)' is not a server address; give one like https://tours.example.gov")
         }
         if list {
@@ -85,27 +87,32 @@ struct Fetch: AsyncParsableCommand {
         if list { return try await runList(client) }
         let keys: [Minisign.PublicKey]
         keys = try CLI.loadTrustedKeys(trustedKeys)
-        let fetcher = PackageFetcher(client: client, library: PackageLibrary(folder: library!), trustedKeys: keys,
-                                     threshold: threshold, retries: retries)
+        let fetcher = PackageFetcher(
+            client: client, library: PackageLibrary(folder: library!), trustedKeys: keys,
+            threshold: threshold, retries: retries)
         let display = FetchProgress(enabled: !json && isatty(2) == 1)
         do {
             let outcome = try await fetcher.fetch(id: packageID!, version: packageVersion) { display.show($0) }
             display.finish()
             let p = outcome.installed
             if json {
-                Report.print(ok: true, findings: outcome.report?.findings ?? [], [
-                    JSONMember("id", .string(p.id)), JSONMember("version", .string(p.version)),
-                    JSONMember("sha256", .string(p.sha256)), JSONMember("size", .number(JSONNumber(p.size))),
-                    JSONMember("file", .string(fetcher.library.path(of: p))),
-                    JSONMember("alreadyInstalled", .bool(outcome.alreadyInstalled)),
-                    JSONMember("signers", .array(p.signers.map { .string($0) })),
-                    JSONMember("confirmed", outcome.confirmed.map { .bool($0) } ?? .null),
-                ])
+                Report.print(
+                    ok: true, findings: outcome.report?.findings ?? [],
+                    [
+                        JSONMember("id", .string(p.id)), JSONMember("version", .string(p.version)),
+                        JSONMember("sha256", .string(p.sha256)), JSONMember("size", .number(JSONNumber(p.size))),
+                        JSONMember("file", .string(fetcher.library.path(of: p))),
+                        JSONMember("alreadyInstalled", .bool(outcome.alreadyInstalled)),
+                        JSONMember("signers", .array(p.signers.map { .string($0) })),
+                        JSONMember("confirmed", outcome.confirmed.map { .bool($0) } ?? .null),
+                    ])
             } else if outcome.alreadyInstalled {
                 CLI.out("\(p.id) \(p.version) is already installed (\(fetcher.library.path(of: p)))\n")
             } else {
                 let signed = p.signers.isEmpty ? "" : ", signed by \(p.signers.joined(separator: ", "))"
-                CLI.out("installed \(p.id) \(p.version) (\(Format.bytes(p.size)), sha256 \(p.sha256)\(signed)) as \(fetcher.library.path(of: p))\n")
+                CLI.out(
+                    "installed \(p.id) \(p.version) (\(Format.bytes(p.size)), sha256 \(p.sha256)\(signed)) as \(fetcher.library.path(of: p))\n"
+                )
                 if outcome.confirmed == nil { CLI.note("note: the download could not be confirmed to the server") }
             }
         } catch {
@@ -113,10 +120,13 @@ struct Fetch: AsyncParsableCommand {
             let status = ExitStatus.of(error)!
             if json {
                 // `reason` is the client's stable code: damaged, invalid, signature, rollback, network…
-                Report.print(ok: false, findings: [], [
-                    JSONMember("id", .string(packageID!)), JSONMember("version", packageVersion.map { .string($0) } ?? .null),
-                    JSONMember("reason", .string(error.code.description)),
-                ], error: (kind: status.kind, message: status.message))
+                Report.print(
+                    ok: false, findings: [],
+                    [
+                        JSONMember("id", .string(packageID!)),
+                        JSONMember("version", packageVersion.map { .string($0) } ?? .null),
+                        JSONMember("reason", .string(error.code.description)),
+                    ], error: (kind: status.kind, message: status.message))
             } else {
                 CLI.printError(status.message)
             }
@@ -127,19 +137,28 @@ struct Fetch: AsyncParsableCommand {
     private func runList(_ client: CatalogClient) async throws {
         do {
             let sites = try await client.sites().filter { site == nil || $0.id == site }
-            if let site, sites.isEmpty { throw ClientError(.notFound, "\(server) has no site '\(site)' with released packages") }
+            if let site, sites.isEmpty {
+                throw ClientError(.notFound, "\(server) has no site '\(site)' with released packages")
+            }
             var out: [JSONValue] = []
             for s in sites {
                 let packages = try await client.packages(site: s.id)
                 if json {
-                    out.append(.object([
-                        JSONMember("id", .string(s.id)), JSONMember("name", .string(s.name)),
-                        JSONMember("packages", .array(packages.map { p in
-                            .object([JSONMember("id", .string(p.id)), JSONMember("name", .string(p.name)),
-                                     JSONMember("version", .string(p.version)), JSONMember("size", .number(JSONNumber(p.size))),
-                                     JSONMember("sha256", .string(p.sha256))])
-                        })),
-                    ]))
+                    out.append(
+                        .object([
+                            JSONMember("id", .string(s.id)), JSONMember("name", .string(s.name)),
+                            JSONMember(
+                                "packages",
+                                .array(
+                                    packages.map { p in
+                                        .object([
+                                            JSONMember("id", .string(p.id)), JSONMember("name", .string(p.name)),
+                                            JSONMember("version", .string(p.version)),
+                                            JSONMember("size", .number(JSONNumber(p.size))),
+                                            JSONMember("sha256", .string(p.sha256)),
+                                        ])
+                                    })),
+                        ]))
                 } else {
                     CLI.out("\(s.name) (\(s.id))\n")
                     for p in packages { CLI.out("  \(p.id)  \(p.version)  \(Format.bytes(p.size))  \(p.name)\n") }
@@ -149,8 +168,9 @@ struct Fetch: AsyncParsableCommand {
         } catch let error as ClientError {
             let status = ExitStatus.of(error)!
             if json {
-                Report.print(ok: false, findings: [], [JSONMember("reason", .string(error.code.description))],
-                             error: (kind: status.kind, message: status.message))
+                Report.print(
+                    ok: false, findings: [], [JSONMember("reason", .string(error.code.description))],
+                    error: (kind: status.kind, message: status.message))
             } else {
                 CLI.printError(status.message)
             }

@@ -12,11 +12,15 @@ enum GeoJSON {
                 JSONMember("assets", .number(JSONNumber(Int64(w.assets.count)))),
             ]
             for p in w.properties where !props.contains(where: { $0.key == p.key }) { props.append(p) }
-            features.append(.object([
-                "type": .string("Feature"),
-                "geometry": .object(["type": .string("Point"), "coordinates": position(w.coordinate.longitude, w.coordinate.latitude)]),
-                "properties": .object(props),
-            ]))
+            features.append(
+                .object([
+                    "type": .string("Feature"),
+                    "geometry": .object([
+                        "type": .string("Point"),
+                        "coordinates": position(w.coordinate.longitude, w.coordinate.latitude),
+                    ]),
+                    "properties": .object(props),
+                ]))
         }
         return .object([
             "type": .string("FeatureCollection"),
@@ -24,24 +28,48 @@ enum GeoJSON {
         ])
     }
 
-    static func position(_ lon: Double, _ lat: Double) -> JSONValue { .array([.number(JSONNumber(lon)), .number(JSONNumber(lat))]) }
+    static func position(_ lon: Double, _ lat: Double) -> JSONValue {
+        .array([.number(JSONNumber(lon)), .number(JSONNumber(lat))])
+    }
 
     static func ring(west: Double, south: Double, east: Double, north: Double) -> JSONValue {
-        .array([.array([position(west, south), position(east, south), position(east, north), position(west, north), position(west, south)])])
+        .array([
+            .array([
+                position(west, south), position(east, south), position(east, north), position(west, north),
+                position(west, south),
+            ])
+        ])
     }
 
     /// The bounds as a Polygon, or a MultiPolygon split at the antimeridian (RFC 7946 §3.1.9).
     static func boundsFeature(_ m: Manifest) -> JSONValue {
         let b = m.bounds
-        let geometry: JSONValue = b.crossesAntimeridian
-            ? .object(["type": .string("MultiPolygon"), "coordinates": .array([
-                ring(west: b.southwest.longitude, south: b.southwest.latitude, east: 180, north: b.northeast.latitude),
-                ring(west: -180, south: b.southwest.latitude, east: b.northeast.longitude, north: b.northeast.latitude)])])
-            : .object(["type": .string("Polygon"), "coordinates": ring(west: b.southwest.longitude, south: b.southwest.latitude, east: b.northeast.longitude, north: b.northeast.latitude)])
+        let geometry: JSONValue =
+            b.crossesAntimeridian
+            ? .object([
+                "type": .string("MultiPolygon"),
+                "coordinates": .array([
+                    ring(
+                        west: b.southwest.longitude, south: b.southwest.latitude, east: 180, north: b.northeast.latitude
+                    ),
+                    ring(
+                        west: -180, south: b.southwest.latitude, east: b.northeast.longitude,
+                        north: b.northeast.latitude),
+                ]),
+            ])
+            : .object([
+                "type": .string("Polygon"),
+                "coordinates": ring(
+                    west: b.southwest.longitude, south: b.southwest.latitude, east: b.northeast.longitude,
+                    north: b.northeast.latitude),
+            ])
         return .object([
             "type": .string("Feature"),
             "geometry": geometry,
-            "properties": .object(["name": .string(m.mapName), "role": .string("bounds"), "package": .string(m.id), "version": .string(m.version)]),
+            "properties": .object([
+                "name": .string(m.mapName), "role": .string("bounds"), "package": .string(m.id),
+                "version": .string(m.version),
+            ]),
         ])
     }
 }

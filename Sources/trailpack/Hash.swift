@@ -41,8 +41,9 @@ struct Hash: ParsableCommand {
             }
         }
         if json {
-            Report.print(ok: !failed, findings: [], [JSONMember("files", .array(results))],
-                         error: failed ? ("io", "some files could not be read; see each file's error") : nil)
+            Report.print(
+                ok: !failed, findings: [], [JSONMember("files", .array(results))],
+                error: failed ? ("io", "some files could not be read; see each file's error") : nil)
         }
         if failed { throw ExitCode(CLIExit.io.rawValue) }
     }

@@ -44,7 +44,9 @@ struct Init: ParsableCommand {
     @Option(name: .customLong("from-gpx"), help: "A GPX file whose <wpt> points become the waypoints.")
     var gpx: String?
 
-    @Option(name: .customLong("stops-from"), help: "With --from-gpx: which points become stops, waypoints (<wpt>) or route (<rtept>).")
+    @Option(
+        name: .customLong("stops-from"),
+        help: "With --from-gpx: which points become stops, waypoints (<wpt>) or route (<rtept>).")
     var stopsFrom: GPXReader.Stops?
 
     @Option(name: .customLong("from-csv"), help: "A spreadsheet (CSV) with one row per stop.")
@@ -60,7 +62,9 @@ struct Init: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if csvTemplate == nil, folder == nil { throw ValidationError("give the folder to create, such as 'trailpack init ./my-tour'") }
+        if csvTemplate == nil, folder == nil {
+            throw ValidationError("give the folder to create, such as 'trailpack init ./my-tour'")
+        }
         if gpx != nil, csv != nil { throw ValidationError("give either --from-gpx or --from-csv, not both") }
         if media != nil, csv == nil { throw ValidationError("--media goes with --from-csv") }
         if stopsFrom != nil, gpx == nil { throw ValidationError("--stops-from needs --from-gpx FILE") }
@@ -77,9 +81,12 @@ struct Init: ParsableCommand {
             return
         }
         if let gpx, Self.looksLikeXML(gpx) == false {
-            throw CLIError.usage("'\(gpx)' is not a GPX file (it does not start with '<'); for a spreadsheet use --from-csv \(gpx)")
+            throw CLIError.usage(
+                "'\(gpx)' is not a GPX file (it does not start with '<'); for a spreadsheet use --from-csv \(gpx)")
         }
-        let read = try gpx.map { try TourInit.readGPX(path: $0, stops: stopsFrom ?? .waypoints) } ?? TourInit.GPXStops(stops: [], notes: [])
+        let read =
+            try gpx.map { try TourInit.readGPX(path: $0, stops: stopsFrom ?? .waypoints) }
+            ?? TourInit.GPXStops(stops: [], notes: [])
         let files = try TourInit.scaffold(folder: folder, stops: read.stops)
         for note in read.notes { CLI.note("note: " + TerminalText.escaped(note)) }
         report(folder: folder, files: files)
@@ -88,7 +95,9 @@ struct Init: ParsableCommand {
     /// Whether the file's first non-blank character (after a byte-order mark) is '<'; nil when it
     /// cannot be read (the reader that follows reports that).
     static func looksLikeXML(_ path: String) -> Bool? {
-        guard let handle = FileHandle(forReadingAtPath: path), let head = try? handle.read(upToCount: 512) else { return nil }
+        guard let handle = FileHandle(forReadingAtPath: path), let head = try? handle.read(upToCount: 512) else {
+            return nil
+        }
         try? handle.close()
         var bytes = Array(head)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
@@ -106,7 +115,8 @@ struct Init: ParsableCommand {
         if json && folder == nil {
             Report.print(ok: true, findings: [], [JSONMember("files", .array([.string(path)]))])
         }
-        CLI.note("""
+        CLI.note(
+            """
             wrote \(path): open it in a spreadsheet, write one row per stop, save it as CSV, then run:
               trailpack init ./my-tour --from-csv \(path) --media <folder with the photos>
             """)
@@ -132,15 +142,19 @@ struct Init: ParsableCommand {
 
     private func report(folder: String, files: [String], findings: [Finding] = []) {
         if json {
-            Report.print(ok: true, findings: findings, [JSONMember("folder", .string(folder)), JSONMember("files", .array(files.map { .string($0) }))])
+            Report.print(
+                ok: true, findings: findings,
+                [JSONMember("folder", .string(folder)), JSONMember("files", .array(files.map { .string($0) }))])
             return
         }
         CLI.out("created \(folder) with \(files.count) files:\n")
         for f in files { CLI.out("  \(f)\n") }
-        let media = csv != nil
+        let media =
+            csv != nil
             ? "the stops' files are copied into their folders and listed under \"assets\""
             : "drop photos, audio and video into the waypoint folders and list them under \"assets\""
-        CLI.out("""
+        CLI.out(
+            """
             next: edit tour.json (id, name, park, site, description) and each waypoint.json; \(media). Then run:
               trailpack validate \(folder)
               trailpack build \(folder)

@@ -40,14 +40,16 @@ struct Inspect: ParsableCommand {
         if geojson {
             CLI.printJSON(GeoJSON.featureCollection(m))
         } else if json {
-            Report.print(ok: true, findings: [], JSONValue.object([
-                "manifest": m.jsonValue,
-                "totals": .object([
-                    "waypoints": .number(JSONNumber(Int64(m.waypoints.count))),
-                    "assets": .number(JSONNumber(Int64(m.allAssets.count))),
-                    "assetBytes": .number(JSONNumber(total)),
-                ]),
-            ]).members)
+            Report.print(
+                ok: true, findings: [],
+                JSONValue.object([
+                    "manifest": m.jsonValue,
+                    "totals": .object([
+                        "waypoints": .number(JSONNumber(Int64(m.waypoints.count))),
+                        "assets": .number(JSONNumber(Int64(m.allAssets.count))),
+                        "assetBytes": .number(JSONNumber(total)),
+                    ]),
+                ]).members)
         } else {
             // Every text from the package is escaped: names cannot reach the terminal as control codes.
             let e = TerminalText.escaped
@@ -71,4 +73,3 @@ struct Inspect: ParsableCommand {
         }
     }
 }
-

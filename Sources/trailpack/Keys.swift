@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
-import TrailPackFileIO
 import SystemPackage
 import TrailPackBuilder
 import TrailPackCore
 import TrailPackCrypto
+import TrailPackFileIO
 import TrailPackVerifier
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,7 +38,9 @@ struct Keygen: ParsableCommand {
     @Flag(help: "Write the secret key without a password (for automation; guard the file instead).")
     var unencrypted = false
 
-    @Option(name: .customLong("password-file"), help: "Read the password from the first line of this file instead of asking.")
+    @Option(
+        name: .customLong("password-file"),
+        help: "Read the password from the first line of this file instead of asking.")
     var passwordFile: String?
 
     @Flag(help: "Overwrite existing key files.")
@@ -55,13 +58,17 @@ struct Keygen: ParsableCommand {
         try Password.writeSecret(key.fileText(password: password), to: secretKey)
         try Password.writeAtomically(key.publicKeyValue.fileText, to: publicKey, mode: 0o644)
         if json {
-            Report.print(ok: true, findings: [], [
-                JSONMember("keyID", .string(key.publicKeyValue.keyIDHex)), JSONMember("secretKey", .string(secretKey)),
-                JSONMember("publicKey", .string(publicKey)), JSONMember("encrypted", .bool(!unencrypted)),
-            ])
+            Report.print(
+                ok: true, findings: [],
+                [
+                    JSONMember("keyID", .string(key.publicKeyValue.keyIDHex)),
+                    JSONMember("secretKey", .string(secretKey)),
+                    JSONMember("publicKey", .string(publicKey)), JSONMember("encrypted", .bool(!unencrypted)),
+                ])
             return
         }
-        CLI.out("""
+        CLI.out(
+            """
             key id      \(key.publicKeyValue.keyIDHex)
             secret key  \(secretKey) (mode 0600\(unencrypted ? ", NOT password-protected" : ", password-protected")) — keep it secret
             public key  \(publicKey) — give it to servers and apps: trailpack verify <package> --trusted-key \(publicKey)
@@ -98,7 +105,9 @@ struct Sign: ParsableCommand {
     @Option(name: [.customShort("s"), .customLong("secret-key")], help: "The secret key.")
     var secretKey = "trailpack.key"
 
-    @Option(name: .customLong("password-file"), help: "Read the password from the first line of this file instead of asking.")
+    @Option(
+        name: .customLong("password-file"),
+        help: "Read the password from the first line of this file instead of asking.")
     var passwordFile: String?
 
     @Option(name: .shortAndLong, help: "The signature file to write (default: <package>.minisig).")
@@ -110,7 +119,9 @@ struct Sign: ParsableCommand {
     func run() throws {
         // The package first: nobody should type a password for a package that will be refused.
         let report: VerificationReport
-        do { report = try Verifier.verify(path: package, options: .init(prehash: true)) } catch { throw CLIError.io("\(error)") }
+        do { report = try Verifier.verify(path: package, options: .init(prehash: true)) } catch {
+            throw CLIError.io("\(error)")
+        }
         guard report.isValid, let manifest = report.manifest, let prehash = report.blake2b512 else {
             CLI.printFindings(report.findings, to: .standardError)
             Report.pendingFindings = report.findings
@@ -118,17 +129,20 @@ struct Sign: ParsableCommand {
         }
         let placeholders = TourInit.placeholderFields(in: manifest)
         if !placeholders.isEmpty {
-            throw CLIError(code: .invalid, message: """
-                '\(package)' still holds the template's text in \(placeholders.joined(separator: ", ")); replace it in \
-                tour.json and waypoint.json, build again, then sign (the package was not signed)
-                """)
+            throw CLIError(
+                code: .invalid,
+                message: """
+                    '\(package)' still holds the template's text in \(placeholders.joined(separator: ", ")); replace it in \
+                    tour.json and waypoint.json, build again, then sign (the package was not signed)
+                    """)
         }
         let text: String
         do { text = try String(contentsOfFile: secretKey, encoding: .utf8) } catch {
             let missing = !FileManager.default.fileExists(atPath: secretKey)
-            throw CLIError.io(missing
-                ? "there is no secret key '\(secretKey)'; give yours with -s FILE (such as -s station.key), or make one with 'trailpack keygen'"
-                : "cannot read the secret key '\(secretKey)': \(error.localizedDescription)")
+            throw CLIError.io(
+                missing
+                    ? "there is no secret key '\(secretKey)'; give yours with -s FILE (such as -s station.key), or make one with 'trailpack keygen'"
+                    : "cannot read the secret key '\(secretKey)': \(error.localizedDescription)")
         }
         let key: SecretKey
         do {
@@ -137,17 +151,20 @@ struct Sign: ParsableCommand {
             throw CLIError.usage("'\(secretKey)': \(e)")
         }
         let timestamp = try SigningTime.now()
-        let comment = SignatureCheck.trustedComment(manifest: manifest, sha256: report.sha256,
-                                                    fileName: URL(fileURLWithPath: package).lastPathComponent, timestamp: timestamp)
+        let comment = SignatureCheck.trustedComment(
+            manifest: manifest, sha256: report.sha256,
+            fileName: URL(fileURLWithPath: package).lastPathComponent, timestamp: timestamp)
         let signature = try Minisign.Signature.sign(prehash: prehash, key: key, trustedComment: comment)
         let path = output ?? package + ".minisig"
         try Password.writeAtomically(signature.fileText, to: path, mode: 0o644)
         if json {
-            Report.print(ok: true, findings: [], [
-                JSONMember("package", .string(package)), JSONMember("signature", .string(path)),
-                JSONMember("keyID", .string(key.publicKeyValue.keyIDHex)), JSONMember("id", .string(manifest.id)),
-                JSONMember("version", .string(manifest.version)),
-            ])
+            Report.print(
+                ok: true, findings: [],
+                [
+                    JSONMember("package", .string(package)), JSONMember("signature", .string(path)),
+                    JSONMember("keyID", .string(key.publicKeyValue.keyIDHex)), JSONMember("id", .string(manifest.id)),
+                    JSONMember("version", .string(manifest.version)),
+                ])
         } else {
             CLI.out("signed \(package) with key \(key.publicKeyValue.keyIDHex) → \(path)\n")
         }
@@ -158,7 +175,9 @@ struct Sign: ParsableCommand {
 /// value is refused, as `build` refuses it, rather than silently replaced by now.
 enum SigningTime {
     static func now() throws -> Int64 {
-        do { return try SourceDateEpoch.value() ?? Int64(Date().timeIntervalSince1970) } catch { throw CLIError.usage(error.description) }
+        do { return try SourceDateEpoch.value() ?? Int64(Date().timeIntervalSince1970) } catch {
+            throw CLIError.usage(error.description)
+        }
     }
 }
 
@@ -168,8 +187,11 @@ enum Password {
     static func read(file: String?, confirm: Bool, purpose: String = "a key's password") throws -> [UInt8] {
         if let file {
             let text: String
-            do { text = try String(contentsOfFile: file, encoding: .utf8) } catch { throw CLIError.io("cannot read the password file '\(file)'") }
-            return try nonEmpty(String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""), purpose)
+            do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
+                throw CLIError.io("cannot read the password file '\(file)'")
+            }
+            return try nonEmpty(
+                String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""), purpose)
         }
         if isatty(0) == 1 {
             let first = try prompt("Password: ")
@@ -181,7 +203,10 @@ enum Password {
 
     private static func nonEmpty(_ s: String, _ purpose: String) throws -> [UInt8] {
         guard !s.isEmpty else {
-            throw CLIError.usage(purpose == "a key's password" ? "the password is empty (use --unencrypted for a key without one)" : "the password is empty: \(purpose) cannot be empty")
+            throw CLIError.usage(
+                purpose == "a key's password"
+                    ? "the password is empty (use --unencrypted for a key without one)"
+                    : "the password is empty: \(purpose) cannot be empty")
         }
         return Array(s.utf8)
     }

@@ -30,7 +30,9 @@ struct FrameOptions: ParsableArguments {
     @Option(help: "A tour folder: its bounds (from tour.json, or around its waypoints) are the frame.")
     var tour: String?
 
-    @Option(help: "The frame as W,S,E,N in degrees, written --bounds=W,S,E,N (west may exceed east across the antimeridian).")
+    @Option(
+        help:
+            "The frame as W,S,E,N in degrees, written --bounds=W,S,E,N (west may exceed east across the antimeridian).")
     var bounds: String?
 
     @Option(help: "Grow the frame by this many metres on every side.")
@@ -38,7 +40,9 @@ struct FrameOptions: ParsableArguments {
 
     func validate(required: Bool) throws {
         if tour != nil && bounds != nil { throw ValidationError("give --tour or --bounds, not both") }
-        if required && tour == nil && bounds == nil { throw ValidationError("give the region: --tour FOLDER or --bounds W,S,E,N") }
+        if required && tour == nil && bounds == nil {
+            throw ValidationError("give the region: --tour FOLDER or --bounds W,S,E,N")
+        }
         if !(0...1_000_000).contains(buffer) { throw ValidationError("--buffer must be 0 to 1000000 metres") }
     }
 
@@ -49,10 +53,14 @@ struct FrameOptions: ParsableArguments {
         if let tour {
             let loaded = try TourSource.load(tour)
             guard let source = loaded.source else {
-                throw CLIError.usage("cannot read the tour '\(tour)': \(loaded.findings.first(where: { $0.severity == .error })?.description ?? "no tour.json")")
+                throw CLIError.usage(
+                    "cannot read the tour '\(tour)': \(loaded.findings.first(where: { $0.severity == .error })?.description ?? "no tour.json")"
+                )
             }
             b = source.tour.bounds ?? Bounds.enclosing(source.waypoints.map(\.coordinate).filter { !$0.latitude.isNaN })
-            if b == nil { throw CLIError.usage("the tour '\(tour)' has no bounds in tour.json and no waypoints to enclose") }
+            if b == nil {
+                throw CLIError.usage("the tour '\(tour)' has no bounds in tour.json and no waypoints to enclose")
+            }
         }
         return b.map { TileMath.buffered($0, metres: buffer) }
     }
@@ -62,18 +70,29 @@ struct FrameOptions: ParsableArguments {
         guard parts.count == 4, let w = parts[0], let s = parts[1], let e = parts[2], let n = parts[3] else {
             throw CLIError.usage("--bounds '\(text)' must be four numbers W,S,E,N, such as -122.8,44.3,-121.6,44.5")
         }
-        guard (-180...180).contains(w), (-180...180).contains(e), (-90...90).contains(s), (-90...90).contains(n), s < n, w != e else {
-            throw CLIError.usage("--bounds '\(text)': longitudes must lie in [-180, 180], latitudes in [-90, 90], south below north, west different from east")
+        guard (-180...180).contains(w), (-180...180).contains(e), (-90...90).contains(s), (-90...90).contains(n), s < n,
+            w != e
+        else {
+            throw CLIError.usage(
+                "--bounds '\(text)': longitudes must lie in [-180, 180], latitudes in [-90, 90], south below north, west different from east"
+            )
         }
-        return Bounds(southwest: Coordinate(latitude: s, longitude: w), northeast: Coordinate(latitude: n, longitude: e))
+        return Bounds(
+            southwest: Coordinate(latitude: s, longitude: w), northeast: Coordinate(latitude: n, longitude: e))
     }
 }
 
 /// `--zoom 10-16` or `--zoom 14`.
 func parseZoomRange(_ text: String) throws -> ClosedRange<Int> {
-    let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
-    guard (1...2).contains(parts.count), let a = parts.first!, let b = parts.last!, (0...MapInfo.maxZoomLevel).contains(a), (0...MapInfo.maxZoomLevel).contains(b), a <= b else {
-        throw CLIError.usage("--zoom '\(text)' must be a zoom or a range of zooms from 0 to \(MapInfo.maxZoomLevel), such as 14 or 10-16")
+    let parts = text.split(separator: "-", omittingEmptySubsequences: false).map {
+        Int($0.trimmingCharacters(in: .whitespaces))
+    }
+    guard (1...2).contains(parts.count), let a = parts.first!, let b = parts.last!,
+        (0...MapInfo.maxZoomLevel).contains(a), (0...MapInfo.maxZoomLevel).contains(b), a <= b
+    else {
+        throw CLIError.usage(
+            "--zoom '\(text)' must be a zoom or a range of zooms from 0 to \(MapInfo.maxZoomLevel), such as 14 or 10-16"
+        )
     }
     return a...b
 }
@@ -101,7 +120,8 @@ struct MapInspectCommand: ParsableCommand {
 
     @OptionGroup var frame: FrameOptions
 
-    @Option(name: .customLong("min-map-zoom"), help: "Warn when the map's most detailed zoom is below this (with a frame).")
+    @Option(
+        name: .customLong("min-map-zoom"), help: "Warn when the map's most detailed zoom is below this (with a frame).")
     var minMapZoom: Int = 14
 
     @Flag(help: "Print the report as JSON.")
@@ -114,7 +134,10 @@ struct MapInspectCommand: ParsableCommand {
         let source: MapFile
         do { source = try MapFile(path: file) } catch { throw CLIError.io(error.message) }
         let report: MapReport
-        do { report = try MapCheck.check(source, file: file, frame: f, options: MapCheckOptions(minDetailZoom: minMapZoom)) } catch {
+        do {
+            report = try MapCheck.check(
+                source, file: file, frame: f, options: MapCheckOptions(minDetailZoom: minMapZoom))
+        } catch {
             throw CLIError.io(error.message)
         }
         if json {
@@ -127,7 +150,9 @@ struct MapInspectCommand: ParsableCommand {
             CLI.out("map       \(file) (\(Format.bytes(source.size)))\n")
             CLI.out(MapOutput.text(report))
             CLI.printFindings(report.findings)
-            CLI.out(report.findings.hasErrors ? "NOT VALID: \(CLI.counts(report.findings))\n" : "valid (\(CLI.counts(report.findings)))\n")
+            CLI.out(
+                report.findings.hasErrors
+                    ? "NOT VALID: \(CLI.counts(report.findings))\n" : "valid (\(CLI.counts(report.findings)))\n")
         }
         if report.findings.hasErrors { throw ExitCode(CLIExit.invalid.rawValue) }
     }
@@ -138,44 +163,62 @@ enum MapOutput {
     static func json(_ r: MapReport) -> JSONValue {
         var members: [JSONMember] = []
         if let h = r.header {
-            members.append(JSONMember("header", .object([
-                JSONMember("tileType", .string(h.tileType?.name ?? "\(h.tileTypeByte)")),
-                JSONMember("tileCompression", .string(h.tileCompression.name)),
-                JSONMember("internalCompression", .string(h.internalCompression.name)),
-                JSONMember("clustered", .bool(h.clustered)),
-                JSONMember("minZoom", .number(JSONNumber(Int64(h.minZoom)))),
-                JSONMember("maxZoom", .number(JSONNumber(Int64(h.maxZoom)))),
-                JSONMember("bounds", .object(["southwest": h.bounds.southwest.jsonValue, "northeast": h.bounds.northeast.jsonValue])),
-                JSONMember("center", .object([
-                    JSONMember("latitude", .number(JSONNumber(Double(h.centerLatE7) / 1e7))),
-                    JSONMember("longitude", .number(JSONNumber(Double(h.centerLonE7) / 1e7))),
-                    JSONMember("zoom", .number(JSONNumber(Int64(h.centerZoom)))),
-                ])),
-            ])))
+            members.append(
+                JSONMember(
+                    "header",
+                    .object([
+                        JSONMember("tileType", .string(h.tileType?.name ?? "\(h.tileTypeByte)")),
+                        JSONMember("tileCompression", .string(h.tileCompression.name)),
+                        JSONMember("internalCompression", .string(h.internalCompression.name)),
+                        JSONMember("clustered", .bool(h.clustered)),
+                        JSONMember("minZoom", .number(JSONNumber(Int64(h.minZoom)))),
+                        JSONMember("maxZoom", .number(JSONNumber(Int64(h.maxZoom)))),
+                        JSONMember(
+                            "bounds",
+                            .object([
+                                "southwest": h.bounds.southwest.jsonValue, "northeast": h.bounds.northeast.jsonValue,
+                            ])),
+                        JSONMember(
+                            "center",
+                            .object([
+                                JSONMember("latitude", .number(JSONNumber(Double(h.centerLatE7) / 1e7))),
+                                JSONMember("longitude", .number(JSONNumber(Double(h.centerLonE7) / 1e7))),
+                                JSONMember("zoom", .number(JSONNumber(Int64(h.centerZoom)))),
+                            ])),
+                    ])))
         } else {
             members.append(JSONMember("header", .null))
         }
         if let s = r.summary {
-            members.append(JSONMember("tiles", .object([
-                JSONMember("addressed", .number(JSONNumber(s.addressedTiles))),
-                JSONMember("entries", .number(JSONNumber(s.tileEntries))),
-                JSONMember("contents", .number(JSONNumber(Int64(r.uniqueContents)))),
-                JSONMember("leafDirectories", .number(JSONNumber(Int64(s.leafDirectories)))),
-            ])))
+            members.append(
+                JSONMember(
+                    "tiles",
+                    .object([
+                        JSONMember("addressed", .number(JSONNumber(s.addressedTiles))),
+                        JSONMember("entries", .number(JSONNumber(s.tileEntries))),
+                        JSONMember("contents", .number(JSONNumber(Int64(r.uniqueContents)))),
+                        JSONMember("leafDirectories", .number(JSONNumber(Int64(s.leafDirectories)))),
+                    ])))
         } else {
             members.append(JSONMember("tiles", .null))
         }
-        members.append(JSONMember("zooms", .array(r.zooms.map { z in
-            .object([
-                JSONMember("zoom", .number(JSONNumber(Int64(z.zoom)))),
-                JSONMember("tiles", .number(JSONNumber(z.tiles))),
-                JSONMember("bytes", .number(JSONNumber(z.bytes))),
-                JSONMember("frameTiles", z.frameTiles.map { .number(JSONNumber(Int64($0))) } ?? .null),
-                JSONMember("framePresent", z.frameTiles == nil ? .null : .number(JSONNumber(Int64(z.framePresent)))),
-                JSONMember("coveragePercent", z.coveragePercent.map { .number(JSONNumber($0)) } ?? .null),
-                JSONMember("missingArea", z.missingArea.map { .string($0) } ?? .null),
-            ])
-        })))
+        members.append(
+            JSONMember(
+                "zooms",
+                .array(
+                    r.zooms.map { z in
+                        .object([
+                            JSONMember("zoom", .number(JSONNumber(Int64(z.zoom)))),
+                            JSONMember("tiles", .number(JSONNumber(z.tiles))),
+                            JSONMember("bytes", .number(JSONNumber(z.bytes))),
+                            JSONMember("frameTiles", z.frameTiles.map { .number(JSONNumber(Int64($0))) } ?? .null),
+                            JSONMember(
+                                "framePresent", z.frameTiles == nil ? .null : .number(JSONNumber(Int64(z.framePresent)))
+                            ),
+                            JSONMember("coveragePercent", z.coveragePercent.map { .number(JSONNumber($0)) } ?? .null),
+                            JSONMember("missingArea", z.missingArea.map { .string($0) } ?? .null),
+                        ])
+                    })))
         members.append(JSONMember("findings", .array(r.findings.map(\.jsonValue))))
         return .object(members)
     }
@@ -183,11 +226,13 @@ enum MapOutput {
     static func text(_ r: MapReport, indent: String = "") -> String {
         guard let h = r.header else { return "" }
         let b = h.bounds
-        var out = "\(indent)tiles     \(h.tileType?.name ?? "type \(h.tileTypeByte)"), zoom \(h.minZoom)–\(h.maxZoom), bounds \(b.southwest.latitude),\(b.southwest.longitude) to \(b.northeast.latitude),\(b.northeast.longitude)"
+        var out =
+            "\(indent)tiles     \(h.tileType?.name ?? "type \(h.tileTypeByte)"), zoom \(h.minZoom)–\(h.maxZoom), bounds \(b.southwest.latitude),\(b.southwest.longitude) to \(b.northeast.latitude),\(b.northeast.longitude)"
         if let s = r.summary { out += ", \(s.addressedTiles) tiles (\(r.uniqueContents) distinct)" }
         out += "\n"
         for z in r.zooms where z.tiles > 0 || z.frameTiles != nil {
-            var line = "\(indent)  z\(z.zoom < 10 ? " " : "")\(z.zoom)  \(String(repeating: " ", count: max(0, 8 - String(z.tiles).count)))\(z.tiles) tiles  \(Format.bytes(z.bytes))"
+            var line =
+                "\(indent)  z\(z.zoom < 10 ? " " : "")\(z.zoom)  \(String(repeating: " ", count: max(0, 8 - String(z.tiles).count)))\(z.tiles) tiles  \(Format.bytes(z.bytes))"
             if let f = z.frameTiles {
                 line += "  frame \(z.framePresent)/\(f) (\(MapCheck.format(z.coveragePercent ?? 0))%)"
                 if let area = z.missingArea { line += ", missing in \(area)" }
@@ -345,7 +390,9 @@ struct MapEstimateCommand: ParsableCommand {
         var average: [Int: Double] = [:]
         if let source {
             let report: MapReport
-            do { report = try MapCheck.check(try MapFile(path: source), file: source, frame: nil) } catch { throw CLIError.io(error.message) }
+            do { report = try MapCheck.check(try MapFile(path: source), file: source, frame: nil) } catch {
+                throw CLIError.io(error.message)
+            }
             if report.findings.hasErrors {
                 CLI.printFindings(report.findings, to: .standardError)
                 throw CLIError(code: .invalid, message: "the source '\(source)' has problems; no estimate from it")
@@ -354,31 +401,38 @@ struct MapEstimateCommand: ParsableCommand {
         }
         var rows: [JSONValue] = []
         var totalTiles: Int64 = 0, totalBytes: Int64 = 0
-        var text = "frame     \(f.southwest.latitude),\(f.southwest.longitude) to \(f.northeast.latitude),\(f.northeast.longitude)\n"
+        var text =
+            "frame     \(f.southwest.latitude),\(f.southwest.longitude) to \(f.northeast.latitude),\(f.northeast.longitude)\n"
         for z in zooms {
             let r = TileMath.range(f, zoom: z)
             let each = average[z] ?? Double(type.typicalBytes)
             let bytes = Int64((Double(r.count) * each).rounded())
             totalTiles += Int64(r.count)
             totalBytes += bytes
-            rows.append(.object([
-                JSONMember("zoom", .number(JSONNumber(Int64(z)))),
-                JSONMember("tiles", .number(JSONNumber(Int64(r.count)))),
-                JSONMember("columns", .number(JSONNumber(Int64(r.width)))),
-                JSONMember("rows", .number(JSONNumber(Int64(r.height)))),
-                JSONMember("bytes", .number(JSONNumber(bytes))),
-            ]))
-            text += "  z\(z < 10 ? " " : "")\(z)  \(r.count) tiles (\(r.width) × \(r.height))  about \(Format.bytes(bytes))\n"
+            rows.append(
+                .object([
+                    JSONMember("zoom", .number(JSONNumber(Int64(z)))),
+                    JSONMember("tiles", .number(JSONNumber(Int64(r.count)))),
+                    JSONMember("columns", .number(JSONNumber(Int64(r.width)))),
+                    JSONMember("rows", .number(JSONNumber(Int64(r.height)))),
+                    JSONMember("bytes", .number(JSONNumber(bytes))),
+                ]))
+            text +=
+                "  z\(z < 10 ? " " : "")\(z)  \(r.count) tiles (\(r.width) × \(r.height))  about \(Format.bytes(bytes))\n"
         }
-        let basis = source.map { "average tile sizes of '\($0)'" } ?? "a typical \(type.rawValue) tile of \(Format.bytes(type.typicalBytes))"
+        let basis =
+            source.map { "average tile sizes of '\($0)'" }
+            ?? "a typical \(type.rawValue) tile of \(Format.bytes(type.typicalBytes))"
         if json {
-            CLI.printJSON(.object([
-                JSONMember("frame", .object(["southwest": f.southwest.jsonValue, "northeast": f.northeast.jsonValue])),
-                JSONMember("zooms", .array(rows)),
-                JSONMember("tiles", .number(JSONNumber(totalTiles))),
-                JSONMember("bytes", .number(JSONNumber(totalBytes))),
-                JSONMember("basis", .string(basis)),
-            ]))
+            CLI.printJSON(
+                .object([
+                    JSONMember(
+                        "frame", .object(["southwest": f.southwest.jsonValue, "northeast": f.northeast.jsonValue])),
+                    JSONMember("zooms", .array(rows)),
+                    JSONMember("tiles", .number(JSONNumber(totalTiles))),
+                    JSONMember("bytes", .number(JSONNumber(totalBytes))),
+                    JSONMember("basis", .string(basis)),
+                ]))
         } else {
             CLI.out(text + "  total \(totalTiles) tiles, about \(Format.bytes(totalBytes)) (from \(basis))\n")
         }
@@ -388,30 +442,43 @@ struct MapEstimateCommand: ParsableCommand {
 /// The work behind extract and convert.
 enum MapTools {
     /// Cuts (or, without a frame, converts) `source` into `output`.
-    static func cut(source: String, output: String, frame: Bounds?, zooms: ClosedRange<Int>?) throws -> (tiles: Int64, missing: Int64) {
+    static func cut(
+        source: String, output: String, frame: Bounds?, zooms: ClosedRange<Int>?
+    ) throws -> (tiles: Int64, missing: Int64) {
         guard FileManager.default.fileExists(atPath: source) else { throw CLIError.io("'\(source)' does not exist") }
-        if CLI.isDirectory(output) { throw CLIError.usage("'\(output)' is a folder; give a file name ending in .pmtiles") }
+        if CLI.isDirectory(output) {
+            throw CLIError.usage("'\(output)' is a folder; give a file name ending in .pmtiles")
+        }
         let outFolder = URL(fileURLWithPath: output).deletingLastPathComponent().path
-        guard CLI.isDirectory(outFolder) else { throw CLIError.usage("cannot write '\(output)': the folder '\(outFolder)' does not exist") }
+        guard CLI.isDirectory(outFolder) else {
+            throw CLIError.usage("cannot write '\(output)': the folder '\(outFolder)' does not exist")
+        }
         let head = try CLI.readSmallFile(source, limit: 16).prefix(16)
         do {
             if head.starts(with: Array("SQLite format 3".utf8)) {
                 return try MBTiles(path: source).write(to: output, frame: frame, zooms: zooms)
             }
             guard head.starts(with: PMTilesHeader.magic) else {
-                throw CLIError.usage("'\(source)' is neither PMTiles nor MBTiles (SQLite); give a .pmtiles or .mbtiles file")
+                throw CLIError.usage(
+                    "'\(source)' is neither PMTiles nor MBTiles (SQLite); give a .pmtiles or .mbtiles file")
             }
-            guard let frame else { throw CLIError.usage("'\(source)' is already PMTiles; to cut a region from it use 'trailpack map extract'") }
+            guard let frame else {
+                throw CLIError.usage(
+                    "'\(source)' is already PMTiles; to cut a region from it use 'trailpack map extract'")
+            }
             let archive: PMTilesArchive
             do { archive = try PMTilesArchive(source: try MapFile(path: source)) } catch {
                 if error.code == .io { throw CLIError.io(error.message) }
                 CLI.printFindings([error.finding(file: source)], to: .standardError)
-                throw CLIError(code: .invalid, message: "the source map '\(source)' cannot be read; nothing was written")
+                throw CLIError(
+                    code: .invalid, message: "the source map '\(source)' cannot be read; nothing was written")
             }
             let range = zooms ?? archive.header.minZoom...archive.header.maxZoom
             var progress = TileProgress(total: MapExtract.FrameCursor.count(frame: frame, zooms: range))
             let writer = try PMTilesWriter(outputPath: output)
-            let result = try MapExtract.extract(from: archive, frame: frame, zooms: range, to: writer) { progress.update($0) }
+            let result = try MapExtract.extract(from: archive, frame: frame, zooms: range, to: writer) {
+                progress.update($0)
+            }
             progress.finish()
             return (result.tiles, result.missing)
         } catch let error as MapError {
@@ -469,7 +536,9 @@ final class MBTiles {
     /// Writes the tiles inside `frame` at `zooms` (all when nil) to a PMTiles file.
     func write(to output: String, frame: Bounds?, zooms: ClosedRange<Int>?) throws -> (tiles: Int64, missing: Int64) {
         try queue.read { db in
-            guard try db.tableExists("tiles") || db.viewExists("tiles") else { throw invalid("it has no 'tiles' table; it is not an MBTiles file") }
+            guard try db.tableExists("tiles") || db.viewExists("tiles") else {
+                throw invalid("it has no 'tiles' table; it is not an MBTiles file")
+            }
             var meta: [(String, String)] = []
             if try db.tableExists("metadata") || db.viewExists("metadata") {
                 let rows = try Row.fetchCursor(db, sql: "SELECT name, value FROM metadata")
@@ -479,28 +548,42 @@ final class MBTiles {
             }
             // The index: (tile id, z, x, TMS row), sorted by tile id. 32 bytes a tile.
             var index: [(UInt64, Int, Int, Int)] = []
-            let ranges = frame.map { f in Dictionary(uniqueKeysWithValues: (0...MapInfo.maxZoomLevel).map { ($0, TileMath.range(f, zoom: $0)) }) }
+            let ranges = frame.map { f in
+                Dictionary(uniqueKeysWithValues: (0...MapInfo.maxZoomLevel).map { ($0, TileMath.range(f, zoom: $0)) })
+            }
             let cursor = try Row.fetchCursor(db, sql: "SELECT zoom_level, tile_column, tile_row FROM tiles")
             while let row = try cursor.next() {
                 guard let z = row[0] as Int64?, let x = row[1] as Int64?, let tms = row[2] as Int64?,
-                      (0...Int64(MapInfo.maxZoomLevel)).contains(z), x >= 0, tms >= 0, x < (1 << z), tms < (1 << z) else {
-                    throw invalid("a row of 'tiles' holds zoom, column or row values that are not a tile (zoom 0–\(MapInfo.maxZoomLevel), column and row 0 to 2^zoom − 1)")
+                    (0...Int64(MapInfo.maxZoomLevel)).contains(z), x >= 0, tms >= 0, x < (1 << z), tms < (1 << z)
+                else {
+                    throw invalid(
+                        "a row of 'tiles' holds zoom, column or row values that are not a tile (zoom 0–\(MapInfo.maxZoomLevel), column and row 0 to 2^zoom − 1)"
+                    )
                 }
                 let zi = Int(z), y = (1 << zi) - 1 - Int(tms)
                 if let zooms, !zooms.contains(zi) { continue }
-                if let r = ranges?[zi], !(r.rows.contains(y) && r.columns.contains(where: { $0.contains(Int(x)) })) { continue }
+                if let r = ranges?[zi], !(r.rows.contains(y) && r.columns.contains(where: { $0.contains(Int(x)) })) {
+                    continue
+                }
                 index.append((TileID(z: zi, x: Int(x), y: y).id!, zi, Int(x), Int(tms)))
             }
             index.sort { $0.0 < $1.0 }
-            guard !index.isEmpty else { throw invalid("it holds no tiles\(frame == nil ? "" : " inside the frame at those zooms")") }
+            guard !index.isEmpty else {
+                throw invalid("it holds no tiles\(frame == nil ? "" : " inside the frame at those zooms")")
+            }
             var h = PMTilesHeader()
             let format = meta.first { $0.0 == "format" }?.1.lowercased()
             var progress = TileProgress(total: Int64(index.count))
             let writer = try PMTilesWriter(outputPath: output)
             var first: [UInt8]?
             for (n, t) in index.enumerated() {
-                guard let data = try Data.fetchOne(db, sql: "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?", arguments: [t.1, t.2, t.3]),
-                      !data.isEmpty else {
+                guard
+                    let data = try Data.fetchOne(
+                        db,
+                        sql: "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
+                        arguments: [t.1, t.2, t.3]),
+                    !data.isEmpty
+                else {
                     throw invalid("tile \(t.1)/\(t.2)/\((1 << t.1) - 1 - t.3) has no data")
                 }
                 let bytes = [UInt8](data)
@@ -517,24 +600,43 @@ final class MBTiles {
             case "webp": h.tileTypeByte = PMTilesHeader.TileType.webp.rawValue
             case "pbf", "mvt": h.tileTypeByte = PMTilesHeader.TileType.mvt.rawValue
             default:
-                if sniff.starts(with: [0x89, 0x50, 0x4E, 0x47]) { h.tileTypeByte = PMTilesHeader.TileType.png.rawValue }
-                else if sniff.starts(with: [0xFF, 0xD8, 0xFF]) { h.tileTypeByte = PMTilesHeader.TileType.jpeg.rawValue }
-                else if sniff.starts(with: Array("RIFF".utf8)) { h.tileTypeByte = PMTilesHeader.TileType.webp.rawValue }
-                else { h.tileTypeByte = PMTilesHeader.TileType.mvt.rawValue }
+                if sniff.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+                    h.tileTypeByte = PMTilesHeader.TileType.png.rawValue
+                } else if sniff.starts(with: [0xFF, 0xD8, 0xFF]) {
+                    h.tileTypeByte = PMTilesHeader.TileType.jpeg.rawValue
+                } else if sniff.starts(with: Array("RIFF".utf8)) {
+                    h.tileTypeByte = PMTilesHeader.TileType.webp.rawValue
+                } else {
+                    h.tileTypeByte = PMTilesHeader.TileType.mvt.rawValue
+                }
             }
             let metaBounds = meta.first { $0.0 == "bounds" }.flatMap { try? FrameOptions.parseBounds($0.1) }
-            let world = Bounds(southwest: Coordinate(latitude: -TileMath.maxLatitude, longitude: -180), northeast: Coordinate(latitude: TileMath.maxLatitude, longitude: 180))
+            let world = Bounds(
+                southwest: Coordinate(latitude: -TileMath.maxLatitude, longitude: -180),
+                northeast: Coordinate(latitude: TileMath.maxLatitude, longitude: 180))
             MapExtract.setBounds(&h, frame: frame ?? metaBounds ?? world, within: frame == nil ? nil : metaBounds)
-            if frame == nil, let center = meta.first(where: { $0.0 == "center" })?.1.split(separator: ",").compactMap({ Double($0) }), center.count == 3 {
-                h.centerLonE7 = Int32((center[0] * 1e7).rounded()); h.centerLatE7 = Int32((center[1] * 1e7).rounded()); h.centerZoom = Int(center[2])
+            if frame == nil,
+                let center = meta.first(where: { $0.0 == "center" })?.1.split(separator: ",").compactMap({ Double($0) }
+                ), center.count == 3
+            {
+                h.centerLonE7 = Int32((center[0] * 1e7).rounded()); h.centerLatE7 = Int32((center[1] * 1e7).rounded());
+                h.centerZoom = Int(center[2])
             }
             var members: [JSONMember] = []
             for (name, value) in meta where name != "json" { members.append(JSONMember(name, .string(value))) }
-            if let j = meta.first(where: { $0.0 == "json" })?.1, case .object(let extra)? = try? JSONParser.parse(Array(j.utf8), limits: JSONLimits(maxBytes: 16 << 20, maxDepth: 64, maxNumberLength: 400, maxStringBytes: 16 << 20)).value {
+            if let j = meta.first(where: { $0.0 == "json" })?.1,
+                case .object(let extra)? = try? JSONParser.parse(
+                    Array(j.utf8),
+                    limits: JSONLimits(maxBytes: 16 << 20, maxDepth: 64, maxNumberLength: 400, maxStringBytes: 16 << 20)
+                ).value
+            {
                 for m in extra where !members.contains(where: { $0.key == m.key }) { members.append(m) }
             }
             _ = try writer.finish(header: h, metadata: .object(members))
-            let wanted = frame.map { f in MapExtract.FrameCursor.count(frame: f, zooms: zooms ?? (index.first!.1...index.last!.1)) } ?? Int64(index.count)
+            let wanted =
+                frame.map { f in
+                    MapExtract.FrameCursor.count(frame: f, zooms: zooms ?? (index.first!.1...index.last!.1))
+                } ?? Int64(index.count)
             return (Int64(index.count), max(0, wanted - Int64(index.count)))
         }
     }

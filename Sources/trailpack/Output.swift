@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrailPackCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -55,7 +56,9 @@ enum Output {
             if a == "--" { rest += arguments[i...]; break }
             var value: String?
             if a == "--color" || a == "--colour" {
-                guard i + 1 < arguments.count else { throw CLIError.usage("--color needs a value: auto, always or never") }
+                guard i + 1 < arguments.count else {
+                    throw CLIError.usage("--color needs a value: auto, always or never")
+                }
                 value = arguments[i + 1]
                 i += 2
             } else if a.hasPrefix("--color=") || a.hasPrefix("--colour=") {
@@ -84,7 +87,10 @@ extension CLI {
     }
 
     static func printError(_ message: String) {
-        FileHandle.standardError.write(Data("trailpack: \(Output.paint("error:", .error, fd: 2)) \(TerminalText.escapedKeepingLines(message))\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "trailpack: \(Output.paint("error:", .error, fd: 2)) \(TerminalText.escapedKeepingLines(message))\n"
+                    .utf8))
     }
 
     /// A closing line that says all is well, in green on a terminal.

@@ -1,3 +1,6 @@
+import CMallocPolicy
+import TrailPackFileIO
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CMallocPolicy
-import TrailPackFileIO
 
 /// What the `trailpack` process sets for itself in `main`, and the libraries never do: the
 /// allocator's mmap threshold and the signal handlers that remove half-written files.

@@ -27,8 +27,14 @@ enum Report {
     /// The fields each command's report always has, in order.
     static let fields: [String: [String]] = [
         "validate": ["valid", "path"],
-        "build": ["built", "package", "checksumFile", "sha256", "id", "version", "waypoints", "assets", "assetBytes", "packageBytes", "seconds", "flushSeconds"],
-        "verify": ["valid", "file", "size", "sha256", "expectedSHA256", "sha256Matches", "entries", "id", "version", "signers", "maps"],
+        "build": [
+            "built", "package", "checksumFile", "sha256", "id", "version", "waypoints", "assets", "assetBytes",
+            "packageBytes", "seconds", "flushSeconds",
+        ],
+        "verify": [
+            "valid", "file", "size", "sha256", "expectedSHA256", "sha256Matches", "entries", "id", "version", "signers",
+            "maps",
+        ],
         "inspect": ["manifest", "totals"],
         "hash": ["files"],
         "sign": ["package", "signature", "keyID", "id", "version"],
@@ -37,17 +43,23 @@ enum Report {
         "init": ["folder", "files"],
         "admin": ["action", "results"],
         "diff": ["old", "new", "changed", "diff"],
-        "fetch": ["id", "version", "sha256", "size", "file", "alreadyInstalled", "signers", "confirmed", "reason", "sites"],
+        "fetch": [
+            "id", "version", "sha256", "size", "file", "alreadyInstalled", "signers", "confirmed", "reason", "sites",
+        ],
     ]
 
     /// Prints the report of `command` (its declared fields from `values`, null for the rest).
-    static func print(ok: Bool, findings: [Finding], _ values: [JSONMember] = [], error: (kind: String, message: String)? = nil) {
+    static func print(
+        ok: Bool, findings: [Finding], _ values: [JSONMember] = [], error: (kind: String, message: String)? = nil
+    ) {
         var members: [JSONMember] = [JSONMember("ok", .bool(ok)), JSONMember("command", .string(command))]
         for name in fields[command] ?? [] {
             members.append(JSONMember(name, values.first { $0.key == name }?.value ?? .null))
         }
         members.append(JSONMember("findings", .array(findings.map(\.jsonValue))))
-        members.append(JSONMember("error", error.map { .object(["kind": .string($0.kind), "message": .string($0.message)]) } ?? .null))
+        members.append(
+            JSONMember(
+                "error", error.map { .object(["kind": .string($0.kind), "message": .string($0.message)]) } ?? .null))
         printed = true
         CLI.printJSON(.object(members))
     }
@@ -56,7 +68,9 @@ enum Report {
     static func prepare(_ arguments: [String]) {
         let options = arguments.prefix { $0 != "--" }
         jsonRequested = options.contains("--json")
-        if let first = arguments.first(where: { !$0.hasPrefix("-") }), fields[first] != nil || first == "cat" { command = first }
+        if let first = arguments.first(where: { !$0.hasPrefix("-") }), fields[first] != nil || first == "cat" {
+            command = first
+        }
     }
 
     /// Ends the process for `error` with the documented exit code: the message on standard

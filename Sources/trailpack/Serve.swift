@@ -41,7 +41,9 @@ struct Serve: AsyncParsableCommand {
             Exit codes: 0 stopped cleanly, 2 usage error, 3 the data folder, the port or the scanner cannot be used.
             """)
 
-    @Option(help: "The data folder (created and marked if missing or empty; a non-empty folder that is not one is refused).")
+    @Option(
+        help: "The data folder (created and marked if missing or empty; a non-empty folder that is not one is refused)."
+    )
     var data: String
 
     @Option(help: "The address to listen on.")
@@ -50,28 +52,46 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The port to listen on (0: any free port, printed at start).")
     var port = 8080
 
-    @Option(name: .customLong("admin-token-file"), help: "A file holding the admin token for uploads (or set TRAILPACK_ADMIN_TOKEN). Without it, uploads are off.")
+    @Option(
+        name: .customLong("admin-token-file"),
+        help: "A file holding the admin token for uploads (or set TRAILPACK_ADMIN_TOKEN). Without it, uploads are off.")
     var adminTokenFile: String?
 
     @Option(name: .customLong("max-upload-mb"), help: "The largest upload accepted, in MiB.")
     var maxUploadMB: Int64 = 16 * 1024
 
-    @Option(name: .customLong("download-base-url"), help: "Answer downloads with a redirect to <url>/<sha256>.zip (a CDN or object store holding the same files).")
+    @Option(
+        name: .customLong("download-base-url"),
+        help: "Answer downloads with a redirect to <url>/<sha256>.zip (a CDN or object store holding the same files).")
     var downloadBaseURL: String?
 
-    @Option(help: "How many distinct reviewers must approve a version before its publisher may release it (0: uploads are released at once).")
+    @Option(
+        help:
+            "How many distinct reviewers must approve a version before its publisher may release it (0: uploads are released at once)."
+    )
     var approvals = ServerConfiguration.defaultApprovals
 
-    @Option(name: .customLong("clamav-db"), help: "A folder of ClamAV signature databases for clamscan (default: clamscan's own).")
+    @Option(
+        name: .customLong("clamav-db"),
+        help: "A folder of ClamAV signature databases for clamscan (default: clamscan's own).")
     var clamavDB: String?
 
-    @Option(name: .customLong("clamd-socket"), help: "Scan with clamdscan through this clamd socket instead of clamscan.")
+    @Option(
+        name: .customLong("clamd-socket"), help: "Scan with clamdscan through this clamd socket instead of clamscan.")
     var clamdSocket: String?
 
-    @Flag(name: .customLong("no-malware-scan"), help: "Do not scan uploads (the operator's choice): versions are releasable, and the audit log says each was not scanned.")
+    @Flag(
+        name: .customLong("no-malware-scan"),
+        help:
+            "Do not scan uploads (the operator's choice): versions are releasable, and the audit log says each was not scanned."
+    )
     var noMalwareScan = false
 
-    @Option(name: .customLong("verify-timeout"), help: "Seconds an upload's verification (in a child process) may take before it is stopped and the upload refused.")
+    @Option(
+        name: .customLong("verify-timeout"),
+        help:
+            "Seconds an upload's verification (in a child process) may take before it is stopped and the upload refused."
+    )
     var verifyTimeout = 900
 
     @Option(name: .customLong("verify-max-memory-mb"), help: "The verification child's address-space limit, in MiB.")
@@ -83,79 +103,120 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("keep-alive-timeout"), help: "Seconds an idle kept-alive connection stays open.")
     var keepAliveTimeout = 15
 
-    @Option(name: .customLong("body-timeout"), help: "The window, in seconds, over which a request body's rate is measured.")
+    @Option(
+        name: .customLong("body-timeout"), help: "The window, in seconds, over which a request body's rate is measured."
+    )
     var bodyTimeout = 30
 
-    @Option(name: .customLong("min-body-rate"), help: "The slowest request body accepted, in bytes per second (averaged over --body-timeout).")
+    @Option(
+        name: .customLong("min-body-rate"),
+        help: "The slowest request body accepted, in bytes per second (averaged over --body-timeout).")
     var minBodyRate = 256
 
-    @Option(name: .customLong("send-timeout"), help: "Seconds a client may read nothing of a response before it is dropped.")
+    @Option(
+        name: .customLong("send-timeout"), help: "Seconds a client may read nothing of a response before it is dropped."
+    )
     var sendTimeout = 60
 
     @Option(name: .customLong("max-connections-per-address"), help: "Connections one client address may hold at once.")
     var maxConnectionsPerAddress = 64
 
-    @Option(name: .customLong("shutdown-timeout"), help: "Seconds requests in flight get to finish on SIGTERM or Ctrl-C before they are cancelled.")
+    @Option(
+        name: .customLong("shutdown-timeout"),
+        help: "Seconds requests in flight get to finish on SIGTERM or Ctrl-C before they are cancelled.")
     var shutdownTimeout = 30
 
     @Option(name: .customLong("scan-concurrency"), help: "How many malware scans run at once.")
     var scanConcurrency = 1
 
-    @Option(name: .customLong("confirmations-per-minute"), help: "Download confirmations counted per client address and minute (more are answered, not counted).")
+    @Option(
+        name: .customLong("confirmations-per-minute"),
+        help: "Download confirmations counted per client address and minute (more are answered, not counted).")
     var confirmationsPerMinute = 30
 
     @Option(name: .customLong("log-format"), help: "How the log on standard error is written: text, logfmt or json.")
     var logFormat = "text"
 
-    @Option(name: .customLong("log-level"), help: "The least severe log level written: trace, debug, info, notice, warning, error or critical.")
+    @Option(
+        name: .customLong("log-level"),
+        help: "The least severe log level written: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
-    @Option(name: .customLong("web-assets"), help: "The folder of Debian's web libraries the control panel serves (leaflet/, bootstrap5/: packages libjs-leaflet, libjs-bootstrap5).")
+    @Option(
+        name: .customLong("web-assets"),
+        help:
+            "The folder of Debian's web libraries the control panel serves (leaflet/, bootstrap5/: packages libjs-leaflet, libjs-bootstrap5)."
+    )
     var webAssets = PanelConfiguration.defaultWebAssets
 
-    @Option(name: .customLong("tile-url"), help: "The control panel's base map: a tile URL template with {z}, {x}, {y} (needs --tile-attribution). Without it: the tour's offline map, else a coordinate grid.")
+    @Option(
+        name: .customLong("tile-url"),
+        help:
+            "The control panel's base map: a tile URL template with {z}, {x}, {y} (needs --tile-attribution). Without it: the tour's offline map, else a coordinate grid."
+    )
     var tileURL: String?
 
-    @Option(name: .customLong("tile-attribution"), help: "The attribution shown with --tile-url's tiles, such as '© OpenStreetMap contributors'.")
+    @Option(
+        name: .customLong("tile-attribution"),
+        help: "The attribution shown with --tile-url's tiles, such as '© OpenStreetMap contributors'.")
     var tileAttribution: String?
 
-    @Option(name: .customLong("max-media-mb"), help: "The largest file a ranger may upload to a stop in the control panel, in MiB.")
+    @Option(
+        name: .customLong("max-media-mb"),
+        help: "The largest file a ranger may upload to a stop in the control panel, in MiB.")
     var maxMediaMB: Int64 = 2048
 
     @OptionGroup(title: "The phones' budget the control panel warns against") var budget: BudgetOptions
 
-    @Option(name: .customLong("public-url"), help: "The URL the control panel is reached by; https:// makes its session cookie Secure.")
+    @Option(
+        name: .customLong("public-url"),
+        help: "The URL the control panel is reached by; https:// makes its session cookie Secure.")
     var publicURL: String?
 
     func run() async throws {
         var token = ProcessInfo.processInfo.environment["TRAILPACK_ADMIN_TOKEN"]
         if let adminTokenFile {
-            guard let text = try? String(contentsOfFile: adminTokenFile, encoding: .utf8) else { throw CLIError.io("cannot read '\(adminTokenFile)'") }
+            guard let text = try? String(contentsOfFile: adminTokenFile, encoding: .utf8) else {
+                throw CLIError.io("cannot read '\(adminTokenFile)'")
+            }
             token = text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         if let t = token, t.count < 16 { throw CLIError.usage("the admin token must be at least 16 characters") }
         guard approvals >= 0 else { throw CLIError.usage("--approvals must be 0 or more") }
-        guard (0...65535).contains(port) else { throw CLIError.usage("--port must be from 1 to 65535 (or 0 for any free port); it is \(port)") }
+        guard (0...65535).contains(port) else {
+            throw CLIError.usage("--port must be from 1 to 65535 (or 0 for any free port); it is \(port)")
+        }
         guard (1...(Int64.max >> 20)).contains(maxUploadMB) else {
             throw CLIError.usage("--max-upload-mb must be from 1 to \(Int64.max >> 20); it is \(maxUploadMB)")
         }
-        let scanner: MalwareScanner.Engine = noMalwareScan ? .off : clamdSocket.map { .clamd(socket: $0) } ?? .clamscan(database: clamavDB)
-        var configuration = ServerConfiguration(dataDirectory: data, host: host, port: port, adminToken: token,
-                                                maxUploadBytes: maxUploadMB << 20, downloadBaseURL: downloadBaseURL,
-                                                approvals: approvals, scanner: scanner)
-        guard (1...86400).contains(verifyTimeout) else { throw CLIError.usage("--verify-timeout must be from 1 to 86400 seconds; it is \(verifyTimeout)") }
-        guard (256...(1 << 30)).contains(verifyMaxMemoryMB) else { throw CLIError.usage("--verify-max-memory-mb must be from 256 to \(1 << 30); it is \(verifyMaxMemoryMB)") }
-        guard let executable = ContainedVerifier.currentExecutable() else { throw CLIError.io("cannot find this program's own path (/proc/self/exe) to run the verifier") }
+        let scanner: MalwareScanner.Engine =
+            noMalwareScan ? .off : clamdSocket.map { .clamd(socket: $0) } ?? .clamscan(database: clamavDB)
+        var configuration = ServerConfiguration(
+            dataDirectory: data, host: host, port: port, adminToken: token,
+            maxUploadBytes: maxUploadMB << 20, downloadBaseURL: downloadBaseURL,
+            approvals: approvals, scanner: scanner)
+        guard (1...86400).contains(verifyTimeout) else {
+            throw CLIError.usage("--verify-timeout must be from 1 to 86400 seconds; it is \(verifyTimeout)")
+        }
+        guard (256...(1 << 30)).contains(verifyMaxMemoryMB) else {
+            throw CLIError.usage("--verify-max-memory-mb must be from 256 to \(1 << 30); it is \(verifyMaxMemoryMB)")
+        }
+        guard let executable = ContainedVerifier.currentExecutable() else {
+            throw CLIError.io("cannot find this program's own path (/proc/self/exe) to run the verifier")
+        }
         var verifier = ContainedVerifier(executable: executable)
         verifier.timeoutSeconds = Double(verifyTimeout)
         verifier.maxCPUSeconds = verifyTimeout
         verifier.maxMemoryBytes = verifyMaxMemoryMB << 20
         configuration.containedVerifier = verifier
-        for (name, value, range) in [("--header-timeout", headerTimeout, 1...3600), ("--keep-alive-timeout", keepAliveTimeout, 1...3600),
-                                     ("--body-timeout", bodyTimeout, 1...3600), ("--min-body-rate", minBodyRate, 0...(1 << 30)),
-                                     ("--send-timeout", sendTimeout, 1...3600), ("--max-connections-per-address", maxConnectionsPerAddress, 1...100_000),
-                                     ("--shutdown-timeout", shutdownTimeout, 0...86400), ("--scan-concurrency", scanConcurrency, 1...64),
-                                     ("--confirmations-per-minute", confirmationsPerMinute, 0...1_000_000)] where !range.contains(value) {
+        for (name, value, range) in [
+            ("--header-timeout", headerTimeout, 1...3600), ("--keep-alive-timeout", keepAliveTimeout, 1...3600),
+            ("--body-timeout", bodyTimeout, 1...3600), ("--min-body-rate", minBodyRate, 0...(1 << 30)),
+            ("--send-timeout", sendTimeout, 1...3600),
+            ("--max-connections-per-address", maxConnectionsPerAddress, 1...100_000),
+            ("--shutdown-timeout", shutdownTimeout, 0...86400), ("--scan-concurrency", scanConcurrency, 1...64),
+            ("--confirmations-per-minute", confirmationsPerMinute, 0...1_000_000),
+        ] where !range.contains(value) {
             throw CLIError.usage("\(name) must be from \(range.lowerBound) to \(range.upperBound); it is \(value)")
         }
         var limits = ServerLimits()
@@ -170,14 +231,19 @@ struct Serve: AsyncParsableCommand {
         configuration.scanConcurrency = scanConcurrency
         configuration.confirmationsPerMinute = confirmationsPerMinute
         guard let format = LogFormat(rawValue: logFormat) else {
-            throw CLIError.usage("--log-format must be one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", ")); it is '\(logFormat)'")
+            throw CLIError.usage(
+                "--log-format must be one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", ")); it is '\(logFormat)'"
+            )
         }
         guard let level = Logger.Level(rawValue: logLevel) else {
-            throw CLIError.usage("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")); it is '\(logLevel)'")
+            throw CLIError.usage(
+                "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")); it is '\(logLevel)'"
+            )
         }
         // The panel's settings are checked before the data folder is opened.
-        let panelConfiguration = PanelConfiguration(webAssets: webAssets, tileURL: tileURL, tileAttribution: tileAttribution, publicURL: publicURL,
-                                                    maxMediaBytes: (1...(1 << 30)).contains(maxMediaMB) ? maxMediaMB << 20 : 0, budget: budget.budget)
+        let panelConfiguration = PanelConfiguration(
+            webAssets: webAssets, tileURL: tileURL, tileAttribution: tileAttribution, publicURL: publicURL,
+            maxMediaBytes: (1...(1 << 30)).contains(maxMediaMB) ? maxMediaMB << 20 : 0, budget: budget.budget)
         let panelProblems = panelConfiguration.problems()
         guard panelProblems.isEmpty else { throw CLIError.usage(panelProblems.joined(separator: "; ")) }
         // Logs go to standard error; standard output carries only the "listening on" line.
@@ -189,19 +255,27 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "trailpack.serve")
         logger.logLevel = level
         let server: TrailPackServer
-        do { server = try TrailPackServer(configuration: configuration, logger: logger) } catch let error as ServerError where error.code == .dataFolder {
+        do { server = try TrailPackServer(configuration: configuration, logger: logger) } catch let error as ServerError
+            where error.code == .dataFolder
+        {
             throw CLIError.io(error.message)
         } catch { throw CLIError.io("cannot open the data folder '\(data)': \(error)") }
         let panel: PanelController
-        do { panel = try PanelController(configuration: panelConfiguration, server: server) } catch let error as PanelError { throw CLIError.usage(error.message) }
+        do { panel = try PanelController(configuration: panelConfiguration, server: server) } catch let error
+            as PanelError
+        { throw CLIError.usage(error.message) }
         if let problem = MalwareScanner(engine: scanner).checkAtStart(folder: server.folder.root + "/tmp") {
             throw CLIError.io("the malware scanner does not work: \(problem)")
         }
         // The settings in force, in words: who can upload, how many approvals, what scans.
         let uploads = token == nil ? "uploads by publisher tokens" : "uploads by publisher tokens and the admin token"
-        let scanning = noMalwareScan ? "malware scan OFF: uploads are not scanned (operator's choice)"
-            : clamdSocket.map { "malware scan by clamd at \($0)" } ?? "malware scan by clamscan\(clamavDB.map { " with \($0)" } ?? "")"
-        let banner = "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory); \(uploads); "
+        let scanning =
+            noMalwareScan
+            ? "malware scan OFF: uploads are not scanned (operator's choice)"
+            : clamdSocket.map { "malware scan by clamd at \($0)" }
+                ?? "malware scan by clamscan\(clamavDB.map { " with \($0)" } ?? "")"
+        let banner =
+            "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory); \(uploads); "
             + "\(approvals) approval\(approvals == 1 ? "" : "s") before release; \(scanning), \(scanConcurrency) at a time; uploads up to \(maxUploadMB) MB; "
             + "limits: \(limits.summary); log: \(format.rawValue) at \(level); control panel at /\(publicURL.map { " as \($0)" } ?? ""))\n"
         do {

@@ -6,7 +6,8 @@ import TrailPackCore
 /// (which report `build --hlep` as a missing argument).
 enum Suggestions {
     /// Parses the process's arguments; on a usage error, says what was probably meant.
-    static func parseAsRoot(_ given: [String] = Array(CommandLine.arguments.dropFirst())) throws -> any ParsableCommand {
+    static func parseAsRoot(_ given: [String] = Array(CommandLine.arguments.dropFirst())) throws -> any ParsableCommand
+    {
         Report.prepare(given)
         let arguments = try Output.takeColorOption(given)
         do {
@@ -65,22 +66,33 @@ enum Suggestions {
                     return nil
                 } catch {
                     let retry = TrailPack.message(for: error)
-                    if retry.hasPrefix("Unknown option") { unknown = retry } else if !retry.hasPrefix("Missing expected argument") { return nil }
+                    if retry.hasPrefix("Unknown option") {
+                        unknown = retry
+                    } else if !retry.hasPrefix("Missing expected argument") {
+                        return nil
+                    }
                 }
             }
         }
         guard let unknown else { return nil }
-        if unknown.contains("Did you mean") { return unknown.lowercasedFirst.replacingOccurrences(of: ". Did you mean", with: "; did you mean") }
+        if unknown.contains("Did you mean") {
+            return unknown.lowercasedFirst.replacingOccurrences(of: ". Did you mean", with: "; did you mean")
+        }
         // The parser leaves out --help and --version: offer them too.
-        guard let open = unknown.firstIndex(of: "'"), let close = unknown[unknown.index(after: open)...].firstIndex(of: "'") else { return nil }
+        guard let open = unknown.firstIndex(of: "'"),
+            let close = unknown[unknown.index(after: open)...].firstIndex(of: "'")
+        else { return nil }
         let word = String(unknown[unknown.index(after: open)..<close])
         let help = TrailPack.helpMessage(for: command, columns: 1000)
         var options: [String] = []
-        for token in help.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\n" || $0 == "[" || $0 == "]" }) where token.hasPrefix("--") {
+        for token in help.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\n" || $0 == "[" || $0 == "]" })
+        where token.hasPrefix("--") {
             let name = String(token.prefix { $0 != "=" && $0 != "<" })
             if !options.contains(name) { options.append(name) }
         }
-        if let near = Spelling.closest(to: word, among: options) { return "unknown option '\(word)'; did you mean '\(near)'?" }
+        if let near = Spelling.closest(to: word, among: options) {
+            return "unknown option '\(word)'; did you mean '\(near)'?"
+        }
         return "unknown option '\(word)'; see 'trailpack \(command._commandName) --help' for the options"
         return nil
     }

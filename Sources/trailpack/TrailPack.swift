@@ -31,7 +31,10 @@ struct TrailPack: AsyncParsableCommand {
               3  input/output error: a file cannot be read or written
             """,
         version: version,
-        subcommands: [Init.self, Validate.self, Build.self, Verify.self, Inspect.self, Diff.self, Cat.self, Extract.self, MapCommand.self, Hash.self, Keygen.self, Sign.self, Serve.self, Admin.self, Fetch.self, VerifyUpload.self]
+        subcommands: [
+            Init.self, Validate.self, Build.self, Verify.self, Inspect.self, Diff.self, Cat.self, Extract.self,
+            MapCommand.self, Hash.self, Keygen.self, Sign.self, Serve.self, Admin.self, Fetch.self, VerifyUpload.self,
+        ]
     )
 }
 

@@ -22,7 +22,9 @@ struct Validate: ParsableCommand {
     @Argument(help: "A tour folder, or a manifest.json file.")
     var path: String
 
-    @Option(name: .customLong("min-map-zoom"), help: "Warn when the map's most detailed zoom is below this (14 suits walking).")
+    @Option(
+        name: .customLong("min-map-zoom"),
+        help: "Warn when the map's most detailed zoom is below this (14 suits walking).")
     var minMapZoom: Int = 14
 
     @Flag(help: "Print the findings as JSON.")
@@ -36,7 +38,9 @@ struct Validate: ParsableCommand {
         let what: String
         if CLI.isDirectory(path) {
             let progress = !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
-            findings = try TourBuilder.plan(path, progress: progress, budget: budget.budget, map: MapCheckOptions(minDetailZoom: minMapZoom)).findings
+            findings = try TourBuilder.plan(
+                path, progress: progress, budget: budget.budget, map: MapCheckOptions(minDetailZoom: minMapZoom)
+            ).findings
             what = "tour folder '\(path)'"
         } else {
             guard FileManager.default.fileExists(atPath: path) else { throw CLIError.io("'\(path)' does not exist") }
@@ -45,14 +49,22 @@ struct Validate: ParsableCommand {
             if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
                 throw CLIError.usage("'\(path)' is a ZIP package; check it with 'trailpack verify \(path)'")
             }
-            findings = ManifestReader.read(bytes).findings.map { $0.inFile(URL(fileURLWithPath: path).lastPathComponent) }
+            findings = ManifestReader.read(bytes).findings.map {
+                $0.inFile(URL(fileURLWithPath: path).lastPathComponent)
+            }
             what = "manifest '\(path)'"
         }
         if json {
-            Report.print(ok: !findings.hasErrors, findings: findings, [JSONMember("valid", .bool(!findings.hasErrors)), JSONMember("path", .string(path))])
+            Report.print(
+                ok: !findings.hasErrors, findings: findings,
+                [JSONMember("valid", .bool(!findings.hasErrors)), JSONMember("path", .string(path))])
         } else {
             CLI.printFindings(findings)
-            if findings.hasErrors { CLI.out("\(what) is not valid: \(CLI.counts(findings))\n") } else { CLI.outOK("\(what) is valid (\(CLI.counts(findings)))\n") }
+            if findings.hasErrors {
+                CLI.out("\(what) is not valid: \(CLI.counts(findings))\n")
+            } else {
+                CLI.outOK("\(what) is valid (\(CLI.counts(findings)))\n")
+            }
         }
         if findings.hasErrors { throw ExitCode(CLIExit.invalid.rawValue) }
     }

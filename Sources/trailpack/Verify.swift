@@ -35,7 +35,9 @@ struct Verify: ParsableCommand {
     @Option(name: .customLong("sha256-file"), help: "A file in sha256sum format holding the expected SHA-256.")
     var sha256File: String?
 
-    @Option(name: .customLong("min-map-zoom"), help: "Warn when the map's most detailed zoom is below this (14 suits walking).")
+    @Option(
+        name: .customLong("min-map-zoom"),
+        help: "Warn when the map's most detailed zoom is below this (14 suits walking).")
     var minMapZoom: Int = 14
 
     @Flag(help: "Print the report as JSON.")
@@ -44,21 +46,29 @@ struct Verify: ParsableCommand {
     @Option(help: "1 to use a single thread; 2 hashes the whole file on a second thread.")
     var threads: Int = 2
 
-    @Option(name: .customLong("trusted-key"), help: "A trusted minisign public key, or a folder of them (*.pub); repeatable. Requires a valid signature.")
+    @Option(
+        name: .customLong("trusted-key"),
+        help: "A trusted minisign public key, or a folder of them (*.pub); repeatable. Requires a valid signature.")
     var trustedKeys: [String] = []
 
-    @Option(name: .customLong("signature"), help: "A signature file (default: <package>.minisig and <package>.*.minisig); repeatable.")
+    @Option(
+        name: .customLong("signature"),
+        help: "A signature file (default: <package>.minisig and <package>.*.minisig); repeatable.")
     var signatures: [String] = []
 
     @Option(help: "How many distinct trusted keys must have signed.")
     var threshold: Int = 1
 
-    @Option(name: .customLong("last-version"), help: "The newest version of this package already accepted: an older one is refused (rollback protection).")
+    @Option(
+        name: .customLong("last-version"),
+        help: "The newest version of this package already accepted: an older one is refused (rollback protection).")
     var lastVersion: String?
 
     func validate() throws {
         if sha256 != nil && sha256File != nil { throw ValidationError("give --sha256 or --sha256-file, not both") }
-        if let s = sha256, SHA256Digest(hex: s) == nil { throw ValidationError("--sha256 must be 64 hexadecimal digits") }
+        if let s = sha256, SHA256Digest(hex: s) == nil {
+            throw ValidationError("--sha256 must be 64 hexadecimal digits")
+        }
         if !(1...2).contains(threads) { throw ValidationError("--threads must be 1 or 2") }
         if threshold < 1 { throw ValidationError("--threshold must be at least 1") }
         if threshold > 1 && trustedKeys.isEmpty { throw ValidationError("--threshold needs --trusted-key") }
@@ -81,15 +91,19 @@ struct Verify: ParsableCommand {
             let files = signatures.isEmpty ? SignatureCheck.findSignatures(besides: package) : signatures
             var inputs: [SignatureCheck.Input] = []
             for file in files {
-                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw CLIError.io("cannot read the signature '\(file)'") }
+                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                    throw CLIError.io("cannot read the signature '\(file)'")
+                }
                 inputs.append(.init(name: URL(fileURLWithPath: file).lastPathComponent, text: text))
             }
-            let result = SignatureCheck.check(signatures: inputs, trustedKeys: keys, threshold: threshold, prehash: prehash,
-                                              manifest: report.manifest, sha256: report.sha256)
+            let result = SignatureCheck.check(
+                signatures: inputs, trustedKeys: keys, threshold: threshold, prehash: prehash,
+                manifest: report.manifest, sha256: report.sha256)
             report.findings += result.findings
             signers = result.validSigners
         }
-        if let lastVersion, let m = report.manifest, let f = RollbackGuard.check(manifest: m, lastAccepted: lastVersion) {
+        if let lastVersion, let m = report.manifest, let f = RollbackGuard.check(manifest: m, lastAccepted: lastVersion)
+        {
             report.findings.append(f)
         }
         if json {
@@ -108,17 +122,41 @@ struct Verify: ParsableCommand {
             }
             // null when no key was given: nobody was asked to have signed it.
             if !keys.isEmpty { members.append(JSONMember("signers", .array(signers.map { .string($0) }))) }
-            members.append(JSONMember("maps", .array(report.maps.map { .object([JSONMember("path", .string($0.path))] + MapOutput.json($0.report).objectMembers.filter { $0.key != "findings" }) })))
+            members.append(
+                JSONMember(
+                    "maps",
+                    .array(
+                        report.maps.map {
+                            .object(
+                                [JSONMember("path", .string($0.path))]
+                                    + MapOutput.json($0.report).objectMembers.filter { $0.key != "findings" })
+                        })))
             Report.print(ok: report.isValid, findings: report.findings, members)
         } else {
             CLI.out("package   \(package) (\(Format.bytes(report.size)), \(report.entryCount) entries)\n")
-            let match = report.sha256Matches.map { $0 ? "matches the expected value" : "DOES NOT match the expected value" } ?? "no expected value given"
+            let match =
+                report.sha256Matches.map { $0 ? "matches the expected value" : "DOES NOT match the expected value" }
+                ?? "no expected value given"
             CLI.out("sha256    \(report.sha256.hex) (\(match))\n")
-            if let m = report.manifest { CLI.out("tour      \(TerminalText.escaped(m.name)) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(m.allAssets.count) assets\n") }
-            for map in report.maps { CLI.out("map       \(TerminalText.escaped(map.path))\n" + MapOutput.text(map.report, indent: "  ")) }
-            if !keys.isEmpty { CLI.out("signed by \(signers.isEmpty ? "no trusted key" : signers.joined(separator: ", "))\n") }
+            if let m = report.manifest {
+                CLI.out(
+                    "tour      \(TerminalText.escaped(m.name)) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(m.allAssets.count) assets\n"
+                )
+            }
+            for map in report.maps {
+                CLI.out("map       \(TerminalText.escaped(map.path))\n" + MapOutput.text(map.report, indent: "  "))
+            }
+            if !keys.isEmpty {
+                CLI.out("signed by \(signers.isEmpty ? "no trusted key" : signers.joined(separator: ", "))\n")
+            }
             CLI.printFindings(report.findings)
-            if report.isValid { CLI.outOK("valid\n") } else { CLI.outRaw(Output.paint("NOT VALID", .error, fd: 1) + ": \(CLI.counts(report.findings)); do not use this package\n") }
+            if report.isValid {
+                CLI.outOK("valid\n")
+            } else {
+                CLI.outRaw(
+                    Output.paint("NOT VALID", .error, fd: 1)
+                        + ": \(CLI.counts(report.findings)); do not use this package\n")
+            }
         }
         if !report.isValid { throw ExitCode(CLIExit.invalid.rawValue) }
     }
@@ -130,9 +168,13 @@ struct Verify: ParsableCommand {
         let base = URL(fileURLWithPath: package).lastPathComponent
         // The same format `trailpack hash` and `build` write (SHA256Digest.sha256sumLine), escaped names included.
         let candidates = text.split(separator: "\n").compactMap { SHA256Digest.parseSHA256SumLine($0) }
-        let chosen = candidates.count == 1 ? candidates.first : candidates.first { URL(fileURLWithPath: $0.name).lastPathComponent == base }
+        let chosen =
+            candidates.count == 1
+            ? candidates.first : candidates.first { URL(fileURLWithPath: $0.name).lastPathComponent == base }
         guard let digest = chosen?.digest else {
-            throw CLIError.usage("'\(sha256File)' has no SHA-256 line for '\(base)' (expected sha256sum's format: <64 hex digits>  <file name>)")
+            throw CLIError.usage(
+                "'\(sha256File)' has no SHA-256 line for '\(base)' (expected sha256sum's format: <64 hex digits>  <file name>)"
+            )
         }
         return digest
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TrailPackCore
 import TrailPackVerifier
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,12 +36,16 @@ struct VerifyUpload: ParsableCommand {
         guard (64...(Int64.max >> 20)).contains(maxMemoryMB), maxCPUSeconds >= 1 else {
             throw CLIError.usage("--max-memory-mb must be 64 or more and --max-cpu-seconds 1 or more")
         }
-        if let directory, chdir(directory) != 0 { throw CLIError.io("cannot change to '\(directory)': \(String(cString: strerror(errno)))") }
+        if let directory, chdir(directory) != 0 {
+            throw CLIError.io("cannot change to '\(directory)': \(String(cString: strerror(errno)))")
+        }
         // Nothing but the standard streams stays open; no file can be written; no core file.
         closefrom(3)
         func limit(_ resource: __rlimit_resource, _ value: UInt64) throws {
             var l = rlimit(rlim_cur: rlim_t(value), rlim_max: rlim_t(value))
-            guard setrlimit(__rlimit_resource_t(resource.rawValue), &l) == 0 else { throw CLIError.io("cannot set a resource limit: \(String(cString: strerror(errno)))") }
+            guard setrlimit(__rlimit_resource_t(resource.rawValue), &l) == 0 else {
+                throw CLIError.io("cannot set a resource limit: \(String(cString: strerror(errno)))")
+            }
         }
         try limit(RLIMIT_AS, UInt64(maxMemoryMB) << 20)
         try limit(RLIMIT_CPU, UInt64(maxCPUSeconds))
@@ -53,13 +58,14 @@ struct VerifyUpload: ParsableCommand {
         }
         let report: VerificationReport
         do { report = try Verifier.verify(path: file) } catch { throw CLIError.io("\(error)") }
-        CLI.printJSON(.object([
-            JSONMember("valid", .bool(report.isValid)),
-            JSONMember("size", .number(JSONNumber(report.size))),
-            JSONMember("sha256", .string(report.sha256.hex)),
-            JSONMember("manifest", report.manifest?.jsonValue ?? .null),
-            JSONMember("findings", .array(report.findings.map(\.jsonValue))),
-        ]))
+        CLI.printJSON(
+            .object([
+                JSONMember("valid", .bool(report.isValid)),
+                JSONMember("size", .number(JSONNumber(report.size))),
+                JSONMember("sha256", .string(report.sha256.hex)),
+                JSONMember("manifest", report.manifest?.jsonValue ?? .null),
+                JSONMember("findings", .array(report.findings.map(\.jsonValue))),
+            ]))
         if !report.isValid { throw ExitCode(1) }
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TrailPackBuilder
 
 /// The progress line's text (how it shows on a terminal is tested in TrailPackIntegrationTests'
@@ -7,7 +8,8 @@ import Testing
 struct BuildProgressTests {
     @Test("the time left waits for a second and 5% of the bytes")
     func estimateWaits() {
-        let early = BuildProgress.status(phase: "hashing", files: (1, 17), bytes: (900_000, 400_000_000_000), seconds: 0.01)
+        let early = BuildProgress.status(
+            phase: "hashing", files: (1, 17), bytes: (900_000, 400_000_000_000), seconds: 0.01)
         #expect(early.contains("estimating time left") && !early.contains(":"), "\(early)")
         let little = BuildProgress.status(phase: "hashing", files: (1, 17), bytes: (1 << 20, 100 << 20), seconds: 2)
         #expect(little.contains("estimating"), "1% done is too little to guess from: \(little)")

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-@testable import TrailPackBuilder
 import TrailPackCore
 import TrailPackTestFixtures
 import TrailPackTestSupport
+
+@testable import TrailPackBuilder
 
 /// The GPX reader behind `trailpack init --from-gpx`: what it keeps, what it refuses and where.
 /// The fixtures in fixtures/gpx/ are hand-made in the shape of real exporters' files.
@@ -45,11 +46,12 @@ struct GPXTests {
         let doc = try Self.read(file: "expertgps-cdata.gpx")
         #expect(doc.version == "1.0")
         #expect(doc.points.map(\.name) == ["House Rock", "Tombstone Prairie", "Fish Lake \u{2013} way station"])
-        #expect(doc.points.map(\.description) == [
-            "A huge overhanging boulder <by the river> gave shelter & shade.",
-            "Caf&eacute; is not an entity here: CDATA keeps it as written.",
-            "Remount depot & lake \u{2014} <fills in spring>",
-        ])
+        #expect(
+            doc.points.map(\.description) == [
+                "A huge overhanging boulder <by the river> gave shelter & shade.",
+                "Caf&eacute; is not an entity here: CDATA keeps it as written.",
+                "Remount depot & lake \u{2014} <fills in spring>",
+            ])
         let first = try #require(doc.points.first)
         #expect(first.comment == "Boulder shelter")
         #expect(first.elevation == JSONNumber(literal: "318.516000"))
@@ -60,7 +62,9 @@ struct GPXTests {
         #expect(first.line == 5 && first.column == 1)
     }
 
-    @Test("Garmin: <desc> and <cmt> both kept; init writes the comment as a second paragraph unless it repeats the description")
+    @Test(
+        "Garmin: <desc> and <cmt> both kept; init writes the comment as a second paragraph unless it repeats the description"
+    )
     func garminCommentAndDescription() throws {
         let doc = try Self.read(file: "garmin-cmt-desc.gpx")
         #expect(doc.points.map(\.name) == ["ELBERT", "TRAILHEAD", "WATER"])
@@ -72,12 +76,13 @@ struct GPXTests {
         let gpx = TourInit.stopsFromGPX(doc.points, source: "garmin-cmt-desc.gpx"), stops = gpx.stops, notes = gpx.notes
         #expect(notes.isEmpty)
         #expect(stops.map(\.description) == ["Highest point in Colorado\n\nSUMMIT REGISTER", "PARK HERE", "Filter it"])
-        #expect(stops[0].properties == [
-            JSONMember("elevationMeters", .number(JSONNumber(literal: "4398.73"))),
-            JSONMember("time", .string("2024-06-01T16:02:55Z")),
-            JSONMember("symbol", .string("Summit")),
-            JSONMember("type", .string("user")),
-        ])
+        #expect(
+            stops[0].properties == [
+                JSONMember("elevationMeters", .number(JSONNumber(literal: "4398.73"))),
+                JSONMember("time", .string("2024-06-01T16:02:55Z")),
+                JSONMember("symbol", .string("Summit")),
+                JSONMember("type", .string("user")),
+            ])
     }
 
     @Test("a <name>, <desc> or <wpt> inside <extensions> or another namespace never replaces the waypoint's own")
@@ -86,10 +91,16 @@ struct GPXTests {
         #expect(doc.points.count == 2)
         #expect(doc.points.map(\.name) == ["Real Name", nil])
         #expect(doc.points.map(\.description) == ["Real description", nil])
-        #expect(doc.points.map(\.coordinate) == [Coordinate(latitude: 45.5, longitude: -122.6), Coordinate(latitude: 45.6, longitude: -122.7)])
-        let gpx = TourInit.stopsFromGPX(doc.points, source: "extensions-nested.gpx"), stops = gpx.stops, notes = gpx.notes
+        #expect(
+            doc.points.map(\.coordinate) == [
+                Coordinate(latitude: 45.5, longitude: -122.6), Coordinate(latitude: 45.6, longitude: -122.7),
+            ])
+        let gpx = TourInit.stopsFromGPX(doc.points, source: "extensions-nested.gpx"), stops = gpx.stops,
+            notes = gpx.notes
         #expect(stops.map(\.name) == ["Real Name", "Stop 2"])
-        #expect(notes == ["the point at line 15 of 'extensions-nested.gpx': the point has no <name>; it is called 'Stop 2'"])
+        #expect(
+            notes == ["the point at line 15 of 'extensions-nested.gpx': the point has no <name>; it is called 'Stop 2'"]
+        )
     }
 
     @Test("GPX 1.0 (Groundspeak): <groundspeak:name> inside the cache element is not the waypoint's name")
@@ -119,16 +130,21 @@ struct GPXTests {
     @Test("lat and lon: whitespace, a sign and bare fractions are xsd:decimal and allowed")
     func coordinateWhitespace() throws {
         let doc = try Self.read(file: "latlon-whitespace.gpx")
-        #expect(doc.points.map(\.coordinate) == [
-            Coordinate(latitude: 44.5, longitude: -122.25),
-            Coordinate(latitude: 44.6, longitude: -122.0),
-            Coordinate(latitude: 0.5, longitude: 0),
-        ])
+        #expect(
+            doc.points.map(\.coordinate) == [
+                Coordinate(latitude: 44.5, longitude: -122.25),
+                Coordinate(latitude: 44.6, longitude: -122.0),
+                Coordinate(latitude: 0.5, longitude: 0),
+            ])
     }
 
     @Test("route points: refused with the option to name by default, taken in order with --stops-from route")
     func routeOnly() throws {
-        #expect(throws: BuildError.usage("'\(Self.path("route-only.gpx"))': has no <wpt> waypoints but 2 routes with 4 points (<rtept>); to make each route point a stop, run init again with --stops-from route")) {
+        #expect(
+            throws: BuildError.usage(
+                "'\(Self.path("route-only.gpx"))': has no <wpt> waypoints but 2 routes with 4 points (<rtept>); to make each route point a stop, run init again with --stops-from route"
+            )
+        ) {
             try TourInit.readGPX(path: Self.path("route-only.gpx"))
         }
         let doc = try Self.read(file: "route-only.gpx", stops: .route)
@@ -139,14 +155,22 @@ struct GPXTests {
         #expect(stops.map(\.name) == ["Start", "Bridge", "Stop 3", "Overlook"])
         #expect(stops.map(\.description) == ["Gate at the road", "", "", ""])
 
-        #expect(throws: BuildError.usage("'\(Self.path("santiam-stops.gpx"))': has no route points (<rtept>) but 3 waypoints (<wpt>); run init again without --stops-from route")) {
+        #expect(
+            throws: BuildError.usage(
+                "'\(Self.path("santiam-stops.gpx"))': has no route points (<rtept>) but 3 waypoints (<wpt>); run init again without --stops-from route"
+            )
+        ) {
             try TourInit.readGPX(path: Self.path("santiam-stops.gpx"), stops: .route)
         }
     }
 
     @Test("a track-only file is refused with what to do")
     func trackOnly() throws {
-        #expect(throws: BuildError.usage("'\(Self.path("track-only.gpx"))': has no <wpt> waypoints, only a track (3 points): a track is the path walked, not the stops; mark each stop as a waypoint on the GPS unit or in the mapping program, export again and import that file")) {
+        #expect(
+            throws: BuildError.usage(
+                "'\(Self.path("track-only.gpx"))': has no <wpt> waypoints, only a track (3 points): a track is the path walked, not the stops; mark each stop as a waypoint on the GPS unit or in the mapping program, export again and import that file"
+            )
+        ) {
             try TourInit.readGPX(path: Self.path("track-only.gpx"))
         }
     }
@@ -156,10 +180,15 @@ struct GPXTests {
     @Test("folder names for every script: transliterated, else stop-N; the names themselves unchanged")
     func scripts() throws {
         let stops = try TourInit.readGPX(path: Self.path("scripts.gpx")).stops
-        #expect(stops.map(\.name) == ["Красная площадь", "Кремль", "東京タワー", "スカイツリー", "Ακρόπολη", "القاهرة", "🏔️", "Café Brûlée – Straße"])
-        #expect(stops.map(\.folder) == [
-            "01-krasnaa-plosad", "02-kreml", "03-dong-jingtawa", "04-sukaitsuri", "05-akropole", "06-alqahrt", "07-stop-7", "08-cafe-brulee-strasse",
-        ])
+        #expect(
+            stops.map(\.name) == [
+                "Красная площадь", "Кремль", "東京タワー", "スカイツリー", "Ακρόπολη", "القاهرة", "🏔️", "Café Brûlée – Straße",
+            ])
+        #expect(
+            stops.map(\.folder) == [
+                "01-krasnaa-plosad", "02-kreml", "03-dong-jingtawa", "04-sukaitsuri", "05-akropole", "06-alqahrt",
+                "07-stop-7", "08-cafe-brulee-strasse",
+            ])
         #expect(stops.first?.description == "Главная площадь Москвы")
     }
 
@@ -167,7 +196,10 @@ struct GPXTests {
     func reservedNames() throws {
         let stops = try TourInit.readGPX(path: Self.path("reserved-names.gpx")).stops
         #expect(stops.map(\.name) == ["CON", "aux", "Nul", "COM1", "lpt9", "PRN.txt"])
-        #expect(stops.map(\.folder) == ["01-con-stop", "02-aux-stop", "03-nul-stop", "04-com1-stop", "05-lpt9-stop", "06-prn-txt"])
+        #expect(
+            stops.map(\.folder) == [
+                "01-con-stop", "02-aux-stop", "03-nul-stop", "04-com1-stop", "05-lpt9-stop", "06-prn-txt",
+            ])
         for stop in stops {
             let slug = Loader.parseFolderName(stop.folder).1
             #expect(ArchivePath.problems("waypoints/\(slug)/about.md").isEmpty, "\(slug)")
@@ -180,18 +212,20 @@ struct GPXTests {
         #expect(stops.map(\.name) == ["Spring", "SPRING (3)", "Spring (4)", "Spring (2)", "Stop 5 (2)", "Stop 5"])
         #expect(Set(stops.map(\.folder)).count == stops.count)
         #expect(Set(stops.map { ArchivePath.foldingKey($0.name) }).count == stops.count)
-        #expect(notes == [
-            "the point at line 4 of 'duplicate-names.gpx': the name 'SPRING' is already used by stop 1; this stop is now 'SPRING (3)' (names must differ, also ignoring case; rename it in its waypoint.json)",
-            "the point at line 5 of 'duplicate-names.gpx': the name 'Spring' is already used by stop 1; this stop is now 'Spring (4)' (names must differ, also ignoring case; rename it in its waypoint.json)",
-            "the point at line 7 of 'duplicate-names.gpx': the point has no <name>; it is called 'Stop 5 (2)'",
-        ])
+        #expect(
+            notes == [
+                "the point at line 4 of 'duplicate-names.gpx': the name 'SPRING' is already used by stop 1; this stop is now 'SPRING (3)' (names must differ, also ignoring case; rename it in its waypoint.json)",
+                "the point at line 5 of 'duplicate-names.gpx': the name 'Spring' is already used by stop 1; this stop is now 'Spring (4)' (names must differ, also ignoring case; rename it in its waypoint.json)",
+                "the point at line 7 of 'duplicate-names.gpx': the point has no <name>; it is called 'Stop 5 (2)'",
+            ])
     }
 
     @Test("over-long names and descriptions, line breaks and controls are made valid, nothing dropped silently")
     func limits() throws {
         let longName = String(repeating: "Long name ", count: 30)
         let longDesc = String(repeating: "word ", count: 5000)
-        let doc = try Self.parse("""
+        let doc = try Self.parse(
+            """
             <gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><wpt lat="1" lon="2"><name>\(longName)</name>\
             <desc>\(longDesc)</desc></wpt><wpt lat="1" lon="2"><name>Two
             lines&#9;and&#x85;more</name><desc>a&#13;&#10;b&#xD;c&#x9F;d</desc></wpt></gpx>
@@ -203,22 +237,37 @@ struct GPXTests {
         #expect(stops[0].fullText == longDesc.trimmingCharacters(in: .whitespaces))
         #expect(stops[1].name == "Two lines and more")
         #expect(stops[1].description == "a\nb\nc d")
-        #expect(notes == [
-            "the point at line 1 of 't.gpx': the name is longer than 200 characters and was shortened to '\(stops[0].name)'",
-            "the point at line 1 of 't.gpx': the description is longer than 20000 characters; waypoint.json holds the start, about.md the whole text",
-        ])
+        #expect(
+            notes == [
+                "the point at line 1 of 't.gpx': the name is longer than 200 characters and was shortened to '\(stops[0].name)'",
+                "the point at line 1 of 't.gpx': the description is longer than 20000 characters; waypoint.json holds the start, about.md the whole text",
+            ])
     }
 
     // MARK: what is refused, and where
 
-    @Test("bad files are refused with line and column", arguments: [
-        ("truncated.gpx", 4, 56, "the file ends inside <name> (opened at line 4, column 38); it is cut short: export or copy it again"),
-        ("junk-after-end.gpx", 6, 3, "an element after the end of the root element </gpx>; a file holds one <gpx>"),
-        ("dtd-internal-entity.gpx", 2, 1, "the file has a document type declaration (<!DOCTYPE ...>); GPX needs none, and trailpack never reads one (it can pull in other files and define entities): delete the <!DOCTYPE ...> block and use plain text"),
-        ("dtd-external-entity.gpx", 2, 1, "the file has a document type declaration (<!DOCTYPE ...>); GPX needs none, and trailpack never reads one (it can pull in other files and define entities): delete the <!DOCTYPE ...> block and use plain text"),
-        ("undefined-entity.gpx", 3, 47, "the entity '&eacute;' is not defined; GPX text may use only &lt; &gt; &amp; &apos; &quot; and numbered characters such as &#233;"),
-        ("latlon-hex.gpx", 4, 3, "lat=\"0x2C\" in <wpt> is not a decimal number of degrees (such as 44.4057)"),
-    ])
+    @Test(
+        "bad files are refused with line and column",
+        arguments: [
+            (
+                "truncated.gpx", 4, 56,
+                "the file ends inside <name> (opened at line 4, column 38); it is cut short: export or copy it again"
+            ),
+            ("junk-after-end.gpx", 6, 3, "an element after the end of the root element </gpx>; a file holds one <gpx>"),
+            (
+                "dtd-internal-entity.gpx", 2, 1,
+                "the file has a document type declaration (<!DOCTYPE ...>); GPX needs none, and trailpack never reads one (it can pull in other files and define entities): delete the <!DOCTYPE ...> block and use plain text"
+            ),
+            (
+                "dtd-external-entity.gpx", 2, 1,
+                "the file has a document type declaration (<!DOCTYPE ...>); GPX needs none, and trailpack never reads one (it can pull in other files and define entities): delete the <!DOCTYPE ...> block and use plain text"
+            ),
+            (
+                "undefined-entity.gpx", 3, 47,
+                "the entity '&eacute;' is not defined; GPX text may use only &lt; &gt; &amp; &apos; &quot; and numbered characters such as &#233;"
+            ),
+            ("latlon-hex.gpx", 4, 3, "lat=\"0x2C\" in <wpt> is not a decimal number of degrees (such as 44.4057)"),
+        ])
     func refusedFiles(name: String, line: Int, column: Int, reason: String) throws {
         let error = try #require(Self.refusal(file: name))
         #expect(error.file == Self.path(name))
@@ -229,49 +278,120 @@ struct GPXTests {
 
     static let gpxOpen = #"<gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1">"#
 
-    @Test("hostile and malformed documents are refused with line and column", arguments: [
-        // coordinates
-        (#"<gpx><wpt lat="1e1" lon="0"/></gpx>"#, 1, 6, "lat=\"1e1\" in <wpt> is not a decimal number of degrees (such as 44.4057)"),
-        (#"<gpx><wpt lat="NaN" lon="0"/></gpx>"#, 1, 6, "lat=\"NaN\" in <wpt> is not a decimal number of degrees (such as 44.4057)"),
-        (#"<gpx><wpt lat="٤٤" lon="0"/></gpx>"#, 1, 6, "lat=\"٤٤\" in <wpt> is not a decimal number of degrees (such as 44.4057)"),
-        (#"<gpx><wpt lat="" lon="0"/></gpx>"#, 1, 6, "lat=\"\" in <wpt> is not a decimal number of degrees (such as 44.4057)"),
-        (#"<gpx><wpt lat="99" lon="0"/></gpx>"#, 1, 6, "lat=\"99\" in <wpt> is outside -90 to 90 degrees"),
-        (#"<gpx><wpt lat="0" lon="-180.0001"/></gpx>"#, 1, 6, "lon=\"-180.0001\" in <wpt> is outside -180 to 180 degrees"),
-        ("<gpx>\n  <wpt lon=\"0\"/></gpx>", 2, 3, "<wpt> has no lat attribute; every point needs lat and lon in decimal degrees"),
-        (#"<gpx><wpt lat="1" lon="2"><ele>high</ele></wpt></gpx>"#, 1, 36, "<ele>high</ele> is not a decimal number of metres (such as 1234.5)"),
-        (#"<gpx><wpt lat="1" lon="2"><name>a</name><name>b</name></wpt></gpx>"#, 1, 41, "a second <name> in the same point; a GPX point has one"),
-        // entities and DTDs
-        ("<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;\">]><gpx><wpt lat=\"1\" lon=\"2\"><name>&lol2;</name></wpt></gpx>", 2, 1,
-         "the file has a document type declaration (<!DOCTYPE ...>); GPX needs none, and trailpack never reads one (it can pull in other files and define entities): delete the <!DOCTYPE ...> block and use plain text"),
-        (#"<gpx><wpt lat="1" lon="2"><name>a & b</name></wpt></gpx>"#, 1, 35, "a bare '&' must be written '&amp;'"),
-        (#"<gpx><wpt lat="1" lon="2"><name>&#0;</name></wpt></gpx>"#, 1, 33, "'&#0;' names a character XML does not allow"),
-        (#"<gpx><wpt lat="1" lon="2"><name>&#xD800;</name></wpt></gpx>"#, 1, 33, "'&#xD800;' names a character XML does not allow"),
-        (#"<gpx><wpt lat="1" lon="2"><name>&#x110000;</name></wpt></gpx>"#, 1, 33, "'&#x110000;' names a character XML does not allow"),
-        (#"<gpx><wpt lat="&ext;" lon="2"/></gpx>"#, 1, 16, "the entity '&ext;' is not defined; GPX text may use only &lt; &gt; &amp; &apos; &quot; and numbered characters such as &#233;"),
-        // markup
-        (#"<gpx><wpt lat="1" lon="2"><name>a</desc></wpt></gpx>"#, 1, 34, "</desc> does not close <name> (opened at line 1, column 27)"),
-        (#"<gpx><wpt lat="1" lon="2" lat="3"/></gpx>"#, 1, 27, "the attribute lat appears twice in <wpt>"),
-        (#"<gpx><wpt lat="1<" lon="2"/></gpx>"#, 1, 17, "'<' is not allowed in an attribute value; write '&lt;'"),
-        (#"<gpx><wpt lat=1 lon="2"/></gpx>"#, 1, 15, "an attribute value must be in quotes"),
-        (#"<gpx><wpt lat="1" lon="2"><name>a ]]> b</name></wpt></gpx>"#, 1, 37, "']]>' is not allowed in text; write it as ']]&gt;'"),
-        ("<gpx><!-- a -- b --></gpx>", 1, 13, "'--' is not allowed inside a comment"),
-        ("<gpx/>\n<?xml version=\"1.0\"?>", 2, 1, "the XML declaration '<?xml ...?>' is allowed only at the very start of the file"),
-        ("<gpx/>junk", 1, 7, "text after the end of the root element </gpx>; nothing but comments may follow it"),
-        ("<gpx/><gpx/>", 1, 7, "an element after the end of the root element </gpx>; a file holds one <gpx>"),
-        ("<gpx><wpt lat=\"1\" lon=\"2\"><name>cut", 1, 36, "the file ends inside <name> (opened at line 1, column 27); it is cut short: export or copy it again"),
-        ("<gpx><wpt lat=\"1\" lon=\"2\"", 1, 26, "the file ends inside <gpx> (opened at line 1, column 1); it is cut short: export or copy it again"),
-        ("", 1, 1, "the file holds no XML element"),
-        ("   \n  ", 2, 3, "the file holds no XML element"),
-        ("hello", 1, 1, "text before the first element; the file should start with '<?xml' or '<gpx'"),
-        (#"<kml xmlns="http://www.opengis.net/kml/2.2"/>"#, 1, 1, "the file's root element is <kml>, not <gpx>: this is not a GPX file"),
-        ("<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><gpx/>", 1, 1, "the file is encoded as 'Shift_JIS'; trailpack reads UTF-8, ISO-8859-1 and windows-1252: save it as UTF-8"),
-        ("<gpx><wpt lat=\"1\" lon=\"2\"><name>a\u{1}</name></wpt></gpx>", 1, 34, "the control character U+0001 is not allowed in XML"),
-        ("<gpx>\u{FFFE}</gpx>", 1, 6, "the character U+FFFE is not allowed in XML"),
-        // line ends: CR LF and lone CR count as one line each
-        ("<gpx>\r\n\r<wpt lat=\"x\" lon=\"2\"/></gpx>", 3, 1, "lat=\"x\" in <wpt> is not a decimal number of degrees (such as 44.4057)"),
-        // columns count characters, not bytes
-        ("<gpx><!-- Ωμέγα 東京 --><wpt lat=\"x\" lon=\"2\"/></gpx>", 1, 23, "lat=\"x\" in <wpt> is not a decimal number of degrees (such as 44.4057)"),
-    ])
+    @Test(
+        "hostile and malformed documents are refused with line and column",
+        arguments: [
+            // coordinates
+            (
+                #"<gpx><wpt lat="1e1" lon="0"/></gpx>"#, 1, 6,
+                "lat=\"1e1\" in <wpt> is not a decimal number of degrees (such as 44.4057)"
+            ),
+            (
+                #"<gpx><wpt lat="NaN" lon="0"/></gpx>"#, 1, 6,
+                "lat=\"NaN\" in <wpt> is not a decimal number of degrees (such as 44.4057)"
+            ),
+            (
+                #"<gpx><wpt lat="٤٤" lon="0"/></gpx>"#, 1, 6,
+                "lat=\"٤٤\" in <wpt> is not a decimal number of degrees (such as 44.4057)"
+            ),
+            (
+                #"<gpx><wpt lat="" lon="0"/></gpx>"#, 1, 6,
+                "lat=\"\" in <wpt> is not a decimal number of degrees (such as 44.4057)"
+            ),
+            (#"<gpx><wpt lat="99" lon="0"/></gpx>"#, 1, 6, "lat=\"99\" in <wpt> is outside -90 to 90 degrees"),
+            (
+                #"<gpx><wpt lat="0" lon="-180.0001"/></gpx>"#, 1, 6,
+                "lon=\"-180.0001\" in <wpt> is outside -180 to 180 degrees"
+            ),
+            (
+                "<gpx>\n  <wpt lon=\"0\"/></gpx>", 2, 3,
+                "<wpt> has no lat attribute; every point needs lat and lon in decimal degrees"
+            ),
+            (
+                #"<gpx><wpt lat="1" lon="2"><ele>high</ele></wpt></gpx>"#, 1, 36,
+                "<ele>high</ele> is not a decimal number of metres (such as 1234.5)"
+            ),
+            (
+                #"<gpx><wpt lat="1" lon="2"><name>a</name><name>b</name></wpt></gpx>"#, 1, 41,
+                "a second <name> in the same point; a GPX point has one"
+            ),
+            // entities and DTDs
+            (
+                "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;\">]><gpx><wpt lat=\"1\" lon=\"2\"><name>&lol2;</name></wpt></gpx>",
+                2, 1,
+                "the file has a document type declaration (<!DOCTYPE ...>); GPX needs none, and trailpack never reads one (it can pull in other files and define entities): delete the <!DOCTYPE ...> block and use plain text"
+            ),
+            (#"<gpx><wpt lat="1" lon="2"><name>a & b</name></wpt></gpx>"#, 1, 35, "a bare '&' must be written '&amp;'"),
+            (
+                #"<gpx><wpt lat="1" lon="2"><name>&#0;</name></wpt></gpx>"#, 1, 33,
+                "'&#0;' names a character XML does not allow"
+            ),
+            (
+                #"<gpx><wpt lat="1" lon="2"><name>&#xD800;</name></wpt></gpx>"#, 1, 33,
+                "'&#xD800;' names a character XML does not allow"
+            ),
+            (
+                #"<gpx><wpt lat="1" lon="2"><name>&#x110000;</name></wpt></gpx>"#, 1, 33,
+                "'&#x110000;' names a character XML does not allow"
+            ),
+            (
+                #"<gpx><wpt lat="&ext;" lon="2"/></gpx>"#, 1, 16,
+                "the entity '&ext;' is not defined; GPX text may use only &lt; &gt; &amp; &apos; &quot; and numbered characters such as &#233;"
+            ),
+            // markup
+            (
+                #"<gpx><wpt lat="1" lon="2"><name>a</desc></wpt></gpx>"#, 1, 34,
+                "</desc> does not close <name> (opened at line 1, column 27)"
+            ),
+            (#"<gpx><wpt lat="1" lon="2" lat="3"/></gpx>"#, 1, 27, "the attribute lat appears twice in <wpt>"),
+            (#"<gpx><wpt lat="1<" lon="2"/></gpx>"#, 1, 17, "'<' is not allowed in an attribute value; write '&lt;'"),
+            (#"<gpx><wpt lat=1 lon="2"/></gpx>"#, 1, 15, "an attribute value must be in quotes"),
+            (
+                #"<gpx><wpt lat="1" lon="2"><name>a ]]> b</name></wpt></gpx>"#, 1, 37,
+                "']]>' is not allowed in text; write it as ']]&gt;'"
+            ),
+            ("<gpx><!-- a -- b --></gpx>", 1, 13, "'--' is not allowed inside a comment"),
+            (
+                "<gpx/>\n<?xml version=\"1.0\"?>", 2, 1,
+                "the XML declaration '<?xml ...?>' is allowed only at the very start of the file"
+            ),
+            ("<gpx/>junk", 1, 7, "text after the end of the root element </gpx>; nothing but comments may follow it"),
+            ("<gpx/><gpx/>", 1, 7, "an element after the end of the root element </gpx>; a file holds one <gpx>"),
+            (
+                "<gpx><wpt lat=\"1\" lon=\"2\"><name>cut", 1, 36,
+                "the file ends inside <name> (opened at line 1, column 27); it is cut short: export or copy it again"
+            ),
+            (
+                "<gpx><wpt lat=\"1\" lon=\"2\"", 1, 26,
+                "the file ends inside <gpx> (opened at line 1, column 1); it is cut short: export or copy it again"
+            ),
+            ("", 1, 1, "the file holds no XML element"),
+            ("   \n  ", 2, 3, "the file holds no XML element"),
+            ("hello", 1, 1, "text before the first element; the file should start with '<?xml' or '<gpx'"),
+            (
+                #"<kml xmlns="http://www.opengis.net/kml/2.2"/>"#, 1, 1,
+                "the file's root element is <kml>, not <gpx>: this is not a GPX file"
+            ),
+            (
+                "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><gpx/>", 1, 1,
+                "the file is encoded as 'Shift_JIS'; trailpack reads UTF-8, ISO-8859-1 and windows-1252: save it as UTF-8"
+            ),
+            (
+                "<gpx><wpt lat=\"1\" lon=\"2\"><name>a\u{1}</name></wpt></gpx>", 1, 34,
+                "the control character U+0001 is not allowed in XML"
+            ),
+            ("<gpx>\u{FFFE}</gpx>", 1, 6, "the character U+FFFE is not allowed in XML"),
+            // line ends: CR LF and lone CR count as one line each
+            (
+                "<gpx>\r\n\r<wpt lat=\"x\" lon=\"2\"/></gpx>", 3, 1,
+                "lat=\"x\" in <wpt> is not a decimal number of degrees (such as 44.4057)"
+            ),
+            // columns count characters, not bytes
+            (
+                "<gpx><!-- Ωμέγα 東京 --><wpt lat=\"x\" lon=\"2\"/></gpx>", 1, 23,
+                "lat=\"x\" in <wpt> is not a decimal number of degrees (such as 44.4057)"
+            ),
+        ])
     func refusedDocuments(text: String, line: Int, column: Int, reason: String) throws {
         let error = try #require(Self.refusal(text), "accepted: \(text)")
         #expect(error.message == reason)
@@ -281,19 +401,27 @@ struct GPXTests {
 
     @Test("invalid UTF-8 and UTF-16 files are refused with the place and the fix")
     func encodings() throws {
-        let invalid = Array("<gpx><wpt lat=\"1\" lon=\"2\"><name>".utf8) + [0xC3, 0x28] + Array("</name></wpt></gpx>".utf8)
+        let invalid =
+            Array("<gpx><wpt lat=\"1\" lon=\"2\"><name>".utf8) + [0xC3, 0x28] + Array("</name></wpt></gpx>".utf8)
         let e1 = try #require(throwing { try GPXReader.read(bytes: invalid, name: "x.gpx") })
         #expect(e1.line == 1 && e1.column == 33)
         #expect(e1.message.hasPrefix("the bytes here are not valid UTF-8"))
         let overlong: [UInt8] = Array("<gpx>".utf8) + [0xC0, 0xBC] + Array("</gpx>".utf8)
-        #expect(try #require(throwing { try GPXReader.read(bytes: overlong, name: "x.gpx") }).message.hasPrefix("the bytes here are not valid UTF-8"))
+        #expect(
+            try #require(throwing { try GPXReader.read(bytes: overlong, name: "x.gpx") }).message.hasPrefix(
+                "the bytes here are not valid UTF-8"))
         let utf16: [UInt8] = [0xFF, 0xFE] + Array("<gpx/>".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
-        #expect(try #require(throwing { try GPXReader.read(bytes: utf16, name: "x.gpx") }).message == "the file is in UTF-16 or UTF-32; save it as UTF-8")
+        #expect(
+            try #require(throwing { try GPXReader.read(bytes: utf16, name: "x.gpx") }).message
+                == "the file is in UTF-16 or UTF-32; save it as UTF-8")
         // A UTF-8 byte-order mark is fine.
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(#"<gpx><wpt lat="1" lon="2"><name>Ok</name></wpt></gpx>"#.utf8)
         #expect(try GPXReader.read(bytes: bom, name: "x.gpx").points.map(\.name) == ["Ok"])
         // windows-1252: the typographic quotes in 0x80–0x9F.
-        let cp1252: [UInt8] = Array(#"<?xml version="1.0" encoding="windows-1252"?><gpx><wpt lat="1" lon="2"><name>"#.utf8) + [0x93, 0x41, 0x94, 0x80] + Array("</name></wpt></gpx>".utf8)
+        let cp1252: [UInt8] =
+            Array(#"<?xml version="1.0" encoding="windows-1252"?><gpx><wpt lat="1" lon="2"><name>"#.utf8) + [
+                0x93, 0x41, 0x94, 0x80,
+            ] + Array("</name></wpt></gpx>".utf8)
         #expect(try GPXReader.read(bytes: cp1252, name: "x.gpx").points.map(\.name) == ["\u{201C}A\u{201D}\u{20AC}"])
     }
 
@@ -301,9 +429,11 @@ struct GPXTests {
         do { _ = try body(); return nil } catch { return error as? BuildError }
     }
 
-    @Test("comments, processing instructions and whitespace after </gpx> are allowed; CDATA split across sections joins")
+    @Test(
+        "comments, processing instructions and whitespace after </gpx> are allowed; CDATA split across sections joins")
     func allowedAroundTheRoot() throws {
-        let doc = try Self.parse("""
+        let doc = try Self.parse(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <!-- exported -->
             <?xml-stylesheet href="x"?>
@@ -317,7 +447,9 @@ struct GPXTests {
     @Test("a nesting deeper than the limit is refused, not followed")
     func deepNesting() throws {
         let depth = XMLTokenizer.maxDepth + 5
-        let text = #"<gpx><wpt lat="1" lon="2"><extensions>"# + String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth) + "</extensions></wpt></gpx>"
+        let text =
+            #"<gpx><wpt lat="1" lon="2"><extensions>"# + String(repeating: "<a>", count: depth)
+            + String(repeating: "</a>", count: depth) + "</extensions></wpt></gpx>"
         let error = try #require(Self.refusal(text))
         #expect(error.message == "elements are nested more than \(XMLTokenizer.maxDepth) deep")
     }
@@ -329,8 +461,14 @@ struct GPXTests {
         try Support.withTemporaryDirectory { dir in
             let fifo = dir + "/stops.gpx"
             #expect(mkfifo(fifo, 0o600) == 0)
-            #expect(Self.refusal(file: fifo) == BuildError.malformed(fifo, "is not a regular file (a folder, a pipe or a device); give a .gpx file"))
-            #expect(Self.refusal(file: dir) == BuildError.malformed(dir, "is not a regular file (a folder, a pipe or a device); give a .gpx file"))
+            #expect(
+                Self.refusal(file: fifo)
+                    == BuildError.malformed(
+                        fifo, "is not a regular file (a folder, a pipe or a device); give a .gpx file"))
+            #expect(
+                Self.refusal(file: dir)
+                    == BuildError.malformed(
+                        dir, "is not a regular file (a folder, a pipe or a device); give a .gpx file"))
             let big = dir + "/big.gpx"
             #expect(FileManager.default.createFile(atPath: big, contents: Data("<gpx>".utf8)))
             #expect(truncate(big, off_t(GPXReader.maxFileBytes + 1)) == 0)  // sparse: no 64 MiB written
@@ -345,15 +483,23 @@ struct GPXTests {
             let file = dir + "/large.gpx"
             #expect(FileManager.default.createFile(atPath: file, contents: nil))
             let handle = try #require(FileHandle(forWritingAtPath: file))
-            handle.write(Data((Self.gpxOpen + #"<wpt lat="44.1" lon="-122.1"><name><![CDATA[First]]></name></wpt><trk><trkseg>"# + "\n").utf8))
-            let point = #"<trkpt lat="44.12345" lon="-122.12345"><ele>1234.5</ele><time>2024-05-01T07:00:00Z</time><extensions><tpx:hr xmlns:tpx="urn:x">120</tpx:hr></extensions></trkpt>"# + "\n"
+            handle.write(
+                Data(
+                    (Self.gpxOpen + #"<wpt lat="44.1" lon="-122.1"><name><![CDATA[First]]></name></wpt><trk><trkseg>"#
+                        + "\n").utf8))
+            let point =
+                #"<trkpt lat="44.12345" lon="-122.12345"><ele>1234.5</ele><time>2024-05-01T07:00:00Z</time><extensions><tpx:hr xmlns:tpx="urn:x">120</tpx:hr></extensions></trkpt>"#
+                + "\n"
             let block = Data(String(repeating: point, count: 1000).utf8)
             var written = 0
             while written < 12_000_000 {
                 handle.write(block)
                 written += block.count
             }
-            handle.write(Data(#"</trkseg></trk><wpt lat="44.2" lon="-122.2"><name>Last</name><desc>after 12 MB</desc></wpt></gpx>"#.utf8))
+            handle.write(
+                Data(
+                    #"</trkseg></trk><wpt lat="44.2" lon="-122.2"><name>Last</name><desc>after 12 MB</desc></wpt></gpx>"#
+                        .utf8))
             try handle.close()
             let doc = try GPXReader.read(path: file)
             #expect(doc.points.map(\.name) == ["First", "Last"])
@@ -368,10 +514,13 @@ struct GPXTests {
 
     @Test("the fixtures with waypoints are the ones expected")
     func fixtureList() {
-        #expect(Self.fixturesWithWaypoints == [
-            "duplicate-names.gpx", "expertgps-cdata.gpx", "extensions-nested.gpx", "garmin-cmt-desc.gpx", "gpx10-groundspeak.gpx", "latin1.gpx",
-            "latlon-whitespace.gpx", "namespace-prefixed.gpx", "reserved-names.gpx", "santiam-stops.gpx", "scripts.gpx",
-        ])
+        #expect(
+            Self.fixturesWithWaypoints == [
+                "duplicate-names.gpx", "expertgps-cdata.gpx", "extensions-nested.gpx", "garmin-cmt-desc.gpx",
+                "gpx10-groundspeak.gpx", "latin1.gpx",
+                "latlon-whitespace.gpx", "namespace-prefixed.gpx", "reserved-names.gpx", "santiam-stops.gpx",
+                "scripts.gpx",
+            ])
     }
 }
 
@@ -412,42 +561,90 @@ struct GPXFuzzTests {
         mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
     }
 
-    static func e(_ name: String, _ attributes: [(String, String)] = [], _ children: [Node] = []) -> Node { .element(name, attributes, children) }
+    static func e(_ name: String, _ attributes: [(String, String)] = [], _ children: [Node] = []) -> Node {
+        .element(name, attributes, children)
+    }
     static func t(_ s: String) -> Node { .text(s) }
 
     /// Documents in the shape of real exporters' files.
     static let seeds: [Node] = [
-        e("gpx", [("version", "1.1"), ("creator", "GPSMAP 66i"), ("xmlns", "http://www.topografix.com/GPX/1/1"), ("xmlns:gpxx", "http://www.garmin.com/xmlschemas/GpxExtensions/v3")], [
-            e("metadata", [], [e("name", [], [t("Meta")]), e("time", [], [t("2024-06-01T18:40:12Z")])]),
-            e("wpt", [("lat", "39.118664"), ("lon", "-106.445427")], [
-                e("ele", [], [t("4398.73")]), e("time", [], [t("2024-06-01T16:02:55Z")]), e("name", [], [t("ELBERT")]),
-                e("cmt", [], [t("SUMMIT &amp; REGISTER")]), e("desc", [], [t("<![CDATA[Highest <point>]]>")]), e("sym", [], [t("Summit")]), e("type", [], [t("user")]),
-                e("extensions", [], [e("gpxx:WaypointExtension", [], [e("gpxx:DisplayMode", [], [t("SymbolAndName")])]), e("name", [], [t("LEAK")])]),
+        e(
+            "gpx",
+            [
+                ("version", "1.1"), ("creator", "GPSMAP 66i"), ("xmlns", "http://www.topografix.com/GPX/1/1"),
+                ("xmlns:gpxx", "http://www.garmin.com/xmlschemas/GpxExtensions/v3"),
+            ],
+            [
+                e("metadata", [], [e("name", [], [t("Meta")]), e("time", [], [t("2024-06-01T18:40:12Z")])]),
+                e(
+                    "wpt", [("lat", "39.118664"), ("lon", "-106.445427")],
+                    [
+                        e("ele", [], [t("4398.73")]), e("time", [], [t("2024-06-01T16:02:55Z")]),
+                        e("name", [], [t("ELBERT")]),
+                        e("cmt", [], [t("SUMMIT &amp; REGISTER")]), e("desc", [], [t("<![CDATA[Highest <point>]]>")]),
+                        e("sym", [], [t("Summit")]), e("type", [], [t("user")]),
+                        e(
+                            "extensions", [],
+                            [
+                                e("gpxx:WaypointExtension", [], [e("gpxx:DisplayMode", [], [t("SymbolAndName")])]),
+                                e("name", [], [t("LEAK")]),
+                            ]),
+                    ]),
+                e("wpt", [("lat", " 39.093 "), ("lon", "-106.4725")], [e("name", [], [t("Trail&#x2013;head")])]),
+                e(
+                    "rte", [],
+                    [
+                        e("name", [], [t("R")]),
+                        e("rtept", [("lat", "39.1"), ("lon", "-106.46")], [e("name", [], [t("RP")])]),
+                    ]),
+                e(
+                    "trk", [],
+                    [e("trkseg", [], [e("trkpt", [("lat", "39.1"), ("lon", "-106.46")], [e("ele", [], [t("3000")])])])]),
             ]),
-            e("wpt", [("lat", " 39.093 "), ("lon", "-106.4725")], [e("name", [], [t("Trail&#x2013;head")])]),
-            e("rte", [], [e("name", [], [t("R")]), e("rtept", [("lat", "39.1"), ("lon", "-106.46")], [e("name", [], [t("RP")])])]),
-            e("trk", [], [e("trkseg", [], [e("trkpt", [("lat", "39.1"), ("lon", "-106.46")], [e("ele", [], [t("3000")])])])]),
-        ]),
-        e("gpx", [("version", "1.0"), ("creator", "ExpertGPS"), ("xmlns", "http://www.topografix.com/GPX/1/0")], [
-            e("wpt", [("lat", "44.3923"), ("lon", "-122.2445")], [
-                e("name", [], [t("<![CDATA[House Rock]]>")]), e("desc", [], [t("Caf&#233; &lt;b&gt;")]),
-                e("groundspeak:cache", [("xmlns:groundspeak", "http://www.groundspeak.com/cache/1/0")], [e("groundspeak:name", [], [t("LEAK")])]),
+        e(
+            "gpx", [("version", "1.0"), ("creator", "ExpertGPS"), ("xmlns", "http://www.topografix.com/GPX/1/0")],
+            [
+                e(
+                    "wpt", [("lat", "44.3923"), ("lon", "-122.2445")],
+                    [
+                        e("name", [], [t("<![CDATA[House Rock]]>")]), e("desc", [], [t("Caf&#233; &lt;b&gt;")]),
+                        e(
+                            "groundspeak:cache", [("xmlns:groundspeak", "http://www.groundspeak.com/cache/1/0")],
+                            [e("groundspeak:name", [], [t("LEAK")])]),
+                    ])
             ]),
-        ]),
-        e("gpx:gpx", [("xmlns:gpx", "http://www.topografix.com/GPX/1/1"), ("version", "1.1")], [
-            e("gpx:wpt", [("lat", "46.85"), ("lon", "-121.76")], [e("gpx:name", [], [t("Camp Muir")]), e("gpx:extensions", [], [e("gpx:wpt", [("lat", "1"), ("lon", "2")])])]),
-            e("wpt", [("lat", "1"), ("lon", "1")], [e("name", [], [t("not GPX here")])]),
-        ]),
+        e(
+            "gpx:gpx", [("xmlns:gpx", "http://www.topografix.com/GPX/1/1"), ("version", "1.1")],
+            [
+                e(
+                    "gpx:wpt", [("lat", "46.85"), ("lon", "-121.76")],
+                    [
+                        e("gpx:name", [], [t("Camp Muir")]),
+                        e("gpx:extensions", [], [e("gpx:wpt", [("lat", "1"), ("lon", "2")])]),
+                    ]),
+                e("wpt", [("lat", "1"), ("lon", "1")], [e("name", [], [t("not GPX here")])]),
+            ]),
     ]
 
-    static let names = ["wpt", "name", "desc", "cmt", "ele", "time", "sym", "type", "gpx:wpt", "extensions", "rte", "rtept", "trk", "trkseg",
-                        "trkpt", "x:name", "Name", "gpx", "metadata", "a.b-c", "é", "名前"]
+    static let names = [
+        "wpt", "name", "desc", "cmt", "ele", "time", "sym", "type", "gpx:wpt", "extensions", "rte", "rtept", "trk",
+        "trkseg",
+        "trkpt", "x:name", "Name", "gpx", "metadata", "a.b-c", "é", "名前",
+    ]
     static let attributeNames = ["lat", "lon", "version", "xmlns", "xmlns:gpx", "xmlns:x", "x:lat", "creator"]
-    static let values = ["", " 44.5 ", "0x2C", "1e3", "NaN", "inf", "-", "+", ".", "91", "-90", "180", "-180.0000001", "&#x34;4", "44.5.5",
-                         "&#0;", "&bogus;", "&amp;", "<", "&", "\u{1}", "\t12\n", "٤٤", "１２", "http://www.topografix.com/GPX/1/1", "1" + String(repeating: "0", count: 400)]
-    static let texts = ["]]>", "&amp", "&#xFFFE;", "&#1114112;", "&#x1F3D4;", "<![CDATA[ ]]]]><![CDATA[>]]>", "<![CDATA[", "\r\n", "\r", "&lt;&gt;&apos;&quot;",
-                        "<!-- c -->", "<!-- a -- b -->", "<?pi x?>", "<?xml version=\"1.0\"?>", "\u{FEFF}", "&", "<", "<!DOCTYPE x>", "<!ENTITY e \"x\">", "&e;",
-                        "\u{0}", "\u{85}", "\u{202E}", "  ", "Ωμέγα 東京"]
+    static let values = [
+        "", " 44.5 ", "0x2C", "1e3", "NaN", "inf", "-", "+", ".", "91", "-90", "180", "-180.0000001", "&#x34;4",
+        "44.5.5",
+        "&#0;", "&bogus;", "&amp;", "<", "&", "\u{1}", "\t12\n", "٤٤", "１２", "http://www.topografix.com/GPX/1/1",
+        "1" + String(repeating: "0", count: 400),
+    ]
+    static let texts = [
+        "]]>", "&amp", "&#xFFFE;", "&#1114112;", "&#x1F3D4;", "<![CDATA[ ]]]]><![CDATA[>]]>", "<![CDATA[", "\r\n", "\r",
+        "&lt;&gt;&apos;&quot;",
+        "<!-- c -->", "<!-- a -- b -->", "<?pi x?>", "<?xml version=\"1.0\"?>", "\u{FEFF}", "&", "<", "<!DOCTYPE x>",
+        "<!ENTITY e \"x\">", "&e;",
+        "\u{0}", "\u{85}", "\u{202E}", "  ", "Ωμέγα 東京",
+    ]
 
     /// Every element, as a path of child indexes from the root.
     static func elementPaths(_ node: Node, _ path: [Int] = []) -> [[Int]] {
@@ -507,7 +704,11 @@ struct GPXFuzzTests {
             let name = r.pick(attributeNames), value = r.pick(values)
             return update(root, target) { node in
                 guard case .element(let n, var a, let c) = node else { return node }
-                if let i = a.firstIndex(where: { $0.0 == name }), r.below(4) != 0 { a[i].1 = value } else { a.append((name, value)) }
+                if let i = a.firstIndex(where: { $0.0 == name }), r.below(4) != 0 {
+                    a[i].1 = value
+                } else {
+                    a.append((name, value))
+                }
                 return .element(n, a, c)
             }
         case 5:  // rename
@@ -520,7 +721,9 @@ struct GPXFuzzTests {
             let depth = r.below(4) == 0 ? XMLTokenizer.maxDepth + r.below(8) - 4 : 1 + r.below(6)
             return update(root, target) { node in
                 var wrapped = node
-                for i in 0..<depth { wrapped = .element(i == 0 ? "extensions" : "x:e", i == 0 ? [("xmlns:x", "urn:x")] : [], [wrapped]) }
+                for i in 0..<depth {
+                    wrapped = .element(i == 0 ? "extensions" : "x:e", i == 0 ? [("xmlns:x", "urn:x")] : [], [wrapped])
+                }
                 return wrapped
             }
         default:  // text, CDATA, entity and markup edge cases
@@ -534,8 +737,12 @@ struct GPXFuzzTests {
     }
 
     /// What may go before and after the root.
-    static let prologs = ["", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", "\u{FEFF}<?xml version=\"1.0\"?>", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>",
-                          "<!DOCTYPE gpx [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>", "<!-- exported -->\n", " <?xml version=\"1.0\"?>", "<?xml version=\"1.0\" encoding=\"EBCDIC\"?>"]
+    static let prologs = [
+        "", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", "\u{FEFF}<?xml version=\"1.0\"?>",
+        "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>",
+        "<!DOCTYPE gpx [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>", "<!-- exported -->\n", " <?xml version=\"1.0\"?>",
+        "<?xml version=\"1.0\" encoding=\"EBCDIC\"?>",
+    ]
     static let epilogs = ["", "\n", "<!-- end -->", "junk", "<gpx/>", "\u{0}", "</gpx>", "<?pi?>"]
 
     /// Checks one document; returns whether the reader accepted it.
@@ -544,7 +751,9 @@ struct GPXFuzzTests {
         do {
             let doc = try GPXReader.read(bytes: bytes, name: "fuzz.gpx")
             for p in doc.points {
-                #expect((-90...90).contains(p.coordinate.latitude) && (-180...180).contains(p.coordinate.longitude), "\(label)")
+                #expect(
+                    (-90...90).contains(p.coordinate.latitude) && (-180...180).contains(p.coordinate.longitude),
+                    "\(label)")
                 #expect(p.line >= 1 && p.column >= 1, "\(label)")
             }
             // Stops made from it pass the rules validate applies.
@@ -580,7 +789,9 @@ struct GPXFuzzTests {
         }
     }
 
-    @Test("thousands of structurally mutated GPX documents: never a trap; points in range, or a located refusal; what init writes from them validates")
+    @Test(
+        "thousands of structurally mutated GPX documents: never a trap; points in range, or a located refusal; what init writes from them validates"
+    )
     func mutatedDocuments() throws {
         var r = Random(state: 0x4750_5846_555A_5A31)
         var accepted = 0, refused = 0, validated = 0
@@ -596,7 +807,8 @@ struct GPXFuzzTests {
             guard Self.check(bytes, "document \(i)") else { refused += 1; continue }
             accepted += 1
             // Every 25th accepted document with points goes through init and then the checks of validate.
-            guard accepted % 25 == 0, let doc = try? GPXReader.read(bytes: bytes, name: "fuzz.gpx"), !doc.points.isEmpty else { continue }
+            guard accepted % 25 == 0, let doc = try? GPXReader.read(bytes: bytes, name: "fuzz.gpx"), !doc.points.isEmpty
+            else { continue }
             try Support.withTemporaryDirectory { dir in
                 let stops = TourInit.stopsFromGPX(doc.points, source: "fuzz.gpx").stops
                 _ = try TourInit.scaffold(folder: dir + "/tour", stops: stops)
@@ -619,13 +831,16 @@ struct GPXFuzzTests {
             let rootEnd = bytes.count - 1
             for cut in bytes.indices where bytes[cut] == 0x3C || (cut > 0 && bytes[cut - 1] == 0x3E) {
                 guard cut < rootEnd else { continue }
-                #expect(!Self.check(Array(bytes[..<cut]), "seed \(n) cut at \(cut)"), "seed \(n) cut at \(cut) was accepted")
+                #expect(
+                    !Self.check(Array(bytes[..<cut]), "seed \(n) cut at \(cut)"), "seed \(n) cut at \(cut) was accepted"
+                )
             }
         }
     }
 
-    @Test("the tokenizer and expat (Python's XML parser) agree on which mutated documents are well-formed XML",
-          .needs(.python3))
+    @Test(
+        "the tokenizer and expat (Python's XML parser) agree on which mutated documents are well-formed XML",
+        .needs(.python3))
     func agreesWithExpat() throws {
         var r = Random(state: 0x584D_4C44_4946_4631)
         var documents: [[UInt8]] = []
@@ -660,10 +875,14 @@ struct GPXFuzzTests {
             for (i, item) in items.enumerated() where i < documents.count {
                 let failure = Self.tokenizerFailure(documents[i])
                 if (failure == nil) != (item == .bool(true)) {
-                    disagreements.append("document \(i): ours \(failure.map { "\($0.position): \($0.reason)" } ?? "well-formed"), expat \(item): \(String(decoding: documents[i], as: UTF8.self))")
+                    disagreements.append(
+                        "document \(i): ours \(failure.map { "\($0.position): \($0.reason)" } ?? "well-formed"), expat \(item): \(String(decoding: documents[i], as: UTF8.self))"
+                    )
                 }
             }
-            #expect(disagreements.isEmpty, "\(disagreements.count) disagreements:\n\(disagreements.prefix(3).joined(separator: "\n"))")
+            #expect(
+                disagreements.isEmpty,
+                "\(disagreements.count) disagreements:\n\(disagreements.prefix(3).joined(separator: "\n"))")
             // Both verdicts occur.
             #expect(items.contains(.bool(true)) && items.contains(.bool(false)))
         }
@@ -675,12 +894,18 @@ extension GPXTests {
     func plainStops() throws {
         try Support.withTemporaryDirectory { dir in
             let stops = [
-                TourInit.GPXWaypoint(name: "CON", coordinate: Coordinate(latitude: 44.1, longitude: -121.1), description: "One"),
-                TourInit.GPXWaypoint(name: "con", coordinate: Coordinate(latitude: 44.2, longitude: -121.2), description: ""),
-                TourInit.GPXWaypoint(name: "Озеро", coordinate: Coordinate(latitude: 44.3, longitude: -121.3), description: "Three"),
+                TourInit.GPXWaypoint(
+                    name: "CON", coordinate: Coordinate(latitude: 44.1, longitude: -121.1), description: "One"),
+                TourInit.GPXWaypoint(
+                    name: "con", coordinate: Coordinate(latitude: 44.2, longitude: -121.2), description: ""),
+                TourInit.GPXWaypoint(
+                    name: "Озеро", coordinate: Coordinate(latitude: 44.3, longitude: -121.3), description: "Three"),
             ]
             _ = try TourInit.scaffold(folder: dir + "/tour", waypoints: stops)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/tour/waypoints").sorted() == ["01-con-stop", "02-con-2", "03-ozero"])
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: dir + "/tour/waypoints").sorted() == [
+                    "01-con-stop", "02-con-2", "03-ozero",
+                ])
             let findings = try TourBuilder.plan(dir + "/tour").findings
             #expect(!findings.hasErrors, "\(findings)")
         }

@@ -3,6 +3,7 @@ import Testing
 import TrailPackBuilder
 import TrailPackTestSupport
 import TrailPackVerifier
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +24,9 @@ struct HostProcessTests {
         return [SIGINT, SIGTERM, SIGHUP].filter { sigismember(&set, $0) == 1 }
     }
 
-    @Test("a host that builds, verifies and reads through the libraries keeps its TZ, signal handlers, signal mask and malloc settings")
+    @Test(
+        "a host that builds, verifies and reads through the libraries keeps its TZ, signal handlers, signal mask and malloc settings"
+    )
     func hostProcessUntouched() throws {
         // The host's own SIGINT handler, and a blocked SIGHUP (as some supervisors start programs).
         var hostAction = sigaction()

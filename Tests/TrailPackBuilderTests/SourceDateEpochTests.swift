@@ -11,11 +11,14 @@ struct SourceDateEpochTests {
         #expect(try TourBuilder.timestamp(environment: [:]) == TourBuilder.defaultTimestamp)
         #expect(try TourBuilder.timestamp(environment: ["SOURCE_DATE_EPOCH": "1700000000"]) == 1_700_000_000)
         #expect(try TourBuilder.timestamp(environment: ["SOURCE_DATE_EPOCH": "5"]) == TourBuilder.defaultTimestamp)
-        #expect(try TourBuilder.timestamp(environment: ["SOURCE_DATE_EPOCH": "99999999999"]) == TourBuilder.latestTimestamp)
+        #expect(
+            try TourBuilder.timestamp(environment: ["SOURCE_DATE_EPOCH": "99999999999"]) == TourBuilder.latestTimestamp)
         #expect(throws: BuildError.self) { try TourBuilder.timestamp(environment: ["SOURCE_DATE_EPOCH": "yesterday"]) }
         for bad in ["-5", "+5", "1.5", " 7"] {
             #expect(throws: CoreError.self) { try SourceDateEpoch.value(environment: ["SOURCE_DATE_EPOCH": bad]) }
         }
-        #expect(try SourceDateEpoch.value(environment: [:]) == nil && SourceDateEpoch.value(environment: ["SOURCE_DATE_EPOCH": ""]) == nil)
+        #expect(
+            try SourceDateEpoch.value(environment: [:]) == nil
+                && SourceDateEpoch.value(environment: ["SOURCE_DATE_EPOCH": ""]) == nil)
     }
 }

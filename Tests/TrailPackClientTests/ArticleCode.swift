@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The DocC articles show this code verbatim and ArticleTests checks it, so it keeps their layout.)
 // The code of the DocC articles in Sources/TrailPackClient/TrailPackClient.docc/, verbatim:
 // ArticleTests checks that every ```swift block of those articles appears in this file, and runs
 // it. Edit the code here and in the article together.

@@ -16,7 +16,8 @@ struct ArticleTests {
     static func swiftBlocks(_ path: String) throws -> [String] {
         var text = try String(contentsOfFile: path, encoding: .utf8)
         if path.hasSuffix("/README.md") {
-            let start = try #require(text.range(of: "\n## For app developers"), "the README has no section for app developers")
+            let start = try #require(
+                text.range(of: "\n## For app developers"), "the README has no section for app developers")
             let end = text[start.upperBound...].range(of: "\n## ")?.lowerBound ?? text.endIndex
             text = String(text[start.lowerBound..<end])
         }
@@ -31,18 +32,24 @@ struct ArticleTests {
         return blocks
     }
 
-    @Test("every swift block of the articles and of the README appears verbatim in ArticleCode.swift",
-          arguments: articles.map { catalog + "/" + $0 } + [Support.root + "/README.md"])
+    @Test(
+        "every swift block of the articles and of the README appears verbatim in ArticleCode.swift",
+        arguments: articles.map { catalog + "/" + $0 } + [Support.root + "/README.md"])
     func articlesMatchTheCode(article: String) throws {
-        let code = try String(contentsOfFile: Support.root + "/Tests/TrailPackClientTests/ArticleCode.swift", encoding: .utf8)
+        let code = try String(
+            contentsOfFile: Support.root + "/Tests/TrailPackClientTests/ArticleCode.swift", encoding: .utf8)
         let blocks = try Self.swiftBlocks(article)
         #expect(blocks.count >= 2, "\(article) has \(blocks.count) code blocks")
         for block in blocks {
-            #expect(code.contains(block), "\(article): this block is not in ArticleCode.swift (edit both together):\n\(block)")
+            #expect(
+                code.contains(block),
+                "\(article): this block is not in ArticleCode.swift (edit both together):\n\(block)")
         }
     }
 
-    @Test("Checking a downloaded package: download from a real server, check the stored file, refuse a malformed hash and an altered file", .needs(.curl, .clamscan))
+    @Test(
+        "Checking a downloaded package: download from a real server, check the stored file, refuse a malformed hash and an altered file",
+        .needs(.curl, .clamscan))
     func checkingADownloadedPackage() async throws {
         let dir = NSTemporaryDirectory() + "trailpack-article-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -50,7 +57,8 @@ struct ArticleTests {
         let s = try ClientServer.setUp(dir, upload: ["santiam-wagon-road"])
         defer { s.server.stop() }
 
-        let installed = try await downloadPackage(id: ClientServer.id, from: try #require(URL(string: s.base)), into: s.library)
+        let installed = try await downloadPackage(
+            id: ClientServer.id, from: try #require(URL(string: s.base)), into: s.library)
         #expect(installed.version == "1.0.0")
         let path = s.library + "/" + installed.file
         let manifest = try checkPackage(at: path, expectedSHA256: installed.sha256)
@@ -73,19 +81,30 @@ struct ArticleTests {
         }
     }
 
-    @Test("Reading one asset while it plays: the bytes played are the asset's; an altered asset is reported at the end of its stream", .needs(.python3))
+    @Test(
+        "Reading one asset while it plays: the bytes played are the asset's; an altered asset is reported at the end of its stream",
+        .needs(.python3))
     func readingOneAssetWhileItPlays() throws {
         try Support.withTemporaryDirectory { dir in
             let package = try Support.buildFixture("santiam-wagon-road", into: dir)
             let reader = try PackageReader(path: package)
             // The largest stored asset: its bytes sit in the file as they are.
             let directory = try ZipDirectory.read(FileSource(path: package))
-            let stored = try #require(directory.entries.filter { $0.method == 0 && $0.uncompressedSize > 0 && Set(reader.manifest.allAssets.map(\.path)).contains($0.name) }
+            let stored = try #require(
+                directory.entries.filter {
+                    $0.method == 0 && $0.uncompressedSize > 0
+                        && Set(reader.manifest.allAssets.map(\.path)).contains($0.name)
+                }
                 .max { $0.uncompressedSize < $1.uncompressedSize })
             var played: [UInt8] = []
             #expect(playOrExplain(stored.name, from: package) { played += $0 } == "played \(stored.name)")
             // Python's zipfile, an independent reader, gives the same bytes.
-            let python = try Support.run("python3", ["-c", "import zipfile,sys; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))", package, stored.name])
+            let python = try Support.run(
+                "python3",
+                [
+                    "-c", "import zipfile,sys; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))",
+                    package, stored.name,
+                ])
             #expect(python.status == 0, "\(python.stderr)")
             #expect(played == Array(python.stdoutBytes))
             #expect(played.count == Int(stored.uncompressedSize))
@@ -102,25 +121,34 @@ struct ArticleTests {
         }
     }
 
-    @Test("every public declaration of the client, verifier, reader and core modules has a doc comment",
-          arguments: ["TrailPackClient", "TrailPackVerifier", "TrailPackArchive", "TrailPackCore"])
+    @Test(
+        "every public declaration of the client, verifier, reader and core modules has a doc comment",
+        arguments: ["TrailPackClient", "TrailPackVerifier", "TrailPackArchive", "TrailPackCore"])
     func publicDeclarationsAreDocumented(module: String) throws {
         let folder = Support.root + "/Sources/" + module
-        let files = try #require(FileManager.default.enumerator(atPath: folder)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        let files = try #require(FileManager.default.enumerator(atPath: folder)).compactMap { $0 as? String }.filter {
+            $0.hasSuffix(".swift")
+        }
         #expect(!files.isEmpty)
         var undocumented: [String] = []
         for file in files {
-            let lines = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            let lines = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false)
             for (number, line) in lines.enumerated() {
                 let text = line.drop { $0 == " " }
-                guard text.hasPrefix("public ") || text.hasPrefix("open "), !text.hasPrefix("public import"), !text.hasPrefix("public extension") else { continue }
+                guard text.hasPrefix("public ") || text.hasPrefix("open "), !text.hasPrefix("public import"),
+                    !text.hasPrefix("public extension")
+                else { continue }
                 var previous = number - 1
-                while previous >= 0, lines[previous].drop(while: { $0 == " " }).first.map({ $0 == "@" || $0 == "#" }) == true { previous -= 1 }
+                while previous >= 0,
+                    lines[previous].drop(while: { $0 == " " }).first.map({ $0 == "@" || $0 == "#" }) == true
+                { previous -= 1 }
                 if previous < 0 || !lines[previous].drop(while: { $0 == " " }).hasPrefix("///") {
                     undocumented.append("\(module)/\(file):\(number + 1): \(text.prefix(80))")
                 }
             }
         }
-        #expect(undocumented.isEmpty, "public declarations without a doc comment:\n\(undocumented.joined(separator: "\n"))")
+        #expect(
+            undocumented.isEmpty, "public declarations without a doc comment:\n\(undocumented.joined(separator: "\n"))")
     }
 }

@@ -14,13 +14,17 @@ struct ClientLibraryTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let s = try ClientServer.setUp(dir, upload: ["santiam-wagon-road"])
         defer { s.server.stop() }
-        let fetcher = PackageFetcher(client: CatalogClient(server: URL(string: s.base)!), library: PackageLibrary(folder: s.library))
+        let fetcher = PackageFetcher(
+            client: CatalogClient(server: URL(string: s.base)!), library: PackageLibrary(folder: s.library))
         let stages = StageLog()
         let outcome = try await fetcher.fetch(id: ClientServer.id) { stages.append($0) }
         #expect(outcome.installed.version == "1.0.0")
         #expect(outcome.report?.isValid == true)
         #expect(stages.all.contains(.verifying) && stages.all.contains(.installing))
-        #expect(stages.all.contains { if case .downloading(let p) = $0 { return p.received == p.total } else { return false } })
+        #expect(
+            stages.all.contains {
+                if case .downloading(let p) = $0 { return p.received == p.total } else { return false }
+            })
         let reader = try PackageReader(path: fetcher.library.path(of: outcome.installed))
         let asset = try #require(reader.manifest.allAssets.first)
         let stream = try reader.openAsset(asset.path)

@@ -32,20 +32,22 @@ struct CoordinateTextTests {
         #expect(abs(value - c.degrees) < 1e-7, "\(c.text) -> \(value)")
     }
 
-    @Test("bad coordinates are refused with the reason and the fix", arguments: [
-        ("", CoordinateText.Axis.latitude, "is empty"),
-        ("95.2", .latitude, "between -90 and 90"),
-        ("121.99", .latitude, "swapped"),
-        ("122°09'00\"W", .latitude, "swapped"),
-        ("44°25'N", .longitude, "swapped"),
-        ("44°75'N", .latitude, "minutes go from 0 to 59"),
-        ("44°25'61\"N", .latitude, "seconds go from 0 to 59"),
-        ("-44 S", .latitude, "both a minus sign and a direction"),
-        ("forty-four", .latitude, "not part of a coordinate"),
-        ("44.1.2", .latitude, "is not a number"),
-        ("44.5°25'", .latitude, "only the last number"),
-        ("1 2 3 4", .longitude, "cannot read"),
-    ])
+    @Test(
+        "bad coordinates are refused with the reason and the fix",
+        arguments: [
+            ("", CoordinateText.Axis.latitude, "is empty"),
+            ("95.2", .latitude, "between -90 and 90"),
+            ("121.99", .latitude, "swapped"),
+            ("122°09'00\"W", .latitude, "swapped"),
+            ("44°25'N", .longitude, "swapped"),
+            ("44°75'N", .latitude, "minutes go from 0 to 59"),
+            ("44°25'61\"N", .latitude, "seconds go from 0 to 59"),
+            ("-44 S", .latitude, "both a minus sign and a direction"),
+            ("forty-four", .latitude, "not part of a coordinate"),
+            ("44.1.2", .latitude, "is not a number"),
+            ("44.5°25'", .latitude, "only the last number"),
+            ("1 2 3 4", .longitude, "cannot read"),
+        ])
     func refuses(text: String, axis: CoordinateText.Axis, words: String) {
         guard case .failure(let e) = CoordinateText.parse(text, axis: axis) else {
             Issue.record("'\(text)' was accepted")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TrailPackCore
 
 @Suite("strict JSON parser")
@@ -12,7 +13,12 @@ struct JSONTests {
         guard case .object(let members) = doc.value else { Issue.record("not an object"); return }
         #expect(members.map(\.key) == ["b", "a"])
         #expect(doc.value["a"]?["c"] == .string("🌲"))
-        #expect(doc.value["b"] == .array([.number(JSONNumber(literal: "1")), .number(JSONNumber(literal: "-2.5e3")), .bool(true), .bool(false), .null, .string("xé\n")]))
+        #expect(
+            doc.value["b"]
+                == .array([
+                    .number(JSONNumber(literal: "1")), .number(JSONNumber(literal: "-2.5e3")), .bool(true),
+                    .bool(false), .null, .string("xé\n"),
+                ]))
         #expect(doc.duplicateKeys.isEmpty)
     }
 
@@ -23,23 +29,25 @@ struct JSONTests {
         #expect(doc.duplicateKeys.first?.path.description == "w[0]")
     }
 
-    @Test("rejects malformed documents with the kind of error", arguments: [
-        ("", CoreError.Code.syntax),
-        ("{", .syntax),
-        ("{\"a\" 1}", .syntax),
-        ("[1,]", .syntax),
-        ("{\"a\":1}x", .syntax),
-        ("'a'", .syntax),
-        ("[01]", .number),
-        ("[1.]", .number),
-        ("[-]", .number),
-        ("[1e999]", .number),
-        ("\u{FEFF}{}", .encoding),
-        ("[\"\\ud800\"]", .encoding),
-        ("[\"a\u{01}b\"]", .syntax),
-        ("[\"\\x\"]", .syntax),
-        ("[NaN]", .syntax),
-    ])
+    @Test(
+        "rejects malformed documents with the kind of error",
+        arguments: [
+            ("", CoreError.Code.syntax),
+            ("{", .syntax),
+            ("{\"a\" 1}", .syntax),
+            ("[1,]", .syntax),
+            ("{\"a\":1}x", .syntax),
+            ("'a'", .syntax),
+            ("[01]", .number),
+            ("[1.]", .number),
+            ("[-]", .number),
+            ("[1e999]", .number),
+            ("\u{FEFF}{}", .encoding),
+            ("[\"\\ud800\"]", .encoding),
+            ("[\"a\u{01}b\"]", .syntax),
+            ("[\"\\x\"]", .syntax),
+            ("[NaN]", .syntax),
+        ])
     func rejects(text: String, kind: CoreError.Code) {
         #expect(throws: CoreError.self) { try parse(text) }
         do { _ = try parse(text) } catch { #expect(error.code == kind, "\(text): \(error)") }
@@ -47,7 +55,9 @@ struct JSONTests {
 
     @Test("invalid UTF-8 and UTF-16 are refused")
     func encodings() {
-        for bytes: [UInt8] in [[0x5B, 0x22, 0xC3, 0x28, 0x22, 0x5D], [0xFF, 0xFE, 0x7B, 0x00], [0x7B, 0x00, 0x7D, 0x00]] {
+        for bytes: [UInt8] in [
+            [0x5B, 0x22, 0xC3, 0x28, 0x22, 0x5D], [0xFF, 0xFE, 0x7B, 0x00], [0x7B, 0x00, 0x7D, 0x00],
+        ] {
             do {
                 _ = try JSONParser.parse(bytes)
                 Issue.record("accepted \(bytes)")
@@ -74,7 +84,9 @@ struct JSONTests {
     @Test("a document over the size limit is refused before parsing")
     func tooLarge() {
         let bytes = [UInt8](repeating: 0x20, count: 100)
-        do { _ = try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 50)); Issue.record("accepted") } catch { #expect(error.code == .tooLarge) }
+        do { _ = try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 50)); Issue.record("accepted") } catch {
+            #expect(error.code == .tooLarge)
+        }
     }
 
     @Test("errors carry line and column")

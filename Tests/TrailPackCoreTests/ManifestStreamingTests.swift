@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import TrailPackCore
 import TrailPackTestSupport
+
+@testable import TrailPackCore
 
 /// `ManifestReader` decodes each waypoint as it is parsed and lets its JSON go. Whatever the
 /// document, the result must be what decoding the whole tree at once gives: the same manifest and
@@ -12,17 +13,22 @@ struct ManifestStreamingTests {
     static func wholeTree(_ bytes: [UInt8]) -> ManifestReading {
         let document: JSONDocument
         do { document = try JSONParser.parse(bytes) } catch {
-            return .init(manifest: nil, findings: [Finding(error.code.findingCode ?? .jsonSyntax, path: .root, "not valid JSON at \(error)")])
+            return .init(
+                manifest: nil,
+                findings: [Finding(error.code.findingCode ?? .jsonSyntax, path: .root, "not valid JSON at \(error)")])
         }
         var findings = document.duplicateKeys.map(\.finding)
         let decoded = ManifestDecoder.decode(document.value)
         findings += decoded.findings
-        if let manifest = decoded.manifest { findings += ManifestValidator.validate(manifest, unreadable: decoded.unreadable) }
+        if let manifest = decoded.manifest {
+            findings += ManifestValidator.validate(manifest, unreadable: decoded.unreadable)
+        }
         return .init(manifest: decoded.manifest, findings: findings)
     }
 
     static let examples: [String] = ["valid", "invalid"].flatMap { folder in
-        ((try? FileManager.default.contentsOfDirectory(atPath: Support.root + "/manifests/examples/" + folder)) ?? []).sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: Support.root + "/manifests/examples/" + folder)) ?? [])
+            .sorted()
             .map { folder + "/" + $0 }
     }
 
@@ -36,15 +42,20 @@ struct ManifestStreamingTests {
 
     /// Documents whose `waypoints` are odd: where the streamed list and the whole tree could part.
     static let oddDocuments: [String] = {
-        let stop = #"{"name": "A", "slug": "a", "order": 1, "coordinate": {"latitude": 44.4, "longitude": -122.2}, "description": "x", "assets": []}"#
-        let bad = #"{"name": 3, "slug": "a", "order": "1", "coordinate": {"latitude": 444, "longitude": -122.2}, "nonsense": true, "assets": [{"path": "x"}]}"#
-        let head = #""id": "org.example.odd", "version": "1", "name": "Odd", "park": "P", "site": {"id": "s", "name": "S"}, "mapName": "m", "bounds": {"southwest": {"latitude": 44, "longitude": -123}, "northeast": {"latitude": 45, "longitude": -122}}, "description": "d""#
+        let stop =
+            #"{"name": "A", "slug": "a", "order": 1, "coordinate": {"latitude": 44.4, "longitude": -122.2}, "description": "x", "assets": []}"#
+        let bad =
+            #"{"name": 3, "slug": "a", "order": "1", "coordinate": {"latitude": 444, "longitude": -122.2}, "nonsense": true, "assets": [{"path": "x"}]}"#
+        let head =
+            #""id": "org.example.odd", "version": "1", "name": "Odd", "park": "P", "site": {"id": "s", "name": "S"}, "mapName": "m", "bounds": {"southwest": {"latitude": 44, "longitude": -123}, "northeast": {"latitude": 45, "longitude": -122}}, "description": "d""#
         return [
             #"{"formatVersion": 1, \#(head), "waypoints": [\#(stop), \#(bad)]}"#,
             #"{"waypoints": [\#(bad), \#(stop)], "formatVersion": 1, \#(head)}"#,  // before the format version
             #"{"waypoints": [\#(bad)], "formatVersion": 2, \#(head)}"#,  // an unsupported format: nothing else judged
-            #"{"formatVersion": 1, \#(head), "waypoints": [\#(stop)], "waypoints": [\#(bad)]}"#,  // the first one counts
-            #"{"formatVersion": 1, \#(head), "waypoints": {"a": [\#(bad)]}, "waypoints": [\#(stop)]}"#,  // not a list, then a list
+            // the first one counts
+            #"{"formatVersion": 1, \#(head), "waypoints": [\#(stop)], "waypoints": [\#(bad)]}"#,
+            // not a list, then a list
+            #"{"formatVersion": 1, \#(head), "waypoints": {"a": [\#(bad)]}, "waypoints": [\#(stop)]}"#,
             #"{"formatVersion": 1, \#(head), "waypoints": []}"#,
             #"{"formatVersion": 1, \#(head)}"#,
             #"{"formatVersion": 1, \#(head), "waypoints": [1, "two", null, [\#(stop)]]}"#,
@@ -54,7 +65,9 @@ struct ManifestStreamingTests {
         ]
     }()
 
-    @Test("odd waypoints lists read the same: duplicates, not a list, before the format version, cut short", arguments: oddDocuments.indices)
+    @Test(
+        "odd waypoints lists read the same: duplicates, not a list, before the format version, cut short",
+        arguments: oddDocuments.indices)
     func oddDocumentsReadTheSame(index: Int) {
         let bytes = Array(Self.oddDocuments[index].utf8)
         let streamed = ManifestReader.read(bytes), whole = Self.wholeTree(bytes)
@@ -69,7 +82,11 @@ struct ManifestStreamingTests {
         var got: [(Int, JSONValue)] = []
         let document = try JSONParser.parse(Array(text.utf8), streaming: "list") { got.append(($0, $1)) }
         #expect(got.map(\.0) == [0, 1, 2])
-        #expect(got.map(\.1) == [.number(JSONNumber(Int64(1))), .object([JSONMember("x", .array([.number(JSONNumber(Int64(2)))]))]), .string("three")])
+        #expect(
+            got.map(\.1) == [
+                .number(JSONNumber(Int64(1))), .object([JSONMember("x", .array([.number(JSONNumber(Int64(2)))]))]),
+                .string("three"),
+            ])
         let whole = try JSONParser.parse(Array(text.utf8))
         guard case .object(var members) = whole.value else { Issue.record("not an object"); return }
         members[1].value = .array([])

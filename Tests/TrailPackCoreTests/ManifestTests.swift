@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import TrailPackCore
 import TrailPackTestSupport
+
+@testable import TrailPackCore
 
 @Suite("manifest validation")
 struct ManifestTests {
@@ -9,15 +10,27 @@ struct ManifestTests {
 
     static func sample() -> Manifest {
         Manifest(
-            id: "gov.usda.fs.willamette.fish-lake", version: "1.2.0", name: "Fish Lake Walk", park: "Willamette National Forest",
+            id: "gov.usda.fs.willamette.fish-lake", version: "1.2.0", name: "Fish Lake Walk",
+            park: "Willamette National Forest",
             site: Site(id: "willamette-mckenzie-river", name: "McKenzie River Ranger District"), mapName: "fish-lake",
-            bounds: Bounds(southwest: Coordinate(latitude: 44.38, longitude: -122.02), northeast: Coordinate(latitude: 44.42, longitude: -121.97)),
+            bounds: Bounds(
+                southwest: Coordinate(latitude: 44.38, longitude: -122.02),
+                northeast: Coordinate(latitude: 44.42, longitude: -121.97)),
             description: "A short walk.",
             waypoints: [
-                Waypoint(name: "Remount Depot", slug: "remount-depot", order: 1, coordinate: Coordinate(latitude: 44.4057, longitude: -121.9929),
-                         description: "Pack mules.", assets: [Asset(path: "waypoints/remount-depot/about.md", kind: .text, mediaType: "text/markdown", size: 10, sha256: hash)]),
-                Waypoint(name: "Fish Lake", slug: "fish-lake", order: 2, coordinate: Coordinate(latitude: 44.401, longitude: -121.999),
-                         description: "A lake.", assets: []),
+                Waypoint(
+                    name: "Remount Depot", slug: "remount-depot", order: 1,
+                    coordinate: Coordinate(latitude: 44.4057, longitude: -121.9929),
+                    description: "Pack mules.",
+                    assets: [
+                        Asset(
+                            path: "waypoints/remount-depot/about.md", kind: .text, mediaType: "text/markdown", size: 10,
+                            sha256: hash)
+                    ]),
+                Waypoint(
+                    name: "Fish Lake", slug: "fish-lake", order: 2,
+                    coordinate: Coordinate(latitude: 44.401, longitude: -121.999),
+                    description: "A lake.", assets: []),
             ])
     }
 
@@ -36,18 +49,29 @@ struct ManifestTests {
         #expect(result.manifest == m)
     }
 
-    @Test("canonicalBytes, written a waypoint at a time, is byte for byte the whole tree written at once",
-          arguments: try FileManager.default.contentsOfDirectory(atPath: Support.root + "/manifests/examples/valid").sorted())
+    @Test(
+        "canonicalBytes, written a waypoint at a time, is byte for byte the whole tree written at once",
+        arguments: try FileManager.default.contentsOfDirectory(atPath: Support.root + "/manifests/examples/valid")
+            .sorted())
     func streamedManifestBytes(example: String) throws {
         let bytes = try Support.read(Support.root + "/manifests/examples/valid/" + example)
         var manifest = try #require(ManifestReader.read(bytes).manifest)
         #expect(manifest.canonicalBytes == JSONWriter.bytes(manifest.jsonValue), "\(example)")
         // The edges: no waypoints, no map assets, map assets only, one waypoint without assets.
         let waypoints = manifest.waypoints, maps = manifest.mapAssets
-        for (w, m) in [([Waypoint](), maps), (waypoints, []), ([], []), (Array(waypoints.prefix(1)).map { var w = $0; w.assets = []; return w }, maps)] {
+        for (w, m) in [
+            ([Waypoint](), maps), (waypoints, []), ([], []),
+            (
+                Array(waypoints.prefix(1)).map {
+                    var w = $0; w.assets = []; return w
+                }, maps
+            ),
+        ] {
             manifest.waypoints = w
             manifest.mapAssets = m
-            #expect(manifest.canonicalBytes == JSONWriter.bytes(manifest.jsonValue), "\(example): \(w.count) waypoints, \(m.count) map assets")
+            #expect(
+                manifest.canonicalBytes == JSONWriter.bytes(manifest.jsonValue),
+                "\(example): \(w.count) waypoints, \(m.count) map assets")
         }
     }
 
@@ -95,28 +119,41 @@ struct ManifestTests {
 
     @Test("names that differ only in Unicode normalization collide")
     func normalization() {
-        #expect(codes { $0.waypoints[0].name = "Caf\u{E9}"; $0.waypoints[1].name = "Cafe\u{301}" } == [.waypointNameDuplicate])
+        #expect(
+            codes {
+                $0.waypoints[0].name = "Caf\u{E9}"; $0.waypoints[1].name = "Cafe\u{301}"
+            } == [.waypointNameDuplicate])
     }
 
-    @Test("unsafe asset paths are refused", arguments: [
-        "../x", "/abs/x", "waypoints/remount-depot/../x", "waypoints//x", "waypoints/remount-depot/a\\b", "", ".",
-        "waypoints/remount-depot/", "C:/x", "waypoints/remount-depot/a\u{0}b", "waypoints/remount-depot/a\u{1B}b",
-        "waypoints/remount-depot/cafe\u{301}.md", "waypoints/remount-depot/CON.txt", "waypoints/remount-depot/trail.",
-        "waypoints/remount-depot/" + String(repeating: "x", count: 256),
-    ])
+    @Test(
+        "unsafe asset paths are refused",
+        arguments: [
+            "../x", "/abs/x", "waypoints/remount-depot/../x", "waypoints//x", "waypoints/remount-depot/a\\b", "", ".",
+            "waypoints/remount-depot/", "C:/x", "waypoints/remount-depot/a\u{0}b", "waypoints/remount-depot/a\u{1B}b",
+            "waypoints/remount-depot/cafe\u{301}.md", "waypoints/remount-depot/CON.txt",
+            "waypoints/remount-depot/trail.",
+            "waypoints/remount-depot/" + String(repeating: "x", count: 256),
+        ])
     func unsafePaths(path: String) {
         #expect(!ArchivePath.problems(path).isEmpty, "\(path) was accepted")
         #expect(codes { $0.waypoints[0].assets[0].path = path }.contains(.assetPath))
     }
 
-    @Test("safe paths are accepted", arguments: ["waypoints/remount-depot/about.md", "waypoints/a/b/c/d.png", "map/tiles.mbtiles", "waypoints/x/Église.md", "waypoints/x/a b.txt"])
+    @Test(
+        "safe paths are accepted",
+        arguments: [
+            "waypoints/remount-depot/about.md", "waypoints/a/b/c/d.png", "map/tiles.mbtiles", "waypoints/x/Église.md",
+            "waypoints/x/a b.txt",
+        ])
     func safePaths(path: String) {
         #expect(ArchivePath.problems(path).isEmpty)
     }
 
     @Test("bounds across the antimeridian contain points on both sides and nothing in between")
     func antimeridian() {
-        let b = Bounds(southwest: Coordinate(latitude: -17.2, longitude: 179.5), northeast: Coordinate(latitude: -16.6, longitude: -179.6))
+        let b = Bounds(
+            southwest: Coordinate(latitude: -17.2, longitude: 179.5),
+            northeast: Coordinate(latitude: -16.6, longitude: -179.6))
         #expect(b.crossesAntimeridian)
         #expect(b.contains(Coordinate(latitude: -16.8, longitude: 179.9)))
         #expect(b.contains(Coordinate(latitude: -16.8, longitude: -179.9)))
@@ -124,7 +161,9 @@ struct ManifestTests {
         #expect(!b.contains(Coordinate(latitude: -16.8, longitude: 0)))
         #expect(!b.contains(Coordinate(latitude: -16.8, longitude: 179.4)))
         #expect(!b.contains(Coordinate(latitude: -18, longitude: 179.9)))
-        let enclosing = Bounds.enclosing([Coordinate(latitude: -16.8, longitude: 179.9), Coordinate(latitude: -16.9, longitude: -179.9)], margin: 0.01)!
+        let enclosing = Bounds.enclosing(
+            [Coordinate(latitude: -16.8, longitude: 179.9), Coordinate(latitude: -16.9, longitude: -179.9)],
+            margin: 0.01)!
         #expect(enclosing.crossesAntimeridian)
         #expect(enclosing.contains(Coordinate(latitude: -16.85, longitude: 180)))
     }
@@ -136,7 +175,9 @@ struct ManifestTests {
         #expect(try #require(v("2")) > #require(v("1.999.999")))
         #expect(v("1.0") == v("1"))
         #expect(try #require(v("2024.1")) < #require(v("2024.1.1")))
-        for bad in ["", "1.", ".1", "1..2", "01", "1.2.3.4.5", "v1", "1.-1", "1e3", "1234567890"] { #expect(v(bad) == nil, "\(bad)") }
+        for bad in ["", "1.", ".1", "1..2", "01", "1.2.3.4.5", "v1", "1.-1", "1e3", "1234567890"] {
+            #expect(v(bad) == nil, "\(bad)")
+        }
     }
 
     @Test("an unknown format version is refused with a clear message, before anything else")
@@ -150,7 +191,8 @@ struct ManifestTests {
 
     @Test("missing and mistyped fields are reported once each, with JSON paths")
     func missingAndMistyped() {
-        let text = #"{"formatVersion": 1, "id": "a.b.c", "version": 3, "park": "P", "site": {"id": "s"}, "mapName": "m", "bounds": {"southwest": {"latitude": 1, "longitude": 1}, "northeast": {"latitude": 2, "longitude": 2}}, "description": "d", "waypoints": [{"name": "W", "slug": "w", "order": 1.5, "coordinate": {"latitude": "1.5", "longitude": 1.5}, "description": "x", "assets": [], "colour": "red"}]}"#
+        let text =
+            #"{"formatVersion": 1, "id": "a.b.c", "version": 3, "park": "P", "site": {"id": "s"}, "mapName": "m", "bounds": {"southwest": {"latitude": 1, "longitude": 1}, "northeast": {"latitude": 2, "longitude": 2}}, "description": "d", "waypoints": [{"name": "W", "slug": "w", "order": 1.5, "coordinate": {"latitude": "1.5", "longitude": 1.5}, "description": "x", "assets": [], "colour": "red"}]}"#
         let result = ManifestReader.read(Array(text.utf8))
         let byPath = Dictionary(grouping: result.findings, by: { $0.path ?? "" })
         #expect(byPath["version"]?.map(\.code) == [.manifestWrongType])

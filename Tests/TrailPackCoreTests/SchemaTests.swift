@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import TrailPackCore
 import TrailPackTestSupport
+
+@testable import TrailPackCore
 
 @Suite("JSON Schema and the Swift validator agree")
 struct SchemaTests {
@@ -9,7 +10,9 @@ struct SchemaTests {
 
     static func expectations() throws -> [String: ManifestExamples.Expectation] { try ManifestExamples.expectations() }
 
-    @Test("every example gives exactly its expected codes, and the schema's verdict is the expected one", .needs(.python3, .jsonschema))
+    @Test(
+        "every example gives exactly its expected codes, and the schema's verdict is the expected one",
+        .needs(.python3, .jsonschema))
     func examples() throws {
         let expected = try Self.expectations()
         #expect(expected.count >= 40)
@@ -23,7 +26,9 @@ struct SchemaTests {
             let schemaValid = try #require(verdicts[Self.examplesDir + "/" + name])
             #expect(schemaValid == (e.schema == "valid"), "jsonschema on \(name)")
             // Where the rule is within what a schema can say, both validators agree.
-            if e.schema == "invalid" || e.valid { #expect(schemaValid == result.isValid, "\(name): schema \(schemaValid), swift \(result.isValid)") }
+            if e.schema == "invalid" || e.valid {
+                #expect(schemaValid == result.isValid, "\(name): schema \(schemaValid), swift \(result.isValid)")
+            }
         }
     }
 
@@ -32,13 +37,19 @@ struct SchemaTests {
         let expected = try Self.expectations()
         let beyond = Set(expected.values.filter { $0.schema == "valid" && !$0.valid }.flatMap(\.codes))
         let format = try String(contentsOfFile: Support.root + "/docs/FORMAT.md", encoding: .utf8)
-        let section = format.components(separatedBy: "### Rules beyond the JSON Schema").last?.components(separatedBy: "## 4.").first ?? ""
-        for code in beyond { #expect(section.contains("`\(code)`"), "\(code) is beyond the schema but not listed in FORMAT.md") }
+        let section =
+            format.components(separatedBy: "### Rules beyond the JSON Schema").last?.components(separatedBy: "## 4.")
+            .first ?? ""
+        for code in beyond {
+            #expect(section.contains("`\(code)`"), "\(code) is beyond the schema but not listed in FORMAT.md")
+        }
     }
 
     @Test("docs/FORMAT.md lists every finding code")
     func formatListsEveryCode() throws {
         let format = try String(contentsOfFile: Support.root + "/docs/FORMAT.md", encoding: .utf8)
-        for code in FindingCode.allCases { #expect(format.contains("| `\(code.rawValue)` |"), "\(code.rawValue) missing from FORMAT.md") }
+        for code in FindingCode.allCases {
+            #expect(format.contains("| `\(code.rawValue)` |"), "\(code.rawValue) missing from FORMAT.md")
+        }
     }
 }

@@ -5,11 +5,16 @@ import TrailPackTestSupport
 
 @Suite("SHA-256 over OpenSSL EVP")
 struct CryptoTests {
-    @Test("known vectors, one-shot", arguments: [
-        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
-        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
-    ])
+    @Test(
+        "known vectors, one-shot",
+        arguments: [
+            ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            (
+                "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+                "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+            ),
+        ])
     func knownVectors(input: String, hex: String) {
         #expect(SHA256.hash(Array(input.utf8)).hex == hex)
     }
@@ -83,8 +88,9 @@ struct CryptoTests {
         #expect(SHA256.hash([1]) != SHA256.hash([2]))
     }
 
-    @Test("sha256sum lines: what trailpack writes (escaped for a backslash or a line break in the name) is read back by GNU sha256sum -c and by trailpack; GNU's own lines, binary marks and the BSD tag form are read; malformed lines are not",
-          .needs(.sha256sum))
+    @Test(
+        "sha256sum lines: what trailpack writes (escaped for a backslash or a line break in the name) is read back by GNU sha256sum -c and by trailpack; GNU's own lines, binary marks and the BSD tag form are read; malformed lines are not",
+        .needs(.sha256sum))
     func sha256sumLines() throws {
         try Support.withTemporaryDirectory { dir in
             let names = ["plain.zip", "back\\slash.zip", "new\nline.zip", "spaces in name.zip"]
@@ -102,7 +108,9 @@ struct CryptoTests {
             #expect(check.status == 0, "GNU sha256sum reads trailpack's lines: \(check.stdout) \(check.stderr)")
             // GNU's own output for the same files (escaped where needed), and its --tag form.
             for flags in ["", "--tag", "-b"] {
-                let gnu = try Support.run("/bin/sh", ["-c", "cd '\(dir)' && sha256sum \(flags) plain.zip 'back\\slash.zip' 'spaces in name.zip'"])
+                let gnu = try Support.run(
+                    "/bin/sh",
+                    ["-c", "cd '\(dir)' && sha256sum \(flags) plain.zip 'back\\slash.zip' 'spaces in name.zip'"])
                 #expect(gnu.status == 0, "sha256sum \(flags): \(gnu.stderr)")
                 let lines = gnu.stdout.split(separator: "\n")
                 #expect(lines.count == 3)
@@ -113,10 +121,12 @@ struct CryptoTests {
                 }
             }
             let hex = String(repeating: "a", count: 64)
-            for bad in ["", hex, hex + " x", String(hex.dropLast()) + "  x", "\\" + hex + "  a\\qb", "\\" + hex + "  trailing\\", "SHA256 (x) = zz"] {
+            for bad in [
+                "", hex, hex + " x", String(hex.dropLast()) + "  x", "\\" + hex + "  a\\qb",
+                "\\" + hex + "  trailing\\", "SHA256 (x) = zz",
+            ] {
                 #expect(SHA256Digest.parseSHA256SumLine(bad) == nil, "\(bad)")
             }
         }
     }
 }
-

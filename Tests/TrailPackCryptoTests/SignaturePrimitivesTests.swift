@@ -7,7 +7,8 @@ import TrailPackCrypto
 struct SignaturePrimitivesTests {
     @Test("BLAKE2b: RFC 7693's vector, and our any-length code agrees with OpenSSL's BLAKE2b-512")
     func blake2b() {
-        let abc = "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923"
+        let abc =
+            "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923"
         let ours = BLAKE2b.digest(Array("abc".utf8), length: 64)
         #expect(ours.map { String(format: "%02x", $0) }.joined() == abc)
         for size in [0, 1, 127, 128, 129, 256, 1000] {
@@ -18,7 +19,9 @@ struct SignaturePrimitivesTests {
         }
         // BLAKE2b-256 is its own function, not a truncation of BLAKE2b-512.
         #expect(BLAKE2b.digest([], length: 32) != Array(BLAKE2b.digest([], length: 64).prefix(32)))
-        #expect(BLAKE2b.digest([], length: 32).map { String(format: "%02x", $0) }.joined() == "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8")
+        #expect(
+            BLAKE2b.digest([], length: 32).map { String(format: "%02x", $0) }.joined()
+                == "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8")
     }
 
     @Test("scrypt parameters follow libsodium for minisign's limits")

@@ -24,7 +24,9 @@ struct DiffTests {
     }
 
     /// Rewrites a JSON file of the tour folder with `change` applied to its object.
-    static func editJSON(_ path: String, _ change: (inout [String: Any]) -> Void) throws { try Support.editJSON(path, change) }
+    static func editJSON(_ path: String, _ change: (inout [String: Any]) -> Void) throws {
+        try Support.editJSON(path, change)
+    }
 
     static func stop(_ tour: String, _ folder: String) -> String { "\(tour)/waypoints/\(folder)/waypoint.json" }
 
@@ -70,7 +72,8 @@ struct DiffTests {
     func renamed() throws {
         let d = try Self.diff { tour in
             try Self.editJSON(Self.stop(tour, "05-tombstone-prairie")) { $0["name"] = "Tombstone Prairie Meadow" }
-            try FileManager.default.moveItem(atPath: tour + "/waypoints/06-fish-lake", toPath: tour + "/waypoints/06-fish-lake-shore")
+            try FileManager.default.moveItem(
+                atPath: tour + "/waypoints/06-fish-lake", toPath: tour + "/waypoints/06-fish-lake-shore")
         }
         #expect(d.stops.count == 1, "\(d.stops)")
         #expect(d.stops.first?.oldName == "Tombstone Prairie" && d.stops.first?.name == "Tombstone Prairie Meadow")
@@ -80,7 +83,8 @@ struct DiffTests {
     @Test("a stop renamed and moved a little, in a new folder, is still that stop (within 25 m)")
     func renamedAndMoved() throws {
         let d = try Self.diff { tour in
-            try FileManager.default.moveItem(atPath: tour + "/waypoints/02-cascadia", toPath: tour + "/waypoints/02-cascadia-state-park")
+            try FileManager.default.moveItem(
+                atPath: tour + "/waypoints/02-cascadia", toPath: tour + "/waypoints/02-cascadia-state-park")
             try Self.editJSON(Self.stop(tour, "02-cascadia-state-park")) { w in
                 w["name"] = "Cascadia State Park"
                 var c = w["coordinate"] as! [String: Any]
@@ -89,15 +93,20 @@ struct DiffTests {
             }
         }
         let stop = try #require(d.stops.first)
-        #expect(d.stops.count == 1 && stop.kind == .changed && stop.oldName == "Cascadia" && (stop.movedMetres ?? 0) > 5)
+        #expect(
+            d.stops.count == 1 && stop.kind == .changed && stop.oldName == "Cascadia" && (stop.movedMetres ?? 0) > 5)
     }
 
-    @Test("a stop moved to a new folder (2 km away) whose name only changed case (and whose files all changed) is still that stop, 'renamed'")
+    @Test(
+        "a stop moved to a new folder (2 km away) whose name only changed case (and whose files all changed) is still that stop, 'renamed'"
+    )
     func renamedByCase() throws {
         let d = try Self.diff { tour in
-            try FileManager.default.moveItem(atPath: tour + "/waypoints/06-fish-lake", toPath: tour + "/waypoints/06-lake-of-fish")
+            try FileManager.default.moveItem(
+                atPath: tour + "/waypoints/06-fish-lake", toPath: tour + "/waypoints/06-lake-of-fish")
             // Every file changed too: only the name, folded, says which stop this is.
-            for file in try FileManager.default.contentsOfDirectory(atPath: tour + "/waypoints/06-lake-of-fish") where file != "waypoint.json" {
+            for file in try FileManager.default.contentsOfDirectory(atPath: tour + "/waypoints/06-lake-of-fish")
+            where file != "waypoint.json" {
                 let handle = try #require(FileHandle(forWritingAtPath: tour + "/waypoints/06-lake-of-fish/" + file))
                 handle.seekToEndOfFile()
                 let extra: [UInt8] = file.hasSuffix(".md") ? Array("\nMore to read.\n".utf8) : [0, 0, 0, 0]
@@ -112,7 +121,9 @@ struct DiffTests {
             }
         }
         let stop = try #require(d.stops.first)
-        #expect(d.stops.count == 1 && stop.kind == .changed && stop.oldName == "Fish Lake" && stop.name == "FISH LAKE", "\(d.stops)")
+        #expect(
+            d.stops.count == 1 && stop.kind == .changed && stop.oldName == "Fish Lake" && stop.name == "FISH LAKE",
+            "\(d.stops)")
         #expect((stop.movedMetres ?? 0) > 2000)
         #expect(stop.assets.count == 2 && stop.assets.allSatisfy { $0.kind == .changed })
     }
@@ -126,15 +137,21 @@ struct DiffTests {
             try FileManager.default.moveItem(atPath: w + "/07-santiam-pass", toPath: w + "/06-santiam-pass")
             try FileManager.default.moveItem(atPath: w + "/tmp", toPath: w + "/07-fish-lake")
             try FileManager.default.createDirectory(atPath: w + "/08-lost-lake", withIntermediateDirectories: true)
-            try #"{"name": "Lost Lake", "coordinate": {"latitude": 44.43, "longitude": -121.9}, "description": "A lake that drains through lava tubes each summer.", "assets": ["about.md"]}"#
+            try
+                #"{"name": "Lost Lake", "coordinate": {"latitude": 44.43, "longitude": -121.9}, "description": "A lake that drains through lava tubes each summer.", "assets": ["about.md"]}"#
                 .write(toFile: w + "/08-lost-lake/waypoint.json", atomically: true, encoding: .utf8)
-            try "Lost Lake fills in winter and drains in summer.\n".write(toFile: w + "/08-lost-lake/about.md", atomically: true, encoding: .utf8)
+            try "Lost Lake fills in winter and drains in summer.\n".write(
+                toFile: w + "/08-lost-lake/about.md", atomically: true, encoding: .utf8)
         }
         #expect(d.stops.filter { $0.kind == .added }.map(\.name) == ["Lost Lake"])
         #expect(d.stops.filter { $0.kind == .removed }.map(\.name) == ["Cache Creek Toll Station"])
-        #expect(d.oldOrder?.suffix(2) == ["Fish Lake", "Santiam Pass"] && d.newOrder?.suffix(2) == ["Santiam Pass", "Fish Lake"], "\(String(describing: d.newOrder))")
+        #expect(
+            d.oldOrder?.suffix(2) == ["Fish Lake", "Santiam Pass"]
+                && d.newOrder?.suffix(2) == ["Santiam Pass", "Fish Lake"], "\(String(describing: d.newOrder))")
         let text = DiffText.render(d)
-        #expect(text.contains("+ Stop 8 \"Lost Lake\" added") && text.contains("- Stop 8 \"Cache Creek Toll Station\" removed"), "\(text)")
+        #expect(
+            text.contains("+ Stop 8 \"Lost Lake\" added")
+                && text.contains("- Stop 8 \"Cache Creek Toll Station\" removed"), "\(text)")
     }
 
     @Test("a description change is a word diff; properties added, changed and removed are listed with their values")
@@ -150,9 +167,13 @@ struct DiffTests {
         }
         let stop = try #require(d.stops.first)
         let words = try #require(stop.description)
-        #expect(words.runs.contains { $0.kind == .removed && $0.text == "wagons," } && words.runs.contains { $0.kind == .added && $0.text == "ox teams," }, "\(words.marked)")
+        #expect(
+            words.runs.contains { $0.kind == .removed && $0.text == "wagons," }
+                && words.runs.contains { $0.kind == .added && $0.text == "ox teams," }, "\(words.marked)")
         #expect(stop.properties.map(\.key) == ["roadMile", "season"])
-        #expect(stop.properties.map(\.old) == ["0", nil] && stop.properties.map(\.new) == ["0.5", "\"all year\""], "\(stop.properties)")
+        #expect(
+            stop.properties.map(\.old) == ["0", nil] && stop.properties.map(\.new) == ["0.5", "\"all year\""],
+            "\(stop.properties)")
     }
 
     @Test("a photo replaced is 'changed' with both SHA-256s and sizes; a file added and one removed are listed")
@@ -169,8 +190,12 @@ struct DiffTests {
         }
         let stop = try #require(d.stops.first)
         let changed = try #require(stop.assets.first { $0.kind == .changed })
-        #expect(changed.file == "view.png" && changed.oldSHA256 != changed.newSHA256 && (changed.newSize ?? 0) == (changed.oldSize ?? 0) + 100)
-        #expect(stop.assets.contains { $0.kind == .added && $0.file == "walk.md" } && stop.assets.contains { $0.kind == .removed && $0.file == "about.md" })
+        #expect(
+            changed.file == "view.png" && changed.oldSHA256 != changed.newSHA256
+                && (changed.newSize ?? 0) == (changed.oldSize ?? 0) + 100)
+        #expect(
+            stop.assets.contains { $0.kind == .added && $0.file == "walk.md" }
+                && stop.assets.contains { $0.kind == .removed && $0.file == "about.md" })
     }
 
     @Test("a frame change and a tour text change are reported")
@@ -186,10 +211,14 @@ struct DiffTests {
             }
         }
         #expect(d.oldFrame?.southwest.latitude == 44.3 && d.newFrame?.southwest.latitude == 44.35)
-        #expect(d.tour.contains { $0.field == "park" && $0.old == "Willamette National Forest" && $0.new == "Willamette NF" })
+        #expect(
+            d.tour.contains {
+                $0.field == "park" && $0.old == "Willamette National Forest" && $0.new == "Willamette NF"
+            })
     }
 
-    @Test("a hostile pair of 200,000-word descriptions is compared in bounded work (replaced whole, flagged approximate)")
+    @Test(
+        "a hostile pair of 200,000-word descriptions is compared in bounded work (replaced whole, flagged approximate)")
     func boundedWordDiff() {
         let a = (0..<200_000).map { "w\($0 % 997)" }.joined(separator: " ")
         let b = (0..<200_000).map { "v\($0 % 991)" }.joined(separator: " ")

@@ -76,12 +76,15 @@ struct FuzzRegressionTests {
 
     @Test("a bounded structured run (3,000 inputs, a fixed seed) never traps the verifier or the reader")
     func boundedRun() throws {
-        let fuzz = URL(fileURLWithPath: Support.binary).deletingLastPathComponent().appendingPathComponent("trailpack-fuzz").path
+        let fuzz = URL(fileURLWithPath: Support.binary).deletingLastPathComponent().appendingPathComponent(
+            "trailpack-fuzz"
+        ).path
         try #require(FileManager.default.isExecutableFile(atPath: fuzz), "build trailpack-fuzz first (swift build)")
         try Support.withTemporaryDirectory { dir in
             // In a child process: a trap ends the child, not the test run, and leaves its input behind.
-            let result = try Support.run(fuzz, ["--generate", "3000", "--seed", "20261122", "--last", dir + "/last.zip"],
-                                         environment: ["TRAILPACK_FUZZ_SEEDS": Self.seedFolder], directory: Support.root)
+            let result = try Support.run(
+                fuzz, ["--generate", "3000", "--seed", "20261122", "--last", dir + "/last.zip"],
+                environment: ["TRAILPACK_FUZZ_SEEDS": Self.seedFolder], directory: Support.root)
             let last = (try? String(contentsOfFile: dir + "/last.zip.txt", encoding: .utf8)) ?? ""
             #expect(result.status == 0, "trapped on: \(last)\n\(result.stderr.suffix(2000))")
             #expect(result.stdout.contains("generated 3000 structured inputs"))

@@ -1,14 +1,17 @@
 import Foundation
 import Testing
 import TrailPackBuilder
-@testable import TrailPackCore
 import TrailPackTestFixtures
 import TrailPackTestSupport
 import TrailPackVerifier
 
+@testable import TrailPackCore
+
 @Suite("builder")
 struct BuilderTests {
-    @Test("every fixture builds, opens cleanly in unzip, bsdtar, 7z and Python's zipfile with manifest.json first, and sha256sum -c accepts the sidecar", .needs(.unzip, .bsdtar, .sevenZip, .python3, .sha256sum), arguments: Support.fixtureNames)
+    @Test(
+        "every fixture builds, opens cleanly in unzip, bsdtar, 7z and Python's zipfile with manifest.json first, and sha256sum -c accepts the sidecar",
+        .needs(.unzip, .bsdtar, .sevenZip, .python3, .sha256sum), arguments: Support.fixtureNames)
     func crossToolChecks(name: String) throws {
         try Support.withTemporaryDirectory { dir in
             let out = try Support.trailpack("build", Support.fixture(name), "-o", dir + "/\(name).zip", "--quiet")
@@ -20,7 +23,13 @@ struct BuilderTests {
             #expect(listing.stdout.split(separator: "\n").first == "manifest.json")
             let sevenZip = try Support.run("7z", ["t", pkg])
             #expect(sevenZip.status == 0 && sevenZip.stdout.contains("Everything is Ok"), "\(sevenZip.stdout)")
-            let python = try Support.run("python3", ["-c", "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(z.namelist()[0])", pkg])
+            let python = try Support.run(
+                "python3",
+                [
+                    "-c",
+                    "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(z.namelist()[0])",
+                    pkg,
+                ])
             #expect(python.status == 0, "\(python.stderr)")
             #expect(python.stdout == "manifest.json\n")
             let check = try Support.run("sha256sum", ["-c", "\(name).zip.sha256"], directory: dir)
@@ -31,14 +40,22 @@ struct BuilderTests {
             // Info-ZIP's own reading of the methods ("compression method: none (stored)" / "deflated").
             let verbose = try Support.run("unzip", ["-Zv", pkg])
             #expect(verbose.status == 0, "\(verbose.stderr)")
-            let methodsRun = try Support.run("python3", ["-c", "import zipfile,sys\nfor i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.filename, i.compress_type)", pkg])
+            let methodsRun = try Support.run(
+                "python3",
+                [
+                    "-c",
+                    "import zipfile,sys\nfor i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.filename, i.compress_type)",
+                    pkg,
+                ])
             #expect(methodsRun.status == 0, "\(methodsRun.stderr)")
             let methods = methodsRun.stdout
             #expect(methods.split(separator: "\n").count == report.entryCount)
             // unzip and Python agree on every entry's method.
             let unzipMethods = verbose.stdout.split(separator: "\n").filter { $0.contains("compression method:") }
             #expect(unzipMethods.count == report.entryCount)
-            #expect(unzipMethods.filter { $0.contains("none (stored)") }.count == methods.split(separator: "\n").filter { $0.hasSuffix(" 0") }.count)
+            #expect(
+                unzipMethods.filter { $0.contains("none (stored)") }.count
+                    == methods.split(separator: "\n").filter { $0.hasSuffix(" 0") }.count)
             for line in methods.split(separator: "\n") {
                 let parts = line.split(separator: " ")
                 let file = String(parts[0]), method = String(parts[1])
@@ -48,7 +65,9 @@ struct BuilderTests {
         }
     }
 
-    @Test("the same tour gives the same bytes from a copy with shuffled mtimes, permissions and creation order, under another TZ, locale and umask", .needs(.python3), arguments: Support.fixtureNames)
+    @Test(
+        "the same tour gives the same bytes from a copy with shuffled mtimes, permissions and creation order, under another TZ, locale and umask",
+        .needs(.python3), arguments: Support.fixtureNames)
     func determinism(name: String) throws {
         try Support.withTemporaryDirectory { dir in
             let first = try Support.trailpack("build", Support.fixture(name), "-o", dir + "/a.zip", "--quiet")
@@ -63,39 +82,64 @@ struct BuilderTests {
                 FileManager.default.fileExists(atPath: src, isDirectory: &isDir)
                 if isDir.boolValue { continue }
                 let dst = copy + "/" + rel
-                try FileManager.default.createDirectory(atPath: (dst as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: (dst as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 try FileManager.default.copyItem(atPath: src, toPath: dst)
                 seed = seed &* 6364136223846793005 &+ 1
                 let date = Date(timeIntervalSince1970: Double(seed % 2_000_000_000))
-                try FileManager.default.setAttributes([.modificationDate: date, .posixPermissions: [0o600, 0o644, 0o444, 0o755][Int(seed % 4)]], ofItemAtPath: dst)
+                try FileManager.default.setAttributes(
+                    [.modificationDate: date, .posixPermissions: [0o600, 0o644, 0o444, 0o755][Int(seed % 4)]],
+                    ofItemAtPath: dst)
             }
             let env = ["PATH": "/usr/bin:/bin", "TZ": "Pacific/Chatham", "LC_ALL": "C", "LANG": "C"]
-            let second = try Support.run("/bin/sh", ["-c", "umask 077 && exec \"$0\" build \"$1\" -o \"$2\" --quiet", Support.binary, copy, dir + "/b.zip"], environment: env)
+            let second = try Support.run(
+                "/bin/sh",
+                [
+                    "-c", "umask 077 && exec \"$0\" build \"$1\" -o \"$2\" --quiet", Support.binary, copy,
+                    dir + "/b.zip",
+                ], environment: env)
             #expect(second.status == 0, "\(second.stderr)")
             #expect(try Support.read(dir + "/a.zip") == Support.read(dir + "/b.zip"), "\(name): packages differ")
             // SOURCE_DATE_EPOCH changes the stamped time, and only that.
-            let third = try Support.trailpack("build", copy, "-o", dir + "/c.zip", "--quiet", environment: ["SOURCE_DATE_EPOCH": "1700000000", "PATH": "/usr/bin:/bin"])
+            let third = try Support.trailpack(
+                "build", copy, "-o", dir + "/c.zip", "--quiet",
+                environment: ["SOURCE_DATE_EPOCH": "1700000000", "PATH": "/usr/bin:/bin"])
             #expect(third.status == 0)
             let c = try Support.read(dir + "/c.zip")
             #expect(c != (try Support.read(dir + "/a.zip")))
             #expect(c.count == (try Support.read(dir + "/a.zip")).count)
-            let dates = try Support.run("python3", ["-c", "import zipfile,sys; print(set(i.date_time for i in zipfile.ZipFile(sys.argv[1]).infolist()))", dir + "/c.zip"])
+            let dates = try Support.run(
+                "python3",
+                [
+                    "-c",
+                    "import zipfile,sys; print(set(i.date_time for i in zipfile.ZipFile(sys.argv[1]).infolist()))",
+                    dir + "/c.zip",
+                ])
             #expect(dates.status == 0, "\(dates.stderr)")
             #expect(dates.stdout.contains("(2023, 11, 14, 22, 13, 20)"), "\(dates.stdout)")
         }
     }
 
-    @Test("sign stamps SOURCE_DATE_EPOCH in its trusted comment, and refuses an invalid one as build does (it used to sign with the current time)")
+    @Test(
+        "sign stamps SOURCE_DATE_EPOCH in its trusted comment, and refuses an invalid one as build does (it used to sign with the current time)"
+    )
     func signingTime() throws {
         try Support.withTemporaryDirectory { dir in
             let package = try Support.buildFixture("family-hikes", into: dir)
-            #expect(try Support.trailpack(["keygen", "-s", dir + "/k.key", "-p", dir + "/k.pub", "--unencrypted"]).status == 0)
+            #expect(
+                try Support.trailpack(["keygen", "-s", dir + "/k.key", "-p", dir + "/k.pub", "--unencrypted"]).status
+                    == 0)
             let env = ["PATH": "/usr/bin:/bin"]
-            let good = try Support.trailpack(["sign", package, "-s", dir + "/k.key", "-o", dir + "/a.minisig"], environment: env.merging(["SOURCE_DATE_EPOCH": "1700000000"]) { $1 })
+            let good = try Support.trailpack(
+                ["sign", package, "-s", dir + "/k.key", "-o", dir + "/a.minisig"],
+                environment: env.merging(["SOURCE_DATE_EPOCH": "1700000000"]) { $1 })
             #expect(good.status == 0, "\(good.stderr)")
             #expect(try String(contentsOfFile: dir + "/a.minisig", encoding: .utf8).contains("timestamp:1700000000"))
-            let bad = try Support.trailpack(["sign", package, "-s", dir + "/k.key", "-o", dir + "/b.minisig"], environment: env.merging(["SOURCE_DATE_EPOCH": "yesterday"]) { $1 })
-            #expect(bad.status == 2 && bad.stderr.contains("SOURCE_DATE_EPOCH='yesterday'"), "\(bad.status) \(bad.stderr)")
+            let bad = try Support.trailpack(
+                ["sign", package, "-s", dir + "/k.key", "-o", dir + "/b.minisig"],
+                environment: env.merging(["SOURCE_DATE_EPOCH": "yesterday"]) { $1 })
+            #expect(
+                bad.status == 2 && bad.stderr.contains("SOURCE_DATE_EPOCH='yesterday'"), "\(bad.status) \(bad.stderr)")
             #expect(!FileManager.default.fileExists(atPath: dir + "/b.minisig"))
         }
     }
@@ -115,24 +159,33 @@ struct BuilderTests {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
     }
 
-    @Test("ranger errors: each is reported with its code, the file, and a message that says how to fix it; nothing is written")
+    @Test(
+        "ranger errors: each is reported with its code, the file, and a message that says how to fix it; nothing is written"
+    )
     func rangerErrors() throws {
         struct Case { var code: String; var message: String; var breakIt: (String) throws -> Void }
         let cases: [Case] = [
             Case(code: "source.asset-missing", message: "did you mean 'about.md'?") { tour in
-                try editWaypoint(tour, "01-sweet-home") { $0 = $0.replacingOccurrences(of: "\"about.md\"", with: "\"About.md\"") }
+                try editWaypoint(tour, "01-sweet-home") {
+                    $0 = $0.replacingOccurrences(of: "\"about.md\"", with: "\"About.md\"")
+                }
             },
             Case(code: "source.asset-missing", message: "did you mean 'view.png'?") { tour in
-                try editWaypoint(tour, "02-cascadia") { $0 = $0.replacingOccurrences(of: "\"view.png\"", with: "\"veiw.png\"") }
+                try editWaypoint(tour, "02-cascadia") {
+                    $0 = $0.replacingOccurrences(of: "\"view.png\"", with: "\"veiw.png\"")
+                }
             },
             Case(code: "source.asset-outside", message: "points outside the waypoint folder") { tour in
-                try editWaypoint(tour, "03-mountain-house") { $0 = $0.replacingOccurrences(of: "\"about.md\"", with: "\"../02-cascadia/about.md\"") }
+                try editWaypoint(tour, "03-mountain-house") {
+                    $0 = $0.replacingOccurrences(of: "\"about.md\"", with: "\"../02-cascadia/about.md\"")
+                }
             },
             Case(code: "source.asset-outside", message: "outside the tour folder") { tour in
                 let target = tour + "/../secret.txt"
                 try "secret".write(toFile: target, atomically: true, encoding: .utf8)
                 try FileManager.default.removeItem(atPath: tour + "/waypoints/04-house-rock/about.md")
-                try FileManager.default.createSymbolicLink(atPath: tour + "/waypoints/04-house-rock/about.md", withDestinationPath: target)
+                try FileManager.default.createSymbolicLink(
+                    atPath: tour + "/waypoints/04-house-rock/about.md", withDestinationPath: target)
             },
             Case(code: "source.asset-not-file", message: "not a regular file") { tour in
                 let path = tour + "/waypoints/05-tombstone-prairie/about.md"
@@ -143,10 +196,14 @@ struct BuilderTests {
                 try Data().write(to: URL(fileURLWithPath: tour + "/waypoints/06-fish-lake/about.md"))
             },
             Case(code: "waypoint.name-duplicate", message: "already used") { tour in
-                try editWaypoint(tour, "07-santiam-pass") { $0 = $0.replacingOccurrences(of: "\"Santiam Pass\"", with: "\"FISH LAKE\"") }
+                try editWaypoint(tour, "07-santiam-pass") {
+                    $0 = $0.replacingOccurrences(of: "\"Santiam Pass\"", with: "\"FISH LAKE\"")
+                }
             },
             Case(code: "waypoint.order-duplicate", message: "give each stop its own number") { tour in
-                try FileManager.default.moveItem(atPath: tour + "/waypoints/08-cache-creek-toll-station", toPath: tour + "/waypoints/07-cache-creek-toll-station")
+                try FileManager.default.moveItem(
+                    atPath: tour + "/waypoints/08-cache-creek-toll-station",
+                    toPath: tour + "/waypoints/07-cache-creek-toll-station")
             },
             Case(code: "coordinate.latitude", message: "swapped") { tour in
                 try editWaypoint(tour, "02-cascadia") {
@@ -155,14 +212,19 @@ struct BuilderTests {
                 }
             },
             Case(code: "waypoint.outside-bounds", message: "widen the bounds") { tour in
-                try editWaypoint(tour, "02-cascadia") { $0 = $0.replacingOccurrences(of: "\"latitude\": 44.3979", with: "\"latitude\": 45.3979") }
+                try editWaypoint(tour, "02-cascadia") {
+                    $0 = $0.replacingOccurrences(of: "\"latitude\": 44.3979", with: "\"latitude\": 45.3979")
+                }
             },
             Case(code: "source.asset-type", message: "use one of") { tour in
                 try "MZ".write(toFile: tour + "/waypoints/01-sweet-home/setup.exe", atomically: true, encoding: .utf8)
-                try editWaypoint(tour, "01-sweet-home") { $0 = $0.replacingOccurrences(of: "\"about.md\",", with: "\"about.md\", \"setup.exe\",") }
+                try editWaypoint(tour, "01-sweet-home") {
+                    $0 = $0.replacingOccurrences(of: "\"about.md\",", with: "\"about.md\", \"setup.exe\",")
+                }
             },
             Case(code: "source.waypoint-file-missing", message: "has no waypoint.json") { tour in
-                try FileManager.default.createDirectory(atPath: tour + "/waypoints/09-sisters", withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: tour + "/waypoints/09-sisters", withIntermediateDirectories: true)
             },
             Case(code: "source.tour-missing", message: "trailpack init") { tour in
                 try FileManager.default.removeItem(atPath: tour + "/tour.json")
@@ -171,7 +233,9 @@ struct BuilderTests {
                 try editWaypoint(tour, "01-sweet-home") { $0 = $0.replacingOccurrences(of: "\"name\":", with: "name:") }
             },
             Case(code: "manifest.unknown-field", message: "did you mean 'description'?") { tour in
-                try editWaypoint(tour, "01-sweet-home") { $0 = $0.replacingOccurrences(of: "\"description\":", with: "\"descripton\":") }
+                try editWaypoint(tour, "01-sweet-home") {
+                    $0 = $0.replacingOccurrences(of: "\"description\":", with: "\"descripton\":")
+                }
             },
         ]
         for c in cases {
@@ -182,23 +246,39 @@ struct BuilderTests {
                 #expect(line != nil, "\(c.code) (\(c.message)) not reported: \(out.stderr)")
                 #expect(line?.contains(c.message) == true, "\(c.code): \(line ?? "")")
                 #expect(!FileManager.default.fileExists(atPath: dir + "/out.zip"))
-                #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["tour"] || FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["secret.txt", "tour"])
+                #expect(
+                    try FileManager.default.contentsOfDirectory(atPath: dir) == ["tour"]
+                        || FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["secret.txt", "tour"])
             }
         }
     }
 
-    @Test("an asset that cannot be read is reported (run as an unprivileged user when the tests run as root)", .enabled(if: getuid() != 0 || PeerTool.setpriv.isAvailable, "needs \(PeerTool.setpriv) to build as an unprivileged user when the tests run as root"))
+    @Test(
+        "an asset that cannot be read is reported (run as an unprivileged user when the tests run as root)",
+        .enabled(
+            if: getuid() != 0 || PeerTool.setpriv.isAvailable,
+            "needs \(PeerTool.setpriv) to build as an unprivileged user when the tests run as root"))
     func unreadableAsset() throws {
         try Support.withTemporaryDirectory { dir in
             let tour = dir + "/tour"
             try Support.copyTree(Support.fixture("santiam-wagon-road"), tour)
             try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir)
-            try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: tour + "/waypoints/05-tombstone-prairie/about.md")
-            let out = getuid() == 0
-                ? try Support.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Support.binary, "build", tour, "-o", dir + "/out.zip"])
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o000], ofItemAtPath: tour + "/waypoints/05-tombstone-prairie/about.md")
+            let out =
+                getuid() == 0
+                ? try Support.run(
+                    "setpriv",
+                    [
+                        "--reuid=65534", "--regid=65534", "--clear-groups", Support.binary, "build", tour, "-o",
+                        dir + "/out.zip",
+                    ])
                 : try Support.trailpack("build", tour, "-o", dir + "/out.zip")
             #expect(out.status == 1, "\(out.stderr)")
-            #expect(out.stderr.contains("error[source.asset-unreadable] waypoints/05-tombstone-prairie/waypoint.json: asset 'waypoints/05-tombstone-prairie/about.md' cannot be read; check its permissions"), "\(out.stderr)")
+            #expect(
+                out.stderr.contains(
+                    "error[source.asset-unreadable] waypoints/05-tombstone-prairie/waypoint.json: asset 'waypoints/05-tombstone-prairie/about.md' cannot be read; check its permissions"
+                ), "\(out.stderr)")
         }
     }
 
@@ -206,14 +286,19 @@ struct BuilderTests {
     func reportedTogether() throws {
         try Support.withTemporaryDirectory { dir in
             let out = try brokenTour(dir) { tour in
-                try editWaypoint(tour, "01-sweet-home") { $0 = $0.replacingOccurrences(of: "\"about.md\"", with: "\"missing.md\"") }
-                try editWaypoint(tour, "02-cascadia") { $0 = $0.replacingOccurrences(of: "\"longitude\": -122.481", with: "\"longitude\": -222.481") }
+                try editWaypoint(tour, "01-sweet-home") {
+                    $0 = $0.replacingOccurrences(of: "\"about.md\"", with: "\"missing.md\"")
+                }
+                try editWaypoint(tour, "02-cascadia") {
+                    $0 = $0.replacingOccurrences(of: "\"longitude\": -122.481", with: "\"longitude\": -222.481")
+                }
             }
             #expect(out.status == 1)
             #expect(out.stderr.contains("[source.asset-missing]") && out.stderr.contains("[coordinate.longitude]"))
             #expect(out.stderr.contains("warning[source.unused-file] waypoints/01-sweet-home/about.md"))
             let warnOnly = try brokenTour(dir + "/w") { tour in
-                try "notes".write(toFile: tour + "/waypoints/01-sweet-home/draft.txt", atomically: true, encoding: .utf8)
+                try "notes".write(
+                    toFile: tour + "/waypoints/01-sweet-home/draft.txt", atomically: true, encoding: .utf8)
                 try "junk".write(toFile: tour + "/waypoints/01-sweet-home/.DS_Store", atomically: true, encoding: .utf8)
             }
             #expect(warnOnly.status == 0, "\(warnOnly.stderr)")
@@ -228,7 +313,8 @@ struct BuilderTests {
             let out = try brokenTour(dir) { tour in
                 let path = tour + "/waypoints/02-cascadia/view.png"
                 try FileManager.default.removeItem(atPath: path)
-                try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "../01-sweet-home/view.png")
+                try FileManager.default.createSymbolicLink(
+                    atPath: path, withDestinationPath: "../01-sweet-home/view.png")
             }
             #expect(out.status == 0, "\(out.stderr)")
             #expect(try Verifier.verify(path: dir + "/out.zip").isValid)
@@ -246,7 +332,10 @@ struct BuilderTests {
             try FileManager.default.removeItem(atPath: tour + "/waypoints/01-sahalie-and-koosah-falls/trail.png")
             #expect(try Support.trailpack("build", tour, "-o", out).status == 1)
             #expect(try Support.read(out) == before)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["pkg.zip", "pkg.zip.sha256", "tour"])
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == [
+                    "pkg.zip", "pkg.zip.sha256", "tour",
+                ])
         }
     }
 
@@ -264,11 +353,15 @@ struct BuilderTests {
             handle.write(Data(block))
         }
         try handle.close()
-        try editWaypoint(tour, "01-sahalie-and-koosah-falls") { $0 = $0.replacingOccurrences(of: "\"notes.txt\",", with: "\"notes.txt\", \"falls.mp4\",") }
+        try editWaypoint(tour, "01-sahalie-and-koosah-falls") {
+            $0 = $0.replacingOccurrences(of: "\"notes.txt\",", with: "\"notes.txt\", \"falls.mp4\",")
+        }
         return tour
     }
 
-    @Test("a build killed half-way (SIGKILL) leaves the previous package; Ctrl-C (SIGINT) also removes its temporary file", arguments: [SIGKILL, SIGINT])
+    @Test(
+        "a build killed half-way (SIGKILL) leaves the previous package; Ctrl-C (SIGINT) also removes its temporary file",
+        arguments: [SIGKILL, SIGINT])
     func interruptedBuild(signal: Int32) throws {
         try Support.withTemporaryDirectory { dir in
             let out = dir + "/pkg.zip"
@@ -285,7 +378,10 @@ struct BuilderTests {
             let temp = dir + "/.pkg.zip.\(process.processIdentifier).trailpack-tmp"
             var waited = 0
             while waited < 600 {
-                if let size = (try? FileManager.default.attributesOfItem(atPath: temp))?[.size] as? Int, size > 8 << 20 { break }
+                if let size = (try? FileManager.default.attributesOfItem(atPath: temp))?[.size] as? Int, size > 8 << 20
+                {
+                    break
+                }
                 usleep(50_000)
                 waited += 1
             }
@@ -295,11 +391,15 @@ struct BuilderTests {
             #expect(process.terminationReason == .uncaughtSignal || process.terminationStatus == 128 + signal)
             #expect(try Support.read(out) == before, "the previous package was changed")
             #expect(try Verifier.verify(path: out).isValid)
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".trailpack-tmp") }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter {
+                $0.hasSuffix(".trailpack-tmp")
+            }
             if signal == SIGINT { #expect(leftovers.isEmpty, "\(leftovers)") }
             // The next build of the same output removes what a killed one left.
             #expect(try Support.trailpack("build", Support.fixture("family-hikes"), "-o", out, "-q").status == 0)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".trailpack-tmp") }.isEmpty)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".trailpack-tmp") }
+                    .isEmpty)
         }
     }
 
@@ -311,7 +411,8 @@ struct BuilderTests {
             let again = try Support.trailpack("init", dir + "/plain")
             #expect(again.status == 2 && again.stderr.contains("already holds a tour.json"))
 
-            let out = try Support.trailpack("init", dir + "/from-gpx", "--from-gpx", Support.fixture("gpx/santiam-stops.gpx"))
+            let out = try Support.trailpack(
+                "init", dir + "/from-gpx", "--from-gpx", Support.fixture("gpx/santiam-stops.gpx"))
             #expect(out.status == 0, "\(out.stderr)")
             let folders = try FileManager.default.contentsOfDirectory(atPath: dir + "/from-gpx/waypoints").sorted()
             #expect(folders == ["01-house-rock", "02-tombstone-prairie", "03-fish-lake"])
@@ -322,19 +423,30 @@ struct BuilderTests {
             #expect(manifest.waypoints[2].coordinate == Coordinate(latitude: 44.4057, longitude: -121.9929))
             #expect(manifest.waypoints[0].description.hasPrefix("A huge overhanging boulder"))
 
-            try "<gpx><wpt lat=\"99\" lon=\"0\"/></gpx>".write(toFile: dir + "/bad.gpx", atomically: true, encoding: .utf8)
+            try "<gpx><wpt lat=\"99\" lon=\"0\"/></gpx>".write(
+                toFile: dir + "/bad.gpx", atomically: true, encoding: .utf8)
             let bad = try Support.trailpack("init", dir + "/bad", "--from-gpx", dir + "/bad.gpx")
-            #expect(bad.status == 2 && bad.stderr.contains("line 1, column 6: lat=\"99\" in <wpt> is outside -90 to 90 degrees"), "\(bad.stderr)")
+            #expect(
+                bad.status == 2
+                    && bad.stderr.contains("line 1, column 6: lat=\"99\" in <wpt> is outside -90 to 90 degrees"),
+                "\(bad.stderr)")
             try "not xml at all <".write(toFile: dir + "/garbage.gpx", atomically: true, encoding: .utf8)
             #expect(try Support.trailpack("init", dir + "/bad2", "--from-gpx", dir + "/garbage.gpx").status == 2)
         }
     }
 
-    @Test("a build on a terminal shows progress (files, bytes, rate, time left); off a terminal it does not", .needs(.script))
+    @Test(
+        "a build on a terminal shows progress (files, bytes, rate, time left); off a terminal it does not",
+        .needs(.script))
     func progressOnTerminal() throws {
         try Support.withTemporaryDirectory { dir in
             // `script` gives the build a pseudo-terminal, as a ranger's shell would.
-            let tty = try Support.run("script", ["-q", "-c", "\(Support.binary) build \(Support.fixture("santiam-wagon-road")) -o \(dir)/a.zip", "/dev/null"])
+            let tty = try Support.run(
+                "script",
+                [
+                    "-q", "-c", "\(Support.binary) build \(Support.fixture("santiam-wagon-road")) -o \(dir)/a.zip",
+                    "/dev/null",
+                ])
             #expect(tty.status == 0)
             let screen = tty.stdout.replacingOccurrences(of: "\r", with: "\n")
             #expect(screen.contains("hashing 18/18 files"), "\(screen)")
@@ -359,7 +471,9 @@ struct BuilderTests {
             #expect(try Support.sha256sum(dir + "/gov.usda.fs.willamette.santiam-wagon-road-1.0.0.zip") == sha)
             let text = try Support.trailpack("build", Support.fixture("santiam-wagon-road"), "-o", dir + "/x.zip")
             #expect(text.status == 0, "\(text.stderr)")
-            for word in ["waypoints  8", "assets     18", "sha256     \(sha)", "time"] { #expect(text.stdout.contains(word), "\(text.stdout)") }
+            for word in ["waypoints  8", "assets     18", "sha256     \(sha)", "time"] {
+                #expect(text.stdout.contains(word), "\(text.stdout)")
+            }
         }
     }
 
@@ -370,7 +484,8 @@ struct BuilderTests {
             // manifest (the limit is 32 MiB) from a tour folder of 38 MB of waypoint.json files.
             let tour = dir + "/big"
             try FileManager.default.createDirectory(atPath: tour + "/waypoints", withIntermediateDirectories: true)
-            try #"{"id": "org.trailpack.test.big", "version": "1", "name": "Big", "park": "Test Forest", "site": {"id": "test", "name": "Test"}, "mapName": "Big", "description": "Too much text."}"#
+            try
+                #"{"id": "org.trailpack.test.big", "version": "1", "name": "Big", "park": "Test Forest", "site": {"id": "test", "name": "Test"}, "mapName": "Big", "description": "Too much text."}"#
                 .write(toFile: tour + "/tour.json", atomically: true, encoding: .utf8)
             let transcript = String(repeating: "a ", count: 47_500)
             for stop in 1...40 {
@@ -378,17 +493,22 @@ struct BuilderTests {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 var assets: [String] = []
                 for k in 1...10 {
-                    try Data([0x49, 0x44, 0x33, 4, 0, 0, 0, 0, 0, 0, UInt8(k)]).write(to: URL(fileURLWithPath: folder + "/clip-\(k).mp3"))
+                    try Data([0x49, 0x44, 0x33, 4, 0, 0, 0, 0, 0, 0, UInt8(k)]).write(
+                        to: URL(fileURLWithPath: folder + "/clip-\(k).mp3"))
                     assets.append(#"{"file": "clip-\#(k).mp3", "transcript": "\#(transcript)"}"#)
                 }
-                try #"{"name": "Stop \#(stop)", "coordinate": {"latitude": \#(44.4 + Double(stop) * 0.001), "longitude": -122.2}, "description": "Stop \#(stop).", "assets": [\#(assets.joined(separator: ", "))]}"#
+                try
+                    #"{"name": "Stop \#(stop)", "coordinate": {"latitude": \#(44.4 + Double(stop) * 0.001), "longitude": -122.2}, "description": "Stop \#(stop).", "assets": [\#(assets.joined(separator: ", "))]}"#
                     .write(toFile: folder + "/waypoint.json", atomically: true, encoding: .utf8)
             }
             let planned = try TourBuilder.plan(tour), plan = planned.plan, findings = planned.findings
             #expect(plan == nil)
-            let finding = try #require(findings.first { $0.code == .jsonTooLarge }, "\(findings.filter { $0.severity == .error })")
+            let finding = try #require(
+                findings.first { $0.code == .jsonTooLarge }, "\(findings.filter { $0.severity == .error })")
             #expect(finding.file == "manifest.json")
-            #expect(finding.message.contains("400") && finding.message.contains("\(Manifest.maxBytes)"), "\(finding.message)")
+            #expect(
+                finding.message.contains("400") && finding.message.contains("\(Manifest.maxBytes)"),
+                "\(finding.message)")
             let out = try Support.trailpack("build", tour, "-o", dir + "/big.zip", "--quiet")
             #expect(out.status == 1, "\(out.stderr)")
             #expect(out.stderr.contains("json.too-large"), "\(out.stderr)")

@@ -10,7 +10,8 @@ struct CLITests {
         try Support.withTemporaryDirectory { dir in
             let names = ["plain.txt", "with space.txt", "back\\slash.txt", "new\nline.txt", "empty.bin"]
             for (i, name) in names.enumerated() {
-                try Data(i == 4 ? [] : Array(repeating: UInt8(i), count: 1000 * i + 1)).write(to: URL(fileURLWithPath: dir + "/" + name))
+                try Data(i == 4 ? [] : Array(repeating: UInt8(i), count: 1000 * i + 1)).write(
+                    to: URL(fileURLWithPath: dir + "/" + name))
             }
             let ours = try Support.trailpack("hash", names: names, directory: dir)
             let theirs = try Support.run("sha256sum", names, directory: dir)
@@ -29,8 +30,11 @@ struct CLITests {
 
     @Test("validate exits 0 on every fixture folder and 1 with the expected codes on bad manifests")
     func validateExitCodes() throws {
-        for name in Support.fixtureNames { #expect(try Support.trailpack("validate", Support.fixture(name)).status == 0) }
-        let bad = try Support.trailpack("validate", "--json", Support.root + "/manifests/examples/invalid/latitude-95.json")
+        for name in Support.fixtureNames {
+            #expect(try Support.trailpack("validate", Support.fixture(name)).status == 0)
+        }
+        let bad = try Support.trailpack(
+            "validate", "--json", Support.root + "/manifests/examples/invalid/latitude-95.json")
         #expect(bad.status == 1)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(bad.stdout.utf8)) as? [String: Any])
         #expect(json["valid"] as? Bool == false)
@@ -39,7 +43,9 @@ struct CLITests {
         #expect(findings.first?["path"] as? String == "waypoints[1].coordinate.latitude")
     }
 
-    @Test("garbage gets a clear message and exit 1, never a crash", arguments: ["binary", "empty", "huge", "deep", "long-number", "zip"])
+    @Test(
+        "garbage gets a clear message and exit 1, never a crash",
+        arguments: ["binary", "empty", "huge", "deep", "long-number", "zip"])
     func garbage(kind: String) throws {
         try Support.withTemporaryDirectory { dir in
             let path = dir + "/manifest.json"
@@ -58,10 +64,12 @@ struct CLITests {
                 try text.write(toFile: path, atomically: false, encoding: .utf8)
                 expectedWord = "json.too-large"
             case "deep":
-                try (String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)).write(toFile: path, atomically: false, encoding: .utf8)
+                try (String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)).write(
+                    toFile: path, atomically: false, encoding: .utf8)
                 expectedWord = "json.too-deep"
             case "long-number":
-                try ("{\"formatVersion\": " + String(repeating: "9", count: 5_000) + "}").write(toFile: path, atomically: false, encoding: .utf8)
+                try ("{\"formatVersion\": " + String(repeating: "9", count: 5_000) + "}").write(
+                    toFile: path, atomically: false, encoding: .utf8)
                 expectedWord = "json.number"
             default:
                 try Data([0x50, 0x4B, 0x03, 0x04, 0, 0]).write(to: URL(fileURLWithPath: path))
@@ -84,7 +92,9 @@ struct CLITests {
         #expect(try Support.trailpack("verify", "x.zip", "--sha256", "abc").status == 2)
         #expect(try Support.trailpack("verify", "/nonexistent/x.zip").status == 3)
         #expect(try Support.trailpack("validate", "/nonexistent/manifest.json").status == 3)
-        #expect(try Support.trailpack("build", "/nonexistent/tour").status == 3, "a missing file is an I/O error for every command")
+        #expect(
+            try Support.trailpack("build", "/nonexistent/tour").status == 3,
+            "a missing file is an I/O error for every command")
         #expect(try Support.trailpack("build", Support.fixture("family-hikes"), "-o", "/nonexistent/x.zip").status == 3)
         let version = try Support.trailpack("--version")
         #expect(version.status == 0 && !version.stdout.isEmpty)
@@ -96,39 +106,59 @@ struct CLITests {
         }
     }
 
-    @Test("extract is durable before it is visible: every file flushed, then the folders, then the rename into place, then its parent (seen with strace)",
-          .needs(.strace))
+    @Test(
+        "extract is durable before it is visible: every file flushed, then the folders, then the rename into place, then its parent (seen with strace)",
+        .needs(.strace))
     func extractDurability() throws {
         try Support.withTemporaryDirectory { dir in
             let package = try Support.buildFixture("family-hikes", into: dir)
-            let traced = try Support.run("/usr/bin/strace", ["-f", "-e", "trace=fsync,fdatasync,rename", "-o", dir + "/trace", Support.binary, "extract", package, dir + "/out"])
+            let traced = try Support.run(
+                "/usr/bin/strace",
+                [
+                    "-f", "-e", "trace=fsync,fdatasync,rename", "-o", dir + "/trace", Support.binary, "extract",
+                    package, dir + "/out",
+                ])
             #expect(traced.status == 0, "\(traced.stderr)")
             let calls = try String(contentsOfFile: dir + "/trace", encoding: .utf8).split(separator: "\n").map {
                 // strace pads the PID column ("6915  rename(…)"): the call is what follows it.
-                ($0.split(separator: " ", maxSplits: 1).last.map(String.init) ?? "").trimmingCharacters(in: .whitespaces)
+                ($0.split(separator: " ", maxSplits: 1).last.map(String.init) ?? "").trimmingCharacters(
+                    in: .whitespaces)
             }
             let files = try FileManager.default.subpathsOfDirectory(atPath: dir + "/out")
-                .filter { var isDir: ObjCBool = false; FileManager.default.fileExists(atPath: dir + "/out/" + $0, isDirectory: &isDir); return !isDir.boolValue }
-            let rename = try #require(calls.firstIndex { $0.hasPrefix("rename(") && $0.contains("\"" + dir + "/out\"") }, "\(calls)")
-            #expect(calls[..<rename].filter { $0.hasPrefix("fdatasync(") }.count == files.count, "one flush per file before the rename")
-            #expect(calls[..<rename].filter { $0.hasPrefix("fsync(") }.count >= 2, "the folders are flushed before the rename")
+                .filter {
+                    var isDir: ObjCBool = false;
+                    FileManager.default.fileExists(atPath: dir + "/out/" + $0, isDirectory: &isDir);
+                    return !isDir.boolValue
+                }
+            let rename = try #require(
+                calls.firstIndex { $0.hasPrefix("rename(") && $0.contains("\"" + dir + "/out\"") }, "\(calls)")
+            #expect(
+                calls[..<rename].filter { $0.hasPrefix("fdatasync(") }.count == files.count,
+                "one flush per file before the rename")
+            #expect(
+                calls[..<rename].filter { $0.hasPrefix("fsync(") }.count >= 2,
+                "the folders are flushed before the rename")
             #expect(calls[(rename + 1)...].contains { $0.hasPrefix("fsync(") }, "the parent folder is flushed after it")
         }
     }
 
     @Test("hash - reads standard input (a pipe of 3 MB, several chunks) and agrees with sha256sum", .needs(.sha256sum))
     func hashStandardInput() throws {
-        let ours = try Support.run("/bin/sh", ["-c", "head -c 3000000 /dev/zero | tr '\\0' 'x' | '\(Support.binary)' hash -"])
+        let ours = try Support.run(
+            "/bin/sh", ["-c", "head -c 3000000 /dev/zero | tr '\\0' 'x' | '\(Support.binary)' hash -"])
         let theirs = try Support.run("/bin/sh", ["-c", "head -c 3000000 /dev/zero | tr '\\0' 'x' | sha256sum"])
         #expect(theirs.status == 0, "\(theirs.stderr)")
-        #expect(ours.status == 0 && ours.stdout == theirs.stdout && ours.stdout.hasSuffix("  -\n"), "\(ours.stdout) \(theirs.stdout)")
+        #expect(
+            ours.status == 0 && ours.stdout == theirs.stdout && ours.stdout.hasSuffix("  -\n"),
+            "\(ours.stdout) \(theirs.stdout)")
     }
 
     @Test("verify --sha256-file and --json report the whole-file hash and its comparison", .needs(.sha256sum))
     func verifyJSON() throws {
         try Support.withTemporaryDirectory { dir in
             let path = try Support.buildFixture("family-hikes", into: dir)
-            let sums = try Support.run("/bin/sh", ["-c", "sha256sum family-hikes.zip > family-hikes.zip.sha256"], directory: dir)
+            let sums = try Support.run(
+                "/bin/sh", ["-c", "sha256sum family-hikes.zip > family-hikes.zip.sha256"], directory: dir)
             #expect(sums.status == 0, "\(sums.stderr)")
             let ok = try Support.trailpack("verify", path, "--sha256-file", path + ".sha256", "--json")
             #expect(ok.status == 0, "\(ok.stdout)")
@@ -146,7 +176,8 @@ struct CLITests {
             try hashed.stdout.write(toFile: dir + "/SUMS", atomically: true, encoding: .utf8)
             #expect(try Support.trailpack("verify", odd, "--sha256-file", dir + "/SUMS").status == 0)
             for flags in ["", "--tag"] {
-                let theirs = try Support.run("/bin/sh", ["-c", "sha256sum \(flags) 'family\\hikes.zip' > GNU"], directory: dir)
+                let theirs = try Support.run(
+                    "/bin/sh", ["-c", "sha256sum \(flags) 'family\\hikes.zip' > GNU"], directory: dir)
                 #expect(theirs.status == 0, "sha256sum \(flags): \(theirs.stderr)")
                 let gnu = try Support.trailpack("verify", odd, "--sha256-file", dir + "/GNU")
                 #expect(gnu.status == 0, "sha256sum \(flags): \(gnu.stderr)")

@@ -1,17 +1,26 @@
 import Foundation
 import Testing
-@testable import TrailPackBuilder
 import TrailPackCore
 import TrailPackTestSupport
 import TrailPackVerifier
 
+@testable import TrailPackBuilder
+
 @Suite("spreadsheet import")
 struct CSVImportTests {
     /// The stops of the worked example, as a sheet: header, then rows.
-    static let header = ["Nr.", "Stop name", "Latitude", "Longitude", "Description", "Photo", "Audio", "Elevation (ft)", "Trail"]
+    static let header = [
+        "Nr.", "Stop name", "Latitude", "Longitude", "Description", "Photo", "Audio", "Elevation (ft)", "Trail",
+    ]
     static let rows: [[String]] = [
-        ["1", "House Rock", "44.3925", "-122.2418", "A huge overhanging boulder.\nSettlers sheltered here.", "IMG_001.JPG", "", "2,120", "Santiam \"Wagon\" Road"],
-        ["2", "Tombstone Prairie", "44°23'49\"N", "122°08'33\"W", "Wildflowers in July; a pioneer grave.", "IMG_002.JPG", "birds.mp3", "4,236", "Santiam; Old Cascades"],
+        [
+            "1", "House Rock", "44.3925", "-122.2418", "A huge overhanging boulder.\nSettlers sheltered here.",
+            "IMG_001.JPG", "", "2,120", "Santiam \"Wagon\" Road",
+        ],
+        [
+            "2", "Tombstone Prairie", "44°23'49\"N", "122°08'33\"W", "Wildflowers in July; a pioneer grave.",
+            "IMG_002.JPG", "birds.mp3", "4,236", "Santiam; Old Cascades",
+        ],
         ["3", "Fish Lake", "44,4057", "-121,9929", "A lake that dries up in late summer.", "", "", "3,190", "Santiam"],
     ]
 
@@ -31,7 +40,9 @@ struct CSVImportTests {
     static func quote(_ cell: String, delimiter: String, quoteAll: Bool) -> String {
         let needs = cell.contains(delimiter) || cell.contains("\"") || cell.contains("\n")
         let isNumber = Double(cell.replacingOccurrences(of: ",", with: ".")) != nil
-        if needs || (quoteAll && !isNumber && !cell.isEmpty) { return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        if needs || (quoteAll && !isNumber && !cell.isEmpty) {
+            return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
         return cell
     }
 
@@ -53,16 +64,25 @@ struct CSVImportTests {
         let delimiter = [.libreOffice, .excelSemicolon].contains(style) ? ";" : (style == .tabs ? "\t" : ",")
         let decimalComma = delimiter == ";"
         let lineEnd = style == .libreOffice || style == .tabs ? "\n" : "\r\n"
-        var lines: [String] = [header.map { quote($0, delimiter: delimiter, quoteAll: style == .libreOffice) }.joined(separator: delimiter)]
+        var lines: [String] = [
+            header.map { quote($0, delimiter: delimiter, quoteAll: style == .libreOffice) }.joined(separator: delimiter)
+        ]
         for row in rows {
             var cells = row
             // The sheet's own number format: decimal commas in semicolon files, points elsewhere.
             for i in [2, 3] where !cells[i].contains("°") {
-                cells[i] = decimalComma ? cells[i].replacingOccurrences(of: ".", with: ",") : cells[i].replacingOccurrences(of: ",", with: ".")
+                cells[i] =
+                    decimalComma
+                    ? cells[i].replacingOccurrences(of: ".", with: ",")
+                    : cells[i].replacingOccurrences(of: ",", with: ".")
             }
-            cells[7] = decimalComma ? cells[7].replacingOccurrences(of: ",", with: "") : cells[7].replacingOccurrences(of: ",", with: "")
+            cells[7] =
+                decimalComma
+                ? cells[7].replacingOccurrences(of: ",", with: "") : cells[7].replacingOccurrences(of: ",", with: "")
             if style == .excelWindows1252 && cells[1] == "Fish Lake" { cells[1] = "Fish Lake Café" }
-            lines.append(cells.map { quote($0, delimiter: delimiter, quoteAll: style == .libreOffice) }.joined(separator: delimiter))
+            lines.append(
+                cells.map { quote($0, delimiter: delimiter, quoteAll: style == .libreOffice) }.joined(
+                    separator: delimiter))
         }
         if style == .excelSemicolon { lines += [";;;;;;;;", ";;;;;;;;"] }
         let text = lines.joined(separator: lineEnd) + lineEnd
@@ -73,42 +93,57 @@ struct CSVImportTests {
         }
     }
 
-    @Test("a sheet exported by LibreOffice or Excel becomes a tour that validates, builds and verifies", arguments: Style.allCases)
+    @Test(
+        "a sheet exported by LibreOffice or Excel becomes a tour that validates, builds and verifies",
+        arguments: Style.allCases)
     func exportsBuild(style: Style) throws {
         try Support.withTemporaryDirectory { dir in
             let media = try Self.media(in: dir)
             try Support.write(Self.sheet(style), to: dir + "/stops.csv")
-            let initOut = try Support.trailpack("init", dir + "/tour", "--from-csv", dir + "/stops.csv", "--media", media)
+            let initOut = try Support.trailpack(
+                "init", dir + "/tour", "--from-csv", dir + "/stops.csv", "--media", media)
             #expect(initOut.status == 0, "\(initOut.stderr)")
             let folders = try FileManager.default.contentsOfDirectory(atPath: dir + "/tour/waypoints").sorted()
             let third = style == .excelWindows1252 ? "03-fish-lake-cafe" : "03-fish-lake"
             #expect(folders == ["01-house-rock", "02-tombstone-prairie", third])
-            let tourJSON = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/tour/tour.json"))) as? [String: Any])
+            let tourJSON = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/tour/tour.json")))
+                    as? [String: Any])
             #expect(tourJSON["bounds"] == nil, "init must not write bounds")
 
             let validate = try Support.trailpack("validate", dir + "/tour", "--json")
             #expect(validate.status == 0, "\(validate.stdout)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(validate.stdout.utf8)) as? [String: Any])
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(validate.stdout.utf8)) as? [String: Any])
             let codes = (report["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
             // The sheet's photos have no alt text yet: a warning naming each (the sheet has no column for it).
-            #expect(Set(codes) == ["source.placeholder", "map.none", "accessibility.missing"], "only the template's tour fields are left to fill in, the photos' alt texts, and no map yet: \(codes)")
+            #expect(
+                Set(codes) == ["source.placeholder", "map.none", "accessibility.missing"],
+                "only the template's tour fields are left to fill in, the photos' alt texts, and no map yet: \(codes)")
 
             let build = try Support.trailpack("build", dir + "/tour", "-o", dir + "/tour.zip", "--quiet")
             #expect(build.status == 0, "\(build.stderr)")
             let verify = try Support.trailpack("verify", dir + "/tour.zip")
             #expect(verify.status == 0, "\(verify.stdout)")
             let manifest = try PackageReader(path: dir + "/tour.zip").manifest
-            #expect(manifest.waypoints.map(\.name) == ["House Rock", "Tombstone Prairie", style == .excelWindows1252 ? "Fish Lake Café" : "Fish Lake"])
+            #expect(
+                manifest.waypoints.map(\.name) == [
+                    "House Rock", "Tombstone Prairie", style == .excelWindows1252 ? "Fish Lake Café" : "Fish Lake",
+                ])
             #expect(manifest.waypoints[0].description == "A huge overhanging boulder.\nSettlers sheltered here.")
             #expect(manifest.waypoints[1].coordinate.latitude == 44.3969444)
             #expect(manifest.waypoints[1].coordinate.longitude == -122.1425)
             #expect(manifest.waypoints[2].coordinate == Coordinate(latitude: 44.4057, longitude: -121.9929))
-            #expect(manifest.waypoints[1].assets.map(\.path) == ["waypoints/tombstone-prairie/IMG_002.JPG", "waypoints/tombstone-prairie/birds.mp3"])
+            #expect(
+                manifest.waypoints[1].assets.map(\.path) == [
+                    "waypoints/tombstone-prairie/IMG_002.JPG", "waypoints/tombstone-prairie/birds.mp3",
+                ])
             #expect(manifest.waypoints[1].assets.map(\.kind) == [.image, .audio])
             let props = Dictionary(uniqueKeysWithValues: manifest.waypoints[0].properties.map { ($0.key, $0.value) })
             #expect(props["elevationFt"] == .number(JSONNumber(literal: "2120")))
             #expect(props["trail"] == .string("Santiam \"Wagon\" Road"))
-            #expect(manifest.waypoints[1].properties.first { $0.key == "trail" }?.value == .string("Santiam; Old Cascades"))
+            #expect(
+                manifest.waypoints[1].properties.first { $0.key == "trail" }?.value == .string("Santiam; Old Cascades"))
             // The bounds the builder drew enclose every stop.
             for w in manifest.waypoints { #expect(manifest.bounds.contains(w.coordinate)) }
         }
@@ -132,7 +167,8 @@ struct CSVImportTests {
             let out = try Support.trailpack("init", dir + "/tour", "--from-csv", dir + "/stops.csv", "--media", media)
             #expect(out.status == 1, "\(out.stderr)")
             let expected = [
-                "row 2, column D (photo): the file 'img_001.jpg' is not in", "did you mean 'IMG_001.JPG'? (names must match upper and lower case exactly)",
+                "row 2, column D (photo): the file 'img_001.jpg' is not in",
+                "did you mean 'IMG_001.JPG'? (names must match upper and lower case exactly)",
                 "row 3, column A (name): the stop has no name",
                 "row 4, column B (lat): latitude 121.99 must be between -90 and 90 degrees; are latitude and longitude swapped?",
                 "row 5, column B (lat): in '44°75'N' the minutes are 75",
@@ -145,7 +181,9 @@ struct CSVImportTests {
             ]
             for words in expected { #expect(out.stderr.contains(words), "missing: \(words)\n\(out.stderr)") }
             #expect(!FileManager.default.fileExists(atPath: dir + "/tour"))
-            #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["photos", "stops.csv"], "a staging folder was left behind")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["photos", "stops.csv"],
+                "a staging folder was left behind")
         }
     }
 
@@ -154,11 +192,16 @@ struct CSVImportTests {
         try Support.withTemporaryDirectory { dir in
             try "name,lat,lon\nA,44.1,-122.1\n".write(toFile: dir + "/stops.csv", atomically: true, encoding: .utf8)
             let asGPX = try Support.trailpack("init", dir + "/a", "--from-gpx", dir + "/stops.csv")
-            #expect(asGPX.status == 2 && asGPX.stderr.contains("is not a GPX file") && asGPX.stderr.contains("--from-csv"), "\(asGPX.stderr)")
+            #expect(
+                asGPX.status == 2 && asGPX.stderr.contains("is not a GPX file") && asGPX.stderr.contains("--from-csv"),
+                "\(asGPX.stderr)")
             #expect(!asGPX.stderr.contains("NSXMLParserErrorDomain"))
-            let asCSV = try Support.trailpack("init", dir + "/b", "--from-csv", Support.fixture("gpx/santiam-stops.gpx"))
+            let asCSV = try Support.trailpack(
+                "init", dir + "/b", "--from-csv", Support.fixture("gpx/santiam-stops.gpx"))
             #expect(asCSV.status == 2 && asCSV.stderr.contains("use --from-gpx"), "\(asCSV.stderr)")
-            #expect(!FileManager.default.fileExists(atPath: dir + "/a") && !FileManager.default.fileExists(atPath: dir + "/b"))
+            #expect(
+                !FileManager.default.fileExists(atPath: dir + "/a")
+                    && !FileManager.default.fileExists(atPath: dir + "/b"))
         }
     }
 
@@ -167,7 +210,9 @@ struct CSVImportTests {
         try Support.withTemporaryDirectory { dir in
             let out = try Support.trailpack("init", "--csv-template", dir + "/stops.csv")
             #expect(out.status == 0, "\(out.stderr)")
-            #expect(try Support.trailpack("init", "--csv-template", dir + "/stops.csv").status == 2, "an existing file is never overwritten")
+            #expect(
+                try Support.trailpack("init", "--csv-template", dir + "/stops.csv").status == 2,
+                "an existing file is never overwritten")
             try Support.write([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3], to: dir + "/trailhead.jpg")
             let made = try Support.trailpack("init", dir + "/tour", "--from-csv", dir + "/stops.csv")
             #expect(made.status == 0, "\(made.stderr)")

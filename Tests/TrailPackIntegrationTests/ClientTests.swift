@@ -28,7 +28,8 @@ struct ClientTests {
             self.log = log
             process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", Support.root + "/scripts/flaky_proxy.py", String(upstream), log] + arguments
+            process.arguments =
+                ["python3", Support.root + "/scripts/flaky_proxy.py", String(upstream), log] + arguments
             let out = Pipe()
             process.standardOutput = out
             try process.run()
@@ -36,7 +37,9 @@ struct ClientTests {
             port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }
         var base: String { "http://127.0.0.1:\(port)" }
-        var requests: [String] { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        var requests: [String] {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
         func stop() {
             // SIGKILL: a child of the test runner may inherit a mask that blocks SIGTERM.
             kill(process.processIdentifier, SIGKILL)
@@ -44,7 +47,9 @@ struct ClientTests {
         }
     }
 
-    @Test("fetch installs the newest released version, checks it, confirms it; a second fetch does nothing; --list lists it")
+    @Test(
+        "fetch installs the newest released version, checks it, confirms it; a second fetch does nothing; --list lists it"
+    )
     func installs() throws {
         try Support.withTemporaryDirectory { dir in
             let s = try Self.setUp(dir)
@@ -65,14 +70,17 @@ struct ClientTests {
             #expect(again.status == 0, "\(again.stderr)")
             #expect(try s.json(again)["alreadyInstalled"] == .bool(true))
             // The server counted the confirmation.
-            let counts = try ServeProcess.curl(["-H", "Authorization: Bearer \(ServeProcess.token)", s.base + "/v1/admin/confirmations"])
+            let counts = try ServeProcess.curl([
+                "-H", "Authorization: Bearer \(ServeProcess.token)", s.base + "/v1/admin/confirmations",
+            ])
             #expect(counts.status == 0, "\(counts.stderr)")
             let confirmations = try #require(try JSON.parse(counts.stdout)["confirmations"]?.array, "\(counts.stdout)")
             #expect(confirmations.contains { $0["match"]?.int == 1 }, "\(counts.stdout)")
             let list = try s.fetch("--list", "--json")
             #expect(list.status == 0)
             let listed = try s.json(list)["sites"]?.array?.flatMap { $0["packages"]?.array ?? [] } ?? []
-            #expect(listed.contains { $0["id"] == .string(Self.id) && $0["version"] == .string("1.1.0") }, "\(list.stdout)")
+            #expect(
+                listed.contains { $0["id"] == .string(Self.id) && $0["version"] == .string("1.1.0") }, "\(list.stdout)")
             // An unknown package: exit 1 with the server's reason.
             let missing = try s.fetch("gov.example.nothing", "--into", s.library)
             #expect(missing.status == 1)
@@ -85,14 +93,17 @@ struct ClientTests {
         try Support.withTemporaryDirectory { dir in
             let s = try Self.setUp(dir)
             defer { s.server.stop() }
-            let proxy = try Proxy(upstream: s.server.port, log: dir + "/proxy.log", arguments: ["--cut-after", "20000"])
+            let proxy = try Proxy(
+                upstream: s.server.port, log: dir + "/proxy.log", arguments: ["--cut-after", "20000"])
             defer { proxy.stop() }
             let result = try s.fetch(Self.id, "--into", s.library, "--package-version", "1.0.0", through: proxy.base)
             #expect(result.status == 0, "\(result.stderr)")
             let blobs = proxy.requests.filter { $0.contains("/v1/blobs/") }
             #expect(blobs.count == 2, "\(proxy.requests)")
             #expect(blobs.last?.contains("range=bytes=20000-") == true, "\(blobs)")
-            #expect(try Support.read(s.library + "/\(Self.id)/1.0.0.zip") == Support.read(s.packages["santiam-wagon-road"]!))
+            #expect(
+                try Support.read(s.library + "/\(Self.id)/1.0.0.zip") == Support.read(s.packages["santiam-wagon-road"]!)
+            )
         }
     }
 
@@ -128,10 +139,13 @@ struct ClientTests {
             #expect(report["reason"] == .string("rollback"))
             guard case .object(let error)? = report["error"] else { Issue.record("no error object"); return }
             #expect(error.first { $0.key == "kind" }?.value == .string("invalid"))
-            #expect(try Support.read(s.library + "/\(Self.id)/1.1.0.zip") == Support.read(s.packages["santiam-v2"]!), "the installed version is untouched")
+            #expect(
+                try Support.read(s.library + "/\(Self.id)/1.1.0.zip") == Support.read(s.packages["santiam-v2"]!),
+                "the installed version is untouched")
             // The library's state says 1.1.0 was installed with these bytes: another 1.1.0 is refused.
             let statePath = s.library + "/\(Self.id)/installed.json"
-            var state = try JSONDecoder().decode(InstalledPackage.self, from: Data(contentsOf: URL(fileURLWithPath: statePath)))
+            var state = try JSONDecoder().decode(
+                InstalledPackage.self, from: Data(contentsOf: URL(fileURLWithPath: statePath)))
             state.sha256 = String(repeating: "0", count: 64)
             try JSONEncoder().encode(state).write(to: URL(fileURLWithPath: statePath))
             let same = try s.fetch(Self.id, "--into", s.library)
@@ -140,7 +154,9 @@ struct ClientTests {
         }
     }
 
-    @Test("kill -9 during a download leaves the installed version intact; the next run resumes and installs", .needs(.python3))
+    @Test(
+        "kill -9 during a download leaves the installed version intact; the next run resumes and installs",
+        .needs(.python3))
     func killedMidDownload() throws {
         try Support.withTemporaryDirectory { dir in
             let s = try Self.setUp(dir)
@@ -159,7 +175,8 @@ struct ClientTests {
             process.waitUntilExit()
             slow.stop()
             #expect(process.terminationReason == .uncaughtSignal)
-            #expect(try Support.read(s.library + "/\(Self.id)/1.0.0.zip") == installed, "the installed version is intact")
+            #expect(
+                try Support.read(s.library + "/\(Self.id)/1.0.0.zip") == installed, "the installed version is intact")
             let partial = s.library + "/.partial/\(Self.id)-1.1.0.zip"
             let kept = try #require(try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int)
             #expect(kept > 0 && kept < 42_000, "a part was downloaded: \(kept)")
@@ -168,9 +185,13 @@ struct ClientTests {
             defer { proxy.stop() }
             let result = try s.fetch(Self.id, "--into", s.library, through: proxy.base)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(proxy.requests.contains { $0.contains("/v1/blobs/") && $0.contains("range=bytes=\(kept)-") }, "\(proxy.requests)")
+            #expect(
+                proxy.requests.contains { $0.contains("/v1/blobs/") && $0.contains("range=bytes=\(kept)-") },
+                "\(proxy.requests)")
             #expect(try Support.read(s.library + "/\(Self.id)/1.1.0.zip") == Support.read(s.packages["santiam-v2"]!))
-            #expect(!FileManager.default.fileExists(atPath: s.library + "/\(Self.id)/1.0.0.zip"), "the old version goes once the new one is in")
+            #expect(
+                !FileManager.default.fileExists(atPath: s.library + "/\(Self.id)/1.0.0.zip"),
+                "the old version goes once the new one is in")
         }
     }
 
@@ -183,29 +204,56 @@ struct ClientTests {
             #expect(try s.curl("POST", "/v1/admin/packages", as: "maria", file: pkg).0 == 201)
             #expect(try s.curl("POST", WorkflowTests.versionPath + "/start", as: "maria").0 == 200)
             for reviewer in ["ken", "lee"] {
-                #expect(try Support.trailpack("sign", pkg, "-s", dir + "/\(reviewer).key", "-o", dir + "/\(reviewer).minisig").status == 0)
+                #expect(
+                    try Support.trailpack(
+                        "sign", pkg, "-s", dir + "/\(reviewer).key", "-o", dir + "/\(reviewer).minisig"
+                    ).status == 0)
                 let sig = try String(contentsOfFile: dir + "/\(reviewer).minisig", encoding: .utf8)
-                let body = String(decoding: JSONWriter.bytes(.object(["signature": .string(sig)]), pretty: false), as: UTF8.self)
+                let body = String(
+                    decoding: JSONWriter.bytes(.object(["signature": .string(sig)]), pretty: false), as: UTF8.self)
                 #expect(try s.curl("POST", WorkflowTests.versionPath + "/approve", as: reviewer, body: body).0 == 200)
             }
             #expect(try s.curl("POST", WorkflowTests.versionPath + "/push", as: "maria").0 == 200)
             let library = dir + "/library"
-            let two = try Support.run(Support.binary, ["fetch", s.base, WorkflowTests.id, "--into", library, "--trusted-key", dir + "/keys", "--threshold", "2", "--json"])
+            let two = try Support.run(
+                Support.binary,
+                [
+                    "fetch", s.base, WorkflowTests.id, "--into", library, "--trusted-key", dir + "/keys", "--threshold",
+                    "2", "--json",
+                ])
             #expect(two.status == 0, "\(two.stdout) \(two.stderr)")
-            guard case .array(let signers)? = try JSONParser.parse(Array(two.stdoutBytes)).value["signers"] else { Issue.record("no signers"); return }
+            guard case .array(let signers)? = try JSONParser.parse(Array(two.stdoutBytes)).value["signers"] else {
+                Issue.record("no signers"); return
+            }
             #expect(signers.count == 2)
             // Only ken's key trusted: one valid signer, two needed.
             try FileManager.default.createDirectory(atPath: dir + "/one", withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: dir + "/keys/ken.pub", toPath: dir + "/one/ken.pub")
-            let one = try Support.run(Support.binary, ["fetch", s.base, WorkflowTests.id, "--into", dir + "/library2", "--trusted-key", dir + "/one", "--threshold", "2"])
+            let one = try Support.run(
+                Support.binary,
+                [
+                    "fetch", s.base, WorkflowTests.id, "--into", dir + "/library2", "--trusted-key", dir + "/one",
+                    "--threshold", "2",
+                ])
             #expect(one.status == 1)
             #expect(one.stderr.contains("2 needed"), "\(one.stderr)")
             #expect(!FileManager.default.fileExists(atPath: dir + "/library2/\(WorkflowTests.id)"))
             // Already installed is no way around the keys: the installed copy is checked against them too.
-            let again = try Support.run(Support.binary, ["fetch", s.base, WorkflowTests.id, "--into", library, "--trusted-key", dir + "/one", "--threshold", "2"])
+            let again = try Support.run(
+                Support.binary,
+                [
+                    "fetch", s.base, WorkflowTests.id, "--into", library, "--trusted-key", dir + "/one", "--threshold",
+                    "2",
+                ])
             #expect(again.status == 1, "\(again.stdout) \(again.stderr)")
-            #expect(again.stderr.contains("2 needed") && again.stderr.contains("installed copy is kept"), "\(again.stderr)")
-            let good = try Support.run(Support.binary, ["fetch", s.base, WorkflowTests.id, "--into", library, "--trusted-key", dir + "/keys", "--threshold", "2", "--json"])
+            #expect(
+                again.stderr.contains("2 needed") && again.stderr.contains("installed copy is kept"), "\(again.stderr)")
+            let good = try Support.run(
+                Support.binary,
+                [
+                    "fetch", s.base, WorkflowTests.id, "--into", library, "--trusted-key", dir + "/keys", "--threshold",
+                    "2", "--json",
+                ])
             #expect(good.status == 0, "\(good.stderr)")
             let goodReport = try JSONParser.parse(Array(good.stdoutBytes)).value
             #expect(goodReport["alreadyInstalled"] == .bool(true))

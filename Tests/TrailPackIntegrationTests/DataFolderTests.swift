@@ -12,19 +12,29 @@ struct DataFolderTests {
     /// `trailpack serve` that is expected to refuse to start: run under `timeout`, so a server that
     /// wrongly starts ends the test (status 124) instead of hanging it.
     static func serveRefused(_ data: String, _ extra: [String] = []) throws -> Support.Output {
-        try Support.run("timeout", ["20", Support.binary, "serve", "--port", "0", "--data", data, "--approvals", "0", "--clamav-db", TestClamAV.database] + extra)
+        try Support.run(
+            "timeout",
+            [
+                "20", Support.binary, "serve", "--port", "0", "--data", data, "--approvals", "0", "--clamav-db",
+                TestClamAV.database,
+            ] + extra)
     }
 
     static func upload(_ server: ServeProcess.Running, _ path: String) throws -> String {
-        try ServeProcess.curl(["-w", "%{http_code}", "-o", "/dev/null", "-H", "Authorization: Bearer \(token)", "--data-binary", "@" + path,
-                                      server.base + "/v1/admin/packages"]).stdout
+        try ServeProcess.curl([
+            "-w", "%{http_code}", "-o", "/dev/null", "-H", "Authorization: Bearer \(token)", "--data-binary",
+            "@" + path,
+            server.base + "/v1/admin/packages",
+        ]).stdout
     }
 
     static func blobs(_ data: String) throws -> [String] {
         try FileManager.default.subpathsOfDirectory(atPath: data + "/blobs").filter { $0.hasSuffix(".zip") }.sorted()
     }
 
-    @Test("blobs without a catalog: the start is refused naming the fix, every blob is kept; gc moves them to quarantine/", .needs(.curl, .clamscan, .timeout))
+    @Test(
+        "blobs without a catalog: the start is refused naming the fix, every blob is kept; gc moves them to quarantine/",
+        .needs(.curl, .clamscan, .timeout))
     func missingCatalog() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
@@ -35,28 +45,37 @@ struct DataFolderTests {
             server.stop()
             let stored = try Self.blobs(data)
             #expect(stored.count == 1)
-            for name in try FileManager.default.contentsOfDirectory(atPath: data) where name.hasPrefix("catalog.sqlite") {
+            for name in try FileManager.default.contentsOfDirectory(atPath: data) where name.hasPrefix("catalog.sqlite")
+            {
                 try FileManager.default.removeItem(atPath: data + "/" + name)
             }
             let refused = try Self.serveRefused(data)
             #expect(refused.status == 3, "\(refused.status) \(refused.stderr)")
-            #expect(refused.stderr.contains("no '\(data)/catalog.sqlite'") && refused.stderr.contains("admin gc"), "\(refused.stderr)")
+            #expect(
+                refused.stderr.contains("no '\(data)/catalog.sqlite'") && refused.stderr.contains("admin gc"),
+                "\(refused.stderr)")
             #expect(try Self.blobs(data) == stored, "a start deleted packages")
             // gc lists, then moves; nothing is deleted.
             let dry = try Support.trailpack("admin", "--data", data, "gc", "--dry-run")
-            #expect(dry.status == 1 && dry.stdout.contains(stored[0].split(separator: "/").last!), "\(dry.status) \(dry.stdout) \(dry.stderr)")
+            #expect(
+                dry.status == 1 && dry.stdout.contains(stored[0].split(separator: "/").last!),
+                "\(dry.status) \(dry.stdout) \(dry.stderr)")
             #expect(try Self.blobs(data) == stored)
             let gc = try Support.trailpack("admin", "gc", "--data", data)
             #expect(gc.status == 0, "\(gc.stderr)")
             #expect(try Self.blobs(data).isEmpty)
-            let quarantined = try FileManager.default.contentsOfDirectory(atPath: data + "/quarantine").filter { $0.hasSuffix(".zip") }
+            let quarantined = try FileManager.default.contentsOfDirectory(atPath: data + "/quarantine").filter {
+                $0.hasSuffix(".zip")
+            }
             #expect(quarantined == [String(stored[0].split(separator: "/").last!)])
             let again = try ServeProcess.start(data: data, tokenFile: dir + "/token")
             again.stop()
         }
     }
 
-    @Test("an upload replacing a stored version is refused before its bytes are stored or scanned; a recorded blob no version refers to is listed by gc --dry-run and moved to quarantine/ by gc", .needs(.curl, .clamscan, .sha256sum))
+    @Test(
+        "an upload replacing a stored version is refused before its bytes are stored or scanned; a recorded blob no version refers to is listed by gc --dry-run and moved to quarantine/ by gc",
+        .needs(.curl, .clamscan, .sha256sum))
     func unusedBlob() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
@@ -75,16 +94,21 @@ struct DataFolderTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: data + "/tmp").isEmpty)
             #expect(try Support.trailpack("admin", "--data", data, "gc", "--dry-run").status == 0, "nothing to collect")
             // A blob the catalog records but no version refers to (an upload that lost a race).
-            try Catalog(path: data + "/catalog.sqlite").recordBlob(sha256: otherSHA, size: Int64(try Data(contentsOf: URL(fileURLWithPath: other)).count))
+            try Catalog(path: data + "/catalog.sqlite").recordBlob(
+                sha256: otherSHA, size: Int64(try Data(contentsOf: URL(fileURLWithPath: other)).count))
             let shard = data + "/blobs/" + String(otherSHA.prefix(2))
             try FileManager.default.createDirectory(atPath: shard, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: other, toPath: shard + "/\(otherSHA).zip")
             let dry = try Support.trailpack("admin", "--data", data, "gc", "--dry-run")
-            #expect(dry.status == 1 && dry.stdout.contains(otherSHA) && dry.stdout.contains("no package version refers to it"), "\(dry.stdout) \(dry.stderr)")
+            #expect(
+                dry.status == 1 && dry.stdout.contains(otherSHA)
+                    && dry.stdout.contains("no package version refers to it"), "\(dry.stdout) \(dry.stderr)")
             #expect(try Support.trailpack("admin", "--data", data, "gc").status == 0)
             #expect(FileManager.default.fileExists(atPath: data + "/quarantine/\(otherSHA).zip"))
             #expect(try Self.blobs(data).count == 1)
-            #expect(try Support.trailpack("admin", "--data", data, "gc", "--dry-run").status == 0, "nothing left to collect")
+            #expect(
+                try Support.trailpack("admin", "--data", data, "gc", "--dry-run").status == 0, "nothing left to collect"
+            )
             server = try ServeProcess.start(data: data, tokenFile: dir + "/token")
             server.stop()
         }
@@ -100,22 +124,33 @@ struct DataFolderTests {
             #expect(try Self.upload(server, packages["family-hikes"]!) == "201")
             server.stop()
             try FileManager.default.createDirectory(atPath: dir + "/old", withIntermediateDirectories: true)
-            let catalogFiles = try FileManager.default.contentsOfDirectory(atPath: data).filter { $0.hasPrefix("catalog.sqlite") }
-            for name in catalogFiles { try FileManager.default.copyItem(atPath: data + "/" + name, toPath: dir + "/old/" + name) }
+            let catalogFiles = try FileManager.default.contentsOfDirectory(atPath: data).filter {
+                $0.hasPrefix("catalog.sqlite")
+            }
+            for name in catalogFiles {
+                try FileManager.default.copyItem(atPath: data + "/" + name, toPath: dir + "/old/" + name)
+            }
             server = try ServeProcess.start(data: data, tokenFile: dir + "/token")
             #expect(try Self.upload(server, packages["santiam-wagon-road"]!) == "201")
             server.stop()
-            for name in try FileManager.default.contentsOfDirectory(atPath: data) where name.hasPrefix("catalog.sqlite") {
+            for name in try FileManager.default.contentsOfDirectory(atPath: data) where name.hasPrefix("catalog.sqlite")
+            {
                 try FileManager.default.removeItem(atPath: data + "/" + name)
             }
-            for name in catalogFiles { try FileManager.default.copyItem(atPath: dir + "/old/" + name, toPath: data + "/" + name) }
+            for name in catalogFiles {
+                try FileManager.default.copyItem(atPath: dir + "/old/" + name, toPath: data + "/" + name)
+            }
             let refused = try Self.serveRefused(data)
-            #expect(refused.status == 3 && refused.stderr.contains("1 packages in") && refused.stderr.contains("gc --dry-run"), "\(refused.status) \(refused.stderr)")
+            #expect(
+                refused.status == 3 && refused.stderr.contains("1 packages in")
+                    && refused.stderr.contains("gc --dry-run"), "\(refused.status) \(refused.stderr)")
             #expect(try Self.blobs(data).count == 2)
         }
     }
 
-    @Test("start-up removes only its own temporary files: a stranger's file in tmp/ survives; a non-empty folder that is not a data folder is refused", .needs(.clamscan, .timeout))
+    @Test(
+        "start-up removes only its own temporary files: a stranger's file in tmp/ survives; a non-empty folder that is not a data folder is refused",
+        .needs(.clamscan, .timeout))
     func ownFilesOnly() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
@@ -125,25 +160,37 @@ struct DataFolderTests {
             let stranger = data + "/tmp/notes.txt", lookalike = data + "/tmp/upload-notes.part"
             let own = data + "/tmp/upload-\(UUID().uuidString).part"
             for path in [stranger, lookalike, own] { try "x".write(toFile: path, atomically: true, encoding: .utf8) }
-            server = try ServeProcess.launch(["--data", data, "--admin-token-file", dir + "/token", "--approvals", "0", "--clamav-db", TestClamAV.database],
-                                                    logFile: dir + "/server.log")
+            server = try ServeProcess.launch(
+                [
+                    "--data", data, "--admin-token-file", dir + "/token", "--approvals", "0", "--clamav-db",
+                    TestClamAV.database,
+                ],
+                logFile: dir + "/server.log")
             server.stop()
-            #expect(FileManager.default.fileExists(atPath: stranger) && FileManager.default.fileExists(atPath: lookalike))
+            #expect(
+                FileManager.default.fileExists(atPath: stranger) && FileManager.default.fileExists(atPath: lookalike))
             #expect(!FileManager.default.fileExists(atPath: own), "an interrupted upload's file is removed")
             let log = try String(contentsOfFile: dir + "/server.log", encoding: .utf8)
-            #expect(log.contains("removed what an interrupted upload left") && log.contains(own), "every removal is logged: \(log)")
+            #expect(
+                log.contains("removed what an interrupted upload left") && log.contains(own),
+                "every removal is logged: \(log)")
             // A folder such as /var: not empty, not marked.
             let foreign = dir + "/var"
             try FileManager.default.createDirectory(atPath: foreign + "/tmp", withIntermediateDirectories: true)
-            try "keep".write(toFile: foreign + "/tmp/upload-\(UUID().uuidString).part", atomically: true, encoding: .utf8)
+            try "keep".write(
+                toFile: foreign + "/tmp/upload-\(UUID().uuidString).part", atomically: true, encoding: .utf8)
             let refused = try Self.serveRefused(foreign)
-            #expect(refused.status == 3 && refused.stderr.contains("is not a trailpack data folder"), "\(refused.status) \(refused.stderr)")
+            #expect(
+                refused.status == 3 && refused.stderr.contains("is not a trailpack data folder"),
+                "\(refused.status) \(refused.stderr)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: foreign + "/tmp").count == 1)
             #expect(!FileManager.default.fileExists(atPath: foreign + "/trailpack-data-folder"))
         }
     }
 
-    @Test("a second server on the same data folder, and gc while a server runs, are refused naming the first one's PID", .needs(.curl, .clamscan, .timeout))
+    @Test(
+        "a second server on the same data folder, and gc while a server runs, are refused naming the first one's PID",
+        .needs(.curl, .clamscan, .timeout))
     func oneServerPerFolder() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
@@ -152,7 +199,9 @@ struct DataFolderTests {
             defer { server.stop() }
             let pid = server.process.processIdentifier
             let second = try Self.serveRefused(data)
-            #expect(second.status == 3 && second.stderr.contains("in use by PID \(pid)"), "\(second.status) \(second.stderr)")
+            #expect(
+                second.status == 3 && second.stderr.contains("in use by PID \(pid)"),
+                "\(second.status) \(second.stderr)")
             let gc = try Support.trailpack("admin", "--data", data, "gc")
             #expect(gc.status == 3 && gc.stderr.contains("in use by PID \(pid)"), "\(gc.status) \(gc.stderr)")
             // The first server goes on serving.
@@ -160,23 +209,31 @@ struct DataFolderTests {
         }
     }
 
-    @Test("admin refuses a --data folder that does not exist unless --create; it never makes an empty catalog by mistake")
+    @Test(
+        "admin refuses a --data folder that does not exist unless --create; it never makes an empty catalog by mistake")
     func adminMistypedData() throws {
         try Support.withTemporaryDirectory { dir in
             let typo = dir + "/dtaa"
             let refused = try Support.trailpack("admin", "--data", typo, "user", "list")
-            #expect(refused.status == 3 && refused.stderr.contains("does not exist") && refused.stderr.contains("--create"), "\(refused.status) \(refused.stderr)")
+            #expect(
+                refused.status == 3 && refused.stderr.contains("does not exist") && refused.stderr.contains("--create"),
+                "\(refused.status) \(refused.stderr)")
             #expect(!FileManager.default.fileExists(atPath: typo))
-            let created = try Support.trailpack("admin", "--data", typo, "--create", "user", "add", "maria", "--role", "publisher")
+            let created = try Support.trailpack(
+                "admin", "--data", typo, "--create", "user", "add", "maria", "--role", "publisher")
             #expect(created.status == 0, "\(created.stderr)")
             #expect(FileManager.default.fileExists(atPath: typo + "/trailpack-data-folder"))
         }
     }
 
-    @Test("option values out of range are usage errors (exit 2): a port above 65535, an upload limit that would overflow", .needs(.timeout))
+    @Test(
+        "option values out of range are usage errors (exit 2): a port above 65535, an upload limit that would overflow",
+        .needs(.timeout))
     func optionRanges() throws {
         try Support.withTemporaryDirectory { dir in
-            for extra in [["--port", "70000"], ["--port", "-1"], ["--max-upload-mb", "17592186044416"], ["--max-upload-mb", "0"]] {
+            for extra in [
+                ["--port", "70000"], ["--port", "-1"], ["--max-upload-mb", "17592186044416"], ["--max-upload-mb", "0"],
+            ] {
                 let out = try Support.run("timeout", ["20", Support.binary, "serve", "--data", dir + "/data"] + extra)
                 #expect(out.status == 2, "\(extra): \(out.status) \(out.stderr)")
             }

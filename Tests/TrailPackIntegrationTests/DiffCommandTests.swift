@@ -7,7 +7,9 @@ import TrailPackTestSupport
 /// TrailPackDiffTests).
 @Suite("diff: the command and the server route")
 struct DiffCommandTests {
-    static func editJSON(_ path: String, _ change: (inout [String: Any]) -> Void) throws { try Support.editJSON(path, change) }
+    static func editJSON(_ path: String, _ change: (inout [String: Any]) -> Void) throws {
+        try Support.editJSON(path, change)
+    }
 
     static func stop(_ tour: String, _ folder: String) -> String { "\(tour)/waypoints/\(folder)/waypoint.json" }
 
@@ -16,14 +18,21 @@ struct DiffCommandTests {
         try Support.withTemporaryDirectory { dir in
             try Support.copyTree(Support.fixture("santiam-wagon-road"), dir + "/v1")
             try Support.copyTree(Support.fixture("santiam-wagon-road"), dir + "/v2")
-            try Self.editJSON(Self.stop(dir + "/v2", "05-tombstone-prairie")) { $0["name"] = "Tombstone <b>Prairie</b>" }
-            for v in ["v1", "v2"] { #expect(try Support.trailpack("build", dir + "/" + v, "-o", dir + "/\(v).zip", "-q").status == 0) }
+            try Self.editJSON(Self.stop(dir + "/v2", "05-tombstone-prairie")) {
+                $0["name"] = "Tombstone <b>Prairie</b>"
+            }
+            for v in ["v1", "v2"] {
+                #expect(try Support.trailpack("build", dir + "/" + v, "-o", dir + "/\(v).zip", "-q").status == 0)
+            }
             let text = try Support.trailpack("diff", dir + "/v1.zip", dir + "/v2.zip")
-            #expect(text.status == 0 && text.stdout.contains("renamed from \"Tombstone Prairie\""), "\(text.stdout)\(text.stderr)")
+            #expect(
+                text.status == 0 && text.stdout.contains("renamed from \"Tombstone Prairie\""),
+                "\(text.stdout)\(text.stderr)")
             let json = try Support.trailpack("diff", dir + "/v1.zip", dir + "/v2.zip", "--json")
             #expect(json.status == 0, "\(json.stderr)")
             let report = try JSONParser.parse(Array(json.stdout.utf8)).value
-            #expect(report["command"] == .string("diff") && report["changed"] == .bool(true) && report["ok"] == .bool(true))
+            #expect(
+                report["command"] == .string("diff") && report["changed"] == .bool(true) && report["ok"] == .bool(true))
             guard case .array(let stops)? = report["diff"]?["stops"] else {
                 Issue.record("no stops in \(json.stdout)")
                 return
@@ -36,30 +45,44 @@ struct DiffCommandTests {
         }
     }
 
-    @Test("GET /v1/admin/packages/{id}/versions/{v}/diff compares with the latest released version (or ?against=) and needs a token", .needs(.curl))
+    @Test(
+        "GET /v1/admin/packages/{id}/versions/{v}/diff compares with the latest released version (or ?against=) and needs a token",
+        .needs(.curl))
     func serverRoute() throws {
         try Support.withTemporaryDirectory { dir in
             try Support.copyTree(Support.fixture("santiam-wagon-road"), dir + "/v1")
             try Support.copyTree(Support.fixture("santiam-wagon-road"), dir + "/v2")
             try Self.editJSON(dir + "/v2/tour.json") { $0["version"] = "1.1.0" }
-            try Self.editJSON(Self.stop(dir + "/v2", "05-tombstone-prairie")) { $0["name"] = "Tombstone Prairie Meadow" }
-            for v in ["v1", "v2"] { #expect(try Support.trailpack("build", dir + "/" + v, "-o", dir + "/\(v).zip", "-q").status == 0) }
+            try Self.editJSON(Self.stop(dir + "/v2", "05-tombstone-prairie")) {
+                $0["name"] = "Tombstone Prairie Meadow"
+            }
+            for v in ["v1", "v2"] {
+                #expect(try Support.trailpack("build", dir + "/" + v, "-o", dir + "/\(v).zip", "-q").status == 0)
+            }
             let server = try ServerLimitsTests.launch(dir, [])
             defer { server.stop() }
             let auth = "Authorization: Bearer \(ServerLimitsTests.token)"
             let id = "gov.usda.fs.willamette.santiam-wagon-road"
             func get(_ path: String, token: Bool = true) throws -> (String, JSONValue?) {
-                let out = try ServeProcess.curl((token ? ["-H", auth] : []) + ["-s", "-w", "\n%{http_code}", server.base + path])
+                let out = try ServeProcess.curl(
+                    (token ? ["-H", auth] : []) + ["-s", "-w", "\n%{http_code}", server.base + path])
                 let body = out.stdout.split(separator: "\n").dropLast().joined(separator: "\n")
-                return (String(out.stdout.split(separator: "\n").last ?? ""), try? JSONParser.parse(Array(body.utf8)).value)
+                return (
+                    String(out.stdout.split(separator: "\n").last ?? ""), try? JSONParser.parse(Array(body.utf8)).value
+                )
             }
             for v in ["v1", "v2"] {
-                let up = try ServeProcess.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", auth, "--data-binary", "@\(dir)/\(v).zip", server.base + "/v1/admin/packages"])
+                let up = try ServeProcess.curl([
+                    "-o", "/dev/null", "-w", "%{http_code}", "-H", auth, "--data-binary", "@\(dir)/\(v).zip",
+                    server.base + "/v1/admin/packages",
+                ])
                 #expect(up.stdout == "201")
             }
             let (status, diff) = try get("/v1/admin/packages/\(id)/versions/1.1.0/diff")
             #expect(status == "200")
-            #expect(diff?["old"]?["version"] == .string("1.0.0") && diff?["new"]?["version"] == .string("1.1.0") && diff?["firstRelease"] == .bool(false))
+            #expect(
+                diff?["old"]?["version"] == .string("1.0.0") && diff?["new"]?["version"] == .string("1.1.0")
+                    && diff?["firstRelease"] == .bool(false))
             guard case .array(let stops)? = diff?["stops"] else {
                 Issue.record("no stops: \(String(describing: diff))")
                 return

@@ -13,13 +13,18 @@ struct ReaderTests {
             let path = try Support.buildFixture("santiam-wagon-road", into: dir)
             let out = try Support.trailpack("cat", path, "waypoints/house-rock/birdsong.wav")
             #expect(out.status == 0)
-            #expect(Array(out.stdoutBytes) == (try Support.read(Support.fixture("santiam-wagon-road/waypoints/04-house-rock/birdsong.wav"))))
+            #expect(
+                Array(out.stdoutBytes)
+                    == (try Support.read(Support.fixture("santiam-wagon-road/waypoints/04-house-rock/birdsong.wav"))))
             let missing = try Support.trailpack("cat", path, "waypoints/house-rock/birdsong.mp3")
-            #expect(missing.status == 2 && missing.stderr.contains("did you mean 'waypoints/house-rock/birdsong.wav'"), "\(missing.stderr)")
+            #expect(
+                missing.status == 2 && missing.stderr.contains("did you mean 'waypoints/house-rock/birdsong.wav'"),
+                "\(missing.stderr)")
 
             // Tamper with the stored WAV in place (same size, CRC fixed up): only the manifest's SHA-256 can tell.
             var f = try ZipForge.from(package: try Support.read(path))
-            let i = try #require(f.entries.firstIndex { String(decoding: $0.name, as: UTF8.self).hasSuffix("birdsong.wav") })
+            let i = try #require(
+                f.entries.firstIndex { String(decoding: $0.name, as: UTF8.self).hasSuffix("birdsong.wav") })
             f.entries[i].data[100] ^= 0xFF
             try Support.write(f.bytes(), to: dir + "/tampered.zip")
             let bad = try Support.trailpack("cat", dir + "/tampered.zip", "waypoints/house-rock/birdsong.wav")
@@ -46,7 +51,9 @@ struct ReaderTests {
         }
     }
 
-    @Test("extract of a valid package is complete and atomic; it refuses to overwrite unless told to", .needs(.unzip, .diff))
+    @Test(
+        "extract of a valid package is complete and atomic; it refuses to overwrite unless told to",
+        .needs(.unzip, .diff))
     func extractValid() throws {
         try Support.withTemporaryDirectory { dir in
             let path = try Support.buildFixture("santiam-wagon-road", into: dir)

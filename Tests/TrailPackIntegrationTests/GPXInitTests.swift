@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-@testable import TrailPackBuilder
 import TrailPackCore
 import TrailPackTestFixtures
 import TrailPackTestSupport
+
+@testable import TrailPackBuilder
 
 /// `trailpack init --from-gpx` on the GPX fixtures, then `validate`. The GPX reader itself is
 /// tested in TrailPackBuilderTests' GPXTests.
@@ -41,7 +42,11 @@ struct GPXInitTests {
             #expect(folders.count == points.count)
             for (folder, point) in zip(folders, points) {
                 let json = try JSONParser.parse(Support.read(tour + "/waypoints/" + folder + "/waypoint.json")).value
-                if let name = point.name { #expect(json["name"].flatMap { if case .string(let s) = $0 { s } else { nil } }?.hasPrefix(TourInit.oneLine(name).prefix(20)) == true) }
+                if let name = point.name {
+                    #expect(
+                        json["name"].flatMap { if case .string(let s) = $0 { s } else { nil } }?.hasPrefix(
+                            TourInit.oneLine(name).prefix(20)) == true)
+                }
                 #expect(json["coordinate"]?["latitude"] == .number(JSONNumber(point.coordinate.latitude)))
                 #expect(json["coordinate"]?["longitude"] == .number(JSONNumber(point.coordinate.longitude)))
                 if let e = point.elevation { #expect(json["properties"]?["elevationMeters"] == .number(e)) }
@@ -49,12 +54,17 @@ struct GPXInitTests {
         }
     }
 
-    @Test("init --stops-from route, then validate; --stops-from without --from-gpx is a usage error; a refused file leaves no folder")
+    @Test(
+        "init --stops-from route, then validate; --stops-from without --from-gpx is a usage error; a refused file leaves no folder"
+    )
     func initRoute() throws {
         try Support.withTemporaryDirectory { dir in
-            let made = try Support.trailpack("init", dir + "/route", "--from-gpx", Self.path("route-only.gpx"), "--stops-from", "route")
+            let made = try Support.trailpack(
+                "init", dir + "/route", "--from-gpx", Self.path("route-only.gpx"), "--stops-from", "route")
             #expect(made.status == 0, "\(made.stderr)")
-            #expect(made.stderr.contains("note: the point at line 7 of 'route-only.gpx': the point has no <name>; it is called 'Stop 3'"))
+            #expect(
+                made.stderr.contains(
+                    "note: the point at line 7 of 'route-only.gpx': the point has no <name>; it is called 'Stop 3'"))
             let check = try Support.trailpack("validate", dir + "/route")
             #expect(check.status == 0, "\(check.stdout)")
             let folders = try FileManager.default.contentsOfDirectory(atPath: dir + "/route/waypoints").sorted()
@@ -73,13 +83,23 @@ struct GPXInitTests {
     @Test("text from the file is printed with control and bidirectional characters escaped")
     func printable() throws {
         let error = try #require(Self.refusal("<gpx><wpt lat=\"&#x9B;31m\u{202E}\" lon=\"0\"/></gpx>"))
-        #expect(error.message == "lat=\"\u{9B}31m\u{202E}\" in <wpt> is not a decimal number of degrees (such as 44.4057)")
-        #expect(error.description == #"'test.gpx' line 1, column 6: lat="\u{9b}31m\u{202e}" in <wpt> is not a decimal number of degrees (such as 44.4057)"#)
+        #expect(
+            error.message == "lat=\"\u{9B}31m\u{202E}\" in <wpt> is not a decimal number of degrees (such as 44.4057)")
+        #expect(
+            error.description
+                == #"'test.gpx' line 1, column 6: lat="\u{9b}31m\u{202e}" in <wpt> is not a decimal number of degrees (such as 44.4057)"#
+        )
         try Support.withTemporaryDirectory { dir in
-            try Support.write(Array("<gpx><wpt lat=\"1\" lon=\"2\"><name>A\u{202E}B</name></wpt><wpt lat=\"1\" lon=\"2\"><name>a\u{202E}b</name></wpt></gpx>".utf8), to: dir + "/bidi.gpx")
+            try Support.write(
+                Array(
+                    "<gpx><wpt lat=\"1\" lon=\"2\"><name>A\u{202E}B</name></wpt><wpt lat=\"1\" lon=\"2\"><name>a\u{202E}b</name></wpt></gpx>"
+                        .utf8), to: dir + "/bidi.gpx")
             let made = try Support.trailpack("init", dir + "/t", "--from-gpx", dir + "/bidi.gpx")
             #expect(made.status == 0, "\(made.stderr)")
-            #expect(made.stderr == #"note: the point at line 1 of 'bidi.gpx': the name 'a\u{202e}b' is already used by stop 1; this stop is now 'a\u{202e}b (2)' (names must differ, also ignoring case; rename it in its waypoint.json)"# + "\n")
+            #expect(
+                made.stderr
+                    == #"note: the point at line 1 of 'bidi.gpx': the name 'a\u{202e}b' is already used by stop 1; this stop is now 'a\u{202e}b (2)' (names must differ, also ignoring case; rename it in its waypoint.json)"#
+                    + "\n")
         }
     }
 }

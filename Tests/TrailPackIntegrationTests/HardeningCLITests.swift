@@ -19,20 +19,25 @@ struct HardeningCLITests {
         }
     }
 
-    @Test("verify, extract and validate refuse a FIFO with no writer at once instead of waiting for ever", .needs(.timeout))
+    @Test(
+        "verify, extract and validate refuse a FIFO with no writer at once instead of waiting for ever",
+        .needs(.timeout))
     func fifo() throws {
         try Support.withTemporaryDirectory { dir in
             let fifo = dir + "/package.zip"
             #expect(mkfifo(fifo, 0o644) == 0)
             #expect(throws: ArchiveError.self) { try FileSource(path: fifo) }
-            for arguments in [["verify", fifo], ["verify", fifo, "--json"], ["extract", fifo, dir + "/out"], ["validate", fifo],
-                              ["verify", dir + "/x.zip", "--sha256-file", fifo]] {
+            for arguments in [
+                ["verify", fifo], ["verify", fifo, "--json"], ["extract", fifo, dir + "/out"], ["validate", fifo],
+                ["verify", dir + "/x.zip", "--sha256-file", fifo],
+            ] {
                 try Support.write(Packages.familyHikes, to: dir + "/x.zip")
                 // `timeout` ends a hang with 124; the test then fails instead of waiting.
                 let result = try Support.run("timeout", ["20", Support.binary] + arguments)
                 #expect(result.status == 3, "\(arguments): status \(result.status) \(result.stderr)")
-                #expect(result.stderr.contains("not a regular file") || result.stdout.contains("not a regular file"),
-                        "\(arguments): \(result.stderr) \(result.stdout)")
+                #expect(
+                    result.stderr.contains("not a regular file") || result.stdout.contains("not a regular file"),
+                    "\(arguments): \(result.stderr) \(result.stdout)")
             }
         }
     }
@@ -49,7 +54,9 @@ struct HardeningCLITests {
             let bytes = Array(text.stdoutBytes) + Array(text.stderr.utf8)
             #expect(!bytes.contains(0x1B) && !bytes.contains(0x07))
             #expect(!(text.stdout + text.stderr).unicodeScalars.contains("\u{202e}"))
-            #expect((text.stdout + text.stderr).contains("\\u{1b}]0;owned\\u{7}\\u{1b}[31mred\\u{202e}txt.exe"), "\(text.stdout) \(text.stderr)")
+            #expect(
+                (text.stdout + text.stderr).contains("\\u{1b}]0;owned\\u{7}\\u{1b}[31mred\\u{202e}txt.exe"),
+                "\(text.stdout) \(text.stderr)")
             // JSON keeps the real name, escaped the JSON way.
             let json = try Support.trailpack("verify", dir + "/evil.zip", "--json")
             #expect(json.status == 1)

@@ -11,17 +11,24 @@ struct IntegrityTests {
 
     static func start(_ dir: String, data: String, logFile: String? = nil) throws -> ServeProcess.Running {
         try token.write(toFile: dir + "/token", atomically: true, encoding: .utf8)
-        return try ServeProcess.launch(["--data", data, "--admin-token-file", dir + "/token", "--approvals", "0", "--no-malware-scan"], logFile: logFile)
+        return try ServeProcess.launch(
+            ["--data", data, "--admin-token-file", dir + "/token", "--approvals", "0", "--no-malware-scan"],
+            logFile: logFile)
     }
 
     static func upload(_ server: ServeProcess.Running, _ path: String) throws -> String {
-        try ServeProcess.curl(["-w", "%{http_code}", "-o", "/dev/null", "-H", "Authorization: Bearer \(token)", "--data-binary", "@" + path,
-                                      server.base + "/v1/admin/packages"]).stdout
+        try ServeProcess.curl([
+            "-w", "%{http_code}", "-o", "/dev/null", "-H", "Authorization: Bearer \(token)", "--data-binary",
+            "@" + path,
+            server.base + "/v1/admin/packages",
+        ]).stdout
     }
 
     static func blobPath(_ data: String, _ sha: String) -> String { "\(data)/blobs/\(sha.prefix(2))/\(sha).zip" }
 
-    @Test("a truncated blob is never sent: a logged 500, the blob quarantined, the version marked damaged and unlisted, an audit entry")
+    @Test(
+        "a truncated blob is never sent: a logged 500, the blob quarantined, the version marked damaged and unlisted, an audit entry"
+    )
     func truncatedBlob() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data", log = dir + "/server.log"
@@ -33,7 +40,9 @@ struct IntegrityTests {
             let blob = Self.blobPath(data, sha)
             let size = try Support.read(blob).count
             #expect(truncate(blob, off_t(size - 100)) == 0)
-            let get = try ServeProcess.curl(["--max-time", "30", "-w", "\n%{http_code}", server.base + "/v1/blobs/\(sha).zip"])
+            let get = try ServeProcess.curl([
+                "--max-time", "30", "-w", "\n%{http_code}", server.base + "/v1/blobs/\(sha).zip",
+            ])
             #expect(get.status == 0, "curl: \(get.stderr)")
             let lines = get.stdout.split(separator: "\n", omittingEmptySubsequences: false)
             #expect(lines.last == "500", "\(get.stdout)")
@@ -41,13 +50,24 @@ struct IntegrityTests {
             #expect(body["error"]?["code"] == .string("internal"))
             #expect(!FileManager.default.fileExists(atPath: blob))
             #expect(FileManager.default.fileExists(atPath: data + "/quarantine/\(sha).zip"))
-            #expect(try ServeProcess.siteIDs(ServeProcess.curl([server.base + "/v1/sites"]).stdout) == [], "a damaged version is no longer listed")
-            let state = try ServeProcess.curl(["-H", "Authorization: Bearer \(Self.token)", server.base + "/v1/admin/packages/gov.usda.fs.willamette.family-hikes/versions/3"]).stdout
+            #expect(
+                try ServeProcess.siteIDs(ServeProcess.curl([server.base + "/v1/sites"]).stdout) == [],
+                "a damaged version is no longer listed")
+            let state = try ServeProcess.curl([
+                "-H", "Authorization: Bearer \(Self.token)",
+                server.base + "/v1/admin/packages/gov.usda.fs.willamette.family-hikes/versions/3",
+            ]).stdout
             #expect(try JSONParser.parse(Array(state.utf8)).value["status"] == .string("damaged"), "\(state)")
-            let audit = try ServeProcess.curl(["-H", "Authorization: Bearer \(Self.token)", server.base + "/v1/admin/audit"]).stdout
-            guard case .array(let entries)? = try JSONParser.parse(Array(audit.utf8)).value["entries"] else { Issue.record("\(audit)"); return }
+            let audit = try ServeProcess.curl([
+                "-H", "Authorization: Bearer \(Self.token)", server.base + "/v1/admin/audit",
+            ]).stdout
+            guard case .array(let entries)? = try JSONParser.parse(Array(audit.utf8)).value["entries"] else {
+                Issue.record("\(audit)"); return
+            }
             #expect(entries.contains { $0["action"] == .string("damaged") && $0["sha256"] == .string(sha) }, "\(audit)")
-            let again = try ServeProcess.curl(["--max-time", "30", "-o", "/dev/null", "-w", "%{http_code}", server.base + "/v1/blobs/\(sha).zip"])
+            let again = try ServeProcess.curl([
+                "--max-time", "30", "-o", "/dev/null", "-w", "%{http_code}", server.base + "/v1/blobs/\(sha).zip",
+            ])
             #expect(again.stdout == "404", "out of service: \(again.stdout)")
             let text = try String(contentsOfFile: log, encoding: .utf8)
             #expect(text.contains("damaged") && text.contains(sha), "the server log says nothing: \(text)")
@@ -59,7 +79,8 @@ struct IntegrityTests {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
             let packages = try ServerFixtures.packages(dir)
-            let damagedSHA = try ServerFixtures.sha(packages["family-hikes"]!), intactSHA = try ServerFixtures.sha(packages["santiam-wagon-road"]!)
+            let damagedSHA = try ServerFixtures.sha(packages["family-hikes"]!),
+                intactSHA = try ServerFixtures.sha(packages["santiam-wagon-road"]!)
             var server = try Self.start(dir, data: data)
             #expect(try Self.upload(server, packages["family-hikes"]!) == "201")
             #expect(try Self.upload(server, packages["santiam-wagon-road"]!) == "201")
@@ -72,11 +93,14 @@ struct IntegrityTests {
             try Support.write(bytes, to: blob)
             let scrub = try Support.trailpack("admin", "--data", data, "scrub")
             #expect(scrub.status == 1, "\(scrub.status) \(scrub.stderr)")
-            #expect(scrub.stdout.contains("damaged \(damagedSHA)") && !scrub.stdout.contains(intactSHA), "\(scrub.stdout)")
+            #expect(
+                scrub.stdout.contains("damaged \(damagedSHA)") && !scrub.stdout.contains(intactSHA), "\(scrub.stdout)")
             #expect(scrub.stderr.contains("2 packages checked, 1 damaged"), "\(scrub.stderr)")
             #expect(FileManager.default.fileExists(atPath: data + "/quarantine/\(damagedSHA).zip"))
             let second = try Support.trailpack("admin", "--data", data, "scrub")
-            #expect(second.status == 0 && second.stderr.contains("1 package checked, 0 damaged"), "what is out of service is not checked again: \(second.stderr)")
+            #expect(
+                second.status == 0 && second.stderr.contains("1 package checked, 0 damaged"),
+                "what is out of service is not checked again: \(second.stderr)")
             server = try Self.start(dir, data: data)
             defer { server.stop() }
             let sites = try ServeProcess.siteIDs(ServeProcess.curl([server.base + "/v1/sites"]).stdout)
@@ -95,7 +119,9 @@ struct IntegrityTests {
             let backup = try Support.trailpack("admin", "--data", data, "backup", dir + "/snapshot")
             #expect(backup.status == 0, "\(backup.stderr)")
             #expect(backup.stdout.contains("1 packages hard-linked"), "\(backup.stdout)")
-            #expect(try Support.trailpack("admin", "--data", data, "backup", dir + "/snapshot").status == 2, "an existing backup is never overwritten")
+            #expect(
+                try Support.trailpack("admin", "--data", data, "backup", dir + "/snapshot").status == 2,
+                "an existing backup is never overwritten")
             server.stop()
             server = try Self.start(dir, data: dir + "/snapshot")
             defer { server.stop() }

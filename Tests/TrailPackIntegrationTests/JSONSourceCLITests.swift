@@ -26,9 +26,13 @@ struct JSONSourceCLITests {
             let messages = (report["findings"] as? [[String: Any]] ?? [])
                 .filter { ($0["file"] as? String) == "waypoints/01-trailhead/waypoint.json" }
                 .compactMap { $0["message"] as? String }
-            for words in ["line 2, column 3: this line uses curly quotes", "line 3, column 32: a decimal comma in 44,42: write 44.42",
-                          "line 4, column 23: a quote (\") inside the text", "line 5, column 33: a backslash (\\) in a file name: use / instead (photos/IMG_002.JPG)",
-                          "there is a comma after the last item on line 5", "there is a comma after the last item on line 5"] {
+            for words in [
+                "line 2, column 3: this line uses curly quotes",
+                "line 3, column 32: a decimal comma in 44,42: write 44.42",
+                "line 4, column 23: a quote (\") inside the text",
+                "line 5, column 33: a backslash (\\) in a file name: use / instead (photos/IMG_002.JPG)",
+                "there is a comma after the last item on line 5", "there is a comma after the last item on line 5",
+            ] {
                 #expect(messages.contains { $0.contains(words) }, "missing '\(words)' in \(messages)")
             }
             #expect(messages.filter { $0.contains("comma after the last item") }.count == 2)

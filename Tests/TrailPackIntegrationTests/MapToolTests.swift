@@ -21,9 +21,14 @@ struct MapToolTests {
     func tileIDsAgainstPython() throws {
         var rng = SplitMix(seed: 7)
         var tiles: [TileID] = []
-        for z in 0...31 { for _ in 0..<8 { tiles.append(TileID(z: z, x: Int(rng.next() % (1 << UInt64(z))), y: Int(rng.next() % (1 << UInt64(z))))) } }
+        for z in 0...31 {
+            for _ in 0..<8 {
+                tiles.append(TileID(z: z, x: Int(rng.next() % (1 << UInt64(z))), y: Int(rng.next() % (1 << UInt64(z)))))
+            }
+        }
         let input = tiles.map { "\($0.z) \($0.x) \($0.y)" }.joined(separator: "\n")
-        let script = "import sys\nfrom pmtiles.tile import zxy_to_tileid\nfor line in sys.argv[1].splitlines():\n    z, x, y = map(int, line.split())\n    print(zxy_to_tileid(z, x, y))\n"
+        let script =
+            "import sys\nfrom pmtiles.tile import zxy_to_tileid\nfor line in sys.argv[1].splitlines():\n    z, x, y = map(int, line.split())\n    print(zxy_to_tileid(z, x, y))\n"
         let out = try Support.run("python3", ["-c", script, input])
         #expect(out.status == 0, "\(out.stderr)")
         let ids = out.stdout.split(separator: "\n").map { UInt64($0) }
@@ -34,13 +39,15 @@ struct MapToolTests {
         }
     }
 
-    @Test("the corner-missing map gives a coverage finding naming the corner and the zoom, in validate, build and verify")
+    @Test(
+        "the corner-missing map gives a coverage finding naming the corner and the zoom, in validate, build and verify")
     func cornerMissing() throws {
         try Support.withTemporaryDirectory { dir in
             let tour = dir + "/tour"
             try Support.copyTree(Support.fixture("santiam-wagon-road"), tour)
             try FileManager.default.removeItem(atPath: tour + "/map/santiam-wagon-road.pmtiles")
-            try FileManager.default.copyItem(atPath: Self.cornerMissing, toPath: tour + "/map/santiam-wagon-road.pmtiles")
+            try FileManager.default.copyItem(
+                atPath: Self.cornerMissing, toPath: tour + "/map/santiam-wagon-road.pmtiles")
             let out = try Support.trailpack("validate", tour, "--json")
             #expect(out.status == 1, "\(out.stderr)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any])
@@ -64,12 +71,15 @@ struct MapToolTests {
             #expect(map.report.zooms.allSatisfy { $0.coveragePercent == 100 })
             let r = try MapCheck.check(try MapFile(path: Self.cornerMissing), file: nil, frame: Self.santiamFrame)
             let z13 = try #require(r.zooms.first { $0.zoom == 13 })
-            #expect(z13.frameMissing > 0 && z13.missingArea == "the northeast corner" && (z13.coveragePercent ?? 100) < 100)
+            #expect(
+                z13.frameMissing > 0 && z13.missingArea == "the northeast corner" && (z13.coveragePercent ?? 100) < 100)
             #expect(r.zooms.filter { $0.zoom < 12 }.allSatisfy { $0.frameMissing == 0 })
         }
     }
 
-    @Test("the builder stores the map, writes its header facts in the manifest, and verify --json reports coverage per zoom")
+    @Test(
+        "the builder stores the map, writes its header facts in the manifest, and verify --json reports coverage per zoom"
+    )
     func packagedMap() throws {
         try Support.withTemporaryDirectory { dir in
             let path = try Support.buildFixture("santiam-wagon-road", into: dir)
@@ -78,7 +88,8 @@ struct MapToolTests {
             #expect(entry.method == 0, "maps must be stored")
             let reader = try PackageReader(path: path)
             let asset = try #require(reader.manifest.mapAssets.first)
-            #expect(asset.map == MapInfo(role: .base, tileType: .png, minZoom: 8, maxZoom: 13, bounds: Self.santiamFrame))
+            #expect(
+                asset.map == MapInfo(role: .base, tileType: .png, minZoom: 8, maxZoom: 13, bounds: Self.santiamFrame))
             let out = try Support.trailpack("verify", path, "--json", "--min-map-zoom", "13")
             #expect(out.status == 0, "\(out.stdout)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any])
@@ -86,14 +97,17 @@ struct MapToolTests {
             let maps = try #require(json["maps"] as? [[String: Any]])
             let zooms = try #require(maps.first?["zooms"] as? [[String: Any]])
             #expect(zooms.compactMap { $0["zoom"] as? Int } == Array(8...13))
-            #expect(zooms.allSatisfy { ($0["coveragePercent"] as? Double) == 100 && ($0["frameTiles"] as? Int ?? 0) > 0 })
+            #expect(
+                zooms.allSatisfy { ($0["coveragePercent"] as? Double) == 100 && ($0["frameTiles"] as? Int ?? 0) > 0 })
             // A package without a map gets the warning, and stays valid.
             let plain = try Verifier.verify(path: try Support.buildFixture("family-hikes", into: dir))
             #expect(plain.isValid && plain.findings.codes == [.mapNone])
         }
     }
 
-    @Test("a deflated map in a package is refused (map.stored); a manifest that misdescribes the map gets map.mismatch", .needs(.python3))
+    @Test(
+        "a deflated map in a package is refused (map.stored); a manifest that misdescribes the map gets map.mismatch",
+        .needs(.python3))
     func deflatedAndMismatched() throws {
         try Support.withTemporaryDirectory { dir in
             let path = try Support.buildFixture("santiam-wagon-road", into: dir)
@@ -112,8 +126,14 @@ struct MapToolTests {
                 """
             let run = try Support.run("python3", ["-c", python, path, dir + "/deflated.zip", dir + "/mismatch.zip"])
             #expect(run.status == 0, "\(run.stderr)")
-            #expect(try Verifier.verify(path: dir + "/deflated.zip").findings.filter { $0.severity == .error }.codes == [.mapStored])
-            #expect(try Verifier.verify(path: dir + "/mismatch.zip").findings.filter { $0.severity == .error }.codes == [.mapMismatch])
+            #expect(
+                try Verifier.verify(path: dir + "/deflated.zip").findings.filter { $0.severity == .error }.codes == [
+                    .mapStored
+                ])
+            #expect(
+                try Verifier.verify(path: dir + "/mismatch.zip").findings.filter { $0.severity == .error }.codes == [
+                    .mapMismatch
+                ])
         }
     }
 
@@ -143,16 +163,21 @@ struct MapToolTests {
         return out
     }
 
-    @Test("map extract writes what Python's pmtiles reads tile for tile: exactly the frame's tiles, each equal to the source's",
-          .needs(.python3, .pmtiles))
+    @Test(
+        "map extract writes what Python's pmtiles reads tile for tile: exactly the frame's tiles, each equal to the source's",
+        .needs(.python3, .pmtiles))
     func extractAgainstPython() throws {
         try Support.withTemporaryDirectory { dir in
-            let out = try Support.trailpack("map", "extract", Self.baseMap, "-o", dir + "/cut.pmtiles", "--bounds=-122.3,44.35,-122.0,44.45", "--zoom", "9-13", "--json")
+            let out = try Support.trailpack(
+                "map", "extract", Self.baseMap, "-o", dir + "/cut.pmtiles", "--bounds=-122.3,44.35,-122.0,44.45",
+                "--zoom", "9-13", "--json")
             #expect(out.status == 0, "\(out.stderr)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any])
             let source = try Self.pythonTiles(Self.baseMap)
             let cut = try Self.pythonTiles(dir + "/cut.pmtiles")
-            let frame = Bounds(southwest: Coordinate(latitude: 44.35, longitude: -122.3), northeast: Coordinate(latitude: 44.45, longitude: -122.0))
+            let frame = Bounds(
+                southwest: Coordinate(latitude: 44.35, longitude: -122.3),
+                northeast: Coordinate(latitude: 44.45, longitude: -122.0))
             var expected = Set<String>()
             for z in 9...13 { TileMath.range(frame, zoom: z).forEach { x, y in expected.insert("\(z)/\(x)/\(y)") } }
             #expect(Set(cut.keys) == expected)
@@ -164,8 +189,9 @@ struct MapToolTests {
         }
     }
 
-    @Test("trailpack reads, tile for tile, a PMTiles file Python's writer makes (with leaf directories and duplicates)",
-          .needs(.python3, .pmtiles))
+    @Test(
+        "trailpack reads, tile for tile, a PMTiles file Python's writer makes (with leaf directories and duplicates)",
+        .needs(.python3, .pmtiles))
     func readsPythonWriter() throws {
         try Support.withTemporaryDirectory { dir in
             let script = """
@@ -197,8 +223,9 @@ struct MapToolTests {
         }
     }
 
-    @Test("an MBTiles written by Python's sqlite3 converts to a PMTiles whose tiles match (rows flipped), read by Python's pmtiles",
-          .needs(.python3, .pmtiles))
+    @Test(
+        "an MBTiles written by Python's sqlite3 converts to a PMTiles whose tiles match (rows flipped), read by Python's pmtiles",
+        .needs(.python3, .pmtiles))
     func convertMBTiles() throws {
         try Support.withTemporaryDirectory { dir in
             let script = """
@@ -222,8 +249,10 @@ struct MapToolTests {
                 """
             let run = try Support.run("python3", ["-c", script, dir + "/forest.mbtiles"])
             #expect(run.status == 0, "\(run.stderr)")
-            let expected = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: String])
-            let out = try Support.trailpack("map", "convert", dir + "/forest.mbtiles", dir + "/forest.pmtiles", "--json")
+            let expected = try #require(
+                try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: String])
+            let out = try Support.trailpack(
+                "map", "convert", dir + "/forest.mbtiles", dir + "/forest.pmtiles", "--json")
             #expect(out.status == 0, "\(out.stdout)\(out.stderr)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any])
             let tiles = try #require(json["tiles"] as? [String: Any])
@@ -231,9 +260,13 @@ struct MapToolTests {
             #expect((tiles["leafDirectories"] as? Int ?? 0) > 0, "a convert this size needs leaf directories")
             #expect(try Self.pythonTiles(dir + "/forest.pmtiles") == expected)
             let header = try #require(json["header"] as? [String: Any])
-            #expect(header["tileType"] as? String == "png" && header["minZoom"] as? Int == 6 && header["maxZoom"] as? Int == 12)
+            #expect(
+                header["tileType"] as? String == "png" && header["minZoom"] as? Int == 6
+                    && header["maxZoom"] as? Int == 12)
             // Extract from the MBTiles directly.
-            let cut = try Support.trailpack("map", "extract", dir + "/forest.mbtiles", "-o", dir + "/cut.pmtiles", "--bounds=-180,84,-170,85", "--zoom", "6-8")
+            let cut = try Support.trailpack(
+                "map", "extract", dir + "/forest.mbtiles", "-o", dir + "/cut.pmtiles", "--bounds=-180,84,-170,85",
+                "--zoom", "6-8")
             #expect(cut.status == 0, "\(cut.stdout)\(cut.stderr)")
             let got = try Self.pythonTiles(dir + "/cut.pmtiles")
             #expect(!got.isEmpty)
@@ -247,12 +280,15 @@ struct MapToolTests {
 
     @Test("map inspect and map estimate report per-zoom counts; estimate counts what extract would cut")
     func inspectAndEstimate() throws {
-        let inspect = try Support.trailpack("map", "inspect", Self.baseMap, "--tour", Support.fixture("santiam-wagon-road"), "--json")
+        let inspect = try Support.trailpack(
+            "map", "inspect", Self.baseMap, "--tour", Support.fixture("santiam-wagon-road"), "--json")
         #expect(inspect.status == 0, "\(inspect.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])
         let zooms = try #require(json["zooms"] as? [[String: Any]])
         #expect(zooms.count == 6 && zooms.allSatisfy { ($0["coveragePercent"] as? Double) == 100 })
-        let estimate = try Support.trailpack("map", "estimate", "--tour", Support.fixture("santiam-wagon-road"), "--zoom", "8-13", "--source", Self.baseMap, "--json")
+        let estimate = try Support.trailpack(
+            "map", "estimate", "--tour", Support.fixture("santiam-wagon-road"), "--zoom", "8-13", "--source",
+            Self.baseMap, "--json")
         #expect(estimate.status == 0, "\(estimate.stderr)")
         let e = try #require(try JSONSerialization.jsonObject(with: Data(estimate.stdout.utf8)) as? [String: Any])
         #expect(e["tiles"] as? Int == zooms.compactMap { $0["frameTiles"] as? Int }.reduce(0, +))
@@ -260,6 +296,8 @@ struct MapToolTests {
         let actual = try #require(zooms.compactMap { $0["bytes"] as? Int }.reduce(0, +) as Int?)
         #expect(abs(bytes - actual) <= 6, "the estimate from the map itself is its own byte count")
         let garbage = try Support.trailpack("map", "inspect", Support.fixture("santiam-wagon-road/tour.json"))
-        #expect(garbage.status == 1 && (garbage.stdout + garbage.stderr).contains("map.header"), "\(garbage.stdout) \(garbage.stderr)")
+        #expect(
+            garbage.status == 1 && (garbage.stdout + garbage.stderr).contains("map.header"),
+            "\(garbage.stdout) \(garbage.stderr)")
     }
 }

@@ -10,36 +10,55 @@ import TrailPackTestSupport
 struct PanelBrowserTests {
     static let python = "/usr/bin/python3"
     /// Debian's Leaflet, which the panel serves from its default --web-assets (with Bootstrap).
-    static let webAssets = PeerTool(file: PanelConfiguration.defaultWebAssets + "/leaflet/leaflet.js", name: "Leaflet in \(PanelConfiguration.defaultWebAssets)",
-                                    debianPackage: "libjs-leaflet")
+    static let webAssets = PeerTool(
+        file: PanelConfiguration.defaultWebAssets + "/leaflet/leaflet.js",
+        name: "Leaflet in \(PanelConfiguration.defaultWebAssets)",
+        debianPackage: "libjs-leaflet")
 
-    @Test("a scripted ranger makes a tour in Chromium (map clicks, uploads, a finding fixed, keyboard reorder, build, review) with no axe-core violation or console error; the package verifies, and the folder zip builds byte-identical with the CLI",
-          .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets, .unzip, .sha256sum))
+    @Test(
+        "a scripted ranger makes a tour in Chromium (map clicks, uploads, a finding fixed, keyboard reorder, build, review) with no axe-core violation or console error; the package verifies, and the folder zip builds byte-identical with the CLI",
+        .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets, .unzip, .sha256sum))
     func walkthrough() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
-            for arguments in [["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
-                              ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
-                              ["admin", "user", "add", "rita", "--role", "reviewer", "--data", data]] {
+            for arguments in [
+                ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
+                ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
+                ["admin", "user", "add", "rita", "--role", "reviewer", "--data", data],
+            ] {
                 let result = try Support.trailpack(arguments)
                 #expect(result.status == 0, "\(arguments): \(result.stderr)")
             }
             try "correct horse battery staple\n".write(toFile: dir + "/password", atomically: true, encoding: .utf8)
-            #expect(try Support.trailpack(["admin", "user", "password", "ranger", "--password-file", dir + "/password", "--data", data]).status == 0)
-            try "a reviewer's long password\n".write(toFile: dir + "/reviewer-password", atomically: true, encoding: .utf8)
-            #expect(try Support.trailpack(["admin", "user", "password", "rita", "--password-file", dir + "/reviewer-password", "--data", data]).status == 0)
+            #expect(
+                try Support.trailpack([
+                    "admin", "user", "password", "ranger", "--password-file", dir + "/password", "--data", data,
+                ]).status == 0)
+            try "a reviewer's long password\n".write(
+                toFile: dir + "/reviewer-password", atomically: true, encoding: .utf8)
+            #expect(
+                try Support.trailpack([
+                    "admin", "user", "password", "rita", "--password-file", dir + "/reviewer-password", "--data", data,
+                ]).status == 0)
             let server = try ServeProcess.launch(["--data", data, "--approvals", "1", "--no-malware-scan"])
             defer { server.stop() }
             let shots = Support.root + "/out/screenshots/walkthrough"
             try? FileManager.default.removeItem(atPath: shots)
             let santiam = Support.fixture("santiam-wagon-road")
-            let result = try Support.run(Self.python, [Support.root + "/scripts/panel-walkthrough.py", server.base, shots, "ranger", "correct horse battery staple",
-                                                       santiam + "/waypoints/01-sweet-home/view.png", santiam + "/waypoints/04-house-rock/birdsong.wav", dir + "/folder.zip",
-                                                       "rita", "a reviewer's long password"])
+            let result = try Support.run(
+                Self.python,
+                [
+                    Support.root + "/scripts/panel-walkthrough.py", server.base, shots, "ranger",
+                    "correct horse battery staple",
+                    santiam + "/waypoints/01-sweet-home/view.png", santiam + "/waypoints/04-house-rock/birdsong.wav",
+                    dir + "/folder.zip",
+                    "rita", "a reviewer's long password",
+                ])
             #expect(result.status == 0, "panel-walkthrough.py exited \(result.status): \(result.stderr)")
             let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String] ?? [:]
             let sha = try #require(summary["sha256"], "no package was built: \(result.stdout)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 14)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 14)
             // The package the panel built and stored verifies, as a phone would check it.
             let blob = data + "/blobs/" + sha.prefix(2) + "/" + sha + ".zip"
             let verify = try Support.trailpack(["verify", blob])
@@ -47,42 +66,66 @@ struct PanelBrowserTests {
             // The frame the ranger drew on the map is the package's map frame.
             let manifest = try Support.run("unzip", ["-p", blob, "manifest.json"])
             #expect(manifest.status == 0, "\(manifest.stderr)")
-            let bounds = try #require((try JSONSerialization.jsonObject(with: Data(manifest.stdout.utf8)) as? [String: Any])?["bounds"] as? [String: [String: Double]])
+            let bounds = try #require(
+                (try JSONSerialization.jsonObject(with: Data(manifest.stdout.utf8)) as? [String: Any])?["bounds"]
+                    as? [String: [String: Double]])
             let drawn = (summary["frame"] ?? "").split(separator: ",").compactMap { Double($0) }
-            #expect(drawn.count == 4 && [bounds["southwest"]?["latitude"], bounds["southwest"]?["longitude"], bounds["northeast"]?["latitude"], bounds["northeast"]?["longitude"]]
-                .enumerated().allSatisfy { abs(($0.element ?? .nan) - drawn[$0.offset]) < 1e-6 }, "manifest bounds \(bounds), drawn \(drawn)")
+            #expect(
+                drawn.count == 4
+                    && [
+                        bounds["southwest"]?["latitude"], bounds["southwest"]?["longitude"],
+                        bounds["northeast"]?["latitude"], bounds["northeast"]?["longitude"],
+                    ]
+                    .enumerated().allSatisfy { abs(($0.element ?? .nan) - drawn[$0.offset]) < 1e-6 },
+                "manifest bounds \(bounds), drawn \(drawn)")
             // The folder zip, unzipped by Info-ZIP and built by the CLI, gives the same bytes.
             let unzip = try Support.run("unzip", ["-q", dir + "/folder.zip", "-d", dir + "/folder"])
             #expect(unzip.status == 0, "\(unzip.stderr)")
             let tour = try #require(try FileManager.default.contentsOfDirectory(atPath: dir + "/folder").first)
             let build = try Support.trailpack(["build", dir + "/folder/" + tour, "-o", dir + "/cli.zip", "--quiet"])
             #expect(build.status == 0, "\(build.stderr)")
-            #expect(try ServerFixtures.sha(dir + "/cli.zip") == sha, "the CLI's build of the downloaded folder differs from the panel's")
+            #expect(
+                try ServerFixtures.sha(dir + "/cli.zip") == sha,
+                "the CLI's build of the downloaded folder differs from the panel's")
         }
     }
 }
 
 extension PanelBrowserTests {
-    @Test("review in Chromium: a new version of a released tour (a stop moved, a photo replaced, a stop added); reviewer one sees exactly those changes, plays the recording and approves with a signature; reviewer two denies with a reason; the publisher fixes and asks again; both approve signed; released; the phones' download verifies with the served signatures at threshold 2",
-          .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets, .python3, .curl, .sha256sum))
+    @Test(
+        "review in Chromium: a new version of a released tour (a stop moved, a photo replaced, a stop added); reviewer one sees exactly those changes, plays the recording and approves with a signature; reviewer two denies with a reason; the publisher fixes and asks again; both approve signed; released; the phones' download verifies with the served signatures at threshold 2",
+        .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets, .python3, .curl, .sha256sum))
     func reviewWalkthrough() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
             let id = "gov.usda.fs.willamette.santiam-wagon-road"
             try FileManager.default.createDirectory(atPath: dir + "/reviewers", withIntermediateDirectories: true)
-            var commands: [[String]] = [["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
-                                        ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data]]
+            var commands: [[String]] = [
+                ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
+                ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
+            ]
             for reviewer in ["rita", "sam"] {
-                #expect(try Support.trailpack(["keygen", "-s", dir + "/\(reviewer).key", "-p", dir + "/reviewers/\(reviewer).pub", "--unencrypted"]).status == 0)
-                commands.append(["admin", "user", "add", reviewer, "--role", "reviewer", "--public-key", dir + "/reviewers/\(reviewer).pub", "--data", data])
+                #expect(
+                    try Support.trailpack([
+                        "keygen", "-s", dir + "/\(reviewer).key", "-p", dir + "/reviewers/\(reviewer).pub",
+                        "--unencrypted",
+                    ]).status == 0)
+                commands.append([
+                    "admin", "user", "add", reviewer, "--role", "reviewer", "--public-key",
+                    dir + "/reviewers/\(reviewer).pub", "--data", data,
+                ])
             }
             for arguments in commands {
                 let result = try Support.trailpack(arguments)
                 #expect(result.status == 0, "\(arguments): \(result.stderr)")
             }
             for user in ["ranger", "rita", "sam"] {
-                try "\(user)'s long password\n".write(toFile: dir + "/\(user).password", atomically: true, encoding: .utf8)
-                #expect(try Support.trailpack(["admin", "user", "password", user, "--password-file", dir + "/\(user).password", "--data", data]).status == 0)
+                try "\(user)'s long password\n".write(
+                    toFile: dir + "/\(user).password", atomically: true, encoding: .utf8)
+                #expect(
+                    try Support.trailpack([
+                        "admin", "user", "password", user, "--password-file", dir + "/\(user).password", "--data", data,
+                    ]).status == 0)
             }
             var tokens: [String: String] = [:]
             for user in ["ranger", "rita", "sam"] {
@@ -95,49 +138,73 @@ extension PanelBrowserTests {
             defer { server.stop() }
             // 1.0.0 released through the API: uploaded, two approvals, pushed.
             let package = try Support.buildFixture("santiam-wagon-road", into: dir)
-            var curl = try ServeProcess.curl(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(tokens["ranger"]!)", "--data-binary", "@" + package, server.base + "/v1/admin/packages"])
+            var curl = try ServeProcess.curl([
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(tokens["ranger"]!)",
+                "--data-binary", "@" + package, server.base + "/v1/admin/packages",
+            ])
             #expect(curl.stdout == "201", "\(curl.stdout)")
             for (user, action) in [("ranger", "start"), ("rita", "approve"), ("sam", "approve"), ("ranger", "push")] {
-                curl = try ServeProcess.curl(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Authorization: Bearer \(tokens[user]!)",
-                                                     server.base + "/v1/admin/packages/\(id)/versions/1.0.0/\(action)"])
+                curl = try ServeProcess.curl([
+                    "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H",
+                    "Authorization: Bearer \(tokens[user]!)",
+                    server.base + "/v1/admin/packages/\(id)/versions/1.0.0/\(action)",
+                ])
                 #expect(curl.stdout == "200", "\(user) \(action): \(curl.stdout)")
             }
             // The released tour's folder, zipped as a ranger would send it.
-            let zipped = try Support.run("python3", ["-c", """
-                import os, sys, zipfile
-                src, out = sys.argv[1], sys.argv[2]
-                with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-                    for folder, _, files in os.walk(src):
-                        for f in files:
-                            p = os.path.join(folder, f)
-                            z.write(p, os.path.join("santiam-wagon-road", os.path.relpath(p, src)))
-                """, Support.fixture("santiam-wagon-road"), dir + "/tour.zip"])
+            let zipped = try Support.run(
+                "python3",
+                [
+                    "-c",
+                    """
+                    import os, sys, zipfile
+                    src, out = sys.argv[1], sys.argv[2]
+                    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+                        for folder, _, files in os.walk(src):
+                            for f in files:
+                                p = os.path.join(folder, f)
+                                z.write(p, os.path.join("santiam-wagon-road", os.path.relpath(p, src)))
+                    """, Support.fixture("santiam-wagon-road"), dir + "/tour.zip",
+                ])
             #expect(zipped.status == 0, "\(zipped.stderr)")
             let shots = Support.root + "/out/screenshots/review"
             try? FileManager.default.removeItem(atPath: shots)
-            let result = try Support.run(Self.python, [Support.root + "/scripts/panel-review.py", server.base, shots, Support.binary, dir + "/tour.zip",
-                                                       Support.fixture("santiam-wagon-road") + "/waypoints/02-cascadia/view.png", dir + "/work",
-                                                       "ranger:ranger's long password", "rita:rita's long password:\(dir)/rita.key", "sam:sam's long password:\(dir)/sam.key"])
+            let result = try Support.run(
+                Self.python,
+                [
+                    Support.root + "/scripts/panel-review.py", server.base, shots, Support.binary, dir + "/tour.zip",
+                    Support.fixture("santiam-wagon-road") + "/waypoints/02-cascadia/view.png", dir + "/work",
+                    "ranger:ranger's long password", "rita:rita's long password:\(dir)/rita.key",
+                    "sam:sam's long password:\(dir)/sam.key",
+                ])
             #expect(result.status == 0, "panel-review.py exited \(result.status): \(result.stderr)")
             let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String] ?? [:]
             let sha = try #require(summary["sha256"], "no version was built: \(result.stdout)")
             // The phone's view: the list offers 1.1.1; its download verifies with the served signatures, two distinct reviewers.
             curl = try ServeProcess.curl(["-s", server.base + "/v1/packages/\(id)"])
             let offered = try JSON.parse(curl.stdout)["versions"]?.array ?? []
-            #expect(offered.contains { $0["version"] == .string("1.1.1") && $0["sha256"] == .string(sha) }, "\(curl.stdout)")
+            #expect(
+                offered.contains { $0["version"] == .string("1.1.1") && $0["sha256"] == .string(sha) }, "\(curl.stdout)"
+            )
             curl = try ServeProcess.curl(["-s", "-o", dir + "/phone.zip", server.base + "/v1/blobs/\(sha).zip"])
             #expect(try ServerFixtures.sha(dir + "/phone.zip") == sha)
             curl = try ServeProcess.curl(["-s", server.base + "/v1/packages/\(id)/versions/1.1.1/signatures"])
-            let served = try #require((try JSONSerialization.jsonObject(with: Data(curl.stdout.utf8)) as? [String: Any])?["signatures"] as? [[String: String]])
+            let served = try #require(
+                (try JSONSerialization.jsonObject(with: Data(curl.stdout.utf8)) as? [String: Any])?["signatures"]
+                    as? [[String: String]])
             #expect(served.count == 2)
             var signatureArguments: [String] = []
             for (n, entry) in served.enumerated() {
-                try (entry["minisig"] ?? "").write(toFile: dir + "/phone.zip.\(n).minisig", atomically: true, encoding: .utf8)
+                try (entry["minisig"] ?? "").write(
+                    toFile: dir + "/phone.zip.\(n).minisig", atomically: true, encoding: .utf8)
                 signatureArguments += ["--signature", dir + "/phone.zip.\(n).minisig"]
             }
-            let verify = try Support.trailpack(["verify", dir + "/phone.zip", "--trusted-key", dir + "/reviewers", "--threshold", "2"] + signatureArguments)
+            let verify = try Support.trailpack(
+                ["verify", dir + "/phone.zip", "--trusted-key", dir + "/reviewers", "--threshold", "2"]
+                    + signatureArguments)
             #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 6)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 6)
         }
     }
 }

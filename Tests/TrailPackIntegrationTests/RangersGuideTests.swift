@@ -28,7 +28,11 @@ struct RangersGuideTests {
             if line.hasPrefix("<!-- file: ") {
                 pendingFile = line.dropFirst("<!-- file: ".count).replacingOccurrences(of: " -->", with: "")
             } else if line.hasPrefix("<!-- media: ") {
-                steps.append(.media(line.dropFirst("<!-- media: ".count).replacingOccurrences(of: " -->", with: "").split(separator: " ").map(String.init)))
+                steps.append(
+                    .media(
+                        line.dropFirst("<!-- media: ".count).replacingOccurrences(of: " -->", with: "").split(
+                            separator: " "
+                        ).map(String.init)))
             } else if line.hasPrefix("```") && line.count > 3 {
                 var body: [String] = []
                 i += 1
@@ -45,8 +49,10 @@ struct RangersGuideTests {
                             command = String(command[..<hash.lowerBound]).trimmingCharacters(in: .whitespaces)
                         }
                         let output = body[(j + 1)...].prefix { !$0.hasPrefix("$ ") }
-                        steps.append(.command(line: command, status: status,
-                                              expected: output.filter { $0.hasPrefix("error[") || $0.hasPrefix("warning[") }))
+                        steps.append(
+                            .command(
+                                line: command, status: status,
+                                expected: output.filter { $0.hasPrefix("error[") || $0.hasPrefix("warning[") }))
                     }
                 }
             }
@@ -69,14 +75,22 @@ struct RangersGuideTests {
                     try text.write(toFile: dir + "/" + path, atomically: true, encoding: .utf8)
                 case .media(let files):
                     for f in files {
-                        try FileManager.default.createDirectory(atPath: dir + "/" + (f as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                        let head: [UInt8] = f.lowercased().hasSuffix(".mp3") ? Array("ID3".utf8) + [4, 0] : [0xFF, 0xD8, 0xFF, 0xE0]
+                        try FileManager.default.createDirectory(
+                            atPath: dir + "/" + (f as NSString).deletingLastPathComponent,
+                            withIntermediateDirectories: true)
+                        let head: [UInt8] =
+                            f.lowercased().hasSuffix(".mp3") ? Array("ID3".utf8) + [4, 0] : [0xFF, 0xD8, 0xFF, 0xE0]
                         try Support.write(head + Array(repeating: 0x5A, count: 2000), to: dir + "/" + f)
                     }
                 case .command(let line, let status, let expected):
-                    let out = try Support.run("/bin/sh", ["-c", "\(line) < .password"], environment: ["PATH": bin + ":/usr/bin:/bin"], directory: dir)
+                    let out = try Support.run(
+                        "/bin/sh", ["-c", "\(line) < .password"], environment: ["PATH": bin + ":/usr/bin:/bin"],
+                        directory: dir)
                     #expect(out.status == status, "'\(line)': exit \(out.status)\n\(out.stderr)")
-                    for message in expected { #expect(out.stderr.contains(message), "'\(line)' did not say:\n\(message)\nit said:\n\(out.stderr)") }
+                    for message in expected {
+                        #expect(
+                            out.stderr.contains(message), "'\(line)' did not say:\n\(message)\nit said:\n\(out.stderr)")
+                    }
                 }
             }
             // What the guide promises at the end: a signed package that verifies.
@@ -84,7 +98,10 @@ struct RangersGuideTests {
             #expect(FileManager.default.fileExists(atPath: package + ".minisig"))
             let manifest = try PackageReader(path: package).manifest
             #expect(manifest.waypoints.map(\.name) == ["House Rock", "Tombstone Prairie", "Fish Lake"])
-            #expect(manifest.waypoints[0].assets.map(\.path) == ["waypoints/house-rock/IMG_0412.JPG", "waypoints/house-rock/thrush.mp3"])
+            #expect(
+                manifest.waypoints[0].assets.map(\.path) == [
+                    "waypoints/house-rock/IMG_0412.JPG", "waypoints/house-rock/thrush.mp3",
+                ])
         }
     }
 

@@ -14,8 +14,14 @@ final class RawClient {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard connected == 0 else { throw ServeProcess.CLIFailure("cannot connect to port \(port): \(String(cString: strerror(errno)))") }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            throw ServeProcess.CLIFailure("cannot connect to port \(port): \(String(cString: strerror(errno)))")
+        }
         var noSigpipe: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &noSigpipe, socklen_t(MemoryLayout<Int32>.size))
     }
@@ -30,7 +36,9 @@ final class RawClient {
     }
 
     /// Reads until the server closes the connection or `seconds` pass: what arrived, and whether it closed.
-    func readUntilClosed(within seconds: Double) -> (text: String, closed: Bool) { receive(within: seconds, until: nil) }
+    func readUntilClosed(within seconds: Double) -> (text: String, closed: Bool) {
+        receive(within: seconds, until: nil)
+    }
 
     /// Reads what arrives within `seconds`, until `marker` has arrived, without waiting for the close.
     func read(within seconds: Double, until marker: String) -> String { receive(within: seconds, until: marker).text }
@@ -70,7 +78,9 @@ final class RawClient {
 struct ServerLimitsTests {
     /// The `error.code` of a JSON error body (nil when it is not one).
     static func errorCode(_ body: some StringProtocol) -> String? {
-        guard let value = try? JSONParser.parse(Array(body.utf8)).value, case .string(let code)? = value["error"]?["code"] else { return nil }
+        guard let value = try? JSONParser.parse(Array(body.utf8)).value,
+            case .string(let code)? = value["error"]?["code"]
+        else { return nil }
         return code
     }
 
@@ -81,18 +91,27 @@ struct ServerLimitsTests {
         let unzipped = try Support.run("unzip", ["-p", package, "manifest.json"])
         #expect(unzipped.status == 0, "\(unzipped.stderr)")
         let manifest = try JSON.parse(unzipped.stdoutBytes)
-        return (try #require(manifest["id"]?.string, "\(unzipped.stdout)"), try #require(manifest["version"]?.string, "\(unzipped.stdout)"))
+        return (
+            try #require(manifest["id"]?.string, "\(unzipped.stdout)"),
+            try #require(manifest["version"]?.string, "\(unzipped.stdout)")
+        )
     }
 
     static func launch(_ dir: String, _ extra: [String], logFile: String? = nil) throws -> ServeProcess.Running {
         try token.write(toFile: dir + "/token", atomically: true, encoding: .utf8)
-        return try ServeProcess.launch(["--data", dir + "/data", "--admin-token-file", dir + "/token", "--approvals", "0", "--no-malware-scan"] + extra, logFile: logFile)
+        return try ServeProcess.launch(
+            ["--data", dir + "/data", "--admin-token-file", dir + "/token", "--approvals", "0", "--no-malware-scan"]
+                + extra, logFile: logFile)
     }
 
-    @Test("a trickled request head, an idle keep-alive, a body shorter than its Content-Length and a 1-byte-per-300-ms body are all closed by the time limits; the server goes on answering", .needs(.curl))
+    @Test(
+        "a trickled request head, an idle keep-alive, a body shorter than its Content-Length and a 1-byte-per-300-ms body are all closed by the time limits; the server goes on answering",
+        .needs(.curl))
     func slowClients() throws {
         try Support.withTemporaryDirectory { dir in
-            let server = try Self.launch(dir, ["--header-timeout", "1", "--keep-alive-timeout", "1", "--body-timeout", "1", "--min-body-rate", "100"])
+            let server = try Self.launch(
+                dir,
+                ["--header-timeout", "1", "--keep-alive-timeout", "1", "--body-timeout", "1", "--min-body-rate", "100"])
             defer { server.stop() }
             // Headers one line at a time, for ever: no complete head ever arrives.
             let loris = try RawClient(port: server.port)
@@ -110,34 +129,45 @@ struct ServerLimitsTests {
             let refused = early.read(within: 10, until: "\r\n\r\n")
             #expect(refused.hasPrefix("HTTP/1.1 401"), "\(refused)")
             early.send("56789")
-            #expect(early.readUntilClosed(within: 15).closed, "a connection answered before its body was read is still closed when idle")
+            #expect(
+                early.readUntilClosed(within: 15).closed,
+                "a connection answered before its body was read is still closed when idle")
             // 10 of the 100 bytes announced, then nothing.
             let short = try RawClient(port: server.port)
-            short.send("POST /v1/packages/x/versions/1.0.0/confirm HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n0123456789")
+            short.send(
+                "POST /v1/packages/x/versions/1.0.0/confirm HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n0123456789"
+            )
             #expect(short.readUntilClosed(within: 15).closed, "a body that stops is closed")
             // One byte every 300 ms: 3 bytes a second is below the 100 B/s minimum.
             let trickle = try RawClient(port: server.port)
-            trickle.send("POST /v1/packages/x/versions/1.0.0/confirm HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n")
+            trickle.send(
+                "POST /v1/packages/x/versions/1.0.0/confirm HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n")
             #expect(trickle.trickle("x", every: 0.3, within: 15), "a trickled body is closed")
-            let health = try ServeProcess.curl(["-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", server.base + "/healthz"])
+            let health = try ServeProcess.curl([
+                "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", server.base + "/healthz",
+            ])
             #expect(health.stdout == "200")
         }
     }
 
-    @Test("a client that stops reading a download is dropped after --send-timeout; one that reads gets every byte", .needs(.curl, .sha256sum))
+    @Test(
+        "a client that stops reading a download is dropped after --send-timeout; one that reads gets every byte",
+        .needs(.curl, .sha256sum))
     func stalledReader() throws {
         try Support.withTemporaryDirectory { dir in
             // A 40 MB video (random bytes after an ISO-media box): more than the socket buffers hold.
             let tour = dir + "/tour"
             try Support.copyTree(Support.fixture("family-hikes"), tour)
-            let stop = try #require(try FileManager.default.contentsOfDirectory(atPath: tour + "/waypoints").sorted().first)
+            let stop = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: tour + "/waypoints").sorted().first)
             var video = Data([0, 0, 0, 0x18] + Array("ftypisom".utf8))
             let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
             video.append(random.readData(ofLength: 40 << 20))
             try random.close()
             try video.write(to: URL(fileURLWithPath: "\(tour)/waypoints/\(stop)/clip.mp4"))
             let waypoint = "\(tour)/waypoints/\(stop)/waypoint.json"
-            let text = try String(contentsOfFile: waypoint, encoding: .utf8).replacingOccurrences(of: "\"assets\": [", with: "\"assets\": [\"clip.mp4\", ")
+            let text = try String(contentsOfFile: waypoint, encoding: .utf8).replacingOccurrences(
+                of: "\"assets\": [", with: "\"assets\": [\"clip.mp4\", ")
             try text.write(toFile: waypoint, atomically: true, encoding: .utf8)
             let build = try Support.trailpack("build", tour, "-o", dir + "/big.zip", "-q")
             #expect(build.status == 0, "\(build.stderr)")
@@ -145,32 +175,45 @@ struct ServerLimitsTests {
             let size = try #require(try FileManager.default.attributesOfItem(atPath: dir + "/big.zip")[.size] as? Int)
             let server = try Self.launch(dir, ["--send-timeout", "1", "--keep-alive-timeout", "1"])
             defer { server.stop() }
-            let up = try ServeProcess.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.token)", "--data-binary", "@\(dir)/big.zip",
-                                                   server.base + "/v1/admin/packages"])
+            let up = try ServeProcess.curl([
+                "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.token)", "--data-binary",
+                "@\(dir)/big.zip",
+                server.base + "/v1/admin/packages",
+            ])
             #expect(up.stdout == "201", "\(up.stdout) \(up.stderr)")
             let stalled = try RawClient(port: server.port)
             stalled.send("GET /v1/blobs/\(sha).zip HTTP/1.1\r\nHost: a\r\n\r\n")
             sleep(5)  // reads nothing: the buffers fill, nothing more goes out, the send timeout runs out
             let got = stalled.readUntilClosed(within: 20)
             #expect(got.closed, "the stalled reader was dropped")
-            #expect(got.text.utf8.count < size, "it did not get the whole package (\(got.text.utf8.count) of \(size) bytes)")
-            let reader = try ServeProcess.curl(["-s", "--max-time", "60", "-o", dir + "/got.zip", server.base + "/v1/blobs/\(sha).zip"])
+            #expect(
+                got.text.utf8.count < size, "it did not get the whole package (\(got.text.utf8.count) of \(size) bytes)"
+            )
+            let reader = try ServeProcess.curl([
+                "-s", "--max-time", "60", "-o", dir + "/got.zip", server.base + "/v1/blobs/\(sha).zip",
+            ])
             #expect(reader.status == 0)
             #expect(try ServerFixtures.sha(dir + "/got.zip") == sha, "a reading client gets every byte")
             // A slow reader (10 MB/s: 4 s for 40 MB) outlasts the 1-s keep-alive limit: the limit
             // starts when the last byte has gone out, not when the response was queued.
-            let slow = try ServeProcess.curl(["-s", "--max-time", "60", "--limit-rate", "10M", "-o", dir + "/slow.zip", server.base + "/v1/blobs/\(sha).zip"])
+            let slow = try ServeProcess.curl([
+                "-s", "--max-time", "60", "--limit-rate", "10M", "-o", dir + "/slow.zip",
+                server.base + "/v1/blobs/\(sha).zip",
+            ])
             #expect(slow.status == 0, "\(slow.stderr)")
             #expect(try ServerFixtures.sha(dir + "/slow.zip") == sha, "a slow reader gets every byte")
         }
     }
 
-    @Test("one address may hold --max-connections-per-address connections: the next is closed at once, and a place frees when one closes")
+    @Test(
+        "one address may hold --max-connections-per-address connections: the next is closed at once, and a place frees when one closes"
+    )
     func connectionCap() throws {
         try Support.withTemporaryDirectory { dir in
             // Long time limits: a held connection must not be dropped by its keep-alive or header timer
             // while a loaded machine stalls this test (CI saw a 26-s pause free a place).
-            let server = try Self.launch(dir, ["--max-connections-per-address", "3", "--keep-alive-timeout", "600", "--header-timeout", "600"])
+            let server = try Self.launch(
+                dir, ["--max-connections-per-address", "3", "--keep-alive-timeout", "600", "--header-timeout", "600"])
             defer { server.stop() }
             var held = try (0..<3).map { _ in try RawClient(port: server.port) }
             // The three are open (they answer); the fourth is closed without an answer.
@@ -193,7 +236,9 @@ struct ServerLimitsTests {
         }
     }
 
-    @Test("HTTP details: 405 with Allow, HEAD on JSON routes, nosniff, JSON 413, a long id cut in the 404, Expect: 100-continue, weak If-None-Match, no long caching of a 416, confirmations counted once per download", .needs(.curl, .sha256sum, .unzip))
+    @Test(
+        "HTTP details: 405 with Allow, HEAD on JSON routes, nosniff, JSON 413, a long id cut in the 404, Expect: 100-continue, weak If-None-Match, no long caching of a 416, confirmations counted once per download",
+        .needs(.curl, .sha256sum, .unzip))
     func httpDetails() throws {
         try Support.withTemporaryDirectory { dir in
             let package = try Support.buildFixture("family-hikes", into: dir)
@@ -202,7 +247,10 @@ struct ServerLimitsTests {
             defer { server.stop() }
             let base = server.base
             func curl(_ args: [String]) throws -> Support.Output { try ServeProcess.curl(["--max-time", "20"] + args) }
-            let up = try curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.token)", "--data-binary", "@\(package)", base + "/v1/admin/packages"])
+            let up = try curl([
+                "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.token)", "--data-binary",
+                "@\(package)", base + "/v1/admin/packages",
+            ])
             #expect(up.stdout == "201", "\(up.stdout) \(up.stderr)")
 
             let wrong = try curl(["-i", "-X", "DELETE", base + "/v1/sites"])
@@ -217,7 +265,8 @@ struct ServerLimitsTests {
             #expect(head.stdout.lowercased().contains("content-length: "))
             #expect(head.stdout.lowercased().contains("x-content-type-options: nosniff"))
             let get = try curl(["-s", base + "/v1/sites"])
-            let length = head.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }.map { String($0.split(separator: " ").last!) }
+            let length = head.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }.map
+            { String($0.split(separator: " ").last!) }
             #expect(length == String(get.stdout.utf8.count), "HEAD says the length GET sends")
 
             let missing = try curl(["-i", base + "/v1/nothing"])
@@ -230,18 +279,25 @@ struct ServerLimitsTests {
             #expect(long.stdout.utf8.count < 400, "the 70 KB id is not echoed back: \(long.stdout.utf8.count) bytes")
 
             let big = String(repeating: "x", count: 10_000)
-            let tooLarge = try curl(["-s", "-w", "\n%{http_code}", "-H", "Content-Type: application/json", "--data", big,
-                                     base + "/v1/packages/org.example.family-hikes/versions/1.0.0/confirm"])
+            let tooLarge = try curl([
+                "-s", "-w", "\n%{http_code}", "-H", "Content-Type: application/json", "--data", big,
+                base + "/v1/packages/org.example.family-hikes/versions/1.0.0/confirm",
+            ])
             #expect(tooLarge.stdout.hasSuffix("413"), "\(tooLarge.stdout)")
             #expect(Self.errorCode(tooLarge.stdout.dropLast(4)) == "too-large", "\(tooLarge.stdout)")
 
             // 100-continue: the server says go on before the client sends the body.
             let expecting = try RawClient(port: server.port)
-            expecting.send("POST /v1/admin/packages HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer \(Self.token)\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n")
-            #expect(expecting.read(within: 5, until: "\r\n\r\n").hasPrefix("HTTP/1.1 100"), "100 Continue before the body")
+            expecting.send(
+                "POST /v1/admin/packages HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer \(Self.token)\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n"
+            )
+            #expect(
+                expecting.read(within: 5, until: "\r\n\r\n").hasPrefix("HTTP/1.1 100"), "100 Continue before the body")
 
             // Sent by sendfile: the same bytes, whole and in a range; the private header never leaks.
-            let whole = try curl(["-s", "-D", dir + "/headers.txt", "-o", dir + "/got.zip", base + "/v1/blobs/\(sha).zip"])
+            let whole = try curl([
+                "-s", "-D", dir + "/headers.txt", "-o", dir + "/got.zip", base + "/v1/blobs/\(sha).zip",
+            ])
             #expect(whole.status == 0)
             #expect(try ServerFixtures.sha(dir + "/got.zip") == sha)
             let sent = try String(contentsOfFile: dir + "/headers.txt", encoding: .utf8).lowercased()
@@ -250,17 +306,24 @@ struct ServerLimitsTests {
             let original = try Data(contentsOf: URL(fileURLWithPath: package))
             #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/part.bin")) == original[100...4195])
             let etag = "\"\(sha)\""
-            let weak = try curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "If-None-Match: W/\(etag)", base + "/v1/blobs/\(sha).zip"])
+            let weak = try curl([
+                "-o", "/dev/null", "-w", "%{http_code}", "-H", "If-None-Match: W/\(etag)",
+                base + "/v1/blobs/\(sha).zip",
+            ])
             #expect(weak.stdout == "304")
             let unsatisfiable = try curl(["-i", "-H", "Range: bytes=999999999-", base + "/v1/blobs/\(sha).zip"])
             #expect(unsatisfiable.stdout.hasPrefix("HTTP/1.1 416"), "\(unsatisfiable.stdout)")
-            #expect(!unsatisfiable.stdout.contains("immutable") && unsatisfiable.stdout.lowercased().contains("cache-control: no-store"))
+            #expect(
+                !unsatisfiable.stdout.contains("immutable")
+                    && unsatisfiable.stdout.lowercased().contains("cache-control: no-store"))
 
             let (id, version) = try Self.idAndVersion(package)
             let confirmURL = base + "/v1/packages/\(id)/versions/\(version)/confirm"
             var counted: [Bool] = []
             for _ in 0..<3 {
-                let answer = try curl(["-s", "-H", "Content-Type: application/json", "--data", "{\"sha256\": \"\(sha)\"}", confirmURL])
+                let answer = try curl([
+                    "-s", "-H", "Content-Type: application/json", "--data", "{\"sha256\": \"\(sha)\"}", confirmURL,
+                ])
                 guard case .bool(let c)? = try JSONParser.parse(Array(answer.stdout.utf8)).value["counted"] else {
                     Issue.record("no 'counted' in \(answer.stdout)")
                     return
@@ -270,7 +333,9 @@ struct ServerLimitsTests {
             #expect(counted == [true, false, false], "the same download from the same address counts once")
             let list = try curl(["-s", "-H", "Authorization: Bearer \(Self.token)", base + "/v1/admin/confirmations"])
             let confirmations = try JSONParser.parse(Array(list.stdout.utf8)).value
-            guard case .array(let rows)? = confirmations["confirmations"], let row = rows.first, case .number(let match)? = row["match"] else {
+            guard case .array(let rows)? = confirmations["confirmations"], let row = rows.first,
+                case .number(let match)? = row["match"]
+            else {
                 Issue.record("no confirmations in \(list.stdout)")
                 return
             }
@@ -278,22 +343,30 @@ struct ServerLimitsTests {
         }
     }
 
-    @Test("/healthz answers while a confirmation waits on a locked catalog", .needs(.curl, .sha256sum, .unzip, .debianPython3))
+    @Test(
+        "/healthz answers while a confirmation waits on a locked catalog",
+        .needs(.curl, .sha256sum, .unzip, .debianPython3))
     func healthWhileLocked() throws {
         try Support.withTemporaryDirectory { dir in
             let package = try Support.buildFixture("family-hikes", into: dir)
             let sha = try ServerFixtures.sha(package)
             let server = try Self.launch(dir, [])
             defer { server.stop() }
-            let up = try ServeProcess.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.token)", "--data-binary", "@\(package)",
-                                                   server.base + "/v1/admin/packages"])
+            let up = try ServeProcess.curl([
+                "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.token)", "--data-binary",
+                "@\(package)",
+                server.base + "/v1/admin/packages",
+            ])
             #expect(up.stdout == "201")
             let (id, version) = try Self.idAndVersion(package)
             // Another process holds the catalog's write lock for 6 seconds.
             let locker = Process()
             locker.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            locker.arguments = ["-c", "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(6); c.execute('COMMIT')",
-                                dir + "/data/catalog.sqlite"]
+            locker.arguments = [
+                "-c",
+                "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(6); c.execute('COMMIT')",
+                dir + "/data/catalog.sqlite",
+            ]
             let lockOut = Pipe()
             locker.standardOutput = lockOut
             try locker.run()
@@ -301,30 +374,45 @@ struct ServerLimitsTests {
             // A confirmation (a write) now waits for the lock …
             let confirm = Process()
             confirm.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            confirm.arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "30", "-H", "Content-Type: application/json",
-                                 "--data", "{\"sha256\": \"\(sha)\"}", server.base + "/v1/packages/\(id)/versions/\(version)/confirm"]
+            confirm.arguments = [
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "30", "-H",
+                "Content-Type: application/json",
+                "--data", "{\"sha256\": \"\(sha)\"}", server.base + "/v1/packages/\(id)/versions/\(version)/confirm",
+            ]
             let confirmOut = Pipe()
             confirm.standardOutput = confirmOut
             try confirm.run()
             usleep(300_000)
             // … and /healthz is answered meanwhile: the wait is not on the pool that answers it.
-            let health = try ServeProcess.curl(["-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", server.base + "/healthz"])
+            let health = try ServeProcess.curl([
+                "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", server.base + "/healthz",
+            ])
             #expect(health.stdout == "200")
-            #expect(confirm.isRunning && locker.isRunning, "the confirmation was still waiting for the lock when /healthz answered")
+            #expect(
+                confirm.isRunning && locker.isRunning,
+                "the confirmation was still waiting for the lock when /healthz answered")
             locker.waitUntilExit()
             confirm.waitUntilExit()
-            #expect(locker.terminationStatus == 0 && confirm.terminationStatus == 0, "python3 exit \(locker.terminationStatus), curl exit \(confirm.terminationStatus)")
-            #expect(String(decoding: confirmOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200", "the confirmation completes once the lock is gone")
+            #expect(
+                locker.terminationStatus == 0 && confirm.terminationStatus == 0,
+                "python3 exit \(locker.terminationStatus), curl exit \(confirm.terminationStatus)")
+            #expect(
+                String(decoding: confirmOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200",
+                "the confirmation completes once the lock is gone")
         }
     }
 
-    @Test("--log-format json writes one JSON object per line: an access line per request with method, path, status, bytes, duration and user", .needs(.curl))
+    @Test(
+        "--log-format json writes one JSON object per line: an access line per request with method, path, status, bytes, duration and user",
+        .needs(.curl))
     func accessLog() throws {
         try Support.withTemporaryDirectory { dir in
             let log = dir + "/server.log"
             let server = try Self.launch(dir, ["--log-format", "json"], logFile: log)
             _ = try ServeProcess.curl(["-s", server.base + "/v1/sites"])
-            _ = try ServeProcess.curl(["-s", "-H", "Authorization: Bearer \(Self.token)", server.base + "/v1/admin/audit"])
+            _ = try ServeProcess.curl([
+                "-s", "-H", "Authorization: Bearer \(Self.token)", server.base + "/v1/admin/audit",
+            ])
             _ = try ServeProcess.curl(["-s", server.base + "/v1/missing"])
             server.stop()
             let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
@@ -335,11 +423,17 @@ struct ServerLimitsTests {
                 if case .string("request")? = value["msg"] { access.append(value) }
             }
             func field(_ v: JSONValue, _ key: String) -> String? { if case .string(let s)? = v[key] { s } else { nil } }
-            #expect(access.contains { field($0, "path") == "/v1/sites" && field($0, "status") == "200" && field($0, "method") == "GET" && field($0, "ms") != nil && field($0, "bytes") != nil })
+            #expect(
+                access.contains {
+                    field($0, "path") == "/v1/sites" && field($0, "status") == "200" && field($0, "method") == "GET"
+                        && field($0, "ms") != nil && field($0, "bytes") != nil
+                })
             #expect(access.contains { field($0, "path") == "/v1/admin/audit" && field($0, "user") == "admin" })
             #expect(access.contains { field($0, "path") == "/v1/missing" && field($0, "status") == "404" })
             let bad = try Support.trailpack("serve", "--data", dir + "/data2", "--log-format", "xml")
-            #expect(bad.status == 2 && bad.stderr.contains("--log-format must be one of text, logfmt, json"), "\(bad.stderr)")
+            #expect(
+                bad.status == 2 && bad.stderr.contains("--log-format must be one of text, logfmt, json"),
+                "\(bad.stderr)")
         }
     }
 
@@ -357,8 +451,9 @@ struct ServerLimitsTests {
         try script.write(toFile: dir + "/bin/clamscan", atomically: true, encoding: .utf8)
         chmod(dir + "/bin/clamscan", 0o755)
         try token.write(toFile: dir + "/token", atomically: true, encoding: .utf8)
-        let server = try ServeProcess.launch(["--data", dir + "/data", "--admin-token-file", dir + "/token", "--approvals", "0"] + extra,
-                                                    environment: ["PATH": dir + "/bin:/usr/bin:/bin"])
+        let server = try ServeProcess.launch(
+            ["--data", dir + "/data", "--admin-token-file", dir + "/token", "--approvals", "0"] + extra,
+            environment: ["PATH": dir + "/bin:/usr/bin:/bin"])
         return (server, marker)
     }
 
@@ -378,7 +473,9 @@ struct ServerLimitsTests {
         return try condition()
     }
 
-    @Test("SIGTERM during a scan: the server stops within --shutdown-timeout and the scanner is killed; kill -9 leaves no scanner either", .needs(.curl, .pgrep))
+    @Test(
+        "SIGTERM during a scan: the server stops within --shutdown-timeout and the scanner is killed; kill -9 leaves no scanner either",
+        .needs(.curl, .pgrep))
     func shutdownDuringScan() throws {
         try Support.withTemporaryDirectory { dir in
             let package = try Support.buildFixture("family-hikes", into: dir)
@@ -386,13 +483,18 @@ struct ServerLimitsTests {
                 let (server, marker) = try Self.serverWithSlowScanner(dir + "/\(signal)", ["--shutdown-timeout", "1"])
                 let upload = Process()
                 upload.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-                upload.arguments = ["-s", "-o", "/dev/null", "--max-time", "60", "-H", "Authorization: Bearer \(Self.token)", "--data-binary", "@\(package)",
-                                    server.base + "/v1/admin/packages"]
+                upload.arguments = [
+                    "-s", "-o", "/dev/null", "--max-time", "60", "-H", "Authorization: Bearer \(Self.token)",
+                    "--data-binary", "@\(package)",
+                    server.base + "/v1/admin/packages",
+                ]
                 try upload.run()
                 #expect(try Self.eventually(20) { try Self.scanners(marker) == 1 }, "the upload reached the scanner")
                 kill(server.process.processIdentifier, signal)
                 #expect(Self.eventually(15) { !server.process.isRunning }, "the server stopped (signal \(signal))")
-                #expect(try Self.eventually(10) { try Self.scanners(marker) == 0 }, "no scanner outlives the server (signal \(signal))")
+                #expect(
+                    try Self.eventually(10) { try Self.scanners(marker) == 0 },
+                    "no scanner outlives the server (signal \(signal))")
                 // Bounded even when this fails: nothing is left running.
                 if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) }
                 _ = try? Support.run("/usr/bin/pkill", ["-9", "-f", marker])

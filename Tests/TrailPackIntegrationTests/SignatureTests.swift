@@ -18,27 +18,33 @@ struct SignatureTests {
 
     static func signedPackage(_ dir: String) throws -> String {
         let pkg = try Support.buildFixture("family-hikes", into: dir)
-        #expect(try Support.trailpack("keygen", "-s", dir + "/a.key", "-p", dir + "/a.pub", "--unencrypted").status == 0)
+        #expect(
+            try Support.trailpack("keygen", "-s", dir + "/a.key", "-p", dir + "/a.pub", "--unencrypted").status == 0)
         #expect(try Support.trailpack("sign", pkg, "-s", dir + "/a.key").status == 0)
         return pkg
     }
 
-    @Test("both directions with the real minisign: our encrypted key signs in minisign; minisign's signatures verify in trailpack; ours verify in minisign", .needs(.minisign))
+    @Test(
+        "both directions with the real minisign: our encrypted key signs in minisign; minisign's signatures verify in trailpack; ours verify in minisign",
+        .needs(.minisign))
     func minisignBothWays() throws {
         try Support.withTemporaryDirectory { dir in
             let pkg = try Support.buildFixture("family-hikes", into: dir)
             try "correct horse\n".write(toFile: dir + "/pw", atomically: true, encoding: .utf8)
-            let keygen = try Support.trailpack("keygen", "-s", dir + "/t.key", "-p", dir + "/t.pub", "--password-file", dir + "/pw")
+            let keygen = try Support.trailpack(
+                "keygen", "-s", dir + "/t.key", "-p", dir + "/t.pub", "--password-file", dir + "/pw")
             #expect(keygen.status == 0, "\(keygen.stderr)")
             // trailpack signs; minisign verifies.
-            #expect(try Support.trailpack("sign", pkg, "-s", dir + "/t.key", "--password-file", dir + "/pw").status == 0)
+            #expect(
+                try Support.trailpack("sign", pkg, "-s", dir + "/t.key", "--password-file", dir + "/pw").status == 0)
             let v = try Support.run("minisign", ["-Vm", pkg, "-p", dir + "/t.pub"])
             #expect(v.status == 0, "\(v.stdout) \(v.stderr)")
             #expect(v.stdout.contains("sha256:") && v.stdout.contains("id:gov.usda.fs.willamette.family-hikes"))
             // minisign decrypts trailpack's password-protected key and signs; trailpack verifies.
             let copy = dir + "/copy.zip"
             try FileManager.default.copyItem(atPath: pkg, toPath: copy)
-            let s = try Support.run("/bin/sh", ["-c", "echo 'correct horse' | minisign -S -s \"$0\" -m \"$1\"", dir + "/t.key", copy])
+            let s = try Support.run(
+                "/bin/sh", ["-c", "echo 'correct horse' | minisign -S -s \"$0\" -m \"$1\"", dir + "/t.key", copy])
             #expect(s.status == 0, "\(s.stdout) \(s.stderr)")
             let ours = try Support.trailpack("verify", copy, "--trusted-key", dir + "/t.pub")
             #expect(ours.status == 0, "\(ours.stdout)")
@@ -53,7 +59,8 @@ struct SignatureTests {
             #expect(try Support.run("minisign", ["-Vm", copy2, "-p", dir + "/m.pub"]).status == 0)
             // A wrong password is refused.
             try "wrong\n".write(toFile: dir + "/bad", atomically: true, encoding: .utf8)
-            let wrong = try Support.trailpack("sign", pkg, "-s", dir + "/t.key", "--password-file", dir + "/bad", "-o", dir + "/x.minisig")
+            let wrong = try Support.trailpack(
+                "sign", pkg, "-s", dir + "/t.key", "--password-file", dir + "/bad", "-o", dir + "/x.minisig")
             #expect(wrong.status == 2 && wrong.stderr.contains("wrong password"))
         }
     }
@@ -61,9 +68,15 @@ struct SignatureTests {
     @Test("the secret key is written 0600 whatever the umask, and never appears in any output")
     func secretKeyHygiene() throws {
         try Support.withTemporaryDirectory { dir in
-            let out = try Support.run("/bin/sh", ["-c", "umask 000 && exec \"$0\" keygen -s \"$1\" -p \"$2\" --unencrypted", Support.binary, dir + "/k.key", dir + "/k.pub"])
+            let out = try Support.run(
+                "/bin/sh",
+                [
+                    "-c", "umask 000 && exec \"$0\" keygen -s \"$1\" -p \"$2\" --unencrypted", Support.binary,
+                    dir + "/k.key", dir + "/k.pub",
+                ])
             #expect(out.status == 0)
-            let mode = try #require(try FileManager.default.attributesOfItem(atPath: dir + "/k.key")[.posixPermissions] as? Int)
+            let mode = try #require(
+                try FileManager.default.attributesOfItem(atPath: dir + "/k.key")[.posixPermissions] as? Int)
             #expect(mode == 0o600, "mode \(String(mode, radix: 8))")
             let secretLine = try String(contentsOfFile: dir + "/k.key", encoding: .utf8).split(separator: "\n")[1]
             let pkg = try Support.buildFixture("family-hikes", into: dir)
@@ -77,13 +90,16 @@ struct SignatureTests {
         }
     }
 
-    @Test("a tampered package, a tampered trusted comment, a wrong key, a missing or malformed signature are each rejected with their codes")
+    @Test(
+        "a tampered package, a tampered trusted comment, a wrong key, a missing or malformed signature are each rejected with their codes"
+    )
     func rejections() throws {
         try Support.withTemporaryDirectory { dir in
             let pkg = try Self.signedPackage(dir)
             #expect(try Support.trailpack("verify", pkg, "--trusted-key", dir + "/a.pub").status == 0)
             func report(_ path: String, _ extra: String...) throws -> String {
-                let out = try Support.run(Support.binary, ["verify", path, "--trusted-key", dir + "/a.pub", "--json"] + extra)
+                let out = try Support.run(
+                    Support.binary, ["verify", path, "--trusted-key", dir + "/a.pub", "--json"] + extra)
                 #expect(out.status == 1, "\(out.stdout)")
                 return out.stdout
             }
@@ -94,22 +110,32 @@ struct SignatureTests {
             try FileManager.default.copyItem(atPath: pkg + ".minisig", toPath: dir + "/t.zip.minisig")
             let tampered = try report(dir + "/t.zip")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(tampered.utf8)) as? [String: Any])
-            let found = (json["findings"] as? [[String: Any]] ?? []).filter { $0["severity"] as? String == "error" }.compactMap { $0["code"] as? String }
+            let found = (json["findings"] as? [[String: Any]] ?? []).filter { $0["severity"] as? String == "error" }
+                .compactMap { $0["code"] as? String }
             #expect(found == ["signature.invalid", "signature.threshold"], "\(tampered)")
             // Tampered trusted comment.
             let sig = try String(contentsOfFile: pkg + ".minisig", encoding: .utf8)
             try FileManager.default.copyItem(atPath: pkg, toPath: dir + "/c.zip")
-            try sig.replacingOccurrences(of: "version:3", with: "version:4").write(toFile: dir + "/c.zip.minisig", atomically: true, encoding: .utf8)
+            try sig.replacingOccurrences(of: "version:3", with: "version:4").write(
+                toFile: dir + "/c.zip.minisig", atomically: true, encoding: .utf8)
             let altered = try report(dir + "/c.zip")
-            #expect(try Self.findings(altered).contains { ($0["message"]?.string ?? "").contains("the trusted comment was altered") }, "\(altered)")
+            #expect(
+                try Self.findings(altered).contains {
+                    ($0["message"]?.string ?? "").contains("the trusted comment was altered")
+                }, "\(altered)")
             // Wrong key.
-            #expect(try Support.trailpack("keygen", "-s", dir + "/b.key", "-p", dir + "/b.pub", "--unencrypted").status == 0)
+            #expect(
+                try Support.trailpack("keygen", "-s", dir + "/b.key", "-p", dir + "/b.pub", "--unencrypted").status == 0
+            )
             let wrong = try Support.trailpack("verify", pkg, "--trusted-key", dir + "/b.pub", "--json")
-            #expect(try wrong.status == 1 && Self.codes(wrong.stdout).contains("signature.untrusted-key"), "\(wrong.stdout)")
+            #expect(
+                try wrong.status == 1 && Self.codes(wrong.stdout).contains("signature.untrusted-key"), "\(wrong.stdout)"
+            )
             // Missing and malformed.
             try FileManager.default.copyItem(atPath: pkg, toPath: dir + "/n.zip")
             #expect(try Self.codes(report(dir + "/n.zip")).contains("signature.missing"))
-            try "untrusted comment: x\nnot base64\n".write(toFile: dir + "/n.zip.minisig", atomically: true, encoding: .utf8)
+            try "untrusted comment: x\nnot base64\n".write(
+                toFile: dir + "/n.zip.minisig", atomically: true, encoding: .utf8)
             #expect(try Self.codes(report(dir + "/n.zip")).contains("signature.malformed"))
         }
     }
@@ -118,12 +144,17 @@ struct SignatureTests {
     func commentMismatch() throws {
         try Support.withTemporaryDirectory { dir in
             let pkg = try Self.signedPackage(dir)
-            let key = try Minisign.SecretKey.parse(fileText: try String(contentsOfFile: dir + "/a.key", encoding: .utf8)) { [] }
+            let key = try Minisign.SecretKey.parse(
+                fileText: try String(contentsOfFile: dir + "/a.key", encoding: .utf8)
+            ) { [] }
             let prehash = try Minisign.prehash(path: pkg)
-            let signature = try Minisign.Signature.sign(prehash: prehash, key: key, trustedComment: "timestamp:1\tfile:x.zip\thashed\tid:gov.usda.fs.willamette.family-hikes\tversion:2")
+            let signature = try Minisign.Signature.sign(
+                prehash: prehash, key: key,
+                trustedComment: "timestamp:1\tfile:x.zip\thashed\tid:gov.usda.fs.willamette.family-hikes\tversion:2")
             try signature.fileText.write(toFile: pkg + ".minisig", atomically: true, encoding: .utf8)
             let out = try Support.trailpack("verify", pkg, "--trusted-key", dir + "/a.pub", "--json")
-            #expect(try out.status == 1 && Self.codes(out.stdout).contains("signature.comment-mismatch"), "\(out.stdout)")
+            #expect(
+                try out.status == 1 && Self.codes(out.stdout).contains("signature.comment-mismatch"), "\(out.stdout)")
         }
     }
 
@@ -133,13 +164,17 @@ struct SignatureTests {
             let pkg = try Self.signedPackage(dir)
             try FileManager.default.createDirectory(atPath: dir + "/trusted", withIntermediateDirectories: true)
             for name in ["b", "c"] {
-                #expect(try Support.trailpack("keygen", "-s", dir + "/\(name).key", "-p", dir + "/trusted/\(name).pub", "--unencrypted").status == 0)
+                #expect(
+                    try Support.trailpack(
+                        "keygen", "-s", dir + "/\(name).key", "-p", dir + "/trusted/\(name).pub", "--unencrypted"
+                    ).status == 0)
             }
             try FileManager.default.copyItem(atPath: dir + "/a.pub", toPath: dir + "/trusted/a.pub")
             try FileManager.default.copyItem(atPath: dir + "/a.pub", toPath: dir + "/trusted/a-again.pub")
             // The same signer twice (a second file by key a) does not make two.
             #expect(try Support.trailpack("sign", pkg, "-s", dir + "/a.key", "-o", pkg + ".a2.minisig").status == 0)
-            let dup = try Support.trailpack("verify", pkg, "--trusted-key", dir + "/trusted", "--threshold", "2", "--json")
+            let dup = try Support.trailpack(
+                "verify", pkg, "--trusted-key", dir + "/trusted", "--threshold", "2", "--json")
             let threshold = try Self.findings(dup.stdout).first { $0["code"] == .string("signature.threshold") }
             #expect(dup.status == 1 && threshold != nil, "\(dup.stdout)")
             #expect(threshold?["message"]?.string?.contains("found 1") == true, "\(dup.stdout)")
@@ -147,7 +182,8 @@ struct SignatureTests {
             #expect(try Support.trailpack("sign", pkg, "-s", dir + "/b.key", "-o", pkg + ".b.minisig").status == 0)
             let two = try Support.trailpack("verify", pkg, "--trusted-key", dir + "/trusted", "--threshold", "2")
             #expect(two.status == 0, "\(two.stdout)")
-            #expect(try Support.trailpack("verify", pkg, "--trusted-key", dir + "/trusted", "--threshold", "3").status == 1)
+            #expect(
+                try Support.trailpack("verify", pkg, "--trusted-key", dir + "/trusted", "--threshold", "3").status == 1)
         }
     }
 
@@ -155,9 +191,12 @@ struct SignatureTests {
     func rollback() throws {
         try Support.withTemporaryDirectory { dir in
             let pkg = try Self.signedPackage(dir)  // version 3
-            let old = try Support.trailpack("verify", pkg, "--trusted-key", dir + "/a.pub", "--last-version", "3.1", "--json")
+            let old = try Support.trailpack(
+                "verify", pkg, "--trusted-key", dir + "/a.pub", "--last-version", "3.1", "--json")
             #expect(try old.status == 1 && Self.codes(old.stdout).contains("package.rollback"), "\(old.stdout)")
-            #expect(try Support.trailpack("verify", pkg, "--trusted-key", dir + "/a.pub", "--last-version", "3").status == 0)
+            #expect(
+                try Support.trailpack("verify", pkg, "--trusted-key", dir + "/a.pub", "--last-version", "3").status == 0
+            )
             #expect(try Support.trailpack("verify", pkg, "--last-version", "2.9").status == 0)
             let manifest = try PackageReader(path: pkg).manifest
             #expect(RollbackGuard.check(manifest: manifest, lastAccepted: "10")?.code == .packageRollback)

@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 import SystemPackage
+import Testing
 import TrailPackArchive
 import TrailPackTestFixtures
 import TrailPackTestSupport
 import TrailPackVerifier
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,13 +22,15 @@ struct SplitTests {
         let out = try Support.run("readelf", ["-d", binary])
         #expect(out.status == 0, "readelf -d \(binary): \(out.stderr)")
         return out.stdout.split(separator: "\n").compactMap { line in
-            guard line.contains("(NEEDED)"), let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else { return nil }
+            guard line.contains("(NEEDED)"), let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]")
+            else { return nil }
             return String(line[line.index(after: open)..<close])
         }
     }
 
-    @Test("the example client binary links no libarchive (readelf -d and ldd); the trailpack binary does",
-          .needs(.readelf, .ldd))
+    @Test(
+        "the example client binary links no libarchive (readelf -d and ldd); the trailpack binary does",
+        .needs(.readelf, .ldd))
     func exampleLinksNoLibarchive() throws {
         let example = try Self.needed(Self.example)
         #expect(!example.isEmpty, "readelf found no NEEDED entries in \(Self.example)")
@@ -68,8 +71,11 @@ struct SplitTests {
         return seen
     }
 
-    @Test("building the client module alone compiles no writer: its closure in the build plan holds no TrailPackArchiveWriter or libarchive; the builder's does",
-          .enabled(if: FileManager.default.fileExists(atPath: Support.root + "/.build/debug.yaml"), "needs the debug build plan (swift build)"))
+    @Test(
+        "building the client module alone compiles no writer: its closure in the build plan holds no TrailPackArchiveWriter or libarchive; the builder's does",
+        .enabled(
+            if: FileManager.default.fileExists(atPath: Support.root + "/.build/debug.yaml"),
+            "needs the debug build plan (swift build)"))
     func clientPlanHasNoWriter() throws {
         let plan = try String(contentsOfFile: Support.root + "/.build/debug.yaml", encoding: .utf8)
         func moduleNode(_ name: String) throws -> String {
@@ -79,20 +85,30 @@ struct SplitTests {
             return String(plan[plan.index(after: start.lowerBound)..<end])
         }
         let client = try Self.planClosure(of: try moduleNode("TrailPackClient"))
-        #expect(client.contains { $0.hasSuffix("/Sources/TrailPackVerifier/Verifier.swift") }, "the walk did not reach the verifier's sources")
+        #expect(
+            client.contains { $0.hasSuffix("/Sources/TrailPackVerifier/Verifier.swift") },
+            "the walk did not reach the verifier's sources")
         #expect(client.contains { $0.hasSuffix("/Sources/TrailPackArchive/ZipDirectory.swift") })
-        let writer = client.filter { $0.contains("TrailPackArchiveWriter") || $0.contains("ZipWriter") || $0.contains("CLibArchive") }
+        let writer = client.filter {
+            $0.contains("TrailPackArchiveWriter") || $0.contains("ZipWriter") || $0.contains("CLibArchive")
+        }
         #expect(writer.isEmpty, "\(writer.sorted())")
         // The verifier's reader-only test target: no writer either.
         let verifierTests = try Self.planClosure(of: try moduleNode("TrailPackVerifierTests"))
         #expect(verifierTests.contains { $0.hasSuffix("/Tests/TrailPackVerifierTests/ReaderOnlyVerifierTests.swift") })
-        let writerInTests = verifierTests.filter { $0.contains("TrailPackArchiveWriter") || $0.contains("TrailPackBuilder") || $0.contains("CLibArchive") }
+        let writerInTests = verifierTests.filter {
+            $0.contains("TrailPackArchiveWriter") || $0.contains("TrailPackBuilder") || $0.contains("CLibArchive")
+        }
         #expect(writerInTests.isEmpty, "\(writerInTests.sorted())")
         let builder = try Self.planClosure(of: try moduleNode("TrailPackBuilder"))
-        #expect(builder.contains { $0.hasSuffix("/Sources/TrailPackArchiveWriter/ZipWriter.swift") }, "the same walk from the builder must reach the writer")
+        #expect(
+            builder.contains { $0.hasSuffix("/Sources/TrailPackArchiveWriter/ZipWriter.swift") },
+            "the same walk from the builder must reach the writer")
     }
 
-    @Test("the example program fetches, verifies and reads one asset from a real server using the client product alone", .needs(.curl, .clamscan))
+    @Test(
+        "the example program fetches, verifies and reads one asset from a real server using the client product alone",
+        .needs(.curl, .clamscan))
     func exampleEndToEnd() throws {
         try Support.withTemporaryDirectory { dir in
             let s = try ClientServer.setUp(dir, upload: ["santiam-wagon-road"])
@@ -111,7 +127,10 @@ struct SplitTests {
             #expect(json.asset.path == asset.path)
             #expect(json.asset.sha256 == asset.sha256)
             #expect(json.asset.size == asset.size)
-            #expect(try FileManager.default.contentsEqual(atPath: s.library + "/" + ClientServer.id + "/1.0.0.zip", andPath: s.packages["santiam-wagon-road"]!))
+            #expect(
+                try FileManager.default.contentsEqual(
+                    atPath: s.library + "/" + ClientServer.id + "/1.0.0.zip", andPath: s.packages["santiam-wagon-road"]!
+                ))
             // A misspelt asset: a clear message and exit status 1, nothing on standard output.
             let wrong = try Support.run(Self.example, [s.base, ClientServer.id, s.library, asset.path + "x"])
             #expect(wrong.status == 1)
@@ -123,21 +142,31 @@ struct SplitTests {
         }
     }
 
-    @Test("DOS times are stamped from UTC whatever TZ the builder runs under (three zones, one package)", .needs(.python3),
-          .enabled(if: ["Asia/Kathmandu", "America/St_Johns"].allSatisfy { FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/" + $0) },
-                   "tzdata is needed: without the zone files every TZ falls back to UTC and the test could not fail"),
-          arguments: ["Asia/Kathmandu", "America/St_Johns"])
+    @Test(
+        "DOS times are stamped from UTC whatever TZ the builder runs under (three zones, one package)",
+        .needs(.python3),
+        .enabled(
+            if: ["Asia/Kathmandu", "America/St_Johns"].allSatisfy {
+                FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/" + $0)
+            },
+            "tzdata is needed: without the zone files every TZ falls back to UTC and the test could not fail"),
+        arguments: ["Asia/Kathmandu", "America/St_Johns"])
     func timeZones(zone: String) throws {
         try Support.withTemporaryDirectory { dir in
-            let reference = try Support.trailpack("build", Support.fixture("santiam-wagon-road"), "-o", dir + "/utc.zip", "--quiet",
-                                                  environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "SOURCE_DATE_EPOCH": "1700000000"])
+            let reference = try Support.trailpack(
+                "build", Support.fixture("santiam-wagon-road"), "-o", dir + "/utc.zip", "--quiet",
+                environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "SOURCE_DATE_EPOCH": "1700000000"])
             #expect(reference.status == 0, "\(reference.stderr)")
-            let other = try Support.trailpack("build", Support.fixture("santiam-wagon-road"), "-o", dir + "/zone.zip", "--quiet",
-                                              environment: ["PATH": "/usr/bin:/bin", "TZ": zone, "SOURCE_DATE_EPOCH": "1700000000"])
+            let other = try Support.trailpack(
+                "build", Support.fixture("santiam-wagon-road"), "-o", dir + "/zone.zip", "--quiet",
+                environment: ["PATH": "/usr/bin:/bin", "TZ": zone, "SOURCE_DATE_EPOCH": "1700000000"])
             #expect(other.status == 0, "\(other.stderr)")
-            #expect(try Support.read(dir + "/utc.zip") == Support.read(dir + "/zone.zip"), "TZ=\(zone) changed the package's bytes")
+            #expect(
+                try Support.read(dir + "/utc.zip") == Support.read(dir + "/zone.zip"),
+                "TZ=\(zone) changed the package's bytes")
             // Python's zipfile reads the DOS fields and the UT extra field independently of libarchive.
-            let script = "import zipfile,struct,sys\nfor i in zipfile.ZipFile(sys.argv[1]).infolist():\n e=i.extra; k=e.find(b'UT')\n print(i.date_time, struct.unpack('<I', e[k+5:k+9])[0] if k>=0 else None)"
+            let script =
+                "import zipfile,struct,sys\nfor i in zipfile.ZipFile(sys.argv[1]).infolist():\n e=i.extra; k=e.find(b'UT')\n print(i.date_time, struct.unpack('<I', e[k+5:k+9])[0] if k>=0 else None)"
             let dates = try Support.run("python3", ["-c", script, dir + "/zone.zip"])
             #expect(dates.status == 0, "\(dates.stderr)")
             let lines = Set(dates.stdout.split(separator: "\n"))
@@ -149,11 +178,15 @@ struct SplitTests {
     static func importedSymbols(_ binary: String) throws -> Set<String> {
         let out = try Support.run("nm", ["-D", "--undefined-only", binary])
         #expect(out.status == 0, "nm \(binary): \(out.stderr)")
-        return Set(out.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map { String($0.split(separator: "@").first ?? $0) } })
+        return Set(
+            out.stdout.split(separator: "\n").compactMap {
+                $0.split(separator: " ").last.map { String($0.split(separator: "@").first ?? $0) }
+            })
     }
 
-    @Test("no library calls mallopt: the test program (every library, no CLI) and the example import no mallopt; the CLI's main does",
-          .needs(.nm))
+    @Test(
+        "no library calls mallopt: the test program (every library, no CLI) and the example import no mallopt; the CLI's main does",
+        .needs(.nm))
     func noMallopt() throws {
         let host = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let hostSymbols = try Self.importedSymbols(host)

@@ -10,7 +10,8 @@ struct StrayStopsCLITests {
     @Test("validate names the stray stop, its coordinate and the fix, as a warning")
     func validateSaysSo() throws {
         try Support.withTemporaryDirectory { dir in
-            try "name,lat,lon\nHouse Rock,44.3956,-122.0443\nSanitarium,44.4058,-121.9827\nFish Lake,54.4057,-121.8666\nToll Station,44.4056,-121.7050\n"
+            try
+                "name,lat,lon\nHouse Rock,44.3956,-122.0443\nSanitarium,44.4058,-121.9827\nFish Lake,54.4057,-121.8666\nToll Station,44.4056,-121.7050\n"
                 .write(toFile: dir + "/stops.csv", atomically: true, encoding: .utf8)
             #expect(try Support.trailpack("init", dir + "/tour", "--from-csv", dir + "/stops.csv").status == 0)
             let result = try Support.trailpack("validate", dir + "/tour", "--json")
@@ -19,7 +20,9 @@ struct StrayStopsCLITests {
             guard case .array(let findings)? = report["findings"] else { Issue.record("no findings"); return }
             let stray = try #require(findings.first { $0["code"] == .string("waypoint.stray") })
             #expect(stray["severity"] == .string("warning"))
-            guard case .string(let message)? = stray["message"], case .string(let file)? = stray["file"] else { Issue.record("\(stray)"); return }
+            guard case .string(let message)? = stray["message"], case .string(let file)? = stray["file"] else {
+                Issue.record("\(stray)"); return
+            }
             #expect(file.hasSuffix("fish-lake/waypoint.json"), "\(file)")
             #expect(message.contains("'Fish Lake' at 54.4057, -121.8666") && message.contains("typo"), "\(message)")
         }
@@ -48,13 +51,17 @@ struct NewUserMessageTests {
     func folderForPackage() throws {
         let result = try Support.trailpack("inspect", Support.fixture("family-hikes"))
         #expect(result.status == 3)
-        #expect(result.stderr.contains("is a folder, not a package") && result.stderr.contains("trailpack validate"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("is a folder, not a package") && result.stderr.contains("trailpack validate"),
+            "\(result.stderr)")
     }
 
     @Test("usage errors keep their line breaks instead of printing \\u{a}")
     func usageLineBreaks() throws {
         let result = try Support.trailpack("valdate", "x")
         #expect(result.status == 2)
-        #expect(!result.stderr.contains("\\u{a}") && result.stderr.contains("did you mean 'validate'?\nSee"), "\(result.stderr)")
+        #expect(
+            !result.stderr.contains("\\u{a}") && result.stderr.contains("did you mean 'validate'?\nSee"),
+            "\(result.stderr)")
     }
 }

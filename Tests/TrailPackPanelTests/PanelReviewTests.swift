@@ -17,8 +17,10 @@ struct PanelReviewTests {
     static let id = "gov.usda.fs.willamette.santiam-wagon-road"
 
     /// The sample tour, optionally changed, built as `version` and uploaded by `token`'s publisher.
-    static func upload(_ client: some TestClientProtocol, token: String, version: String, dir: String,
-                       change: (String) throws -> Void = { _ in }) async throws -> String {
+    static func upload(
+        _ client: some TestClientProtocol, token: String, version: String, dir: String,
+        change: (String) throws -> Void = { _ in }
+    ) async throws -> String {
         let folder = dir + "/tour-\(version)"
         try Support.copyTree(Support.fixture("santiam-wagon-road"), folder)
         var tour = try String(contentsOfFile: folder + "/tour.json", encoding: .utf8)
@@ -28,13 +30,18 @@ struct PanelReviewTests {
         let built = try Support.trailpack(["build", folder, "-o", dir + "/\(version).zip", "--quiet"])
         #expect(built.status == 0, "\(built.stderr)")
         let bytes = try Support.read(dir + "/\(version).zip")
-        return try await client.execute(uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(token)"], body: ByteBuffer(bytes: bytes)) {
+        return try await client.execute(
+            uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(token)"],
+            body: ByteBuffer(bytes: bytes)
+        ) {
             #expect($0.status == .created, "\(String(buffer: $0.body))")
             return String(buffer: $0.body)
         }
     }
 
-    @Test("a reviewer sees the waiting version with a badge, the changes since the release (a moved stop in metres, a description word by word), plays its media from the package with Range; a denial needs a reason the publisher then reads; approve, release; the history lists both versions and the reason; others are kept out")
+    @Test(
+        "a reviewer sees the waiting version with a badge, the changes since the release (a moved stop in metres, a description word by word), plays its media from the package with Range; a denial needs a reason the publisher then reads; approve, release; the history lists both versions and the reason; others are kept out"
+    )
     func reviewFlow() async throws {
         try await PanelDraftTests.withPanel(approvals: 1) { server, panel, client in
             let dir = NSTemporaryDirectory() + "panel-review-" + UUID().uuidString
@@ -50,16 +57,23 @@ struct PanelReviewTests {
             // 1.0.0, released through the catalog (as the API would).
             _ = try await Self.upload(client, token: rangerToken, version: "1.0.0", dir: dir)
             for (transition, user) in [(Catalog.Transition.start, rangerUser), (.approve, rita), (.push, rangerUser)] {
-                #expect(try server.catalog.apply(transition, package: Self.id, version: "1.0.0", by: user, required: 1) != .notFound)
+                #expect(
+                    try server.catalog.apply(transition, package: Self.id, version: "1.0.0", by: user, required: 1)
+                        != .notFound)
             }
             // 1.1.0: stop 2 moved about 1 km north, its description changed by two words.
             _ = try await Self.upload(client, token: rangerToken, version: "1.1.0", dir: dir) { folder in
-                let path = try #require(try FileManager.default.contentsOfDirectory(atPath: folder + "/waypoints").sorted().dropFirst().first)
+                let path = try #require(
+                    try FileManager.default.contentsOfDirectory(atPath: folder + "/waypoints").sorted().dropFirst()
+                        .first)
                 var text = try String(contentsOfFile: folder + "/waypoints/" + path + "/waypoint.json", encoding: .utf8)
-                text = text.replacingOccurrences(of: "44.3979", with: "44.4069").replacingOccurrences(of: "shady river bottom", with: "sunny river bottom")
-                try text.write(toFile: folder + "/waypoints/" + path + "/waypoint.json", atomically: true, encoding: .utf8)
+                text = text.replacingOccurrences(of: "44.3979", with: "44.4069").replacingOccurrences(
+                    of: "shady river bottom", with: "sunny river bottom")
+                try text.write(
+                    toFile: folder + "/waypoints/" + path + "/waypoint.json", atomically: true, encoding: .utf8)
             }
-            var (status, _, body) = try await PanelFlow.post(client, ranger, "/packages/\(Self.id)/versions/1.1.0/request", [])
+            var (status, _, body) = try await PanelFlow.post(
+                client, ranger, "/packages/\(Self.id)/versions/1.1.0/request", [])
             #expect(status == .seeOther, "\(body)")
 
             // The queue and the badge.
@@ -70,33 +84,60 @@ struct PanelReviewTests {
             let page = "/packages/\(Self.id)/versions/1.1.0"
             (status, html) = try await PanelFlow.get(client, reviewer, page)
             #expect(status == .ok)
-            #expect(html.contains("Since version 1.0.0") && html.contains("Changed: Cascadia") && (html.contains("moved 1.00 km") || html.contains("moved 1001 m") || html.contains("moved 1000 m")), "\(html)")
+            #expect(
+                html.contains("Since version 1.0.0") && html.contains("Changed: Cascadia")
+                    && (html.contains("moved 1.00 km") || html.contains("moved 1001 m")
+                        || html.contains("moved 1000 m")),
+                "\(html)")
             #expect(html.contains("<del>shady</del>") && html.contains("<ins>sunny</ins>"))
-            #expect(html.contains("the package verifies") && html.contains("oldLat"), "the map shows where the moved stop was")
-            #expect(html.contains("<audio controls") && html.contains("Transcript:") && html.contains("alt=\"A simple drawing of the view at Cascadia"))
+            #expect(
+                html.contains("the package verifies") && html.contains("oldLat"),
+                "the map shows where the moved stop was")
+            #expect(
+                html.contains("<audio controls") && html.contains("Transcript:")
+                    && html.contains("alt=\"A simple drawing of the view at Cascadia"))
             #expect(html.contains("trailpack sign \(Self.id)-1.1.0.zip"))
             // Media straight out of the package, with Range.
-            let assetURL = page + "/asset?path=" + "waypoints/cascadia/view.png".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let assetURL =
+                page + "/asset?path=" + "waypoints/cascadia/view.png".addingPercentEncoding(
+                    withAllowedCharacters: .alphanumerics)!
             let original = try Support.read(Support.fixture("santiam-wagon-road") + "/waypoints/02-cascadia/view.png")
             try await client.execute(uri: assetURL, method: .get, headers: reviewer.headers) { response in
-                #expect(response.status == .ok && Array(buffer: response.body) == original && response.headers[.contentType] == "image/png")
+                #expect(
+                    response.status == .ok && Array(buffer: response.body) == original
+                        && response.headers[.contentType] == "image/png")
             }
-            try await client.execute(uri: assetURL, method: .get, headers: [.cookie: reviewer.cookie, .range: "bytes=10-19"]) { response in
+            try await client.execute(
+                uri: assetURL, method: .get, headers: [.cookie: reviewer.cookie, .range: "bytes=10-19"]
+            ) { response in
                 #expect(response.status == .partialContent && Array(buffer: response.body) == Array(original[10...19]))
                 #expect(response.headers[.contentRange] == "bytes 10-19/\(original.count)")
             }
-            try await client.execute(uri: assetURL, method: .get, headers: [.cookie: reviewer.cookie, .range: "bytes=\(original.count)-"]) { response in
+            try await client.execute(
+                uri: assetURL, method: .get, headers: [.cookie: reviewer.cookie, .range: "bytes=\(original.count)-"]
+            ) { response in
                 #expect(response.status == .rangeNotSatisfiable)
             }
-            try await client.execute(uri: page + "/asset?path=manifest.json", method: .get, headers: reviewer.headers) { #expect($0.status == .notFound) }
-            // The tour's own offline map: drawn under the stops, its coverage of the frame listed zoom by zoom.
-            #expect(html.contains("data-own-tiles=\"\(page)/tiles/{z}/{x}/{y}\"") && html.contains("png tiles, zoom 8–13"), "the review page draws the package's map")
-            #expect(html.contains("<td>13</td>") && html.contains("100.0 %"), "coverage per zoom")
-            try await client.execute(uri: page + "/tiles/10/164/370", method: .get, headers: reviewer.headers) { response in
-                #expect(response.status == .ok && response.headers[.contentType] == "image/png" && Array(Array(buffer: response.body).prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+            try await client.execute(uri: page + "/asset?path=manifest.json", method: .get, headers: reviewer.headers) {
+                #expect($0.status == .notFound)
             }
-            try await client.execute(uri: page + "/tiles/3/0/0", method: .get, headers: reviewer.headers) { #expect($0.status == .noContent, "a tile the map does not hold") }
-            try await client.execute(uri: page + "/tiles/99/0/0", method: .get, headers: reviewer.headers) { #expect($0.status == .notFound) }
+            // The tour's own offline map: drawn under the stops, its coverage of the frame listed zoom by zoom.
+            #expect(
+                html.contains("data-own-tiles=\"\(page)/tiles/{z}/{x}/{y}\"") && html.contains("png tiles, zoom 8–13"),
+                "the review page draws the package's map")
+            #expect(html.contains("<td>13</td>") && html.contains("100.0 %"), "coverage per zoom")
+            try await client.execute(uri: page + "/tiles/10/164/370", method: .get, headers: reviewer.headers) {
+                response in
+                #expect(
+                    response.status == .ok && response.headers[.contentType] == "image/png"
+                        && Array(Array(buffer: response.body).prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+            }
+            try await client.execute(uri: page + "/tiles/3/0/0", method: .get, headers: reviewer.headers) {
+                #expect($0.status == .noContent, "a tile the map does not hold")
+            }
+            try await client.execute(uri: page + "/tiles/99/0/0", method: .get, headers: reviewer.headers) {
+                #expect($0.status == .notFound)
+            }
             #expect(try await PanelFlow.get(client, outsider, page + "/tiles/10/164/370").0 == .notFound)
             // The package itself, to sign offline: the same bytes as uploaded.
             let uploaded = try Support.read(dir + "/1.1.0.zip")
@@ -112,29 +153,49 @@ struct PanelReviewTests {
             // Deny: a reason is required; the publisher reads it.
             (status, _, body) = try await PanelFlow.post(client, reviewer, page + "/deny", [("reason", "  ")])
             #expect(status == .badRequest && body.contains("say why"), "\(status) \(body)")
-            (status, _, _) = try await PanelFlow.post(client, reviewer, page + "/deny", [("reason", "The <b>Cascadia</b> stop moved into the river; check the coordinate.")])
+            (status, _, _) = try await PanelFlow.post(
+                client, reviewer, page + "/deny",
+                [("reason", "The <b>Cascadia</b> stop moved into the river; check the coordinate.")])
             #expect(status == .seeOther)
             html = try await PanelFlow.get(client, ranger, page).1
-            #expect(html.contains("Denied by rita") && html.contains("&lt;b&gt;Cascadia&lt;/b&gt; stop moved into the river"))
+            #expect(
+                html.contains("Denied by rita")
+                    && html.contains("&lt;b&gt;Cascadia&lt;/b&gt; stop moved into the river"))
             #expect(html.contains("id=\"request-button\""), "the publisher may ask again")
             // Ask again; a forged signature is refused; approve; only the uploader releases.
             (status, _, _) = try await PanelFlow.post(client, ranger, page + "/request", [])
             #expect(status == .seeOther)
-            (status, _, body) = try await PanelFlow.post(client, reviewer, page + "/approve", [("signature", "untrusted comment: x\nRWQ")])
+            (status, _, body) = try await PanelFlow.post(
+                client, reviewer, page + "/approve", [("signature", "untrusted comment: x\nRWQ")])
             #expect(status == .unprocessableContent && body.contains("signature was not accepted"), "\(body)")
             (status, _, _) = try await PanelFlow.post(client, ranger, page + "/approve", [])
             #expect(status == .forbidden, "a publisher cannot approve their own version")
             // A second reviewer approves with a signature made offline with the page's command.
-            #expect(try Support.trailpack(["keygen", "-s", dir + "/sam.key", "-p", dir + "/sam.pub", "--unencrypted"]).status == 0)
-            try server.catalog.addUser(name: "sam", role: .reviewer, publicKey: try String(contentsOfFile: dir + "/sam.pub", encoding: .utf8))
+            #expect(
+                try Support.trailpack(["keygen", "-s", dir + "/sam.key", "-p", dir + "/sam.pub", "--unencrypted"])
+                    .status == 0)
+            try server.catalog.addUser(
+                name: "sam", role: .reviewer, publicKey: try String(contentsOfFile: dir + "/sam.pub", encoding: .utf8))
             let samSession = await panel.sessions.start(user: "sam")
             let sam = PanelFlow.Visitor(cookie: "trailpack_session=\(samSession.id)", csrf: samSession.csrfToken)
-            let signed = try Support.trailpack(["sign", dir + "/1.1.0.zip", "-s", dir + "/sam.key", "-o", dir + "/1.1.0.zip.minisig"])
+            let signed = try Support.trailpack([
+                "sign", dir + "/1.1.0.zip", "-s", dir + "/sam.key", "-o", dir + "/1.1.0.zip.minisig",
+            ])
             #expect(signed.status == 0, "\(signed.stderr)")
-            (status, _, body) = try await PanelFlow.post(client, sam, page + "/approve", [("signature", try String(contentsOfFile: dir + "/1.1.0.zip.minisig", encoding: .utf8).replacingOccurrences(of: "\n", with: "\r\n"))])
+            (status, _, body) = try await PanelFlow.post(
+                client, sam, page + "/approve",
+                [
+                    (
+                        "signature",
+                        try String(contentsOfFile: dir + "/1.1.0.zip.minisig", encoding: .utf8).replacingOccurrences(
+                            of: "\n", with: "\r\n")
+                    )
+                ])
             #expect(status == .seeOther, "\(body)")
             html = try await PanelFlow.get(client, sam, page + "?saved=1").1
-            #expect(html.contains("Approved with your signature (1 of 1)") && html.contains("ready") && html.contains("sam (") && html.contains(", signed)"))
+            #expect(
+                html.contains("Approved with your signature (1 of 1)") && html.contains("ready")
+                    && html.contains("sam (") && html.contains(", signed)"))
             (status, _, _) = try await PanelFlow.post(client, reviewer, page + "/release", [])
             #expect(status == .forbidden)
             (status, _, _) = try await PanelFlow.post(client, ranger, page + "/release", [])
@@ -143,15 +204,20 @@ struct PanelReviewTests {
                 let versions = (try? JSON.parse(String(buffer: response.body)))?["versions"]?.array ?? []
                 #expect(versions.contains { $0["version"] == .string("1.1.0") }, "\(String(buffer: response.body))")
             }
-            try await client.execute(uri: "/v1/packages/\(Self.id)/versions/1.1.0/signatures", method: .get) { response in
+            try await client.execute(uri: "/v1/packages/\(Self.id)/versions/1.1.0/signatures", method: .get) {
+                response in
                 let signatures = (try? JSON.parse(String(buffer: response.body)))?["signatures"]?.array ?? []
-                #expect(signatures.contains { $0["reviewer"] == .string("sam") }, "the signature given in the panel is served to the phones")
+                #expect(
+                    signatures.contains { $0["reviewer"] == .string("sam") },
+                    "the signature given in the panel is served to the phones")
             }
             (status, _, _) = try await PanelFlow.post(client, ranger, page + "/nonsense", [])
             #expect(status == .notFound)
             // The history: both versions, who approved, the denial's reason in the timeline.
             html = try await PanelFlow.get(client, ranger, "/packages/\(Self.id)").1
-            #expect(html.contains(">1.1.0<") && html.contains(">1.0.0<") && html.contains("rita (") && html.contains("sam ("))
+            #expect(
+                html.contains(">1.1.0<") && html.contains(">1.0.0<") && html.contains("rita (")
+                    && html.contains("sam ("))
             #expect(html.contains("reason: The &lt;b&gt;Cascadia"))
             #expect(try await PanelFlow.get(client, outsider, "/packages/\(Self.id)").0 == .notFound)
             // The API's deny takes the same reason (one implementation).

@@ -11,7 +11,8 @@ import TrailPackTestSupport
 struct PanelTests {
     /// A stand-in for /usr/share/javascript: the two libraries' probe files and a file outside them.
     static func withAssets<T>(_ body: (String) async throws -> T) async throws -> T {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("panel-assets-\(UUID().uuidString)").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("panel-assets-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: root + "/leaflet/images", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/bootstrap5/css", withIntermediateDirectories: true)
@@ -24,17 +25,23 @@ struct PanelTests {
     }
 
     /// The panel on a server with a new data folder (no scanner, one approval), through the server's own router and middleware.
-    static func withPanel(_ configuration: PanelConfiguration, _ test: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    static func withPanel(
+        _ configuration: PanelConfiguration, _ test: @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
         try await withPanelServer(configuration) { _, _, client in try await test(client) }
     }
 
-    static func withPanelServer(_ configuration: PanelConfiguration, approvals: Int = 1,
-                                _ test: @Sendable (TrailPackServer, PanelController, any TestClientProtocol) async throws -> Void) async throws {
+    static func withPanelServer(
+        _ configuration: PanelConfiguration, approvals: Int = 1,
+        _ test: @Sendable (TrailPackServer, PanelController, any TestClientProtocol) async throws -> Void
+    ) async throws {
         let dir = NSTemporaryDirectory() + "trailpack-panel-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try TrailPackServer(configuration: ServerConfiguration(dataDirectory: dir + "/data", adminToken: nil, maxUploadBytes: 64 << 20,
-                                                                            approvals: approvals, scanner: .off))
+        let server = try TrailPackServer(
+            configuration: ServerConfiguration(
+                dataDirectory: dir + "/data", adminToken: nil, maxUploadBytes: 64 << 20,
+                approvals: approvals, scanner: .off))
         let panel = try PanelController(configuration: configuration, server: server)
         let app = Application(router: server.buildRouter(addRoutes: { panel.addRoutes(to: $0) }))
         try await app.test(.router) { client in try await test(server, panel, client) }
@@ -42,7 +49,9 @@ struct PanelTests {
 
     static func body(_ response: TestResponse) -> String { String(buffer: response.body) }
 
-    @Test("the sign-in page: HTML with headings and a main landmark, scripts only from files, a CSP without 'unsafe-inline'; / sends a stranger there")
+    @Test(
+        "the sign-in page: HTML with headings and a main landmark, scripts only from files, a CSP without 'unsafe-inline'; / sends a stranger there"
+    )
     func homePage() async throws {
         try await Self.withAssets { root in
             try await Self.withPanel(PanelConfiguration(webAssets: root)) { client in
@@ -65,7 +74,9 @@ struct PanelTests {
                     // Every script is a file; no event attribute anywhere.
                     let scripts = html.components(separatedBy: "<script").dropFirst()
                     #expect(scripts.count == 1)
-                    for script in scripts { #expect(script.hasPrefix(" src=\"/static/"), "an inline script: <script\(script.prefix(60))") }
+                    for script in scripts {
+                        #expect(script.hasPrefix(" src=\"/static/"), "an inline script: <script\(script.prefix(60))")
+                    }
                     #expect(html.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
                     #expect(html.contains("autocomplete=\"current-password\""))
                 }
@@ -77,7 +88,8 @@ struct PanelTests {
     func escapedAttribution() async throws {
         try await Self.withAssets { root in
             let hostile = "<script>alert(1)</script>\" onmouseover=\"x"
-            let configuration = PanelConfiguration(webAssets: root, tileURL: "https://tile.example.org/{z}/{x}/{y}.png", tileAttribution: hostile)
+            let configuration = PanelConfiguration(
+                webAssets: root, tileURL: "https://tile.example.org/{z}/{x}/{y}.png", tileAttribution: hostile)
             try await Self.withPanelServer(configuration) { server, panel, client in
                 let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
                 let draft = try await PanelFlow.createDraft(client, ranger, name: "Santiam Wagon Road")
@@ -113,7 +125,8 @@ struct PanelTests {
                     #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
                     #expect(Self.body(response) == "window.L = {};\n")
                 }
-                try await client.execute(uri: "/static/vendor/bootstrap5/css/bootstrap.min.css", method: .get) { response in
+                try await client.execute(uri: "/static/vendor/bootstrap5/css/bootstrap.min.css", method: .get) {
+                    response in
                     #expect(response.status == .ok)
                     #expect(response.headers[.contentType] == "text/css; charset=utf-8")
                     #expect(Self.body(response) == ".btn{}\n")
@@ -122,16 +135,21 @@ struct PanelTests {
         }
     }
 
-    @Test("hostile paths under /static/vendor: dot segments, hidden files, other libraries and missing files are 404", arguments: [
-        "/static/vendor/leaflet/../jquery/jquery.js", "/static/vendor/leaflet/%2e%2e/jquery/jquery.js", "/static/vendor/leaflet/.hidden",
-        "/static/vendor/leaflet/..%2f..%2fetc%2fpasswd", "/static/vendor/leaflet/%00", "/static/vendor/jquery/jquery.js",
-        "/static/vendor/leaflet/missing.js", "/static/vendor/leaflet/images",
-    ])
+    @Test(
+        "hostile paths under /static/vendor: dot segments, hidden files, other libraries and missing files are 404",
+        arguments: [
+            "/static/vendor/leaflet/../jquery/jquery.js", "/static/vendor/leaflet/%2e%2e/jquery/jquery.js",
+            "/static/vendor/leaflet/.hidden",
+            "/static/vendor/leaflet/..%2f..%2fetc%2fpasswd", "/static/vendor/leaflet/%00",
+            "/static/vendor/jquery/jquery.js",
+            "/static/vendor/leaflet/missing.js", "/static/vendor/leaflet/images",
+        ])
     func hostilePaths(uri: String) async throws {
         try await Self.withAssets { root in
             try await Self.withPanel(PanelConfiguration(webAssets: root)) { client in
                 try await client.execute(uri: uri, method: .get) { response in
-                    #expect(response.status == .notFound, "\(uri): \(response.status) \(Self.body(response).prefix(80))")
+                    #expect(
+                        response.status == .notFound, "\(uri): \(response.status) \(Self.body(response).prefix(80))")
                     #expect(!Self.body(response).contains("jquery\n"))
                 }
             }
@@ -143,7 +161,9 @@ struct PanelTests {
         try await Self.withAssets { root in
             #expect(PanelConfiguration(webAssets: root).problems().isEmpty)
             try await Self.withPanelServer(PanelConfiguration(webAssets: root)) { server, _, _ in
-                #expect(throws: PanelError.self) { try PanelController(configuration: PanelConfiguration(webAssets: root + "/nowhere"), server: server) }
+                #expect(throws: PanelError.self) {
+                    try PanelController(configuration: PanelConfiguration(webAssets: root + "/nowhere"), server: server)
+                }
             }
             #expect(PanelConfiguration(webAssets: root, publicURL: "https://tours.example.org").secureCookies)
             #expect(!PanelConfiguration(webAssets: root, publicURL: "http://127.0.0.1:8080").secureCookies)
@@ -152,19 +172,30 @@ struct PanelTests {
             try FileManager.default.removeItem(atPath: root + "/bootstrap5/css/bootstrap.min.css")
             let noBootstrap = PanelConfiguration(webAssets: root).problems()
             #expect(noBootstrap.count == 1 && noBootstrap[0].contains("libjs-bootstrap5"))
-            let tiles = PanelConfiguration(webAssets: root + "/nowhere", tileURL: "ftp://x/{z}", tileAttribution: nil, publicURL: "javascript:alert(1)").problems()
+            let tiles = PanelConfiguration(
+                webAssets: root + "/nowhere", tileURL: "ftp://x/{z}", tileAttribution: nil,
+                publicURL: "javascript:alert(1)"
+            ).problems()
             #expect(tiles.contains { $0.contains("--tile-url 'ftp://x/{z}'") && $0.contains("{x}") })
             #expect(tiles.contains { $0.contains("needs --tile-attribution") })
             #expect(tiles.contains { $0.contains("--public-url 'javascript:alert(1)'") })
-            #expect(PanelConfiguration(webAssets: root, tileAttribution: "x").problems().contains { $0.contains("without --tile-url") })
-            #expect(PanelConfiguration(webAssets: root, maxMediaBytes: 0).problems().contains { $0.contains("--max-media-mb") })
+            #expect(
+                PanelConfiguration(webAssets: root, tileAttribution: "x").problems().contains {
+                    $0.contains("without --tile-url")
+                })
+            #expect(
+                PanelConfiguration(webAssets: root, maxMediaBytes: 0).problems().contains {
+                    $0.contains("--max-media-mb")
+                })
         }
     }
 }
 
 @Suite("panel: sessions and sign-in limits")
 struct PanelSessionTests {
-    @Test("a session: rotated at sign-in, its CSRF token checked exactly, ended by idle and absolute expiry and by sign-out")
+    @Test(
+        "a session: rotated at sign-in, its CSRF token checked exactly, ended by idle and absolute expiry and by sign-out"
+    )
     func sessions() async throws {
         let sessions = PanelSessions(idleTimeout: 60, absoluteTimeout: 300)
         let start = Date(timeIntervalSince1970: 1_000_000)
@@ -175,18 +206,26 @@ struct PanelSessionTests {
         #expect(await sessions.session(id: first.id, now: start) == nil)
         #expect(await sessions.session(id: second.id, now: start.addingTimeInterval(50))?.user == "ranger")
         #expect(await sessions.checkCSRF(id: second.id, token: second.csrfToken, now: start.addingTimeInterval(100)))
-        for hostile in [nil, "", second.id, String(second.csrfToken.dropLast()), second.csrfToken + "x", "<script>"] as [String?] {
+        for hostile in [nil, "", second.id, String(second.csrfToken.dropLast()), second.csrfToken + "x", "<script>"]
+            as [String?]
+        {
             #expect(!(await sessions.checkCSRF(id: second.id, token: hostile, now: start.addingTimeInterval(100))))
         }
         #expect(await sessions.session(id: second.id, now: start.addingTimeInterval(161)) == nil, "idle for 61 s")
         let third = await sessions.start(user: "ranger", now: start)
-        for minute in 1...5 { #expect(await sessions.session(id: third.id, now: start.addingTimeInterval(Double(minute * 59))) != nil) }
-        #expect(await sessions.session(id: third.id, now: start.addingTimeInterval(301)) == nil, "past the absolute limit though active")
+        for minute in 1...5 {
+            #expect(await sessions.session(id: third.id, now: start.addingTimeInterval(Double(minute * 59))) != nil)
+        }
+        #expect(
+            await sessions.session(id: third.id, now: start.addingTimeInterval(301)) == nil,
+            "past the absolute limit though active")
         let fourth = await sessions.start(user: "other", now: start)
         await sessions.end(id: fourth.id)
         #expect(await sessions.session(id: fourth.id, now: start) == nil)
         let cookie = sessions.cookie(for: fourth, secure: true)
-        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.hasSuffix("; Secure") && cookie.contains("Max-Age=300"))
+        #expect(
+            cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.hasSuffix("; Secure")
+                && cookie.contains("Max-Age=300"))
         #expect(!sessions.cookie(for: fourth, secure: false).contains("Secure"))
         #expect(sessions.clearingCookie(secure: false).contains("Max-Age=0"))
     }
@@ -210,7 +249,9 @@ struct PanelSessionTests {
 
 @Suite("panel: CSRF")
 struct PanelCSRFTests {
-    @Test("a state-changing request without a live session and its exact CSRF token is 403; with it, sign-out ends the session")
+    @Test(
+        "a state-changing request without a live session and its exact CSRF token is 403; with it, sign-out ends the session"
+    )
     func csrf() async throws {
         try await PanelTests.withAssets { root in
             try await PanelTests.withPanelServer(PanelConfiguration(webAssets: root)) { server, panel, client in
@@ -225,23 +266,36 @@ struct PanelCSRFTests {
                     (form, "_csrf="),
                     (form, "_csrf=" + other.csrfToken),
                     (form, "_csrf=" + session.csrfToken + "%3Cscript%3E"),
-                    ([.cookie: "trailpack_session=\(other.id)", .contentType: "application/x-www-form-urlencoded"], "_csrf=" + session.csrfToken),
+                    (
+                        [.cookie: "trailpack_session=\(other.id)", .contentType: "application/x-www-form-urlencoded"],
+                        "_csrf=" + session.csrfToken
+                    ),
                     ([.cookie: "trailpack_session=<script>", HTTPField.Name("X-CSRF-Token")!: session.csrfToken], ""),
                 ]
                 for (headers, body) in refused {
-                    try await client.execute(uri: "/logout", method: .post, headers: headers, body: ByteBuffer(string: body)) { response in
+                    try await client.execute(
+                        uri: "/logout", method: .post, headers: headers, body: ByteBuffer(string: body)
+                    ) { response in
                         #expect(response.status == .forbidden, "\(headers) \(body)")
                         #expect(String(buffer: response.body).contains("reload the page"))
                     }
                 }
                 #expect(await panel.sessions.session(id: session.id) != nil)
-                try await client.execute(uri: "/logout", method: .post, headers: form, body: ByteBuffer(string: "x=1&_csrf=" + session.csrfToken)) { response in
+                try await client.execute(
+                    uri: "/logout", method: .post, headers: form,
+                    body: ByteBuffer(string: "x=1&_csrf=" + session.csrfToken)
+                ) { response in
                     #expect(response.status == .seeOther)
                     #expect(response.headers[.setCookie]?.contains("Max-Age=0") == true)
                     #expect(response.headers[HTTPField.Name("Content-Security-Policy")!] != nil)
                 }
                 #expect(await panel.sessions.session(id: session.id) == nil)
-                try await client.execute(uri: "/logout", method: .post, headers: [.cookie: "trailpack_session=\(other.id)", HTTPField.Name("X-CSRF-Token")!: other.csrfToken]) { response in
+                try await client.execute(
+                    uri: "/logout", method: .post,
+                    headers: [
+                        .cookie: "trailpack_session=\(other.id)", HTTPField.Name("X-CSRF-Token")!: other.csrfToken,
+                    ]
+                ) { response in
                     #expect(response.status == .seeOther)
                 }
             }

@@ -11,7 +11,9 @@ import TrailPackTestSupport
 struct MapTileRouteTests {
     static let base = "/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/1.0.0/tiles"
 
-    @Test("tiles come out of the stored package's map: the right bytes and Content-Type, a strong ETag, immutable caching, 304, and 4xx for what is not there")
+    @Test(
+        "tiles come out of the stored package's map: the right bytes and Content-Type, a strong ETag, immutable caching, 304, and 4xx for what is not there"
+    )
     func tiles() async throws {
         let routes = ServerRouteTests()
         try await routes.withServer { _, packages, client in
@@ -30,7 +32,8 @@ struct MapTileRouteTests {
                 etag = r.headers[.eTag] ?? ""
             }
             #expect(etag.hasPrefix("\"") && etag.hasSuffix("\"") && !etag.hasPrefix("W/"))
-            try await client.execute(uri: "\(Self.base)/13/1310/2965", method: .get, headers: [.ifNoneMatch: etag]) { r in
+            try await client.execute(uri: "\(Self.base)/13/1310/2965", method: .get, headers: [.ifNoneMatch: etag]) {
+                r in
                 #expect(r.status == .notModified)
             }
             try await client.execute(uri: "\(Self.base)/13/1311/2965", method: .get) { r in
@@ -43,16 +46,26 @@ struct MapTileRouteTests {
                 ("\(Self.base)/40/0/0", .badRequest),
                 ("\(Self.base)/a/b/c", .badRequest),
                 ("/v1/packages/gov.usda.fs.willamette.family-hikes/versions/3/tiles/10/160/365", .notFound),  // no map
-                ("/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/9.9/tiles/13/1310/2965", .unauthorized),  // not released: needs a token
+                (
+                    "/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/9.9/tiles/13/1310/2965",
+                    .unauthorized
+                ),  // not released: needs a token
             ]
             for (uri, status) in cases {
                 try await client.execute(uri: uri, method: .get) { r in
                     #expect(r.status == status, "\(uri): \(String(buffer: r.body))")
-                    if status != .notModified { #expect((try? JSON.parse(String(buffer: r.body)))?["error"]?["message"]?.string?.isEmpty == false, "\(uri)") }
+                    if status != .notModified {
+                        #expect(
+                            (try? JSON.parse(String(buffer: r.body)))?["error"]?["message"]?.string?.isEmpty == false,
+                            "\(uri)")
+                    }
                 }
             }
-            try await client.execute(uri: "/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/9.9/tiles/13/1310/2965", method: .get,
-                                     headers: [.authorization: "Bearer \(ServerRouteTests.token)"]) { r in
+            try await client.execute(
+                uri: "/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/9.9/tiles/13/1310/2965",
+                method: .get,
+                headers: [.authorization: "Bearer \(ServerRouteTests.token)"]
+            ) { r in
                 #expect(r.status == .notFound)
             }
         }

@@ -14,20 +14,29 @@ import TrailPackTestSupport
 struct ServerRouteTests {
     static let token = "test-admin-token-0123456789"
 
-    func withServer(_ body: @Sendable @escaping (TrailPackServer, [String: String], any TestClientProtocol) async throws -> Void) async throws {
+    func withServer(
+        _ body: @Sendable @escaping (TrailPackServer, [String: String], any TestClientProtocol) async throws -> Void
+    ) async throws {
         let dir = NSTemporaryDirectory() + "trailpack-server-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let packages = try ServerFixtures.packages(dir)
-        let server = try TrailPackServer(configuration: ServerConfiguration(dataDirectory: dir + "/data", adminToken: Self.token, maxUploadBytes: 1 << 20,
-                                                                            approvals: 0, scanner: .clamscan(database: TestClamAV.database)))
+        let server = try TrailPackServer(
+            configuration: ServerConfiguration(
+                dataDirectory: dir + "/data", adminToken: Self.token, maxUploadBytes: 1 << 20,
+                approvals: 0, scanner: .clamscan(database: TestClamAV.database)))
         let app = Application(router: server.buildRouter())
         try await app.test(.router) { client in try await body(server, packages, client) }
     }
 
-    func upload(_ client: some TestClientProtocol, _ path: String, token: String = ServerRouteTests.token) async throws -> (HTTPResponse.Status, String) {
+    func upload(
+        _ client: some TestClientProtocol, _ path: String, token: String = ServerRouteTests.token
+    ) async throws -> (HTTPResponse.Status, String) {
         let bytes = try Support.read(path)
-        return try await client.execute(uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(token)"], body: ByteBuffer(bytes: bytes)) { r in
+        return try await client.execute(
+            uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(token)"],
+            body: ByteBuffer(bytes: bytes)
+        ) { r in
             (r.status, String(buffer: r.body))
         }
     }
@@ -43,14 +52,19 @@ struct ServerRouteTests {
             #expect(try await upload(client, packages["santiam-v2"]!).0 == .created)
             try await client.execute(uri: "/v1/sites", method: .get) { r in
                 #expect(r.status == .ok)
-                #expect((try? ServeProcess.siteIDs(String(buffer: r.body)))?.contains("willamette-sweet-home") == true, "\(String(buffer: r.body))")
+                #expect(
+                    (try? ServeProcess.siteIDs(String(buffer: r.body)))?.contains("willamette-sweet-home") == true,
+                    "\(String(buffer: r.body))")
             }
             try await client.execute(uri: "/v1/sites/willamette-sweet-home/packages", method: .get) { r in
                 let text = String(buffer: r.body)
                 let versions = (try? JSON.parse(text))?["packages"]?.array?.compactMap { $0["version"]?.string } ?? []
-                #expect(versions.contains("1.1.0") && !versions.contains("1.0.0"), "the newest version is listed: \(text)")
+                #expect(
+                    versions.contains("1.1.0") && !versions.contains("1.0.0"), "the newest version is listed: \(text)")
             }
-            try await client.execute(uri: "/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/1.0.0/manifest", method: .get) { r in
+            try await client.execute(
+                uri: "/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/1.0.0/manifest", method: .get
+            ) { r in
                 #expect(r.status == .ok)
                 #expect(ManifestReader.read(Array(buffer: r.body)).isValid)
             }
@@ -58,11 +72,14 @@ struct ServerRouteTests {
                 #expect(r.status == .ok)
                 #expect(Array(buffer: r.body) == bytes)
                 #expect(r.headers[.eTag] == "\"\(sha)\"")
-                #expect(r.headers[HTTPField.Name("Repr-Digest")!] == "sha-256=:\(Data(hexBytes(sha)).base64EncodedString()):")
+                #expect(
+                    r.headers[HTTPField.Name("Repr-Digest")!]
+                        == "sha-256=:\(Data(hexBytes(sha)).base64EncodedString()):")
                 #expect(r.headers[.cacheControl]?.contains("immutable") == true)
                 #expect(r.headers[.acceptRanges] == "bytes")
             }
-            try await client.execute(uri: "/v1/blobs/\(sha).zip", method: .get, headers: [.range: "bytes=100-199"]) { r in
+            try await client.execute(uri: "/v1/blobs/\(sha).zip", method: .get, headers: [.range: "bytes=100-199"]) {
+                r in
                 #expect(r.status == .partialContent)
                 #expect(Array(buffer: r.body) == Array(bytes[100...199]))
                 #expect(r.headers[.contentRange] == "bytes 100-199/\(bytes.count)")
@@ -70,26 +87,37 @@ struct ServerRouteTests {
             try await client.execute(uri: "/v1/blobs/\(sha).zip", method: .get, headers: [.range: "bytes=-10"]) { r in
                 #expect(Array(buffer: r.body) == Array(bytes.suffix(10)))
             }
-            try await client.execute(uri: "/v1/blobs/\(sha).zip", method: .get, headers: [.range: "bytes=100-", .ifRange: "\"\(sha)\""]) { r in
+            try await client.execute(
+                uri: "/v1/blobs/\(sha).zip", method: .get, headers: [.range: "bytes=100-", .ifRange: "\"\(sha)\""]
+            ) { r in
                 #expect(r.status == .partialContent)
                 #expect(Array(buffer: r.body) == Array(bytes[100...]))
             }
-            try await client.execute(uri: "/v1/blobs/\(sha).zip", method: .get, headers: [.range: "bytes=100-", .ifRange: "\"stale\""]) { r in
+            try await client.execute(
+                uri: "/v1/blobs/\(sha).zip", method: .get, headers: [.range: "bytes=100-", .ifRange: "\"stale\""]
+            ) { r in
                 #expect(r.status == .ok, "If-Range that does not match sends the whole package")
                 #expect(Array(buffer: r.body) == bytes)
             }
-            try await client.execute(uri: "/v1/blobs/\(sha).zip", method: .get, headers: [.range: "bytes=\(bytes.count)-"]) { r in
+            try await client.execute(
+                uri: "/v1/blobs/\(sha).zip", method: .get, headers: [.range: "bytes=\(bytes.count)-"]
+            ) { r in
                 #expect(r.status == .rangeNotSatisfiable)
                 #expect(r.headers[.contentRange] == "bytes */\(bytes.count)")
             }
-            try await client.execute(uri: "/v1/blobs/\(sha).zip", method: .get, headers: [.ifNoneMatch: "\"\(sha)\""]) { r in
+            try await client.execute(uri: "/v1/blobs/\(sha).zip", method: .get, headers: [.ifNoneMatch: "\"\(sha)\""]) {
+                r in
                 #expect(r.status == .notModified)
             }
             for (hash, expected) in [(sha, true), (String(repeating: "0", count: 64), false)] {
-                try await client.execute(uri: "/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/1.0.0/confirm", method: .post,
-                                         body: ByteBuffer(string: "{\"sha256\": \"\(hash)\"}")) { r in
+                try await client.execute(
+                    uri: "/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/1.0.0/confirm", method: .post,
+                    body: ByteBuffer(string: "{\"sha256\": \"\(hash)\"}")
+                ) { r in
                     #expect(r.status == .ok)
-                    #expect((try? JSON.parse(String(buffer: r.body)))?["match"] == .bool(expected), "\(String(buffer: r.body))")
+                    #expect(
+                        (try? JSON.parse(String(buffer: r.body)))?["match"] == .bool(expected),
+                        "\(String(buffer: r.body))")
                 }
             }
             let counts = try server.catalog.confirmations().first { $0.version == "1.0.0" }
@@ -97,7 +125,9 @@ struct ServerRouteTests {
         }
     }
 
-    @Test("bad input gets 4xx with a message: unknown ids, bad ranges, path tricks, malformed JSON, no or wrong token, oversize, invalid packages, replaced versions")
+    @Test(
+        "bad input gets 4xx with a message: unknown ids, bad ranges, path tricks, malformed JSON, no or wrong token, oversize, invalid packages, replaced versions"
+    )
     func badInput() async throws {
         try await withServer { server, packages, client in
             #expect(try await upload(client, packages["family-hikes"]!).0 == .created)
@@ -108,43 +138,74 @@ struct ServerRouteTests {
                 ("/v1/blobs/..%2F..%2Fcatalog.sqlite", .get, [:], nil, .notFound),
                 ("/v1/blobs/../catalog.sqlite", .get, [:], nil, .notFound),
                 ("/v1/blobs/\(String(repeating: "a", count: 64)).zip", .get, [:], nil, .notFound),
-                ("/v1/packages/gov.usda.fs.willamette.family-hikes/versions/3/confirm", .post, [:], "{\"sha256\": 5}", .badRequest),
-                ("/v1/packages/gov.usda.fs.willamette.family-hikes/versions/3/confirm", .post, [:], "{oops", .badRequest),
-                ("/v1/packages/gov.usda.fs.willamette.family-hikes/versions/4/confirm", .post, [:], "{\"sha256\": \"\(String(repeating: "a", count: 64))\"}", .notFound),
+                (
+                    "/v1/packages/gov.usda.fs.willamette.family-hikes/versions/3/confirm", .post, [:],
+                    "{\"sha256\": 5}", .badRequest
+                ),
+                (
+                    "/v1/packages/gov.usda.fs.willamette.family-hikes/versions/3/confirm", .post, [:], "{oops",
+                    .badRequest
+                ),
+                (
+                    "/v1/packages/gov.usda.fs.willamette.family-hikes/versions/4/confirm", .post, [:],
+                    "{\"sha256\": \"\(String(repeating: "a", count: 64))\"}", .notFound
+                ),
                 ("/v1/admin/packages", .post, [:], "x", .unauthorized),
                 ("/v1/admin/packages", .post, [.authorization: "Bearer wrong-token-wrong-token"], "x", .unauthorized),
                 ("/v1/admin/audit", .get, [:], nil, .unauthorized),
             ]
             for (uri, method, headers, body, status) in cases {
-                try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { r in
+                try await client.execute(
+                    uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }
+                ) { r in
                     #expect(r.status == status, "\(method) \(uri): \(r.status)")
-                    if r.status.code >= 400 { #expect((try? JSON.parse(String(buffer: r.body)))?["error"]?["message"]?.string?.isEmpty == false, "\(uri) has no message") }
+                    if r.status.code >= 400 {
+                        #expect(
+                            (try? JSON.parse(String(buffer: r.body)))?["error"]?["message"]?.string?.isEmpty == false,
+                            "\(uri) has no message")
+                    }
                 }
             }
             // Oversize (the test server's limit is 1 MiB).
-            try await client.execute(uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(Self.token)"],
-                                     body: ByteBuffer(bytes: [UInt8](repeating: 0, count: 2 << 20))) { r in #expect(r.status == .contentTooLarge) }
+            try await client.execute(
+                uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(Self.token)"],
+                body: ByteBuffer(bytes: [UInt8](repeating: 0, count: 2 << 20))
+            ) { r in #expect(r.status == .contentTooLarge) }
             // An invalid package: refused with the verifier's findings, nothing stored.
             var broken = try Support.read(packages["colorado-fourteeners"]!)
             broken[broken.count / 2] ^= 0xFF
-            try await client.execute(uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(Self.token)"], body: ByteBuffer(bytes: broken)) { r in
+            try await client.execute(
+                uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(Self.token)"],
+                body: ByteBuffer(bytes: broken)
+            ) { r in
                 #expect(r.status == .unprocessableContent)
-                #expect((try? JSON.parse(String(buffer: r.body)))?["error"]?["findings"]?.array?.isEmpty == false, "\(String(buffer: r.body))")
+                #expect(
+                    (try? JSON.parse(String(buffer: r.body)))?["error"]?["findings"]?.array?.isEmpty == false,
+                    "\(String(buffer: r.body))")
             }
             #expect(try server.catalog.sites().map(\.id) == ["willamette-mckenzie-river"])
             // A published version cannot be replaced by other bytes.
             let tour = NSTemporaryDirectory() + "trailpack-hikes-" + UUID().uuidString
             try Support.copyTree(Support.fixture("family-hikes"), tour)
             defer { try? FileManager.default.removeItem(atPath: tour) }
-            try "changed notes\n".write(toFile: tour + "/waypoints/01-sahalie-and-koosah-falls/notes.txt", atomically: true, encoding: .utf8)
+            try "changed notes\n".write(
+                toFile: tour + "/waypoints/01-sahalie-and-koosah-falls/notes.txt", atomically: true, encoding: .utf8)
             #expect(try Support.trailpack("build", tour, "-o", tour + ".zip", "-q").status == 0)
-            defer { try? FileManager.default.removeItem(atPath: tour + ".zip"); try? FileManager.default.removeItem(atPath: tour + ".zip.sha256") }
+            defer {
+                try? FileManager.default.removeItem(atPath: tour + ".zip");
+                try? FileManager.default.removeItem(atPath: tour + ".zip.sha256")
+            }
             let (status, body) = try await upload(client, tour + ".zip")
-            #expect(try status == .conflict && (JSON.parse(body)["error"]?["message"]?.string ?? "").contains("publish a new version number"), "\(body)")
+            #expect(
+                try status == .conflict
+                    && (JSON.parse(body)["error"]?["message"]?.string ?? "").contains("publish a new version number"),
+                "\(body)")
         }
     }
 
-    @Test("a package that still holds trailpack init's template text is refused at upload (422 template-text), naming the fields")
+    @Test(
+        "a package that still holds trailpack init's template text is refused at upload (422 template-text), naming the fields"
+    )
     func templateText() async throws {
         try await withServer { _, _, client in
             let dir = NSTemporaryDirectory() + "trailpack-template-" + UUID().uuidString
@@ -157,7 +218,9 @@ struct ServerRouteTests {
             let error = try JSONParser.parse(Array(body.utf8)).value["error"]
             #expect(error?["code"] == .string("template-text"), "\(body)")
             guard case .string(let message)? = error?["message"] else { Issue.record("no message"); return }
-            #expect(message.contains("id") && message.contains("park") && message.contains("the description of 'Trailhead'"), "\(message)")
+            #expect(
+                message.contains("id") && message.contains("park")
+                    && message.contains("the description of 'Trailhead'"), "\(message)")
         }
     }
 
@@ -165,7 +228,10 @@ struct ServerRouteTests {
     func auditLog() async throws {
         try await withServer { server, packages, client in
             #expect(try await upload(client, packages["family-hikes"]!).0 == .created)
-            _ = try await client.execute(uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(Self.token)"], body: ByteBuffer(string: "junk")) { _ in }
+            _ = try await client.execute(
+                uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(Self.token)"],
+                body: ByteBuffer(string: "junk")
+            ) { _ in }
             let log = try server.catalog.auditLog()
             #expect(log.map(\.action) == ["upload", "upload-refused"])
             #expect(log[0].sha256 == (try ServerFixtures.sha(packages["family-hikes"]!)))

@@ -9,7 +9,9 @@ import TrailPackTestSupport
 
 extension Support {
     /// Builds a fixture with the library into `directory`; returns the package path.
-    package static func buildFixture(_ name: String, into directory: String, timestamp: Int64 = TourBuilder.defaultTimestamp) throws -> String {
+    package static func buildFixture(
+        _ name: String, into directory: String, timestamp: Int64 = TourBuilder.defaultTimestamp
+    ) throws -> String {
         let planned = try TourBuilder.plan(fixture(name)), plan = planned.plan, findings = planned.findings
         let p = try #require(plan, "fixture \(name) has findings: \(findings)")
         let output = directory + "/" + name + ".zip"
@@ -26,8 +28,10 @@ extension ServerFixtures {
         let tour = dir + "/santiam-v2"
         try Support.copyTree(Support.fixture("santiam-wagon-road"), tour)
         let tourJSON = tour + "/tour.json"
-        try (try String(contentsOfFile: tourJSON, encoding: .utf8)).replacingOccurrences(of: "\"1.0.0\"", with: "\"1.1.0\"")
-            .write(toFile: tourJSON, atomically: true, encoding: .utf8)
+        try (try String(contentsOfFile: tourJSON, encoding: .utf8)).replacingOccurrences(
+            of: "\"1.0.0\"", with: "\"1.1.0\""
+        )
+        .write(toFile: tourJSON, atomically: true, encoding: .utf8)
         #expect(try Support.trailpack("build", tour, "-o", dir + "/santiam-v2.zip", "-q").status == 0)
         out["santiam-v2"] = dir + "/santiam-v2.zip"
         return out
@@ -51,16 +55,22 @@ package enum ClientServer {
             try Support.run(Support.binary, ["fetch", base ?? self.base] + arguments)
         }
 
-        package func json(_ output: Support.Output) throws -> JSONValue { try JSONParser.parse(Array(output.stdoutBytes)).value }
+        package func json(_ output: Support.Output) throws -> JSONValue {
+            try JSONParser.parse(Array(output.stdoutBytes)).value
+        }
     }
 
-    package static func setUp(_ dir: String, upload names: [String] = ["santiam-wagon-road", "santiam-v2"]) throws -> Setup {
+    package static func setUp(
+        _ dir: String, upload names: [String] = ["santiam-wagon-road", "santiam-v2"]
+    ) throws -> Setup {
         let packages = try ServerFixtures.packages(dir)
         try ServeProcess.token.write(toFile: dir + "/token", atomically: true, encoding: .utf8)
         let server = try ServeProcess.start(data: dir + "/data", tokenFile: dir + "/token")
         for name in names {
-            let up = try ServeProcess.curl(["-w", "%{http_code}", "-o", "/dev/null", "-H", "Authorization: Bearer \(ServeProcess.token)",
-                                            "--data-binary", "@" + packages[name]!, server.base + "/v1/admin/packages"])
+            let up = try ServeProcess.curl([
+                "-w", "%{http_code}", "-o", "/dev/null", "-H", "Authorization: Bearer \(ServeProcess.token)",
+                "--data-binary", "@" + packages[name]!, server.base + "/v1/admin/packages",
+            ])
             #expect(up.status == 0 && up.stdout == "201", "upload \(name): \(up.status) \(up.stdout) \(up.stderr)")
         }
         return Setup(dir: dir, server: server, packages: packages)

@@ -82,12 +82,17 @@ extension PeerTool {
     package static let chromium = PeerTool(program: "/usr/bin/chromium", debianPackage: "chromium")
     package static let chromedriver = PeerTool(program: "/usr/bin/chromedriver", debianPackage: "chromium-driver")
     // Python modules (for the `python3` on PATH; the browser tests use Debian's /usr/bin/python3).
-    package static let jsonschema = PeerTool(python: ["jsonschema"], source: "Debian package python3-jsonschema, or pip install jsonschema")
-    package static let openAPIChecker = PeerTool(python: ["yaml", "openapi_spec_validator", "jsonschema"],
-                                                 source: "Debian packages python3-yaml, python3-openapi-spec-validator and python3-jsonschema, or pip install pyyaml openapi-spec-validator jsonschema")
+    package static let jsonschema = PeerTool(
+        python: ["jsonschema"], source: "Debian package python3-jsonschema, or pip install jsonschema")
+    package static let openAPIChecker = PeerTool(
+        python: ["yaml", "openapi_spec_validator", "jsonschema"],
+        source:
+            "Debian packages python3-yaml, python3-openapi-spec-validator and python3-jsonschema, or pip install pyyaml openapi-spec-validator jsonschema"
+    )
     package static let pmtiles = PeerTool(python: ["pmtiles.reader", "pmtiles.writer"], source: "pip install pmtiles")
-    package static let selenium = PeerTool(python: ["selenium", "axe_selenium_python"], interpreter: "/usr/bin/python3",
-                                           source: "Debian package python3-selenium, and pip install axe-selenium-python")
+    package static let selenium = PeerTool(
+        python: ["selenium", "axe_selenium_python"], interpreter: "/usr/bin/python3",
+        source: "Debian package python3-selenium, and pip install axe-selenium-python")
     // System programs the tests use along the way.
     package static let timeout = PeerTool(program: "timeout", debianPackage: "coreutils")
     package static let diff = PeerTool(program: "diff", debianPackage: "diffutils")
@@ -107,6 +112,8 @@ extension Trait where Self == ConditionTrait {
         let missing = tools.filter { !$0.isAvailable }
         let named = missing.isEmpty ? tools : missing
         let list = named.map(\.description).joined(separator: ", ")
-        return .enabled(if: missing.isEmpty, Comment(rawValue: "needs \(list) (make deps installs \(named.count == 1 ? "it" : "them"))"))
+        return .enabled(
+            if: missing.isEmpty,
+            Comment(rawValue: "needs \(list) (make deps installs \(named.count == 1 ? "it" : "them"))"))
     }
 }

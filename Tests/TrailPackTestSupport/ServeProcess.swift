@@ -25,11 +25,16 @@ package enum ServeProcess {
     /// A server on `data` with the admin token in `tokenFile`, releasing at once (approvals 0) and
     /// scanning uploads with clamscan and the test signature database (needs `PeerTool.clamscan`).
     package static func start(data: String, tokenFile: String) throws -> Running {
-        try launch(["--data", data, "--admin-token-file", tokenFile, "--max-upload-mb", "64", "--approvals", "0", "--clamav-db", TestClamAV.database])
+        try launch([
+            "--data", data, "--admin-token-file", tokenFile, "--max-upload-mb", "64", "--approvals", "0", "--clamav-db",
+            TestClamAV.database,
+        ])
     }
 
     /// Starts `trailpack serve` on a free port with `arguments` and waits for its "listening on" line.
-    package static func launch(_ arguments: [String], environment: [String: String]? = nil, logFile: String? = nil) throws -> Running {
+    package static func launch(
+        _ arguments: [String], environment: [String: String]? = nil, logFile: String? = nil
+    ) throws -> Running {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Support.binary)
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
@@ -64,9 +69,13 @@ package enum ServeProcess {
 
     /// curl, silent but showing errors. curl exits 0 whatever the HTTP status (no --fail), so any
     /// other exit status (no connection, a timeout, a file it could not write) fails the test.
-    package static func curl(_ args: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> Support.Output {
+    package static func curl(
+        _ args: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Support.Output {
         let out = try Support.run("curl", ["-s", "-S"] + args)
-        #expect(out.status == 0, "curl \(args.joined(separator: " ")): exit \(out.status), \(out.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            out.status == 0, "curl \(args.joined(separator: " ")): exit \(out.status), \(out.stderr)",
+            sourceLocation: sourceLocation)
         return out
     }
 
@@ -92,7 +101,8 @@ package enum TestClamAV {
         let dir = NSTemporaryDirectory() + "trailpack-clamav-db"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let hex = eicar.utf8.map { String(format: "%02x", $0) }.joined()
-        try? "Trailpack.Test.EICAR:0:*:\(hex)\n".write(toFile: dir + "/trailpack-test.ndb", atomically: true, encoding: .utf8)
+        try? "Trailpack.Test.EICAR:0:*:\(hex)\n".write(
+            toFile: dir + "/trailpack-test.ndb", atomically: true, encoding: .utf8)
         return dir
     }()
 }

@@ -4,7 +4,8 @@ import Testing
 /// Shared helpers: temporary folders, the package root, running the CLI and peer tools.
 package enum Support {
     /// The repository root (this file is Tests/TrailPackTestSupport/Support.swift).
-    package static let root: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    package static let root: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
 
     package static func fixture(_ name: String) -> String { root + "/fixtures/" + name }
 
@@ -32,7 +33,9 @@ package enum Support {
 
     /// Runs a program and waits for it; standard input is empty.
     @discardableResult
-    package static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil) throws -> Output {
+    package static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil
+    ) throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
         process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
@@ -50,22 +53,33 @@ package enum Support {
         DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
         process.waitUntilExit()
         group.wait()
-        return Output(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
     }
 
     /// Runs the trailpack CLI.
     @discardableResult
-    package static func trailpack(_ arguments: String..., environment: [String: String]? = nil, directory: String? = nil) throws -> Output {
+    package static func trailpack(
+        _ arguments: String..., environment: [String: String]? = nil, directory: String? = nil
+    ) throws -> Output {
         try run(binary, arguments, environment: environment, directory: directory)
     }
 
-    package static func trailpack(_ arguments: [String], environment: [String: String]? = nil) throws -> Output { try run(binary, arguments, environment: environment) }
+    package static func trailpack(_ arguments: [String], environment: [String: String]? = nil) throws -> Output {
+        try run(binary, arguments, environment: environment)
+    }
 
-    package static func read(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+    package static func read(_ path: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
 
-    package static func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+    package static func write(_ bytes: [UInt8], to path: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
 
     /// Copies a folder tree.
-    package static func copyTree(_ from: String, _ to: String) throws { try FileManager.default.copyItem(atPath: from, toPath: to) }
+    package static func copyTree(_ from: String, _ to: String) throws {
+        try FileManager.default.copyItem(atPath: from, toPath: to)
+    }
 }

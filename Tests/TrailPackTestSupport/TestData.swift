@@ -9,7 +9,9 @@ package enum Packages {
     /// Empty when the fixture cannot be built: every test using it then fails on its own, instead
     /// of a `try!` aborting the whole run.
     package static let familyHikes: [UInt8] = {
-        (try? Support.withTemporaryDirectory { dir in try Support.read(Support.buildWithProgram("family-hikes", into: dir)) }) ?? []
+        (try? Support.withTemporaryDirectory { dir in
+            try Support.read(Support.buildWithProgram("family-hikes", into: dir))
+        }) ?? []
     }()
 }
 
@@ -24,13 +26,16 @@ package enum ManifestExamples {
     package static let examplesDir = Support.root + "/manifests/examples"
 
     package static func expectations() throws -> [String: Expectation] {
-        try JSONDecoder().decode([String: Expectation].self, from: Data(contentsOf: URL(fileURLWithPath: examplesDir + "/expected.json")))
+        try JSONDecoder().decode(
+            [String: Expectation].self, from: Data(contentsOf: URL(fileURLWithPath: examplesDir + "/expected.json")))
     }
 
     /// Python's jsonschema (Draft 2020-12) over `files`: path → valid (needs `PeerTool.python3`
     /// and `PeerTool.jsonschema`).
     package static func schemaVerdicts(_ files: [String]) throws -> [String: Bool] {
-        let out = try Support.run("python3", [Support.root + "/scripts/check_schema.py", Support.root + "/manifests/manifest-v1.schema.json"] + files)
+        let out = try Support.run(
+            "python3",
+            [Support.root + "/scripts/check_schema.py", Support.root + "/manifests/manifest-v1.schema.json"] + files)
         #expect(out.status == 0, "\(out.stderr)")
         let decoded = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: [String: Any]] ?? [:]
         return decoded.mapValues { $0["valid"] as? Bool ?? false }
@@ -41,7 +46,9 @@ package enum ManifestExamples {
 package enum MapFixtures {
     package static let baseMap = Support.fixture("santiam-wagon-road/map/santiam-wagon-road.pmtiles")
     package static let cornerMissing = Support.fixture("maps/santiam-corner-missing.pmtiles")
-    package static let santiamFrame = Bounds(southwest: Coordinate(latitude: 44.3, longitude: -122.8), northeast: Coordinate(latitude: 44.5, longitude: -121.6))
+    package static let santiamFrame = Bounds(
+        southwest: Coordinate(latitude: 44.3, longitude: -122.8),
+        northeast: Coordinate(latitude: 44.5, longitude: -121.6))
 }
 
 /// A small deterministic generator for tests (SplitMix64).
@@ -61,7 +68,9 @@ package struct SplitMix {
 /// on it: with the house parser, so members keep their order and numbers their exact text.
 package enum JSON {
     /// The value of `text`, which must be one JSON document.
-    package static func parse(_ text: some StringProtocol) throws -> JSONValue { try JSONParser.parse(Array(text.utf8)).value }
+    package static func parse(_ text: some StringProtocol) throws -> JSONValue {
+        try JSONParser.parse(Array(text.utf8)).value
+    }
     package static func parse(_ bytes: Data) throws -> JSONValue { try JSONParser.parse(Array(bytes)).value }
 }
 

@@ -81,21 +81,29 @@ package struct ZipForge {
             if e.descriptor { e.flags |= 0x0008 }
             let offset = UInt32(out.count)
             // local header
-            out += le32(0x0403_4B50) + le16(20) + le16(e.localFlags ?? e.flags) + le16(e.localMethod ?? e.method) + le32(0x0021_0000)
+            out +=
+                le32(0x0403_4B50) + le16(20) + le16(e.localFlags ?? e.flags) + le16(e.localMethod ?? e.method)
+                + le32(0x0021_0000)
             if e.descriptor {
                 out += le32(e.localCRC ?? 0) + le32(0) + le32(e.localUncompressedSize ?? 0)
             } else {
-                out += le32(e.localCRC ?? crc) + le32(UInt32(compressed.count)) + le32(e.localUncompressedSize ?? UInt32(e.data.count))
+                out +=
+                    le32(e.localCRC ?? crc) + le32(UInt32(compressed.count))
+                    + le32(e.localUncompressedSize ?? UInt32(e.data.count))
             }
             let localName = e.localName ?? e.name
             out += le16(UInt16(localName.count)) + le16(UInt16(e.localExtra.count)) + localName + e.localExtra
             out += compressed
             if e.descriptor {
-                out += le32(0x0807_4B50) + le32(e.descriptorCRC ?? crc) + le32(UInt32(compressed.count)) + le32(UInt32(e.data.count))
+                out +=
+                    le32(0x0807_4B50) + le32(e.descriptorCRC ?? crc) + le32(UInt32(compressed.count))
+                    + le32(UInt32(e.data.count))
             }
             out += e.after
             // central directory entry
-            central += le32(0x0201_4B50) + le16(e.versionMadeBy) + le16(20) + le16(e.flags) + le16(e.method) + le32(0x0021_0000)
+            central +=
+                le32(0x0201_4B50) + le16(e.versionMadeBy) + le16(20) + le16(e.flags) + le16(e.method)
+                + le32(0x0021_0000)
             central += le32(e.centralCRC ?? crc) + le32(e.centralCompressedSize ?? UInt32(compressed.count))
             central += le32(e.centralUncompressedSize ?? UInt32(e.data.count))
             central += le16(UInt16(e.name.count)) + le16(UInt16(e.centralExtra.count)) + le16(0) + le16(0) + le16(0)
@@ -111,7 +119,9 @@ package struct ZipForge {
 }
 
 package func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-package func le32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
+package func le32(_ v: UInt32) -> [UInt8] {
+    [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)]
+}
 package func le64(_ v: UInt64) -> [UInt8] { le32(UInt32(v & 0xFFFF_FFFF)) + le32(UInt32(v >> 32)) }
 
 extension ZipForge {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-@testable import TrailPackArchive
-@testable import TrailPackCore
 import TrailPackTestSupport
 import TrailPackVerifier
+
+@testable import TrailPackArchive
+@testable import TrailPackCore
 
 /// Regressions from attacks on the verifier: each archive here once trapped it, hung it, or
 /// reported the wrong thing. Every case must be refused with a finding code, never a crash.
@@ -13,7 +14,9 @@ struct HardeningTests {
         try Verifier.verify(source: MemorySource(bytes), options: .init(threads: 1))
     }
 
-    @Test("ZIP64 sentinels without their extra field, then a case collision: refused, names right, no trap", arguments: [1, 2])
+    @Test(
+        "ZIP64 sentinels without their extra field, then a case collision: refused, names right, no trap",
+        arguments: [1, 2])
     func sentinelsThenCaseCollision(sentinels: Int) throws {
         let bytes = ZipForge.sentinelArchive(sentinels: sentinels)
         #expect(bytes.count < 400)
@@ -33,35 +36,56 @@ struct HardeningTests {
 
     /// Numbers near the top of their range, where arithmetic on them used to overflow and trap.
     static let overflowCases: [(String, @Sendable (inout ZipForge) -> Void)] = [
-        ("ZIP64 local header offset near 2^63", { f in
-            f.entries[0].centralOffset = 0xFFFF_FFFF
-            f.entries[0].centralExtra = le16(1) + le16(8) + le64(UInt64(Int64.max - 10))
-        }),
-        ("ZIP64 local header offset with the top bit set", { f in
-            f.entries[0].centralOffset = 0xFFFF_FFFF
-            f.entries[0].centralExtra = le16(1) + le16(8) + le64(UInt64.max)
-        }),
-        ("ZIP64 compressed size near 2^63 on a deflated entry", { f in
-            f.entries[1].centralCompressedSize = 0xFFFF_FFFF
-            f.entries[1].centralExtra = le16(1) + le16(8) + le64(UInt64(Int64.max - 1))
-        }),
-        ("ZIP64 uncompressed size of 2^63 - 1", { f in
-            f.entries[1].centralUncompressedSize = 0xFFFF_FFFF
-            f.entries[1].centralExtra = le16(1) + le16(8) + le64(UInt64(Int64.max))
-        }),
-        ("ZIP64 sizes all ones, both", { f in
-            f.entries[2].centralUncompressedSize = 0xFFFF_FFFF
-            f.entries[2].centralCompressedSize = 0xFFFF_FFFF
-            f.entries[2].centralExtra = le16(1) + le16(16) + le64(UInt64.max) + le64(UInt64.max)
-        }),
-        ("a ZIP64 extra field shorter than its sentinels need", { f in
-            f.entries[2].centralUncompressedSize = 0xFFFF_FFFF
-            f.entries[2].centralCompressedSize = 0xFFFF_FFFF
-            f.entries[2].centralExtra = le16(1) + le16(8) + le64(3)
-        }),
-        ("an extra field whose length runs past the header", { f in
-            f.entries[0].centralExtra = le16(0x5455) + le16(0xFFFF) + [1, 2, 3]
-        }),
+        (
+            "ZIP64 local header offset near 2^63",
+            { f in
+                f.entries[0].centralOffset = 0xFFFF_FFFF
+                f.entries[0].centralExtra = le16(1) + le16(8) + le64(UInt64(Int64.max - 10))
+            }
+        ),
+        (
+            "ZIP64 local header offset with the top bit set",
+            { f in
+                f.entries[0].centralOffset = 0xFFFF_FFFF
+                f.entries[0].centralExtra = le16(1) + le16(8) + le64(UInt64.max)
+            }
+        ),
+        (
+            "ZIP64 compressed size near 2^63 on a deflated entry",
+            { f in
+                f.entries[1].centralCompressedSize = 0xFFFF_FFFF
+                f.entries[1].centralExtra = le16(1) + le16(8) + le64(UInt64(Int64.max - 1))
+            }
+        ),
+        (
+            "ZIP64 uncompressed size of 2^63 - 1",
+            { f in
+                f.entries[1].centralUncompressedSize = 0xFFFF_FFFF
+                f.entries[1].centralExtra = le16(1) + le16(8) + le64(UInt64(Int64.max))
+            }
+        ),
+        (
+            "ZIP64 sizes all ones, both",
+            { f in
+                f.entries[2].centralUncompressedSize = 0xFFFF_FFFF
+                f.entries[2].centralCompressedSize = 0xFFFF_FFFF
+                f.entries[2].centralExtra = le16(1) + le16(16) + le64(UInt64.max) + le64(UInt64.max)
+            }
+        ),
+        (
+            "a ZIP64 extra field shorter than its sentinels need",
+            { f in
+                f.entries[2].centralUncompressedSize = 0xFFFF_FFFF
+                f.entries[2].centralCompressedSize = 0xFFFF_FFFF
+                f.entries[2].centralExtra = le16(1) + le16(8) + le64(3)
+            }
+        ),
+        (
+            "an extra field whose length runs past the header",
+            { f in
+                f.entries[0].centralExtra = le16(0x5455) + le16(0xFFFF) + [1, 2, 3]
+            }
+        ),
     ]
 
     @Test("sizes and offsets near the top of their range are refused, never trap", arguments: overflowCases.indices)
@@ -80,8 +104,12 @@ struct HardeningTests {
         // Turn the end record into one that needs ZIP64, with a locator and a ZIP64 end record
         // before it whose size field would overflow an addition.
         let eocd = bytes.count - 22
-        let cdOffset = UInt64(bytes[eocd + 16]) | UInt64(bytes[eocd + 17]) << 8 | UInt64(bytes[eocd + 18]) << 16 | UInt64(bytes[eocd + 19]) << 24
-        let cdSize = UInt64(bytes[eocd + 12]) | UInt64(bytes[eocd + 13]) << 8 | UInt64(bytes[eocd + 14]) << 16 | UInt64(bytes[eocd + 15]) << 24
+        let cdOffset =
+            UInt64(bytes[eocd + 16]) | UInt64(bytes[eocd + 17]) << 8 | UInt64(bytes[eocd + 18]) << 16 | UInt64(
+                bytes[eocd + 19]) << 24
+        let cdSize =
+            UInt64(bytes[eocd + 12]) | UInt64(bytes[eocd + 13]) << 8 | UInt64(bytes[eocd + 14]) << 16 | UInt64(
+                bytes[eocd + 15]) << 24
         let count = UInt64(bytes[eocd + 10]) | UInt64(bytes[eocd + 11]) << 8
         let end = Array(bytes[eocd...])
         bytes.removeLast(22)
@@ -96,7 +124,8 @@ struct HardeningTests {
         #expect(report.findings.contains { $0.code == .zipZip64Invalid }, "\(report.findings)")
     }
 
-    @Test("bytes put in front of a package are reported as a prefix of that many bytes, and nothing else", .needs(.unzip))
+    @Test(
+        "bytes put in front of a package are reported as a prefix of that many bytes, and nothing else", .needs(.unzip))
     func prefixedPackage() throws {
         let stub = Array("#!/bin/sh\necho this is a self-extractor stub\nexit 0\n".utf8)
         let report = try verify(stub + VerifierTests.package)
@@ -106,7 +135,9 @@ struct HardeningTests {
         try Support.withTemporaryDirectory { dir in
             try Support.write(stub + VerifierTests.package, to: dir + "/sfx.zip")
             let unzip = try Support.run("unzip", ["-tq", dir + "/sfx.zip"])
-            #expect(unzip.status == 1, "unzip warns (exit 1) and finds the data intact: \(unzip.status) \(unzip.stdout) \(unzip.stderr)")
+            #expect(
+                unzip.status == 1,
+                "unzip warns (exit 1) and finds the data intact: \(unzip.status) \(unzip.stdout) \(unzip.stderr)")
             #expect((unzip.stdout + unzip.stderr).contains("\(stub.count) extra bytes"))
         }
     }
@@ -123,10 +154,13 @@ struct HardeningTests {
         #expect(missing.message.contains("trailpack build"))
     }
 
-    @Test("TerminalText escapes exactly the dangerous characters", arguments: [
-        ("plain", "plain"), ("tab\there", "tab\\u{9}here"), ("é ü 漢字 🌲", "é ü 漢字 🌲"), ("\u{9b}31m", "\\u{9b}31m"),
-        ("a\u{2066}b\u{2069}", "a\\u{2066}b\\u{2069}"), ("line\u{2028}sep", "line\\u{2028}sep"), ("del\u{7f}", "del\\u{7f}"),
-    ])
+    @Test(
+        "TerminalText escapes exactly the dangerous characters",
+        arguments: [
+            ("plain", "plain"), ("tab\there", "tab\\u{9}here"), ("é ü 漢字 🌲", "é ü 漢字 🌲"), ("\u{9b}31m", "\\u{9b}31m"),
+            ("a\u{2066}b\u{2069}", "a\\u{2066}b\\u{2069}"), ("line\u{2028}sep", "line\\u{2028}sep"),
+            ("del\u{7f}", "del\\u{7f}"),
+        ])
     func terminalText(input: String, expected: String) {
         #expect(TerminalText.escaped(input) == expected)
     }

@@ -10,8 +10,11 @@ import TrailPackVerifier
 /// packages come from the `trailpack` program, run as a separate process.
 @Suite("verifier, with the reader module alone")
 struct ReaderOnlyVerifierTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    static var binary: String { ProcessInfo.processInfo.environment["TRAILPACK_BIN"] ?? root + "/.build/debug/trailpack" }
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static var binary: String {
+        ProcessInfo.processInfo.environment["TRAILPACK_BIN"] ?? root + "/.build/debug/trailpack"
+    }
 
     /// Builds fixture `name` with the trailpack program into `dir`; returns the package's path
     /// and the SHA-256 from the `.sha256` file written beside it.
@@ -37,8 +40,9 @@ struct ReaderOnlyVerifierTests {
         try body(path)
     }
 
-    @Test("a package built by the program verifies, with its SHA-256, and every asset streams with its declared size",
-          arguments: ["santiam-wagon-road", "colorado-fourteeners", "family-hikes"])
+    @Test(
+        "a package built by the program verifies, with its SHA-256, and every asset streams with its declared size",
+        arguments: ["santiam-wagon-road", "colorado-fourteeners", "family-hikes"])
     func validPackage(name: String) throws {
         try Self.withTemporaryDirectory { dir in
             let (path, hex) = try Self.build(name, into: dir)
@@ -64,14 +68,19 @@ struct ReaderOnlyVerifierTests {
         try Self.withTemporaryDirectory { dir in
             let (path, hex) = try Self.build("santiam-wagon-road", into: dir)
             let directory = try ZipDirectory.read(FileSource(path: path))
-            let stored = try #require(directory.entries.filter { $0.method == 0 && $0.uncompressedSize > 16 && $0.name != Manifest.entryName }.first)
+            let stored = try #require(
+                directory.entries.filter { $0.method == 0 && $0.uncompressedSize > 16 && $0.name != Manifest.entryName }
+                    .first)
             var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
             bytes[Int(try #require(stored.dataOffset)) + Int(stored.uncompressedSize) / 2] ^= 0x20
-            let report = try Verifier.verify(source: MemorySource(bytes), options: .init(expectedSHA256: SHA256Digest(hex: hex)))
+            let report = try Verifier.verify(
+                source: MemorySource(bytes), options: .init(expectedSHA256: SHA256Digest(hex: hex)))
             #expect(!report.isValid)
             let codes = Set(report.findings.map(\.code))
             #expect(codes.contains(.packageSHA256Mismatch), "\(codes)")
-            #expect(report.findings.contains { $0.file == stored.name }, "no finding names '\(stored.name)': \(report.findings)")
+            #expect(
+                report.findings.contains { $0.file == stored.name },
+                "no finding names '\(stored.name)': \(report.findings)")
         }
     }
 

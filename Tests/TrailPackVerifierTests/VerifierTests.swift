@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import TrailPackArchive
-@testable import TrailPackCore
 import TrailPackCrypto
 import TrailPackTestSupport
+
+@testable import TrailPackCore
 @testable import TrailPackVerifier
 
 @Suite("verifier")
@@ -19,7 +20,9 @@ struct VerifierTests {
 
     func forge() throws -> ZipForge { try ZipForge.from(package: Self.package) }
 
-    @Test("every fixture package verifies, on one thread and on two, and reports the whole-file SHA-256", .needs(.sha256sum), arguments: Support.fixtureNames)
+    @Test(
+        "every fixture package verifies, on one thread and on two, and reports the whole-file SHA-256",
+        .needs(.sha256sum), arguments: Support.fixtureNames)
     func fixturesVerify(name: String) throws {
         try Support.withTemporaryDirectory { dir in
             let path = try Support.buildWithProgram(name, into: dir)
@@ -33,7 +36,9 @@ struct VerifierTests {
         }
     }
 
-    @Test("the same contents rewritten by Python's zipfile (seekable and streamed) and by zip -r verify", .needs(.python3, .unzip, .zip))
+    @Test(
+        "the same contents rewritten by Python's zipfile (seekable and streamed) and by zip -r verify",
+        .needs(.python3, .unzip, .zip))
     func otherWriters() throws {
         try Support.withTemporaryDirectory { dir in
             let path = try Support.buildWithProgram("santiam-wagon-road", into: dir)
@@ -51,11 +56,18 @@ struct VerifierTests {
                     for i in src.infolist():
                         with out.open(i.filename, "w") as w: w.write(src.read(i.filename))
                 """
-            #expect(try Support.run("python3", ["-c", python, path, dir + "/py.zip", dir + "/py-stream.zip"]).status == 0)
+            #expect(
+                try Support.run("python3", ["-c", python, path, dir + "/py.zip", dir + "/py-stream.zip"]).status == 0)
             try FileManager.default.createDirectory(atPath: dir + "/x", withIntermediateDirectories: true)
             #expect(try Support.run("unzip", ["-q", path, "-d", dir + "/x"]).status == 0)
-            #expect(try Support.run("zip", ["-q", "-X", dir + "/zip.zip", "manifest.json"], directory: dir + "/x").status == 0)
-            #expect(try Support.run("zip", ["-q", "-X", "-n", ".pmtiles", "-r", dir + "/zip.zip", "waypoints", "map"], directory: dir + "/x").status == 0)
+            #expect(
+                try Support.run("zip", ["-q", "-X", dir + "/zip.zip", "manifest.json"], directory: dir + "/x").status
+                    == 0)
+            #expect(
+                try Support.run(
+                    "zip", ["-q", "-X", "-n", ".pmtiles", "-r", dir + "/zip.zip", "waypoints", "map"],
+                    directory: dir + "/x"
+                ).status == 0)
             for file in ["py.zip", "py-stream.zip", "zip.zip"] {
                 let report = try Verifier.verify(path: dir + "/" + file)
                 #expect(report.isValid, "\(file): \(report.findings)")
@@ -81,49 +93,102 @@ struct VerifierTests {
         ("prefix bytes", .zipPrefix, { $0.prefix = Array("MZ self-extractor stub".utf8) }),
         ("trailing bytes", .zipTrailing, { $0.trailing = [0, 1, 2, 3] }),
         ("a gap between entries", .zipGap, { $0.entries[1].after = Array("hidden".utf8) }),
-        ("two end records", .zipEOCDMultiple, { f in f.comment = le32(0x0605_4B50) + [UInt8](repeating: 0, count: 18) }),
+        (
+            "two end records", .zipEOCDMultiple,
+            { f in f.comment = le32(0x0605_4B50) + [UInt8](repeating: 0, count: 18) }
+        ),
         ("several disks", .zipEOCDInvalid, { $0.diskNumber = 1 }),
         ("ZIP64 needed but no locator", .zipZip64Invalid, { $0.totalEntriesOverride = 0xFFFF }),
-        ("entry count disagrees with the directory", .zipCentralDirectory, { $0.totalEntriesOverride = UInt16($0.entries.count + 1) }),
+        (
+            "entry count disagrees with the directory", .zipCentralDirectory,
+            { $0.totalEntriesOverride = UInt16($0.entries.count + 1) }
+        ),
         ("local name differs", .zipLocalMismatch, { $0.entries[2].localName = Array("waypoints/evil/notes.txt".utf8) }),
         ("local method differs", .zipLocalMismatch, { $0.entries[2].localMethod = 8 }),
         ("local flags differ", .zipLocalMismatch, { $0.entries[2].localFlags = 0x0002 }),
         ("local CRC differs", .zipLocalMismatch, { $0.entries[2].localCRC = 0xDEAD_BEEF }),
         ("local size differs", .zipLocalMismatch, { $0.entries[2].localUncompressedSize = 1 }),
-        ("data descriptor disagrees", .zipDescriptor, { $0.entries[2].descriptor = true; $0.entries[2].descriptorCRC = 1 }),
+        (
+            "data descriptor disagrees", .zipDescriptor,
+            {
+                $0.entries[2].descriptor = true; $0.entries[2].descriptorCRC = 1
+            }
+        ),
         ("two entries share one local header", .zipOverlap, { f in f.entries[3].centralOffset = 0 }),
         ("duplicate name", .zipNameDuplicate, { f in f.entries[3].name = f.entries[2].name }),
-        ("names differ only in case", .zipNameFoldedDuplicate, { f in f.entries[3].name = Array(String(decoding: f.entries[2].name, as: UTF8.self).uppercased().utf8) }),
-        ("a file used as a folder", .zipNameDuplicate, { f in f.entries.append(.init("waypoints/01-x/notes.txt/evil.txt", [1])); f.entries.append(.init("waypoints/01-x/notes.txt", [2])) }),
+        (
+            "names differ only in case", .zipNameFoldedDuplicate,
+            { f in f.entries[3].name = Array(String(decoding: f.entries[2].name, as: UTF8.self).uppercased().utf8) }
+        ),
+        (
+            "a file used as a folder", .zipNameDuplicate,
+            { f in
+                f.entries.append(.init("waypoints/01-x/notes.txt/evil.txt", [1]));
+                f.entries.append(.init("waypoints/01-x/notes.txt", [2]))
+            }
+        ),
         ("symbolic link", .zipEntryType, { $0.entries[2].externalAttributes = 0o120777 << 16 }),
         ("device", .zipEntryType, { $0.entries[2].externalAttributes = 0o020644 << 16 }),
         ("directory with data", .zipEntryType, { $0.entries.append(.init("waypoints/", Array("data".utf8))) }),
         ("encrypted", .zipEncrypted, { $0.entries[2].flags |= 0x0001 }),
         ("bzip2 method", .zipMethod, { $0.entries[2].method = 12 }),
-        ("non-ASCII name without the UTF-8 flag", .zipNameEncoding, { f in f.entries.append(.init("waypoints/caf\u{E9}.txt", [1])); f.entries[f.entries.count - 1].flags = 0 }),
-        ("name that is not UTF-8", .zipNameEncoding, { f in var e = ZipForge.Entry("x", [1]); e.name = [0x77, 0xFF, 0xFE]; e.flags = 0x0800; f.entries.append(e) }),
-        ("Unicode-path extra field with another name", .zipExtraField, { f in
-            f.entries[2].centralExtra = le16(0x7075) + le16(UInt16(5 + 9)) + [1] + le32(0) + Array("other.txt".utf8)
-        }),
+        (
+            "non-ASCII name without the UTF-8 flag", .zipNameEncoding,
+            { f in
+                f.entries.append(.init("waypoints/caf\u{E9}.txt", [1])); f.entries[f.entries.count - 1].flags = 0
+            }
+        ),
+        (
+            "name that is not UTF-8", .zipNameEncoding,
+            { f in
+                var e = ZipForge.Entry("x", [1]); e.name = [0x77, 0xFF, 0xFE]; e.flags = 0x0800; f.entries.append(e)
+            }
+        ),
+        (
+            "Unicode-path extra field with another name", .zipExtraField,
+            { f in
+                f.entries[2].centralExtra = le16(0x7075) + le16(UInt16(5 + 9)) + [1] + le32(0) + Array("other.txt".utf8)
+            }
+        ),
         ("malformed extra field", .zipExtraField, { $0.entries[2].centralExtra = le16(0x5455) + le16(40) + [1, 2] }),
-        ("CRC mismatch", .zipCRC, { $0.entries[2].centralCRC = 0x1234_5678; $0.entries[2].localCRC = 0x1234_5678 }),
-        ("inflates past the declared size", .zipSizeMismatch, { f in
-            f.entries[1].centralUncompressedSize = UInt32(f.entries[1].data.count - 10)
-            f.entries[1].localUncompressedSize = UInt32(f.entries[1].data.count - 10)
-        }),
-        ("inflates to less than declared", .zipSizeMismatch, { f in
-            f.entries[1].centralUncompressedSize = UInt32(f.entries[1].data.count + 10)
-            f.entries[1].localUncompressedSize = UInt32(f.entries[1].data.count + 10)
-        }),
-        ("corrupt deflate data", .zipDeflate, { f in
-            var c = ZipForge.deflate(f.entries[1].data)
-            for i in stride(from: 2, to: c.count, by: 3) { c[i] ^= 0x5A }
-            f.entries[1].compressedBytes = c
-        }),
-        ("bytes after the deflate stream inside the entry", .zipDeflate, { f in f.entries[1].compressedBytes = ZipForge.deflate(f.entries[1].data) + [0, 0, 0, 0] }),
+        (
+            "CRC mismatch", .zipCRC,
+            {
+                $0.entries[2].centralCRC = 0x1234_5678; $0.entries[2].localCRC = 0x1234_5678
+            }
+        ),
+        (
+            "inflates past the declared size", .zipSizeMismatch,
+            { f in
+                f.entries[1].centralUncompressedSize = UInt32(f.entries[1].data.count - 10)
+                f.entries[1].localUncompressedSize = UInt32(f.entries[1].data.count - 10)
+            }
+        ),
+        (
+            "inflates to less than declared", .zipSizeMismatch,
+            { f in
+                f.entries[1].centralUncompressedSize = UInt32(f.entries[1].data.count + 10)
+                f.entries[1].localUncompressedSize = UInt32(f.entries[1].data.count + 10)
+            }
+        ),
+        (
+            "corrupt deflate data", .zipDeflate,
+            { f in
+                var c = ZipForge.deflate(f.entries[1].data)
+                for i in stride(from: 2, to: c.count, by: 3) { c[i] ^= 0x5A }
+                f.entries[1].compressedBytes = c
+            }
+        ),
+        (
+            "bytes after the deflate stream inside the entry", .zipDeflate,
+            { f in f.entries[1].compressedBytes = ZipForge.deflate(f.entries[1].data) + [0, 0, 0, 0] }
+        ),
         ("manifest not first", .manifestNotFirst, { f in f.entries.swapAt(0, 1) }),
         ("manifest missing", .manifestMissing, { f in f.entries.remove(at: 0) }),
-        ("unlisted file", .contentUnlisted, { f in f.entries.append(.init("waypoints/01-sahalie-and-koosah-falls/extra.txt", Array("x".utf8))) }),
+        (
+            "unlisted file", .contentUnlisted,
+            { f in f.entries.append(.init("waypoints/01-sahalie-and-koosah-falls/extra.txt", Array("x".utf8))) }
+        ),
         ("unlisted folder entry", .contentUnlisted, { f in f.entries.append(.init("stray/", [])) }),
         ("asset missing", .contentMissing, { f in f.entries.remove(at: 3) }),
         ("asset altered, same size", .contentSHA256, { f in f.entries[3].data[0] ^= 0xFF }),
@@ -137,11 +202,14 @@ struct VerifierTests {
         mutate(&f)
         let report = try verify(f.bytes())
         #expect(!report.isValid, "\(name) was accepted")
-        #expect(report.findings.codes.contains(code), "\(name): expected \(code.rawValue), got \(report.findings.map(\.description))")
+        #expect(
+            report.findings.codes.contains(code),
+            "\(name): expected \(code.rawValue), got \(report.findings.map(\.description))")
     }
 
-    @Test("a damaged stored entry is found whichever thread takes its CRC-32, and its hash is then not judged",
-          arguments: [1, 2])
+    @Test(
+        "a damaged stored entry is found whichever thread takes its CRC-32, and its hash is then not judged",
+        arguments: [1, 2])
     func storedCRCOnEitherThread(threads: Int) throws {
         let base = try forge()
         let stored = base.entries.indices.filter { base.entries[$0].method == 0 && !base.entries[$0].data.isEmpty }
@@ -153,9 +221,13 @@ struct VerifierTests {
             let report = try verify(f.bytes(), .init(threads: threads))
             let name = String(decoding: f.entries[i].name, as: UTF8.self)
             #expect(!report.isValid)
-            #expect(report.findings.contains { $0.code == .zipCRC && $0.file == name }, "\(name): \(report.findings.map(\.description))")
+            #expect(
+                report.findings.contains { $0.code == .zipCRC && $0.file == name },
+                "\(name): \(report.findings.map(\.description))")
             // One cause, one finding: the damaged entry's SHA-256 is not compared with the manifest's.
-            #expect(!report.findings.contains { $0.code == .contentSHA256 && $0.file == name }, "\(name): \(report.findings.map(\.description))")
+            #expect(
+                !report.findings.contains { $0.code == .contentSHA256 && $0.file == name },
+                "\(name): \(report.findings.map(\.description))")
         }
     }
 
@@ -182,7 +254,12 @@ struct VerifierTests {
         #expect(!Verifier.delegatedCRCs(overlapping).contains { $0.index == i || $0.index == last })
     }
 
-    @Test("unsafe entry names are rejected", arguments: ["../evil.txt", "/etc/passwd", "waypoints\\evil.txt", "C:/evil.txt", "a/\u{0}/b", "a/\u{1}b", "a/./b", "waypoints/x/CON", "a//b"])
+    @Test(
+        "unsafe entry names are rejected",
+        arguments: [
+            "../evil.txt", "/etc/passwd", "waypoints\\evil.txt", "C:/evil.txt", "a/\u{0}/b", "a/\u{1}b", "a/./b",
+            "waypoints/x/CON", "a//b",
+        ])
     func unsafeNames(name: String) throws {
         var f = try forge()
         f.entries.append(.init(name, Array("x".utf8)))
@@ -243,7 +320,9 @@ struct VerifierTests {
         let cdOffset = UInt64(eocd[16]) | UInt64(eocd[17]) << 8 | UInt64(eocd[18]) << 16 | UInt64(eocd[19]) << 24
         let cdSize = UInt64(bytes.count) - cdOffset
         let recordOffset = UInt64(bytes.count)
-        bytes += le32(0x0606_4B50) + le64(44) + le16(45) + le16(45) + le32(0) + le32(0) + le64(2) + le64(2) + le64(cdSize) + le64(cdOffset)
+        bytes +=
+            le32(0x0606_4B50) + le64(44) + le16(45) + le16(45) + le32(0) + le32(0) + le64(2) + le64(2) + le64(cdSize)
+            + le64(cdOffset)
         bytes += le32(0x0706_4B50) + le32(0) + le64(recordOffset) + le32(1)
         bytes += eocd
         #expect(try verify(bytes).findings.codes.contains(.zipZip64Invalid))
@@ -276,7 +355,9 @@ struct VerifierTests {
         var cuts = Set<Int>()
         for e in directory.entries {
             let start = Int(e.localHeaderOffset), data = Int(e.dataOffset!)
-            cuts.formUnion([start, start + 1, start + 30, data - 1, data, data + Int(e.compressedSize), Int(e.endOffset!) - 1])
+            cuts.formUnion([
+                start, start + 1, start + 30, data - 1, data, data + Int(e.compressedSize), Int(e.endOffset!) - 1,
+            ])
         }
         cuts.formUnion([Int(directory.centralDirectoryOffset), bytes.count - 22, bytes.count - 1, 0, 1, 21])
         cuts.formUnion((bytes.count - 1024)..<bytes.count)
@@ -309,7 +390,8 @@ struct VerifierTests {
         var c = Int(directory.centralDirectoryOffset)
         while c + 46 <= bytes.count, bytes[c] == 0x50, bytes[c + 1] == 0x4B, bytes[c + 2] == 1, bytes[c + 3] == 2 {
             ranges += [(c + 4)..<(c + 8), (c + 12)..<(c + 16), (c + 36)..<(c + 38), (c + 38)..<(c + 41)]
-            let n = Int(bytes[c + 28]) | Int(bytes[c + 29]) << 8, m = Int(bytes[c + 30]) | Int(bytes[c + 31]) << 8, k = Int(bytes[c + 32]) | Int(bytes[c + 33]) << 8
+            let n = Int(bytes[c + 28]) | Int(bytes[c + 29]) << 8, m = Int(bytes[c + 30]) | Int(bytes[c + 31]) << 8,
+                k = Int(bytes[c + 32]) | Int(bytes[c + 33]) << 8
             extras(c + 46 + n, m)
             c += 46 + n + m + k
         }
@@ -330,8 +412,11 @@ struct VerifierTests {
             guard report.isValid, !harmless.contains(where: { $0.contains(i) }) else { continue }
             // The unused bits after the end of a deflate stream: the content is byte-identical,
             // which only the whole-file SHA-256 can see. Prove that is what happened.
-            if let e = directory.entries.first(where: { $0.method == 8 && Int($0.dataOffset!)..<Int($0.dataOffset! + $0.compressedSize) ~= i }),
-               try inflate(copy, e) == inflate(bytes, e) {
+            if let e = directory.entries.first(where: {
+                $0.method == 8 && Int($0.dataOffset!)..<Int($0.dataOffset! + $0.compressedSize) ~= i
+            }),
+                try inflate(copy, e) == inflate(bytes, e)
+            {
                 paddingOnly += 1
                 #expect(report.sha256 != SHA256.hash(bytes))
                 continue
@@ -359,7 +444,10 @@ struct VerifierTests {
         var state: UInt64 = 7
         for size in [0, 1, 21, 22, 23, 100, 4096, 70_000] {
             var bytes = [UInt8](repeating: 0, count: size)
-            for i in bytes.indices { state = state &* 6364136223846793005 &+ 1442695040888963407; bytes[i] = UInt8(truncatingIfNeeded: state >> 33) }
+            for i in bytes.indices {
+                state = state &* 6364136223846793005 &+ 1442695040888963407;
+                bytes[i] = UInt8(truncatingIfNeeded: state >> 33)
+            }
             #expect(!(try verify(bytes)).isValid)
             // Garbage behind a real end record.
             if size >= 22 {

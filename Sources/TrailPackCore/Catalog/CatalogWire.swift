@@ -1,4 +1,3 @@
-
 /// One released (or, with a token, reviewable) version of a package as the server's catalog
 /// lists it (the wire type: the server encodes it, the client decodes it): what a client needs to download, check and confirm it.
 public struct CatalogEntry: Sendable, Equatable, Codable {
@@ -26,10 +25,17 @@ public struct CatalogEntry: Sendable, Equatable, Codable {
     public var confirm: String
 
     /// An entry with these fields.
-    public init(id: String, name: String, description: String, park: String, site: String, version: String, size: Int64, sha256: String,
-                download: String, manifest: String, confirm: String) {
-        (self.id, self.name, self.description, self.park, self.site, self.version) = (id, name, description, park, site, version)
-        (self.size, self.sha256, self.download, self.manifest, self.confirm) = (size, sha256, download, manifest, confirm)
+    public init(
+        id: String, name: String, description: String, park: String, site: String, version: String, size: Int64,
+        sha256: String,
+        download: String, manifest: String, confirm: String
+    ) {
+        (self.id, self.name, self.description, self.park, self.site, self.version) = (
+            id, name, description, park, site, version
+        )
+        (self.size, self.sha256, self.download, self.manifest, self.confirm) = (
+            size, sha256, download, manifest, confirm
+        )
     }
 
 }
@@ -107,4 +113,3 @@ public struct ReviewerSignatures: Sendable, Equatable, Codable {
     /// The list of `signatures`.
     public init(signatures: [ReviewerSignature]) { self.signatures = signatures }
 }
-

@@ -10,7 +10,8 @@ public struct JSONLimits: Sendable, Equatable {
     public var maxStringBytes: Int
 
     /// Limits; the defaults are a manifest's.
-    public init(maxBytes: Int = 16 << 20, maxDepth: Int = 32, maxNumberLength: Int = 40, maxStringBytes: Int = 1 << 20) {
+    public init(maxBytes: Int = 16 << 20, maxDepth: Int = 32, maxNumberLength: Int = 40, maxStringBytes: Int = 1 << 20)
+    {
         self.maxBytes = maxBytes
         self.maxDepth = maxDepth
         self.maxNumberLength = maxNumberLength
@@ -75,7 +76,8 @@ public struct JSONParser {
     /// they are read, and not kept: the document holds an empty array there. For a document whose
     /// one long list need not be held whole (a manifest's waypoints).
     package static func parse(
-        _ bytes: [UInt8], limits: JSONLimits = .manifest, streaming key: String, element: @escaping (Int, JSONValue) -> Void
+        _ bytes: [UInt8], limits: JSONLimits = .manifest, streaming key: String,
+        element: @escaping (Int, JSONValue) -> Void
     ) throws(CoreError) -> JSONDocument {
         var parser = JSONParser(bytes: bytes, limits: limits)
         parser.stream = (key, element)
@@ -95,8 +97,12 @@ public struct JSONParser {
         if lenient, bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             index = 3
             origin = 3
-            issues.append(JSONSourceIssue(forgiven: true, kind: .encoding, line: 1, column: 1,
-                message: "the file starts with a byte-order mark (BOM), which JSON does not allow; it was ignored this time. Save the file as UTF-8 without BOM"))
+            issues.append(
+                JSONSourceIssue(
+                    forgiven: true, kind: .encoding, line: 1, column: 1,
+                    message:
+                        "the file starts with a byte-order mark (BOM), which JSON does not allow; it was ignored this time. Save the file as UTF-8 without BOM"
+                ))
         } else if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             throw error(.encoding, "the file starts with a byte-order mark; save it as UTF-8 without BOM", at: 0)
         }
@@ -127,7 +133,10 @@ public struct JSONParser {
             var reported = false
             while lenient, let quote = earlyEnd() {
                 if !reported { reported = true } else { text += "\"" + (try parseString(opened: true)); continue }
-                issue(.syntax, at: quote, "a quote (\") inside the text ends the text early; write \\\" for a quote inside text, or use ’ or “ ” instead")
+                issue(
+                    .syntax, at: quote,
+                    "a quote (\") inside the text ends the text early; write \\\" for a quote inside text, or use ’ or “ ” instead"
+                )
                 text += "\"" + (try parseString(opened: true))
             }
             return .string(text)
@@ -143,7 +152,10 @@ public struct JSONParser {
         case UInt8(ascii: "a")...UInt8(ascii: "z") where lenient, UInt8(ascii: "A")...UInt8(ascii: "Z") where lenient:
             throw error(.syntax, "text in JSON goes between double quotes: write \"\(word(at: index))\"", at: index)
         default:
-            throw error(.syntax, "unexpected \(describe(index)); expected a value (object, list, string, number, true, false or null)", at: index)
+            throw error(
+                .syntax,
+                "unexpected \(describe(index)); expected a value (object, list, string, number, true, false or null)",
+                at: index)
         }
     }
 
@@ -175,7 +187,9 @@ public struct JSONParser {
                 curlyQuotes(at: index)
             } else if lenient, peek(UInt8(ascii: "'")) {
                 throw error(.syntax, "names in JSON go between double quotes \", not single quotes '", at: index)
-            } else if lenient, index < bytes.count, (bytes[index] | 0x20) >= UInt8(ascii: "a"), (bytes[index] | 0x20) <= UInt8(ascii: "z") {
+            } else if lenient, index < bytes.count, (bytes[index] | 0x20) >= UInt8(ascii: "a"),
+                (bytes[index] | 0x20) <= UInt8(ascii: "z")
+            {
                 let name = String(word(at: index).prefix { $0 != ":" && $0 != " " })
                 throw error(.syntax, "names in JSON go between double quotes: write \"\(name)\"", at: index)
             } else if !peek(UInt8(ascii: "\"")) {
@@ -184,7 +198,9 @@ public struct JSONParser {
             let keyStart = index
             let key = try parseString()
             skipWhitespace()
-            guard peek(UInt8(ascii: ":")) else { throw error(.syntax, "expected ':' after member name \"\(key)\"", at: index) }
+            guard peek(UInt8(ascii: ":")) else {
+                throw error(.syntax, "expected ':' after member name \"\(key)\"", at: index)
+            }
             index += 1
             skipWhitespace()
             steps.append(.key(key))
@@ -249,7 +265,9 @@ public struct JSONParser {
             if peek(UInt8(ascii: ",")) { lastComma = index; index += 1; continue }
             lastComma = nil
             if peek(UInt8(ascii: "]")) { index += 1; break }
-            if lenient, index < bytes.count, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "{") || isCurlyQuote(at: index) {
+            if lenient, index < bytes.count,
+                bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "{") || isCurlyQuote(at: index)
+            {
                 missingComma(after: valueEnd)
                 continue
             }
@@ -283,18 +301,24 @@ public struct JSONParser {
         }
         if peek(UInt8(ascii: ".")) {
             index += 1
-            guard index < bytes.count, isDigit(bytes[index]) else { throw error(.number, "expected a digit after the decimal point", at: index) }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw error(.number, "expected a digit after the decimal point", at: index)
+            }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
         if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
             index += 1
             if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
-            guard index < bytes.count, isDigit(bytes[index]) else { throw error(.number, "expected a digit in the exponent", at: index) }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw error(.number, "expected a digit in the exponent", at: index)
+            }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
         let length = index - start
         if length > limits.maxNumberLength {
-            throw error(.number, "a number of \(length) characters is longer than the limit of \(limits.maxNumberLength)", at: start)
+            throw error(
+                .number, "a number of \(length) characters is longer than the limit of \(limits.maxNumberLength)",
+                at: start)
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard let d = Double(text), d.isFinite else {
@@ -319,9 +343,13 @@ public struct JSONParser {
         // between, without copying them one by one. Anything else goes the byte-by-byte way below.
         if !curly {
             var end = index
-            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
+                bytes[end] >= 0x20
+            { end += 1 }
             if end < bytes.count, bytes[end] == UInt8(ascii: "\""), end - index <= limits.maxStringBytes {
-                let text = bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[index..<end]), as: UTF8.self) }
+                let text = bytes.withUnsafeBufferPointer {
+                    String(validating: UnsafeBufferPointer(rebasing: $0[index..<end]), as: UTF8.self)
+                }
                 if let text {
                     index = end + 1
                     return text
@@ -331,7 +359,9 @@ public struct JSONParser {
         var out: [UInt8] = []
         var badEscape: Int?
         while true {
-            guard index < bytes.count else { throw error(.syntax, "a string is not closed; add the missing '\"'", at: start) }
+            guard index < bytes.count else {
+                throw error(.syntax, "a string is not closed; add the missing '\"'", at: start)
+            }
             let b = bytes[index]
             if b == UInt8(ascii: "\"") { index += 1; break }
             if curly, isCurlyQuote(at: index) { index += 3; break }
@@ -355,22 +385,30 @@ public struct JSONParser {
                 case UInt8(ascii: "u"):
                     var scalar = try hex4()
                     if (0xD800...0xDBFF).contains(scalar) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                            throw error(.encoding, "a lone UTF-16 surrogate \\u\(String(scalar, radix: 16)) is not a character", at: index)
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else {
+                            throw error(
+                                .encoding, "a lone UTF-16 surrogate \\u\(String(scalar, radix: 16)) is not a character",
+                                at: index)
                         }
                         index += 2
                         let low = try hex4()
                         guard (0xDC00...0xDFFF).contains(low) else {
-                            throw error(.encoding, "a UTF-16 high surrogate is not followed by a low surrogate", at: index)
+                            throw error(
+                                .encoding, "a UTF-16 high surrogate is not followed by a low surrogate", at: index)
                         }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     } else if (0xDC00...0xDFFF).contains(scalar) {
-                        throw error(.encoding, "a lone UTF-16 surrogate \\u\(String(scalar, radix: 16)) is not a character", at: index)
+                        throw error(
+                            .encoding, "a lone UTF-16 surrogate \\u\(String(scalar, radix: 16)) is not a character",
+                            at: index)
                     }
                     out.append(contentsOf: Array(String(Unicode.Scalar(scalar)!).utf8))
                 default:
                     guard lenient else {
-                        throw error(.syntax, "unknown escape '\\\(Character(Unicode.Scalar(e)))' in a string", at: index - 2)
+                        throw error(
+                            .syntax, "unknown escape '\\\(Character(Unicode.Scalar(e)))' in a string", at: index - 2)
                     }
                     // Keep the backslash as written; say once per string what to write instead.
                     badEscape = badEscape ?? index - 2
@@ -391,9 +429,12 @@ public struct JSONParser {
         if let badEscape {
             let fixed = s.replacingOccurrences(of: "\\", with: "/")
             let looksLikePath = !s.contains(" ") && s.contains(".")
-            issue(.syntax, at: badEscape, looksLikePath
-                ? "a backslash (\\) in a file name: use / instead (\(fixed))"
-                : "a backslash (\\) starts a special character in JSON; write \\\\ for a backslash, or use / in a file name")
+            issue(
+                .syntax, at: badEscape,
+                looksLikePath
+                    ? "a backslash (\\) in a file name: use / instead (\(fixed))"
+                    : "a backslash (\\) starts a special character in JSON; write \\\\ for a backslash, or use / in a file name"
+            )
         }
         return s
     }
@@ -431,15 +472,19 @@ public struct JSONParser {
     /// The run of letters, digits and spaces at `i`, for a message.
     private func word(at i: Int) -> String {
         var end = i
-        while end < bytes.count, end - i < 40, bytes[end] >= 0x20, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: "\"")].contains(bytes[end]) { end += 1 }
+        while end < bytes.count, end - i < 40, bytes[end] >= 0x20,
+            ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: "\"")].contains(bytes[end])
+        { end += 1 }
         return String(decoding: bytes[i..<end], as: UTF8.self).trimmingTrailingSpaces
     }
 
     private mutating func forgive(trailingCommaAt comma: Int) {
         guard issues.count < Self.maxIssues else { return }
         let (line, _) = position(of: comma)
-        issue(.syntax, at: comma, forgiven: true,
-              "there is a comma after the last item on line \(line); remove it (JSON allows no comma before a closing } or ])")
+        issue(
+            .syntax, at: comma, forgiven: true,
+            "there is a comma after the last item on line \(line); remove it (JSON allows no comma before a closing } or ])"
+        )
     }
 
     private mutating func missingComma(after valueEnd: Int) {
@@ -450,26 +495,33 @@ public struct JSONParser {
 
     /// “ or ” (and ‘ ’), as word processors and some phones type them: E2 80 9C/9D/98/99.
     private func isCurlyQuote(at i: Int) -> Bool {
-        i + 2 < bytes.count && bytes[i] == 0xE2 && bytes[i + 1] == 0x80 && [0x9C, 0x9D, 0x98, 0x99].contains(bytes[i + 2])
+        i + 2 < bytes.count && bytes[i] == 0xE2 && bytes[i + 1] == 0x80
+            && [0x9C, 0x9D, 0x98, 0x99].contains(bytes[i + 2])
     }
 
     private mutating func curlyQuotes(at i: Int) {
         guard issues.count < Self.maxIssues else { return }
         let (line, _) = position(of: i)
         if issues.contains(where: { $0.line == line && $0.message.hasPrefix("this line uses curly quotes") }) { return }
-        issue(.syntax, at: i, "this line uses curly quotes “ ” from a word processor; use straight quotes \" (or edit the file in a plain text editor)")
+        issue(
+            .syntax, at: i,
+            "this line uses curly quotes “ ” from a word processor; use straight quotes \" (or edit the file in a plain text editor)"
+        )
     }
 
     /// `"latitude": 44,28`: a number, a comma and digits where a member name should come.
     private mutating func decimalComma(after value: JSONValue) -> JSONValue {
         guard case .number(let n) = value, !n.literal.contains("."), !n.literal.contains("e"), !n.literal.contains("E"),
-              peek(UInt8(ascii: ",")), index + 1 < bytes.count, isDigit(bytes[index + 1]) else { return value }
+            peek(UInt8(ascii: ",")), index + 1 < bytes.count, isDigit(bytes[index + 1])
+        else { return value }
         let comma = index
         index += 1
         let digitsStart = index
         while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         let fraction = String(decoding: bytes[digitsStart..<index], as: UTF8.self)
-        issue(.number, at: comma, "a decimal comma in \(n.literal),\(fraction): write \(n.literal).\(fraction) with a point")
+        issue(
+            .number, at: comma,
+            "a decimal comma in \(n.literal),\(fraction): write \(n.literal).\(fraction) with a point")
         return .number(JSONNumber(literal: n.literal + "." + fraction))
     }
 
@@ -560,11 +612,16 @@ extension JSONParser {
         parser.lenient = true
         do {
             let document = try parser.document()
-            return JSONSourceDocument(value: document.value, duplicateKeys: document.duplicateKeys, issues: parser.issues)
+            return JSONSourceDocument(
+                value: document.value, duplicateKeys: document.duplicateKeys, issues: parser.issues)
         } catch {
-            return JSONSourceDocument(value: nil, duplicateKeys: parser.duplicates, issues: parser.issues + [
-                JSONSourceIssue(forgiven: false, kind: error.code, line: error.line ?? 1, column: error.column ?? 1, message: error.message),
-            ])
+            return JSONSourceDocument(
+                value: nil, duplicateKeys: parser.duplicates,
+                issues: parser.issues + [
+                    JSONSourceIssue(
+                        forgiven: false, kind: error.code, line: error.line ?? 1, column: error.column ?? 1,
+                        message: error.message)
+                ])
         }
     }
 }

@@ -36,7 +36,12 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         for component in components {
             switch component {
             case .key(let key):
-                let simple = !key.isEmpty && key.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F || $0 == 0x2D }
+                let simple =
+                    !key.isEmpty
+                    && key.utf8.allSatisfy {
+                        ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+                            || $0 == 0x5F || $0 == 0x2D
+                    }
                 if simple {
                     if !text.isEmpty { text += "." }
                     text += key

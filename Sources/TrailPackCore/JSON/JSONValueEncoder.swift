@@ -62,14 +62,18 @@ private struct TreeEncoder: Encoder {
         return UnkeyedContainer(node: node, codingPath: codingPath)
     }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer { SingleContainer(node: node, codingPath: codingPath) }
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        SingleContainer(node: node, codingPath: codingPath)
+    }
 }
 
 /// Scalars: the JSON text of each Swift scalar.
 private enum Scalar {
     static func number(_ text: String) -> JSONValue { .number(JSONNumber(literal: text)) }
     static func double(_ d: Double) throws -> JSONValue {
-        guard d.isFinite else { throw EncodingError.invalidValue(d, .init(codingPath: [], debugDescription: "JSON has no \(d)")) }
+        guard d.isFinite else {
+            throw EncodingError.invalidValue(d, .init(codingPath: [], debugDescription: "JSON has no \(d)"))
+        }
         return .number(JSONNumber(d))
     }
 }
@@ -105,7 +109,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try value.encode(to: TreeEncoder(node: child(key), codingPath: codingPath + [key]))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
         TreeEncoder(node: child(key), codingPath: codingPath + [key]).container(keyedBy: keyType)
     }
 
@@ -114,7 +120,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func superEncoder() -> any Encoder { TreeEncoder(node: node, codingPath: codingPath) }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { TreeEncoder(node: child(key), codingPath: codingPath + [key]) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        TreeEncoder(node: child(key), codingPath: codingPath + [key])
+    }
 }
 
 private struct IndexKey: CodingKey {
@@ -158,7 +166,9 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         try value.encode(to: TreeEncoder(node: next(), codingPath: codingPath + [IndexKey(index)]))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         let index = count
         return TreeEncoder(node: next(), codingPath: codingPath + [IndexKey(index)]).container(keyedBy: keyType)
     }

@@ -22,7 +22,10 @@ public enum JSONWriter {
         case .number(let n): out += n.literal.utf8
         case .string(let s): writeString(s, into: &out)
         case .array(let items): writeArray(count: items.count, element: { items[$0] }, into: &out, indent: indent)
-        case .object(let members): writeObject(members, into: &out, indent: indent) { member, out, indent in write(member.value, into: &out, indent: indent) }
+        case .object(let members):
+            writeObject(members, into: &out, indent: indent) { member, out, indent in
+                write(member.value, into: &out, indent: indent)
+            }
         }
     }
 
@@ -61,8 +64,10 @@ public enum JSONWriter {
     /// `bytes(.object(members))` would, except that the value of each member named in `streamed`
     /// is an array whose elements are made one at a time by `element` and let go once written —
     /// for a document too large to hold whole as one tree (a manifest of 100,000 assets).
-    package static func bytes(object members: [JSONMember], streamed: [String: (count: Int, element: (Int) -> JSONValue)],
-                              reserving capacity: Int = 4096) -> [UInt8] {
+    package static func bytes(
+        object members: [JSONMember], streamed: [String: (count: Int, element: (Int) -> JSONValue)],
+        reserving capacity: Int = 4096
+    ) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(capacity)
         writeObject(members, into: &out, indent: 0) { member, out, indent in

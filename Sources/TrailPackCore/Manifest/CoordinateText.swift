@@ -18,7 +18,10 @@ public enum CoordinateText {
         let trimmed = text.trimmingCharactersInSet(whitespace)
         let example = axis == .latitude ? "44.4200 or 44°25'12\"N" : "-122.1500 or 122°09'00\"W"
         if trimmed.isEmpty {
-            return .failure(CoreError.invalidCoordinate( "the \(axis.name) is empty; write it in decimal degrees or degrees, minutes and seconds (\(example))"))
+            return .failure(
+                CoreError.invalidCoordinate(
+                    "the \(axis.name) is empty; write it in decimal degrees or degrees, minutes and seconds (\(example))"
+                ))
         }
         var scalars = Array(trimmed.unicodeScalars)
 
@@ -46,8 +49,10 @@ public enum CoordinateText {
         }
         if let letter = wrongHemisphere {
             let other = axis == .latitude ? "longitude" : "latitude"
-            return .failure(CoreError.invalidCoordinate(
-                "'\(trimmed)' ends in \(letter), a \(other) direction, but this is the \(axis.name); are latitude and longitude swapped?"))
+            return .failure(
+                CoreError.invalidCoordinate(
+                    "'\(trimmed)' ends in \(letter), a \(other) direction, but this is the \(axis.name); are latitude and longitude swapped?"
+                ))
         }
 
         // A sign.
@@ -58,8 +63,9 @@ public enum CoordinateText {
             scalars.removeFirst()
         }
         if sign < 0, hemisphereSign != nil {
-            return .failure(CoreError.invalidCoordinate(
-                "'\(trimmed)' has both a minus sign and a direction letter; keep one: \(example)"))
+            return .failure(
+                CoreError.invalidCoordinate(
+                    "'\(trimmed)' has both a minus sign and a direction letter; keep one: \(example)"))
         }
 
         // Numbers, separated by degree, minute and second marks or spaces.
@@ -74,32 +80,43 @@ public enum CoordinateText {
             } else if marks.contains(s) || whitespace.contains(s) || s == ":" {
                 if !current.isEmpty { numbers.append(current); current = "" }
             } else {
-                return .failure(CoreError.invalidCoordinate(
-                    "cannot read '\(trimmed)' as a \(axis.name): '\(Character(s))' is not part of a coordinate; write \(example)"))
+                return .failure(
+                    CoreError.invalidCoordinate(
+                        "cannot read '\(trimmed)' as a \(axis.name): '\(Character(s))' is not part of a coordinate; write \(example)"
+                    ))
             }
         }
         if !current.isEmpty { numbers.append(current) }
         guard (1...3).contains(numbers.count) else {
-            return .failure(CoreError.invalidCoordinate(
-                "cannot read '\(trimmed)' as a \(axis.name); write decimal degrees or degrees, minutes and seconds: \(example)"))
+            return .failure(
+                CoreError.invalidCoordinate(
+                    "cannot read '\(trimmed)' as a \(axis.name); write decimal degrees or degrees, minutes and seconds: \(example)"
+                ))
         }
         var parts: [Double] = []
         for (i, n) in numbers.enumerated() {
             guard let value = Double(n), n.first != ".", n.last != ".", n.filter({ $0 == "." }).count <= 1 else {
-                return .failure(CoreError.invalidCoordinate(
-                    "cannot read '\(trimmed)' as a \(axis.name): '\(n.replacingOccurrences(of: ".", with: ","))' is not a number; write \(example)"))
+                return .failure(
+                    CoreError.invalidCoordinate(
+                        "cannot read '\(trimmed)' as a \(axis.name): '\(n.replacingOccurrences(of: ".", with: ","))' is not a number; write \(example)"
+                    ))
             }
             if i < numbers.count - 1, value != value.rounded() {
-                return .failure(CoreError.invalidCoordinate(
-                    "in '\(trimmed)' only the last number (degrees, minutes or seconds) may have a fraction"))
+                return .failure(
+                    CoreError.invalidCoordinate(
+                        "in '\(trimmed)' only the last number (degrees, minutes or seconds) may have a fraction"))
             }
             parts.append(value)
         }
         if parts.count > 1, parts[1] >= 60 {
-            return .failure(CoreError.invalidCoordinate( "in '\(trimmed)' the minutes are \(format(parts[1])); minutes go from 0 to 59"))
+            return .failure(
+                CoreError.invalidCoordinate(
+                    "in '\(trimmed)' the minutes are \(format(parts[1])); minutes go from 0 to 59"))
         }
         if parts.count > 2, parts[2] >= 60 {
-            return .failure(CoreError.invalidCoordinate( "in '\(trimmed)' the seconds are \(format(parts[2])); seconds go from 0 to 59.999"))
+            return .failure(
+                CoreError.invalidCoordinate(
+                    "in '\(trimmed)' the seconds are \(format(parts[2])); seconds go from 0 to 59.999"))
         }
         var degrees = parts[0]
         if parts.count > 1 { degrees += parts[1] / 60 }
@@ -111,8 +128,10 @@ public enum CoordinateText {
         let value = degrees * sign * (hemisphereSign ?? 1)
         if abs(value) > axis.limit {
             let hint = axis == .latitude && abs(value) <= 180 ? "; are latitude and longitude swapped?" : ""
-            return .failure(CoreError.invalidCoordinate(
-                "\(axis.name) \(format(value)) must be between -\(Int(axis.limit)) and \(Int(axis.limit)) degrees\(hint)"))
+            return .failure(
+                CoreError.invalidCoordinate(
+                    "\(axis.name) \(format(value)) must be between -\(Int(axis.limit)) and \(Int(axis.limit)) degrees\(hint)"
+                ))
         }
         return .success(value)
     }
@@ -137,5 +156,7 @@ extension String {
 
 extension CoreError {
     /// A text that is not a coordinate: what is wrong and what a coordinate looks like.
-    static func invalidCoordinate(_ message: String) -> CoreError { CoreError(code: .invalidCoordinate, message: message) }
+    static func invalidCoordinate(_ message: String) -> CoreError {
+        CoreError(code: .invalidCoordinate, message: message)
+    }
 }

@@ -39,8 +39,10 @@ public struct Bounds: Sendable, Equatable, Hashable {
         func down(_ x: Double) -> Double { (x * 1_000_000).rounded(.down) / 1_000_000 }
         func up(_ x: Double) -> Double { (x * 1_000_000).rounded(.up) / 1_000_000 }
         return Bounds(
-            southwest: Coordinate(latitude: max(-90, down(southwest.latitude)), longitude: max(-180, down(southwest.longitude))),
-            northeast: Coordinate(latitude: min(90, up(northeast.latitude)), longitude: min(180, up(northeast.longitude))))
+            southwest: Coordinate(
+                latitude: max(-90, down(southwest.latitude)), longitude: max(-180, down(southwest.longitude))),
+            northeast: Coordinate(
+                latitude: min(90, up(northeast.latitude)), longitude: min(180, up(northeast.longitude))))
     }
 
     /// Whether the box crosses the antimeridian.

@@ -1,7 +1,10 @@
 extension Manifest {
     /// The manifest as JSON, members in the order `docs/FORMAT.md` gives.
     public var jsonValue: JSONValue {
-        .object(members(waypoints: .array(waypoints.map(\.jsonValue)), mapAssets: mapAssets.isEmpty ? nil : .array(mapAssets.map(\.jsonValue))))
+        .object(
+            members(
+                waypoints: .array(waypoints.map(\.jsonValue)),
+                mapAssets: mapAssets.isEmpty ? nil : .array(mapAssets.map(\.jsonValue))))
     }
 
     /// The manifest's members in order, with the two long lists given (`mapAssets` left out when nil).
@@ -32,7 +35,10 @@ extension Manifest {
         let assets = waypoints.reduce(mapAssets.count) { $0 + $1.assets.count }
         return JSONWriter.bytes(
             object: members(waypoints: .array([]), mapAssets: mapAssets.isEmpty ? nil : .array([])),
-            streamed: ["waypoints": (waypoints.count, { waypoints[$0].jsonValue }), "mapAssets": (mapAssets.count, { mapAssets[$0].jsonValue })],
+            streamed: [
+                "waypoints": (waypoints.count, { waypoints[$0].jsonValue }),
+                "mapAssets": (mapAssets.count, { mapAssets[$0].jsonValue }),
+            ],
             reserving: 4096 + assets * 256)
     }
 }
@@ -88,7 +94,8 @@ extension MapInfo {
             JSONMember("tileType", .string(tileType.rawValue)),
             JSONMember("minZoom", .number(JSONNumber(Int64(minZoom)))),
             JSONMember("maxZoom", .number(JSONNumber(Int64(maxZoom)))),
-            JSONMember("bounds", .object(["southwest": bounds.southwest.jsonValue, "northeast": bounds.northeast.jsonValue])),
+            JSONMember(
+                "bounds", .object(["southwest": bounds.southwest.jsonValue, "northeast": bounds.northeast.jsonValue])),
         ])
     }
 }

@@ -89,8 +89,11 @@ public struct Waypoint: Sendable, Equatable {
     public var accessibilityWaiver: String?
 
     /// A waypoint with these fields.
-    public init(name: String, slug: String, order: Int, coordinate: Coordinate, description: String, assets: [Asset], properties: [JSONMember] = [],
-                accessibilityWaiver: String? = nil) {
+    public init(
+        name: String, slug: String, order: Int, coordinate: Coordinate, description: String, assets: [Asset],
+        properties: [JSONMember] = [],
+        accessibilityWaiver: String? = nil
+    ) {
         self.name = name
         self.slug = slug
         self.order = order
@@ -129,8 +132,11 @@ public struct Asset: Sendable, Equatable {
     public var captions: String?
 
     /// An asset with these fields (`map` only for a PMTiles map under `map/`).
-    public init(path: String, kind: AssetKind, mediaType: String, size: Int64, sha256: String, title: String? = nil, map: MapInfo? = nil,
-                alt: String? = nil, transcript: String? = nil, captions: String? = nil) {
+    public init(
+        path: String, kind: AssetKind, mediaType: String, size: Int64, sha256: String, title: String? = nil,
+        map: MapInfo? = nil,
+        alt: String? = nil, transcript: String? = nil, captions: String? = nil
+    ) {
         self.path = path
         self.kind = kind
         self.mediaType = mediaType

@@ -13,8 +13,13 @@ public struct ManifestDecoding: Sendable {
 /// The result is best-effort: a field that cannot be read is left empty (and reported), so
 /// that the verifier can still check a package's contents against a manifest with errors.
 public enum ManifestDecoder {
-    static let topFields = ["formatVersion", "id", "version", "name", "park", "site", "mapName", "bounds", "description", "waypoints", "mapAssets"]
-    static let assetFields = ["path", "kind", "mediaType", "size", "sha256", "title", "map", "alt", "transcript", "captions"]
+    static let topFields = [
+        "formatVersion", "id", "version", "name", "park", "site", "mapName", "bounds", "description", "waypoints",
+        "mapAssets",
+    ]
+    static let assetFields = [
+        "path", "kind", "mediaType", "size", "sha256", "title", "map", "alt", "transcript", "captions",
+    ]
     static let mapFields = ["role", "tileType", "minZoom", "maxZoom", "bounds"]
 
     /// Decodes a parsed `manifest.json` into a ``Manifest`` (best effort) and a finding for every
@@ -28,26 +33,40 @@ public enum ManifestDecoder {
     /// the empty array the parser left in their place.
     static func decode(_ value: JSONValue, streamed: StreamedWaypoints?) -> ManifestDecoding {
         var r = FieldReader()
-        func refused(_ finding: Finding) -> ManifestDecoding { ManifestDecoding(manifest: nil, findings: [finding], unreadable: []) }
+        func refused(_ finding: Finding) -> ManifestDecoding {
+            ManifestDecoding(manifest: nil, findings: [finding], unreadable: [])
+        }
         guard case .object(let top) = value else {
-            return refused(Finding(.manifestNotObject, path: .root, "the manifest must be a JSON object ({ ... }), found \(value.typeDescription)"))
+            return refused(
+                Finding(
+                    .manifestNotObject, path: .root,
+                    "the manifest must be a JSON object ({ ... }), found \(value.typeDescription)"))
         }
         // The format version decides how to read everything else: check it first.
         switch top.first(where: { $0.key == "formatVersion" })?.value {
         case nil:
-            return refused(Finding(.manifestFormatVersion, path: JSONPath.root.member("formatVersion"), "formatVersion is missing; this trailpack reads format version \(Manifest.currentFormatVersion)"))
+            return refused(
+                Finding(
+                    .manifestFormatVersion, path: JSONPath.root.member("formatVersion"),
+                    "formatVersion is missing; this trailpack reads format version \(Manifest.currentFormatVersion)"))
         case .number(let n) where n.int64 == Int64(Manifest.currentFormatVersion):
             break
         case let other?:
-            return refused(Finding(.manifestFormatVersion, path: JSONPath.root.member("formatVersion"),
-                "format version \(other.displayText) is not supported; this trailpack reads format version \(Manifest.currentFormatVersion) (a newer package needs a newer trailpack)"))
+            return refused(
+                Finding(
+                    .manifestFormatVersion, path: JSONPath.root.member("formatVersion"),
+                    "format version \(other.displayText) is not supported; this trailpack reads format version \(Manifest.currentFormatVersion) (a newer package needs a newer trailpack)"
+                ))
         }
         r.rejectUnknown(top, at: .root, known: topFields)
 
         let site = r.site(top)
         // Unreadable bounds are reported; the whole world stands in so that nothing else is judged twice.
-        let bounds = r.bounds(top, required: true)
-            ?? Bounds(southwest: Coordinate(latitude: -90, longitude: -180), northeast: Coordinate(latitude: 90, longitude: 180))
+        let bounds =
+            r.bounds(top, required: true)
+            ?? Bounds(
+                southwest: Coordinate(latitude: -90, longitude: -180),
+                northeast: Coordinate(latitude: 90, longitude: 180))
 
         var waypoints: [Waypoint] = []
         if let streamed, case .array(let items)? = top.first(where: { $0.key == "waypoints" })?.value, items.isEmpty {
@@ -61,7 +80,9 @@ public enum ManifestDecoder {
         }
         var mapAssets: [Asset] = []
         for (i, item) in (r.array(top, "mapAssets", at: .root, required: false) ?? []).enumerated() {
-            if let asset = decodeAsset(item, at: JSONPath.root.member("mapAssets").element(i), reader: &r) { mapAssets.append(asset) }
+            if let asset = decodeAsset(item, at: JSONPath.root.member("mapAssets").element(i), reader: &r) {
+                mapAssets.append(asset)
+            }
         }
 
         let manifest = Manifest(
@@ -80,7 +101,10 @@ public enum ManifestDecoder {
     }
 
     static func decodeWaypoint(_ value: JSONValue, at path: JSONPath, reader r: inout FieldReader) -> Waypoint? {
-        guard let w = r.waypoint(value, at: path, form: .manifest, asset: { r, item, path in decodeAsset(item, at: path, reader: &r) }) else { return nil }
+        guard
+            let w = r.waypoint(
+                value, at: path, form: .manifest, asset: { r, item, path in decodeAsset(item, at: path, reader: &r) })
+        else { return nil }
         return Waypoint(
             name: w.name ?? "",
             slug: w.slug ?? "",
@@ -98,9 +122,14 @@ public enum ManifestDecoder {
         let kindText = r.string(members, "kind", at: path)
         var kind = AssetKind.other
         if let kindText {
-            if let k = AssetKind(rawValue: kindText) { kind = k } else {
-                r.findings.append(Finding(.assetKind, path: path.member("kind"),
-                    "asset kind '\(kindText)' is not one of \(AssetKind.allCases.map(\.rawValue).joined(separator: ", "))"))
+            if let k = AssetKind(rawValue: kindText) {
+                kind = k
+            } else {
+                r.findings.append(
+                    Finding(
+                        .assetKind, path: path.member("kind"),
+                        "asset kind '\(kindText)' is not one of \(AssetKind.allCases.map(\.rawValue).joined(separator: ", "))"
+                    ))
             }
         }
         return Asset(
@@ -128,18 +157,25 @@ public enum ManifestDecoder {
         var ok = true
         let role = roleText.flatMap { MapInfo.Role(rawValue: $0) }
         if let roleText, role == nil {
-            r.findings.append(Finding(.mapFields, path: path.member("role"), "map role '\(roleText)' is not 'base' or 'overlay'"))
+            r.findings.append(
+                Finding(.mapFields, path: path.member("role"), "map role '\(roleText)' is not 'base' or 'overlay'"))
             ok = false
         }
         let tileType = typeText.flatMap { MapInfo.TileType(rawValue: $0) }
         if let typeText, tileType == nil {
-            r.findings.append(Finding(.mapFields, path: path.member("tileType"),
-                "tile type '\(typeText)' is not one phones render: \(MapInfo.TileType.allCases.map(\.rawValue).joined(separator: ", "))"))
+            r.findings.append(
+                Finding(
+                    .mapFields, path: path.member("tileType"),
+                    "tile type '\(typeText)' is not one phones render: \(MapInfo.TileType.allCases.map(\.rawValue).joined(separator: ", "))"
+                ))
             ok = false
         }
         for (key, zoom) in [("minZoom", minZoom), ("maxZoom", maxZoom)] {
             if let zoom, !(0...Int64(MapInfo.maxZoomLevel)).contains(zoom) {
-                r.findings.append(Finding(.mapFields, path: path.member(key), "\(key) \(zoom) must be a whole number from 0 to \(MapInfo.maxZoomLevel)"))
+                r.findings.append(
+                    Finding(
+                        .mapFields, path: path.member(key),
+                        "\(key) \(zoom) must be a whole number from 0 to \(MapInfo.maxZoomLevel)"))
                 ok = false
             }
         }

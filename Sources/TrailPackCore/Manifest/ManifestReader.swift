@@ -22,18 +22,24 @@ public enum ManifestReader {
         let stops = StreamedWaypoints()
         do {
             document = try JSONParser.parse(bytes, limits: limits, streaming: "waypoints") { i, value in
-                if let w = ManifestDecoder.decodeWaypoint(value, at: JSONPath.root.member("waypoints").element(i), reader: &stops.reader) {
+                if let w = ManifestDecoder.decodeWaypoint(
+                    value, at: JSONPath.root.member("waypoints").element(i), reader: &stops.reader)
+                {
                     stops.waypoints.append(w)
                 }
             }
         } catch {
-            return ManifestReading(manifest: nil, findings: [Finding(error.code.findingCode ?? .jsonSyntax, path: .root, "not valid JSON at \(error)")])
+            return ManifestReading(
+                manifest: nil,
+                findings: [Finding(error.code.findingCode ?? .jsonSyntax, path: .root, "not valid JSON at \(error)")])
         }
         _ = consume bytes
         var findings = document.duplicateKeys.map(\.finding)
         let decoded = ManifestDecoder.decode(document.value, streamed: stops)
         findings += decoded.findings
-        if let manifest = decoded.manifest { findings += ManifestValidator.validate(manifest, unreadable: decoded.unreadable) }
+        if let manifest = decoded.manifest {
+            findings += ManifestValidator.validate(manifest, unreadable: decoded.unreadable)
+        }
         return ManifestReading(manifest: decoded.manifest, findings: findings)
     }
 }
@@ -47,7 +53,8 @@ final class StreamedWaypoints {
 extension JSONDuplicateKey {
     /// The duplicate as a `json.duplicate-key` finding.
     public var finding: Finding {
-        Finding(.jsonDuplicateKey, path: path.member(key),
+        Finding(
+            .jsonDuplicateKey, path: path.member(key),
             "the key '\(key)' appears more than once in the same object (line \(line), column \(column)); keep one")
     }
 }

@@ -28,11 +28,14 @@ public enum StrayStops {
     public static func find(_ coordinates: [Coordinate]) -> [Stray] {
         let valid = coordinates.enumerated().filter { $0.element.latitude.isFinite && $0.element.longitude.isFinite }
         guard valid.count >= 3 else { return [] }
-        let middle = Coordinate(latitude: median(valid.map(\.element.latitude)), longitude: median(valid.map(\.element.longitude)))
+        let middle = Coordinate(
+            latitude: median(valid.map(\.element.latitude)), longitude: median(valid.map(\.element.longitude)))
         let distances = valid.map { (index: $0.offset, metres: metres(from: middle, to: $0.element)) }
         let typical = median(distances.map(\.metres))
         let limit = max(minimumMetres, factor * typical)
-        return distances.filter { $0.metres > limit }.map { Stray(index: $0.index, metres: $0.metres, typicalMetres: typical) }
+        return distances.filter { $0.metres > limit }.map {
+            Stray(index: $0.index, metres: $0.metres, typicalMetres: typical)
+        }
     }
 
     /// The great-circle distance in metres (haversine, mean Earth radius).

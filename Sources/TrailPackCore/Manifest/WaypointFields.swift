@@ -9,7 +9,8 @@ package enum WaypointForm: Sendable {
     /// The fields the form allows (in the order messages list them).
     var known: [String] {
         switch self {
-        case .manifest: ["name", "slug", "order", "coordinate", "description", "properties", "assets", "accessibilityWaiver"]
+        case .manifest:
+            ["name", "slug", "order", "coordinate", "description", "properties", "assets", "accessibilityWaiver"]
         case .tourFolder: ["name", "order", "coordinate", "description", "assets", "properties", "accessibilityWaiver"]
         }
     }
@@ -39,11 +40,13 @@ extension FieldReader {
     /// Fields are read, and findings made, in one order: unknown fields, coordinate, properties,
     /// assets, order, name, slug, description, accessibility waiver.
     package mutating func waypoint<AssetItem>(
-        _ value: JSONValue, at path: JSONPath, form: WaypointForm, asset: (inout FieldReader, JSONValue, JSONPath) -> AssetItem?
+        _ value: JSONValue, at path: JSONPath, form: WaypointForm,
+        asset: (inout FieldReader, JSONValue, JSONPath) -> AssetItem?
     ) -> WaypointFields<AssetItem>? {
         guard let members = object(value, at: path) else { return nil }
         rejectUnknown(members, at: path, known: form.known)
-        let coordinate = coordinate(members.first(where: { $0.key == "coordinate" })?.value, at: path.member("coordinate"))
+        let coordinate = coordinate(
+            members.first(where: { $0.key == "coordinate" })?.value, at: path.member("coordinate"))
         var properties: [JSONMember] = []
         if let p = members.first(where: { $0.key == "properties" })?.value {
             properties = object(p, at: path.member("properties")) ?? []
@@ -57,7 +60,8 @@ extension FieldReader {
         let slug = form == .manifest ? string(members, "slug", at: path) : nil
         let description = string(members, "description", at: path)
         let waiver = string(members, "accessibilityWaiver", at: path, required: false)
-        return WaypointFields(name: name, slug: slug, order: order, coordinate: coordinate, description: description,
-                              properties: properties, assets: assets, accessibilityWaiver: waiver)
+        return WaypointFields(
+            name: name, slug: slug, order: order, coordinate: coordinate, description: description,
+            properties: properties, assets: assets, accessibilityWaiver: waiver)
     }
 }

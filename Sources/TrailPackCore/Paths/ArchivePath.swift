@@ -126,7 +126,8 @@ public enum ArchivePath {
     static func isWindowsReserved(_ component: ArraySlice<UInt8>) -> Bool {
         let stem = component.prefix(while: { $0 != 0x2E })
         guard stem.count == 3 || stem.count == 4 else { return false }
-        return windowsReserved.contains(String(decoding: stem.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
+        return windowsReserved.contains(
+            String(decoding: stem.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
     }
 
     /// The key under which two paths collide on a case-insensitive, normalization-insensitive
@@ -160,7 +161,9 @@ public enum ArchivePath {
     public static func parentFolders(_ path: String) -> [[UInt8]] {
         let bytes = Array(path.utf8)
         var out: [[UInt8]] = []
-        for (i, b) in bytes.enumerated() where b == 0x2F && i > 0 && i < bytes.count - 1 { out.append(Array(bytes[...i])) }
+        for (i, b) in bytes.enumerated() where b == 0x2F && i > 0 && i < bytes.count - 1 {
+            out.append(Array(bytes[...i]))
+        }
         return out
     }
 }

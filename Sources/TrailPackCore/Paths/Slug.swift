@@ -11,7 +11,9 @@ public enum Slug {
     public static func isValid(_ s: String, maxLength: Int = Slug.maxLength) -> Bool {
         guard (1...maxLength).contains(s.utf8.count) else { return false }
         let groups = s.split(separator: "-", omittingEmptySubsequences: false)
-        return groups.allSatisfy { g in !g.isEmpty && g.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) } }
+        return groups.allSatisfy { g in
+            !g.isEmpty && g.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
+        }
     }
 
     /// The slug of `text`: lowercase ASCII letters and digits (accents dropped: "é" → "e"), other
@@ -38,7 +40,9 @@ public enum Slug {
     /// unique among `taken` (`-2`, `-3`...).
     public static func unique(for name: String, number: Int, taken: Set<String>) -> String {
         let compatible = name.precomposedStringWithCompatibilityMapping
-        let latin = compatible.utf8.allSatisfy({ $0 < 0x80 }) ? compatible
+        let latin =
+            compatible.utf8.allSatisfy({ $0 < 0x80 })
+            ? compatible
             : compatible.applyingTransform(StringTransform("Any-Latin; Latin-ASCII"), reverse: false) ?? compatible
         var base = make(from: latin)
         if base.isEmpty { base = "stop-\(number)" }

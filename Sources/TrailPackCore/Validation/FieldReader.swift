@@ -27,13 +27,17 @@ package struct FieldReader: Sendable {
     package mutating func rejectUnknown(_ members: [JSONMember], at path: JSONPath, known: [String]) {
         for member in members where !known.contains(member.key) {
             let suggestion = Spelling.closest(to: member.key, among: known).map { "; did you mean '\($0)'?" } ?? ""
-            findings.append(Finding(.manifestUnknownField, path: path.member(member.key),
-                "'\(member.key)' is not a field here (allowed: \(known.joined(separator: ", ")))\(suggestion)"))
+            findings.append(
+                Finding(
+                    .manifestUnknownField, path: path.member(member.key),
+                    "'\(member.key)' is not a field here (allowed: \(known.joined(separator: ", ")))\(suggestion)"))
         }
     }
 
     /// The string member `key` of `members`, or a finding at `path` when it is missing (and `required`) or not a string.
-    package mutating func string(_ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true) -> String? {
+    package mutating func string(
+        _ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true
+    ) -> String? {
         // The path is made only for a finding: most fields have none.
         func p() -> JSONPath { path.member(key) }
         guard let value = members.first(where: { $0.key == key })?.value else {
@@ -60,7 +64,9 @@ package struct FieldReader: Sendable {
     }
 
     /// The whole-number member `key` of `members` (no fraction, no exponent), or a finding at `path`.
-    package mutating func integer(_ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true) -> Int64? {
+    package mutating func integer(
+        _ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true
+    ) -> Int64? {
         // The path is made only for a finding: most fields have none.
         func p() -> JSONPath { path.member(key) }
         guard let value = members.first(where: { $0.key == key })?.value else {
@@ -75,7 +81,9 @@ package struct FieldReader: Sendable {
     }
 
     /// The array member `key` of `members`, or a finding at `path`.
-    package mutating func array(_ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true) -> [JSONValue]? {
+    package mutating func array(
+        _ members: [JSONMember], _ key: String, at path: JSONPath, required: Bool = true
+    ) -> [JSONValue]? {
         // The path is made only for a finding: most fields have none.
         func p() -> JSONPath { path.member(key) }
         guard let value = members.first(where: { $0.key == key })?.value else {
@@ -102,7 +110,9 @@ package struct FieldReader: Sendable {
     /// The `site` object: `{ "id": ..., "name": ... }` (empty strings for what is missing).
     package mutating func site(_ members: [JSONMember]) -> Site {
         let path = JSONPath.root.member("site")
-        guard let site = object(members.first(where: { $0.key == "site" })?.value, at: path) else { return Site(id: "", name: "") }
+        guard let site = object(members.first(where: { $0.key == "site" })?.value, at: path) else {
+            return Site(id: "", name: "")
+        }
         rejectUnknown(site, at: path, known: ["id", "name"])
         return Site(id: string(site, "id", at: path) ?? "", name: string(site, "name", at: path) ?? "")
     }
@@ -115,7 +125,9 @@ package struct FieldReader: Sendable {
     /// The `bounds` object of the object at `path` (`.root` for the top level).
     package mutating func bounds(_ members: [JSONMember], at path: JSONPath, required: Bool = true) -> Bounds? {
         let p = path.member("bounds")
-        guard let b = object(members.first(where: { $0.key == "bounds" })?.value, at: p, required: required) else { return nil }
+        guard let b = object(members.first(where: { $0.key == "bounds" })?.value, at: p, required: required) else {
+            return nil
+        }
         rejectUnknown(b, at: p, known: ["southwest", "northeast"])
         let sw = coordinate(b.first(where: { $0.key == "southwest" })?.value, at: p.member("southwest"))
         let ne = coordinate(b.first(where: { $0.key == "northeast" })?.value, at: p.member("northeast"))
@@ -141,4 +153,3 @@ package struct FieldReader: Sendable {
         findings.append(Finding(.manifestWrongType, path: path, "expected \(expected), found \(got.typeDescription)"))
     }
 }
-

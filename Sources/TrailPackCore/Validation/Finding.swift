@@ -72,14 +72,17 @@ public struct Finding: Sendable, Equatable, Hashable, CustomStringConvertible {
         var location = ""
         if let file { location += file }
         if let path, !path.isEmpty { location += location.isEmpty ? path : ": \(path)" }
-        return TerminalText.escaped("\(severity.rawValue)[\(code.rawValue)] \(location.isEmpty ? "" : location + ": ")\(message)")
+        return TerminalText.escaped(
+            "\(severity.rawValue)[\(code.rawValue)] \(location.isEmpty ? "" : location + ": ")\(message)")
     }
 }
 
 extension Finding {
     /// The finding as reports (`--json`) and the server's error bodies give it.
     public var jsonValue: JSONValue {
-        var members: [JSONMember] = [JSONMember("code", .string(code.rawValue)), JSONMember("severity", .string(severity.rawValue))]
+        var members: [JSONMember] = [
+            JSONMember("code", .string(code.rawValue)), JSONMember("severity", .string(severity.rawValue)),
+        ]
         if let file { members.append(JSONMember("file", .string(file))) }
         if let path { members.append(JSONMember("path", .string(path))) }
         members.append(JSONMember("message", .string(message)))

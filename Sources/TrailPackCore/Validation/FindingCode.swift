@@ -143,7 +143,9 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     /// Whether the finding makes the input invalid (`error`) or is advice (`warning`).
     public var severity: Finding.Severity {
         switch self {
-        case .sourceUnusedFile, .sourceJSONForgiven, .sourcePlaceholder, .sourceAssetLarge, .sourcePackageLarge, .mapNone, .mapMinDetail, .waypointStray, .accessibilityMissing: .warning
+        case .sourceUnusedFile, .sourceJSONForgiven, .sourcePlaceholder, .sourceAssetLarge, .sourcePackageLarge,
+            .mapNone, .mapMinDetail, .waypointStray, .accessibilityMissing:
+            .warning
         default: .error
         }
     }
@@ -178,7 +180,8 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .waypointOrder: "a waypoint order is not a whole number from 1 to 1000000"
         case .waypointOrderDuplicate: "two waypoints have the same order"
         case .waypointOutsideBounds: "a waypoint lies outside the map bounds"
-        case .waypointStray: "a stop is far from all the others (over 20 km and five times the typical distance): check its coordinate for a typo (warning)"
+        case .waypointStray:
+            "a stop is far from all the others (over 20 km and five times the typical distance): check its coordinate for a typo (warning)"
         case .waypointProperty: "a waypoint property has a bad name or value"
         case .assetPath: "an asset path is unsafe or not normalized"
         case .assetPathDuplicate: "two assets have the same path (ignoring case and Unicode normalization)"
@@ -187,10 +190,13 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .assetMediaType: "an asset media type is not of the form type/subtype"
         case .assetSize: "an asset size is not a whole number of bytes from 0 to 2^53"
         case .assetSHA256: "an asset SHA-256 is not 64 hexadecimal digits"
-        case .assetAccessibilityText: "an alt text, transcript or accessibility waiver is empty, too long, or holds control characters"
-        case .assetAccessibilityKind: "alt text is given for something other than an image, a transcript for other than audio or video, or captions for other than a video"
+        case .assetAccessibilityText:
+            "an alt text, transcript or accessibility waiver is empty, too long, or holds control characters"
+        case .assetAccessibilityKind:
+            "alt text is given for something other than an image, a transcript for other than audio or video, or captions for other than a video"
         case .assetCaptions: "a video's captions do not name a WebVTT (text/vtt) asset of the same waypoint"
-        case .accessibilityMissing: "an image has no alt text, a recording no transcript or a video no captions, and the stop gives no waiver (warning; WCAG 1.1.1, 1.2.1, 1.2.2)"
+        case .accessibilityMissing:
+            "an image has no alt text, a recording no transcript or a video no captions, and the stop gives no waiver (warning; WCAG 1.1.1, 1.2.1, 1.2.2)"
         case .assetTooMany: "the package lists more assets than the limit"
         case .sourceTourMissing: "the tour folder has no tour.json"
         case .sourceWaypointFileMissing: "a waypoint folder has no waypoint.json"
@@ -208,7 +214,8 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .csvColumn: "a spreadsheet lacks a needed column (name, latitude, longitude) or names one twice"
         case .csvValue: "a spreadsheet cell holds a value that cannot be used (a coordinate, an order, an empty name)"
         case .csvMedia: "a photo, audio or video file named in a spreadsheet is missing or of the wrong kind"
-        case .sourceJSONForgiven: "tour.json or waypoint.json has a byte-order mark or a trailing comma, accepted (warning)"
+        case .sourceJSONForgiven:
+            "tour.json or waypoint.json has a byte-order mark or a trailing comma, accepted (warning)"
         case .sourcePlaceholder: "text from the template is still in the tour (warning; an error when signing)"
         case .sourceAssetContent: "an asset's content does not match its file type (checked by its first bytes)"
         case .sourceAssetLarge: "an asset is larger than the phones' budget for one file (warning)"
@@ -252,15 +259,18 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .signatureCommentMismatch: "a signature's trusted comment names another package id, version or SHA-256"
         case .signatureThreshold: "fewer distinct trusted keys signed the package than required"
         case .packageRollback: "the package is older than the version already accepted"
-        case .serverVerifierFailed: "the server's verifier crashed, hit a limit or timed out on the package; nothing was stored"
+        case .serverVerifierFailed:
+            "the server's verifier crashed, hit a limit or timed out on the package; nothing was stored"
         case .mapNone: "the tour has no PMTiles map, so the apps will need a network to show one (warning)"
         case .mapBaseMultiple: "the package has more than one base map (map/*.pmtiles outside map/overlays/)"
         case .mapFields: "a map asset's \"map\" fields are malformed, or given for a file that is not a PMTiles map"
         case .mapStored: "a PMTiles map is deflated in the package; it must be stored so phones can read tiles in place"
         case .mapMismatch: "the manifest's map fields disagree with the PMTiles file's header"
-        case .mapHeader: "the file is not a PMTiles version 3 archive, or its header is inconsistent (offsets, lengths, zooms, bounds)"
+        case .mapHeader:
+            "the file is not a PMTiles version 3 archive, or its header is inconsistent (offsets, lengths, zooms, bounds)"
         case .mapCompression: "the map uses a compression phones cannot read (only none and gzip are allowed)"
-        case .mapDirectory: "a PMTiles directory is truncated, corrupt, unsorted, too large, too deep, or its counts disagree with the header"
+        case .mapDirectory:
+            "a PMTiles directory is truncated, corrupt, unsorted, too large, too deep, or its counts disagree with the header"
         case .mapTileData: "a tile lies outside the tile data section, is empty, or partly overlaps another tile"
         case .mapMetadata: "the PMTiles metadata is corrupt, too large, or not a JSON object"
         case .mapTileType: "the tile type is not one phones render (MVT, PNG, JPEG, WebP)"

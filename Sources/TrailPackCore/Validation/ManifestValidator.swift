@@ -25,16 +25,22 @@ public enum ManifestValidator {
         let top = JSONPath.root
         checkID(m.id, &f)
         if PackageVersion(m.version) == nil {
-            f.append(Finding(.manifestVersion, path: top.member("version"),
-                "version '\(m.version)' is not 1 to 4 dot-separated whole numbers without leading zeros, such as 1, 2.1 or 2024.5.1"))
+            f.append(
+                Finding(
+                    .manifestVersion, path: top.member("version"),
+                    "version '\(m.version)' is not 1 to 4 dot-separated whole numbers without leading zeros, such as 1, 2.1 or 2024.5.1"
+                ))
         }
         checkName(m.name, top.member("name"), &f)
         checkName(m.park, top.member("park"), &f)
         checkName(m.mapName, top.member("mapName"), &f)
         checkName(m.site.name, top.member("site").member("name"), &f)
         if !Slug.isValid(m.site.id) {
-            f.append(Finding(.siteID, path: top.member("site").member("id"),
-                "site id '\(m.site.id)' must be 1 to 64 lowercase letters, digits and single hyphens, such as 'willamette-sweet-home'"))
+            f.append(
+                Finding(
+                    .siteID, path: top.member("site").member("id"),
+                    "site id '\(m.site.id)' must be 1 to 64 lowercase letters, digits and single hyphens, such as 'willamette-sweet-home'"
+                ))
         }
         checkDescription(m.description, top.member("description"), &f)
         checkBounds(m.bounds, &f)
@@ -43,11 +49,17 @@ public enum ManifestValidator {
             f.append(Finding(.waypointNone, path: top.member("waypoints"), "a tour needs at least one waypoint"))
         }
         if m.waypoints.count > maxWaypoints {
-            f.append(Finding(.waypointTooMany, path: top.member("waypoints"), "\(m.waypoints.count) waypoints is more than the limit of \(maxWaypoints)"))
+            f.append(
+                Finding(
+                    .waypointTooMany, path: top.member("waypoints"),
+                    "\(m.waypoints.count) waypoints is more than the limit of \(maxWaypoints)"))
         }
         let assetCount = m.waypoints.reduce(m.mapAssets.count) { $0 + $1.assets.count }
         if assetCount > maxAssets {
-            f.append(Finding(.assetTooMany, path: top.member("waypoints"), "\(assetCount) assets is more than the limit of \(maxAssets)"))
+            f.append(
+                Finding(
+                    .assetTooMany, path: top.member("waypoints"),
+                    "\(assetCount) assets is more than the limit of \(maxAssets)"))
         }
 
         var names: [String: Int] = [:], slugs: [String: Int] = [:], orders: [Int: Int] = [:]
@@ -57,27 +69,53 @@ public enum ManifestValidator {
             checkName(w.name, p.member("name"), &f)
             let nameKey = ArchivePath.foldingKey(w.name)
             if !w.name.isEmpty, let first = names[nameKey] {
-                f.append(Finding(.waypointNameDuplicate, path: p.member("name"),
-                    "waypoint name '\(w.name)' is already used by waypoints[\(first)] ('\(m.waypoints[first].name)'); names must differ also ignoring case"))
-            } else { names[nameKey] = i }
+                f.append(
+                    Finding(
+                        .waypointNameDuplicate, path: p.member("name"),
+                        "waypoint name '\(w.name)' is already used by waypoints[\(first)] ('\(m.waypoints[first].name)'); names must differ also ignoring case"
+                    ))
+            } else {
+                names[nameKey] = i
+            }
             let slugOK = Slug.isValid(w.slug)
             if !slugOK {
-                f.append(Finding(.waypointSlug, path: p.member("slug"),
-                    "folder name '\(w.slug)' must be 1 to 64 lowercase letters, digits and single hyphens, such as 'fish-lake'"))
+                f.append(
+                    Finding(
+                        .waypointSlug, path: p.member("slug"),
+                        "folder name '\(w.slug)' must be 1 to 64 lowercase letters, digits and single hyphens, such as 'fish-lake'"
+                    ))
             } else if let first = slugs[w.slug] {
-                f.append(Finding(.waypointSlugDuplicate, path: p.member("slug"), "folder 'waypoints/\(w.slug)/' is already used by waypoints[\(first)]"))
-            } else { slugs[w.slug] = i }
+                f.append(
+                    Finding(
+                        .waypointSlugDuplicate, path: p.member("slug"),
+                        "folder 'waypoints/\(w.slug)/' is already used by waypoints[\(first)]"))
+            } else {
+                slugs[w.slug] = i
+            }
             if unreadable.contains(p.member("order")) {
                 // reported by the decoder
             } else if !(1...1_000_000).contains(w.order) {
-                f.append(Finding(.waypointOrder, path: p.member("order"), "order \(w.order) must be a whole number from 1 to 1000000"))
+                f.append(
+                    Finding(
+                        .waypointOrder, path: p.member("order"),
+                        "order \(w.order) must be a whole number from 1 to 1000000"))
             } else if let first = orders[w.order] {
-                f.append(Finding(.waypointOrderDuplicate, path: p.member("order"),
-                    "order \(w.order) is already used by waypoints[\(first)] ('\(m.waypoints[first].name)'); give each stop its own number"))
-            } else { orders[w.order] = i }
-            if checkCoordinate(w.coordinate, p.member("coordinate"), &f), !m.bounds.contains(w.coordinate), boundsAreValid(m.bounds) {
-                f.append(Finding(.waypointOutsideBounds, path: p.member("coordinate"),
-                    "waypoint '\(w.name)' at \(w.coordinate.latitude), \(w.coordinate.longitude) lies outside the map bounds (\(m.bounds.frameDescription)); widen the bounds or fix the coordinate"))
+                f.append(
+                    Finding(
+                        .waypointOrderDuplicate, path: p.member("order"),
+                        "order \(w.order) is already used by waypoints[\(first)] ('\(m.waypoints[first].name)'); give each stop its own number"
+                    ))
+            } else {
+                orders[w.order] = i
+            }
+            if checkCoordinate(w.coordinate, p.member("coordinate"), &f), !m.bounds.contains(w.coordinate),
+                boundsAreValid(m.bounds)
+            {
+                f.append(
+                    Finding(
+                        .waypointOutsideBounds, path: p.member("coordinate"),
+                        "waypoint '\(w.name)' at \(w.coordinate.latitude), \(w.coordinate.longitude) lies outside the map bounds (\(m.bounds.frameDescription)); widen the bounds or fix the coordinate"
+                    ))
             }
             checkDescription(w.description, p.member("description"), &f)
             checkProperties(w.properties, p.member("properties"), &f)
@@ -96,10 +134,17 @@ public enum ManifestValidator {
     // MARK: rules
 
     static func checkID(_ id: String, _ f: inout [Finding]) {
-        let ok = (3...128).contains(id.utf8.count) && id.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { Slug.isValid(String($0), maxLength: 128) }
+        let ok =
+            (3...128).contains(id.utf8.count)
+            && id.split(separator: ".", omittingEmptySubsequences: false).allSatisfy {
+                Slug.isValid(String($0), maxLength: 128)
+            }
         if !ok {
-            f.append(Finding(.manifestID, path: JSONPath.root.member("id"),
-                "package id '\(id)' must be 3 to 128 characters of lowercase letters, digits, hyphens and dots, such as 'gov.usda.fs.willamette.santiam-wagon-road'; it never changes between versions"))
+            f.append(
+                Finding(
+                    .manifestID, path: JSONPath.root.member("id"),
+                    "package id '\(id)' must be 3 to 128 characters of lowercase letters, digits, hyphens and dots, such as 'gov.usda.fs.willamette.santiam-wagon-road'; it never changes between versions"
+                ))
         }
     }
 
@@ -107,9 +152,13 @@ public enum ManifestValidator {
         if s.trimmingWhitespace.isEmpty {
             f.append(Finding(.manifestText, path: path, "'\(path)' is empty; write a name"))
         } else if s.count > maxNameLength {
-            f.append(Finding(.manifestText, path: path, "'\(path)' is \(s.count) characters; the limit is \(maxNameLength)"))
+            f.append(
+                Finding(.manifestText, path: path, "'\(path)' is \(s.count) characters; the limit is \(maxNameLength)"))
         } else if s.unicodeScalars.contains(where: isControl) {
-            f.append(Finding(.manifestText, path: path, "'\(path)' contains a line break or control character; keep names on one line"))
+            f.append(
+                Finding(
+                    .manifestText, path: path,
+                    "'\(path)' contains a line break or control character; keep names on one line"))
         }
     }
 
@@ -117,9 +166,14 @@ public enum ManifestValidator {
         if s.trimmingWhitespace.isEmpty {
             f.append(Finding(.manifestText, path: path, "'\(path)' is empty; write a sentence or two for visitors"))
         } else if s.count > maxDescriptionLength {
-            f.append(Finding(.manifestText, path: path, "'\(path)' is \(s.count) characters; the limit is \(maxDescriptionLength)"))
+            f.append(
+                Finding(
+                    .manifestText, path: path,
+                    "'\(path)' is \(s.count) characters; the limit is \(maxDescriptionLength)"))
         } else if s.unicodeScalars.contains(where: { isControl($0) && $0 != "\n" && $0 != "\t" }) {
-            f.append(Finding(.manifestText, path: path, "'\(path)' contains a control character other than line break or tab"))
+            f.append(
+                Finding(
+                    .manifestText, path: path, "'\(path)' contains a control character other than line break or tab"))
         }
     }
 
@@ -131,12 +185,20 @@ public enum ManifestValidator {
         if c.latitude.isNaN || c.longitude.isNaN { return false }  // already reported as missing or mistyped
         var ok = true
         if !(-90...90).contains(c.latitude) {
-            let hint = (-180...180).contains(c.latitude) && (-90...90).contains(c.longitude) ? "; are latitude and longitude swapped?" : ""
-            f.append(Finding(.coordinateLatitude, path: path.member("latitude"), "latitude \(c.latitude) must be between -90 and 90 degrees\(hint)"))
+            let hint =
+                (-180...180).contains(c.latitude) && (-90...90).contains(c.longitude)
+                ? "; are latitude and longitude swapped?" : ""
+            f.append(
+                Finding(
+                    .coordinateLatitude, path: path.member("latitude"),
+                    "latitude \(c.latitude) must be between -90 and 90 degrees\(hint)"))
             ok = false
         }
         if !(-180...180).contains(c.longitude) {
-            f.append(Finding(.coordinateLongitude, path: path.member("longitude"), "longitude \(c.longitude) must be between -180 and 180 degrees"))
+            f.append(
+                Finding(
+                    .coordinateLongitude, path: path.member("longitude"),
+                    "longitude \(c.longitude) must be between -180 and 180 degrees"))
             ok = false
         }
         return ok
@@ -154,27 +216,48 @@ public enum ManifestValidator {
         let c = checkCoordinate(b.northeast, path.member("northeast"), &f)
         guard a, c else { return }
         if b.southwest.latitude > b.northeast.latitude {
-            f.append(Finding(.boundsInverted, path: path,
-                "the southwest corner (latitude \(b.southwest.latitude)) is north of the northeast corner (latitude \(b.northeast.latitude)); swap the two corners"))
+            f.append(
+                Finding(
+                    .boundsInverted, path: path,
+                    "the southwest corner (latitude \(b.southwest.latitude)) is north of the northeast corner (latitude \(b.northeast.latitude)); swap the two corners"
+                ))
         } else if b.southwest.latitude == b.northeast.latitude || b.southwest.longitude == b.northeast.longitude {
-            f.append(Finding(.boundsDegenerate, path: path, "the bounds have no area; the two corners must differ in both latitude and longitude"))
+            f.append(
+                Finding(
+                    .boundsDegenerate, path: path,
+                    "the bounds have no area; the two corners must differ in both latitude and longitude"))
         }
     }
 
     static func checkProperties(_ properties: [JSONMember], _ path: JSONPath, _ f: inout [Finding]) {
         if properties.count > maxProperties {
-            f.append(Finding(.waypointProperty, path: path, "\(properties.count) properties is more than the limit of \(maxProperties)"))
+            f.append(
+                Finding(
+                    .waypointProperty, path: path,
+                    "\(properties.count) properties is more than the limit of \(maxProperties)"))
         }
         for member in properties {
             let p = path.member(member.key)
-            let keyOK = (1...64).contains(member.key.utf8.count)
+            let keyOK =
+                (1...64).contains(member.key.utf8.count)
                 && member.key.utf8.first.map { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) } == true
-                && member.key.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2D }
+                && member.key.utf8.allSatisfy {
+                    ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F
+                        || $0 == 0x2D
+                }
             if !keyOK {
-                f.append(Finding(.waypointProperty, path: p, "property name '\(member.key)' must start with a letter and hold only letters, digits, '_' and '-' (at most 64)"))
+                f.append(
+                    Finding(
+                        .waypointProperty, path: p,
+                        "property name '\(member.key)' must start with a letter and hold only letters, digits, '_' and '-' (at most 64)"
+                    ))
             }
             if !isPropertyValue(member.value, allowArray: true) {
-                f.append(Finding(.waypointProperty, path: p, "property '\(member.key)' must be a string (up to 1000 characters), a number, true, false, null or a list of those (up to 100)"))
+                f.append(
+                    Finding(
+                        .waypointProperty, path: p,
+                        "property '\(member.key)' must be a string (up to 1000 characters), a number, true, false, null or a list of those (up to 100)"
+                    ))
             }
         }
     }
@@ -183,33 +266,53 @@ public enum ManifestValidator {
         switch v {
         case .null, .bool, .number: true
         case .string(let s): s.count <= 1000
-        case .array(let items): allowArray && items.count <= 100 && items.allSatisfy { isPropertyValue($0, allowArray: false) }
+        case .array(let items):
+            allowArray && items.count <= 100 && items.allSatisfy { isPropertyValue($0, allowArray: false) }
         case .object: false
         }
     }
 
-    static func checkAsset(_ a: Asset, _ path: JSONPath, folder: String?, paths: inout [String: String], _ f: inout [Finding]) {
+    static func checkAsset(
+        _ a: Asset, _ path: JSONPath, folder: String?, paths: inout [String: String], _ f: inout [Finding]
+    ) {
         let problems = ArchivePath.problems(a.path)
         if !problems.isEmpty {
-            f.append(Finding(.assetPath, path: path.member("path"), "path '\(a.path)' is unsafe: \(problems.joined(separator: "; "))"))
+            f.append(
+                Finding(
+                    .assetPath, path: path.member("path"),
+                    "path '\(a.path)' is unsafe: \(problems.joined(separator: "; "))"))
         } else if let folder, !ArchivePath.isInside(a.path, folder: folder) {
-            f.append(Finding(.assetPathFolder, path: path.member("path"), "path '\(a.path)' must be inside '\(folder)'"))
+            f.append(
+                Finding(.assetPathFolder, path: path.member("path"), "path '\(a.path)' must be inside '\(folder)'"))
         }
         if !a.path.isEmpty {
             let key = ArchivePath.foldingKey(a.path)
             if let first = paths[key] {
-                let how = Array(first.utf8) == Array(a.path.utf8) ? "is listed twice" : "collides with '\(first)' on case-insensitive phones"
+                let how =
+                    Array(first.utf8) == Array(a.path.utf8)
+                    ? "is listed twice" : "collides with '\(first)' on case-insensitive phones"
                 f.append(Finding(.assetPathDuplicate, path: path.member("path"), "path '\(a.path)' \(how)"))
-            } else { paths[key] = a.path }
+            } else {
+                paths[key] = a.path
+            }
         }
         if !isMediaType(a.mediaType) {
-            f.append(Finding(.assetMediaType, path: path.member("mediaType"), "media type '\(a.mediaType)' must look like 'type/subtype', such as 'video/mp4'"))
+            f.append(
+                Finding(
+                    .assetMediaType, path: path.member("mediaType"),
+                    "media type '\(a.mediaType)' must look like 'type/subtype', such as 'video/mp4'"))
         }
         if a.size < 0 || a.size > maxSafeInteger {
-            f.append(Finding(.assetSize, path: path.member("size"), "size \(a.size) must be a whole number of bytes from 0 to 2^53"))
+            f.append(
+                Finding(
+                    .assetSize, path: path.member("size"),
+                    "size \(a.size) must be a whole number of bytes from 0 to 2^53"))
         }
         if !isSHA256Hex(a.sha256) {
-            f.append(Finding(.assetSHA256, path: path.member("sha256"), "sha256 '\(a.sha256.prefix(70))' must be exactly 64 hexadecimal digits"))
+            f.append(
+                Finding(
+                    .assetSHA256, path: path.member("sha256"),
+                    "sha256 '\(a.sha256.prefix(70))' must be exactly 64 hexadecimal digits"))
         }
         if let title = a.title { checkName(title, path.member("title"), &f) }
     }
@@ -226,11 +329,23 @@ public enum ManifestValidator {
             guard let value else { return }
             let path = makePath()
             if value.trimmingWhitespace.isEmpty {
-                f.append(Finding(.assetAccessibilityText, path: path, "'\(path)' is empty; write the text, or leave the field out"))
+                f.append(
+                    Finding(
+                        .assetAccessibilityText, path: path,
+                        "'\(path)' is empty; write the text, or leave the field out"))
             } else if value.count > limit {
-                f.append(Finding(.assetAccessibilityText, path: path, "'\(path)' is \(value.count) characters; the limit is \(limit)"))
-            } else if value.unicodeScalars.contains(where: { isControl($0) && !(multiline && ($0 == "\n" || $0 == "\t")) }) {
-                f.append(Finding(.assetAccessibilityText, path: path, "'\(path)' contains a \(multiline ? "control character other than line break or tab" : "line break or control character")"))
+                f.append(
+                    Finding(
+                        .assetAccessibilityText, path: path,
+                        "'\(path)' is \(value.count) characters; the limit is \(limit)"))
+            } else if value.unicodeScalars.contains(where: {
+                isControl($0) && !(multiline && ($0 == "\n" || $0 == "\t"))
+            }) {
+                f.append(
+                    Finding(
+                        .assetAccessibilityText, path: path,
+                        "'\(path)' contains a \(multiline ? "control character other than line break or tab" : "line break or control character")"
+                    ))
             }
         }
         text(w.accessibilityWaiver, p.member("accessibilityWaiver"), limit: maxAltLength, multiline: true)
@@ -241,28 +356,50 @@ public enum ManifestValidator {
             text(a.alt, path.member("alt"), limit: maxAltLength, multiline: false)
             text(a.transcript, path.member("transcript"), limit: maxTranscriptLength, multiline: true)
             if a.alt != nil, a.kind != .image {
-                f.append(Finding(.assetAccessibilityKind, path: path.member("alt"), "'\(a.path)' is \(a.kind.rawValue), not an image: alt text belongs to images (a recording has a transcript, a video captions)"))
+                f.append(
+                    Finding(
+                        .assetAccessibilityKind, path: path.member("alt"),
+                        "'\(a.path)' is \(a.kind.rawValue), not an image: alt text belongs to images (a recording has a transcript, a video captions)"
+                    ))
             }
             if a.transcript != nil, a.kind != .audio, a.kind != .video {
-                f.append(Finding(.assetAccessibilityKind, path: path.member("transcript"), "'\(a.path)' is \(a.kind.rawValue): a transcript belongs to a recording or a video"))
+                f.append(
+                    Finding(
+                        .assetAccessibilityKind, path: path.member("transcript"),
+                        "'\(a.path)' is \(a.kind.rawValue): a transcript belongs to a recording or a video"))
             }
             if let captions = a.captions {
                 if a.kind != .video {
-                    f.append(Finding(.assetAccessibilityKind, path: path.member("captions"), "'\(a.path)' is \(a.kind.rawValue), not a video: captions belong to videos"))
+                    f.append(
+                        Finding(
+                            .assetAccessibilityKind, path: path.member("captions"),
+                            "'\(a.path)' is \(a.kind.rawValue), not a video: captions belong to videos"))
                 } else if !w.assets.contains(where: { $0.path == captions && $0.mediaType == "text/vtt" }) {
-                    f.append(Finding(.assetCaptions, path: path.member("captions"),
-                        "the captions '\(captions)' of '\(a.path)' are not a WebVTT (.vtt, text/vtt) file listed in this waypoint's assets; add the .vtt file to the stop and name it"))
+                    f.append(
+                        Finding(
+                            .assetCaptions, path: path.member("captions"),
+                            "the captions '\(captions)' of '\(a.path)' are not a WebVTT (.vtt, text/vtt) file listed in this waypoint's assets; add the .vtt file to the stop and name it"
+                        ))
                 }
             }
             guard !waived else { continue }
-            let missing: String? = switch a.kind {
-            case .image where a.alt == nil: "the image '\(a.path)' has no alt text (\"alt\"): describe what it shows for visitors who cannot see it"
-            case .audio where a.transcript == nil: "the recording '\(a.path)' has no transcript (\"transcript\"): write what is said or heard for visitors who cannot hear it"
-            case .video where a.captions == nil: "the video '\(a.path)' has no captions (\"captions\": a .vtt file of the stop)"
-            default: nil
-            }
+            let missing: String? =
+                switch a.kind {
+                case .image where a.alt == nil:
+                    "the image '\(a.path)' has no alt text (\"alt\"): describe what it shows for visitors who cannot see it"
+                case .audio where a.transcript == nil:
+                    "the recording '\(a.path)' has no transcript (\"transcript\"): write what is said or heard for visitors who cannot hear it"
+                case .video where a.captions == nil:
+                    "the video '\(a.path)' has no captions (\"captions\": a .vtt file of the stop)"
+                default: nil
+                }
             if let missing {
-                f.append(Finding(.accessibilityMissing, path: path, missing + "; or, if it truly cannot be given, say why in the stop's \"accessibilityWaiver\" (reviewers see it)"))
+                f.append(
+                    Finding(
+                        .accessibilityMissing, path: path,
+                        missing
+                            + "; or, if it truly cannot be given, say why in the stop's \"accessibilityWaiver\" (reviewers see it)"
+                    ))
             }
         }
     }
@@ -272,8 +409,11 @@ public enum ManifestValidator {
     static func checkMaps(_ m: Manifest, _ f: inout [Finding]) {
         for (i, w) in m.waypoints.enumerated() {
             for (j, a) in w.assets.enumerated() where a.map != nil {
-                f.append(Finding(.mapFields, path: JSONPath.root.member("waypoints").element(i).member("assets").element(j).member("map"),
-                    "only map assets (mapAssets, under map/) carry \"map\" fields; remove them from '\(a.path)'"))
+                f.append(
+                    Finding(
+                        .mapFields,
+                        path: JSONPath.root.member("waypoints").element(i).member("assets").element(j).member("map"),
+                        "only map assets (mapAssets, under map/) carry \"map\" fields; remove them from '\(a.path)'"))
             }
         }
         var bases: [String] = []
@@ -281,7 +421,10 @@ public enum ManifestValidator {
             let path = JSONPath.root.member("mapAssets").element(j)
             guard MapInfo.isPMTiles(a.path) else {
                 if a.map != nil {
-                    f.append(Finding(.mapFields, path: path.member("map"), "'\(a.path)' is not a PMTiles file; only .pmtiles maps carry \"map\" fields"))
+                    f.append(
+                        Finding(
+                            .mapFields, path: path.member("map"),
+                            "'\(a.path)' is not a PMTiles file; only .pmtiles maps carry \"map\" fields"))
                 }
                 continue
             }
@@ -289,21 +432,33 @@ public enum ManifestValidator {
             if role == .base { bases.append(a.path) }
             guard let info = a.map else { continue }
             if info.minZoom > info.maxZoom {
-                f.append(Finding(.mapFields, path: path.member("map"), "minZoom \(info.minZoom) is above maxZoom \(info.maxZoom); swap them"))
+                f.append(
+                    Finding(
+                        .mapFields, path: path.member("map"),
+                        "minZoom \(info.minZoom) is above maxZoom \(info.maxZoom); swap them"))
             }
             if info.role != role {
-                f.append(Finding(.mapFields, path: path.member("map").member("role"),
-                    "'\(a.path)' has role '\(info.role.rawValue)' but its folder makes it \(role == .base ? "the base map" : "an overlay") (overlays live under \(MapInfo.overlayFolder))"))
+                f.append(
+                    Finding(
+                        .mapFields, path: path.member("map").member("role"),
+                        "'\(a.path)' has role '\(info.role.rawValue)' but its folder makes it \(role == .base ? "the base map" : "an overlay") (overlays live under \(MapInfo.overlayFolder))"
+                    ))
             }
             var boundsFindings: [Finding] = []
             checkBounds(info.bounds, &boundsFindings)
             if !boundsFindings.isEmpty {
-                f.append(Finding(.mapFields, path: path.member("map").member("bounds"), "the map's bounds are not a valid box: \(boundsFindings[0].message)"))
+                f.append(
+                    Finding(
+                        .mapFields, path: path.member("map").member("bounds"),
+                        "the map's bounds are not a valid box: \(boundsFindings[0].message)"))
             }
         }
         if bases.count > 1 {
-            f.append(Finding(.mapBaseMultiple, path: JSONPath.root.member("mapAssets"),
-                "the package has \(bases.count) base maps (\(bases.joined(separator: ", "))); keep one and move the others under \(MapInfo.overlayFolder)"))
+            f.append(
+                Finding(
+                    .mapBaseMultiple, path: JSONPath.root.member("mapAssets"),
+                    "the package has \(bases.count) base maps (\(bases.joined(separator: ", "))); keep one and move the others under \(MapInfo.overlayFolder)"
+                ))
         }
     }
 
@@ -317,11 +472,16 @@ public enum ManifestValidator {
         }
     }
 
-    static func isAlnum(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
+    static func isAlnum(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+    }
 
     /// Exactly 64 hex digits, either case.
     public static func isSHA256Hex(_ s: String) -> Bool {
-        s.utf8.count == 64 && s.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46) }
+        s.utf8.count == 64
+            && s.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46)
+            }
     }
 }
 

@@ -21,7 +21,9 @@ public enum TemplateText {
     public static let exampleStopDescription = "Welcome! Replace this text with what visitors should know at this stop."
 
     /// Whether a stop's description is the template's.
-    public static func isStopDescription(_ text: String) -> Bool { text == stopDescription || text == exampleStopDescription }
+    public static func isStopDescription(_ text: String) -> Bool {
+        text == stopDescription || text == exampleStopDescription
+    }
 
     /// The fields of a manifest that still hold template text (`id`, `name`, …), empty when none do.
     public static func fields(in manifest: Manifest) -> [String] {

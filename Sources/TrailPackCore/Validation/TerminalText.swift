@@ -25,7 +25,10 @@ public enum TerminalText {
     /// untrusted parts were escaped already, or hold none.
     public static func escapedKeepingLines(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map { escaped(String($0)) }.joined(separator: "\t") }
+            .map {
+                $0.split(separator: "\t", omittingEmptySubsequences: false).map { escaped(String($0)) }.joined(
+                    separator: "\t")
+            }
             .joined(separator: "\n")
     }
 
