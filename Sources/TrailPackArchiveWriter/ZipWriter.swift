@@ -27,6 +27,8 @@ public struct ZipWriter: ~Copyable {
     private let sink: Sink
     private let entry: OpaquePointer
     private let modificationTime: Int64
+    /// `modificationTime` as MS-DOS date and time, stamped into every local and central header.
+    private let dosTime: UInt32
     private var finished = false
     private var entryCount = 0
     /// The buffer files are read through, allocated once: a buffer per file was a `mmap` and
@@ -50,6 +52,7 @@ public struct ZipWriter: ~Copyable {
         self.entry = entry
         self.sink = sink
         self.modificationTime = modificationTime
+        self.dosTime = Self.dosDateTime(modificationTime)
         self.readBuffer = .allocate(byteCount: Self.blockSize, alignment: 64)
     }
 
@@ -122,7 +125,7 @@ public struct ZipWriter: ~Copyable {
         archive_entry_set_mtime(entry, time_t(modificationTime), 0)
         archive_entry_set_uid(entry, 0)
         archive_entry_set_gid(entry, 0)
-        sink.pendingLocalHeaderTime = Self.dosDateTime(modificationTime)
+        sink.pendingLocalHeaderTime = dosTime
         try check(archive_write_header(archive, entry), "write the header of '\(path)'")
         entryCount += 1
         var written: Int64 = 0
@@ -183,7 +186,6 @@ public struct ZipWriter: ~Copyable {
                 do throws(FileIOError) { n = try descriptor.readFully(into: want, path: sourcePath) } catch {
                     throw ArchiveError(error)
                 }
-                if n == 0 { break }
                 try write(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
                 left -= Int64(n)
                 progress?(n)
@@ -217,7 +219,7 @@ public struct ZipWriter: ~Copyable {
         try check(archive_write_close(archive), "write the central directory")
         var directory = sink.centralDirectory ?? []
         sink.centralDirectory = nil
-        let stamped = Self.stampCentralHeaders(&directory, dosDateTime: Self.dosDateTime(modificationTime))
+        let stamped = Self.stampCentralHeaders(&directory, dosDateTime: dosTime)
         guard stamped == entryCount else {
             throw ArchiveError(
                 code: .library,

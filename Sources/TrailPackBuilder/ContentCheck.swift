@@ -49,7 +49,8 @@ enum ContentCheck {
     static func mismatch(path: String, fileName: String) -> String? {
         let ext = (fileName as NSString).pathExtension.lowercased()
         guard let expected = signatures.first(where: { $0.extensions.contains(ext) }) else { return nil }
-        let head = firstBytes(path, count: 16)
+        // None when it cannot be read: the builder reports an unreadable file where it reads it whole.
+        let head = (try? FileIO.readPrefix(path, maxBytes: 16)) ?? []
         if expected.matches(head) { return nil }
         if let actual = signatures.first(where: { $0.matches(head) }) {
             let suggested = actual.extensions[0]
@@ -61,18 +62,6 @@ enum ContentCheck {
             + "the file may be damaged or only partly copied: copy or export it again"
     }
 
-    /// Up to `count` bytes from the start of the file; none when it cannot be read (the builder
-    /// reports an unreadable file where it reads it whole).
-    private static func firstBytes(_ path: String, count: Int) -> [UInt8] {
-        guard let file = try? FileIO.openRegularFile(path) else { return [] }
-        defer { try? file.descriptor.close() }
-        var buffer = [UInt8](repeating: 0, count: count)
-        let n =
-            (try? FileIO.typed {
-                try buffer.withUnsafeMutableBytes { try file.descriptor.readFully(into: $0, path: path) }
-            }) ?? 0
-        return Array(buffer[0..<n])
-    }
 }
 
 /// What an editor says of a file a ranger uploads to a stop, decided from its content (its first

@@ -126,7 +126,7 @@ public enum TourBuilder {
             site: source.tour.site, mapName: source.tour.mapName, bounds: bounds, description: source.tour.description,
             waypoints: waypoints,
             mapAssets: source.mapFiles.map(asset).sorted {
-                Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8))
+                $0.path.utf8.lexicographicallyPrecedes($1.path.utf8)
             })
         // Fields the folder's own files failed to give are reported there already.
         let manifestFindings = ManifestValidator.validate(manifest).map { translate($0, source: source) }
@@ -138,7 +138,7 @@ public enum TourBuilder {
             sourceFindings + mapFindings + manifestFindings + strayFindings(source)
             + TourInit.placeholderFindings(source)
             + budget.findings(files)
-        let ordered = files.sorted { Array($0.archivePath.utf8).lexicographicallyPrecedes(Array($1.archivePath.utf8)) }
+        let ordered = files.sorted { $0.archivePath.utf8.lexicographicallyPrecedes($1.archivePath.utf8) }
         // Without hashes the plan only served its findings (an editor's check on every save): never written.
         guard hashAssets, !findings.hasErrors else { return .findingsOnly(findings) }
         // Written once, here, so that a manifest no reader would accept is never packaged.
@@ -207,46 +207,91 @@ public enum TourBuilder {
         return f.inFile(TourSource.tourFileName)
     }
 
+    /// Writes the manifest and every file of `plan` into `file` as a ZIP; each file must still be
+    /// what the folder held when it was read (and hashed).
+    private static func writeEntries(
+        _ plan: Plan, to file: AtomicFile, timestamp: Int64, progress: BuildProgress?
+    ) throws -> ZipWriter.Summary {
+        var writer = try ZipWriter(
+            fileDescriptor: file.descriptor, path: file.temporaryPath, modificationTime: timestamp)
+        try writer.addEntry(path: Manifest.entryName, bytes: plan.manifestBytes, compress: true)
+        for source in plan.files {
+            // Maps are always stored: phones read their tiles in place (docs/FORMAT.md, "Maps").
+            let compress = source.type.compress && !MapInfo.isPMTiles(source.archivePath)
+            let after = try writer.addEntry(
+                path: source.archivePath, contentsOf: source.sourcePath, size: source.size, compress: compress
+            ) { n in
+                progress?.advance(bytes: n)
+            }
+            // Unchanged since the folder was read, so since it was hashed: the manifest's hash is of these bytes.
+            // (Its size was checked by the writer, which stops with ArchiveError.sourceChanged.)
+            if Int64(source.modified.tv_sec) != after.modifiedSeconds
+                || Int64(source.modified.tv_nsec) != after.modifiedNanoseconds
+            {
+                throw BuildError(
+                    code: .sourceChanged,
+                    message:
+                        "'\(source.relativePath)' changed while it was being packaged; build again once nothing is writing to the tour folder"
+                )
+            }
+            progress?.advance(files: 1)
+        }
+        return try writer.finish()
+    }
+
     /// SHA-256 of every file, spread over the machine's cores; in the files' order.
     static func hashAll(_ files: [TourSource.SourceFile], progress: BuildProgress?) throws -> [SHA256Digest?] {
-        let results = Mutex<[SHA256Digest?]>(Array(repeating: nil, count: files.count))
-        let failure = Mutex<BuildError?>(nil)
+        // The workers' shared state, behind one lock: the next file to take, the digests by
+        // position, and the first failure (which stops the others).
+        struct Shared {
+            var next = 0
+            var digests: [SHA256Digest?]
+            var failure: BuildError?
+        }
+        let shared = Mutex(Shared(digests: Array(repeating: nil, count: files.count)))
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count))
-        let next = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             // One buffer per worker, not per file (see FileHashing.sha256(path:buffer:)).
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileHashing.chunkSize, alignment: 64)
             defer { buffer.deallocate() }
             while true {
-                let i: Int = next.withLock { n in
-                    defer { n += 1 }; return n
+                let taken: Int? = shared.withLock { state in
+                    guard state.next < files.count, state.failure == nil else { return nil }
+                    defer { state.next += 1 }
+                    return state.next
                 }
-                guard i < files.count, failure.withLock({ $0 }) == nil else { return }
+                guard let i = taken else { return }
                 let f = files[i]
+                let outcome: Result<SHA256Digest, BuildError>
                 do throws(FileIOError) {
                     let r = try FileHashing.sha256(path: f.sourcePath, buffer: buffer) { n in
                         progress?.advance(bytes: n)
                     }
                     progress?.advance(files: 1)
-                    if r.size != f.size {
-                        failure.withLock {
-                            $0 =
-                                $0
-                                ?? BuildError(
-                                    code: .sourceChanged,
-                                    message:
-                                        "'\(f.relativePath)' changed size while it was being read; build again once nothing is writing to the tour folder"
-                                )
-                        }
-                    }
-                    results.withLock { $0[i] = r.digest }
+                    outcome =
+                        r.size == f.size
+                        ? .success(r.digest)
+                        : .failure(
+                            BuildError(
+                                code: .sourceChanged,
+                                message:
+                                    "'\(f.relativePath)' changed size while it was being read; build again once nothing is writing to the tour folder"
+                            ))
                 } catch {
-                    failure.withLock { $0 = $0 ?? BuildError(error) }
+                    outcome = .failure(BuildError(error))
+                }
+                shared.withLock { state in
+                    switch outcome {
+                    case .success(let digest): state.digests[i] = digest
+                    case .failure(let error): state.failure = state.failure ?? error
+                    }
                 }
             }
         }
-        if let error = failure.withLock({ $0 }) { throw error }
-        return results.withLock { $0 }
+        return try shared.withLock { state throws(BuildError) in
+            if let failure = state.failure { throw failure }
+            return state.digests
+        }
     }
 
     /// What a finished build produced.
@@ -303,36 +348,13 @@ public enum TourBuilder {
         } catch { throw BuildError(error) }
 
         progress?.start(phase: "writing", files: plan.files.count, bytes: plan.totalBytes)
-        // The writer's failures (input/output, a file that changed) as the builder's errors.
         let summary: ZipWriter.Summary
         do {
-            summary = try { () throws -> ZipWriter.Summary in
-                var writer = try ZipWriter(
-                    fileDescriptor: temp.descriptor, path: temp.temporaryPath, modificationTime: timestamp)
-                try writer.addEntry(path: Manifest.entryName, bytes: plan.manifestBytes, compress: true)
-                for file in plan.files {
-                    // Maps are always stored: phones read their tiles in place (docs/FORMAT.md, "Maps").
-                    let compress = file.type.compress && !MapInfo.isPMTiles(file.archivePath)
-                    let after = try writer.addEntry(
-                        path: file.archivePath, contentsOf: file.sourcePath, size: file.size, compress: compress
-                    ) { n in
-                        progress?.advance(bytes: n)
-                    }
-                    // Unchanged since the folder was read, so since it was hashed: the manifest's hash is of these bytes.
-                    if Int64(file.modified.tv_sec) != after.modifiedSeconds
-                        || Int64(file.modified.tv_nsec) != after.modifiedNanoseconds || after.size != file.size
-                    {
-                        throw BuildError(
-                            code: .sourceChanged,
-                            message:
-                                "'\(file.relativePath)' changed while it was being packaged; build again once nothing is writing to the tour folder"
-                        )
-                    }
-                    progress?.advance(files: 1)
-                }
-                return try writer.finish()
-            }()
-        } catch let error as ArchiveError { throw BuildError(error) }
+            summary = try writeEntries(plan, to: temp, timestamp: timestamp, progress: progress)
+        } catch let error as ArchiveError {
+            // The writer's failures (input/output, a file that grew or shrank) as the builder's errors.
+            throw BuildError(error)
+        }
         progress?.finish()
 
         let flushStart = DispatchTime.now()

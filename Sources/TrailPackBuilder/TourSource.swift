@@ -92,10 +92,11 @@ extension TourSource {
     /// Reads the tour folder at `root`: the source (nil when it cannot be read far enough to be
     /// useful) and every finding, errors and warnings together.
     public static func load(_ root: String) throws -> LoadOutcome {
-        if FileSystem.statInfo(root).kind == .missing {
+        let kind = FileSystem.statInfo(root).kind
+        if kind == .missing {
             throw BuildError.io("'\(root)' does not exist; give the tour folder (the one that holds tour.json)")
         }
-        guard FileSystem.statInfo(root).kind == .directory else {
+        guard kind == .directory else {
             throw BuildError.usage("'\(root)' is not a folder; give the tour folder (the one that holds tour.json)")
         }
         guard let realRoot = FileSystem.realPath(root) else { throw BuildError.io("cannot resolve '\(root)'") }

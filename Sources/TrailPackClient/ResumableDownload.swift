@@ -156,13 +156,11 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         onHeaders: @escaping @Sendable (_ etag: String?, _ reprDigest: String?) -> Void
     ) throws(ClientError) {
         do {
-            file = try FileDescriptor.open(
-                FilePath(path), .writeOnly, options: [.create, .closeOnExec, .noFollow],
-                permissions: [.ownerReadWrite, .groupRead, .otherRead])
-        } catch {
-            throw ClientError(
-                FileIOError.system("open", error as? Errno ?? .ioError, "cannot write '\(path)'", path: path))
-        }
+            file = try FileIO.open(
+                path, .writeOnly, options: [.create, .noFollow],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead],
+                failure: "cannot write '\(path)'")
+        } catch { throw ClientError(error) }
         self.path = path
         self.position = offset
         self.entry = entry
@@ -204,11 +202,8 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         case 200:
             // The whole file: what was there before is not part of it.
             lock.withLock { position = 0 }
-            do { try file.resize(to: 0) } catch {
-                fail(
-                    ClientError(
-                        FileIOError.system(
-                            "ftruncate", error as? Errno ?? .ioError, "cannot write the download", path: path)))
+            do throws(FileIOError) { try file.resize(to: 0, path: path) } catch {
+                fail(ClientError(error))
                 completionHandler(.cancel)
                 return
             }
@@ -275,7 +270,7 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             fail(ClientError(.network, "the connection broke: \(error.localizedDescription)", cause: error))
         } else if status == 416 {
             // The partial file is longer than the server's: start again.
-            _ = try? file.resize(to: 0)
+            try? file.resize(to: 0, path: path)
             fail(ClientError(.network, "the server could not resume; starting again"))
         } else if !(200..<300).contains(status) {
             do {

@@ -41,15 +41,9 @@ public final class AtomicFile {
         let name = FileIO.fileName(of: destination)
         Self.removeStale(folder: folder, name: name)
         let temporaryPath = "\(folder)/.\(name).\(getpid()).trailpack-tmp"
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(
-                FilePath(temporaryPath), .writeOnly, options: [.create, .truncate, .closeOnExec],
-                permissions: permissions)
-        } catch {
-            throw FileIOError.system(
-                "open", FileIO.thrown(error), "cannot create '\(temporaryPath)'", path: temporaryPath)
-        }
+        let fd = try FileIO.open(
+            temporaryPath, .writeOnly, options: [.create, .truncate], permissions: permissions,
+            failure: "cannot create '\(temporaryPath)'")
         InterruptCleanup.register(temporaryPath)
         guard fchmod(fd.rawValue, permissions.rawValue) == 0 else {
             let e = Errno.last

@@ -100,6 +100,13 @@ extension FileDescriptor {
         #endif
     }
 
+    /// Cuts (or extends) the file to `size` bytes. The corresponding C function is `ftruncate`.
+    public func resize(to size: Int64, path: String) throws(FileIOError) {
+        do { try resize(to: size) } catch {
+            throw FileIOError.system("ftruncate", FileIO.thrown(error), "cannot resize '\(path)'", path: path)
+        }
+    }
+
     /// What `fstat` says of the open file. The corresponding C function is `fstat`.
     public func status(path: String) throws(FileIOError) -> FileStatus {
         guard let status = fileStatus(rawValue) else {

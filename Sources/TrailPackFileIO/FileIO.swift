@@ -14,29 +14,32 @@ import Darwin
 ///
 /// Nothing else in trailpack calls `read`, `write`, `pread`, `pwrite`, `fsync` or `rename` itself.
 public enum FileIO {
-    /// Opens `path` for reading, refusing anything but a regular file (a folder, a FIFO with no
-    /// writer, a device) before it could block. The corresponding C functions are `open`, `fstat`
-    /// and `fcntl`.
-    public static func openRegularFile(_ path: String) throws(FileIOError) -> RegularFile {
-        // O_NONBLOCK: opening a FIFO with no writer would otherwise wait for ever.
-        let fd: FileDescriptor
+    /// Opens `path` (close-on-exec always). `failure` is what the error says could not be done;
+    /// by default `cannot open '<path>'`. The corresponding C function is `open`.
+    public static func open(
+        _ path: String, _ mode: FileDescriptor.AccessMode, options: FileDescriptor.OpenOptions = [],
+        permissions: FilePermissions? = nil, failure: String? = nil
+    ) throws(FileIOError) -> FileDescriptor {
         do {
-            fd = try FileDescriptor.open(
-                FilePath(path), .readOnly,
-                options: [.closeOnExec, .nonBlocking, FileDescriptor.OpenOptions(rawValue: O_NOCTTY)])
+            return try FileDescriptor.open(
+                FilePath(path), mode, options: options.union(.closeOnExec), permissions: permissions)
         } catch {
-            throw FileIOError.system("open", thrown(error), "cannot open '\(path)'", path: path)
+            throw FileIOError.system("open", thrown(error), failure ?? "cannot open '\(path)'", path: path)
         }
+    }
+
+    /// Opens `path` for reading, refusing anything but a regular file (a folder, a FIFO with no
+    /// writer, a device) before it could block. The corresponding C functions are `open` and `fstat`.
+    public static func openRegularFile(_ path: String) throws(FileIOError) -> RegularFile {
+        // O_NONBLOCK: opening a FIFO with no writer would otherwise wait for ever. It stays set: on
+        // a regular file it changes nothing (open(2): "this flag has no effect for regular files").
+        let fd = try open(path, .readOnly, options: [.nonBlocking, FileDescriptor.OpenOptions(rawValue: O_NOCTTY)])
         do throws(FileIOError) {
             let status = try fd.status(path: path)
             guard status.isRegularFile else {
                 throw FileIOError(
                     code: .notRegularFile,
                     message: "cannot read '\(path)': it is not a regular file (a folder, pipe or device)", path: path)
-            }
-            let flags = fcntl(fd.rawValue, F_GETFL)
-            guard flags >= 0, fcntl(fd.rawValue, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
-                throw FileIOError.system("fcntl", Errno.last, "cannot read '\(path)'", path: path)
             }
             return RegularFile(descriptor: fd, status: status)
         } catch {
@@ -96,12 +99,7 @@ public enum FileIO {
     /// Flushes a folder's entries (a file created or renamed in it) to disk. The corresponding C
     /// functions are `open` and `fsync`.
     public static func syncFolder(_ path: String) throws(FileIOError) {
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec, .directory])
-        } catch {
-            throw FileIOError.system("open", thrown(error), "cannot flush the folder '\(path)' to disk", path: path)
-        }
+        let fd = try open(path, .readOnly, options: .directory, failure: "cannot flush the folder '\(path)' to disk")
         defer { try? fd.close() }
         try fd.sync(path: path)
     }

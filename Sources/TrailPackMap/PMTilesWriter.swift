@@ -34,13 +34,10 @@ public final class PMTilesWriter {
         let folder = url.deletingLastPathComponent().path
         self.dataPath = folder + "/." + url.lastPathComponent + ".tiles-\(getpid()).trailpack-tmp"
         do {
-            self.data = try FileDescriptor.open(
-                FilePath(dataPath), .readWrite, options: [.create, .exclusiveCreate, .closeOnExec],
-                permissions: .ownerReadWrite)
-        } catch {
-            throw MapError(
-                FileIOError.system("open", error as? Errno ?? .ioError, "cannot write in '\(folder)'", path: dataPath))
-        }
+            self.data = try FileIO.open(
+                dataPath, .readWrite, options: [.create, .exclusiveCreate], permissions: .ownerReadWrite,
+                failure: "cannot write in '\(folder)'")
+        } catch { throw MapError(error) }
     }
 
     deinit {

@@ -91,20 +91,24 @@ struct PanelFinding: Sendable {
         return nil
     }
 
+    /// A stop's field named by its JSON path in a message: `'waypoints[3].description' is`.
+    private static let fieldPath = try? NSRegularExpression(
+        pattern: #"'waypoints\[\d+\]\.([a-zA-Z]+)(?:\.([a-zA-Z]+))?(?:\[\d+\])?(?:\.([a-zA-Z]+))?' (is|are|must|has)"#)
+    /// The builder's advice to cut a map on the tour folder.
+    private static let extractCommand = try? NSRegularExpression(
+        pattern: #"cut one with 'trailpack map extract --tour [^']*'"#)
+
     /// The builder speaks of files (it is a command-line tool); the panel of pages and fields.
     static func rangerWords(_ message: String) -> String {
         var text = message
         // "'waypoints[3].description' is empty" → "the description is empty" (the page already names the stop).
-        if let regex = try? NSRegularExpression(
-            pattern:
-                #"'waypoints\[\d+\]\.([a-zA-Z]+)(?:\.([a-zA-Z]+))?(?:\[\d+\])?(?:\.([a-zA-Z]+))?' (is|are|must|has)"#)
-        {
+        if let regex = fieldPath {
             text = regex.stringByReplacingMatches(
                 in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "the $1 $2 $3 $4")
             while text.contains("  ") { text = text.replacingOccurrences(of: "  ", with: " ") }
         }
         // The builder names the command to run on the tour folder; the panel's folder is on the server, not the ranger's.
-        if let regex = try? NSRegularExpression(pattern: #"cut one with 'trailpack map extract --tour [^']*'"#) {
+        if let regex = extractCommand {
             text = regex.stringByReplacingMatches(
                 in: text, range: NSRange(text.startIndex..., in: text),
                 withTemplate: "the server's operator can cut one from a regional map with 'trailpack map extract'")

@@ -14,13 +14,11 @@ public final class UploadSink {
         self.path = path
         self.limit = limit
         do {
-            descriptor = try FileDescriptor.open(
-                FilePath(path), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
-                permissions: [.ownerReadWrite, .groupRead, .otherRead])
-        } catch {
-            throw ServerError(
-                FileIOError.system("open", error as? Errno ?? .ioError, "cannot create an upload file", path: path))
-        }
+            descriptor = try FileIO.open(
+                path, .writeOnly, options: [.create, .exclusiveCreate],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead],
+                failure: "cannot create an upload file")
+        } catch { throw ServerError(error) }
     }
 
     deinit { try? descriptor.close() }

@@ -131,14 +131,10 @@ public enum PackageExtractor {
             }
         }
         let file = dir + "/" + components.last!
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(
-                FilePath(file), .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                permissions: [.ownerReadWrite, .groupRead, .otherRead])
-        } catch {
-            throw PackageError(
-                FileIOError.system("open", error as? Errno ?? .ioError, "cannot create '\(file)'", path: file))
+        let fd = try io { () throws(FileIOError) in
+            try FileIO.open(
+                file, .writeOnly, options: [.create, .exclusiveCreate, .noFollow],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead], failure: "cannot create '\(file)'")
         }
         defer { try? fd.close() }
         try body(fd, file)
@@ -159,8 +155,8 @@ public enum PackageExtractor {
     }
 
     /// `body`, its file-layer failure as a ``PackageError``.
-    private static func io(_ body: () throws(FileIOError) -> Void) throws(PackageError) {
-        do { try body() } catch { throw PackageError(error) }
+    private static func io<Value>(_ body: () throws(FileIOError) -> Value) throws(PackageError) -> Value {
+        do { return try body() } catch { throw PackageError(error) }
     }
 
     private static func systemFailure(_ call: String, _ message: String, _ path: String) -> PackageError {

@@ -375,7 +375,6 @@ struct WholeFileHash: Sendable {
         var crc = CRC32()
         var crcs: [UInt32?] = []
         var job = 0
-        var seen: Int64 = 0
         do throws(ArchiveError) {
             while offset < source.size {
                 let n = try source.read(at: offset, into: buffer)
@@ -389,12 +388,12 @@ struct WholeFileHash: Sendable {
                     let from = max(j.start, offset), to = min(j.end, chunkEnd)
                     if from < to {
                         crc.update(UnsafeRawBufferPointer(rebasing: buffer[Int(from - offset)..<Int(to - offset)]))
-                        seen += to - from
                     }
+                    // The chunks are contiguous from byte 0 and the jobs sorted and apart, so a job
+                    // that ends in this chunk was read whole; one the file ended before gets nil below.
                     guard j.end <= chunkEnd else { break }
-                    crcs.append(seen == j.end - j.start ? crc.value : nil)
+                    crcs.append(crc.value)
                     crc = CRC32()
-                    seen = 0
                     job += 1
                 }
                 offset = chunkEnd

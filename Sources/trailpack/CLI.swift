@@ -51,13 +51,6 @@ enum CLI {
 
     static func printJSON(_ value: JSONValue) { outRaw(JSONWriter.string(value)) }
 
-    /// Reads a small file as bytes: all of it, or `limit` bytes and one more when it is larger (for
-    /// the caller's own "too large" finding). Anything but a regular file (a FIFO with no writer,
-    /// a device) is refused before it could block (``FileIO/readPrefix(_:maxBytes:)``).
-    static func readSmallFile(_ path: String, limit: Int) throws(FileIOError) -> [UInt8] {
-        try FileIO.readPrefix(path, maxBytes: limit + 1)
-    }
-
     /// The trusted keys for --trusted-key: a key file that is not there is an I/O problem
     /// (exit 3), one that is not a public key a usage error (exit 2).
     static func loadTrustedKeys(_ paths: [String]) throws -> [Minisign.PublicKey] {

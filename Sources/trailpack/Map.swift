@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import TrailPackBuilder
 import TrailPackCore
+import TrailPackFileIO
 import TrailPackMap
 
 /// `trailpack map`: the offline map of a tour (PMTiles), cut from the tile sets a GIS office has.
@@ -453,7 +454,7 @@ enum MapTools {
         guard CLI.isDirectory(outFolder) else {
             throw CLIError.usage("cannot write '\(output)': the folder '\(outFolder)' does not exist")
         }
-        let head = try CLI.readSmallFile(source, limit: 16).prefix(16)
+        let head = try FileIO.readPrefix(source, maxBytes: 16)
         do {
             if head.starts(with: Array("SQLite format 3".utf8)) {
                 return try MBTiles(path: source).write(to: output, frame: frame, zooms: zooms)

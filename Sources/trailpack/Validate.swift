@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TrailPackBuilder
 import TrailPackCore
+import TrailPackFileIO
 import TrailPackMap
 
 struct Validate: ParsableCommand {
@@ -45,7 +46,8 @@ struct Validate: ParsableCommand {
         } else {
             guard FileManager.default.fileExists(atPath: path) else { throw CLIError.io("'\(path)' does not exist") }
             let limit = JSONLimits.manifest.maxBytes
-            let bytes = try CLI.readSmallFile(path, limit: limit)
+            // One byte past the limit: the reader then reports json.too-large as a finding.
+            let bytes = try FileIO.readPrefix(path, maxBytes: limit + 1)
             if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
                 throw CLIError.usage("'\(path)' is a ZIP package; check it with 'trailpack verify \(path)'")
             }

@@ -24,10 +24,18 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     public static let root = JSONPath()
 
     /// The path of member `key` of the object here: `waypoints[3].name`.
-    public func member(_ key: String) -> JSONPath { JSONPath(components + [.key(key)]) }
+    public func member(_ key: String) -> JSONPath {
+        var next = components
+        next.append(.key(key))
+        return JSONPath(next)
+    }
 
     /// The path of element `index` of the array here: `waypoints[0]`.
-    public func element(_ index: Int) -> JSONPath { JSONPath(components + [.index(index)]) }
+    public func element(_ index: Int) -> JSONPath {
+        var next = components
+        next.append(.index(index))
+        return JSONPath(next)
+    }
 
     /// The path as findings print it: `waypoints[3].name`, `[0]`, or `base["odd key"]` for a key
     /// that is not a plain identifier; the document itself is `""`.

@@ -152,9 +152,16 @@ public enum ArchivePath {
 
     /// Whether `path` lies under `folder` (given with a trailing `/`), component by component.
     public static func isInside(_ path: String, folder: String) -> Bool {
-        let f = folder.hasSuffix("/") ? Array(folder.utf8) : Array(folder.utf8) + [0x2F]
-        let p = Array(path.utf8)
-        return p.count > f.count && p.starts(with: f)
+        // By UTF-8 bytes, without copying either string: `path` starts with `folder`, then a `/`
+        // unless `folder` ends in one, then at least one more byte.
+        let (p, f) = (path.utf8, folder.utf8)
+        guard p.starts(with: f) else { return false }
+        var rest = p.dropFirst(f.count)
+        if f.last != 0x2F {
+            guard rest.first == 0x2F else { return false }
+            rest = rest.dropFirst()
+        }
+        return !rest.isEmpty
     }
 
     /// Every folder that holds `path`, each with a trailing `/`: `a/b/c.txt` → `a/`, `a/b/`.
