@@ -39,11 +39,12 @@ extension Catalog {
                         "SELECT \(Self.summaryColumns), uploadedBy FROM packageVersion WHERE sha256 = ? AND status IN ('draft', 'pending', 'ready')",
                     arguments: [sha256])
             } else {
+                let stored = try version.map { try Self.storedVersion(db, package: id ?? "", $0) }
                 rows = try Row.fetchAll(
                     db,
                     sql:
                         "SELECT \(Self.summaryColumns), uploadedBy FROM packageVersion WHERE packageID = ? AND version = ? AND status IN ('draft', 'pending', 'ready')",
-                    arguments: [id, version])
+                    arguments: [id, stored])
             }
             return try rows.map { (try Self.summary($0), $0["uploadedBy"]) }
         }
@@ -102,12 +103,20 @@ extension Catalog {
         }
     }
 
-    /// Adds a site with its public name (an admin's name is never replaced by a release's).
-    public func addSite(id: String, name: String) throws {
+    /// Adds a site with its public name (an admin's name is never replaced by a release's), or with
+    /// no name yet (`nil`: its first released tour names it).
+    public func addSite(id: String, name: String?) throws {
         try pool.write { db in
-            if let current = try String.fetchOne(db, sql: "SELECT name FROM site WHERE id = ?", arguments: [id]),
-                !current.isEmpty
-            {
+            let current = try String.fetchOne(db, sql: "SELECT name FROM site WHERE id = ?", arguments: [id])
+            guard let name else {
+                guard current == nil else { throw CatalogError.siteExists(id) }
+                try db.execute(sql: "INSERT INTO site (id, name, adminNamed) VALUES (?, '', 0)", arguments: [id])
+                try Self.audit(
+                    db, actor: "admin-cli", action: .siteAdd, id: nil, version: nil, sha256: nil,
+                    detail: "\(id) (named by its first release)")
+                return
+            }
+            if let current, !current.isEmpty {
                 throw CatalogError.siteExists(id)
             }
             try db.execute(
@@ -129,10 +138,25 @@ extension Catalog {
         }
     }
 
-    /// Lets a publisher upload packages of a site (the site need not exist yet).
+    /// Lets a publisher upload packages of a site, which must exist (`addSite`, or an upload made
+    /// it): a mistyped site id is refused, never granted.
     public func grant(user: String, site: String) throws {
         try pool.write { db in
             try requireUser(db, user)
+            guard
+                try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM site WHERE id = ?)", arguments: [site]) == true
+            else {
+                let known = try String.fetchAll(db, sql: "SELECT id FROM site ORDER BY id LIMIT 6")
+                let list =
+                    known.isEmpty
+                    ? "there are no sites yet"
+                    : "the sites are \(known.prefix(5).joined(separator: ", "))\(known.count > 5 ? ", …" : "")"
+                throw CatalogError(
+                    code: .noSuchSite,
+                    message:
+                        "there is no site '\(site)' (\(list)); check the spelling, or add it first with 'trailpack admin site add \(site)'",
+                    name: site)
+            }
             try db.execute(
                 sql: "INSERT OR IGNORE INTO siteGrant (userName, siteID, at) VALUES (?, ?, ?)",
                 arguments: [user, site, Self.now()])

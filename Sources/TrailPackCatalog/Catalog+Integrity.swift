@@ -14,7 +14,8 @@ extension Catalog {
                 sql: "SELECT packageID, version, status FROM packageVersion WHERE sha256 = ? AND status != 'damaged'",
                 arguments: [sha256])
             try db.execute(
-                sql: "UPDATE packageVersion SET status = 'damaged' WHERE sha256 = ? AND status != 'damaged'",
+                sql:
+                    "UPDATE packageVersion SET statusBeforeDamage = status, status = 'damaged' WHERE sha256 = ? AND status != 'damaged'",
                 arguments: [sha256])
             var changed: [String] = []
             for row in rows {
@@ -29,6 +30,47 @@ extension Catalog {
                     db, actor: actor, action: .damaged, id: nil, version: nil, sha256: sha256, detail: reason)
             }
             return changed
+        }
+    }
+
+    /// Brings back every version stored as `sha256` that was taken out of service as damaged, once
+    /// its intact bytes are in place again: each returns to the state it had (a version damaged
+    /// before that state was recorded returns as a draft, to be reviewed again), each change audited.
+    /// Returns the versions changed as `id version`.
+    @discardableResult
+    public func restoreDamaged(sha256: String, actor: String, detail: String) throws -> [String] {
+        try pool.write { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT packageID, version, COALESCE(statusBeforeDamage, 'draft') AS before FROM packageVersion WHERE sha256 = ? AND status = 'damaged'",
+                arguments: [sha256])
+            var changed: [String] = []
+            for row in rows {
+                let id: String = row["packageID"], version: String = row["version"]
+                let before: PublishStatus = (try? row.decode(forColumn: "before")) ?? .draft
+                try db.execute(
+                    sql:
+                        "UPDATE packageVersion SET status = ?, statusBeforeDamage = NULL WHERE packageID = ? AND version = ?",
+                    arguments: [before, id, version])
+                try Self.audit(
+                    db, actor: actor, action: .restored, id: id, version: version, sha256: sha256,
+                    detail: "damaged → \(before); \(detail)")
+                changed.append("\(id) \(version)")
+            }
+            return changed
+        }
+    }
+
+    /// The versions stored as `sha256` that are out of service as damaged, as `id version`.
+    public func damagedVersions(sha256: String) throws -> [String] {
+        try pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT packageID, version FROM packageVersion WHERE sha256 = ? AND status = 'damaged' ORDER BY packageID, versionKey",
+                arguments: [sha256]
+            ).map { "\($0["packageID"] as String) \($0["version"] as String)" }
         }
     }
 

@@ -61,9 +61,10 @@ extension Catalog {
     }
 
     /// One version of a package in any state, with its approvals.
-    public func record(package id: String, version: String) throws -> VersionRecord? {
+    public func record(package id: String, version given: String) throws -> VersionRecord? {
         try pool.read { db in
-            try Row.fetchOne(
+            let version = try Self.storedVersion(db, package: id, given)
+            return try Row.fetchOne(
                 db,
                 sql: """
                     SELECT \(Self.summaryColumns), uploadedBy, createdAt, scanStatus, scanDetail FROM packageVersion

@@ -47,6 +47,8 @@ extension Catalog {
             tokenRevoke = "token-revoke", userPassword = "user-password"
         case siteAdd = "site-add", siteRename = "site-rename", grant, grantRevoke = "grant-revoke", gcQuarantine =
             "gc-quarantine"
+        /// A damaged version's intact bytes were brought back: it is in service again.
+        case restored
 
         /// The action a transition records, or its refusal.
         public static func transition(_ t: Transition, refused: Bool = false) -> AuditAction {

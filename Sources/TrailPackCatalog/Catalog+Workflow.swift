@@ -132,7 +132,7 @@ extension Catalog {
     ///   - signature: an approval's minisign signature of the package (already checked by the caller).
     ///   - reason: why (a denial's or a withdrawal's reason, shown to the publisher and audited).
     public func apply(
-        _ transition: Transition, package id: String, version: String, by user: User, required: Int,
+        _ transition: Transition, package id: String, version given: String, by user: User, required: Int,
         signature: String? = nil,
         reason: String? = nil
     ) throws -> TransitionOutcome {
@@ -140,6 +140,7 @@ extension Catalog {
             $0.isEmpty ? nil : "reason: " + String($0.prefix(2000))
         }
         return try pool.write { db in
+            let version = try Self.storedVersion(db, package: id, given)
             guard
                 let row = try Row.fetchOne(
                     db,
@@ -252,8 +253,9 @@ extension Catalog {
     }
 
     /// Records the malware scan's verdict for a stored version.
-    public func setScan(package id: String, version: String, status: ScanStatus, detail: String) throws {
+    public func setScan(package id: String, version given: String, status: ScanStatus, detail: String) throws {
         try pool.write { db in
+            let version = try Self.storedVersion(db, package: id, given)
             try db.execute(
                 sql: "UPDATE packageVersion SET scanStatus = ?, scanDetail = ? WHERE packageID = ? AND version = ?",
                 arguments: [status, detail, id, version])
@@ -262,9 +264,10 @@ extension Catalog {
 
     /// Records a new scan of a stored version (a rescan), audited with the change.
     public func recordRescan(
-        package id: String, version: String, status: ScanStatus, detail: String, actor: String
+        package id: String, version given: String, status: ScanStatus, detail: String, actor: String
     ) throws {
         try pool.write { db in
+            let version = try Self.storedVersion(db, package: id, given)
             guard
                 let row = try Row.fetchOne(
                     db, sql: "SELECT scanStatus, sha256 FROM packageVersion WHERE packageID = ? AND version = ?",
@@ -302,8 +305,9 @@ extension Catalog {
         public var approvals: [String]
     }
 
-    public func state(package id: String, version: String) throws -> VersionState? {
+    public func state(package id: String, version given: String) throws -> VersionState? {
         try pool.read { db in
+            let version = try Self.storedVersion(db, package: id, given)
             guard
                 let row = try Row.fetchOne(
                     db,
@@ -323,10 +327,11 @@ extension Catalog {
 
     /// The reviewers' signatures of a version (served to clients for `verify --threshold`).
     public func approvalSignatures(
-        package id: String, version: String
+        package id: String, version given: String
     ) throws -> [(reviewer: String, signature: String)] {
         try pool.read { db in
-            try Row.fetchAll(
+            let version = try Self.storedVersion(db, package: id, given)
+            return try Row.fetchAll(
                 db,
                 sql:
                     "SELECT reviewer, signature FROM approval WHERE packageID = ? AND version = ? AND signature IS NOT NULL ORDER BY reviewer",

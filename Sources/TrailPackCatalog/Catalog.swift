@@ -88,10 +88,15 @@ public final class Catalog: Sendable {
     }
 
     /// A version (nil `version`: the newest released one).
-    public func version(package id: String, version: String?, releasedOnly: Bool = true) throws -> RegisteredVersion? {
+    public func version(
+        package id: String, version given: String?, releasedOnly: Bool = true
+    ) throws
+        -> RegisteredVersion?
+    {
         try pool.read { db in
             let row: Row?
-            if let version {
+            if let given {
+                let version = try Self.storedVersion(db, package: id, given)
                 row = try Row.fetchOne(
                     db,
                     sql:
@@ -208,9 +213,13 @@ public final class Catalog: Sendable {
 
     /// Counts a client's confirmation (unless `count` is false: a repeat, or over the client's rate);
     /// returns the expected SHA-256 (nil: no such released version).
-    public func confirm(package id: String, version: String, sha256: String, count: Bool = true) throws -> Confirmation?
+    public func confirm(
+        package id: String, version given: String, sha256: String, count: Bool = true
+    ) throws
+        -> Confirmation?
     {
         try pool.write { db in
+            let version = try Self.storedVersion(db, package: id, given)
             guard
                 let expected = try String.fetchOne(
                     db,
@@ -298,6 +307,34 @@ public final class Catalog: Sendable {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return f.string(from: Date())
+    }
+
+    /// The version as the catalog stores it: `version` itself when stored so, else the one stored
+    /// version equal to it after normalisation (`1.0` names `1.0.0`), else `version` unchanged (then
+    /// nothing matches it). Every lookup by version goes through here, so an alias works on every route.
+    static func storedVersion(_ db: Database, package id: String, _ version: String) throws -> String {
+        if try Bool.fetchOne(
+            db, sql: "SELECT EXISTS(SELECT 1 FROM packageVersion WHERE packageID = ? AND version = ?)",
+            arguments: [id, version]) == true
+        {
+            return version
+        }
+        guard PackageVersion(version) != nil else { return version }
+        return try String.fetchOne(
+            db,
+            sql: "SELECT version FROM packageVersion WHERE packageID = ? AND versionKey = ? ORDER BY version LIMIT 1",
+            arguments: [id, versionKey(version)]) ?? version
+    }
+
+    /// The version as the catalog stores it (see `storedVersion`), or nil when no version of
+    /// `package` equals it.
+    public func storedVersion(package id: String, version: String) throws -> String? {
+        try pool.read { db in
+            let stored = try Self.storedVersion(db, package: id, version)
+            return try Bool.fetchOne(
+                db, sql: "SELECT EXISTS(SELECT 1 FROM packageVersion WHERE packageID = ? AND version = ?)",
+                arguments: [id, stored]) == true ? stored : nil
+        }
     }
 
     /// A text key that sorts versions numerically: `1.10` → `000000001.000000010.000000000.000000000`.

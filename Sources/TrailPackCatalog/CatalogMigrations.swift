@@ -78,6 +78,11 @@ extension Catalog {
             // The control panel's sign-in: a scrypt hash text (PasswordHash), never the password.
             try db.execute(sql: "ALTER TABLE user ADD COLUMN passwordHash TEXT")
         }
+        m.registerMigration("v6-restore") { db in
+            // What a version was before it was taken out of service as damaged, so that the intact
+            // bytes brought back (`admin restore`, or the same upload again) return it to that state.
+            try db.execute(sql: "ALTER TABLE packageVersion ADD COLUMN statusBeforeDamage TEXT")
+        }
         return m
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import TrailPackCore
 
 /// What the server asks of its catalog, asynchronously: the GRDB/SQLite `Catalog` is one
@@ -10,6 +9,7 @@ public protocol CatalogStore: Sendable {
         sha256: String?, package id: String?, version: String?
     ) async throws -> [(summary: Catalog.PackageSummary, uploadedBy: String)]
     func markDamaged(sha256: String, reason: String, actor: String) async throws -> [String]
+    func restoreDamaged(sha256: String, actor: String, detail: String) async throws -> [String]
     func authenticate(token: String) async throws -> Catalog.User?
     func apply(
         _ transition: Catalog.Transition, package id: String, version: String, by user: Catalog.User, required: Int,
@@ -41,18 +41,21 @@ public protocol CatalogStore: Sendable {
         async throws
 }
 
-/// The catalog in SQLite through GRDB, for the server: every call runs on a thread that may block
-/// (SQLite waits up to 10 s for a lock), never on Swift's cooperative pool, so a locked catalog
-/// slows the requests that need it and nothing else.
+/// The catalog in SQLite through GRDB, for the server: every call runs on one of `pool`'s threads,
+/// which may block (SQLite waits up to 10 s for a lock), never on Swift's cooperative pool, so a
+/// locked catalog slows the requests that need it and nothing else; when the pool's queue is full
+/// a call fails at once with `CatalogError.busy`.
 public struct GRDBCatalogStore: CatalogStore {
     public let catalog: Catalog
+    public let pool: BlockingPool
 
-    public init(_ catalog: Catalog) { self.catalog = catalog }
+    public init(_ catalog: Catalog, pool: BlockingPool) {
+        self.catalog = catalog
+        self.pool = pool
+    }
 
     private func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-        }
+        try await pool.run(body)
     }
 
     public func uploadRefusal(user: Catalog.User, package id: String, site: String) async throws -> String? {
@@ -70,6 +73,11 @@ public struct GRDBCatalogStore: CatalogStore {
     public func markDamaged(sha256: String, reason: String, actor: String) async throws -> [String] {
         let catalog = self.catalog
         return try await offload { try catalog.markDamaged(sha256: sha256, reason: reason, actor: actor) }
+    }
+
+    public func restoreDamaged(sha256: String, actor: String, detail: String) async throws -> [String] {
+        let catalog = self.catalog
+        return try await offload { try catalog.restoreDamaged(sha256: sha256, actor: actor, detail: detail) }
     }
 
     public func authenticate(token: String) async throws -> Catalog.User? {

@@ -187,10 +187,13 @@ public struct PanelController: Sendable {
         guard let id = PanelCookies.sessionID(request.headers[.cookie]), let session = await sessions.session(id: id)
         else { return nil }
         let name = session.user
-        guard let user = try await server.blocking({ try $0.catalog.user(name: name) }) else {
-            await sessions.end(id: id)
+        let record = try await server.blocking { try $0.catalog.signInRecord(name: name) }
+        // A removed user, or one whose password changed since this session began, is signed out.
+        guard let record, Self.credential(record.passwordHash) == session.credential else {
+            await sessions.endAll(user: name)
             return nil
         }
+        let user = record.user
         let sites = try await server.blocking { try $0.catalog.workableSites(for: user) }
         var visitor = Visitor(session: session, user: user, sites: sites)
         if user.role != .publisher {
@@ -211,6 +214,7 @@ public struct PanelController: Sendable {
                 let next = request.uri.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
                 return Response(status: .seeOther, headers: [.location: "/login?next=\(next)"])
             }
+            context.signedIn = visitor.user.name
             return try await body(visitor)
         } catch {
             return errorPage(error, json: json)
@@ -237,51 +241,66 @@ public struct PanelController: Sendable {
         }
         let form = try await PanelForm.read(request)
         let name = form.text("name"), password = form["password"] ?? ""
-        let keys = ["address:\(context.remoteAddress?.ipAddress ?? "local")", "user:\(name.lowercased())"]
-        for key in keys {
-            let wait = await loginThrottle.wait(for: key)
-            if wait > 0 {
-                return try await loginPage(
-                    request,
-                    message:
-                        "Too many failed sign-ins: wait \(max(1, wait / 60)) minute\(wait >= 120 ? "s" : "") and try again.",
-                    status: .tooManyRequests)
-            }
+        let address = context.remoteAddress?.ipAddress ?? "local"
+        let attempt: LoginThrottle.Attempt
+        switch await loginThrottle.begin(address: address, name: name) {
+        case .wait(let seconds):
+            var page = try await loginPage(
+                request,
+                message:
+                    "Too many failed sign-ins from this computer: wait \(max(1, (seconds + 59) / 60)) minute\(seconds > 60 ? "s" : "") and try again.",
+                status: .tooManyRequests)
+            page.headers[.retryAfter] = String(seconds)
+            return page
+        case .allowed(let allowed): attempt = allowed
         }
         let record = name.isEmpty ? nil : try await server.blocking { try $0.catalog.signInRecord(name: name) }
-        // Hashed even for an unknown user, so the answer's time does not tell which names exist.
+        // Hashed even for an unknown user, so the answer's time does not tell which names exist; on
+        // the catalog's threads, never the cooperative pool (scrypt takes a while on purpose).
         let stored = record?.passwordHash ?? Self.decoyHash
-        let matches = await Task.detached { PasswordHash.verify(password, against: stored) }.value
+        let matches = try await server.blocking { _ in PasswordHash.verify(password, against: stored) }
         guard let record, record.passwordHash != nil, matches else {
-            for key in keys { await loginThrottle.failed(key) }
             server.logger.notice(
-                "panel sign-in refused", metadata: ["user": "\(TerminalText.escaped(name))", "address": "\(keys[0])"])
+                "panel sign-in refused", metadata: ["user": "\(TerminalText.escaped(name))", "address": "\(address)"])
             // 200 with the form again (the browser shows the message; the status is not an error to the page).
             return try await loginPage(
                 request,
                 message:
-                    "The name or the password is wrong. An admin sets a panel password with 'trailpack admin user password NAME'."
+                    "The name or the password is wrong. If you have forgotten your password, ask an administrator to set a new one."
             )
         }
-        for key in keys { await loginThrottle.succeeded(key) }
+        await loginThrottle.succeeded(attempt)
         let session = await sessions.start(
-            user: record.user.name, replacing: PanelCookies.sessionID(request.headers[.cookie]))
+            user: record.user.name, credential: Self.credential(record.passwordHash),
+            replacing: PanelCookies.sessionID(request.headers[.cookie]))
         let next = Self.safeNext(form["next"])
         return Response(
             status: .seeOther,
             headers: [.location: next, .setCookie: sessions.cookie(for: session, secure: configuration.secureCookies)])
     }
 
+    /// What a session remembers of the password it was opened with: a digest of the stored hash
+    /// ("" for a user without one). A different one later means the password changed.
+    static func credential(_ passwordHash: String?) -> String {
+        guard let passwordHash else { return "" }
+        return String(SHA256.hash(Array(passwordHash.utf8)).hex.prefix(32))
+    }
+
     /// A hash no password matches, verified for unknown names (same cost as a real one).
     static let decoyHash = (try? PasswordHash.make(UUID().uuidString)) ?? ""
 
-    /// A path on this site to go to after sign-in (never another site: `//evil`, `https:`).
+    /// A path on this site to go to after sign-in: a path of plain URL characters starting with one
+    /// `/` — never another site (`//evil`, `/\\evil`, `https:`), never a control character or a space
+    /// (browsers drop tabs and newlines from a `Location`, so `/%09/evil` would become `//evil`).
     static func safeNext(_ next: String?) -> String {
-        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"), !next.contains("\r"),
-            !next.contains("\n")
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), next.utf8.count <= 2000,
+            next.unicodeScalars.allSatisfy({ allowedInNext.contains($0) })
         else { return "/" }
         return next
     }
+
+    private static let allowedInNext = CharacterSet(
+        charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/?=&%+:@!$'()*,;#")
 
     func isOwnOrigin(_ origin: String, request: Request) -> Bool {
         if let publicURL = configuration.publicURL, let a = URL(string: publicURL), let b = URL(string: origin) {
@@ -319,6 +338,11 @@ public struct PanelController: Sendable {
     func errorPage(_ error: Error, json: Bool = false) -> Response {
         let (status, message): (HTTPResponse.Status, String) =
             switch error {
+            case let e where CatalogError.isBusy(e):
+                (
+                    .serviceUnavailable,
+                    "The server is busy right now and could not do this; nothing was changed. Wait a few seconds and try again."
+                )
             case let e as PanelError: (e.status, e.message)
             case let e as ServerError: (e.status, e.message)
             case let e as HTTPError: (e.status, e.body ?? "the request could not be handled")
@@ -328,17 +352,22 @@ public struct PanelController: Sendable {
                     "something went wrong on the server (\(error)); try again, and tell the administrator if it keeps happening"
                 )
             }
-        if status.code >= 500 {
+        if status.code >= 500 && status != .serviceUnavailable {
             server.logger.error(
                 "panel request failed", metadata: ["error": "\(TerminalText.escaped(String(describing: error)))"])
         }
-        if json { return Self.jsonMessage(status, message) }
+        if json {
+            var response = Self.jsonMessage(status, message)
+            if status == .serviceUnavailable { response.headers[.retryAfter] = "5" }
+            return response
+        }
         var response =
             (try? page(
                 "error", title: status.code == 409 ? "Not saved" : "Something is wrong",
                 values: ["message": message, "status": status.code]))
             ?? Self.text(message, type: "text/plain; charset=utf-8")
         response.status = status
+        if status == .serviceUnavailable { response.headers[.retryAfter] = "5" }
         return response
     }
 
@@ -378,7 +407,9 @@ struct PanelHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var response = try await next(request, context)
-        response.headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
+        // A response that set its own (stricter) policy keeps it: package content served as a file.
+        let policy = HTTPField.Name("Content-Security-Policy")!
+        if response.headers[policy] == nil { response.headers[policy] = contentSecurityPolicy }
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"

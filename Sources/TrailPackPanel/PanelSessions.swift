@@ -8,6 +8,9 @@ public actor PanelSessions {
         public let user: String
         /// Sent back in every state-changing form (`_csrf`) or fetch (`X-CSRF-Token`).
         public let csrfToken: String
+        /// What the user's password was when they signed in (a digest of its stored hash): a session
+        /// whose user's password has changed since is ended (`PanelController.visitor`).
+        public let credential: String
         let created: Date
         var lastSeen: Date
     }
@@ -26,11 +29,14 @@ public actor PanelSessions {
 
     /// A new session for `user`; `replacing` (the cookie sent with the sign-in form) is ended, so an id set
     /// before sign-in is never the signed-in one.
-    public func start(user: String, replacing old: String? = nil, now: Date = Date()) -> Session {
+    public func start(
+        user: String, credential: String = "", replacing old: String? = nil, now: Date = Date()
+    ) -> Session {
         if let old { sessions[old] = nil }
         purge(now: now)
         let session = Session(
-            id: Self.randomToken(), user: user, csrfToken: Self.randomToken(), created: now, lastSeen: now)
+            id: Self.randomToken(), user: user, csrfToken: Self.randomToken(), credential: credential, created: now,
+            lastSeen: now)
         sessions[session.id] = session
         return session
     }
@@ -58,6 +64,11 @@ public actor PanelSessions {
     public func end(id: String) {
         sessions[id] = nil
         flashes[id] = nil
+    }
+
+    /// Ends every session of `user` but `keeping` (a password changed, a user removed).
+    public func endAll(user: String, keeping: String? = nil) {
+        for (id, session) in sessions where session.user == user && id != keeping { end(id: id) }
     }
 
     /// Keeps `text` for the session's next page.
@@ -104,27 +115,63 @@ public actor PanelSessions {
     }
 }
 
-/// Sign-in attempts limited per key (the client address and the user name, each): `limit` failures in `window`
-/// seconds lock the key until the oldest failure leaves the window. A success clears the key.
+/// Sign-in attempts limited per client address, and per address and name together: `limit`
+/// failures of one name from one address, or `addressLimit` failures of any names from one address,
+/// in `window` seconds make that address wait until the oldest leaves the window. A name is never
+/// locked for every address: nobody elsewhere can lock a ranger out.
+///
+/// The check and the count are one step (`begin`): an attempt is counted as a failure before its
+/// password is checked, and taken back if it succeeds — so a burst of parallel guesses is checked
+/// at most `limit` times, however it races.
 public actor LoginThrottle {
     public let limit: Int
+    public let addressLimit: Int
     public let window: TimeInterval
     private var failures: [String: [Date]] = [:]
 
-    public init(limit: Int = 5, window: TimeInterval = 15 * 60) {
+    /// An attempt allowed to check its password; hand it back with `succeeded` or `failed`.
+    public struct Attempt: Sendable {
+        let keys: [String]
+        let at: Date
+    }
+
+    /// What `begin` decided.
+    public enum Decision: Sendable {
+        case allowed(Attempt)
+        /// Seconds to wait before this address may try this name again.
+        case wait(Int)
+    }
+
+    public init(limit: Int = 5, addressLimit: Int = 20, window: TimeInterval = 15 * 60) {
         self.limit = limit
+        self.addressLimit = addressLimit
         self.window = window
     }
 
-    /// Seconds to wait before `key` may try again (0: it may try now).
-    public func wait(for key: String, now: Date = Date()) -> Int {
+    /// Checks `address` and `address`+`name`, and when both may try, counts this attempt (as a
+    /// failure until `succeeded`).
+    public func begin(address: String, name: String, now: Date = Date()) -> Decision {
+        let pair = "pair:\(address)|\(name.lowercased())", single = "address:\(address)"
+        let waits = [wait(for: pair, limit: limit, now: now), wait(for: single, limit: addressLimit, now: now)]
+        if let longest = waits.max(), longest > 0 { return .wait(longest) }
+        for key in [pair, single] { failures[key, default: []].append(now) }
+        return .allowed(Attempt(keys: [pair, single], at: now))
+    }
+
+    /// The password was right: the attempt is taken back, and the name's failures from this address forgotten.
+    public func succeeded(_ attempt: Attempt) {
+        failures[attempt.keys[0]] = nil
+        if var list = failures[attempt.keys[1]], let index = list.firstIndex(of: attempt.at) {
+            list.remove(at: index)
+            failures[attempt.keys[1]] = list.isEmpty ? nil : list
+        }
+    }
+
+    /// Seconds `key` must wait (0: it may try now), forgetting failures older than the window.
+    private func wait(for key: String, limit: Int, now: Date) -> Int {
         let recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < window }
         failures[key] = recent.isEmpty ? nil : recent
         guard recent.count >= limit, let oldest = recent.first else { return 0 }
         return max(1, Int((window - now.timeIntervalSince(oldest)).rounded(.up)))
     }
-
-    public func failed(_ key: String, now: Date = Date()) { failures[key, default: []].append(now) }
-
-    public func succeeded(_ key: String) { failures[key] = nil }
 }

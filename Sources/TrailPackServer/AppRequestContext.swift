@@ -19,6 +19,12 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
         get { identity.isBootstrap }
         nonmutating set { identity.isBootstrap = newValue }
     }
+    /// The user signed in to the Web Control Panel (by its session cookie): for the access log only,
+    /// never an API identity.
+    public var signedIn: String? {
+        get { identity.signedIn }
+        nonmutating set { identity.signedIn = newValue }
+    }
     /// Shared with the access log, which runs outside the middleware that sets it.
     let identity = Identity()
 
@@ -49,7 +55,11 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
 
 /// Who a request is, set once by the authentication middleware and read by the access log.
 final class Identity: Sendable {
-    private let state = NIOLockedValueBox<(user: Catalog.User?, bootstrap: Bool)>((nil, false))
+    private let state = NIOLockedValueBox<(user: Catalog.User?, bootstrap: Bool, signedIn: String?)>((nil, false, nil))
+    var signedIn: String? {
+        get { state.withLockedValue { $0.signedIn } }
+        set { state.withLockedValue { $0.signedIn = newValue } }
+    }
     var user: Catalog.User? {
         get { state.withLockedValue { $0.user } }
         set { state.withLockedValue { $0.user = newValue } }

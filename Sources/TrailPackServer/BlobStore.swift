@@ -53,12 +53,14 @@ public struct BlobStore: Sendable {
         return path
     }
 
-    /// Moves a verified upload into place (atomically; a blob already held is kept, the upload dropped).
-    public func commit(temporary: String, sha256: SHA256Digest) throws {
+    /// Moves a verified upload into place (atomically; a blob already held is kept, the upload
+    /// dropped — unless `replacing`: the held one was found damaged, and the upload's verified bytes
+    /// take its place).
+    public func commit(temporary: String, sha256: SHA256Digest, replacing: Bool = false) throws {
         let destination = path(for: sha256)
         try FileManager.default.createDirectory(
             atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        if FileManager.default.fileExists(atPath: destination) {
+        if !replacing && FileManager.default.fileExists(atPath: destination) {
             unlink(temporary)
             return
         }

@@ -91,7 +91,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var started = false
     private let zeroCopy: Bool
 
-    init(limits: ServerLimits, counter: ConnectionCounter, maxBodyBytes: Int64, zeroCopy: Bool, logger: Logger) {
+    /// Told when a blob being sent shrank under the server (see `SendfileHandler`).
+    private let onShortFile: @Sendable (_ path: String, _ reason: String) -> Void
+
+    init(
+        limits: ServerLimits, counter: ConnectionCounter, maxBodyBytes: Int64, zeroCopy: Bool, logger: Logger,
+        onShortFile: @escaping @Sendable (_ path: String, _ reason: String) -> Void = { _, _ in }
+    ) {
+        self.onShortFile = onShortFile
         self.zeroCopy = zeroCopy
         self.limits = limits
         self.counter = counter
@@ -102,7 +109,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         // Below the HTTP-types codec, where the HTTP/1 encoder still takes file regions.
         if zeroCopy, let codec = try? context.pipeline.syncOperations.handler(type: HTTP1ToHTTPServerCodec.self) {
-            try? context.pipeline.syncOperations.addHandler(SendfileHandler(), position: .before(codec))
+            try? context.pipeline.syncOperations.addHandler(
+                SendfileHandler(onShortFile: onShortFile), position: .before(codec))
         }
         if context.channel.isActive { start(context) }
     }
@@ -244,6 +252,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             let seconds = Int(limits.bodyTimeout.nanoseconds / 1_000_000_000)
             let minimum = max(1, limits.minimumBodyBytesPerSecond * max(1, seconds))
             if readRequestedInWindow && bodyBytesInWindow < minimum {
+                // The handler reading the body learns why it ended (a 408 in the log, not a 500).
+                context.fireErrorCaught(RequestBodyTimeout(bytes: bodyBytesInWindow, seconds: seconds))
                 close(context, reason: "the request body came too slowly (\(bodyBytesInWindow) bytes in \(seconds) s)")
                 return
             }
@@ -266,4 +276,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         sendTimer?.cancel()
         sendTimer = nil
     }
+}
+
+/// The request's body came slower than `ServerLimits.minimumBodyBytesPerSecond`: the connection
+/// guard closed the connection, and the handler reading the body gets this error.
+public struct RequestBodyTimeout: Error, Sendable, CustomStringConvertible {
+    public var bytes: Int
+    public var seconds: Int
+    public var description: String { "the request body came too slowly (\(bytes) bytes in \(seconds) s)" }
 }

@@ -91,11 +91,14 @@ public struct ContainedVerifier: Sendable {
         }
         var manifest: Manifest?
         if let value = doc["manifest"], value != .null {
+            // A refused package's manifest may itself break the rules (an asset path leading
+            // outside, say): that is the refusal the findings already give, not a verifier failure.
             let read = ManifestReader.read(JSONWriter.bytes(value))
-            guard read.isValid else {
+            if read.isValid {
+                manifest = read.manifest
+            } else if valid {
                 return .failed(reason: "the verifier's answer holds a manifest that does not read back")
             }
-            manifest = read.manifest
         }
         if valid && manifest == nil { return .failed(reason: "the verifier's answer holds no manifest") }
         return .report(valid: valid, sha256: sha256, manifest: manifest, findings: findings)

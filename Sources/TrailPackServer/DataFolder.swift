@@ -14,6 +14,11 @@ import Glibc
 public final class DataFolder: Sendable {
     public static let markerName = "trailpack-data-folder"
     public static let lockName = "trailpack.lock"
+    /// Written first into a backup's folder and removed last (`trailpack admin backup`): a folder
+    /// holding it is a backup that did not finish, which no server starts from.
+    public static let unfinishedBackupName = "trailpack-backup-unfinished"
+    static let unfinishedBackupText =
+        "this folder is a trailpack backup that did not finish; make the backup again ('trailpack admin backup')\n"
     static let markerText =
         "trailpack data folder, format 1\nthis folder holds a trailpack server's catalog and packages; see 'trailpack serve --help'\n"
 
@@ -47,6 +52,11 @@ public final class DataFolder: Sendable {
             }
         } else if !isDirectory.boolValue {
             throw ServerError.dataFolder("'\(root)' is not a folder; --data names the server's data folder")
+        }
+        if fm.fileExists(atPath: root + "/" + Self.unfinishedBackupName) {
+            throw ServerError.dataFolder(
+                "'\(root)' is a backup that did not finish (the backup was stopped, or a package was missing); nothing was changed. Make the backup again into a new folder, or start from an earlier, finished backup"
+            )
         }
         let marker = root + "/" + Self.markerName
         if !fm.fileExists(atPath: marker) {
@@ -104,6 +114,46 @@ public final class DataFolder: Sendable {
     deinit { if lockFD >= 0 { close(lockFD) } }
 
     public var catalogPath: String { root + "/catalog.sqlite" }
+
+    /// Starts a backup in the new or empty folder `path`: the folder is made and marked unfinished
+    /// before anything else is written into it.
+    public static func beginBackup(at path: String) throws {
+        let fm = FileManager.default
+        if fm.fileExists(atPath: path) {
+            guard ((try? fm.contentsOfDirectory(atPath: path)) ?? ["?"]).isEmpty else {
+                throw ServerError.dataFolder("'\(path)' exists and is not empty; name a new folder for the backup")
+            }
+        } else {
+            do { try fm.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+                throw ServerError.dataFolder("cannot make the backup folder '\(path)': \(error.localizedDescription)")
+            }
+        }
+        do {
+            try AtomicFile.write(Array(unfinishedBackupText.utf8), to: path + "/" + unfinishedBackupName)
+            for dir in ["blobs", "tmp", "quarantine"] {
+                try fm.createDirectory(atPath: path + "/" + dir, withIntermediateDirectories: true)
+            }
+        } catch { throw ServerError.dataFolder("cannot write the backup folder '\(path)': \(error)") }
+    }
+
+    /// Finishes a backup whose catalog and packages are all written: everything is flushed to disk,
+    /// then the data folder's marker is written and the unfinished mark removed — in that order, so
+    /// a backup stopped at any point is never taken for a finished one.
+    public static func finishBackup(at path: String, files: [String]) throws {
+        do {
+            for file in files {
+                let fd = try FileIO.open(file, .readOnly, failure: "cannot open a backed-up file to flush it")
+                defer { try? fd.close() }
+                try fd.sync(path: file)
+            }
+            for folder in Set(files.map { FileIO.folder(of: $0) }) { try FileIO.syncFolder(folder) }
+            try AtomicFile.write(Array(markerText.utf8), to: path + "/" + markerName)
+            guard unlink(path + "/" + unfinishedBackupName) == 0 else {
+                throw FileIOError.system("unlink", .last, "cannot remove the backup's unfinished mark", path: path)
+            }
+            try FileIO.syncFolder(path)
+        } catch { throw ServerError.dataFolder("cannot finish the backup in '\(path)': \(error)") }
+    }
     public var catalogExists: Bool { FileManager.default.fileExists(atPath: catalogPath) }
 
     /// Whether `name` (in `tmp/`) is what `BlobStore.temporaryPath` makes: `upload-<UUID>` with an optional `.part`.

@@ -66,7 +66,15 @@ struct ErrorResponseMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch {
             let serverError = classify(error, request: request)
-            if serverError.status.code >= 500 {
+            if serverError.code == .busy || serverError.code == .clientClosed {
+                logger.info(
+                    serverError.code == .busy ? "catalog busy; answered 503" : "the client ended its request early",
+                    metadata: [
+                        "method": "\(request.method)", "path": "\(ServerError.short(request.uri.path))",
+                        "status": "\(serverError.status.code)",
+                        "error": "\(TerminalText.escaped(String(describing: error)))",
+                    ])
+            } else if serverError.status.code >= 500 {
                 logger.error(
                     "request failed",
                     metadata: [
@@ -83,6 +91,8 @@ struct ErrorResponseMiddleware: RouterMiddleware {
     }
 
     private func classify(_ error: any Error, request: Request) -> ServerError {
+        if CatalogError.isBusy(error) { return ServerError.busy(error) }
+        if let fault = ServerError.clientFault(error) { return fault }
         switch error {
         case let error as ServerError:
             return error
@@ -141,7 +151,7 @@ struct AccessLogMiddleware: RouterMiddleware {
             metadata: [
                 "method": "\(request.method)", "path": "\(ServerError.short(request.uri.path))", "status": "\(status)",
                 "bytes": "\(bytes)",
-                "ms": "\(String(format: "%.1f", ms))", "user": "\(context.user?.name ?? "-")",
+                "ms": "\(String(format: "%.1f", ms))", "user": "\(context.user?.name ?? context.signedIn ?? "-")",
                 "client": "\(context.clientAddress)",
             ])
     }

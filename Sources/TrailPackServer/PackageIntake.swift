@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TrailPackCatalog
 import TrailPackCore
 import TrailPackCrypto
@@ -76,21 +77,35 @@ public struct PackageIntake: Sendable {
             await audit(id, version, sha, .uploadRefused, why)
             throw ServerError(.forbidden, .forbidden, why)
         }
+        // One upload of a version at a time: a second one racing it is refused here, before its
+        // bytes are scanned or stored (the catalog's own check stays the last word).
+        guard let claim = server.versionClaims.claim(package: id, version: version) else {
+            await audit(id, version, sha, .uploadRefused, "another upload of this version is in progress")
+            throw ServerError(
+                .conflict, .versionExists,
+                "another upload of version \(version) of '\(ServerError.short(id))' is being stored right now; wait for it to finish and look at the version's state"
+            )
+        }
+        defer { server.versionClaims.release(claim) }
+        var restoring = false
         if let existing = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary {
             if existing.sha256 != sha {
                 // Nothing stored: the upload was refused before its bytes went anywhere.
                 await audit(id, version, sha, .uploadRefused, "version exists with SHA-256 \(existing.sha256)")
                 throw ServerError(
                     .conflict, .versionExists,
-                    "version \(version) of '\(ServerError.short(id))' is already stored with SHA-256 \(existing.sha256); publish a new version number instead"
-                )
+                    Self.versionTaken(id: id, version: version, existing: existing.version, status: existing.status))
             }
             let state = try await stored(id, version)
-            if state.scanStatus != .held {
+            if state.status == .damaged {
+                // The intact bytes of a version taken out of service: stored again, then brought back.
+                restoring = true
+            } else if state.scanStatus != .held {
                 return AcceptedPackage(
                     stored: false, summary: existing, state: state, manifest: manifest, findings: findings,
                     message:
-                        "this version is already stored with the same bytes (\(state.status)); nothing else changed")
+                        "this version is already stored with the same bytes (\(Self.words(state.status))); nothing else changed"
+                )
             }
         }
         let verdict = await server.scans.scan(path: temp, sha256: sha, engine: server.configuration.scanner)
@@ -109,7 +124,26 @@ public struct PackageIntake: Sendable {
         }
         // Recorded before it is renamed into place: a blob on disk is never unknown to the catalog.
         try await catalog.recordBlob(sha256: sha, size: size)
-        try await server.blocking { try $0.store.commit(temporary: temp, sha256: digest) }
+        let replacing = restoring
+        try await server.blocking { try $0.store.commit(temporary: temp, sha256: digest, replacing: replacing) }
+        if restoring {
+            let back = try await catalog.restoreDamaged(
+                sha256: sha, actor: actor, detail: "the same bytes uploaded again by \(actor)")
+            guard let summary = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary
+            else {
+                throw ServerError.internal(
+                    "version \(version) of '\(ServerError.short(id))' vanished from the catalog while it was restored")
+            }
+            let state = try await stored(id, version)
+            server.logger.notice(
+                "a damaged version was restored by an upload of its bytes",
+                metadata: ["sha256": "\(sha)", "versions": "\(back.joined(separator: ", "))", "by": "\(actor)"])
+            return AcceptedPackage(
+                stored: true, summary: summary, state: state, manifest: manifest, findings: findings,
+                message:
+                    "these bytes were damaged on the server and are stored again: back in service as \(Self.words(state.status))"
+            )
+        }
         var initial: Catalog.PublishStatus = server.configuration.approvals == 0 ? .released : .draft
         if case .held = verdict { initial = .draft }
         let outcome = try await catalog.register(
@@ -143,21 +177,48 @@ public struct PackageIntake: Sendable {
             let state = try await stored(id, version)
             let message =
                 outcome == .created
-                ? "stored as \(state.status)"
-                : "this version is already stored with the same bytes (\(state.status)); nothing else changed"
+                ? "stored as \(Self.words(state.status))"
+                : "this version is already stored with the same bytes (\(Self.words(state.status))); nothing else changed"
             return AcceptedPackage(
                 stored: outcome == .created, summary: summary, state: state, manifest: manifest, findings: findings,
                 message: message)
-        case .conflict(let existingVersion, let existing):
-            // Another upload of this version won the race; the bytes stay, recorded ('trailpack admin gc' lists them).
-            let same =
-                existingVersion == version
-                ? "version \(existingVersion)" : "version \(existingVersion) (the same version as \(version))"
+        case .conflict(let existingVersion, _):
+            // Another server's upload of this version won the race (this one's claim is per server);
+            // the bytes stay, recorded ('trailpack admin gc' lists them).
+            let status = try await catalog.state(package: id, version: existingVersion)?.status ?? .draft
             throw ServerError(
                 .conflict, .versionExists,
-                "\(same) of '\(ServerError.short(id))' is already published with SHA-256 \(existing); publish a new version number instead"
-            )
+                Self.versionTaken(id: id, version: version, existing: existingVersion, status: status))
         }
+    }
+
+    /// A state in the words the messages use.
+    static func words(_ status: Catalog.PublishStatus) -> String {
+        switch status {
+        case .draft: "uploaded, not yet sent for review"
+        case .pending: "waiting for review"
+        case .ready: "approved, waiting to be released"
+        case .released: "released"
+        case .withdrawn: "withdrawn"
+        case .damaged: "damaged on this server"
+        }
+    }
+
+    /// Why a version number is taken, as the case is.
+    static func versionTaken(id: String, version: String, existing: String, status: Catalog.PublishStatus) -> String {
+        let which =
+            existing == version
+            ? "version \(version)" : "version \(existing) (the same version number as \(version))"
+        let what =
+            switch status {
+            case .draft: "is already uploaded with other bytes (not yet sent for review)"
+            case .pending, .ready: "is already uploaded with other bytes, waiting for review"
+            case .released: "is already released"
+            case .withdrawn: "was released and then withdrawn (a version number is never used twice)"
+            case .damaged:
+                "is stored with other bytes and was found damaged; an admin brings it back with 'trailpack admin restore'"
+            }
+        return "\(which) of '\(ServerError.short(id))' \(what); build with a new version number and upload that"
     }
 
     /// The state of a version the catalog holds (a 500 naming it if it vanished meanwhile).
@@ -172,17 +233,11 @@ public struct PackageIntake: Sendable {
     /// Verifies `folder`'s upload: in a contained child process when the server has one, else here.
     func verify(folder: String) async throws -> ContainedVerifier.Outcome {
         let contained = server.configuration.containedVerifier
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Swift.Result {
-                        if let contained { return contained.verify(file: BlobStore.uploadFileName, in: folder) }
-                        let report = try Verifier.verify(path: folder + "/" + BlobStore.uploadFileName)
-                        return .report(
-                            valid: report.isValid, sha256: report.sha256, manifest: report.manifest,
-                            findings: report.findings)
-                    })
-            }
+        return try await server.childPool.run {
+            if let contained { return contained.verify(file: BlobStore.uploadFileName, in: folder) }
+            let report = try Verifier.verify(path: folder + "/" + BlobStore.uploadFileName)
+            return .report(
+                valid: report.isValid, sha256: report.sha256, manifest: report.manifest, findings: report.findings)
         }
     }
 }
@@ -190,4 +245,30 @@ public struct PackageIntake: Sendable {
 extension TrailPackServer {
     /// The one way packages enter this server.
     public var intake: PackageIntake { PackageIntake(server: self) }
+}
+
+/// The versions being uploaded right now on this server, by package id and normalised version
+/// (`1.0` and `1.0.0` are one claim): the loser of a race is refused before anything is stored.
+public final class VersionClaims: Sendable {
+    public struct Claim: Sendable, Hashable {
+        let key: String
+    }
+    private let held = Mutex<Set<String>>([])
+
+    public init() {}
+
+    /// The claim on `package`'s `version`, or nil when another upload holds it.
+    public func claim(package id: String, version: String) -> Claim? {
+        var key = id + "\u{0}" + version
+        if let parts = PackageVersion(version)?.components {
+            // Trailing zeros do not make another version: 1.0 = 1.0.0.
+            var trimmed = parts
+            while trimmed.count > 1, trimmed.last == 0 { trimmed.removeLast() }
+            key = id + "\u{0}" + trimmed.map(String.init).joined(separator: ".")
+        }
+        let claim = Claim(key: key)
+        return held.withLock { $0.insert(key).inserted } ? claim : nil
+    }
+
+    public func release(_ claim: Claim) { _ = held.withLock { $0.remove(claim.key) } }
 }

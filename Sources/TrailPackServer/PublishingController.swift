@@ -50,8 +50,20 @@ public struct PublishingController: Sendable {
             rmdir(folder)
         }
         let sink = try UploadSink(path: temp, limit: limit)
-        for try await buffer in request.body {
-            try buffer.withUnsafeReadableBytes { try sink.write($0) }
+        do {
+            for try await buffer in request.body {
+                try buffer.withUnsafeReadableBytes { try sink.write($0) }
+            }
+        } catch let error as ServerError {
+            throw error
+        } catch {
+            // Reading the body failed: the client's doing (aborted, cut short, too slow, malformed).
+            throw ServerError.clientFault(error) ?? ServerError.clientClosedUpload(error)
+        }
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length != sink.size {
+            throw ServerError(
+                .badRequest, .clientClosed,
+                "the upload ended after \(sink.size) of the \(length) bytes it announced; send it again")
         }
         try sink.finish()
         let result = try await server.intake.ingest(folder: folder, by: uploader)

@@ -1,15 +1,21 @@
 import Foundation
+import TrailPackCatalog
 
 /// Malware scans, at most `concurrency` at once (each is a clamscan process that loads the whole
 /// signature database: CPU and memory bound), in arrival order. Uploads of the same bytes while
 /// one is being scanned wait for that scan's verdict instead of starting another.
 actor ScanQueue {
     let concurrency: Int
+    /// The threads that wait for the scanner's process.
+    let pool: BlockingPool
     private var running = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
     private var inFlight: [String: Task<MalwareScanner.Verdict, Never>] = [:]
 
-    init(concurrency: Int) { self.concurrency = max(1, concurrency) }
+    init(concurrency: Int, pool: BlockingPool) {
+        self.concurrency = max(1, concurrency)
+        self.pool = pool
+    }
 
     /// The verdict on the file at `path` whose SHA-256 is `sha256`.
     func scan(path: String, sha256: String, engine: MalwareScanner.Engine) async -> MalwareScanner.Verdict {
@@ -29,8 +35,8 @@ actor ScanQueue {
         await acquire()
         defer { release() }
         let scanner = MalwareScanner(engine: engine)
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: scanner.scan(path)) }
+        do { return try await pool.run { scanner.scan(path) } } catch {
+            return .held(reason: "the scan could not start: \(error)")
         }
     }
 

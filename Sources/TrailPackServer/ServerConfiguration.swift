@@ -26,6 +26,12 @@ public struct ServerConfiguration: Sendable {
     public var scanConcurrency = 1
     /// Confirmations counted per client address and minute (more are answered, not counted).
     public var confirmationsPerMinute = 30
+    /// Threads that wait on the catalog (`BlockingPool`).
+    public var catalogThreads = 8
+    /// Catalog requests that may wait for a thread; more are answered 503 with `Retry-After` at once.
+    public var catalogQueue = 128
+    /// How long a catalog request may wait for a thread before it is answered 503.
+    public var catalogQueueTimeout: Duration = .seconds(10)
 
     public static let defaultApprovals = 2
 

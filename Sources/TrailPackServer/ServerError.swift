@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
+import NIOHTTP1
 import TrailPackCore
 import TrailPackFileIO
 
@@ -12,7 +14,8 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
     /// The `error.code` a client branches on. Stable: documented in the API; new codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
-            case badRequest, badSignature, dataFolder, forbidden, illegalTransition, `internal`, invalidPackage,
+            case badRequest, badSignature, busy, clientClosed, dataFolder, forbidden, illegalTransition, `internal`,
+                invalidPackage,
                 malware, mapUnreadable, methodNotAllowed, noPublicKey, notFound, rangeNotSatisfiable, templateText,
                 tooLarge, unauthorized, versionExists
             case http(Int)
@@ -24,6 +27,10 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
         public static let badRequest = Code(wrapped: .badRequest)
         /// `bad-signature`.
         public static let badSignature = Code(wrapped: .badSignature)
+        /// `busy`: the catalog could not take the request now (503 with `Retry-After`).
+        public static let busy = Code(wrapped: .busy)
+        /// `client-closed`: the client's request ended before its body did (an aborted or cut-off upload).
+        public static let clientClosed = Code(wrapped: .clientClosed)
         /// `data-folder`.
         public static let dataFolder = Code(wrapped: .dataFolder)
         /// `forbidden`.
@@ -62,6 +69,8 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
             switch wrapped {
             case .badRequest: "bad-request"
             case .badSignature: "bad-signature"
+            case .busy: "busy"
+            case .clientClosed: "client-closed"
             case .dataFolder: "data-folder"
             case .forbidden: "forbidden"
             case .illegalTransition: "illegal-transition"
@@ -107,6 +116,18 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
     }
 
     static func notFound(_ what: String) -> ServerError { ServerError(.notFound, .notFound, what) }
+    /// Seconds a client is asked to wait when the catalog is busy.
+    static let busyRetrySeconds = 5
+    /// The catalog could not take the request now: 503 with `Retry-After`; nothing was changed.
+    static func busy(_ cause: any Error) -> ServerError {
+        var error = ServerError(
+            .serviceUnavailable, .busy,
+            "the server is busy and could not do this now; nothing was changed: try again in \(busyRetrySeconds) seconds"
+        )
+        error.headers[.retryAfter] = String(busyRetrySeconds)
+        error.cause = cause
+        return error
+    }
     static func badRequest(_ what: String) -> ServerError { ServerError(.badRequest, .badRequest, what) }
     static func tooLarge(_ limit: Int64) -> ServerError {
         ServerError(.contentTooLarge, .tooLarge, "the upload is larger than the limit of \(limit) bytes")
@@ -114,6 +135,67 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
     static func `internal`(_ what: String) -> ServerError { ServerError(.internalServerError, .`internal`, what) }
     /// The data folder cannot be used as it is (missing, foreign, locked, or catalog and blobs out of step).
     static func dataFolder(_ what: String) -> ServerError { ServerError(.serviceUnavailable, .dataFolder, what) }
+
+    /// The client's fault while its request was being read — an upload aborted or cut short, a body
+    /// slower than the limits allow, a malformed chunk — as a 400 or 408 (logged at info, never as
+    /// the server's failure); nil for any other error.
+    static func clientFault(_ error: any Error) -> ServerError? {
+        func closed(_ how: String) -> ServerError {
+            var fault = ServerError(
+                .badRequest, .clientClosed, "the request ended before its body did (\(how)); send it again")
+            fault.cause = error
+            return fault
+        }
+        switch error {
+        case let timeout as RequestBodyTimeout:
+            var fault = ServerError(.requestTimeout, .clientClosed, "\(timeout); send it again on a faster connection")
+            fault.cause = timeout
+            return fault
+        case let parser as HTTPParserError where parser == .invalidEOFState:
+            return closed("the connection closed")
+        case let parser as HTTPParserError:
+            return ServerError(.badRequest, .badRequest, "the request is not well-formed HTTP/1.1 (\(parser))")
+        case let channel as ChannelError:
+            switch channel {
+            case .eof, .ioOnClosedChannel, .inputClosed, .outputClosed, .alreadyClosed:
+                return closed("the connection closed")
+            default: return nil
+            }
+        case let io as IOError where [ECONNRESET, EPIPE, ECONNABORTED].contains(io.errnoCode):
+            return closed("the connection was reset")
+        default:
+            return nil
+        }
+    }
+
+    /// Reading an upload's body failed with `error`, which is not the server's own (writing the
+    /// file throws `ServerError`): the client's request ended early.
+    static func clientClosedUpload(_ error: any Error) -> ServerError {
+        var fault = ServerError(
+            .badRequest, .clientClosed, "the upload ended before its body did (\(error)); send it again")
+        fault.cause = error
+        return fault
+    }
+
+    /// Why the server could not listen, in plain words with the fix, when `error` is a failed
+    /// `bind` (the port taken, a privileged port, an address this machine does not have); else nil.
+    public static func bindFailure(_ error: any Error, host: String, port: Int) -> String? {
+        guard let io = error as? IOError, String(describing: io).contains("bind") else { return nil }
+        let place = "\(host) port \(port)"
+        switch io.errnoCode {
+        case EADDRINUSE:
+            return
+                "cannot listen on \(place): another program (perhaps another trailpack serve) is using it; stop that program, or choose another --port"
+        case EACCES:
+            return
+                "cannot listen on \(place): ports below 1024 need administrator rights; choose --port 1024 or above (and put nginx or another proxy in front), or run with the needed rights"
+        case EADDRNOTAVAIL:
+            return
+                "cannot listen on \(place): this machine has no such address; use --host 127.0.0.1, 0.0.0.0 or one of its own addresses"
+        default:
+            return "cannot listen on \(place): \(String(cString: strerror(io.errnoCode)))"
+        }
+    }
 
     /// `text` cut to 80 characters for a message or a log line (a 70 KB id is not echoed back).
     static func short(_ text: some StringProtocol) -> String {

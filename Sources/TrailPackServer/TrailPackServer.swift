@@ -25,6 +25,15 @@ public struct TrailPackServer: Sendable {
     let scans: ScanQueue
     /// Confirmations counted per client address, and once per download.
     let confirmationLimiter: ConfirmationLimiter
+    /// The threads that wait on the catalog (and other short blocking work: a stat, a rename, a
+    /// password hash): bounded, with a queue that refuses at once when full (503, `Retry-After`),
+    /// so a locked catalog never holds the threads that answer `/healthz` and the downloads.
+    public let catalogPool: BlockingPool
+    /// The threads that wait for child processes (the contained verifier, the malware scanner):
+    /// minutes each at worst, so kept apart from the catalog's.
+    public let childPool: BlockingPool
+    /// The versions being uploaded now (a second upload of one is refused before it is stored).
+    public let versionClaims = VersionClaims()
 
     /// Opens the data folder (creating and marking a new or empty one, taking its lock, migrating
     /// the catalog) and removes what interrupted uploads left in `tmp/` — nothing else.
@@ -35,8 +44,14 @@ public struct TrailPackServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         connections = ConnectionCounter(limit: configuration.limits.maxConnectionsPerAddress)
-        scans = ScanQueue(concurrency: configuration.scanConcurrency)
         confirmationLimiter = ConfirmationLimiter(perMinute: configuration.confirmationsPerMinute)
+        catalogPool = BlockingPool(
+            name: "trailpack-catalog", threads: configuration.catalogThreads, queueLimit: configuration.catalogQueue,
+            queueTimeout: configuration.catalogQueueTimeout)
+        childPool = BlockingPool(
+            name: "trailpack-child", threads: 4 + max(1, configuration.scanConcurrency), queueLimit: 256,
+            queueTimeout: .seconds(3600))
+        scans = ScanQueue(concurrency: configuration.scanConcurrency, pool: childPool)
         folder = try DataFolder(path: configuration.dataDirectory, create: true, access: .exclusive)
         let removed = folder.removeOwnTemporaryFiles()
         for path in removed {
@@ -53,7 +68,7 @@ public struct TrailPackServer: Sendable {
             )
         }
         catalog = try Catalog(path: folder.catalogPath)
-        catalogStore = GRDBCatalogStore(catalog)
+        catalogStore = GRDBCatalogStore(catalog, pool: catalogPool)
         let known = try catalog.blobHashes()
         let orphans = blobs.filter { !known.contains($0) }
         if !orphans.isEmpty {
@@ -84,12 +99,25 @@ public struct TrailPackServer: Sendable {
         }
     }
 
-    /// Runs `body` on a thread that may block (SQLite waiting on a lock, hashing a large file), never
-    /// on the cooperative pool that answers every other request.
-    public func blocking<T: Sendable>(_ body: @escaping @Sendable (TrailPackServer) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body(self) }) }
+    /// A blob shrank while it was being sent (the connection is closed already): the server's own
+    /// fault, logged as such, and the blob is taken out of service.
+    func shortBlobWhileSending(path: String, reason: String) {
+        let name = (path as NSString).lastPathComponent
+        guard name.hasSuffix(".zip"), let digest = SHA256Digest(hex: String(name.dropLast(4))) else {
+            logger.error("a file being sent shrank", metadata: ["path": "\(path)", "reason": "\(reason)"])
+            return
         }
+        logger.error(
+            "a stored package shrank while it was being sent; the download was cut off (the server's fault, not the client's)",
+            metadata: ["sha256": "\(digest.hex)", "reason": "\(reason)"])
+        Task { _ = try? await blocking { $0.takeOutOfService(sha256: digest.hex, reason: reason) } }
+    }
+
+    /// Runs `body` on one of the catalog pool's threads, which may block (SQLite waiting on a lock,
+    /// a rename, a password hash), never on the cooperative pool that answers every other request.
+    /// Throws `CatalogError.busy` when the pool's queue is full.
+    public func blocking<T: Sendable>(_ body: @escaping @Sendable (TrailPackServer) throws -> T) async throws -> T {
+        try await catalogPool.run { try body(self) }
     }
 
     /// The application, ready to run: the router, and HTTP/1 with the connection guard that
@@ -104,7 +132,8 @@ public struct TrailPackServer: Sendable {
             server: .http1(
                 configuration: .init(additionalChannelHandlers: [
                     ConnectionGuard(
-                        limits: limits, counter: counter, maxBodyBytes: maxBody, zeroCopy: true, logger: logger)
+                        limits: limits, counter: counter, maxBodyBytes: maxBody, zeroCopy: true, logger: logger,
+                        onShortFile: { [self] path, reason in shortBlobWhileSending(path: path, reason: reason) })
                 ])),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "trailpack"),
@@ -136,7 +165,9 @@ public struct TrailPackServer: Sendable {
     public func buildRouter(
         zeroCopyDownloads: Bool = false, addRoutes: (Router<AppRequestContext>) -> Void = { _ in }
     ) -> Router<AppRequestContext> {
-        let router = Router(context: AppRequestContext.self)
+        // HEAD on every GET route without one of its own (the Web Control Panel's pages and files);
+        // the API's routes register their own (`Routes.get`): a download's HEAD never sends a file.
+        let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
         let table = RouteTable()
         router.add(middleware: AccessLogMiddleware(logger: logger))
         router.add(middleware: ErrorResponseMiddleware(routes: table, logger: logger))

@@ -33,6 +33,22 @@ final class SendfileHandler: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private var pending: (path: String, offset: Int, length: Int)?
+    /// Called (on the event loop) when a blob being sent turns out shorter than the response says:
+    /// the file changed under the server, which is the server's fault, never the client's.
+    private let onShortFile: @Sendable (_ path: String, _ reason: String) -> Void
+    /// While a range is being sent, the file is checked every `checkInterval`: a file that shrank
+    /// makes `sendfile` send nothing, which would otherwise look like a client that stopped reading.
+    private var watch: Scheduled<Void>?
+    static let checkInterval: TimeAmount = .milliseconds(500)
+
+    init(onShortFile: @escaping @Sendable (_ path: String, _ reason: String) -> Void = { _, _ in }) {
+        self.onShortFile = onShortFile
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        watch?.cancel()
+        watch = nil
+    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
@@ -74,13 +90,39 @@ final class SendfileHandler: ChannelOutboundHandler, RemovableChannelHandler {
         let count = (length + ZeroCopy.regionBytes - 1) / ZeroCopy.regionBytes
         var remaining = count
         var start = offset
+        var reported = false
+        let needed = offset + length
+        // The file must hold the whole range for as long as it is being sent.
+        let check = { [onShortFile] () -> Bool in
+            guard !reported, remaining > 0 else { return true }
+            let size = try? handle.withUnsafeFileDescriptor { fd -> Int in
+                var info = stat()
+                return fstat(fd, &info) == 0 ? Int(info.st_size) : -1
+            }
+            guard let size, size >= 0, size < needed else { return true }
+            reported = true
+            onShortFile(path, "the stored file shrank to \(size) bytes while \(needed) were being sent")
+            context.close(promise: nil)
+            return false
+        }
+        let loop = context.eventLoop.assumeIsolated()
+        func watchAgain() {
+            watch = loop.scheduleTask(in: Self.checkInterval) {
+                if check() && remaining > 0 { watchAgain() }
+            }
+        }
+        watch?.cancel()
+        watchAgain()
         for _ in 0..<count {
             let end = min(start + ZeroCopy.regionBytes, offset + length)
             let region = FileRegion(fileHandle: handle, readerIndex: start, endIndex: end)
             let done = context.eventLoop.makePromise(of: Void.self)
             done.futureResult.assumeIsolated().whenComplete { result in
                 remaining -= 1
-                if case .success = result { context.fireUserInboundEventTriggered(SendProgressEvent()) }
+                if case .success = result {
+                    context.fireUserInboundEventTriggered(SendProgressEvent())
+                    _ = check()
+                }
                 if remaining == 0 { try? handle.close() }
             }
             context.write(wrapOutboundOut(.body(.fileRegion(region))), promise: done)

@@ -3,6 +3,7 @@ import Foundation
 import TrailPackCatalog
 import TrailPackCore
 import TrailPackCrypto
+import TrailPackFileIO
 import TrailPackServer
 
 /// The admin commands that look after the stored packages: gc, scrub, backup, rescan.
@@ -136,45 +137,120 @@ extension Admin {
                 throw CLIError.io("cannot open the catalog in '\(options.data)': \(error)")
             }
             let fm = FileManager.default
-            if fm.fileExists(atPath: destination),
-                !((try? fm.contentsOfDirectory(atPath: destination)) ?? ["?"]).isEmpty
-            {
-                throw CLIError.usage("'\(destination)' exists and is not empty; name a new folder for the backup")
+            // Marked unfinished first, marked a data folder last: a backup stopped half-way (or one
+            // that misses a package) is never started from.
+            do { try DataFolder.beginBackup(at: destination) } catch let e as ServerError {
+                throw CLIError.usage(e.message)
             }
-            let target: DataFolder
-            do { target = try DataFolder(path: destination, create: true, access: .exclusive) } catch let e
-                as ServerError
-            { throw CLIError.io(e.message) }
-            do { try catalog.backup(to: target.catalogPath) } catch {
-                throw CLIError.io("cannot write the catalog backup to '\(target.catalogPath)': \(error)")
+            let root =
+                destination.count > 1 && destination.hasSuffix("/") ? String(destination.dropLast()) : destination
+            let catalogCopy = root + "/catalog.sqlite"
+            do { try catalog.backup(to: catalogCopy) } catch {
+                throw CLIError.io("cannot write the catalog backup to '\(catalogCopy)': \(error)")
             }
             let snapshot: Catalog
-            do { snapshot = try Catalog(path: target.catalogPath) } catch {
+            do { snapshot = try Catalog(path: catalogCopy) } catch {
                 throw CLIError.io("cannot read back the catalog backup: \(error)")
             }
-            var linked = 0, copied = 0, missing = 0
+            var linked = 0, copied = 0
+            var missing: [String] = [], written = [catalogCopy]
             for blob in try snapshot.storedBlobs() {
                 let relative = BlobStore.relativePath(for: try BlobStore.digest(blob.sha256))
-                let source = folder.root + "/" + relative, copy = target.root + "/" + relative
+                let source = folder.root + "/" + relative, copy = root + "/" + relative
                 guard fm.fileExists(atPath: source) else {
-                    missing += 1; CLI.note("missing in the data folder (not copied): \(source)"); continue
+                    missing.append(blob.sha256)
+                    continue
                 }
                 try? fm.createDirectory(
                     atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                written.append(copy)
                 if link(source, copy) == 0 { linked += 1; continue }
                 do { try fm.copyItem(atPath: source, toPath: copy); copied += 1 } catch {
                     throw CLIError.io("cannot copy '\(source)' to '\(copy)': \(error)")
                 }
             }
+            if !missing.isEmpty {
+                let names = missing.prefix(10).map { "blobs/\($0.prefix(2))/\($0).zip" }.joined(separator: ", ")
+                throw CLIError.io(
+                    "the backup in '\(root)' is not complete: \(missing.count) package\(missing.count == 1 ? "" : "s") the catalog names \(missing.count == 1 ? "is" : "are") missing from '\(folder.root)' (\(names)\(missing.count > 10 ? ", …" : "")); it stays marked unfinished and no server starts from it. Run 'trailpack admin scrub' to take the missing packages out of service (or put them back), then back up again into a new folder"
+                )
+            }
+            do { try DataFolder.finishBackup(at: root, files: written) } catch let e as ServerError {
+                throw CLIError.io(e.message)
+            }
             Admin.say(
                 options,
-                "backup written to \(target.root): the catalog, \(linked) packages hard-linked, \(copied) copied\(missing > 0 ? ", \(missing) missing" : "")",
+                "backup written to \(root): the catalog, \(linked) packages hard-linked, \(copied) copied",
                 [
-                    "folder": .string(target.root), "linked": .number(JSONNumber(Int64(linked))),
-                    "copied": .number(JSONNumber(Int64(copied))),
-                    "missing": .number(JSONNumber(Int64(missing))),
+                    "folder": .string(root), "linked": .number(JSONNumber(Int64(linked))),
+                    "copied": .number(JSONNumber(Int64(copied))), "missing": .number(JSONNumber(Int64(0))),
                 ])
             Admin.finish(options, "backup")
+        }
+    }
+
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bring back a version taken out of service as damaged, from an intact copy of its package.",
+            discussion: """
+                FILE must be the very bytes that were published (its SHA-256 is the damaged version's): a copy from a \
+                backup, the publisher's build output, or a phone. It is stored again under blobs/ and every version \
+                stored as those bytes returns to the state it had before the damage, audited. Works while the server \
+                runs. (Uploading the same bytes again through the API or the panel does the same.)
+                """)
+        @OptionGroup var options: Options
+        @Argument(help: "An intact copy of the damaged version's package.") var file: String
+
+        func run() throws {
+            let folder = try options.folder(.shared)
+            let catalog: Catalog
+            do { catalog = try Catalog(path: folder.catalogPath) } catch {
+                throw CLIError.io("cannot open the catalog in '\(options.data)': \(error)")
+            }
+            let digest: SHA256Digest
+            do { digest = try FileHashing.sha256(path: file).digest } catch {
+                throw CLIError.io("cannot read '\(file)': \(error)")
+            }
+            let damaged = try catalog.storedBlobs().contains { $0.sha256 == digest.hex }
+            let versions = try catalog.damagedVersions(sha256: digest.hex)
+            guard damaged, !versions.isEmpty else {
+                throw CLIError.usage(
+                    "no version taken out of service as damaged is stored as '\(file)' (SHA-256 \(digest.hex)); 'trailpack admin scrub --json' lists the damaged ones, and a restore needs the very bytes that were published"
+                )
+            }
+            let store: BlobStore
+            do { store = try BlobStore(root: folder.root) } catch { throw CLIError.io("\(error)") }
+            // Copied beside the blobs (same file system), flushed, then renamed into place.
+            let temporary: String
+            do { temporary = try store.temporaryFolder() } catch { throw CLIError.io("\(error)") }
+            defer { rmdir(temporary) }
+            let copy = temporary + "/" + BlobStore.uploadFileName
+            do {
+                try FileManager.default.copyItem(atPath: file, toPath: copy)
+                let descriptor = try FileIO.open(copy, .readOnly)
+                defer { try? descriptor.close() }
+                try descriptor.sync(path: copy)
+                // The copy must still be those bytes (the file may have changed since it was hashed).
+                guard try FileHashing.sha256(path: copy).digest == digest else {
+                    throw CLIError.io("'\(file)' changed while it was being copied; nothing was restored")
+                }
+                try store.commit(temporary: copy, sha256: digest, replacing: true)
+            } catch let error as CLIError {
+                unlink(copy)
+                throw error
+            } catch {
+                unlink(copy)
+                throw CLIError.io("cannot store the copy: \(error)")
+            }
+            let back = try catalog.restoreDamaged(
+                sha256: digest.hex, actor: "admin-cli",
+                detail: "restored from an intact copy by 'trailpack admin restore'")
+            for version in back {
+                Admin.say(
+                    options, "restored \(version): back in service",
+                    ["version": .string(version), "sha256": .string(digest.hex), "restored": .bool(true)])
+            }
+            Admin.finish(options, "restore")
         }
     }
 

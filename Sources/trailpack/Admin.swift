@@ -34,7 +34,7 @@ struct Admin: ParsableCommand {
             """,
         subcommands: [
             UserCommand.self, TokenCommand.self, SiteCommand.self, Grant.self, Revoke.self, GC.self, Scrub.self,
-            Backup.self, Rescan.self,
+            Backup.self, Restore.self, Rescan.self,
         ])
 
     @OptionGroup var options: Options
@@ -282,16 +282,24 @@ struct Admin: ParsableCommand {
             subcommands: [Add.self, Rename.self])
 
         struct Add: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Add a site with its public name.")
+            static let configuration = CommandConfiguration(
+                abstract: "Add a site, with its public name or with none yet (its first released tour names it).")
             @OptionGroup var options: Options
             @Argument(help: "The site id (as in the manifests' site.id).") var id: String
-            @Argument(help: "The public name.") var name: String
+            @Argument(help: "The public name (left out: the first released tour's site name).") var name: String?
             func run() throws {
-                guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
-                    throw CLIError.usage("the site's name must not be empty")
+                guard Slug.isValid(id) else {
+                    throw CLIError.usage(
+                        "a site id is lowercase letters, digits and single '-' between them (as in the manifests' site.id); '\(id)' is not"
+                    )
+                }
+                if let name, name.trimmingCharacters(in: .whitespaces).isEmpty {
+                    throw CLIError.usage("the site's name must not be empty (leave it out to take the first release's)")
                 }
                 try Admin.change { try options.catalog().addSite(id: id, name: name) }
-                Admin.say(options, "added site \(id): \(name)", ["site": .string(id), "name": .string(name)])
+                Admin.say(
+                    options, "added site \(id)" + (name.map { ": \($0)" } ?? " (its first released tour names it)"),
+                    ["site": .string(id), "name": name.map { .string($0) } ?? .null])
                 Admin.finish(options, "site add")
             }
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import TrailPackCore
 import TrailPackPanel
 import TrailPackServer
 
@@ -189,6 +190,22 @@ struct Serve: AsyncParsableCommand {
         guard (1...(Int64.max >> 20)).contains(maxUploadMB) else {
             throw CLIError.usage("--max-upload-mb must be from 1 to \(Int64.max >> 20); it is \(maxUploadMB)")
         }
+        if noMalwareScan, clamavDB != nil || clamdSocket != nil {
+            throw CLIError.usage(
+                "--\(clamdSocket != nil ? "clamd-socket" : "clamav-db") says how uploads are scanned, and --no-malware-scan says they are not: give one or the other"
+            )
+        }
+        if let downloadBaseURL {
+            guard let url = URL(string: downloadBaseURL), let scheme = url.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty,
+                url.query == nil, url.fragment == nil,
+                downloadBaseURL.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7f })
+            else {
+                throw CLIError.usage(
+                    "--download-base-url must be an http:// or https:// address with a host and no query, such as https://cdn.example.org/trailpack; it is '\(TerminalText.escaped(downloadBaseURL))'"
+                )
+            }
+        }
         let scanner: MalwareScanner.Engine =
             noMalwareScan ? .off : clamdSocket.map { .clamd(socket: $0) } ?? .clamscan(database: clamavDB)
         var configuration = ServerConfiguration(
@@ -283,6 +300,9 @@ struct Serve: AsyncParsableCommand {
             try await server.run(logger: logger, addRoutes: { panel.addRoutes(to: $0) }) { port in
                 FileHandle.standardOutput.write(Data(banner.replacingOccurrences(of: "%d", with: String(port)).utf8))
             }
-        } catch { throw CLIError.io("the server stopped: \(error)") }
+        } catch {
+            if let words = ServerError.bindFailure(error, host: host, port: port) { throw CLIError.io(words) }
+            throw CLIError.io("the server stopped: \(error)")
+        }
     }
 }

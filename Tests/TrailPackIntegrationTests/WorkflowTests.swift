@@ -65,6 +65,7 @@ struct WorkflowTests {
         _ = try admin("user", "add", "lee", "--role", "reviewer", "--public-key", dir + "/keys/lee.pub")
         _ = try admin("user", "add", "root", "--role", "admin")
         for site in ["willamette-mckenzie-river", "willamette-sweet-home", "colorado-peak-checklists"] {
+            #expect(try Support.run(Support.binary, ["admin", "--data", data, "site", "add", site]).status == 0)
             #expect(try Support.run(Support.binary, ["admin", "--data", data, "grant", "maria", site]).status == 0)
         }
         var tokens: [String: String] = [:]

@@ -28,7 +28,10 @@ enum PanelFlow {
         site: String?
     ) async throws -> Visitor {
         try server.catalog.addUser(name: user, role: role)
-        if let site { try server.catalog.grant(user: user, site: site) }
+        if let site {
+            if try !server.catalog.siteExists(site) { try server.catalog.addSite(id: site, name: nil) }
+            try server.catalog.grant(user: user, site: site)
+        }
         let session = await panel.sessions.start(user: user)
         return Visitor(cookie: "trailpack_session=\(session.id)", csrf: session.csrfToken)
     }

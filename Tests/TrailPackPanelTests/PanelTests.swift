@@ -234,16 +234,23 @@ struct PanelSessionTests {
     func throttle() async {
         let throttle = LoginThrottle(limit: 5, window: 600)
         let start = Date(timeIntervalSince1970: 1_000_000)
-        for attempt in 0..<5 {
-            #expect(await throttle.wait(for: "ranger", now: start.addingTimeInterval(Double(attempt))) == 0)
-            await throttle.failed("ranger", now: start.addingTimeInterval(Double(attempt)))
+        func waits(_ name: String, at seconds: Double) async -> Int {
+            switch await throttle.begin(address: "a", name: name, now: start.addingTimeInterval(seconds)) {
+            case .wait(let n): n
+            case .allowed: 0
+            }
         }
-        #expect(await throttle.wait(for: "ranger", now: start.addingTimeInterval(10)) == 590)
-        #expect(await throttle.wait(for: "other", now: start.addingTimeInterval(10)) == 0)
-        #expect(await throttle.wait(for: "ranger", now: start.addingTimeInterval(601)) == 0)
-        await throttle.failed("x", now: start)
-        await throttle.succeeded("x")
-        #expect(await throttle.wait(for: "x", now: start) == 0)
+        for attempt in 0..<5 { #expect(await waits("ranger", at: Double(attempt)) == 0) }
+        #expect(await waits("ranger", at: 10) == 590)
+        #expect(await waits("other", at: 10) == 0)
+        #expect(await waits("ranger", at: 601) == 0)
+        guard case .allowed(let attempt) = await throttle.begin(address: "a", name: "x", now: start) else {
+            Issue.record("a first attempt may try")
+            return
+        }
+        await throttle.succeeded(attempt)
+        for _ in 0..<4 { #expect(await waits("x", at: 0) == 0) }
+        #expect(await waits("x", at: 0) == 0, "the success took its own attempt back: five more may try")
     }
 }
 
