@@ -114,6 +114,7 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     case contentSize = "content.size"
     case contentSHA256 = "content.sha256"
     case contentUnlisted = "content.unlisted"
+    case assetTypeMismatch = "asset.type-mismatch"
 
     // Signatures and versions
     case signatureMissing = "signature.missing"
@@ -258,6 +259,8 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .contentSize: "an asset's size differs from the manifest"
         case .contentSHA256: "an asset's SHA-256 differs from the manifest"
         case .contentUnlisted: "the package holds a file the manifest does not list"
+        case .assetTypeMismatch:
+            "an asset's kind or mediaType disagrees with its file extension, or its content (its first bytes) with either"
         case .signatureMissing: "trusted keys were given but the package has no signature"
         case .signatureMalformed: "a signature file is not a (prehashed) minisign signature"
         case .signatureInvalid: "a signature or its trusted comment does not match the package"
