@@ -370,7 +370,8 @@ public struct PanelController: Sendable {
     }
 }
 
-/// The headers every panel response carries: the CSP, no sniffing, no framing, no referrer to other sites.
+/// The headers every panel response carries: the CSP (unless the route set a stricter one: a package's
+/// files), no sniffing, no framing, no referrer to other sites.
 struct PanelHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     let contentSecurityPolicy: String
 
@@ -378,7 +379,9 @@ struct PanelHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var response = try await next(request, context)
-        response.headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
+        if response.headers[.contentSecurityPolicy] == nil {
+            response.headers[.contentSecurityPolicy] = contentSecurityPolicy
+        }
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
