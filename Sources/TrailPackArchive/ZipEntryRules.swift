@@ -5,8 +5,8 @@ import TrailPackCore
 /// consistent with the method.
 enum ZipEntryRules {
     /// The highest "version needed to extract" a package's entry may ask for: 4.5, what ZIP64 needs
-    /// (store and deflate need 2.0). Info-ZIP's unzip skips an entry that asks for more than 6.2 and
-    /// Python's zipfile refuses more than 6.3, while others read it: a higher value makes readers disagree.
+    /// (store and deflate need 2.0). Info-ZIP's unzip 6.0 skips an entry that asks for more than 4.6 and
+    /// Python's zipfile refuses more than 6.3, while bsdtar reads it: a higher value makes readers disagree.
     static let maxVersionNeeded: UInt16 = 45
 
     /// The flag bits a package's entry may set: 1 and 2 (deflate's level, informational), 3 (data

@@ -29,7 +29,7 @@ struct ZipHeaderSweepTests {
         return (forge.bytes(), expected)
     }
 
-    static let versions: [UInt16] = [10, 20, 45, 46, 0x3D, 0x3E, 0x3F, 0x40, 0xFF, 0xFFFF]
+    static let versions: [UInt16] = [10, 20, 45, 46, 47, 0x3D, 0x3E, 0x3F, 0x40, 0xFF, 0xFFFF]
     static let versionCases = versions.flatMap { v in [Place.central, .local].map { ($0, v) } }
 
     static func withVersion(_ place: Place, _ version: UInt16) -> (inout ZipForge.Entry) -> Void {
