@@ -116,9 +116,10 @@ public enum ContentSniff {
         var consumed = 0
         while true {
             switch decoder.decode(&it) {
-            case .scalarValue(let scalar): consumed += String(scalar).utf8.count
+            case .scalarValue(let scalar): consumed += UTF8.width(scalar)
             case .emptyInput: return true
-            case .error: return bytes.count - consumed < 4 && bytes.count >= prefixLength
+            // A prefix (after a byte-order mark) may end inside a character; a whole file may not.
+            case .error: return bytes.count - consumed < 4 && bytes.count >= prefixLength - 3
             }
         }
     }
