@@ -21,13 +21,14 @@ with tempfile.TemporaryDirectory() as tmp:
                "site": {"id": "test-site", "name": "Test Site"}, "mapName": "fuzz",
                "description": "A tiny tour for the fuzzer."}, open(os.path.join(tour, "tour.json"), "w"))
     for folder, name, lat, files in [("01-trailhead", "Trailhead", 44.40, {"notes.txt": b"Start here. " * 20}),
-                                     ("02-fish-lake", "Fish Lake", 44.41, {"lake.txt": b"A lake.\n", "map.png": bytes(range(256)) * 2})]:
+                                     ("02-fish-lake", "Fish Lake", 44.41, {"lake.txt": b"A lake.\n", "map.png": b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 2})]:
         for f, data in files.items():
             open(os.path.join(tour, "waypoints", folder, f), "wb").write(data)
         json.dump({"name": name, "coordinate": {"latitude": lat, "longitude": -121.9},
                    "description": "Stop " + name, "assets": sorted(files)},
                   open(os.path.join(tour, "waypoints", folder, "waypoint.json"), "w"))
     built = os.path.join(out, "trailpack.zip")
+    if os.path.exists(built): os.remove(built)  # the seed is remade, not a new version of it
     subprocess.run([binary, "build", tour, "-o", built, "-q"], check=True)
     os.remove(built + ".sha256")
 

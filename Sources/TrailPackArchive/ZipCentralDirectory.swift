@@ -45,11 +45,24 @@ struct ZipCentralDirectory: Sendable {
             }
         }
         if end.centralDirectoryOffset + end.centralDirectorySize < end.centralDirectoryEnd {
-            let gap = end.centralDirectoryEnd - end.centralDirectoryOffset - end.centralDirectorySize
-            findings.append(
-                Finding(
-                    .zipGap,
-                    "\(gap) bytes between the central directory and the end record belong to nothing"))
+            let gapStart = end.centralDirectoryOffset + end.centralDirectorySize
+            let gap = end.centralDirectoryEnd - gapStart
+            // An end record there is a second one (an archive ended twice, `cat pkg.zip end >> pkg.zip`):
+            // a reader that searches from the front, or skips the last one, sees another archive.
+            if gap >= 22, LittleEndianReader(try source.bytes(at: gapStart, count: 4)).peekSignature == ZipSignature.end
+            {
+                findings.append(
+                    Finding(
+                        .zipEOCDMultiple,
+                        "a second end-of-central-directory record lies at byte \(gapStart), before the last one at byte \(end.centralDirectoryEnd): "
+                            + "the archive ends twice, and readers could disagree on which end is real; build the package again"
+                    ))
+            } else {
+                findings.append(
+                    Finding(
+                        .zipGap,
+                        "\(gap) bytes between the central directory and the end record belong to nothing"))
+            }
         }
 
         var entries: [ZipEntry] = []
@@ -88,7 +101,7 @@ struct ZipCentralDirectory: Sendable {
     ) -> ZipEntry? {
         c.skip(4)  // signature
         let madeBy = c.u16()
-        c.skip(2)  // version needed
+        let versionNeeded = c.u16()
         let flags = c.u16(), method = c.u16()
         c.skip(4)  // DOS time and date
         let crc = c.u32(), compressed32 = c.u32(), uncompressed32 = c.u32()
@@ -106,7 +119,7 @@ struct ZipCentralDirectory: Sendable {
             index: index, name: name, nameBytes: nameBytes, flags: flags, method: method, crc32: crc,
             compressedSize: Int64(compressed32), uncompressedSize: Int64(uncompressed32),
             localHeaderOffset: Int64(offset32), dataOffset: nil, descriptorLength: 0, versionMadeBy: madeBy,
-            externalAttributes: external)
+            externalAttributes: external, versionNeeded: versionNeeded)
         if let problem = extra.malformed { findings.append(Finding(.zipExtraField, file: name, problem)) }
         // ZIP64 extended information: only the fields whose 32-bit value is all ones, in order.
         let needs = (uncompressed32 == 0xFFFF_FFFF, compressed32 == 0xFFFF_FFFF, offset32 == 0xFFFF_FFFF)

@@ -31,6 +31,8 @@ public struct ZipEntry: Sendable, Equatable {
     public var versionMadeBy: UInt16
     /// The host system's file attributes (Unix mode in the high 16 bits).
     public var externalAttributes: UInt32
+    /// The central directory's "version needed to extract" (20 for store and deflate, 45 with ZIP64).
+    public var versionNeeded: UInt16 = 20
     /// Whether the sizes and the local header offset are known (false when a ZIP64 sentinel
     /// has no ZIP64 extra field to resolve it).
     public var sizesKnown: Bool = true

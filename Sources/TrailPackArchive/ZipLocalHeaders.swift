@@ -30,7 +30,7 @@ enum ZipLocalHeaders {
             add(.zipLocalHeader, "there is no local header at byte \(e.localHeaderOffset)")
             return
         }
-        r.skip(2)  // version needed
+        let versionNeeded = r.u16()
         let flags = r.u16(), method = r.u16()
         r.skip(4)  // DOS time and date
         let crc = r.u32(), compressed32 = r.u32(), uncompressed32 = r.u32()
@@ -58,6 +58,9 @@ enum ZipLocalHeaders {
                 .zipLocalMismatch,
                 "the local header's flags (0x\(String(flags, radix: 16))) differ from the central directory's (0x\(String(e.flags, radix: 16)))"
             )
+        }
+        if let problem = ZipEntryRules.versionNeededProblem(versionNeeded, in: "the local header") {
+            add(.zipVersionNeeded, problem)
         }
         if method != e.method {
             add(

@@ -9,53 +9,19 @@ import Glibc
 /// Checks that a media file's first bytes fit its extension: a file of random bytes named
 /// `.mp4`, or a JPEG renamed `.png`, would otherwise be packaged and fail only on the phone.
 enum ContentCheck {
-    /// The formats trailpack can recognize by their first bytes, with a name for messages.
-    private static let signatures: [(name: String, extensions: [String], matches: @Sendable ([UInt8]) -> Bool)] = [
-        ("a JPEG image", ["jpg", "jpeg"], { $0.starts(with: [0xFF, 0xD8, 0xFF]) }),
-        ("a PNG image", ["png"], { $0.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) }),
-        ("a GIF image", ["gif"], { $0.starts(with: Array("GIF8".utf8)) }),
-        (
-            "a WebP image", ["webp"],
-            { $0.starts(with: Array("RIFF".utf8)) && $0.count >= 12 && Array($0[8..<12]) == Array("WEBP".utf8) }
-        ),
-        (
-            "a WAV recording", ["wav"],
-            { $0.starts(with: Array("RIFF".utf8)) && $0.count >= 12 && Array($0[8..<12]) == Array("WAVE".utf8) }
-        ),
-        ("an Ogg file", ["ogg", "oga", "opus"], { $0.starts(with: Array("OggS".utf8)) }),
-        ("a FLAC recording", ["flac"], { $0.starts(with: Array("fLaC".utf8)) }),
-        (
-            "an MP3 recording", ["mp3"],
-            { $0.starts(with: Array("ID3".utf8)) || ($0.count >= 2 && $0[0] == 0xFF && $0[1] & 0xE0 == 0xE0) }
-        ),
-        (
-            "an AAC recording", ["aac"],
-            { $0.starts(with: Array("ADIF".utf8)) || ($0.count >= 2 && $0[0] == 0xFF && $0[1] & 0xF6 == 0xF0) }
-        ),
-        ("a WebM video", ["webm"], { $0.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) }),
-        // MP4, QuickTime, M4A, HEIC and AVIF are ISO media files: a box, usually "ftyp", at byte 4.
-        (
-            "an MP4/QuickTime (ISO media) file", ["mp4", "m4v", "mov", "m4a", "heic", "avif"],
-            { bytes in
-                bytes.count >= 8
-                    && ["ftyp", "moov", "mdat", "free", "wide", "skip", "pnot"].contains(
-                        String(decoding: bytes[4..<8], as: UTF8.self))
-            }
-        ),
-    ]
-
     /// Nil when the content fits the extension (or the extension is not one checked here), else
-    /// a sentence saying what the file seems to be and what to do.
+    /// a sentence saying what the file seems to be and what to do. The formats and their signatures
+    /// are `ContentSniff`'s, which the verifier and the servers read too.
     static func mismatch(path: String, fileName: String) -> String? {
         let ext = (fileName as NSString).pathExtension.lowercased()
-        guard let expected = signatures.first(where: { $0.extensions.contains(ext) }) else { return nil }
+        guard let expected = ContentSniff.expectedFormat(forExtension: ext) else { return nil }
         // None when it cannot be read: the builder reports an unreadable file where it reads it whole.
-        let head = (try? FileIO.readPrefix(path, maxBytes: 16)) ?? []
-        if expected.matches(head) { return nil }
-        if let actual = signatures.first(where: { $0.matches(head) }) {
+        let head = (try? FileIO.readPrefix(path, maxBytes: ContentSniff.prefixLength)) ?? []
+        if ContentSniff.matches(expected, head) { return nil }
+        if let actual = ContentSniff.signatures.first(where: { ContentSniff.matches($0.format, head) }) {
             let suggested = actual.extensions[0]
             return
-                "its name ends in .\(ext) but its content is \(actual.name); rename it to end in .\(suggested), or export it again as .\(ext)"
+                "its name ends in .\(ext) but its content is \(actual.format.name); rename it to end in .\(suggested), or export it again as .\(ext)"
         }
         return
             "its name ends in .\(ext) but its content is not \(expected.name) (its first bytes fit no media format trailpack knows); "

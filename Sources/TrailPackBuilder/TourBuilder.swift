@@ -88,7 +88,8 @@ public enum TourBuilder {
             let report: MapReport
             do {
                 report = try MapCheck.check(
-                    try MapFile(path: f.sourcePath), file: f.relativePath, frame: bounds, options: mapOptions)
+                    try MapFile(path: f.sourcePath), file: f.relativePath, frame: bounds,
+                    options: mapOptions.forMap(at: f.archivePath))
             } catch {
                 throw BuildError(
                     code: .io, message: "cannot read the map '\(f.relativePath)': \(error.message)", file: f.sourcePath,

@@ -51,6 +51,28 @@ public enum Gzip {
         return out
     }
 
+    /// The first `maxBytes` bytes (or fewer) a gzip stream inflates to, for telling what a
+    /// compressed tile is; nil when the stream is corrupt. Reads no more than it needs.
+    /// The corresponding C functions are zlib's `inflateInit2`, `inflate` and `inflateEnd`.
+    package static func head(ofGzip input: [UInt8], maxBytes: Int) -> [UInt8]? {
+        guard maxBytes > 0 else { return [] }
+        var stream = z_stream()
+        guard trailpack_inflate_init_gzip(&stream) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        var out = [UInt8](repeating: 0, count: maxBytes)
+        let status = input.withUnsafeBytes { inp in
+            out.withUnsafeMutableBytes { buf in
+                stream.next_in = UnsafeMutablePointer(mutating: inp.baseAddress?.assumingMemoryBound(to: Bytef.self))
+                stream.avail_in = uInt(inp.count)
+                stream.next_out = buf.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                stream.avail_out = uInt(buf.count)
+                return inflate(&stream, Z_SYNC_FLUSH)
+            }
+        }
+        guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else { return nil }
+        return Array(out[0..<(maxBytes - Int(stream.avail_out))])
+    }
+
     /// Compresses `input` as one gzip member (level 9, no name, time 0: the same bytes every time).
     /// The corresponding C functions are zlib's `deflateInit2`, `deflate` and `deflateEnd`.
     public static func compress(_ input: [UInt8]) throws(MapError) -> [UInt8] {

@@ -10,8 +10,22 @@ public struct MapCheckOptions: Sendable {
     /// Tiles of an unclustered map whose placement is checked (16 bytes each).
     public var maxUnclusteredTiles = 8 << 20
     public var limits = PMTilesLimits.default
+    /// Whether the map must cover the frame (`map.bounds`, `map.coverage`): the base map must; an
+    /// overlay (`map/overlays/`: trails, labels) may draw over part of it, and its coverage is
+    /// reported zoom by zoom but is no finding.
+    public var coversFrame = true
 
-    public init(minDetailZoom: Int = 14) { self.minDetailZoom = minDetailZoom }
+    public init(minDetailZoom: Int = 14, coversFrame: Bool = true) {
+        self.minDetailZoom = minDetailZoom
+        self.coversFrame = coversFrame
+    }
+
+    /// These options for the map at `path` in a package: an overlay need not cover the frame.
+    public func forMap(at path: String) -> MapCheckOptions {
+        var options = self
+        options.coversFrame = MapInfo.role(forPath: path) == .base
+        return options
+    }
 }
 
 /// One zoom level of a map: its tiles, and how much of the tour's frame they cover.
@@ -30,11 +44,23 @@ public struct MapZoomReport: Sendable, Equatable {
     /// One missing tile, for the message.
     public var missingExample: TileID?
 
+    /// A zoom's report: nothing counted yet, or (for tests and tools) a frame's counts.
+    public init(zoom: Int, frameTiles: Int? = nil, framePresent: Int = 0) {
+        self.zoom = zoom
+        self.frameTiles = frameTiles
+        self.framePresent = framePresent
+    }
+
     public var frameMissing: Int { (frameTiles ?? 0) - framePresent }
-    /// The share of the frame's tiles present, 0...100; nil when not checked.
+    /// The share of the frame's tiles present, 0...100 to the nearest tenth; nil when not checked.
+    /// Never 100 while a tile is missing, nor 0 while one is present (2 of 3000 is 0.1, not 0).
     public var coveragePercent: Double? {
         guard let f = frameTiles else { return nil }
-        return f == 0 ? 100 : (Double(framePresent) * 1000 / Double(f)).rounded(.down) / 10
+        guard f > 0 else { return 100 }
+        let tenths = (Double(framePresent) * 1000 / Double(f)).rounded()
+        if framePresent < f && tenths >= 1000 { return 99.9 }
+        if framePresent > 0 && tenths < 1 { return 0.1 }
+        return tenths / 10
     }
 }
 
@@ -85,15 +111,19 @@ public enum MapCheck {
         report.header = h
         if let type = h.tileType, MapInfo.TileType(rawValue: type.name) != nil {
         } else {
-            let name = h.tileType?.name ?? "\(h.tileTypeByte)"
+            let name = h.tileType?.displayName ?? "unknown (type byte \(h.tileTypeByte))"
             report.findings.append(
                 Finding(
                     .mapTileType, file: file,
-                    "the tile type is '\(name)'; phones render mvt, png, jpeg and webp tiles: rewrite the map in one of those"
+                    "the tile type is \(name); phones render mvt, png, jpeg and webp tiles: rewrite the map in one of those"
                 ))
         }
         do { report.metadata = try archive.metadata() } catch { try add(error) }
-        if let frame { checkFrame(h, frame: frame, file: file, options: options, into: &report.findings) }
+        if let frame, options.coversFrame {
+            checkFrame(h, frame: frame, file: file, options: options, into: &report.findings)
+        } else if frame != nil {
+            checkDetail(h, file: file, options: options, into: &report.findings)
+        }
 
         // One walk: per-zoom counts, tile placement, coverage of the frame.
         var zooms: [Int: MapZoomReport] = [:]
@@ -140,7 +170,7 @@ public enum MapCheck {
         }
         report.zooms = (h.minZoom...h.maxZoom).map { zooms[$0] ?? MapZoomReport(zoom: $0) }
         report.zooms += zooms.values.filter { $0.zoom < h.minZoom || $0.zoom > h.maxZoom }.sorted { $0.zoom < $1.zoom }
-        if walked, frame != nil {
+        if walked, frame != nil, options.coversFrame {
             for z in report.zooms where z.frameTiles != nil && z.frameMissing > 0 {
                 let example = z.missingExample.map { "; for example tile \($0)" } ?? ""
                 report.findings.append(
@@ -183,6 +213,12 @@ public enum MapCheck {
                     "the map covers \(describe(mb)), which does not contain the tour's map frame \(describe(frame)) (it falls short on the \(sides.joined(separator: ", ")) side\(sides.count == 1 ? "" : "s")); cut the map again with 'trailpack map extract --tour' or shrink the tour's bounds"
                 ))
         }
+        checkDetail(h, file: file, options: options, into: &findings)
+    }
+
+    /// The map's most detailed zoom against the minimum (a warning).
+    static func checkDetail(_ h: PMTilesHeader, file: String?, options: MapCheckOptions, into findings: inout [Finding])
+    {
         if h.maxZoom < options.minDetailZoom {
             findings.append(
                 Finding(

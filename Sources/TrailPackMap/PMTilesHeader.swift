@@ -18,12 +18,20 @@ public struct PMTilesHeader: Sendable, Equatable {
     /// The tiles' format.
     public enum TileType: UInt8, Sendable, CaseIterable {
         case unknown = 0, mvt = 1, png = 2, jpeg = 3, webp = 4, avif = 5
-        public var name: String { ["unknown", "mvt", "png", "jpeg", "webp", "avif"][Int(rawValue)] }
+        /// MapLibre Tile (MLT), the columnar vector tile format (PMTiles v3.5).
+        case mlt = 6
+        public var name: String { ["unknown", "mvt", "png", "jpeg", "webp", "avif", "mlt"][Int(rawValue)] }
+        /// The name for people: "MLT (MapLibre Tile)", "MVT (Mapbox Vector Tile)", "PNG", …
+        public var displayName: String {
+            [
+                "unknown", "MVT (Mapbox Vector Tile)", "PNG", "JPEG", "WebP", "AVIF", "MLT (MapLibre Tile)",
+            ][Int(rawValue)]
+        }
         /// The HTTP media type of one tile.
         public var mediaType: String {
             [
                 "application/octet-stream", "application/vnd.mapbox-vector-tile", "image/png", "image/jpeg",
-                "image/webp", "image/avif",
+                "image/webp", "image/avif", "application/vnd.maplibre-tile",
             ][Int(rawValue)]
         }
     }

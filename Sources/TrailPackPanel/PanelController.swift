@@ -399,7 +399,8 @@ public struct PanelController: Sendable {
     }
 }
 
-/// The headers every panel response carries: the CSP, no sniffing, no framing, no referrer to other sites.
+/// The headers every panel response carries: the CSP (unless the route set a stricter one: a package's
+/// files), no sniffing, no framing, no referrer to other sites.
 struct PanelHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     let contentSecurityPolicy: String
 
@@ -407,9 +408,9 @@ struct PanelHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var response = try await next(request, context)
-        // A response that set its own (stricter) policy keeps it: package content served as a file.
-        let policy = HTTPField.Name("Content-Security-Policy")!
-        if response.headers[policy] == nil { response.headers[policy] = contentSecurityPolicy }
+        if response.headers[.contentSecurityPolicy] == nil {
+            response.headers[.contentSecurityPolicy] = contentSecurityPolicy
+        }
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"

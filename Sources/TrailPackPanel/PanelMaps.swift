@@ -62,12 +62,9 @@ extension PanelController {
     static func tileResponse(_ header: PMTilesHeader, _ bytes: [UInt8]?, tile: TileID) throws -> Response {
         // A tile the map does not hold (outside its area or its zooms): no content, which the map draws as empty.
         guard let bytes else { return Response(status: .noContent, headers: [.cacheControl: "private, max-age=60"]) }
-        var headers: HTTPFields = [
-            .contentType: header.tileType?.mediaType ?? "application/octet-stream",
-            .cacheControl: "private, max-age=60",
-            .contentLength: String(bytes.count),
-        ]
-        if header.tileCompression == .gzip { headers[.contentEncoding] = "gzip" }
+        var headers = PackageTiles.headers(header, bytes)
+        headers[.cacheControl] = "private, max-age=60"
+        headers[.contentLength] = String(bytes.count)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 

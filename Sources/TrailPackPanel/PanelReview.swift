@@ -319,10 +319,20 @@ extension PanelController {
         let total = asset.size
         var start: Int64 = 0, end = total - 1
         var status: HTTPResponse.Status = .ok
+        // The type is read from the file's first bytes, never taken from the manifest (which may call
+        // an HTML page image/png); only media and plain text are inline, and nothing runs in our origin.
+        let head: [UInt8]
+        do { head = try Self.head(reader.openAsset(assetPath)) } catch {
+            throw PanelError(status: .unprocessableContent, message: "\(error)")
+        }
+        let served = ContentSniff.served(head)
         var headers: HTTPFields = [
-            .contentType: asset.mediaType, .acceptRanges: "bytes", .cacheControl: "private, no-store",
+            .contentType: served.contentType, .acceptRanges: "bytes", .cacheControl: "private, no-store",
             .eTag: "\"\(asset.sha256)\"",
         ]
+        headers[.contentSecurityPolicy] = ContentSniff.Served.contentSecurityPolicy
+        headers[.xContentTypeOptions] = "nosniff"
+        if !served.inline { headers[.contentDisposition] = ContentSniff.Served.attachment }
         if let range = request.headers[.range], total > 0 {
             guard let (a, b) = Self.byteRange(range, size: total) else {
                 return Response(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */\(total)"])
@@ -331,12 +341,6 @@ extension PanelController {
             headers[.contentRange] = "bytes \(a)-\(b)/\(total)"
         }
         headers[.contentLength] = String(max(0, end - start + 1))
-        if asset.kind != .image, asset.kind != .audio, asset.kind != .video || asset.mediaType == "image/svg+xml" {
-            headers[.contentDisposition] = "attachment"
-        }
-        do { _ = try reader.openAsset(assetPath) } catch {
-            throw PanelError(status: .unprocessableContent, message: "\(error)")
-        }
         let wanted = end - start + 1, first = start, whole = start == 0 && end == total - 1
         let body = ResponseBody { writer in
             let stream = try reader.openAsset(assetPath)
@@ -363,6 +367,20 @@ extension PanelController {
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// The first `ContentSniff.prefixLength` bytes of an asset (all of a shorter one, then checked to its end).
+    static func head(_ stream: AssetStream) throws(PackageError) -> [UInt8] {
+        var head: [UInt8] = []
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ContentSniff.prefixLength, alignment: 16)
+        defer { buffer.deallocate() }
+        while head.count < ContentSniff.prefixLength {
+            let n = try stream.read(
+                into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(ContentSniff.prefixLength - head.count)]))
+            if n == 0 { break }
+            head += buffer[0..<n]
+        }
+        return head
     }
 
     /// The stored package itself, for a reviewer to sign offline (any version they may see, released or not).

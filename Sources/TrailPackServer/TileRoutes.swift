@@ -50,12 +50,9 @@ extension CatalogController {
             try Self.readTile(blob: path, map: map.path, tile: tileID)
         }
         guard let bytes = result.1 else { throw ServerError.notFound("the map has no tile \(tileID)") }
-        var headers: HTTPFields = [
-            .contentType: result.0.tileType?.mediaType ?? "application/octet-stream",
-            .eTag: etag,
-            .cacheControl: released ? "public, max-age=31536000, immutable" : "private, no-store",
-        ]
-        if result.0.tileCompression == .gzip { headers[.contentEncoding] = "gzip" }
+        var headers = PackageTiles.headers(result.0, bytes)
+        headers[.eTag] = etag
+        headers[.cacheControl] = released ? "public, max-age=31536000, immutable" : "private, no-store"
         if let inm = request.headers[.ifNoneMatch], ETag.noneMatchHits(inm, etag) {
             return Response(status: .notModified, headers: headers)
         }
@@ -70,6 +67,27 @@ extension CatalogController {
 
 /// One tile of a stored package's map, read in place (the API's tile route and the panel's review page).
 package enum PackageTiles {
+    /// The headers of a tile response: its type read from the tile's bytes (inflated first when the
+    /// map's tiles are gzipped), never from the map's header: raster images are inline, anything
+    /// else (a vector tile, HTML, unknown bytes) an `application/octet-stream` attachment; and,
+    /// whatever it is, the sandboxing policy and `nosniff`.
+    package static func headers(_ header: PMTilesHeader, _ bytes: [UInt8]) -> HTTPFields {
+        let gzipped = header.tileCompression == .gzip
+        let head =
+            gzipped
+            ? Gzip.head(ofGzip: bytes, maxBytes: ContentSniff.prefixLength) ?? []
+            : Array(bytes.prefix(ContentSniff.prefixLength))
+        var served = ContentSniff.served(head)
+        // A map's tiles are images or vector data; a tile that reads as text or media is a download.
+        if !served.contentType.hasPrefix("image/") { served = .download }
+        var headers: HTTPFields = [.contentType: served.contentType]
+        if !served.inline { headers[.contentDisposition] = ContentSniff.Served.attachment }
+        headers[.contentSecurityPolicy] = ContentSniff.Served.contentSecurityPolicy
+        headers[.xContentTypeOptions] = "nosniff"
+        if gzipped { headers[.contentEncoding] = "gzip" }
+        return headers
+    }
+
     /// Opens the blob's ZIP directory, finds the map's stored entry and reads one tile from it.
     package static func read(blob: String, map: String, tile: TileID) throws -> (PMTilesHeader, [UInt8]?) {
         let source = try FileSource(path: blob)

@@ -43,8 +43,10 @@ public enum PackageMaps {
             let window = StoredEntrySource(
                 source: source, offset: entry.dataOffset!, size: entry.uncompressedSize, name: asset.path)
             let report: MapReport
-            do { report = try MapCheck.check(window, file: asset.path, frame: manifest.bounds, options: options) } catch
-            {
+            do {
+                report = try MapCheck.check(
+                    window, file: asset.path, frame: manifest.bounds, options: options.forMap(at: asset.path))
+            } catch {
                 throw ArchiveError(
                     code: .io, message: "cannot read the map '\(asset.path)': \(error.message)",
                     systemCall: error.systemCall, cause: error)

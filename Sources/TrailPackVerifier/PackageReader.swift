@@ -38,7 +38,7 @@ public final class PackageReader: Sendable {
         if let entry, entry.uncompressedSize <= Verifier.maxManifestBytes {
             switch try Self.checkedRead(entry, source: source) {
             case .damaged(let finding): findings.append(finding)
-            case .intact(_, let captured): bytes = captured
+            case .intact(_, let captured, _): bytes = captured
             }
         }
         let manifest = Verifier.checkManifest(directory: directory, bytes: &bytes, findings: &findings)
@@ -66,7 +66,7 @@ public final class PackageReader: Sendable {
     public func manifestBytes() throws(PackageError) -> [UInt8] {
         switch try Self.checkedRead(manifestEntry, source: source) {
         case .damaged(let finding): throw .invalid([finding])
-        case .intact(_, let captured): return captured
+        case .intact(_, let captured, _): return captured
         }
     }
 

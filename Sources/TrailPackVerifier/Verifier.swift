@@ -75,13 +75,14 @@ public enum Verifier {
                 .sorted { directory.entries[$0].dataOffset! < directory.entries[$1].dataOffset! }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
             defer { buffer.deallocate() }
-            let manifestName = Array(Manifest.entryName.utf8)
+            // The one manifest entry the rules check (the first by name); a second copy is never read as it.
+            let manifestIndex = manifestEntry(in: directory)?.index
             for i in ordered {
                 let entry = directory.entries[i]
                 guard !entry.isEncrypted, entry.method == 0 || entry.method == 8,
                     entry.uncompressedSize <= options.limits.maxEntrySize
                 else { continue }
-                let capture = entry.nameBytes == manifestName && entry.uncompressedSize <= maxManifestBytes
+                let capture = entry.index == manifestIndex && entry.uncompressedSize <= maxManifestBytes
                 switch try checkData(
                     source: sequential, entry: entry, buffer: buffer, capture: capture,
                     checkCRC: !delegated.contains(entry.index))
@@ -89,10 +90,10 @@ public enum Verifier {
                 case .damaged(let finding):
                     findings.append(finding)
                     checks[entry.index] = .damaged(finding)
-                case .intact(let sha256, let captured):
+                case .intact(let sha256, let captured, let head):
                     if capture { manifestBytes = captured }
                     // held once, in manifestBytes, and let go once read
-                    checks[entry.index] = .intact(sha256: sha256, captured: [])
+                    checks[entry.index] = .intact(sha256: sha256, captured: [], head: head)
                 }
             }
         }
@@ -138,15 +139,22 @@ public enum Verifier {
 
     /// What reading one entry's data came to.
     enum EntryCheck {
-        /// Every byte was read and passed its checks: the data's SHA-256, and the data itself when it
-        /// was asked for (`capture`: the manifest's), else empty.
-        case intact(sha256: SHA256Digest, captured: [UInt8])
+        /// Every byte was read and passed its checks: the data's SHA-256, the data itself when it
+        /// was asked for (`capture`: the manifest's), else empty, and its first ``headLength`` bytes
+        /// (what `asset.type-mismatch` reads).
+        case intact(sha256: SHA256Digest, captured: [UInt8], head: [UInt8])
         /// The data is damaged, or could not be read to its end: the finding that says so.
         case damaged(Finding)
 
         /// The data's SHA-256, when it is intact.
         var sha256: SHA256Digest? {
-            if case .intact(let sha256, _) = self { return sha256 }
+            if case .intact(let sha256, _, _) = self { return sha256 }
+            return nil
+        }
+
+        /// The data's first bytes, when it is intact.
+        var head: [UInt8]? {
+            if case .intact(_, _, let head) = self { return head }
             return nil
         }
     }
@@ -191,6 +199,10 @@ public enum Verifier {
             "the data's CRC-32 is \(hex32(actual)), not the declared \(hex32(entry.crc32)): the entry is damaged")
     }
 
+    /// How many leading bytes of each entry are kept for the content rule: enough for every
+    /// signature `ContentSniff` checks, little enough to keep for 100,000 entries.
+    static let headLength = 16
+
     static func checkData(
         source: some ByteSource, entry: ZipEntry, buffer: UnsafeMutableRawBufferPointer, capture: Bool,
         checkCRC: Bool = true
@@ -198,6 +210,7 @@ public enum Verifier {
         var sha = SHA256()
         var crc = CRC32()
         var captured: [UInt8] = []
+        var head: [UInt8] = []
         if capture { captured.reserveCapacity(Int(max(0, min(entry.uncompressedSize, maxManifestBytes)))) }
         do throws(ArchiveError) {
             let reader = try EntryReader(source: source, entry: entry)
@@ -208,6 +221,7 @@ public enum Verifier {
                 sha.update(chunk)
                 if checkCRC { crc.update(chunk) }
                 if capture { captured += chunk }
+                if head.count < headLength { head += chunk.prefix(headLength - head.count) }
             }
         } catch {
             // Reading failed: not a problem of the package, and the check cannot go on.
@@ -217,7 +231,7 @@ public enum Verifier {
         if checkCRC, crc.value != entry.crc32 {
             return .damaged(crcFinding(entry, actual: crc.value))
         }
-        return .intact(sha256: sha.finalize(), captured: captured)
+        return .intact(sha256: sha.finalize(), captured: captured, head: head)
     }
 
     static func hex32(_ v: UInt32) -> String {
@@ -238,6 +252,18 @@ public enum Verifier {
         guard directory.isReadable else { return nil }
         guard let entry = manifestEntry(in: directory) else {
             findings.append(Finding(.manifestMissing, missingManifestMessage(directory)))
+            return nil
+        }
+        // Two entries named manifest.json: readers disagree on which one they read (the first or the
+        // last), so neither is parsed; the name rules report the duplicate.
+        let copies = directory.entries.lazy.filter { $0.nameBytes == entry.nameBytes }.count
+        if copies > 1 {
+            findings.append(
+                Finding(
+                    .zipNameDuplicate, file: Manifest.entryName,
+                    "the package holds \(copies) entries named manifest.json; readers disagree on which one counts, so none is read"
+                ))
+            bytes = nil
             return nil
         }
         let firstByOffset = directory.entries.min { $0.localHeaderOffset < $1.localHeaderOffset }
@@ -296,7 +322,15 @@ public enum Verifier {
         func check(_ asset: Asset) {
             let key = NameKey(asset.path)
             listed.insert(key)
-            guard let entry = byName[key].map({ directory.entries[$0] }) else {
+            let found = byName[key].map { directory.entries[$0] }
+            // The declared type against the extension always; the content when it was read intact.
+            if let reason = ContentSniff.assetMismatch(
+                path: asset.path, kind: asset.kind, mediaType: asset.mediaType,
+                head: found.flatMap { checks[$0.index]?.head })
+            {
+                findings.append(Finding(.assetTypeMismatch, file: asset.path, reason))
+            }
+            guard let entry = found else {
                 let near =
                     folded(asset.path).map { "; the package has '\($0.name)', which differs in case or accents" } ?? ""
                 findings.append(

@@ -147,6 +147,8 @@ struct MapInspectCommand: ParsableCommand {
             members.insert(JSONMember("valid", .bool(!report.findings.hasErrors)), at: 1)
             members.insert(JSONMember("size", .number(JSONNumber(source.size))), at: 2)
             CLI.printJSON(.object(members))
+            // This is the report: exiting 1 for its findings must not print a second one.
+            Report.printed = true
         } else {
             CLI.out("map       \(file) (\(Format.bytes(source.size)))\n")
             CLI.out(MapOutput.text(report))
@@ -224,11 +226,18 @@ enum MapOutput {
         return .object(members)
     }
 
+    /// The tile type for people: the manifest's word for the types phones render (png, mvt), the
+    /// full name of the others ("MLT (MapLibre Tile)"), the raw byte of an unknown one.
+    static func typeName(_ h: PMTilesHeader) -> String {
+        guard let type = h.tileType else { return "unknown tile type \(h.tileTypeByte)" }
+        return MapInfo.TileType(rawValue: type.name) != nil ? type.name : type.displayName
+    }
+
     static func text(_ r: MapReport, indent: String = "") -> String {
         guard let h = r.header else { return "" }
         let b = h.bounds
         var out =
-            "\(indent)tiles     \(h.tileType?.name ?? "type \(h.tileTypeByte)"), zoom \(h.minZoom)–\(h.maxZoom), bounds \(b.southwest.latitude),\(b.southwest.longitude) to \(b.northeast.latitude),\(b.northeast.longitude)"
+            "\(indent)tiles     \(MapOutput.typeName(h)), zoom \(h.minZoom)–\(h.maxZoom), bounds \(b.southwest.latitude),\(b.southwest.longitude) to \(b.northeast.latitude),\(b.northeast.longitude)"
         if let s = r.summary { out += ", \(s.addressedTiles) tiles (\(r.uniqueContents) distinct)" }
         out += "\n"
         for z in r.zooms where z.tiles > 0 || z.frameTiles != nil {
@@ -457,7 +466,11 @@ enum MapTools {
         let head = try FileIO.readPrefix(source, maxBytes: 16)
         do {
             if head.starts(with: Array("SQLite format 3".utf8)) {
-                return try MBTiles(path: source).write(to: output, frame: frame, zooms: zooms)
+                do { return try MBTiles(path: source).write(to: output, frame: frame, zooms: zooms) } catch let
+                    error as DatabaseError
+                {
+                    throw MBTiles.failure(error, path: source)
+                }
             }
             guard head.starts(with: PMTilesHeader.magic) else {
                 throw CLIError.usage(
@@ -506,6 +519,8 @@ enum MapTools {
             members.insert(JSONMember("written", .number(JSONNumber(tiles))), at: 1)
             members.insert(JSONMember("size", .number(JSONNumber(size))), at: 2)
             CLI.printJSON(.object(members))
+            // This is the report: exiting 1 for its findings must not print a second one.
+            Report.printed = true
         } else {
             CLI.out("wrote     \(output) (\(Format.bytes(size)), \(tiles) tiles)\n")
             CLI.out(MapOutput.text(report))
@@ -524,14 +539,35 @@ final class MBTiles {
         self.path = path
         var config = Configuration()
         config.readonly = true
-        do { queue = try DatabaseQueue(path: path, configuration: config) } catch {
-            throw CLIError.io("cannot open the MBTiles '\(path)': \(error)")
+        do { queue = try DatabaseQueue(path: path, configuration: config) } catch let error as DatabaseError {
+            throw Self.failure(error, path: path)
         }
     }
 
-    func invalid(_ message: String) -> CLIError {
-        CLI.printFindings([Finding(.mapHeader, file: path, message)], to: .standardError)
+    func invalid(_ message: String) -> CLIError { Self.invalid(message, path: path) }
+
+    /// A `map.header` finding (printed, and kept for a `--json` report) and the error that ends the command.
+    static func invalid(_ message: String, path: String) -> CLIError {
+        let finding = Finding(.mapHeader, file: path, message)
+        CLI.printFindings([finding], to: .standardError)
+        Report.pendingFindings.append(finding)
         return CLIError(code: .invalid, message: "the MBTiles '\(path)' cannot be converted; nothing was written")
+    }
+
+    /// What SQLite's refusal means: a damaged or foreign file is a finding (exit 1); a failure to read
+    /// it (permissions, the disk) is input/output (exit 3). SQLite's words only, never the statement.
+    static func failure(_ error: DatabaseError, path: String) -> CLIError {
+        let damaged: [ResultCode] = [
+            .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FORMAT, .SQLITE_ERROR, .SQLITE_MISMATCH, .SQLITE_RANGE,
+            .SQLITE_TOOBIG, .SQLITE_SCHEMA, .SQLITE_CONSTRAINT,
+        ]
+        let words = error.message ?? "SQLite result code \(error.resultCode.rawValue)"
+        if damaged.contains(error.resultCode.primaryResultCode) {
+            return invalid(
+                "the MBTiles file is damaged or not an MBTiles database (SQLite: \(words)); export it again from its source",
+                path: path)
+        }
+        return CLIError.io("cannot read the MBTiles '\(path)': \(words)")
     }
 
     /// Writes the tiles inside `frame` at `zooms` (all when nil) to a PMTiles file.

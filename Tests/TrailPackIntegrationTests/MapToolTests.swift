@@ -300,4 +300,70 @@ struct MapToolTests {
             garbage.status == 1 && (garbage.stdout + garbage.stderr).contains("map.header"),
             "\(garbage.stdout) \(garbage.stderr)")
     }
+
+    @Test("map inspect names PMTiles tile type 6 MLT (MapLibre Tile), in its text and its finding")
+    func mltNamed() throws {
+        try Support.withTemporaryDirectory { dir in
+            var bytes = try Support.read(Self.baseMap)
+            bytes[99] = 6  // the header's tile type
+            try Support.write(bytes, to: dir + "/mlt.pmtiles")
+            let out = try Support.trailpack("map", "inspect", dir + "/mlt.pmtiles")
+            #expect(out.status == 1, "\(out.stderr)")
+            let text = out.stdout + out.stderr
+            #expect(text.contains("tiles     MLT (MapLibre Tile), zoom 8"), "\(text)")
+            #expect(text.contains("the tile type is MLT (MapLibre Tile)") && !text.contains("type 6"), "\(text)")
+        }
+    }
+
+    @Test(
+        "map inspect and map extract with --json print one document even when they exit 1 for the map's findings"
+    )
+    func oneDocumentOnFindings() throws {
+        try Support.withTemporaryDirectory { dir in
+            let tour = Support.fixture("santiam-wagon-road")
+            for arguments in [
+                ["map", "inspect", Self.cornerMissing, "--tour", tour, "--json"],
+                ["map", "extract", Self.cornerMissing, "-o", dir + "/cut.pmtiles", "--tour", tour, "--json"],
+            ] {
+                let out = try Support.trailpack(arguments)
+                #expect(out.status == 1, "\(arguments): \(out.stderr)")
+                // One JSON document: JSONSerialization refuses a second one after the first.
+                let json = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any]
+                let findings = json?["findings"] as? [[String: Any]] ?? []
+                #expect(findings.contains { $0["code"] as? String == "map.coverage" }, "\(arguments): \(out.stdout)")
+            }
+        }
+    }
+
+    @Test(
+        "a damaged MBTiles is a map.header finding and exit 1, in SQLite's words without its statement; not an input/output failure",
+        .needs(.python3))
+    func damagedMBTiles() throws {
+        try Support.withTemporaryDirectory { dir in
+            let script = """
+                import sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                db.execute("CREATE TABLE metadata (name text, value text)")
+                db.execute("CREATE TABLE tiles (zoom_level integer, tile_column integer, tile_row integer, tile_data blob)")
+                for i in range(400):
+                    db.execute("INSERT INTO tiles VALUES (?, ?, ?, ?)", (10, i, 3, b"\\x89PNG\\r\\n\\x1a\\n" + bytes(300)))
+                db.commit()
+                db.close()
+                data = bytearray(open(sys.argv[1], "rb").read())
+                for p in range(4096, len(data), 4096):
+                    data[p:p + 64] = b"\\xa5" * 64
+                open(sys.argv[1], "wb").write(data)
+                """
+            let made = try Support.run("python3", ["-c", script, dir + "/damaged.mbtiles"])
+            #expect(made.status == 0, "\(made.stderr)")
+            let out = try Support.trailpack("map", "convert", dir + "/damaged.mbtiles", dir + "/x.pmtiles", "--json")
+            #expect(out.status == 1, "\(out.stdout) \(out.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any])
+            let findings = json["findings"] as? [[String: Any]] ?? []
+            let finding = try #require(findings.first { $0["code"] as? String == "map.header" }, "\(out.stdout)")
+            #expect((finding["message"] as? String)?.contains("damaged") == true, "\(finding)")
+            #expect(!(out.stdout + out.stderr).contains("SELECT"), "SQL in the output: \(out.stdout) \(out.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/x.pmtiles"), "nothing is written")
+        }
+    }
 }

@@ -1,8 +1,13 @@
 import Foundation
 import Testing
+import TrailPackArchive
+import TrailPackCatalog
+import TrailPackCore
+import TrailPackCrypto
 import TrailPackPanel
 import TrailPackTestFixtures
 import TrailPackTestSupport
+import TrailPackVerifier
 
 /// The panel in a real browser: `trailpack serve` with a temporary data folder, driven by scripts/panel-browser.py
 /// in headless Chromium (Debian's chromium, chromium-driver and python3-selenium, installed by the Makefile).
@@ -207,6 +212,117 @@ extension PanelBrowserTests {
             #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
             #expect(
                 try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 6)
+        }
+    }
+}
+
+extension PanelBrowserTests {
+    @Test(
+        "package content never runs in the panel's origin: a reviewer in Chromium opens an asset that is an HTML page (page.png, declared text/html) whose script would read the CSRF token and approve; the page comes as a download with the sandboxing policy, the script as plain text, and the version stays unapproved",
+        .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets))
+    func assetCannotApprove() throws {
+        try Support.withTemporaryDirectory { dir in
+            let data = dir + "/data"
+            for arguments in [
+                ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
+                ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
+                ["admin", "user", "add", "rita", "--role", "reviewer", "--data", data],
+            ] {
+                let result = try Support.trailpack(arguments)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            }
+            try "rita's long password\n".write(toFile: dir + "/password", atomically: true, encoding: .utf8)
+            #expect(
+                try Support.trailpack([
+                    "admin", "user", "password", "rita", "--password-file", dir + "/password", "--data", data,
+                ]).status == 0)
+            // The hostile version: the sample tour plus two assets an upload would no longer pass
+            // (verify refuses both); it is put in the catalog directly, as a package verified by an
+            // older trailpack would be, so that only the serving is on trial.
+            let id = "gov.usda.fs.willamette.santiam-wagon-road", version = "1.0.0"
+            let review = "/packages/\(id)/versions/\(version)"
+            var forge = try ZipForge.from(package: Support.read(Support.buildFixture("santiam-wagon-road", into: dir)))
+            var manifest = try #require(
+                try JSONSerialization.jsonObject(with: Data(forge.entries[0].data)) as? [String: Any])
+            var waypoints = try #require(manifest["waypoints"] as? [[String: Any]])
+            let slug = try #require(waypoints.first?["slug"] as? String)
+            func url(_ path: String) -> String {
+                review + "/asset?path=" + path.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            }
+            let pagePath = "waypoints/\(slug)/page.png", scriptPath = "waypoints/\(slug)/approve.js"
+            let page = Array(
+                "<!DOCTYPE html><html><head><title>page</title><script src=\"\(url(scriptPath))\"></script></head><body>hello</body></html>\n"
+                    .utf8)
+            let script = Array(
+                """
+                document.title = "ran";
+                fetch("\(review)").then(function (r) { return r.text(); }).then(function (t) {
+                  var token = t.match(/name="_csrf" value="([^"]+)"/)[1];
+                  return fetch("\(review)/approve", {method: "POST", headers: {"Content-Type": "application/x-www-form-urlencoded"}, body: "_csrf=" + encodeURIComponent(token)});
+                }).then(function (r) { document.title = "approved " + r.status; });
+
+                """.utf8)
+            var assets = waypoints[0]["assets"] as? [[String: Any]] ?? []
+            for (path, kind, type, bytes) in [
+                (pagePath, "image", "text/html", page), (scriptPath, "other", "text/javascript", script),
+            ] {
+                assets.append([
+                    "path": path, "kind": kind, "mediaType": type, "size": bytes.count,
+                    "sha256": SHA256.hash(bytes).hex, "alt": "a page",
+                ])
+                forge.entries.append(ZipForge.Entry(path, bytes))
+            }
+            assets[assets.count - 1]["alt"] = nil
+            waypoints[0]["assets"] = assets
+            manifest["waypoints"] = waypoints
+            let manifestBytes = Array(try JSONSerialization.data(withJSONObject: manifest))
+            forge.entries[0].data = manifestBytes
+            let bytes = forge.bytes()
+            let refused = try Verifier.verify(source: MemorySource(bytes))
+            #expect(refused.findings.filter { $0.code == .assetTypeMismatch }.count == 2, "\(refused.findings)")
+            let digest = SHA256.hash(bytes)
+            let blob = data + "/blobs/\(digest.hex.prefix(2))/\(digest.hex).zip"
+            try FileManager.default.createDirectory(
+                atPath: (blob as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Support.write(bytes, to: blob)
+            do {
+                let catalog = try Catalog(path: data + "/catalog.sqlite")
+                let parsed = try #require(ManifestReader.read(manifestBytes).manifest)
+                _ = try catalog.register(
+                    manifest: parsed, manifestJSON: String(decoding: manifestBytes, as: UTF8.self), sha256: digest.hex,
+                    size: Int64(bytes.count), actor: "ranger", status: .draft)
+                let ranger = try #require(try catalog.user(name: "ranger"))
+                #expect(try catalog.apply(.start, package: id, version: version, by: ranger, required: 1) != .notFound)
+                #expect(try catalog.record(package: id, version: version)?.summary.status == .pending)
+            }
+            let server = try ServeProcess.launch(["--data", data, "--approvals", "1", "--no-malware-scan"])
+            let run: Support.Output
+            do {
+                defer { server.stop() }
+                run = try Support.run(
+                    Self.python,
+                    [
+                        Support.root + "/scripts/panel-asset-attack.py", server.base,
+                        Support.root + "/out/screenshots/asset-attack", "rita", "rita's long password", url(pagePath),
+                        url(scriptPath),
+                    ])
+            }
+            #expect(run.status == 0, "panel-asset-attack.py exited \(run.status): \(run.stderr)")
+            let result = try JSON.parse(run.stdout)
+            #expect(
+                result["title"]?.string?.hasPrefix("approved") == false, "the page's script approved: \(run.stdout)")
+            for (name, disposition) in [("page", "attachment"), ("script", nil)] {
+                let headers = result[name]
+                #expect(headers?["status"]?.int == 200, "\(name): \(run.stdout)")
+                #expect(headers?["Content-Security-Policy"]?.string == "default-src 'none'; sandbox", "\(name)")
+                #expect(headers?["X-Content-Type-Options"]?.string == "nosniff", "\(name)")
+                #expect(headers?["Content-Disposition"]?.string == disposition, "\(name): \(run.stdout)")
+            }
+            #expect(result["page"]?["Content-Type"]?.string == "application/octet-stream")
+            #expect(result["script"]?["Content-Type"]?.string == "text/plain; charset=utf-8")
+            let after = try Catalog(path: data + "/catalog.sqlite").record(package: id, version: version)
+            #expect(
+                after?.summary.status == .pending && after?.approvals.isEmpty == true, "\(String(describing: after))")
         }
     }
 }

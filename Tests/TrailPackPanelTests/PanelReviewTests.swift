@@ -106,6 +106,8 @@ struct PanelReviewTests {
                 #expect(
                     response.status == .ok && Array(buffer: response.body) == original
                         && response.headers[.contentType] == "image/png")
+                #expect(response.headers[.contentSecurityPolicy] == "default-src 'none'; sandbox")
+                #expect(response.headers[.contentDisposition] == nil, "a PNG is shown inline")
             }
             try await client.execute(
                 uri: assetURL, method: .get, headers: [.cookie: reviewer.cookie, .range: "bytes=10-19"]
@@ -131,6 +133,7 @@ struct PanelReviewTests {
                 #expect(
                     response.status == .ok && response.headers[.contentType] == "image/png"
                         && Array(Array(buffer: response.body).prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+                #expect(response.headers[.contentSecurityPolicy] == "default-src 'none'; sandbox")
             }
             try await client.execute(uri: page + "/tiles/3/0/0", method: .get, headers: reviewer.headers) {
                 #expect($0.status == .noContent, "a tile the map does not hold")

@@ -28,6 +28,8 @@ struct MapTileRouteTests {
                 #expect(Array(buffer: r.body) == expected)
                 #expect(r.headers[.contentType] == "image/png")
                 #expect(r.headers[.contentEncoding] == nil, "PNG tiles are not gzip-compressed")
+                #expect(r.headers[.contentSecurityPolicy] == "default-src 'none'; sandbox")
+                #expect(r.headers[.contentDisposition] == nil, "a PNG tile is inline")
                 #expect(r.headers[.cacheControl] == "public, max-age=31536000, immutable")
                 etag = r.headers[.eTag] ?? ""
             }

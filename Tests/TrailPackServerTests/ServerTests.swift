@@ -204,6 +204,41 @@ struct ServerRouteTests {
     }
 
     @Test(
+        "an upload whose asset is an HTML page named page.png and declared text/html is refused (422, asset.type-mismatch), nothing stored",
+        .needs(.sha256sum))
+    func typeMismatchUpload() async throws {
+        try await withServer { server, packages, client in
+            var forge = try ZipForge.from(package: Support.read(packages["family-hikes"]!))
+            var manifest = try #require(
+                try JSONSerialization.jsonObject(with: Data(forge.entries[0].data)) as? [String: Any])
+            var waypoints = try #require(manifest["waypoints"] as? [[String: Any]])
+            let slug = try #require(waypoints[0]["slug"] as? String)
+            let html = Array("<!DOCTYPE html><html><script src=\"x\"></script></html>\n".utf8)
+            let htmlFile = NSTemporaryDirectory() + "trailpack-page-" + UUID().uuidString
+            try Support.write(html, to: htmlFile)
+            defer { try? FileManager.default.removeItem(atPath: htmlFile) }
+            var assets = waypoints[0]["assets"] as? [[String: Any]] ?? []
+            assets.append([
+                "path": "waypoints/\(slug)/page.png", "kind": "image", "mediaType": "text/html", "size": html.count,
+                "sha256": try ServerFixtures.sha(htmlFile),
+            ])
+            waypoints[0]["assets"] = assets
+            manifest["waypoints"] = waypoints
+            forge.entries[0].data = Array(try JSONSerialization.data(withJSONObject: manifest))
+            forge.entries.append(ZipForge.Entry("waypoints/\(slug)/page.png", html))
+            try await client.execute(
+                uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(Self.token)"],
+                body: ByteBuffer(bytes: forge.bytes())
+            ) { r in
+                #expect(r.status == .unprocessableContent)
+                let findings = (try? JSON.parse(String(buffer: r.body)))?["error"]?["findings"]?.array ?? []
+                #expect(findings.contains { $0["code"] == .string("asset.type-mismatch") }, "\(String(buffer: r.body))")
+            }
+            #expect(try server.catalog.sites().isEmpty)
+        }
+    }
+
+    @Test(
         "a package that still holds trailpack init's template text is refused at upload (422 template-text), naming the fields"
     )
     func templateText() async throws {

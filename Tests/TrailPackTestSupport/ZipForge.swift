@@ -20,6 +20,9 @@ package struct ZipForge {
         package var centralUncompressedSize: UInt32?
         package var centralOffset: UInt32?
         package var localName: [UInt8]?
+        /// "Version needed to extract" in the local header and the central directory (20 unless set).
+        package var localVersionNeeded: UInt16?
+        package var centralVersionNeeded: UInt16?
         package var localMethod: UInt16?
         package var localFlags: UInt16?
         package var localCRC: UInt32?
@@ -82,7 +85,8 @@ package struct ZipForge {
             let offset = UInt32(out.count)
             // local header
             out +=
-                le32(0x0403_4B50) + le16(20) + le16(e.localFlags ?? e.flags) + le16(e.localMethod ?? e.method)
+                le32(0x0403_4B50) + le16(e.localVersionNeeded ?? 20) + le16(e.localFlags ?? e.flags)
+                + le16(e.localMethod ?? e.method)
                 + le32(0x0021_0000)
             if e.descriptor {
                 out += le32(e.localCRC ?? 0) + le32(0) + le32(e.localUncompressedSize ?? 0)
@@ -102,7 +106,8 @@ package struct ZipForge {
             out += e.after
             // central directory entry
             central +=
-                le32(0x0201_4B50) + le16(e.versionMadeBy) + le16(20) + le16(e.flags) + le16(e.method)
+                le32(0x0201_4B50) + le16(e.versionMadeBy) + le16(e.centralVersionNeeded ?? 20) + le16(e.flags)
+                + le16(e.method)
                 + le32(0x0021_0000)
             central += le32(e.centralCRC ?? crc) + le32(e.centralCompressedSize ?? UInt32(compressed.count))
             central += le32(e.centralUncompressedSize ?? UInt32(e.data.count))

@@ -97,6 +97,8 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     case zipEntryType = "zip.entry-type"
     case zipEncrypted = "zip.encrypted"
     case zipMethod = "zip.method"
+    case zipVersionNeeded = "zip.version-needed"
+    case zipFlags = "zip.flags"
     case zipTooManyEntries = "zip.too-many-entries"
     case zipTooLarge = "zip.too-large"
     case zipSizeMismatch = "zip.size-mismatch"
@@ -112,6 +114,7 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     case contentSize = "content.size"
     case contentSHA256 = "content.sha256"
     case contentUnlisted = "content.unlisted"
+    case assetTypeMismatch = "asset.type-mismatch"
 
     // Signatures and versions
     case signatureMissing = "signature.missing"
@@ -222,7 +225,8 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .sourcePackageLarge: "the assets together are larger than the phones' budget for a package (warning)"
         case .packageSHA256Mismatch: "the package's SHA-256 differs from the expected one"
         case .zipEOCDMissing: "there is no end-of-central-directory record"
-        case .zipEOCDMultiple: "more than one end-of-central-directory record fits the file"
+        case .zipEOCDMultiple:
+            "more than one end-of-central-directory record fits the file, or a second one lies before the last"
         case .zipEOCDInvalid: "the end-of-central-directory record is inconsistent (disks, counts)"
         case .zipZip64Invalid: "the ZIP64 records are missing or disagree with the end record"
         case .zipCentralDirectory: "the central directory is truncated, malformed or of the wrong size"
@@ -241,6 +245,9 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .zipEntryType: "an entry is a link, a device, or a directory with data"
         case .zipEncrypted: "an entry is encrypted"
         case .zipMethod: "an entry uses a compression method other than store or deflate"
+        case .zipVersionNeeded:
+            "an entry's version needed to extract (central or local) is above 4.5, what store, deflate and ZIP64 need"
+        case .zipFlags: "an entry sets a flag bit other than 1, 2 (deflate level), 3 (data descriptor) and 11 (UTF-8)"
         case .zipTooManyEntries: "the archive has more entries than the limit"
         case .zipTooLarge: "an entry or the archive uncompresses to more than the limit"
         case .zipSizeMismatch: "an entry decompresses to more or fewer bytes than declared"
@@ -252,6 +259,8 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .contentSize: "an asset's size differs from the manifest"
         case .contentSHA256: "an asset's SHA-256 differs from the manifest"
         case .contentUnlisted: "the package holds a file the manifest does not list"
+        case .assetTypeMismatch:
+            "an asset's kind or mediaType disagrees with its file extension, or its content (its first bytes) with either"
         case .signatureMissing: "trusted keys were given but the package has no signature"
         case .signatureMalformed: "a signature file is not a (prehashed) minisign signature"
         case .signatureInvalid: "a signature or its trusted comment does not match the package"
