@@ -60,7 +60,9 @@ public struct PanelController: Sendable {
         panel.get("/") { request, context in await signedIn(request, context) { try await home($0, request: request) } }
         panel.get("/login") { request, _ in try await loginPage(request) }
         // Sign-in has no session yet: it is checked by its Origin instead of a token (and SameSite=Strict).
-        panel.post("/login") { request, context in try await login(request, context) }
+        panel.post("/login") { request, context in
+            do { return try await login(request, context) } catch { return errorPage(error) }
+        }
         panel.get("/static/panel.css") { _, _ in Self.text(PanelAssets.css, type: "text/css; charset=utf-8") }
         panel.get("/static/panel.js") { _, _ in Self.text(PanelAssets.js, type: "text/javascript; charset=utf-8") }
         for vendor in PanelAssets.vendorLibraries {

@@ -79,12 +79,24 @@ public struct PackageIntake: Sendable {
         }
         // One upload of a version at a time: a second one racing it is refused here, before its
         // bytes are scanned or stored (the catalog's own check stays the last word).
-        guard let claim = server.versionClaims.claim(package: id, version: version) else {
-            await audit(id, version, sha, .uploadRefused, "another upload of this version is in progress")
-            throw ServerError(
-                .conflict, .versionExists,
-                "another upload of version \(version) of '\(ServerError.short(id))' is being stored right now; wait for it to finish and look at the version's state"
-            )
+        var waited = Duration.zero
+        let claim: VersionClaims.Claim
+        while true {
+            switch server.versionClaims.claim(package: id, version: version, sha256: sha) {
+            case .claimed(let mine): claim = mine
+            case .sameBytesInProgress where waited < .seconds(3600):
+                // The same bytes are being stored by another request: its outcome answers this one too.
+                try await Task.sleep(for: .milliseconds(50))
+                waited += .milliseconds(50)
+                continue
+            case .sameBytesInProgress, .otherBytesInProgress:
+                await audit(id, version, sha, .uploadRefused, "another upload of this version is in progress")
+                throw ServerError(
+                    .conflict, .versionExists,
+                    "another upload of version \(version) of '\(ServerError.short(id))' is being stored right now; wait for it to finish and look at the version's state"
+                )
+            }
+            break
         }
         defer { server.versionClaims.release(claim) }
         var restoring = false
@@ -248,17 +260,27 @@ extension TrailPackServer {
 }
 
 /// The versions being uploaded right now on this server, by package id and normalised version
-/// (`1.0` and `1.0.0` are one claim): the loser of a race is refused before anything is stored.
+/// (`1.0` and `1.0.0` are one claim), with the bytes each upload holds: the loser of a race with
+/// other bytes is refused before anything is stored; one with the same bytes waits for the first
+/// and is then told they are stored.
 public final class VersionClaims: Sendable {
     public struct Claim: Sendable, Hashable {
         let key: String
     }
-    private let held = Mutex<Set<String>>([])
+    /// What `claim` found.
+    public enum Outcome: Sendable {
+        case claimed(Claim)
+        /// Another upload of the same bytes holds it: wait and claim again.
+        case sameBytesInProgress
+        /// Another upload of other bytes holds it.
+        case otherBytesInProgress
+    }
+    private let held = Mutex<[String: String]>([:])
 
     public init() {}
 
-    /// The claim on `package`'s `version`, or nil when another upload holds it.
-    public func claim(package id: String, version: String) -> Claim? {
+    /// The claim on `package`'s `version` for the bytes `sha256`.
+    public func claim(package id: String, version: String, sha256: String) -> Outcome {
         var key = id + "\u{0}" + version
         if let parts = PackageVersion(version)?.components {
             // Trailing zeros do not make another version: 1.0 = 1.0.0.
@@ -266,9 +288,16 @@ public final class VersionClaims: Sendable {
             while trimmed.count > 1, trimmed.last == 0 { trimmed.removeLast() }
             key = id + "\u{0}" + trimmed.map(String.init).joined(separator: ".")
         }
-        let claim = Claim(key: key)
-        return held.withLock { $0.insert(key).inserted } ? claim : nil
+        return held.withLock { held in
+            switch held[key] {
+            case nil:
+                held[key] = sha256
+                return .claimed(Claim(key: key))
+            case sha256?: return .sameBytesInProgress
+            default: return .otherBytesInProgress
+            }
+        }
     }
 
-    public func release(_ claim: Claim) { _ = held.withLock { $0.remove(claim.key) } }
+    public func release(_ claim: Claim) { _ = held.withLock { $0.removeValue(forKey: claim.key) } }
 }

@@ -155,22 +155,8 @@ struct ServerLimitsTests {
         .needs(.curl, .sha256sum))
     func stalledReader() throws {
         try Support.withTemporaryDirectory { dir in
-            // A 40 MB video (random bytes after an ISO-media box): more than the socket buffers hold.
-            let tour = dir + "/tour"
-            try Support.copyTree(Support.fixture("family-hikes"), tour)
-            let stop = try #require(
-                try FileManager.default.contentsOfDirectory(atPath: tour + "/waypoints").sorted().first)
-            var video = Data([0, 0, 0, 0x18] + Array("ftypisom".utf8))
-            let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
-            video.append(random.readData(ofLength: 40 << 20))
-            try random.close()
-            try video.write(to: URL(fileURLWithPath: "\(tour)/waypoints/\(stop)/clip.mp4"))
-            let waypoint = "\(tour)/waypoints/\(stop)/waypoint.json"
-            let text = try String(contentsOfFile: waypoint, encoding: .utf8).replacingOccurrences(
-                of: "\"assets\": [", with: "\"assets\": [\"clip.mp4\", ")
-            try text.write(toFile: waypoint, atomically: true, encoding: .utf8)
-            let build = try Support.trailpack("build", tour, "-o", dir + "/big.zip", "-q")
-            #expect(build.status == 0, "\(build.stderr)")
+            // A 40 MB video: more than the socket buffers hold.
+            _ = try EdgeTrustTests.videoPackage(dir, megabytes: 40)
             let sha = try ServerFixtures.sha(dir + "/big.zip")
             let size = try #require(try FileManager.default.attributesOfItem(atPath: dir + "/big.zip")[.size] as? Int)
             let server = try Self.launch(dir, ["--send-timeout", "1", "--keep-alive-timeout", "1"])

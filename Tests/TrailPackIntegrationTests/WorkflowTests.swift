@@ -72,8 +72,9 @@ struct WorkflowTests {
         for user in ["maria", "ken", "lee", "root"] {
             tokens[user] = try admin("token", "issue", user).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        let server = try ServeProcess.launch(
-            ["--data", data, "--approvals", "2", "--clamav-db", TestClamAV.database] + extra)
+        // (--no-malware-scan in `extra` goes alone: scanner options with it are refused.)
+        let scanning = extra.contains("--no-malware-scan") ? [] : ["--clamav-db", TestClamAV.database]
+        let server = try ServeProcess.launch(["--data", data, "--approvals", "2"] + scanning + extra)
         return Setup(dir: dir, server: server, tokens: tokens)
     }
 

@@ -158,6 +158,9 @@ struct PanelSignInTests {
             let (status, retry, body) = try await client.execute(uri: "/", method: .get, headers: ranger.headers) {
                 ($0.status, $0.headers[.retryAfter], String(buffer: $0.body))
             }
+            let (signIn, signInRetry, signInBody) = try await Self.login(client, "ranger", "any password")
+            #expect(signIn == .serviceUnavailable && signInRetry[.retryAfter] != nil)
+            #expect(signInBody.contains("busy") && signInBody.contains("<html"), "\(signInBody.prefix(300))")
             for _ in holders { gate.signal() }
             for holder in holders { _ = try? await holder.value }
             #expect(status == .serviceUnavailable)

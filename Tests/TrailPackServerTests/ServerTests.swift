@@ -198,7 +198,7 @@ struct ServerRouteTests {
             let (status, body) = try await upload(client, tour + ".zip")
             #expect(
                 try status == .conflict
-                    && (JSON.parse(body)["error"]?["message"]?.string ?? "").contains("publish a new version number"),
+                    && (JSON.parse(body)["error"]?["message"]?.string ?? "").contains("new version number"),
                 "\(body)")
         }
     }
