@@ -102,8 +102,13 @@ public enum CSVImport {
     /// the files are added on each stop's page).
     /// `columns` names, for a role (`name`, `latitude`, …: ``choosableRoles``), the header of the column
     /// that holds it, when the ranger chose it on a form; other roles are found by their header as usual.
+    ///
+    /// With `confined` (the control panel's import of a zipped sheet) a cell may only name a file
+    /// inside `mediaFolder`: an absolute path, a drive letter or a `..` is refused with its row and
+    /// column, and a "did you mean" only ever names files inside it.
     public static func read(
-        csvPath: String, mediaFolder: String?, ignoreMedia: Bool = false, columns: [String: String] = [:]
+        csvPath: String, mediaFolder: String?, ignoreMedia: Bool = false, columns: [String: String] = [:],
+        confined: Bool = false
     ) throws -> SheetReading {
         let bytes = try FileSystem.readFile(csvPath, limit: 16 << 20)
         let displayName = URL(fileURLWithPath: csvPath).lastPathComponent
@@ -115,7 +120,7 @@ public enum CSVImport {
         }
         return parse(
             bytes, fileName: displayName, mediaFolder: media, mediaFolderGiven: mediaFolder != nil,
-            ignoreMedia: ignoreMedia, columns: columns)
+            ignoreMedia: ignoreMedia, columns: columns, confined: confined)
     }
 
     /// The roles a column can be chosen for on a form, in the order a form asks for them.
@@ -164,7 +169,7 @@ public enum CSVImport {
     public static func parse(
         _ bytes: [UInt8], fileName: String, mediaFolder: String, mediaFolderGiven: Bool = true,
         ignoreMedia: Bool = false,
-        columns: [String: String] = [:]
+        columns: [String: String] = [:], confined: Bool = false
     ) -> SheetReading {
         var findings: [Finding] = []
         let table: CSVTable
@@ -185,6 +190,7 @@ public enum CSVImport {
         var reader = RowReader(
             table: table, fileName: fileName, mediaFolder: mediaFolder, mediaFolderGiven: mediaFolderGiven)
         reader.ignoreMedia = ignoreMedia
+        reader.confined = confined
         reader.chosen = columns
         let stops = reader.read()
         findings += reader.findings
@@ -411,6 +417,8 @@ private struct RowReader {
     let mediaFolder: String
     let mediaFolderGiven: Bool
     var ignoreMedia = false
+    /// Media names may not leave `mediaFolder` (an uploaded zip's folder).
+    var confined = false
     /// Role name → header, chosen by the ranger; these columns are not guessed.
     var chosen: [String: String] = [:]
     var findings: [Finding] = []
@@ -701,6 +709,13 @@ private struct RowReader {
     /// Finds a named file in the media folder, or says why it cannot be used.
     mutating func mediaFile(_ reference: String, role: CSVImport.Role, at location: String) -> CSVImport.MediaFile? {
         let relative = reference.replacingOccurrences(of: "\\", with: "/")
+        if confined, Self.leavesFolder(relative) {
+            fail(
+                .csvMedia, location,
+                "'\(TerminalText.escaped(reference))' names a file outside the uploaded zip; a sheet may only name the files zipped with it, by their place in the zip (such as view.jpg or photos/view.jpg)"
+            )
+            return nil
+        }
         var path = relative.hasPrefix("/") ? relative : mediaFolder + "/" + relative
         let fileName = (path as NSString).lastPathComponent.precomposedStringWithCanonicalMapping
         // A path written from elsewhere ('photos\IMG_2.JPG' with --media photos): the file itself
@@ -760,15 +775,23 @@ private struct RowReader {
             fail(.csvMedia, location, "'\(reference)' cannot be read; check its permissions")
             return nil
         }
-        let problems = ArchivePath.problems(fileName)
-        if !problems.isEmpty {
+        do throws(StopFileName.Problem) { _ = try StopFileName(fileName) } catch {
             fail(
                 .csvMedia, location,
-                "the file name '\(fileName)' cannot be used in a package: \(problems.joined(separator: "; ")); rename the file"
+                "the file name '\(TerminalText.escaped(fileName))' cannot be used in a package: \(error); rename the file"
             )
             return nil
         }
         return CSVImport.MediaFile(sourcePath: path, fileName: fileName)
+    }
+
+    /// Whether a cell's path (with `/` between folders) leads out of the folder it is read in:
+    /// absolute, a drive letter (`C:/…`), or a `..` anywhere.
+    static func leavesFolder(_ relative: String) -> Bool {
+        if relative.hasPrefix("/") || relative.hasPrefix("~") { return true }
+        let bytes = Array(relative.utf8)
+        if bytes.count >= 2, bytes[1] == 0x3A, (0x41...0x5A).contains(bytes[0] & ~0x20) { return true }
+        return relative.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == ".." }
     }
 
     mutating func listing(_ folder: String) -> [String] {

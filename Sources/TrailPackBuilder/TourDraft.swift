@@ -184,6 +184,35 @@ public struct TourDraft: Sendable, Equatable {
         return ref
     }
 
+    /// A name a stop's `waypoint.json` gives for one of its files (an asset or its captions) that is
+    /// not a ``StopFileName``.
+    public struct BadFileName: Sendable, Equatable {
+        /// The stop's number (from 1).
+        public var stop: Int
+        /// Where it is written: `stop 2 (waypoints/02-house-rock/waypoint.json)`.
+        public var place: String
+        public var name: String
+        public var problem: StopFileName.Problem
+    }
+
+    /// Every file name the stops list that is not one safe path component, in stop order: a draft
+    /// with any is refused by the panel's import and never opened by its pages.
+    public var badFileNames: [BadFileName] {
+        var out: [BadFileName] = []
+        for (index, stop) in stops.enumerated() {
+            let place =
+                "stop \(index + 1) (waypoints/\(stop.folder ?? folderName(at: index))/\(TourSource.waypointFileName))"
+            for asset in stop.assets {
+                for name in [asset.file] + (asset.captions.map { [$0] } ?? []) {
+                    do throws(StopFileName.Problem) { _ = try StopFileName(name) } catch {
+                        out.append(BadFileName(stop: index + 1, place: place, name: name, problem: error))
+                    }
+                }
+            }
+        }
+        return out
+    }
+
     // MARK: writing
 
     /// `tour.json`'s content.

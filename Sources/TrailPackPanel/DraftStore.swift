@@ -40,6 +40,56 @@ public actor DraftStore {
 
     public nonisolated func folder(_ key: Key) -> String { "\(root)/\(key.site)/\(key.tour)" }
 
+    /// The bytes the drafts of `site` hold on disk (every regular file under `drafts/<site>/`, links
+    /// not followed), for the quota. Reads the folders: call it off the event loop.
+    public nonisolated func usage(site: String) -> Int64 {
+        guard Slug.isValid(site) else { return 0 }
+        var total: Int64 = 0
+        func walk(_ path: String, depth: Int) {
+            guard depth < 16, let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
+            for name in names {
+                var info = stat()
+                guard lstat(path + "/" + name, &info) == 0 else { continue }
+                switch info.st_mode & S_IFMT {
+                case S_IFREG: total += Int64(info.st_size)
+                case S_IFDIR: walk(path + "/" + name, depth: depth + 1)
+                default: continue
+                }
+            }
+        }
+        walk(root + "/" + site, depth: 0)
+        return total
+    }
+
+    /// Removes what an interrupted panel left in the drafts — only the panel's own temporary
+    /// names: `.upload-<UUID>` files in stop folders and `.import-<UUID>` folders beside the drafts.
+    /// Run at start-up, before any request. Returns what was removed.
+    public nonisolated func removeInterrupted() -> [String] {
+        var removed: [String] = []
+        let fm = FileManager.default
+        func isOurs(_ name: String, prefix: String) -> Bool {
+            name.hasPrefix(prefix) && UUID(uuidString: String(name.dropFirst(prefix.count))) != nil
+        }
+        for name in (try? fm.contentsOfDirectory(atPath: root)) ?? [] where isOurs(name, prefix: ".import-") {
+            if (try? fm.removeItem(atPath: root + "/" + name)) != nil { removed.append(root + "/" + name) }
+        }
+        for site in Self.names(in: root) where Slug.isValid(site) {
+            for tour in Self.names(in: root + "/" + site) where Slug.isValid(tour) {
+                let waypoints = "\(root)/\(site)/\(tour)/waypoints"
+                for stop in Self.names(in: waypoints) {
+                    guard let folder = try? FolderHandle.open(root, beneath: [site, tour, "waypoints", stop]),
+                        let names = try? folder.names()
+                    else { continue }
+                    for name in names where isOurs(name, prefix: ".upload-") {
+                        guard case .file? = try? folder.kind(name) else { continue }
+                        if (try? folder.removeFile(name)) != nil { removed.append(folder.path + "/" + name) }
+                    }
+                }
+            }
+        }
+        return removed
+    }
+
     /// The drafts of `sites`, by site then name. Reads only each `tour.json` and lists `waypoints/`.
     /// Every draft of `sites`, read from the folders (tour.json's name and version, the stop count,
     /// the last save). Reads files only: call it off the event loop.
@@ -82,15 +132,26 @@ public actor DraftStore {
         public var revision: String
     }
 
-    /// The draft and its revision.
+    /// The draft and its revision. A draft whose `waypoint.json` names a file that is not a
+    /// ``StopFileName`` (`../catalog.sqlite`) is refused whole, naming the stop and the name: no
+    /// page or action of the panel ever holds such a name.
     public func load(_ key: Key) throws(PanelError) -> Snapshot {
         guard exists(key) else { throw .notFound }
+        let snapshot: Snapshot
         do {
-            return Snapshot(
+            snapshot = Snapshot(
                 draft: try TourDraft.read(folder: folder(key)), revision: TourDraft.revision(folder: folder(key)))
         } catch {
             throw PanelError(code: .unprocessable, message: "the draft's \(error.file ?? "folder") \(error.message)")
         }
+        if let bad = snapshot.draft.badFileNames.first {
+            throw PanelError(
+                code: .unprocessable,
+                message:
+                    "the draft's \(bad.place) lists '\(bad.name)', which is not a file name: \(bad.problem); fix the name in that file on the server, or remove the draft and import it again"
+            )
+        }
+        return snapshot
     }
 
     public func revision(_ key: Key) -> String { TourDraft.revision(folder: folder(key)) }
@@ -111,7 +172,18 @@ public actor DraftStore {
             throw PanelError(
                 code: .internal, message: "cannot create the draft's folder: \(error.localizedDescription)")
         }
-        return try write(key, draft: draft)
+        do { return try write(key, draft: draft) } catch {
+            // Ours, made just above and never shown: a draft that could not be written whole is not kept
+            // (a disk that filled up would otherwise leave a folder listed that cannot be opened).
+            discardNew(key)
+            throw error
+        }
+    }
+
+    /// Removes the folder of a draft this store has just made and not yet handed out (a failed
+    /// import or creation). Only for those: every other removal moves aside.
+    public func discardNew(_ key: Key) {
+        try? FileManager.default.removeItem(atPath: folder(key))
     }
 
     /// Saves `draft` if the folder is still at `revision`; returns the new revision.
@@ -187,7 +259,41 @@ public actor DraftStore {
         folder(key) + "/waypoints/" + (draft.stops[index].folder ?? draft.folderName(at: index))
     }
 
-    /// Moves a stop's file aside (to `drafts-removed/`), never deleting it.
+    /// The folder of stop `index` (after a load), opened from the drafts root one folder at a time
+    /// without following links: the stop's files are named inside it and nowhere else.
+    public nonisolated func openStopFolder(_ key: Key, draft: TourDraft, index: Int) throws(PanelError) -> FolderHandle
+    {
+        let stop = draft.stops[index].folder ?? draft.folderName(at: index)
+        do { return try FolderHandle.open(root, beneath: [key.site, key.tour, "waypoints", stop]) } catch {
+            throw PanelError(error, "cannot open the folder of stop \(index + 1): \(error.message)")
+        }
+    }
+
+    /// Moves the stop's file `name` in `folder` aside (to `drafts-removed/<site>/<tour>/`), never
+    /// deleting it; the move is made by descriptors (`renameat`), so only that folder's own entry moves.
+    public func setAside(_ key: Key, from folder: FolderHandle, name: StopFileName) throws(PanelError) {
+        do {
+            try FileManager.default.createDirectory(atPath: removedRoot, withIntermediateDirectories: true)
+        } catch {
+            throw PanelError(
+                code: .internal, message: "cannot make the folder for removed files: \(error.localizedDescription)")
+        }
+        do {
+            let aside = try FolderHandle.open(removedRoot).makeFolder(key.site).makeFolder(key.tour)
+            let stamp = Int(Date().timeIntervalSince1970)
+            var target = "\(stamp)-\(name.value)"
+            var n = 2
+            while try aside.kind(target) != nil {
+                target = "\(stamp)-\(n)-\(name.value)"
+                n += 1
+            }
+            try folder.move(name.value, to: aside, as: target, replacing: false)
+        } catch {
+            throw PanelError(error, "cannot set '\(name)' aside: \(error.message)")
+        }
+    }
+
+    /// Moves a whole draft folder aside (to `drafts-removed/`), never deleting it.
     public func setAside(_ key: Key, path: String) throws(PanelError) {
         let aside = "\(removedRoot)/\(key.site)/\(key.tour)"
         do { try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true) } catch {

@@ -15,13 +15,18 @@ public struct PanelConfiguration: Sendable {
     public var maxMediaBytes: Int64 = 2 << 30
     /// The phones' budget the panel warns against while a ranger edits (`--asset-budget-mb`, `--package-budget-mb`).
     public var budget: PhoneBudget = .default
+    /// The most the drafts of one site may hold on disk (`--draft-quota-mb`; 10 GiB by default):
+    /// an import or upload that would pass it is refused before it is written.
+    public var draftQuotaBytes: Int64 = 10 << 30
 
     public static let defaultWebAssets = "/usr/share/javascript"
 
     public init(
         webAssets: String = PanelConfiguration.defaultWebAssets, tileURL: String? = nil, tileAttribution: String? = nil,
-        publicURL: String? = nil, maxMediaBytes: Int64 = 2 << 30, budget: PhoneBudget = .default
+        publicURL: String? = nil, maxMediaBytes: Int64 = 2 << 30, budget: PhoneBudget = .default,
+        draftQuotaBytes: Int64 = 10 << 30
     ) {
+        self.draftQuotaBytes = draftQuotaBytes
         self.maxMediaBytes = maxMediaBytes
         self.budget = budget
         self.webAssets = webAssets
@@ -70,6 +75,10 @@ public struct PanelConfiguration: Sendable {
         if maxMediaBytes <= 0 {
             found.append(
                 "--max-media-mb must be a whole number of MiB from 1 to 1073741824, such as --max-media-mb 2048")
+        }
+        if draftQuotaBytes <= 0 {
+            found.append(
+                "--draft-quota-mb must be a whole number of MiB from 1 to 1073741824, such as --draft-quota-mb 10240")
         }
         if let publicURL {
             let lower = publicURL.lowercased()

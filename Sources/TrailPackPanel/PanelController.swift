@@ -34,6 +34,9 @@ public struct PanelController: Sendable {
         self.server = server
         self.drafts = DraftStore(dataFolder: server.folder.root)
         self.library = try PanelPages.library()
+        for path in drafts.removeInterrupted() {
+            server.logger.notice("panel: removed an interrupted upload", metadata: ["path": "\(path)"])
+        }
     }
 
     /// The Content-Security-Policy of every panel response: scripts and styles from this server only

@@ -101,8 +101,13 @@ public struct PanelError: Error, Sendable, CustomStringConvertible {
     }
 
     /// A failure of the file layer, as an internal error that keeps its system call.
+    /// A link where a file or folder was expected, or something that is not a regular file, is the
+    /// draft's content at fault, not the server: 422.
     public init(_ error: FileIOError, _ message: String? = nil) {
-        self.init(code: .internal, message: message ?? error.description, systemCall: error.systemCall, cause: error)
+        let refused = error.code == .notRegularFile || error.systemCall?.errno == .tooManySymbolicLinkLevels
+        self.init(
+            code: refused ? .unprocessable : .internal, message: message ?? error.description,
+            systemCall: error.systemCall, cause: error)
     }
 
     /// The draft does not exist.

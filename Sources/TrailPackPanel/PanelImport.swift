@@ -17,7 +17,7 @@ extension PanelController {
         let given = request.uri.queryParameters.get("name") ?? ""
         let name = try Self.safeFileName(given)
         let temp = try server.store.temporaryFolder()
-        let upload = temp + "/" + name
+        let upload = temp + "/" + name.value
         defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
         let sink = try UploadSink(path: upload, limit: configuration.maxMediaBytes)
         for try await buffer in request.body { try buffer.withUnsafeReadableBytes { try sink.write($0) } }
@@ -52,7 +52,7 @@ extension PanelController {
         try checkImportSite(visitor, site)
         do {
             let key = try await importUploaded(
-                visitor, file.temp, given: file.name, site: site, replace: receiver.texts["replace"] == "1")
+                visitor, file.temp, given: file.name.value, site: site, replace: receiver.texts["replace"] == "1")
             return await redirect(visitor, to: key.path, saying: "The tour was made from '\(file.name)'.")
         } catch let next as ChooseColumns {
             return Self.redirect(next.location)
@@ -119,7 +119,7 @@ extension PanelController {
         let sheet = try await server.blocking { _ in
             try CSVImport.read(
                 csvPath: path, mediaFolder: mediaFolder ?? (path as NSString).deletingLastPathComponent,
-                ignoreMedia: mediaFolder == nil)
+                ignoreMedia: mediaFolder == nil, confined: true)
         }
         let findings = sheet.findings
         guard let stops = sheet.stops else {
@@ -127,7 +127,10 @@ extension PanelController {
                 // The sheet is fine but its headers are not ones we know: keep it and ask which column is which.
                 throw try keepSheet(path, given: given, site: site)
             }
-            let problems = findings.filter { $0.severity == .error }.prefix(10).map(\.message).joined(separator: "; ")
+            let problems = findings.filter { $0.severity == .error }.prefix(10).map { finding in
+                // Where (row and column), then what: a ranger finds the cell.
+                (finding.path.map { "\($0): " } ?? "") + finding.message
+            }.joined(separator: "; ")
             throw PanelError(
                 status: .unprocessableContent, message: "the spreadsheet '\(given)' could not be read: \(problems)")
         }
@@ -171,12 +174,28 @@ extension PanelController {
             )
         }
         _ = try await drafts.create(key, draft: draft)
+        do {
+            try await copyMedia(stops, into: key)
+        } catch {
+            await drafts.discardNew(key)  // ours, made above: a half-copied import is not kept
+            throw error
+        }
+        return key
+    }
+
+    /// Copies each imported stop's files into the new draft's stop folders.
+    private func copyMedia(_ stops: [ImportedStop], into key: DraftStore.Key) async throws {
         let created = try await drafts.load(key).draft
         for (index, stop) in stops.enumerated() where !stop.media.isEmpty {
             let folder = drafts.stopFolder(key, draft: created, index: index)
             for file in stop.media {
+                guard let name = StopFileName.checked(file.fileName) else {
+                    throw PanelError(
+                        status: .unprocessableContent,
+                        message: "'\(TerminalText.escaped(file.fileName))' of stop \(index + 1) is not a file name")
+                }
                 do {
-                    try FileManager.default.copyItem(atPath: file.sourcePath, toPath: folder + "/" + file.fileName)
+                    try FileManager.default.copyItem(atPath: file.sourcePath, toPath: folder + "/" + name.value)
                 } catch {
                     throw PanelError(
                         status: .internalServerError,
@@ -184,7 +203,6 @@ extension PanelController {
                 }
             }
         }
-        return key
     }
 
     /// A zipped tour folder: every entry checked (safe relative names, regular files, CRC and sizes),
@@ -196,7 +214,10 @@ extension PanelController {
         let staging = drafts.root + "/.import-\(UUID().uuidString)"
         let limit = configuration.maxMediaBytes
         do {
-            try await server.blocking { _ in try Self.extractFolderZip(path, into: staging, limit: limit) }
+            let room = try await quotaRoom(site: site)
+            try await server.blocking { _ in
+                try Self.extractFolderZip(path, into: staging, limit: limit, room: room, site: site)
+            }
         } catch {
             try? FileManager.default.removeItem(atPath: staging)  // ours: made by the extraction
             throw error
@@ -234,7 +255,17 @@ extension PanelController {
         }
         let draft: TourDraft
         do { draft = try TourDraft.read(folder: root) } catch {
-            throw PanelError(status: .unprocessableContent, message: "the zip's \(error.file) \(error.message)")
+            throw PanelError(
+                status: .unprocessableContent, message: "the zip's \(error.file ?? "folder") \(error.message)")
+        }
+        // Every name every waypoint.json gives is checked before the folder becomes a draft.
+        if let bad = draft.badFileNames.first {
+            let more = draft.badFileNames.count > 1 ? " (and \(draft.badFileNames.count - 1) more)" : ""
+            throw PanelError(
+                status: .unprocessableContent,
+                message:
+                    "the zip's \(bad.place) lists '\(bad.name)'\(more): \(bad.problem). Name each of a stop's files by its own name in the stop's folder (such as view.jpg), then zip the folder again"
+            )
         }
         var slug = TourDraft.slug(draft.name)
         if slug.isEmpty { slug = TourDraft.slug((root as NSString).lastPathComponent) }
@@ -274,7 +305,11 @@ extension PanelController {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
-    static func extractFolderZip(_ path: String, into folder: String, limit: Int64) throws {
+    /// Nothing is written unless the entries' unpacked sizes together fit `limit` and `room` (what
+    /// the site's drafts may still take); each entry is then held to its declared size as it is written.
+    static func extractFolderZip(
+        _ path: String, into folder: String, limit: Int64, room: Int64 = .max, site: String = ""
+    ) throws {
         let source: FileSource
         do { source = try FileSource(path: path) } catch {
             throw PanelError(status: .unprocessableContent, message: "the zip cannot be read: \(error)")
@@ -289,6 +324,10 @@ extension PanelController {
                 message:
                     "the file is not a readable zip: \(directory.findings.first?.message ?? "its directory is damaged")"
             )
+        }
+        let unpacked = directory.entries.reduce(Int64(0)) { $0 + ($1.isDirectory ? 0 : max(0, $1.uncompressedSize)) }
+        if unpacked > room {
+            throw Self.overQuota("the zip", unpacked: unpacked, room: room, site: site)
         }
         var total: Int64 = 0
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -342,6 +381,25 @@ extension PanelController {
                     status: .unprocessableContent, message: "'\(name)' in the zip is damaged: \(error.message)")
             }
         }
+    }
+}
+
+extension PanelController {
+    /// What the drafts of `site` may still take on disk (`--draft-quota-mb` less what they hold).
+    func quotaRoom(site: String) async throws -> Int64 {
+        let drafts = self.drafts
+        let used = try await server.blocking { _ in drafts.usage(site: site) }
+        return max(0, configuration.draftQuotaBytes - used)
+    }
+
+    /// The refusal of `what` (unpacking to `unpacked` bytes, or nil when not known) for want of room.
+    static func overQuota(_ what: String, unpacked: Int64?, room: Int64, site: String) -> PanelError {
+        let needs = unpacked.map { " needs \(size($0))," } ?? ""
+        return PanelError(
+            status: .contentTooLarge,
+            message:
+                "\(what)\(needs) but the drafts of site '\(site)' have only \(size(room)) of room left on the server (--draft-quota-mb): remove drafts or files no longer needed, or ask the administrator for a larger quota"
+        )
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import TrailPackCore
 import TrailPackServer
 
 /// What the stop page's no-script upload form sends, received part by part from multipart-kit's
@@ -13,7 +14,7 @@ import TrailPackServer
 final class MultipartFiles {
     struct Received {
         var temp: String
-        var name: String
+        var name: StopFileName
     }
 
     static let maxParts = 64
@@ -87,7 +88,7 @@ final class MultipartFiles {
                         status: .contentTooLarge, message: "upload at most \(Self.maxFiles) files at a time")
                 }
                 currentName = fileName
-                let path = folder + "/.upload-\(UUID().uuidString)"
+                let path = folder + "/" + PanelController.uploadPrefix + UUID().uuidString
                 sink = try UploadSink(path: path, limit: limit)
                 sinkPath = path
                 temporaries.append(path)
@@ -151,7 +152,7 @@ final class MultipartFiles {
     }
 
     private func emptyFile() throws -> String {
-        let path = folder + "/.upload-\(UUID().uuidString)"
+        let path = folder + "/" + PanelController.uploadPrefix + UUID().uuidString
         let made = try UploadSink(path: path, limit: 0)
         temporaries.append(path)
         try made.finish()

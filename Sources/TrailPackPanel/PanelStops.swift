@@ -21,12 +21,13 @@ extension PanelController {
         }
         let stop = draft.stops[index]
         let all = try await findings(key, draft: draft).filter { $0.stop == index }
-        let folder = drafts.stopFolder(key, draft: draft, index: index)
+        let folder = try? drafts.openStopFolder(key, draft: draft, index: index)
         let captionFiles = stop.assets.map(\.file).filter { $0.lowercased().hasSuffix(".vtt") }
         let files: [[String: Any]] = stop.assets.enumerated().map { n, asset in
             let kind = MediaTypes.lookup(fileName: asset.file)?.kind
-            var info = stat()
-            let size = stat(folder + "/" + asset.file, &info) == 0 ? Int64(info.st_size) : -1
+            // Through the stop folder's descriptor: a link is not a file here either.
+            var size: Int64 = -1
+            if case .file(let bytes)? = try? folder?.kind(asset.file) { size = bytes }
             return [
                 "n": n + 1, "file": asset.file,
                 "url": "\(key.path)/stops/\(index + 1)/files/\(Self.pathSegment(asset.file))",
@@ -118,7 +119,16 @@ extension PanelController {
                 stop.assets[n].title = field("title")
                 stop.assets[n].alt = field("alt")
                 stop.assets[n].transcript = field("transcript")
-                stop.assets[n].captions = field("captions")
+                // Only one of the stop's own files (the page offers its .vtt files).
+                let captions = field("captions")
+                if let captions, !stop.assets.contains(where: { $0.file == captions }) {
+                    throw PanelError(
+                        status: .unprocessableContent,
+                        message:
+                            "the captions '\(TerminalText.escaped(captions))' are not a file of stop \(index + 1): upload the .vtt file to the stop first, then choose it"
+                    )
+                }
+                stop.assets[n].captions = captions
             }
             draft.stops[index] = stop
         }
@@ -158,33 +168,38 @@ extension PanelController {
             }
             return Self.redirect("\(key.path)?saved=1")
         case "remove-file":
-            let name = form.text("file")
+            let name = try Self.fileName(form.text("file"), stop: index)
             let draft = try await draftListing(key, index: index, file: name)
+            let folder = try drafts.openStopFolder(key, draft: draft, index: index)
             try await drafts.update(key, revision: revision) { draft throws(PanelError) in
-                draft.stops[index].assets.removeAll { $0.file == name }
-                for n in draft.stops[index].assets.indices where draft.stops[index].assets[n].captions == name {
+                draft.stops[index].assets.removeAll { $0.file == name.value }
+                for n in draft.stops[index].assets.indices where draft.stops[index].assets[n].captions == name.value {
                     draft.stops[index].assets[n].captions = nil
                 }
             }
-            let path = drafts.stopFolder(key, draft: draft, index: index) + "/" + name
-            if FileManager.default.fileExists(atPath: path) { try await drafts.setAside(key, path: path) }
+            // Only the stop folder's own entry moves (a link planted there moves as a link).
+            if try Self.kind(folder, name) != nil { try await drafts.setAside(key, from: folder, name: name) }
             return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1")
         case "rename-file":
-            let name = form.text("file")
+            let name = try Self.fileName(form.text("file"), stop: index)
             let draft = try await draftListing(key, index: index, file: name)
             let newName = try Self.safeFileName(form.text("newName"))
             if newName == name { return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1") }
             // The content decided the type: the extension stays what it was.
-            guard (newName as NSString).pathExtension.lowercased() == (name as NSString).pathExtension.lowercased()
-            else {
+            guard newName.fileExtension == name.fileExtension else {
                 throw PanelError(
+                    message: "'\(newName)' would change the file's type: keep the ending .\(name.fileExtension)")
+            }
+            let folder = try drafts.openStopFolder(key, draft: draft, index: index)
+            guard case .file? = try Self.kind(folder, name) else {
+                throw PanelError(
+                    status: .unprocessableContent,
                     message:
-                        "'\(newName)' would change the file's type: keep the ending .\((name as NSString).pathExtension.lowercased())"
+                        "'\(name)' in stop \(index + 1) is missing or is not a plain file; remove it from the stop and upload the file again"
                 )
             }
-            let folder = drafts.stopFolder(key, draft: draft, index: index)
-            guard !draft.stops[index].assets.contains(where: { $0.file == newName }),
-                !FileManager.default.fileExists(atPath: folder + "/" + newName)
+            guard !draft.stops[index].assets.contains(where: { $0.file == newName.value }),
+                try Self.kind(folder, newName) == nil
             else {
                 throw PanelError(
                     status: .conflict,
@@ -195,11 +210,18 @@ extension PanelController {
             try await drafts.update(key, revision: revision) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 for n in draft.stops[index].assets.indices {
-                    if draft.stops[index].assets[n].file == name { draft.stops[index].assets[n].file = newName }
-                    if draft.stops[index].assets[n].captions == name { draft.stops[index].assets[n].captions = newName }
+                    if draft.stops[index].assets[n].file == name.value {
+                        draft.stops[index].assets[n].file = newName.value
+                    }
+                    if draft.stops[index].assets[n].captions == name.value {
+                        draft.stops[index].assets[n].captions = newName.value
+                    }
                 }
-                // Moved inside the save, so the listing and the file never disagree for long.
-                do throws(FileIOError) { try FileIO.rename(folder + "/" + name, to: folder + "/" + newName) } catch {
+                // Moved inside the save, so the listing and the file never disagree for long; by the
+                // folder's descriptor, never replacing a file already there.
+                do throws(FileIOError) {
+                    try folder.move(name.value, to: folder, as: newName.value, replacing: false)
+                } catch {
                     throw PanelError(
                         error, "cannot rename '\(name)': \(error.systemCall?.errno.description ?? error.message)")
                 }
@@ -212,17 +234,34 @@ extension PanelController {
     }
 
     /// The draft, when its stop `index` lists `file`; otherwise 404 naming the stop and the file.
-    func draftListing(_ key: DraftStore.Key, index: Int, file: String) async throws -> TourDraft {
+    func draftListing(_ key: DraftStore.Key, index: Int, file: StopFileName) async throws -> TourDraft {
         let draft = try await drafts.load(key).draft
-        guard draft.stops.indices.contains(index), draft.stops[index].assets.contains(where: { $0.file == file }) else {
+        guard draft.stops.indices.contains(index), draft.stops[index].assets.contains(where: { $0.file == file.value })
+        else {
             throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(file)'")
         }
         return draft
     }
 
+    /// A name a form field, a URL or an upload gave for a file of stop `index`, checked: one path
+    /// component and nothing else (``StopFileName``), or 422 with the rule it breaks.
+    static func fileName(_ raw: String, stop index: Int) throws(PanelError) -> StopFileName {
+        do throws(StopFileName.Problem) { return try StopFileName(raw) } catch {
+            throw PanelError(
+                status: .unprocessableContent,
+                message: "'\(TerminalText.escaped(raw))' is not a file name of stop \(index + 1): \(error)")
+        }
+    }
+
+    /// What is at `name` in the stop's folder (links not followed).
+    static func kind(_ folder: FolderHandle, _ name: StopFileName) throws(PanelError) -> FolderHandle.Kind? {
+        do { return try folder.kind(name.value) } catch { throw PanelError(error) }
+    }
+
     /// A file name a ranger's computer gave, made safe for every phone and folder: its last path
     /// component, letters, digits, '.', '-' and '_' (others become '-'), a known extension.
-    static func safeFileName(_ given: String) throws -> String {
+    /// What is left must still be a ``StopFileName`` (`con.jpg` is not).
+    static func safeFileName(_ given: String) throws(PanelError) -> StopFileName {
         let last = given.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         var out = ""
         for ch in last.precomposedStringWithCanonicalMapping {
@@ -235,13 +274,13 @@ extension PanelController {
         while out.hasPrefix(".") || out.hasPrefix("-") { out.removeFirst() }
         let ext = (out as NSString).pathExtension
         out = String((out as NSString).deletingPathExtension.prefix(80)) + (ext.isEmpty ? "" : "." + ext.lowercased())
-        guard !out.isEmpty, out != TourSource.waypointFileName, !ext.isEmpty else {
+        guard !out.isEmpty, !ext.isEmpty, let name = StopFileName.checked(out) else {
             throw PanelError(
                 message:
-                    "the file name '\(given)' has no usable name or extension; rename it (such as view.jpg) and upload it again"
+                    "the file name '\(TerminalText.escaped(given))' has no usable name or extension; rename it (such as view.jpg) and upload it again"
             )
         }
-        return out
+        return name
     }
 
     /// One file, its bytes streamed to disk as they arrive (never held in memory), checked by its content,
@@ -249,24 +288,28 @@ extension PanelController {
     /// this way (`PUT …/files?name=`), with a progress bar.
     func upload(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
         let name = try Self.safeFileName(request.uri.queryParameters.get("name") ?? "")
-        let limit = configuration.maxMediaBytes
+        let room = try await quotaRoom(site: key.site)
+        let limit = min(configuration.maxMediaBytes, room)
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit {
-            throw Self.tooLarge(name, size: length, limit: limit)
+            if length > room { throw Self.overQuota("'\(name)'", unpacked: length, room: room, site: key.site) }
+            throw Self.tooLarge(name.value, size: length, limit: limit)
         }
         let folder = try await stopFolder(key, index: index)
-        let temp = folder + "/.upload-\(UUID().uuidString)"
+        let temp = folder + "/" + Self.uploadPrefix + UUID().uuidString
         defer { unlink(temp) }  // gone already when it was kept
         do {
             let sink = try UploadSink(path: temp, limit: limit)
             for try await buffer in request.body { try buffer.withUnsafeReadableBytes { try sink.write($0) } }
             try sink.finish()
         } catch let error as ServerError where error.status == .contentTooLarge {
-            throw Self.tooLarge(name, size: nil, limit: limit)
+            if limit == room { throw Self.overQuota("'\(name)'", unpacked: nil, room: room, site: key.site) }
+            throw Self.tooLarge(name.value, size: nil, limit: limit)
         }
         let advice = try await keep(temp, as: name, visitor, key, index: index)
         return Self.jsonMessage(
             .created, advice ?? "'\(name)' was added to stop \(index + 1)",
-            extra: [JSONMember("file", .string(name))] + (advice.map { [JSONMember("advice", .string($0))] } ?? []))
+            extra: [JSONMember("file", .string(name.value))]
+                + (advice.map { [JSONMember("advice", .string($0))] } ?? []))
     }
 
     /// The same without JavaScript: the stop page's form posts `multipart/form-data` (its CSRF token in
@@ -282,7 +325,9 @@ extension PanelController {
             )
         }
         let folder = try await stopFolder(key, index: index)
-        let receiver = MultipartFiles(folder: folder, limit: configuration.maxMediaBytes)
+        // Each file is held to the smaller of the size limit and the site's room left.
+        let receiver = MultipartFiles(
+            folder: folder, limit: min(configuration.maxMediaBytes, try await quotaRoom(site: key.site)))
         defer { receiver.removeLeftovers() }  // ours: the temporary files of parts not kept
         try await Self.receive(request, boundary: boundary, into: receiver)
         guard !receiver.files.isEmpty else {
@@ -367,25 +412,29 @@ extension PanelController {
 
     /// Checks a received file by its content and, if it may stay, moves it into the stop's folder
     /// (a file of the same name is set aside) and lists it; returns the advice to show, if any.
+    /// `temp` is one of the upload's own files (``uploadPrefix``) in the stop's folder.
     func keep(
-        _ temp: String, as name: String, _ visitor: Visitor, _ key: DraftStore.Key, index: Int
+        _ temp: String, as name: StopFileName, _ visitor: Visitor, _ key: DraftStore.Key, index: Int
     ) async throws -> String? {
         var advice: String?
-        switch MediaCheck.verdict(path: temp, fileName: name) {
+        switch MediaCheck.verdict(path: temp, fileName: name.value) {
         case .refused(let why): throw PanelError(status: .unprocessableContent, message: why)
         case .acceptedWithAdvice(_, let text): advice = text
         case .accepted: break
         }
-        let folder = try await stopFolder(key, index: index)
-        let destination = folder + "/" + name
-        if FileManager.default.fileExists(atPath: destination) { try await drafts.setAside(key, path: destination) }
-        do { try FileIO.rename(temp, to: destination) } catch {
+        let draft = try await drafts.load(key).draft
+        guard draft.stops.indices.contains(index) else {
+            throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)")
+        }
+        let folder = try drafts.openStopFolder(key, draft: draft, index: index)
+        if try Self.kind(folder, name) != nil { try await drafts.setAside(key, from: folder, name: name) }
+        do { try folder.move(FileIO.fileName(of: temp), to: folder, as: name.value, replacing: false) } catch {
             throw PanelError(error, "cannot keep '\(name)': \(error.systemCall?.errno.description ?? error.message)")
         }
         try await drafts.update(key, revision: nil) { draft throws(PanelError) in
             guard draft.stops.indices.contains(index) else { throw .notFound }
-            if !draft.stops[index].assets.contains(where: { $0.file == name }) {
-                draft.stops[index].assets.append(TourDraft.AssetReference(file: name))
+            if !draft.stops[index].assets.contains(where: { $0.file == name.value }) {
+                draft.stops[index].assets.append(TourDraft.AssetReference(file: name.value))
             }
         }
         server.logger.info(
@@ -393,23 +442,70 @@ extension PanelController {
         return advice
     }
 
-    /// A stop's file, for the page's preview (images, audio and video inline; anything else as a download).
+    /// The prefix of an upload's temporary file in a stop's folder (a name no ``StopFileName`` can
+    /// have); start-up removes any left by a stopped server.
+    static let uploadPrefix = ".upload-"
+
+    /// A stop's file, for the page's preview, opened through the stop folder's descriptor (a link is
+    /// refused). Its type is read from its bytes, as for a package's assets: images, audio, video,
+    /// WebVTT and plain text inline; anything else (HTML, SVG, unknown) as an attachment; every
+    /// answer sandboxed by its Content-Security-Policy.
     func stopFile(
-        _ visitor: Visitor, _ key: DraftStore.Key, index: Int, name: String, context: AppRequestContext
+        _ visitor: Visitor, _ key: DraftStore.Key, index: Int, name raw: String, context: AppRequestContext
     ) async throws -> Response {
         let draft = try await drafts.load(key).draft
-        guard draft.stops.indices.contains(index), !name.hasPrefix("."), !name.contains("/"),
-            draft.stops[index].assets.contains(where: { $0.file == name })
+        guard draft.stops.indices.contains(index), let name = StopFileName.checked(raw),
+            draft.stops[index].assets.contains(where: { $0.file == name.value })
         else {
-            throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(name)'")
+            throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(TerminalText.escaped(raw))'")
         }
-        let path = drafts.stopFolder(key, draft: draft, index: index) + "/" + name
-        let entry = MediaTypes.lookup(fileName: name)
-        let inline = [.image, .audio, .video].contains(entry?.kind) && entry?.mediaType != "image/svg+xml"
-        var headers: HTTPFields = [.contentType: inline ? entry!.mediaType : "application/octet-stream"]
-        if !inline { headers[.contentDisposition] = "attachment; filename=\"\(name)\"" }
-        let body = try await fileIO.loadFile(path: path, context: context)
+        let folder = try drafts.openStopFolder(key, draft: draft, index: index)
+        let file: RegularFile
+        do { file = try folder.openFile(name.value) } catch {
+            if error.code == .notFound {
+                throw PanelError(
+                    status: .notFound,
+                    message: "stop \(index + 1) lists '\(name)' but the file is missing; upload it again")
+            }
+            throw PanelError(error, "cannot open '\(name)' of stop \(index + 1): \(error.message)")
+        }
+        let handle = FileDescriptorBox(file.descriptor.rawValue)
+        var head = [UInt8](repeating: 0, count: 4096)
+        let got = head.withUnsafeMutableBytes { pread(handle.fd, $0.baseAddress, $0.count, 0) }
+        head = Array(head.prefix(max(0, got)))
+        let served = ContentSniff.served(head)
+        var headers: HTTPFields = [
+            .contentType: served.contentType,
+            .contentSecurityPolicy: ContentSniff.Served.contentSecurityPolicy,
+            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        ]
+        if !served.inline {
+            headers[.contentDisposition] =
+                "\(ContentSniff.Served.attachment); filename=\"\(name.value.filter(\.isASCII))\""
+        }
+        let body = Self.streamed(handle, size: file.status.size, path: folder.path + "/" + name.value)
         return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// The bytes of the open file `handle` (from its start), in 64 KiB pieces; closes it when done.
+    static func streamed(_ handle: FileDescriptorBox, size: Int64, path: String) -> ResponseBody {
+        ResponseBody(contentLength: Int(size)) { writer in
+            defer { handle.close() }
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            var offset: Int64 = 0
+            while offset < size {
+                let n = buffer.withUnsafeMutableBytes {
+                    pread(handle.fd, $0.baseAddress, min($0.count, Int(size - offset)), off_t(offset))
+                }
+                guard n > 0 else {
+                    if n < 0, errno == EINTR { continue }
+                    throw PanelError(code: .internal, message: "'\(path)' became shorter while it was sent")
+                }
+                try await writer.write(ByteBuffer(bytes: buffer[0..<n]))
+                offset += Int64(n)
+            }
+            try await writer.finish(nil)
+        }
     }
 
     /// The draft as a zip of its tour folder (`<tour>/tour.json`, `<tour>/waypoints/...`), for the CLI:
@@ -444,7 +540,8 @@ extension PanelController {
                     modificationTime: TourBuilder.defaultTimestamp)
                 for file in files {
                     var info = stat()
-                    guard stat(root + "/" + file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+                    // lstat: a link planted in the draft is left out, never followed.
+                    guard lstat(root + "/" + file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
                     try writer.addEntry(
                         path: "\(key.tour)/\(file)", contentsOf: root + "/" + file, size: Int64(info.st_size),
                         compress: MediaTypes.lookup(fileName: file)?.compress ?? true)

@@ -167,6 +167,13 @@ struct Serve: AsyncParsableCommand {
         help: "The largest file a ranger may upload to a stop in the control panel, in MiB.")
     var maxMediaMB: Int64 = 2048
 
+    @Option(
+        name: .customLong("draft-quota-mb"),
+        help:
+            "The most the drafts of one site may hold on the server, in MiB (an import is counted by its unpacked size before anything is written)."
+    )
+    var draftQuotaMB: Int64 = 10240
+
     @OptionGroup(title: "The phones' budget the control panel warns against") var budget: BudgetOptions
 
     @Option(
@@ -260,7 +267,8 @@ struct Serve: AsyncParsableCommand {
         // The panel's settings are checked before the data folder is opened.
         let panelConfiguration = PanelConfiguration(
             webAssets: webAssets, tileURL: tileURL, tileAttribution: tileAttribution, publicURL: publicURL,
-            maxMediaBytes: (1...(1 << 30)).contains(maxMediaMB) ? maxMediaMB << 20 : 0, budget: budget.budget)
+            maxMediaBytes: (1...(1 << 30)).contains(maxMediaMB) ? maxMediaMB << 20 : 0, budget: budget.budget,
+            draftQuotaBytes: (1...(1 << 30)).contains(draftQuotaMB) ? draftQuotaMB << 20 : 0)
         let panelProblems = panelConfiguration.problems()
         guard panelProblems.isEmpty else { throw CLIError.usage(panelProblems.joined(separator: "; ")) }
         // Logs go to standard error; standard output carries only the "listening on" line.

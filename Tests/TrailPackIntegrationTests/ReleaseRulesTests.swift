@@ -100,7 +100,8 @@ struct ReleaseRulesTests {
             let same = try Self.variant(dir, version: "3.0.0", tag: "three")
             let r = try s.curl("POST", "/v1/admin/packages", as: "maria", file: same)
             #expect(
-                try r.0 == 409 && WorkflowTests.message(r.1).contains("version 3 (the same version number as 3.0.0)"), "\(r)")
+                try r.0 == 409 && WorkflowTests.message(r.1).contains("version 3 (the same version number as 3.0.0)"),
+                "\(r)")
             try Self.release(s, Self.path)
             let list = try JSONParser.parse(
                 Array(try s.curl("GET", "/v1/sites/willamette-mckenzie-river/packages", as: nil).1.utf8)

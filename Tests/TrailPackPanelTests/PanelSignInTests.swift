@@ -16,6 +16,11 @@ import TrailPackTestSupport
 struct PanelSignInTests {
     static let cost = PasswordHash.Cost(logN: 10, r: 8, p: 1)
 
+    /// `body`'s value or error, caught (for work that must be followed by a clean-up either way).
+    static func outcome<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+
     static func login(
         _ client: some TestClientProtocol, _ name: String, _ password: String, next: String = "/"
     ) async throws -> (HTTPResponse.Status, HTTPFields, String) {
@@ -149,20 +154,32 @@ struct PanelSignInTests {
             let gate = DispatchSemaphore(value: 0)
             let pool = server.catalogPool
             var holders: [Task<Void, any Error>] = []
-            for _ in 0..<(pool.threadCount + pool.queueLimit) {
-                holders.append(Task { try await pool.run { gate.wait() } })
-            }
-            while pool.load.running < pool.threadCount || pool.load.waiting < pool.queueLimit {
+            // First every thread (a job counts as waiting until its thread has started), then the queue.
+            for _ in 0..<pool.threadCount { holders.append(Task { try await pool.run { gate.wait() } }) }
+            var polls = 0
+            while pool.load.running < pool.threadCount, polls < 1000 {
                 try await Task.sleep(for: .milliseconds(10))
+                polls += 1
             }
-            let (status, retry, body) = try await client.execute(uri: "/", method: .get, headers: ranger.headers) {
-                ($0.status, $0.headers[.retryAfter], String(buffer: $0.body))
+            for _ in 0..<pool.queueLimit { holders.append(Task { try await pool.run { gate.wait() } }) }
+            while pool.load.waiting < pool.queueLimit, polls < 2000 {
+                try await Task.sleep(for: .milliseconds(10))
+                polls += 1
             }
-            let (signIn, signInRetry, signInBody) = try await Self.login(client, "ranger", "any password")
-            #expect(signIn == .serviceUnavailable && signInRetry[.retryAfter] != nil)
-            #expect(signInBody.contains("busy") && signInBody.contains("<html"), "\(signInBody.prefix(300))")
+            #expect(pool.load.running == pool.threadCount && pool.load.waiting == pool.queueLimit, "\(pool.load)")
+            // The held threads are let go whatever the requests do (a thrown error must not leave them waiting).
+            let page = await Self.outcome {
+                try await client.execute(uri: "/", method: .get, headers: ranger.headers) {
+                    ($0.status, $0.headers[.retryAfter], String(buffer: $0.body))
+                }
+            }
+            let signInPage = await Self.outcome { try await Self.login(client, "ranger", "any password") }
             for _ in holders { gate.signal() }
             for holder in holders { _ = try? await holder.value }
+            let (status, retry, body) = try page.get()
+            let (signIn, signInHeaders, signInBody) = try signInPage.get()
+            #expect(signIn == .serviceUnavailable && signInHeaders[.retryAfter] != nil, "\(signIn)")
+            #expect(signInBody.contains("busy") && signInBody.contains("<html"), "\(signInBody.prefix(300))")
             #expect(status == .serviceUnavailable)
             #expect(retry != nil)
             #expect(body.contains("busy") && body.contains("<html"), "\(body.prefix(300))")
