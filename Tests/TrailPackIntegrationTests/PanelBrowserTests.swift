@@ -28,7 +28,7 @@ struct PanelBrowserTests {
             let data = dir + "/data"
             for arguments in [
                 ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
-                ["admin", "site", "add", "willamette-sweet-home", "--data", data],
+                ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District", "--data", data],
                 ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
                 ["admin", "user", "add", "rita", "--role", "reviewer", "--data", data],
             ] {
@@ -108,7 +108,7 @@ extension PanelBrowserTests {
             try FileManager.default.createDirectory(atPath: dir + "/reviewers", withIntermediateDirectories: true)
             var commands: [[String]] = [
                 ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
-                ["admin", "site", "add", "willamette-sweet-home", "--data", data],
+                ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District", "--data", data],
                 ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
             ]
             for reviewer in ["rita", "sam"] {
@@ -225,6 +225,7 @@ extension PanelBrowserTests {
             let data = dir + "/data"
             for arguments in [
                 ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
+                ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District", "--data", data],
                 ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
                 ["admin", "user", "add", "rita", "--role", "reviewer", "--data", data],
             ] {

@@ -23,6 +23,7 @@ public struct StopFileName: Sendable, Hashable, Comparable, CustomStringConverti
         /// The name is `waypoint.json`.
         case reserved
 
+        /// The rule broken, in words for the person who chose the name.
         public var description: String {
             switch self {
             case .path(let problem) where problem.leadsOutside:
@@ -52,6 +53,7 @@ public struct StopFileName: Sendable, Hashable, Comparable, CustomStringConverti
     /// The name `raw`, or nil when it breaks a rule.
     public static func checked(_ raw: String) -> StopFileName? { try? StopFileName(raw) }
 
+    /// The name itself.
     public var description: String { value }
 
     /// The ending after the last dot, in lowercase ("" when there is none).
@@ -60,6 +62,7 @@ public struct StopFileName: Sendable, Hashable, Comparable, CustomStringConverti
         return value[value.index(after: dot)...].lowercased()
     }
 
+    /// Byte order of the UTF-8 names (what `ls` and the package's entry order use).
     public static func < (a: StopFileName, b: StopFileName) -> Bool {
         Array(a.value.utf8).lexicographicallyPrecedes(Array(b.value.utf8))
     }
