@@ -199,7 +199,9 @@ public struct PanelController: Sendable {
             return nil
         }
         let user = record.user
+        // A site added without a name yet (its first release names it) goes by its id meanwhile.
         let sites = try await server.blocking { try $0.catalog.workableSites(for: user) }
+            .map { (id: $0.id, name: $0.name.isEmpty ? $0.id : $0.name) }
         var visitor = Visitor(session: session, user: user, sites: sites)
         if user.role != .publisher {
             visitor.reviewCount = try await server.blocking { try $0.catalog.waitingCount(for: user.name) }

@@ -130,7 +130,7 @@ extension PanelController {
         draft.name = name
         draft.park = form.text("park")
         draft.siteID = site
-        draft.siteName = visitor.sites.first(where: { $0.id == site }).map(\.name).flatMap { $0.isEmpty ? nil : $0 } ?? site
+        draft.siteName = visitor.sites.first(where: { $0.id == site })?.name ?? site
         if !form.text("siteName").isEmpty { draft.siteName = form.text("siteName") }
         draft.id = "\(site).\(key.tour)"
         draft.version = "1.0.0"

@@ -69,7 +69,7 @@ extension PanelController {
         _ visitor: Visitor, _ upload: String, given: String, site: String, replace: Bool
     ) async throws -> DraftStore.Key {
         let name = (upload as NSString).lastPathComponent
-        let siteName = visitor.sites.first { $0.id == site }.map(\.name).flatMap { $0.isEmpty ? nil : $0 } ?? site  // unnamed yet: its id
+        let siteName = visitor.sites.first { $0.id == site }?.name ?? site
         let key: DraftStore.Key
         switch (given as NSString).pathExtension.lowercased() {
         case "gpx":
@@ -522,7 +522,7 @@ extension PanelController {
             return try await columnsPage(
                 visitor, request: request, context: context, problems: problems, chosen: chosen)
         }
-        let siteName = visitor.sites.first { $0.id == site }.map(\.name).flatMap { $0.isEmpty ? nil : $0 } ?? site  // unnamed yet: its id
+        let siteName = visitor.sites.first { $0.id == site }?.name ?? site
         let key = try await createImported(
             site: site, siteName: siteName, title: (given as NSString).deletingPathExtension,
             stops: stops.map {
