@@ -112,7 +112,7 @@ public enum CSVImport {
     ) throws -> SheetReading {
         let bytes = try FileSystem.readFile(csvPath, limit: 16 << 20)
         let displayName = URL(fileURLWithPath: csvPath).lastPathComponent
-        let csvFolder = (csvPath as NSString).deletingLastPathComponent
+        let csvFolder = PathText.folder(csvPath)
         let media = mediaFolder ?? (csvFolder.isEmpty ? "." : csvFolder)
         if let mediaFolder, FileSystem.statInfo(mediaFolder).kind != .directory {
             throw BuildError.usage(
@@ -717,7 +717,7 @@ private struct RowReader {
             return nil
         }
         var path = relative.hasPrefix("/") ? relative : mediaFolder + "/" + relative
-        let fileName = (path as NSString).lastPathComponent.precomposedStringWithCanonicalMapping
+        let fileName = PathText.lastComponent(path).precomposedStringWithCanonicalMapping
         // A path written from elsewhere ('photos\IMG_2.JPG' with --media photos): the file itself
         // in the media folder is what was meant.
         if FileSystem.statInfo(path).kind != .file, relative.contains("/"), !relative.hasPrefix("/"),
@@ -731,7 +731,7 @@ private struct RowReader {
                 fail(.csvMedia, location, "'\(reference)' is a folder; name the files inside it")
                 return nil
             }
-            let folder = (path as NSString).deletingLastPathComponent
+            let folder = PathText.folder(path)
             let names = listing(folder)
             var hint = ""
             if let exact = names.first(where: { $0.lowercased() == fileName.lowercased() }) {
@@ -739,7 +739,7 @@ private struct RowReader {
             } else if let near = Spelling.closest(to: fileName, among: names) {
                 hint = "; did you mean '\(near)'?"
             } else if let sameBase = names.first(where: {
-                ($0 as NSString).deletingPathExtension.lowercased() == fileName.lowercased()
+                PathText.droppingExtension($0).lowercased() == fileName.lowercased()
             }) {
                 hint = "; did you mean '\(sameBase)'? (write the name with its extension)"
             } else {

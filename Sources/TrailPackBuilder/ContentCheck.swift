@@ -13,7 +13,7 @@ enum ContentCheck {
     /// a sentence saying what the file seems to be and what to do. The formats and their signatures
     /// are `ContentSniff`'s, which the verifier and the servers read too.
     static func mismatch(path: String, fileName: String) -> String? {
-        let ext = (fileName as NSString).pathExtension.lowercased()
+        let ext = PathText.fileExtension(fileName).lowercased()
         guard let expected = ContentSniff.expectedFormat(forExtension: ext) else { return nil }
         // None when it cannot be read: the builder reports an unreadable file where it reads it whole.
         let head = (try? FileIO.readPrefix(path, maxBytes: ContentSniff.prefixLength)) ?? []
@@ -54,7 +54,7 @@ package enum MediaCheck {
         if let problem = ContentCheck.mismatch(path: path, fileName: fileName) {
             return .refused("'\(fileName)': \(problem)")
         }
-        switch (fileName as NSString).pathExtension.lowercased() {
+        switch PathText.fileExtension(fileName).lowercased() {
         case "heic":
             return .acceptedWithAdvice(
                 entry,

@@ -68,10 +68,10 @@ extension PanelController {
     func importUploaded(
         _ visitor: Visitor, _ upload: String, given: String, site: String, replace: Bool
     ) async throws -> DraftStore.Key {
-        let name = (upload as NSString).lastPathComponent
+        let name = PathText.lastComponent(upload)
         let siteName = visitor.sites.first { $0.id == site }?.name ?? site
         let key: DraftStore.Key
-        switch (given as NSString).pathExtension.lowercased() {
+        switch PathText.fileExtension(given).lowercased() {
         case "gpx":
             let stops = try await server.blocking { _ in
                 do { return try TourInit.readGPX(path: upload) } catch let error as BuildError {
@@ -79,7 +79,7 @@ extension PanelController {
                 }
             }.stops
             key = try await createImported(
-                site: site, siteName: siteName, title: (given as NSString).deletingPathExtension,
+                site: site, siteName: siteName, title: PathText.droppingExtension(PathText.lastComponent(given)),
                 stops: stops.map {
                     ImportedStop(
                         name: $0.name, coordinate: $0.coordinate, description: $0.fullText ?? $0.description,
@@ -135,7 +135,7 @@ extension PanelController {
                 status: .unprocessableContent, message: "the spreadsheet '\(given)' could not be read: \(problems)")
         }
         return try await createImported(
-            site: site, siteName: siteName, title: (given as NSString).deletingPathExtension,
+            site: site, siteName: siteName, title: PathText.droppingExtension(PathText.lastComponent(given)),
             stops: stops.map {
                 ImportedStop(
                     name: $0.name, coordinate: $0.coordinate, description: $0.description, properties: $0.properties,
@@ -239,7 +239,7 @@ extension PanelController {
                 let folder =
                     tops.count == 1 && Self.isFolder(staging + "/" + tops[0]) ? staging + "/" + tops[0] : staging
                 let sheets = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
-                    ["csv", "tsv"].contains(($0 as NSString).pathExtension.lowercased())
+                    ["csv", "tsv"].contains(PathText.fileExtension($0).lowercased())
                 }
                 guard sheets.count == 1 else {
                     throw PanelError(
@@ -268,7 +268,7 @@ extension PanelController {
             )
         }
         var slug = TourDraft.slug(draft.name)
-        if slug.isEmpty { slug = TourDraft.slug((root as NSString).lastPathComponent) }
+        if slug.isEmpty { slug = TourDraft.slug(PathText.lastComponent(root)) }
         guard let key = DraftStore.Key(site: site, tour: slug.isEmpty ? "imported-tour" : slug) else {
             throw PanelError(status: .unprocessableContent, message: "the tour's name gives no usable folder name")
         }
@@ -524,7 +524,7 @@ extension PanelController {
         }
         let siteName = visitor.sites.first { $0.id == site }?.name ?? site
         let key = try await createImported(
-            site: site, siteName: siteName, title: (given as NSString).deletingPathExtension,
+            site: site, siteName: siteName, title: PathText.droppingExtension(PathText.lastComponent(given)),
             stops: stops.map {
                 ImportedStop(
                     name: $0.name, coordinate: $0.coordinate, description: $0.description, properties: $0.properties)

@@ -272,8 +272,8 @@ extension PanelController {
             }
         }
         while out.hasPrefix(".") || out.hasPrefix("-") { out.removeFirst() }
-        let ext = (out as NSString).pathExtension
-        out = String((out as NSString).deletingPathExtension.prefix(80)) + (ext.isEmpty ? "" : "." + ext.lowercased())
+        let ext = PathText.fileExtension(out)
+        out = String(PathText.droppingExtension(out).prefix(80)) + (ext.isEmpty ? "" : "." + ext.lowercased())
         guard !out.isEmpty, !ext.isEmpty, let name = StopFileName.checked(out) else {
             throw PanelError(
                 message:

@@ -52,6 +52,20 @@ struct CSVMediaTests {
         }
     }
 
+    @Test(
+        "cells that trap Foundation's path methods ('//' then a character of several scalars) are findings, not a crash",
+        arguments: ["a//.\u{202E}", "//e\u{301}.jpg", "photos//\u{202E}x", "x//.\u{301}"])
+    func noTrap(_ cell: String) throws {
+        try Support.withTemporaryDirectory { dir in
+            let upload = try Self.layout(dir, cells: [cell])
+            for confined in [true, false] {
+                let reading = try CSVImport.read(
+                    csvPath: upload + "/stops.csv", mediaFolder: upload, confined: confined)
+                #expect(reading.stops == nil && reading.findings.contains { $0.path == "row 2, column D (photo)" })
+            }
+        }
+    }
+
     @Test("the command line (not confined) still reads a sheet's files wherever the ranger keeps them")
     func commandLine() throws {
         try Support.withTemporaryDirectory { dir in

@@ -41,4 +41,16 @@ struct StopFileNameTests {
         #expect(try StopFileName("View.JPG").fileExtension == "jpg")
         #expect(try StopFileName("notes").fileExtension == "")
     }
+
+    @Test("PathText splits on the bytes: hostile text that traps NSString's path methods is split like any other")
+    func pathText() {
+        #expect(PathText.lastComponent("a/b/c.jpg") == "c.jpg" && PathText.lastComponent("c.jpg") == "c.jpg")
+        #expect(PathText.lastComponent("a/") == "" && PathText.folder("a/b/c.jpg") == "a/b")
+        #expect(PathText.folder("c.jpg") == "" && PathText.folder("/c.jpg") == "/")
+        #expect(PathText.fileExtension("a.b/c.JPG") == "JPG" && PathText.fileExtension(".hidden") == "")
+        #expect(PathText.fileExtension("a.b/c") == "" && PathText.droppingExtension("a/c.tar.gz") == "a/c.tar")
+        let hostile = "a//.\u{202E}"
+        #expect(PathText.lastComponent(hostile) == ".\u{202E}" && PathText.folder(hostile) == "a/")
+        #expect(PathText.fileExtension(hostile) == "" && PathText.droppingExtension("//e\u{301}.jpg") == "//e\u{301}")
+    }
 }

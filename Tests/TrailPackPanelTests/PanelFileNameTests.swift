@@ -74,6 +74,15 @@ struct PanelFileNameTests {
             #expect(!FileManager.default.fileExists(atPath: server.folder.root + "/drafts/\(Self.site)/escape"))
             #expect(try String(contentsOfFile: secret, encoding: .utf8) == "not for rangers")
             #expect(try Self.sha(catalog) == before)
+            // An upload's own name that trapped Foundation's path methods (and stopped the server).
+            for given in ["%2F%2F.%E2%80%AE", "a%2F%2Fe%CC%81.csv", "%2F%2Fx.zip%E2%80%AE"] {
+                let (s, b) = try await client.execute(
+                    uri: "/drafts/import?site=\(Self.site)&name=\(given)", method: .put,
+                    headers: [.cookie: ranger.cookie, HTTPField.Name("X-CSRF-Token")!: ranger.csrf],
+                    body: ByteBuffer(bytes: zip)
+                ) { ($0.status, String(buffer: $0.body)) }
+                #expect(s.code >= 400 && s.code < 500, "\(given): \(s) \(b)")
+            }
             // A name with a backslash, a device name or a hidden file is refused the same way.
             for bad in ["..\\..\\catalog.sqlite", "con.png", ".htaccess", "waypoint.json", "a/view.png"] {
                 let other = Self.zip([
