@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """A loopback HTTP proxy for client tests: the signal that drops at a trailhead.
 
-    flaky_proxy.py UPSTREAM-PORT LOG-FILE [--cut-after N] [--rate BYTES-PER-SECOND]
+    flaky_proxy.py UPSTREAM-PORT LOG-FILE [--cut-after N] [--rate BYTES-PER-SECOND] [--no-ranges]
 
 Listens on 127.0.0.1 (a free port, printed on the first line), forwards each request to the
 upstream server with `Connection: close`, and writes every request line with its Range header
 to LOG-FILE. With --cut-after, the first download of a blob (/v1/blobs/...) is cut after N bytes
 of the response body. With --rate, responses are sent at that many bytes per second. Stops by
-itself after 120 seconds.
+itself after 120 seconds. With --no-ranges, Range and If-Range are dropped from requests for
+blobs: the upstream answers 200 with the whole file, as some proxies and CDNs do.
 """
 import signal, socket, sys, threading, time
 
@@ -19,6 +20,7 @@ log_path = sys.argv[2]
 args = sys.argv[3:]
 cut_after = int(args[args.index("--cut-after") + 1]) if "--cut-after" in args else None
 rate = int(args[args.index("--rate") + 1]) if "--rate" in args else None
+no_ranges = "--no-ranges" in args
 state = {"cut": False}
 lock = threading.Lock()
 
@@ -57,6 +59,8 @@ def handle(client):
                 if not state["cut"]:
                     state["cut"] = True
                     cut = cut_after
+        if no_ranges and " /v1/blobs/" in lines[0]:
+            headers = [l for l in headers if not l.lower().startswith(("range:", "if-range:"))]
         up = socket.create_connection(("127.0.0.1", upstream))
         up.sendall(("\r\n".join([lines[0]] + headers + ["Connection: close"]) + "\r\n\r\n").encode("latin-1") + rest)
         sent_body = 0

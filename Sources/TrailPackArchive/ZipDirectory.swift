@@ -53,4 +53,35 @@ public struct ZipDirectory: Sendable {
         ZipLayout.check(entries, centralDirectoryOffset: cdOffset, findings: &findings)
         return ZipDirectory(entries: entries, centralDirectoryOffset: cdOffset, findings: findings, isReadable: true)
     }
+
+    /// Where the central directory lies, read from the end records alone (nil when they cannot be
+    /// read or are wrong): a client that holds only the end of an archive learns what else to fetch.
+    public static func centralDirectoryRange(
+        _ source: some ByteSource, limits: ZipLimits = .default
+    ) throws(ArchiveError) -> Range<Int64>? {
+        var findings: [Finding] = []
+        guard let end = try ZipEndRecords.read(source, limits: limits, findings: &findings),
+            !findings.contains(where: { $0.severity == .error })
+        else { return nil }
+        return end.centralDirectoryOffset..<(end.centralDirectoryOffset + end.centralDirectorySize)
+    }
+
+    /// The end records and the central directory alone, each record checked by itself and the
+    /// names against each other — no local header is read (every entry's `dataOffset` is nil). For
+    /// a client planning which parts of an archive to fetch; the archive it then puts together is
+    /// checked in full as any other.
+    public static func readCentralDirectory(
+        _ source: some ByteSource, limits: ZipLimits = .default
+    ) throws(ArchiveError) -> ZipDirectory {
+        var findings: [Finding] = []
+        guard let end = try ZipEndRecords.read(source, limits: limits, findings: &findings) else {
+            return ZipDirectory(entries: [], centralDirectoryOffset: 0, findings: findings, isReadable: false)
+        }
+        let directory = try ZipCentralDirectory.read(source, end: end, limits: limits, findings: &findings)
+        for e in directory.entries { ZipEntryRules.check(e, limits: limits, findings: &findings) }
+        ZipNameRules.check(directory.entries, findings: &findings)
+        return ZipDirectory(
+            entries: directory.entries, centralDirectoryOffset: end.centralDirectoryOffset, findings: findings,
+            isReadable: directory.isComplete && !findings.contains { $0.severity == .error })
+    }
 }

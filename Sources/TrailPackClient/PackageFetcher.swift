@@ -19,6 +19,10 @@ public struct PackageFetcher: Sendable {
     public var threshold: Int
     /// How many times a broken connection is retried (resuming each time).
     public var retries: Int
+    /// Whether a newer version of an installed package may be put together by part (only the
+    /// entries that changed are fetched; see ``PackageUpdater``). The result is checked exactly as a
+    /// full download; anything unexpected falls back to one.
+    public var updateByPart = true
 
     /// A fetcher that downloads through `client` into `library`.
     ///
@@ -49,6 +53,10 @@ public struct PackageFetcher: Sendable {
         public var report: VerificationReport?
         /// Whether the server agreed with the SHA-256 sent in the confirmation (nil if it could not be asked).
         public var confirmed: Bool?
+        /// What the update by part cost, when the package was put together that way.
+        public var update: PackageUpdater.Report?
+        /// Why an update by part was given up for the full download (nil when none was tried, or it worked).
+        public var updateFallback: String?
     }
 
     /// A stage of the fetch, for progress displays.
@@ -99,10 +107,28 @@ public struct PackageFetcher: Sendable {
         }
         try library.prepare()
         let partial = library.partialPath(id: entry.id, version: entry.version)
-        let download = ResumableDownload(client: client, entry: entry, partial: partial, retries: retries) {
-            progress(.downloading($0))
+        var update: PackageUpdater.Report?
+        var updateFallback: String?
+        // By part, from the installed version — unless a full download of this version is under way.
+        if updateByPart, let previous, FileManager.default.fileExists(atPath: library.path(of: previous)),
+            !FileManager.default.fileExists(atPath: partial + ".state")
+        {
+            progress(.downloading(DownloadProgress(received: 0, total: entry.size)))
+            do {
+                update = try await PackageUpdater(client: client).rebuild(
+                    installed: library.path(of: previous), entry: entry, output: partial)
+                progress(.downloading(DownloadProgress(received: entry.size, total: entry.size)))
+            } catch {
+                updateFallback = error.reason
+            }
         }
-        let reprDigest = try await download.run()
+        var reprDigest: String?
+        if update == nil {
+            let download = ResumableDownload(client: client, entry: entry, partial: partial, retries: retries) {
+                progress(.downloading($0))
+            }
+            reprDigest = try await download.run()
+        }
 
         progress(.verifying)
         if let reprDigest, let served = Self.sha256(fromReprDigest: reprDigest), !(served == expected) {
@@ -153,7 +179,9 @@ public struct PackageFetcher: Sendable {
         let installed = try library.install(partial: partial, entry: entry, signers: signers, previous: current)
         progress(.confirming)
         let confirmed = try? await client.confirm(entry, sha256: report.sha256.hex)
-        return Outcome(installed: installed, alreadyInstalled: false, report: report, confirmed: confirmed)
+        return Outcome(
+            installed: installed, alreadyInstalled: false, report: report, confirmed: confirmed, update: update,
+            updateFallback: updateFallback)
     }
 
     /// The verifier's report on a package file (with the signed hash when keys are trusted).

@@ -62,8 +62,33 @@ struct Fetch: AsyncParsableCommand {
     @Option(help: "How many times a broken connection is retried.")
     var retries: Int = 5
 
+    @Flag(
+        help:
+            "Always download the whole package (by default a newer version of an installed package fetches only the entries that changed)."
+    )
+    var full = false
+
     @Flag(help: "Print the result as JSON.")
     var json = false
+
+    /// `--json`'s `update`: how the package came (by part, in full, or not at all) and what it cost.
+    static func updateJSON(_ outcome: PackageFetcher.Outcome, size: Int64) -> JSONValue {
+        if outcome.alreadyInstalled { return .null }
+        guard let u = outcome.update else {
+            return .object([
+                JSONMember("mode", .string("full")),
+                JSONMember("fallback", outcome.updateFallback.map { .string($0) } ?? .null),
+            ])
+        }
+        return .object([
+            JSONMember("mode", .string("by-part")),
+            JSONMember("fetchedBytes", .number(JSONNumber(u.fetchedBytes))),
+            JSONMember("reusedBytes", .number(JSONNumber(u.reusedBytes))),
+            JSONMember("requests", .number(JSONNumber(Int64(u.requests)))),
+            JSONMember("entriesFetched", .number(JSONNumber(Int64(u.entriesFetched)))),
+            JSONMember("entriesReused", .number(JSONNumber(Int64(u.entriesReused)))),
+        ])
+    }
 
     func validate() throws {
         guard let url = URL(string: server), let scheme = url.scheme, ["http", "https"].contains(scheme),
@@ -87,9 +112,10 @@ struct Fetch: AsyncParsableCommand {
         if list { return try await runList(client) }
         let keys: [Minisign.PublicKey]
         keys = try CLI.loadTrustedKeys(trustedKeys)
-        let fetcher = PackageFetcher(
+        var fetcher = PackageFetcher(
             client: client, library: PackageLibrary(folder: library!), trustedKeys: keys,
             threshold: threshold, retries: retries)
+        fetcher.updateByPart = !full
         let display = FetchProgress(enabled: !json && isatty(2) == 1)
         do {
             let outcome = try await fetcher.fetch(id: packageID!, version: packageVersion) { display.show($0) }
@@ -105,6 +131,7 @@ struct Fetch: AsyncParsableCommand {
                         JSONMember("alreadyInstalled", .bool(outcome.alreadyInstalled)),
                         JSONMember("signers", .array(p.signers.map { .string($0) })),
                         JSONMember("confirmed", outcome.confirmed.map { .bool($0) } ?? .null),
+                        JSONMember("update", Self.updateJSON(outcome, size: p.size)),
                     ])
             } else if outcome.alreadyInstalled {
                 CLI.out("\(p.id) \(p.version) is already installed (\(fetcher.library.path(of: p)))\n")
@@ -113,6 +140,13 @@ struct Fetch: AsyncParsableCommand {
                 CLI.out(
                     "installed \(p.id) \(p.version) (\(Format.bytes(p.size)), sha256 \(p.sha256)\(signed)) as \(fetcher.library.path(of: p))\n"
                 )
+                if let update = outcome.update {
+                    CLI.note(
+                        "updated by part: fetched \(Format.bytes(update.fetchedBytes)) in \(update.requests) requests, reused \(Format.bytes(update.reusedBytes)) from the installed version"
+                    )
+                } else if let why = outcome.updateFallback {
+                    CLI.note("note: the whole package was downloaded (an update by part was not possible: \(why))")
+                }
                 if outcome.confirmed == nil { CLI.note("note: the download could not be confirmed to the server") }
             }
         } catch {

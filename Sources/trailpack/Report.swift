@@ -44,7 +44,8 @@ enum Report {
         "admin": ["action", "results"],
         "diff": ["old", "new", "changed", "diff"],
         "fetch": [
-            "id", "version", "sha256", "size", "file", "alreadyInstalled", "signers", "confirmed", "reason", "sites",
+            "id", "version", "sha256", "size", "file", "alreadyInstalled", "signers", "confirmed", "update", "reason",
+            "sites",
         ],
     ]
 

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+import TrailPackClient
+import TrailPackCore
+import TrailPackTestFixtures
+import TrailPackTestSupport
+
+/// `trailpack fetch` of a newer version of an installed package: only the entries that changed are
+/// fetched (one single range per run of them), the result is exactly the published file, and
+/// anything unexpected falls back to the full download with the installed version intact.
+@Suite("client: updates by part", .needs(.curl, .clamscan, .python3), .serialized)
+struct UpdateByPartTests {
+    static let id = ClientServer.id
+
+    /// santiam 1.2.0: 1.1.0 with one recording replaced (other bytes of the same kind).
+    static func replacedRecording(_ dir: String) throws -> (package: String, recordingSize: Int64) {
+        let tour = dir + "/santiam-v3"
+        try Support.copyTree(Support.fixture("santiam-wagon-road"), tour)
+        try Support.editJSON(tour + "/tour.json") { $0["version"] = "1.2.0" }
+        let sound = tour + "/waypoints/04-house-rock/birdsong.wav"
+        var bytes = try Support.read(sound)
+        // The samples changed, the header kept: another recording of the same length.
+        for i in stride(from: 64, to: bytes.count, by: 7) { bytes[i] ^= 0x5A }
+        try Support.write(bytes, to: sound)
+        let built = try Support.trailpack("build", tour, "-o", dir + "/santiam-v3.zip", "-q")
+        #expect(built.status == 0, "\(built.stderr)")
+        return (dir + "/santiam-v3.zip", Int64(bytes.count))
+    }
+
+    static func upload(_ s: ClientServer.Setup, _ package: String) throws {
+        let up = try ServeProcess.curl([
+            "-w", "%{http_code}", "-o", "/dev/null", "-H", "Authorization: Bearer \(ServeProcess.token)",
+            "--data-binary", "@" + package, s.base + "/v1/admin/packages",
+        ])
+        #expect(up.stdout == "201", "\(up.stdout) \(up.stderr)")
+    }
+
+    static func number(_ value: JSONValue?) -> Int64 {
+        if case .number(let n)? = value { return Int64(n.literal) ?? -1 }
+        return -1
+    }
+
+    @Test(
+        "a version fix (1.0.0 → 1.1.0) fetches the end records, the directory and the manifest only; one recording replaced (→ 1.2.0) fetches about that recording; both end byte for byte as published, with single ranges only"
+    )
+    func textFixAndReplacedAsset() throws {
+        try Support.withTemporaryDirectory { dir in
+            let s = try ClientServer.setUp(dir)
+            defer { s.server.stop() }
+            var result = try s.fetch(Self.id, "--into", s.library, "--package-version", "1.0.0", "--json")
+            #expect(result.status == 0, "\(result.stderr)")
+            let proxy = try ClientTests.Proxy(upstream: s.server.port, log: dir + "/proxy.log", arguments: [])
+            defer { proxy.stop() }
+            result = try s.fetch(Self.id, "--into", s.library, "--json", through: proxy.base)
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            var update = try s.json(result)["update"]
+            let size = Int64(try Support.read(s.packages["santiam-v2"]!).count)
+            #expect(update?["mode"] == .string("by-part"), "\(result.stdout)")
+            let fetched = Self.number(update?["fetchedBytes"])
+            // The last 16 KiB (end records and directory) and the manifest's entry: two requests.
+            #expect(fetched > 0 && fetched * 10 < size, "fetched \(fetched) of \(size)")
+            #expect(Self.number(update?["requests"]) == 2, "\(result.stdout)")
+            #expect(try Support.read(s.library + "/\(Self.id)/1.1.0.zip") == Support.read(s.packages["santiam-v2"]!))
+            let ranges = proxy.requests.filter { $0.contains("/v1/blobs/") }
+            #expect(
+                !ranges.isEmpty && ranges.allSatisfy { $0.contains("range=bytes=") && !$0.contains(",") }, "\(ranges)")
+
+            let (v3, recordingSize) = try Self.replacedRecording(dir)
+            try Self.upload(s, v3)
+            result = try s.fetch(Self.id, "--into", s.library, "--json")
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            update = try s.json(result)["update"]
+            #expect(update?["mode"] == .string("by-part"), "\(result.stdout)")
+            let second = Self.number(update?["fetchedBytes"])
+            let v3Size = Int64(try Support.read(v3).count)
+            #expect(
+                second >= recordingSize / 4 && second <= recordingSize + v3Size / 100 + 32_768,
+                "fetched \(second), the recording \(recordingSize)")
+            #expect(Self.number(update?["entriesFetched"]) == 2, "the manifest and the recording: \(result.stdout)")
+            #expect(try Support.read(s.library + "/\(Self.id)/1.2.0.zip") == Support.read(v3))
+        }
+    }
+
+    @Test(
+        "a proxy that answers ranges with 200: the update by part is given up, the full download installs the same bytes; --full never tries"
+    )
+    func fallsBackOnWholeAnswers() throws {
+        try Support.withTemporaryDirectory { dir in
+            let s = try ClientServer.setUp(dir)
+            defer { s.server.stop() }
+            var result = try s.fetch(Self.id, "--into", s.library, "--package-version", "1.0.0")
+            #expect(result.status == 0, "\(result.stderr)")
+            let proxy = try ClientTests.Proxy(
+                upstream: s.server.port, log: dir + "/proxy.log", arguments: ["--no-ranges"])
+            defer { proxy.stop() }
+            result = try s.fetch(Self.id, "--into", s.library, "--json", through: proxy.base)
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            let update = try s.json(result)["update"]
+            #expect(update?["mode"] == .string("full"), "\(result.stdout)")
+            if case .string(let why)? = update?["fallback"] {
+                #expect(why.contains("200"), "\(why)")
+            } else {
+                Issue.record("no fallback reason: \(result.stdout)")
+            }
+            #expect(try Support.read(s.library + "/\(Self.id)/1.1.0.zip") == Support.read(s.packages["santiam-v2"]!))
+
+            // --full: the whole file, no range asked for.
+            let (v3, _) = try Self.replacedRecording(dir)
+            try Self.upload(s, v3)
+            let plain = try ClientTests.Proxy(upstream: s.server.port, log: dir + "/plain.log", arguments: [])
+            defer { plain.stop() }
+            result = try s.fetch(Self.id, "--into", s.library, "--full", "--json", through: plain.base)
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            #expect(try s.json(result)["update"]?["mode"] == .string("full"))
+            #expect(plain.requests.filter { $0.contains("/v1/blobs/") }.allSatisfy { $0.hasSuffix("range=-") })
+        }
+    }
+
+    @Test(
+        "a server whose new package does not hash right (its manifest altered on disk): the update by part is refused on the hash, the full download too; nothing is installed and the installed version stays intact"
+    )
+    func hostileServer() throws {
+        try Support.withTemporaryDirectory { dir in
+            let s = try ClientServer.setUp(dir)
+            defer { s.server.stop() }
+            var result = try s.fetch(Self.id, "--into", s.library, "--package-version", "1.0.0")
+            #expect(result.status == 0, "\(result.stderr)")
+            let installed = s.library + "/\(Self.id)/1.0.0.zip"
+            let before = try Support.read(installed)
+            // The stored 1.1.0 altered in a part the update fetches (the manifest's data), CRC left as it was.
+            let sha = try ServerFixtures.sha(s.packages["santiam-v2"]!)
+            let blob = dir + "/data/blobs/\(sha.prefix(2))/\(sha).zip"
+            var bytes = try Support.read(blob)
+            bytes[120] ^= 0x01
+            try Support.write(bytes, to: blob)
+            result = try s.fetch(Self.id, "--into", s.library, "--json")
+            #expect(result.status != 0, "\(result.stdout)")
+            #expect(try Support.read(installed) == before, "the installed version is untouched")
+            #expect(!FileManager.default.fileExists(atPath: s.library + "/\(Self.id)/1.1.0.zip"))
+            let partial = (try? FileManager.default.contentsOfDirectory(atPath: s.library + "/.partial")) ?? []
+            #expect(partial.isEmpty, "nothing half-made is left: \(partial)")
+        }
+    }
+}
