@@ -116,7 +116,8 @@ public struct TourDraft: Sendable, Equatable {
             let (order, slug) = Loader.parseFolderName(folder)
             var stop = Stop(folder: folder, slug: slug.isEmpty ? "stop" : slug, name: "", coordinate: nil)
             let file = "waypoints/\(folder)/\(TourSource.waypointFileName)"
-            let members = FileSystem.statInfo(root + "/" + file).kind == .file ? try object(root, file) : []
+            // lstat: a waypoint.json that is a link is not read (a draft never leads outside itself).
+            let members = FileSystem.lstatInfo(root + "/" + file).kind == .file ? try object(root, file) : []
             for member in members {
                 switch (member.key, member.value) {
                 case ("name", .string(let s)): stop.name = s

@@ -104,10 +104,24 @@ public final class FolderHandle: Sendable {
     }
 
     /// Moves `name` to `newName` in `folder` (which may be this one). With `replacing: false` a
-    /// file already at `newName` is an ``FileIOError/Code/alreadyExists`` error, not replaced.
+    /// file already at `newName` is an ``FileIOError/Code/alreadyExists`` error, not replaced — in one
+    /// step for anything but a folder (`linkat`, which never replaces, then `unlinkat`), so two
+    /// requests racing for one name cannot both win.
     public func move(_ name: String, to folder: FolderHandle, as newName: String, replacing: Bool) throws(FileIOError) {
         try Self.checkComponent(name, in: path)
         try Self.checkComponent(newName, in: folder.path)
+        if !replacing, try kind(name) != .folder {
+            guard linkat(descriptor.rawValue, name, folder.descriptor.rawValue, newName, 0) == 0 else {
+                throw FileIOError.system(
+                    "linkat", Errno.last, "cannot move '\(path)/\(name)' to '\(folder.path)/\(newName)'",
+                    path: folder.path + "/" + newName)
+            }
+            guard unlinkat(descriptor.rawValue, name, 0) == 0 else {
+                throw FileIOError.system(
+                    "unlinkat", Errno.last, "cannot remove '\(path)/\(name)'", path: path + "/" + name)
+            }
+            return
+        }
         if !replacing, try folder.kind(newName) != nil {
             throw FileIOError(
                 code: .alreadyExists, message: "'\(folder.path)/\(newName)' is already there",

@@ -58,6 +58,9 @@ public actor DraftStore {
             }
         }
         walk(root + "/" + site, depth: 0)
+        // What was set aside stays on the disk too: counted, or replacing a file again and again would
+        // fill the disk past the quota.
+        walk(removedRoot + "/" + site, depth: 0)
         return total
     }
 
@@ -182,8 +185,19 @@ public actor DraftStore {
 
     /// Removes the folder of a draft this store has just made and not yet handed out (a failed
     /// import or creation). Only for those: every other removal moves aside.
-    public func discardNew(_ key: Key) {
+    public func discardNew(_ key: Key, made: ino_t? = nil) {
+        if let made {
+            // Only the very folder this store made (another import may have replaced it meanwhile).
+            var info = stat()
+            guard lstat(folder(key), &info) == 0, info.st_ino == made else { return }
+        }
         try? FileManager.default.removeItem(atPath: folder(key))
+    }
+
+    /// The inode of a draft's folder (to tell it from another made at the same path later).
+    public nonisolated func folderInode(_ key: Key) -> ino_t? {
+        var info = stat()
+        return lstat(folder(key), &info) == 0 ? info.st_ino : nil
     }
 
     /// Saves `draft` if the folder is still at `revision`; returns the new revision.
@@ -216,7 +230,8 @@ public actor DraftStore {
             for name in Self.names(in: waypoints) where !kept.contains(name) {
                 let aside = "\(removedRoot)/\(key.site)/\(key.tour)"
                 try fm.createDirectory(atPath: aside, withIntermediateDirectories: true)
-                try Self.rename(waypoints + "/" + name, aside + "/\(Int(Date().timeIntervalSince1970))-\(name)")
+                try Self.rename(
+                    waypoints + "/" + name, aside + "/" + Self.asideName("\(Int(Date().timeIntervalSince1970))-", name))
             }
             // Renames in two steps (a stop moving from 02 to 03 while another moves from 03 to 02).
             var staged: [Int: String] = [:]
@@ -281,16 +296,24 @@ public actor DraftStore {
         do {
             let aside = try FolderHandle.open(removedRoot).makeFolder(key.site).makeFolder(key.tour)
             let stamp = Int(Date().timeIntervalSince1970)
-            var target = "\(stamp)-\(name.value)"
+            var target = Self.asideName("\(stamp)-", name.value)
             var n = 2
             while try aside.kind(target) != nil {
-                target = "\(stamp)-\(n)-\(name.value)"
+                target = Self.asideName("\(stamp)-\(n)-", name.value)
                 n += 1
             }
             try folder.move(name.value, to: aside, as: target, replacing: false)
         } catch {
             throw PanelError(error, "cannot set '\(name)' aside: \(error.message)")
         }
+    }
+
+    /// `prefix` + `name`, the name shortened from its start (at a character's boundary) so that the
+    /// whole stays within the 255 bytes a file name may have.
+    static func asideName(_ prefix: String, _ name: String) -> String {
+        var kept = Substring(name)
+        while prefix.utf8.count + kept.utf8.count > 255, !kept.isEmpty { kept = kept.dropFirst() }
+        return prefix + kept
     }
 
     /// Moves a whole draft folder aside (to `drafts-removed/`), never deleting it.
@@ -300,6 +323,7 @@ public actor DraftStore {
             throw PanelError(
                 code: .internal, message: "cannot make the folder for removed files: \(error.localizedDescription)")
         }
-        try Self.rename(path, aside + "/\(Int(Date().timeIntervalSince1970))-\((path as NSString).lastPathComponent)")
+        try Self.rename(
+            path, aside + "/" + Self.asideName("\(Int(Date().timeIntervalSince1970))-", PathText.lastComponent(path)))
     }
 }

@@ -43,7 +43,8 @@ extension PanelController {
     }
 
     func stopIndex(_ context: AppRequestContext) throws -> Int {
-        guard let n = Int(try context.parameters.require("stop")), n >= 1 else {
+        // At most the format's 10,000 stops: arithmetic on the number can never overflow.
+        guard let n = Int(try context.parameters.require("stop")), (1...10_000).contains(n) else {
             throw PanelError(status: .notFound, message: "there is no such stop")
         }
         return n - 1

@@ -104,9 +104,13 @@ public struct PanelError: Error, Sendable, CustomStringConvertible {
     /// A link where a file or folder was expected, or something that is not a regular file, is the
     /// draft's content at fault, not the server: 422.
     public init(_ error: FileIOError, _ message: String? = nil) {
-        let refused = error.code == .notRegularFile || error.systemCall?.errno == .tooManySymbolicLinkLevels
+        let refused =
+            error.code == .notRegularFile || error.systemCall?.errno == .tooManySymbolicLinkLevels
+            || error.systemCall?.errno == .fileNameTooLong
+        // A file or folder gone, or a name taken, while the request ran: the draft changed meanwhile.
+        let changed = error.code == .notFound || error.code == .alreadyExists
         self.init(
-            code: refused ? .unprocessable : .internal, message: message ?? error.description,
+            code: refused ? .unprocessable : changed ? .conflict : .internal, message: message ?? error.description,
             systemCall: error.systemCall, cause: error)
     }
 

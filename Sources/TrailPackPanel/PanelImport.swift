@@ -154,10 +154,20 @@ extension PanelController {
         draft.name = title.isEmpty ? "Imported tour" : title.replacingOccurrences(of: "_", with: " ")
         var slug = TourDraft.slug(draft.name)
         if slug.isEmpty { slug = "imported-tour" }
-        var key = DraftStore.Key(site: site, tour: slug)!
+        guard var key = DraftStore.Key(site: site, tour: slug) else {
+            throw PanelError(status: .unprocessableContent, message: "the file's name gives no usable tour name")
+        }
         var n = 2
         while FileManager.default.fileExists(atPath: drafts.folder(key)) {
-            key = DraftStore.Key(site: site, tour: "\(slug.prefix(58))-\(n)")!
+            // A prefix that ends in a hyphen would make "--2": not a slug.
+            var stem = String(slug.prefix(58))
+            while stem.hasSuffix("-") { stem.removeLast() }
+            guard let next = DraftStore.Key(site: site, tour: "\(stem.isEmpty ? "tour" : stem)-\(n)"), n < 10_000 else {
+                throw PanelError(
+                    status: .conflict,
+                    message: "the site has too many drafts of this name; rename the file and try again")
+            }
+            key = next
             n += 1
         }
         draft.siteID = site
@@ -174,10 +184,12 @@ extension PanelController {
             )
         }
         _ = try await drafts.create(key, draft: draft)
+        let made = drafts.folderInode(key)
         do {
             try await copyMedia(stops, into: key)
         } catch {
-            await drafts.discardNew(key)  // ours, made above: a half-copied import is not kept
+            // Ours, made above: a half-copied import is not kept (unless another import replaced it meanwhile).
+            await drafts.discardNew(key, made: made)
             throw error
         }
         return key
@@ -325,7 +337,23 @@ extension PanelController {
                     "the file is not a readable zip: \(directory.findings.first?.message ?? "its directory is damaged")"
             )
         }
-        let unpacked = directory.entries.reduce(Int64(0)) { $0 + ($1.isDirectory ? 0 : max(0, $1.uncompressedSize)) }
+        // The reader's findings that would make the unpacking go wrong — the same name twice, a file
+        // and a folder of one name, sizes past 2^63, entries overlapping — refuse the zip. (Others, such
+        // as a Windows zip's "version needed", do not matter for a folder the builder reads again.)
+        let fatal: Set<FindingCode> = [.zipNameDuplicate, .zipTooLarge, .zipOverlap]
+        if let problem = directory.findings.first(where: { $0.severity == .error && fatal.contains($0.code) }) {
+            throw PanelError(status: .unprocessableContent, message: "the zip cannot be used: \(problem.message)")
+        }
+        var unpacked: Int64 = 0
+        for entry in directory.entries where !entry.isDirectory {
+            let (sum, overflow) = unpacked.addingReportingOverflow(max(0, entry.uncompressedSize))
+            unpacked = overflow ? .max : sum
+        }
+        if unpacked > limit {
+            throw PanelError(
+                status: .contentTooLarge,
+                message: "the zip unpacks to more than \(size(limit)), the most the panel takes")
+        }
         if unpacked > room {
             throw Self.overQuota("the zip", unpacked: unpacked, room: room, site: site)
         }
@@ -357,7 +385,9 @@ extension PanelController {
                     status: .unprocessableContent,
                     message: "'\(name)' in the zip is encrypted: zip it without a password")
             }
-            total += entry.uncompressedSize
+            total =
+                total.addingReportingOverflow(max(0, entry.uncompressedSize)).overflow
+                ? .max : total + entry.uncompressedSize
             guard total <= limit else {
                 throw PanelError(
                     status: .contentTooLarge,

@@ -40,10 +40,14 @@ final class MultipartFiles {
     private var inPart = false
     private var silent = 0
     private var temporaries: [String] = []
+    /// What the files of this form may still take together (the site's room under its quota).
+    private var room: Int64
+    private var partBytes: Int64 = 0
 
-    init(folder: String, limit: Int64) {
+    init(folder: String, limit: Int64, room: Int64 = .max) {
         self.folder = folder
         self.limit = limit
+        self.room = room
     }
 
     /// Whether no part was left open when the body ended.
@@ -89,11 +93,14 @@ final class MultipartFiles {
                 }
                 currentName = fileName
                 let path = folder + "/" + PanelController.uploadPrefix + UUID().uuidString
-                sink = try UploadSink(path: path, limit: limit)
+                // Each file is held to the size limit and to what the files before it left of the room.
+                sink = try UploadSink(path: path, limit: min(limit, room))
+                partBytes = 0
                 sinkPath = path
                 temporaries.append(path)
             }
             try buffer.withUnsafeReadableBytes { try sink!.write($0) }
+            partBytes += Int64(buffer.readableBytes)
         } catch {
             fail(error)
         }
@@ -126,6 +133,7 @@ final class MultipartFiles {
                 return
             }
             try sink.finish()
+            room -= partBytes
             files.append(Received(temp: sinkPath, name: try PanelController.safeFileName(given)))
         } catch {
             fail(error)

@@ -172,6 +172,7 @@ extension PanelController {
             let draft = try await draftListing(key, index: index, file: name)
             let folder = try drafts.openStopFolder(key, draft: draft, index: index)
             try await drafts.update(key, revision: revision) { draft throws(PanelError) in
+                guard draft.stops.indices.contains(index) else { throw .notFound }
                 draft.stops[index].assets.removeAll { $0.file == name.value }
                 for n in draft.stops[index].assets.indices where draft.stops[index].assets[n].captions == name.value {
                     draft.stops[index].assets[n].captions = nil
@@ -327,7 +328,7 @@ extension PanelController {
         let folder = try await stopFolder(key, index: index)
         // Each file is held to the smaller of the size limit and the site's room left.
         let receiver = MultipartFiles(
-            folder: folder, limit: min(configuration.maxMediaBytes, try await quotaRoom(site: key.site)))
+            folder: folder, limit: configuration.maxMediaBytes, room: try await quotaRoom(site: key.site))
         defer { receiver.removeLeftovers() }  // ours: the temporary files of parts not kept
         try await Self.receive(request, boundary: boundary, into: receiver)
         guard !receiver.files.isEmpty else {
@@ -520,11 +521,10 @@ extension PanelController {
                 for folder in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + top))?.sorted() ?? []
                 where !folder.hasPrefix(".") {
                     let sub = "\(top)/\(folder)"
-                    var isDirectory: ObjCBool = false
-                    guard FileManager.default.fileExists(atPath: root + "/" + sub, isDirectory: &isDirectory) else {
-                        continue
-                    }
-                    if !isDirectory.boolValue { files.append(sub); continue }
+                    // lstat: a link in place of a stop's folder is not followed (nor zipped).
+                    var info = stat()
+                    guard lstat(root + "/" + sub, &info) == 0 else { continue }
+                    if info.st_mode & S_IFMT != S_IFDIR { files.append(sub); continue }
                     for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + sub))?.sorted() ?? []
                     where !name.hasPrefix(".") { files.append("\(sub)/\(name)") }
                 }

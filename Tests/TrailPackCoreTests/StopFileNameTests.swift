@@ -10,6 +10,12 @@ struct StopFileNameTests {
         #expect(try StopFileName(name).value == name)
     }
 
+    @Test("a name of exactly 255 bytes is one; 256 is not")
+    func longest() {
+        #expect(StopFileName.checked(String(repeating: "a", count: 251) + ".jpg") != nil)
+        #expect(StopFileName.checked(String(repeating: "a", count: 252) + ".jpg") == nil)
+    }
+
     @Test(
         "names that leave the folder, name a folder, hide, clash or break on some system are refused",
         arguments: [
