@@ -6,7 +6,7 @@ SWIFT ?= swift
 BIN := .build/debug/trailpack
 RELEASE_BIN := .build/release/trailpack
 # What building needs, and the independent tools the tests cross-check against.
-DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium
+DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium nginx-light
 OUT := out
 
 .PHONY: all deps build release test check format demo fixtures examples fuzz bench bench-quick bench-deps clean docs
@@ -69,7 +69,7 @@ demo: build
 # Benchmarks against the peer tools, in one run (bench/run.py). bench-quick: the tiny, 100,000-entry and small sets.
 ZF := bench/zf-peer/.build/release/zf-bench
 bench-deps: deps
-	@for p in openssl time wrk clamav nginx-light; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null; }; done
+	@for p in openssl time wrk clamav nginx-light zsync; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null; }; done
 	$(SWIFT) build -c release --product trailpack
 	cd bench/zf-peer && $(SWIFT) build -c release
 bench: bench-deps
@@ -77,10 +77,12 @@ bench: bench-deps
 	python3 bench/readme.py
 	python3 bench/server.py --set medium
 	python3 bench/panel.py --drafts 1000 --upload-mb 1024
+	python3 bench/update.py --sets small,medium
 bench-quick: bench-deps
 	python3 bench/run.py --sets tiny,entries100k,small --runs 3
 	python3 bench/server.py --set small
 	python3 bench/panel.py --drafts 200 --upload-mb 128
+	python3 bench/update.py --sets small
 
 # The verifier under libFuzzer (with AddressSanitizer) for FUZZ_SECONDS. FUZZ_MODE=structured (the
 # default) fuzzes by structure: each input is a tape that picks a seed package (fixtures/fuzz/seeds)

@@ -40,14 +40,17 @@ public struct PackageUpdater: Sendable {
         public var reusedBytes: Int64
         /// Range requests made.
         public var requests: Int
-        /// Entries copied from the installed file, and entries fetched.
+        /// Entries copied from the installed file.
         public var entriesReused: Int
+        /// Entries fetched (the manifest always among them).
         public var entriesFetched: Int
     }
 
     /// Why an update by part was given up (the full download follows).
     public struct UpdateRefusal: Error, Sendable, CustomStringConvertible {
+        /// What was unexpected, in words.
         public var reason: String
+        /// The reason.
         public var description: String { reason }
     }
 

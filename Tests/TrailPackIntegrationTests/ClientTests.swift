@@ -167,7 +167,8 @@ struct ClientTests {
             let slow = try Proxy(upstream: s.server.port, log: dir + "/slow.log", arguments: ["--rate", "4096"])
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Support.binary)
-            process.arguments = ["fetch", slow.base, Self.id, "--into", s.library]
+            // --full: the resumable whole download is what this is about (an update by part starts afresh).
+            process.arguments = ["fetch", slow.base, Self.id, "--into", s.library, "--full"]
             process.standardError = FileHandle.nullDevice
             try process.run()
             Thread.sleep(forTimeInterval: 3)
@@ -183,7 +184,7 @@ struct ClientTests {
             // The next run resumes from there.
             let proxy = try Proxy(upstream: s.server.port, log: dir + "/proxy.log", arguments: [])
             defer { proxy.stop() }
-            let result = try s.fetch(Self.id, "--into", s.library, through: proxy.base)
+            let result = try s.fetch(Self.id, "--into", s.library, "--full", through: proxy.base)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(
                 proxy.requests.contains { $0.contains("/v1/blobs/") && $0.contains("range=bytes=\(kept)-") },

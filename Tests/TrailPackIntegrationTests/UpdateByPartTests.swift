@@ -141,4 +141,82 @@ struct UpdateByPartTests {
             #expect(partial.isEmpty, "nothing half-made is left: \(partial)")
         }
     }
+
+    @Test(
+        "through --download-base-url to nginx serving the blobs: the update by part follows the redirect, nginx answers the single ranges, the result is the published file",
+        .needs(.nginx))
+    func throughNginx() throws {
+        try Support.withTemporaryDirectory { dir in
+            let packages = try ServerFixtures.packages(dir)
+            let cdn = dir + "/cdn", tmp = dir + "/nginx-tmp"
+            for folder in [cdn, tmp] {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            }
+            let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, length) }
+            }
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(probe, $0, &length) }
+            }
+            let port = Int(UInt16(bigEndian: address.sin_port))
+            close(probe)
+            try """
+            master_process off;
+            daemon off;
+            pid \(dir)/nginx.pid;
+            error_log \(dir)/nginx.err;
+            events { worker_connections 64; }
+            http {
+              log_format ranges '$request range=$http_range status=$status';
+              access_log \(dir)/access.log ranges;
+              client_body_temp_path \(tmp); proxy_temp_path \(tmp); fastcgi_temp_path \(tmp); uwsgi_temp_path \(tmp); scgi_temp_path \(tmp);
+              server { listen 127.0.0.1:\(port); root \(cdn); location / { } }
+            }
+            """.write(toFile: dir + "/nginx.conf", atomically: true, encoding: .utf8)
+            let nginx = Process()
+            nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+            nginx.arguments = ["-c", dir + "/nginx.conf", "-p", dir]
+            // One process (master_process off), its output to nowhere: nothing outlives the test holding
+            // the runner's pipes.
+            nginx.standardOutput = FileHandle.nullDevice
+            nginx.standardError = FileHandle.nullDevice
+            try nginx.run()
+            defer {
+                kill(nginx.processIdentifier, SIGKILL)
+                nginx.waitUntilExit()
+            }
+            try ServeProcess.token.write(toFile: dir + "/token", atomically: true, encoding: .utf8)
+            let server = try ServeProcess.launch([
+                "--data", dir + "/data", "--admin-token-file", dir + "/token", "--approvals", "0", "--no-malware-scan",
+                "--download-base-url", "http://127.0.0.1:\(port)/",
+            ])
+            defer { server.stop() }
+            for name in ["santiam-wagon-road", "santiam-v2"] {
+                let up = try ServeProcess.curl([
+                    "-w", "%{http_code}", "-o", "/dev/null", "-H", "Authorization: Bearer \(ServeProcess.token)",
+                    "--data-binary", "@" + packages[name]!, server.base + "/v1/admin/packages",
+                ])
+                #expect(up.stdout == "201", "\(up.stdout) \(up.stderr)")
+                let sha = try ServerFixtures.sha(packages[name]!)
+                try FileManager.default.copyItem(atPath: packages[name]!, toPath: cdn + "/\(sha).zip")
+            }
+            let library = dir + "/library"
+            var result = try Support.run(
+                Support.binary, ["fetch", server.base, Self.id, "--into", library, "--package-version", "1.0.0"])
+            #expect(result.status == 0, "\(result.stderr)")
+            result = try Support.run(Support.binary, ["fetch", server.base, Self.id, "--into", library, "--json"])
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            let report = try JSONParser.parse(Array(result.stdoutBytes)).value
+            #expect(report["update"]?["mode"] == .string("by-part"), "\(result.stdout)")
+            #expect(try Support.read(library + "/\(Self.id)/1.1.0.zip") == Support.read(packages["santiam-v2"]!))
+            let log = (try? String(contentsOfFile: dir + "/access.log", encoding: .utf8)) ?? ""
+            let ranged = log.split(separator: "\n").filter { $0.contains("range=bytes=") && $0.contains("status=206") }
+            #expect(ranged.count == 2, "\(log)")
+        }
+    }
 }

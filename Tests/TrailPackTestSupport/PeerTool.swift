@@ -75,6 +75,7 @@ extension PeerTool {
     package static let minisign = PeerTool(program: "minisign", debianPackage: "minisign")
     package static let clamscan = PeerTool(program: "clamscan", debianPackage: "clamav")
     package static let curl = PeerTool(program: "curl", debianPackage: "curl")
+    package static let nginx = PeerTool(program: "/usr/sbin/nginx", debianPackage: "nginx-light")
     package static let jq = PeerTool(program: "jq", debianPackage: "jq")
     package static let python3 = PeerTool(program: "python3", debianPackage: "python3")
     /// Debian's own Python, for the tests that run /usr/bin/python3 by its path.
