@@ -82,7 +82,7 @@ struct UpdateByPartTests {
     }
 
     @Test(
-        "a proxy that answers ranges with 200: the update by part is given up, the full download installs the same bytes; --full never tries"
+        "a proxy that answers ranges with 200, or cuts a range short: the update by part is given up, the full download installs the same bytes; --full never tries"
     )
     func fallsBackOnWholeAnswers() throws {
         try Support.withTemporaryDirectory { dir in
@@ -104,9 +104,27 @@ struct UpdateByPartTests {
             }
             #expect(try Support.read(s.library + "/\(Self.id)/1.1.0.zip") == Support.read(s.packages["santiam-v2"]!))
 
-            // --full: the whole file, no range asked for.
+            // A range cut short (the proxy drops its first blob answer after 100 bytes): given up, full download.
             let (v3, _) = try Self.replacedRecording(dir)
             try Self.upload(s, v3)
+            let cut = try ClientTests.Proxy(
+                upstream: s.server.port, log: dir + "/cut.log", arguments: ["--cut-after", "100"])
+            defer { cut.stop() }
+            result = try s.fetch(Self.id, "--into", s.library, "--json", through: cut.base)
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            let cutUpdate = try s.json(result)["update"]
+            #expect(cutUpdate?["mode"] == .string("full"), "\(result.stdout)")
+            if case .string(let why)? = cutUpdate?["fallback"] {
+                #expect(why.contains("ended after") || why.contains("broke"), "\(why)")
+            }
+            #expect(try Support.read(s.library + "/\(Self.id)/1.2.0.zip") == Support.read(v3))
+
+            // --full: the whole file, no range asked for (1.3.0: 1.2.0 again under a new number).
+            let tour = dir + "/santiam-v4"
+            try Support.copyTree(Support.fixture("santiam-wagon-road"), tour)
+            try Support.editJSON(tour + "/tour.json") { $0["version"] = "1.3.0" }
+            #expect(try Support.trailpack("build", tour, "-o", dir + "/santiam-v4.zip", "-q").status == 0)
+            try Self.upload(s, dir + "/santiam-v4.zip")
             let plain = try ClientTests.Proxy(upstream: s.server.port, log: dir + "/plain.log", arguments: [])
             defer { plain.stop() }
             result = try s.fetch(Self.id, "--into", s.library, "--full", "--json", through: plain.base)
