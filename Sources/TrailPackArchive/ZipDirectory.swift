@@ -27,31 +27,44 @@ public struct ZipDirectory: Sendable {
     public static func read(
         _ source: some ByteSource, limits: ZipLimits = .default
     ) throws(ArchiveError) -> ZipDirectory {
-        var findings: [Finding] = []
-        guard let end = try ZipEndRecords.read(source, limits: limits, findings: &findings) else {
-            return ZipDirectory(entries: [], centralDirectoryOffset: 0, findings: findings, isReadable: false)
-        }
-        let directory = try ZipCentralDirectory.read(source, end: end, limits: limits, findings: &findings)
-        var entries = directory.entries
-        let cdOffset = end.centralDirectoryOffset
-        guard directory.isComplete else {
-            return ZipDirectory(
-                entries: entries, centralDirectoryOffset: cdOffset, findings: findings, isReadable: false)
-        }
-        for e in entries { ZipEntryRules.check(e, limits: limits, findings: &findings) }
-        ZipNameRules.check(entries, findings: &findings)
-        try ZipLocalHeaders.check(&entries, source: source, limit: cdOffset, findings: &findings)
+        var (directory, complete) = try records(source, limits: limits)
+        guard complete else { return directory }
+        let cdOffset = directory.centralDirectoryOffset
+        try ZipLocalHeaders.check(&directory.entries, source: source, limit: cdOffset, findings: &directory.findings)
         var total: Int64 = 0
-        for e in entries where e.sizesKnown { total = total &+ max(0, e.uncompressedSize) }
+        for e in directory.entries where e.sizesKnown { total = total &+ max(0, e.uncompressedSize) }
         if total > limits.maxTotalSize || total < 0 {
-            findings.append(
+            directory.findings.append(
                 Finding(
                     .zipTooLarge,
                     "the entries uncompress to \(total < 0 ? "over 2^63" : String(total)) bytes in all; the limit is \(limits.maxTotalSize)"
                 ))
         }
-        ZipLayout.check(entries, centralDirectoryOffset: cdOffset, findings: &findings)
-        return ZipDirectory(entries: entries, centralDirectoryOffset: cdOffset, findings: findings, isReadable: true)
+        ZipLayout.check(directory.entries, centralDirectoryOffset: cdOffset, findings: &directory.findings)
+        directory.isReadable = true
+        return directory
+    }
+
+    /// The end records and the central directory's records, each checked by itself and the names
+    /// against each other (when the directory is complete); not yet readable: the caller decides.
+    private static func records(
+        _ source: some ByteSource, limits: ZipLimits
+    ) throws(ArchiveError) -> (directory: ZipDirectory, complete: Bool) {
+        var findings: [Finding] = []
+        guard let end = try ZipEndRecords.read(source, limits: limits, findings: &findings) else {
+            return (ZipDirectory(entries: [], centralDirectoryOffset: 0, findings: findings, isReadable: false), false)
+        }
+        let directory = try ZipCentralDirectory.read(source, end: end, limits: limits, findings: &findings)
+        if directory.isComplete {
+            for e in directory.entries { ZipEntryRules.check(e, limits: limits, findings: &findings) }
+            ZipNameRules.check(directory.entries, findings: &findings)
+        }
+        return (
+            ZipDirectory(
+                entries: directory.entries, centralDirectoryOffset: end.centralDirectoryOffset, findings: findings,
+                isReadable: false),
+            directory.isComplete
+        )
     }
 
     /// Where the central directory lies, read from the end records alone (nil when they cannot be
@@ -73,15 +86,8 @@ public struct ZipDirectory: Sendable {
     public static func readCentralDirectory(
         _ source: some ByteSource, limits: ZipLimits = .default
     ) throws(ArchiveError) -> ZipDirectory {
-        var findings: [Finding] = []
-        guard let end = try ZipEndRecords.read(source, limits: limits, findings: &findings) else {
-            return ZipDirectory(entries: [], centralDirectoryOffset: 0, findings: findings, isReadable: false)
-        }
-        let directory = try ZipCentralDirectory.read(source, end: end, limits: limits, findings: &findings)
-        for e in directory.entries { ZipEntryRules.check(e, limits: limits, findings: &findings) }
-        ZipNameRules.check(directory.entries, findings: &findings)
-        return ZipDirectory(
-            entries: directory.entries, centralDirectoryOffset: end.centralDirectoryOffset, findings: findings,
-            isReadable: directory.isComplete && !findings.contains { $0.severity == .error })
+        var (directory, complete) = try records(source, limits: limits)
+        directory.isReadable = complete && !directory.findings.contains { $0.severity == .error }
+        return directory
     }
 }
