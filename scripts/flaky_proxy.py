@@ -2,13 +2,16 @@
 """A loopback HTTP proxy for client tests: the signal that drops at a trailhead.
 
     flaky_proxy.py UPSTREAM-PORT LOG-FILE [--cut-after N] [--rate BYTES-PER-SECOND] [--no-ranges]
+                   [--blob-file PATH]
 
 Listens on 127.0.0.1 (a free port, printed on the first line), forwards each request to the
 upstream server with `Connection: close`, and writes every request line with its Range header
 to LOG-FILE. With --cut-after, the first download of a blob (/v1/blobs/...) is cut after N bytes
 of the response body. With --rate, responses are sent at that many bytes per second. Stops by
 itself after 120 seconds. With --no-ranges, Range and If-Range are dropped from requests for
-blobs: the upstream answers 200 with the whole file, as some proxies and CDNs do.
+blobs: the upstream answers 200 with the whole file, as some proxies and CDNs do. With --blob-file,
+every GET of a blob is answered from PATH instead (a hostile or broken server), with the upstream's
+ETag and honest ranges of PATH's bytes.
 """
 import signal, socket, sys, threading, time
 
@@ -21,6 +24,25 @@ args = sys.argv[3:]
 cut_after = int(args[args.index("--cut-after") + 1]) if "--cut-after" in args else None
 rate = int(args[args.index("--rate") + 1]) if "--rate" in args else None
 no_ranges = "--no-ranges" in args
+blob_file = args[args.index("--blob-file") + 1] if "--blob-file" in args else None
+
+
+def answer_from_file(client, headers, request_line):
+    """A blob answered from blob_file: 206 for one `bytes=a-b` range, else 200 with all of it."""
+    data = open(blob_file, "rb").read()
+    name = request_line.split()[1].rsplit("/", 1)[-1]
+    etag = '"' + name[:-4] + '"'
+    rng = next((l.split(":", 1)[1].strip() for l in headers if l.lower().startswith("range:")), None)
+    status, body, extra = "200 OK", data, ""
+    if rng and rng.startswith("bytes=") and "," not in rng:
+        a, _, b = rng[6:].partition("-")
+        start = int(a) if a else max(0, len(data) - int(b))
+        end = min(int(b), len(data) - 1) if a and b else len(data) - 1
+        status, body = "206 Partial Content", data[start:end + 1]
+        extra = f"Content-Range: bytes {start}-{end}/{len(data)}\r\n"
+    head = (f"HTTP/1.1 {status}\r\nContent-Type: application/zip\r\nETag: {etag}\r\nAccept-Ranges: bytes\r\n"
+            f"{extra}Content-Length: {len(body)}\r\nConnection: close\r\n\r\n")
+    client.sendall(head.encode("latin-1") + body)
 state = {"cut": False}
 lock = threading.Lock()
 
@@ -59,6 +81,9 @@ def handle(client):
                 if not state["cut"]:
                     state["cut"] = True
                     cut = cut_after
+        if blob_file and " /v1/blobs/" in lines[0] and lines[0].startswith("GET"):
+            answer_from_file(client, headers, lines[0])
+            return
         if no_ranges and " /v1/blobs/" in lines[0]:
             headers = [l for l in headers if not l.lower().startswith(("range:", "if-range:"))]
         up = socket.create_connection(("127.0.0.1", upstream))

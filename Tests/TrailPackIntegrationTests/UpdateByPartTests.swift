@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrailPackArchive
 import TrailPackClient
 import TrailPackCore
 import TrailPackTestFixtures
@@ -235,6 +236,43 @@ struct UpdateByPartTests {
             let log = (try? String(contentsOfFile: dir + "/access.log", encoding: .utf8)) ?? ""
             let ranged = log.split(separator: "\n").filter { $0.contains("range=bytes=") && $0.contains("status=206") }
             #expect(ranged.count == 2, "\(log)")
+        }
+    }
+
+    @Test(
+        "hostile blob answers: ranges from another file are refused (and the full download of it too: nothing installed); an entry changed on the server under its old CRC is taken from the installed copy, so what is installed is exactly the published file"
+    )
+    func hostileRanges() throws {
+        try Support.withTemporaryDirectory { dir in
+            let s = try ClientServer.setUp(dir)
+            defer { s.server.stop() }
+            var result = try s.fetch(Self.id, "--into", s.library, "--package-version", "1.0.0")
+            #expect(result.status == 0, "\(result.stderr)")
+            let installed = try Support.read(s.library + "/\(Self.id)/1.0.0.zip")
+            // Another file answers for 1.1.0's blob: 1.0.0's own bytes.
+            let other = try ClientTests.Proxy(
+                upstream: s.server.port, log: dir + "/other.log",
+                arguments: ["--blob-file", s.packages["santiam-wagon-road"]!])
+            result = try s.fetch(Self.id, "--into", s.library, "--json", through: other.base)
+            other.stop()
+            #expect(result.status != 0, "\(result.stdout) \(result.stderr)")
+            #expect(try Support.read(s.library + "/\(Self.id)/1.0.0.zip") == installed)
+            #expect(!FileManager.default.fileExists(atPath: s.library + "/\(Self.id)/1.1.0.zip"))
+            // 1.1.0 with a byte of an unchanged entry's data flipped, its CRC and sizes left as they were.
+            var altered = try Support.read(s.packages["santiam-v2"]!)
+            let source = try FileSource(path: s.packages["santiam-v2"]!)
+            let entry = try #require(try ZipDirectory.read(source).entries.first { $0.name.hasSuffix(".png") })
+            altered[Int(try #require(entry.dataOffset)) + 10] ^= 0x01
+            try Support.write(altered, to: dir + "/altered.zip")
+            let lying = try ClientTests.Proxy(
+                upstream: s.server.port, log: dir + "/lying.log", arguments: ["--blob-file", dir + "/altered.zip"])
+            defer { lying.stop() }
+            result = try s.fetch(Self.id, "--into", s.library, "--json", through: lying.base)
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            #expect(try s.json(result)["update"]?["mode"] == .string("by-part"), "\(result.stdout)")
+            #expect(
+                try Support.read(s.library + "/\(Self.id)/1.1.0.zip") == Support.read(s.packages["santiam-v2"]!),
+                "exactly the published bytes, not the altered ones")
         }
     }
 }
