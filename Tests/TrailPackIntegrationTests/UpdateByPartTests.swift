@@ -240,7 +240,7 @@ struct UpdateByPartTests {
     }
 
     @Test(
-        "hostile blob answers: ranges from another file are refused (and the full download of it too: nothing installed); an entry changed on the server under its old CRC is taken from the installed copy, so what is installed is exactly the published file"
+        "hostile blob answers: ranges from another file, or a file whose manifest lists an asset its directory lacks, are refused (and their full download too: nothing installed); an entry changed on the server under its old CRC is taken from the installed copy, so what is installed is exactly the published file"
     )
     func hostileRanges() throws {
         try Support.withTemporaryDirectory { dir in
@@ -258,6 +258,22 @@ struct UpdateByPartTests {
             #expect(result.status != 0, "\(result.stdout) \(result.stderr)")
             #expect(try Support.read(s.library + "/\(Self.id)/1.0.0.zip") == installed)
             #expect(!FileManager.default.fileExists(atPath: s.library + "/\(Self.id)/1.1.0.zip"))
+            try? FileManager.default.removeItem(atPath: s.library + "/.partial")
+            // 1.1.0 without one of the assets its manifest lists (the central directory lacks it).
+            let altered0 = try Support.read(s.packages["santiam-v2"]!)
+            var forged = try ZipForge.from(package: try Support.read(s.packages["santiam-v2"]!))
+            forged.entries.removeAll { String(decoding: $0.name, as: UTF8.self).hasSuffix("/cascadia/view.png") }
+            try Support.write(forged.bytes(), to: dir + "/missing.zip")
+            let missing = try ClientTests.Proxy(
+                upstream: s.server.port, log: dir + "/missing.log", arguments: ["--blob-file", dir + "/missing.zip"])
+            result = try s.fetch(Self.id, "--into", s.library, "--json", through: missing.base)
+            missing.stop()
+            #expect(result.status != 0, "\(result.stdout) \(result.stderr)")
+            #expect(try Support.read(s.library + "/\(Self.id)/1.0.0.zip") == installed)
+            #expect(!FileManager.default.fileExists(atPath: s.library + "/\(Self.id)/1.1.0.zip"))
+            #expect(forged.entries.count == (try ZipForge.from(package: altered0)).entries.count - 1)
+            // (A full download broken off is resumed next time rather than tried by part: start afresh.)
+            try? FileManager.default.removeItem(atPath: s.library + "/.partial")
             // 1.1.0 with a byte of an unchanged entry's data flipped, its CRC and sizes left as they were.
             var altered = try Support.read(s.packages["santiam-v2"]!)
             let source = try FileSource(path: s.packages["santiam-v2"]!)
