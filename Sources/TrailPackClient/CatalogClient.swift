@@ -102,6 +102,16 @@ public struct CatalogClient: Sendable {
             withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? segment
     }
 
+    /// `request`, the next hop of a redirect from `origin`: without the token once it leaves that
+    /// host and port (a CDN or `--download-base-url` must not see it).
+    static func redirected(_ request: URLRequest, from origin: URL?) -> URLRequest {
+        var next = request
+        if request.url?.host != origin?.host || request.url?.port != origin?.port {
+            next.setValue(nil, forHTTPHeaderField: "Authorization")
+        }
+        return next
+    }
+
     func authorize(_ request: inout URLRequest) {
         // The token goes only to the server it belongs to (a redirect to a CDN must not carry it).
         if let token, request.url?.host == server.host, request.url?.port == server.port {

@@ -4,6 +4,7 @@ import TrailPackArchive
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackFileIO
+import TrailPackVerifier
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -119,17 +120,16 @@ public struct PackageUpdater: Sendable {
             throw UpdateRefusal(reason: "the new package's entries overlap")
         }
 
-        // 2. The installed file, read as it is stored.
-        let old: ZipDirectory
+        // 2. The installed file, read as the phone reads it (its directory and its checked manifest).
         let oldSource: FileSource
+        let old: PackageReader
         do {
             oldSource = try FileSource(path: installed)
-            old = try ZipDirectory.read(oldSource)
+            old = try PackageReader(source: oldSource)
         } catch { throw UpdateRefusal(reason: "the installed package cannot be read (\(error))") }
-        guard old.isReadable else { throw UpdateRefusal(reason: "the installed package is damaged") }
         var oldByName: [String: ZipEntry] = [:]
-        for e in old.entries where e.dataOffset != nil { oldByName[e.name] = e }
-        let oldManifest = try Self.manifest(source: oldSource, entry: oldByName["manifest.json"])
+        for e in old.directory.entries where e.dataOffset != nil { oldByName[e.name] = e }
+        let oldManifest = old.manifest
 
         // 3. The new manifest (always changed: it holds the version), for the assets' SHA-256.
         let manifestRange = 0..<end(0)
@@ -276,21 +276,12 @@ public struct PackageUpdater: Sendable {
         return entry.localHeaderOffset + 30 + nameLength + extraLength
     }
 
-    /// The manifest of an archive, read through `source` from `entry`.
-    static func manifest(source: some ByteSource, entry: ZipEntry?) throws(UpdateRefusal) -> Manifest {
-        guard let entry, entry.uncompressedSize <= 16 << 20 else {
-            throw UpdateRefusal(reason: "no readable manifest.json")
+    /// The manifest of an archive, read through `source` from `entry` with the verifier's checks.
+    static func manifest(source: some ByteSource, entry: ZipEntry) throws(UpdateRefusal) -> Manifest {
+        let bytes: [UInt8]
+        do { bytes = try PackageReader.entryBytes(entry, source: source) } catch {
+            throw UpdateRefusal(reason: "manifest.json cannot be read (\(error))")
         }
-        var bytes: [UInt8] = []
-        do {
-            let reader = try EntryReader(source: source, entry: entry)
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            while true {
-                let n = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
-                if n == 0 { break }
-                bytes += buffer[0..<n]
-            }
-        } catch { throw UpdateRefusal(reason: "manifest.json cannot be read (\(error))") }
         guard let manifest = ManifestReader.read(bytes).manifest else {
             throw UpdateRefusal(reason: "manifest.json is not a valid manifest")
         }
@@ -496,11 +487,7 @@ final class RangeSink: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     ) {
         // A redirect to another host (a CDN, --download-base-url) must not carry the token; the Range
         // and If-Range headers go along.
-        var next = request
-        if request.url?.host != task.originalRequest?.url?.host || request.url?.port != task.originalRequest?.url?.port
-        {
-            next.setValue(nil, forHTTPHeaderField: "Authorization")
-        }
+        var next = CatalogClient.redirected(request, from: task.originalRequest?.url)
         if next.value(forHTTPHeaderField: "Range") == nil {
             next.setValue(task.originalRequest?.value(forHTTPHeaderField: "Range"), forHTTPHeaderField: "Range")
             next.setValue(task.originalRequest?.value(forHTTPHeaderField: "If-Range"), forHTTPHeaderField: "If-Range")

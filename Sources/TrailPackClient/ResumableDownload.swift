@@ -255,13 +255,7 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
-        // A redirect to another host (a CDN) must not carry the token.
-        var next = request
-        let server = lock.withLock { self.server }
-        if request.url?.host != server?.host || request.url?.port != server?.port {
-            next.setValue(nil, forHTTPHeaderField: "Authorization")
-        }
-        completionHandler(next)
+        completionHandler(CatalogClient.redirected(request, from: lock.withLock { server }))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {

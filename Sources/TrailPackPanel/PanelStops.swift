@@ -472,8 +472,12 @@ extension PanelController {
         }
         let handle = FileDescriptorBox(file.descriptor.rawValue)
         var head = [UInt8](repeating: 0, count: 4096)
-        let got = head.withUnsafeMutableBytes { pread(handle.fd, $0.baseAddress, $0.count, 0) }
-        head = Array(head.prefix(max(0, got)))
+        let got = try FileIO.typed {
+            try head.withUnsafeMutableBytes {
+                try file.descriptor.readFully(fromAbsoluteOffset: 0, into: $0, path: folder.path + "/" + name.value)
+            }
+        }
+        head = Array(head.prefix(got))
         let served = ContentSniff.served(head)
         var headers: HTTPFields = [
             .contentType: served.contentType,
@@ -495,11 +499,15 @@ extension PanelController {
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             var offset: Int64 = 0
             while offset < size {
-                let n = buffer.withUnsafeMutableBytes {
-                    pread(handle.fd, $0.baseAddress, min($0.count, Int(size - offset)), off_t(offset))
+                let want = Int(min(Int64(buffer.count), size - offset))
+                let n = try FileIO.typed {
+                    try buffer.withUnsafeMutableBytes {
+                        try FileDescriptor(rawValue: handle.fd).readFully(
+                            fromAbsoluteOffset: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]),
+                            path: path)
+                    }
                 }
                 guard n > 0 else {
-                    if n < 0, errno == EINTR { continue }
                     throw PanelError(code: .internal, message: "'\(path)' became shorter while it was sent")
                 }
                 try await writer.write(ByteBuffer(bytes: buffer[0..<n]))
@@ -559,22 +567,7 @@ extension PanelController {
             return out
         }
         let size = lseek(fd, 0, SEEK_END)
-        lseek(fd, 0, SEEK_SET)
-        let handle = FileDescriptorBox(fd)
-        let body = ResponseBody(contentLength: Int(size)) { writer in
-            defer { handle.close() }
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            while true {
-                let n = try FileIO.typed {
-                    try buffer.withUnsafeMutableBytes {
-                        try FileDescriptor(rawValue: handle.fd).readFully(into: $0, path: path)
-                    }
-                }
-                guard n > 0 else { break }
-                try await writer.write(ByteBuffer(bytes: buffer[0..<n]))
-            }
-            try await writer.finish(nil)
-        }
+        let body = Self.streamed(FileDescriptorBox(fd), size: Int64(size), path: path)
         return Response(
             status: .ok,
             headers: [

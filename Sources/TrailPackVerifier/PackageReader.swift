@@ -49,6 +49,21 @@ public final class PackageReader: Sendable {
         self.manifestEntry = entry
     }
 
+    /// The bytes of `entry` (at most `limit` uncompressed), read through the verifier's checks:
+    /// bounded inflate, size, CRC-32. For a client holding one entry of a package in hand (an update
+    /// by part reads the new manifest this way before it has the rest).
+    public static func entryBytes(
+        _ entry: ZipEntry, source: any ByteSource, limit: Int64 = Verifier.maxManifestBytes
+    ) throws(PackageError) -> [UInt8] {
+        guard entry.uncompressedSize <= limit else {
+            throw .invalid([Finding(.zipTooLarge, file: entry.name, "the entry holds more than \(limit) bytes")])
+        }
+        switch try checkedRead(entry, source: source) {
+        case .damaged(let finding): throw .invalid([finding])
+        case .intact(_, let captured, _): return captured
+        }
+    }
+
     /// Reads `entry`'s data through the verifier's checks (bounded inflate, size, CRC-32), keeping its bytes.
     private static func checkedRead(
         _ entry: ZipEntry, source: any ByteSource

@@ -57,10 +57,7 @@ public struct StopFileName: Sendable, Hashable, Comparable, CustomStringConverti
     public var description: String { value }
 
     /// The ending after the last dot, in lowercase ("" when there is none).
-    public var fileExtension: String {
-        guard let dot = value.lastIndex(of: "."), dot != value.startIndex else { return "" }
-        return value[value.index(after: dot)...].lowercased()
-    }
+    public var fileExtension: String { PathText.fileExtension(value).lowercased() }
 
     /// Byte order of the UTF-8 names (what `ls` and the package's entry order use).
     public static func < (a: StopFileName, b: StopFileName) -> Bool {
