@@ -6,10 +6,10 @@ SWIFT ?= swift
 BIN := .build/debug/trailpack
 RELEASE_BIN := .build/release/trailpack
 # What building needs, and the independent tools the tests cross-check against.
-DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium nginx-light
+DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium nginx-light nodejs node-tweetnacl
 OUT := out
 
-.PHONY: all deps build release test check format demo fixtures examples fuzz bench bench-quick bench-deps clean docs
+.PHONY: all deps build release test test-js check format demo fixtures examples fuzz bench bench-quick bench-deps clean docs
 
 all: build
 
@@ -36,6 +36,12 @@ release: deps
 test: deps check
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check=error
 	TRAILPACK_BIN=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build
+	$(MAKE) test-js
+
+# The visitor app's JavaScript under Node's own test runner: the hashes, minisign, the ZIP and
+# PMTiles readers and the download, on packages the built trailpack makes.
+test-js:
+	TRAILPACK_BIN=$(CURDIR)/$(BIN) node --test Tests/VisitorAppJS/
 
 # The formatter's check (swift-format ships with the toolchain; .swift-format: 120 columns) and the
 # import check: every module a target imports is declared in Package.swift. SwiftPM's own

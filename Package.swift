@@ -134,11 +134,23 @@ let package = Package(
                 .product(name: "MultipartKit", package: "multipart-kit"),
             ]
         ),
+        // The visitor app (issue 29): an offline web app of static files (ES modules, no build step),
+        // served by `trailpack serve` at /visit/. Its JavaScript is tested by Node (Tests/VisitorAppJS).
+        .target(
+            name: "TrailPackVisitor",
+            dependencies: [
+                "TrailPackCore", "TrailPackCrypto", "TrailPackServer", "TrailPackVerifier",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            resources: [.copy("app")]
+        ),
         .executableTarget(
             name: "trailpack",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier",
-                "TrailPackServer", "TrailPackMap", "TrailPackPanel",
+                "TrailPackServer", "TrailPackMap", "TrailPackPanel", "TrailPackVisitor",
                 "TrailPackClient", "TrailPackDiff", "TrailPackCatalog", "TrailPackFileIO", "CMallocPolicy",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Hummingbird", package: "hummingbird"),

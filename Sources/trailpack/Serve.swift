@@ -5,6 +5,7 @@ import Logging
 import TrailPackCore
 import TrailPackPanel
 import TrailPackServer
+import TrailPackVisitor
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -181,6 +182,24 @@ struct Serve: AsyncParsableCommand {
         help: "The URL the control panel is reached by; https:// makes its session cookie Secure.")
     var publicURL: String?
 
+    @Flag(
+        name: .customLong("no-visitor-app"),
+        help: "Do not serve the visitor app at /visit/ (the offline web app visitors take tours with).")
+    var noVisitorApp = false
+
+    @Option(
+        name: .customLong("visitor-trusted-key"),
+        parsing: .upToNextOption,
+        help:
+            "Reviewers' minisign public keys (.pub files, or folders of them) the visitor app checks downloads against; as many must have signed as --approvals says (at least 1). Without: no signature check in the app."
+    )
+    var visitorTrustedKeys: [String] = []
+
+    @Option(
+        name: .customLong("visitor-app-files"),
+        help: ArgumentHelp("The visitor app's files (default: the copy installed beside the program).", visibility: .hidden))
+    var visitorAppFiles: String?
+
     func run() async throws {
         var token = ProcessInfo.processInfo.environment["TRAILPACK_ADMIN_TOKEN"]
         if let adminTokenFile {
@@ -289,6 +308,17 @@ struct Serve: AsyncParsableCommand {
         do { panel = try PanelController(configuration: panelConfiguration, server: server) } catch let error
             as PanelError
         { throw CLIError.usage(error.message) }
+        var visitor: VisitorController?
+        if !noVisitorApp {
+            do {
+                visitor = try VisitorController(
+                    configuration: .init(
+                        appFolder: visitorAppFiles, webAssets: webAssets, trustedKeyFiles: visitorTrustedKeys,
+                        threshold: approvals, downloadBaseURL: downloadBaseURL))
+            } catch { throw CLIError.usage(error.message) }
+        } else if !visitorTrustedKeys.isEmpty {
+            throw CLIError.usage("--visitor-trusted-key has no use with --no-visitor-app: drop one of them")
+        }
         if let problem = MalwareScanner(engine: scanner).checkAtStart(folder: server.folder.root + "/tmp") {
             throw CLIError.io("the malware scanner does not work: \(problem)")
         }
@@ -302,10 +332,16 @@ struct Serve: AsyncParsableCommand {
         let banner =
             "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory); \(uploads); "
             + "\(approvals) approval\(approvals == 1 ? "" : "s") before release; \(scanning), \(scanConcurrency) at a time; uploads up to \(maxUploadMB) MB; "
-            + "limits: \(limits.summary); log: \(format.rawValue) at \(level); control panel at /\(publicURL.map { " as \($0)" } ?? ""))\n"
+            + "limits: \(limits.summary); log: \(format.rawValue) at \(level); control panel at /\(publicURL.map { " as \($0)" } ?? "")"
+            + (visitor == nil ? "; visitor app off" : "; visitor app at /visit/") + ")\n"
         do {
             // The control panel is one more set of routes on the server's router.
-            try await server.run(logger: logger, addRoutes: { panel.addRoutes(to: $0) }) { port in
+            try await server.run(
+                logger: logger,
+                addRoutes: {
+                    visitor?.addRoutes(to: $0)
+                    panel.addRoutes(to: $0)
+                }) { port in
                 FileHandle.standardOutput.write(Data(banner.replacingOccurrences(of: "%d", with: String(port)).utf8))
             }
         } catch {
