@@ -1,0 +1,323 @@
+// The visitor app: find a tour, download and check it, take it with no signal.
+// Views are rendered from text with DOM calls (textContent, never innerHTML of anything a
+// package or the server says). Routes are in the URL's fragment: #/ (sites), #/site/ID,
+// #/package/ID, #/tours (on this phone), #/tour/SHA256 (the map), #/tour/SHA256/stop/N.
+
+import * as catalog from './catalog.js';
+import * as storage from './storage.js';
+import * as installer from './install.js';
+import { openZip } from './zip.js';
+import { formatBytes, compareVersions, shownType } from './tour.js';
+import { showTour, showStop, leaveTour } from './walk.js';
+
+const main = document.getElementById('main');
+
+/**
+ * Makes an element: attributes (on* are listeners; `text` sets textContent), then children
+ * (strings become text nodes).
+ */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith('on')) element.addEventListener(key.slice(2), value);
+    else if (key === 'text') element.textContent = value;
+    else element.setAttribute(key, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return element;
+}
+
+/** Replaces the page's content, sets its title and moves focus to the heading (screen readers). */
+export function render(title, ...content) {
+  const parts = content.flat(Infinity).filter((part) => part !== null && part !== undefined && part !== false);
+  main.replaceChildren(h('h1', { tabindex: '-1', id: 'page-title' }, title), ...parts);
+  document.title = `${title} — Trail tours`;
+  document.getElementById('page-title').focus({ preventScroll: false });
+  for (const link of document.querySelectorAll('nav a')) {
+    link.toggleAttribute('aria-current', link.getAttribute('href') === location.hash.split('/').slice(0, 2).join('/'));
+    if (link.hasAttribute('aria-current')) link.setAttribute('aria-current', 'page');
+  }
+}
+
+/** A message in a box: `kind` is 'info', 'error' or 'ok'. */
+export function notice(kind, ...text) {
+  return h('p', { class: `notice notice-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, ...text);
+}
+
+function offlineNotice() {
+  return notice(
+    'info', 'You are offline. Your downloaded tours work without a connection: ',
+    h('a', { href: '#/tours' }, 'open My tours'), '.');
+}
+
+async function sitesView() {
+  render('Find a tour', h('p', { class: 'muted' }, 'Loading the parks…'));
+  let list;
+  try {
+    list = await catalog.sites();
+  } catch (error) {
+    render('Find a tour', error.offline ? offlineNotice() : notice('error', error.message));
+    return;
+  }
+  const sites = list.sites.filter((s) => s.packages > 0);
+  render(
+    'Find a tour',
+    h('p', {}, 'Choose a place. Tours download to this phone and work with no signal.'),
+    sites.length === 0
+      ? notice('info', 'No tours are published yet.')
+      : h('ul', { class: 'cards' }, sites.map((site) =>
+        h('li', { class: 'card' },
+          h('h2', {}, h('a', { href: `#/site/${encodeURIComponent(site.id)}` }, site.name || site.id)),
+          h('p', { class: 'muted' }, `${site.packages} tour${site.packages === 1 ? '' : 's'}`)))),
+  );
+}
+
+async function siteView(siteId) {
+  render('Tours', h('p', { class: 'muted' }, 'Loading the tours…'));
+  let page;
+  let siteName = siteId;
+  try {
+    page = await catalog.sitePackages(siteId);
+    siteName = (await catalog.sites()).sites.find((s) => s.id === siteId)?.name || siteId;
+  } catch (error) {
+    render('Tours', error.offline ? offlineNotice() : notice('error', error.message));
+    return;
+  }
+  const library = await storage.readLibrary();
+  const cards = page.packages.map((entry) => {
+    const installed = library.tours.find((t) => t.id === entry.id);
+    const stops = h('span', { class: 'muted' });
+    catalog.manifest(entry.id, entry.version).then((m) => {
+      const n = Array.isArray(m.waypoints) ? m.waypoints.length : 0;
+      stops.textContent = ` · ${n} stop${n === 1 ? '' : 's'}`;
+    }).catch(() => {});
+    return h('li', { class: 'card' },
+      h('h2', {}, h('a', { href: `#/package/${encodeURIComponent(entry.id)}` }, entry.name || entry.id)),
+      h('p', {}, entry.description ?? ''),
+      h('p', { class: 'muted' }, `${formatBytes(entry.size)} · version ${entry.version}`, stops),
+      installed ? h('p', {}, h('a', { href: `#/tour/${installed.sha256}` }, 'On this phone: take the tour')) : null);
+  });
+  render(siteName, h('ul', { class: 'cards' }, cards),
+    page.next ? h('p', { class: 'muted' }, 'More tours are listed by the server; search by name coming.') : null);
+}
+
+/** A byte source over HTTP ranges of a download (the preview's first photo: a few small requests). */
+class HttpSource {
+  constructor(url, size) {
+    this.url = url;
+    this.size = size;
+  }
+  async read(offset, length) {
+    if (offset < 0 || length < 0 || offset + length > this.size) throw new RangeError('read outside the file');
+    if (length === 0) return new Uint8Array(0);
+    const response = await fetch(this.url, { headers: { Range: `bytes=${offset}-${offset + length - 1}` } });
+    if (response.status !== 206) throw new Error(`range request answered ${response.status}`);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (bytes.length !== length) throw new Error('short range answer');
+    return bytes;
+  }
+}
+
+async function firstPhoto(entry, manifest) {
+  const photo = (manifest.waypoints ?? []).flatMap((w) => w.assets ?? [])
+    .find((a) => a.kind === 'image' && shownType(a.mediaType) !== 'application/octet-stream' && a.size < 4 << 20);
+  if (!photo) return null;
+  const archive = await openZip(new HttpSource(entry.download, entry.size));
+  const zipEntry = archive.entry(photo.path);
+  if (!zipEntry) return null;
+  const bytes = await archive.bytes(zipEntry, 4 << 20);
+  const { sha256, toHex } = await import('./sha256.js');
+  if (toHex(sha256(bytes)) !== photo.sha256) return null;
+  const url = URL.createObjectURL(new Blob([bytes], { type: shownType(photo.mediaType) }));
+  const img = h('img', { src: url, alt: photo.alt ?? '', class: 'preview-photo' });
+  img.addEventListener('load', () => URL.revokeObjectURL(url), { once: true });
+  return h('figure', {}, img, photo.title ? h('figcaption', {}, photo.title) : null);
+}
+
+function progressView(entry) {
+  const bar = h('progress', { max: entry.size, value: 0, 'aria-label': 'Download progress' });
+  const words = h('p', { 'aria-live': 'polite', class: 'progress-words' });
+  const samples = [];
+  const update = (event) => {
+    if (event.phase === 'check') {
+      bar.value = entry.size;
+      words.textContent = 'Checking the download…';
+      return;
+    }
+    if (event.phase !== 'download') return;
+    bar.value = event.received;
+    const now = performance.now();
+    samples.push([now, event.received]);
+    while (samples.length > 2 && now - samples[0][0] > 4000) samples.shift();
+    const [t0, b0] = samples[0];
+    const rate = now > t0 ? ((event.received - b0) * 1000) / (now - t0) : 0;
+    const left = rate > 0 ? Math.ceil((entry.size - event.received) / rate) : null;
+    const percent = Math.floor((event.received * 100) / entry.size);
+    words.textContent = `${formatBytes(event.received)} of ${formatBytes(entry.size)} (${percent}%)` +
+      (rate > 0 ? ` · ${formatBytes(Math.round(rate))}/s` : '') +
+      (left !== null && left > 0 ? ` · about ${left < 60 ? `${left} s` : `${Math.ceil(left / 60)} min`} left` : '');
+  };
+  return { element: h('div', { class: 'progress' }, bar, words), update };
+}
+
+async function packageView(id) {
+  render('Tour', h('p', { class: 'muted' }, 'Loading the tour…'));
+  let versions;
+  let manifest;
+  try {
+    versions = await catalog.versions(id);
+    manifest = await catalog.manifest(id, versions.latest.version);
+  } catch (error) {
+    render('Tour', error.offline ? offlineNotice() : notice('error', error.message));
+    return;
+  }
+  const entry = versions.latest;
+  const library = await storage.readLibrary();
+  const installed = library.tours.find((t) => t.id === id);
+  const stops = [...(manifest.waypoints ?? [])].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
+  const photo = h('div', { class: 'photo-slot' });
+  const status = h('div', { class: 'install-status' });
+  const action = h('div', { class: 'actions' });
+  const partial = await storage.partSize(entry.sha256);
+
+  const start = async () => {
+    action.replaceChildren();
+    const progress = progressView(entry);
+    const pauseButton = h('button', { type: 'button', class: 'secondary', onclick: () => installer.pause(entry.sha256) },
+      'Pause');
+    status.replaceChildren(progress.element, pauseButton);
+    try {
+      const record = await installer.install(entry, { name: entry.site }, progress.update);
+      status.replaceChildren(notice('ok', 'The tour is on your phone and checked. It works with no signal.'));
+      action.replaceChildren(h('a', { class: 'button', href: `#/tour/${record.sha256}` }, 'Take the tour'));
+    } catch (error) {
+      status.replaceChildren(notice('error', error.message));
+      action.replaceChildren(h('button', { type: 'button', onclick: start },
+        error.kept ? 'Continue the download' : 'Try again'));
+    }
+  };
+
+  if (installed && installed.sha256 === entry.sha256) {
+    action.append(h('a', { class: 'button', href: `#/tour/${installed.sha256}` }, 'Take the tour'));
+  } else {
+    const label = installed
+      ? `Update to version ${entry.version} (${formatBytes(entry.size)})`
+      : partial > 0 ? `Continue the download (${formatBytes(partial)} of ${formatBytes(entry.size)} here)`
+        : `Download (${formatBytes(entry.size)})`;
+    action.append(h('button', { type: 'button', onclick: start }, label));
+    const space = await installer.room(entry).catch(() => null);
+    if (space && !space.fits) {
+      status.append(notice('error', `This tour needs ${formatBytes(space.needed)} and the phone lets this app use ` +
+        `${formatBytes(space.free)}. Free some space first.`));
+    }
+  }
+  const job = installer.activeDownload(entry.sha256);
+  if (job) {
+    const progress = progressView(entry);
+    status.replaceChildren(progress.element);
+    job.listeners.add(progress.update);
+    action.replaceChildren();
+    job.promise.then(() => route(), () => route());
+  }
+  render(manifest.name || id,
+    h('p', { class: 'muted' }, [manifest.park, `version ${entry.version}`, formatBytes(entry.size)]
+      .filter(Boolean).join(' · ')),
+    h('p', {}, manifest.description ?? ''),
+    photo, action, status,
+    h('h2', {}, `${stops.length} stop${stops.length === 1 ? '' : 's'}`),
+    h('ol', { class: 'stop-list' }, stops.map((s) => h('li', {}, s.name ?? ''))));
+  firstPhoto(entry, manifest).then((figure) => figure && photo.replaceChildren(figure)).catch(() => {});
+}
+
+async function toursView() {
+  const library = await storage.readLibrary();
+  const list = library.tours.map((tour) => {
+    const update = h('p', { class: 'update' });
+    const remove = async () => {
+      if (!confirm(`Delete "${tour.name}" from this phone? You can download it again when online.`)) return;
+      const freed = await installer.remove(tour.sha256);
+      await toursView();
+      main.prepend(notice('ok', `"${tour.name}" was deleted${freed > 0 ? `: ${formatBytes(freed)} given back` : ''}.`));
+    };
+    if (navigator.onLine) {
+      catalog.versions(tour.id).then((v) => {
+        if (compareVersions(v.latest.version, tour.version) > 0) {
+          update.replaceChildren(h('a', { href: `#/package/${encodeURIComponent(tour.id)}` },
+            `Update available: version ${v.latest.version}`));
+        }
+      }).catch(() => {});
+    }
+    return h('li', { class: 'card' },
+      h('h2', {}, h('a', { href: `#/tour/${tour.sha256}` }, tour.name)),
+      h('p', { class: 'muted' }, [tour.park, `${tour.stops} stops`, `version ${tour.version}`, formatBytes(tour.size)]
+        .filter(Boolean).join(' · ')),
+      update,
+      h('div', { class: 'actions' },
+        h('a', { class: 'button', href: `#/tour/${tour.sha256}` }, 'Take the tour'),
+        h('button', { type: 'button', class: 'secondary', onclick: remove, 'aria-label': `Delete ${tour.name}` },
+          'Delete')));
+  });
+  const downloads = library.downloads.map((d) => h('li', { class: 'card' },
+    h('h2', {}, h('a', { href: `#/package/${encodeURIComponent(d.id)}` }, d.name || d.id)),
+    h('p', { class: 'muted' }, installer.activeDownload(d.sha256) ? 'Downloading…' : 'Download paused: open it to continue.')));
+  const { usage, quota } = await storage.estimate();
+  render('My tours',
+    list.length === 0 && downloads.length === 0
+      ? notice('info', 'No tours on this phone yet. ', h('a', { href: '#/' }, 'Find a tour'), ' while you have a signal.')
+      : null,
+    list.length ? h('ul', { class: 'cards' }, list) : null,
+    downloads.length ? [h('h2', {}, 'Downloads'), h('ul', { class: 'cards' }, downloads)] : null,
+    quota ? h('p', { class: 'muted' }, `This app uses ${formatBytes(usage)} of the ${formatBytes(quota)} ` +
+      'the browser allows it.') : null);
+}
+
+async function route() {
+  const parts = location.hash.replace(/^#\/?/, '').split('/').map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return '';
+    }
+  });
+  // The position is followed, and arrivals announced, on the tour's map and its stops' pages.
+  if (parts[0] !== 'tour') leaveTour();
+  try {
+    if (parts[0] === 'site' && parts[1]) await siteView(parts[1]);
+    else if (parts[0] === 'package' && parts[1]) await packageView(parts[1]);
+    else if (parts[0] === 'tours') await toursView();
+    else if (parts[0] === 'tour' && /^[0-9a-f]{64}$/.test(parts[1] ?? '')) {
+      if (parts[2] === 'stop' && parts[3]) await showStop({ render, h, notice }, parts[1], Number(parts[3]));
+      else await showTour({ render, h, notice }, parts[1]);
+    } else await sitesView();
+  } catch (error) {
+    render('Something went wrong', notice('error', error.message ?? String(error)),
+      h('p', {}, h('a', { href: '#/tours' }, 'Back to My tours')));
+  }
+}
+
+function networkStatus() {
+  const status = document.getElementById('net-status');
+  status.textContent = navigator.onLine ? '' : 'Offline';
+  status.hidden = navigator.onLine;
+}
+
+window.addEventListener('hashchange', route);
+window.addEventListener('online', networkStatus);
+window.addEventListener('offline', networkStatus);
+networkStatus();
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.register('sw.js', { scope: './' }).catch(() => {});
+}
+storage.removeStrays().catch(() => {});
+if (!location.hash) {
+  storage.readLibrary().then((lib) => {
+    if (lib.tours.length > 0 || !navigator.onLine) history.replaceState(null, '', '#/tours');
+    route();
+  }, () => route());
+} else {
+  route();
+}

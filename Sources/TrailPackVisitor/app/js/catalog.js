@@ -1,0 +1,65 @@
+// The server's catalog API (the same one the Swift client reads), with plain-words errors.
+
+/** A catalog request that failed: `offline` true when the network was unreachable. */
+export class CatalogError extends Error {
+  constructor(message, offline = false, status = 0) {
+    super(message);
+    this.name = 'CatalogError';
+    this.offline = offline;
+    this.status = status;
+  }
+}
+
+async function getJSON(path, limit = 16 << 20) {
+  let response;
+  try {
+    response = await fetch(path, { headers: { Accept: 'application/json' }, cache: 'no-cache' });
+  } catch {
+    throw new CatalogError('You are offline: the list of tours needs a connection.', true);
+  }
+  if (!response.ok) {
+    throw new CatalogError(
+      response.status === 404 ? 'This tour is no longer offered.' : `The server answered ${response.status}.`,
+      false, response.status);
+  }
+  const text = await response.text();
+  if (text.length > limit) throw new CatalogError('The server sent more than expected.');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CatalogError('The server sent something that is not a catalog.');
+  }
+}
+
+const enc = encodeURIComponent;
+
+/** The sites. @returns {Promise<{sites: {id: string, name: string, packages: number}[]}>} */
+export const sites = () => getJSON('/v1/sites');
+/** One page of a site's packages. @param {string} site @param {string} [after] */
+export const sitePackages = (site, after) =>
+  getJSON(`/v1/sites/${enc(site)}/packages?limit=50${after ? `&after=${enc(after)}` : ''}`);
+/** A package's released versions, newest first. @param {string} id */
+export const versions = (id) => getJSON(`/v1/packages/${enc(id)}`);
+/** A released version's manifest. @param {string} id @param {string} version */
+export const manifest = (id, version) => getJSON(`/v1/packages/${enc(id)}/versions/${enc(version)}/manifest`);
+/** The reviewers' signatures of a version. @param {string} id @param {string} version */
+export const signatures = (id, version) =>
+  getJSON(`/v1/packages/${enc(id)}/versions/${enc(version)}/signatures`, 1 << 20);
+/** What the operator configured for this app (trusted keys, threshold). */
+export const config = () => getJSON('config.json', 1 << 20);
+
+/**
+ * Tells the server a download arrived whole (the seed's confirmation). Failures are not the
+ * visitor's concern: the tour is installed either way.
+ * @param {{confirm: string}} entry @param {string} sha256
+ */
+export async function confirm(entry, sha256) {
+  try {
+    const response = await fetch(entry.confirm, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ sha256 }),
+    });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,169 @@
+// Resumable download of one package into a file, hashed while the bytes arrive.
+//
+// The file is anything with the shape of a FileSystemSyncAccessHandle (getSize, read, write,
+// truncate, flush): in the browser the download worker passes the Origin Private File System's
+// handle; the tests pass one in memory. What is already stored is hashed again first (reading
+// local bytes is fast), then the rest is asked for with `Range` and `If-Range` on the package's
+// strong ETag, so a server holding other bytes answers with the whole file and we start over.
+
+import { SHA256, toHex } from './sha256.js';
+import { BLAKE2b512 } from './blake2b.js';
+
+/** A download that cannot go on, with `code`: 'http', 'size', 'range', 'network', 'aborted'. */
+export class DownloadError extends Error {
+  /** @param {string} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.name = 'DownloadError';
+    this.code = code;
+  }
+}
+
+/**
+ * Downloads `url` into `file` until it holds `size` bytes.
+ * @param {object} o
+ * @param {string} o.url the package's download URL
+ * @param {string} o.etag the strong ETag the bytes must keep between requests (`"<sha256>"`)
+ * @param {number} o.size the size the catalog gives
+ * @param {object} o.file a sync-access-handle-like file
+ * @param {boolean} [o.prehash] also compute BLAKE2b-512 (what minisign signatures sign)
+ * @param {typeof fetch} [o.fetch]
+ * @param {(received: number) => void} [o.onProgress]
+ * @param {AbortSignal} [o.signal]
+ * @param {number} [o.retries] network failures tolerated in a row before giving up
+ * @param {(ms: number) => Promise<void>} [o.sleep]
+ * @returns {Promise<{sha256: string, blake2b: Uint8Array|null, reprDigest: string|null, requests: number}>}
+ */
+export async function downloadInto(o) {
+  const fetchImpl = o.fetch ?? globalThis.fetch.bind(globalThis);
+  const sleep = o.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const retries = o.retries ?? 6;
+  const file = o.file;
+  let sha = new SHA256();
+  let b2 = o.prehash ? new BLAKE2b512() : null;
+  let have = file.getSize();
+  if (have > o.size) {
+    file.truncate(0);
+    have = 0;
+  }
+  // What is stored already: hashed again so that the digest covers every byte.
+  const buffer = new Uint8Array(1 << 20);
+  for (let at = 0; at < have;) {
+    const n = file.read(buffer.subarray(0, Math.min(buffer.length, have - at)), { at });
+    if (n <= 0) {
+      have = at;
+      file.truncate(at);
+      break;
+    }
+    const part = buffer.subarray(0, n);
+    sha.update(part);
+    b2?.update(part);
+    at += n;
+  }
+  o.onProgress?.(have);
+  let reprDigest = null;
+  let requests = 0;
+  let failures = 0;
+  let sinceFlush = 0;
+  while (have < o.size) {
+    if (o.signal?.aborted) throw new DownloadError('aborted', 'The download was paused.');
+    const headers = {};
+    if (have > 0) {
+      headers.Range = `bytes=${have}-`;
+      headers['If-Range'] = o.etag;
+    }
+    let response;
+    try {
+      requests += 1;
+      response = await fetchImpl(o.url, { headers, cache: 'no-store', signal: o.signal });
+    } catch (error) {
+      if (o.signal?.aborted) throw new DownloadError('aborted', 'The download was paused.');
+      failures += 1;
+      if (failures > retries) {
+        throw new DownloadError('network', 'The connection was lost. The download continues when you are back online.');
+      }
+      await sleep(Math.min(30000, 500 * 2 ** failures));
+      continue;
+    }
+    if (response.status === 206) {
+      const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.headers.get('Content-Range') ?? '');
+      if (!range || Number(range[1]) !== have || Number(range[3]) !== o.size) {
+        await response.body?.cancel();
+        throw new DownloadError('range', 'The server answered with the wrong part of the file.');
+      }
+    } else if (response.status === 200) {
+      if (have > 0) {
+        // The server sent the whole file (its bytes changed, or it does not resume): start again.
+        file.truncate(0);
+        have = 0;
+        sha = new SHA256();
+        b2 = o.prehash ? new BLAKE2b512() : null;
+        o.onProgress?.(0);
+      }
+      const length = response.headers.get('Content-Length');
+      if (length !== null && Number(length) !== o.size) {
+        await response.body?.cancel();
+        throw new DownloadError('size', `The server sends ${length} bytes where the catalog says ${o.size}.`);
+      }
+    } else {
+      await response.body?.cancel();
+      throw new DownloadError('http', `The server answered ${response.status} to the download.`);
+    }
+    reprDigest ??= response.headers.get('Repr-Digest');
+    const reader = response.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (have + value.length > o.size) {
+          throw new DownloadError('size', `The server sends more than the ${o.size} bytes the catalog says.`);
+        }
+        let written = 0;
+        while (written < value.length) {
+          written += file.write(value.subarray(written), { at: have + written });
+        }
+        sha.update(value);
+        b2?.update(value);
+        have += value.length;
+        sinceFlush += value.length;
+        if (sinceFlush >= 8 << 20) {
+          file.flush();
+          sinceFlush = 0;
+        }
+        failures = 0;
+        o.onProgress?.(have);
+      }
+    } catch (error) {
+      if (error instanceof DownloadError) throw error;
+      if (o.signal?.aborted) {
+        file.flush();
+        throw new DownloadError('aborted', 'The download was paused.');
+      }
+      failures += 1;
+      if (failures > retries) {
+        file.flush();
+        throw new DownloadError('network', 'The connection was lost. The download continues when you are back online.');
+      }
+      await sleep(Math.min(30000, 500 * 2 ** failures));
+    }
+    file.flush();
+    sinceFlush = 0;
+  }
+  return { sha256: toHex(sha.digest()), blake2b: b2 ? b2.digest() : null, reprDigest, requests };
+}
+
+/**
+ * The SHA-256 a `Repr-Digest` header names (`sha-256=:BASE64:`), as hex, or null.
+ * @param {string|null} header
+ * @returns {string|null}
+ */
+export function reprDigestSHA256(header) {
+  if (!header) return null;
+  const match = /(?:^|,)\s*sha-256=:([A-Za-z0-9+/=]+):/.exec(header);
+  if (!match) return null;
+  const binary = atob(match[1]);
+  if (binary.length !== 32) return null;
+  let hex = '';
+  for (let i = 0; i < binary.length; i++) hex += binary.charCodeAt(i).toString(16).padStart(2, '0');
+  return hex;
+}

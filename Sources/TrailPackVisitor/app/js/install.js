@@ -1,0 +1,241 @@
+// Download, check and install one package: room on the phone first, then the bytes (in the
+// download worker, resumable), then the checks — SHA-256 against the catalog and the server's
+// Repr-Digest, the reviewers' signatures against the keys the operator configured, the
+// manifest's id and version, no older version over a newer one — then a rename into place and
+// the confirmation to the server. Whatever fails, what was stored for it is deleted.
+
+import * as catalog from './catalog.js';
+import * as storage from './storage.js';
+import { reprDigestSHA256 } from './downloader.js';
+import { parsePublicKey, checkSignatures } from './minisign.js';
+import { openTour, compareVersions, formatBytes } from './tour.js';
+
+/** An install that stopped, in words for the visitor; `kept` when the partial download was kept. */
+export class InstallError extends Error {
+  constructor(message, kept = false) {
+    super(message);
+    this.name = 'InstallError';
+    this.kept = kept;
+  }
+}
+
+const active = new Map();
+
+/** Downloads under way in this page: sha256 → {entry, received, listeners}. */
+export function activeDownload(sha256) {
+  return active.get(sha256);
+}
+
+let naclLoading = null;
+function loadTweetNaCl() {
+  naclLoading ??= new Promise((resolve) => {
+    const script = document.createElement('script');
+    script.src = 'vendor/tweetnacl/nacl-fast.js';
+    script.onload = () => resolve(true);
+    script.onerror = () => resolve(false);
+    document.head.append(script);
+  });
+  return naclLoading;
+}
+
+async function discard(sha256) {
+  await storage.removeFile(storage.partName(sha256));
+  await storage.updateLibrary((lib) => ({ ...lib, downloads: lib.downloads.filter((d) => d.sha256 !== sha256) }));
+}
+
+/**
+ * Whether the package fits: the room the browser gives this origin against what is still to come.
+ * @returns {Promise<{fits: boolean, needed: number, free: number}>}
+ */
+export async function room(entry) {
+  const { usage, quota } = await storage.estimate();
+  const needed = entry.size - (await storage.partSize(entry.sha256));
+  const free = Math.max(0, quota - usage);
+  return { fits: quota === 0 || needed <= free, needed, free };
+}
+
+function runWorker(job, onProgress) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./download-worker.js', import.meta.url), { type: 'module' });
+    job.worker = worker;
+    worker.onmessage = (event) => {
+      const message = event.data;
+      if (message.type === 'progress') onProgress(message.received);
+      else {
+        worker.terminate();
+        if (message.type === 'done') resolve(message);
+        else reject(Object.assign(new InstallError(message.message, !['size', 'range'].includes(message.code)), {
+            code: message.code,
+          }));
+      }
+    };
+    worker.onerror = (event) => {
+      worker.terminate();
+      reject(new InstallError(`The download stopped (${event.message ?? 'worker error'}).`, true));
+    };
+    worker.postMessage({
+      type: 'start', name: storage.partName(job.entry.sha256), url: job.entry.download,
+      etag: `"${job.entry.sha256}"`, size: job.entry.size, prehash: job.prehash,
+    });
+  });
+}
+
+/** Pauses a download under way (what arrived stays; it continues later). @param {string} sha256 */
+export function pause(sha256) {
+  const job = active.get(sha256);
+  job?.worker?.postMessage({ type: 'pause' });
+}
+
+/**
+ * Downloads, checks and installs `entry` (a catalog entry). `listener` hears
+ * {phase: 'download'|'check'|'done', received, size}.
+ * @returns {Promise<object>} the installed tour's library record
+ */
+export async function install(entry, site, listener = () => {}) {
+  const existing = active.get(entry.sha256);
+  if (existing) {
+    existing.listeners.add(listener);
+    return existing.promise;
+  }
+  const job = { entry, received: 0, listeners: new Set([listener]), worker: null };
+  const tell = (event) => job.listeners.forEach((l) => l(event));
+  job.promise = (async () => {
+    const library = await storage.readLibrary();
+    const newer = library.tours.find((t) => t.id === entry.id && compareVersions(t.version, entry.version) > 0);
+    if (newer) {
+      throw new InstallError(
+        `Your phone has a newer version of this tour (${newer.version}) than the server offers (${entry.version}).`);
+    }
+    if (library.tours.some((t) => t.sha256 === entry.sha256)) {
+      throw new InstallError('This tour is already on your phone.');
+    }
+    const space = await room(entry);
+    if (!space.fits) {
+      throw new InstallError(
+        `This tour needs ${formatBytes(space.needed)} more space, and the phone lets this app use ` +
+        `${formatBytes(space.free)}. Free some space (photos, videos or other apps) and try again.`);
+    }
+    await navigator.storage?.persist?.().catch(() => false);
+    const config = await catalog.config().catch(() => ({ trustedKeys: [], threshold: 0 }));
+    job.prehash = config.threshold > 0;
+    await storage.updateLibrary((lib) => ({
+      ...lib,
+      downloads: [
+        ...lib.downloads.filter((d) => d.sha256 !== entry.sha256),
+        { ...entry, siteName: site?.name ?? entry.site, startedAt: Date.now() },
+      ],
+    }));
+    let result;
+    try {
+      result = await runWorker(job, (received) => {
+        job.received = received;
+        tell({ phase: 'download', received, size: entry.size });
+      });
+    } catch (error) {
+      // Bytes that cannot be the package (too many, the wrong range) are not kept.
+      if (error.code === 'size' || error.code === 'range') await discard(entry.sha256);
+      throw error;
+    }
+    tell({ phase: 'check', received: entry.size, size: entry.size });
+    const served = reprDigestSHA256(result.reprDigest);
+    if (result.sha256 !== entry.sha256 || (served && served !== entry.sha256)) {
+      await discard(entry.sha256);
+      throw new InstallError(
+        'The download does not match the tour the server published, so it was deleted. ' +
+        'It may have been damaged on the way or changed on the server. Try again later.');
+    }
+    if (config.threshold > 0) {
+      if (!globalThis.crypto?.subtle && config.tweetnacl) await loadTweetNaCl();
+      let served;
+      try {
+        served = await catalog.signatures(entry.id, entry.version);
+      } catch (error) {
+        throw new InstallError(`The reviewers' signatures could not be fetched: ${error.message}`, true);
+      }
+      const trustedKeys = config.trustedKeys.map((k) => parsePublicKey(k.publicKey));
+      let check;
+      try {
+        check = await checkSignatures({
+          signatures: served.signatures ?? [], trustedKeys, threshold: config.threshold, prehash: result.blake2b,
+          manifest: { id: entry.id, version: entry.version }, sha256Hex: result.sha256,
+        });
+      } catch (error) {
+        if (config.tweetnacl && !globalThis.nacl && (await loadTweetNaCl())) {
+          check = await checkSignatures({
+            signatures: served.signatures ?? [], trustedKeys, threshold: config.threshold, prehash: result.blake2b,
+            manifest: { id: entry.id, version: entry.version }, sha256Hex: result.sha256,
+          });
+        } else {
+          throw new InstallError(`The reviewers' signatures cannot be checked in this browser (${error.message}).`, true);
+        }
+      }
+      if (!check.ok) {
+        await discard(entry.sha256);
+        const why = check.problems.map((p) => p.message).join(' ');
+        throw new InstallError(
+          `This tour is not signed by enough of the park's reviewers (${check.validSigners.length} of ` +
+          `${config.threshold}), so it was deleted. ${why}`);
+      }
+    }
+    const dir = await storage.folder();
+    const part = await (await dir.getFileHandle(storage.partName(entry.sha256))).getFile();
+    let opened;
+    try {
+      opened = await openTour(part);
+    } catch (error) {
+      await discard(entry.sha256);
+      throw new InstallError(`${error.message} It was deleted.`);
+    }
+    if (opened.manifest.id !== entry.id || opened.manifest.version !== entry.version) {
+      await discard(entry.sha256);
+      throw new InstallError('The download is another tour than the one listed, so it was deleted.');
+    }
+    await storage.installPart(entry.sha256);
+    const record = {
+      id: entry.id, version: entry.version, name: opened.manifest.name, park: opened.manifest.park ?? '',
+      site: entry.site, siteName: site?.name ?? entry.site, description: opened.manifest.description ?? '',
+      sha256: entry.sha256, size: entry.size, stops: opened.stops.length, installedAt: Date.now(),
+      confirm: entry.confirm,
+    };
+    const replaced = [];
+    await storage.updateLibrary((lib) => {
+      replaced.push(...lib.tours.filter((t) => t.id === entry.id));
+      return {
+        tours: [...lib.tours.filter((t) => t.id !== entry.id), record],
+        downloads: lib.downloads.filter((d) => d.sha256 !== entry.sha256),
+      };
+    });
+    for (const old of replaced) await storage.removeFile(storage.packageName(old.sha256));
+    await catalog.confirm(entry, entry.sha256);
+    tell({ phase: 'done', received: entry.size, size: entry.size });
+    return record;
+  })();
+  active.set(entry.sha256, job);
+  try {
+    return await job.promise;
+  } finally {
+    active.delete(entry.sha256);
+  }
+}
+
+/**
+ * Deletes an installed tour; returns the bytes given back.
+ * @param {string} sha256
+ */
+export async function remove(sha256) {
+  const before = (await storage.estimate()).usage;
+  await storage.updateLibrary((lib) => ({ ...lib, tours: lib.tours.filter((t) => t.sha256 !== sha256) }));
+  await storage.removeFile(storage.packageName(sha256));
+  const after = (await storage.estimate()).usage;
+  return Math.max(0, before - after);
+}
+
+/**
+ * Cancels a download under way and deletes what arrived.
+ * @param {string} sha256
+ */
+export async function cancel(sha256) {
+  pause(sha256);
+  await active.get(sha256)?.promise.catch(() => {});
+  await discard(sha256);
+}

@@ -1,0 +1,358 @@
+// Taking a tour: the map from the package's own tiles, the stops in order, the visitor's position
+// and heading, the distance to the next stop, and the arrival announcement that opens a stop.
+// A stop shows its text, images with alt text, audio with its transcript and video with its
+// captions, each read from the stored package and checked before it is shown.
+
+import * as storage from './storage.js';
+import {
+  openTour, openMap, verifiedBlob, distanceMetres, arrivalRadius, formatDistance, shownType,
+} from './tour.js';
+
+let opened = null; // { sha256, tour, map: tiles|null }
+let watch = null; // geolocation watch id
+let position = null; // last position {latitude, longitude, accuracy, heading}
+let leaflet = null; // the L.Map on screen
+let positionMarker = null;
+let urls = []; // blob: URLs of the page on screen, revoked when it goes
+let statusLine = null;
+
+const settingsKey = 'trailpack.arrival-alerts';
+const visitedKey = (sha) => `trailpack.visited.${sha}`;
+
+function visited(sha) {
+  try {
+    return new Set(JSON.parse(localStorage.getItem(visitedKey(sha)) ?? '[]'));
+  } catch {
+    return new Set();
+  }
+}
+
+function markVisited(sha, order) {
+  const set = visited(sha);
+  set.add(order);
+  localStorage.setItem(visitedKey(sha), JSON.stringify([...set]));
+}
+
+async function load(sha256) {
+  if (opened?.sha256 === sha256) return opened;
+  const library = await storage.readLibrary();
+  const record = library.tours.find((t) => t.sha256 === sha256);
+  if (!record) throw new Error('This tour is not on this phone. Find it under "Find a tour" to download it.');
+  const file = await storage.packageFile(sha256);
+  const tour = await openTour(file);
+  let map = null;
+  try {
+    map = await openMap(tour.archive, tour.manifest);
+  } catch {
+    map = null; // the tour is still taken without a base map
+  }
+  opened = { sha256, record, tour, map };
+  return opened;
+}
+
+function revokeAll() {
+  for (const url of urls) URL.revokeObjectURL(url);
+  urls = [];
+}
+
+function objectURL(blob) {
+  const url = URL.createObjectURL(blob);
+  urls.push(url);
+  return url;
+}
+
+/** Leaves the tour: the position is no longer watched, the map and the media are let go. */
+export function leaveTour() {
+  if (watch !== null) navigator.geolocation.clearWatch(watch);
+  watch = null;
+  leaflet?.remove();
+  leaflet = null;
+  positionMarker = null;
+  statusLine = null;
+  revokeAll();
+}
+
+function announce(text) {
+  const region = document.getElementById('announce');
+  region.textContent = '';
+  // A fresh text node, so that screen readers announce the same words twice in a row too.
+  setTimeout(() => { region.textContent = text; }, 50);
+}
+
+function alertSenses() {
+  if (localStorage.getItem(settingsKey) !== 'on') return;
+  navigator.vibrate?.([200, 100, 200]);
+  try {
+    const audio = new AudioContext();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = 880;
+    gain.gain.setValueAtTime(0.2, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.6);
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.6);
+  } catch {
+    // no sound on this phone: the words and the vibration remain
+  }
+}
+
+function nextStop(stops, sha) {
+  const seen = visited(sha);
+  return stops.find((s, i) => !seen.has(i + 1)) ?? null;
+}
+
+function onPosition(coords) {
+  if (!opened) return;
+  position = coords;
+  const { stops } = opened.tour;
+  const sha = opened.sha256;
+  if (leaflet && positionMarker) {
+    positionMarker.setLatLng([coords.latitude, coords.longitude]);
+    positionMarker.setOpacity(1);
+    const arrow = positionMarker.getElement()?.querySelector('.heading');
+    if (arrow) {
+      arrow.hidden = !Number.isFinite(coords.heading);
+      if (Number.isFinite(coords.heading)) arrow.style.transform = `rotate(${coords.heading}deg)`;
+    }
+  }
+  // Arrival: the nearest stop within its radius that was not announced yet.
+  const seen = visited(sha);
+  let arrived = null;
+  let best = Infinity;
+  stops.forEach((stop, i) => {
+    const d = distanceMetres(coords, stop.coordinate);
+    if (d <= arrivalRadius(stop) && !seen.has(i + 1) && d < best) {
+      best = d;
+      arrived = i + 1;
+    }
+  });
+  if (arrived !== null) {
+    markVisited(sha, arrived);
+    announce(`You have arrived at stop ${arrived}: ${stops[arrived - 1].name}.`);
+    alertSenses();
+    location.hash = `#/tour/${sha}/stop/${arrived}`;
+    return;
+  }
+  updateStatus();
+}
+
+function updateStatus() {
+  if (!statusLine || !opened) return;
+  const { stops } = opened.tour;
+  const next = nextStop(stops, opened.sha256);
+  if (!next) {
+    statusLine.textContent = 'You have visited every stop of this tour.';
+    return;
+  }
+  const number = stops.indexOf(next) + 1;
+  statusLine.textContent = position
+    ? `Next: stop ${number}, ${next.name} — ${formatDistance(distanceMetres(position, next.coordinate))} away.`
+    : `Next: stop ${number}, ${next.name}.`;
+}
+
+function startWatching(button) {
+  if (!('geolocation' in navigator)) {
+    statusLine.textContent = 'This browser cannot tell where you are; choose the stops from the list.';
+    return;
+  }
+  if (watch !== null) return;
+  if (button) button.textContent = 'Following your position';
+  watch = navigator.geolocation.watchPosition(
+    (p) => onPosition({
+      latitude: p.coords.latitude, longitude: p.coords.longitude, accuracy: p.coords.accuracy,
+      heading: p.coords.heading,
+    }),
+    (error) => {
+      if (statusLine) {
+        statusLine.textContent = error.code === 1
+          ? 'The app may not use your position: allow it in the browser settings, or choose the stops from the list.'
+          : 'Your position is not known yet (no GPS fix). The stops are in the list below.';
+      }
+    },
+    { enableHighAccuracy: true, maximumAge: 5000, timeout: 60000 },
+  );
+}
+
+function tileLayer(tiles) {
+  const L = globalThis.L;
+  const header = tiles.header;
+  const type = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', avif: 'image/avif' }[header.tileType];
+  const Layer = L.GridLayer.extend({
+    createTile(coords, done) {
+      const img = document.createElement('img');
+      img.alt = '';
+      img.setAttribute('role', 'presentation');
+      tiles.getTile(coords.z, coords.x, coords.y).then((bytes) => {
+        if (!bytes || !type) {
+          done(null, img);
+          return;
+        }
+        const url = URL.createObjectURL(new Blob([bytes], { type }));
+        img.onload = () => {
+          URL.revokeObjectURL(url);
+          done(null, img);
+        };
+        img.onerror = () => {
+          URL.revokeObjectURL(url);
+          done(new Error('tile'), img);
+        };
+        img.src = url;
+      }, (error) => done(error, img));
+      return img;
+    },
+  });
+  return new Layer({
+    minZoom: Math.max(0, header.minZoom - 2), maxNativeZoom: header.maxZoom, maxZoom: header.maxZoom + 2,
+    minNativeZoom: header.minZoom, tileSize: 256,
+  });
+}
+
+/** The tour's map page. */
+export async function showTour(view, sha256) {
+  const { h, render, notice } = view;
+  const state = await load(sha256);
+  const { manifest, stops } = state.tour;
+  const L = globalThis.L;
+  leaflet?.remove();
+  leaflet = null;
+  revokeAll();
+  const mapBox = h('div', { id: 'tour-map', class: 'tour-map', 'aria-label': `Map of ${manifest.name}` });
+  statusLine = h('p', { class: 'next-stop' });
+  const follow = h('button', { type: 'button', onclick: (e) => startWatching(e.currentTarget) },
+    watch === null ? 'Follow my position' : 'Following your position');
+  const alerts = h('input', { type: 'checkbox', id: 'arrival-alerts' });
+  alerts.checked = localStorage.getItem(settingsKey) === 'on';
+  alerts.addEventListener('change', () => localStorage.setItem(settingsKey, alerts.checked ? 'on' : 'off'));
+  const seen = visited(sha256);
+  const list = h('ol', { class: 'stop-list' }, stops.map((s, i) => h('li', {},
+    h('a', { href: `#/tour/${sha256}/stop/${i + 1}` }, s.name),
+    seen.has(i + 1) ? h('span', { class: 'visited' }, ' (visited)') : null)));
+  render(manifest.name,
+    state.map ? null : notice('info', 'This tour has no offline map: follow the list of stops.'),
+    mapBox, statusLine,
+    h('div', { class: 'actions' }, follow,
+      h('label', { class: 'check' }, alerts, ' Sound and vibration when I reach a stop')),
+    h('h2', {}, 'Stops'), list,
+    h('p', {}, h('button', {
+      type: 'button', class: 'secondary',
+      onclick: () => {
+        localStorage.removeItem(visitedKey(sha256));
+        showTour(view, sha256);
+      },
+    }, 'Start the tour again')));
+  if (L) {
+    const b = manifest.bounds;
+    leaflet = L.map(mapBox, { zoomControl: true, attributionControl: false, keyboard: true });
+    const points = stops.map((s) => [s.coordinate.latitude, s.coordinate.longitude]);
+    // The view first: Leaflet adds markers to a map only once it has one.
+    leaflet.fitBounds(L.latLngBounds(points).pad(0.15));
+    if (state.map) tileLayer(state.map.tiles).addTo(leaflet);
+    L.polyline(points, { color: '#1b4332', weight: 4, opacity: 0.8, interactive: false }).addTo(leaflet);
+    stops.forEach((s, i) => {
+      const marker = L.marker(points[i], {
+        title: `Stop ${i + 1}: ${s.name}`, alt: `Stop ${i + 1}: ${s.name}`, keyboard: true,
+        icon: L.divIcon({ className: 'stop-marker', html: '', iconSize: [30, 30] }),
+      }).addTo(leaflet);
+      const element = marker.getElement();
+      element.textContent = String(i + 1);
+      element.setAttribute('role', 'link');
+      element.setAttribute('aria-label', `Stop ${i + 1}: ${s.name}`);
+      marker.on('click', () => { location.hash = `#/tour/${sha256}/stop/${i + 1}`; });
+      element.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' || e.key === ' ') location.hash = `#/tour/${sha256}/stop/${i + 1}`;
+      });
+    });
+    positionMarker = L.marker([0, 0], {
+      interactive: false, keyboard: false,
+      icon: L.divIcon({ className: 'me-marker', html: '', iconSize: [22, 22] }),
+    });
+    positionMarker.addTo(leaflet);
+    const me = positionMarker.getElement();
+    me.setAttribute('aria-hidden', 'true');
+    me.append(Object.assign(document.createElement('span'), { className: 'heading', hidden: true }));
+    if (position) positionMarker.setLatLng([position.latitude, position.longitude]);
+    else positionMarker.setOpacity(0);
+    const frame = b ? L.latLngBounds([b.southwest.latitude, b.southwest.longitude],
+      [b.northeast.latitude, b.northeast.longitude]) : L.latLngBounds(points);
+    leaflet.setMaxBounds(frame.pad(0.5));
+    const container = leaflet.getContainer();
+    container.setAttribute('aria-label', `Map of ${manifest.name}: ${stops.length} stops`);
+  }
+  updateStatus();
+}
+
+function paragraphs(h, text) {
+  return text.split(/\n\s*\n/).map((block) => block.trim()).filter(Boolean)
+    .map((block) => {
+      const heading = /^#{1,6}\s+(.*)$/s.exec(block);
+      return heading ? h('h2', {}, heading[1]) : h('p', {}, block.replace(/\s*\n\s*/g, ' '));
+    });
+}
+
+async function assetView(h, archive, stop, asset) {
+  const blob = await verifiedBlob(archive, asset);
+  switch (asset.kind) {
+    case 'text': {
+      const text = new TextDecoder('utf-8').decode(await blob.arrayBuffer());
+      return h('div', { class: 'asset-text' }, paragraphs(h, text));
+    }
+    case 'image': {
+      if (shownType(asset.mediaType) === 'application/octet-stream') return null;
+      return h('figure', {}, h('img', { src: objectURL(blob), alt: asset.alt ?? '', loading: 'lazy' }),
+        asset.title ? h('figcaption', {}, asset.title) : null);
+    }
+    case 'audio':
+    case 'video': {
+      const media = h(asset.kind, { controls: true, preload: 'metadata', src: objectURL(blob) });
+      if (asset.title) media.setAttribute('aria-label', asset.title);
+      if (asset.kind === 'video' && asset.captions) {
+        const captions = (stop.assets ?? []).find((a) => a.path === asset.captions);
+        if (captions) {
+          const vtt = await verifiedBlob(archive, { ...captions, mediaType: 'text/vtt' });
+          media.append(h('track', {
+            kind: 'captions', src: objectURL(new Blob([vtt], { type: 'text/vtt' })), default: true,
+            srclang: document.documentElement.lang || 'en', label: 'Captions',
+          }));
+        }
+      }
+      return h('figure', { class: `asset-${asset.kind}` },
+        asset.title ? h('figcaption', {}, asset.title) : null, media,
+        asset.transcript ? h('details', {}, h('summary', {}, 'Transcript'), h('p', {}, asset.transcript)) : null);
+    }
+    default:
+      return null;
+  }
+}
+
+/** One stop's page. */
+export async function showStop(view, sha256, number) {
+  const { h, render, notice } = view;
+  const state = await load(sha256);
+  const { stops, archive } = state.tour;
+  const stop = stops[number - 1];
+  if (!stop) throw new Error(`This tour has no stop ${number}.`);
+  leaflet?.remove();
+  leaflet = null;
+  statusLine = null;
+  revokeAll();
+  const body = h('div', { class: 'stop-assets' });
+  const nav = h('nav', { class: 'stop-nav', 'aria-label': 'Stops' },
+    h('a', { href: `#/tour/${sha256}` }, 'Back to the map'),
+    number > 1 ? h('a', { href: `#/tour/${sha256}/stop/${number - 1}` }, 'Previous stop') : null,
+    number < stops.length ? h('a', { href: `#/tour/${sha256}/stop/${number + 1}` }, 'Next stop') : null);
+  render(`Stop ${number}: ${stop.name}`, stop.description ? h('p', { class: 'lead' }, stop.description) : null,
+    body, nav);
+  const shown = (stop.assets ?? []).filter((a) => a.kind !== 'captions' && shownType(a.mediaType) !== 'text/vtt');
+  for (const asset of shown) {
+    const slot = h('div', { class: 'asset' }, h('p', { class: 'muted' }, 'Opening…'));
+    body.append(slot);
+    try {
+      const element = await assetView(h, archive, stop, asset);
+      if (element) slot.replaceChildren(element);
+      else slot.remove();
+    } catch (error) {
+      slot.replaceChildren(notice('error', error.message));
+    }
+  }
+}

@@ -1,0 +1,54 @@
+// The visitor app's service worker: keeps the app's own files so that it starts with no
+// network (airplane mode), and answers them from that copy first while fetching a fresh one in
+// the background (the next start has it). The catalog API and downloads always go to the
+// network: tours themselves live in the Origin Private File System, not in this cache.
+
+const CACHE = 'trailpack-visitor-v1';
+// Every file of the app (a test checks this list against what the server serves).
+const SHELL = [
+  './', 'index.html', 'app.css', 'manifest.webmanifest', 'config.json',
+  'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
+  'vendor/leaflet/leaflet.js', 'vendor/leaflet/leaflet.css',
+  'vendor/leaflet/images/marker-icon.png', 'vendor/leaflet/images/marker-shadow.png',
+  'js/app.js', 'js/blake2b.js', 'js/bytes.js', 'js/catalog.js', 'js/download-worker.js', 'js/downloader.js',
+  'js/ed25519.js', 'js/install.js', 'js/minisign.js', 'js/pmtiles.js', 'js/sha256.js', 'js/storage.js',
+  'js/tour.js', 'js/walk.js', 'js/zip.js',
+];
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    await cache.addAll(SHELL.map((path) => new Request(path, { cache: 'no-cache' })));
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    for (const name of await caches.keys()) {
+      if (name !== CACHE && name.startsWith('trailpack-visitor-')) await caches.delete(name);
+    }
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  const url = new URL(request.url);
+  const scope = new URL(self.registration.scope);
+  if (request.method !== 'GET' || url.origin !== scope.origin || !url.pathname.startsWith(scope.pathname)) return;
+  event.respondWith((async () => {
+    const cache = await caches.open(CACHE);
+    const key = url.pathname === scope.pathname ? './' : request;
+    const cached = await cache.match(key, { ignoreSearch: true });
+    const fresh = fetch(request, { cache: 'no-cache' }).then(async (response) => {
+      if (response.ok && response.type === 'basic') await cache.put(key, response.clone());
+      return response;
+    });
+    if (cached) {
+      event.waitUntil(fresh.catch(() => undefined));
+      return cached;
+    }
+    return fresh;
+  })());
+});

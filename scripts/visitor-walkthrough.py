@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""A visitor takes a tour in headless Chromium (390x844, a phone's screen), scripted from what the
+pages show: find the site and the tour, refuse a package whose bytes were altered on the server,
+download and install the tour, lose the network (the server is stopped and the browser is set
+offline), start the app again, walk the route with the position overridden and see each stop
+announced in order, play a recording and a video with captions, and delete the tour. axe-core on
+every view, a screenshot of each, the JS heap measured throughout.
+
+usage: visitor-walkthrough.py CONFIG.json
+CONFIG: {"base", "shots", "serverPid", "site", "tour", "altered", "videoStop", "audioStop"}
+Prints a JSON summary on standard output; exit 0 when every check passed, 1 otherwise.
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+def axe_source():
+    import axe_selenium_python
+    path = os.path.join(os.path.dirname(axe_selenium_python.__file__), "node_modules", "axe-core", "axe.min.js")
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+class Walk:
+    def __init__(self, config):
+        self.config = config
+        self.base = config["base"].rstrip("/")
+        self.shots = config["shots"]
+        os.makedirs(self.shots, exist_ok=True)
+        self.failures = []
+        self.summary = {"views": [], "announced": [], "heapMaxMB": 0}
+        self.axe = axe_source()
+        options = Options()
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=390,844", "--autoplay-policy=no-user-gesture-required"):
+            options.add_argument(flag)
+        options.binary_location = "/usr/bin/chromium"
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        self.driver.set_script_timeout(120)
+        self.cdp("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=1, mobile=True)
+        self.cdp("Browser.grantPermissions", origin=self.base, permissions=["geolocation"])
+        self.cdp("Performance.enable")
+        self.offline = False
+
+    def cdp(self, command, **params):
+        return self.driver.execute_cdp_cmd(command, params)
+
+    def fail(self, message):
+        self.failures.append(message)
+        print("FAIL: " + message, file=sys.stderr)
+
+    def wait(self, condition, what, timeout=30):
+        try:
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.1).until(condition)
+        except TimeoutException:
+            self.fail("timed out waiting for " + what)
+            self.shot("timeout-" + what.replace(" ", "-")[:40])
+            return None
+
+    def text(self, css):
+        elements = self.driver.find_elements(By.CSS_SELECTOR, css)
+        return " ".join(e.text for e in elements)
+
+    def heap(self):
+        metrics = {m["name"]: m["value"] for m in self.cdp("Performance.getMetrics")["metrics"]}
+        mb = metrics.get("JSHeapUsedSize", 0) / 1048576
+        self.summary["heapMaxMB"] = max(self.summary["heapMaxMB"], round(mb, 1))
+
+    def shot(self, name):
+        self.driver.save_screenshot(os.path.join(self.shots, name + ".png"))
+
+    def check_view(self, name):
+        """axe-core (WCAG 2.1 A/AA and best practice), console errors, a screenshot, the heap."""
+        self.heap()
+        self.shot(name)
+        self.summary["views"].append(name)
+        self.driver.execute_script(self.axe)
+        result = self.driver.execute_async_script(
+            "var done = arguments[arguments.length - 1];"
+            "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'best-practice']}}).then(function (r) { done(JSON.stringify(r.violations)); },"
+            " function (e) { done(JSON.stringify([{id: 'axe-error', help: String(e), nodes: []}])); });")
+        for v in json.loads(result):
+            targets = ", ".join(str(n.get("target")) for n in v["nodes"][:3])
+            self.fail("%s: axe-core: %s: %s (%s)" % (name, v["id"], v["help"], targets))
+        for entry in self.driver.get_log("browser"):
+            message = entry.get("message", "")
+            if entry.get("level") != "SEVERE":
+                continue
+            # Offline, the service worker's refresh of its copy fails as it should.
+            if self.offline and ("ERR_INTERNET_DISCONNECTED" in message or "Failed to fetch" in message
+                                 or "ERR_CONNECTION_REFUSED" in message):
+                continue
+            if "favicon" in message:
+                continue
+            self.fail("%s: console error: %s" % (name, message))
+
+    def click_link(self, text, timeout=30):
+        """Clicks the first link or button whose words start with `text` (found again if the page redraws)."""
+        def clicked(d):
+            try:
+                link = next((a for a in d.find_elements(By.CSS_SELECTOR, "main a, main button")
+                             if a.text.strip().startswith(text) and a.is_displayed()), None)
+                if link is None:
+                    return False
+                link.click()
+                return True
+            except StaleElementReferenceException:
+                return False
+        return self.wait(clicked, "a link or button '%s'" % text, timeout)
+
+    def opfs_names(self):
+        return self.driver.execute_async_script(
+            "var done = arguments[arguments.length - 1];"
+            "(async () => { const root = await navigator.storage.getDirectory();"
+            " const dir = await root.getDirectoryHandle('trailpack-tours', {create: true});"
+            " const names = []; for await (const n of dir.keys()) names.push(n); return names.sort(); })()"
+            ".then(done, (e) => done(['error: ' + e]));")
+
+    def run(self):
+        d = self.driver
+        c = self.config
+        d.get(self.base + "/visit/")
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "main .card a"), "the list of sites")
+        self.check_view("01-find-a-tour")
+        self.click_link(c["siteName"])
+        self.wait(lambda d: c["tourName"] in self.text("main .card h2"), "the site's tours")
+        self.wait(lambda d: "stops" in self.text("main .card .muted"), "the number of stops")
+        self.check_view("02-site-tours")
+
+        # A package whose bytes were changed on the server after release: refused, nothing kept.
+        d.get(self.base + "/visit/#/package/" + c["altered"])
+        self.click_link("Download")
+        alert = self.wait(lambda d: self.text("main .notice-error"), "the refusal of the altered package", 60)
+        if alert and "does not match" not in alert:
+            self.fail("the altered package's message: " + alert)
+        self.summary["alteredMessage"] = alert
+        leftovers = [n for n in self.opfs_names() if n.endswith(".part") or n.endswith(".zip")]
+        if leftovers:
+            self.fail("the altered package left files in storage: %s" % leftovers)
+        self.check_view("03-altered-package-refused")
+
+        # The tour itself: preview (first photo read by range from the server), download, install.
+        d.get(self.base + "/visit/#/package/" + c["tour"])
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "main figure img"), "the preview's first photo")
+        stops = d.find_elements(By.CSS_SELECTOR, "main ol.stop-list li")
+        if len(stops) != len(c["stops"]):
+            self.fail("the preview lists %d stops, the tour has %d" % (len(stops), len(c["stops"])))
+        self.check_view("04-tour-preview")
+        started = time.time()
+        self.click_link("Download")
+        self.wait(lambda d: "on your phone" in self.text("main .notice-ok"), "the installed tour", 120)
+        self.summary["installSeconds"] = round(time.time() - started, 2)
+        self.check_view("05-installed")
+        names = self.opfs_names()
+        if not any(n.endswith(".zip") for n in names) or any(n.endswith(".part") for n in names):
+            self.fail("storage after install: %s" % names)
+        self.summary["storage"] = names
+
+        # The app shell is cached by the service worker before the network goes.
+        cached = d.execute_async_script(
+            "var done = arguments[arguments.length - 1];"
+            "navigator.serviceWorker.ready.then(async () => { for (let i = 0; i < 100; i++) {"
+            " const keys = await (await caches.open('trailpack-visitor-v1')).keys();"
+            " if (keys.length >= 27) return done(keys.length); await new Promise(r => setTimeout(r, 100)); }"
+            " done((await (await caches.open('trailpack-visitor-v1')).keys()).length); });")
+        self.summary["cachedFiles"] = cached
+
+        # No network at all: the server is stopped and the browser is told it is offline.
+        os.kill(int(c["serverPid"]), signal.SIGTERM)
+        time.sleep(1)
+        self.cdp("Network.enable")
+        self.cdp("Network.emulateNetworkConditions", offline=True, latency=0, downloadThroughput=-1,
+                 uploadThroughput=-1)
+        self.offline = True
+        d.get(self.base + "/visit/")
+        self.wait(lambda d: c["tourTitle"] in self.text("main .card h2"), "My tours, offline")
+        self.check_view("06-offline-my-tours")
+
+        # Tap to map: the map drawn from the package's own tiles.
+        started = time.time()
+        self.click_link("Take the tour")
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "#tour-map img.leaflet-tile-loaded"), "the map's tiles")
+        self.summary["tapToMapSeconds"] = round(time.time() - started, 2)
+        markers = d.find_elements(By.CSS_SELECTOR, "#tour-map .stop-marker")
+        if len(markers) != len(c["stops"]):
+            self.fail("the map shows %d stop markers, the tour has %d" % (len(markers), len(c["stops"])))
+        for marker in markers:
+            if not (marker.get_attribute("aria-label") or "").startswith("Stop "):
+                self.fail("a stop marker has no accessible name")
+        self.check_view("07-tour-map")
+
+        # Walk the route: near each stop in order, it is announced and opens.
+        self.click_link("Follow my position")
+        for number, stop in enumerate(c["stops"], start=1):
+            lat, lon = stop["latitude"], stop["longitude"]
+            # 500 m south first (nothing announced), then at the stop.
+            self.cdp("Emulation.setGeolocationOverride", latitude=lat - 0.0045, longitude=lon, accuracy=5)
+            time.sleep(0.4)
+            self.cdp("Emulation.setGeolocationOverride", latitude=lat, longitude=lon, accuracy=5)
+            if self.wait(lambda d, n=number: d.current_url.endswith("/stop/%d" % n)
+                         and ("stop %d:" % n) in self.text("#announce"), "stop %d announced" % number, 20):
+                self.summary["announced"].append(number)
+            self.wait(lambda d: not d.find_elements(By.XPATH, "//main//p[text()='Opening…']"),
+                      "stop %d's files" % number, 30)
+            if number == 1:
+                self.check_view("08-stop-announced")
+            if number == c["audioStop"]:
+                played = d.execute_async_script(
+                    "var done = arguments[arguments.length - 1]; const a = document.querySelector('main audio');"
+                    "if (!a) return done(-1); a.muted = true; a.play().catch(() => {});"
+                    "setTimeout(() => done(a.currentTime), 1500);")
+                self.summary["audioCurrentTime"] = played
+                if not played or played <= 0.2:
+                    self.fail("the recording did not play (currentTime %s)" % played)
+                if not d.find_elements(By.CSS_SELECTOR, "main details summary"):
+                    self.fail("the recording has no transcript")
+                self.check_view("09-audio-stop")
+            if number == c["videoStop"]:
+                video = d.execute_async_script(
+                    "var done = arguments[arguments.length - 1]; const v = document.querySelector('main video');"
+                    "if (!v) return done(null); v.muted = true;"
+                    "const t = v.textTracks[0]; if (t) t.mode = 'showing';"
+                    "v.play().catch(() => {}); setTimeout(() => done({time: v.currentTime,"
+                    " tracks: v.textTracks.length, cues: t && t.cues ? t.cues.length : 0}), 1500);")
+                self.summary["video"] = video
+                if not video or video["time"] <= 0.2 or video["tracks"] < 1 or video["cues"] < 1:
+                    self.fail("the video did not play with captions: %s" % video)
+                self.check_view("10-video-stop")
+            self.heap()
+        if self.summary["announced"] != list(range(1, len(c["stops"]) + 1)):
+            self.fail("stops announced: %s" % self.summary["announced"])
+        d.get(self.base + "/visit/#/tour/" + c["sha256"])
+        self.wait(lambda d: "visited every stop" in self.text("main .next-stop"), "the end of the tour")
+        self.check_view("11-tour-done")
+
+        # Delete the tour: the space is given back and the list is empty.
+        d.get(self.base + "/visit/#/tours")
+        self.click_link("Delete")
+        self.wait(lambda d: d.switch_to.alert, "the confirmation").accept()
+        self.wait(lambda d: "was deleted" in self.text("main .notice-ok"), "the deletion")
+        if any(n.endswith(".zip") for n in self.opfs_names()):
+            self.fail("the deleted tour's file is still stored")
+        self.check_view("12-deleted")
+        if self.summary["heapMaxMB"] > 64:
+            self.fail("the JS heap reached %.1f MB (limit 64)" % self.summary["heapMaxMB"])
+
+    def close(self):
+        self.driver.quit()
+
+
+def main():
+    with open(sys.argv[1], encoding="utf-8") as f:
+        config = json.load(f)
+    walk = Walk(config)
+    try:
+        walk.run()
+    except Exception as error:  # a failed step: reported with the screenshot of where it stopped
+        walk.shot("error")
+        walk.fail("the walkthrough stopped: %r" % error)
+    finally:
+        walk.close()
+    walk.summary["failures"] = walk.failures
+    print(json.dumps(walk.summary))
+    return 1 if walk.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
