@@ -130,6 +130,23 @@ class Walk:
     def run(self):
         d = self.driver
         c = self.config
+        # A reviewer previews the version as a visitor, from the control panel's review page.
+        d.get(self.base + "/login")
+        d.find_element(By.ID, "name").send_keys(c["reviewer"])
+        d.find_element(By.ID, "password").send_keys(c["reviewerPassword"])
+        d.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
+        self.wait(lambda d: "/login" not in d.current_url, "the reviewer's sign-in")
+        d.get("%s/packages/%s/versions/%s" % (self.base, c["tour"], c["version"]))
+        frame = self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "#visitor-preview iframe"), "the preview frame")
+        if frame:
+            d.get(frame[0].get_attribute("src"))
+            self.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#tour-map .stop-marker")) == len(c["stops"]),
+                      "the previewed tour's map")
+            self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "#tour-map img.leaflet-tile-loaded"),
+                      "the previewed tour's tiles")
+            self.check_view("00-preview-as-a-visitor")
+        d.delete_all_cookies()
+
         d.get(self.base + "/visit/")
         self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "main .card a"), "the list of sites")
         self.check_view("01-find-a-tour")

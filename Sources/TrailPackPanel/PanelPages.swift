@@ -375,6 +375,10 @@ enum PanelPages {
         <dt class="col-sm-3">Package</dt><dd class="col-sm-9"><a href="{{action}}/package.zip" id="package-download">{{fileName}}</a>, {{size}}; SHA-256 <code id="review-sha256">{{sha256}}</code></dd>
         <dt class="col-sm-3">Verifier</dt><dd class="col-sm-9">{{#verified}}the package verifies{{/verified}}{{^verified}}<strong>the package does not verify</strong>{{/verified}}</dd>
         </dl>
+        <details class="mb-3" id="visitor-preview"><summary>Preview as a visitor: the visitor app over exactly these bytes</summary>
+        <p class="small mb-1">What a visitor's phone will show, from this version's package (<a href="{{visitorPreview}}" target="_blank" rel="noopener">open it full size</a>).</p>
+        <iframe title="The visitor app showing this version" src="{{visitorPreview}}" loading="lazy" width="390" height="720"></iframe>
+        </details>
         {{#hasReport}}<section aria-labelledby="report-heading"><h2 id="report-heading" class="h5">The verifier's report</h2><ul>{{#findings}}<li><span class="badge text-bg-secondary">{{severity}}</span> <code>{{code}}</code> {{file}}: {{message}}</li>{{/findings}}</ul></section>{{/hasReport}}
 
         <section aria-labelledby="changes-heading" class="mb-4" id="changes">

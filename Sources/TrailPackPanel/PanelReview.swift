@@ -141,6 +141,7 @@ extension PanelController {
                 ["reviewer": $0.reviewer, "at": Self.shortTime($0.at), "signed": $0.signed]
             },
             "action": Self.versionPath(id, version), "history": "/packages/\(Self.pathSegment(id))",
+            "visitorPreview": "/visit/#/preview/\(Self.pathSegment(id))/\(Self.pathSegment(version))",
             "canJudge": canJudge, "canAddSignature": canJudge && alreadyApproved,
             "canApprove": canJudge && !alreadyApproved,
             "canRelease": isUploader && status == .ready && record.scanStatus.releasable,

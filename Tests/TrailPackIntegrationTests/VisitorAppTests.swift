@@ -125,10 +125,20 @@ struct VisitorAppTests {
         try Support.withTemporaryDirectory { dir in
             let santiam = try Self.santiamWithVideo(into: dir)
             let family = try Support.buildFixture("family-hikes", into: dir)
-            let s = try WorkflowTests.setUp(dir, extra: ["--no-malware-scan", "--visitor-trusted-key", dir + "/keys"])
-            defer { s.server.stop() }
-            try Self.release(s, santiam, id: Self.santiam, version: "1.0.0")
-            try Self.release(s, family, id: Self.family, version: "3")
+            let serve = ["--no-malware-scan", "--visitor-trusted-key", dir + "/keys"]
+            let first = try WorkflowTests.setUp(dir, extra: serve)
+            try Self.release(first, santiam, id: Self.santiam, version: "1.0.0")
+            try Self.release(first, family, id: Self.family, version: "3")
+            first.server.stop()
+            // ken signs in to the control panel too (to preview a version as a visitor).
+            try "ken's panel password\n".write(toFile: dir + "/ken.password", atomically: true, encoding: .utf8)
+            let password = try Support.trailpack([
+                "admin", "user", "password", "ken", "--password-file", dir + "/ken.password", "--data", dir + "/data",
+            ])
+            try #require(password.status == 0, "\(password.stderr)")
+            let server = try ServeProcess.launch(["--data", dir + "/data", "--approvals", "2"] + serve)
+            defer { server.stop() }
+            let s = WorkflowTests.Setup(dir: dir, server: server, tokens: first.tokens)
             // The family tour's blob is changed on the server after its release (same size, one byte).
             let familySHA = try Support.run("sha256sum", [family]).stdout.prefix(64)
             let blob = dir + "/data/blobs/\(familySHA.prefix(2))/\(familySHA).zip"
@@ -157,6 +167,9 @@ struct VisitorAppTests {
             config["audioStop"] = 4
             config["videoStop"] = 2
             config["sha256"] = sha256
+            config["reviewer"] = "ken"
+            config["reviewerPassword"] = "ken's panel password"
+            config["version"] = "1.0.0"
             try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: dir + "/walk.json"))
             let result = try Support.run(
                 "/usr/bin/python3", [Support.root + "/scripts/visitor-walkthrough.py", dir + "/walk.json"])

@@ -57,7 +57,9 @@ def write(path, zooms, compress, skip):
     with open(path, 'wb') as f:
         w = Writer(f)
         for tile_id, z, x, y in tiles:
-            data = shared if random.random() < 0.1 else f'{z}/{x}/{y} '.encode() + random.randbytes(random.randint(0, 200))
+            data = f'{z}/{x}/{y} '.encode() + random.randbytes(random.randint(0, 200))
+            if random.random() < 0.1:
+                data = shared
             w.write_tile(tile_id, gzip.compress(data, mtime=0) if compress else data)
         w.finalize({'tile_type': TileType.MVT, 'tile_compression': Compression.GZIP if compress else Compression.NONE,
                     'min_lon_e7': -1800000000, 'min_lat_e7': -850511287, 'max_lon_e7': 1800000000,

@@ -284,14 +284,21 @@ async function route() {
     }
   });
   // The position is followed, and arrivals announced, on the tour's map and its stops' pages.
-  if (parts[0] !== 'tour') leaveTour();
+  if (parts[0] !== 'tour' && parts[0] !== 'preview') leaveTour();
   try {
     if (parts[0] === 'site' && parts[1]) await siteView(parts[1]);
     else if (parts[0] === 'package' && parts[1]) await packageView(parts[1]);
     else if (parts[0] === 'tours') await toursView();
     else if (parts[0] === 'tour' && /^[0-9a-f]{64}$/.test(parts[1] ?? '')) {
-      if (parts[2] === 'stop' && parts[3]) await showStop({ render, h, notice }, parts[1], Number(parts[3]));
-      else await showTour({ render, h, notice }, parts[1]);
+      const key = `tour/${parts[1]}`;
+      if (parts[2] === 'stop' && parts[3]) await showStop({ render, h, notice }, key, Number(parts[3]));
+      else await showTour({ render, h, notice }, key);
+    } else if (parts[0] === 'preview' && parts[1] && parts[2]) {
+      // A version under review, as visitors will get it (the control panel's "preview as a visitor").
+      const key = `preview/${encodeURIComponent(parts[1])}/${encodeURIComponent(parts[2])}`;
+      document.body.classList.add('preview');
+      if (parts[3] === 'stop' && parts[4]) await showStop({ render, h, notice }, key, Number(parts[4]));
+      else await showTour({ render, h, notice }, key);
     } else await sitesView();
   } catch (error) {
     render('Something went wrong', notice('error', error.message ?? String(error)),

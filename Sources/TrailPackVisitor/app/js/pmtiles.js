@@ -424,7 +424,8 @@ export class PMTiles {
       throw new PMTilesError('tile-data', `a tile (${length} bytes at ${offset}) lies outside the tile data`);
     }
     if (length > this.#limits.maxTileBytes) {
-      throw new PMTilesError('tile-data', `a tile of ${length} bytes is over the limit of ${this.#limits.maxTileBytes}`);
+      throw new PMTilesError('tile-data', `a tile of ${length} bytes is over the limit of ` +
+        `${this.#limits.maxTileBytes}`);
     }
     const bytes = await this.source.read(h.tileDataOffset + offset, length);
     if (h.tileCompression !== Compression.gzip) return bytes;

@@ -8,7 +8,7 @@ import {
   openTour, openMap, verifiedBlob, distanceMetres, arrivalRadius, formatDistance, shownType,
 } from './tour.js';
 
-let opened = null; // { sha256, tour, map: tiles|null }
+let opened = null; // { key, tour, map: tiles|null }
 let watch = null; // geolocation watch id
 let position = null; // last position {latitude, longitude, accuracy, heading}
 let leaflet = null; // the L.Map on screen
@@ -33,20 +33,38 @@ function markVisited(sha, order) {
   localStorage.setItem(visitedKey(sha), JSON.stringify([...set]));
 }
 
-async function load(sha256) {
-  if (opened?.sha256 === sha256) return opened;
-  const library = await storage.readLibrary();
-  const record = library.tours.find((t) => t.sha256 === sha256);
-  if (!record) throw new Error('This tour is not on this phone. Find it under "Find a tour" to download it.');
-  const file = await storage.packageFile(sha256);
-  const tour = await openTour(file);
+/**
+ * The package a route names: `tour/<sha256>` (installed on this phone) or `preview/<id>/<version>`
+ * (a version under review, read through the control panel's session, for "preview as a visitor").
+ */
+async function packageFor(key) {
+  const [kind, first, second] = key.split('/');
+  if (kind === 'tour') {
+    const library = await storage.readLibrary();
+    if (!library.tours.some((t) => t.sha256 === first)) {
+      throw new Error('This tour is not on this phone. Find it under "Find a tour" to download it.');
+    }
+    return storage.packageFile(first);
+  }
+  const response = await fetch(
+    `/packages/${first}/versions/${second}/package.zip`, // (already encoded in the key)
+    { credentials: 'same-origin', cache: 'no-store' });
+  if (!response.ok || !(response.headers.get('Content-Type') ?? '').startsWith('application/zip')) {
+    throw new Error('The preview needs you signed in to the control panel with access to this version.');
+  }
+  return response.blob();
+}
+
+async function load(key) {
+  if (opened?.key === key) return opened;
+  const tour = await openTour(await packageFor(key));
   let map = null;
   try {
     map = await openMap(tour.archive, tour.manifest);
   } catch {
     map = null; // the tour is still taken without a base map
   }
-  opened = { sha256, record, tour, map };
+  opened = { key, tour, map };
   return opened;
 }
 
@@ -106,7 +124,7 @@ function onPosition(coords) {
   if (!opened) return;
   position = coords;
   const { stops } = opened.tour;
-  const sha = opened.sha256;
+  const sha = opened.key;
   if (leaflet && positionMarker) {
     positionMarker.setLatLng([coords.latitude, coords.longitude]);
     positionMarker.setOpacity(1);
@@ -131,7 +149,7 @@ function onPosition(coords) {
     markVisited(sha, arrived);
     announce(`You have arrived at stop ${arrived}: ${stops[arrived - 1].name}.`);
     alertSenses();
-    location.hash = `#/tour/${sha}/stop/${arrived}`;
+    location.hash = `#/${sha}/stop/${arrived}`;
     return;
   }
   updateStatus();
@@ -140,7 +158,7 @@ function onPosition(coords) {
 function updateStatus() {
   if (!statusLine || !opened) return;
   const { stops } = opened.tour;
-  const next = nextStop(stops, opened.sha256);
+  const next = nextStop(stops, opened.key);
   if (!next) {
     statusLine.textContent = 'You have visited every stop of this tour.';
     return;
@@ -209,9 +227,9 @@ function tileLayer(tiles) {
 }
 
 /** The tour's map page. */
-export async function showTour(view, sha256) {
+export async function showTour(view, key) {
   const { h, render, notice } = view;
-  const state = await load(sha256);
+  const state = await load(key);
   const { manifest, stops } = state.tour;
   const L = globalThis.L;
   leaflet?.remove();
@@ -224,9 +242,9 @@ export async function showTour(view, sha256) {
   const alerts = h('input', { type: 'checkbox', id: 'arrival-alerts' });
   alerts.checked = localStorage.getItem(settingsKey) === 'on';
   alerts.addEventListener('change', () => localStorage.setItem(settingsKey, alerts.checked ? 'on' : 'off'));
-  const seen = visited(sha256);
+  const seen = visited(key);
   const list = h('ol', { class: 'stop-list' }, stops.map((s, i) => h('li', {},
-    h('a', { href: `#/tour/${sha256}/stop/${i + 1}` }, s.name),
+    h('a', { href: `#/${key}/stop/${i + 1}` }, s.name),
     seen.has(i + 1) ? h('span', { class: 'visited' }, ' (visited)') : null)));
   render(manifest.name,
     state.map ? null : notice('info', 'This tour has no offline map: follow the list of stops.'),
@@ -237,8 +255,8 @@ export async function showTour(view, sha256) {
     h('p', {}, h('button', {
       type: 'button', class: 'secondary',
       onclick: () => {
-        localStorage.removeItem(visitedKey(sha256));
-        showTour(view, sha256);
+        localStorage.removeItem(visitedKey(key));
+        showTour(view, key);
       },
     }, 'Start the tour again')));
   if (L) {
@@ -258,9 +276,9 @@ export async function showTour(view, sha256) {
       element.textContent = String(i + 1);
       element.setAttribute('role', 'link');
       element.setAttribute('aria-label', `Stop ${i + 1}: ${s.name}`);
-      marker.on('click', () => { location.hash = `#/tour/${sha256}/stop/${i + 1}`; });
+      marker.on('click', () => { location.hash = `#/${key}/stop/${i + 1}`; });
       element.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter' || e.key === ' ') location.hash = `#/tour/${sha256}/stop/${i + 1}`;
+        if (e.key === 'Enter' || e.key === ' ') location.hash = `#/${key}/stop/${i + 1}`;
       });
     });
     positionMarker = L.marker([0, 0], {
@@ -326,9 +344,9 @@ async function assetView(h, archive, stop, asset) {
 }
 
 /** One stop's page. */
-export async function showStop(view, sha256, number) {
+export async function showStop(view, key, number) {
   const { h, render, notice } = view;
-  const state = await load(sha256);
+  const state = await load(key);
   const { stops, archive } = state.tour;
   const stop = stops[number - 1];
   if (!stop) throw new Error(`This tour has no stop ${number}.`);
@@ -338,9 +356,9 @@ export async function showStop(view, sha256, number) {
   revokeAll();
   const body = h('div', { class: 'stop-assets' });
   const nav = h('nav', { class: 'stop-nav', 'aria-label': 'Stops' },
-    h('a', { href: `#/tour/${sha256}` }, 'Back to the map'),
-    number > 1 ? h('a', { href: `#/tour/${sha256}/stop/${number - 1}` }, 'Previous stop') : null,
-    number < stops.length ? h('a', { href: `#/tour/${sha256}/stop/${number + 1}` }, 'Next stop') : null);
+    h('a', { href: `#/${key}` }, 'Back to the map'),
+    number > 1 ? h('a', { href: `#/${key}/stop/${number - 1}` }, 'Previous stop') : null,
+    number < stops.length ? h('a', { href: `#/${key}/stop/${number + 1}` }, 'Next stop') : null);
   render(`Stop ${number}: ${stop.name}`, stop.description ? h('p', { class: 'lead' }, stop.description) : null,
     body, nav);
   const shown = (stop.assets ?? []).filter((a) => a.kind !== 'captions' && shownType(a.mediaType) !== 'text/vtt');

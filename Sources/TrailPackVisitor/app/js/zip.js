@@ -212,7 +212,10 @@ async function readEndRecords(source) {
 
   const needsZip64 = total16 === ALL_ONES_16 || size32 === ALL_ONES_32 || offset32 === ALL_ONES_32;
   const locatorOffset = endOffset - LOCATOR_SIZE;
-  const locator = locatorOffset >= 0 ? await source.read(locatorOffset, LOCATOR_SIZE) : null;
+  // The locator is usually inside the tail already read (one read fewer over HTTP).
+  const locator = locatorOffset < 0 ? null : locatorOffset >= tailStart
+    ? tail.subarray(locatorOffset - tailStart, locatorOffset - tailStart + LOCATOR_SIZE)
+    : await source.read(locatorOffset, LOCATOR_SIZE);
   const hasLocator = locator !== null && readU32(locator, 0) === SIGNATURE.locator64;
   if (!needsZip64 && !hasLocator) return end;
   if (!hasLocator) throw new ZipError('zip64', 'the end record needs ZIP64 values but there is no ZIP64 locator');
@@ -460,7 +463,8 @@ export class ZipArchive {
     for await (const chunk of chunks) {
       produced += chunk.length;
       if (produced > entry.size) {
-        throw new ZipError('size', `'${entry.name}' holds more than the declared ${entry.size} bytes (reading stopped)`);
+        throw new ZipError('size', `'${entry.name}' holds more than the declared ${entry.size} bytes ` +
+          '(reading stopped there)');
       }
       crc = crc32(chunk, crc);
       yield chunk;
@@ -634,8 +638,8 @@ export async function openZip(source, limits = {}) {
   }
   // The central directory ends exactly where the end records begin: nothing before or after it.
   if (end.directoryOffset + end.directorySize !== end.directoryEnd) {
-    throw new ZipError('bad-offset', `the central directory (${end.directorySize} bytes at byte ${end.directoryOffset}) ` +
-      `does not end where the end records begin (byte ${end.directoryEnd})`);
+    throw new ZipError('bad-offset', `the central directory (${end.directorySize} bytes at byte ` +
+      `${end.directoryOffset}) does not end where the end records begin (byte ${end.directoryEnd})`);
   }
   if (end.directorySize > lim.maxCentralDirectoryBytes) {
     throw new ZipError('too-large', `the central directory is ${end.directorySize} bytes; ` +
