@@ -84,11 +84,13 @@ bench: bench-deps
 	python3 bench/server.py --set medium
 	python3 bench/panel.py --drafts 1000 --upload-mb 1024
 	python3 bench/update.py --sets small,medium
+	/usr/bin/python3 bench/visitor.py --mb 500
 bench-quick: bench-deps
 	python3 bench/run.py --sets tiny,entries100k,small --runs 3
 	python3 bench/server.py --set small
 	python3 bench/panel.py --drafts 200 --upload-mb 128
 	python3 bench/update.py --sets small
+	/usr/bin/python3 bench/visitor.py --mb 100
 
 # The verifier under libFuzzer (with AddressSanitizer) for FUZZ_SECONDS. FUZZ_MODE=structured (the
 # default) fuzzes by structure: each input is a tape that picks a seed package (fixtures/fuzz/seeds)

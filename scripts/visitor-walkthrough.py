@@ -105,6 +105,18 @@ class Walk:
                 continue
             self.fail("%s: console error: %s" % (name, message))
 
+    def narrow(self, name):
+        """The same view 320 px wide with the text at 200 %: nothing needs sideways scrolling (WCAG 1.4.4, 1.4.10)."""
+        self.cdp("Emulation.setDeviceMetricsOverride", width=320, height=700, deviceScaleFactor=1, mobile=True)
+        self.driver.execute_script("document.documentElement.style.fontSize = '200%'")
+        time.sleep(0.3)
+        width = self.driver.execute_script("return document.documentElement.scrollWidth")
+        self.shot(name + "-320px-200pct")
+        if width > 320:
+            self.fail("%s: 320 px wide at 200 %% text scrolls sideways (%d px)" % (name, width))
+        self.driver.execute_script("document.documentElement.style.fontSize = ''")
+        self.cdp("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=1, mobile=True)
+
     def click_link(self, text, timeout=30):
         """Clicks the first link or button whose words start with `text` (found again if the page redraws)."""
         def clicked(d):
@@ -150,6 +162,16 @@ class Walk:
         d.get(self.base + "/visit/")
         self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "main .card a"), "the list of sites")
         self.check_view("01-find-a-tour")
+        # Installable as an app (web app manifest, icons, standalone, a service worker with a fetch handler).
+        d.execute_async_script("var done = arguments[arguments.length - 1];"
+                               "navigator.serviceWorker.ready.then(() => done(true));")
+        errors = self.cdp("Page.getInstallabilityErrors").get("installabilityErrors", [])
+        if errors:
+            self.fail("not installable: %s" % errors)
+        manifest = self.cdp("Page.getAppManifest")
+        if manifest.get("errors"):
+            self.fail("web app manifest errors: %s" % manifest["errors"])
+        self.summary["installable"] = not errors
         self.click_link(c["siteName"])
         self.wait(lambda d: c["tourName"] in self.text("main .card h2"), "the site's tours")
         self.wait(lambda d: "stops" in self.text("main .card .muted"), "the number of stops")
@@ -216,6 +238,7 @@ class Walk:
             if not (marker.get_attribute("aria-label") or "").startswith("Stop "):
                 self.fail("a stop marker has no accessible name")
         self.check_view("07-tour-map")
+        self.narrow("07-tour-map")
 
         # Walk the route: near each stop in order, it is announced and opens.
         self.click_link("Follow my position")
@@ -232,6 +255,7 @@ class Walk:
                       "stop %d's files" % number, 30)
             if number == 1:
                 self.check_view("08-stop-announced")
+                self.narrow("08-stop-announced")
             if number == c["audioStop"]:
                 played = d.execute_async_script(
                     "var done = arguments[arguments.length - 1]; const a = document.querySelector('main audio');"

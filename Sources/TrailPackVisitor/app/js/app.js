@@ -320,6 +320,20 @@ if ('serviceWorker' in navigator) {
   navigator.serviceWorker.register('sw.js', { scope: './' }).catch(() => {});
 }
 storage.removeStrays().catch(() => {});
+
+/** Downloads a closed tab or a lost connection interrupted continue where they stopped. */
+async function resumeDownloads() {
+  if (!navigator.onLine) return;
+  const library = await storage.readLibrary();
+  for (const download of library.downloads) {
+    if (installer.activeDownload(download.sha256)) continue;
+    installer.install(download, { name: download.siteName }).then(() => {
+      if (location.hash === '#/tours') route();
+    }, () => {});
+  }
+}
+window.addEventListener('online', () => resumeDownloads().catch(() => {}));
+resumeDownloads().catch(() => {});
 if (!location.hash) {
   storage.readLibrary().then((lib) => {
     if (lib.tours.length > 0 || !navigator.onLine) history.replaceState(null, '', '#/tours');

@@ -90,11 +90,17 @@ export function leaveTour() {
   revokeAll();
 }
 
+let announceTimer = null;
+
 function announce(text) {
   const region = document.getElementById('announce');
   region.textContent = '';
-  // A fresh text node, so that screen readers announce the same words twice in a row too.
+  clearTimeout(announceTimer);
+  // A fresh text node, so that screen readers announce the same words twice in a row too. The
+  // banner covers the bottom of the screen: it goes after 12 s, or at once when tapped.
   setTimeout(() => { region.textContent = text; }, 50);
+  announceTimer = setTimeout(() => { region.textContent = ''; }, 12000);
+  region.onclick = () => { region.textContent = ''; };
 }
 
 function alertSenses() {
