@@ -144,6 +144,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            // wasm/: the WebAssembly hashes' source (WAT); app/js/hashes.wasm is what it compiles to.
+            exclude: ["wasm"],
             resources: [.copy("app")]
         ),
         .executableTarget(

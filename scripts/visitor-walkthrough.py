@@ -88,7 +88,8 @@ class Walk:
         self.driver.execute_script(self.axe)
         result = self.driver.execute_async_script(
             "var done = arguments[arguments.length - 1];"
-            "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'best-practice']}}).then(function (r) { done(JSON.stringify(r.violations)); },"
+            "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'best-practice']}})"
+            ".then(function (r) { done(JSON.stringify(r.violations)); },"
             " function (e) { done(JSON.stringify([{id: 'axe-error', help: String(e), nodes: []}])); });")
         for v in json.loads(result):
             targets = ", ".join(str(n.get("target")) for n in v["nodes"][:3])

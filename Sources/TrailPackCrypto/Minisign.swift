@@ -173,8 +173,10 @@ public enum Minisign {
 
         /// Reads a `.minisig` file's text.
         public init(fileText: String) throws(CryptoError) {
-            let lines = fileText.split(separator: "\n", omittingEmptySubsequences: false).map {
-                $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
+            // Split on scalars: "\r\n" is one Character, so a Character split would keep a CRLF file whole.
+            let lines = fileText.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map {
+                let line = String(String.UnicodeScalarView($0))
+                return line.hasSuffix("\r") ? String(line.unicodeScalars.dropLast()) : line
             }
             guard lines.count >= 4, lines[0].hasPrefix(Minisign.untrustedPrefix),
                 lines[2].hasPrefix(Minisign.trustedPrefix)

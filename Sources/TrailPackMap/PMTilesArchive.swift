@@ -117,7 +117,8 @@ public final class PMTilesArchive: Sendable {
             guard lo > 0 else { return nil }
             let e = entries[lo - 1]
             if !e.isLeaf { return id < e.tileID + UInt64(e.runLength) ? e : nil }
-            guard depth < limits.maxDepth else { break }
+            // The same bound as the walk's: root plus `maxDepth - 1` leaf levels.
+            guard depth + 1 < limits.maxDepth else { break }
             entries = try leaf(e)
         }
         throw MapError(.mapDirectory, "the leaf directories nest deeper than \(limits.maxDepth) levels")

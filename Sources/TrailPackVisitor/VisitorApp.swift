@@ -111,7 +111,7 @@ public struct VisitorController: Sendable {
             connect += " \(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
         }
         contentSecurityPolicy =
-            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; "
+            "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' blob: data:; "
             + "media-src 'self' blob:; connect-src \(connect); worker-src 'self'; manifest-src 'self'; "
             + "font-src 'self'; base-uri 'none'; form-action 'none'; object-src 'none'; frame-ancestors 'self'"
     }
@@ -202,6 +202,7 @@ public struct VisitorController: Sendable {
         case "css": return "text/css; charset=utf-8"
         case "json": return "application/json"
         case "webmanifest": return "application/manifest+json"
+        case "wasm": return "application/wasm"
         case "png": return "image/png"
         case "svg": return "image/svg+xml"
         default: return "application/octet-stream"

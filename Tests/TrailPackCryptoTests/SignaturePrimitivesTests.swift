@@ -24,6 +24,17 @@ struct SignaturePrimitivesTests {
                 == "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8")
     }
 
+    @Test("a signature file with Windows line ends (CRLF) reads and verifies as the same signature")
+    func crlfSignature() throws {
+        let key = try Minisign.SecretKey.generate()
+        let prehash = BLAKE2b.digest(Array("a package".utf8), length: 64)
+        let signature = try Minisign.Signature.sign(prehash: prehash, key: key, trustedComment: "id:x\tversion:1")
+        let crlf = signature.fileText.replacingOccurrences(of: "\n", with: "\r\n")
+        let read = try Minisign.Signature(fileText: crlf)
+        #expect(read == signature)
+        #expect(read.verify(prehash: prehash, publicKey: key.publicKeyValue) == .valid)
+    }
+
     @Test("scrypt parameters follow libsodium for minisign's limits")
     func scryptParameters() {
         let large = Scrypt.parameters(opsLimit: 33_554_432, memLimit: 1_073_741_824)

@@ -82,7 +82,8 @@ struct VisitorAppTests {
                 $0.lowercased().hasPrefix("content-security-policy:")
             }
             let policy = String(try #require(csp, "no CSP: \(head.stdout)"))
-            #expect(policy.contains("script-src 'self';") && !policy.contains("unsafe-inline"), "\(policy)")
+            #expect(policy.contains("script-src 'self' 'wasm-unsafe-eval';") && !policy.contains("unsafe-inline")
+                    && !policy.contains("'unsafe-eval'"), "\(policy)")
             #expect(policy.contains("connect-src 'self';") && policy.contains("frame-ancestors 'self'"), "\(policy)")
             #expect(try s.curl("GET", "/visit", as: nil).0 == 301)
             // Every file the service worker caches for offline use is served (a missing one would break install).
@@ -99,7 +100,7 @@ struct VisitorAppTests {
             // …and every JavaScript module the app has is in that list.
             let modules = try FileManager.default.contentsOfDirectory(
                 atPath: Support.root + "/Sources/TrailPackVisitor/app/js")
-            for module in modules where module.hasSuffix(".js") {
+            for module in modules where module.hasSuffix(".js") || module.hasSuffix(".wasm") {
                 #expect(files.contains(Substring("js/" + module)), "sw.js does not keep js/\(module)")
             }
             let config = try JSON.parse(try s.curl("GET", "/visit/config.json", as: nil).1)

@@ -156,7 +156,7 @@ test('bytes changed on the server under a resume: If-Range gets the whole new fi
   }
 });
 
-test('a server sending more than the catalog says is refused; a dead server gives up with a plain message', async () => {
+test('more bytes than the catalog says are refused; a dead server gives up in plain words', async () => {
   const s = await serve(Buffer.concat([blob, Buffer.from('extra')]));
   try {
     await assert.rejects(
@@ -214,7 +214,8 @@ test('an asset changed on the phone is not shown; a wrong size neither', async (
   const changed = Buffer.from(bytes);
   changed[range.start + 100] ^= 0x01;
   const damaged = await openTour(new Blob([changed]));
-  await assert.rejects(verifiedBlob(damaged.archive, image), (e) => e instanceof TourError && /changed/.test(e.message));
+  await assert.rejects(verifiedBlob(damaged.archive, image),
+    (e) => e instanceof TourError && /changed/.test(e.message));
   await assert.rejects(verifiedBlob(tour.archive, { ...image, size: image.size + 1 }), TourError);
   await assert.rejects(verifiedBlob(tour.archive, { ...image, path: 'waypoints/none.png' }), TourError);
 });
@@ -227,8 +228,9 @@ test('the rules the app relies on: versions, sizes, types it shows, manifests, d
   assert.equal(formatBytes(23_400_000), '23 MB');
   assert.equal(formatBytes(1_500_000), '1.5 MB');
   assert.equal(shownType('image/png'), 'image/png');
-  for (const dangerous of ['text/html', 'image/svg+xml', 'application/xhtml+xml', 'text/javascript', 'application/pdf']) {
-    assert.equal(shownType(dangerous), 'application/octet-stream', dangerous);
+  const dangerous = ['text/html', 'image/svg+xml', 'application/xhtml+xml', 'text/javascript', 'application/pdf'];
+  for (const type of dangerous) {
+    assert.equal(shownType(type), 'application/octet-stream', type);
   }
   assert.throws(() => checkManifest({ id: 'a', version: '1', name: 'n', waypoints: [] }), TourError);
   assert.throws(() => checkManifest({

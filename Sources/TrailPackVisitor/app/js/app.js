@@ -187,8 +187,8 @@ async function packageView(id) {
   const start = async () => {
     action.replaceChildren();
     const progress = progressView(entry);
-    const pauseButton = h('button', { type: 'button', class: 'secondary', onclick: () => installer.pause(entry.sha256) },
-      'Pause');
+    const pause = () => installer.pause(entry.sha256);
+    const pauseButton = h('button', { type: 'button', class: 'secondary', onclick: pause }, 'Pause');
     status.replaceChildren(progress.element, pauseButton);
     try {
       const record = await installer.install(entry, { name: entry.site }, progress.update);
@@ -263,11 +263,13 @@ async function toursView() {
   });
   const downloads = library.downloads.map((d) => h('li', { class: 'card' },
     h('h2', {}, h('a', { href: `#/package/${encodeURIComponent(d.id)}` }, d.name || d.id)),
-    h('p', { class: 'muted' }, installer.activeDownload(d.sha256) ? 'Downloading…' : 'Download paused: open it to continue.')));
+    h('p', { class: 'muted' },
+      installer.activeDownload(d.sha256) ? 'Downloading…' : 'Download paused: open it to continue.')));
   const { usage, quota } = await storage.estimate();
   render('My tours',
     list.length === 0 && downloads.length === 0
-      ? notice('info', 'No tours on this phone yet. ', h('a', { href: '#/' }, 'Find a tour'), ' while you have a signal.')
+      ? notice('info', 'No tours on this phone yet. ', h('a', { href: '#/' }, 'Find a tour'),
+        ' while you have a signal.')
       : null,
     list.length ? h('ul', { class: 'cards' }, list) : null,
     downloads.length ? [h('h2', {}, 'Downloads'), h('ul', { class: 'cards' }, downloads)] : null,

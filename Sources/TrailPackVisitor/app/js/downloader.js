@@ -6,8 +6,8 @@
 // local bytes is fast), then the rest is asked for with `Range` and `If-Range` on the package's
 // strong ETag, so a server holding other bytes answers with the whole file and we start over.
 
-import { SHA256, toHex } from './sha256.js';
-import { BLAKE2b512 } from './blake2b.js';
+import { toHex } from './sha256.js';
+import { createHashers } from './fasthash.js';
 
 /** A download that cannot go on, with `code`: 'http', 'size', 'range', 'network', 'aborted'. */
 export class DownloadError extends Error {
@@ -39,8 +39,12 @@ export async function downloadInto(o) {
   const sleep = o.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   const retries = o.retries ?? 6;
   const file = o.file;
-  let sha = new SHA256();
-  let b2 = o.prehash ? new BLAKE2b512() : null;
+  // WebAssembly hashes where the browser allows them (several times the pure JS ones), else JS.
+  const fresh = async () => {
+    const made = await createHashers({ sha256: true, blake2b: Boolean(o.prehash) });
+    return [made.sha256, made.blake2b];
+  };
+  let [sha, b2] = await fresh();
   let have = file.getSize();
   if (have > o.size) {
     file.truncate(0);
@@ -96,8 +100,7 @@ export async function downloadInto(o) {
         // The server sent the whole file (its bytes changed, or it does not resume): start again.
         file.truncate(0);
         have = 0;
-        sha = new SHA256();
-        b2 = o.prehash ? new BLAKE2b512() : null;
+        [sha, b2] = await fresh();
         o.onProgress?.(0);
       }
       const length = response.headers.get('Content-Length');

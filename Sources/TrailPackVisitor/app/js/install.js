@@ -166,7 +166,8 @@ export async function install(entry, site, listener = () => {}) {
             manifest: { id: entry.id, version: entry.version }, sha256Hex: result.sha256,
           });
         } else {
-          throw new InstallError(`The reviewers' signatures cannot be checked in this browser (${error.message}).`, true);
+          throw new InstallError(
+            `The reviewers' signatures cannot be checked in this browser (${error.message}).`, true);
         }
       }
       if (!check.ok) {

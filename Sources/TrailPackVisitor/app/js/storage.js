@@ -26,7 +26,8 @@ export async function readLibrary() {
     const file = await (await dir.getFileHandle(LIBRARY)).getFile();
     if (file.size > 4 << 20) return { tours: [], downloads: [] };
     const value = JSON.parse(await file.text());
-    return { tours: Array.isArray(value.tours) ? value.tours : [], downloads: Array.isArray(value.downloads) ? value.downloads : [] };
+    const list = (field) => (Array.isArray(value[field]) ? value[field] : []);
+    return { tours: list('tours'), downloads: list('downloads') };
   } catch {
     return { tours: [], downloads: [] };
   }

@@ -5,7 +5,8 @@
 import { BlobSource, RangeSource } from './bytes.js';
 import { openZip } from './zip.js';
 import { openPMTiles } from './pmtiles.js';
-import { SHA256, toHex } from './sha256.js';
+import { toHex } from './sha256.js';
+import { createHashers } from './fasthash.js';
 
 /** A tour that cannot be opened or an asset that does not match, in plain words. */
 export class TourError extends Error {
@@ -54,7 +55,9 @@ export function checkManifest(m) {
     if (!w || typeof w.name !== 'string' || !isCoordinate(w.coordinate)) {
       throw new TourError(`Stop ${i + 1} has no name or no place on the map.`);
     }
-    if (w.assets !== undefined && !Array.isArray(w.assets)) throw new TourError(`Stop ${i + 1}'s files are unreadable.`);
+    if (w.assets !== undefined && !Array.isArray(w.assets)) {
+      throw new TourError(`Stop ${i + 1}'s files are unreadable.`);
+    }
   }
   return m;
 }
@@ -100,7 +103,7 @@ export async function verifiedBlob(archive, asset) {
   if (!entry) throw new TourError(`The file ${asset.path} is missing from the tour.`);
   if (entry.size !== asset.size) throw new TourError(`The file ${asset.path} does not have the size the tour says.`);
   const type = shownType(asset.mediaType);
-  const hash = new SHA256();
+  const { sha256: hash } = await createHashers({ sha256: true });
   let blob;
   if (entry.method === 0) {
     blob = await archive.blob(entry, type);
