@@ -147,9 +147,11 @@ public struct VisitorController: Sendable {
         // The service worker keeps the app for offline use; online, each start asks whether it changed.
         headers[.cacheControl] = "no-cache"
         if path == "sw.js" { headers[HTTPField.Name("Service-Worker-Allowed")!] = "/visit/" }
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {
-            $0.trimmingCharacters(in: .whitespaces) == file.etag
-        }) {
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: {
+                $0.trimmingCharacters(in: .whitespaces) == file.etag
+            })
+        {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentLength] = String(file.bytes.readableBytes)

@@ -197,7 +197,8 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         name: .customLong("visitor-app-files"),
-        help: ArgumentHelp("The visitor app's files (default: the copy installed beside the program).", visibility: .hidden))
+        help: ArgumentHelp(
+            "The visitor app's files (default: the copy installed beside the program).", visibility: .hidden))
     var visitorAppFiles: String?
 
     func run() async throws {
@@ -341,7 +342,8 @@ struct Serve: AsyncParsableCommand {
                 addRoutes: {
                     visitor?.addRoutes(to: $0)
                     panel.addRoutes(to: $0)
-                }) { port in
+                }
+            ) { port in
                 FileHandle.standardOutput.write(Data(banner.replacingOccurrences(of: "%d", with: String(port)).utf8))
             }
         } catch {
