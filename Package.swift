@@ -33,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // TLS for `trailpack serve --tls-certificate/--tls-key` (BoringSSL inside; the server target only).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // System libraries, found by pkg-config. No Swift in these.
@@ -117,6 +119,11 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // HTTPS: TLS by NIOSSL, HTTP/1.1 or HTTP/2 by ALPN (HummingbirdHTTP2's upgrade channel).
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
             ]
         ),
         // The web control panel (issue 17): pages, sessions, static assets, mounted by `trailpack serve` at /.

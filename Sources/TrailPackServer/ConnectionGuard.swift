@@ -68,6 +68,23 @@ public final class ConnectionCounter: Sendable {
 /// `Expect: 100-continue` so a client sends its body without waiting. It sits after the HTTP/1
 /// codec, so it sees whole request heads: a client that trickles header bytes never produces one
 /// and is closed when `headerTimeout` runs out, however slowly it sends.
+///
+/// Over TLS (``ServerTLS``) it is added once the handshake is done, and without a counter: the
+/// `TLSConnectionGuard` below the TLS handler counts the connection and limits the handshake to
+/// `headerTimeout`. On HTTP/1.1 over TLS every limit then holds as on plain HTTP (the head's time
+/// limit starts after the handshake). On HTTP/2 the same guard is added to each *stream*, which is
+/// one request; there:
+/// - the body's minimum rate and the send timeout hold per stream (a stream that cannot be written
+///   is one whose flow-control window the client does not open); a stream closed by a limit is
+///   reset, its connection stays;
+/// - the head's time limit is moot: a stream exists only once its whole header block has come
+///   (NIOHTTP2 bounds a header block's size, not its time); the time a connection may have no
+///   stream open is the TLS guard's, which this guard tells when its stream opens and closes;
+/// - the keep-alive limit is the connection's, not this guard's (a stream ends with its response):
+///   Hummingbird sends an idle connection a GOAWAY after `keepAliveTimeout`, and the TLS guard
+///   closes it after twice that if the client has not;
+/// - connections per address count TCP connections; each may carry up to NIOHTTP2's default of
+///   100 concurrent streams, so one address may have `maxConnectionsPerAddress` × 100 requests in flight.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -75,7 +92,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let limits: ServerLimits
-    private let counter: ConnectionCounter
+    /// nil: the connection is counted below (`TLSConnectionGuard`), not per HTTP/2 stream.
+    private let counter: ConnectionCounter?
     private let maxBodyBytes: Int64
     private let logger: Logger
     private var address: String?
@@ -90,12 +108,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var readRequestedInWindow = false
     private var started = false
     private let zeroCopy: Bool
+    /// On an HTTP/2 stream: its connection's guard, told when this stream opens and closes.
+    private var connectionGuard: TLSConnectionGuard?
 
     /// Told when a blob being sent shrank under the server (see `SendfileHandler`).
     private let onShortFile: @Sendable (_ path: String, _ reason: String) -> Void
 
     init(
-        limits: ServerLimits, counter: ConnectionCounter, maxBodyBytes: Int64, zeroCopy: Bool, logger: Logger,
+        limits: ServerLimits, counter: ConnectionCounter?, maxBodyBytes: Int64, zeroCopy: Bool, logger: Logger,
         onShortFile: @escaping @Sendable (_ path: String, _ reason: String) -> Void = { _, _ in }
     ) {
         self.onShortFile = onShortFile
@@ -137,7 +157,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard !started else { return }
         started = true
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        guard counter.acquire(address) else {
+        guard counter?.acquire(address) ?? true else {
             logger.notice(
                 "too many connections from one address; closed",
                 metadata: ["client": "\(address)", "limit": "\(limits.maxConnectionsPerAddress)"])
@@ -145,20 +165,32 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         self.address = address
+        // Over TLS, an HTTP/2 stream's parent is its connection, with the TLS guard, on this event
+        // loop; an HTTP/1.1 connection's parent is the listening socket, maybe on another loop.
+        if counter == nil, let parent = context.channel.parent, parent.eventLoop.inEventLoop,
+            let connectionGuard = try? parent.pipeline.syncOperations.handler(type: TLSConnectionGuard.self)
+        {
+            self.connectionGuard = connectionGuard
+            connectionGuard.streamOpened()
+        }
         arm(context, after: limits.headerTimeout, reason: "no complete request head")
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         cancelTimers()
-        if let address { counter.release(address) }
+        if let address { counter?.release(address) }
         address = nil
+        connectionGuard?.streamClosed()
+        connectionGuard = nil
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         cancelTimers()
-        if let address { counter.release(address) }
+        if let address { counter?.release(address) }
         address = nil
+        connectionGuard?.streamClosed()
+        connectionGuard = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -265,7 +297,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func close(_ context: ChannelHandlerContext, reason: String) {
         logger.info(
-            "connection closed by a time limit", metadata: ["client": "\(address ?? "unknown")", "reason": "\(reason)"])
+            connectionGuard == nil ? "connection closed by a time limit" : "HTTP/2 stream reset by a time limit",
+            metadata: ["client": "\(address ?? "unknown")", "reason": "\(reason)"])
         cancelTimers()
         context.close(promise: nil)
     }

@@ -20,6 +20,9 @@ public struct ServerConfiguration: Sendable {
     public var scanner: MalwareScanner.Engine
     /// Verifies uploads in a limited child process (`trailpack serve` sets it); nil: in this process.
     public var containedVerifier: ContainedVerifier?
+    /// With it, the server speaks HTTPS only (HTTP/1.1 and HTTP/2 by ALPN) with this certificate
+    /// chain and key, and sends downloads through buffers instead of `sendfile`; nil: plain HTTP/1.1.
+    public var tls: ServerTLS?
     /// Time limits and the per-address connection cap.
     public var limits = ServerLimits()
     /// How many malware scans run at once (each is a clamscan process: CPU and memory bound).

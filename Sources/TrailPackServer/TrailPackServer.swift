@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -121,20 +123,43 @@ public struct TrailPackServer: Sendable {
     }
 
     /// The application, ready to run: the router, and HTTP/1 with the connection guard that
-    /// enforces `configuration.limits`.
+    /// enforces `configuration.limits` — or, with `configuration.tls`, HTTPS: HTTP/1.1 or HTTP/2 by
+    /// ALPN (Hummingbird's HTTP/2 upgrade channel), the same guard after the HTTP codec, a TLS guard
+    /// for what is the connection's (see `ConnectionGuard`), and downloads through buffers (a file
+    /// sent by `sendfile` would bypass the encryption).
     public func buildApplication(
         logger: Logger, addRoutes: @escaping (Router<AppRequestContext>) -> Void = { _ in },
         onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let limits = configuration.limits, counter = connections, maxBody = configuration.maxUploadBytes
-        return Application(
-            router: buildRouter(zeroCopyDownloads: true, addRoutes: addRoutes),
-            server: .http1(
+        let server: HTTPServerBuilder
+        if let tls = configuration.tls {
+            // Per HTTP/1.1 connection or HTTP/2 stream; the TLS guard counts the connections.
+            let streams = HTTP1Channel.Configuration(additionalChannelHandlers: [
+                ConnectionGuard(limits: limits, counter: nil, maxBodyBytes: maxBody, zeroCopy: false, logger: logger)
+            ])
+            // An HTTP/2 connection with no stream open is sent a GOAWAY after the keep-alive limit;
+            // streams still open when it closes (or at shutdown) get the shutdown limit.
+            let http2 = HTTP2UpgradeChannel.Configuration(
+                idleTimeout: Duration(limits.keepAliveTimeout), gracefulCloseTimeout: limits.shutdownTimeout,
+                streamConfiguration: streams)
+            server = HTTPServerBuilder { responder in
+                try GuardedHTTPSChannel(
+                    upgrade: HTTP2UpgradeChannel(
+                        tlsConfiguration: tls.configuration, configuration: http2, responder: responder),
+                    limits: limits, counter: counter, logger: logger)
+            }
+        } else {
+            server = .http1(
                 configuration: .init(additionalChannelHandlers: [
                     ConnectionGuard(
                         limits: limits, counter: counter, maxBodyBytes: maxBody, zeroCopy: true, logger: logger,
                         onShortFile: { [self] path, reason in shortBlobWhileSending(path: path, reason: reason) })
-                ])),
+                ]))
+        }
+        return Application(
+            router: buildRouter(zeroCopyDownloads: configuration.tls == nil, addRoutes: addRoutes),
+            server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "trailpack"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },

@@ -31,6 +31,15 @@ struct Serve: AsyncParsableCommand {
                 http://127.0.0.1:8080/v1/admin/packages
               trailpack serve --data ./data --approvals 2 --clamav-db /var/lib/clamav
               trailpack serve --data ./data --approvals 0 --no-malware-scan
+              trailpack serve --data /srv/trailpack --host 0.0.0.0 --port 8443 \\
+                --tls-certificate fullchain.pem --tls-key privkey.pem
+
+            HTTPS: with --tls-certificate and --tls-key (PEM files: the certificate chain, the server's own \
+            certificate first, and its unencrypted private key) the server speaks only HTTPS, HTTP/1.1 or \
+            HTTP/2 as the client chooses; downloads are then sent through buffers instead of sendfile. \
+            Browsers run the visitor app offline (service worker, storage, location) only from a secure \
+            origin: HTTPS, or http://localhost and http://127.0.0.1 for testing. A proxy that ends TLS in \
+            front of the server (nginx) serves as well; see the README.
 
             Limits (defaults in brackets): a new connection must send its request head within \
             --header-timeout [30 s]; a kept-alive connection is closed after --keep-alive-timeout [15 s] idle; \
@@ -40,7 +49,8 @@ struct Serve: AsyncParsableCommand {
             --shutdown-timeout [30 s]; --scan-concurrency [1] malware scans run at once; confirmations are \
             counted at most --confirmations-per-minute [30] per address and once per download.
 
-            Exit codes: 0 stopped cleanly, 2 usage error, 3 the data folder, the port or the scanner cannot be used.
+            Exit codes: 0 stopped cleanly, 2 usage error (a TLS file holding no usable PEM certificate or key \
+            included), 3 the data folder, the port, the scanner or a TLS file cannot be used (read).
             """)
 
     @Option(
@@ -53,6 +63,18 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "The port to listen on (0: any free port, printed at start).")
     var port = 8080
+
+    @Option(
+        name: .customLong("tls-certificate"),
+        help:
+            "Serve HTTPS (HTTP/1.1 and HTTP/2) with this certificate chain: a PEM file, the server's own certificate first. Needs --tls-key."
+    )
+    var tlsCertificate: String?
+
+    @Option(
+        name: .customLong("tls-key"),
+        help: "The private key of --tls-certificate's certificate: a PEM file, unencrypted. Needs --tls-certificate.")
+    var tlsKey: String?
 
     @Option(
         name: .customLong("admin-token-file"),
@@ -291,6 +313,7 @@ struct Serve: AsyncParsableCommand {
             draftQuotaBytes: (1...(1 << 30)).contains(draftQuotaMB) ? draftQuotaMB << 20 : 0)
         let panelProblems = panelConfiguration.problems()
         guard panelProblems.isEmpty else { throw CLIError.usage(panelProblems.joined(separator: "; ")) }
+        configuration.tls = try loadTLS()
         // Logs go to standard error; standard output carries only the "listening on" line.
         LoggingSystem.bootstrap { label in
             var handler = LineLogHandler(label: label, format: format)
@@ -331,10 +354,11 @@ struct Serve: AsyncParsableCommand {
             : clamdSocket.map { "malware scan by clamd at \($0)" }
                 ?? "malware scan by clamscan\(clamavDB.map { " with \($0)" } ?? "")"
         let banner =
-            "trailpack serve: listening on http://\(host):%d (data: \(configuration.dataDirectory); \(uploads); "
+            "trailpack serve: listening on \(configuration.tls == nil ? "http" : "https")://\(host):%d (data: \(configuration.dataDirectory); \(uploads); "
             + "\(approvals) approval\(approvals == 1 ? "" : "s") before release; \(scanning), \(scanConcurrency) at a time; uploads up to \(maxUploadMB) MB; "
             + "limits: \(limits.summary); log: \(format.rawValue) at \(level); control panel at /\(publicURL.map { " as \($0)" } ?? "")"
-            + (visitor == nil ? "; visitor app off" : "; visitor app at /visit/") + ")\n"
+            + (visitor == nil ? "; visitor app off" : "; visitor app at /visit/")
+            + (tlsCertificate.map { "; TLS with \($0), HTTP/1.1 and HTTP/2, downloads buffered" } ?? "") + ")\n"
         do {
             // The control panel is one more set of routes on the server's router.
             try await server.run(
@@ -349,6 +373,29 @@ struct Serve: AsyncParsableCommand {
         } catch {
             if let words = ServerError.bindFailure(error, host: host, port: port) { throw CLIError.io(words) }
             throw CLIError.io("the server stopped: \(error)")
+        }
+    }
+
+    /// `--tls-certificate` and `--tls-key`, both or neither, read and checked before anything is started.
+    private func loadTLS() throws -> ServerTLS? {
+        switch (tlsCertificate, tlsKey) {
+        case (nil, nil):
+            return nil
+        case (_?, nil):
+            throw CLIError.usage(
+                "--tls-certificate needs --tls-key (the certificate's private key, PEM): give both to serve HTTPS, or neither to serve HTTP"
+            )
+        case (nil, _?):
+            throw CLIError.usage(
+                "--tls-key needs --tls-certificate (the certificate chain, PEM): give both to serve HTTPS, or neither to serve HTTP"
+            )
+        case (let certificate?, let key?):
+            do { return try ServerTLS.load(certificateFile: certificate, keyFile: key) } catch {
+                switch error.kind {
+                case .unreadable: throw CLIError.io(error.message)
+                case .invalid: throw CLIError.usage(error.message)
+                }
+            }
         }
     }
 }

@@ -75,6 +75,7 @@ extension PeerTool {
     package static let minisign = PeerTool(program: "minisign", debianPackage: "minisign")
     package static let clamscan = PeerTool(program: "clamscan", debianPackage: "clamav")
     package static let curl = PeerTool(program: "curl", debianPackage: "curl")
+    package static let openssl = PeerTool(program: "openssl", debianPackage: "openssl")
     package static let nginx = PeerTool(program: "/usr/sbin/nginx", debianPackage: "nginx-light")
     package static let jq = PeerTool(program: "jq", debianPackage: "jq")
     package static let python3 = PeerTool(program: "python3", debianPackage: "python3")

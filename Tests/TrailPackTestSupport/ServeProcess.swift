@@ -11,10 +11,13 @@ package enum ServeProcess {
     package final class Running {
         package let process: Process
         package let port: Int
-        package var base: String { "http://127.0.0.1:\(port)" }
-        package init(process: Process, port: Int) {
+        /// `https` when the banner says the server speaks TLS (`--tls-certificate`), else `http`.
+        package let scheme: String
+        package var base: String { "\(scheme)://127.0.0.1:\(port)" }
+        package init(process: Process, port: Int, scheme: String = "http") {
             self.process = process
             self.port = port
+            self.scheme = scheme
         }
         package func stop(_ signal: Int32 = SIGTERM) {
             kill(process.processIdentifier, signal)
@@ -55,7 +58,8 @@ package enum ServeProcess {
             if data.isEmpty { break }
             text += String(decoding: data, as: UTF8.self)
             if let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
-                return Running(process: process, port: Int(text[range].split(separator: ":")[1])!)
+                let scheme = text.contains("https://127.0.0.1:") ? "https" : "http"
+                return Running(process: process, port: Int(text[range].split(separator: ":")[1])!, scheme: scheme)
             }
         }
         process.terminate()
