@@ -27,7 +27,7 @@ struct TLSServeTests {
     }
 
     @Test(
-        "HTTPS: /healthz over HTTP/1.1 and HTTP/2, an upload, ranged (206) and full downloads over both, and plain HTTP on the same port refused"
+        "HTTPS: /healthz over HTTP/1.1 and HTTP/2, an upload, ranged (206) and full downloads over both, the visitor app, and plain HTTP on the same port refused"
     )
     func servesHTTPS() throws {
         try Support.withTemporaryDirectory { dir in
@@ -77,6 +77,17 @@ struct TLSServeTests {
                 let whole = try curl([flag, "-o", full, "-w", "%{http_code} %{http_version}", url])
                 #expect(whole.stdout == "200 \(flag == "--http2" ? "2" : "1.1")", "\(flag): \(whole.stdout)")
                 #expect(try ServerFixtures.sha(full) == sha, "\(flag): the downloaded bytes' SHA-256")
+            }
+
+            // The visitor app over HTTPS (browsers give it a service worker, storage and the position only
+            // on a secure origin): its page, its service worker and its WebAssembly, each with its type.
+            for (path, type) in [
+                ("/visit/", "text/html"), ("/visit/sw.js", "text/javascript"),
+                ("/visit/js/hashes.wasm", "application/wasm"),
+                ("/visit/manifest.webmanifest", "application/manifest+json"),
+            ] {
+                let answer = try curl(["-o", "/dev/null", "-w", "%{http_code} %{content_type}", server.base + path])
+                #expect(answer.stdout.hasPrefix("200 \(type)"), "\(path): \(answer.stdout)")
             }
 
             // Plain HTTP on the TLS port: no answer, and the server goes on serving HTTPS.

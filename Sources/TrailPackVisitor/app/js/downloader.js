@@ -129,7 +129,8 @@ export async function downloadInto(o) {
         b2?.update(value);
         have += value.length;
         sinceFlush += value.length;
-        if (sinceFlush >= 8 << 20) {
+        // A flush is an fsync: written bytes survive a closed tab without it, a power cut needs it.
+        if (sinceFlush >= 64 << 20) {
           file.flush();
           sinceFlush = 0;
         }
