@@ -211,9 +211,9 @@ class Walk:
         cached = d.execute_async_script(
             "var done = arguments[arguments.length - 1];"
             "navigator.serviceWorker.ready.then(async () => { for (let i = 0; i < 100; i++) {"
-            " const keys = await (await caches.open('trailpack-visitor-v1')).keys();"
+            " const keys = await (await caches.open('trailpack-visitor-v2')).keys();"
             " if (keys.length >= 27) return done(keys.length); await new Promise(r => setTimeout(r, 100)); }"
-            " done((await (await caches.open('trailpack-visitor-v1')).keys()).length); });")
+            " done((await (await caches.open('trailpack-visitor-v2')).keys()).length); });")
         self.summary["cachedFiles"] = cached
 
         # No network at all: the server is stopped and the browser is told it is offline.

@@ -3,7 +3,7 @@
 // the background (the next start has it). The catalog API and downloads always go to the
 // network: tours themselves live in the Origin Private File System, not in this cache.
 
-const CACHE = 'trailpack-visitor-v1';
+const CACHE = 'trailpack-visitor-v2';
 // Every file of the app (a test checks this list against what the server serves).
 const SHELL = [
   './', 'index.html', 'app.css', 'manifest.webmanifest', 'config.json',
@@ -11,8 +11,8 @@ const SHELL = [
   'vendor/leaflet/leaflet.js', 'vendor/leaflet/leaflet.css',
   'vendor/leaflet/images/marker-icon.png', 'vendor/leaflet/images/marker-shadow.png',
   'js/app.js', 'js/blake2b.js', 'js/bytes.js', 'js/catalog.js', 'js/download-worker.js', 'js/downloader.js',
-  'js/ed25519.js', 'js/fasthash.js', 'js/hashes.wasm', 'js/install.js', 'js/minisign.js', 'js/pmtiles.js',
-  'js/sha256.js', 'js/storage.js', 'js/tour.js', 'js/walk.js', 'js/zip.js',
+  'js/ed25519.js', 'js/fasthash.js', 'js/hash-worker.js', 'js/hashes.wasm', 'js/install.js', 'js/minisign.js',
+  'js/pmtiles.js', 'js/sha256.js', 'js/storage.js', 'js/tour.js', 'js/walk.js', 'js/zip.js',
 ];
 
 self.addEventListener('install', (event) => {

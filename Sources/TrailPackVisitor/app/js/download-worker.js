@@ -8,6 +8,64 @@ import { FOLDER } from './storage.js';
 
 let controller = null;
 
+/**
+ * A hashing sink in a second worker: chunks are transferred to it (no copy) and hashed while the
+ * next ones download; at most `window` bytes wait there, so memory stays flat when hashing is the
+ * slower side.
+ */
+function workerHasher(prehash, window = 32 << 20) {
+  const worker = new Worker(new URL('./hash-worker.js', import.meta.url), { type: 'module' });
+  let waiting = 0;
+  let wake = null;
+  let finish = null;
+  let failure = null;
+  worker.onmessage = (event) => {
+    const message = event.data;
+    if (message.type === 'hashed') {
+      waiting -= message.length;
+      if (wake && waiting <= window) {
+        wake();
+        wake = null;
+      }
+    } else if (message.type === 'digest') {
+      finish?.resolve({ sha256: message.sha256, blake2b: message.blake2b });
+    } else if (message.type === 'error') {
+      failure = new Error(message.message);
+      finish?.reject(failure);
+      wake?.();
+    }
+  };
+  worker.onerror = (event) => {
+    failure = new Error(event.message || 'the hashing worker stopped');
+    finish?.reject(failure);
+    wake?.();
+  };
+  const start = () => worker.postMessage({ type: 'start', prehash });
+  start();
+  return {
+    async update(bytes) {
+      if (failure) throw failure;
+      waiting += bytes.length;
+      worker.postMessage({ type: 'update', bytes }, [bytes.buffer]);
+      if (waiting > window) await new Promise((resolve) => { wake = resolve; });
+      if (failure) throw failure;
+    },
+    async reset() {
+      start();
+    },
+    digest() {
+      return new Promise((resolve, reject) => {
+        finish = { resolve, reject };
+        if (failure) reject(failure);
+        else worker.postMessage({ type: 'digest' });
+      });
+    },
+    close() {
+      worker.terminate();
+    },
+  };
+}
+
 self.onmessage = async (event) => {
   const job = event.data;
   if (job.type === 'pause') {
@@ -25,6 +83,7 @@ self.onmessage = async (event) => {
     let last = 0;
     const result = await downloadInto({
       url: job.url, etag: job.etag, size: job.size, prehash: job.prehash, file: handle,
+      hasher: async (prehash) => (typeof Worker === 'function' ? workerHasher(prehash) : undefined),
       signal: controller.signal,
       onProgress: (received) => {
         const now = Date.now();

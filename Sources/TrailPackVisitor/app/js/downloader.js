@@ -32,19 +32,24 @@ export class DownloadError extends Error {
  * @param {AbortSignal} [o.signal]
  * @param {number} [o.retries] network failures tolerated in a row before giving up
  * @param {(ms: number) => Promise<void>} [o.sleep]
+ * @param {(prehash: boolean) => Promise<object>} [o.hasher] makes the hashing sink (default: in this thread;
+ *   the download worker passes one that hashes in a second worker, in parallel with the download)
  * @returns {Promise<{sha256: string, blake2b: Uint8Array|null, reprDigest: string|null, requests: number}>}
  */
 export async function downloadInto(o) {
+  const hasher = await (o.hasher ?? inlineHasher)(Boolean(o.prehash));
+  try {
+    return await download(o, hasher);
+  } finally {
+    hasher.close?.();
+  }
+}
+
+async function download(o, hasher) {
   const fetchImpl = o.fetch ?? globalThis.fetch.bind(globalThis);
   const sleep = o.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   const retries = o.retries ?? 6;
   const file = o.file;
-  // WebAssembly hashes where the browser allows them (several times the pure JS ones), else JS.
-  const fresh = async () => {
-    const made = await createHashers({ sha256: true, blake2b: Boolean(o.prehash) });
-    return [made.sha256, made.blake2b];
-  };
-  let [sha, b2] = await fresh();
   let have = file.getSize();
   if (have > o.size) {
     file.truncate(0);
@@ -59,9 +64,7 @@ export async function downloadInto(o) {
       file.truncate(at);
       break;
     }
-    const part = buffer.subarray(0, n);
-    sha.update(part);
-    b2?.update(part);
+    await hasher.update(buffer.slice(0, n));
     at += n;
   }
   o.onProgress?.(have);
@@ -100,7 +103,7 @@ export async function downloadInto(o) {
         // The server sent the whole file (its bytes changed, or it does not resume): start again.
         file.truncate(0);
         have = 0;
-        [sha, b2] = await fresh();
+        await hasher.reset();
         o.onProgress?.(0);
       }
       const length = response.headers.get('Content-Length');
@@ -125,10 +128,10 @@ export async function downloadInto(o) {
         while (written < value.length) {
           written += file.write(value.subarray(written), { at: have + written });
         }
-        sha.update(value);
-        b2?.update(value);
-        have += value.length;
-        sinceFlush += value.length;
+        const length = value.length;
+        await hasher.update(value); // (the hasher may take the chunk's buffer: not used after this)
+        have += length;
+        sinceFlush += length;
         // A flush is an fsync: written bytes survive a closed tab without it, a power cut needs it.
         if (sinceFlush >= 64 << 20) {
           file.flush();
@@ -153,7 +156,33 @@ export async function downloadInto(o) {
     file.flush();
     sinceFlush = 0;
   }
-  return { sha256: toHex(sha.digest()), blake2b: b2 ? b2.digest() : null, reprDigest, requests };
+  const digests = await hasher.digest();
+  return { ...digests, reprDigest, requests };
+}
+
+/**
+ * Hashes in this thread: SHA-256 (and BLAKE2b-512 with `prehash`), WebAssembly where the browser
+ * allows it (several times the pure JS ones), else JS.
+ * @param {boolean} prehash
+ */
+export async function inlineHasher(prehash) {
+  let sha;
+  let b2;
+  const reset = async () => {
+    const made = await createHashers({ sha256: true, blake2b: prehash });
+    [sha, b2] = [made.sha256, made.blake2b];
+  };
+  await reset();
+  return {
+    update(bytes) {
+      sha.update(bytes);
+      b2?.update(bytes);
+    },
+    reset,
+    async digest() {
+      return { sha256: toHex(sha.digest()), blake2b: b2 ? b2.digest() : null };
+    },
+  };
 }
 
 /**
