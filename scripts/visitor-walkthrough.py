@@ -210,10 +210,11 @@ class Walk:
         # The app shell is cached by the service worker before the network goes.
         cached = d.execute_async_script(
             "var done = arguments[arguments.length - 1];"
-            "navigator.serviceWorker.ready.then(async () => { for (let i = 0; i < 100; i++) {"
-            " const keys = await (await caches.open('trailpack-visitor-v2')).keys();"
-            " if (keys.length >= 27) return done(keys.length); await new Promise(r => setTimeout(r, 100)); }"
-            " done((await (await caches.open('trailpack-visitor-v2')).keys()).length); });")
+            "navigator.serviceWorker.ready.then(async () => { const count = async () => {"
+            " const name = (await caches.keys()).find((n) => n.startsWith('trailpack-visitor-'));"
+            " return name ? (await (await caches.open(name)).keys()).length : 0; };"
+            " for (let i = 0; i < 100; i++) { if (await count() >= 29) break;"
+            " await new Promise(r => setTimeout(r, 100)); } done(await count()); });")
         self.summary["cachedFiles"] = cached
 
         # No network at all: the server is stopped and the browser is told it is offline.
@@ -249,8 +250,23 @@ class Walk:
             self.cdp("Emulation.setGeolocationOverride", latitude=lat - 0.0045, longitude=lon, accuracy=5)
             time.sleep(0.4)
             self.cdp("Emulation.setGeolocationOverride", latitude=lat, longitude=lon, accuracy=5)
-            if self.wait(lambda d, n=number: d.current_url.endswith("/stop/%d" % n)
-                         and ("stop %d:" % n) in self.text("#announce"), "stop %d announced" % number, 20):
+            offered = []
+
+            def arrived(d, n=number):
+                if offered:
+                    return d.current_url.endswith("/stop/%d" % n)
+                if ("stop %d:" % n) not in self.text("#announce"):
+                    return False
+                if d.current_url.endswith("/stop/%d" % n):
+                    return True
+                # A recording or video still playing is not cut off: the stop is offered instead.
+                offer = d.find_elements(By.CSS_SELECTOR, "#announce a")
+                if offer and offer[0].text == "Open stop %d" % n:
+                    self.summary.setdefault("offeredWhilePlaying", []).append(n)
+                    offered.append(n)
+                    offer[0].click()
+                return False
+            if self.wait(arrived, "stop %d announced" % number, 20):
                 self.summary["announced"].append(number)
             self.wait(lambda d: not d.find_elements(By.XPATH, "//main//p[text()='Opening…']"),
                       "stop %d's files" % number, 30)

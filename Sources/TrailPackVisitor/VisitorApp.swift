@@ -103,6 +103,15 @@ public struct VisitorController: Sendable {
         files["config.json"] = Self.file(
             ByteBuffer(bytes: JSONWriter.bytes((try? JSONValueEncoder().encode(config)) ?? .object([]))),
             contentType: "application/json")
+        // The service worker carries the app's version (all files' hashes): a changed app is a changed
+        // sw.js, which browsers take as an update and cache whole.
+        let version = SHA256.hash(
+            Array(files.keys.sorted().filter { $0 != "sw.js" }.map { "\($0) \(files[$0]!.etag)\n" }.joined().utf8))
+        if let worker = files["sw.js"] {
+            let text = String(decoding: worker.bytes.readableBytesView, as: UTF8.self)
+                .replacingOccurrences(of: "__APP_VERSION__", with: String(version.hex.prefix(16)))
+            files["sw.js"] = Self.file(ByteBuffer(string: text), contentType: worker.contentType)
+        }
         self.files = files
         var connect = "'self'"
         if let base = configuration.downloadBaseURL, let url = URL(string: base), let scheme = url.scheme,

@@ -177,6 +177,8 @@ struct VisitorAppTests {
             #expect(result.status == 0, "visitor-walkthrough.py: \(result.stderr)\n\(result.stdout)")
             let summary = try JSON.parse(result.stdout.split(separator: "\n").last.map(String.init) ?? "{}")
             #expect(summary["announced"]?.array?.count == stops.count, "\(result.stdout)")
+            // At stop 3 the video of stop 2 was still playing: the stop was offered, not forced open.
+            #expect(summary["offeredWhilePlaying"]?.array == [.number(JSONNumber(Int64(3)))], "\(result.stdout)")
             #expect((summary["views"]?.array?.count ?? 0) >= 12, "\(result.stdout)")
             print("visitor walkthrough: \(result.stdout)")
         }

@@ -1,9 +1,11 @@
 // The visitor app's service worker: keeps the app's own files so that it starts with no
-// network (airplane mode), and answers them from that copy first while fetching a fresh one in
-// the background (the next start has it). The catalog API and downloads always go to the
-// network: tours themselves live in the Origin Private File System, not in this cache.
+// network (airplane mode) and answers them from that copy. The server writes the app's version (a
+// hash of all its files) into CACHE below, so any change to the app changes this file: the browser
+// then installs the new worker, which fetches every file into a new cache at once, and the old
+// cache goes when it takes over — one start never mixes old and new files. The catalog API and
+// downloads always go to the network: tours live in the Origin Private File System, not here.
 
-const CACHE = 'trailpack-visitor-v2';
+const CACHE = 'trailpack-visitor-__APP_VERSION__';
 // Every file of the app (a test checks this list against what the server serves).
 const SHELL = [
   './', 'index.html', 'app.css', 'manifest.webmanifest', 'config.json',
@@ -41,14 +43,6 @@ self.addEventListener('fetch', (event) => {
     const cache = await caches.open(CACHE);
     const key = url.pathname === scope.pathname ? './' : request;
     const cached = await cache.match(key, { ignoreSearch: true });
-    const fresh = fetch(request, { cache: 'no-cache' }).then(async (response) => {
-      if (response.ok && response.type === 'basic') await cache.put(key, response.clone());
-      return response;
-    });
-    if (cached) {
-      event.waitUntil(fresh.catch(() => undefined));
-      return cached;
-    }
-    return fresh;
+    return cached ?? fetch(request);
   })());
 });

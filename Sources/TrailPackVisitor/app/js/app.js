@@ -32,7 +32,13 @@ export function h(tag, attributes = {}, ...children) {
 }
 
 /** Replaces the page's content, sets its title and moves focus to the heading (screen readers). */
+let routeHash = null;
+
+/** A view that finished after the visitor went elsewhere: dropped, never drawn over the new page. */
+class StaleView extends Error {}
+
 export function render(title, ...content) {
+  if (routeHash !== null && location.hash !== routeHash) throw new StaleView();
   const parts = content.flat(Infinity).filter((part) => part !== null && part !== undefined && part !== false);
   main.replaceChildren(h('h1', { tabindex: '-1', id: 'page-title' }, title), ...parts);
   document.title = `${title} — Trail tours`;
@@ -88,7 +94,7 @@ async function siteView(siteId) {
     return;
   }
   const library = await storage.readLibrary();
-  const cards = page.packages.map((entry) => {
+  const card = (entry) => {
     const installed = library.tours.find((t) => t.id === entry.id);
     const stops = h('span', { class: 'muted' });
     catalog.manifest(entry.id, entry.version).then((m) => {
@@ -100,9 +106,27 @@ async function siteView(siteId) {
       h('p', {}, entry.description ?? ''),
       h('p', { class: 'muted' }, `${formatBytes(entry.size)} · version ${entry.version}`, stops),
       installed ? h('p', {}, h('a', { href: `#/tour/${installed.sha256}` }, 'On this phone: take the tour')) : null);
-  });
-  render(siteName, h('ul', { class: 'cards' }, cards),
-    page.next ? h('p', { class: 'muted' }, 'More tours are listed by the server; search by name coming.') : null);
+  };
+  const list = h('ul', { class: 'cards' }, page.packages.map(card));
+  const more = h('p');
+  // The server lists 50 tours a page: the next ones are fetched on request.
+  const offerMore = (next) => {
+    const after = next ? new URL(next, location.origin).searchParams.get('after') : null;
+    more.replaceChildren(after ? h('button', {
+      type: 'button', class: 'secondary',
+      onclick: async () => {
+        try {
+          const nextPage = await catalog.sitePackages(siteId, after);
+          list.append(...nextPage.packages.map(card));
+          offerMore(nextPage.next);
+        } catch (error) {
+          more.replaceChildren(notice('error', error.message));
+        }
+      },
+    }, 'More tours') : '');
+  };
+  offerMore(page.next);
+  render(siteName, list, more);
 }
 
 /** A byte source over HTTP ranges of a download (the preview's first photo: a few small requests). */
@@ -135,6 +159,7 @@ async function firstPhoto(entry, manifest) {
   const url = URL.createObjectURL(new Blob([bytes], { type: shownType(photo.mediaType) }));
   const img = h('img', { src: url, alt: photo.alt ?? '', class: 'preview-photo' });
   img.addEventListener('load', () => URL.revokeObjectURL(url), { once: true });
+  img.addEventListener('error', () => URL.revokeObjectURL(url), { once: true });
   return h('figure', {}, img, photo.title ? h('figcaption', {}, photo.title) : null);
 }
 
@@ -143,6 +168,11 @@ function progressView(entry) {
   const words = h('p', { 'aria-live': 'polite', class: 'progress-words' });
   const samples = [];
   const update = (event) => {
+    if (event.phase === 'retry') {
+      words.textContent = `The connection was lost at ${formatBytes(event.received)}: trying again in ` +
+        `${event.seconds} s. What arrived is kept.`;
+      return;
+    }
     if (event.phase === 'check') {
       bar.value = entry.size;
       words.textContent = 'Checking the download…';
@@ -184,21 +214,32 @@ async function packageView(id) {
   const action = h('div', { class: 'actions' });
   const partial = await storage.partSize(entry.sha256);
 
-  const start = async () => {
-    action.replaceChildren();
-    const progress = progressView(entry);
+  // A download under way, started here or found running: its progress, Pause, and Cancel.
+  const follow = async (promise, progress) => {
     const pause = () => installer.pause(entry.sha256);
-    const pauseButton = h('button', { type: 'button', class: 'secondary', onclick: pause }, 'Pause');
-    status.replaceChildren(progress.element, pauseButton);
+    const cancel = async () => {
+      if (!confirm('Stop this download and delete what arrived?')) return;
+      await installer.cancel(entry.sha256);
+      status.replaceChildren(notice('info', 'The download was stopped and what arrived was deleted.'));
+      action.replaceChildren(h('button', { type: 'button', onclick: start }, `Download (${formatBytes(entry.size)})`));
+    };
+    status.replaceChildren(progress.element);
+    action.replaceChildren(h('button', { type: 'button', class: 'secondary', onclick: pause }, 'Pause'),
+      h('button', { type: 'button', class: 'secondary', onclick: cancel }, 'Cancel and delete'));
     try {
-      const record = await installer.install(entry, { name: entry.site }, progress.update);
+      const record = await promise;
       status.replaceChildren(notice('ok', 'The tour is on your phone and checked. It works with no signal.'));
       action.replaceChildren(h('a', { class: 'button', href: `#/tour/${record.sha256}` }, 'Take the tour'));
     } catch (error) {
-      status.replaceChildren(notice('error', error.message));
+      if (!status.isConnected) return;
+      status.replaceChildren(notice(error.code === 'aborted' ? 'info' : 'error', error.message));
       action.replaceChildren(h('button', { type: 'button', onclick: start },
         error.kept ? 'Continue the download' : 'Try again'));
     }
+  };
+  const start = () => {
+    const progress = progressView(entry);
+    return follow(installer.install(entry, { name: entry.site }, progress.update), progress);
   };
 
   if (installed && installed.sha256 === entry.sha256) {
@@ -218,10 +259,8 @@ async function packageView(id) {
   const job = installer.activeDownload(entry.sha256);
   if (job) {
     const progress = progressView(entry);
-    status.replaceChildren(progress.element);
     job.listeners.add(progress.update);
-    action.replaceChildren();
-    job.promise.then(() => route(), () => route());
+    follow(job.promise, progress);
   }
   render(manifest.name || id,
     h('p', { class: 'muted' }, [manifest.park, `version ${entry.version}`, formatBytes(entry.size)]
@@ -261,10 +300,23 @@ async function toursView() {
         h('button', { type: 'button', class: 'secondary', onclick: remove, 'aria-label': `Delete ${tour.name}` },
           'Delete')));
   });
-  const downloads = library.downloads.map((d) => h('li', { class: 'card' },
-    h('h2', {}, h('a', { href: `#/package/${encodeURIComponent(d.id)}` }, d.name || d.id)),
-    h('p', { class: 'muted' },
-      installer.activeDownload(d.sha256) ? 'Downloading…' : 'Download paused: open it to continue.')));
+  const downloads = await Promise.all(library.downloads.map(async (d) => {
+    const here = await storage.partSize(d.sha256);
+    const remove = async () => {
+      if (!confirm(`Stop downloading "${d.name || d.id}" and delete what arrived?`)) return;
+      await installer.cancel(d.sha256);
+      await toursView();
+    };
+    return h('li', { class: 'card' },
+      h('h2', {}, h('a', { href: `#/package/${encodeURIComponent(d.id)}` }, d.name || d.id)),
+      h('p', { class: 'muted' }, `${formatBytes(here)} of ${formatBytes(d.size)} here · ` +
+        (installer.activeDownload(d.sha256) ? 'downloading' : 'paused')),
+      h('div', { class: 'actions' },
+        h('a', { class: 'button', href: `#/package/${encodeURIComponent(d.id)}` },
+          installer.activeDownload(d.sha256) ? 'Show the download' : 'Continue the download'),
+        h('button', { type: 'button', class: 'secondary', onclick: remove,
+          'aria-label': `Delete the download of ${d.name || d.id}` }, 'Delete')));
+  }));
   const { usage, quota } = await storage.estimate();
   render('My tours',
     list.length === 0 && downloads.length === 0
@@ -285,6 +337,7 @@ async function route() {
       return '';
     }
   });
+  routeHash = location.hash;
   // The position is followed, and arrivals announced, on the tour's map and its stops' pages.
   if (parts[0] !== 'tour' && parts[0] !== 'preview') leaveTour();
   try {
@@ -303,6 +356,7 @@ async function route() {
       else await showTour({ render, h, notice }, key);
     } else await sitesView();
   } catch (error) {
+    if (error instanceof StaleView || location.hash !== routeHash) return;
     render('Something went wrong', notice('error', error.message ?? String(error)),
       h('p', {}, h('a', { href: '#/tours' }, 'Back to My tours')));
   }
@@ -328,7 +382,7 @@ async function resumeDownloads() {
   if (!navigator.onLine) return;
   const library = await storage.readLibrary();
   for (const download of library.downloads) {
-    if (installer.activeDownload(download.sha256)) continue;
+    if (installer.activeDownload(download.sha256) || download.paused) continue;
     installer.install(download, { name: download.siteName }).then(() => {
       if (location.hash === '#/tours') route();
     }, () => {});

@@ -85,6 +85,7 @@ self.onmessage = async (event) => {
       url: job.url, etag: job.etag, size: job.size, prehash: job.prehash, file: handle,
       hasher: async (prehash) => (typeof Worker === 'function' ? workerHasher(prehash) : undefined),
       signal: controller.signal,
+      onRetry: (seconds) => self.postMessage({ type: 'retry', seconds }),
       onProgress: (received) => {
         const now = Date.now();
         if (now - last > 200 || received === job.size) {
@@ -99,9 +100,16 @@ self.onmessage = async (event) => {
     self.postMessage({ type: 'done', ...result });
   } catch (error) {
     try { handle?.flush(); handle?.close(); } catch { /* closed already */ }
-    const code = error instanceof DownloadError ? error.code : 'storage';
-    const message = error instanceof DownloadError ? error.message
-      : `The phone's storage refused the download (${error?.name ?? 'error'}). Free some space and try again.`;
+    let code = error instanceof DownloadError ? error.code : 'storage';
+    let message = error instanceof DownloadError ? error.message
+      : 'The phone\'s storage refused the download. Free some space and try again.';
+    if (error?.name === 'NoModificationAllowedError') {
+      // Another window of the app holds the file: it is downloading this tour already.
+      code = 'busy';
+      message = 'This tour is downloading in another window of this app. Wait for it there, or close it.';
+    } else if (error?.name === 'QuotaExceededError') {
+      message = 'The phone has no more room for this tour. Free some space (photos, videos, other apps) and try again.';
+    }
     self.postMessage({ type: 'error', code, message });
   }
 };

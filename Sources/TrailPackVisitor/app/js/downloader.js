@@ -32,6 +32,7 @@ export class DownloadError extends Error {
  * @param {AbortSignal} [o.signal]
  * @param {number} [o.retries] network failures tolerated in a row before giving up
  * @param {(ms: number) => Promise<void>} [o.sleep]
+ * @param {(seconds: number) => void} [o.onRetry] told before each wait for another try
  * @param {(prehash: boolean) => Promise<object>} [o.hasher] makes the hashing sink (default: in this thread;
  *   the download worker passes one that hashes in a second worker, in parallel with the download)
  * @returns {Promise<{sha256: string, blake2b: Uint8Array|null, reprDigest: string|null, requests: number}>}
@@ -89,7 +90,7 @@ async function download(o, hasher) {
       if (failures > retries) {
         throw new DownloadError('network', 'The connection was lost. The download continues when you are back online.');
       }
-      await sleep(Math.min(30000, 500 * 2 ** failures));
+      await pauseBeforeRetry(o, sleep, failures);
       continue;
     }
     if (response.status === 206) {
@@ -151,13 +152,20 @@ async function download(o, hasher) {
         file.flush();
         throw new DownloadError('network', 'The connection was lost. The download continues when you are back online.');
       }
-      await sleep(Math.min(30000, 500 * 2 ** failures));
+      await pauseBeforeRetry(o, sleep, failures);
     }
     file.flush();
     sinceFlush = 0;
   }
   const digests = await hasher.digest();
   return { ...digests, reprDigest, requests };
+}
+
+/** Waits before trying again (0.5 s doubling to 30 s), saying how long first. */
+async function pauseBeforeRetry(o, sleep, failures) {
+  const ms = Math.min(30000, 500 * 2 ** failures);
+  o.onRetry?.(Math.ceil(ms / 1000));
+  await sleep(ms);
 }
 
 /**

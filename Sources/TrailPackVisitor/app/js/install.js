@@ -61,6 +61,7 @@ function runWorker(job, onProgress) {
     worker.onmessage = (event) => {
       const message = event.data;
       if (message.type === 'progress') onProgress(message.received);
+      else if (message.type === 'retry') onProgress(null, message.seconds);
       else {
         worker.terminate();
         if (message.type === 'done') resolve(message);
@@ -81,9 +82,13 @@ function runWorker(job, onProgress) {
 }
 
 /** Pauses a download under way (what arrived stays; it continues later). @param {string} sha256 */
-export function pause(sha256) {
+export async function pause(sha256) {
   const job = active.get(sha256);
   job?.worker?.postMessage({ type: 'pause' });
+  // Remembered: a paused download does not start again by itself at the next start.
+  await storage.updateLibrary((lib) => ({
+    ...lib, downloads: lib.downloads.map((d) => (d.sha256 === sha256 ? { ...d, paused: true } : d)),
+  }));
 }
 
 /**
@@ -122,12 +127,16 @@ export async function install(entry, site, listener = () => {}) {
       ...lib,
       downloads: [
         ...lib.downloads.filter((d) => d.sha256 !== entry.sha256),
-        { ...entry, siteName: site?.name ?? entry.site, startedAt: Date.now() },
+        { ...entry, siteName: site?.name ?? entry.site, startedAt: Date.now(), paused: false },
       ],
     }));
     let result;
     try {
-      result = await runWorker(job, (received) => {
+      result = await runWorker(job, (received, retryIn) => {
+        if (received === null) {
+          tell({ phase: 'retry', seconds: retryIn, received: job.received, size: entry.size });
+          return;
+        }
         job.received = received;
         tell({ phase: 'download', received, size: entry.size });
       });
@@ -224,11 +233,15 @@ export async function install(entry, site, listener = () => {}) {
  * @param {string} sha256
  */
 export async function remove(sha256) {
-  const before = (await storage.estimate()).usage;
-  await storage.updateLibrary((lib) => ({ ...lib, tours: lib.tours.filter((t) => t.sha256 !== sha256) }));
+  let size = 0;
+  await storage.updateLibrary((lib) => {
+    size = lib.tours.find((t) => t.sha256 === sha256)?.size ?? 0;
+    return { ...lib, tours: lib.tours.filter((t) => t.sha256 !== sha256) };
+  });
   await storage.removeFile(storage.packageName(sha256));
-  const after = (await storage.estimate()).usage;
-  return Math.max(0, before - after);
+  localStorage.removeItem(`trailpack.visited.tour/${sha256}`);
+  // The tour's own size: the browser's usage estimate is padded and updated late.
+  return size;
 }
 
 /**
@@ -236,7 +249,7 @@ export async function remove(sha256) {
  * @param {string} sha256
  */
 export async function cancel(sha256) {
-  pause(sha256);
+  active.get(sha256)?.worker?.postMessage({ type: 'pause' });
   await active.get(sha256)?.promise.catch(() => {});
   await discard(sha256);
 }

@@ -22,15 +22,25 @@ export async function folder() {
  */
 export async function readLibrary() {
   const dir = await folder();
+  let handle;
   try {
-    const file = await (await dir.getFileHandle(LIBRARY)).getFile();
-    if (file.size > 4 << 20) return { tours: [], downloads: [] };
-    const value = JSON.parse(await file.text());
-    const list = (field) => (Array.isArray(value[field]) ? value[field] : []);
-    return { tours: list('tours'), downloads: list('downloads') };
-  } catch {
-    return { tours: [], downloads: [] };
+    handle = await dir.getFileHandle(LIBRARY);
+  } catch (error) {
+    if (error?.name === 'NotFoundError') return { tours: [], downloads: [] };
+    throw new Error('The list of tours on this phone cannot be read right now. Close the app and open it again.');
   }
+  // Anything else than a readable list stops here: an unreadable list is never taken for an empty
+  // one (that would make every installed tour look like a stray file to remove).
+  const file = await handle.getFile();
+  let value;
+  try {
+    if (file.size > 4 << 20) throw new Error('too large');
+    value = JSON.parse(await file.text());
+  } catch {
+    throw new Error('The list of tours on this phone is damaged. Delete the app\'s data in the browser settings.');
+  }
+  const list = (field) => (Array.isArray(value?.[field]) ? value[field] : []);
+  return { tours: list('tours'), downloads: list('downloads') };
 }
 
 /**

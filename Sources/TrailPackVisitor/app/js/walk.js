@@ -37,6 +37,11 @@ function markVisited(sha, order) {
  * The package a route names: `tour/<sha256>` (installed on this phone) or `preview/<id>/<version>`
  * (a version under review, read through the control panel's session, for "preview as a visitor").
  */
+async function installed(key) {
+  const library = await storage.readLibrary();
+  return library.tours.some((t) => `tour/${t.sha256}` === key);
+}
+
 async function packageFor(key) {
   const [kind, first, second] = key.split('/');
   if (kind === 'tour') {
@@ -56,7 +61,8 @@ async function packageFor(key) {
 }
 
 async function load(key) {
-  if (opened?.key === key) return opened;
+  if (opened?.key === key && (!key.startsWith('tour/') || (await installed(key)))) return opened;
+  opened = null;
   const tour = await openTour(await packageFor(key));
   let map = null;
   try {
@@ -81,6 +87,7 @@ function objectURL(blob) {
 
 /** Leaves the tour: the position is no longer watched, the map and the media are let go. */
 export function leaveTour() {
+  opened = null;
   if (watch !== null) navigator.geolocation.clearWatch(watch);
   watch = null;
   leaflet?.remove();
@@ -92,13 +99,19 @@ export function leaveTour() {
 
 let announceTimer = null;
 
-function announce(text) {
+function announce(text, link = null) {
   const region = document.getElementById('announce');
   region.textContent = '';
   clearTimeout(announceTimer);
   // A fresh text node, so that screen readers announce the same words twice in a row too. The
   // banner covers the bottom of the screen: it goes after 12 s, or at once when tapped.
-  setTimeout(() => { region.textContent = text; }, 50);
+  setTimeout(() => {
+    region.textContent = text;
+    if (link) {
+      const a = Object.assign(document.createElement('a'), { href: link.href, textContent: link.text });
+      region.append(' ', a);
+    }
+  }, 50);
   announceTimer = setTimeout(() => { region.textContent = ''; }, 12000);
   region.onclick = () => { region.textContent = ''; };
 }
@@ -140,22 +153,31 @@ function onPosition(coords) {
       if (Number.isFinite(coords.heading)) arrow.style.transform = `rotate(${coords.heading}deg)`;
     }
   }
-  // Arrival: the nearest stop within its radius that was not announced yet.
+  // Arrival: the nearest stop within its radius that was not announced yet, from a fix good enough
+  // to tell (a position known only to 200 m announces nothing).
   const seen = visited(sha);
   let arrived = null;
   let best = Infinity;
   stops.forEach((stop, i) => {
     const d = distanceMetres(coords, stop.coordinate);
-    if (d <= arrivalRadius(stop) && !seen.has(i + 1) && d < best) {
+    const good = !Number.isFinite(coords.accuracy) || coords.accuracy <= Math.max(50, arrivalRadius(stop));
+    if (good && d <= arrivalRadius(stop) && !seen.has(i + 1) && d < best) {
       best = d;
       arrived = i + 1;
     }
   });
   if (arrived !== null) {
     markVisited(sha, arrived);
-    announce(`You have arrived at stop ${arrived}: ${stops[arrived - 1].name}.`);
     alertSenses();
-    location.hash = `#/${sha}/stop/${arrived}`;
+    const words = `You have arrived at stop ${arrived}: ${stops[arrived - 1].name}.`;
+    // A recording or a video playing is not cut off: the stop is offered instead of opened.
+    const playing = [...document.querySelectorAll('main audio, main video')].some((m) => !m.paused && !m.ended);
+    if (playing) {
+      announce(words, { href: `#/${sha}/stop/${arrived}`, text: `Open stop ${arrived}` });
+    } else {
+      announce(words);
+      location.hash = `#/${sha}/stop/${arrived}`;
+    }
     return;
   }
   updateStatus();
@@ -180,8 +202,14 @@ function startWatching(button) {
     statusLine.textContent = 'This browser cannot tell where you are; choose the stops from the list.';
     return;
   }
-  if (watch !== null) return;
-  if (button) button.textContent = 'Following your position';
+  if (watch !== null) {
+    // A second press stops following (and saves the battery).
+    navigator.geolocation.clearWatch(watch);
+    watch = null;
+    button?.setAttribute('aria-pressed', 'false');
+    return;
+  }
+  button?.setAttribute('aria-pressed', 'true');
   watch = navigator.geolocation.watchPosition(
     (p) => onPosition({
       latitude: p.coords.latitude, longitude: p.coords.longitude, accuracy: p.coords.accuracy,
@@ -241,10 +269,13 @@ export async function showTour(view, key) {
   leaflet?.remove();
   leaflet = null;
   revokeAll();
-  const mapBox = h('div', { id: 'tour-map', class: 'tour-map', 'aria-label': `Map of ${manifest.name}` });
+  const mapBox = h('div', {
+    id: 'tour-map', class: 'tour-map', role: 'region', 'aria-label': `Map of ${manifest.name}`,
+  });
   statusLine = h('p', { class: 'next-stop' });
-  const follow = h('button', { type: 'button', onclick: (e) => startWatching(e.currentTarget) },
-    watch === null ? 'Follow my position' : 'Following your position');
+  const follow = h('button', {
+    type: 'button', 'aria-pressed': watch === null ? 'false' : 'true', onclick: (e) => startWatching(e.currentTarget),
+  }, 'Follow my position');
   const alerts = h('input', { type: 'checkbox', id: 'arrival-alerts' });
   alerts.checked = localStorage.getItem(settingsKey) === 'on';
   alerts.addEventListener('change', () => localStorage.setItem(settingsKey, alerts.checked ? 'on' : 'off'));
