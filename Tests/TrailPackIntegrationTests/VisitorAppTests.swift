@@ -82,7 +82,8 @@ struct VisitorAppTests {
                 $0.lowercased().hasPrefix("content-security-policy:")
             }
             let policy = String(try #require(csp, "no CSP: \(head.stdout)"))
-            #expect(policy.contains("script-src 'self' 'wasm-unsafe-eval';") && !policy.contains("unsafe-inline")
+            #expect(
+                policy.contains("script-src 'self' 'wasm-unsafe-eval';") && !policy.contains("unsafe-inline")
                     && !policy.contains("'unsafe-eval'"), "\(policy)")
             #expect(policy.contains("connect-src 'self';") && policy.contains("frame-ancestors 'self'"), "\(policy)")
             #expect(try s.curl("GET", "/visit", as: nil).0 == 301)
@@ -181,6 +182,58 @@ struct VisitorAppTests {
             #expect(summary["offeredWhilePlaying"]?.array == [.number(JSONNumber(Int64(3)))], "\(result.stdout)")
             #expect((summary["views"]?.array?.count ?? 0) >= 12, "\(result.stdout)")
             print("visitor walkthrough: \(result.stdout)")
+        }
+    }
+
+    @Test(
+        "downloads through a slow link in Chromium: a reload mid-download continues from the stored bytes (a ranged request), a pause stays paused across a reload, Continue finishes and installs, Cancel deletes what arrived; axe clean",
+        .needs(.chromium, .chromedriver, .debianPython3, .selenium, .curl))
+    func downloads() throws {
+        try Support.withTemporaryDirectory { dir in
+            // The Santiam tour with a 12 MB recording at stop 1, so that a 1.5 MB/s link takes 8 s.
+            let tour = dir + "/santiam-wagon-road"
+            #expect(try Support.run("cp", ["-R", Support.fixture("santiam-wagon-road"), tour]).status == 0)
+            let stop = tour + "/waypoints/01-sweet-home"
+            var recording = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 0]
+            var state: UInt64 = 29
+            while recording.count < 12_000_000 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                recording.append(UInt8(truncatingIfNeeded: state >> 33))
+            }
+            try Data(recording).write(to: URL(fileURLWithPath: stop + "/talk.mp3"))
+            let path = stop + "/waypoint.json"
+            var waypoint = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+            waypoint["assets"] =
+                (waypoint["assets"] as? [Any] ?? []) + [
+                    ["file": "talk.mp3", "title": "The ranger's talk", "transcript": "A talk about the wagon road."]
+                ]
+            try JSONSerialization.data(withJSONObject: waypoint).write(to: URL(fileURLWithPath: path))
+            let santiam = dir + "/santiam.zip"
+            let built = try Support.trailpack(["build", tour, "-o", santiam])
+            try #require(built.status == 0, "\(built.stdout)")
+            let family = try Support.buildFixture("family-hikes", into: dir)
+            let s = try WorkflowTests.setUp(dir, extra: ["--no-malware-scan", "--visitor-trusted-key", dir + "/keys"])
+            defer { s.server.stop() }
+            try Self.release(s, santiam, id: Self.santiam, version: "1.0.0")
+            try Self.release(s, family, id: Self.family, version: "3")
+            let proxy = try ClientTests.Proxy(
+                upstream: s.server.port, log: dir + "/proxy.log", arguments: ["--rate", "1500000"])
+            defer { proxy.stop() }
+            let config: [String: Any] = [
+                "base": proxy.base, "shots": Support.root + "/out/screenshots/visitor-downloads", "tour": Self.santiam,
+                "other": Self.family,
+            ]
+            try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: dir + "/downloads.json"))
+            let result = try Support.run(
+                "/usr/bin/python3", [Support.root + "/scripts/visitor-downloads.py", dir + "/downloads.json"])
+            #expect(result.status == 0, "visitor-downloads.py: \(result.stderr)\n\(result.stdout)")
+            // The reload continued with a range from where the stored bytes ended, never from 0 again.
+            let sha = String(try Support.run("sha256sum", [santiam]).stdout.prefix(64))
+            let ranged = proxy.requests.filter { $0.contains("/v1/blobs/\(sha).zip") && $0.contains("bytes=") }
+            #expect(
+                ranged.contains { !$0.contains("bytes=0-") }, "no resumed range request: \(proxy.requests.suffix(20))")
+            print("visitor downloads: \(result.stdout)")
         }
     }
 }

@@ -132,14 +132,23 @@ export async function install(entry, site, listener = () => {}) {
     }));
     let result;
     try {
-      result = await runWorker(job, (received, retryIn) => {
-        if (received === null) {
-          tell({ phase: 'retry', seconds: retryIn, received: job.received, size: entry.size });
-          return;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          result = await runWorker(job, (received, retryIn) => {
+            if (received === null) {
+              tell({ phase: 'retry', seconds: retryIn, received: job.received, size: entry.size });
+              return;
+            }
+            job.received = received;
+            tell({ phase: 'download', received, size: entry.size });
+          });
+          break;
+        } catch (error) {
+          // A page closed a moment ago may still hold the file: wait for the browser to let it go.
+          if (error.code !== 'busy' || attempt >= 5) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 1000));
         }
-        job.received = received;
-        tell({ phase: 'download', received, size: entry.size });
-      });
+      }
     } catch (error) {
       // Bytes that cannot be the package (too many, the wrong range) are not kept.
       if (error.code === 'size' || error.code === 'range') await discard(entry.sha256);

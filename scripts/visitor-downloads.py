@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Downloads in the visitor app as a visitor meets them, in headless Chromium, through a slow link
+(scripts/flaky_proxy.py --rate): a download is interrupted by a reload (a closed tab) and continues
+where it stopped; a paused download stays paused across a reload until the visitor continues it;
+a download is cancelled and what arrived is deleted. axe-core on each view.
+
+usage: visitor-downloads.py CONFIG.json
+CONFIG: {"base" (the proxy), "shots", "tour" (package id), "other" (package id), "size" (bytes of tour)}
+Prints a JSON summary; exit 0 when every check passed.
+"""
+import json
+import sys
+import time
+
+from selenium.webdriver.common.by import By
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from importlib import import_module  # noqa: E402
+
+walkthrough = import_module("visitor-walkthrough")
+
+
+class Downloads(walkthrough.Walk):
+    def part_bytes(self):
+        return self.driver.execute_async_script(
+            "var done = arguments[arguments.length - 1];"
+            "(async () => { const root = await navigator.storage.getDirectory();"
+            " const dir = await root.getDirectoryHandle('trailpack-tours', {create: true}); let n = 0;"
+            " for await (const [name, h] of dir.entries()) if (name.endsWith('.part')) n += (await h.getFile()).size;"
+            " return n; })().then(done, () => done(-1));")
+
+    def run(self):
+        d, c = self.driver, self.config
+        d.get(self.base + "/visit/#/package/" + c["tour"])
+        self.click_link("Download")
+        self.wait(lambda d: self.part_bytes() > 1_000_000, "the first megabyte", 60)
+        self.wait(lambda d: any(b.text == "Cancel and delete" for b in d.find_elements(By.CSS_SELECTOR, "main button")),
+                  "Pause and Cancel while downloading")
+        self.check_view("20-downloading")
+        before = self.part_bytes()
+        # A closed tab: the page goes away mid-download; the next start continues from what is stored.
+        d.get("about:blank")
+        d.get(self.base + "/visit/#/tours")
+        self.wait(lambda d: "downloading" in self.text("main .card .muted"), "the download continuing by itself", 30)
+        self.wait(lambda d: self.part_bytes() > before + 500_000, "bytes arriving after the reload", 60)
+        self.summary["resumedFrom"] = before
+        self.check_view("21-my-tours-downloading")
+        # Pause: it stays paused across a reload.
+        d.get(self.base + "/visit/#/package/" + c["tour"])
+        self.click_link("Pause")
+        self.wait(lambda d: "paused" in self.text("main .notice"), "the pause")
+        self.check_view("22-paused")
+        d.get(self.base + "/visit/#/tours")
+        self.wait(lambda d: "paused" in self.text("main .card .muted"), "the paused download listed")
+        held = self.part_bytes()
+        time.sleep(3)
+        if self.part_bytes() != held:
+            self.fail("a paused download started again by itself (%d -> %d bytes)" % (held, self.part_bytes()))
+        self.check_view("23-my-tours-paused")
+        # Continue it by hand, to the end: installed and checked.
+        self.click_link("Continue the download")
+        self.click_link("Continue the download")
+        self.wait(lambda d: "on your phone" in self.text("main .notice-ok"), "the installed tour", 120)
+        self.check_view("24-installed-after-pause")
+        # Cancel another download: what arrived is deleted and nothing is left in the list.
+        d.get(self.base + "/visit/#/package/" + c["other"])
+        self.click_link("Download")
+        self.wait(lambda d: any(b.text == "Cancel and delete" for b in d.find_elements(By.CSS_SELECTOR, "main button")),
+                  "Cancel while downloading")
+        self.click_link("Cancel and delete")
+        self.wait(lambda d: d.switch_to.alert, "the confirmation").accept()
+        self.wait(lambda d: "deleted" in self.text("main .notice"), "the cancellation")
+        self.wait(lambda d: self.part_bytes() == 0, "the cancelled download's bytes deleted")
+        d.get(self.base + "/visit/#/tours")
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "main .card h2"), "My tours")
+        if "Downloads" in self.text("main h2"):
+            self.fail("the cancelled download is still listed")
+        self.check_view("25-cancelled")
+
+
+def main():
+    with open(sys.argv[1], encoding="utf-8") as f:
+        config = json.load(f)
+    walk = Downloads(config)
+    try:
+        walk.run()
+    except Exception as error:
+        walk.shot("error")
+        walk.fail("the downloads walkthrough stopped: %r" % error)
+    finally:
+        walk.close()
+    walk.summary["failures"] = walk.failures
+    print(json.dumps(walk.summary))
+    return 1 if walk.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
