@@ -10,6 +10,7 @@
 // hang, another exception, or a read outside the map. TRAILPACK_BIN overrides the trailpack
 // binary; TRAILPACK_JS_FUZZ_SEED replays the mutant loop, TRAILPACK_JS_FUZZ_COUNT sizes it.
 
+import { CheckedSource, prng, withTimeout } from './support.mjs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -111,40 +112,6 @@ after(() => {
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 const load = (path) => new Uint8Array(readFileSync(path));
 
-/** A deterministic PRNG (mulberry32): a function returning numbers in [0, 1). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A source that records every read outside [0, size), and outside `window` while it is set. */
-class CheckedSource {
-  constructor(inner) {
-    this.inner = inner;
-    this.size = inner.size;
-    this.window = null;
-    this.violations = [];
-    this.reads = [];
-  }
-
-  read(offset, length) {
-    const inside = Number.isSafeInteger(offset) && Number.isSafeInteger(length) && offset >= 0 && length >= 0 &&
-      offset + length <= this.size;
-    if (!inside) this.violations.push(`read of ${length} bytes at ${offset} (size ${this.size})`);
-    if (this.window && (offset < this.window[0] || offset + length > this.window[1])) {
-      this.violations.push(`read of ${length} bytes at ${offset}, outside ${this.window}`);
-    }
-    this.reads.push([offset, length]);
-    return this.inner.read(offset, length);
-  }
-}
-
 function assertPMTilesError(error, codes, context) {
   if (!(error instanceof PMTilesError)) {
     assert.fail(`${context}: expected a PMTilesError, got ${(error && error.stack) || error}`);
@@ -153,14 +120,6 @@ function assertPMTilesError(error, codes, context) {
   if (codes && !codes.includes(error.code)) {
     assert.fail(`${context}: expected a PMTilesError ${codes.join(' or ')}, got '${error.code}': ${error.message}`);
   }
-}
-
-function withTimeout(promise, ms, context) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${context}: no answer after ${ms} ms (a hang?)`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** The tiles covering a box (degrees) at zoom z, as [x0, x1, y0, y1], `margin` tiles wider, clamped. */

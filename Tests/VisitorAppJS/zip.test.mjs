@@ -8,6 +8,7 @@
 // or outside the entry being read. TRAILPACK_BIN overrides the trailpack binary;
 // TRAILPACK_JS_FUZZ_SEED replays a run of the mutant loop, TRAILPACK_JS_FUZZ_COUNT sizes it.
 
+import { CheckedSource, prng, withTimeout } from './support.mjs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -142,52 +143,6 @@ async function readAll(stream) {
   return out;
 }
 
-/** A deterministic PRNG (mulberry32): a function returning numbers in [0, 1). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/**
- * A source that records every read outside [0, size), and, while `window` is set, every read
- * outside it (the entry being read).
- */
-class CheckedSource {
-  constructor(inner) {
-    this.inner = inner;
-    this.size = inner.size;
-    this.window = null;
-    this.violations = [];
-    this.bytesRead = 0;
-  }
-
-  check(offset, length, how) {
-    const inside = Number.isSafeInteger(offset) && Number.isSafeInteger(length) && offset >= 0 && length >= 0 &&
-      offset + length <= this.size;
-    if (!inside) this.violations.push(`${how} of ${length} bytes at ${offset} (size ${this.size})`);
-    if (this.window && (offset < this.window[0] || offset + length > this.window[1])) {
-      this.violations.push(`${how} of ${length} bytes at ${offset}, outside the entry's data ${this.window}`);
-    }
-  }
-
-  read(offset, length) {
-    this.check(offset, length, 'read');
-    this.bytesRead += length;
-    return this.inner.read(offset, length);
-  }
-
-  slice(start, end) {
-    this.check(start, end - start, 'slice');
-    return this.inner.slice(start, end);
-  }
-}
-
 function assertZipError(error, codes, context) {
   if (!(error instanceof ZipError)) {
     assert.fail(`${context}: expected a ZipError, got ${(error && error.stack) || error}`);
@@ -197,14 +152,6 @@ function assertZipError(error, codes, context) {
   if (codes && !codes.includes(error.code)) {
     assert.fail(`${context}: expected a ZipError ${codes.join(' or ')}, got '${error.code}': ${error.message}`);
   }
-}
-
-function withTimeout(promise, ms, context) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${context}: no answer after ${ms} ms (a hang?)`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**
