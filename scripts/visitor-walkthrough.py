@@ -62,15 +62,21 @@ class Walk:
 
     def wait(self, condition, what, timeout=30):
         try:
-            return WebDriverWait(self.driver, timeout, poll_frequency=0.1).until(condition)
+            # A page that redraws while it is read is read again (a stale element is not a failure).
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.1,
+                                 ignored_exceptions=[StaleElementReferenceException]).until(condition)
         except TimeoutException:
             self.fail("timed out waiting for " + what)
             self.shot("timeout-" + what.replace(" ", "-")[:40])
             return None
 
     def text(self, css):
-        elements = self.driver.find_elements(By.CSS_SELECTOR, css)
-        return " ".join(e.text for e in elements)
+        for _ in range(5):
+            try:
+                return " ".join(e.text for e in self.driver.find_elements(By.CSS_SELECTOR, css))
+            except StaleElementReferenceException:
+                time.sleep(0.05)
+        return ""
 
     def heap(self):
         metrics = {m["name"]: m["value"] for m in self.cdp("Performance.getMetrics")["metrics"]}

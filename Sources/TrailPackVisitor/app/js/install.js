@@ -209,11 +209,11 @@ export async function install(entry, site, listener = () => {}) {
       await discard(entry.sha256);
       throw new InstallError('The download is another tour than the one listed, so it was deleted.');
     }
-    await storage.installPart(entry.sha256);
+    const file = await storage.installPart(entry.sha256);
     const record = {
       id: entry.id, version: entry.version, name: opened.manifest.name, park: opened.manifest.park ?? '',
       site: entry.site, siteName: site?.name ?? entry.site, description: opened.manifest.description ?? '',
-      sha256: entry.sha256, size: entry.size, stops: opened.stops.length, installedAt: Date.now(),
+      sha256: entry.sha256, file, size: entry.size, stops: opened.stops.length, installedAt: Date.now(),
       confirm: entry.confirm,
     };
     const replaced = [];
@@ -224,7 +224,7 @@ export async function install(entry, site, listener = () => {}) {
         downloads: lib.downloads.filter((d) => d.sha256 !== entry.sha256),
       };
     });
-    for (const old of replaced) await storage.removeFile(storage.packageName(old.sha256));
+    for (const old of replaced) await storage.removeFile(storage.fileOf(old));
     await catalog.confirm(entry, entry.sha256);
     tell({ phase: 'done', received: entry.size, size: entry.size });
     return record;
@@ -242,12 +242,14 @@ export async function install(entry, site, listener = () => {}) {
  * @param {string} sha256
  */
 export async function remove(sha256) {
-  let size = 0;
+  let tour = null;
   await storage.updateLibrary((lib) => {
-    size = lib.tours.find((t) => t.sha256 === sha256)?.size ?? 0;
+    tour = lib.tours.find((t) => t.sha256 === sha256) ?? null;
     return { ...lib, tours: lib.tours.filter((t) => t.sha256 !== sha256) };
   });
-  await storage.removeFile(storage.packageName(sha256));
+  if (!tour) return 0;
+  await storage.removeFile(storage.fileOf(tour));
+  const size = tour.size ?? 0;
   localStorage.removeItem(`trailpack.visited.tour/${sha256}`);
   // The tour's own size: the browser's usage estimate is padded and updated late.
   return size;

@@ -1,14 +1,16 @@
-// The tours on this phone: the Origin Private File System's folder `trailpack-tours`, holding
-// `<sha256>.zip` (installed packages), `<sha256>.part` (downloads under way) and `library.json`
-// (what is installed and what is being downloaded). library.json is written through a writable
-// stream, which the browser commits whole on close: a crash leaves the old list or the new one.
+// The tours on this phone. The packages are files in the Origin Private File System's folder
+// `trailpack-tours`: `<sha256>.part` while downloading, `<sha256>.zip` once installed (or still
+// `.part` where the browser cannot rename a file: the list says which). The list of what is
+// installed and what is being downloaded is one IndexedDB record, changed in transactions: every
+// browser with the file system has it, a crash leaves the old list or the new one, and two
+// windows of the app never lose each other's changes.
 
 /** The folder's name in the origin's private storage. */
 export const FOLDER = 'trailpack-tours';
-const LIBRARY = 'library.json';
 const OWN_NAME = /^[0-9a-f]{64}\.(zip|part)$/;
-
-let queue = Promise.resolve();
+const DATABASE = 'trailpack';
+const STORE = 'library';
+const KEY = 'library';
 
 /** @returns {Promise<FileSystemDirectoryHandle>} */
 export async function folder() {
@@ -16,63 +18,83 @@ export async function folder() {
   return root.getDirectoryHandle(FOLDER, { create: true });
 }
 
-/**
- * The list of installed tours and downloads under way.
- * @returns {Promise<{tours: object[], downloads: object[]}>}
- */
-export async function readLibrary() {
-  const dir = await folder();
-  let handle;
-  try {
-    handle = await dir.getFileHandle(LIBRARY);
-  } catch (error) {
-    if (error?.name === 'NotFoundError') return { tours: [], downloads: [] };
-    throw new Error('The list of tours on this phone cannot be read right now. Close the app and open it again.');
-  }
-  // Anything else than a readable list stops here: an unreadable list is never taken for an empty
-  // one (that would make every installed tour look like a stray file to remove).
-  const file = await handle.getFile();
-  let value;
-  try {
-    if (file.size > 4 << 20) throw new Error('too large');
-    value = JSON.parse(await file.text());
-  } catch {
-    throw new Error('The list of tours on this phone is damaged. Delete the app\'s data in the browser settings.');
-  }
+let database = null;
+
+function open() {
+  database ??= new Promise((resolve, reject) => {
+    const request = indexedDB.open(DATABASE, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+    request.onblocked = () => reject(new Error('blocked by another window of the app'));
+  }).catch((error) => {
+    database = null;
+    throw new Error(`The list of tours on this phone cannot be opened (${error?.message ?? error}). ` +
+      'Close the app\'s other windows and open it again.');
+  });
+  return database;
+}
+
+function valid(value) {
   const list = (field) => (Array.isArray(value?.[field]) ? value[field] : []);
   return { tours: list('tours'), downloads: list('downloads') };
 }
 
+/** Runs `body(store)` in one transaction; resolves with what it returns once committed. */
+async function transaction(mode, body) {
+  const db = await open();
+  return new Promise((resolve, reject) => {
+    const tx = db.transaction(STORE, mode);
+    let result;
+    tx.oncomplete = () => resolve(result);
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error ?? new Error('the change to the list of tours was not saved'));
+    body(tx.objectStore(STORE), (value) => { result = value; });
+  });
+}
+
 /**
- * Changes the library under a lock: `change` gets the current list and returns the new one.
+ * The list of installed tours and downloads under way. An unreadable list throws: it is never
+ * taken for an empty one (that would make every installed tour look like a stray file).
+ * @returns {Promise<{tours: object[], downloads: object[]}>}
+ */
+export function readLibrary() {
+  return transaction('readonly', (store, done) => {
+    const request = store.get(KEY);
+    request.onsuccess = () => done(valid(request.result));
+  });
+}
+
+/**
+ * Changes the list in one transaction: `change` gets the current list and returns the new one.
  * @param {(library: {tours: object[], downloads: object[]}) => object} change
  */
 export function updateLibrary(change) {
-  const run = queue.then(async () => {
-    const next = change(await readLibrary());
-    const dir = await folder();
-    const writable = await (await dir.getFileHandle(LIBRARY, { create: true })).createWritable();
-    await writable.write(JSON.stringify(next));
-    await writable.close();
-    return next;
+  return transaction('readwrite', (store, done) => {
+    const request = store.get(KEY);
+    request.onsuccess = () => {
+      const next = valid(change(valid(request.result)));
+      store.put(next, KEY);
+      done(next);
+    };
   });
-  queue = run.catch(() => {});
-  return run;
 }
 
 /** @param {string} sha256 @returns {string} */
 export const packageName = (sha256) => `${sha256}.zip`;
 /** @param {string} sha256 @returns {string} */
 export const partName = (sha256) => `${sha256}.part`;
+/** The file an installed tour's record names. @param {{sha256: string, file?: string}} tour */
+export const fileOf = (tour) => (OWN_NAME.test(tour.file ?? '') ? tour.file : packageName(tour.sha256));
 
 /**
  * An installed package's file (a Blob backed by storage: slices read only what they cover).
- * @param {string} sha256
+ * @param {{sha256: string, file?: string}} tour
  * @returns {Promise<File>}
  */
-export async function packageFile(sha256) {
+export async function packageFile(tour) {
   const dir = await folder();
-  return (await dir.getFileHandle(packageName(sha256))).getFile();
+  return (await dir.getFileHandle(fileOf(tour))).getFile();
 }
 
 /** The bytes a download under way holds. @param {string} sha256 @returns {Promise<number>} */
@@ -84,11 +106,21 @@ export async function partSize(sha256) {
   }
 }
 
-/** A finished, checked download becomes the installed package (a rename). @param {string} sha256 */
+/**
+ * A finished, checked download becomes the installed package: renamed where the browser can
+ * (`FileSystemHandle.move`), else kept under its download name. Returns the file's name.
+ * @param {string} sha256
+ */
 export async function installPart(sha256) {
   const dir = await folder();
   const handle = await dir.getFileHandle(partName(sha256));
-  await handle.move(dir, packageName(sha256));
+  if (typeof handle.move !== 'function') return partName(sha256);
+  try {
+    await handle.move(dir, packageName(sha256));
+    return packageName(sha256);
+  } catch {
+    return partName(sha256);
+  }
 }
 
 /**
@@ -104,13 +136,10 @@ export async function removeFile(name) {
   }
 }
 
-/** Files of ours the library no longer names (a crash between steps): removed. */
+/** Files of ours the list no longer names (a crash between steps): removed. */
 export async function removeStrays() {
   const library = await readLibrary();
-  const wanted = new Set([
-    ...library.tours.map((t) => packageName(t.sha256)),
-    ...library.downloads.map((d) => partName(d.sha256)),
-  ]);
+  const wanted = new Set([...library.tours.map(fileOf), ...library.downloads.map((d) => partName(d.sha256))]);
   const dir = await folder();
   const strays = [];
   for await (const name of dir.keys()) {

@@ -46,10 +46,9 @@ async function packageFor(key) {
   const [kind, first, second] = key.split('/');
   if (kind === 'tour') {
     const library = await storage.readLibrary();
-    if (!library.tours.some((t) => t.sha256 === first)) {
-      throw new Error('This tour is not on this phone. Find it under "Find a tour" to download it.');
-    }
-    return storage.packageFile(first);
+    const tour = library.tours.find((t) => t.sha256 === first);
+    if (!tour) throw new Error('This tour is not on this phone. Find it under "Find a tour" to download it.');
+    return storage.packageFile(tour);
   }
   const response = await fetch(
     `/packages/${first}/versions/${second}/package.zip`, // (already encoded in the key)
