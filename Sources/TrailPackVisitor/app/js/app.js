@@ -389,6 +389,10 @@ async function resumeDownloads() {
   }
 }
 window.addEventListener('online', () => resumeDownloads().catch(() => {}));
+// A server that was unreachable (the phone itself online) is tried again when the app comes back to the front.
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') resumeDownloads().catch(() => {});
+});
 resumeDownloads().catch(() => {});
 if (!location.hash) {
   storage.readLibrary().then((lib) => {
