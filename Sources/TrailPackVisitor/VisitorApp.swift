@@ -96,6 +96,14 @@ public struct VisitorController: Sendable {
         do { keys = try SignatureCheck.loadTrustedKeys(configuration.trustedKeyFiles) } catch {
             throw VisitorAppError(message: "--visitor-trusted-key: \(error)")
         }
+        // Phones need that many distinct trusted keys to have signed: fewer keys make every tour uninstallable.
+        if !keys.isEmpty, Set(keys.map(\.key)).count < max(1, configuration.threshold) {
+            throw VisitorAppError(
+                message:
+                    "--visitor-trusted-key names \(Set(keys.map(\.key)).count) distinct key(s) but --approvals asks for "
+                    + "\(configuration.threshold) signatures: name every reviewer's key, or phones could install no tour"
+            )
+        }
         let config = VisitorConfigDocument(
             trustedKeys: keys.map { .init(keyId: $0.keyIDHex, publicKey: $0.base64) },
             threshold: keys.isEmpty ? 0 : max(1, configuration.threshold),
@@ -117,7 +125,9 @@ public struct VisitorController: Sendable {
         if let base = configuration.downloadBaseURL, let url = URL(string: base), let scheme = url.scheme,
             let host = url.host
         {
-            connect += " \(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
+            // An IPv6 address keeps its brackets in a CSP source.
+            let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+            connect += " \(scheme)://\(shownHost)\(url.port.map { ":\($0)" } ?? "")"
         }
         contentSecurityPolicy =
             "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' blob: data:; "

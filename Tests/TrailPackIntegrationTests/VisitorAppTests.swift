@@ -71,7 +71,7 @@ struct VisitorAppTests {
     }
 
     @Test(
-        "/visit/ is served with a CSP allowing no inline script and no other origin, every file the service worker keeps exists, config.json names the trusted keys, --no-visitor-app turns it off",
+        "/visit/ is served with a CSP allowing no inline script and no other origin, every file the service worker keeps exists, config.json names the trusted keys, fewer keys than approvals are refused, --no-visitor-app turns it off",
         .needs(.curl))
     func served() throws {
         try Support.withTemporaryDirectory { dir in
@@ -111,6 +111,18 @@ struct VisitorAppTests {
             for path in ["/visit/../catalog.sqlite", "/visit/js/../../Package.swift", "/visit/%2e%2e/etc/passwd"] {
                 #expect(try s.curl("GET", path, as: nil).0 == 404, "\(path)")
             }
+        }
+        // Fewer trusted keys than --approvals asks for would make every tour uninstallable: refused at start.
+        try Support.withTemporaryDirectory { dir in
+            #expect(
+                try Support.trailpack("keygen", "-s", dir + "/r.key", "-p", dir + "/r.pub", "--unencrypted").status == 0
+            )
+            let refused = try Support.trailpack([
+                "serve", "--data", dir + "/data", "--no-malware-scan", "--approvals", "2", "--visitor-trusted-key",
+                dir + "/r.pub", "--port", "0",
+            ])
+            #expect(refused.status == 2, "\(refused.stdout) \(refused.stderr)")
+            #expect(refused.stderr.contains("--approvals asks for 2"), "\(refused.stderr)")
         }
         try Support.withTemporaryDirectory { dir in
             let server = try ServeProcess.launch(["--data", dir + "/data", "--no-malware-scan", "--no-visitor-app"])

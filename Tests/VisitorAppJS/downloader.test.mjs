@@ -257,3 +257,42 @@ test('BLAKE2b of the download equals what minisign prehashes (the same as Node a
     s.close();
   }
 });
+
+test('answers that bring nothing are failures with pauses, never a tight loop of requests', async () => {
+  let calls = 0;
+  const pauses = [];
+  const empty = async () => {
+    calls += 1;
+    return new Response(new Uint8Array(0), { status: 206, headers: { 'Content-Range': 'bytes 10-99/100' } });
+  };
+  await assert.rejects(
+    downloadInto({
+      url: 'http://x/p.zip', etag: '"e"', size: 100, file: new MemoryFile(new Uint8Array(10)), fetch: empty,
+      retries: 3, sleep: async (ms) => { pauses.push(ms); },
+    }),
+    (e) => e instanceof DownloadError && e.code === 'network');
+  assert.equal(calls, 4, 'one request, then one per retry');
+  assert.deepEqual(pauses, [1000, 2000, 4000]);
+});
+
+test('a CDN that hides Content-Range (CORS) still resumes when the part is exactly the rest', async () => {
+  const requests = [];
+  const hidden = async (url, init) => {
+    requests.push(init.headers.Range ?? null);
+    const start = Number(/bytes=(\d+)-/.exec(init.headers.Range ?? 'bytes=0-')[1]);
+    const body = blob.subarray(start);
+    return new Response(body, {
+      status: init.headers.Range ? 206 : 200, headers: { 'Content-Length': String(body.length) },
+    });
+  };
+  const file = new MemoryFile(Uint8Array.from(blob.subarray(0, 500_000)));
+  const r = await downloadInto({ url: 'http://cdn/p.zip', etag: '"e"', size: blob.length, file, fetch: hidden });
+  assert.equal(r.sha256, sha);
+  assert.deepEqual(requests, ['bytes=500000-']);
+});
+
+test('a malformed Repr-Digest is no digest, not an error', () => {
+  assert.equal(reprDigestSHA256('sha-256=:A:'), null);
+  assert.equal(reprDigestSHA256('sha-256=:AAAA:'), null);
+  assert.equal(reprDigestSHA256(null), null);
+});

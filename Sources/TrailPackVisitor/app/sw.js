@@ -21,7 +21,8 @@ self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
     await cache.addAll(SHELL.map((path) => new Request(path, { cache: 'no-cache' })));
-    await self.skipWaiting();
+    // No skipWaiting: a new version takes over when no page of the old one is open (a page never
+    // loads its workers and modules from another version than its own).
   })());
 });
 

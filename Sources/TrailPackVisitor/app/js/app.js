@@ -375,7 +375,7 @@ networkStatus();
 if ('serviceWorker' in navigator) {
   navigator.serviceWorker.register('sw.js', { scope: './' }).catch(() => {});
 }
-storage.removeStrays().catch(() => {});
+installer.removeStrays().catch(() => {});
 
 /** Downloads a closed tab or a lost connection interrupted continue where they stopped. */
 async function resumeDownloads() {

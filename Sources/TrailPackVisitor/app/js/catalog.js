@@ -22,8 +22,26 @@ async function getJSON(path, limit = 16 << 20) {
       response.status === 404 ? 'This tour is no longer offered.' : `The server answered ${response.status}.`,
       false, response.status);
   }
-  const text = await response.text();
-  if (text.length > limit) throw new CatalogError('The server sent more than expected.');
+  // Read as a stream up to the limit: a server that sends more is cut off, not held in memory.
+  const declared = Number(response.headers.get('Content-Length') ?? 0);
+  if (declared > limit) {
+    await response.body?.cancel();
+    throw new CatalogError('The server sent more than expected.');
+  }
+  const parts = [];
+  let total = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > limit) {
+      await reader.cancel();
+      throw new CatalogError('The server sent more than expected.');
+    }
+    parts.push(value);
+  }
+  const text = new TextDecoder().decode(await new Blob(parts).arrayBuffer());
   try {
     return JSON.parse(text);
   } catch {

@@ -84,6 +84,7 @@ function runWorker(job, onProgress) {
 /** Pauses a download under way (what arrived stays; it continues later). @param {string} sha256 */
 export async function pause(sha256) {
   const job = active.get(sha256);
+  if (job) job.paused = true;
   job?.worker?.postMessage({ type: 'pause' });
   // Remembered: a paused download does not start again by itself at the next start.
   await storage.updateLibrary((lib) => ({
@@ -105,6 +106,11 @@ export async function install(entry, site, listener = () => {}) {
   const job = { entry, received: 0, listeners: new Set([listener]), worker: null };
   const tell = (event) => job.listeners.forEach((l) => l(event));
   job.promise = (async () => {
+    // What the catalog says is checked before it names a file or a size here.
+    if (!/^[0-9a-f]{64}$/.test(entry.sha256 ?? '') || !Number.isSafeInteger(entry.size) || entry.size <= 0
+      || typeof entry.download !== 'string' || typeof entry.id !== 'string' || typeof entry.version !== 'string') {
+      throw new InstallError('The server describes this tour in a way the app cannot use. Try again later.');
+    }
     const library = await storage.readLibrary();
     const newer = library.tours.find((t) => t.id === entry.id && compareVersions(t.version, entry.version) > 0);
     if (newer) {
@@ -121,8 +127,21 @@ export async function install(entry, site, listener = () => {}) {
         `${formatBytes(space.free)}. Free some space (photos, videos or other apps) and try again.`);
     }
     await navigator.storage?.persist?.().catch(() => false);
-    const config = await catalog.config().catch(() => ({ trustedKeys: [], threshold: 0 }));
+    // Without the operator's settings the app cannot know which signatures to require: it refuses
+    // rather than install unchecked (fail closed).
+    let config;
+    try {
+      config = await catalog.config();
+    } catch {
+      throw new InstallError(
+        'The app\'s settings could not be loaded, so the tour cannot be checked. Try again.', true);
+    }
+    if (!Number.isSafeInteger(config?.threshold) || config.threshold < 0 || !Array.isArray(config.trustedKeys)
+      || config.trustedKeys.length < config.threshold) {
+      throw new InstallError('The app\'s settings are damaged, so the tour cannot be checked. Try again later.', true);
+    }
     job.prehash = config.threshold > 0;
+    if (job.paused || job.cancelled) throw new InstallError('The download was paused.', true);
     await storage.updateLibrary((lib) => ({
       ...lib,
       downloads: [
@@ -147,6 +166,9 @@ export async function install(entry, site, listener = () => {}) {
           // A page closed a moment ago may still hold the file: wait for the browser to let it go.
           if (error.code !== 'busy' || attempt >= 5) throw error;
           await new Promise((resolve) => setTimeout(resolve, 1000));
+          if (job.paused || job.cancelled) {
+            throw Object.assign(new InstallError('The download was paused.', true), { code: 'aborted' });
+          }
         }
       }
     } catch (error) {
@@ -209,6 +231,31 @@ export async function install(entry, site, listener = () => {}) {
       await discard(entry.sha256);
       throw new InstallError('The download is another tour than the one listed, so it was deleted.');
     }
+    if (job.cancelled) {
+      await discard(entry.sha256);
+      const stopped = new InstallError('The download was stopped and what arrived was deleted.');
+      throw Object.assign(stopped, { code: 'aborted' });
+    }
+    return withLibraryLock(() => finish(entry, site, opened, tell));
+  })();
+  active.set(entry.sha256, job);
+  try {
+    return await job.promise;
+  } finally {
+    active.delete(entry.sha256);
+  }
+}
+
+/** The last step, under the lock: rename into place, record, replace the older version, confirm. */
+async function finish(entry, site, opened, tell) {
+  const before = await storage.readLibrary();
+  const newer = before.tours.find((t) => t.id === entry.id && compareVersions(t.version, entry.version) > 0);
+  if (newer) {
+    // Another window installed a newer version while this one downloaded: never a rollback.
+    await discard(entry.sha256);
+    throw new InstallError(`Your phone has a newer version of this tour (${newer.version}); this one was deleted.`);
+  }
+  {
     const file = await storage.installPart(entry.sha256);
     const record = {
       id: entry.id, version: entry.version, name: opened.manifest.name, park: opened.manifest.park ?? '',
@@ -217,23 +264,22 @@ export async function install(entry, site, listener = () => {}) {
       confirm: entry.confirm,
     };
     const replaced = [];
+    const outdated = [];
     await storage.updateLibrary((lib) => {
-      replaced.push(...lib.tours.filter((t) => t.id === entry.id));
+      replaced.push(...lib.tours.filter((t) => t.id === entry.id && storage.fileOf(t) !== file));
+      // Downloads of this tour at this version or older are of no use any more.
+      outdated.push(...lib.downloads.filter((d) => d.sha256 !== entry.sha256 && d.id === entry.id
+        && compareVersions(d.version, entry.version) <= 0 && !active.has(d.sha256)));
       return {
         tours: [...lib.tours.filter((t) => t.id !== entry.id), record],
-        downloads: lib.downloads.filter((d) => d.sha256 !== entry.sha256),
+        downloads: lib.downloads.filter((d) => d.sha256 !== entry.sha256 && !outdated.includes(d)),
       };
     });
     for (const old of replaced) await storage.removeFile(storage.fileOf(old));
+    for (const old of outdated) await storage.removeFile(storage.partName(old.sha256));
     await catalog.confirm(entry, entry.sha256);
     tell({ phase: 'done', received: entry.size, size: entry.size });
     return record;
-  })();
-  active.set(entry.sha256, job);
-  try {
-    return await job.promise;
-  } finally {
-    active.delete(entry.sha256);
   }
 }
 
@@ -260,7 +306,21 @@ export async function remove(sha256) {
  * @param {string} sha256
  */
 export async function cancel(sha256) {
-  active.get(sha256)?.worker?.postMessage({ type: 'pause' });
-  await active.get(sha256)?.promise.catch(() => {});
-  await discard(sha256);
+  const job = active.get(sha256);
+  if (job) job.cancelled = true;
+  job?.worker?.postMessage({ type: 'pause' });
+  await job?.promise.catch(() => {});
+  // A download that was already being installed when cancelled is a tour now: never deleted here.
+  const library = await storage.readLibrary();
+  if (!library.tours.some((t) => t.sha256 === sha256)) await discard(sha256);
+}
+
+/** Runs `body` holding the app's one lock on the list of tours (all windows), where the browser has locks. */
+function withLibraryLock(body) {
+  return navigator.locks?.request ? navigator.locks.request('trailpack-library', body) : body();
+}
+
+/** Removes files of ours the list does not name, under the lock installs take (never a tour being installed). */
+export function removeStrays() {
+  return withLibraryLock(() => storage.removeStrays());
 }
