@@ -74,9 +74,10 @@ def main():
             v = float(m.group(1))
             return v / 1000 if m.group(2) == "us" else (v * 1000 if m.group(2) == "s" else v)
         rps = float(re.search(r"Requests/sec:\s+([\d.]+)", wrk).group(1))
+        listing = nginx_list_versus(work, f"{base}/v1/sites/site-7/packages?limit=50")
         result = {"packageBytes": size, "uploadVerifyScanSeconds": upload, "downloadSeconds": download,
                   "downloadMBps": size / 1e6 / download, "listP50ms": pct(50), "listP99ms": pct(99), "listRequestsPerSecond": rps,
-                  "catalogPackages": 10_001, "versusNginx": versus}
+                  "catalogPackages": 10_001, "versusNginx": versus, "listVersusNginx": listing}
         md = ["### server", "", "| measure | value |", "|---|---:|",
               f"| upload + verify + ClamAV scan, {size / 1e6:.0f} MB | {upload:.2f} s ({size / 1e6 / upload:.0f} MB/s) |",
               f"| download (curl, loopback), median of 3 | {download:.3f} s ({result['downloadMBps']:.0f} MB/s) |",
@@ -90,6 +91,14 @@ def main():
                    f"| 8 connections (wrk, 10 s) | {versus['oursWrkMBps']:.0f} MB/s | {versus['nginxWrkMBps']:.0f} MB/s | "
                    f"{versus['oursWrkMBps'] / versus['nginxWrkMBps']:.2f}× {'met' if versus['oursWrkMBps'] >= 0.8 * versus['nginxWrkMBps'] else 'missed'} |",
                    f"| server peak RSS during 20 parallel downloads | {versus['oursPeakRSSMiB']:.1f} MiB | | |", ""]
+        if listing:
+            ratio = listing["oursRPS"] / listing["nginxRPS"]
+            met = ratio >= 0.5 and listing["oursP99ms"] <= 20
+            md += ["| a site's list (50 of 10,001), wrk 32 connections | trailpack serve | nginx, the same body from a file | target |",
+                   "|---|---:|---:|---|",
+                   f"| requests/s | {listing['oursRPS']:.0f} | {listing['nginxRPS']:.0f} | ≥ 0.5× ({ratio:.2f}×) |",
+                   f"| p50 / p99 | {listing['oursP50ms']:.2f} / {listing['oursP99ms']:.2f} ms | "
+                   f"{listing['nginxP50ms']:.2f} / {listing['nginxP99ms']:.2f} ms | p99 ≤ 20 ms: {'met' if met else 'missed'} |", ""]
         print("\n".join(md))
         os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -125,35 +134,80 @@ def peak_rss_mib(pid):
     return 0.0
 
 
-def nginx_versus(work, root, blob_rel, ours, size, pid):
-    """nginx-light serving the same blob folder on loopback with sendfile on; None without nginx."""
+def start_nginx(work, root, name="nginx"):
+    """nginx-light serving `root` on a free loopback port, sendfile on: (process, port), or None without nginx."""
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
     if not nginx:
-        print("nginx not installed (apt-get install nginx-light): the download comparison is skipped", file=sys.stderr)
+        print("nginx not installed (apt-get install nginx-light): the comparison is skipped", file=sys.stderr)
         return None
     import socket
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    conf = os.path.join(work, "nginx.conf")
-    tmp = os.path.join(work, "nginx-tmp")
+    conf = os.path.join(work, name + ".conf")
+    tmp = os.path.join(work, name + "-tmp")
     os.makedirs(tmp, exist_ok=True)
     open(conf, "w").write(f"""user root;
 worker_processes auto;
 daemon off;
-pid {work}/nginx.pid;
-error_log {work}/nginx.err;
+pid {work}/{name}.pid;
+error_log {work}/{name}.err;
 events {{ worker_connections 1024; }}
 http {{
   access_log off;
   sendfile on;
   tcp_nopush on;
+  default_type application/json;
   client_body_temp_path {tmp}; proxy_temp_path {tmp}; fastcgi_temp_path {tmp}; uwsgi_temp_path {tmp}; scgi_temp_path {tmp};
   server {{ listen 127.0.0.1:{port}; root {root}; location / {{ }} }}
 }}
 """)
-    proc = subprocess.Popen([nginx, "-c", conf, "-p", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen([nginx, "-c", conf, "-p", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), port
+
+
+def wrk_latency(url):
+    """wrk, 2 threads, 32 connections, 10 s: (requests/s, p50 ms, p99 ms)."""
+    out = subprocess.run(["wrk", "-t2", "-c32", "-d10s", "--latency", url], capture_output=True, text=True, check=True).stdout
+    def pct(p):
+        m = re.search(rf"^\s+{p}%\s+([\d.]+)(us|ms|s)", out, re.M)
+        v = float(m.group(1))
+        return v / 1000 if m.group(2) == "us" else (v * 1000 if m.group(2) == "s" else v)
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)), pct(50), pct(99)
+
+
+def nginx_list_versus(work, ours):
+    """The same list body served by nginx from a file, against trailpack's answer, under wrk."""
+    root = os.path.join(work, "static")
+    os.makedirs(root, exist_ok=True)
+    open(os.path.join(root, "list.json"), "wb").write(urllib.request.urlopen(ours).read())
+    started = start_nginx(work, root, "nginx-list")
+    if not started:
+        return None
+    proc, port = started
+    try:
+        theirs = f"http://127.0.0.1:{port}/list.json"
+        for _ in range(50):
+            try:
+                urllib.request.urlopen(theirs).read(1)
+                break
+            except Exception:
+                time.sleep(0.1)
+        ours_rps, ours_p50, ours_p99 = wrk_latency(ours)
+        nginx_rps, nginx_p50, nginx_p99 = wrk_latency(theirs)
+        return {"oursRPS": ours_rps, "oursP50ms": ours_p50, "oursP99ms": ours_p99,
+                "nginxRPS": nginx_rps, "nginxP50ms": nginx_p50, "nginxP99ms": nginx_p99}
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def nginx_versus(work, root, blob_rel, ours, size, pid):
+    """nginx-light serving the same blob folder on loopback with sendfile on; None without nginx."""
+    started = start_nginx(work, root)
+    if not started:
+        return None
+    proc, port = started
     try:
         theirs = f"http://127.0.0.1:{port}/{blob_rel}"
         for _ in range(50):

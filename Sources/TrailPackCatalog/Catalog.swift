@@ -9,6 +9,7 @@ import TrailPackCore
 /// legal outcomes. Nothing in the audit log is ever updated or deleted: triggers refuse it.
 public final class Catalog: Sendable {
     let pool: DatabasePool
+    let changes = CatalogChanges()
 
     /// Opens (creating and migrating) the catalog at `path`.
     public init(path: String) throws {
@@ -16,7 +17,13 @@ public final class Catalog: Sendable {
         config.busyMode = .timeout(10)
         pool = try DatabasePool(path: path, configuration: config)
         try Self.migrator.migrate(pool)
+        pool.add(transactionObserver: changes, extent: .databaseLifetime)
     }
+
+    /// Moves whenever a committed change alters what the public answers show (sites, released
+    /// versions, manifests); answers kept as bytes are good while it stays the same. Changes made
+    /// by another process are not seen (the data folder's lock keeps other writers out).
+    public var publicChangeCount: UInt64 { changes.value }
 
     // MARK: reading
 

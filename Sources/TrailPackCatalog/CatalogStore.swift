@@ -4,6 +4,9 @@ import TrailPackCore
 /// implementation (`GRDBCatalogStore`); a PostgreSQL one, for several server instances behind a
 /// load balancer, is one more type conforming to this protocol.
 public protocol CatalogStore: Sendable {
+    /// Moves whenever a committed change alters the public answers (sites, released versions,
+    /// manifests): what the server keeps of them is good while it stays the same. Read without waiting.
+    var publicChangeCount: UInt64 { get }
     func uploadRefusal(user: Catalog.User, package id: String, site: String) async throws -> String?
     func unreleased(
         sha256: String?, package id: String?, version: String?
@@ -53,6 +56,8 @@ public struct GRDBCatalogStore: CatalogStore {
         self.catalog = catalog
         self.pool = pool
     }
+
+    public var publicChangeCount: UInt64 { catalog.publicChangeCount }
 
     private func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await pool.run(body)

@@ -38,10 +38,26 @@ struct CatalogController {
             confirm: "/v1/packages/\(p.id)/versions/\(p.version)/confirm")
     }
 
+    /// A public answer: kept as bytes (with a strong ETag, 304 to a client that has it) until the
+    /// catalog's public change count moves.
+    func kept(
+        _ request: Request, make: () async throws -> (ByteBuffer, String)
+    ) async throws -> Response {
+        let changes = catalog.publicChangeCount  // read first: a change while making is never kept as current
+        let key = request.uri.path + "?" + (request.uri.query ?? "")
+        return try await server.publicAnswers.answer(key: key, request: request, changeCount: changes, make: make)
+    }
+
+    static func jsonBody(_ value: some Encodable) throws -> (ByteBuffer, String) {
+        (ByteBuffer(bytes: JSONWriter.bytes(try JSONValueEncoder().encode(value))), "application/json")
+    }
+
     func sites(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let sites = try await catalog.sites()
-        return try .json(
-            CatalogSites(sites: sites.map { CatalogSite(id: $0.id, name: $0.name, packages: $0.packages) }))
+        try await kept(request) {
+            let sites = try await catalog.sites()
+            return try Self.jsonBody(
+                CatalogSites(sites: sites.map { CatalogSite(id: $0.id, name: $0.name, packages: $0.packages) }))
+        }
     }
 
     func sitePackages(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -51,32 +67,41 @@ struct CatalogController {
             throw ServerError.badRequest("limit must be a whole number from 1 to 500")
         }
         let after = request.uri.queryParameters.get("after")
-        guard let page = try await catalog.sitePage(site: site, limit: limit, after: after) else {
-            throw ServerError.notFound("no site '\(ServerError.short(site))'")
+        return try await kept(request) {
+            guard let page = try await catalog.sitePage(site: site, limit: limit, after: after) else {
+                throw ServerError.notFound("no site '\(ServerError.short(site))'")
+            }
+            return try Self.jsonBody(
+                CatalogPage(
+                    site: site, packages: page.packages.map(Self.entry),
+                    next: page.next.map { "/v1/sites/\(site)/packages?limit=\(limit)&after=\($0)" }))
         }
-        return try .json(
-            CatalogPage(
-                site: site, packages: page.packages.map(Self.entry),
-                next: page.next.map { "/v1/sites/\(site)/packages?limit=\(limit)&after=\($0)" }))
     }
 
     func package(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
-        let versions = try await catalog.versions(package: id)
-        guard let latest = versions.first else {
-            throw ServerError.notFound("no released package '\(ServerError.short(id))'")
+        return try await kept(request) {
+            let versions = try await catalog.versions(package: id)
+            guard let latest = versions.first else {
+                throw ServerError.notFound("no released package '\(ServerError.short(id))'")
+            }
+            return try Self.jsonBody(CatalogVersions(latest: Self.entry(latest), versions: versions.map(Self.entry)))
         }
-        return try .json(CatalogVersions(latest: Self.entry(latest), versions: versions.map(Self.entry)))
     }
 
     func manifest(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let version = context.parameters.get("version")
-        if let manifest = try await catalog.version(package: id, version: version, releasedOnly: true)?.manifest {
-            return Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(string: manifest)))
-        }
+        struct NotReleased: Error {}
+        do {
+            return try await kept(request) {
+                guard
+                    let manifest = try await catalog.version(package: id, version: version, releasedOnly: true)?
+                        .manifest
+                else { throw NotReleased() }
+                return (ByteBuffer(string: manifest), "application/json")
+            }
+        } catch is NotReleased {}
         // A version under review: its reviewers and its publisher preview it with their token.
         if let version, try await server.reviewAccess(context, package: id, version: version) != nil,
             let manifest = try await catalog.version(package: id, version: version, releasedOnly: false)?.manifest

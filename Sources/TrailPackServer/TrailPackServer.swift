@@ -36,6 +36,8 @@ public struct TrailPackServer: Sendable {
     public let childPool: BlockingPool
     /// The versions being uploaded now (a second upload of one is refused before it is stored).
     public let versionClaims = VersionClaims()
+    /// The public catalog answers kept as bytes until the catalog changes.
+    let publicAnswers = PublicAnswerCache()
 
     /// Opens the data folder (creating and marking a new or empty one, taking its lock, migrating
     /// the catalog) and removes what interrupted uploads left in `tmp/` — nothing else.
