@@ -93,12 +93,14 @@ def main():
                    f"| server peak RSS during 20 parallel downloads | {versus['oursPeakRSSMiB']:.1f} MiB | | |", ""]
         if listing:
             ratio = listing["oursRPS"] / listing["nginxRPS"]
-            met = ratio >= 0.5 and listing["oursP99ms"] <= 20
-            md += ["| a site's list (50 of 10,001), wrk 32 connections | trailpack serve | nginx, the same body from a file | target |",
+            md += ["| a site's list (50 of 10,001), wrk 32 connections, both logging each request | trailpack serve | "
+                   "nginx, the same body from a file | target |",
                    "|---|---:|---:|---|",
-                   f"| requests/s | {listing['oursRPS']:.0f} | {listing['nginxRPS']:.0f} | ≥ 0.5× ({ratio:.2f}×) |",
+                   f"| requests/s | {listing['oursRPS']:.0f} | {listing['nginxRPS']:.0f} | "
+                   f"≥ 0.5×: {ratio:.2f}× {'met' if ratio >= 0.5 else 'missed'} |",
                    f"| p50 / p99 | {listing['oursP50ms']:.2f} / {listing['oursP99ms']:.2f} ms | "
-                   f"{listing['nginxP50ms']:.2f} / {listing['nginxP99ms']:.2f} ms | p99 ≤ 20 ms: {'met' if met else 'missed'} |", ""]
+                   f"{listing['nginxP50ms']:.2f} / {listing['nginxP99ms']:.2f} ms | "
+                   f"p99 ≤ 20 ms: {'met' if listing['oursP99ms'] <= 20 else 'missed'} |", ""]
         print("\n".join(md))
         os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -134,8 +136,9 @@ def peak_rss_mib(pid):
     return 0.0
 
 
-def start_nginx(work, root, name="nginx"):
-    """nginx-light serving `root` on a free loopback port, sendfile on: (process, port), or None without nginx."""
+def start_nginx(work, root, name="nginx", access_log=False):
+    """nginx-light serving `root` on a free loopback port, sendfile on: (process, port), or None without nginx.
+    With `access_log`, a line per request to a file (as trailpack serve writes one per request)."""
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
     if not nginx:
         print("nginx not installed (apt-get install nginx-light): the comparison is skipped", file=sys.stderr)
@@ -155,7 +158,7 @@ pid {work}/{name}.pid;
 error_log {work}/{name}.err;
 events {{ worker_connections 1024; }}
 http {{
-  access_log off;
+  access_log {os.path.join(work, name + "-access.log") if access_log else "off"};
   sendfile on;
   tcp_nopush on;
   default_type application/json;
@@ -181,7 +184,7 @@ def nginx_list_versus(work, ours):
     root = os.path.join(work, "static")
     os.makedirs(root, exist_ok=True)
     open(os.path.join(root, "list.json"), "wb").write(urllib.request.urlopen(ours).read())
-    started = start_nginx(work, root, "nginx-list")
+    started = start_nginx(work, root, "nginx-list", access_log=True)
     if not started:
         return None
     proc, port = started

@@ -40,11 +40,13 @@ struct CatalogController {
 
     /// A public answer: kept as bytes (with a strong ETag, 304 to a client that has it) until the
     /// catalog's public change count moves.
+    /// `key` names the answer: the path, and the query parameters the route reads (others are
+    /// ignored, so that made-up queries cannot fill the cache).
     func kept(
-        _ request: Request, make: () async throws -> (ByteBuffer, String)
+        _ request: Request, key: String? = nil, make: () async throws -> (ByteBuffer, String)
     ) async throws -> Response {
         let changes = catalog.publicChangeCount  // read first: a change while making is never kept as current
-        let key = request.uri.path + "?" + (request.uri.query ?? "")
+        let key = key ?? request.uri.path
         return try await server.publicAnswers.answer(key: key, request: request, changeCount: changes, make: make)
     }
 
@@ -67,7 +69,7 @@ struct CatalogController {
             throw ServerError.badRequest("limit must be a whole number from 1 to 500")
         }
         let after = request.uri.queryParameters.get("after")
-        return try await kept(request) {
+        return try await kept(request, key: "\(request.uri.path)?limit=\(limit)&after=\(after ?? "")") {
             guard let page = try await catalog.sitePage(site: site, limit: limit, after: after) else {
                 throw ServerError.notFound("no site '\(ServerError.short(site))'")
             }

@@ -17,9 +17,15 @@ final class PublicAnswerCache: Sendable {
     }
 
     /// Enough for every site's first pages and every package's versions of a large catalog; past
-    /// it the cache starts again (answers are cheap to make once).
+    /// either bound the cache starts again (answers are cheap to make once), so memory stays bounded
+    /// whatever the requests ask for.
     static let maxAnswers = 8192
-    private let answers = Mutex<[String: Answer]>([:])
+    static let maxBytes = 64 << 20
+    private struct Kept {
+        var answers: [String: Answer] = [:]
+        var bytes = 0
+    }
+    private let kept = Mutex(Kept())
 
     /// The answer for `key` (a path and its query), made by `make` only when the catalog changed
     /// since it was kept (or was never kept). `make` returns the body and its Content-Type.
@@ -27,18 +33,21 @@ final class PublicAnswerCache: Sendable {
         key: String, request: Request, changeCount: UInt64,
         make: () async throws -> (ByteBuffer, String)
     ) async throws -> Response {
-        let kept = answers.withLock { $0[key] }
+        let found = kept.withLock { $0.answers[key] }
         let answer: Answer
-        if let kept, kept.changeCount == changeCount {
-            answer = kept
+        if let found, found.changeCount == changeCount {
+            answer = found
         } else {
             let (body, contentType) = try await make()
             let digest = SHA256.hash(Array(body.readableBytesView))
             answer = Answer(
                 changeCount: changeCount, body: body, etag: "\"\(digest.hex.prefix(32))\"", contentType: contentType)
-            answers.withLock {
-                if $0.count >= Self.maxAnswers { $0.removeAll(keepingCapacity: true) }
-                $0[key] = answer
+            kept.withLock {
+                if $0.answers.count >= Self.maxAnswers || $0.bytes + body.readableBytes > Self.maxBytes {
+                    $0 = Kept()
+                }
+                $0.bytes += body.readableBytes - ($0.answers[key]?.body.readableBytes ?? 0)
+                $0.answers[key] = answer
             }
         }
         var headers: HTTPFields = [.contentType: answer.contentType, .eTag: answer.etag, .cacheControl: "no-cache"]

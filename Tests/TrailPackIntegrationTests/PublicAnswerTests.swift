@@ -44,6 +44,8 @@ struct PublicAnswerTests {
                 #expect(try Self.get(url, ifNoneMatch: "\"other\"").status == "200")
                 first[url] = a.etag
             }
+            // A made-up query is the same answer (it cannot fill the cache with copies).
+            #expect(try Self.get(urls[0] + "?junk=\(UUID().uuidString)").etag == first[urls[0]])
             // A confirmation counts a download; no public answer changes.
             let confirm = try ServeProcess.curl([
                 "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-d",
