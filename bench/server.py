@@ -179,6 +179,16 @@ def wrk_latency(url):
     return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)), pct(50), pct(99)
 
 
+def wait_for(url):
+    """Until `url` answers (at most 5 s): nginx has just been started."""
+    for _ in range(50):
+        try:
+            urllib.request.urlopen(url).read(1)
+            return
+        except Exception:
+            time.sleep(0.1)
+
+
 def nginx_list_versus(work, ours):
     """The same list body served by nginx from a file, against trailpack's answer, under wrk."""
     root = os.path.join(work, "static")
@@ -190,12 +200,7 @@ def nginx_list_versus(work, ours):
     proc, port = started
     try:
         theirs = f"http://127.0.0.1:{port}/list.json"
-        for _ in range(50):
-            try:
-                urllib.request.urlopen(theirs).read(1)
-                break
-            except Exception:
-                time.sleep(0.1)
+        wait_for(theirs)
         ours_rps, ours_p50, ours_p99 = wrk_latency(ours)
         nginx_rps, nginx_p50, nginx_p99 = wrk_latency(theirs)
         return {"oursRPS": ours_rps, "oursP50ms": ours_p50, "oursP99ms": ours_p99,
@@ -213,12 +218,7 @@ def nginx_versus(work, root, blob_rel, ours, size, pid):
     proc, port = started
     try:
         theirs = f"http://127.0.0.1:{port}/{blob_rel}"
-        for _ in range(50):
-            try:
-                urllib.request.urlopen(theirs).read(1)
-                break
-            except Exception:
-                time.sleep(0.1)
+        wait_for(theirs)
         # Alternate, so neither gets the warmer cache.
         ours_one, ours_times = one_stream_mbps(ours, size)
         nginx_one, nginx_times = one_stream_mbps(theirs, size)
