@@ -8,7 +8,6 @@ usage: visitor-downloads.py CONFIG.json
 CONFIG: {"base" (the proxy), "shots", "tour" (package id), "other" (package id), "size" (bytes of tour)}
 Prints a JSON summary; exit 0 when every check passed.
 """
-import json
 import sys
 import time
 
@@ -78,21 +77,5 @@ class Downloads(walkthrough.Walk):
         self.check_view("25-cancelled")
 
 
-def main():
-    with open(sys.argv[1], encoding="utf-8") as f:
-        config = json.load(f)
-    walk = Downloads(config)
-    try:
-        walk.run()
-    except Exception as error:
-        walk.shot("error")
-        walk.fail("the downloads walkthrough stopped: %r" % error)
-    finally:
-        walk.close()
-    walk.summary["failures"] = walk.failures
-    print(json.dumps(walk.summary))
-    return 1 if walk.failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(walkthrough.main(Downloads))

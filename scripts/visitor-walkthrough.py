@@ -323,10 +323,11 @@ class Walk:
         self.driver.quit()
 
 
-def main():
+def main(kind=Walk):
+    """Runs a walkthrough of `kind` on the CONFIG file named first: prints its summary, 1 on any failure."""
     with open(sys.argv[1], encoding="utf-8") as f:
         config = json.load(f)
-    walk = Walk(config)
+    walk = kind(config)
     try:
         walk.run()
     except Exception as error:  # a failed step: reported with the screenshot of where it stopped

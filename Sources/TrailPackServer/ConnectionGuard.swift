@@ -53,6 +53,24 @@ public final class ConnectionCounter: Sendable {
         }
     }
 
+    /// Takes a place for the connection of `context`: its address, or nil when that address holds
+    /// `limit` connections already (the refusal is logged and the connection closed).
+    func admit(_ context: ChannelHandlerContext, logger: Logger) -> String? {
+        let address = Self.address(of: context)
+        guard acquire(address) else {
+            logger.notice(
+                "too many connections from one address; closed",
+                metadata: ["client": "\(address)", "limit": "\(limit)"])
+            context.close(promise: nil)
+            return nil
+        }
+        return address
+    }
+
+    static func address(of context: ChannelHandlerContext) -> String {
+        context.channel.remoteAddress?.ipAddress ?? "unknown"
+    }
+
     func release(_ address: String) {
         counts.withLockedValue { counts in
             let n = counts[address, default: 0] - 1
@@ -156,13 +174,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func start(_ context: ChannelHandlerContext) {
         guard !started else { return }
         started = true
-        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        guard counter?.acquire(address) ?? true else {
-            logger.notice(
-                "too many connections from one address; closed",
-                metadata: ["client": "\(address)", "limit": "\(limits.maxConnectionsPerAddress)"])
-            context.close(promise: nil)
-            return
+        // Under TLS the connection's place is held by its TLSConnectionGuard (counter nil here).
+        let address: String
+        if let counter {
+            guard let admitted = counter.admit(context, logger: logger) else { return }
+            address = admitted
+        } else {
+            address = ConnectionCounter.address(of: context)
         }
         self.address = address
         // Over TLS, an HTTP/2 stream's parent is its connection, with the TLS guard, on this event

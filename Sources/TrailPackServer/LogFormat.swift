@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
-import Synchronization
 import TrailPackCore
 
 /// How the server writes its log to standard error: `text` for a person at a terminal, `logfmt`
@@ -37,7 +36,8 @@ public struct LineLogHandler: LogHandler {
     private func emit(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?) {
         var all = metadata
         if let explicit { all.merge(explicit) { $1 } }
-        let time = LogTime.now()
+        let time = Date().formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
         let keys = all.keys.sorted()
         let text: String
         switch format {
@@ -100,31 +100,5 @@ public struct LineLogHandler: LogHandler {
             }
         }
         return out + "\""
-    }
-}
-
-/// The log's time, `2026-11-26T00:53:22.123Z` (UTC, milliseconds): the date and time of day are
-/// formatted once a second, the milliseconds appended — a log line per request costs no date
-/// formatting.
-enum LogTime {
-    private static let second = Mutex<(second: Int, text: String)>((-1, ""))
-
-    static func now() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let seconds = Int(now.tv_sec)
-        let prefix = second.withLock { cached -> String in
-            if cached.second == seconds { return cached.text }
-            var time = time_t(seconds)
-            var parts = tm()
-            gmtime_r(&time, &parts)
-            let text = String(
-                format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
-            cached = (seconds, text)
-            return text
-        }
-        let millis = Int(now.tv_nsec) / 1_000_000
-        return prefix + (millis < 10 ? ".00" : millis < 100 ? ".0" : ".") + String(millis) + "Z"
     }
 }

@@ -145,14 +145,13 @@ struct AccessLogMiddleware: RouterMiddleware {
 
     private func log(_ request: Request, context: Context, status: Int, bytes: String, start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
-        // Tenths of a millisecond in integers (no String(format:) per request).
-        let tenths = elapsed.components.seconds * 10_000 + elapsed.components.attoseconds / 100_000_000_000_000
+        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         logger.info(
             "request",
             metadata: [
                 "method": "\(request.method)", "path": "\(ServerError.short(request.uri.path))", "status": "\(status)",
                 "bytes": "\(bytes)",
-                "ms": "\(tenths / 10).\(tenths % 10)", "user": "\(context.user?.name ?? context.signedIn ?? "-")",
+                "ms": "\(String(format: "%.1f", ms))", "user": "\(context.user?.name ?? context.signedIn ?? "-")",
                 "client": "\(context.clientAddress)",
             ])
     }

@@ -193,14 +193,7 @@ final class TLSConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     private func start(_ context: ChannelHandlerContext) {
         guard !started else { return }
         started = true
-        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        guard counter.acquire(address) else {
-            logger.notice(
-                "too many connections from one address; closed",
-                metadata: ["client": "\(address)", "limit": "\(limits.maxConnectionsPerAddress)"])
-            context.close(promise: nil)
-            return
-        }
+        guard let address = counter.admit(context, logger: logger) else { return }
         self.address = address
         let loop = context.eventLoop.assumeIsolated()
         handshakeTimer = loop.scheduleTask(in: limits.headerTimeout) { [self] in

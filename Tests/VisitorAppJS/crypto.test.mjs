@@ -5,6 +5,7 @@
 // the minisign program, and the trailpack program (.build/debug/trailpack, or $TRAILPACK) for packages
 // and their signatures. A test whose tool is missing is skipped and says which tool.
 
+import { nodeHash, randomBytes, xorshift32 as prng } from './support.mjs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -59,24 +60,6 @@ function run(program, args, options = {}) {
 const fromHex = (hex) => Uint8Array.from(Buffer.from(hex.replace(/\s+/g, ''), 'hex'));
 const utf8 = (s) => new TextEncoder().encode(s);
 
-/** A deterministic generator of pseudo-random 32-bit numbers (xorshift32), so failures repeat. */
-function prng(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x >>> 0;
-  };
-}
-
-function randomBytes(n, next) {
-  const out = new Uint8Array(n);
-  for (let i = 0; i < n; i++) out[i] = next() & 0xff;
-  return out;
-}
-
-const nodeHash = (algorithm, bytes) => nodeCrypto.createHash(algorithm).update(bytes).digest('hex');
 
 /** Feeds `bytes` to `hasher` in pieces ending at the offsets `cuts` (ascending), then digests it. */
 function hashInPieces(hasher, bytes, cuts) {

@@ -5,6 +5,7 @@
 // app's pure JavaScript classes (sha256.js, blake2b.js). The binary must be what wat2wasm makes of the source
 // (skipped, with the reason, when wabt's wat2wasm is not installed).
 
+import { nodeHash, randomBytes, xorshift32 as prng } from './support.mjs';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -36,24 +37,6 @@ function hasProgram(program, args = ['--version']) {
 
 const utf8 = (s) => new TextEncoder().encode(s);
 
-/** A deterministic generator of pseudo-random 32-bit numbers (xorshift32), so failures repeat. */
-function prng(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x >>> 0;
-  };
-}
-
-function randomBytes(n, next) {
-  const out = new Uint8Array(n);
-  for (let i = 0; i < n; i++) out[i] = next() & 0xff;
-  return out;
-}
-
-const nodeHash = (algorithm, bytes) => nodeCrypto.createHash(algorithm).update(bytes).digest('hex');
 
 /** Feeds `bytes` to `hasher` in pieces of the given sizes (the rest in one last piece) and digests it, as hex. */
 function hashInPieces(hasher, bytes, sizes) {

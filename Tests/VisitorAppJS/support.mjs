@@ -2,6 +2,8 @@
 // outside the file (and outside the entry being read), and a timeout that turns a hang into a
 // failure. Not a test file itself (Node's runner takes only *.test.mjs).
 
+import nodeCrypto from 'node:crypto';
+
 /** A deterministic PRNG (mulberry32): a function returning numbers in [0, 1). */
 export function prng(seed) {
   let a = seed >>> 0;
@@ -60,3 +62,24 @@ export function withTimeout(promise, ms, context) {
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** A deterministic generator of pseudo-random 32-bit numbers (xorshift32), so failures repeat. */
+export function xorshift32(seed) {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return x >>> 0;
+  };
+}
+
+/** `n` bytes from a generator of 32-bit numbers. */
+export function randomBytes(n, next) {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = next() & 0xff;
+  return out;
+}
+
+/** Node's own digest of `bytes`, as hex (the independent implementation the hashes are checked against). */
+export const nodeHash = (algorithm, bytes) => nodeCrypto.createHash(algorithm).update(bytes).digest('hex');

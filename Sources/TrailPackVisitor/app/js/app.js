@@ -7,7 +7,7 @@ import * as catalog from './catalog.js';
 import * as storage from './storage.js';
 import * as installer from './install.js';
 import { openZip } from './zip.js';
-import { formatBytes, compareVersions, shownType } from './tour.js';
+import { formatBytes, compareVersions, shownType, verifiedBlob } from './tour.js';
 import { showTour, showStop, leaveTour } from './walk.js';
 
 const main = document.getElementById('main');
@@ -150,13 +150,9 @@ async function firstPhoto(entry, manifest) {
   const photo = (manifest.waypoints ?? []).flatMap((w) => w.assets ?? [])
     .find((a) => a.kind === 'image' && shownType(a.mediaType) !== 'application/octet-stream' && a.size < 4 << 20);
   if (!photo) return null;
+  // The same checked read as an installed tour's assets, over ranges of the server's copy.
   const archive = await openZip(new HttpSource(entry.download, entry.size));
-  const zipEntry = archive.entry(photo.path);
-  if (!zipEntry) return null;
-  const bytes = await archive.bytes(zipEntry, 4 << 20);
-  const { sha256, toHex } = await import('./sha256.js');
-  if (toHex(sha256(bytes)) !== photo.sha256) return null;
-  const url = URL.createObjectURL(new Blob([bytes], { type: shownType(photo.mediaType) }));
+  const url = URL.createObjectURL(await verifiedBlob(archive, photo));
   const img = h('img', { src: url, alt: photo.alt ?? '', class: 'preview-photo' });
   img.addEventListener('load', () => URL.revokeObjectURL(url), { once: true });
   img.addEventListener('error', () => URL.revokeObjectURL(url), { once: true });

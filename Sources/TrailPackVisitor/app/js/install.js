@@ -185,7 +185,6 @@ export async function install(entry, site, listener = () => {}) {
         'It may have been damaged on the way or changed on the server. Try again later.');
     }
     if (config.threshold > 0) {
-      if (!globalThis.crypto?.subtle && config.tweetnacl) await loadTweetNaCl();
       let served;
       try {
         served = await catalog.signatures(entry.id, entry.version);
@@ -193,18 +192,17 @@ export async function install(entry, site, listener = () => {}) {
         throw new InstallError(`The reviewers' signatures could not be fetched: ${error.message}`, true);
       }
       const trustedKeys = config.trustedKeys.map((k) => parsePublicKey(k.publicKey));
+      const checkServed = () => checkSignatures({
+        signatures: served.signatures ?? [], trustedKeys, threshold: config.threshold, prehash: result.blake2b,
+        manifest: { id: entry.id, version: entry.version }, sha256Hex: result.sha256,
+      });
       let check;
       try {
-        check = await checkSignatures({
-          signatures: served.signatures ?? [], trustedKeys, threshold: config.threshold, prehash: result.blake2b,
-          manifest: { id: entry.id, version: entry.version }, sha256Hex: result.sha256,
-        });
+        check = await checkServed();
       } catch (error) {
+        // A browser without WebCrypto's Ed25519: Debian's tweetnacl, loaded once, then again.
         if (config.tweetnacl && !globalThis.nacl && (await loadTweetNaCl())) {
-          check = await checkSignatures({
-            signatures: served.signatures ?? [], trustedKeys, threshold: config.threshold, prehash: result.blake2b,
-            manifest: { id: entry.id, version: entry.version }, sha256Hex: result.sha256,
-          });
+          check = await checkServed();
         } else {
           throw new InstallError(
             `The reviewers' signatures cannot be checked in this browser (${error.message}).`, true);

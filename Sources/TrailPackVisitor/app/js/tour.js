@@ -2,7 +2,7 @@
 // Blob checked against the manifest's SHA-256 before it is shown, and the map's tiles by byte
 // range out of the stored PMTiles entry. Nothing is unpacked whole.
 
-import { BlobSource, RangeSource } from './bytes.js';
+import { BlobSource } from './bytes.js';
 import { openZip } from './zip.js';
 import { openPMTiles } from './pmtiles.js';
 import { toHex } from './sha256.js';
@@ -140,9 +140,7 @@ export async function openMap(archive, manifest) {
   if (!asset) return null;
   const entry = archive.entry(asset.path);
   if (!entry || entry.method !== 0) return null;
-  const range = await archive.dataRange(entry);
-  const tiles = await openPMTiles(new RangeSource(archive.source, range.start, range.end - range.start));
-  return { asset, tiles };
+  return { asset, tiles: await openPMTiles(await archive.window(entry)) };
 }
 
 /**
