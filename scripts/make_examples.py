@@ -195,6 +195,51 @@ broken_text("alt-on-audio", ["asset.accessibility-kind"], lambda d: d["waypoints
 broken_text("captions-on-image", ["asset.accessibility-kind"], lambda d: d["waypoints"][0]["assets"][1].update(captions="waypoints/fish-lake/meadow.vtt"), schema="valid")
 broken_text("captions-not-listed", ["asset.captions"], lambda d: d["waypoints"][1]["assets"][1].update(captions="waypoints/fish-lake/other.vtt"), schema="valid")
 broken_text("transcript-too-long", ["asset.accessibility-text"], lambda d: d["waypoints"][1]["assets"][0].update(transcript="a" * 100001))
+# Languages (format 1.1): texts per language beside the default's, files in one language, captions per language.
+bilingual = copy.deepcopy(accessible)
+bilingual["languages"] = ["en", "es"]
+bilingual["translations"] = {"es": {"name": "Paseo del Lago Fish", "park": "Bosque Nacional Willamette", "description": "Un paseo corto alrededor del lago estacional y el antiguo depósito de animales."}}
+bilingual["waypoints"][0]["translations"] = {"es": {"name": "Depósito de Remonta", "description": "Aquí se guardaban mulas y caballos para las cuadrillas de incendios."}}
+bilingual["waypoints"][0]["assets"][0]["language"] = "en"
+bilingual["waypoints"][0]["assets"].insert(1, dict(asset("waypoints/remount-depot/about.es.md"), language="es"))
+bilingual["waypoints"][0]["assets"][2]["translations"] = {"es": {"title": "El establo", "alt": "Un largo establo de madera con techo de tejuelas y pesebres abiertos"}}
+bilingual["waypoints"][1]["translations"] = {"es": {"name": "Lago Fish", "description": "En primavera el lago está lleno; en agosto es una pradera."}}
+bilingual["waypoints"][1]["assets"][0]["language"] = "en"
+bilingual["waypoints"][1]["assets"].insert(1, dict(asset("waypoints/fish-lake/narration.es.mp3", "audio", "audio/mpeg", 52000,
+    transcript="Guardabosques: En primavera el lago se llena con el deshielo. En agosto se drena en la lava."), language="es"))
+meadow = bilingual["waypoints"][1]["assets"][2]
+meadow["translations"] = {"es": {"transcript": "El lecho del lago en agosto: pasto donde estaba el agua.", "captions": "waypoints/fish-lake/meadow.es.vtt"}}
+bilingual["waypoints"][1]["assets"][3]["language"] = "en"
+bilingual["waypoints"][1]["assets"].append(dict(asset("waypoints/fish-lake/meadow.es.vtt", "text", "text/vtt", 950), language="es"))
+put("valid", "languages", bilingual)
+
+
+def broken_language(name, codes, mutate, schema="valid", kind="invalid"):
+    doc = copy.deepcopy(bilingual)
+    mutate(doc)
+    put(kind, name, doc, codes, schema)
+
+
+broken_language("language-missing", ["language.missing"], lambda d: d["waypoints"][1].pop("translations"), kind="valid")
+broken_language("language-required", ["language.required"],
+                lambda d: (d.update(requireAllLanguages=True), d["waypoints"][1]["assets"].pop(1)))
+broken_language("language-tag-malformed", ["language.tag"], lambda d: d.update(languages=["en", "es_ES"]), schema="invalid")
+broken_language("language-declared-twice", ["language.tag"], lambda d: d.update(languages=["en", "es", "ES"]))
+broken_language("language-undeclared-translation", ["language.undeclared"],
+                lambda d: d["waypoints"][0]["translations"].update(fr={"name": "Dépôt de remonte"}))
+broken_language("language-undeclared-asset", ["language.missing", "language.undeclared"], lambda d: d["waypoints"][1]["assets"][1].update(language="fr"))
+broken_language("language-default-as-translation", ["language.undeclared"],
+                lambda d: d["translations"].update(en={"name": "Fish Lake Walk"}))
+broken_language("language-default-missing", ["language.default-missing"],
+                lambda d: (d["waypoints"][0]["assets"][2].pop("title")))
+broken_language("language-asset-translations", ["language.asset-translations"],
+                lambda d: d["waypoints"][1]["assets"][1].update(translations={"es": {"title": "Narración"}}))
+broken_language("language-captions-mismatch", ["language.captions", "language.missing"],
+                lambda d: d["waypoints"][1]["assets"][2]["translations"]["es"].update(captions="waypoints/fish-lake/meadow.vtt"))
+broken_language("language-translation-unknown-field", ["manifest.unknown-field"],
+                lambda d: d["waypoints"][0]["translations"]["es"].update(slug="deposito"), schema="invalid")
+broken_language("language-translation-blank", ["manifest.text"],
+                lambda d: d["translations"]["es"].update(name="  "), schema="invalid")
 put("invalid", "not-an-object", None, ["manifest.not-object"], "invalid", raw='[{"formatVersion": 1}]\n')
 text = json.dumps(BASE, indent=2)
 put("invalid", "duplicate-key", None, ["json.duplicate-key"], "valid",

@@ -21,7 +21,7 @@ from selenium.common.exceptions import StaleElementReferenceException, TimeoutEx
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 
 def axe_source():
@@ -203,6 +203,22 @@ class Walk:
         if len(stops) != len(c["stops"]):
             self.fail("the preview lists %d stops, the tour has %d" % (len(stops), len(c["stops"])))
         self.check_view("04-tour-preview")
+        # A tour in several languages: the switch shows it in Spanish (texts marked lang="es"), and back.
+        switch = d.find_elements(By.ID, "tour-language")
+        if c.get("spanishName"):
+            if not switch:
+                self.fail("the bilingual tour has no language switch")
+            Select(switch[0]).select_by_value("es")
+            self.wait(lambda d: d.find_elements(By.XPATH, "//main//span[@lang='es'][normalize-space()='%s']"
+                                                % c["spanishName"]), "the tour's name in Spanish")
+            items = [li.get_attribute("lang") for li in d.find_elements(By.CSS_SELECTOR, "main ol.stop-list li")]
+            if any(lang != "es" for lang in items):
+                self.fail("the stop names are not all marked Spanish: %s" % items)
+            self.check_view("04b-tour-preview-in-spanish")
+            self.summary["spanishPreview"] = True
+            Select(d.find_element(By.ID, "tour-language")).select_by_value("en")
+            self.wait(lambda d: d.find_elements(By.XPATH, "//main//span[@lang='en'][normalize-space()='%s']"
+                                                % c["tourName"]), "the tour's name in English again")
         started = time.time()
         self.click_link("Download")
         self.wait(lambda d: "on your phone" in self.text("main .notice-ok"), "the installed tour", 120)

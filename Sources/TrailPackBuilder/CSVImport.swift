@@ -25,6 +25,20 @@ public enum CSVImport {
         public var media: [MediaFile]
         /// Every other column, by its property name.
         public var properties: [JSONMember]
+        /// The stop's name and description in the tour's other languages, by language tag, from columns
+        /// such as `name_es` and `Description (es)`; `name` and `description` are in the default language.
+        public var translations: [String: Texts] = [:]
+    }
+
+    /// A stop's texts in one language; nil where the sheet's cell is empty.
+    public struct Texts: Sendable, Equatable {
+        public var name: String?
+        public var description: String?
+
+        public init(name: String? = nil, description: String? = nil) {
+            self.name = name
+            self.description = description
+        }
     }
 
     /// A photo, audio or video file named in a cell and found on disk.
@@ -33,6 +47,8 @@ public enum CSVImport {
         public var sourcePath: String
         /// Its name in the stop folder.
         public var fileName: String
+        /// The language it is in, when it was named in a language's column (`audio_es`); nil: shared.
+        public var language: String? = nil
     }
 
     /// What a column is for.
@@ -106,9 +122,13 @@ public enum CSVImport {
     /// With `confined` (the control panel's import of a zipped sheet) a cell may only name a file
     /// inside `mediaFolder`: an absolute path, a drive letter or a `..` is refused with its row and
     /// column, and a "did you mean" only ever names files inside it.
+    ///
+    /// `language` is the language of the plain columns (`name`, `description`), a BCP 47 tag (`init
+    /// --language`); when nil and the sheet has columns for other languages (`name_es`, `Description (es)`),
+    /// it is English (`en`), and a note says so.
     public static func read(
         csvPath: String, mediaFolder: String?, ignoreMedia: Bool = false, columns: [String: String] = [:],
-        confined: Bool = false
+        confined: Bool = false, language: String? = nil
     ) throws -> SheetReading {
         let bytes = try FileSystem.readFile(csvPath, limit: 16 << 20)
         let displayName = URL(fileURLWithPath: csvPath).lastPathComponent
@@ -120,7 +140,7 @@ public enum CSVImport {
         }
         return parse(
             bytes, fileName: displayName, mediaFolder: media, mediaFolderGiven: mediaFolder != nil,
-            ignoreMedia: ignoreMedia, columns: columns, confined: confined)
+            ignoreMedia: ignoreMedia, columns: columns, confined: confined, language: language)
     }
 
     /// The roles a column can be chosen for on a form, in the order a form asks for them.
@@ -134,6 +154,11 @@ public enum CSVImport {
         public var stops: [Stop]?
         /// Every finding, errors and warnings, in the sheet's order.
         public var findings: [Finding]
+        /// The tour's languages, the default (the plain columns') first, then the others in column order;
+        /// empty when the sheet has no language columns and no language was given.
+        public var languages: [String] = []
+        /// What the ranger should know about how the sheet was read (the language assumed for the plain columns).
+        public var notes: [String] = []
     }
 
     /// The start of a sheet, for a form that asks which column is which.
@@ -169,7 +194,7 @@ public enum CSVImport {
     public static func parse(
         _ bytes: [UInt8], fileName: String, mediaFolder: String, mediaFolderGiven: Bool = true,
         ignoreMedia: Bool = false,
-        columns: [String: String] = [:], confined: Bool = false
+        columns: [String: String] = [:], confined: Bool = false, language: String? = nil
     ) -> SheetReading {
         var findings: [Finding] = []
         let table: CSVTable
@@ -192,9 +217,12 @@ public enum CSVImport {
         reader.ignoreMedia = ignoreMedia
         reader.confined = confined
         reader.chosen = columns
+        reader.givenLanguage = language.map(canonicalTag)
         let stops = reader.read()
         findings += reader.findings
-        return SheetReading(stops: findings.hasErrors ? nil : stops, findings: sortedByPlace(findings))
+        return SheetReading(
+            stops: findings.hasErrors ? nil : stops, findings: sortedByPlace(findings), languages: reader.languages,
+            notes: reader.notes)
     }
 
     /// Findings in the order of the sheet: by row, then by column (stable otherwise).
@@ -202,7 +230,8 @@ public enum CSVImport {
         func key(_ f: Finding) -> (Int, String) {
             let words = (f.path ?? "").split(separator: " ")
             let row = words.count > 1 && words[0] == "row" ? Int(words[1].trimmingCharacters(in: [","])) ?? 0 : 0
-            let column = words.count > 3 && words[2] == "column" ? String(words[3]) : ""
+            var column = words.count > 3 && words[2] == "column" ? String(words[3]) : ""
+            if words.count > 1 && words[0] == "column" { column = String(words[1]) }  // a header problem
             return (row, column.count == 1 ? " " + column : column)
         }
         return findings.enumerated().sorted { a, b in
@@ -244,6 +273,91 @@ public enum CSVImport {
         }
         if let first = name.first, !first.isLetter { name = "p" + name }
         return String(name.prefix(64))
+    }
+
+    // MARK: languages
+
+    /// The roles a column may give in one language: `name_es`, `Description (es)`, `audio_es`.
+    static let languageRoles: [Role] = [.name, .description, .photo, .audio, .video]
+
+    /// What a header with a language after it names: the role, and the tag as written.
+    struct LanguageHeader: Equatable {
+        var role: Role
+        var tag: String
+    }
+
+    /// The role and language of a header that names one of ``languageRoles`` followed by a language:
+    /// `name_es`, `Description-es-419`, `Nombre (ES)`, `photo [fr]`; nil for any other header. The tag
+    /// is returned as written and may be malformed (the caller says so). What follows the role must start
+    /// with a two- or three-letter language code, so `Description (short)` stays the description. After
+    /// `_` or `-`, `id` and the words the importer knows for other columns are not languages: `stop_id`
+    /// is an identifier (a property; write `Name (id)` for Indonesian), `stop_no` the order.
+    static func languageHeader(_ header: String) -> LanguageHeader? {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        var candidates: [(base: Substring, tag: Substring, bracketed: Bool)] = []
+        for (open, close) in [("(", ")"), ("[", "]")] where text.hasSuffix(close) {
+            if let start = text.lastIndex(of: Character(open)) {
+                let inside = text[text.index(after: start)..<text.index(before: text.endIndex)]
+                candidates.append((text[..<start], inside, true))
+            }
+        }
+        for i in text.indices where text[i] == "_" || text[i] == "-" {
+            candidates.append((text[..<i], text[text.index(after: i)...], false))
+        }
+        for candidate in candidates {
+            let baseKey = normalizeHeader(String(candidate.base))
+            guard let role = languageRoles.first(where: { $0.aliases.contains(baseKey) }) else { continue }
+            let tag = candidate.tag.trimmingCharacters(in: .whitespaces)
+            let primary = tag.prefix { $0 != "-" && $0 != "_" }
+            guard (2...3).contains(primary.count), primary.allSatisfy({ $0.isASCII && $0.isLetter }) else { continue }
+            if !candidate.bracketed {
+                let key = normalizeHeader(tag)
+                if key == "id" || Role.allCases.contains(where: { $0.aliases.contains(key) }) { continue }
+            }
+            return LanguageHeader(role: role, tag: tag)
+        }
+        return nil
+    }
+
+    /// A tag in the case BCP 47 recommends (RFC 5646, section 2.1.1): `ES-mx` → `es-MX`, `zh-hant` →
+    /// `zh-Hant`. An underscore between the parts (`es_MX`, as some programs write it) becomes a hyphen.
+    public static func canonicalTag(_ tag: String) -> String {
+        var out: [String] = []
+        var afterSingleton = false
+        let parts = tag.replacingOccurrences(of: "_", with: "-").split(separator: "-", omittingEmptySubsequences: false)
+        for (i, part) in parts.enumerated() {
+            let letters = part.allSatisfy { $0.isASCII && $0.isLetter }
+            if i == 0 || afterSingleton {
+                out.append(part.lowercased())
+            } else if part.count == 1 {
+                afterSingleton = true
+                out.append(part.lowercased())
+            } else if part.count == 2, letters {
+                out.append(part.uppercased())
+            } else if part.count == 4, letters {
+                out.append(part.prefix(1).uppercased() + part.dropFirst().lowercased())
+            } else {
+                out.append(part.lowercased())
+            }
+        }
+        return out.joined(separator: "-")
+    }
+
+    /// Why `tag` (with hyphens between its parts) is not a well-formed BCP 47 tag, in plain words.
+    static func tagProblem(_ tag: String) -> String {
+        let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
+        if let odd = tag.first(where: { !($0.isASCII && ($0.isLetter || $0.isNumber)) && $0 != "-" }) {
+            return "a language tag holds only letters, digits and hyphens, not '\(odd)'"
+        }
+        if parts.contains(where: \.isEmpty) {
+            return "a language tag has no empty part (no two hyphens in a row, none at the end)"
+        }
+        if let long = parts.first(where: { $0.count > 8 }) {
+            return "each part of a language tag is 1 to 8 letters or digits, and '\(long)' has \(long.count)"
+        }
+        return
+            "after the language code come, in this order, a script (Hant), a region (MX or 419) and variants "
+            + "(5 to 8 letters or digits)"
     }
 }
 
@@ -425,6 +539,15 @@ private struct RowReader {
     var columns: [CSVImport.Role: Int] = [:]
     var propertyColumns: [(index: Int, name: String)] = []
     var listings: [String: [String]] = [:]
+    /// The language of the plain columns, as given (`init --language`), canonical case.
+    var givenLanguage: String?
+    /// The columns in one language (`name_es`, `Audio (es)`), in column order; a column in the default
+    /// language takes the plain column's place for the name and description.
+    var languageColumns: [(index: Int, role: CSVImport.Role, language: String)] = []
+    /// The tour's languages, the default first; empty when the sheet names none and none was given.
+    var languages: [String] = []
+    /// Notes for the ranger: the language assumed for the plain columns.
+    var notes: [String] = []
 
     init(table: CSVTable, fileName: String, mediaFolder: String, mediaFolderGiven: Bool) {
         self.table = table
@@ -470,6 +593,12 @@ private struct RowReader {
         }
         for (index, header) in table.header.enumerated() where !taken.contains(index) {
             let key = CSVImport.normalizeHeader(header)
+            if !CSVImport.Role.allCases.contains(where: { $0.aliases.contains(key) }),
+                let named = CSVImport.languageHeader(header)
+            {
+                addLanguageColumn(index, named)
+                continue
+            }
             let beforeParenthesis = CSVImport.normalizeHeader(String(header.prefix { $0 != "(" && $0 != "[" }))
             let role =
                 CSVImport.Role.allCases.first { $0.aliases.contains(key) || $0.aliases.contains(beforeParenthesis) }
@@ -521,9 +650,14 @@ private struct RowReader {
             columns[.coordinates] = nil
             propertyColumns.append((both, CSVImport.propertyName(table.header[both])))
         }
+        resolveLanguages()
         var needed: [CSVImport.Role] = [.name]
         if columns[.coordinates] == nil { needed += [.latitude, .longitude] }
         for role in needed where columns[role] == nil {
+            if let hint = missingInDefaultLanguage(role) {
+                fail(.csvColumn, "row 1", hint)
+                continue
+            }
             let unclaimed = propertyColumns.map { table.header[$0.index] }
             let near = unclaimed.first { header in
                 role.aliases.filter { $0.count >= 4 }.contains {
@@ -539,6 +673,92 @@ private struct RowReader {
                 "there is no \(role.rawValue) column\(hint). The header row has: \(table.header.filter { !$0.isEmpty }.map { "'\($0)'" }.joined(separator: ", "))"
             )
         }
+    }
+
+    /// A column named for a role in one language: kept when the tag is well-formed and the column is the
+    /// first for that role and language, else a finding.
+    mutating func addLanguageColumn(_ index: Int, _ named: CSVImport.LanguageHeader) {
+        let header = table.header[index]
+        let column = "column \(CSVImport.columnLetter(index)) (\(header))"
+        let written = named.tag.replacingOccurrences(of: "_", with: "-")
+        guard LanguageTag.isWellFormed(written) else {
+            fail(
+                .csvColumn, column,
+                "the header reads as the \(named.role.rawValue) in another language, but '\(named.tag)' is not a "
+                    + "language tag: \(CSVImport.tagProblem(written)). Write a language code, with a region or "
+                    + "script if needed, such as \(named.role.rawValue)_es, \(named.role.rawValue)_es-419 or "
+                    + "\(named.role.rawValue)_zh-Hant; or rename the column if it is not about a language")
+            return
+        }
+        let tag = CSVImport.canonicalTag(written)
+        if let previous = languageColumns.first(where: { $0.role == named.role && $0.language == tag }) {
+            fail(
+                .csvColumn, column,
+                "columns \(CSVImport.columnLetter(previous.index)) (\(table.header[previous.index])) and "
+                    + "\(CSVImport.columnLetter(index)) (\(header)) both give the \(named.role.rawValue) in "
+                    + "\(LanguageTag.describe(tag)); keep one (delete or rename the other)")
+            return
+        }
+        languageColumns.append((index, named.role, tag))
+    }
+
+    /// The tour's languages: the plain columns' (given, else English when the sheet has language columns)
+    /// first, then the others in column order. A name or description column in the default language is the
+    /// plain column when there is none, and a finding when there is one as well.
+    mutating func resolveLanguages() {
+        guard !languageColumns.isEmpty || givenLanguage != nil else { return }
+        if let given = givenLanguage, !LanguageTag.isWellFormed(given) {
+            fail(
+                .csvColumn, nil,
+                "the language given for the plain columns, '\(given)', is not a language tag; give one such as en, "
+                    + "es, es-419 or zh-Hant (BCP 47)")
+            return
+        }
+        let base = givenLanguage ?? "en"
+        let plainTexts = [CSVImport.Role.name, .description].filter { columns[$0] != nil }
+        for role in [CSVImport.Role.name, .description] {
+            guard let own = languageColumns.first(where: { $0.role == role && $0.language == base }) else { continue }
+            languageColumns.removeAll { $0.index == own.index }
+            guard let plain = columns[role] else {
+                columns[role] = own.index
+                continue
+            }
+            fail(
+                .csvColumn, "column \(CSVImport.columnLetter(own.index)) (\(table.header[own.index]))",
+                "columns \(CSVImport.columnLetter(plain)) (\(table.header[plain])) and "
+                    + "\(CSVImport.columnLetter(own.index)) (\(table.header[own.index])) both give the "
+                    + "\(role.rawValue) in \(LanguageTag.describe(base)), the language of the plain columns; keep one "
+                    + "(delete the other, or rename it)")
+        }
+        languages = [base]
+        for c in languageColumns where !languages.contains(c.language) { languages.append(c.language) }
+        if columns[.description] == nil, languageColumns.contains(where: { $0.role == .description }) {
+            notes.append(
+                "the sheet has no description column in \(LanguageTag.describe(base)), the language of the plain "
+                    + "columns, so each stop's description in it is left as the template's text; add a description "
+                    + "column, or pass --language to make another language the default")
+        }
+        guard givenLanguage == nil, languages.count > 1 else { return }
+        let others = languages.dropFirst().map(LanguageTag.describe).joined(separator: " and ")
+        notes.append(
+            plainTexts.isEmpty
+                ? "the sheet has \(others) columns; the tour's default language (the one visitors fall back to) is "
+                    + "taken as English (en); pass --language to say otherwise"
+                : "the sheet has \(others) columns; the plain columns are taken as English (en); pass --language "
+                    + "to say otherwise")
+    }
+
+    /// Why a needed column is missing when the sheet has it only in languages other than the default, or nil.
+    func missingInDefaultLanguage(_ role: CSVImport.Role) -> String? {
+        let given = languageColumns.filter { $0.role == role }
+        guard let first = given.first, let base = languages.first else { return nil }
+        let which = given.map { "\(CSVImport.columnLetter($0.index)) (\(table.header[$0.index]))" }
+        return
+            "there is no \(role.rawValue) column in \(LanguageTag.describe(base)), the language of the plain "
+            + "columns: the sheet gives the \(role.rawValue) only in column\(given.count == 1 ? "" : "s") "
+            + "\(which.joined(separator: ", ")). Pass --language \(first.language) if "
+            + "\(LanguageTag.describe(first.language)) is the tour's default language, or add a column named "
+            + "'\(role.rawValue)' in \(LanguageTag.describe(base))"
     }
 
     mutating func read() -> [CSVImport.Stop] {
@@ -561,7 +781,12 @@ private struct RowReader {
 
             let name = (cell(.name) ?? "").split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
             if name.isEmpty {
-                fail(.csvValue, place(row, columns[.name]!), "the stop has no name; every stop needs one")
+                fail(
+                    .csvValue, place(row, columns[.name]!),
+                    languages.count > 1
+                        ? "the stop has no name in \(LanguageTag.describe(languages[0])), the language of the plain "
+                            + "columns; every stop needs one"
+                        : "the stop has no name; every stop needs one")
             }
 
             var coordinate = Coordinate(latitude: .nan, longitude: .nan)
@@ -612,12 +837,19 @@ private struct RowReader {
             }
 
             var media: [CSVImport.MediaFile] = []
-            for role in [CSVImport.Role.photo, .audio, .video] where !ignoreMedia {
-                guard let c = columns[role], let text = cell(role), !text.isEmpty else { continue }
+            // The shared files (photo, audio, video), then each language's, in column order.
+            var mediaColumns: [(role: CSVImport.Role, index: Int, language: String?)] = [
+                CSVImport.Role.photo, .audio, .video,
+            ].compactMap { role in columns[role].map { (role, $0, nil) } }
+            mediaColumns += languageColumns.filter { $0.role.kind != nil }.map { ($0.role, $0.index, $0.language) }
+            for (role, c, language) in mediaColumns where !ignoreMedia {
+                let text = c < record.cells.count ? record.cells[c].trimmingCharacters(in: .whitespaces) : ""
+                guard !text.isEmpty else { continue }
                 for reference in text.split(whereSeparator: { ";,|\n".contains($0) }).map({
                     $0.trimmingCharacters(in: .whitespaces)
                 }) where !reference.isEmpty {
-                    if let file = mediaFile(reference, role: role, at: place(row, c)) {
+                    if var file = mediaFile(reference, role: role, at: place(row, c)) {
+                        file.language = language
                         if let clash = media.first(where: { $0.fileName.lowercased() == file.fileName.lowercased() }) {
                             fail(
                                 .csvMedia, place(row, c),
@@ -638,12 +870,26 @@ private struct RowReader {
                 properties.append(JSONMember(key, propertyValue(text)))
             }
 
+            // The name and description in the other languages; an empty cell gives nothing.
+            var translations: [String: CSVImport.Texts] = [:]
+            for c in languageColumns where c.role == .name || c.role == .description {
+                guard c.index < record.cells.count else { continue }
+                let raw = record.cells[c.index]
+                if c.role == .name {
+                    let text = raw.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+                    if !text.isEmpty { translations[c.language, default: CSVImport.Texts()].name = text }
+                } else {
+                    let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+                    if !text.isEmpty { translations[c.language, default: CSVImport.Texts()].description = text }
+                }
+            }
+
             guard findings.count == errorsBefore else { continue }
             stops.append(
                 CSVImport.Stop(
                     row: row, name: name, order: order, coordinate: coordinate,
                     description: (cell(.description) ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
-                    media: media, properties: properties))
+                    media: media, properties: properties, translations: translations))
         }
         if columns[.order] != nil { stops.sort { ($0.order ?? 0) < ($1.order ?? 0) } }
         return stops
@@ -810,7 +1056,11 @@ extension CSVImport {
     ///
     /// Everything is written into a hidden folder beside `folder` and moved into place at the
     /// end: a failure leaves nothing behind. `folder` must not exist, or be an empty folder.
-    public static func writeTour(folder: String, stops: [Stop]) throws -> [String] {
+    ///
+    /// With `languages` (``SheetReading/languages``: the default first), `tour.json` declares them, and a
+    /// stop with a text in another language gets its `name` and `description` as objects by language
+    /// (`{"en": …, "es": …}`); a file named in a language's column is listed with its `"language"`.
+    public static func writeTour(folder: String, stops: [Stop], languages: [String] = []) throws -> [String] {
         let fm = FileManager.default
         let target = URL(fileURLWithPath: folder)
         let targetInfo = FileSystem.lstatInfo(folder)
@@ -830,7 +1080,13 @@ extension CSVImport {
         do {
             try fm.createDirectory(atPath: staging + "/waypoints", withIntermediateDirectories: true)
             let slug = Slug.isValid(target.lastPathComponent) ? target.lastPathComponent : "my-tour"
-            try write(TourInit.templateTour(slug: slug, name: nil), to: staging + "/tour.json")
+            var tour = TourInit.templateTour(slug: slug, name: nil)
+            if !languages.isEmpty, case .object(var members) = tour {
+                let at = (members.firstIndex { $0.key == "version" } ?? -1) + 1
+                members.insert(JSONMember("languages", .array(languages.map { .string($0) })), at: at)
+                tour = .object(members)
+            }
+            try write(tour, to: staging + "/tour.json")
             written.append("tour.json")
             let width = max(2, String(stops.count).count)
             for (i, stop) in stops.enumerated() {
@@ -844,13 +1100,12 @@ extension CSVImport {
                     try copyFile(file.sourcePath, to: staging + "/" + dir + "/" + file.fileName)
                     written.append(dir + "/" + file.fileName)
                 }
+                let description = stop.description.isEmpty ? TourInit.Placeholder.stopDescription : stop.description
                 var members: [JSONMember] = [
-                    JSONMember("name", .string(stop.name)),
+                    JSONMember("name", text(stop.name, stop, \.name, languages)),
                     JSONMember("coordinate", stop.coordinate.jsonValue),
-                    JSONMember(
-                        "description",
-                        .string(stop.description.isEmpty ? TourInit.Placeholder.stopDescription : stop.description)),
-                    JSONMember("assets", .array(stop.media.map { .string($0.fileName) })),
+                    JSONMember("description", text(description, stop, \.description, languages)),
+                    JSONMember("assets", .array(stop.media.map(assetReference))),
                 ]
                 if !stop.properties.isEmpty { members.append(JSONMember("properties", .object(stop.properties))) }
                 try write(.object(members), to: staging + "/" + dir + "/waypoint.json")
@@ -871,6 +1126,28 @@ extension CSVImport {
                 "cannot create the tour in '\(folder)': \(error.localizedDescription); nothing was written")
         }
         return written
+    }
+
+    /// A stop's text: one string, or, when the stop has a text in another language, an object by language
+    /// (the default first, then each language that gives this text).
+    private static func text(
+        _ plain: String, _ stop: Stop, _ field: KeyPath<Texts, String?>, _ languages: [String]
+    ) -> JSONValue {
+        guard let base = languages.first, languages.dropFirst().contains(where: { stop.translations[$0] != nil })
+        else { return .string(plain) }
+        var members = [JSONMember(base, .string(plain))]
+        for tag in languages.dropFirst() {
+            if let translated = stop.translations[tag]?[keyPath: field] {
+                members.append(JSONMember(tag, .string(translated)))
+            }
+        }
+        return .object(members)
+    }
+
+    /// A file in `waypoint.json`'s `assets`: its name, or, for a file in one language, its name and language.
+    private static func assetReference(_ file: MediaFile) -> JSONValue {
+        guard let language = file.language else { return .string(file.fileName) }
+        return .object([JSONMember("file", .string(file.fileName)), JSONMember("language", .string(language))])
     }
 
     private static func write(_ value: JSONValue, to path: String) throws {

@@ -115,12 +115,14 @@ public enum TourBuilder {
             return Asset(
                 path: f.archivePath, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
                 sha256: digest?.hex ?? String(repeating: "0", count: 64), title: f.title,
-                map: mapInfos[f.archivePath], alt: f.alt, transcript: f.transcript, captions: f.captions)
+                map: mapInfos[f.archivePath], alt: f.alt, transcript: f.transcript, captions: f.captions,
+                language: f.language, translations: f.translations)
         }
         let waypoints = source.waypoints.map { w in
             Waypoint(
                 name: w.name, slug: w.slug, order: w.order, coordinate: w.coordinate, description: w.description,
-                assets: w.assets.map(asset), properties: w.properties, accessibilityWaiver: w.accessibilityWaiver)
+                assets: w.assets.map(asset), properties: w.properties, accessibilityWaiver: w.accessibilityWaiver,
+                translations: w.translations)
         }
         let manifest = Manifest(
             id: source.tour.id, version: source.tour.version, name: source.tour.name, park: source.tour.park,
@@ -128,7 +130,9 @@ public enum TourBuilder {
             waypoints: waypoints,
             mapAssets: source.mapFiles.map(asset).sorted {
                 $0.path.utf8.lexicographicallyPrecedes($1.path.utf8)
-            })
+            },
+            languages: source.tour.languages, requireAllLanguages: source.tour.requireAllLanguages,
+            translations: source.tour.translations)
         // Fields the folder's own files failed to give are reported there already.
         let manifestFindings = ManifestValidator.validate(manifest).map { translate($0, source: source) }
             .map { explainOutsideBounds($0, source: source, bounds: bounds) }

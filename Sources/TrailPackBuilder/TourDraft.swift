@@ -19,10 +19,19 @@ public struct TourDraft: Sendable, Equatable {
     public var description = ""
     /// The map frame the ranger set; nil: the builder draws it around the stops with a margin.
     public var bounds: Bounds?
+    /// The languages the tour is written in (BCP 47 tags), the default first; empty: one unnamed language.
+    public var languages: [String] = []
+    /// Whether a missing translation is an error (the build stops) rather than a warning.
+    public var requireAllLanguages = false
+    /// The tour's name, park and description in the languages other than the default.
+    public var translations = Translations<TourTextField>()
     public var extra: [JSONMember] = []
     public var stops: [Stop] = []
 
     public init() {}
+
+    /// The default language: the first declared; nil for a tour in one unnamed language.
+    public var defaultLanguage: String? { languages.first }
 
     /// One stop: its folder `waypoints/NN-slug/` holds `waypoint.json` and the stop's files.
     public struct Stop: Sendable, Equatable {
@@ -37,12 +46,14 @@ public struct TourDraft: Sendable, Equatable {
         public var assets: [AssetReference]
         /// Why a required accessibility text (alt text, transcript, captions) is missing, for reviewers.
         public var accessibilityWaiver: String?
+        /// The stop's name and description in the languages other than the default.
+        public var translations: Translations<StopTextField>
         public var extra: [JSONMember]
 
         public init(
             folder: String? = nil, slug: String, name: String, coordinate: Coordinate?, description: String = "",
             properties: [JSONMember] = [], assets: [AssetReference] = [], accessibilityWaiver: String? = nil,
-            extra: [JSONMember] = []
+            translations: Translations<StopTextField> = Translations(), extra: [JSONMember] = []
         ) {
             self.folder = folder
             self.slug = slug
@@ -52,6 +63,7 @@ public struct TourDraft: Sendable, Equatable {
             self.properties = properties
             self.assets = assets
             self.accessibilityWaiver = accessibilityWaiver
+            self.translations = translations
             self.extra = extra
         }
     }
@@ -66,10 +78,18 @@ public struct TourDraft: Sendable, Equatable {
         public var transcript: String?
         /// The captions file (`.vtt`, in the same stop folder) of a video.
         public var captions: String?
+        /// The language the file is in, as `waypoint.json` gives it (`"language"`); nil: none given — the
+        /// file is then in the language its name carries (`narration.es.wav`), else shared by every
+        /// language (``TourDraft/language(of:)``).
+        public var language: String?
+        /// The file's texts in the languages other than the default (captions as file names of the
+        /// stop); only on a file every language shares.
+        public var translations: Translations<AssetTextField>
         public var extra: [JSONMember]
 
         public init(
             file: String, title: String? = nil, alt: String? = nil, transcript: String? = nil, captions: String? = nil,
+            language: String? = nil, translations: Translations<AssetTextField> = Translations(),
             extra: [JSONMember] = []
         ) {
             self.file = file
@@ -77,6 +97,8 @@ public struct TourDraft: Sendable, Equatable {
             self.alt = alt
             self.transcript = transcript
             self.captions = captions
+            self.language = language
+            self.translations = translations
             self.extra = extra
         }
     }
@@ -88,14 +110,23 @@ public struct TourDraft: Sendable, Equatable {
     public static func read(folder root: String) throws(BuildError) -> TourDraft {
         var draft = TourDraft()
         let tour = try object(root, TourSource.tourFileName)
+        // The languages first: the texts given per language are read by them.
+        if case .array(let items)? = tour.first(where: { $0.key == "languages" })?.value, !items.isEmpty {
+            let tags = items.compactMap { item -> String? in if case .string(let s) = item { s } else { nil } }
+            if tags.count == items.count { draft.languages = tags }
+        }
+        let languages = draft.languages
         for member in tour {
+            let text = localized(member.value, languages: languages)
             switch (member.key, member.value) {
             case ("id", .string(let s)): draft.id = s
             case ("version", .string(let s)): draft.version = s
-            case ("name", .string(let s)): draft.name = s
-            case ("park", .string(let s)): draft.park = s
+            case ("languages", _) where !languages.isEmpty: break
+            case ("requireAllLanguages", .bool(let b)): draft.requireAllLanguages = b
+            case ("name", _) where text != nil: draft.take(.name, text)
+            case ("park", _) where text != nil: draft.take(.park, text)
             case ("mapName", .string(let s)): draft.mapName = s
-            case ("description", .string(let s)): draft.description = s
+            case ("description", _) where text != nil: draft.take(.description, text)
             case ("site", .object):
                 if case .string(let s)? = member.value["id"] { draft.siteID = s }
                 if case .string(let s)? = member.value["name"] { draft.siteName = s }
@@ -119,14 +150,15 @@ public struct TourDraft: Sendable, Equatable {
             // lstat: a waypoint.json that is a link is not read (a draft never leads outside itself).
             let members = FileSystem.lstatInfo(root + "/" + file).kind == .file ? try object(root, file) : []
             for member in members {
+                let text = localized(member.value, languages: languages)
                 switch (member.key, member.value) {
-                case ("name", .string(let s)): stop.name = s
-                case ("description", .string(let s)): stop.description = s
+                case ("name", _) where text != nil: stop.take(.name, text)
+                case ("description", _) where text != nil: stop.take(.description, text)
                 case ("coordinate", let value) where coordinate(value) != nil: stop.coordinate = coordinate(value)
                 case ("properties", .object(let p)): stop.properties = p
                 case ("accessibilityWaiver", .string(let s)): stop.accessibilityWaiver = s
-                case ("assets", .array(let items)) where items.allSatisfy(Self.isAssetItem):
-                    stop.assets = items.compactMap(Self.assetReference)
+                case ("assets", .array(let items)) where items.allSatisfy(isAssetItem):
+                    stop.assets = items.compactMap { assetReference($0, languages: languages) }
                 default: stop.extra.append(member)
                 }
             }
@@ -138,6 +170,25 @@ public struct TourDraft: Sendable, Equatable {
         }
         draft.stops = numbered.map(\.stop)
         return draft
+    }
+
+    /// A text of `tour.json` or `waypoint.json` that may be given per language: a string (the default
+    /// language's), or an object of strings by language (keys matched to the declared tags ignoring
+    /// case; others kept as written). Nil for anything else (kept as an unknown member).
+    static func localized(_ value: JSONValue, languages: [String]) -> (plain: String?, others: [String: String])? {
+        switch value {
+        case .string(let s): return (s, [:])
+        case .object(let members):
+            var plain: String?
+            var others: [String: String] = [:]
+            for member in members {
+                guard case .string(let s) = member.value else { return nil }
+                let tag = languages.first { $0.lowercased() == member.key.lowercased() } ?? member.key
+                if tag == languages.first { plain = s } else { others[tag] = s }
+            }
+            return (plain, others)
+        default: return nil
+        }
     }
 
     private static func object(_ root: String, _ file: String) throws(BuildError) -> [JSONMember] {
@@ -168,17 +219,20 @@ public struct TourDraft: Sendable, Equatable {
         return false
     }
 
-    private static func assetReference(_ value: JSONValue) -> AssetReference? {
+    private static func assetReference(_ value: JSONValue, languages: [String]) -> AssetReference? {
         if case .string(let file) = value { return AssetReference(file: file) }
         guard case .object(let members) = value else { return nil }
         var ref = AssetReference(file: "")
         for member in members {
+            let text = localized(member.value, languages: languages)
             switch (member.key, member.value) {
             case ("file", .string(let s)): ref.file = s
-            case ("title", .string(let s)): ref.title = s
-            case ("alt", .string(let s)): ref.alt = s
-            case ("transcript", .string(let s)): ref.transcript = s
-            case ("captions", .string(let s)): ref.captions = s
+            case ("language", .string(let s)):
+                ref.language = languages.first { $0.lowercased() == s.lowercased() } ?? s
+            case ("title", _) where text != nil: ref.take(.title, text)
+            case ("alt", _) where text != nil: ref.take(.alt, text)
+            case ("transcript", _) where text != nil: ref.take(.transcript, text)
+            case ("captions", _) where text != nil: ref.take(.captions, text)
             default: ref.extra.append(member)
             }
         }
@@ -204,7 +258,11 @@ public struct TourDraft: Sendable, Equatable {
             let place =
                 "stop \(index + 1) (waypoints/\(stop.folder ?? folderName(at: index))/\(TourSource.waypointFileName))"
             for asset in stop.assets {
-                for name in [asset.file] + (asset.captions.map { [$0] } ?? []) {
+                let captions =
+                    [asset.captions].compactMap { $0 }
+                    + asset.translations.byLanguage.keys.sorted()
+                    .compactMap { asset.translations[$0, .captions] }
+                for name in [asset.file] + captions {
                     do throws(StopFileName.Problem) { _ = try StopFileName(name) } catch {
                         out.append(BadFileName(stop: index + 1, place: place, name: name, problem: error))
                     }
@@ -218,9 +276,12 @@ public struct TourDraft: Sendable, Equatable {
 
     /// `tour.json`'s content.
     public var tourJSON: JSONValue {
-        var members = [
-            JSONMember("id", .string(id)), JSONMember("version", .string(version)), JSONMember("name", .string(name)),
-            JSONMember("park", .string(park)),
+        var members = [JSONMember("id", .string(id)), JSONMember("version", .string(version))]
+        if !languages.isEmpty { members.append(JSONMember("languages", .array(languages.map { .string($0) }))) }
+        if requireAllLanguages { members.append(JSONMember("requireAllLanguages", .bool(true))) }
+        members += [
+            JSONMember("name", localizedJSON(name, translations, .name) ?? .string("")),
+            JSONMember("park", localizedJSON(park, translations, .park) ?? .string("")),
             JSONMember("site", .object([JSONMember("id", .string(siteID)), JSONMember("name", .string(siteName))])),
             JSONMember("mapName", .string(mapName)),
         ]
@@ -233,15 +294,16 @@ public struct TourDraft: Sendable, Equatable {
                         JSONMember("northeast", bounds.northeast.jsonValue),
                     ])))
         }
-        members.append(JSONMember("description", .string(description)))
+        members.append(JSONMember("description", localizedJSON(description, translations, .description) ?? .string("")))
         return .object(members + extra.filter { m in !members.contains { $0.key == m.key } })
     }
 
-    /// A stop's `waypoint.json` content.
-    public static func waypointJSON(_ stop: Stop) -> JSONValue {
-        var members = [JSONMember("name", .string(stop.name))]
+    /// A stop's `waypoint.json` content (its texts by this tour's languages).
+    public func waypointJSON(_ stop: Stop) -> JSONValue {
+        var members = [JSONMember("name", localizedJSON(stop.name, stop.translations, .name) ?? .string(""))]
         if let c = stop.coordinate { members.append(JSONMember("coordinate", c.jsonValue)) }
-        members.append(JSONMember("description", .string(stop.description)))
+        members.append(
+            JSONMember("description", localizedJSON(stop.description, stop.translations, .description) ?? .string("")))
         members.append(JSONMember("assets", .array(stop.assets.map(assetJSON))))
         if !stop.properties.isEmpty { members.append(JSONMember("properties", .object(stop.properties))) }
         if let waiver = stop.accessibilityWaiver, !waiver.isEmpty {
@@ -250,13 +312,36 @@ public struct TourDraft: Sendable, Equatable {
         return .object(members + stop.extra.filter { m in !members.contains { $0.key == m.key } })
     }
 
-    static func assetJSON(_ ref: AssetReference) -> JSONValue {
-        let texts = [
-            ("title", ref.title), ("alt", ref.alt), ("transcript", ref.transcript), ("captions", ref.captions),
-        ]
-        .compactMap { key, value in value.flatMap { $0.isEmpty ? nil : JSONMember(key, .string($0)) } }
-        if texts.isEmpty && ref.extra.isEmpty { return .string(ref.file) }
-        return .object([JSONMember("file", .string(ref.file))] + texts + ref.extra)
+    func assetJSON(_ ref: AssetReference) -> JSONValue {
+        var head = [JSONMember("file", .string(ref.file))]
+        if let language = ref.language { head.append(JSONMember("language", .string(language))) }
+        let texts = AssetTextField.allCases.compactMap { field in
+            localizedJSON(ref.plainText(field), ref.translations, field).map { JSONMember(field.rawValue, $0) }
+        }
+        if head.count == 1 && texts.isEmpty && ref.extra.isEmpty { return .string(ref.file) }
+        return .object(head + texts + ref.extra.filter { m in !(head + texts).contains { $0.key == m.key } })
+    }
+
+    /// A text as the folder form writes it: one string when only the default language's is given (or
+    /// the tour declares no languages), else an object by language, the declared ones first in their
+    /// order (the default's left out when it is empty). Nil when there is no text at all.
+    func localizedJSON<Field: TranslatableField>(
+        _ plain: String?, _ translations: Translations<Field>, _ field: Field
+    ) -> JSONValue? {
+        let given = translations.byLanguage.compactMap { tag, texts in texts[field].map { (tag, $0) } }
+        let plain = plain.flatMap { $0.isEmpty ? nil : $0 }
+        guard !given.isEmpty, let defaultLanguage else {
+            // Texts by language in a tour that declares none are kept as they were, unless edited.
+            if plain == nil, !given.isEmpty {
+                return .object(given.sorted { $0.0 < $1.0 }.map { JSONMember($0.0, .string($0.1)) })
+            }
+            return plain.map { .string($0) }
+        }
+        let byTag = Dictionary(given, uniquingKeysWith: { a, _ in a })
+        let order = languages.filter { byTag[$0] != nil } + byTag.keys.filter { !languages.contains($0) }.sorted()
+        var members = plain.map { [JSONMember(defaultLanguage, .string($0))] } ?? []
+        members += order.filter { $0 != defaultLanguage }.map { JSONMember($0, .string(byTag[$0] ?? "")) }
+        return .object(members)
     }
 
     /// The folder name stop `index` is stored under: its number (zero-padded to the count's width, at
@@ -295,5 +380,224 @@ public struct TourDraft: Sendable, Equatable {
         }
         for name in FileSystem.list(root + "/map").sorted() where !FileSystem.isIgnored(name) { add("map/" + name) }
         return String(SHA256.hash(Array(listing.joined(separator: "\n").utf8)).hex.prefix(16))
+    }
+}
+
+// MARK: texts by language
+
+/// A part of a draft whose texts may be given per language: the tour, a stop, a stop's file.
+public protocol DraftTexts {
+    associatedtype Field: TranslatableField
+    /// The text of `field` in the default language (the plain field), nil or empty when not given.
+    func plainText(_ field: Field) -> String?
+    /// Sets the plain field (nil: not given).
+    mutating func setPlainText(_ field: Field, _ text: String?)
+    /// The texts in the other languages.
+    var translations: Translations<Field> { get set }
+}
+
+extension DraftTexts {
+    /// The text of `field` in `language` as written, nil when not given: the plain field for the
+    /// default language (or a nil `language`), else the translation.
+    public func text(_ field: Field, in language: String?, defaultLanguage: String?) -> String? {
+        guard let language, language != defaultLanguage else {
+            return plainText(field).flatMap { $0.isEmpty ? nil : $0 }
+        }
+        return translations[language, field]
+    }
+
+    /// Sets the text of `field` in `language`; an empty text removes it.
+    public mutating func setText(_ field: Field, in language: String?, defaultLanguage: String?, to text: String?) {
+        let text = text.flatMap { $0.isEmpty ? nil : $0 }
+        guard let language, language != defaultLanguage else { return setPlainText(field, text) }
+        translations[language, field] = text
+    }
+
+    /// Takes a text as read: the default language's into the plain field, the others as translations.
+    mutating func take(_ field: Field, _ text: (plain: String?, others: [String: String])?) {
+        guard let text else { return }
+        setPlainText(field, text.plain)
+        for (tag, value) in text.others { translations[tag, field] = value }
+    }
+
+    /// Makes `tag`'s texts the plain ones and the plain ones those of `oldDefault`.
+    mutating func swapDefault(to tag: String, from oldDefault: String) {
+        for field in Field.allCases {
+            let old = plainText(field).flatMap { $0.isEmpty ? nil : $0 }
+            setPlainText(field, translations[tag, field])
+            translations[tag, field] = nil
+            translations[oldDefault, field] = old
+        }
+    }
+
+    /// Removes every text in `tag`.
+    mutating func removeTexts(in tag: String) { translations.byLanguage[tag] = nil }
+}
+
+extension TourDraft: DraftTexts {
+    public func plainText(_ field: TourTextField) -> String? {
+        switch field {
+        case .name: name
+        case .park: park
+        case .description: description
+        }
+    }
+
+    public mutating func setPlainText(_ field: TourTextField, _ text: String?) {
+        switch field {
+        case .name: name = text ?? ""
+        case .park: park = text ?? ""
+        case .description: description = text ?? ""
+        }
+    }
+}
+
+extension TourDraft.Stop: DraftTexts {
+    public func plainText(_ field: StopTextField) -> String? {
+        switch field {
+        case .name: name
+        case .description: description
+        }
+    }
+
+    public mutating func setPlainText(_ field: StopTextField, _ text: String?) {
+        switch field {
+        case .name: name = text ?? ""
+        case .description: description = text ?? ""
+        }
+    }
+}
+
+extension TourDraft.AssetReference: DraftTexts {
+    public func plainText(_ field: AssetTextField) -> String? {
+        switch field {
+        case .title: title
+        case .alt: alt
+        case .transcript: transcript
+        case .captions: captions
+        }
+    }
+
+    public mutating func setPlainText(_ field: AssetTextField, _ text: String?) {
+        switch field {
+        case .title: title = text
+        case .alt: alt = text
+        case .transcript: transcript = text
+        case .captions: captions = text
+        }
+    }
+}
+
+// MARK: languages
+
+extension TourDraft {
+    /// `tag` as a declared language is written: trimmed, well-formed BCP 47 (``LanguageTag/isWellFormed(_:)``),
+    /// in the usual case (`es`, `es-419`, `zh-Hant`, `en-US`); nil when it is not a language tag.
+    public static func languageTag(_ tag: String) -> String? {
+        let tag = tag.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "_", with: "-")
+        guard !tag.isEmpty, LanguageTag.isWellFormed(tag) else { return nil }
+        var out: [String] = []
+        var singleton = false
+        for (i, part) in tag.split(separator: "-").enumerated() {
+            // Script subtags are titlecase, regions uppercase; extensions and private use stay lowercase.
+            if i > 0 && !singleton && part.count == 4 && part.allSatisfy(\.isLetter) {
+                out.append(part.prefix(1).uppercased() + part.dropFirst().lowercased())
+            } else if i > 0 && !singleton && part.count == 2 && part.allSatisfy(\.isLetter) {
+                out.append(part.uppercased())
+            } else {
+                out.append(part.lowercased())
+            }
+            if part.count == 1 { singleton = true }
+        }
+        return out.joined(separator: "-")
+    }
+
+    /// The language `asset` is in: its `"language"`, else the declared tag its name carries
+    /// (`narration.es.wav`); nil for a file every language shares.
+    public func language(of asset: AssetReference) -> String? {
+        asset.language ?? Loader.languageInName(asset.file, languages: languages)
+    }
+
+    /// Whether the language of `asset` comes from its name rather than a `"language"` of its own.
+    public func languageFromName(_ asset: AssetReference) -> Bool {
+        asset.language == nil && Loader.languageInName(asset.file, languages: languages) != nil
+    }
+
+    /// The stops' files in `tag` (by its `"language"` or its name): stop index and file name.
+    public func files(in tag: String) -> [(stop: Int, file: String)] {
+        stops.enumerated().flatMap { index, stop in
+            stop.assets.filter { language(of: $0) == tag }.map { (index, $0.file) }
+        }
+    }
+
+    /// The number of texts given in `tag` (the tour's, the stops' and their files').
+    public func textCount(in tag: String) -> Int {
+        func count<T: DraftTexts>(_ holder: T) -> Int {
+            T.Field.allCases.filter { holder.text($0, in: tag, defaultLanguage: defaultLanguage) != nil }.count
+        }
+        return count(self)
+            + stops.reduce(0) { sum, stop in
+                sum + count(stop) + stop.assets.filter { language(of: $0) == nil }.reduce(0) { $0 + count($1) }
+            }
+    }
+
+    /// Makes `tag` (a declared language) the default: it moves first, its texts become the plain
+    /// fields, and the old default's plain texts become its translations. A text `tag` lacks is then
+    /// empty in the default language (the builder's findings say which).
+    public mutating func makeDefault(_ tag: String) {
+        guard let old = defaultLanguage, old != tag, languages.contains(tag) else { return }
+        languages.removeAll { $0 == tag }
+        languages.insert(tag, at: 0)
+        swapDefault(to: tag, from: old)
+        for s in stops.indices {
+            stops[s].swapDefault(to: tag, from: old)
+            for a in stops[s].assets.indices where language(of: stops[s].assets[a]) == nil {
+                stops[s].assets[a].swapDefault(to: tag, from: old)
+            }
+        }
+    }
+
+    /// Removes the declared language `tag` with every text in it. The stops' files are not touched.
+    public mutating func removeLanguage(_ tag: String) {
+        languages.removeAll { $0 == tag }
+        removeTexts(in: tag)
+        for s in stops.indices {
+            stops[s].removeTexts(in: tag)
+            for a in stops[s].assets.indices { stops[s].assets[a].removeTexts(in: tag) }
+        }
+    }
+
+    /// The manifest this draft would make, as far as languages, texts and files go — no hashes, sizes
+    /// from `size` (stop index, file), a stop without a position at 0° 0°, only files of a known type —
+    /// for counting what is translated (``Manifest/completeness``) before anything is built.
+    public func manifestForCounting(size: (Int, AssetReference) -> Int64 = { _, _ in 0 }) -> Manifest {
+        let zero = String(repeating: "0", count: 64)
+        let waypoints = stops.enumerated().map { index, stop in
+            let folder = "waypoints/\(stop.slug)/"
+            let assets = stop.assets.compactMap { ref -> Asset? in
+                guard let type = MediaTypes.lookup(fileName: ref.file) else { return nil }
+                var translations = ref.translations
+                for tag in translations.byLanguage.keys {
+                    translations[tag, .captions] = translations[tag, .captions].map { folder + $0 }
+                }
+                return Asset(
+                    path: folder + ref.file, kind: type.kind, mediaType: type.mediaType, size: size(index, ref),
+                    sha256: zero, title: ref.title, alt: ref.alt, transcript: ref.transcript,
+                    captions: ref.captions.map { folder + $0 }, language: language(of: ref),
+                    translations: language(of: ref) == nil ? translations : Translations())
+            }
+            return Waypoint(
+                name: stop.name, slug: stop.slug, order: index + 1,
+                coordinate: stop.coordinate ?? Coordinate(latitude: 0, longitude: 0), description: stop.description,
+                assets: assets, translations: stop.translations)
+        }
+        let frame =
+            bounds
+            ?? Bounds(
+                southwest: Coordinate(latitude: 0, longitude: 0), northeast: Coordinate(latitude: 0, longitude: 0))
+        return Manifest(
+            id: id, version: version, name: name, park: park, site: Site(id: siteID, name: siteName),
+            mapName: mapName, bounds: frame, description: description, waypoints: waypoints,
+            languages: languages, requireAllLanguages: requireAllLanguages, translations: translations)
     }
 }

@@ -34,6 +34,11 @@ public struct TourSource: Sendable {
         /// nil when `tour.json` leaves them out: the builder then encloses the waypoints.
         public var bounds: Bounds?
         public var description: String
+        /// The declared languages, the default first (empty: one unnamed language).
+        public var languages: [String] = []
+        public var requireAllLanguages = false
+        /// The name, park and description in the other languages.
+        public var translations = Translations<TourTextField>()
     }
 
     /// One waypoint folder.
@@ -49,6 +54,8 @@ public struct TourSource: Sendable {
         public var assets: [SourceFile]
         /// Why a required accessibility text is missing (for reviewers).
         public var accessibilityWaiver: String? = nil
+        /// The name and description in the other languages.
+        public var translations = Translations<StopTextField>()
     }
 
     /// One file to package.
@@ -70,6 +77,10 @@ public struct TourSource: Sendable {
         public var alt: String?
         public var transcript: String?
         public var captions: String?
+        /// The language the file is in (its `"language"`, or the declared tag in its name); nil: shared.
+        public var language: String?
+        /// Its texts in the other languages (captions as package paths).
+        public var translations = Translations<AssetTextField>()
     }
 
     public static let tourFileName = "tour.json"
@@ -112,6 +123,8 @@ struct Loader {
     var findings: [Finding] = []
     var used: Set<String> = []
     var realFolders: [String: String?] = [:]
+    /// The languages `tour.json` declares, once read.
+    var languages: [String] = []
 
     init(root: String, realRoot: String) {
         self.root = root
@@ -129,6 +142,7 @@ struct Loader {
                 ))
         } else if let value = readJSON(TourSource.tourFileName) {
             tour = readTour(value)
+            languages = tour?.languages ?? []
         }
         used.insert(TourSource.tourFileName)
 
@@ -200,18 +214,32 @@ struct Loader {
         defer { findings += r.findings.map { $0.inFile(TourSource.tourFileName) } }
         guard let top = r.object(value, at: .root) else { return nil }
         r.rejectUnknown(
-            top, at: .root, known: ["id", "version", "name", "park", "site", "mapName", "bounds", "description"])
+            top, at: .root,
+            known: [
+                "id", "version", "languages", "requireAllLanguages", "name", "park", "site", "mapName", "bounds",
+                "description",
+            ])
         let site = r.site(top)
         let bounds = r.bounds(top, required: false)
+        let languages = r.languages(top, at: .root)
+        var translations = Translations<TourTextField>()
+        func text(_ field: TourTextField) -> String {
+            let t = r.localizedText(top, field.rawValue, at: .root, languages: languages)
+            for (tag, value) in t.translations { translations[tag, field] = value }
+            return t.plain ?? ""
+        }
         return TourSource.TourFields(
             id: r.string(top, "id", at: .root) ?? "",
             version: r.string(top, "version", at: .root) ?? "",
-            name: r.string(top, "name", at: .root) ?? "",
-            park: r.string(top, "park", at: .root) ?? "",
+            name: text(.name),
+            park: text(.park),
             site: site,
             mapName: r.string(top, "mapName", at: .root) ?? "",
             bounds: bounds,
-            description: r.string(top, "description", at: .root) ?? "")
+            description: text(.description),
+            languages: languages,
+            requireAllLanguages: r.flag(top, "requireAllLanguages", at: .root),
+            translations: translations)
     }
 
     mutating func readWaypoint(folder: String, folderName: String) -> TourSource.WaypointSource? {
@@ -232,7 +260,12 @@ struct Loader {
         }
         var r = FieldReader()
         defer { findings += r.findings.map { $0.inFile(jsonRel) } }
-        guard let w = r.waypoint(value, at: .root, form: .tourFolder, asset: Self.assetReference) else { return nil }
+        let languages = self.languages
+        guard
+            let w = r.waypoint(
+                value, at: .root, form: .tourFolder, languages: languages,
+                asset: { r, item, path in Self.assetReference(&r, item, path, languages: languages) })
+        else { return nil }
 
         let (prefixOrder, slug) = Self.parseFolderName(folderName)
         let order = w.order.flatMap { Int(exactly: $0) } ?? prefixOrder
@@ -251,7 +284,7 @@ struct Loader {
                 ))
         }
         var assets: [TourSource.SourceFile] = []
-        var captionFiles: [(asset: Int, file: String, path: JSONPath)] = []
+        var captionFiles: [(asset: Int, file: String, language: String?, path: JSONPath)] = []
         for ref in w.assets {
             if var file = resolveAsset(
                 reference: ref.file, baseFolder: folder, archiveFolder: "waypoints/\(slug)/", title: ref.title,
@@ -259,16 +292,30 @@ struct Loader {
             {
                 file.alt = ref.alt
                 file.transcript = ref.transcript
+                file.language = ref.language ?? Self.languageInName(ref.file, languages: languages)
+                file.translations = ref.translations
+                file.translations.byLanguage = file.translations.byLanguage.mapValues {
+                    $0.filter { $0.key != .captions }
+                }
                 if let captions = ref.captions {
-                    captionFiles.append((assets.count, captions, ref.path.member("captions")))
+                    captionFiles.append((assets.count, captions, nil, ref.path.member("captions")))
+                }
+                for (tag, texts) in ref.translations.byLanguage {
+                    if let captions = texts[.captions] {
+                        captionFiles.append((assets.count, captions, tag, ref.path.member("captions").member(tag)))
+                    }
                 }
                 assets.append(file)
             }
         }
         // Captions name a file of the same stop, which must be listed too (it is packaged beside the video).
-        for (index, name, path) in captionFiles {
+        for (index, name, language, path) in captionFiles {
             if let target = assets.first(where: { $0.relativePath == folder + "/" + name }) {
-                assets[index].captions = target.archivePath
+                if let language {
+                    assets[index].translations[language, .captions] = target.archivePath
+                } else {
+                    assets[index].captions = target.archivePath
+                }
             } else {
                 findings.append(
                     Finding(
@@ -286,31 +333,69 @@ struct Loader {
             description: w.description ?? "",
             properties: w.properties,
             assets: assets,
-            accessibilityWaiver: w.accessibilityWaiver)
+            accessibilityWaiver: w.accessibilityWaiver,
+            translations: w.translations)
+    }
+
+    /// The declared language a file's name carries as its last-but-one part (`narration.es.wav` → `es`),
+    /// matched ignoring case; nil when there is none.
+    static func languageInName(_ name: String, languages: [String]) -> String? {
+        let parts = (name.split(separator: "/").last ?? "").split(separator: ".")
+        guard parts.count >= 3 else { return nil }
+        let tag = parts[parts.count - 2].lowercased()
+        return languages.first { $0.lowercased() == tag }
     }
 
     /// An element of a `waypoint.json`'s `assets`: a file name, or `{ "file": ..., "title": ..., ... }`.
     struct AssetReference {
         var file: String
         var title: String?, alt: String?, transcript: String?, captions: String?
+        /// Its `"language"`, matched to a declared one.
+        var language: String? = nil
+        /// Texts given per language (captions still as file names of the stop).
+        var translations = Translations<AssetTextField>()
         /// Where the element is in `waypoint.json`.
         var path: JSONPath
     }
 
     /// The element at `path` of a `waypoint.json`'s `assets`; nil (and reported) when it names no file.
-    static func assetReference(_ r: inout FieldReader, _ item: JSONValue, _ path: JSONPath) -> AssetReference? {
+    static func assetReference(
+        _ r: inout FieldReader, _ item: JSONValue, _ path: JSONPath, languages: [String]
+    ) -> AssetReference? {
         switch item {
         case .string(let s):
             return AssetReference(file: s, path: path)
         case .object(let fields):
-            r.rejectUnknown(fields, at: path, known: ["file", "title", "alt", "transcript", "captions"])
+            r.rejectUnknown(fields, at: path, known: ["file", "language", "title", "alt", "transcript", "captions"])
             let file = r.string(fields, "file", at: path)
-            let title = r.string(fields, "title", at: path, required: false)
-            let alt = r.string(fields, "alt", at: path, required: false)
-            let transcript = r.string(fields, "transcript", at: path, required: false)
-            let captions = r.string(fields, "captions", at: path, required: false)
+            var language: String?
+            if let tag = r.string(fields, "language", at: path, required: false) {
+                language = languages.first { $0.lowercased() == tag.lowercased() }
+                if language == nil {
+                    let suggestion = Spelling.closest(to: tag, among: languages).map { "; did you mean '\($0)'?" } ?? ""
+                    r.findings.append(
+                        Finding(
+                            .languageUndeclared, path: path.member("language"),
+                            languages.isEmpty
+                                ? "'\(tag)' is not declared: add \"languages\" to tour.json (the default language first)"
+                                : "'\(tag)' is not one of the tour's languages (\(languages.joined(separator: ", ")), declared in tour.json)\(suggestion)"
+                        ))
+                }
+            }
+            var translations = Translations<AssetTextField>()
+            func text(_ field: AssetTextField) -> String? {
+                let t = r.localizedText(fields, field.rawValue, at: path, required: false, languages: languages)
+                for (tag, value) in t.translations { translations[tag, field] = value }
+                return t.plain
+            }
+            let title = text(.title)
+            let alt = text(.alt)
+            let transcript = text(.transcript)
+            let captions = text(.captions)
             return file.map {
-                AssetReference(file: $0, title: title, alt: alt, transcript: transcript, captions: captions, path: path)
+                AssetReference(
+                    file: $0, title: title, alt: alt, transcript: transcript, captions: captions, language: language,
+                    translations: translations, path: path)
             }
         default:
             r.wrongType(

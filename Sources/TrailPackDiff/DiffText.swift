@@ -79,14 +79,54 @@ public enum DiffText {
             )
         }
         for map in diff.maps { lines.append("Map " + assetLine(map)) }
+        lines += languageLines(diff)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The declared languages' change and, language by language, the translated texts that changed.
+    static func languageLines(_ diff: PackageDiff) -> [String] {
+        let e = TerminalText.escaped
+        var lines: [String] = []
+        if let change = diff.languages {
+            func list(_ tags: [String]) -> String {
+                tags.isEmpty ? "none" : tags.map { e(LanguageTag.describe($0)) }.joined(separator: ", ")
+            }
+            lines.append("Languages: \(list(change.old)) → \(list(change.new))")
+        }
+        var language: String?
+        var place: String?
+        for t in diff.translations {
+            if t.language != language {
+                language = t.language
+                place = nil
+                lines.append("In \(e(LanguageTag.describe(t.language))):")
+            }
+            let here = t.stop.map { "Stop \(t.position ?? 0) \"\(e($0))\"" } ?? "Tour"
+            if here != place {
+                place = here
+                lines.append("  ~ \(here)")
+            }
+            let what = t.file.map { "\(t.field) of \(e($0))" } ?? t.field
+            switch (t.old, t.new) {
+            case (nil, let v?): lines.append("    \(what) translated: \"\(e(v))\"")
+            case (let v?, nil): lines.append("    \(what) translation removed (was \"\(e(v))\")")
+            default:
+                if let words = t.words {
+                    lines.append("    \(what): \(e(words.marked))")
+                } else {
+                    lines.append("    \(what): \"\(e(t.old ?? ""))\" → \"\(e(t.new ?? ""))\"")
+                }
+            }
+        }
+        return lines
     }
 
     static func assetLine(_ a: PackageDiff.AssetChange) -> String {
         let e = TerminalText.escaped
+        let inLanguage = a.language.map { " (\(e(LanguageTag.describe($0))))" } ?? ""
         switch a.kind {
-        case .added: return "file \(e(a.file)) added (\(bytes(a.newSize ?? 0)))"
-        case .removed: return "file \(e(a.file)) removed (was \(bytes(a.oldSize ?? 0)))"
+        case .added: return "file \(e(a.file))\(inLanguage) added (\(bytes(a.newSize ?? 0)))"
+        case .removed: return "file \(e(a.file))\(inLanguage) removed (was \(bytes(a.oldSize ?? 0)))"
         case .changed:
             return
                 "file \(e(a.file)) replaced: \(bytes(a.oldSize ?? 0)) → \(bytes(a.newSize ?? 0)), SHA-256 \(a.oldSHA256?.prefix(12) ?? "")… → \(a.newSHA256?.prefix(12) ?? "")…"

@@ -58,6 +58,8 @@ public struct PackageDiff: Sendable, Equatable, Codable {
         public var newSize: Int64?
         public var oldTitle: String?
         public var newTitle: String?
+        /// The language the file is in (format 1.1); nil for a file every language shares.
+        public var language: String?
     }
 
     /// A property of a stop that was added, removed or changed (values as JSON text).
@@ -87,8 +89,37 @@ public struct PackageDiff: Sendable, Equatable, Codable {
         public var assets: [AssetChange]
     }
 
+    /// The declared languages, old and new, when they changed (format 1.1).
+    public struct LanguageChange: Sendable, Equatable, Codable {
+        public var old: [String]
+        public var new: [String]
+    }
+
+    /// A text in a language other than the default that was added, changed or removed.
+    public struct TranslationChange: Sendable, Equatable, Codable {
+        /// The language (a declared tag).
+        public var language: String
+        /// The stop's name (in the default language); nil for the tour's own texts.
+        public var stop: String?
+        /// The stop's position in the new tour (in the old one for a removed stop).
+        public var position: Int?
+        /// `name`, `park`, `description`, `title`, `alt`, `transcript` or `captions`.
+        public var field: String
+        /// The file whose text it is (an asset's title, alt text, …), by name within its stop.
+        public var file: String?
+        public var old: String?
+        public var new: String?
+        /// Word by word, for descriptions and transcripts that were changed.
+        public var words: WordDiff?
+    }
+
     public var old: Side?
     public var new: Side
+    /// The declared languages, when they changed.
+    public var languages: LanguageChange?
+    /// Texts in other languages than the default that changed, grouped by language (declared order),
+    /// then the tour's, then stop by stop in the new tour's order.
+    public var translations: [TranslationChange] = []
     /// True when there is no older version to compare with.
     public var firstRelease: Bool
     public var tour: [FieldChange]
@@ -109,6 +140,7 @@ public struct PackageDiff: Sendable, Equatable, Codable {
     /// differ: a rebuild at another time).
     public var hasChanges: Bool {
         firstRelease || !tour.isEmpty || oldFrame != nil || !stops.isEmpty || oldOrder != nil || !maps.isEmpty
+            || languages != nil || !translations.isEmpty
     }
 
     /// A movement below this many metres is noise from re-typing a coordinate, not a move.
@@ -180,6 +212,48 @@ public struct PackageDiff: Sendable, Equatable, Codable {
             newOrder = keptNew.map { new.waypoints[$0.new].name }
         }
         maps = Self.assetChanges(old.mapAssets, new.mapAssets, key: \.path)
+        if old.languages != new.languages { languages = LanguageChange(old: old.languages, new: new.languages) }
+        translations = Self.translationChanges(old, new, pairs: pairs)
+    }
+
+    /// The changed texts of every language but the default, `pairs` matching the stops.
+    static func translationChanges(_ old: Manifest, _ new: Manifest, pairs: [Int?]) -> [TranslationChange] {
+        let tags = new.languages.dropFirst() + old.languages.dropFirst().filter { !new.languages.contains($0) }
+        var out: [TranslationChange] = []
+        for tag in tags {
+            func compare<T: Translatable>(
+                _ a: T?, _ b: T?, stop: String?, position: Int?, file: String? = nil
+            ) {
+                for field in T.Field.allCases {
+                    let before = a?.translations[tag, field], after = b?.translations[tag, field]
+                    guard before != after else { continue }
+                    let long = field.rawValue == "description" || field.rawValue == "transcript"
+                    out.append(
+                        TranslationChange(
+                            language: tag, stop: stop, position: position, field: field.rawValue, file: file,
+                            old: before, new: after,
+                            words: long && before != nil && after != nil
+                                ? WordDiff(old: before ?? "", new: after ?? "") : nil))
+                }
+            }
+            compare(old, new, stop: nil, position: nil)
+            var matched = Set<Int>()
+            for (j, b) in new.waypoints.enumerated() {
+                let a = pairs[j].map { old.waypoints[$0] }
+                if let i = pairs[j] { matched.insert(i) }
+                compare(a, b, stop: b.name, position: j + 1)
+                let before = Dictionary(
+                    (a?.assets ?? []).map { (fileName($0.path), $0) }, uniquingKeysWith: { x, _ in x })
+                for asset in b.assets {
+                    compare(
+                        before[fileName(asset.path)], asset, stop: b.name, position: j + 1, file: fileName(asset.path))
+                }
+            }
+            for (i, a) in old.waypoints.enumerated() where !matched.contains(i) {
+                compare(a, Waypoint?.none, stop: a.name, position: i + 1)
+            }
+        }
+        return out
     }
 
     // MARK: matching
@@ -247,13 +321,13 @@ public struct PackageDiff: Sendable, Equatable, Codable {
     static func added(_ asset: Asset, in stop: Waypoint) -> AssetChange {
         AssetChange(
             kind: .added, file: fileName(asset.path), newSHA256: asset.sha256, newSize: asset.size,
-            newTitle: asset.title)
+            newTitle: asset.title, language: asset.language)
     }
 
     static func removed(_ asset: Asset, in stop: Waypoint) -> AssetChange {
         AssetChange(
             kind: .removed, file: fileName(asset.path), oldSHA256: asset.sha256, oldSize: asset.size,
-            oldTitle: asset.title)
+            oldTitle: asset.title, language: asset.language)
     }
 
     /// Assets matched by `key` (the file name within a stop, or the path for maps).
@@ -266,7 +340,8 @@ public struct PackageDiff: Sendable, Equatable, Codable {
             guard let before = oldByKey[k] else {
                 changes.append(
                     AssetChange(
-                        kind: .added, file: k, newSHA256: asset.sha256, newSize: asset.size, newTitle: asset.title))
+                        kind: .added, file: k, newSHA256: asset.sha256, newSize: asset.size, newTitle: asset.title,
+                        language: asset.language))
                 continue
             }
             if before.sha256 != asset.sha256 {
@@ -274,20 +349,20 @@ public struct PackageDiff: Sendable, Equatable, Codable {
                     AssetChange(
                         kind: .changed, file: k, oldSHA256: before.sha256, newSHA256: asset.sha256,
                         oldSize: before.size, newSize: asset.size,
-                        oldTitle: before.title, newTitle: asset.title))
+                        oldTitle: before.title, newTitle: asset.title, language: asset.language))
             } else if before.title != asset.title {
                 changes.append(
                     AssetChange(
                         kind: .retitled, file: k, oldSHA256: before.sha256, newSHA256: asset.sha256,
                         oldSize: before.size, newSize: asset.size,
-                        oldTitle: before.title, newTitle: asset.title))
+                        oldTitle: before.title, newTitle: asset.title, language: asset.language))
             }
         }
         for asset in old where !newKeys.contains(key(asset)) {
             changes.append(
                 AssetChange(
                     kind: .removed, file: key(asset), oldSHA256: asset.sha256, oldSize: asset.size,
-                    oldTitle: asset.title))
+                    oldTitle: asset.title, language: asset.language))
         }
         return changes
     }

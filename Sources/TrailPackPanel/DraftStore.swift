@@ -106,7 +106,16 @@ public actor DraftStore {
                 if let data = FileManager.default.contents(atPath: path + "/tour.json"),
                     let doc = try? JSONParser.parse(Array(data))
                 {
-                    if case .string(let s)? = doc.value["name"], !s.isEmpty { name = s }
+                    // One text, or texts by language (the default language's, the first declared).
+                    var given = doc.value["name"]
+                    if case .object(let byLanguage)? = given {
+                        var first: String?
+                        if case .array(let tags)? = doc.value["languages"], case .string(let t)? = tags.first {
+                            first = t
+                        }
+                        given = byLanguage.first { $0.key.lowercased() == first?.lowercased() }?.value
+                    }
+                    if case .string(let s)? = given, !s.isEmpty { name = s }
                     if case .string(let s)? = doc.value["version"] { version = s }
                 }
                 let stops = Self.names(in: path + "/waypoints").count
@@ -250,7 +259,7 @@ public actor DraftStore {
                     try fm.createDirectory(atPath: waypoints + "/" + target, withIntermediateDirectories: true)
                 }
                 try AtomicFile.write(
-                    JSONWriter.bytes(TourDraft.waypointJSON(stop)),
+                    JSONWriter.bytes(draft.waypointJSON(stop)),
                     to: "\(waypoints)/\(target)/\(TourSource.waypointFileName)")
             }
             try FileIO.syncFolder(waypoints)

@@ -59,6 +59,10 @@ enum PanelAssets {
         .tp-drop { border: 2px dashed #6c757d; border-radius: .5rem; }
         .tp-drop.tp-over { background: #e7f1ff; border-color: #0b5ed7; }
         .tp-note { color: #842029; }
+        .tp-source { background: #f8f9fa; border: 1px solid #dee2e6; border-radius: .375rem; padding: .375rem .75rem;
+          min-height: 2.4rem; }
+        .tp-save-bar { position: sticky; bottom: 0; background: #fff; border-top: 1px solid #dee2e6; }
+        .tp-meter meter { height: 1.25rem; }
         #stop-list li.tp-dragging { opacity: .5; }
         .skip-link { position: absolute; left: -10000px; }
         .skip-link:focus { position: static; }
@@ -238,7 +242,9 @@ enum PanelAssets {
             function send(files, i, changed) {
               if (i >= files.length) { if (changed) { say("Reloading the page…"); window.location.reload(); } return; }
               var file = files[i], xhr = new XMLHttpRequest();
-              xhr.open("PUT", zone.getAttribute("data-upload") + "?name=" + encodeURIComponent(file.name));
+              var language = document.getElementById("upload-language");
+              xhr.open("PUT", zone.getAttribute("data-upload") + "?name=" + encodeURIComponent(file.name)
+                + (language && language.value ? "&language=" + encodeURIComponent(language.value) : ""));
               xhr.setRequestHeader("X-CSRF-Token", zone.getAttribute("data-csrf"));
               xhr.setRequestHeader("Content-Type", "application/octet-stream");
               bar.hidden = false; bar.value = 0;
@@ -313,7 +319,27 @@ enum PanelAssets {
               setTimeout(poll, 300);
             });
           }
+          // "Add a language": the language's name, as the browser knows it, under the tag being typed.
+          function startLanguageName(input) {
+            var out = document.getElementById("language-tag-name");
+            if (!out || typeof Intl === "undefined" || !Intl.DisplayNames) { return; }
+            var english = new Intl.DisplayNames(["en"], { type: "language" });
+            input.addEventListener("input", function () {
+              var tag = input.value.trim().replace(/_/g, "-");
+              if (!tag) { out.textContent = ""; return; }
+              try {
+                var name = english.of(tag), own = new Intl.DisplayNames([tag], { type: "language" }).of(tag);
+                var known = name && name.toLowerCase() !== tag.toLowerCase();
+                out.textContent = known ? tag + " — " + name + (own && own !== name ? " (" + own + ")" : "")
+                  : tag + ": a well-formed tag, of a language this browser does not know by name";
+              } catch (e) {
+                out.textContent = "'" + tag + "' is not a language tag yet (such as es, fr or es-419)";
+              }
+            });
+          }
           document.addEventListener("DOMContentLoaded", function () {
+            var languageTag = document.getElementById("language-tag");
+            if (languageTag) { startLanguageName(languageTag); }
             var buildForm = document.getElementById("build-form");
             if (buildForm) { startBuildProgress(buildForm); }
             var importForm = document.getElementById("import-form");

@@ -173,6 +173,7 @@ public struct PanelController: Sendable {
             await draftRoute(request, context) { try await requestReview($0, $1, request: request) }
         }
         addReviewRoutes(panel: panel, guarded: guarded)
+        addLanguageRoutes(guarded: guarded, panel: panel)
         addMapRoutes(panel: panel)
     }
 
@@ -396,7 +397,7 @@ public struct PanelController: Sendable {
     /// A redirect to `path` whose page then says `text` (kept in the session; the URL says only `saved=1`).
     func redirect(_ visitor: Visitor, to path: String, saying text: String, fragment: String = "") async -> Response {
         await sessions.flash(id: visitor.session.id, text)
-        return Self.redirect(path + "?saved=1" + fragment)
+        return Self.redirect(path + (path.contains("?") ? "&" : "?") + "saved=1" + fragment)
     }
 
     /// The message for a page reached by a redirect after a change: the session's, or "Saved.".

@@ -183,8 +183,17 @@ extension PanelController {
         let snapshot = try await drafts.load(key), draft = snapshot.draft, revision = snapshot.revision
         let all = try await findings(key, draft: draft)
         let tourFindings = all.filter { $0.stop == nil }
+        // Which language's texts the details form edits (`?lang=`), and how complete each one is.
+        let language = PanelLanguage.chosen(request.uri.queryParameters.get("lang"), in: draft)
+        let counted = try await countingManifest(key, draft)
+        let meters = PanelLanguage.meters(counted)
+        var untranslated: [Int: Int] = [:]
+        for item in counted.completeness.flatMap(\.missing) {
+            if let n = item.stop { untranslated[n, default: 0] += 1 }
+        }
         let stops: [[String: Any]] = draft.stops.enumerated().map { index, stop in
             let count = all.filter { $0.stop == index }.count
+            let gaps = untranslated[index + 1] ?? 0
             return [
                 "number": index + 1, "name": stop.name.isEmpty ? "(no name)" : stop.name,
                 "link": "\(key.path)/stops/\(index + 1)",
@@ -192,6 +201,7 @@ extension PanelController {
                 "longitude": stop.coordinate.map { Self.degrees($0.longitude) } ?? "",
                 "notFirst": index > 0, "notLast": index < draft.stops.count - 1, "files": stop.assets.count,
                 "findings": count, "hasFindings": count > 0, "action": "\(key.path)/stops/\(index + 1)",
+                "untranslated": gaps, "hasUntranslated": gaps > 0,
             ]
         }
         let mapStops = JSONWriter.string(
@@ -218,6 +228,7 @@ extension PanelController {
             "fields": Self.byField(tourFindings), "followStops": draft.bounds == nil,
             "proposedVersion": try await proposedVersion(draft),
         ]
+        values.merge(Self.languageValues(draft, key: key, language: language, meters: meters)) { _, new in new }
         values.merge(Self.findingsSection(all, path: key.path, heading: "What to fix before building")) { _, new in new
         }
         if let frame {
@@ -227,6 +238,11 @@ extension PanelController {
             ]
         }
         if let notice = await notice(visitor, request) { values["notice"] = notice }
+        if request.uri.queryParameters.get("refused") != nil,
+            let problem = await sessions.takeProblem(id: visitor.session.id)
+        {
+            values["languageProblem"] = problem
+        }
         if configuration.tileURL == nil {
             let folder = drafts.folder(key)
             let header = try await server.blocking { _ in Self.draftMapHeader(folder) }
@@ -253,8 +269,48 @@ extension PanelController {
 
     static func degrees(_ value: Double) -> String { String(format: "%.6f", value) }
 
+    /// The languages section and the language tabs of the tour's page.
+    static func languageValues(
+        _ draft: TourDraft, key: DraftStore.Key, language: String?, meters: [String: [String: Any]]
+    ) -> [String: Any] {
+        let list: [[String: Any]] = draft.languages.enumerated().map { n, tag in
+            [
+                "tag": tag, "id": PanelLanguage.id(tag), "label": PanelLanguage.label(tag),
+                "name": PanelLanguage.name(tag), "isDefault": n == 0, "meter": meters[tag] ?? false,
+                "translate": "\(key.path)/translate/\(PanelLanguage.id(tag))",
+                "canRemove": n > 0 || draft.languages.count == 1,
+            ]
+        }
+        let texts: [String: String] = [
+            "name": draft.text(.name, in: language, defaultLanguage: draft.defaultLanguage) ?? "",
+            "park": draft.text(.park, in: language, defaultLanguage: draft.defaultLanguage) ?? "",
+            "description": draft.text(.description, in: language, defaultLanguage: draft.defaultLanguage) ?? "",
+        ]
+        return [
+            "hasLanguages": !draft.languages.isEmpty, "languageList": list, "requireAll": draft.requireAllLanguages,
+            "defaultLanguage": draft.defaultLanguage.map { PanelLanguage.title($0) } ?? "",
+            "suggestions": PanelLanguage.suggestionValues(draft), "onDefaultTab": language == nil,
+            "tab": PanelLanguage.tab(draft, language), "texts": texts,
+            "tabs": PanelLanguage.tabs(draft, current: language) { tag in
+                key.path + (tag.map { "?lang=\(PanelLanguage.id($0))" } ?? "") + "#tour-details"
+            },
+        ]
+    }
+
     func saveTour(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
         let form = try await PanelForm.read(request)
+        // The tab of another language than the default: only its texts are in the form.
+        if let language = PanelLanguage.chosen(form["language"], in: try await drafts.load(key).draft) {
+            try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+                for (field, name) in [(TourTextField.name, "name"), (.park, "park"), (.description, "description")]
+                where form[name] != nil {
+                    draft.setText(field, in: language, defaultLanguage: draft.defaultLanguage, to: form.text(name))
+                }
+            }
+            return await redirect(
+                visitor, to: key.path + "?lang=\(PanelLanguage.id(language))",
+                saying: "The \(PanelLanguage.name(language)) texts were saved.", fragment: "#tour-details")
+        }
         var frame: Bounds?
         if form["followStops"] == nil {
             let values = ["south", "west", "north", "east"].map {

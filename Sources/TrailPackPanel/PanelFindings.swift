@@ -14,13 +14,16 @@ struct PanelFinding: Sendable {
     /// What the field is called on the page.
     var label: String
     var message: String
+    /// The language whose tab shows the field (a missing translation), or nil for the default's.
+    var language: String? = nil
 
     var isError: Bool { severity == "error" }
 
-    /// The finding's place on the editor's pages: the anchor to link to.
+    /// The finding's place on the editor's pages: the anchor to link to (on the language's tab).
     func link(draftPath: String) -> String {
-        if let stop { return "\(draftPath)/stops/\(stop + 1)#\(field)" }
-        return "\(draftPath)#\(field)"
+        let tab = language.map { "?lang=\(PanelLanguage.id($0))" } ?? ""
+        if let stop { return "\(draftPath)/stops/\(stop + 1)\(tab)#\(field)" }
+        return "\(draftPath)\(tab)#\(field)"
     }
 
     static func place(_ findings: [Finding], draft: TourDraft) -> [PanelFinding] {
@@ -76,13 +79,25 @@ struct PanelFinding: Sendable {
         } else if file.hasPrefix("map") {
             (field, label) = ("tour-map", "Offline map")
         }
+        // Languages: a missing translation leads to the language's tab; the list of languages is on the tour's page.
+        var language: String?
+        if finding.code.rawValue.hasPrefix("language.") {
+            language = draft.languages.dropFirst().first { finding.message.contains(LanguageTag.describe($0)) }
+            let missing = [FindingCode.languageMissing, .languageRequired].contains(finding.code)
+            if missing && stop != nil {
+                (field, label) = ("stop-languages", "Translation")
+            } else if missing || (stop == nil && ["", "languages", "requireAllLanguages"].contains(head)) {
+                (field, label) = missing ? ("tour-details", "Tour details") : ("tour-languages", "Languages")
+            }
+            if finding.code == .languageDefaultMissing { language = nil }
+        }
         if let stop {
             let name = draft.stops[stop].name.isEmpty ? "unnamed stop" : "'\(draft.stops[stop].name)'"
             label = "Stop \(stop + 1) \(name) — \(label)"
         }
         return PanelFinding(
             severity: finding.severity.rawValue, code: finding.code.rawValue, stop: stop, field: field, label: label,
-            message: rangerWords(finding.message))
+            message: rangerWords(finding.message, draft: draft), language: language)
     }
 
     /// The index in `assets[2].title`.
@@ -98,9 +113,41 @@ struct PanelFinding: Sendable {
     private static let extractCommand = try? NSRegularExpression(
         pattern: #"cut one with 'trailpack map extract --tour [^']*'"#)
 
+    /// A text named by its JSON key at the start of a message: `'alt' has no text in …`.
+    private static let textKey = try? NSRegularExpression(
+        pattern: #"^'(name|park|description|title|alt|transcript|captions)' (has|is)"#)
+    /// A stop's file named by its path in the package: `'waypoints/mountain-house/narration.wav'`.
+    private static let packagePath = try? NSRegularExpression(pattern: #"'waypoints/[a-z0-9-]+/([^'/]+)'"#)
+    /// The validator's advice to write a text by its path: `give 'waypoints[0].assets[2].alt' first`.
+    private static let givePath = try? NSRegularExpression(pattern: #"give '[^']*' first"#)
+
     /// The builder speaks of files (it is a command-line tool); the panel of pages and fields.
-    static func rangerWords(_ message: String) -> String {
+    static func rangerWords(_ message: String, draft: TourDraft? = nil) -> String {
         var text = message
+        // Languages: texts by what they are called on the pages, and the tab to write them on.
+        if let regex = textKey, let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+            let key = Range(match.range(at: 1), in: text), let verb = Range(match.range(at: 2), in: text),
+            let whole = Range(match.range, in: text)
+        {
+            let words = PanelLanguage.fieldWords[String(text[key])] ?? String(text[key])
+            text.replaceSubrange(whole, with: "the \(words) \(text[verb])")
+            text = text.replacingOccurrences(of: "the \(words) has no text in ", with: "there is no \(words) in ")
+        }
+        // The page names the stop already: its files by their names.
+        if let regex = packagePath {
+            text = regex.stringByReplacingMatches(
+                in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "'$1'")
+        }
+        if let base = draft?.defaultLanguage {
+            let tab = "write it on the \(PanelLanguage.name(base)) tab"
+            text = text.replacingOccurrences(of: "add \"\(base)\": \"…\"", with: tab)
+            if let regex = givePath {
+                text = regex.stringByReplacingMatches(
+                    in: text, range: NSRange(text.startIndex..., in: text),
+                    withTemplate: NSRegularExpression.escapedTemplate(
+                        for: "\(tab) first"))
+            }
+        }
         // "'waypoints[3].description' is empty" → "the description is empty" (the page already names the stop).
         if let regex = fieldPath {
             text = regex.stringByReplacingMatches(
@@ -118,6 +165,16 @@ struct PanelFinding: Sendable {
             ("in tour.json", "in the tour's details"), ("from tour.json", "from the tour's details"),
             ("waypoint.json", "the stop's page"), ("tour.json", "the tour's details"),
             ("the stop's \"accessibilityWaiver\"", "the stop's accessibility waiver"), (" (\"alt\")", ""),
+            (" (\"requireAllLanguages\")", ""),
+            (
+                "add \"languages\" to the tour's details (the default language first)",
+                "add the tour's languages under 'Languages' on the tour's page (the default language first)"
+            ),
+            ("declared in the tour's details", "listed under 'Languages' on the tour's page"),
+            (
+                "remove \"language\" if everyone shares it",
+                "choose 'All languages' as its language if everyone shares it"
+            ),
             (" (\"transcript\")", ""),
             ("(\"captions\": a .vtt file of the stop)", "(upload a .vtt captions file to the stop and choose it)"),
             (

@@ -109,6 +109,8 @@ extension PanelController {
         var description: String
         var properties: [JSONMember]
         var media: [CSVImport.MediaFile] = []
+        /// The name and description in the sheet's other languages (`name_es`, `Description (es)`).
+        var translations = Translations<StopTextField>()
     }
 
     /// A spreadsheet saved as CSV: one stop per row. With `mediaFolder` (a zip holding the sheet and its
@@ -136,16 +138,21 @@ extension PanelController {
         }
         return try await createImported(
             site: site, siteName: siteName, title: PathText.droppingExtension(PathText.lastComponent(given)),
-            stops: stops.map {
-                ImportedStop(
-                    name: $0.name, coordinate: $0.coordinate, description: $0.description, properties: $0.properties,
-                    media: $0.media)
-            })
+            stops: stops.map { stop in
+                var translations = Translations<StopTextField>()
+                for (tag, texts) in stop.translations {
+                    translations[tag, .name] = texts.name
+                    translations[tag, .description] = texts.description
+                }
+                return ImportedStop(
+                    name: stop.name, coordinate: stop.coordinate, description: stop.description,
+                    properties: stop.properties, media: stop.media, translations: translations)
+            }, languages: sheet.languages)
     }
 
     /// A new draft (named after the file, made unique) holding `stops`, with their files copied in.
     func createImported(
-        site: String, siteName: String, title: String, stops: [ImportedStop]
+        site: String, siteName: String, title: String, stops: [ImportedStop], languages: [String] = []
     ) async throws -> DraftStore.Key {
         guard !stops.isEmpty else {
             throw PanelError(status: .unprocessableContent, message: "the file holds no stops")
@@ -175,12 +182,15 @@ extension PanelController {
         draft.id = "\(site).\(key.tour)"
         draft.version = "1.0.0"
         draft.mapName = key.tour
+        draft.languages = languages
         for stop in stops {
             draft.stops.append(
                 TourDraft.Stop(
                     slug: draft.newStopSlug(for: stop.name), name: stop.name, coordinate: stop.coordinate,
                     description: stop.description,
-                    properties: stop.properties, assets: stop.media.map { TourDraft.AssetReference(file: $0.fileName) })
+                    properties: stop.properties,
+                    assets: stop.media.map { TourDraft.AssetReference(file: $0.fileName, language: $0.language) },
+                    translations: stop.translations)
             )
         }
         _ = try await drafts.create(key, draft: draft)

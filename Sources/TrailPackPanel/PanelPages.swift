@@ -186,7 +186,9 @@ enum PanelPages {
         <ol class="list-group list-group-numbered" id="stop-list" data-order-action="{{draft.path}}/order" aria-describedby="order-help">
         {{#stops}}
         <li class="list-group-item d-flex justify-content-between align-items-start gap-2" id="stop-{{number}}" data-number="{{number}}" draggable="true">
-        <div class="me-auto"><a href="{{link}}">{{name}}</a><div class="small text-body-secondary">{{latitude}}, {{longitude}} · {{files}} file(s){{#hasFindings}} · <span class="text-danger-emphasis">{{findings}} to check</span>{{/hasFindings}}</div></div>
+        <div class="me-auto"><a href="{{link}}">{{name}}</a><div class="small text-body-secondary">{{latitude}},
+        {{longitude}} · {{files}} file(s){{#hasFindings}} · <span class="text-danger-emphasis">{{findings}} to
+        check</span>{{/hasFindings}}{{#hasUntranslated}} · {{untranslated}} to translate{{/hasUntranslated}}</div></div>
         <form method="post" action="{{action}}/up" class="d-inline">{{#notFirst}}<input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><button class="btn btn-sm btn-outline-secondary" type="submit" id="up-{{number}}" aria-label="Move {{name}} up">Up</button>{{/notFirst}}</form>
         <form method="post" action="{{action}}/down" class="d-inline">{{#notLast}}<input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><button class="btn btn-sm btn-outline-secondary" type="submit" id="down-{{number}}" aria-label="Move {{name}} down">Down</button>{{/notLast}}</form>
         </li>
@@ -198,10 +200,87 @@ enum PanelPages {
         </div>
         </div>
 
+        <section aria-labelledby="languages-heading" class="mt-4" id="tour-languages">
+        <h2 id="languages-heading" class="h4">Languages</h2>
+        {{#fields.tour_languages}}<div class="form-text tp-note">{{message}}</div>{{/fields.tour_languages}}
+        {{^hasLanguages}}
+        <p id="languages-help">The tour is in one language. To offer it in more, first say which language its texts are
+        written in now: it becomes the default, the language visitors fall back to where a translation is missing.</p>
+        {{/hasLanguages}}
+        {{#hasLanguages}}
+        <p id="languages-help">The first language is the default: visitors who read another language get its text
+        wherever a translation is missing.</p>
+        <ol class="list-group list-group-numbered mb-3" id="language-list">
+        {{#languageList}}<li class="list-group-item d-flex gap-2 align-items-start" id="language-{{id}}">
+        <div class="flex-grow-1"><div class="d-flex flex-wrap gap-2 align-items-center"><span
+        class="me-auto"><strong>{{label}}</strong>{{#isDefault}} · the default language{{/isDefault}}</span>
+        {{^isDefault}}<a class="btn btn-sm btn-primary" href="{{translate}}" id="translate-{{id}}">Translate into
+        {{name}}</a>
+        <form method="post" action="{{draft.path}}/languages" class="d-inline"><input type="hidden" name="_csrf"
+        value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden" name="action"
+        value="default"><input type="hidden" name="tag" value="{{tag}}"><button class="btn btn-sm btn-outline-secondary"
+        type="submit">Make {{name}} the default</button></form>{{/isDefault}}
+        {{#canRemove}}<form method="post" action="{{draft.path}}/languages" class="d-inline"><input type="hidden"
+        name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden"
+        name="action" value="remove"><input type="hidden" name="tag" value="{{tag}}"><button
+        class="btn btn-sm btn-outline-danger" type="submit">Remove {{name}}</button></form>{{/canRemove}}
+        </div>
+        {{#meter}}<div class="mt-2 tp-meter"><label class="form-label small mb-1" for="meter-{{id}}">{{summary}}</label>
+        <meter id="meter-{{id}}" class="w-100" min="0" max="100" low="50" high="99" optimum="100"
+        value="{{percent}}">{{percent}} %</meter>
+        <div class="small text-body-secondary">{{#complete}}Everything is
+        translated.{{/complete}}{{^complete}}{{percent}} % translated; {{missingCount}} missing: visitors get the
+        {{defaultName}} ones instead.{{/complete}} A phone needs {{bytes}} for {{name}}: the shared files and those in
+        {{name}}.</div></div>{{/meter}}
+        </div></li>{{/languageList}}
+        </ol>
+        {{/hasLanguages}}
+        {{#languageProblem}}<div class="alert alert-danger" role="alert" id="language-problem">{{.}}</div>
+        {{/languageProblem}}
+        <form method="post" action="{{draft.path}}/languages" class="row g-2 align-items-end mb-3" id="add-language">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision"
+        value="{{revision}}"><input type="hidden" name="action" value="add">
+        <div class="col-md-4"><label class="form-label" for="language-tag">{{#hasLanguages}}Add a
+        language{{/hasLanguages}}{{^hasLanguages}}Language of the texts now{{/hasLanguages}}</label>
+        <input class="form-control" id="language-tag" name="tag" list="language-suggestions" autocomplete="off"
+        spellcheck="false"
+        aria-describedby="{{#languageProblem}}language-problem {{/languageProblem}}language-tag-help language-tag-name"
+        {{#languageProblem}}aria-invalid="true"{{/languageProblem}}></div>
+        <div class="col-auto"><button class="btn btn-secondary" type="submit"
+        id="add-language-button">{{#hasLanguages}}Add the language{{/hasLanguages}}{{^hasLanguages}}Name the
+        language{{/hasLanguages}}</button></div>
+        <div class="col-12 form-text" id="language-tag-help">Its short code (a language tag): en for English, es for
+        Spanish, fr for French, es-419 for Spanish as spoken in Latin America, zh-Hant for Chinese in traditional
+        characters.</div>
+        <div class="col-12 small" id="language-tag-name" role="status" aria-live="polite"></div>
+        <datalist id="language-suggestions">{{#suggestions}}<option
+        value="{{tag}}">{{title}}</option>{{/suggestions}}</datalist>
+        </form>
+        {{#tabs.hasTabs}}
+        <form method="post" action="{{draft.path}}/languages" class="mb-0" id="require-languages">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision"
+        value="{{revision}}"><input type="hidden" name="action" value="require">
+        <div class="form-check"><input class="form-check-input" type="checkbox" id="require-all" name="requireAll"
+        value="1" {{#requireAll}}checked{{/requireAll}} aria-describedby="require-all-help">
+        <label class="form-check-label" for="require-all">Every language must be complete before the tour is
+        built</label></div>
+        <div class="form-text" id="require-all-help">Ticked, a missing translation stops the build. Not ticked, it is
+        only a warning and visitors get the default language's text.</div>
+        <button class="btn btn-sm btn-outline-secondary mt-1" type="submit">Save this choice</button>
+        </form>
+        {{/tabs.hasTabs}}
+        </section>
+
         <section aria-labelledby="details-heading" class="mt-4" id="tour-details">
         <h2 id="details-heading" class="h4">Tour details</h2>
-        <form method="post" action="{{draft.path}}" class="row g-3">
-        <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}">
+        {{#tabs.hasTabs}}<nav aria-label="Language of the texts below" class="mb-3"><ul
+        class="nav nav-tabs">{{#tabs.tabs}}<li class="nav-item"><a class="nav-link{{#current}} active{{/current}}"
+        href="{{href}}" id="tab-{{tag}}"{{#current}}
+        aria-current="page"{{/current}}>{{label}}</a></li>{{/tabs.tabs}}</ul></nav>{{/tabs.hasTabs}}
+        <form method="post" action="{{draft.path}}" class="row g-3" id="details-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision"
+        value="{{revision}}"><input type="hidden" name="language" value="{{tab.tag}}">
+        {{#onDefaultTab}}
         <div class="col-md-6"><label class="form-label" for="tour-name">Tour name</label><input class="form-control" id="tour-name" name="name" value="{{draft.name}}">{{#fields.tour_name}}<div class="form-text tp-note" id="tour-name-note">{{message}}</div>{{/fields.tour_name}}</div>
         <div class="col-md-6"><label class="form-label" for="tour-park">Park or forest</label><input class="form-control" id="tour-park" name="park" value="{{draft.park}}">{{#fields.tour_park}}<div class="form-text tp-note" id="tour-park-note">{{message}}</div>{{/fields.tour_park}}</div>
         <div class="col-md-6"><label class="form-label" for="tour-site-name">Site name (site {{draft.siteID}})</label><input class="form-control" id="tour-site-name" name="siteName" value="{{draft.siteName}}">{{#fields.tour_site_name}}<div class="form-text tp-note" id="tour-site-name-note">{{message}}</div>{{/fields.tour_site_name}}</div>
@@ -218,6 +297,32 @@ enum PanelPages {
         <div class="col-6 col-md-3"><label class="form-label" for="frame-east">East edge</label><input class="form-control" id="frame-east" name="east" value="{{frame.east}}"></div>
         </div>{{#fields.tour_frame}}<div class="form-text tp-note" id="tour-frame-note">{{message}}</div>{{/fields.tour_frame}}</fieldset>
         <div class="col-12"><button class="btn btn-primary" type="submit" id="save-details">Save the tour details</button></div>
+        {{/onDefaultTab}}
+        {{^onDefaultTab}}
+        <p class="col-12 mb-0" id="tab-help">The tour's texts in {{tab.title}}. Beside each field, the
+        {{tab.defaultName}} text it translates. A field left empty is shown to visitors in {{tab.defaultName}}. <a
+        href="{{draft.path}}/translate/{{tab.tag}}">Translate the whole tour side by side</a></p>
+        <div class="col-md-6"><label class="form-label" for="tour-name">Tour name in {{tab.name}}</label><input
+        class="form-control" id="tour-name" name="name" lang="{{tab.tag}}" value="{{texts.name}}"
+        aria-describedby="tour-name-source">
+        <div class="form-text" id="tour-name-source">In {{tab.defaultName}}: <span
+        lang="{{tab.defaultTag}}">{{draft.name}}</span></div></div>
+        <div class="col-md-6"><label class="form-label" for="tour-park">Park or forest in {{tab.name}}</label><input
+        class="form-control" id="tour-park" name="park" lang="{{tab.tag}}" value="{{texts.park}}"
+        aria-describedby="tour-park-source">
+        <div class="form-text" id="tour-park-source">In {{tab.defaultName}}: <span
+        lang="{{tab.defaultTag}}">{{draft.park}}</span></div></div>
+        <div class="col-md-6"><p class="form-label mb-2" id="tour-description-source-label">Description in
+        {{tab.defaultName}}</p><div class="tp-source tp-prewrap" id="tour-description-source"
+        lang="{{tab.defaultTag}}">{{draft.description}}</div></div>
+        <div class="col-md-6"><label class="form-label" for="tour-description">Description in
+        {{tab.name}}</label><textarea class="form-control" id="tour-description" name="description" lang="{{tab.tag}}"
+        rows="6" aria-describedby="tour-description-source">{{texts.description}}</textarea></div>
+        <p class="col-12 small mb-0">The site, tour id, version and map frame are the same in every language: change
+        them on the {{tab.defaultName}} tab.</p>
+        <div class="col-12"><button class="btn btn-primary" type="submit" id="save-details">Save the {{tab.name}}
+        texts</button></div>
+        {{/onDefaultTab}}
         </form>
         </section>
 
@@ -241,8 +346,14 @@ enum PanelPages {
         <p><a href="{{draft.path}}">Back to {{draft.name}}</a></p>
         {{#notice}}<div class="alert alert-success" role="status">{{notice}}</div>{{/notice}}
         {{>findings}}
+        {{#tabs.hasTabs}}<nav aria-label="Language of the texts below" class="mb-3" id="stop-languages"><ul
+        class="nav nav-tabs">{{#tabs.tabs}}<li class="nav-item"><a class="nav-link{{#current}} active{{/current}}"
+        href="{{href}}" id="tab-{{tag}}"{{#current}}
+        aria-current="page"{{/current}}>{{label}}</a></li>{{/tabs.tabs}}</ul></nav>{{/tabs.hasTabs}}
         <form method="post" action="{{stop.action}}" class="row g-3" id="stop-form">
-        <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision"
+        value="{{revision}}"><input type="hidden" name="language" value="{{tab.tag}}">
+        {{#onDefaultTab}}
         <div class="col-md-6"><label class="form-label" for="stop-name">Name</label><input class="form-control" id="stop-name" name="name" value="{{stop.name}}">{{#fields.stop_name}}<div class="form-text tp-note" id="stop-name-note">{{message}}</div>{{/fields.stop_name}}</div>
         <div class="col-md-3"><label class="form-label" for="stop-latitude">Latitude</label><input class="form-control" id="stop-latitude" name="latitude" value="{{stop.latitude}}" aria-describedby="stop-coord-help">{{#fields.stop_latitude}}<div class="form-text tp-note" id="stop-latitude-note">{{message}}</div>{{/fields.stop_latitude}}</div>
         <div class="col-md-3"><label class="form-label" for="stop-longitude">Longitude</label><input class="form-control" id="stop-longitude" name="longitude" value="{{stop.longitude}}" aria-describedby="stop-coord-help"></div>
@@ -253,37 +364,133 @@ enum PanelPages {
         <div class="col-5"><input class="form-control form-control-sm" id="prop-key-{{n}}" name="propertyKey" value="{{key}}" placeholder="name" aria-label="Detail {{n}} name"></div>
         <div class="col-7"><input class="form-control form-control-sm" id="prop-value-{{n}}" name="propertyValue" value="{{value}}" placeholder="value" aria-label="Detail {{n}} value"></div>
         </div>{{/properties}}{{#fields.stop_properties}}<div class="form-text tp-note" id="stop-properties-note">{{message}}</div>{{/fields.stop_properties}}</fieldset>
-        <fieldset class="col-12" id="stop-files"><legend class="h5">Files</legend>
+        {{/onDefaultTab}}
+        {{^onDefaultTab}}
+        <p class="col-12 mb-0" id="tab-help">The stop's texts in {{tab.title}}. Beside each field, the
+        {{tab.defaultName}} text it translates; a field left empty is shown to visitors in {{tab.defaultName}}. <a
+        href="{{draft.path}}/translate/{{tab.tag}}">Translate the whole tour side by side</a></p>
+        <div class="col-md-6"><label class="form-label" for="stop-name">Name in {{tab.name}}</label><input
+        class="form-control" id="stop-name" name="name" lang="{{tab.tag}}" value="{{stop.tabName}}"
+        aria-describedby="stop-name-source">
+        <div class="form-text" id="stop-name-source">In {{tab.defaultName}}: <span
+        lang="{{tab.defaultTag}}">{{stop.name}}</span></div>{{#fields.stop_name}}<div class="form-text tp-note"
+        id="stop-name-note">{{message}}</div>{{/fields.stop_name}}</div>
+        <div class="col-md-6"></div>
+        <div class="col-md-6"><p class="form-label mb-2">Description in {{tab.defaultName}}</p><div
+        class="tp-source tp-prewrap" id="stop-description-source"
+        lang="{{tab.defaultTag}}">{{stop.description}}</div></div>
+        <div class="col-md-6"><label class="form-label" for="stop-description">Description in
+        {{tab.name}}</label><textarea class="form-control" id="stop-description" name="description" lang="{{tab.tag}}"
+        rows="6"
+        aria-describedby="stop-description-source">{{stop.tabDescription}}</textarea>{{#fields.stop_description}}<div
+        class="form-text tp-note" id="stop-description-note">{{message}}</div>{{/fields.stop_description}}</div>
+        {{/onDefaultTab}}
+        <fieldset class="col-12" id="stop-files"><legend><h2 class="h5 mb-0">Files{{^onDefaultTab}} {{tab.name}}
+        visitors get{{/onDefaultTab}}</h2></legend>
         {{^hasFiles}}<p>No files yet: add photos, recordings, videos or texts below.</p>{{/hasFiles}}
         {{#files}}<div class="card mb-2" id="file-{{n}}"><div class="card-body">
-        <h3 class="h6 card-title">{{file}} <span class="small text-body-secondary">({{size}})</span></h3>
-        {{#isImage}}<img src="{{url}}" alt="{{alt}}" class="tp-preview mb-2">{{/isImage}}
+        <h3 class="h6 card-title">{{file}} <span
+        class="small text-body-secondary">({{size}}){{#hasLanguages}} · {{#shared}}all languages{{/shared}}{{^shared}}in
+        {{languageName}}{{/shared}}{{/hasLanguages}}</span></h3>
+        {{#isImage}}<img src="{{url}}" alt="{{sourceAlt}}" class="tp-preview mb-2">{{/isImage}}
         {{#isAudio}}<audio controls preload="none" src="{{url}}" class="d-block mb-2"></audio>{{/isAudio}}
         {{#isVideo}}<video controls preload="none" src="{{url}}" class="tp-preview d-block mb-2"></video>{{/isVideo}}
+        {{#onDefaultTab}}
         <div class="row g-2">
-        <div class="col-md-6"><label class="form-label" for="title-{{n}}">Title</label><input class="form-control form-control-sm" id="title-{{n}}" name="title-{{n}}" value="{{title}}"></div>
-        {{#isImage}}<div class="col-12"><label class="form-label" for="alt-{{n}}">Alt text (what the photo shows, for visitors who cannot see it)</label><input class="form-control form-control-sm" id="alt-{{n}}" name="alt-{{n}}" value="{{alt}}"></div>{{/isImage}}
-        {{#isAudio}}<div class="col-12"><label class="form-label" for="transcript-{{n}}">Transcript (what is said or heard)</label><textarea class="form-control form-control-sm" id="transcript-{{n}}" name="transcript-{{n}}" rows="3">{{transcript}}</textarea></div>{{/isAudio}}
+        <div class="col-md-6"><label class="form-label" for="title-{{n}}">Title{{#inOtherLanguage}} (in
+        {{languageName}}){{/inOtherLanguage}}</label><input class="form-control form-control-sm" id="title-{{n}}"
+        name="title-{{n}}" value="{{title}}"{{#inOtherLanguage}} lang="{{fileLanguage}}"{{/inOtherLanguage}}></div>
+        {{#hasLanguages}}<div class="col-md-6">{{#languageFromName}}<p class="form-label mb-1">Language of this
+        file</p><p class="small mb-0" id="language-{{n}}">{{languageName}} (its name says so)</p>{{/languageFromName}}
+        {{^languageFromName}}<label class="form-label" for="language-{{n}}">Language of this file</label><select
+        class="form-select form-select-sm" id="language-{{n}}" name="language-{{n}}">{{#languageChoices}}<option
+        value="{{value}}"
+        {{#selected}}selected{{/selected}}>{{label}}</option>{{/languageChoices}}</select>{{/languageFromName}}</div>
+        {{/hasLanguages}}
+        {{#isImage}}<div class="col-12"><label class="form-label" for="alt-{{n}}">Alt text (what the photo shows, for
+        visitors who cannot see it){{#inOtherLanguage}}, in {{languageName}}{{/inOtherLanguage}}</label><input
+        class="form-control form-control-sm" id="alt-{{n}}" name="alt-{{n}}" value="{{alt}}"{{#inOtherLanguage}}
+        lang="{{fileLanguage}}"{{/inOtherLanguage}}></div>{{/isImage}}
+        {{#isAudio}}<div class="col-12"><label class="form-label" for="transcript-{{n}}">Transcript (what is said or
+        heard){{#inOtherLanguage}}, in {{languageName}}{{/inOtherLanguage}}</label><textarea
+        class="form-control form-control-sm" id="transcript-{{n}}" name="transcript-{{n}}" rows="3"{{#inOtherLanguage}}
+        lang="{{fileLanguage}}"{{/inOtherLanguage}}>{{transcript}}</textarea></div>{{/isAudio}}
         {{#isVideo}}<div class="col-md-6"><label class="form-label" for="captions-{{n}}">Captions file</label><select class="form-select form-select-sm" id="captions-{{n}}" name="captions-{{n}}"><option value="">(none: upload a .vtt file)</option>{{#captionChoices}}<option value="{{file}}" {{#selected}}selected{{/selected}}>{{file}}</option>{{/captionChoices}}</select></div>{{/isVideo}}
         </div>
+        {{/onDefaultTab}}
+        {{^onDefaultTab}}
+        <div class="row g-2">
+        {{#shared}}
+        <div class="col-md-6"><label class="form-label" for="title-{{n}}">Title in {{tab.name}}</label><input
+        class="form-control form-control-sm" id="title-{{n}}" name="title-{{n}}" lang="{{tab.tag}}" value="{{title}}"
+        aria-describedby="title-{{n}}-source"><div class="form-text" id="title-{{n}}-source">In {{tab.defaultName}}:
+        <span lang="{{tab.defaultTag}}">{{sourceTitle}}</span></div></div>
+        {{#isImage}}<div class="col-12"><label class="form-label" for="alt-{{n}}">Alt text in {{tab.name}}</label><input
+        class="form-control form-control-sm" id="alt-{{n}}" name="alt-{{n}}" lang="{{tab.tag}}" value="{{alt}}"
+        aria-describedby="alt-{{n}}-source"><div class="form-text" id="alt-{{n}}-source">In {{tab.defaultName}}: <span
+        lang="{{tab.defaultTag}}">{{sourceAlt}}</span></div></div>{{/isImage}}
+        {{#isAudio}}<div class="col-md-6"><p class="form-label mb-1">Transcript in {{tab.defaultName}}</p><div
+        class="tp-source tp-prewrap small" id="transcript-{{n}}-source"
+        lang="{{tab.defaultTag}}">{{sourceTranscript}}</div></div>
+        <div class="col-md-6"><label class="form-label" for="transcript-{{n}}">Transcript in
+        {{tab.name}}</label><textarea class="form-control form-control-sm" id="transcript-{{n}}" name="transcript-{{n}}"
+        lang="{{tab.tag}}" rows="3" aria-describedby="transcript-{{n}}-source">{{transcript}}</textarea></div>
+        {{/isAudio}}
+        {{#isVideo}}<div class="col-md-6"><label class="form-label" for="captions-{{n}}">Captions file in
+        {{tab.name}}</label><select class="form-select form-select-sm" id="captions-{{n}}" name="captions-{{n}}"><option
+        value="">(none: upload a .vtt file in {{tab.name}})</option>{{#captionChoices}}<option value="{{file}}"
+        {{#selected}}selected{{/selected}}>{{file}}</option>{{/captionChoices}}</select></div>{{/isVideo}}
+        {{/shared}}
+        {{#inTab}}
+        <div class="col-md-6"><label class="form-label" for="title-{{n}}">Title (in {{tab.name}})</label><input
+        class="form-control form-control-sm" id="title-{{n}}" name="title-{{n}}" lang="{{tab.tag}}"
+        value="{{title}}"></div>
+        {{#isImage}}<div class="col-12"><label class="form-label" for="alt-{{n}}">Alt text (in
+        {{tab.name}})</label><input class="form-control form-control-sm" id="alt-{{n}}" name="alt-{{n}}"
+        lang="{{tab.tag}}" value="{{alt}}"></div>{{/isImage}}
+        {{#isAudio}}<div class="col-12"><label class="form-label" for="transcript-{{n}}">Transcript (in
+        {{tab.name}})</label><textarea class="form-control form-control-sm" id="transcript-{{n}}"
+        name="transcript-{{n}}" lang="{{tab.tag}}" rows="3">{{transcript}}</textarea></div>{{/isAudio}}
+        {{/inTab}}
+        </div>
+        {{/onDefaultTab}}
         {{#notes}}<div class="form-text tp-note">{{message}}</div>{{/notes}}
+        {{#onDefaultTab}}
         <div class="d-flex flex-wrap gap-2 mt-2 align-items-center">
         <input class="form-control form-control-sm w-auto" form="rename-{{n}}" name="newName" value="{{file}}" aria-label="New name for {{file}}">
         <button class="btn btn-sm btn-outline-secondary" type="submit" form="rename-{{n}}">Rename</button>
         <button class="btn btn-sm btn-outline-danger" type="submit" form="remove-{{n}}">Remove {{file}}</button></div>
+        {{/onDefaultTab}}
         </div></div>{{/files}}
+        {{#hasFallbackFiles}}<p class="small" id="fallback-language-files">{{tab.name}} visitors get these
+        {{tab.defaultName}} files until the stop has a {{tab.name}} one of the same kind: {{fallbackFiles}}.</p>
+        {{/hasFallbackFiles}}
+        {{#hasOtherFiles}}<p class="small" id="other-language-files">Files in other languages, which {{tab.name}}
+        visitors do not get: {{otherFiles}}.</p>{{/hasOtherFiles}}
         {{#fields.stop_files}}<div class="form-text tp-note" id="stop-files-note">{{message}}</div>{{/fields.stop_files}}</fieldset>
+        {{#onDefaultTab}}
         <div class="col-12"><label class="form-label" for="stop-waiver">Accessibility waiver (only if a text above truly cannot be given: say why; reviewers see it)</label>
         <textarea class="form-control" id="stop-waiver" name="waiver" rows="2">{{stop.waiver}}</textarea></div>
         <div class="col-12"><button class="btn btn-primary" type="submit">Save the stop</button></div>
+        {{/onDefaultTab}}
+        {{^onDefaultTab}}<div class="col-12"><button class="btn btn-primary" type="submit">Save the {{tab.name}}
+        texts</button></div>{{/onDefaultTab}}
         </form>
+        {{#onDefaultTab}}
         {{#files}}<form method="post" action="{{stop.action}}/rename-file" id="rename-{{n}}"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden" name="file" value="{{file}}"></form>{{/files}}
         {{#files}}<form method="post" action="{{stop.action}}/remove-file" id="remove-{{n}}"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden" name="file" value="{{file}}"></form>{{/files}}
+        {{/onDefaultTab}}
 
         <section aria-labelledby="upload-heading" class="mt-4">
         <h2 id="upload-heading" class="h5">Add files</h2>
         <form method="post" enctype="multipart/form-data" action="{{stop.action}}/files?_csrf={{csrf}}" id="upload-form">
         <div class="tp-drop p-3 mb-2" id="drop-zone" data-upload="{{stop.action}}/files" data-csrf="{{csrf}}">
+        {{#hasLanguages}}<div class="mb-2"><label class="form-label" for="upload-language">Language of this file</label>
+        <select class="form-select w-auto" id="upload-language" name="language"
+        aria-describedby="upload-language-help">{{#uploadLanguages}}<option value="{{value}}"
+        {{#selected}}selected{{/selected}}>{{label}}</option>{{/uploadLanguages}}</select>
+        <div class="form-text" id="upload-language-help">Choose it before the files: a narration, captions or a text is
+        in one language; a photo or a sound every visitor gets is for all languages.</div></div>{{/hasLanguages}}
         <label class="form-label" for="upload-files">Choose photos, recordings, videos or texts (or drop them here); at most {{maxUpload}} each</label>
         <input class="form-control" type="file" id="upload-files" name="files" multiple>
         <button class="btn btn-secondary mt-2" type="submit" id="upload-submit">Upload</button>
@@ -293,13 +500,64 @@ enum PanelPages {
         </form>
         </section>
 
+        {{#onDefaultTab}}
         <section aria-labelledby="stop-actions-heading" class="mt-4">
         <h2 id="stop-actions-heading" class="h5">Remove this stop</h2>
         <form method="post" action="{{stop.action}}/remove"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}">
         <button class="btn btn-outline-danger" type="submit">Remove stop {{stop.number}}</button> <span class="small">Its folder is kept aside on the server (drafts-removed), not deleted.</span></form>
         </section>
+        {{/onDefaultTab}}
         {{/content}}
         {{/layout}}
+        """#
+
+    /// The side-by-side page: the default language read-only on the left, the other language's fields on the right.
+    static let translate = #"""
+        {{<layout}}
+        {{$content}}
+        <p><a href="{{draft.path}}#tour-languages">Back to {{draft.name}}</a>{{#hasOthers}} · Other languages:
+        {{#others}}<a href="{{link}}">{{title}}</a> {{/others}}{{/hasOthers}}</p>
+        {{#notice}}<div class="alert alert-success" role="status">{{notice}}</div>{{/notice}}
+        <p id="translate-help">{{tab.defaultName}}, the default language, is on the left; write the {{tab.name}} on the
+        right. A field left empty is shown to {{tab.name}} readers in {{tab.defaultName}}. Recordings and texts in
+        {{tab.name}} are files: add them on each stop's page, choosing {{tab.name}} as their language.</p>
+        {{#meter}}<div class="mb-3 tp-meter"><label class="form-label small mb-1" for="meter-{{id}}">{{summary}}</label>
+        <meter id="meter-{{id}}" class="w-100" min="0" max="100" low="50" high="99" optimum="100"
+        value="{{percent}}">{{percent}} %</meter></div>{{/meter}}
+        <form method="post" action="{{action}}" id="translate-form" aria-describedby="translate-help">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}">
+        <fieldset class="mb-4" id="translate-tour"><legend class="h4">The tour</legend>
+        {{#tour}}{{>translateRow}}{{/tour}}
+        </fieldset>
+        {{#stops}}
+        <fieldset class="mb-4" id="translate-stop-{{number}}"><legend class="h4">Stop {{number}}: {{name}}</legend>
+        {{#rows}}{{>translateRow}}{{/rows}}
+        {{#hasFiles}}<p class="small mb-1">Files in {{tab.name}}: {{files}}.</p>{{/hasFiles}}
+        {{#gaps}}<p class="small mb-1 text-warning-emphasis">{{.}} <a href="{{link}}">Open stop
+        {{number}}</a></p>{{/gaps}}
+        </fieldset>
+        {{/stops}}
+        <div class="tp-save-bar py-2"><button class="btn btn-primary" type="submit" id="save-translations">Save the
+        {{tab.name}} texts</button></div>
+        </form>
+        {{/content}}
+        {{/layout}}
+        """#
+
+    /// One row of the side-by-side page.
+    static let translateRow = #"""
+        <div class="row g-2 mb-2 tp-translate-row">
+        <div class="col-md-6"><div class="small text-body-secondary" id="{{id}}-source-label">{{label}} in
+        {{tab.defaultName}}</div>
+        <div class="tp-source tp-prewrap" id="{{id}}-source"
+        lang="{{tab.defaultTag}}">{{#hasSource}}{{source}}{{/hasSource}}{{^hasSource}}(none){{/hasSource}}</div></div>
+        <div class="col-md-6"><label class="small form-label mb-0" for="{{id}}">{{label}} in {{tab.name}}{{#missing}}
+        <span class="badge text-bg-warning">to translate</span>{{/missing}}</label>
+        {{#long}}<textarea class="form-control" id="{{id}}" name="{{id}}" lang="{{tab.tag}}" rows="{{rows}}"
+        aria-describedby="{{id}}-source-label {{id}}-source">{{value}}</textarea>{{/long}}
+        {{^long}}<input class="form-control" id="{{id}}" name="{{id}}" lang="{{tab.tag}}" value="{{value}}"
+        aria-describedby="{{id}}-source-label {{id}}-source">{{/long}}</div>
+        </div>
         """#
 
     static let built = #"""
@@ -371,6 +629,9 @@ enum PanelPages {
         <dt class="col-sm-3">Approvals</dt><dd class="col-sm-9" id="approval-count">{{approvalCount}} of {{required}}{{#approvals}} · {{reviewer}} ({{at}}{{#signed}}, signed{{/signed}}){{/approvals}}</dd>
         <dt class="col-sm-3">Publisher</dt><dd class="col-sm-9">{{publisher}}, uploaded {{uploaded}}</dd>
         <dt class="col-sm-3">Site</dt><dd class="col-sm-9">{{site}}</dd>
+        {{#hasLanguages}}<dt class="col-sm-3">Languages</dt><dd class="col-sm-9"
+        id="review-language-names">{{languageNames}}{{#requireAll}}; every language must be
+        complete{{/requireAll}}</dd>{{/hasLanguages}}
         <dt class="col-sm-3">Malware scan</dt><dd class="col-sm-9">{{scan}}</dd>
         <dt class="col-sm-3">Package</dt><dd class="col-sm-9"><a href="{{action}}/package.zip" id="package-download">{{fileName}}</a>, {{size}}; SHA-256 <code id="review-sha256">{{sha256}}</code></dd>
         <dt class="col-sm-3">Verifier</dt><dd class="col-sm-9">{{#verified}}the package verifies{{/verified}}{{^verified}}<strong>the package does not verify</strong>{{/verified}}</dd>
@@ -392,10 +653,37 @@ enum PanelPages {
         {{#tour}}<li>Tour {{field}}: {{#hasWords}}{{#words}}{{#same}}{{text}}{{/same}}{{#removed}}<del>{{text}}</del>{{/removed}}{{#added}}<ins>{{text}}</ins>{{/added}} {{/words}}{{/hasWords}}{{^hasWords}}'{{old}}' → '{{new}}'{{/hasWords}}</li>{{/tour}}
         {{#stops}}<li class="tp-change-{{kind}}"><strong>{{title}}</strong>{{#hasLines}}<ul>{{#lines}}<li>{{.}}</li>{{/lines}}</ul>{{/hasLines}}{{#hasWords}}<p class="mb-1">Description: {{#words}}{{#same}}{{text}}{{/same}}{{#removed}}<del>{{text}}</del>{{/removed}}{{#added}}<ins>{{text}}</ins>{{/added}} {{/words}}</p>{{/hasWords}}</li>{{/stops}}
         {{#other}}<li>{{.}}</li>{{/other}}
-        </ul>{{/hasChanges}}
+        </ul>
+        {{#byLanguage}}<section class="mt-3" aria-labelledby="changes-{{id}}" id="translation-changes-{{id}}"><h3
+        class="h5" id="changes-{{id}}">In {{title}} ({{count}})</h3>
+        <ul class="tp-changes">{{#changes}}<li class="tp-translation">{{place}}: {{#added}}added <span
+        lang="{{tag}}">'{{new}}'</span>{{/added}}{{#removed}}removed (was <span
+        lang="{{tag}}">'{{old}}'</span>){{/removed}}{{#hasWords}}<span
+        lang="{{tag}}">{{#words}}{{#same}}{{text}}{{/same}}{{#removed}}<del>{{text}}</del>{{/removed}}{{#added}}<ins
+        >{{text}}</ins>{{/added}} {{/words}}</span>{{/hasWords}}{{#changed}}<span
+        lang="{{tag}}">'{{old}}' → '{{new}}'</span
+        >{{/changed}}</li>{{/changes}}</ul>
+        </section>{{/byLanguage}}
+        {{/hasChanges}}
         {{/firstRelease}}
         {{/diff}}
         </section>
+
+        {{#hasLanguages}}
+        <section aria-labelledby="review-languages-heading" class="mb-4" id="review-languages">
+        <h2 id="review-languages-heading" class="h4">Languages</h2>
+        <p>Visitors choose one language; where a text or a recording is not translated they get the {{baseName}} one. A
+        phone needs {{baseSize}} for {{baseName}}.</p>
+        {{#meters}}<div class="mb-3 tp-meter"><label class="form-label small mb-1"
+        for="review-meter-{{id}}">{{summary}}</label>
+        <meter id="review-meter-{{id}}" class="w-100" min="0" max="100" low="50" high="99" optimum="100"
+        value="{{percent}}">{{percent}} %</meter>
+        <div class="small text-body-secondary">{{#complete}}Everything is
+        translated.{{/complete}}{{^complete}}{{percent}} % translated.{{/complete}} A phone needs {{bytes}} for {{name}}.</div>
+        {{^complete}}<p class="small mb-0">Not translated yet (visitors get the {{defaultName}} ones):</p>
+        <ul class="small mb-0">{{#missing}}<li>{{.}}</li>{{/missing}}</ul>{{/complete}}</div>{{/meters}}
+        </section>
+        {{/hasLanguages}}
 
         <section aria-labelledby="map-heading" class="mb-4">
         <h2 id="map-heading" class="h4">Map</h2>
@@ -423,15 +711,24 @@ enum PanelPages {
         <h3 class="h5" id="review-stop-{{number}}-name">{{number}}. {{name}} {{#added}}<span class="badge text-bg-success">new</span>{{/added}}{{^added}}{{#changed}}<span class="badge text-bg-info">changed</span>{{/changed}}{{/added}}</h3>
         <p class="small text-body-secondary">{{latitude}}, {{longitude}}</p>
         <p class="tp-prewrap">{{description}}</p>
+        {{#translated}}<details class="mb-2"><summary>In {{title}}</summary><p class="mb-1 fw-semibold"
+        lang="{{tag}}">{{name}}</p><p class="tp-prewrap" lang="{{tag}}">{{description}}</p></details>{{/translated}}
         {{#hasWaiver}}<div class="alert alert-warning"><strong>Accessibility waiver:</strong> {{waiver}}</div>{{/hasWaiver}}
         {{#assets}}
         <figure class="mb-3">
         {{#isImage}}<img src="{{url}}" alt="{{alt}}" class="img-fluid tp-review-image">{{/isImage}}
         {{#isAudio}}<audio controls preload="metadata" src="{{url}}" class="w-100" aria-label="{{path}}"></audio>{{/isAudio}}
-        {{#isVideo}}<video controls preload="metadata" src="{{url}}" class="w-100" aria-label="{{path}}">{{#captions}}<track kind="captions" src="{{captions}}" srclang="en" label="Captions" default>{{/captions}}</video>{{/isVideo}}
+        {{#isVideo}}<video controls preload="metadata" src="{{url}}" class="w-100"
+        aria-label="{{path}}">{{#captions}}<track kind="captions" src="{{captions}}" srclang="{{srclang}}"
+        label="Captions" default>{{/captions}}</video>{{/isVideo}}
         {{#isOther}}<a href="{{url}}">{{path}}</a>{{/isOther}}
-        <figcaption class="small">{{path}} ({{size}}){{#title}} — {{title}}{{/title}}
-        {{#alt}}<br>Alt text: {{alt}}{{/alt}}{{#transcript}}<br>Transcript: {{transcript}}{{/transcript}}{{#missingText}}<br><strong>No alt text, transcript or captions</strong>{{/missingText}}</figcaption>
+        <figcaption class="small">{{path}} ({{size}}{{#language}}, in {{language}}{{/language}}){{#title}} —
+        {{title}}{{/title}}
+        {{#alt}}<br>Alt text: {{alt}}{{/alt}}{{#transcript}}<br>Transcript:
+        {{transcript}}{{/transcript}}{{#missingText}}<br><strong>No alt text, transcript or
+        captions</strong>{{/missingText}}
+        {{#translatedTexts}}<br>In {{name}}: {{#lines}}<span lang="{{tag}}">{{.}}</span>
+        {{/lines}}{{/translatedTexts}}</figcaption>
         </figure>
         {{/assets}}
         </div>
@@ -535,7 +832,8 @@ enum PanelPages {
         var library = MustacheLibrary()
         for (name, text) in [
             ("layout", layout), ("findings", findings), ("login", login), ("home", home), ("editor", editor),
-            ("stop", stop), ("built", built), ("error", error),
+            ("stop", stop), ("built", built), ("error", error), ("translate", translate),
+            ("translateRow", translateRow),
             ("reviews", reviews), ("review", review), ("history", history), ("columns", columns),
         ] {
             try library.register(MustacheTemplate(string: text), named: name)

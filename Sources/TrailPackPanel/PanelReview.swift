@@ -162,9 +162,19 @@ extension PanelController {
         }
         if let notice = await notice(visitor, request) { values["notice"] = notice }
         values["diff"] = Self.diffValues(diff)
+        values.merge(Self.reviewLanguages(manifest)) { _, new in new }
+        let others = Array(manifest.languages.dropFirst())
         values["stops"] = manifest.waypoints.enumerated().map { n, waypoint -> [String: Any] in
             let change = diff.stops.first { $0.slug == waypoint.slug && $0.kind != .removed }
+            let translated: [[String: Any]] = others.map { tag in
+                [
+                    "tag": tag, "title": PanelLanguage.title(tag),
+                    "name": waypoint.translations[tag, .name] ?? "(not translated)",
+                    "description": waypoint.translations[tag, .description] ?? "(not translated)",
+                ]
+            }
             return [
+                "translated": translated, "hasTranslated": !translated.isEmpty,
                 "number": n + 1, "name": waypoint.name, "description": waypoint.description,
                 "latitude": PanelController.degrees(waypoint.coordinate.latitude),
                 "longitude": PanelController.degrees(waypoint.coordinate.longitude),
@@ -176,7 +186,17 @@ extension PanelController {
                     let captions = asset.captions.map {
                         assetBase + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
                     }
+                    let texts: [[String: Any]] = others.compactMap { tag in
+                        let lines = [AssetTextField.title, .alt, .transcript].compactMap { field in
+                            asset.translations[tag, field].map {
+                                "\(PanelLanguage.fieldWords[field.rawValue] ?? field.rawValue): \($0)"
+                            }
+                        }
+                        return lines.isEmpty ? nil : ["tag": tag, "name": PanelLanguage.name(tag), "lines": lines]
+                    }
                     return [
+                        "language": asset.language.map(PanelLanguage.title) ?? false, "translatedTexts": texts,
+                        "srclang": asset.language ?? manifest.defaultLanguage ?? "en",
                         "path": asset.path, "url": url, "title": asset.title ?? "", "size": Self.size(asset.size),
                         "isImage": asset.kind == .image, "isAudio": asset.kind == .audio,
                         "isVideo": asset.kind == .video,
@@ -244,6 +264,21 @@ extension PanelController {
         detail.isEmpty ? status.rawValue : "\(status.rawValue): \(detail)"
     }
 
+    /// The version's languages and how complete each one is (the default language first).
+    static func reviewLanguages(_ manifest: Manifest) -> [String: Any] {
+        guard let base = manifest.defaultLanguage else { return ["hasLanguages": false] }
+        let meters = PanelLanguage.meters(manifest)
+        let names = manifest.languages.map {
+            $0 == base ? "\(PanelLanguage.title($0)) (the default)" : PanelLanguage.title($0)
+        }
+        return [
+            "hasLanguages": true, "languageNames": names.joined(separator: ", "),
+            "requireAll": manifest.requireAllLanguages,
+            "baseSize": size(manifest.bytes(for: base)), "baseName": PanelLanguage.name(base),
+            "meters": manifest.languages.dropFirst().compactMap { meters[$0] },
+        ]
+    }
+
     /// The diff as the review page shows it: one entry per change, in words, with word-level text changes.
     static func diffValues(_ diff: PackageDiff) -> [String: Any] {
         func words(_ w: WordDiff?) -> [[String: Any]] {
@@ -252,13 +287,15 @@ extension PanelController {
             }
         }
         func assetLine(_ a: PackageDiff.AssetChange) -> String {
+            let file = a.file + (a.language.map { " (in \(PanelLanguage.name($0)))" } ?? "")
             switch a.kind {
-            case .added: return "file \(a.file) added (\(size(a.newSize ?? 0)))"
-            case .removed: return "file \(a.file) removed"
+            case .added: return "file \(file) added (\(size(a.newSize ?? 0)))"
+            case .removed: return "file \(file) removed"
             case .changed:
                 return
-                    "file \(a.file) replaced (\(size(a.oldSize ?? 0)) → \(size(a.newSize ?? 0)), SHA-256 \(String((a.oldSHA256 ?? "").prefix(12)))… → \(String((a.newSHA256 ?? "").prefix(12)))…)"
-            case .retitled: return "file \(a.file) retitled: '\(a.oldTitle ?? "")' → '\(a.newTitle ?? "")'"
+                    "file \(file) replaced (\(size(a.oldSize ?? 0)) → \(size(a.newSize ?? 0)), SHA-256 "
+                    + "\(String((a.oldSHA256 ?? "").prefix(12)))… → \(String((a.newSHA256 ?? "").prefix(12)))…)"
+            case .retitled: return "file \(file) retitled: '\(a.oldTitle ?? "")' → '\(a.newTitle ?? "")'"
             }
         }
         var stops: [[String: Any]] = []
@@ -270,8 +307,9 @@ extension PanelController {
                     "moved \(metres < 1000 ? String(format: "%.0f m", metres) : String(format: "%.2f km", metres / 1000))"
                 )
             }
+            // Positions count from 1 already.
             if change.kind == .changed, let from = change.oldPosition, let to = change.newPosition, from != to {
-                lines.append("now stop \(to + 1) (was \(from + 1))")
+                lines.append("now stop \(to) (was \(from))")
             }
             for p in change.properties {
                 lines.append("detail '\(p.key)': \(p.old ?? "(none)") → \(p.new ?? "(none)")")
@@ -279,7 +317,7 @@ extension PanelController {
             lines += change.assets.map(assetLine)
             let title: String
             switch change.kind {
-            case .added: title = "Added: \(change.name)" + (change.newPosition.map { " (stop \($0 + 1))" } ?? "")
+            case .added: title = "Added: \(change.name)" + (change.newPosition.map { " (stop \($0))" } ?? "")
             case .removed: title = "Removed: \(change.name)"
             case .changed: title = "Changed: \(change.name)"
             }
@@ -296,10 +334,45 @@ extension PanelController {
         if let change = diff.sizeChange, change != 0 {
             other.append("the package is \(size(abs(change))) \(change > 0 ? "larger" : "smaller")")
         }
+        if let change = diff.languages {
+            func list(_ tags: [String]) -> String {
+                tags.isEmpty ? "one unnamed language" : tags.map(PanelLanguage.name).joined(separator: ", ")
+            }
+            var line = "Languages: \(list(change.old)) → \(list(change.new))"
+            let added = change.new.filter { !change.old.contains($0) },
+                gone = change.old.filter { !change.new.contains($0) }
+            if !added.isEmpty { line += "; added \(list(added))" }
+            if !gone.isEmpty { line += "; removed \(list(gone))" }
+            if change.old.first != change.new.first, let first = change.new.first {
+                line += "; the default language is now \(PanelLanguage.name(first))"
+            }
+            other.insert(line, at: 0)
+        }
+        var byLanguage: [[String: Any]] = []
+        for change in diff.translations {
+            let field = PanelLanguage.fieldWords[change.field] ?? change.field
+            var place = change.stop.map { "Stop \(change.position.map(String.init) ?? "?"), \($0)" } ?? "The tour"
+            place += " — " + (change.file.map { "\(field) of \($0)" } ?? field)
+            let row: [String: Any] = [
+                "place": place, "old": change.old ?? "", "new": change.new ?? "", "words": words(change.words),
+                "hasWords": change.words != nil, "added": change.old == nil, "removed": change.new == nil,
+                "changed": change.old != nil && change.new != nil && change.words == nil,
+            ]
+            if let last = byLanguage.indices.last, byLanguage[last]["tag"] as? String == change.language {
+                byLanguage[last]["changes"] = (byLanguage[last]["changes"] as? [[String: Any]] ?? []) + [row]
+            } else {
+                byLanguage.append([
+                    "tag": change.language, "id": PanelLanguage.id(change.language),
+                    "title": PanelLanguage.title(change.language), "changes": [row],
+                ])
+            }
+        }
+        for i in byLanguage.indices { byLanguage[i]["count"] = (byLanguage[i]["changes"] as? [Any])?.count ?? 0 }
         return [
             "firstRelease": diff.firstRelease, "against": diff.old?.version ?? "", "hasChanges": diff.hasChanges,
             "stops": stops, "tour": tour, "other": other, "hasOther": !other.isEmpty,
-            "count": stops.count + tour.count + other.count,
+            "byLanguage": byLanguage, "hasByLanguage": !byLanguage.isEmpty,
+            "count": stops.count + tour.count + other.count + diff.translations.count,
         ]
     }
 

@@ -21,6 +21,8 @@ public actor PanelSessions {
     /// One message per session for the next page ("'view.png' was added"), kept here rather than in
     /// the URL so no link can make a panel page say something the server did not.
     private var flashes: [String: String] = [:]
+    /// One refusal per session for the next page, said beside the form that was refused.
+    private var problems: [String: String] = [:]
 
     public init(idleTimeout: TimeInterval = 2 * 3600, absoluteTimeout: TimeInterval = 12 * 3600) {
         self.idleTimeout = idleTimeout
@@ -64,6 +66,7 @@ public actor PanelSessions {
     public func end(id: String) {
         sessions[id] = nil
         flashes[id] = nil
+        problems[id] = nil
     }
 
     /// Ends every session of `user` but `keeping` (a password changed, a user removed).
@@ -77,6 +80,12 @@ public actor PanelSessions {
     /// The message kept for this session, once.
     public func takeFlash(id: String) -> String? { flashes.removeValue(forKey: id) }
 
+    /// Keeps why a form was refused, for the session's next page.
+    public func flashProblem(id: String, _ text: String) { problems[id] = String(text.prefix(2000)) }
+
+    /// The refusal kept for this session, once.
+    public func takeProblem(id: String) -> String? { problems.removeValue(forKey: id) }
+
     public var count: Int { sessions.count }
 
     private func purge(now: Date) {
@@ -85,6 +94,7 @@ public actor PanelSessions {
                 && now.timeIntervalSince($0.value.created) <= absoluteTimeout
         }
         flashes = flashes.filter { sessions[$0.key] != nil }
+        problems = problems.filter { sessions[$0.key] != nil }
     }
 
     /// 32 random bytes (the system's CSPRNG: getrandom on Linux) as base64url without padding.

@@ -23,28 +23,65 @@ extension PanelController {
         let all = try await findings(key, draft: draft).filter { $0.stop == index }
         let folder = try? drafts.openStopFolder(key, draft: draft, index: index)
         let captionFiles = stop.assets.map(\.file).filter { $0.lowercased().hasSuffix(".vtt") }
+        // Which language's texts the page edits (`?lang=`; nil: the default language's, and everything else).
+        let language = PanelLanguage.chosen(request.uri.queryParameters.get("lang"), in: draft)
+        let base = draft.defaultLanguage
         let files: [[String: Any]] = stop.assets.enumerated().map { n, asset in
             let kind = MediaTypes.lookup(fileName: asset.file)?.kind
             // Through the stop folder's descriptor: a link is not a file here either.
             var size: Int64 = -1
             if case .file(let bytes)? = try? folder?.kind(asset.file) { size = bytes }
+            let fileLanguage = draft.language(of: asset)
+            // On another language's tab, a file every language shares shows its texts in that language.
+            let shown = fileLanguage == nil ? language : nil
+            func text(_ field: AssetTextField) -> String {
+                asset.text(field, in: shown, defaultLanguage: base) ?? ""
+            }
             return [
                 "n": n + 1, "file": asset.file,
                 "url": "\(key.path)/stops/\(index + 1)/files/\(Self.pathSegment(asset.file))",
                 "isImage": kind == .image, "isAudio": kind == .audio, "isVideo": kind == .video,
-                "title": asset.title ?? "", "alt": asset.alt ?? "", "transcript": asset.transcript ?? "",
+                "title": text(.title), "alt": text(.alt), "transcript": text(.transcript),
+                "sourceTitle": asset.title ?? "", "sourceAlt": asset.alt ?? "",
+                "sourceTranscript": asset.transcript ?? "",
                 "size": size < 0 ? "missing" : ByteCountFormatter.string(fromByteCount: size, countStyle: .file),
-                "captionChoices": captionFiles.map { ["file": $0, "selected": $0 == asset.captions] },
+                "captionChoices": captionFiles.map {
+                    ["file": $0, "selected": $0 == asset.text(.captions, in: shown, defaultLanguage: base)]
+                },
                 "hasCaptionChoices": !captionFiles.isEmpty,
                 "notes": all.filter { $0.field == "file-\(n + 1)" }.map {
                     ["message": $0.message, "isError": $0.isError]
                 },
+                "shared": fileLanguage == nil, "inTab": language != nil && fileLanguage == language,
+                "elsewhere": language != nil && fileLanguage != nil && fileLanguage != language,
+                "fileLanguage": fileLanguage ?? "", "languageName": fileLanguage.map(PanelLanguage.title) ?? "",
+                "inOtherLanguage": fileLanguage != nil && fileLanguage != base,
+                "languageFromName": draft.languageFromName(asset),
+                "languageChoices": PanelLanguage.choices(draft, selected: fileLanguage),
             ]
         }
         var properties: [[String: Any]] = stop.properties.map {
             ["key": $0.key, "value": PropertyValue.text($0.value)]
         }
         properties += Array(repeating: ["key": "", "value": ""], count: 2)
+        let tabFiles =
+            language == nil ? files : files.filter { ($0["shared"] as? Bool) == true || ($0["inTab"] as? Bool) == true }
+        // Of the files in other languages, those the tab's visitors still get: the default language's, kind
+        // by kind, while the stop has none of that kind in theirs.
+        var fallbacks: Set<String> = []
+        if let language {
+            let localized = draft.manifestForCounting().localized(for: language)
+            if localized.stops.indices.contains(index) {
+                fallbacks = Set(
+                    localized.stops[index].assets.map { String($0.asset.path.split(separator: "/").last ?? "") })
+            }
+        }
+        let elsewhere = files.filter { ($0["elsewhere"] as? Bool) == true }
+        let otherFiles = elsewhere.filter { !fallbacks.contains($0["file"] as? String ?? "") }.map {
+            "\($0["file"] ?? "") (\($0["languageName"] ?? ""))"
+        }
+        let fallbackFiles = elsewhere.compactMap { $0["file"] as? String }.filter { fallbacks.contains($0) }
+        let path = "\(key.path)/stops/\(index + 1)"
         let values: [String: Any] = [
             "draft": ["name": draft.name, "path": key.path], "revision": revision,
             "stop": [
@@ -52,13 +89,23 @@ extension PanelController {
                 "waiver": stop.accessibilityWaiver ?? "",
                 "latitude": stop.coordinate.map { Self.degrees($0.latitude) } ?? "",
                 "longitude": stop.coordinate.map { Self.degrees($0.longitude) } ?? "",
-                "action": "\(key.path)/stops/\(index + 1)",
+                "action": path,
+                "tabName": stop.text(.name, in: language, defaultLanguage: base) ?? "",
+                "tabDescription": stop.text(.description, in: language, defaultLanguage: base) ?? "",
             ],
             "properties": properties.enumerated().map { n, row in row.merging(["n": n + 1]) { a, _ in a } },
-            "files": files, "hasFiles": !files.isEmpty,
+            "files": tabFiles, "hasFiles": !tabFiles.isEmpty,
+            "otherFiles": otherFiles.joined(separator: ", "), "hasOtherFiles": !otherFiles.isEmpty,
+            "fallbackFiles": fallbackFiles.joined(separator: ", "), "hasFallbackFiles": !fallbackFiles.isEmpty,
             "fields": Self.byField(all),
             "maxUpload": Self.size(configuration.maxMediaBytes),
             "notice": await notice(visitor, request) ?? false,
+            "onDefaultTab": language == nil, "tab": PanelLanguage.tab(draft, language),
+            "hasLanguages": !draft.languages.isEmpty,
+            "uploadLanguages": PanelLanguage.choices(draft, selected: language),
+            "tabs": PanelLanguage.tabs(draft, current: language) { tag in
+                path + (tag.map { "?lang=\(PanelLanguage.id($0))" } ?? "") + "#stop-languages"
+            },
         ]
         return try page(
             "stop", title: "Stop \(index + 1): \(stop.name)", visitor: visitor,
@@ -83,6 +130,16 @@ extension PanelController {
 
     func saveStop(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
         let form = try await PanelForm.read(request)
+        // Another language's tab: only its texts are in the form.
+        if let language = PanelLanguage.chosen(form["language"], in: try await drafts.load(key).draft) {
+            try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+                guard draft.stops.indices.contains(index) else { throw .notFound }
+                try Self.takeTexts(form, in: language, of: &draft, stop: index)
+            }
+            return await redirect(
+                visitor, to: "\(key.path)/stops/\(index + 1)?lang=\(PanelLanguage.id(language))",
+                saying: "The \(PanelLanguage.name(language)) texts were saved.")
+        }
         let coordinate = try Self.coordinate(form)
         let keys = form.all("propertyKey"), values = form.all("propertyValue")
         var properties: [JSONMember] = []
@@ -122,17 +179,75 @@ extension PanelController {
                 // Only one of the stop's own files (the page offers its .vtt files).
                 let captions = field("captions")
                 if let captions, !stop.assets.contains(where: { $0.file == captions }) {
-                    throw PanelError(
-                        status: .unprocessableContent,
-                        message:
-                            "the captions '\(TerminalText.escaped(captions))' are not a file of stop \(index + 1): upload the .vtt file to the stop first, then choose it"
-                    )
+                    throw Self.notCaptions(captions, stop: index)
                 }
                 stop.assets[n].captions = captions
+                if let choice = form["language-\(n + 1)"] {
+                    try Self.setLanguage(choice, of: &stop.assets[n], in: draft)
+                }
             }
             draft.stops[index] = stop
         }
         return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1")
+    }
+
+    static func notCaptions(_ captions: String, stop index: Int) -> PanelError {
+        PanelError(
+            status: .unprocessableContent,
+            message:
+                "the captions '\(TerminalText.escaped(captions))' are not a file of stop \(index + 1): upload the .vtt "
+                + "file to the stop first, then choose it")
+    }
+
+    /// The texts of another language's tab: the stop's name and description in `language`, the texts
+    /// of the files every language shares in `language`, and the own texts of the files in `language`.
+    static func takeTexts(
+        _ form: PanelForm, in language: String, of draft: inout TourDraft, stop index: Int
+    ) throws(PanelError) {
+        let base = draft.defaultLanguage
+        var stop = draft.stops[index]
+        for (field, name) in [(StopTextField.name, "name"), (.description, "description")] where form[name] != nil {
+            stop.setText(field, in: language, defaultLanguage: base, to: form.text(name))
+        }
+        for n in stop.assets.indices {
+            let fileLanguage = draft.language(of: stop.assets[n])
+            guard fileLanguage == nil || fileLanguage == language else { continue }
+            // A file in `language` has its own texts, in it: its plain fields.
+            let shown = fileLanguage == nil ? language : nil
+            for field in [AssetTextField.title, .alt, .transcript, .captions] {
+                guard form["\(field.rawValue)-\(n + 1)"] != nil else { continue }
+                let value = form.text("\(field.rawValue)-\(n + 1)")
+                if field == .captions, !value.isEmpty, !stop.assets.contains(where: { $0.file == value }) {
+                    throw notCaptions(value, stop: index)
+                }
+                stop.assets[n].setText(field, in: shown, defaultLanguage: base, to: value)
+            }
+        }
+        draft.stops[index] = stop
+    }
+
+    /// A file's language as chosen on the page ("": every language). A file every language shared that
+    /// becomes one language's keeps that language's texts as its own.
+    static func setLanguage(
+        _ choice: String, of asset: inout TourDraft.AssetReference, in draft: TourDraft
+    ) throws(PanelError) {
+        let chosen = draft.languages.first { $0.lowercased() == choice.lowercased() }
+        guard choice.isEmpty || chosen != nil else {
+            throw PanelError(
+                status: .unprocessableContent,
+                message:
+                    "'\(TerminalText.escaped(choice))' is not one of the tour's languages; "
+                    + "add it on the tour's page first"
+            )
+        }
+        guard chosen != asset.language else { return }
+        if let chosen, draft.language(of: asset) == nil {
+            for field in AssetTextField.allCases {
+                if let text = asset.translations[chosen, field] { asset.setPlainText(field, text) }
+            }
+            asset.translations = Translations()
+        }
+        asset.language = chosen
     }
 
     /// Up, down, remove, move (a dragged marker), remove-file.
@@ -306,7 +421,8 @@ extension PanelController {
             if limit == room { throw Self.overQuota("'\(name)'", unpacked: nil, room: room, site: key.site) }
             throw Self.tooLarge(name.value, size: nil, limit: limit)
         }
-        let advice = try await keep(temp, as: name, visitor, key, index: index)
+        let advice = try await keep(
+            temp, as: name, visitor, key, index: index, language: request.uri.queryParameters.get("language"))
         return Self.jsonMessage(
             .created, advice ?? "'\(name)' was added to stop \(index + 1)",
             extra: [JSONMember("file", .string(name.value))]
@@ -337,7 +453,8 @@ extension PanelController {
         var said: [String] = []
         for file in receiver.files {
             do {
-                let advice = try await keep(file.temp, as: file.name, visitor, key, index: index)
+                let advice = try await keep(
+                    file.temp, as: file.name, visitor, key, index: index, language: receiver.texts["language"])
                 said.append(advice ?? "'\(file.name)' was added.")
             } catch let error as PanelError where error.status != .notFound {
                 said.append("Not added: \(error.message)")
@@ -414,8 +531,12 @@ extension PanelController {
     /// Checks a received file by its content and, if it may stay, moves it into the stop's folder
     /// (a file of the same name is set aside) and lists it; returns the advice to show, if any.
     /// `temp` is one of the upload's own files (``uploadPrefix``) in the stop's folder.
+    ///
+    /// `language` is the form's "Language of this file": a declared language, or empty (or nil) for a
+    /// file every language shares; a file replaced keeps its language unless one is chosen.
     func keep(
-        _ temp: String, as name: StopFileName, _ visitor: Visitor, _ key: DraftStore.Key, index: Int
+        _ temp: String, as name: StopFileName, _ visitor: Visitor, _ key: DraftStore.Key, index: Int,
+        language choice: String? = nil
     ) async throws -> String? {
         var advice: String?
         switch MediaCheck.verdict(path: temp, fileName: name.value) {
@@ -427,6 +548,15 @@ extension PanelController {
         guard draft.stops.indices.contains(index) else {
             throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)")
         }
+        let choice = (choice ?? "").trimmingCharacters(in: .whitespaces)
+        let language = draft.languages.first { $0.lowercased() == choice.lowercased() }
+        guard choice.isEmpty || language != nil else {
+            throw PanelError(
+                status: .unprocessableContent,
+                message:
+                    "'\(name)' was not added: '\(TerminalText.escaped(choice))' is not one of the tour's languages; "
+                    + "add the language on the tour's page first")
+        }
         let folder = try drafts.openStopFolder(key, draft: draft, index: index)
         if try Self.kind(folder, name) != nil { try await drafts.setAside(key, from: folder, name: name) }
         do { try folder.move(FileIO.fileName(of: temp), to: folder, as: name.value, replacing: false) } catch {
@@ -434,8 +564,12 @@ extension PanelController {
         }
         try await drafts.update(key, revision: nil) { draft throws(PanelError) in
             guard draft.stops.indices.contains(index) else { throw .notFound }
-            if !draft.stops[index].assets.contains(where: { $0.file == name.value }) {
-                draft.stops[index].assets.append(TourDraft.AssetReference(file: name.value))
+            if let n = draft.stops[index].assets.firstIndex(where: { $0.file == name.value }) {
+                if let language, language != draft.stops[index].assets[n].language {
+                    try Self.setLanguage(language, of: &draft.stops[index].assets[n], in: draft)
+                }
+            } else {
+                draft.stops[index].assets.append(TourDraft.AssetReference(file: name.value, language: language))
             }
         }
         server.logger.info(

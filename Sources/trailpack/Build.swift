@@ -94,6 +94,7 @@ struct Build: ParsableCommand {
                     "packageBytes": .number(JSONNumber(result.packageBytes)),
                     "seconds": .number(JSONNumber((seconds * 1000).rounded() / 1000)),
                     "flushSeconds": .number(JSONNumber((result.flushSeconds * 1000).rounded() / 1000)),
+                    "languages": .array(Inspect.languagesJSON(plan.manifest)),
                 ]).members)
         } else if !quiet {
             let m = plan.manifest
@@ -104,7 +105,7 @@ struct Build: ParsableCommand {
                   tour       \(m.name) (\(m.id) version \(m.version))
                   waypoints  \(result.waypointCount)
                   assets     \(result.assetCount), \(Format.bytes(result.assetBytes))
-                  package    \(Format.bytes(result.packageBytes)) (\(result.packageBytes) bytes)
+                \(Inspect.languageLines(m))  package    \(Format.bytes(result.packageBytes)) (\(result.packageBytes) bytes)
                   sha256     \(result.sha256.hex)
                   checksum   \(result.checksumPath)
                   time       \(String(format: "%.2f", seconds)) s (of which \(String(format: "%.2f", result.flushSeconds)) s flushing to disk)

@@ -8,6 +8,7 @@ struct Init: ParsableCommand {
         abstract: "Start a tour folder (example, spreadsheet or GPX).",
         usage: """
             trailpack init <folder> [--from-gpx <file> | --from-csv <file>]
+            trailpack init <folder> --from-csv <file> [--language <tag>]
             trailpack init --csv-template <file>
             """,
         discussion: """
@@ -28,11 +29,18 @@ struct Init: ParsableCommand {
             folders. Every problem is listed with its row and column, and nothing is written until all rows \
             are good. --csv-template writes a spreadsheet to start from.
 
+            A tour in several languages: columns such as name_es, description_es, "Description (es)" or \
+            audio_es give a stop's texts and recordings in that language (a BCP 47 tag: es, es-419, zh-Hant). \
+            The plain columns are in the default language, --language (English, en, when the sheet has \
+            language columns and no --language is given); tour.json then lists the languages, the default \
+            first, and each stop's name and description are written per language ({"en": ..., "es": ...}).
+
             Examples:
               trailpack init ./fish-lake-tour
               trailpack init ./fish-lake-tour --from-gpx stops.gpx
               trailpack init --csv-template stops.csv
               trailpack init ./fish-lake-tour --from-csv stops.csv --media photos
+              trailpack init ./ruta-del-lago --from-csv paradas.csv --language es
 
             Exit codes: 0 created, 1 the spreadsheet has problems (nothing written), 2 usage error \
             (the folder already holds a tour, a bad GPX file), 3 I/O error.
@@ -55,6 +63,12 @@ struct Init: ParsableCommand {
     @Option(help: "The folder holding the photos, audio and video the spreadsheet names.")
     var media: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --from-csv: the language of the spreadsheet's plain columns (name, description), a BCP 47 tag.",
+            valueName: "tag"))
+    var language: String?
+
     @Option(name: .customLong("csv-template"), help: "Write a spreadsheet (CSV) to fill in, and stop.")
     var csvTemplate: String?
 
@@ -67,6 +81,14 @@ struct Init: ParsableCommand {
         }
         if gpx != nil, csv != nil { throw ValidationError("give either --from-gpx or --from-csv, not both") }
         if media != nil, csv == nil { throw ValidationError("--media goes with --from-csv") }
+        if let language {
+            guard csv != nil else { throw ValidationError("--language goes with --from-csv") }
+            guard LanguageTag.isWellFormed(language.replacingOccurrences(of: "_", with: "-")) else {
+                throw ValidationError(
+                    "--language '\(language)' is not a language tag; "
+                        + "give one such as en, es, es-419 or zh-Hant (BCP 47)")
+            }
+        }
         if stopsFrom != nil, gpx == nil { throw ValidationError("--stops-from needs --from-gpx FILE") }
     }
 
@@ -127,7 +149,7 @@ struct Init: ParsableCommand {
         if Self.looksLikeXML(csv) == true {
             throw CLIError.usage("'\(csv)' is an XML file, not a spreadsheet; for a GPX file use --from-gpx \(csv)")
         }
-        let sheet = try CSVImport.read(csvPath: csv, mediaFolder: media)
+        let sheet = try CSVImport.read(csvPath: csv, mediaFolder: media, language: language)
         let findings = sheet.findings
         guard let stops = sheet.stops else {
             CLI.printFindings(findings, to: .standardError)
@@ -136,11 +158,12 @@ struct Init: ParsableCommand {
             throw ExitCode(CLIExit.invalid.rawValue)
         }
         if !findings.isEmpty { CLI.printFindings(findings, to: .standardError) }
-        let files = try CSVImport.writeTour(folder: folder, stops: stops)
-        report(folder: folder, files: files, findings: findings)
+        let files = try CSVImport.writeTour(folder: folder, stops: stops, languages: sheet.languages)
+        for note in sheet.notes { CLI.note("note: " + TerminalText.escaped(note)) }
+        report(folder: folder, files: files, findings: findings, languages: sheet.languages)
     }
 
-    private func report(folder: String, files: [String], findings: [Finding] = []) {
+    private func report(folder: String, files: [String], findings: [Finding] = [], languages: [String] = []) {
         if json {
             Report.print(
                 ok: true, findings: findings,
@@ -149,13 +172,23 @@ struct Init: ParsableCommand {
         }
         CLI.out("created \(folder) with \(files.count) files:\n")
         for f in files { CLI.out("  \(f)\n") }
+        if let first = languages.first {
+            let others = languages.dropFirst().map { ", " + LanguageTag.describe($0) }.joined()
+            CLI.out("languages: \(LanguageTag.describe(first)) (the default)\(others)\n")
+        }
         let media =
             csv != nil
             ? "the stops' files are copied into their folders and listed under \"assets\""
             : "drop photos, audio and video into the waypoint folders and list them under \"assets\""
+        let perLanguage =
+            languages.count > 1
+            ? " Write the tour's name, park and description in each language, as "
+                + "\"name\": {\"\(languages[0])\": \"...\", \"\(languages[1])\": \"...\"}."
+            : ""
         CLI.out(
             """
-            next: edit tour.json (id, name, park, site, description) and each waypoint.json; \(media). Then run:
+            next: edit tour.json (id, name, park, site, description) and each waypoint.json; \
+            \(media).\(perLanguage) Then run:
               trailpack validate \(folder)
               trailpack build \(folder)
 

@@ -26,16 +26,16 @@ enum Report {
 
     /// The fields each command's report always has, in order.
     static let fields: [String: [String]] = [
-        "validate": ["valid", "path"],
+        "validate": ["valid", "path", "languages"],
         "build": [
             "built", "package", "checksumFile", "sha256", "id", "version", "waypoints", "assets", "assetBytes",
-            "packageBytes", "seconds", "flushSeconds",
+            "packageBytes", "seconds", "flushSeconds", "languages",
         ],
         "verify": [
             "valid", "file", "size", "sha256", "expectedSHA256", "sha256Matches", "entries", "id", "version", "signers",
             "maps",
         ],
-        "inspect": ["manifest", "totals"],
+        "inspect": ["manifest", "totals", "languages", "localized"],
         "hash": ["files"],
         "sign": ["package", "signature", "keyID", "id", "version"],
         "keygen": ["keyID", "secretKey", "publicKey", "encrypted"],

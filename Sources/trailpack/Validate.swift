@@ -37,11 +37,13 @@ struct Validate: ParsableCommand {
     func run() throws {
         var findings: [Finding]
         let what: String
+        var manifest: Manifest?
         if CLI.isDirectory(path) {
             let progress = !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
-            findings = try TourBuilder.plan(
-                path, progress: progress, budget: budget.budget, map: MapCheckOptions(minDetailZoom: minMapZoom)
-            ).findings
+            let outcome = try TourBuilder.plan(
+                path, progress: progress, budget: budget.budget, map: MapCheckOptions(minDetailZoom: minMapZoom))
+            findings = outcome.findings
+            if case .ready(let plan) = outcome { manifest = plan.manifest }
             what = "tour folder '\(path)'"
         } else {
             guard FileManager.default.fileExists(atPath: path) else { throw CLIError.io("'\(path)' does not exist") }
@@ -59,13 +61,16 @@ struct Validate: ParsableCommand {
         if json {
             Report.print(
                 ok: !findings.hasErrors, findings: findings,
-                [JSONMember("valid", .bool(!findings.hasErrors)), JSONMember("path", .string(path))])
+                [JSONMember("valid", .bool(!findings.hasErrors)), JSONMember("path", .string(path))]
+                    + (manifest.map { [JSONMember("languages", .array(Inspect.languagesJSON($0)))] } ?? []))
         } else {
             CLI.printFindings(findings)
             if findings.hasErrors {
                 CLI.out("\(what) is not valid: \(CLI.counts(findings))\n")
             } else {
                 CLI.outOK("\(what) is valid (\(CLI.counts(findings)))\n")
+                // What a phone needs for each language (the package holds them all).
+                if let manifest { CLI.out(Inspect.languageLines(manifest)) }
             }
         }
         if findings.hasErrors { throw ExitCode(CLIExit.invalid.rawValue) }

@@ -125,7 +125,7 @@ struct DiffTests {
             d.stops.count == 1 && stop.kind == .changed && stop.oldName == "Fish Lake" && stop.name == "FISH LAKE",
             "\(d.stops)")
         #expect((stop.movedMetres ?? 0) > 2000)
-        #expect(stop.assets.count == 2 && stop.assets.allSatisfy { $0.kind == .changed })
+        #expect(stop.assets.count == 3 && stop.assets.allSatisfy { $0.kind == .changed })
     }
 
     @Test("stops added and removed, and two stops swapped, are listed as such")
@@ -158,7 +158,9 @@ struct DiffTests {
     func descriptionAndProperties() throws {
         let d = try Self.diff { tour in
             try Self.editJSON(Self.stop(tour, "01-sweet-home")) { w in
-                w["description"] = (w["description"] as! String).replacingOccurrences(of: "wagons", with: "ox teams")
+                var texts = w["description"] as! [String: Any]
+                texts["en"] = (texts["en"] as! String).replacingOccurrences(of: "wagons", with: "ox teams")
+                w["description"] = texts
                 var p = w["properties"] as! [String: Any]
                 p["roadMile"] = 0.5
                 p["season"] = "all year"
@@ -230,5 +232,48 @@ struct DiffTests {
         let edited = long.replacingOccurrences(of: " w50000 ", with: " changed ")
         let small = WordDiff(old: long, new: edited)
         #expect(!small.approximate && small.runs.filter { $0.kind != .same }.map(\.text) == ["w50000", "changed"])
+    }
+}
+
+@Suite("diff: changes per language")
+struct LanguageDiffTests {
+    @Test("a changed Spanish description is reported under Spanish, word by word; English is untouched")
+    func spanishDescription() throws {
+        let diff = try DiffTests.diff { dir in
+            try DiffTests.editJSON(dir + "/waypoints/03-mountain-house/waypoint.json") { w in
+                var description = w["description"] as? [String: Any] ?? [:]
+                description["es"] = "Aquí había una posada famosa para viajeros y arrieros."
+                w["description"] = description
+            }
+        }
+        #expect(diff.stops.isEmpty, "the default language did not change")
+        let change = try #require(diff.translations.first)
+        #expect(diff.translations.count == 1)
+        #expect(change.language == "es" && change.stop == "Mountain House" && change.position == 3)
+        #expect(change.field == "description" && change.words != nil)
+        let text = DiffText.render(diff)
+        #expect(text.contains("In Spanish (es):"))
+        #expect(text.contains("Stop 3 \"Mountain House\""))
+    }
+
+    @Test("a new Spanish narration shows as a file in Spanish; a removed translation as removed")
+    func narrationAndRemoval() throws {
+        let diff = try DiffTests.diff { dir in
+            let stop = dir + "/waypoints/04-house-rock"
+            try FileManager.default.copyItem(atPath: stop + "/birdsong.wav", toPath: stop + "/narration.es.wav")
+            try DiffTests.editJSON(stop + "/waypoint.json") { w in
+                var assets = w["assets"] as? [Any] ?? []
+                assets.append(["file": "narration.es.wav", "transcript": "Canto de aves, sin palabras."])
+                w["assets"] = assets
+                w["name"] = "House Rock"
+            }
+        }
+        let stop = try #require(diff.stops.first { $0.name == "House Rock" })
+        let added = try #require(stop.assets.first { $0.file == "narration.es.wav" })
+        #expect(added.kind == .added && added.language == "es")
+        #expect(DiffText.render(diff).contains("narration.es.wav (Spanish (es)) added"))
+        let removed = try #require(diff.translations.first { $0.field == "name" })
+        #expect(removed.language == "es" && removed.old == "House Rock" && removed.new == nil)
+        #expect(DiffText.render(diff).contains("name translation removed"))
     }
 }

@@ -219,7 +219,7 @@ struct BuilderTests {
             Case(code: "source.asset-type", message: "use one of") { tour in
                 try "MZ".write(toFile: tour + "/waypoints/01-sweet-home/setup.exe", atomically: true, encoding: .utf8)
                 try editWaypoint(tour, "01-sweet-home") {
-                    $0 = $0.replacingOccurrences(of: "\"about.md\",", with: "\"about.md\", \"setup.exe\",")
+                    $0 = $0.replacingOccurrences(of: "\"about.es.md\",", with: "\"about.es.md\", \"setup.exe\",")
                 }
             },
             Case(code: "source.waypoint-file-missing", message: "has no waypoint.json") { tour in
@@ -449,8 +449,8 @@ struct BuilderTests {
                 ])
             #expect(tty.status == 0)
             let screen = tty.stdout.replacingOccurrences(of: "\r", with: "\n")
-            #expect(screen.contains("hashing 18/18 files"), "\(screen)")
-            #expect(screen.contains("writing 18/18 files"))
+            #expect(screen.contains("hashing 28/28 files"), "\(screen)")
+            #expect(screen.contains("writing 28/28 files"))
             #expect(screen.contains("left"))
             let plain = try Support.trailpack("build", Support.fixture("santiam-wagon-road"), "-o", dir + "/b.zip")
             #expect(plain.status == 0, "\(plain.stderr)")
@@ -466,12 +466,12 @@ struct BuilderTests {
             let json = try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any])
             #expect(json["package"] as? String == "gov.usda.fs.willamette.santiam-wagon-road-1.0.0.zip")
             #expect(json["waypoints"] as? Int == 8)
-            #expect(json["assets"] as? Int == 18)
+            #expect(json["assets"] as? Int == 28)
             let sha = try #require(json["sha256"] as? String)
             #expect(try Support.sha256sum(dir + "/gov.usda.fs.willamette.santiam-wagon-road-1.0.0.zip") == sha)
             let text = try Support.trailpack("build", Support.fixture("santiam-wagon-road"), "-o", dir + "/x.zip")
             #expect(text.status == 0, "\(text.stderr)")
-            for word in ["waypoints  8", "assets     18", "sha256     \(sha)", "time"] {
+            for word in ["waypoints  8", "assets     28", "sha256     \(sha)", "time"] {
                 #expect(text.stdout.contains(word), "\(text.stdout)")
             }
         }

@@ -327,3 +327,100 @@ extension PanelBrowserTests {
         }
     }
 }
+
+extension PanelBrowserTests {
+    /// The languages in plain words with a meter, language tabs, a Spanish description edited on its tab
+    /// and saved under "es", the side-by-side page, a malformed tag refused, French added, a recording
+    /// uploaded as French; the reviewer sees the languages and the Spanish changes; axe-core stays clean.
+    @Test(
+        "a tour in two languages in Chromium: tabs, a Spanish edit saved under \"es\", meters, review by language",
+        .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets, .curl))
+    func languagesWalkthrough() throws {
+        try Support.withTemporaryDirectory { dir in
+            let data = dir + "/data"
+            let id = "gov.usda.fs.willamette.santiam-wagon-road"
+            for arguments in [
+                ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
+                ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District", "--data", data],
+                ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
+                ["admin", "user", "add", "rita", "--role", "reviewer", "--data", data],
+            ] {
+                let result = try Support.trailpack(arguments)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            }
+            var tokens: [String: String] = [:]
+            for user in ["ranger", "rita"] {
+                try "\(user)'s long password\n".write(
+                    toFile: dir + "/\(user).password", atomically: true, encoding: .utf8)
+                #expect(
+                    try Support.trailpack([
+                        "admin", "user", "password", user, "--password-file", dir + "/\(user).password", "--data", data,
+                    ]).status == 0)
+                let issued = try Support.trailpack(["admin", "token", "issue", user, "--data", data, "--json"])
+                tokens[user] = try JSON.parse(issued.stdout)["results"]?.array?.first?["token"]?.string
+            }
+            let server = try ServeProcess.launch(["--data", data, "--approvals", "1", "--no-malware-scan"])
+            defer { server.stop() }
+            // 1.0.0, the bilingual sample, released through the API: what 1.1.0 is compared with.
+            let package = try Support.buildFixture("santiam-wagon-road", into: dir)
+            var curl = try ServeProcess.curl([
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(tokens["ranger"] ?? "")",
+                "--data-binary", "@" + package, server.base + "/v1/admin/packages",
+            ])
+            #expect(curl.stdout == "201", "\(curl.stdout)")
+            for (user, action) in [("ranger", "start"), ("rita", "approve"), ("ranger", "push")] {
+                curl = try ServeProcess.curl([
+                    "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H",
+                    "Authorization: Bearer \(tokens[user] ?? "")",
+                    server.base + "/v1/admin/packages/\(id)/versions/1.0.0/\(action)",
+                ])
+                #expect(curl.stdout == "200", "\(user) \(action): \(curl.stdout)")
+            }
+            let zipped = try Support.run(
+                "python3",
+                [
+                    "-c",
+                    """
+                    import os, sys, zipfile
+                    src, out = sys.argv[1], sys.argv[2]
+                    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+                        for folder, _, files in os.walk(src):
+                            for f in files:
+                                p = os.path.join(folder, f)
+                                z.write(p, os.path.join("santiam-wagon-road", os.path.relpath(p, src)))
+                    """, Support.fixture("santiam-wagon-road"), dir + "/tour.zip",
+                ])
+            #expect(zipped.status == 0, "\(zipped.stderr)")
+            let shots = Support.root + "/out/screenshots/languages"
+            try? FileManager.default.removeItem(atPath: shots)
+            let result = try Support.run(
+                Self.python,
+                [
+                    Support.root + "/scripts/panel-languages.py", server.base, shots, dir + "/tour.zip",
+                    Support.fixture("santiam-wagon-road") + "/waypoints/04-house-rock/birdsong.wav",
+                    "ranger:ranger's long password", "rita:rita's long password",
+                ])
+            #expect(result.status == 0, "panel-languages.py exited \(result.status): \(result.stderr)")
+            let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String] ?? [:]
+            let draft = try #require(summary["draft"], "no draft was made: \(result.stdout)")
+            // The Spanish description typed on stop 2's Spanish tab is in its waypoint.json under "es".
+            let stop = try JSON.parse(
+                Data(try Support.read(data + draft + "/waypoints/02-cascadia/waypoint.json")))
+            #expect(stop["description"]?["es"]?.string == summary["spanish"], "\(stop)")
+            #expect(stop["description"]?["en"]?.string?.hasPrefix("Soda springs") == true)
+            let tour = try JSON.parse(Data(try Support.read(data + draft + "/tour.json")))
+            #expect(tour["languages"] == .array([.string("en"), .string("es"), .string("fr")]))
+            let third = try JSON.parse(
+                Data(try Support.read(data + draft + "/waypoints/03-mountain-house/waypoint.json")))
+            let recording = third["assets"]?.array?.first { $0["file"] == .string("historia.wav") }
+            #expect(recording?["language"] == .string("fr"), "\(third)")
+            #expect(recording?["transcript"]?.string?.hasPrefix("Des chants") == true, "its French text, plain")
+            // The version built from it verifies.
+            let sha = try #require(summary["sha256"], "no version was built: \(result.stdout)")
+            let verify = try Support.trailpack(["verify", data + "/blobs/" + sha.prefix(2) + "/" + sha + ".zip"])
+            #expect(verify.status == 0, "\(verify.stdout)")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 9)
+        }
+    }
+}

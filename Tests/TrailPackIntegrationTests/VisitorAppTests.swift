@@ -176,6 +176,7 @@ struct VisitorAppTests {
             config["tour"] = Self.santiam
             config["tourName"] = "Santiam Wagon Road"
             config["tourTitle"] = "Santiam Wagon Road"
+            config["spanishName"] = "Camino de Carretas de Santiam"
             config["altered"] = Self.family
             config["stops"] = stops
             config["audioStop"] = 4
@@ -193,6 +194,7 @@ struct VisitorAppTests {
             // At stop 3 the video of stop 2 was still playing: the stop was offered, not forced open.
             #expect(summary["offeredWhilePlaying"]?.array == [.number(JSONNumber(Int64(3)))], "\(result.stdout)")
             #expect((summary["views"]?.array?.count ?? 0) >= 12, "\(result.stdout)")
+            #expect(summary["spanishPreview"] == .bool(true), "the bilingual tour's preview in Spanish")
             print("visitor walkthrough: \(result.stdout)")
         }
     }

@@ -662,6 +662,15 @@ struct PanelDraftTests {
             let sheet = try TourDraft.read(folder: drafts + "/stops")
             #expect(sheet.stops.map(\.name) == ["House Rock", "Fish Lake"])
             #expect(abs(sheet.stops[1].coordinate!.longitude + 121.993889) < 1e-5)
+            // A sheet with a Spanish column: the draft has both languages, the texts under each.
+            let bilingual =
+                "name,latitude,longitude,description,description_es\nHouse Rock,44.3922,-122.2441,A rock shelter,Un refugio de roca\n"
+            (status, body) = try await Self.importFile(
+                client, ranger, name: "bilingual.csv", bytes: Array(bilingual.utf8))
+            #expect(status == .created, "\(body)")
+            let spanish = try TourDraft.read(folder: drafts + "/bilingual")
+            #expect(spanish.languages == ["en", "es"])
+            #expect(spanish.stops.first?.translations["es", .description] == "Un refugio de roca")
             // The same without a script: the home page's form, posted as multipart (site, file).
             let form = Self.multipart(
                 boundary: "xyz",

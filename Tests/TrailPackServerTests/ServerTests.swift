@@ -23,7 +23,7 @@ struct ServerRouteTests {
         let packages = try ServerFixtures.packages(dir)
         let server = try TrailPackServer(
             configuration: ServerConfiguration(
-                dataDirectory: dir + "/data", adminToken: Self.token, maxUploadBytes: 1 << 20,
+                dataDirectory: dir + "/data", adminToken: Self.token, maxUploadBytes: 4 << 20,
                 approvals: 0, scanner: .clamscan(database: TestClamAV.database)))
         let app = Application(router: server.buildRouter())
         try await app.test(.router) { client in try await body(server, packages, client) }
@@ -166,10 +166,10 @@ struct ServerRouteTests {
                     }
                 }
             }
-            // Oversize (the test server's limit is 1 MiB).
+            // Oversize (the test server's limit is 4 MiB).
             try await client.execute(
                 uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(Self.token)"],
-                body: ByteBuffer(bytes: [UInt8](repeating: 0, count: 2 << 20))
+                body: ByteBuffer(bytes: [UInt8](repeating: 0, count: 8 << 20))
             ) { r in #expect(r.status == .contentTooLarge) }
             // An invalid package: refused with the verifier's findings, nothing stored.
             var broken = try Support.read(packages["colorado-fourteeners"]!)

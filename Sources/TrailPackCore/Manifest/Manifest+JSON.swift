@@ -3,8 +3,8 @@ extension Manifest {
     public var jsonValue: JSONValue {
         .object(
             members(
-                waypoints: .array(waypoints.map(\.jsonValue)),
-                mapAssets: mapAssets.isEmpty ? nil : .array(mapAssets.map(\.jsonValue))))
+                waypoints: .array(waypoints.map { $0.jsonValue(languages: languages) }),
+                mapAssets: mapAssets.isEmpty ? nil : .array(mapAssets.map { $0.jsonValue(languages: languages) })))
     }
 
     /// The manifest's members in order, with the two long lists given (`mapAssets` left out when nil).
@@ -13,14 +13,19 @@ extension Manifest {
             JSONMember("formatVersion", .number(JSONNumber(Int64(formatVersion)))),
             JSONMember("id", .string(id)),
             JSONMember("version", .string(version)),
+        ]
+        if !languages.isEmpty { members.append(JSONMember("languages", .array(languages.map { .string($0) }))) }
+        if requireAllLanguages { members.append(JSONMember("requireAllLanguages", .bool(true))) }
+        members += [
             JSONMember("name", .string(name)),
             JSONMember("park", .string(park)),
             JSONMember("site", .object(["id": .string(site.id), "name": .string(site.name)])),
             JSONMember("mapName", .string(mapName)),
             JSONMember("bounds", .object(["southwest": southwestJSON, "northeast": bounds.northeast.jsonValue])),
             JSONMember("description", .string(description)),
-            JSONMember("waypoints", waypoints),
         ]
+        if !translations.isEmpty { members.append(JSONMember("translations", translations.jsonValue(languages))) }
+        members.append(JSONMember("waypoints", waypoints))
         if let mapAssets { members.append(JSONMember("mapAssets", mapAssets)) }
         return members
     }
@@ -36,8 +41,8 @@ extension Manifest {
         return JSONWriter.bytes(
             object: members(waypoints: .array([]), mapAssets: mapAssets.isEmpty ? nil : .array([])),
             streamed: [
-                "waypoints": (waypoints.count, { waypoints[$0].jsonValue }),
-                "mapAssets": (mapAssets.count, { mapAssets[$0].jsonValue }),
+                "waypoints": (waypoints.count, { waypoints[$0].jsonValue(languages: languages) }),
+                "mapAssets": (mapAssets.count, { mapAssets[$0].jsonValue(languages: languages) }),
             ],
             reserving: 4096 + assets * 256)
     }
@@ -51,8 +56,11 @@ extension Coordinate {
 }
 
 extension Waypoint {
-    /// The waypoint as the manifest writes it.
-    public var jsonValue: JSONValue {
+    /// The waypoint as the manifest writes it (translations' languages sorted).
+    public var jsonValue: JSONValue { jsonValue(languages: []) }
+
+    /// The waypoint as the manifest writes it, translations in the order of `languages`.
+    public func jsonValue(languages: [String]) -> JSONValue {
         var members: [JSONMember] = [
             JSONMember("name", .string(name)),
             JSONMember("slug", .string(slug)),
@@ -60,16 +68,20 @@ extension Waypoint {
             JSONMember("coordinate", coordinate.jsonValue),
             JSONMember("description", .string(description)),
         ]
+        if !translations.isEmpty { members.append(JSONMember("translations", translations.jsonValue(languages))) }
         if !properties.isEmpty { members.append(JSONMember("properties", .object(properties))) }
-        members.append(JSONMember("assets", .array(assets.map(\.jsonValue))))
+        members.append(JSONMember("assets", .array(assets.map { $0.jsonValue(languages: languages) })))
         if let accessibilityWaiver { members.append(JSONMember("accessibilityWaiver", .string(accessibilityWaiver))) }
         return .object(members)
     }
 }
 
 extension Asset {
-    /// The asset as the manifest writes it.
-    public var jsonValue: JSONValue {
+    /// The asset as the manifest writes it (translations' languages sorted).
+    public var jsonValue: JSONValue { jsonValue(languages: []) }
+
+    /// The asset as the manifest writes it, translations in the order of `languages`.
+    public func jsonValue(languages: [String]) -> JSONValue {
         var members: [JSONMember] = [
             JSONMember("path", .string(path)),
             JSONMember("kind", .string(kind.rawValue)),
@@ -82,6 +94,8 @@ extension Asset {
         if let alt { members.append(JSONMember("alt", .string(alt))) }
         if let transcript { members.append(JSONMember("transcript", .string(transcript))) }
         if let captions { members.append(JSONMember("captions", .string(captions))) }
+        if let language { members.append(JSONMember("language", .string(language))) }
+        if !translations.isEmpty { members.append(JSONMember("translations", translations.jsonValue(languages))) }
         return .object(members)
     }
 }
@@ -97,5 +111,19 @@ extension MapInfo {
             JSONMember(
                 "bounds", .object(["southwest": bounds.southwest.jsonValue, "northeast": bounds.northeast.jsonValue])),
         ])
+    }
+}
+
+extension Translations {
+    /// The translations as the manifest writes them: languages in the declared order (then sorted),
+    /// fields in the format's order.
+    public func jsonValue(_ declared: [String]) -> JSONValue {
+        .object(
+            languages(orderedBy: declared).map { language in
+                let texts = byLanguage[language] ?? [:]
+                return JSONMember(
+                    language,
+                    .object(Field.allCases.compactMap { f in texts[f].map { JSONMember(f.rawValue, .string($0)) } }))
+            })
     }
 }

@@ -32,11 +32,21 @@ public struct Manifest: Sendable, Equatable {
     public var waypoints: [Waypoint]
     /// Offline map files (tile archives), stored under `map/`.
     public var mapAssets: [Asset]
+    /// The languages the tour is written in, as BCP 47 tags, the default first; empty for a tour in
+    /// one unnamed language (format 1.1, `docs/FORMAT.md` section 3.2).
+    public var languages: [String]
+    /// Whether a missing translation is an error rather than a warning.
+    public var requireAllLanguages: Bool
+    /// The tour's name, park and description in the languages other than the default.
+    public var translations: Translations<TourTextField>
 
     /// A manifest with these fields (the builder makes them; apps read them).
     public init(
         formatVersion: Int = Manifest.currentFormatVersion, id: String, version: String, name: String, park: String,
-        site: Site, mapName: String, bounds: Bounds, description: String, waypoints: [Waypoint], mapAssets: [Asset] = []
+        site: Site, mapName: String, bounds: Bounds, description: String, waypoints: [Waypoint],
+        mapAssets: [Asset] = [],
+        languages: [String] = [], requireAllLanguages: Bool = false,
+        translations: Translations<TourTextField> = Translations()
     ) {
         self.formatVersion = formatVersion
         self.id = id
@@ -49,6 +59,9 @@ public struct Manifest: Sendable, Equatable {
         self.description = description
         self.waypoints = waypoints
         self.mapAssets = mapAssets
+        self.languages = languages
+        self.requireAllLanguages = requireAllLanguages
+        self.translations = translations
     }
 
     /// Every asset, waypoint assets first (in waypoint order as listed), then map assets.
@@ -87,12 +100,14 @@ public struct Waypoint: Sendable, Equatable {
     /// Why an accessibility text this stop's media should have (alt text, transcript, captions) is
     /// missing, in the publisher's words; shown to reviewers. Optional (format v1, since 0.4).
     public var accessibilityWaiver: String?
+    /// The stop's name and description in the languages other than the default (format 1.1).
+    public var translations: Translations<StopTextField>
 
     /// A waypoint with these fields.
     public init(
         name: String, slug: String, order: Int, coordinate: Coordinate, description: String, assets: [Asset],
         properties: [JSONMember] = [],
-        accessibilityWaiver: String? = nil
+        accessibilityWaiver: String? = nil, translations: Translations<StopTextField> = Translations()
     ) {
         self.name = name
         self.slug = slug
@@ -102,6 +117,7 @@ public struct Waypoint: Sendable, Equatable {
         self.assets = assets
         self.properties = properties
         self.accessibilityWaiver = accessibilityWaiver
+        self.translations = translations
     }
 
     /// The folder that holds this waypoint's assets, with a trailing slash.
@@ -130,12 +146,18 @@ public struct Asset: Sendable, Equatable {
     public var transcript: String?
     /// A video's captions: the package path of a `text/vtt` asset of the same waypoint (WCAG 1.2.2).
     public var captions: String?
+    /// The language the asset is in (a narration, a captions file, an image with words), one of the
+    /// manifest's `languages`; nil for an asset every language shares (format 1.1).
+    public var language: String?
+    /// The asset's texts in the languages other than the default; only on an asset without `language`.
+    public var translations: Translations<AssetTextField>
 
     /// An asset with these fields (`map` only for a PMTiles map under `map/`).
     public init(
         path: String, kind: AssetKind, mediaType: String, size: Int64, sha256: String, title: String? = nil,
         map: MapInfo? = nil,
-        alt: String? = nil, transcript: String? = nil, captions: String? = nil
+        alt: String? = nil, transcript: String? = nil, captions: String? = nil,
+        language: String? = nil, translations: Translations<AssetTextField> = Translations()
     ) {
         self.path = path
         self.kind = kind
@@ -147,6 +169,8 @@ public struct Asset: Sendable, Equatable {
         self.alt = alt
         self.transcript = transcript
         self.captions = captions
+        self.language = language
+        self.translations = translations
     }
 }
 

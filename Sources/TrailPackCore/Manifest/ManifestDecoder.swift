@@ -14,11 +14,12 @@ public struct ManifestDecoding: Sendable {
 /// that the verifier can still check a package's contents against a manifest with errors.
 public enum ManifestDecoder {
     static let topFields = [
-        "formatVersion", "id", "version", "name", "park", "site", "mapName", "bounds", "description", "waypoints",
-        "mapAssets",
+        "formatVersion", "id", "version", "languages", "requireAllLanguages", "name", "park", "site", "mapName",
+        "bounds", "description", "translations", "waypoints", "mapAssets",
     ]
     static let assetFields = [
-        "path", "kind", "mediaType", "size", "sha256", "title", "map", "alt", "transcript", "captions",
+        "path", "kind", "mediaType", "size", "sha256", "title", "map", "alt", "transcript", "captions", "language",
+        "translations",
     ]
     static let mapFields = ["role", "tileType", "minZoom", "maxZoom", "bounds"]
 
@@ -96,7 +97,10 @@ public enum ManifestDecoder {
             bounds: bounds,
             description: r.string(top, "description", at: .root) ?? "",
             waypoints: waypoints,
-            mapAssets: mapAssets)
+            mapAssets: mapAssets,
+            languages: r.languages(top, at: .root),
+            requireAllLanguages: r.flag(top, "requireAllLanguages", at: .root),
+            translations: r.translations(top, at: .root))
         return ManifestDecoding(manifest: manifest, findings: r.findings, unreadable: r.unreadable)
     }
 
@@ -113,7 +117,8 @@ public enum ManifestDecoder {
             description: w.description ?? "",
             assets: w.assets,
             properties: w.properties,
-            accessibilityWaiver: w.accessibilityWaiver)
+            accessibilityWaiver: w.accessibilityWaiver,
+            translations: w.translations)
     }
 
     static func decodeAsset(_ value: JSONValue, at path: JSONPath, reader r: inout FieldReader) -> Asset? {
@@ -142,7 +147,9 @@ public enum ManifestDecoder {
             map: decodeMap(members.first(where: { $0.key == "map" })?.value, at: path.member("map"), reader: &r),
             alt: r.string(members, "alt", at: path, required: false),
             transcript: r.string(members, "transcript", at: path, required: false),
-            captions: r.string(members, "captions", at: path, required: false))
+            captions: r.string(members, "captions", at: path, required: false),
+            language: r.string(members, "language", at: path, required: false),
+            translations: r.translations(members, at: path))
     }
 
     /// An asset's `map` object; nil when absent or unreadable (reported).

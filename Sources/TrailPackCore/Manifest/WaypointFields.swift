@@ -10,7 +10,10 @@ package enum WaypointForm: Sendable {
     var known: [String] {
         switch self {
         case .manifest:
-            ["name", "slug", "order", "coordinate", "description", "properties", "assets", "accessibilityWaiver"]
+            [
+                "name", "slug", "order", "coordinate", "description", "translations", "properties", "assets",
+                "accessibilityWaiver",
+            ]
         case .tourFolder: ["name", "order", "coordinate", "description", "assets", "properties", "accessibilityWaiver"]
         }
     }
@@ -29,6 +32,9 @@ package struct WaypointFields<AssetItem> {
     /// The assets `asset` could read, in order.
     package var assets: [AssetItem]
     package var accessibilityWaiver: String?
+    /// The name and description in the other languages: a manifest's `translations`, or a tour
+    /// folder's texts given per language.
+    package var translations: Translations<StopTextField>
 }
 
 extension FieldReader {
@@ -40,7 +46,7 @@ extension FieldReader {
     /// Fields are read, and findings made, in one order: unknown fields, coordinate, properties,
     /// assets, order, name, slug, description, accessibility waiver.
     package mutating func waypoint<AssetItem>(
-        _ value: JSONValue, at path: JSONPath, form: WaypointForm,
+        _ value: JSONValue, at path: JSONPath, form: WaypointForm, languages: [String] = [],
         asset: (inout FieldReader, JSONValue, JSONPath) -> AssetItem?
     ) -> WaypointFields<AssetItem>? {
         guard let members = object(value, at: path) else { return nil }
@@ -56,12 +62,25 @@ extension FieldReader {
             if let a = asset(&self, item, path.member("assets").element(i)) { assets.append(a) }
         }
         let order = integer(members, "order", at: path, required: form == .manifest)
-        let name = string(members, "name", at: path)
+        let name: String?
+        let description: String?
+        var translations = Translations<StopTextField>()
         let slug = form == .manifest ? string(members, "slug", at: path) : nil
-        let description = string(members, "description", at: path)
+        switch form {
+        case .manifest:
+            name = string(members, "name", at: path)
+            description = string(members, "description", at: path)
+            translations = self.translations(members, at: path)
+        case .tourFolder:
+            let n = localizedText(members, "name", at: path, languages: languages)
+            let d = localizedText(members, "description", at: path, languages: languages)
+            (name, description) = (n.plain, d.plain)
+            for (tag, text) in n.translations { translations[tag, .name] = text }
+            for (tag, text) in d.translations { translations[tag, .description] = text }
+        }
         let waiver = string(members, "accessibilityWaiver", at: path, required: false)
         return WaypointFields(
             name: name, slug: slug, order: order, coordinate: coordinate, description: description,
-            properties: properties, assets: assets, accessibilityWaiver: waiver)
+            properties: properties, assets: assets, accessibilityWaiver: waiver, translations: translations)
     }
 }

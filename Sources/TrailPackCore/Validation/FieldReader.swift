@@ -7,6 +7,9 @@ package struct FieldReader: Sendable {
     /// them are not to be judged again (one cause, one finding).
     package private(set) var unreadable: Set<JSONPath> = []
 
+    /// Records that the field at `path` cannot be read, so that what stands in for it is not judged again.
+    package mutating func markUnreadable(_ path: JSONPath) { unreadable.insert(path) }
+
     /// A reader with no findings yet.
     package init() {}
 

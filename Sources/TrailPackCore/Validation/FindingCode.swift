@@ -142,12 +142,20 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     case mapBounds = "map.bounds"
     case mapMinDetail = "map.min-detail"
     case mapCoverage = "map.coverage"
+    // Languages (format 1.1)
+    case languageTag = "language.tag"
+    case languageUndeclared = "language.undeclared"
+    case languageDefaultMissing = "language.default-missing"
+    case languageAssetTranslations = "language.asset-translations"
+    case languageCaptions = "language.captions"
+    case languageMissing = "language.missing"
+    case languageRequired = "language.required"
 
     /// Whether the finding makes the input invalid (`error`) or is advice (`warning`).
     public var severity: Finding.Severity {
         switch self {
         case .sourceUnusedFile, .sourceJSONForgiven, .sourcePlaceholder, .sourceAssetLarge, .sourcePackageLarge,
-            .mapNone, .mapMinDetail, .waypointStray, .accessibilityMissing:
+            .mapNone, .mapMinDetail, .waypointStray, .accessibilityMissing, .languageMissing:
             .warning
         default: .error
         }
@@ -286,6 +294,17 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .mapBounds: "the map's bounds do not contain the tour's map frame"
         case .mapMinDetail: "the map's most detailed zoom is below the minimum asked for (default 14) (warning)"
         case .mapCoverage: "tiles are missing inside the tour's map frame at a zoom the map declares"
+        case .languageTag:
+            "a declared language is not a well-formed BCP 47 tag, is declared twice, or there are more than 32"
+        case .languageUndeclared:
+            "a translation or an asset's language is not one the tour declares (or repeats the default language)"
+        case .languageDefaultMissing: "a text is given in another language but not in the default language"
+        case .languageAssetTranslations: "an asset in one language carries translations of its texts"
+        case .languageCaptions: "a video's captions file is not in the language it is named for"
+        case .languageMissing:
+            "a text or recording of the default language has no translation in a declared language (warning)"
+        case .languageRequired:
+            "a text or recording has no translation in a declared language, and the tour requires all languages"
         }
     }
 

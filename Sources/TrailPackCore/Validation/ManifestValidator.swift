@@ -128,6 +128,7 @@ public enum ManifestValidator {
             checkAsset(a, top.member("mapAssets").element(j), folder: "map/", paths: &paths, &f)
         }
         checkMaps(m, &f)
+        checkLanguages(m, &f)
         return f.filter { !($0.jsonPath.map(unreadable.contains) ?? false) }
     }
 
@@ -327,26 +328,7 @@ public enum ManifestValidator {
     static func checkAccessibility(_ w: Waypoint, _ p: JSONPath, _ f: inout [Finding]) {
         func text(_ value: String?, _ makePath: @autoclosure () -> JSONPath, limit: Int, multiline: Bool) {
             guard let value else { return }
-            let path = makePath()
-            if value.trimmingWhitespace.isEmpty {
-                f.append(
-                    Finding(
-                        .assetAccessibilityText, path: path,
-                        "'\(path)' is empty; write the text, or leave the field out"))
-            } else if value.count > limit {
-                f.append(
-                    Finding(
-                        .assetAccessibilityText, path: path,
-                        "'\(path)' is \(value.count) characters; the limit is \(limit)"))
-            } else if value.unicodeScalars.contains(where: {
-                isControl($0) && !(multiline && ($0 == "\n" || $0 == "\t"))
-            }) {
-                f.append(
-                    Finding(
-                        .assetAccessibilityText, path: path,
-                        "'\(path)' contains a \(multiline ? "control character other than line break or tab" : "line break or control character")"
-                    ))
-            }
+            checkAccessibilityText(value, makePath(), limit: limit, multiline: multiline, &f)
         }
         text(w.accessibilityWaiver, p.member("accessibilityWaiver"), limit: maxAltLength, multiline: true)
         let waived = !(w.accessibilityWaiver ?? "").trimmingWhitespace.isEmpty
@@ -355,52 +337,88 @@ public enum ManifestValidator {
             var path: JSONPath { p.member("assets").element(j) }
             text(a.alt, path.member("alt"), limit: maxAltLength, multiline: false)
             text(a.transcript, path.member("transcript"), limit: maxTranscriptLength, multiline: true)
-            if a.alt != nil, a.kind != .image {
-                f.append(
-                    Finding(
-                        .assetAccessibilityKind, path: path.member("alt"),
-                        "'\(a.path)' is \(a.kind.rawValue), not an image: alt text belongs to images (a recording has a transcript, a video captions)"
-                    ))
-            }
-            if a.transcript != nil, a.kind != .audio, a.kind != .video {
-                f.append(
-                    Finding(
-                        .assetAccessibilityKind, path: path.member("transcript"),
-                        "'\(a.path)' is \(a.kind.rawValue): a transcript belongs to a recording or a video"))
-            }
-            if let captions = a.captions {
-                if a.kind != .video {
-                    f.append(
-                        Finding(
-                            .assetAccessibilityKind, path: path.member("captions"),
-                            "'\(a.path)' is \(a.kind.rawValue), not a video: captions belong to videos"))
-                } else if !w.assets.contains(where: { $0.path == captions && $0.mediaType == "text/vtt" }) {
-                    f.append(
-                        Finding(
-                            .assetCaptions, path: path.member("captions"),
-                            "the captions '\(captions)' of '\(a.path)' are not a WebVTT (.vtt, text/vtt) file listed in this waypoint's assets; add the .vtt file to the stop and name it"
-                        ))
-                }
-            }
+            checkAccessibilityKinds(a, in: w, at: path, &f)
             guard !waived else { continue }
-            let missing: String? =
-                switch a.kind {
-                case .image where a.alt == nil:
-                    "the image '\(a.path)' has no alt text (\"alt\"): describe what it shows for visitors who cannot see it"
-                case .audio where a.transcript == nil:
-                    "the recording '\(a.path)' has no transcript (\"transcript\"): write what is said or heard for visitors who cannot hear it"
-                case .video where a.captions == nil:
-                    "the video '\(a.path)' has no captions (\"captions\": a .vtt file of the stop)"
-                default: nil
-                }
-            if let missing {
+            checkAccessibilityMissing(a, at: path, &f)
+        }
+    }
+
+    /// An alt text, transcript or waiver: not blank, within `limit` characters, no control characters
+    /// (line breaks and tabs allowed when `multiline`).
+    static func checkAccessibilityText(
+        _ value: String, _ path: JSONPath, limit: Int, multiline: Bool, _ f: inout [Finding]
+    ) {
+        if value.trimmingWhitespace.isEmpty {
+            f.append(
+                Finding(
+                    .assetAccessibilityText, path: path,
+                    "'\(path)' is empty; write the text, or leave the field out"))
+        } else if value.count > limit {
+            f.append(
+                Finding(
+                    .assetAccessibilityText, path: path,
+                    "'\(path)' is \(value.count) characters; the limit is \(limit)"))
+        } else if value.unicodeScalars.contains(where: {
+            isControl($0) && !(multiline && ($0 == "\n" || $0 == "\t"))
+        }) {
+            f.append(
+                Finding(
+                    .assetAccessibilityText, path: path,
+                    "'\(path)' contains a \(multiline ? "control character other than line break or tab" : "line break or control character")"
+                ))
+        }
+    }
+
+    /// Alt text on images, transcripts on recordings, captions on videos, naming a WebVTT asset of the stop.
+    static func checkAccessibilityKinds(_ a: Asset, in w: Waypoint, at path: JSONPath, _ f: inout [Finding]) {
+        if a.alt != nil, a.kind != .image {
+            f.append(
+                Finding(
+                    .assetAccessibilityKind, path: path.member("alt"),
+                    "'\(a.path)' is \(a.kind.rawValue), not an image: alt text belongs to images (a recording has a transcript, a video captions)"
+                ))
+        }
+        if a.transcript != nil, a.kind != .audio, a.kind != .video {
+            f.append(
+                Finding(
+                    .assetAccessibilityKind, path: path.member("transcript"),
+                    "'\(a.path)' is \(a.kind.rawValue): a transcript belongs to a recording or a video"))
+        }
+        if let captions = a.captions {
+            if a.kind != .video {
                 f.append(
                     Finding(
-                        .accessibilityMissing, path: path,
-                        missing
-                            + "; or, if it truly cannot be given, say why in the stop's \"accessibilityWaiver\" (reviewers see it)"
+                        .assetAccessibilityKind, path: path.member("captions"),
+                        "'\(a.path)' is \(a.kind.rawValue), not a video: captions belong to videos"))
+            } else if !w.assets.contains(where: { $0.path == captions && $0.mediaType == "text/vtt" }) {
+                f.append(
+                    Finding(
+                        .assetCaptions, path: path.member("captions"),
+                        "the captions '\(captions)' of '\(a.path)' are not a WebVTT (.vtt, text/vtt) file listed in this waypoint's assets; add the .vtt file to the stop and name it"
                     ))
             }
+        }
+    }
+
+    /// A missing alt text, transcript or captions (a warning; the caller skips a waived stop).
+    static func checkAccessibilityMissing(_ a: Asset, at path: JSONPath, _ f: inout [Finding]) {
+        let missing: String? =
+            switch a.kind {
+            case .image where a.alt == nil:
+                "the image '\(a.path)' has no alt text (\"alt\"): describe what it shows for visitors who cannot see it"
+            case .audio where a.transcript == nil:
+                "the recording '\(a.path)' has no transcript (\"transcript\"): write what is said or heard for visitors who cannot hear it"
+            case .video where a.captions == nil:
+                "the video '\(a.path)' has no captions (\"captions\": a .vtt file of the stop)"
+            default: nil
+            }
+        if let missing {
+            f.append(
+                Finding(
+                    .accessibilityMissing, path: path,
+                    missing
+                        + "; or, if it truly cannot be given, say why in the stop's \"accessibilityWaiver\" (reviewers see it)"
+                ))
         }
     }
 

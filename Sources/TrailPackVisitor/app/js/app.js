@@ -9,6 +9,7 @@ import * as installer from './install.js';
 import { openZip } from './zip.js';
 import { formatBytes, compareVersions, shownType, verifiedBlob } from './tour.js';
 import { showTour, showStop, leaveTour } from './walk.js';
+import { localTour, langOf, languageSwitch, fallbackNote } from './language-view.js';
 
 const main = document.getElementById('main');
 
@@ -31,17 +32,21 @@ export function h(tag, attributes = {}, ...children) {
   return element;
 }
 
-/** Replaces the page's content, sets its title and moves focus to the heading (screen readers). */
 let routeHash = null;
 
 /** A view that finished after the visitor went elsewhere: dropped, never drawn over the new page. */
 class StaleView extends Error {}
 
+/**
+ * Replaces the page's content, sets its title and moves focus to the heading (screen readers).
+ * The title is words, or elements (a tour's name in its own `lang`).
+ */
 export function render(title, ...content) {
   if (routeHash !== null && location.hash !== routeHash) throw new StaleView();
   const parts = content.flat(Infinity).filter((part) => part !== null && part !== undefined && part !== false);
-  main.replaceChildren(h('h1', { tabindex: '-1', id: 'page-title' }, title), ...parts);
-  document.title = `${title} — Trail tours`;
+  const heading = h('h1', { tabindex: '-1', id: 'page-title' }, title);
+  main.replaceChildren(heading, ...parts);
+  document.title = `${heading.textContent} — Trail tours`;
   document.getElementById('page-title').focus({ preventScroll: false });
   for (const link of document.querySelectorAll('nav a')) {
     link.toggleAttribute('aria-current', link.getAttribute('href') === location.hash.split('/').slice(0, 2).join('/'));
@@ -146,17 +151,25 @@ class HttpSource {
   }
 }
 
-async function firstPhoto(entry, manifest) {
-  const photo = (manifest.waypoints ?? []).flatMap((w) => w.assets ?? [])
-    .find((a) => a.kind === 'image' && shownType(a.mediaType) !== 'application/octet-stream' && a.size < 4 << 20);
+/** The tour's first photo, as the visitor's language gets it (`local`: the localized manifest). */
+async function firstPhoto(entry, local) {
+  const stop = (local.waypoints ?? []).find((w) => (w.assets ?? []).some(isPreviewPhoto));
+  const photo = stop?.assets.find(isPreviewPhoto);
   if (!photo) return null;
   // The same checked read as an installed tour's assets, over ranges of the server's copy.
   const archive = await openZip(new HttpSource(entry.download, entry.size));
   const url = URL.createObjectURL(await verifiedBlob(archive, photo));
-  const img = h('img', { src: url, alt: photo.alt ?? '', class: 'preview-photo' });
+  const img = h('img', {
+    src: url, alt: photo.alt ?? '', class: 'preview-photo', lang: langOf(local, stop.order, 'alt', photo),
+  });
   img.addEventListener('load', () => URL.revokeObjectURL(url), { once: true });
   img.addEventListener('error', () => URL.revokeObjectURL(url), { once: true });
-  return h('figure', {}, img, photo.title ? h('figcaption', {}, photo.title) : null);
+  return h('figure', {}, img,
+    photo.title ? h('figcaption', { lang: langOf(local, stop.order, 'title', photo) }, photo.title) : null);
+}
+
+function isPreviewPhoto(a) {
+  return a?.kind === 'image' && shownType(a.mediaType) !== 'application/octet-stream' && a.size < 4 << 20;
 }
 
 function progressView(entry) {
@@ -204,7 +217,6 @@ async function packageView(id) {
   const entry = versions.latest;
   const library = await storage.readLibrary();
   const installed = library.tours.find((t) => t.id === id);
-  const stops = [...(manifest.waypoints ?? [])].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
   const photo = h('div', { class: 'photo-slot' });
   const status = h('div', { class: 'install-status' });
   const action = h('div', { class: 'actions' });
@@ -258,14 +270,27 @@ async function packageView(id) {
     job.listeners.add(progress.update);
     follow(job.promise, progress);
   }
-  render(manifest.name || id,
-    h('p', { class: 'muted' }, [manifest.park, `version ${entry.version}`, formatBytes(entry.size)]
-      .filter(Boolean).join(' · ')),
-    h('p', {}, manifest.description ?? ''),
-    photo, action, status,
-    h('h2', {}, `${stops.length} stop${stops.length === 1 ? '' : 's'}`),
-    h('ol', { class: 'stop-list' }, stops.map((s) => h('li', {}, s.name ?? ''))));
-  firstPhoto(entry, manifest).then((figure) => figure && photo.replaceChildren(figure)).catch(() => {});
+  // Drawn again in another language when the visitor switches (the download's parts stay as they are).
+  let drawn = 0;
+  const draw = () => {
+    const local = localTour(manifest);
+    const stops = [...(local.waypoints ?? [])].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
+    const tourLang = (field) => langOf(local, null, field);
+    render(h('span', { lang: tourLang('name') }, local.name || id),
+      languageSwitch(h, local, draw),
+      h('p', { class: 'muted' }, local.park ? [h('span', { lang: tourLang('park') }, local.park), ' · '] : null,
+        `version ${entry.version} · ${formatBytes(entry.size)}`),
+      h('p', { lang: tourLang('description') }, local.description ?? ''),
+      fallbackNote(h, local, (f) => f.stop === null || (f.field === 'name' && f.asset === undefined)),
+      photo, action, status,
+      h('h2', {}, `${stops.length} stop${stops.length === 1 ? '' : 's'}`),
+      h('ol', { class: 'stop-list' }, stops.map((s) => h('li', { lang: langOf(local, s.order, 'name') }, s.name ?? ''))));
+    const turn = ++drawn;
+    firstPhoto(entry, local).then((figure) => {
+      if (turn === drawn) photo.replaceChildren(figure ?? '');
+    }).catch(() => {});
+  };
+  draw();
 }
 
 async function toursView() {

@@ -5,10 +5,11 @@
 
 import * as storage from './storage.js';
 import {
-  openTour, openMap, verifiedBlob, distanceMetres, arrivalRadius, formatDistance, shownType,
+  openTour, openMap, verifiedBlob, distanceMetres, arrivalRadius, formatDistance, shownType, orderedStops,
 } from './tour.js';
+import { localTour, langOf, languageSwitch, fallbackNote } from './language-view.js';
 
-let opened = null; // { key, tour, map: tiles|null }
+let opened = null; // { key, tour, map: tiles|null, local: {manifest, stops} in the visitor's language }
 let watch = null; // geolocation watch id
 let position = null; // last position {latitude, longitude, accuracy, heading}
 let leaflet = null; // the L.Map on screen
@@ -69,8 +70,29 @@ async function load(key) {
   } catch {
     map = null; // the tour is still taken without a base map
   }
-  opened = { key, tour, map };
+  opened = { key, tour, map, local: null };
   return opened;
+}
+
+/**
+ * The tour in the visitor's language (chosen again at each page: a switch on another page or
+ * tour applies here too): the localized manifest and its stops in order, the same order as the
+ * stored tour's (`localize` keeps each stop's `order`).
+ */
+function localized(state) {
+  const manifest = localTour(state.tour.manifest);
+  state.local = { manifest, stops: orderedStops(manifest) };
+  return state.local;
+}
+
+/** A stop's name as an element in its language (words of the app around it stay English). */
+function stopName(stop) {
+  const local = opened?.local?.manifest;
+  const lang = local ? langOf(local, stop.order, 'name') : undefined;
+  const span = document.createElement('span');
+  span.textContent = stop.name;
+  if (lang) span.lang = lang;
+  return span;
 }
 
 function revokeAll() {
@@ -98,14 +120,15 @@ export function leaveTour() {
 
 let announceTimer = null;
 
-function announce(text, link = null) {
+/** Announces `words` (text and elements, a stop's name in its language), with a link if given. */
+function announce(words, link = null) {
   const region = document.getElementById('announce');
   region.textContent = '';
   clearTimeout(announceTimer);
-  // A fresh text node, so that screen readers announce the same words twice in a row too. The
+  // Fresh nodes, so that screen readers announce the same words twice in a row too. The
   // banner covers the bottom of the screen: it goes after 12 s, or at once when tapped.
   setTimeout(() => {
-    region.textContent = text;
+    region.replaceChildren(...words);
     if (link) {
       const a = Object.assign(document.createElement('a'), { href: link.href, textContent: link.text });
       region.append(' ', a);
@@ -141,7 +164,7 @@ function nextStop(stops, sha) {
 function onPosition(coords) {
   if (!opened) return;
   position = coords;
-  const { stops } = opened.tour;
+  const stops = opened.local?.stops ?? opened.tour.stops;
   const sha = opened.key;
   if (leaflet && positionMarker) {
     positionMarker.setLatLng([coords.latitude, coords.longitude]);
@@ -168,7 +191,7 @@ function onPosition(coords) {
   if (arrived !== null) {
     markVisited(sha, arrived);
     alertSenses();
-    const words = `You have arrived at stop ${arrived}: ${stops[arrived - 1].name}.`;
+    const words = [`You have arrived at stop ${arrived}: `, stopName(stops[arrived - 1]), '.'];
     // A recording or a video playing is not cut off: the stop is offered instead of opened.
     const playing = [...document.querySelectorAll('main audio, main video')].some((m) => !m.paused && !m.ended);
     if (playing) {
@@ -184,16 +207,15 @@ function onPosition(coords) {
 
 function updateStatus() {
   if (!statusLine || !opened) return;
-  const { stops } = opened.tour;
+  const stops = opened.local?.stops ?? opened.tour.stops;
   const next = nextStop(stops, opened.key);
   if (!next) {
     statusLine.textContent = 'You have visited every stop of this tour.';
     return;
   }
   const number = stops.indexOf(next) + 1;
-  statusLine.textContent = position
-    ? `Next: stop ${number}, ${next.name} — ${formatDistance(distanceMetres(position, next.coordinate))} away.`
-    : `Next: stop ${number}, ${next.name}.`;
+  statusLine.replaceChildren(`Next: stop ${number}, `, stopName(next), position
+    ? ` — ${formatDistance(distanceMetres(position, next.coordinate))} away.` : '.');
 }
 
 function startWatching(button) {
@@ -263,7 +285,7 @@ function tileLayer(tiles) {
 export async function showTour(view, key) {
   const { h, render, notice } = view;
   const state = await load(key);
-  const { manifest, stops } = state.tour;
+  const { manifest, stops } = localized(state);
   const L = globalThis.L;
   leaflet?.remove();
   leaflet = null;
@@ -280,9 +302,11 @@ export async function showTour(view, key) {
   alerts.addEventListener('change', () => localStorage.setItem(settingsKey, alerts.checked ? 'on' : 'off'));
   const seen = visited(key);
   const list = h('ol', { class: 'stop-list' }, stops.map((s, i) => h('li', {},
-    h('a', { href: `#/${key}/stop/${i + 1}` }, s.name),
+    h('a', { href: `#/${key}/stop/${i + 1}`, lang: langOf(manifest, s.order, 'name') }, s.name),
     seen.has(i + 1) ? h('span', { class: 'visited' }, ' (visited)') : null)));
-  render(manifest.name,
+  render(h('span', { lang: langOf(manifest, null, 'name') }, manifest.name),
+    languageSwitch(h, manifest, () => showTour(view, key)),
+    fallbackNote(h, manifest, (f) => f.stop === null || (f.field === 'name' && f.asset === undefined)),
     state.map ? null : notice('info', 'This tour has no offline map: follow the list of stops.'),
     mapBox, statusLine,
     h('div', { class: 'actions' }, follow,
@@ -344,35 +368,49 @@ function paragraphs(h, text) {
     });
 }
 
-async function assetView(h, archive, stop, asset) {
+/**
+ * One asset of a stop, its texts each in their language (`local`: the localized manifest;
+ * `stored`: the stop as stored, which still lists every captions file).
+ */
+async function assetView(h, archive, local, stop, stored, asset) {
   const blob = await verifiedBlob(archive, asset);
+  const lang = (field) => langOf(local, stop.order, field, asset);
   switch (asset.kind) {
     case 'text': {
       const text = new TextDecoder('utf-8').decode(await blob.arrayBuffer());
-      return h('div', { class: 'asset-text' }, paragraphs(h, text));
+      // A text in a language says so; a shared one's language is not named.
+      return h('div', { class: 'asset-text', lang: asset.language || undefined }, paragraphs(h, text));
     }
     case 'image': {
       if (shownType(asset.mediaType) === 'application/octet-stream') return null;
-      return h('figure', {}, h('img', { src: objectURL(blob), alt: asset.alt ?? '', loading: 'lazy' }),
-        asset.title ? h('figcaption', {}, asset.title) : null);
+      return h('figure', {},
+        h('img', { src: objectURL(blob), alt: asset.alt ?? '', loading: 'lazy', lang: lang('alt') }),
+        asset.title ? h('figcaption', { lang: lang('title') }, asset.title) : null);
     }
     case 'audio':
     case 'video': {
       const media = h(asset.kind, { controls: true, preload: 'metadata', src: objectURL(blob) });
-      if (asset.title) media.setAttribute('aria-label', asset.title);
+      if (asset.title) {
+        media.setAttribute('aria-label', asset.title);
+        if (lang('title')) media.setAttribute('lang', lang('title'));
+      }
       if (asset.kind === 'video' && asset.captions) {
-        const captions = (stop.assets ?? []).find((a) => a.path === asset.captions);
+        // The captions file in the visitor's language may not be among the assets a language
+        // keeps (a stop with a Spanish text and English captions only): it is looked up in the stop as stored.
+        const captions = [...(stop.assets ?? []), ...(stored?.assets ?? [])].find((a) => a.path === asset.captions);
         if (captions) {
           const vtt = await verifiedBlob(archive, { ...captions, mediaType: 'text/vtt' });
           media.append(h('track', {
             kind: 'captions', src: objectURL(new Blob([vtt], { type: 'text/vtt' })), default: true,
-            srclang: document.documentElement.lang || 'en', label: 'Captions',
+            srclang: captions.language || lang('captions') || document.documentElement.lang || 'en', label: 'Captions',
           }));
         }
       }
       return h('figure', { class: `asset-${asset.kind}` },
-        asset.title ? h('figcaption', {}, asset.title) : null, media,
-        asset.transcript ? h('details', {}, h('summary', {}, 'Transcript'), h('p', {}, asset.transcript)) : null);
+        asset.title ? h('figcaption', { lang: lang('title') }, asset.title) : null, media,
+        asset.transcript
+          ? h('details', {}, h('summary', {}, 'Transcript'), h('p', { lang: lang('transcript') }, asset.transcript))
+          : null);
     }
     default:
       return null;
@@ -383,9 +421,11 @@ async function assetView(h, archive, stop, asset) {
 export async function showStop(view, key, number) {
   const { h, render, notice } = view;
   const state = await load(key);
-  const { stops, archive } = state.tour;
+  const { archive } = state.tour;
+  const { manifest: local, stops } = localized(state);
   const stop = stops[number - 1];
   if (!stop) throw new Error(`This tour has no stop ${number}.`);
+  const stored = state.tour.stops[number - 1];
   leaflet?.remove();
   leaflet = null;
   statusLine = null;
@@ -395,14 +435,17 @@ export async function showStop(view, key, number) {
     h('a', { href: `#/${key}` }, 'Back to the map'),
     number > 1 ? h('a', { href: `#/${key}/stop/${number - 1}` }, 'Previous stop') : null,
     number < stops.length ? h('a', { href: `#/${key}/stop/${number + 1}` }, 'Next stop') : null);
-  render(`Stop ${number}: ${stop.name}`, stop.description ? h('p', { class: 'lead' }, stop.description) : null,
+  render([`Stop ${number}: `, h('span', { lang: langOf(local, stop.order, 'name') }, stop.name)],
+    languageSwitch(h, local, () => showStop(view, key, number)),
+    stop.description ? h('p', { class: 'lead', lang: langOf(local, stop.order, 'description') }, stop.description) : null,
+    fallbackNote(h, local, (f) => f.stop === stop.order),
     body, nav);
   const shown = (stop.assets ?? []).filter((a) => a.kind !== 'captions' && shownType(a.mediaType) !== 'text/vtt');
   for (const asset of shown) {
     const slot = h('div', { class: 'asset' }, h('p', { class: 'muted' }, 'Opening…'));
     body.append(slot);
     try {
-      const element = await assetView(h, archive, stop, asset);
+      const element = await assetView(h, archive, local, stop, stored, asset);
       if (element) slot.replaceChildren(element);
       else slot.remove();
     } catch (error) {

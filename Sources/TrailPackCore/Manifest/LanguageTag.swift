@@ -1,0 +1,93 @@
+import Foundation
+
+/// BCP 47 language tags (RFC 5646): the languages a tour declares (`docs/FORMAT.md`, section 3.2).
+public enum LanguageTag {
+    /// Whether `tag` is a well-formed BCP 47 language tag: the syntax of RFC 5646 section 2.1 (language,
+    /// extended language, script, region, variants, extensions, private use) or one of its grandfathered
+    /// tags. Well-formed is not the same as registered: `qaa` and `xx` pass, `e` and `en--us` do not.
+    public static func isWellFormed(_ tag: String) -> Bool {
+        let lower = tag.lowercased()
+        if grandfathered.contains(lower) { return true }
+        guard (1...128).contains(lower.utf8.count), lower.utf8.allSatisfy({ isAlpha($0) || isDigit($0) || $0 == 0x2D })
+        else { return false }
+        let parts = lower.split(separator: "-", omittingEmptySubsequences: false).map { Array($0.utf8) }
+        guard parts.allSatisfy({ !$0.isEmpty && $0.count <= 8 }) else { return false }
+        var i = 0
+        func privateUse() -> Bool {
+            // "x" 1*("-" 1*8alphanum), to the end
+            guard i + 1 < parts.count else { return false }
+            return parts[(i + 1)...].allSatisfy { (1...8).contains($0.count) }
+        }
+        if parts[0] == [0x78] {
+            i = 0
+            return privateUse()
+        }
+        // language: 2*3ALPHA ["-" extlang] / 4ALPHA / 5*8ALPHA
+        let first = parts[0]
+        guard first.allSatisfy(isAlpha), (2...8).contains(first.count) else { return false }
+        i = 1
+        if first.count <= 3 {
+            var extlangs = 0
+            while i < parts.count, extlangs < 3, parts[i].count == 3, parts[i].allSatisfy(isAlpha) {
+                i += 1
+                extlangs += 1
+            }
+        }
+        // script: 4ALPHA
+        if i < parts.count, parts[i].count == 4, parts[i].allSatisfy(isAlpha) { i += 1 }
+        // region: 2ALPHA / 3DIGIT
+        if i < parts.count,
+            (parts[i].count == 2 && parts[i].allSatisfy(isAlpha))
+                || (parts[i].count == 3 && parts[i].allSatisfy(isDigit))
+        {
+            i += 1
+        }
+        // variants: 5*8alphanum / (DIGIT 3alphanum)
+        while i < parts.count, parts[i].count >= 5 || (parts[i].count == 4 && isDigit(parts[i][0])) {
+            i += 1
+        }
+        // extensions: singleton 1*("-" 2*8alphanum)
+        while i < parts.count, parts[i].count == 1, parts[i][0] != 0x78 {
+            i += 1
+            var n = 0
+            while i < parts.count, parts[i].count >= 2 {
+                i += 1
+                n += 1
+            }
+            if n == 0 { return false }
+        }
+        if i < parts.count, parts[i] == [0x78] { return privateUse() }
+        return i == parts.count
+    }
+
+    /// The language's name in English followed by its tag, for messages: `Spanish (es)`; the tag alone
+    /// when the name is not known.
+    public static func describe(_ tag: String) -> String {
+        guard let name = englishName(tag) else { return tag }
+        return "\(name) (\(tag))"
+    }
+
+    /// The language's name in English (`Spanish (Latin America)` for `es-419`), or nil when not known.
+    public static func englishName(_ tag: String) -> String? {
+        let name = Locale(identifier: "en").localizedString(forIdentifier: tag)
+        guard let name, name.lowercased() != tag.lowercased() else { return nil }
+        return name
+    }
+
+    /// The language's name in itself (`español` for `es`), or nil when not known.
+    public static func nativeName(_ tag: String) -> String? {
+        let name = Locale(identifier: tag).localizedString(forIdentifier: tag)
+        guard let name, name.lowercased() != tag.lowercased() else { return nil }
+        return name
+    }
+
+    static func isAlpha(_ b: UInt8) -> Bool { (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) }
+    static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+
+    /// RFC 5646's grandfathered tags (irregular and regular), lowercased.
+    static let grandfathered: Set<String> = [
+        "en-gb-oed", "i-ami", "i-bnn", "i-default", "i-enochian", "i-hak", "i-klingon", "i-lux", "i-mingo",
+        "i-navajo", "i-pwn", "i-tao", "i-tay", "i-tsu", "sgn-be-fr", "sgn-be-nl", "sgn-ch-de", "art-lojban",
+        "cel-gaulish", "no-bok", "no-nyn", "zh-guoyu", "zh-hakka", "zh-min", "zh-min-nan", "zh-xiang",
+    ]
+}
