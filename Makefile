@@ -82,7 +82,7 @@ bench: bench-deps
 	python3 bench/run.py --sets tiny,entries100k,small,medium,large,map --runs 3
 	python3 bench/readme.py
 	python3 bench/server.py --set medium
-	python3 bench/panel.py --drafts 1000 --upload-mb 1024
+	python3 bench/panel.py --drafts 10000 --upload-mb 1024
 	python3 bench/update.py --sets small,medium
 	/usr/bin/python3 bench/visitor.py --mb 500
 bench-quick: bench-deps

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """`make bench` for the Web Control Panel: the server's time for the tours page and for a tour's
-editor with 1,000 drafts in the data folder, and the server's resident memory while a ranger
+editor with 10,000 drafts in the data folder, and the server's resident memory while a ranger
 uploads one large video (streamed by PUT, as the panel's page sends it).
 
-Usage: panel.py [--trailpack PATH] [--drafts 1000] [--upload-mb 1024]
+Usage: panel.py [--trailpack PATH] [--drafts 10000] [--upload-mb 1024]
 Prints a table and, with --json FILE, writes the figures.
 """
 import argparse, http.client, json, os, re, shutil, statistics, subprocess, sys, tempfile, threading, time, urllib.parse
@@ -74,7 +74,7 @@ def timed(browser, path, runs):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--trailpack", default=os.path.join(ROOT, ".build", "release", "trailpack"))
-    ap.add_argument("--drafts", type=int, default=1000)
+    ap.add_argument("--drafts", type=int, default=10000)
     ap.add_argument("--upload-mb", type=int, default=1024)
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--json")
@@ -87,17 +87,22 @@ def main():
         def admin(*a):
             subprocess.run([tp, "admin", "--data", data, *a], check=True, stdout=subprocess.DEVNULL)
         admin("--create", "user", "add", "ranger", "--role", "publisher")
+        admin("site", "add", "willamette-sweet-home", "Sweet Home Ranger District")
         admin("grant", "ranger", "willamette-sweet-home")
         with open(os.path.join(work, "pw"), "w") as f:
             f.write(PASSWORD + "\n")
         admin("user", "password", "ranger", "--password-file", os.path.join(work, "pw"))
-        # 1,000 drafts: the sample tour's folder, copied (JSON and the small files), each renamed.
+        # N drafts: the sample tour's folder, copied, each renamed.
         sample = os.path.join(ROOT, "fixtures", "santiam-wagon-road")
         site = os.path.join(data, "drafts", "willamette-sweet-home")
         os.makedirs(site)
         for i in range(args.drafts):
             target = os.path.join(site, f"tour-{i:04d}")
-            shutil.copytree(sample, target, ignore=shutil.ignore_patterns("map"))
+            # Media hard-linked (never written by the panel in place; 10,000 copies of the narrations
+            # would be 7 GB), the JSON copied (it is rewritten below).
+            shutil.copytree(sample, target, ignore=shutil.ignore_patterns("map"),
+                            copy_function=lambda src, dst: shutil.copy2(src, dst) if src.endswith(".json")
+                            else os.link(src, dst))
             path = os.path.join(target, "tour.json")
             tour = json.load(open(path))
             tour["id"] = f"willamette-sweet-home.tour-{i:04d}"
@@ -112,6 +117,8 @@ def main():
         status, _ = b.form("/login", {"name": "ranger", "password": PASSWORD, "next": "/"})
         assert status == 303, status
         figures = {"drafts": args.drafts}
+        # The first list after a start reads every draft's tour.json; later ones only stat them.
+        figures["tours_page_first_ms"], _ = timed(b, "/", 1)
         figures["tours_page_ms"], figures["tours_page_max_ms"] = timed(b, "/", args.runs)
         editor = "/drafts/willamette-sweet-home/tour-%04d" % (args.drafts // 2)
         figures["editor_ms"], figures["editor_max_ms"] = timed(b, editor, args.runs)
@@ -144,7 +151,9 @@ def main():
         figures.update(upload_mb=args.upload_mb, upload_s=round(seconds, 2), upload_mib_s=round(args.upload_mb / seconds, 1),
                        rss_before_mib=round(before / 1024, 1), rss_peak_mib=round(peak[0] / 1024, 1),
                        rss_growth_mib=round((peak[0] - before) / 1024, 1))
-        print(f"panel, {args.drafts} drafts: tours page {figures['tours_page_ms']:.1f} ms (max {figures['tours_page_max_ms']:.1f}), "
+        target = "met" if figures["tours_page_ms"] <= 50 else "missed"
+        print(f"panel, {args.drafts} drafts: tours page {figures['tours_page_ms']:.1f} ms (max {figures['tours_page_max_ms']:.1f}; "
+              f"the first after a start {figures['tours_page_first_ms']:.1f}; target <= 50 ms at 10,000 drafts: {target}), "
               f"editor {figures['editor_ms']:.1f} ms, stop page {figures['stop_page_ms']:.1f} ms (median of {args.runs}, server and loopback)")
         print(f"panel upload of {args.upload_mb} MiB: {seconds:.1f} s ({figures['upload_mib_s']} MiB/s); server RSS "
               f"{figures['rss_before_mib']} MiB before, {figures['rss_peak_mib']} MiB at most during (+{figures['rss_growth_mib']} MiB)")

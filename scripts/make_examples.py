@@ -238,6 +238,7 @@ broken_language("language-captions-mismatch", ["language.captions", "language.mi
                 lambda d: d["waypoints"][1]["assets"][2]["translations"]["es"].update(captions="waypoints/fish-lake/meadow.vtt"))
 broken_language("language-translation-unknown-field", ["manifest.unknown-field"],
                 lambda d: d["waypoints"][0]["translations"]["es"].update(slug="deposito"), schema="invalid")
+broken_language("language-on-map", ["language.map"], lambda d: d["mapAssets"][0].update(language="es"))
 broken_language("language-translation-blank", ["manifest.text"],
                 lambda d: d["translations"]["es"].update(name="  "), schema="invalid")
 put("invalid", "not-an-object", None, ["manifest.not-object"], "invalid", raw='[{"formatVersion": 1}]\n')

@@ -837,10 +837,17 @@ private struct RowReader {
             }
 
             var media: [CSVImport.MediaFile] = []
-            // The shared files (photo, audio, video), then each language's, in column order.
+            // The plain files (photo, audio, video), then each language's, in column order. A plain column
+            // is the default language's when the sheet has the same column in another language (`audio`
+            // beside `audio_es`: the English narration); else its files are shared by every language.
             var mediaColumns: [(role: CSVImport.Role, index: Int, language: String?)] = [
                 CSVImport.Role.photo, .audio, .video,
-            ].compactMap { role in columns[role].map { (role, $0, nil) } }
+            ].compactMap { role in
+                columns[role].map { index in
+                    let inLanguages = languageColumns.contains { $0.role == role }
+                    return (role, index, inLanguages ? languages.first : nil)
+                }
+            }
             mediaColumns += languageColumns.filter { $0.role.kind != nil }.map { ($0.role, $0.index, $0.language) }
             for (role, c, language) in mediaColumns where !ignoreMedia {
                 let text = c < record.cells.count ? record.cells[c].trimmingCharacters(in: .whitespaces) : ""

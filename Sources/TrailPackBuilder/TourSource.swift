@@ -293,6 +293,15 @@ struct Loader {
                 file.alt = ref.alt
                 file.transcript = ref.transcript
                 file.language = ref.language ?? Self.languageInName(ref.file, languages: languages)
+                if file.language == nil, ref.declaredLanguage == nil, !languages.isEmpty,
+                    let tag = Self.undeclaredLanguageInName(ref.file)
+                {
+                    findings.append(
+                        Finding(
+                            .languageUndeclared, file: jsonRel, path: ref.path,
+                            "the file name '\(ref.file)' carries '\(tag)' where a language goes, but the tour's languages are \(languages.joined(separator: ", ")): \(LanguageTag.advice(for: tag, declared: languages).replacingOccurrences(of: "write '", with: "rename it with '")); a file every language shares is named without it"
+                        ))
+                }
                 file.translations = ref.translations
                 file.translations.byLanguage = file.translations.byLanguage.mapValues {
                     $0.filter { $0.key != .captions }
@@ -337,6 +346,19 @@ struct Loader {
             translations: w.translations)
     }
 
+    /// A two- or three-letter part before a file name's extension that reads as a language tag but is
+    /// not declared (`narration.sp.wav`): a likely typo of a language, or a language not yet declared.
+    static func undeclaredLanguageInName(_ name: String) -> String? {
+        let parts = (name.split(separator: "/").last ?? "").split(separator: ".")
+        guard parts.count >= 3 else { return nil }
+        let part = String(parts[parts.count - 2])
+        let primary = part.split(separator: "-", omittingEmptySubsequences: false).first ?? ""
+        guard (2...3).contains(primary.count), primary.allSatisfy({ $0.isASCII && $0.isLetter }),
+            LanguageTag.isWellFormed(part)
+        else { return nil }
+        return part
+    }
+
     /// The declared language a file's name carries as its last-but-one part (`narration.es.wav` → `es`),
     /// matched ignoring case; nil when there is none.
     static func languageInName(_ name: String, languages: [String]) -> String? {
@@ -352,6 +374,8 @@ struct Loader {
         var title: String?, alt: String?, transcript: String?, captions: String?
         /// Its `"language"`, matched to a declared one.
         var language: String? = nil
+        /// Its `"language"` as written, declared or not (a name's tag is then not judged).
+        var declaredLanguage: String? = nil
         /// Texts given per language (captions still as file names of the stop).
         var translations = Translations<AssetTextField>()
         /// Where the element is in `waypoint.json`.
@@ -369,16 +393,16 @@ struct Loader {
             r.rejectUnknown(fields, at: path, known: ["file", "language", "title", "alt", "transcript", "captions"])
             let file = r.string(fields, "file", at: path)
             var language: String?
-            if let tag = r.string(fields, "language", at: path, required: false) {
+            let written = r.string(fields, "language", at: path, required: false)
+            if let tag = written {
                 language = languages.first { $0.lowercased() == tag.lowercased() }
                 if language == nil {
-                    let suggestion = Spelling.closest(to: tag, among: languages).map { "; did you mean '\($0)'?" } ?? ""
                     r.findings.append(
                         Finding(
                             .languageUndeclared, path: path.member("language"),
                             languages.isEmpty
                                 ? "'\(tag)' is not declared: add \"languages\" to tour.json (the default language first)"
-                                : "'\(tag)' is not one of the tour's languages (\(languages.joined(separator: ", ")), declared in tour.json)\(suggestion)"
+                                : "'\(tag)' is not one of the tour's languages (\(languages.joined(separator: ", "))): \(LanguageTag.advice(for: tag, declared: languages))"
                         ))
                 }
             }
@@ -395,7 +419,7 @@ struct Loader {
             return file.map {
                 AssetReference(
                     file: $0, title: title, alt: alt, transcript: transcript, captions: captions, language: language,
-                    translations: translations, path: path)
+                    declaredLanguage: written, translations: translations, path: path)
             }
         default:
             r.wrongType(

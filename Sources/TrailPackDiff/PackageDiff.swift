@@ -237,20 +237,17 @@ public struct PackageDiff: Sendable, Equatable, Codable {
                 }
             }
             compare(old, new, stop: nil, position: nil)
-            var matched = Set<Int>()
+            // Stops added or removed are listed as such, with everything in them: only kept stops here.
             for (j, b) in new.waypoints.enumerated() {
-                let a = pairs[j].map { old.waypoints[$0] }
-                if let i = pairs[j] { matched.insert(i) }
+                guard let i = pairs[j] else { continue }
+                let a = old.waypoints[i]
                 compare(a, b, stop: b.name, position: j + 1)
                 let before = Dictionary(
-                    (a?.assets ?? []).map { (fileName($0.path), $0) }, uniquingKeysWith: { x, _ in x })
+                    a.assets.map { (fileName($0.path), $0) }, uniquingKeysWith: { x, _ in x })
                 for asset in b.assets {
                     compare(
                         before[fileName(asset.path)], asset, stop: b.name, position: j + 1, file: fileName(asset.path))
                 }
-            }
-            for (i, a) in old.waypoints.enumerated() where !matched.contains(i) {
-                compare(a, Waypoint?.none, stop: a.name, position: i + 1)
             }
         }
         return out

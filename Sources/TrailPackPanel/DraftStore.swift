@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TrailPackBuilder
 import TrailPackCore
 import TrailPackFileIO
@@ -11,6 +12,8 @@ import TrailPackFileIO
 /// A stop the ranger removes is moved to `<data>/drafts-removed/`, never deleted.
 public actor DraftStore {
     public let root: String
+    /// What ``list(sites:)`` last read of each draft folder, by path.
+    private nonisolated let listed = Mutex<[String: ListedDraft]>([:])
     public let removedRoot: String
 
     public init(dataFolder: String) {
@@ -93,40 +96,90 @@ public actor DraftStore {
         return removed
     }
 
-    /// The drafts of `sites`, by site then name. Reads only each `tour.json` and lists `waypoints/`.
-    /// Every draft of `sites`, read from the folders (tour.json's name and version, the stop count,
-    /// the last save). Reads files only: call it off the event loop.
+    /// Every draft of `sites`, by site then name: tour.json's name (the default language's) and version,
+    /// the stop count, the last save. A draft whose `tour.json` and `waypoints/` are as when it was last
+    /// listed (device, inode, size, modification and change times) is not read again: the list of
+    /// 10,000 drafts costs two `stat`s each, not a JSON parse and a folder listing. Any change to the
+    /// folder — by this instance, another one sharing the folder, or by hand — changes a stamp. Reads
+    /// files only: call it off the event loop.
     public nonisolated func list(sites: [String]) -> [Summary] {
         var out: [Summary] = []
+        var seen: [String: ListedDraft] = [:]
+        let cached = listed.withLock { $0 }
         for site in sites.sorted() {
             for tour in Self.names(in: "\(root)/\(site)").sorted() {
                 guard let key = Key(site: site, tour: tour) else { continue }
                 let path = folder(key)
-                var name = tour, version = ""
-                if let data = FileManager.default.contents(atPath: path + "/tour.json"),
-                    let doc = try? JSONParser.parse(Array(data))
-                {
-                    // One text, or texts by language (the default language's, the first declared).
-                    var given = doc.value["name"]
-                    if case .object(let byLanguage)? = given {
-                        var first: String?
-                        if case .array(let tags)? = doc.value["languages"], case .string(let t)? = tags.first {
-                            first = t
-                        }
-                        given = byLanguage.first { $0.key.lowercased() == first?.lowercased() }?.value
-                    }
-                    if case .string(let s)? = given, !s.isEmpty { name = s }
-                    if case .string(let s)? = doc.value["version"] { version = s }
+                let tourStamp = FileStamp(path + "/tour.json"), stopsStamp = FileStamp(path + "/waypoints")
+                var entry: ListedDraft
+                if let known = cached[path], known.tourStamp == tourStamp, known.stopsStamp == stopsStamp {
+                    entry = known
+                } else {
+                    entry = Self.read(path, tour: tour)
+                    entry.tourStamp = tourStamp
+                    entry.stopsStamp = stopsStamp
                 }
-                let stops = Self.names(in: path + "/waypoints").count
-                var info = stat()
-                let modified =
-                    stat(path + "/tour.json", &info) == 0
-                    ? Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec)) : Date(timeIntervalSince1970: 0)
-                out.append(Summary(key: key, name: name, version: version, stops: stops, modified: modified))
+                seen[path] = entry
+                out.append(
+                    Summary(
+                        key: key, name: entry.name, version: entry.version, stops: entry.stops,
+                        modified: Date(timeIntervalSince1970: TimeInterval(tourStamp?.modifiedSeconds ?? 0))))
             }
         }
+        // What was listed now, for the next list (drafts of other sites kept; removed ones dropped).
+        listed.withLock { cache in
+            for site in sites { cache = cache.filter { !$0.key.hasPrefix("\(root)/\(site)/") } }
+            cache.merge(seen) { _, new in new }
+        }
         return out
+    }
+
+    /// What ``list(sites:)`` read of one draft's folder, and the stamps it was read under.
+    struct ListedDraft: Sendable {
+        var tourStamp: FileStamp?
+        var stopsStamp: FileStamp?
+        var name: String
+        var version: String
+        var stops: Int
+    }
+
+    /// A file's identity and last change, as `stat` gives them; nil for a file that is not there.
+    struct FileStamp: Sendable, Equatable {
+        var device: UInt64, inode: UInt64, size: Int64
+        var modifiedSeconds: Int, modifiedNanoseconds: Int, changedSeconds: Int, changedNanoseconds: Int
+
+        init?(_ path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            modifiedSeconds = info.st_mtim.tv_sec
+            modifiedNanoseconds = info.st_mtim.tv_nsec
+            changedSeconds = info.st_ctim.tv_sec
+            changedNanoseconds = info.st_ctim.tv_nsec
+        }
+    }
+
+    /// Reads a draft's name, version and stop count from its folder.
+    private nonisolated static func read(_ path: String, tour: String) -> ListedDraft {
+        var name = tour, version = ""
+        if let data = FileManager.default.contents(atPath: path + "/tour.json"),
+            let doc = try? JSONParser.parse(Array(data))
+        {
+            // One text, or texts by language (the default language's, the first declared).
+            var given = doc.value["name"]
+            if case .object(let byLanguage)? = given {
+                var first: String?
+                if case .array(let tags)? = doc.value["languages"], case .string(let t)? = tags.first {
+                    first = t
+                }
+                given = byLanguage.first { $0.key.lowercased() == first?.lowercased() }?.value
+            }
+            if case .string(let s)? = given, !s.isEmpty { name = s }
+            if case .string(let s)? = doc.value["version"] { version = s }
+        }
+        return ListedDraft(name: name, version: version, stops: Self.names(in: path + "/waypoints").count)
     }
 
     private nonisolated static func names(in folder: String) -> [String] {

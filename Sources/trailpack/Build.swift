@@ -105,7 +105,7 @@ struct Build: ParsableCommand {
                   tour       \(m.name) (\(m.id) version \(m.version))
                   waypoints  \(result.waypointCount)
                   assets     \(result.assetCount), \(Format.bytes(result.assetBytes))
-                \(Inspect.languageLines(m))  package    \(Format.bytes(result.packageBytes)) (\(result.packageBytes) bytes)
+                \(Inspect.languageLines(m, labelWidth: 11))  package    \(Format.bytes(result.packageBytes)) (\(result.packageBytes) bytes)
                   sha256     \(result.sha256.hex)
                   checksum   \(result.checksumPath)
                   time       \(String(format: "%.2f", seconds)) s (of which \(String(format: "%.2f", result.flushSeconds)) s flushing to disk)

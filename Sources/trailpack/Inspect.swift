@@ -41,8 +41,10 @@ struct Inspect: ParsableCommand {
     func validate() throws {
         if json && geojson { throw ValidationError("give --json or --geojson, not both") }
         if let language, !LanguageTag.isWellFormed(language) {
-            throw ValidationError(
-                "--language '\(language)' is not a language tag; write one such as 'en', 'es' or 'es-419'")
+            let hyphen = language.replacingOccurrences(of: "_", with: "-")
+            let hint =
+                LanguageTag.isWellFormed(hyphen) ? "; write '\(hyphen)'" : "; write one such as 'en', 'es' or 'es-419'"
+            throw ValidationError("--language '\(language)' is not a language tag\(hint)")
         }
         if language != nil && geojson { throw ValidationError("--language shows texts; it does not go with --geojson") }
     }
@@ -62,11 +64,7 @@ struct Inspect: ParsableCommand {
                 ok: true, findings: [],
                 JSONValue.object([
                     "manifest": m.jsonValue,
-                    "totals": .object([
-                        "waypoints": .number(JSONNumber(Int64(m.waypoints.count))),
-                        "assets": .number(JSONNumber(Int64(m.allAssets.count))),
-                        "assetBytes": .number(JSONNumber(total)),
-                    ]),
+                    "totals": Self.totalsJSON(m),
                     "languages": .array(Self.languagesJSON(m)),
                 ]).members)
         } else {
@@ -97,18 +95,29 @@ struct Inspect: ParsableCommand {
 
     /// The languages line and, per language but the default, its completeness and phone budget; empty
     /// for a tour in one unnamed language.
-    static func languageLines(_ m: Manifest) -> String {
+    static func languageLines(_ m: Manifest, labelWidth: Int = 10) -> String {
         guard let base = m.defaultLanguage else { return "" }
         let e = TerminalText.escaped
-        var out = "  languages \(m.languages.map { e(LanguageTag.describe($0)) }.joined(separator: ", "))"
+        let indent = String(repeating: " ", count: 2 + labelWidth)
+        var out = "  " + "languages".padding(toLength: labelWidth, withPad: " ", startingAt: 0)
+        out += m.languages.map { e(LanguageTag.describe($0)) }.joined(separator: ", ")
         out += "; the default is \(e(base))\(m.requireAllLanguages ? ", every language required" : "")\n"
-        out += "            \(e(base)): \(Format.bytes(m.bytes(for: base))) on a phone\n"
+        out += indent + "\(e(base)): \(Format.bytes(m.bytes(for: base))) on a phone\n"
         for c in m.completeness {
-            out += "            \(e(c.language)): \(c.percent)% translated (\(c.translatedTexts) of \(c.texts) texts"
+            out += indent + "\(e(c.language)): \(c.percent)% translated (\(c.translatedTexts) of \(c.texts) texts"
             if c.files > 0 { out += ", \(c.translatedFiles) of \(c.files) recordings and documents" }
             out += "), \(Format.bytes(c.bytes)) on a phone\n"
         }
         return out
+    }
+
+    /// The waypoint and asset counts and the assets' bytes.
+    static func totalsJSON(_ m: Manifest) -> JSONValue {
+        .object([
+            "waypoints": .number(JSONNumber(Int64(m.waypoints.count))),
+            "assets": .number(JSONNumber(Int64(m.allAssets.count))),
+            "assetBytes": .number(JSONNumber(m.allAssets.reduce(Int64(0)) { $0 + $1.size })),
+        ])
     }
 
     /// The languages as JSON: tag, whether default, and for the others the completeness.
@@ -151,6 +160,7 @@ struct Inspect: ParsableCommand {
                 return .object(members)
             }
             let localized = JSONValue.object([
+                "asked": .string(language),
                 "language": tour.language.map(JSONValue.string) ?? .null,
                 "name": .string(tour.name), "park": .string(tour.park), "description": .string(tour.description),
                 "stops": .array(
@@ -166,8 +176,8 @@ struct Inspect: ParsableCommand {
             Report.print(
                 ok: true, findings: [],
                 [
-                    JSONMember("manifest", m.jsonValue), JSONMember("languages", .array(Self.languagesJSON(m))),
-                    JSONMember("localized", localized),
+                    JSONMember("manifest", m.jsonValue), JSONMember("totals", Self.totalsJSON(m)),
+                    JSONMember("languages", .array(Self.languagesJSON(m))), JSONMember("localized", localized),
                 ])
             return
         }

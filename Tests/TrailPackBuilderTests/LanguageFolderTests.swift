@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-import TrailPackBuilder
 import TrailPackCore
 import TrailPackTestSupport
+
+@testable import TrailPackBuilder
 
 /// The tour folder's form of languages (docs/FORMAT.md section 4): texts as `{"en": …, "es": …}`,
 /// a file's language from its `"language"` or its name.
@@ -69,7 +70,41 @@ struct LanguageFolderTests {
             }
         }
         let finding = try #require(outcome.findings.first { $0.code == .languageUndeclared })
-        #expect(finding.message.contains("'sp'") && finding.message.contains("(en, es, declared in tour.json)"))
+        #expect(finding.message.contains("'sp'") && finding.message.contains("(en, es)"))
+    }
+
+    @Test("a ranger's slips: a language misspelt in a file name or a field, one language twice, a blank translation")
+    func slips() throws {
+        let outcome = try Self.plan { dir in
+            let stop = dir + "/waypoints/04-house-rock"
+            try FileManager.default.copyItem(atPath: stop + "/birdsong.wav", toPath: stop + "/narration.sp.wav")
+            try Support.editJSON(stop + "/waypoint.json") { w in
+                var assets = w["assets"] as? [Any] ?? []
+                assets.append(["file": "narration.sp.wav", "transcript": "Hola."])
+                w["assets"] = assets
+                var description = w["description"] as? [String: Any] ?? [:]
+                description["ES"] = "Otra"
+                w["description"] = description
+            }
+            try Support.editJSON(dir + "/waypoints/03-mountain-house/waypoint.json") { w in
+                var description = w["description"] as? [String: Any] ?? [:]
+                description["es"] = "  "
+                w["description"] = description
+                var assets = w["assets"] as? [Any] ?? []
+                assets[0] = ["file": "about.md", "language": "spanish"]
+                w["assets"] = assets
+            }
+        }
+        let messages = outcome.findings.filter { $0.severity == .error }.map { "\($0.code.rawValue) \($0.message)" }
+        #expect(messages.contains { $0.hasPrefix("language.undeclared") && $0.contains("'narration.sp.wav'") })
+        #expect(messages.contains { $0.hasPrefix("language.undeclared") && $0.contains("write 'es'") })
+        #expect(
+            messages.contains { $0.hasPrefix("language.tag") && $0.contains("'ES'") && $0.contains("written twice") })
+        #expect(messages.contains { $0.hasPrefix("manifest.text") && $0.contains("in Spanish (es) is empty") })
+        #expect(messages.count == 4, "one finding for each slip: \(messages)")
+        // Not a language: a file named with a longer word before its extension.
+        #expect(Loader.undeclaredLanguageInName("view.final.png") == nil)
+        #expect(Loader.undeclaredLanguageInName("narration.sp.wav") == "sp")
     }
 
     @Test("texts per language in a tour that declares none: the fix is to declare them")

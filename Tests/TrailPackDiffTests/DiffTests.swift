@@ -276,4 +276,17 @@ struct LanguageDiffTests {
         #expect(removed.language == "es" && removed.old == "House Rock" && removed.new == nil)
         #expect(DiffText.render(diff).contains("name translation removed"))
     }
+
+    @Test("a stop added with its Spanish texts is one 'added' line, not also a list of translations")
+    func addedStop() throws {
+        let diff = try DiffTests.diff { dir in
+            try FileManager.default.copyItem(
+                atPath: dir + "/waypoints/08-cache-creek-toll-station", toPath: dir + "/waypoints/09-second-toll")
+            try DiffTests.editJSON(dir + "/waypoints/09-second-toll/waypoint.json") { w in
+                w["name"] = ["en": "Second Toll", "es": "Segundo Peaje"]
+            }
+        }
+        #expect(diff.stops.contains { $0.kind == .added && $0.name == "Second Toll" })
+        #expect(!diff.translations.contains { $0.stop == "Second Toll" }, "\(diff.translations)")
+    }
 }

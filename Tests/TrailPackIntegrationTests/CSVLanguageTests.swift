@@ -70,7 +70,9 @@ struct CSVLanguageTests {
                     "es": "Un enorme peñasco saliente.\nLos colonos se refugiaban aquí.",
                 ])
             let assets = try #require(first["assets"] as? [Any])
-            #expect(assets.first as? String == "narration.en.wav", "a tag in the file name says the language")
+            #expect(
+                assets.first as? [String: String] == ["file": "narration.en.wav", "language": "en"],
+                "the plain audio column beside audio_es is the default language's")
             #expect(assets.last as? [String: String] == ["file": "bienvenida.wav", "language": "es"])
             // The empty Spanish description is simply not given.
             let second = try Self.json(dir + "/tour/waypoints/02-fish-lake/waypoint.json")

@@ -199,34 +199,40 @@ struct VisitorAppTests {
         }
     }
 
+    /// The fixture `name`, copied into `dir` with a 12 MB recording added to its stop `stop`, built.
+    static func withRecording(_ name: String, stop: String, in dir: String) throws -> String {
+        let tour = dir + "/" + name
+        #expect(try Support.run("cp", ["-R", Support.fixture(name), tour]).status == 0)
+        var recording = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 0]
+        var state: UInt64 = 29
+        while recording.count < 12_000_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            recording.append(UInt8(truncatingIfNeeded: state >> 33))
+        }
+        try Data(recording).write(to: URL(fileURLWithPath: tour + "/waypoints/" + stop + "/talk.mp3"))
+        let path = tour + "/waypoints/" + stop + "/waypoint.json"
+        var waypoint = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        waypoint["assets"] =
+            (waypoint["assets"] as? [Any] ?? []) + [
+                ["file": "talk.mp3", "title": "The ranger's talk", "transcript": "A talk about the trail."]
+            ]
+        try JSONSerialization.data(withJSONObject: waypoint).write(to: URL(fileURLWithPath: path))
+        let package = dir + "/" + name + ".zip"
+        let built = try Support.trailpack(["build", tour, "-o", package])
+        try #require(built.status == 0, "\(built.stdout)")
+        return package
+    }
+
     @Test(
         "downloads through a slow link in Chromium: a reload mid-download continues from the stored bytes (a ranged request), a pause stays paused across a reload, Continue finishes and installs, Cancel deletes what arrived; axe clean",
         .needs(.chromium, .chromedriver, .debianPython3, .selenium, .curl))
     func downloads() throws {
         try Support.withTemporaryDirectory { dir in
-            // The Santiam tour with a 12 MB recording at stop 1, so that a 1.5 MB/s link takes 8 s.
-            let tour = dir + "/santiam-wagon-road"
-            #expect(try Support.run("cp", ["-R", Support.fixture("santiam-wagon-road"), tour]).status == 0)
-            let stop = tour + "/waypoints/01-sweet-home"
-            var recording = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 0]
-            var state: UInt64 = 29
-            while recording.count < 12_000_000 {
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                recording.append(UInt8(truncatingIfNeeded: state >> 33))
-            }
-            try Data(recording).write(to: URL(fileURLWithPath: stop + "/talk.mp3"))
-            let path = stop + "/waypoint.json"
-            var waypoint = try #require(
-                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
-            waypoint["assets"] =
-                (waypoint["assets"] as? [Any] ?? []) + [
-                    ["file": "talk.mp3", "title": "The ranger's talk", "transcript": "A talk about the wagon road."]
-                ]
-            try JSONSerialization.data(withJSONObject: waypoint).write(to: URL(fileURLWithPath: path))
-            let santiam = dir + "/santiam.zip"
-            let built = try Support.trailpack(["build", tour, "-o", santiam])
-            try #require(built.status == 0, "\(built.stdout)")
-            let family = try Support.buildFixture("family-hikes", into: dir)
+            // Both tours with a 12 MB recording at stop 1, so that a 1.5 MB/s link takes 8 s: the second
+            // one's download lasts long enough to be cancelled however busy the machine is.
+            let santiam = try Self.withRecording("santiam-wagon-road", stop: "01-sweet-home", in: dir)
+            let family = try Self.withRecording("family-hikes", stop: "01-sahalie-and-koosah-falls", in: dir)
             let s = try WorkflowTests.setUp(dir, extra: ["--no-malware-scan", "--visitor-trusted-key", dir + "/keys"])
             defer { s.server.stop() }
             try Self.release(s, santiam, id: Self.santiam, version: "1.0.0")

@@ -81,6 +81,29 @@ public enum LanguageTag {
         return name
     }
 
+    /// What to say of `tag`, used where the tour declares `declared`: the declared tag it was surely
+    /// meant to be (the same language written another way: `ES`, `es_MX`, `spanish`, a near typo), or
+    /// else how to declare it. Ends without a full stop; starts with a lowercase word.
+    public static func advice(for tag: String, declared: [String]) -> String {
+        let lower = tag.lowercased().replacingOccurrences(of: "_", with: "-")
+        func primary(_ t: String) -> String { String(t.lowercased().split(separator: "-").first ?? "") }
+        if let same = declared.first(where: { $0.lowercased() == lower })
+            ?? declared.first(where: { primary($0) == primary(lower) && isWellFormed(lower) })
+            ?? declared.first(where: { englishName($0)?.lowercased() == lower || nativeName($0)?.lowercased() == lower }
+            )
+        {
+            return "write '\(same)', as tour.json declares it"
+        }
+        if !isWellFormed(tag) {
+            let spelled = isWellFormed(lower) ? "; written with a hyphen it is '\(lower)'" : ""
+            return "'\(tag)' is not a language tag (such as 'en', 'es' or 'es-419')\(spelled)"
+        }
+        let list =
+            declared.isEmpty ? "" : " or, if you meant one of \(declared.joined(separator: ", ")), write that one"
+        return
+            "add '\(tag)' to \"languages\" in tour.json (the default language first)\(list.isEmpty ? "" : ",")\(list)"
+    }
+
     static func isAlpha(_ b: UInt8) -> Bool { (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) }
     static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 

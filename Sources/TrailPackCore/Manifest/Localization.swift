@@ -153,9 +153,11 @@ extension Manifest {
     /// The bytes a phone needs for a visitor of `language`: the shared files (the map included) and
     /// the files in that language. The package holds every language; this is what one of them costs.
     public func bytes(for language: String?) -> Int64 {
-        allAssets.reduce(0) { sum, a in
-            a.language == nil || a.language == language ? sum + a.size : sum
-        }
+        // Maps are everyone's (a language on one is the validator's `language.map`).
+        mapAssets.reduce(0) { $0 + $1.size }
+            + waypoints.flatMap(\.assets).reduce(0) { sum, a in
+                a.language == nil || a.language == language ? sum + a.size : sum
+            }
     }
 }
 

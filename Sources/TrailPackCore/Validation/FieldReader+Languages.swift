@@ -63,28 +63,51 @@ extension FieldReader {
             findings.append(
                 Finding(
                     .languageUndeclared, path: p,
-                    "'\(key)' is given per language, but tour.json declares no \"languages\"; add \"languages\": [\(byLanguage.map { "\"\($0.key)\"" }.joined(separator: ", "))] to tour.json (the default language first), or write one text"
+                    "'\(key)' is given per language, but tour.json declares no \"languages\"; add \"languages\" to tour.json with every language the tour is written in, the default first (such as [\"en\", \"es\"]), or write one text"
                 ))
             return (nil, [:])
         }
+        // A tag tour.json gives malformed is reported there, once: the texts in it wait until it is fixed.
+        let judged = languages.allSatisfy(LanguageTag.isWellFormed)
         var plain: String?
         var others: [String: String] = [:]
+        var given: [String: String] = [:]  // declared tag → the key it was given under
         for entry in byLanguage {
+            let at = p.member(entry.key)
             guard let tag = languages.first(where: { $0.lowercased() == entry.key.lowercased() }) else {
-                let suggestion =
-                    Spelling.closest(to: entry.key, among: languages).map { "; did you mean '\($0)'?" } ?? ""
+                if judged {
+                    findings.append(
+                        Finding(
+                            .languageUndeclared, path: at,
+                            "'\(entry.key)' is not one of the tour's languages (\(languages.joined(separator: ", "))): \(LanguageTag.advice(for: entry.key, declared: languages))"
+                        ))
+                }
+                continue
+            }
+            if let first = given[tag] {
                 findings.append(
                     Finding(
-                        .languageUndeclared, path: p.member(entry.key),
-                        "'\(entry.key)' is not one of the tour's languages (\(languages.joined(separator: ", ")), declared in tour.json)\(suggestion)"
+                        .languageTag, path: at,
+                        "'\(entry.key)' and '\(first)' are the same language (\(LanguageTag.describe(tag))) written twice; keep one"
                     ))
                 continue
             }
+            given[tag] = entry.key
             guard case .string(let text) = entry.value else {
-                wrongType(p.member(entry.key), expected: "a text in quotes", got: entry.value)
+                wrongType(at, expected: "a text in quotes", got: entry.value)
                 continue
             }
-            if tag == defaultLanguage { plain = text } else { others[tag] = text }
+            if tag == defaultLanguage {
+                plain = text
+            } else if text.trimmingWhitespace.isEmpty {
+                findings.append(
+                    Finding(
+                        .manifestText, path: at,
+                        "'\(key)' in \(LanguageTag.describe(tag)) is empty; write it, or leave \"\(entry.key)\" out until it is translated (visitors get the \(LanguageTag.describe(defaultLanguage)) text meanwhile)"
+                    ))
+            } else {
+                others[tag] = text
+            }
         }
         if plain == nil {
             markUnreadable(p)
@@ -95,8 +118,8 @@ extension FieldReader {
                 ))
         }
         // Reported once, here: the other languages' texts wait for the default's (no second finding
-        // from the manifest's rule).
-        if plain == nil { return (nil, [:]) }
+        // from the manifest's rule, also when the default's text is there but blank).
+        guard let plain, !plain.trimmingWhitespace.isEmpty else { return (plain, [:]) }
         return (plain, others)
     }
 }

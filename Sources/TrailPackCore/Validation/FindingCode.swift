@@ -150,6 +150,7 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     case languageCaptions = "language.captions"
     case languageMissing = "language.missing"
     case languageRequired = "language.required"
+    case languageMap = "language.map"
 
     /// Whether the finding makes the input invalid (`error`) or is advice (`warning`).
     public var severity: Finding.Severity {
@@ -303,6 +304,7 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .languageCaptions: "a video's captions file is not in the language it is named for"
         case .languageMissing:
             "a text or recording of the default language has no translation in a declared language (warning)"
+        case .languageMap: "a map asset is given a language (every visitor gets the tour's maps)"
         case .languageRequired:
             "a text or recording has no translation in a declared language, and the tour requires all languages"
         }

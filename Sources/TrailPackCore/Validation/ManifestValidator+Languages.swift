@@ -31,6 +31,13 @@ extension ManifestValidator {
                     .languageTag, path: top.member("languages"),
                     "\(m.languages.count) languages is more than the limit of \(maxLanguages)"))
         }
+        if m.requireAllLanguages && m.languages.isEmpty {
+            f.append(
+                Finding(
+                    .languageTag, path: top.member("requireAllLanguages"),
+                    "\"requireAllLanguages\" is set but the tour declares no \"languages\"; declare them (the default first) or remove it"
+                ))
+        }
         // A malformed tag is reported once: what is written in it is not judged until it is fixed.
         guard m.languages.allSatisfy(LanguageTag.isWellFormed) else { return }
         let context = LanguageContext(manifest: m)
@@ -43,7 +50,15 @@ extension ManifestValidator {
             }
         }
         for (j, a) in m.mapAssets.enumerated() {
-            context.checkAsset(a, in: nil, at: top.member("mapAssets").element(j), &f)
+            let p = top.member("mapAssets").element(j)
+            if a.language != nil {
+                f.append(
+                    Finding(
+                        .languageMap, path: p.member("language"),
+                        "'\(a.path)' is a map: every visitor gets it, whatever their language; remove \"language\" (a map with words in one language is still the tour's one map)"
+                    ))
+            }
+            context.checkAsset(a, in: nil, at: p, &f)
         }
         f += Completeness.missing(m)
     }
@@ -98,8 +113,8 @@ extension ManifestValidator {
                 return
                     "'\(tag)' is not declared: the tour has no \"languages\"; add \"languages\": [default, \"\(tag)\"] at the top"
             }
-            let suggestion = Spelling.closest(to: tag, among: languages).map { "; did you mean '\($0)'?" } ?? ""
-            return "'\(tag)' is not one of the tour's languages (\(languages.joined(separator: ", ")))\(suggestion)"
+            return
+                "'\(tag)' is not one of the tour's languages (\(languages.joined(separator: ", "))): \(LanguageTag.advice(for: tag, declared: languages))"
         }
 
         /// A translated text follows the rule of its field.
