@@ -12,8 +12,8 @@ import TrailPackFileIO
 /// A stop the ranger removes is moved to `<data>/drafts-removed/`, never deleted.
 public actor DraftStore {
     public let root: String
-    /// What ``list(sites:)`` last read of each draft folder, by path.
-    private nonisolated let listed = Mutex<[String: ListedDraft]>([:])
+    /// What ``list(sites:)`` last read of each draft folder, by site and folder name.
+    private nonisolated let listed = Mutex<[String: [String: ListedDraft]]>([:])
     public let removedRoot: String
 
     public init(dataFolder: String) {
@@ -104,38 +104,44 @@ public actor DraftStore {
     /// files only: call it off the event loop.
     public nonisolated func list(sites: [String]) -> [Summary] {
         var out: [Summary] = []
-        var seen: [String: ListedDraft] = [:]
-        let cached = listed.withLock { $0 }
         for site in sites.sorted() {
-            for tour in Self.names(in: "\(root)/\(site)").sorted() {
-                guard let key = Key(site: site, tour: tour) else { continue }
-                let path = folder(key)
-                let tourStamp = FileStamp(path + "/tour.json"), stopsStamp = FileStamp(path + "/waypoints")
+            // One open folder per site: each draft's two stamps are looked up relative to it (`fstatat`),
+            // not from the root for every name.
+            guard let siteFolder = try? FolderHandle.open(root, beneath: [site]),
+                let tours = try? siteFolder.names()
+            else { continue }
+            let cached = listed.withLock { $0[site] ?? [:] }
+            var seen: [String: ListedDraft] = [:]
+            seen.reserveCapacity(tours.count)
+            for tour in tours.sorted() where !tour.hasPrefix(".") {
+                let tourStamp = FileStamp(in: siteFolder, tour + "/tour.json")
+                let stopsStamp = FileStamp(in: siteFolder, tour + "/waypoints")
                 var entry: ListedDraft
-                if let known = cached[path], known.tourStamp == tourStamp, known.stopsStamp == stopsStamp {
-                    entry = known
+                let key: Key
+                if let known = cached[tour], known.tourStamp == tourStamp, known.stopsStamp == stopsStamp {
+                    (entry, key) = (known, known.key)
                 } else {
-                    entry = Self.read(path, tour: tour)
+                    guard let checked = Key(site: site, tour: tour) else { continue }
+                    key = checked
+                    entry = Self.read(folder(key), key: key)
                     entry.tourStamp = tourStamp
                     entry.stopsStamp = stopsStamp
                 }
-                seen[path] = entry
+                seen[tour] = entry
                 out.append(
                     Summary(
                         key: key, name: entry.name, version: entry.version, stops: entry.stops,
                         modified: Date(timeIntervalSince1970: TimeInterval(tourStamp?.modifiedSeconds ?? 0))))
             }
-        }
-        // What was listed now, for the next list (drafts of other sites kept; removed ones dropped).
-        listed.withLock { cache in
-            for site in sites { cache = cache.filter { !$0.key.hasPrefix("\(root)/\(site)/") } }
-            cache.merge(seen) { _, new in new }
+            // What was listed now, for the next list (removed drafts dropped).
+            listed.withLock { $0[site] = seen }
         }
         return out
     }
 
     /// What ``list(sites:)`` read of one draft's folder, and the stamps it was read under.
     struct ListedDraft: Sendable {
+        var key: Key
         var tourStamp: FileStamp?
         var stopsStamp: FileStamp?
         var name: String
@@ -148,9 +154,10 @@ public actor DraftStore {
         var device: UInt64, inode: UInt64, size: Int64
         var modifiedSeconds: Int, modifiedNanoseconds: Int, changedSeconds: Int, changedNanoseconds: Int
 
-        init?(_ path: String) {
+        /// The stamp of `name` (a relative path) inside `folder`.
+        init?(in folder: FolderHandle, _ name: String) {
             var info = stat()
-            guard stat(path, &info) == 0 else { return nil }
+            guard fstatat(folder.descriptor.rawValue, name, &info, 0) == 0 else { return nil }
             device = UInt64(info.st_dev)
             inode = UInt64(info.st_ino)
             size = Int64(info.st_size)
@@ -162,8 +169,8 @@ public actor DraftStore {
     }
 
     /// Reads a draft's name, version and stop count from its folder.
-    private nonisolated static func read(_ path: String, tour: String) -> ListedDraft {
-        var name = tour, version = ""
+    private nonisolated static func read(_ path: String, key: Key) -> ListedDraft {
+        var name = key.tour, version = ""
         if let data = FileManager.default.contents(atPath: path + "/tour.json"),
             let doc = try? JSONParser.parse(Array(data))
         {
@@ -179,7 +186,7 @@ public actor DraftStore {
             if case .string(let s)? = given, !s.isEmpty { name = s }
             if case .string(let s)? = doc.value["version"] { version = s }
         }
-        return ListedDraft(name: name, version: version, stops: Self.names(in: path + "/waypoints").count)
+        return ListedDraft(key: key, name: name, version: version, stops: Self.names(in: path + "/waypoints").count)
     }
 
     private nonisolated static func names(in folder: String) -> [String] {

@@ -70,7 +70,11 @@ extension PanelController {
                     || $0.key.tour.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
             }
         }
-        list.sort { ($0.modified, $1.key.path) > ($1.modified, $0.key.path) }
+        // Newest first; the same time by site and folder (compared without making the paths).
+        list.sort { a, b in
+            a.modified != b.modified
+                ? a.modified > b.modified : (a.key.site, a.key.tour) < (b.key.site, b.key.tour)
+        }
         let pages = max(1, (list.count + Self.draftsPerPage - 1) / Self.draftsPerPage)
         let pageNumber = min(max(Int(request.uri.queryParameters.get("page") ?? "") ?? 1, 1), pages)
         let shown = list.dropFirst((pageNumber - 1) * Self.draftsPerPage).prefix(Self.draftsPerPage)
