@@ -319,29 +319,8 @@ public enum CSVImport {
         return nil
     }
 
-    /// A tag in the case BCP 47 recommends (RFC 5646, section 2.1.1): `ES-mx` → `es-MX`, `zh-hant` →
-    /// `zh-Hant`. An underscore between the parts (`es_MX`, as some programs write it) becomes a hyphen.
-    public static func canonicalTag(_ tag: String) -> String {
-        var out: [String] = []
-        var afterSingleton = false
-        let parts = tag.replacingOccurrences(of: "_", with: "-").split(separator: "-", omittingEmptySubsequences: false)
-        for (i, part) in parts.enumerated() {
-            let letters = part.allSatisfy { $0.isASCII && $0.isLetter }
-            if i == 0 || afterSingleton {
-                out.append(part.lowercased())
-            } else if part.count == 1 {
-                afterSingleton = true
-                out.append(part.lowercased())
-            } else if part.count == 2, letters {
-                out.append(part.uppercased())
-            } else if part.count == 4, letters {
-                out.append(part.prefix(1).uppercased() + part.dropFirst().lowercased())
-            } else {
-                out.append(part.lowercased())
-            }
-        }
-        return out.joined(separator: "-")
-    }
+    /// A tag in the case BCP 47 recommends: `ES_mx` → `es-MX` (``LanguageTag/canonicalCase(_:)``).
+    public static func canonicalTag(_ tag: String) -> String { LanguageTag.canonicalCase(tag) }
 
     /// Why `tag` (with hyphens between its parts) is not a well-formed BCP 47 tag, in plain words.
     static func tagProblem(_ tag: String) -> String {

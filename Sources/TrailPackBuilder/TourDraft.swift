@@ -496,20 +496,7 @@ extension TourDraft {
     public static func languageTag(_ tag: String) -> String? {
         let tag = tag.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "_", with: "-")
         guard !tag.isEmpty, LanguageTag.isWellFormed(tag) else { return nil }
-        var out: [String] = []
-        var singleton = false
-        for (i, part) in tag.split(separator: "-").enumerated() {
-            // Script subtags are titlecase, regions uppercase; extensions and private use stay lowercase.
-            if i > 0 && !singleton && part.count == 4 && part.allSatisfy(\.isLetter) {
-                out.append(part.prefix(1).uppercased() + part.dropFirst().lowercased())
-            } else if i > 0 && !singleton && part.count == 2 && part.allSatisfy(\.isLetter) {
-                out.append(part.uppercased())
-            } else {
-                out.append(part.lowercased())
-            }
-            if part.count == 1 { singleton = true }
-        }
-        return out.joined(separator: "-")
+        return LanguageTag.canonicalCase(tag)
     }
 
     /// The language `asset` is in: its `"language"`, else the declared tag its name carries

@@ -349,9 +349,7 @@ struct Loader {
     /// A two- or three-letter part before a file name's extension that reads as a language tag but is
     /// not declared (`narration.sp.wav`): a likely typo of a language, or a language not yet declared.
     static func undeclaredLanguageInName(_ name: String) -> String? {
-        let parts = (name.split(separator: "/").last ?? "").split(separator: ".")
-        guard parts.count >= 3 else { return nil }
-        let part = String(parts[parts.count - 2])
+        guard let part = languagePart(name) else { return nil }
         let primary = part.split(separator: "-", omittingEmptySubsequences: false).first ?? ""
         guard (2...3).contains(primary.count), primary.allSatisfy({ $0.isASCII && $0.isLetter }),
             LanguageTag.isWellFormed(part)
@@ -362,10 +360,15 @@ struct Loader {
     /// The declared language a file's name carries as its last-but-one part (`narration.es.wav` → `es`),
     /// matched ignoring case; nil when there is none.
     static func languageInName(_ name: String, languages: [String]) -> String? {
-        let parts = (name.split(separator: "/").last ?? "").split(separator: ".")
-        guard parts.count >= 3 else { return nil }
-        let tag = parts[parts.count - 2].lowercased()
+        guard let tag = languagePart(name)?.lowercased() else { return nil }
         return languages.first { $0.lowercased() == tag }
+    }
+
+    /// The part of a file name where a language goes: the last-but-one of three or more dot-separated
+    /// parts (`narration.es.wav` → `es`); nil for `view.png`.
+    static func languagePart(_ name: String) -> String? {
+        let parts = (name.split(separator: "/").last ?? "").split(separator: ".")
+        return parts.count >= 3 ? String(parts[parts.count - 2]) : nil
     }
 
     /// An element of a `waypoint.json`'s `assets`: a file name, or `{ "file": ..., "title": ..., ... }`.

@@ -60,6 +60,29 @@ public enum LanguageTag {
         return i == parts.count
     }
 
+    /// `tag` in the case BCP 47 recommends (RFC 5646 section 2.1.1): the language lowercase, a script
+    /// titlecase, a region uppercase, everything from a singleton on (extensions, private use)
+    /// lowercase: `ES_mx` → `es-MX`, `zh-hant` → `zh-Hant`. An underscore (as some programs write
+    /// tags) becomes a hyphen. The case only: whether it is well-formed is ``isWellFormed(_:)``.
+    public static func canonicalCase(_ tag: String) -> String {
+        var out: [String] = []
+        var singleton = false
+        for (i, part) in tag.replacingOccurrences(of: "_", with: "-").split(
+            separator: "-", omittingEmptySubsequences: false
+        ).enumerated() {
+            let letters = part.allSatisfy { $0.isASCII && $0.isLetter }
+            if i > 0 && !singleton && part.count == 4 && letters {
+                out.append(part.prefix(1).uppercased() + part.dropFirst().lowercased())
+            } else if i > 0 && !singleton && part.count == 2 && letters {
+                out.append(part.uppercased())
+            } else {
+                out.append(part.lowercased())
+            }
+            if part.count == 1 { singleton = true }
+        }
+        return out.joined(separator: "-")
+    }
+
     /// The language's name in English followed by its tag, for messages: `Spanish (es)`; the tag alone
     /// when the name is not known.
     public static func describe(_ tag: String) -> String {
