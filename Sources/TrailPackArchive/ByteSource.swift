@@ -36,10 +36,10 @@ public final class FileSource: ByteSource, Sendable {
     private let descriptor: FileDescriptor
 
     /// Opens `path` for reading; anything but a regular file (a FIFO, a device, a folder) is
-    /// refused before it could block (``FileIO/openRegularFile(_:)``).
+    /// refused before it could block (``FileOperations/openRegularFile(_:)``).
     public init(path: String) throws(ArchiveError) {
         let file: RegularFile
-        do { file = try FileIO.openRegularFile(path) } catch { throw ArchiveError(error) }
+        do { file = try FileOperations.openRegularFile(path) } catch { throw ArchiveError(error) }
         self.path = path
         self.descriptor = file.descriptor
         self.size = file.status.size

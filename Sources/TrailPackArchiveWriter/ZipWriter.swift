@@ -171,7 +171,7 @@ public struct ZipWriter: ~Copyable {
         path: String, contentsOf sourcePath: String, size: Int64, compress: Bool, progress: ((Int) -> Void)? = nil
     ) throws -> FileStatus {
         let file: RegularFile
-        do { file = try FileIO.openRegularFile(sourcePath) } catch { throw ArchiveError(error) }
+        do { file = try FileOperations.openRegularFile(sourcePath) } catch { throw ArchiveError(error) }
         let descriptor = file.descriptor
         defer { try? descriptor.close() }
         if size > Int64(Self.blockSize) { descriptor.adviseSequential() }

@@ -16,7 +16,7 @@ enum ContentCheck {
         let ext = PathText.fileExtension(fileName).lowercased()
         guard let expected = ContentSniff.expectedFormat(forExtension: ext) else { return nil }
         // None when it cannot be read: the builder reports an unreadable file where it reads it whole.
-        let head = (try? FileIO.readPrefix(path, maxBytes: ContentSniff.prefixLength)) ?? []
+        let head = (try? FileOperations.readPrefix(path, maxBytes: ContentSniff.prefixLength)) ?? []
         if ContentSniff.matches(expected, head) { return nil }
         if let actual = ContentSniff.signatures.first(where: { ContentSniff.matches($0.format, head) }) {
             let suggested = actual.extensions[0]

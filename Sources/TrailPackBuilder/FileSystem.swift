@@ -87,6 +87,6 @@ enum FileSystem {
 
     /// The whole regular file at `path`, refused when it holds more than `limit` bytes.
     static func readFile(_ path: String, limit: Int) throws(BuildError) -> [UInt8] {
-        do { return try FileIO.readAll(path, limit: limit) } catch { throw BuildError(error) }
+        do { return try FileOperations.readAll(path, limit: limit) } catch { throw BuildError(error) }
     }
 }

@@ -62,7 +62,7 @@ public enum GPXReader {
         path: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints
     ) throws(BuildError) -> Document {
         let file: RegularFile
-        do { file = try FileIO.openRegularFile(path) } catch {
+        do { file = try FileOperations.openRegularFile(path) } catch {
             if error.code == .notRegularFile {
                 throw .malformed(path, "is not a regular file (a folder, a pipe or a device); give a .gpx file")
             }

@@ -373,7 +373,7 @@ public enum TourBuilder {
         do {
             try temp.moveIntoPlace()
             try tempSum.moveIntoPlace()
-            try FileIO.syncFolder(directory)
+            try FileOperations.syncFolder(directory)
         } catch { throw BuildError(error) }
         return BuildOutcome(
             packagePath: output, checksumPath: output + ".sha256", sha256: summary.sha256, packageBytes: summary.size,

@@ -64,7 +64,7 @@ public enum TourInit {
                 written.append(dir + "/waypoint.json")
             }
             if !exists {
-                do { try FileIO.rename(target, to: folder) } catch {
+                do { try FileOperations.rename(target, to: folder) } catch {
                     throw BuildError(
                         FileIOError(
                             code: error.code, message: "cannot create '\(folder)'", path: folder,

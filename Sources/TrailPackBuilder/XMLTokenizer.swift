@@ -705,7 +705,7 @@ extension XMLTokenizer {
             guard let file else { eof = true; return }
             let n: Int
             do throws(FileIOError) {
-                n = try FileIO.typed {
+                n = try FileOperations.typed {
                     try chunk.withUnsafeMutableBytes { try file.descriptor.readFully(into: $0, path: file.name) }
                 }
             } catch {

@@ -1,36 +1,30 @@
 import Foundation
 import GRDB
+import TrailPackCatalogModel
 
 /// What an admin manages besides users' tokens: roles, removals, sites and which publisher may
 /// upload to which site. Every change is one transaction and one audit entry.
-extension Catalog {
+extension SQLiteCatalog {
     /// Who may upload `package` for `site`, or why not: an admin always; a publisher to the sites
     /// granted to them; never a package id that already belongs to another site.
-    public func uploadRefusal(user: User, package id: String, site: String) throws -> String? {
-        try pool.read { db in
-            if let owner = try String.fetchOne(
+    public func uploadRefusal(user: User, package id: String, site: String) async throws -> String? {
+        try await read { db in
+            let owner = try String.fetchOne(
                 db, sql: "SELECT siteID FROM packageVersion WHERE packageID = ? AND siteID != ? LIMIT 1",
                 arguments: [id, site])
-            {
-                return
-                    "package id '\(id)' belongs to site '\(owner)'; a package cannot move to site '\(site)': use a new package id"
-            }
-            if user.role == .admin { return nil }
             let granted =
                 try Bool.fetchOne(
                     db, sql: "SELECT EXISTS(SELECT 1 FROM siteGrant WHERE userName = ? AND siteID = ?)",
                     arguments: [user.name, site]) ?? false
-            return granted
-                ? nil
-                : "'\(user.name)' may not publish to site '\(site)'; an admin grants it with 'trailpack admin grant \(user.name) \(site)'"
+            return Catalog.Workflow.uploadRefusal(user: user, package: id, site: site, owner: owner, granted: granted)
         }
     }
 
     /// Versions under review (draft, pending, ready) stored as `sha256`, or the one `package`/`version`.
     public func unreleased(
         sha256: String? = nil, package id: String? = nil, version: String? = nil
-    ) throws -> [(summary: PackageSummary, uploadedBy: String)] {
-        try pool.read { db in
+    ) async throws -> [(summary: PackageSummary, uploadedBy: String)] {
+        try await read { db in
             let rows: [Row]
             if let sha256 {
                 rows = try Row.fetchAll(
@@ -50,7 +44,7 @@ extension Catalog {
         }
     }
 
-    func requireUser(_ db: Database, _ name: String) throws {
+    static func requireUser(_ db: Database, _ name: String) throws {
         guard
             try Bool.fetchOne(
                 db, sql: "SELECT EXISTS(SELECT 1 FROM user WHERE name = ? AND removedAt IS NULL)", arguments: [name])
@@ -62,9 +56,9 @@ extension Catalog {
 
     /// Removes a user: their tokens are revoked and grants dropped; their name stays in the history
     /// (approvals, the audit log) and cannot be reused.
-    public func removeUser(name: String) throws {
-        try pool.write { db in
-            try requireUser(db, name)
+    public func removeUser(name: String) async throws {
+        try await write { db in
+            try Self.requireUser(db, name)
             let now = Self.now()
             try db.execute(sql: "UPDATE user SET removedAt = ? WHERE name = ?", arguments: [now, name])
             try db.execute(
@@ -76,9 +70,9 @@ extension Catalog {
         }
     }
 
-    public func setRole(name: String, role: Role) throws {
-        try pool.write { db in
-            try requireUser(db, name)
+    public func setRole(name: String, role: Role) async throws {
+        try await write { db in
+            try Self.requireUser(db, name)
             try db.execute(sql: "UPDATE user SET role = ? WHERE name = ?", arguments: [role.rawValue, name])
             try Self.audit(
                 db, actor: "admin-cli", action: .userRole, id: nil, version: nil, sha256: nil,
@@ -86,15 +80,8 @@ extension Catalog {
         }
     }
 
-    public struct TokenInfo: Sendable, Equatable {
-        public var id: String
-        public var user: String
-        public var createdAt: String
-        public var revokedAt: String?
-    }
-
-    public func tokens() throws -> [TokenInfo] {
-        try pool.read { db in
+    public func tokens() async throws -> [TokenInfo] {
+        try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT id, userName, createdAt, revokedAt FROM token ORDER BY userName, createdAt"
             ).map {
@@ -105,8 +92,8 @@ extension Catalog {
 
     /// Adds a site with its public name (an admin's name is never replaced by a release's), or with
     /// no name yet (`nil`: its first released tour names it).
-    public func addSite(id: String, name: String?) throws {
-        try pool.write { db in
+    public func addSite(id: String, name: String?) async throws {
+        try await write { db in
             let current = try String.fetchOne(db, sql: "SELECT name FROM site WHERE id = ?", arguments: [id])
             guard let name else {
                 guard current == nil else { throw CatalogError.siteExists(id) }
@@ -128,8 +115,8 @@ extension Catalog {
         }
     }
 
-    public func renameSite(id: String, name: String) throws {
-        try pool.write { db in
+    public func renameSite(id: String, name: String) async throws {
+        try await write { db in
             try db.execute(sql: "UPDATE site SET name = ?, adminNamed = 1 WHERE id = ?", arguments: [name, id])
             guard db.changesCount > 0 else { throw CatalogError.noSuchSite(id) }
             try Self.audit(
@@ -140,22 +127,14 @@ extension Catalog {
 
     /// Lets a publisher upload packages of a site, which must exist (`addSite`, or an upload made
     /// it): a mistyped site id is refused, never granted.
-    public func grant(user: String, site: String) throws {
-        try pool.write { db in
-            try requireUser(db, user)
+    public func grant(user: String, site: String) async throws {
+        try await write { db in
+            try Self.requireUser(db, user)
             guard
                 try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM site WHERE id = ?)", arguments: [site]) == true
             else {
                 let known = try String.fetchAll(db, sql: "SELECT id FROM site ORDER BY id LIMIT 6")
-                let list =
-                    known.isEmpty
-                    ? "there are no sites yet"
-                    : "the sites are \(known.prefix(5).joined(separator: ", "))\(known.count > 5 ? ", …" : "")"
-                throw CatalogError(
-                    code: .noSuchSite,
-                    message:
-                        "there is no site '\(site)' (\(list)); check the spelling, or add it first with 'trailpack admin site add \(site)'",
-                    name: site)
+                throw CatalogError.noSuchSite(site, known: known)
             }
             try db.execute(
                 sql: "INSERT OR IGNORE INTO siteGrant (userName, siteID, at) VALUES (?, ?, ?)",
@@ -167,8 +146,8 @@ extension Catalog {
     }
 
     /// Returns whether there was such a grant.
-    public func revokeGrant(user: String, site: String) throws -> Bool {
-        try pool.write { db in
+    public func revokeGrant(user: String, site: String) async throws -> Bool {
+        try await write { db in
             try db.execute(sql: "DELETE FROM siteGrant WHERE userName = ? AND siteID = ?", arguments: [user, site])
             let changed = db.changesCount > 0
             if changed {
@@ -180,8 +159,8 @@ extension Catalog {
         }
     }
 
-    public func grants() throws -> [(user: String, site: String)] {
-        try pool.read { db in
+    public func grants() async throws -> [(user: String, site: String)] {
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT userName, siteID FROM siteGrant ORDER BY userName, siteID").map {
                 ($0["userName"], $0["siteID"])
             }
@@ -190,11 +169,11 @@ extension Catalog {
 }
 
 /// The control panel's accounts: the same users as the API, signing in with a password.
-extension Catalog {
+extension SQLiteCatalog {
     /// Stores `hash` (a `PasswordHash` text) as the user's panel password.
-    public func setPassword(name: String, hash: String) throws {
-        try pool.write { db in
-            try requireUser(db, name)
+    public func setPassword(name: String, hash: String) async throws {
+        try await write { db in
+            try Self.requireUser(db, name)
             try db.execute(sql: "UPDATE user SET passwordHash = ? WHERE name = ?", arguments: [hash, name])
             try Self.audit(
                 db, actor: "admin-cli", action: .userPassword, id: nil, version: nil, sha256: nil,
@@ -203,8 +182,8 @@ extension Catalog {
     }
 
     /// The user and their stored password hash (nil: no password set), or nil when there is no such user.
-    public func signInRecord(name: String) throws -> SignInRecord? {
-        try pool.read { db in
+    public func signInRecord(name: String) async throws -> SignInRecord? {
+        try await read { db in
             guard
                 let row = try Row.fetchOne(
                     db,
@@ -219,12 +198,12 @@ extension Catalog {
     }
 
     /// The user named `name` (not removed), or nil.
-    public func user(name: String) throws -> User? { try signInRecord(name: name)?.user }
+    public func user(name: String) async throws -> User? { try await signInRecord(name: name)?.user }
 
     /// The sites `user` may work on: every known site for an admin or a reviewer, else the granted ones
     /// (a granted site need not exist in the site table yet).
-    public func workableSites(for user: User) throws -> [(id: String, name: String)] {
-        try pool.read { db in
+    public func workableSites(for user: User) async throws -> [(id: String, name: String)] {
+        try await read { db in
             let sql =
                 user.role == .publisher
                 ? "SELECT g.siteID AS id, COALESCE(s.name, g.siteID) AS name FROM siteGrant g LEFT JOIN site s ON s.id = g.siteID WHERE g.userName = ? ORDER BY g.siteID"

@@ -1,17 +1,19 @@
 import Foundation
 import GRDB
+import TrailPackCatalogModel
 import TrailPackFileIO
 
 /// Keeping what is served intact: damaged blobs taken out of service, consistent backups.
-extension Catalog {
+extension SQLiteCatalog {
     /// Takes every version stored as `sha256` out of service (status `damaged`: no longer listed
     /// or downloadable), each change audited. Returns the versions changed as `id version`.
     @discardableResult
-    public func markDamaged(sha256: String, reason: String, actor: String) throws -> [String] {
-        try pool.write { db in
+    public func markDamaged(sha256: String, reason: String, actor: String) async throws -> [String] {
+        try await write { db in
             let rows = try Row.fetchAll(
                 db,
-                sql: "SELECT packageID, version, status FROM packageVersion WHERE sha256 = ? AND status != 'damaged'",
+                sql:
+                    "SELECT packageID, version, status FROM packageVersion WHERE sha256 = ? AND status != 'damaged' ORDER BY packageID, versionKey",
                 arguments: [sha256])
             try db.execute(
                 sql:
@@ -38,12 +40,12 @@ extension Catalog {
     /// before that state was recorded returns as a draft, to be reviewed again), each change audited.
     /// Returns the versions changed as `id version`.
     @discardableResult
-    public func restoreDamaged(sha256: String, actor: String, detail: String) throws -> [String] {
-        try pool.write { db in
+    public func restoreDamaged(sha256: String, actor: String, detail: String) async throws -> [String] {
+        try await write { db in
             let rows = try Row.fetchAll(
                 db,
                 sql:
-                    "SELECT packageID, version, COALESCE(statusBeforeDamage, 'draft') AS before FROM packageVersion WHERE sha256 = ? AND status = 'damaged'",
+                    "SELECT packageID, version, COALESCE(statusBeforeDamage, 'draft') AS before FROM packageVersion WHERE sha256 = ? AND status = 'damaged' ORDER BY packageID, versionKey",
                 arguments: [sha256])
             var changed: [String] = []
             for row in rows {
@@ -63,8 +65,8 @@ extension Catalog {
     }
 
     /// The versions stored as `sha256` that are out of service as damaged, as `id version`.
-    public func damagedVersions(sha256: String) throws -> [String] {
-        try pool.read { db in
+    public func damagedVersions(sha256: String) async throws -> [String] {
+        try await read { db in
             try Row.fetchAll(
                 db,
                 sql:
@@ -76,8 +78,8 @@ extension Catalog {
 
     /// Every blob the catalog holds, with its recorded size, by SHA-256 (`inService`: leaving out
     /// those already taken out of service as damaged).
-    public func storedBlobs(inService: Bool = false) throws -> [(sha256: String, size: Int64)] {
-        try pool.read { db in
+    public func storedBlobs(inService: Bool = false) async throws -> [(sha256: String, size: Int64)] {
+        try await read { db in
             let filter =
                 inService
                 ? " WHERE NOT EXISTS (SELECT 1 FROM packageVersion p WHERE p.sha256 = b.sha256 AND p.status = 'damaged')"
@@ -92,7 +94,7 @@ extension Catalog {
     /// server may go on writing meanwhile). The copy is made under a temporary name and moved into
     /// place whole (``AtomicFile``): `path` holds the old backup or the new one, never a part.
     /// The corresponding C function is `sqlite3_backup_step`.
-    public func backup(to path: String) throws {
+    public func backup(to path: String) async throws {
         let file = try AtomicFile(destination: path)
         let destination = try DatabaseQueue(path: file.temporaryPath)
         try pool.backup(to: destination)
@@ -101,19 +103,25 @@ extension Catalog {
     }
 
     /// Blobs recorded but used by no package version (an upload refused after its bytes were stored).
-    public func unusedBlobs() throws -> [String] {
-        try pool.read { db in
+    public func unusedBlobs(recordedBefore date: Date) async throws -> [String] {
+        let before = Catalog.timestamp(date)
+        return try await read { db in
             try String.fetchAll(
                 db,
                 sql:
-                    "SELECT sha256 FROM blob b WHERE NOT EXISTS (SELECT 1 FROM packageVersion p WHERE p.sha256 = b.sha256) ORDER BY sha256"
-            )
+                    "SELECT sha256 FROM blob b WHERE storedAt < ? AND NOT EXISTS (SELECT 1 FROM packageVersion p WHERE p.sha256 = b.sha256) ORDER BY sha256",
+                arguments: [before])
         }
     }
 
+    /// The data folder's own lock (taken by the command that moves files) keeps every other out.
+    public func withMaintenanceLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try await body()
+    }
+
     /// Drops the record of a blob no version uses (after gc moved its file to quarantine).
-    public func forgetUnusedBlob(sha256: String) throws {
-        try pool.write { db in
+    public func forgetUnusedBlob(sha256: String) async throws {
+        try await write { db in
             try db.execute(
                 sql:
                     "DELETE FROM blob WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM packageVersion p WHERE p.sha256 = blob.sha256)",

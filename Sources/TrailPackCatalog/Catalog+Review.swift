@@ -1,28 +1,13 @@
 import GRDB
+import TrailPackCatalogModel
 
 /// What the control panel's review pages read: the queue of versions waiting for reviewers, a
 /// package's versions in every state with who approved them, and a package's audit trail.
-extension Catalog {
-    /// One version with its place in the publish workflow.
-    public struct VersionRecord: Sendable, Equatable {
-        public var summary: PackageSummary
-        public var uploadedBy: String
-        /// When it was uploaded (ISO 8601, UTC).
-        public var createdAt: String
-        public var approvals: [Approval]
-        public var scanStatus: ScanStatus
-        public var scanDetail: String
-    }
-
-    public struct Approval: Sendable, Equatable {
-        public var reviewer: String
-        public var at: String
-        public var signed: Bool
-    }
+extension SQLiteCatalog {
 
     /// Versions in `statuses` (by default: waiting for reviewers), the most recently uploaded first.
-    public func reviewQueue(statuses: [PublishStatus] = [.pending], limit: Int = 200) throws -> [VersionRecord] {
-        try pool.read { db in
+    public func reviewQueue(statuses: [PublishStatus] = [.pending], limit: Int = 200) async throws -> [VersionRecord] {
+        try await read { db in
             let marks = statuses.map { _ in "?" }.joined(separator: ", ")
             let rows = try Row.fetchAll(
                 db,
@@ -36,8 +21,8 @@ extension Catalog {
 
     /// How many pending versions wait for `reviewer` (not their own upload, not yet approved by them):
     /// one count, for the badge on every panel page.
-    public func waitingCount(for reviewer: String) throws -> Int {
-        try pool.read { db in
+    public func waitingCount(for reviewer: String) async throws -> Int {
+        try await read { db in
             try Int.fetchOne(
                 db,
                 sql: """
@@ -48,8 +33,8 @@ extension Catalog {
     }
 
     /// Every version of a package, in every state, the newest first.
-    public func history(package id: String) throws -> [VersionRecord] {
-        try pool.read { db in
+    public func history(package id: String) async throws -> [VersionRecord] {
+        try await read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -61,8 +46,8 @@ extension Catalog {
     }
 
     /// One version of a package in any state, with its approvals.
-    public func record(package id: String, version given: String) throws -> VersionRecord? {
-        try pool.read { db in
+    public func record(package id: String, version given: String) async throws -> VersionRecord? {
+        try await read { db in
             let version = try Self.storedVersion(db, package: id, given)
             return try Row.fetchOne(
                 db,
@@ -75,8 +60,8 @@ extension Catalog {
     }
 
     /// The audit trail of one package, oldest first.
-    public func auditLog(package id: String, limit: Int = 1000) throws -> [AuditEntry] {
-        try pool.read { db in
+    public func auditLog(package id: String, limit: Int = 1000) async throws -> [AuditEntry] {
+        try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM auditLog WHERE packageID = ? ORDER BY id LIMIT ?", arguments: [id, limit]
             ).map {

@@ -1,21 +1,54 @@
 import Foundation
 import GRDB
+import Synchronization
+import TrailPackCatalogModel
 import TrailPackCore
 
-/// The server's catalog: sites, package versions, stored blobs, download confirmations and an
-/// append-only audit log, in one SQLite file (GRDB, WAL mode, migrations).
+/// The catalog in one SQLite file (GRDB, WAL mode, migrations): sites, package versions, stored
+/// blobs, download confirmations, the panel's sessions and an append-only audit log — the store of
+/// one server per data folder (`trailpack serve --data DIR`).
 ///
-/// Every change is one transaction, so concurrent uploads and confirmations leave one of the
-/// legal outcomes. Nothing in the audit log is ever updated or deleted: triggers refuse it.
-public final class Catalog: Sendable {
+/// Every call runs through GRDB's asynchronous API, on GRDB's own threads (a write waits up to
+/// 10 s for SQLite's lock there, never on Swift's cooperative pool); at most `maxWaiting` calls wait
+/// at once, and a call beyond that, or one SQLite kept locked past its wait, fails at once with
+/// ``CatalogError/busy(_:)`` (the server answers 503 with `Retry-After`). Every change is one
+/// transaction, so concurrent uploads and confirmations leave one of the legal outcomes. Nothing in
+/// the audit log is ever updated or deleted: triggers refuse it.
+public final class SQLiteCatalog: CatalogStore {
+    public typealias User = Catalog.User
+    public typealias Role = Catalog.Role
+    public typealias PublishStatus = Catalog.PublishStatus
+    public typealias ScanStatus = Catalog.ScanStatus
+    public typealias AuditAction = Catalog.AuditAction
+    public typealias Transition = Catalog.Transition
+    public typealias TransitionOutcome = Catalog.TransitionOutcome
+    public typealias SiteSummary = Catalog.SiteSummary
+    public typealias PackageSummary = Catalog.PackageSummary
+    public typealias Page = Catalog.Page
+    public typealias RegisteredVersion = Catalog.RegisteredVersion
+    public typealias RegisterOutcome = Catalog.RegisterOutcome
+    public typealias Confirmation = Catalog.Confirmation
+    public typealias Confirmations = Catalog.Confirmations
+    public typealias AuditEntry = Catalog.AuditEntry
+    public typealias IssuedToken = Catalog.IssuedToken
+    public typealias SignInRecord = Catalog.SignInRecord
+    public typealias VersionRecord = Catalog.VersionRecord
+    public typealias Approval = Catalog.Approval
+    public typealias VersionState = Catalog.VersionState
+    public typealias TokenInfo = Catalog.TokenInfo
+
     let pool: DatabasePool
     let changes = CatalogChanges()
+    /// Calls waiting for or using a connection now, and how many may.
+    private let waiting = Atomic<Int>(0)
+    public let maxWaiting: Int
 
-    /// Opens (creating and migrating) the catalog at `path`.
-    public init(path: String) throws {
+    /// Opens (creating and migrating) the catalog at `path`; at most `maxWaiting` calls wait at once.
+    public init(path: String, maxWaiting: Int = 256) throws {
         var config = Configuration()
         config.busyMode = .timeout(10)
         pool = try DatabasePool(path: path, configuration: config)
+        self.maxWaiting = max(1, maxWaiting)
         try Self.migrator.migrate(pool)
         pool.add(transactionObserver: changes, extent: .databaseLifetime)
     }
@@ -25,17 +58,33 @@ public final class Catalog: Sendable {
     /// by another process are not seen (the data folder's lock keeps other writers out).
     public var publicChangeCount: UInt64 { changes.value }
 
-    // MARK: reading
-
-    public struct SiteSummary: Codable, Sendable, Equatable {
-        public var id: String
-        public var name: String
-        public var packages: Int
+    /// Reads in one snapshot, on one of GRDB's reader connections.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await admitted { try await self.pool.read(body) }
     }
 
+    /// Writes in one transaction, on GRDB's writer connection.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await admitted { try await self.pool.write(body) }
+    }
+
+    private func admitted<T>(_ body: () async throws -> T) async throws -> T {
+        let now = waiting.wrappingAdd(1, ordering: .relaxed).newValue
+        defer { waiting.wrappingSubtract(1, ordering: .relaxed) }
+        guard now <= maxWaiting else { throw CatalogError.busy("\(maxWaiting) requests are already waiting for it") }
+        do {
+            return try await body()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+        {
+            throw CatalogError.busy("SQLite stayed locked for 10 s")
+        }
+    }
+
+    // MARK: reading
+
     /// Sites with at least one released package, by id.
-    public func sites() throws -> [SiteSummary] {
-        try pool.read { db in
+    public func sites() async throws -> [SiteSummary] {
+        try await read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -45,18 +94,6 @@ public final class Catalog: Sendable {
                     """
             ).map { SiteSummary(id: $0["id"], name: $0["name"], packages: $0["n"]) }
         }
-    }
-
-    public struct PackageSummary: Codable, Sendable, Equatable {
-        public var id: String
-        public var name: String
-        public var description: String
-        public var park: String
-        public var site: String
-        public var version: String
-        public var size: Int64
-        public var sha256: String
-        public var status: PublishStatus
     }
 
     static let summaryColumns = "packageID, name, description, park, siteID, version, size, sha256, status"
@@ -72,8 +109,8 @@ public final class Catalog: Sendable {
     /// One page of a site's released packages (the newest released version of each, exactly one
     /// row per package even where a catalog from before version normalisation holds both `1.0` and
     /// `1.0.0`), by id, starting after the package id `after`.
-    public func packages(site: String, limit: Int, after: String?) throws -> Page {
-        try pool.read { db in
+    public func packages(site: String, limit: Int, after: String?) async throws -> Page {
+        try await read { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -88,8 +125,8 @@ public final class Catalog: Sendable {
         }
     }
 
-    public func siteExists(_ id: String) throws -> Bool {
-        try pool.read { db in
+    public func siteExists(_ id: String) async throws -> Bool {
+        try await read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM site WHERE id = ?)", arguments: [id]) ?? false
         }
     }
@@ -97,10 +134,10 @@ public final class Catalog: Sendable {
     /// A version (nil `version`: the newest released one).
     public func version(
         package id: String, version given: String?, releasedOnly: Bool = true
-    ) throws
+    ) async throws
         -> RegisteredVersion?
     {
-        try pool.read { db in
+        try await read { db in
             let row: Row?
             if let given {
                 let version = try Self.storedVersion(db, package: id, given)
@@ -121,8 +158,8 @@ public final class Catalog: Sendable {
     }
 
     /// The released versions of a package, newest first.
-    public func versions(package id: String) throws -> [PackageSummary] {
-        try pool.read { db in
+    public func versions(package id: String) async throws -> [PackageSummary] {
+        try await read { db in
             try Row.fetchAll(
                 db,
                 sql:
@@ -133,8 +170,8 @@ public final class Catalog: Sendable {
     }
 
     /// Whether a blob may be downloaded: some released version holds it.
-    public func isReleasedBlob(_ sha256: String) throws -> Int64? {
-        try pool.read { db in
+    public func isReleasedBlob(_ sha256: String) async throws -> Int64? {
+        try await read { db in
             try Int64.fetchOne(
                 db, sql: "SELECT size FROM packageVersion WHERE sha256 = ? AND status = 'released' LIMIT 1",
                 arguments: [sha256])
@@ -142,39 +179,28 @@ public final class Catalog: Sendable {
     }
 
     /// Every blob the catalog records (a blob on disk that is not here is an orphan: see `trailpack admin gc`).
-    public func blobHashes() throws -> Set<String> {
-        try pool.read { db in Set(try String.fetchAll(db, sql: "SELECT sha256 FROM blob")) }
+    public func blobHashes() async throws -> Set<String> {
+        try await read { db in Set(try String.fetchAll(db, sql: "SELECT sha256 FROM blob")) }
     }
 
     // MARK: writing
 
     /// Records a blob about to be stored (before it is renamed into `blobs/`), so that no blob on
     /// disk is ever unknown to the catalog.
-    public func recordBlob(sha256: String, size: Int64) throws {
-        try pool.write { db in
+    public func recordBlob(sha256: String, size: Int64) async throws {
+        try await write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO blob (sha256, size, storedAt) VALUES (?, ?, ?)",
                 arguments: [sha256, size, Self.now()])
         }
     }
 
-    /// What registering an upload did.
-    public enum RegisterOutcome: Sendable, Equatable {
-        /// A new version was added.
-        case created
-        /// The same bytes were already registered for this version: nothing changed.
-        case unchanged
-        /// This version (or one equal to it, `1.0` = `1.0.0`) is already registered with other bytes;
-        /// versions are immutable.
-        case conflict(existingVersion: String, existingSHA256: String)
-    }
-
     /// Records an uploaded, verified package whose blob is already stored. One transaction.
     public func register(
         manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String,
         status: PublishStatus = .released
-    ) throws -> RegisterOutcome {
-        try pool.write { db in
+    ) async throws -> RegisterOutcome {
+        try await write { db in
             // Versions are unique after normalisation: 1.0 and 1.0.0 are the same version.
             if let row = try Row.fetchOne(
                 db, sql: "SELECT version, sha256 FROM packageVersion WHERE packageID = ? AND versionKey = ?",
@@ -185,7 +211,7 @@ public final class Catalog: Sendable {
                 try Self.audit(
                     db, actor: actor, action: .uploadRefused, id: manifest.id, version: manifest.version,
                     sha256: sha256,
-                    detail: "version \(existingVersion) already published with SHA-256 \(existing)")
+                    detail: Catalog.conflictDetail(existingVersion: existingVersion, existingSHA256: existing))
                 return .conflict(existingVersion: existingVersion, existingSHA256: existing)
             }
             let now = Self.now()
@@ -222,10 +248,10 @@ public final class Catalog: Sendable {
     /// returns the expected SHA-256 (nil: no such released version).
     public func confirm(
         package id: String, version given: String, sha256: String, count: Bool = true
-    ) throws
+    ) async throws
         -> Confirmation?
     {
-        try pool.write { db in
+        try await write { db in
             let version = try Self.storedVersion(db, package: id, given)
             guard
                 let expected = try String.fetchOne(
@@ -244,15 +270,8 @@ public final class Catalog: Sendable {
         }
     }
 
-    public struct Confirmations: Codable, Sendable, Equatable {
-        public var id: String
-        public var version: String
-        public var match: Int
-        public var mismatch: Int
-    }
-
-    public func confirmations() throws -> [Confirmations] {
-        try pool.read { db in
+    public func confirmations() async throws -> [Confirmations] {
+        try await read { db in
             try Row.fetchAll(
                 db,
                 sql:
@@ -265,19 +284,8 @@ public final class Catalog: Sendable {
         }
     }
 
-    public struct AuditEntry: Codable, Sendable, Equatable {
-        public var id: Int64
-        public var at: String
-        public var actor: String
-        public var action: String
-        public var packageID: String?
-        public var version: String?
-        public var sha256: String?
-        public var detail: String
-    }
-
-    public func auditLog(after: Int64 = 0, limit: Int = 100) throws -> [AuditEntry] {
-        try pool.read { db in
+    public func auditLog(after: Int64 = 0, limit: Int = 100) async throws -> [AuditEntry] {
+        try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM auditLog WHERE id > ? ORDER BY id LIMIT ?", arguments: [after, limit]
             ).map {
@@ -291,8 +299,8 @@ public final class Catalog: Sendable {
     /// Appends to the audit log (in its own transaction).
     public func audit(
         actor: String, action: Catalog.AuditAction, id: String?, version: String?, sha256: String?, detail: String = ""
-    ) throws {
-        try pool.write { db in
+    ) async throws {
+        try await write { db in
             try Self.audit(db, actor: actor, action: action, id: id, version: version, sha256: sha256, detail: detail)
         }
     }
@@ -308,13 +316,11 @@ public final class Catalog: Sendable {
     }
 
     /// Runs raw SQL (tests use it to show the audit log refuses changes): `@_spi(Testing) import TrailPackCatalog`.
-    @_spi(Testing) public func execute(_ sql: String) throws { try pool.write { db in try db.execute(sql: sql) } }
-
-    static func now() -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: Date())
+    @_spi(Testing) public func execute(_ sql: String) async throws {
+        try await write { db in try db.execute(sql: sql) }
     }
+
+    static func now() -> String { Catalog.timestamp() }
 
     /// The version as the catalog stores it: `version` itself when stored so, else the one stored
     /// version equal to it after normalisation (`1.0` names `1.0.0`), else `version` unchanged (then
@@ -335,8 +341,8 @@ public final class Catalog: Sendable {
 
     /// The version as the catalog stores it (see `storedVersion`), or nil when no version of
     /// `package` equals it.
-    public func storedVersion(package id: String, version: String) throws -> String? {
-        try pool.read { db in
+    public func storedVersion(package id: String, version: String) async throws -> String? {
+        try await read { db in
             let stored = try Self.storedVersion(db, package: id, version)
             return try Bool.fetchOne(
                 db, sql: "SELECT EXISTS(SELECT 1 FROM packageVersion WHERE packageID = ? AND version = ?)",
@@ -344,11 +350,6 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// A text key that sorts versions numerically: `1.10` → `000000001.000000010.000000000.000000000`.
-    static func versionKey(_ version: String) -> String {
-        let parts = PackageVersion(version)?.components ?? []
-        let padded = parts + Array(repeating: 0, count: max(0, 4 - parts.count))
-        return padded.map { String(repeating: "0", count: max(0, 9 - String($0).count)) + String($0) }.joined(
-            separator: ".")
-    }
+    /// A text key that sorts versions numerically (see ``Catalog/versionKey(_:)``).
+    static func versionKey(_ version: String) -> String { Catalog.versionKey(version) }
 }

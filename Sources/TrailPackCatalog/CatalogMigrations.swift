@@ -1,8 +1,9 @@
 import GRDB
+import TrailPackCatalogModel
 
 /// The catalog's schema, as the migrations that make it, in order. A migration, once released, is
 /// never changed: a database records the identifiers of those it ran, and runs only the new ones.
-extension Catalog {
+extension SQLiteCatalog {
     static var migrator: DatabaseMigrator {
         var m = DatabaseMigrator()
         m.registerMigration("v1") { db in
@@ -82,6 +83,23 @@ extension Catalog {
             // What a version was before it was taken out of service as damaged, so that the intact
             // bytes brought back (`admin restore`, or the same upload again) return it to that state.
             try db.execute(sql: "ALTER TABLE packageVersion ADD COLUMN statusBeforeDamage TEXT")
+        }
+        m.registerMigration("v7-shared-state") { db in
+            // What every server sharing a catalog must agree on, kept here rather than in one
+            // server's memory: the panel's sessions (by the SHA-256 of their id), their notes for the
+            // next page, the sign-in throttle's failures, and the confirmations' counting windows.
+            try db.execute(
+                sql: """
+                    CREATE TABLE panelSession (idHash TEXT PRIMARY KEY NOT NULL, userName TEXT NOT NULL, csrfToken TEXT NOT NULL,
+                                               credential TEXT NOT NULL, created REAL NOT NULL, lastSeen REAL NOT NULL);
+                    CREATE INDEX panelSessionUser ON panelSession(userName);
+                    CREATE TABLE panelSessionNote (idHash TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
+                                                   PRIMARY KEY (idHash, kind));
+                    CREATE TABLE signInFailure (key TEXT NOT NULL, at REAL NOT NULL);
+                    CREATE INDEX signInFailureKey ON signInFailure(key, at);
+                    CREATE TABLE confirmationSeen (download TEXT PRIMARY KEY NOT NULL, at REAL NOT NULL);
+                    CREATE TABLE confirmationWindow (address TEXT PRIMARY KEY NOT NULL, start REAL NOT NULL, count INTEGER NOT NULL);
+                    """)
         }
         return m
     }

@@ -96,8 +96,8 @@ public struct PackageLibrary: Sendable {
         }
         let file = entry.id + "/" + entry.version + ".zip"
         do {
-            try FileIO.rename(partial, to: folder + "/" + file)
-            try FileIO.syncFolder(dir)
+            try FileOperations.rename(partial, to: folder + "/" + file)
+            try FileOperations.syncFolder(dir)
         } catch { throw ClientError(error) }
         var highest = entry.version
         if let previous, let a = PackageVersion(previous.highestVersion), let b = PackageVersion(entry.version), b < a {

@@ -166,7 +166,7 @@ public struct PackageUpdater: Sendable {
         // 5. The new file: the manifest's bytes, reused entries, fetched runs, the directory.
         let out: FileDescriptor
         do {
-            out = try FileIO.open(
+            out = try FileOperations.open(
                 output, .readWrite, options: [.create, .truncate, .noFollow],
                 permissions: [.ownerReadWrite, .groupRead, .otherRead])
         } catch { throw UpdateRefusal(reason: "cannot write '\(output)': \(error)") }
@@ -323,7 +323,7 @@ public struct PackageUpdater: Sendable {
 
     static func write(_ file: FileDescriptor, _ bytes: [UInt8], at offset: Int64, path: String) throws(UpdateRefusal) {
         do {
-            try FileIO.typed {
+            try FileOperations.typed {
                 try bytes.withUnsafeBytes { try file.writeAll(toAbsoluteOffset: offset, $0, path: path) }
             }
         } catch { throw UpdateRefusal(reason: "cannot write '\(path)': \(error)") }
@@ -468,7 +468,7 @@ final class RangeSink: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         case .memory: lock.withLock { memory += data }
         case .file(let file, let path):
             do {
-                try FileIO.typed {
+                try FileOperations.typed {
                     try data.withUnsafeBytes {
                         try file.writeAll(toAbsoluteOffset: range.lowerBound + at, $0, path: path)
                     }

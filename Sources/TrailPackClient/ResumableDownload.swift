@@ -156,7 +156,7 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         onHeaders: @escaping @Sendable (_ etag: String?, _ reprDigest: String?) -> Void
     ) throws(ClientError) {
         do {
-            file = try FileIO.open(
+            file = try FileOperations.open(
                 path, .writeOnly, options: [.create, .noFollow],
                 permissions: [.ownerReadWrite, .groupRead, .otherRead],
                 failure: "cannot write '\(path)'")
@@ -238,7 +238,9 @@ final class DownloadSink: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             return
         }
         do throws(FileIOError) {
-            try FileIO.typed { try data.withUnsafeBytes { try file.writeAll(toAbsoluteOffset: at, $0, path: path) } }
+            try FileOperations.typed {
+                try data.withUnsafeBytes { try file.writeAll(toAbsoluteOffset: at, $0, path: path) }
+            }
         } catch {
             fail(ClientError(error))
             dataTask.cancel()

@@ -66,7 +66,7 @@ public enum FileHashing {
     static func forEachChunk(
         ofFileAt path: String, buffer: UnsafeMutableRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void
     ) throws(FileIOError) -> Int64 {
-        let file = try FileIO.openRegularFile(path)
+        let file = try FileOperations.openRegularFile(path)
         defer { try? file.descriptor.close() }
         if file.status.size > Int64(buffer.count) { file.descriptor.adviseSequential() }
         return try forEachChunk(of: file.descriptor, name: path, buffer: buffer, body)

@@ -37,11 +37,11 @@ public final class AtomicFile {
     )
         throws(FileIOError)
     {
-        let folder = FileIO.folder(of: destination)
-        let name = FileIO.fileName(of: destination)
+        let folder = FileOperations.folder(of: destination)
+        let name = FileOperations.fileName(of: destination)
         Self.removeStale(folder: folder, name: name)
         let temporaryPath = "\(folder)/.\(name).\(getpid()).trailpack-tmp"
-        let fd = try FileIO.open(
+        let fd = try FileOperations.open(
             temporaryPath, .writeOnly, options: [.create, .truncate], permissions: permissions,
             failure: "cannot create '\(temporaryPath)'")
         InterruptCleanup.register(temporaryPath)
@@ -67,7 +67,7 @@ public final class AtomicFile {
 
     /// Appends `bytes`.
     public func write(_ bytes: [UInt8]) throws(FileIOError) {
-        try FileIO.typed { try bytes.withUnsafeBytes { try write($0) } }
+        try FileOperations.typed { try bytes.withUnsafeBytes { try write($0) } }
     }
 
     /// Flushes the file's bytes to disk (before ``moveIntoPlace()``: a rename that reaches the disk
@@ -80,7 +80,7 @@ public final class AtomicFile {
     /// files flushes it once (``FileIO/syncFolder(_:)``); ``commit()`` does all three steps.
     public func moveIntoPlace() throws(FileIOError) {
         precondition(state == .writing, "AtomicFile moved twice or after discard")
-        try FileIO.rename(temporaryPath, to: destination)
+        try FileOperations.rename(temporaryPath, to: destination)
         state = .moved
         InterruptCleanup.unregister(temporaryPath)
         try? descriptor.close()
@@ -90,7 +90,7 @@ public final class AtomicFile {
     public func commit() throws(FileIOError) {
         try flush()
         try moveIntoPlace()
-        try FileIO.syncFolder(FileIO.folder(of: destination))
+        try FileOperations.syncFolder(FileOperations.folder(of: destination))
     }
 
     /// Closes and removes the temporary file unless it was moved into place. Called when the

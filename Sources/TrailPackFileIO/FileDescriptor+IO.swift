@@ -21,7 +21,7 @@ extension FileDescriptor {
             do {
                 n = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]))
             } catch {
-                throw FileIOError.system("read", FileIO.thrown(error), "cannot read '\(path)'", path: path)
+                throw FileIOError.system("read", FileOperations.thrown(error), "cannot read '\(path)'", path: path)
             }
             if n == 0 { break }
             done += n
@@ -45,7 +45,8 @@ extension FileDescriptor {
                     into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]))
             } catch {
                 throw FileIOError.system(
-                    "pread", FileIO.thrown(error), "cannot read '\(path)' at byte \(offset + Int64(done))", path: path)
+                    "pread", FileOperations.thrown(error), "cannot read '\(path)' at byte \(offset + Int64(done))",
+                    path: path)
             }
             if n == 0 { break }
             done += n
@@ -58,7 +59,7 @@ extension FileDescriptor {
         do {
             _ = try writeAll(bytes)
         } catch {
-            throw FileIOError.system("write", FileIO.thrown(error), "cannot write '\(path)'", path: path)
+            throw FileIOError.system("write", FileOperations.thrown(error), "cannot write '\(path)'", path: path)
         }
     }
 
@@ -71,7 +72,7 @@ extension FileDescriptor {
             _ = try writeAll(toAbsoluteOffset: offset, bytes)
         } catch {
             throw FileIOError.system(
-                "pwrite", FileIO.thrown(error), "cannot write '\(path)' at byte \(offset)", path: path)
+                "pwrite", FileOperations.thrown(error), "cannot write '\(path)' at byte \(offset)", path: path)
         }
     }
 
@@ -103,7 +104,7 @@ extension FileDescriptor {
     /// Cuts (or extends) the file to `size` bytes. The corresponding C function is `ftruncate`.
     public func resize(to size: Int64, path: String) throws(FileIOError) {
         do { try resize(to: size) } catch {
-            throw FileIOError.system("ftruncate", FileIO.thrown(error), "cannot resize '\(path)'", path: path)
+            throw FileIOError.system("ftruncate", FileOperations.thrown(error), "cannot resize '\(path)'", path: path)
         }
     }
 

@@ -39,7 +39,7 @@ public final class FolderHandle: Sendable {
     /// The folder `root` (a path the program made: the data folder's drafts), then each of
     /// `components` inside the previous one, none of them followed if it is a link.
     public static func open(_ root: String, beneath components: [String] = []) throws(FileIOError) -> FolderHandle {
-        let fd = try FileIO.open(root, .readOnly, options: [.directory])
+        let fd = try FileOperations.open(root, .readOnly, options: [.directory])
         var handle = FolderHandle(descriptor: fd, path: root)
         for component in components { handle = try handle.folder(component) }
         return handle

@@ -48,10 +48,10 @@ public final class MapFile: MapSource, Sendable {
     public let size: Int64
     private let descriptor: FileDescriptor
 
-    /// Opens `path`, refusing anything but a regular file (``FileIO/openRegularFile(_:)``).
+    /// Opens `path`, refusing anything but a regular file (``FileOperations/openRegularFile(_:)``).
     public init(path: String) throws(MapError) {
         let file: RegularFile
-        do { file = try FileIO.openRegularFile(path) } catch { throw MapError(error) }
+        do { file = try FileOperations.openRegularFile(path) } catch { throw MapError(error) }
         self.path = path
         self.descriptor = file.descriptor
         self.size = file.status.size

@@ -34,7 +34,7 @@ public final class PMTilesWriter {
         let folder = url.deletingLastPathComponent().path
         self.dataPath = folder + "/." + url.lastPathComponent + ".tiles-\(getpid()).trailpack-tmp"
         do {
-            self.data = try FileIO.open(
+            self.data = try FileOperations.open(
                 dataPath, .readWrite, options: [.create, .exclusiveCreate], permissions: .ownerReadWrite,
                 failure: "cannot write in '\(folder)'")
         } catch { throw MapError(error) }
@@ -94,7 +94,7 @@ public final class PMTilesWriter {
 
     private func writeAll(_ bytes: [UInt8], at offset: UInt64) throws(MapError) {
         do throws(FileIOError) {
-            try FileIO.typed {
+            try FileOperations.typed {
                 try bytes.withUnsafeBytes { try data.writeAll(toAbsoluteOffset: Int64(offset), $0, path: dataPath) }
             }
         } catch { throw MapError(error) }
@@ -103,7 +103,7 @@ public final class PMTilesWriter {
     /// Reads the tile data back from `offset` into `buffer`; returns how many bytes it read.
     private func readBack(into buffer: inout [UInt8], at offset: UInt64) throws(MapError) -> Int {
         do throws(FileIOError) {
-            return try FileIO.typed {
+            return try FileOperations.typed {
                 try buffer.withUnsafeMutableBytes {
                     try data.readFully(fromAbsoluteOffset: Int64(offset), into: $0, path: dataPath)
                 }
@@ -160,7 +160,7 @@ public final class PMTilesWriter {
             var offset: UInt64 = 0
             while offset < dataLength {
                 let want = Int(min(UInt64(buffer.count), dataLength - offset))
-                let n = try FileIO.typed {
+                let n = try FileOperations.typed {
                     try buffer.withUnsafeMutableBytes {
                         try data.readFully(
                             fromAbsoluteOffset: Int64(offset),
@@ -172,7 +172,7 @@ public final class PMTilesWriter {
                         code: .io, message: "cannot read back '\(dataPath)': it is shorter than written", path: dataPath
                     )
                 }
-                try FileIO.typed {
+                try FileOperations.typed {
                     try buffer.withUnsafeBytes { try out.write(UnsafeRawBufferPointer(rebasing: $0[0..<want])) }
                 }
                 offset += UInt64(want)

@@ -1,24 +1,75 @@
 import Foundation
 import Synchronization
 import TrailPackBuilder
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackFileIO
 
 /// Tours being edited in the panel, stored as tour folders in exactly the layout `trailpack build`
-/// reads: `<data>/drafts/<site>/<tour>/tour.json`, `waypoints/NN-slug/waypoint.json` and the stops'
-/// files. One actor serializes every change, each JSON file is replaced atomically, and a save names
-/// the revision it was made from: a save from an older revision is a conflict, never a lost edit.
+/// reads: `<folder>/drafts/<site>/<tour>/tour.json`, `waypoints/NN-slug/waypoint.json` and the
+/// stops' files. Each JSON file is replaced atomically, and a save names the revision it was made
+/// from (a digest of the folder's listing: names, sizes, modification times): a save from an older
+/// revision is a conflict, never a lost edit.
 ///
-/// A stop the ranger removes is moved to `<data>/drafts-removed/`, never deleted.
-public actor DraftStore {
+/// One draft changes at a time and different drafts at once: a change holds the draft's lock —
+/// in this process (waiting without a thread), then across processes (`flock` on
+/// `<site>/.<tour>.lock`, so several servers sharing the folder on a network file system with
+/// locks, such as NFSv4 or CephFS, meet the same conflict) — and runs on the blocking pool. Only
+/// the files that changed are written (and flushed).
+///
+/// A stop the ranger removes is moved to `<folder>/drafts-removed/`, never deleted.
+public final class DraftStore: Sendable {
     public let root: String
     /// What ``list(sites:)`` last read of each draft folder, by site and folder name.
-    private nonisolated let listed = Mutex<[String: [String: ListedDraft]]>([:])
+    private let listed = Mutex<[String: [String: ListedDraft]]>([:])
     public let removedRoot: String
+    /// Where file work runs (it blocks: fsyncs, renames).
+    let pool: BlockingPool
+    private let locks = KeyedLocks<Key>()
 
-    public init(dataFolder: String) {
+    /// The drafts in `dataFolder/drafts` (the server's data folder, or a folder several servers share).
+    public init(dataFolder: String, pool: BlockingPool) {
         root = dataFolder + "/drafts"
         removedRoot = dataFolder + "/drafts-removed"
+        self.pool = pool
+    }
+
+    /// Runs `body` holding the draft's lock (this process's, then the folder's `flock`), on the pool.
+    func locked<T: Sendable>(
+        _ key: Key, _ body: @escaping @Sendable () throws(PanelError) -> T
+    ) async throws(PanelError) -> T {
+        await locks.lock(key)
+        defer { locks.unlock(key) }
+        let lockPath = "\(root)/\(key.site)/.\(key.tour).lock"
+        do {
+            return try await pool.run { () throws -> T in
+                try? FileManager.default.createDirectory(
+                    atPath: "\(self.root)/\(key.site)", withIntermediateDirectories: true)
+                let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+                guard fd >= 0 else {
+                    throw PanelError(
+                        code: .internal,
+                        message: "cannot open the draft's lock file (\(String(cString: strerror(errno))))")
+                }
+                defer { close(fd) }
+                while flock(fd, LOCK_EX) != 0 {
+                    guard errno == EINTR else {
+                        throw PanelError(
+                            code: .internal, message: "cannot lock the draft (\(String(cString: strerror(errno))))")
+                    }
+                }
+                defer { flock(fd, LOCK_UN) }
+                return try body()
+            }
+        } catch let error as PanelError {
+            throw error
+        } catch {
+            throw PanelError(
+                code: .busy,
+                message:
+                    "The server is busy right now and could not do this; nothing was changed. Wait a few seconds and try again.",
+                cause: error)
+        }
     }
 
     public struct Key: Sendable, Hashable {
@@ -41,11 +92,11 @@ public actor DraftStore {
         public var modified: Date
     }
 
-    public nonisolated func folder(_ key: Key) -> String { "\(root)/\(key.site)/\(key.tour)" }
+    public func folder(_ key: Key) -> String { "\(root)/\(key.site)/\(key.tour)" }
 
     /// The bytes the drafts of `site` hold on disk (every regular file under `drafts/<site>/`, links
     /// not followed), for the quota. Reads the folders: call it off the event loop.
-    public nonisolated func usage(site: String) -> Int64 {
+    public func usage(site: String) -> Int64 {
         guard Slug.isValid(site) else { return 0 }
         var total: Int64 = 0
         func walk(_ path: String, depth: Int) {
@@ -69,14 +120,23 @@ public actor DraftStore {
 
     /// Removes what an interrupted panel left in the drafts — only the panel's own temporary
     /// names: `.upload-<UUID>` files in stop folders and `.import-<UUID>` folders beside the drafts.
-    /// Run at start-up, before any request. Returns what was removed.
-    public nonisolated func removeInterrupted() -> [String] {
+    /// Run at start-up, before any request. Returns what was removed. With `olderThan` (drafts
+    /// another server shares, whose uploads may be under way now), only what has not changed for
+    /// that long.
+    public func removeInterrupted(olderThan age: TimeInterval? = nil) -> [String] {
         var removed: [String] = []
         let fm = FileManager.default
+        let limit = Date().timeIntervalSince1970 - (age ?? 0)
         func isOurs(_ name: String, prefix: String) -> Bool {
             name.hasPrefix(prefix) && UUID(uuidString: String(name.dropFirst(prefix.count))) != nil
         }
-        for name in (try? fm.contentsOfDirectory(atPath: root)) ?? [] where isOurs(name, prefix: ".import-") {
+        func isOld(_ path: String) -> Bool {
+            guard age != nil else { return true }
+            var info = stat()
+            return lstat(path, &info) == 0 && Double(info.st_mtim.tv_sec) < limit
+        }
+        for name in (try? fm.contentsOfDirectory(atPath: root)) ?? []
+        where isOurs(name, prefix: ".import-") && isOld(root + "/" + name) {
             if (try? fm.removeItem(atPath: root + "/" + name)) != nil { removed.append(root + "/" + name) }
         }
         for site in Self.names(in: root) where Slug.isValid(site) {
@@ -86,7 +146,7 @@ public actor DraftStore {
                     guard let folder = try? FolderHandle.open(root, beneath: [site, tour, "waypoints", stop]),
                         let names = try? folder.names()
                     else { continue }
-                    for name in names where isOurs(name, prefix: ".upload-") {
+                    for name in names where isOurs(name, prefix: ".upload-") && isOld(folder.path + "/" + name) {
                         guard case .file? = try? folder.kind(name) else { continue }
                         if (try? folder.removeFile(name)) != nil { removed.append(folder.path + "/" + name) }
                     }
@@ -102,7 +162,7 @@ public actor DraftStore {
     /// 10,000 drafts costs two `stat`s each, not a JSON parse and a folder listing. Any change to the
     /// folder — by this instance, another one sharing the folder, or by hand — changes a stamp. Reads
     /// files only: call it off the event loop.
-    public nonisolated func list(sites: [String]) -> [Summary] {
+    public func list(sites: [String]) -> [Summary] {
         var out: [Summary] = []
         for site in sites.sorted() {
             // One open folder per site: each draft's two stamps are looked up relative to it (`fstatat`),
@@ -169,7 +229,7 @@ public actor DraftStore {
     }
 
     /// Reads a draft's name, version and stop count from its folder.
-    private nonisolated static func read(_ path: String, key: Key) -> ListedDraft {
+    private static func read(_ path: String, key: Key) -> ListedDraft {
         var name = key.tour, version = ""
         if let data = FileManager.default.contents(atPath: path + "/tour.json"),
             let doc = try? JSONParser.parse(Array(data))
@@ -189,7 +249,7 @@ public actor DraftStore {
         return ListedDraft(key: key, name: name, version: version, stops: Self.names(in: path + "/waypoints").count)
     }
 
-    private nonisolated static func names(in folder: String) -> [String] {
+    private static func names(in folder: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }
     }
 
@@ -207,7 +267,11 @@ public actor DraftStore {
     /// The draft and its revision. A draft whose `waypoint.json` names a file that is not a
     /// ``StopFileName`` (`../catalog.sqlite`) is refused whole, naming the stop and the name: no
     /// page or action of the panel ever holds such a name.
-    public func load(_ key: Key) throws(PanelError) -> Snapshot {
+    public func load(_ key: Key) async throws(PanelError) -> Snapshot {
+        try await locked(key) { () throws(PanelError) in try self.read(key) }
+    }
+
+    private func read(_ key: Key) throws(PanelError) -> Snapshot {
         guard exists(key) else { throw .notFound }
         let snapshot: Snapshot
         do {
@@ -229,7 +293,11 @@ public actor DraftStore {
     public func revision(_ key: Key) -> String { TourDraft.revision(folder: folder(key)) }
 
     /// Creates a draft named by `tour` in `site`; refuses a name in use.
-    public func create(_ key: Key, draft: TourDraft) throws(PanelError) -> String {
+    public func create(_ key: Key, draft: TourDraft) async throws(PanelError) -> String {
+        try await locked(key) { () throws(PanelError) in try self.make(key, draft: draft) }
+    }
+
+    private func make(_ key: Key, draft: TourDraft) throws(PanelError) -> String {
         guard !FileManager.default.fileExists(atPath: folder(key)) else {
             throw PanelError(
                 code: .conflict,
@@ -264,28 +332,32 @@ public actor DraftStore {
     }
 
     /// The inode of a draft's folder (to tell it from another made at the same path later).
-    public nonisolated func folderInode(_ key: Key) -> ino_t? {
+    public func folderInode(_ key: Key) -> ino_t? {
         var info = stat()
         return lstat(folder(key), &info) == 0 ? info.st_ino : nil
     }
 
     /// Saves `draft` if the folder is still at `revision`; returns the new revision.
-    public func save(_ key: Key, draft: TourDraft, revision: String) throws(PanelError) -> String {
-        guard exists(key) else { throw .notFound }
-        guard TourDraft.revision(folder: folder(key)) == revision else { throw .conflict }
-        return try write(key, draft: draft)
+    public func save(_ key: Key, draft: TourDraft, revision: String) async throws(PanelError) -> String {
+        try await locked(key) { () throws(PanelError) in
+            guard self.exists(key) else { throw .notFound }
+            guard TourDraft.revision(folder: self.folder(key)) == revision else { throw .conflict }
+            return try self.write(key, draft: draft)
+        }
     }
 
     /// Runs `change` on the current draft and saves it, if the folder is still at `revision`.
     @discardableResult
     public func update(
-        _ key: Key, revision: String?, _ change: @Sendable (inout TourDraft) throws(PanelError) -> Void
-    ) throws(PanelError) -> Snapshot {
-        var snapshot = try load(key)
-        if let revision { guard snapshot.revision == revision else { throw .conflict } }
-        try change(&snapshot.draft)
-        snapshot.revision = try write(key, draft: snapshot.draft)
-        return snapshot
+        _ key: Key, revision: String?, _ change: @escaping @Sendable (inout TourDraft) throws(PanelError) -> Void
+    ) async throws(PanelError) -> Snapshot {
+        try await locked(key) { () throws(PanelError) in
+            var snapshot = try self.read(key)
+            if let revision { guard snapshot.revision == revision else { throw .conflict } }
+            try change(&snapshot.draft)
+            snapshot.revision = try self.write(key, draft: snapshot.draft)
+            return snapshot
+        }
     }
 
     /// Writes every stop folder (renamed to its number and slug), each `waypoint.json` and `tour.json`.
@@ -296,7 +368,9 @@ public actor DraftStore {
         do {
             // Stops no longer in the draft: moved aside, kept.
             let kept = Set(draft.stops.compactMap(\.folder))
+            var movedAside = false
             for name in Self.names(in: waypoints) where !kept.contains(name) {
+                movedAside = true
                 let aside = "\(removedRoot)/\(key.site)/\(key.tour)"
                 try fm.createDirectory(atPath: aside, withIntermediateDirectories: true)
                 try Self.rename(
@@ -318,12 +392,15 @@ public actor DraftStore {
                 } else if stop.folder == nil {
                     try fm.createDirectory(atPath: waypoints + "/" + target, withIntermediateDirectories: true)
                 }
-                try AtomicFile.write(
+                try Self.writeIfChanged(
                     JSONWriter.bytes(draft.waypointJSON(stop)),
                     to: "\(waypoints)/\(target)/\(TourSource.waypointFileName)")
             }
-            try FileIO.syncFolder(waypoints)
-            try AtomicFile.write(JSONWriter.bytes(draft.tourJSON), to: base + "/" + TourSource.tourFileName)
+            // Only a renamed, added or removed stop changes the stops' folder itself.
+            if !staged.isEmpty || draft.stops.contains(where: { $0.folder == nil }) || movedAside {
+                try FileOperations.syncFolder(waypoints)
+            }
+            try Self.writeIfChanged(JSONWriter.bytes(draft.tourJSON), to: base + "/" + TourSource.tourFileName)
         } catch let failure as PanelError {
             throw failure
         } catch {
@@ -334,19 +411,25 @@ public actor DraftStore {
         return TourDraft.revision(folder: base)
     }
 
+    /// Replaces `path` atomically (written, flushed, renamed) unless it holds exactly `bytes`: an
+    /// unchanged stop is neither written nor flushed again, so a save costs what it changed.
+    private static func writeIfChanged(_ bytes: [UInt8], to path: String) throws {
+        if let current = try? FileOperations.readAll(path, limit: bytes.count + 1), current == bytes { return }
+        try AtomicFile.write(bytes, to: path)
+    }
+
     private static func rename(_ from: String, _ to: String) throws(PanelError) {
-        do { try FileIO.rename(from, to: to) } catch { throw PanelError(error) }
+        do { try FileOperations.rename(from, to: to) } catch { throw PanelError(error) }
     }
 
     /// The folder of stop `index` (after a load), for its files.
-    public nonisolated func stopFolder(_ key: Key, draft: TourDraft, index: Int) -> String {
+    public func stopFolder(_ key: Key, draft: TourDraft, index: Int) -> String {
         folder(key) + "/waypoints/" + (draft.stops[index].folder ?? draft.folderName(at: index))
     }
 
     /// The folder of stop `index` (after a load), opened from the drafts root one folder at a time
     /// without following links: the stop's files are named inside it and nowhere else.
-    public nonisolated func openStopFolder(_ key: Key, draft: TourDraft, index: Int) throws(PanelError) -> FolderHandle
-    {
+    public func openStopFolder(_ key: Key, draft: TourDraft, index: Int) throws(PanelError) -> FolderHandle {
         let stop = draft.stops[index].folder ?? draft.folderName(at: index)
         do { return try FolderHandle.open(root, beneath: [key.site, key.tour, "waypoints", stop]) } catch {
             throw PanelError(error, "cannot open the folder of stop \(index + 1): \(error.message)")
@@ -355,7 +438,11 @@ public actor DraftStore {
 
     /// Moves the stop's file `name` in `folder` aside (to `drafts-removed/<site>/<tour>/`), never
     /// deleting it; the move is made by descriptors (`renameat`), so only that folder's own entry moves.
-    public func setAside(_ key: Key, from folder: FolderHandle, name: StopFileName) throws(PanelError) {
+    public func setAside(_ key: Key, from folder: FolderHandle, name: StopFileName) async throws(PanelError) {
+        try await locked(key) { () throws(PanelError) in try self.moveAside(key, from: folder, name: name) }
+    }
+
+    private func moveAside(_ key: Key, from folder: FolderHandle, name: StopFileName) throws(PanelError) {
         do {
             try FileManager.default.createDirectory(atPath: removedRoot, withIntermediateDirectories: true)
         } catch {
@@ -386,7 +473,11 @@ public actor DraftStore {
     }
 
     /// Moves a whole draft folder aside (to `drafts-removed/`), never deleting it.
-    public func setAside(_ key: Key, path: String) throws(PanelError) {
+    public func setAside(_ key: Key, path: String) async throws(PanelError) {
+        try await locked(key) { () throws(PanelError) in try self.moveAside(key, path: path) }
+    }
+
+    private func moveAside(_ key: Key, path: String) throws(PanelError) {
         let aside = "\(removedRoot)/\(key.site)/\(key.tour)"
         do { try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true) } catch {
             throw PanelError(

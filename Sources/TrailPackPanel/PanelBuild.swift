@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Synchronization
 import TrailPackBuilder
-import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackServer
 
@@ -32,7 +32,7 @@ extension PanelController {
             )
         }
         defer { builds.end(key.path) }
-        let outcome = try await server.blocking { _ in try TourBuilder.plan(folder, progress: progress) }
+        let outcome = try await server.blocking { try TourBuilder.plan(folder, progress: progress) }
         let placed = PanelFinding.place(outcome.findings, draft: draft)
         guard let plan = outcome.plan else {
             var response = try page(
@@ -44,8 +44,8 @@ extension PanelController {
             response.status = .unprocessableContent
             return response
         }
-        let temp = try server.store.temporaryFolder()
-        let output = temp + "/" + BlobStore.uploadFileName
+        let temp = try server.folder.temporaryFolder()
+        let output = temp + "/" + BlobNames.uploadFileName
         defer {
             // Ours: the package (moved into the store when accepted), its checksum file, the folder.
             unlink(output)
@@ -53,7 +53,7 @@ extension PanelController {
             rmdir(temp)
         }
         let timestamp = try TourBuilder.timestamp()
-        _ = try await server.blocking { _ in
+        _ = try await server.blocking {
             try TourBuilder.write(plan, to: output, timestamp: timestamp, progress: progress)
         }
         builds.stage(key.path, "checking the package and scanning it for malware, as every upload is")
@@ -104,7 +104,7 @@ extension PanelController {
         let draft = try await drafts.load(key).draft
         // Judged on the stored package (what reviewers approve), not on the draft, which may have changed since.
         guard
-            let manifestText = try await server.catalogStore.version(
+            let manifestText = try await server.catalog.version(
                 package: draft.id, version: version, releasedOnly: false)?.manifest,
             let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest
         else {
@@ -120,7 +120,7 @@ extension PanelController {
                     "review cannot be requested yet: \(list). Add the missing texts on each stop's page (or, if a text truly cannot be given, write why in the stop's accessibility waiver, which reviewers see), build again and request review"
             )
         }
-        let outcome = try await server.catalogStore.apply(
+        let outcome = try await server.catalog.apply(
             .start, package: draft.id, version: version, by: visitor.user, required: server.configuration.approvals,
             signature: nil)
         let message: String

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import TrailPackCatalogModel
 
 /// Every state-changing panel request (POST, PUT, PATCH, DELETE) needs a live session and its CSRF token:
 /// in the `X-CSRF-Token` header (fetch), the `_csrf` field of a urlencoded form, or `?_csrf=` on a multipart
@@ -24,7 +25,7 @@ struct PanelCSRFMiddleware<Context: RequestContext>: RouterMiddleware {
             let body = try await request.collectBody(upTo: Self.maxFormBytes)
             token = PanelCookies.formField("_csrf", in: String(buffer: body))
         }
-        guard await sessions.checkCSRF(id: id, token: token) else { throw Self.refused }
+        guard try await sessions.checkCSRF(id: id, token: token) else { throw Self.refused }
         return try await next(request, context)
     }
 

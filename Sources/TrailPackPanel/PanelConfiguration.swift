@@ -18,6 +18,9 @@ public struct PanelConfiguration: Sendable {
     /// The most the drafts of one site may hold on disk (`--draft-quota-mb`; 10 GiB by default):
     /// an import or upload that would pass it is refused before it is written.
     public var draftQuotaBytes: Int64 = 10 << 30
+    /// A folder several servers share for the drafts (`drafts/`, `drafts-removed/` inside it), on a
+    /// file system with locks (NFSv4, CephFS, …); nil: the server's own data folder.
+    public var draftsFolder: String?
 
     public static let defaultWebAssets = "/usr/share/javascript"
 

@@ -4,7 +4,7 @@ import Hummingbird
 import Mustache
 import NIOCore
 import TrailPackBuilder
-import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackServer
@@ -22,9 +22,9 @@ public struct PanelController: Sendable {
     let reports = PanelReports()
     let fileIO = FileIO()
     public let drafts: DraftStore
-    /// The signed-in sessions (in memory) and the sign-in throttle.
-    public let sessions = PanelSessions()
-    public let loginThrottle = LoginThrottle()
+    /// The signed-in sessions and the sign-in throttle, both kept in the catalog (shared by every server).
+    public let sessions: PanelSessions
+    public let loginThrottle: LoginThrottle
 
     /// Fails only with settings the panel cannot use, naming the option and the fix.
     public init(configuration: PanelConfiguration, server: TrailPackServer) throws {
@@ -32,9 +32,12 @@ public struct PanelController: Sendable {
         guard problems.isEmpty else { throw PanelError(message: problems.joined(separator: "; ")) }
         self.configuration = configuration
         self.server = server
-        self.drafts = DraftStore(dataFolder: server.folder.root)
+        self.sessions = PanelSessions(catalog: server.catalog)
+        self.loginThrottle = LoginThrottle(catalog: server.catalog)
+        self.drafts = DraftStore(dataFolder: configuration.draftsFolder ?? server.folder.root, pool: server.pool)
         self.library = try PanelPages.library()
-        for path in drafts.removeInterrupted() {
+        // Drafts another server shares may have uploads under way: only what a day left untouched goes.
+        for path in drafts.removeInterrupted(olderThan: configuration.draftsFolder == nil ? nil : 86_400) {
             server.logger.notice("panel: removed an interrupted upload", metadata: ["path": "\(path)"])
         }
     }
@@ -113,7 +116,7 @@ public struct PanelController: Sendable {
         // State-changing routes: each behind the CSRF check.
         let guarded = panel.group().add(middleware: PanelCSRFMiddleware<AppRequestContext>(sessions: sessions))
         guarded.post("/logout") { request, _ in
-            if let id = PanelCookies.sessionID(request.headers[.cookie]) { await sessions.end(id: id) }
+            if let id = PanelCookies.sessionID(request.headers[.cookie]) { try await sessions.end(id: id) }
             return Response(
                 status: .seeOther,
                 headers: [
@@ -190,22 +193,23 @@ public struct PanelController: Sendable {
     }
 
     func visitor(_ request: Request) async throws -> Visitor? {
-        guard let id = PanelCookies.sessionID(request.headers[.cookie]), let session = await sessions.session(id: id)
+        guard let id = PanelCookies.sessionID(request.headers[.cookie]),
+            let session = try await sessions.session(id: id)
         else { return nil }
         let name = session.user
-        let record = try await server.blocking { try $0.catalog.signInRecord(name: name) }
+        let record = try await server.catalog.signInRecord(name: name)
         // A removed user, or one whose password changed since this session began, is signed out.
         guard let record, Self.credential(record.passwordHash) == session.credential else {
-            await sessions.endAll(user: name)
+            try await sessions.endAll(user: name)
             return nil
         }
         let user = record.user
         // A site added without a name yet (its first release names it) goes by its id meanwhile.
-        let sites = try await server.blocking { try $0.catalog.workableSites(for: user) }
+        let sites = try await server.catalog.workableSites(for: user)
             .map { (id: $0.id, name: $0.name.isEmpty ? $0.id : $0.name) }
         var visitor = Visitor(session: session, user: user, sites: sites)
         if user.role != .publisher {
-            visitor.reviewCount = try await server.blocking { try $0.catalog.waitingCount(for: user.name) }
+            visitor.reviewCount = try await server.catalog.waitingCount(for: user.name)
         }
         return visitor
     }
@@ -251,7 +255,7 @@ public struct PanelController: Sendable {
         let name = form.text("name"), password = form["password"] ?? ""
         let address = context.remoteAddress?.ipAddress ?? "local"
         let attempt: LoginThrottle.Attempt
-        switch await loginThrottle.begin(address: address, name: name) {
+        switch try await loginThrottle.begin(address: address, name: name) {
         case .wait(let seconds):
             var page = try await loginPage(
                 request,
@@ -262,11 +266,11 @@ public struct PanelController: Sendable {
             return page
         case .allowed(let allowed): attempt = allowed
         }
-        let record = name.isEmpty ? nil : try await server.blocking { try $0.catalog.signInRecord(name: name) }
+        let record = name.isEmpty ? nil : try await server.catalog.signInRecord(name: name)
         // Hashed even for an unknown user, so the answer's time does not tell which names exist; on
         // the catalog's threads, never the cooperative pool (scrypt takes a while on purpose).
         let stored = record?.passwordHash ?? Self.decoyHash
-        let matches = try await server.blocking { _ in PasswordHash.verify(password, against: stored) }
+        let matches = try await server.blocking { PasswordHash.verify(password, against: stored) }
         guard let record, record.passwordHash != nil, matches else {
             server.logger.notice(
                 "panel sign-in refused", metadata: ["user": "\(TerminalText.escaped(name))", "address": "\(address)"])
@@ -277,8 +281,8 @@ public struct PanelController: Sendable {
                     "The name or the password is wrong. If you have forgotten your password, ask an administrator to set a new one."
             )
         }
-        await loginThrottle.succeeded(attempt)
-        let session = await sessions.start(
+        try await loginThrottle.succeeded(attempt)
+        let session = try await sessions.start(
             user: record.user.name, credential: Self.credential(record.passwordHash),
             replacing: PanelCookies.sessionID(request.headers[.cookie]))
         let next = Self.safeNext(form["next"])
@@ -396,14 +400,15 @@ public struct PanelController: Sendable {
 
     /// A redirect to `path` whose page then says `text` (kept in the session; the URL says only `saved=1`).
     func redirect(_ visitor: Visitor, to path: String, saying text: String, fragment: String = "") async -> Response {
-        await sessions.flash(id: visitor.session.id, text)
+        // A note that cannot be kept only loses the message: the change itself is made.
+        try? await sessions.flash(id: visitor.session.id, text)
         return Self.redirect(path + (path.contains("?") ? "&" : "?") + "saved=1" + fragment)
     }
 
     /// The message for a page reached by a redirect after a change: the session's, or "Saved.".
     func notice(_ visitor: Visitor, _ request: Request) async -> String? {
         guard request.uri.queryParameters.get("saved") != nil else { return nil }
-        return await sessions.takeFlash(id: visitor.session.id) ?? "Saved."
+        return (try? await sessions.takeFlash(id: visitor.session.id)) ?? "Saved."
     }
 }
 

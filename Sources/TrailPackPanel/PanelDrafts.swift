@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import TrailPackBuilder
-import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackServer
 
@@ -60,7 +60,7 @@ extension PanelController {
             visitor.user.role == .admin
             ? Self.names(in: drafts.root).union(visitor.sites.map(\.id)).sorted() : visitor.sites.map(\.id)
         let store = drafts
-        var list = visitor.canEdit ? try await server.blocking { _ in store.list(sites: siteIDs) } : []
+        var list = visitor.canEdit ? try await server.blocking { store.list(sites: siteIDs) } : []
         // The most recently saved first; a search matches the tour's name or folder, any case and accent.
         let query = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces)
         let total = list.count
@@ -152,7 +152,7 @@ extension PanelController {
     func findings(_ key: DraftStore.Key, draft: TourDraft) async throws -> [PanelFinding] {
         let folder = drafts.folder(key)
         let budget = configuration.budget
-        let found = try await server.blocking { _ in
+        let found = try await server.blocking {
             try TourBuilder.plan(folder, budget: budget, hashAssets: false).findings
         }
         return PanelFinding.place(found, draft: draft)
@@ -243,13 +243,13 @@ extension PanelController {
         }
         if let notice = await notice(visitor, request) { values["notice"] = notice }
         if request.uri.queryParameters.get("refused") != nil,
-            let problem = await sessions.takeProblem(id: visitor.session.id)
+            let problem = try? await sessions.takeProblem(id: visitor.session.id)
         {
             values["languageProblem"] = problem
         }
         if configuration.tileURL == nil {
             let folder = drafts.folder(key)
-            let header = try await server.blocking { _ in Self.draftMapHeader(folder) }
+            let header = try await server.blocking { Self.draftMapHeader(folder) }
             if let own = Self.ownMapValues(tileURL: key.path + "/tiles", header: header) { values["ownMap"] = own }
         }
         return try page(
@@ -260,7 +260,7 @@ extension PanelController {
     func proposedVersion(_ draft: TourDraft) async throws -> String {
         let id = draft.id
         guard Slug.isValid(id.replacingOccurrences(of: ".", with: "-"), maxLength: 128),
-            let newest = try await server.catalogStore.versions(package: id).compactMap({ PackageVersion($0.version) })
+            let newest = try await server.catalog.versions(package: id).compactMap({ PackageVersion($0.version) })
                 .max()
         else {
             return draft.version.isEmpty ? "1.0.0" : draft.version

@@ -9,7 +9,8 @@ public struct PanelError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is. Stable: programs branch on it; new codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
-            case badRequest, forbidden, notFound, conflict, tooLarge, unsupportedMediaType, unprocessable, `internal`
+            case badRequest, forbidden, notFound, conflict, tooLarge, unsupportedMediaType, unprocessable, `internal`,
+                busy
         }
         private let wrapped: Wrapped
         private init(wrapped: Wrapped) { self.wrapped = wrapped }
@@ -31,6 +32,8 @@ public struct PanelError: Error, Sendable, CustomStringConvertible {
         public static let unprocessable = Code(wrapped: .unprocessable)
         /// The server failed (a file could not be written, a page is missing) (500).
         public static let `internal` = Code(wrapped: .internal)
+        /// The server is too busy to do it now; nothing was changed (503, with `Retry-After`).
+        public static let busy = Code(wrapped: .busy)
 
         /// The HTTP status the panel answers with.
         public var status: HTTPResponse.Status {
@@ -43,6 +46,7 @@ public struct PanelError: Error, Sendable, CustomStringConvertible {
             case .unsupportedMediaType: .unsupportedMediaType
             case .unprocessable: .unprocessableContent
             case .internal: .internalServerError
+            case .busy: .serviceUnavailable
             }
         }
 
@@ -56,6 +60,7 @@ public struct PanelError: Error, Sendable, CustomStringConvertible {
             case .contentTooLarge: self = .tooLarge
             case .unsupportedMediaType: self = .unsupportedMediaType
             case .unprocessableContent: self = .unprocessable
+            case .serviceUnavailable: self = .busy
             default: self = .internal
             }
         }
@@ -71,6 +76,7 @@ public struct PanelError: Error, Sendable, CustomStringConvertible {
             case .unsupportedMediaType: "unsupported-media-type"
             case .unprocessable: "unprocessable"
             case .internal: "internal"
+            case .busy: "busy"
             }
         }
     }

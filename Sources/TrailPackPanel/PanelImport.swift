@@ -16,7 +16,7 @@ extension PanelController {
         try checkImportSite(visitor, site)
         let given = request.uri.queryParameters.get("name") ?? ""
         let name = try Self.safeFileName(given)
-        let temp = try server.store.temporaryFolder()
+        let temp = try server.folder.temporaryFolder()
         let upload = temp + "/" + name.value
         defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
         let sink = try UploadSink(path: upload, limit: configuration.maxMediaBytes)
@@ -41,7 +41,7 @@ extension PanelController {
                     "the form must be sent as multipart/form-data with a boundary; reload the page and choose the file again"
             )
         }
-        let temp = try server.store.temporaryFolder()
+        let temp = try server.folder.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
         let receiver = MultipartFiles(folder: temp, limit: configuration.maxMediaBytes)
         try await Self.receive(request, boundary: boundary, into: receiver)
@@ -73,7 +73,7 @@ extension PanelController {
         let key: DraftStore.Key
         switch PathText.fileExtension(given).lowercased() {
         case "gpx":
-            let stops = try await server.blocking { _ in
+            let stops = try await server.blocking {
                 do { return try TourInit.readGPX(path: upload) } catch let error as BuildError {
                     throw PanelError(status: .unprocessableContent, message: error.description)
                 }
@@ -118,7 +118,7 @@ extension PanelController {
     func importSheet(
         _ path: String, given: String, mediaFolder: String?, site: String, siteName: String
     ) async throws -> DraftStore.Key {
-        let sheet = try await server.blocking { _ in
+        let sheet = try await server.blocking {
             try CSVImport.read(
                 csvPath: path, mediaFolder: mediaFolder ?? (path as NSString).deletingLastPathComponent,
                 ignoreMedia: mediaFolder == nil, confined: true)
@@ -199,7 +199,7 @@ extension PanelController {
             try await copyMedia(stops, into: key)
         } catch {
             // Ours, made above: a half-copied import is not kept (unless another import replaced it meanwhile).
-            await drafts.discardNew(key, made: made)
+            drafts.discardNew(key, made: made)
             throw error
         }
         return key
@@ -237,7 +237,7 @@ extension PanelController {
         let limit = configuration.maxMediaBytes
         do {
             let room = try await quotaRoom(site: site)
-            try await server.blocking { _ in
+            try await server.blocking {
                 try Self.extractFolderZip(path, into: staging, limit: limit, room: room, site: site)
             }
         } catch {
@@ -314,7 +314,7 @@ extension PanelController {
         }
         try FileManager.default.createDirectory(
             atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        do throws(FileIOError) { try FileIO.rename(root, to: target) } catch {
+        do throws(FileIOError) { try FileOperations.rename(root, to: target) } catch {
             throw PanelError(
                 error,
                 "cannot move the imported tour into place: \(error.systemCall?.errno.description ?? error.message)")
@@ -420,7 +420,7 @@ extension PanelController {
     /// What the drafts of `site` may still take on disk (`--draft-quota-mb` less what they hold).
     func quotaRoom(site: String) async throws -> Int64 {
         let drafts = self.drafts
-        let used = try await server.blocking { _ in drafts.usage(site: site) }
+        let used = try await server.blocking { drafts.usage(site: site) }
         return max(0, configuration.draftQuotaBytes - used)
     }
 
@@ -459,7 +459,9 @@ extension PanelController {
         }
         let id = UUID().uuidString
         try fm.createDirectory(atPath: sheetsRoot + "/" + id, withIntermediateDirectories: true)
-        do throws(FileIOError) { try FileIO.rename(path, to: sheetsRoot + "/" + id + "/" + Self.sheetFileName) } catch {
+        do throws(FileIOError) {
+            try FileOperations.rename(path, to: sheetsRoot + "/" + id + "/" + Self.sheetFileName)
+        } catch {
             throw PanelError(
                 error, "cannot keep the spreadsheet: \(error.systemCall?.errno.description ?? error.message)")
         }
@@ -544,7 +546,7 @@ extension PanelController {
             chosen[role] = form.text("column-" + role)
         }
         let columns = chosen
-        let sheet = try await server.blocking { _ in
+        let sheet = try await server.blocking {
             try CSVImport.read(csvPath: path, mediaFolder: nil, ignoreMedia: true, columns: columns)
         }
         guard let stops = sheet.stops else {

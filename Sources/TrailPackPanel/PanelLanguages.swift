@@ -172,7 +172,7 @@ extension PanelController {
         do {
             return try await changeLanguages(visitor, key, request: request)
         } catch let refusal as PanelError where refusal.status == .unprocessableContent {
-            await sessions.flashProblem(id: visitor.session.id, refusal.message)
+            try? await sessions.flashProblem(id: visitor.session.id, refusal.message)
             return Self.redirect(key.path + "?refused=1#tour-languages")
         }
     }
@@ -393,7 +393,7 @@ extension PanelController {
     func countingManifest(_ key: DraftStore.Key, _ draft: TourDraft) async throws -> Manifest {
         guard !draft.languages.isEmpty else { return draft.manifestForCounting() }
         let store = drafts
-        return try await server.blocking { _ in
+        return try await server.blocking {
             func size(_ path: String) -> Int64 {
                 var info = stat()
                 return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : 0

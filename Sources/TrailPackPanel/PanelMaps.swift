@@ -19,7 +19,7 @@ extension PanelController {
                 guard let map = Self.draftBaseMap(drafts.folder(key)) else {
                     throw PanelError(status: .notFound, message: "the draft has no offline map")
                 }
-                let (header, bytes) = try await server.blocking { _ in
+                let (header, bytes) = try await server.blocking {
                     let archive = try PMTilesArchive(source: try MapFile(path: map))
                     return (archive.header, try archive.tile(tile))
                 }
@@ -32,16 +32,15 @@ extension PanelController {
                 let tile = try Self.tileID(context)
                 let record = try await record(visitor, id: id, version: version)
                 guard
-                    let manifestText = try await server.blocking({
-                        try $0.catalog.version(package: id, version: version, releasedOnly: false)
-                    })?.manifest,
+                    let manifestText = try await server.catalog.version(
+                        package: id, version: version, releasedOnly: false)?.manifest,
                     let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest,
                     let map = Self.baseMap(manifest)
                 else {
                     throw PanelError(status: .notFound, message: "version \(version) has no offline map")
                 }
-                let blob = try server.store.path(for: BlobStore.digest(record.summary.sha256))
-                let (header, bytes) = try await server.blocking { _ in
+                let blob = try await server.store.localFile(for: BlobNames.digest(record.summary.sha256))
+                let (header, bytes) = try await server.blocking {
                     try PackageTiles.read(blob: blob, map: map.path, tile: tile)
                 }
                 return try Self.tileResponse(header, bytes, tile: tile)

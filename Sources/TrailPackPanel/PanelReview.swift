@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Synchronization
-import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackDiff
 import TrailPackServer
@@ -55,7 +55,7 @@ extension PanelController {
     }
 
     func record(_ visitor: Visitor, id: String, version: String) async throws -> Catalog.VersionRecord {
-        guard let record = try await server.blocking({ try $0.catalog.record(package: id, version: version) }),
+        guard let record = try await server.catalog.record(package: id, version: version),
             mayView(visitor, site: record.summary.site)
         else {
             throw PanelError(status: .notFound, message: "there is no version \(version) of '\(id)' you may see")
@@ -68,7 +68,7 @@ extension PanelController {
     func reviewQueue(_ visitor: Visitor) async throws -> Response {
         let statuses: [Catalog.PublishStatus] =
             visitor.user.role == .publisher ? [.draft, .pending, .ready] : [.pending]
-        let records = try await server.blocking { try $0.catalog.reviewQueue(statuses: statuses) }.filter {
+        let records = try await server.catalog.reviewQueue(statuses: statuses).filter {
             mayView(visitor, site: $0.summary.site)
         }
         let required = server.configuration.approvals
@@ -95,11 +95,11 @@ extension PanelController {
     func reviewPage(_ visitor: Visitor, id: String, version: String, request: Request) async throws -> Response {
         let record = try await record(visitor, id: id, version: version)
         let summary = record.summary
-        let path = try server.store.path(for: BlobStore.digest(summary.sha256))
+        let path = try await server.store.localFile(for: BlobNames.digest(summary.sha256))
         // The package itself: its manifest as checked by the reader, and the verifier's report.
         // The verifier reads every byte: once per stored package (its bytes never change), not per view.
         let sha = summary.sha256, reports = self.reports
-        let (reader, report) = try await server.blocking { _ -> (PackageReader?, VerificationReport?) in
+        let (reader, report) = try await server.blocking { () -> (PackageReader?, VerificationReport?) in
             (try? PackageReader(path: path), reports.report(sha256: sha) { try? Verifier.verify(path: path) })
         }
         guard let reader else {
@@ -111,16 +111,15 @@ extension PanelController {
         }
         let manifest = reader.manifest
         // What changed since the newest released version (other than this one).
-        let older = try await server.blocking { catalog in
-            try catalog.catalog.versions(package: id).first { $0.version != summary.version }.flatMap {
-                try catalog.catalog.version(package: id, version: $0.version, releasedOnly: true)
-            }
+        var older: Catalog.RegisteredVersion?
+        if let newest = try await server.catalog.versions(package: id).first(where: { $0.version != summary.version }) {
+            older = try await server.catalog.version(package: id, version: newest.version, releasedOnly: true)
         }
         let oldManifest = older.flatMap { ManifestReader.read(Array($0.manifest.utf8)).manifest }
         let diff = PackageDiff(
             old: oldManifest, new: manifest, oldPackage: older.map { ($0.summary.sha256, $0.summary.size) },
             newPackage: (summary.sha256, summary.size))
-        let audit = try await server.blocking { try $0.catalog.auditLog(package: id) }.filter { $0.version == version }
+        let audit = try await server.catalog.auditLog(package: id).filter { $0.version == version }
         let denial = audit.last { $0.action.hasPrefix("deny") && !$0.action.contains("refused") }
         let required = server.configuration.approvals
         let isUploader = visitor.user.name == record.uploadedBy
@@ -228,7 +227,7 @@ extension PanelController {
             return .object(members)
         }
         values["mapStops"] = JSONWriter.string(.array(points), pretty: false)
-        if let coverage = await (try? server.blocking { _ in Self.coverage(blob: path, manifest: manifest) }) ?? nil {
+        if let coverage = await (try? server.blocking { Self.coverage(blob: path, manifest: manifest) }) ?? nil {
             values["hasCoverage"] = true
             values["coverage"] = Self.coverageRows(coverage.zooms)
             values["mapPath"] = Self.baseMap(manifest)?.path ?? ""
@@ -383,7 +382,7 @@ extension PanelController {
     func packageAsset(_ visitor: Visitor, id: String, version: String, request: Request) async throws -> Response {
         let record = try await record(visitor, id: id, version: version)
         let assetPath = request.uri.queryParameters.get("path") ?? ""
-        let blob = try server.store.path(for: BlobStore.digest(record.summary.sha256))
+        let blob = try await server.store.localFile(for: BlobNames.digest(record.summary.sha256))
         let reader: PackageReader
         do { reader = try PackageReader(path: blob) } catch {
             throw PanelError(status: .unprocessableContent, message: "the stored package cannot be read: \(error)")
@@ -462,7 +461,7 @@ extension PanelController {
         _ visitor: Visitor, id: String, version: String, context: AppRequestContext
     ) async throws -> Response {
         let record = try await record(visitor, id: id, version: version)
-        let path = try server.store.path(for: BlobStore.digest(record.summary.sha256))
+        let path = try await server.store.localFile(for: BlobNames.digest(record.summary.sha256))
         let body = try await fileIO.loadFile(path: path, context: context)
         return Response(
             status: .ok,
@@ -510,10 +509,8 @@ extension PanelController {
             if !text.isEmpty {
                 let user = visitor.user
                 do {
-                    try await server.blocking {
-                        try PublishingController(server: $0).checkApprovalSignature(
-                            text + "\n", package: id, version: version, user: user)
-                    }
+                    try await PublishingController(server: server).checkApprovalSignature(
+                        text + "\n", package: id, version: version, user: user)
                 } catch let error as ServerError {
                     throw PanelError(
                         status: .unprocessableContent,
@@ -542,7 +539,7 @@ extension PanelController {
                 status: .notFound,
                 message: "there is no action '\(action)'; the actions are approve, deny, release, request and withdraw")
         }
-        let outcome = try await server.catalogStore.apply(
+        let outcome = try await server.catalog.apply(
             transition, package: id, version: version, by: visitor.user, required: server.configuration.approvals,
             signature: signature, reason: reason)
         switch outcome {
@@ -571,11 +568,11 @@ extension PanelController {
     // MARK: a tour's history
 
     func history(_ visitor: Visitor, id: String) async throws -> Response {
-        let records = try await server.blocking { try $0.catalog.history(package: id) }
+        let records = try await server.catalog.history(package: id)
         guard let first = records.first, mayView(visitor, site: first.summary.site) else {
             throw PanelError(status: .notFound, message: "there is no package '\(id)' you may see")
         }
-        let audit = try await server.blocking { try $0.catalog.auditLog(package: id) }
+        let audit = try await server.catalog.auditLog(package: id)
         let rows: [[String: Any]] = records.map { r in
             [
                 "version": r.summary.version, "status": r.summary.status.rawValue,

@@ -1,30 +1,21 @@
 import Foundation
+import TrailPackCatalogModel
 
-/// The panel's signed-in sessions, in memory: an unguessable id (the cookie) and a CSRF token per session,
-/// a new id at every sign-in (rotation), an idle and an absolute expiry. A restart signs everyone out.
-public actor PanelSessions {
-    public struct Session: Sendable, Equatable {
-        public let id: String
-        public let user: String
-        /// Sent back in every state-changing form (`_csrf`) or fetch (`X-CSRF-Token`).
-        public let csrfToken: String
-        /// What the user's password was when they signed in (a digest of its stored hash): a session
-        /// whose user's password has changed since is ended (`PanelController.visitor`).
-        public let credential: String
-        let created: Date
-        var lastSeen: Date
-    }
+/// The panel's signed-in sessions, kept in the catalog so that every server sharing it accepts
+/// them: an unguessable id (the cookie; the catalog keeps only its SHA-256) and a CSRF token per
+/// session, a new id at every sign-in (rotation), an idle and an absolute expiry. A restart signs
+/// nobody out; a changed password or a removed user ends the user's sessions.
+public struct PanelSessions: Sendable {
+    public typealias Session = Catalog.Session
 
+    let catalog: any CatalogStore
     public let idleTimeout: TimeInterval
     public let absoluteTimeout: TimeInterval
-    private var sessions: [String: Session] = [:]
-    /// One message per session for the next page ("'view.png' was added"), kept here rather than in
-    /// the URL so no link can make a panel page say something the server did not.
-    private var flashes: [String: String] = [:]
-    /// One refusal per session for the next page, said beside the form that was refused.
-    private var problems: [String: String] = [:]
 
-    public init(idleTimeout: TimeInterval = 2 * 3600, absoluteTimeout: TimeInterval = 12 * 3600) {
+    public init(
+        catalog: any CatalogStore, idleTimeout: TimeInterval = 2 * 3600, absoluteTimeout: TimeInterval = 12 * 3600
+    ) {
+        self.catalog = catalog
         self.idleTimeout = idleTimeout
         self.absoluteTimeout = absoluteTimeout
     }
@@ -33,68 +24,50 @@ public actor PanelSessions {
     /// before sign-in is never the signed-in one.
     public func start(
         user: String, credential: String = "", replacing old: String? = nil, now: Date = Date()
-    ) -> Session {
-        if let old { sessions[old] = nil }
-        purge(now: now)
+    ) async throws -> Session {
         let session = Session(
             id: Self.randomToken(), user: user, csrfToken: Self.randomToken(), credential: credential, created: now,
             lastSeen: now)
-        sessions[session.id] = session
+        try await catalog.startSession(session, replacing: old)
         return session
     }
 
     /// The live session with this id (touching it), or nil when unknown or expired (an expired one is ended).
-    public func session(id: String, now: Date = Date()) -> Session? {
-        guard var session = sessions[id] else { return nil }
-        if now.timeIntervalSince(session.lastSeen) > idleTimeout
-            || now.timeIntervalSince(session.created) > absoluteTimeout
-        {
-            sessions[id] = nil
-            return nil
-        }
-        session.lastSeen = now
-        sessions[id] = session
-        return session
+    public func session(id: String, now: Date = Date()) async throws -> Session? {
+        try await catalog.session(id: id, now: now, idleTimeout: idleTimeout, absoluteTimeout: absoluteTimeout)
     }
 
     /// Whether `token` is this live session's CSRF token (compared in constant time).
-    public func checkCSRF(id: String, token: String?, now: Date = Date()) -> Bool {
-        guard let session = session(id: id, now: now), let token else { return false }
+    public func checkCSRF(id: String, token: String?, now: Date = Date()) async throws -> Bool {
+        guard let session = try await session(id: id, now: now), let token else { return false }
         return Self.constantTimeEqual(Array(session.csrfToken.utf8), Array(token.utf8))
     }
 
-    public func end(id: String) {
-        sessions[id] = nil
-        flashes[id] = nil
-        problems[id] = nil
-    }
+    public func end(id: String) async throws { try await catalog.endSession(id: id) }
 
     /// Ends every session of `user` but `keeping` (a password changed, a user removed).
-    public func endAll(user: String, keeping: String? = nil) {
-        for (id, session) in sessions where session.user == user && id != keeping { end(id: id) }
+    public func endAll(user: String, keeping: String? = nil) async throws {
+        try await catalog.endSessions(user: user, keeping: keeping)
     }
 
     /// Keeps `text` for the session's next page.
-    public func flash(id: String, _ text: String) { flashes[id] = String(text.prefix(2000)) }
+    public func flash(id: String, _ text: String) async throws {
+        try await catalog.setSessionNote(id: id, kind: .flash, text: text)
+    }
 
     /// The message kept for this session, once.
-    public func takeFlash(id: String) -> String? { flashes.removeValue(forKey: id) }
+    public func takeFlash(id: String) async throws -> String? {
+        try await catalog.takeSessionNote(id: id, kind: .flash)
+    }
 
     /// Keeps why a form was refused, for the session's next page.
-    public func flashProblem(id: String, _ text: String) { problems[id] = String(text.prefix(2000)) }
+    public func flashProblem(id: String, _ text: String) async throws {
+        try await catalog.setSessionNote(id: id, kind: .problem, text: text)
+    }
 
     /// The refusal kept for this session, once.
-    public func takeProblem(id: String) -> String? { problems.removeValue(forKey: id) }
-
-    public var count: Int { sessions.count }
-
-    private func purge(now: Date) {
-        sessions = sessions.filter {
-            now.timeIntervalSince($0.value.lastSeen) <= idleTimeout
-                && now.timeIntervalSince($0.value.created) <= absoluteTimeout
-        }
-        flashes = flashes.filter { sessions[$0.key] != nil }
-        problems = problems.filter { sessions[$0.key] != nil }
+    public func takeProblem(id: String) async throws -> String? {
+        try await catalog.takeSessionNote(id: id, kind: .problem)
     }
 
     /// 32 random bytes (the system's CSPRNG: getrandom on Linux) as base64url without padding.
@@ -115,12 +88,12 @@ public actor PanelSessions {
     }
 
     /// The Set-Cookie value for a session: HttpOnly, SameSite=Strict, Path=/, Secure over TLS, lasting the absolute timeout.
-    public nonisolated func cookie(for session: Session, secure: Bool) -> String {
+    public func cookie(for session: Session, secure: Bool) -> String {
         "trailpack_session=\(session.id); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Int(absoluteTimeout))\(secure ? "; Secure" : "")"
     }
 
     /// The Set-Cookie value that removes the session cookie (sign-out).
-    public nonisolated func clearingCookie(secure: Bool) -> String {
+    public func clearingCookie(secure: Bool) -> String {
         "trailpack_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0\(secure ? "; Secure" : "")"
     }
 }
@@ -128,31 +101,23 @@ public actor PanelSessions {
 /// Sign-in attempts limited per client address, and per address and name together: `limit`
 /// failures of one name from one address, or `addressLimit` failures of any names from one address,
 /// in `window` seconds make that address wait until the oldest leaves the window. A name is never
-/// locked for every address: nobody elsewhere can lock a ranger out.
+/// locked for every address: nobody elsewhere can lock a ranger out. Kept in the catalog, so the
+/// limits hold across every server sharing it.
 ///
 /// The check and the count are one step (`begin`): an attempt is counted as a failure before its
 /// password is checked, and taken back if it succeeds — so a burst of parallel guesses is checked
 /// at most `limit` times, however it races.
-public actor LoginThrottle {
+public struct LoginThrottle: Sendable {
+    public typealias Attempt = Catalog.SignInAttempt
+    public typealias Decision = Catalog.ThrottleDecision
+
+    let catalog: any CatalogStore
     public let limit: Int
     public let addressLimit: Int
     public let window: TimeInterval
-    private var failures: [String: [Date]] = [:]
 
-    /// An attempt allowed to check its password; hand it back with `succeeded` or `failed`.
-    public struct Attempt: Sendable {
-        let keys: [String]
-        let at: Date
-    }
-
-    /// What `begin` decided.
-    public enum Decision: Sendable {
-        case allowed(Attempt)
-        /// Seconds to wait before this address may try this name again.
-        case wait(Int)
-    }
-
-    public init(limit: Int = 5, addressLimit: Int = 20, window: TimeInterval = 15 * 60) {
+    public init(catalog: any CatalogStore, limit: Int = 5, addressLimit: Int = 20, window: TimeInterval = 15 * 60) {
+        self.catalog = catalog
         self.limit = limit
         self.addressLimit = addressLimit
         self.window = window
@@ -160,28 +125,14 @@ public actor LoginThrottle {
 
     /// Checks `address` and `address`+`name`, and when both may try, counts this attempt (as a
     /// failure until `succeeded`).
-    public func begin(address: String, name: String, now: Date = Date()) -> Decision {
+    public func begin(address: String, name: String, now: Date = Date()) async throws -> Decision {
         let pair = "pair:\(address)|\(name.lowercased())", single = "address:\(address)"
-        let waits = [wait(for: pair, limit: limit, now: now), wait(for: single, limit: addressLimit, now: now)]
-        if let longest = waits.max(), longest > 0 { return .wait(longest) }
-        for key in [pair, single] { failures[key, default: []].append(now) }
-        return .allowed(Attempt(keys: [pair, single], at: now))
+        return try await catalog.beginSignIn(
+            keys: [.init(key: pair, limit: limit), .init(key: single, limit: addressLimit)], window: window, now: now)
     }
 
     /// The password was right: the attempt is taken back, and the name's failures from this address forgotten.
-    public func succeeded(_ attempt: Attempt) {
-        failures[attempt.keys[0]] = nil
-        if var list = failures[attempt.keys[1]], let index = list.firstIndex(of: attempt.at) {
-            list.remove(at: index)
-            failures[attempt.keys[1]] = list.isEmpty ? nil : list
-        }
-    }
-
-    /// Seconds `key` must wait (0: it may try now), forgetting failures older than the window.
-    private func wait(for key: String, limit: Int, now: Date) -> Int {
-        let recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < window }
-        failures[key] = recent.isEmpty ? nil : recent
-        guard recent.count >= limit, let oldest = recent.first else { return 0 }
-        return max(1, Int((window - now.timeIntervalSince(oldest)).rounded(.up)))
+    public func succeeded(_ attempt: Attempt) async throws {
+        try await catalog.signInSucceeded(attempt, forgetAll: Array(attempt.keys.prefix(1)))
     }
 }

@@ -559,7 +559,7 @@ extension PanelController {
         }
         let folder = try drafts.openStopFolder(key, draft: draft, index: index)
         if try Self.kind(folder, name) != nil { try await drafts.setAside(key, from: folder, name: name) }
-        do { try folder.move(FileIO.fileName(of: temp), to: folder, as: name.value, replacing: false) } catch {
+        do { try folder.move(FileOperations.fileName(of: temp), to: folder, as: name.value, replacing: false) } catch {
             throw PanelError(error, "cannot keep '\(name)': \(error.systemCall?.errno.description ?? error.message)")
         }
         try await drafts.update(key, revision: nil) { draft throws(PanelError) in
@@ -606,7 +606,7 @@ extension PanelController {
         }
         let handle = FileDescriptorBox(file.descriptor.rawValue)
         var head = [UInt8](repeating: 0, count: 4096)
-        let got = try FileIO.typed {
+        let got = try FileOperations.typed {
             try head.withUnsafeMutableBytes {
                 try file.descriptor.readFully(fromAbsoluteOffset: 0, into: $0, path: folder.path + "/" + name.value)
             }
@@ -634,7 +634,7 @@ extension PanelController {
             var offset: Int64 = 0
             while offset < size {
                 let want = Int(min(Int64(buffer.count), size - offset))
-                let n = try FileIO.typed {
+                let n = try FileOperations.typed {
                     try buffer.withUnsafeMutableBytes {
                         try FileDescriptor(rawValue: handle.fd).readFully(
                             fromAbsoluteOffset: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]),
@@ -655,9 +655,9 @@ extension PanelController {
     /// `unzip`, then `trailpack build <tour>`. Written to a temporary file and streamed from it.
     func folderZip(_ visitor: Visitor, _ key: DraftStore.Key) async throws -> Response {
         let root = drafts.folder(key)
-        let temp = try server.store.temporaryFolder()
+        let temp = try server.folder.temporaryFolder()
         let path = temp + "/folder.zip"
-        let fd: Int32 = try await server.blocking { _ in
+        let fd: Int32 = try await server.blocking {
             var files: [String] = [TourSource.tourFileName]
             for top in ["waypoints", "map"] {
                 for folder in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + top))?.sorted() ?? []

@@ -1,4 +1,4 @@
-import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 
 /// A version's place in the workflow, as the admin API answers it: state, approvals, the scan's

@@ -1,7 +1,7 @@
 import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore
-import TrailPackCatalog
+import TrailPackCatalogModel
 
 /// The server's request context: Hummingbird's core storage, the client's address (for rate limits
 /// and the access log), and the user the bearer token named, once `BearerAuthMiddleware` ran.

@@ -2,14 +2,20 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 
 /// What the phone apps read: sites, a site's packages (paged), a package's versions, manifests,
 /// reviewers' signatures and map tiles. Public for released versions; a version under review is
 /// visible to its publisher, reviewers and admins with their token.
 struct CatalogController {
-    let server: TrailPackServer
+    let catalog: any CatalogStore
+    /// The public answers kept as bytes.
+    let answers: PublicAnswerCache
+    /// Where the packages are (a tile is read out of its package).
+    let blobs: any BlobStore
+    /// Where a tile is read (a read of the package may block).
+    let pool: BlockingPool
 
     func addRoutes(to routes: Routes) {
         routes.get("/v1/sites") { request, context in try await sites(request, context) }
@@ -26,8 +32,6 @@ struct CatalogController {
             try await tile(request, context)
         }
     }
-
-    var catalog: any CatalogStore { server.catalogStore }
 
     /// The wire type the client decodes (TrailPackCore's `CatalogEntry`), from the catalog's row.
     static func entry(_ p: Catalog.PackageSummary) -> CatalogEntry {
@@ -47,7 +51,7 @@ struct CatalogController {
     ) async throws -> Response {
         let changes = catalog.publicChangeCount  // read first: a change while making is never kept as current
         let key = key ?? request.uri.path
-        return try await server.publicAnswers.answer(key: key, request: request, changeCount: changes, make: make)
+        return try await answers.answer(key: key, request: request, changeCount: changes, make: make)
     }
 
     static func jsonBody(_ value: some Encodable) throws -> (ByteBuffer, String) {
@@ -105,7 +109,7 @@ struct CatalogController {
             }
         } catch is NotReleased {}
         // A version under review: its reviewers and its publisher preview it with their token.
-        if let version, try await server.reviewAccess(context, package: id, version: version) != nil,
+        if let version, try await catalog.reviewAccess(context, package: id, version: version) != nil,
             let manifest = try await catalog.version(package: id, version: version, releasedOnly: false)?.manifest
         {
             return Response(
@@ -130,7 +134,7 @@ struct CatalogController {
     }
 }
 
-extension TrailPackServer {
+extension CatalogStore {
     /// A reviewer, an admin, or the publisher who uploaded it may fetch a version that is not released
     /// (to review it) with their token. Nil: the request carries no token, or nothing matches; 403
     /// for a publisher asking for someone else's version.
@@ -139,7 +143,7 @@ extension TrailPackServer {
     ) async throws -> Catalog.PackageSummary? {
         guard context.user != nil else { return nil }
         let user = try context.require([.publisher, .reviewer, .admin])
-        let candidates = try await catalogStore.unreleased(sha256: sha256, package: id, version: version)
+        let candidates = try await unreleased(sha256: sha256, package: id, version: version)
         guard let match = candidates.first(where: { user.role != .publisher || $0.uploadedBy == user.name }) else {
             if candidates.isEmpty { return nil }
             throw ServerError(.forbidden, .forbidden, "'\(user.name)' may fetch only their own versions under review")

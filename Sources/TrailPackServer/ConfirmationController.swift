@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOConcurrencyHelpers
 import NIOCore
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 
@@ -11,7 +11,9 @@ import TrailPackCrypto
 /// address and download, and at most `confirmationsPerMinute` per address — so the counters are
 /// estimates an anonymous client cannot inflate cheaply, not exact figures.
 struct ConfirmationController {
-    let server: TrailPackServer
+    let catalog: any CatalogStore
+    /// Confirmations counted per client address and minute (more are answered, not counted).
+    let perMinute: Int
 
     func addRoutes(to routes: Routes) {
         routes.post("/v1/packages/:id/versions/:version/confirm") { request, context in
@@ -28,10 +30,13 @@ struct ConfirmationController {
         else {
             throw ServerError.badRequest("send {\"sha256\": \"<64 hex digits>\"}: the SHA-256 of the file you received")
         }
-        let count = server.confirmationLimiter.shouldCount(
-            address: context.clientAddress, key: "\(id)\u{0}\(version)\u{0}\(hex.lowercased())")
+        // Counted once per address and download a day, and at most `perMinute` an address — across
+        // every server sharing the catalog.
+        let count = try await catalog.admitConfirmation(
+            address: context.clientAddress, download: "\(id)\u{0}\(version)\u{0}\(hex.lowercased())",
+            perMinute: perMinute, now: Date())
         guard
-            let result = try await server.catalogStore.confirm(package: id, version: version, sha256: hex, count: count)
+            let result = try await catalog.confirm(package: id, version: version, sha256: hex, count: count)
         else {
             throw ServerError.notFound(
                 "no released version \(ServerError.short(version)) of '\(ServerError.short(id))'")
@@ -41,40 +46,5 @@ struct ConfirmationController {
                 match: result.match, expected: result.expected, counted: count,
                 message: result.match
                     ? "the download is complete and intact" : "the download is damaged: delete it and download again"))
-    }
-}
-
-/// Decides whether a confirmation is counted: not when the same address already confirmed the same
-/// download in the last day, nor past `perMinute` confirmations from one address in a minute.
-/// Memory is bounded: past `maxKeys` remembered downloads the oldest day is forgotten at once.
-final class ConfirmationLimiter: Sendable {
-    private struct State {
-        var seen: [String: ContinuousClock.Instant] = [:]
-        var minute: [String: (start: ContinuousClock.Instant, count: Int)] = [:]
-    }
-    private let state = NIOLockedValueBox(State())
-    let perMinute: Int
-    let maxKeys = 200_000
-
-    init(perMinute: Int) { self.perMinute = perMinute }
-
-    func shouldCount(address: String, key: String, now: ContinuousClock.Instant = .now) -> Bool {
-        state.withLockedValue { state in
-            if state.seen.count >= maxKeys || state.minute.count >= maxKeys {
-                state.seen = state.seen.filter { now - $0.value < .seconds(86_400) }
-                state.minute = state.minute.filter { now - $0.value.start < .seconds(60) }
-                if state.seen.count >= maxKeys { state.seen.removeAll() }
-                if state.minute.count >= maxKeys { state.minute.removeAll() }
-            }
-            let download = address + "\u{0}" + key
-            if let last = state.seen[download], now - last < .seconds(86_400) { return false }
-            var window = state.minute[address] ?? (now, 0)
-            if now - window.start >= .seconds(60) { window = (now, 0) }
-            guard window.count < perMinute else { return false }
-            window.count += 1
-            state.minute[address] = window
-            state.seen[download] = now
-            return true
-        }
     }
 }

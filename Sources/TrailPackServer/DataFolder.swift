@@ -142,16 +142,16 @@ public final class DataFolder: Sendable {
     public static func finishBackup(at path: String, files: [String]) throws {
         do {
             for file in files {
-                let fd = try FileIO.open(file, .readOnly, failure: "cannot open a backed-up file to flush it")
+                let fd = try FileOperations.open(file, .readOnly, failure: "cannot open a backed-up file to flush it")
                 defer { try? fd.close() }
                 try fd.sync(path: file)
             }
-            for folder in Set(files.map { FileIO.folder(of: $0) }) { try FileIO.syncFolder(folder) }
+            for folder in Set(files.map { FileOperations.folder(of: $0) }) { try FileOperations.syncFolder(folder) }
             try AtomicFile.write(Array(markerText.utf8), to: path + "/" + markerName)
             guard unlink(path + "/" + unfinishedBackupName) == 0 else {
                 throw FileIOError.system("unlink", .last, "cannot remove the backup's unfinished mark", path: path)
             }
-            try FileIO.syncFolder(path)
+            try FileOperations.syncFolder(path)
         } catch { throw ServerError.dataFolder("cannot finish the backup in '\(path)': \(error)") }
     }
     public var catalogExists: Bool { FileManager.default.fileExists(atPath: catalogPath) }
@@ -190,17 +190,35 @@ public final class DataFolder: Sendable {
         return out
     }
 
+    /// A new temporary folder for one upload, `tmp/upload-<UUID>` (the contained verifier's working folder).
+    public func temporaryFolder() throws -> String {
+        let path = "\(root)/tmp/upload-\(UUID().uuidString)"
+        try? FileManager.default.createDirectory(atPath: root + "/tmp", withIntermediateDirectories: true)
+        guard mkdir(path, 0o700) == 0 else {
+            throw ServerError(
+                FileIOError.system("mkdir", .last, "cannot make an upload folder in '\(root)/tmp'", path: path))
+        }
+        return path
+    }
+
     /// Moves a blob out of service into `quarantine/` (never deleting it). Returns the new path.
     @discardableResult
     public func quarantine(sha256: String, reason: String) throws -> String {
-        let source = "\(root)/blobs/\(sha256.prefix(2))/\(sha256).zip"
+        try quarantine(file: "\(root)/blobs/\(sha256.prefix(2))/\(sha256).zip", sha256: sha256, reason: reason)
+    }
+
+    /// Moves `source` (a blob's bytes: the stored file, or a copy fetched from an object store) into
+    /// `quarantine/` with a note of why. Returns the new path.
+    @discardableResult
+    public func quarantine(file source: String, sha256: String, reason: String) throws -> String {
+        try? FileManager.default.createDirectory(atPath: root + "/quarantine", withIntermediateDirectories: true)
         var destination = "\(root)/quarantine/\(sha256).zip"
         var n = 1
         while FileManager.default.fileExists(atPath: destination) {
             n += 1
             destination = "\(root)/quarantine/\(sha256)-\(n).zip"
         }
-        do throws(FileIOError) { try FileIO.rename(source, to: destination) } catch {
+        do throws(FileIOError) { try FileOperations.rename(source, to: destination) } catch {
             throw ServerError(
                 FileIOError(
                     code: error.code, message: "cannot move '\(source)' to quarantine", path: source,

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 
@@ -10,7 +10,12 @@ import TrailPackCrypto
 /// `Range`, `If-Range` on the strong ETag), with `Repr-Digest`; a redirect to the CDN when one is
 /// configured. Released blobs are cached as immutable; errors and redirects never for long.
 struct DownloadController {
-    let server: TrailPackServer
+    let catalog: any CatalogStore
+    let blobs: any BlobStore
+    /// Where released blobs are redirected to (`--download-base-url`), if anywhere.
+    let downloadBaseURL: String?
+    /// Takes a damaged blob out of service (the server's `takeOutOfService`).
+    let takeOutOfService: @Sendable (_ sha256: String, _ reason: String) async -> Void
     /// Send blobs by `sendfile` (see `ZeroCopy`).
     var zeroCopy = false
 
@@ -29,9 +34,9 @@ struct DownloadController {
         let sha = digest.hex
         var size: Int64
         var underReview = false
-        if let released = try await server.catalogStore.isReleasedBlob(sha) {
+        if let released = try await catalog.isReleasedBlob(sha) {
             size = released
-        } else if let version = try await server.reviewAccess(context, sha256: sha) {
+        } else if let version = try await catalog.reviewAccess(context, sha256: sha) {
             size = version.size
             underReview = true
         } else {
@@ -46,7 +51,7 @@ struct DownloadController {
             .cacheControl: underReview ? "private, no-store" : "public, max-age=31536000, immutable",
         ]
         headers[HTTPField.Name("Repr-Digest")!] = "sha-256=:\(Data(digest.bytes).base64EncodedString()):"
-        if let base = server.configuration.downloadBaseURL, !underReview {
+        if let base = downloadBaseURL, !underReview {
             // The target is content-addressed, but where it lives is the operator's choice: cache
             // the redirect briefly, never for a year.
             let location = base.hasSuffix("/") ? "\(base)\(sha).zip" : "\(base)/\(sha).zip"
@@ -73,20 +78,26 @@ struct DownloadController {
                 }
             }
         }
-        let path = server.store.path(for: digest)
-        // The file must be the size the catalog recorded: a truncated or grown blob is never sent
-        // (its Content-Length would be a lie, and the client would wait for bytes that never come).
-        var info = stat()
-        let onDisk: Int64? = stat(path, &info) == 0 ? Int64(info.st_size) : nil
-        guard onDisk == size else {
-            let reason =
-                onDisk.map { "the stored file has \($0) bytes, the catalog says \(size)" }
-                ?? "the stored file is missing (\(String(cString: strerror(errno))))"
-            let server = self.server
-            _ = try? await server.blocking { $0.takeOutOfService(sha256: sha, reason: reason) }
-            throw ServerError.internal(
-                "the package with SHA-256 \(sha) is damaged on this server and was taken out of service; the operator has been told"
-            )
+        let source = try await blobs.source(for: digest, size: size)
+        if case .redirect(let location) = source {
+            // Where the store says (a presigned URL): fetched by the client itself, ranges and all.
+            return Response(
+                status: .found, headers: [.location: location, .cacheControl: "private, no-store", .eTag: etag])
+        }
+        if case .file(let path) = source {
+            // The file must be the size the catalog recorded: a truncated or grown blob is never sent
+            // (its Content-Length would be a lie, and the client would wait for bytes that never come).
+            var info = stat()
+            let onDisk: Int64? = stat(path, &info) == 0 ? Int64(info.st_size) : nil
+            guard onDisk == size else {
+                let reason =
+                    onDisk.map { "the stored file has \($0) bytes, the catalog says \(size)" }
+                    ?? "the stored file is missing (\(String(cString: strerror(errno))))"
+                await takeOutOfService(sha, reason)
+                throw ServerError.internal(
+                    "the package with SHA-256 \(sha) is damaged on this server and was taken out of service; the operator has been told"
+                )
+            }
         }
         let served = range ?? 0...(size - 1)
         headers[.contentLength] = String(served.count)
@@ -96,13 +107,20 @@ struct DownloadController {
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
         }
         if head || size == 0 { return Response(status: status, headers: headers) }
-        if zeroCopy {
-            headers[ZeroCopy.field] = ZeroCopy.headerValue(
-                path: path, offset: served.lowerBound, length: Int64(served.count))
-            return Response(status: status, headers: headers)
+        switch source {
+        case .file(let path):
+            if zeroCopy {
+                headers[ZeroCopy.field] = ZeroCopy.headerValue(
+                    path: path, offset: served.lowerBound, length: Int64(served.count))
+                return Response(status: status, headers: headers)
+            }
+            return Response(
+                status: status, headers: headers, body: try await body(path: path, range: served, context: context))
+        case .stream(let body):
+            return Response(status: status, headers: headers, body: try await body(served))
+        case .redirect:
+            throw ServerError.internal("a redirect was answered above")
         }
-        return Response(
-            status: status, headers: headers, body: try await body(path: path, range: served, context: context))
     }
 
     /// The response body: the blob's bytes in `range`, read off the event loop in large chunks.

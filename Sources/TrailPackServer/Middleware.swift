@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOConcurrencyHelpers
-import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 
@@ -13,7 +13,9 @@ import TrailPackCrypto
 /// with 401 — never served as if anonymous. Routes that need a user say so with `context.require`.
 struct BearerAuthMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    let server: TrailPackServer
+    let catalog: any CatalogStore
+    /// The bootstrap admin token's SHA-256 (`--admin-token-file`), if any.
+    let adminTokenHash: SHA256Digest?
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -25,10 +27,10 @@ struct BearerAuthMiddleware: RouterMiddleware {
             throw e
         }
         let token = String(header.dropFirst(7))
-        if let bootstrap = server.configuration.adminTokenHash, SHA256.hash(Array(token.utf8)) == bootstrap {
+        if let bootstrap = adminTokenHash, SHA256.hash(Array(token.utf8)) == bootstrap {
             context.user = Catalog.User(name: "admin", role: .admin, publicKey: nil)
             context.isBootstrap = true
-        } else if let user = try await server.catalogStore.authenticate(token: token) {
+        } else if let user = try await catalog.authenticate(token: token) {
             context.user = user
         } else {
             var e = ServerError(.unauthorized, .unauthorized, "the token is not valid (or was revoked)")

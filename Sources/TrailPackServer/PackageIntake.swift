@@ -1,6 +1,7 @@
 import Foundation
+import Logging
 import Synchronization
-import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackVerifier
@@ -10,7 +11,16 @@ import TrailPackVerifier
 /// for malware, stored and registered — every step audited. The API's upload and the Web Control
 /// Panel's "Build package" both come here: one implementation.
 public struct PackageIntake: Sendable {
-    let server: TrailPackServer
+    let catalog: any CatalogStore
+    let blobs: any BlobStore
+    let configuration: ServerConfiguration
+    let scans: ScanQueue
+    /// Blocking work (a stat of the upload).
+    let pool: BlockingPool
+    /// Waits for the contained verifier.
+    let childPool: BlockingPool
+    let versionClaims: VersionClaims
+    let logger: Logger
 
     /// What happened to an accepted package.
     public struct AcceptedPackage: Sendable {
@@ -25,16 +35,16 @@ public struct PackageIntake: Sendable {
         public var message: String
     }
 
-    /// Takes the package at `folder/BlobStore.uploadFileName` (a folder from `store.temporaryFolder()`,
+    /// Takes the package at `folder/BlobNames.uploadFileName` (a folder from `store.temporaryFolder()`,
     /// which the caller removes): on success the file was moved into the blob store.
     public func ingest(folder: String, by uploader: Catalog.User) async throws -> AcceptedPackage {
         let actor = uploader.name
-        let temp = folder + "/" + BlobStore.uploadFileName
-        let server = self.server
+        let temp = folder + "/" + BlobNames.uploadFileName
+        let catalog = self.catalog
         func audit(
             _ id: String?, _ version: String?, _ sha: String?, _ action: Catalog.AuditAction, _ detail: String
         ) async {
-            _ = try? await server.catalogStore.audit(
+            _ = try? await catalog.audit(
                 actor: actor, action: action, id: id, version: version, sha256: sha, detail: detail)
         }
         let valid: Bool, digest: SHA256Digest, reportManifest: Manifest?, findings: [Finding]
@@ -45,7 +55,7 @@ public struct PackageIntake: Sendable {
                 .serverVerifierFailed,
                 "\(reason); the package was not stored. If it is a package you built, run 'trailpack verify' on it and report the crash"
             )
-            server.logger.error(
+            logger.error(
                 "the contained verifier failed on an upload",
                 metadata: ["reason": "\(TerminalText.escaped(reason))", "by": "\(TerminalText.escaped(actor))"])
             await audit(nil, nil, nil, .uploadRefused, "verifier failed: \(reason)")
@@ -72,7 +82,6 @@ public struct PackageIntake: Sendable {
             )
         }
         // Rights, and what the catalog already holds, before anything is stored or scanned.
-        let catalog = server.catalogStore
         if let why = try await catalog.uploadRefusal(user: uploader, package: id, site: manifest.site.id) {
             await audit(id, version, sha, .uploadRefused, why)
             throw ServerError(.forbidden, .forbidden, why)
@@ -82,7 +91,7 @@ public struct PackageIntake: Sendable {
         var waited = Duration.zero
         let claim: VersionClaims.Claim
         while true {
-            switch server.versionClaims.claim(package: id, version: version, sha256: sha) {
+            switch versionClaims.claim(package: id, version: version, sha256: sha) {
             case .claimed(let mine): claim = mine
             case .sameBytesInProgress where waited < .seconds(3600):
                 // The same bytes are being stored by another request: its outcome answers this one too.
@@ -98,7 +107,7 @@ public struct PackageIntake: Sendable {
             }
             break
         }
-        defer { server.versionClaims.release(claim) }
+        defer { versionClaims.release(claim) }
         var restoring = false
         if let existing = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary {
             if existing.sha256 != sha {
@@ -120,13 +129,13 @@ public struct PackageIntake: Sendable {
                 )
             }
         }
-        let verdict = await server.scans.scan(path: temp, sha256: sha, engine: server.configuration.scanner)
+        let verdict = await scans.scan(path: temp, sha256: sha, engine: configuration.scanner)
         if case .infected(let signature) = verdict {
             await audit(id, version, sha, .uploadRefused, "malware: \(signature)")
             throw ServerError(
                 .unprocessableContent, .malware, "the malware scan found \(signature); nothing was stored")
         }
-        let size = try await server.blocking { _ -> Int64 in
+        let size = try await pool.run { () -> Int64 in
             var info = stat()
             guard stat(temp, &info) == 0 else {
                 throw ServerError.internal(
@@ -137,7 +146,7 @@ public struct PackageIntake: Sendable {
         // Recorded before it is renamed into place: a blob on disk is never unknown to the catalog.
         try await catalog.recordBlob(sha256: sha, size: size)
         let replacing = restoring
-        try await server.blocking { try $0.store.commit(temporary: temp, sha256: digest, replacing: replacing) }
+        try await blobs.commit(temporary: temp, sha256: digest, size: size, replacing: replacing)
         if restoring {
             let back = try await catalog.restoreDamaged(
                 sha256: sha, actor: actor, detail: "the same bytes uploaded again by \(actor)")
@@ -147,7 +156,7 @@ public struct PackageIntake: Sendable {
                     "version \(version) of '\(ServerError.short(id))' vanished from the catalog while it was restored")
             }
             let state = try await stored(id, version)
-            server.logger.notice(
+            logger.notice(
                 "a damaged version was restored by an upload of its bytes",
                 metadata: ["sha256": "\(sha)", "versions": "\(back.joined(separator: ", "))", "by": "\(actor)"])
             return AcceptedPackage(
@@ -156,7 +165,7 @@ public struct PackageIntake: Sendable {
                     "these bytes were damaged on the server and are stored again: back in service as \(Self.words(state.status))"
             )
         }
-        var initial: Catalog.PublishStatus = server.configuration.approvals == 0 ? .released : .draft
+        var initial: Catalog.PublishStatus = configuration.approvals == 0 ? .released : .draft
         if case .held = verdict { initial = .draft }
         let outcome = try await catalog.register(
             manifest: manifest, manifestJSON: JSONWriter.string(manifest.jsonValue), sha256: sha, size: size,
@@ -235,7 +244,7 @@ public struct PackageIntake: Sendable {
 
     /// The state of a version the catalog holds (a 500 naming it if it vanished meanwhile).
     private func stored(_ id: String, _ version: String) async throws -> Catalog.VersionState {
-        guard let state = try await server.catalogStore.state(package: id, version: version) else {
+        guard let state = try await catalog.state(package: id, version: version) else {
             throw ServerError.internal(
                 "version \(version) of '\(ServerError.short(id))' vanished from the catalog while it was stored")
         }
@@ -244,10 +253,10 @@ public struct PackageIntake: Sendable {
 
     /// Verifies `folder`'s upload: in a contained child process when the server has one, else here.
     func verify(folder: String) async throws -> ContainedVerifier.Outcome {
-        let contained = server.configuration.containedVerifier
-        return try await server.childPool.run {
-            if let contained { return contained.verify(file: BlobStore.uploadFileName, in: folder) }
-            let report = try Verifier.verify(path: folder + "/" + BlobStore.uploadFileName)
+        let contained = configuration.containedVerifier
+        return try await childPool.run {
+            if let contained { return contained.verify(file: BlobNames.uploadFileName, in: folder) }
+            let report = try Verifier.verify(path: folder + "/" + BlobNames.uploadFileName)
             return .report(
                 valid: report.isValid, sha256: report.sha256, manifest: report.manifest, findings: report.findings)
         }
@@ -256,7 +265,11 @@ public struct PackageIntake: Sendable {
 
 extension TrailPackServer {
     /// The one way packages enter this server.
-    public var intake: PackageIntake { PackageIntake(server: self) }
+    public var intake: PackageIntake {
+        PackageIntake(
+            catalog: catalog, blobs: store, configuration: configuration, scans: scans, pool: pool,
+            childPool: childPool, versionClaims: versionClaims, logger: logger)
+    }
 }
 
 /// The versions being uploaded right now on this server, by package id and normalised version

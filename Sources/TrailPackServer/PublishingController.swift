@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackDiff
@@ -12,9 +12,26 @@ import TrailPackVerifier
 /// uploads through `PackageIntake`, a version's state, the transitions (start, approve with an
 /// optional signature, deny, push, withdraw, rescan), confirmations and the audit log.
 public struct PublishingController: Sendable {
-    public let server: TrailPackServer
+    let catalog: any CatalogStore
+    let blobs: any BlobStore
+    let configuration: ServerConfiguration
+    /// Where uploads are received (its `tmp/`).
+    let folder: DataFolder
+    let intake: PackageIntake
+    let scans: ScanQueue
+    /// Blocking work (a signature's prehash reads the whole package).
+    let pool: BlockingPool
 
-    public init(server: TrailPackServer) { self.server = server }
+    /// The controller of `server`'s publishing routes (and the panel's approval signatures).
+    public init(server: TrailPackServer) {
+        catalog = server.catalog
+        blobs = server.store
+        configuration = server.configuration
+        folder = server.folder
+        intake = server.intake
+        scans = server.scans
+        pool = server.pool
+    }
 
     func addRoutes(to routes: Routes) {
         routes.post("/packages") { request, context in try await upload(request, context) }
@@ -27,8 +44,6 @@ public struct PublishingController: Sendable {
         routes.get("/audit") { request, context in try await audit(request, context) }
     }
 
-    var catalog: any CatalogStore { server.catalogStore }
-
     /// The state of a version that exists (it was just moved or read): a 404 if it vanished meanwhile.
     func requireState(_ id: String, _ version: String) async throws -> Catalog.VersionState {
         guard let state = try await catalog.state(package: id, version: version) else {
@@ -39,12 +54,12 @@ public struct PublishingController: Sendable {
 
     func upload(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let uploader = try context.require([.publisher, .admin])
-        let limit = server.configuration.maxUploadBytes
+        let limit = configuration.maxUploadBytes
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit {
             throw ServerError.tooLarge(limit)
         }
-        let folder = try server.store.temporaryFolder()
-        let temp = folder + "/" + BlobStore.uploadFileName
+        let folder = try folder.temporaryFolder()
+        let temp = folder + "/" + BlobNames.uploadFileName
         defer {
             unlink(temp)  // gone already when the intake stored it
             rmdir(folder)
@@ -66,7 +81,7 @@ public struct PublishingController: Sendable {
                 "the upload ended after \(sink.size) of the \(length) bytes it announced; send it again")
         }
         try sink.finish()
-        let result = try await server.intake.ingest(folder: folder, by: uploader)
+        let result = try await intake.ingest(folder: folder, by: uploader)
         return try .json(
             UploadResponse(
                 stored: result.stored, message: result.message, package: CatalogController.entry(result.summary),
@@ -125,7 +140,7 @@ extension PublishingController {
     func stateResponse(_ s: Catalog.VersionState, id: String, version: String) -> VersionStateResponse {
         VersionStateResponse(
             status: s.status, uploadedBy: s.uploadedBy, approvals: s.approvals,
-            required: server.configuration.approvals,
+            required: configuration.approvals,
             scan: .init(status: s.scanStatus, detail: s.scanDetail), next: nextActions(s, id: id, version: version))
     }
 
@@ -142,7 +157,7 @@ extension PublishingController {
         case .draft: next.append("\(s.uploadedBy) opens the publish request: POST \(path)/start")
         case .pending:
             next.append(
-                "reviewers approve (\(s.approvals.count) of \(server.configuration.approvals) so far) or deny: POST \(path)/approve or \(path)/deny"
+                "reviewers approve (\(s.approvals.count) of \(configuration.approvals) so far) or deny: POST \(path)/approve or \(path)/deny"
             )
             next.append("preview it with a reviewer's token: GET /v1/packages/\(id)/versions/\(version)/manifest")
         case .ready:
@@ -195,12 +210,7 @@ extension PublishingController {
                 else {
                     throw ServerError.badRequest("send no body, or {\"signature\": \"<the .minisig file's text>\"}")
                 }
-                let server = self.server
-                // The prehash reads the whole package: on a thread that may block, not the pool.
-                try await server.blocking {
-                    try PublishingController(server: $0).checkApprovalSignature(
-                        text, package: id, version: version, user: user)
-                }
+                try await checkApprovalSignature(text, package: id, version: version, user: user)
                 signature = text
             }
         }
@@ -217,7 +227,7 @@ extension PublishingController {
                 reason = text
             }
         }
-        let required = server.configuration.approvals, chosen = signature
+        let required = configuration.approvals, chosen = signature
         switch try await catalog.apply(
             transition, package: id, version: version, by: user, required: required, signature: chosen, reason: reason)
         {
@@ -239,9 +249,9 @@ extension PublishingController {
         else {
             throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         }
-        let verdict = await server.scans.scan(
-            path: server.store.path(for: try BlobStore.digest(summary.sha256)), sha256: summary.sha256,
-            engine: server.configuration.scanner)
+        let verdict = await scans.scan(
+            path: try await blobs.localFile(for: try BlobNames.digest(summary.sha256)), sha256: summary.sha256,
+            engine: configuration.scanner)
         let state = MalwareScanner.catalogState(verdict)
         let (status, detail) = (state.status, state.detail)
         try await catalog.recordRescan(package: id, version: version, status: status, detail: detail, actor: user.name)
@@ -249,18 +259,22 @@ extension PublishingController {
     }
 
     /// An approval's signature must be the reviewer's registered key's valid signature of exactly these bytes.
-    public func checkApprovalSignature(_ text: String, package id: String, version: String, user: Catalog.User) throws {
+    public func checkApprovalSignature(
+        _ text: String, package id: String, version: String, user: Catalog.User
+    ) async throws {
         guard let keyText = user.publicKey, let key = try? Minisign.PublicKey(fileText: keyText) else {
             throw ServerError(
                 .unprocessableContent, .noPublicKey,
                 "'\(user.name)' has no public key registered; add one with 'trailpack admin user add --public-key'")
         }
-        guard let record = try server.catalog.version(package: id, version: version, releasedOnly: false) else {
+        guard let record = try await catalog.version(package: id, version: version, releasedOnly: false) else {
             throw ServerError.notFound("no version \(version) of '\(id)'")
         }
         let (summary, manifestText) = (record.summary, record.manifest)
-        let digest = try BlobStore.digest(summary.sha256)
-        let prehash = try Minisign.prehash(path: server.store.path(for: digest))
+        let digest = try BlobNames.digest(summary.sha256)
+        // The prehash reads the whole package: on the blocking pool, not the cooperative one.
+        let path = try await blobs.localFile(for: digest)
+        let prehash = try await pool.run { try Minisign.prehash(path: path) }
         let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest
         let result = SignatureCheck.check(
             signatures: [.init(name: "approval", text: text)], trustedKeys: [key], threshold: 1, prehash: prehash,

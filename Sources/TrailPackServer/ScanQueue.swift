@@ -1,5 +1,5 @@
 import Foundation
-import TrailPackCatalog
+import TrailPackCatalogModel
 
 /// Malware scans, at most `concurrency` at once (each is a clamscan process that loads the whole
 /// signature database: CPU and memory bound), in arrival order. Uploads of the same bytes while

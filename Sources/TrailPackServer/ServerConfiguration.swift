@@ -29,12 +29,17 @@ public struct ServerConfiguration: Sendable {
     public var scanConcurrency = 1
     /// Confirmations counted per client address and minute (more are answered, not counted).
     public var confirmationsPerMinute = 30
-    /// Threads that wait on the catalog (`BlockingPool`).
-    public var catalogThreads = 8
-    /// Catalog requests that may wait for a thread; more are answered 503 with `Retry-After` at once.
-    public var catalogQueue = 128
-    /// How long a catalog request may wait for a thread before it is answered 503.
-    public var catalogQueueTimeout: Duration = .seconds(10)
+    /// Threads of the one pool for blocking work (`BlockingPool`: writes, fsyncs, hashing, password hashes).
+    public var blockingThreads = 8
+    /// Jobs that may wait for one of those threads; more are answered 503 with `Retry-After` at once.
+    public var blockingQueue = 128
+    /// How long a job may wait for a thread before it is answered 503.
+    public var blockingQueueTimeout: Duration = .seconds(10)
+    /// Catalog calls that may wait for the catalog at once; more are answered 503 with `Retry-After`.
+    public var catalogWaiting = 256
+
+    /// Where the catalog and the packages are (default: both in the data folder).
+    public var stores = StoreLocations()
 
     public static let defaultApprovals = 2
 

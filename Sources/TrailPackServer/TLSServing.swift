@@ -70,7 +70,7 @@ public struct ServerTLS: Sendable {
     }
 
     private static func read(_ path: String, option: String) throws(ServerTLSError) -> [UInt8] {
-        do { return try FileIO.readAll(path, limit: fileLimit) } catch {
+        do { return try FileOperations.readAll(path, limit: fileLimit) } catch {
             if error.code == .tooLarge {
                 throw ServerTLSError(
                     .invalid, "\(option): '\(path)' is larger than \(fileLimit >> 20) MiB, which no PEM file is")

@@ -2,9 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import NIOPosix
 import TrailPackArchive
-import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackMap
 import TrailPackVerifier
@@ -43,10 +42,10 @@ extension CatalogController {
         else {
             throw ServerError.notFound("version \(version) of '\(id)' has no offline map")
         }
-        let path = server.store.path(for: try BlobStore.digest(summary.sha256))
+        let path = try await blobs.localFile(for: try BlobNames.digest(summary.sha256))
         let tileID = TileID(z: z, x: x, y: y)
         let etag = "\"\(summary.sha256)-\(z)-\(x)-\(y)\""
-        let result = try await NIOThreadPool.singleton.runIfActive { () throws -> (PMTilesHeader, [UInt8]?) in
+        let result = try await pool.run { () throws -> (PMTilesHeader, [UInt8]?) in
             try Self.readTile(blob: path, map: map.path, tile: tileID)
         }
         guard let bytes = result.1 else { throw ServerError.notFound("the map has no tile \(tileID)") }

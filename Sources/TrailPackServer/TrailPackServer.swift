@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackVerifier
@@ -14,10 +15,10 @@ import TrailPackVerifier
 /// Builds the router and the application.
 public struct TrailPackServer: Sendable {
     public let configuration: ServerConfiguration
-    public let catalog: Catalog
-    /// The catalog as requests use it: asynchronous, never blocking the cooperative pool.
-    public let catalogStore: any CatalogStore
-    public let store: BlobStore
+    /// The catalog: SQLite in the data folder, or a shared PostgreSQL (`--catalog`).
+    public let catalog: any CatalogStore
+    /// Where the packages' bytes are: the data folder, or an object store (`--blobs`).
+    public let store: any BlobStore
     /// The data folder, locked for as long as this server lives.
     public let folder: DataFolder
     public let logger: Logger
@@ -25,33 +26,36 @@ public struct TrailPackServer: Sendable {
     public let connections: ConnectionCounter
     /// Malware scans, at most `scanConcurrency` at once; the same bytes are scanned once.
     let scans: ScanQueue
-    /// Confirmations counted per client address, and once per download.
-    let confirmationLimiter: ConfirmationLimiter
-    /// The threads that wait on the catalog (and other short blocking work: a stat, a rename, a
-    /// password hash): bounded, with a queue that refuses at once when full (503, `Retry-After`),
-    /// so a locked catalog never holds the threads that answer `/healthz` and the downloads.
-    public let catalogPool: BlockingPool
-    /// The threads that wait for child processes (the contained verifier, the malware scanner):
-    /// minutes each at worst, so kept apart from the catalog's.
+    /// The one pool for work that blocks a thread — file writes and fsyncs, renames, hashing,
+    /// password hashes, reading a package's entries: bounded, with a queue that refuses at once when
+    /// full (503, `Retry-After`), so blocking work never holds the threads that answer `/healthz`
+    /// and the downloads. (The catalog's calls wait on their store's own connections, not here.)
+    public let pool: BlockingPool
+    /// The threads that only wait for child processes (the contained verifier, the malware
+    /// scanner): minutes each at worst and no work of their own, so kept apart from `pool`, whose
+    /// threads a few slow scans would otherwise hold.
     public let childPool: BlockingPool
     /// The versions being uploaded now (a second upload of one is refused before it is stored).
     public let versionClaims = VersionClaims()
     /// The public catalog answers kept as bytes until the catalog changes.
     let publicAnswers = PublicAnswerCache()
+    /// What must run while the server runs (a shared catalog's connections and its LISTEN loop).
+    let storeServices: [any Service]
 
     /// Opens the data folder (creating and marking a new or empty one, taking its lock, migrating
     /// the catalog) and removes what interrupted uploads left in `tmp/` — nothing else.
     ///
     /// Blobs are never deleted here: blobs without a catalog, or unknown to it (an older catalog
     /// restored next to newer blobs), refuse the start with the fix (`trailpack admin gc`).
-    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "trailpack.server")) throws {
+    public init(
+        configuration: ServerConfiguration, logger: Logger = Logger(label: "trailpack.server")
+    ) async throws {
         self.configuration = configuration
         self.logger = logger
         connections = ConnectionCounter(limit: configuration.limits.maxConnectionsPerAddress)
-        confirmationLimiter = ConfirmationLimiter(perMinute: configuration.confirmationsPerMinute)
-        catalogPool = BlockingPool(
-            name: "trailpack-catalog", threads: configuration.catalogThreads, queueLimit: configuration.catalogQueue,
-            queueTimeout: configuration.catalogQueueTimeout)
+        pool = BlockingPool(
+            name: "trailpack-blocking", threads: configuration.blockingThreads, queueLimit: configuration.blockingQueue,
+            queueTimeout: configuration.blockingQueueTimeout)
         childPool = BlockingPool(
             name: "trailpack-child", threads: 4 + max(1, configuration.scanConcurrency), queueLimit: 256,
             queueTimeout: .seconds(3600))
@@ -64,40 +68,45 @@ public struct TrailPackServer: Sendable {
         logger.info(
             "start-up cleanup done",
             metadata: ["removed": "\(removed.count)", "folder": "\(configuration.dataDirectory)/tmp"])
-        let blobs = folder.blobsOnDisk()
         let data = folder.root
-        if !folder.catalogExists && !blobs.isEmpty {
+        let shared = configuration.stores
+        let blobs = shared.blobs == nil ? folder.blobsOnDisk() : []
+        if shared.catalog == nil && !folder.catalogExists && !blobs.isEmpty {
             throw ServerError.dataFolder(
                 "'\(data)/blobs' holds \(blobs.count) packages but there is no '\(data)/catalog.sqlite'; nothing was changed. Put back the catalog that belongs to these blobs (from your backup), or move the blobs out of service with 'trailpack admin gc --data \(data)' and start with an empty catalog"
             )
         }
-        catalog = try Catalog(path: folder.catalogPath)
-        catalogStore = GRDBCatalogStore(catalog, pool: catalogPool)
-        let known = try catalog.blobHashes()
+        let stores = try await OpenedStores.open(
+            shared, folder: folder, pool: pool, maxWaiting: configuration.catalogWaiting, logger: logger)
+        catalog = stores.catalog
+        store = stores.blobs
+        storeServices = stores.services
+        // Only a folder's blobs are checked against the catalog at start: an object store's are
+        // many servers' and gc's to look after (`trailpack admin gc --blobs …`).
+        let known = blobs.isEmpty ? [] : try await catalog.blobHashes()
         let orphans = blobs.filter { !known.contains($0) }
         if !orphans.isEmpty {
             throw ServerError.dataFolder(
                 "\(orphans.count) packages in '\(data)/blobs' are not in the catalog (an older catalog next to newer blobs?); nothing was changed. Put back the newer catalog, or list them with 'trailpack admin gc --dry-run --data \(data)' and move them to '\(data)/quarantine' with 'trailpack admin gc --data \(data)'"
             )
         }
-        store = try BlobStore(root: data)
-        if configuration.adminTokenHash != nil { try catalog.ensureUser(name: "admin", role: .admin) }
+        if configuration.adminTokenHash != nil { try await catalog.ensureUser(name: "admin", role: .admin) }
     }
 
     /// Takes a damaged blob out of service: logged, moved to `quarantine/`, its versions marked
     /// damaged (no longer listed or served), audited.
-    public func takeOutOfService(sha256: String, reason: String) {
+    public func takeOutOfService(sha256: String, reason: String) async {
         logger.error(
             "a stored package is damaged; taking it out of service",
             metadata: ["sha256": "\(sha256)", "reason": "\(TerminalText.escaped(reason))"])
         var detail = reason
         do {
-            let moved = try folder.quarantine(sha256: sha256, reason: reason)
+            let moved = try await store.quarantine(sha256: sha256, reason: reason)
             detail += "; moved to \(moved)"
         } catch {
             detail += "; not moved: \(error)"
         }
-        do { try catalog.markDamaged(sha256: sha256, reason: detail, actor: "server") } catch {
+        do { _ = try await catalog.markDamaged(sha256: sha256, reason: detail, actor: "server") } catch {
             logger.error(
                 "cannot mark a damaged package in the catalog", metadata: ["sha256": "\(sha256)", "error": "\(error)"])
         }
@@ -114,14 +123,14 @@ public struct TrailPackServer: Sendable {
         logger.error(
             "a stored package shrank while it was being sent; the download was cut off (the server's fault, not the client's)",
             metadata: ["sha256": "\(digest.hex)", "reason": "\(reason)"])
-        Task { _ = try? await blocking { $0.takeOutOfService(sha256: digest.hex, reason: reason) } }
+        Task { await takeOutOfService(sha256: digest.hex, reason: reason) }
     }
 
-    /// Runs `body` on one of the catalog pool's threads, which may block (SQLite waiting on a lock,
-    /// a rename, a password hash), never on the cooperative pool that answers every other request.
+    /// Runs `body` on one of the blocking pool's threads, which may block (a rename, an fsync, a
+    /// password hash), never on the cooperative pool that answers every other request.
     /// Throws `CatalogError.busy` when the pool's queue is full.
-    public func blocking<T: Sendable>(_ body: @escaping @Sendable (TrailPackServer) throws -> T) async throws -> T {
-        try await catalogPool.run { try body(self) }
+    public func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await pool.run(body)
     }
 
     /// The application, ready to run: the router, and HTTP/1 with the connection guard that
@@ -176,7 +185,9 @@ public struct TrailPackServer: Sendable {
         onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws {
         var group = ServiceGroupConfiguration(
-            services: [buildApplication(logger: logger, addRoutes: addRoutes, onListening: onListening)],
+            services: storeServices + [
+                buildApplication(logger: logger, addRoutes: addRoutes, onListening: onListening)
+            ],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = configuration.limits.shutdownTimeout
         group.maximumCancellationDuration = .seconds(5)
@@ -198,16 +209,21 @@ public struct TrailPackServer: Sendable {
         let table = RouteTable()
         router.add(middleware: AccessLogMiddleware(logger: logger))
         router.add(middleware: ErrorResponseMiddleware(routes: table, logger: logger))
-        router.add(middleware: BearerAuthMiddleware(server: self))
+        router.add(middleware: BearerAuthMiddleware(catalog: catalog, adminTokenHash: configuration.adminTokenHash))
         let routes = Routes(router: router, table: table)
         routes.get("/healthz") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
         }
-        CatalogController(server: self).addRoutes(to: routes)
-        DownloadController(server: self, zeroCopy: zeroCopyDownloads).addRoutes(to: routes)
-        ConfirmationController(server: self).addRoutes(to: routes)
+        CatalogController(catalog: catalog, answers: publicAnswers, blobs: store, pool: pool).addRoutes(to: routes)
+        DownloadController(
+            catalog: catalog, blobs: store, downloadBaseURL: configuration.downloadBaseURL,
+            takeOutOfService: { [self] sha, reason in await takeOutOfService(sha256: sha, reason: reason) },
+            zeroCopy: zeroCopyDownloads
+        ).addRoutes(to: routes)
+        ConfirmationController(catalog: catalog, perMinute: configuration.confirmationsPerMinute).addRoutes(
+            to: routes)
         PublishingController(server: self).addRoutes(to: routes.group("/v1/admin", middleware: RequireUserMiddleware()))
         addRoutes(router)
         return router

@@ -14,7 +14,7 @@ public final class UploadSink {
         self.path = path
         self.limit = limit
         do {
-            descriptor = try FileIO.open(
+            descriptor = try FileOperations.open(
                 path, .writeOnly, options: [.create, .exclusiveCreate],
                 permissions: [.ownerReadWrite, .groupRead, .otherRead],
                 failure: "cannot create an upload file")

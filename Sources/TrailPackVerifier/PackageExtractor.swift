@@ -93,20 +93,20 @@ public enum PackageExtractor {
             }
         }
         for folder in folders.sorted(by: { $0.count > $1.count }) {
-            try io { () throws(FileIOError) in try FileIO.syncFolder(folder) }
+            try io { () throws(FileIOError) in try FileOperations.syncFolder(folder) }
         }
         if fm.fileExists(atPath: target.path) {
             let old = parent + "/.\(target.lastPathComponent).\(getpid()).trailpack-old"
-            try io { () throws(FileIOError) in try FileIO.rename(target.path, to: old) }
-            do { try FileIO.rename(temp, to: target.path) } catch {
-                try? FileIO.rename(old, to: target.path)
+            try io { () throws(FileIOError) in try FileOperations.rename(target.path, to: old) }
+            do { try FileOperations.rename(temp, to: target.path) } catch {
+                try? FileOperations.rename(old, to: target.path)
                 throw PackageError(error)
             }
             try? fm.removeItem(atPath: old)
         } else {
-            try io { () throws(FileIOError) in try FileIO.rename(temp, to: target.path) }
+            try io { () throws(FileIOError) in try FileOperations.rename(temp, to: target.path) }
         }
-        try io { () throws(FileIOError) in try FileIO.syncFolder(parent) }
+        try io { () throws(FileIOError) in try FileOperations.syncFolder(parent) }
         keepTemp = true
         return Extraction(report: report, files: count)
     }
@@ -132,7 +132,7 @@ public enum PackageExtractor {
         }
         let file = dir + "/" + components.last!
         let fd = try io { () throws(FileIOError) in
-            try FileIO.open(
+            try FileOperations.open(
                 file, .writeOnly, options: [.create, .exclusiveCreate, .noFollow],
                 permissions: [.ownerReadWrite, .groupRead, .otherRead], failure: "cannot create '\(file)'")
         }
@@ -150,7 +150,7 @@ public enum PackageExtractor {
 
     private static func write(_ fd: FileDescriptor, _ bytes: [UInt8], _ file: String) throws(PackageError) {
         try io { () throws(FileIOError) in
-            try FileIO.typed { try bytes.withUnsafeBytes { try fd.writeAll($0, path: file) } }
+            try FileOperations.typed { try bytes.withUnsafeBytes { try fd.writeAll($0, path: file) } }
         }
     }
 

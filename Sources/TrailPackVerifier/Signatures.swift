@@ -141,7 +141,8 @@ public enum SignatureCheck {
                 { path + "/" + $0 }
                 : [path]
             for file in files {
-                let text = String(decoding: try FileIO.readAll(file, limit: Minisign.maxFileBytes), as: UTF8.self)
+                let text = String(
+                    decoding: try FileOperations.readAll(file, limit: Minisign.maxFileBytes), as: UTF8.self)
                 do { keys.append(try Minisign.PublicKey(fileText: text)) } catch {
                     throw CryptoError(code: error.code, message: "'\(file)': \(error.message)")
                 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackFileIO
@@ -8,7 +9,17 @@ import TrailPackServer
 
 /// The admin commands that look after the stored packages: gc, scrub, backup, rescan.
 extension Admin {
-    struct GC: ParsableCommand {
+    /// Runs a command that moves stored files (gc, scrub) as the only one on the catalog: another,
+    /// from this machine or a server sharing the catalog, is refused while it runs.
+    static func maintenance(_ stores: OpenedStores, _ body: @Sendable () async throws -> Void) async throws {
+        do {
+            try await stores.catalog.withMaintenanceLock(body)
+        } catch let error as CatalogError where error.code == .busy {
+            throw CLIError.io(error.message)
+        }
+    }
+
+    struct GC: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "gc",
             abstract:
@@ -23,30 +34,37 @@ extension Admin {
         @Flag(name: .customLong("dry-run"), help: "Only list the orphans (exit 1 when there are any).")
         var dryRun = false
 
-        func run() throws {
-            let folder = try options.folder(dryRun ? .shared : .exclusive)
-            let catalog: Catalog
-            do { catalog = try Catalog(path: folder.catalogPath) } catch {
-                throw CLIError.io("cannot open the catalog in '\(options.data)': \(error)")
-            }
-            let known = try catalog.blobHashes()
-            let onDisk = folder.blobsOnDisk()
-            let unused = Set(try catalog.unusedBlobs())
+        func run() async throws {
+            let stores = try await options.stores(dryRun ? .shared : .exclusive)
+            try await Admin.maintenance(stores) { try await collect(stores) }
+        }
+
+        func collect(_ stores: OpenedStores) async throws {
+            let (folder, catalog) = (stores.folder, stores.catalog)
+            // Listed before the catalog is read: a blob stored meanwhile was recorded first, so it is known.
+            let onDisk = try await stores.blobs.list().map(\.sha256)
+            let known = try await catalog.blobHashes()
+            // A shared catalog's servers keep running: a blob recorded in the last hour may be an
+            // upload whose version is being registered now, and stays.
+            let shared = options.storeOptions.catalog != nil
+            let unused = Set(
+                try await catalog.unusedBlobs(recordedBefore: Date(timeIntervalSinceNow: shared ? -3600 : 0)))
             let orphans =
                 onDisk.filter { !known.contains($0) }.map { ($0, "not in the catalog") }
                 + onDisk.filter { unused.contains($0) }.map { ($0, "no package version refers to it") }
             for (sha, why) in orphans {
                 if dryRun {
                     Admin.say(
-                        options, "orphan \(folder.root)/blobs/\(sha.prefix(2))/\(sha).zip: \(why)",
+                        options, "orphan blobs/\(sha.prefix(2))/\(sha).zip in \(stores.blobs.description): \(why)",
                         ["sha256": .string(sha), "reason": .string(why), "moved": .null])
                 } else {
                     let moved: String
                     do {
-                        moved = try folder.quarantine(sha256: sha, reason: "\(why); moved by 'trailpack admin gc'")
+                        moved = try await stores.blobs.quarantine(
+                            sha256: sha, reason: "\(why); moved by 'trailpack admin gc'")
                     } catch let e as ServerError { throw CLIError.io(e.message) }
-                    if unused.contains(sha) { try catalog.forgetUnusedBlob(sha256: sha) }
-                    try catalog.audit(
+                    if unused.contains(sha) { try await catalog.forgetUnusedBlob(sha256: sha) }
+                    try await catalog.audit(
                         actor: "admin-cli", action: .gcQuarantine, id: nil, version: nil, sha256: sha,
                         detail: "\(why); moved to \(moved)")
                     Admin.say(
@@ -62,7 +80,7 @@ extension Admin {
         }
     }
 
-    struct Scrub: ParsableCommand {
+    struct Scrub: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Re-hash every stored package; quarantine and take out of service the damaged ones.",
             discussion: """
@@ -73,37 +91,28 @@ extension Admin {
                 """)
         @OptionGroup var options: Options
 
-        func run() throws {
-            let folder = try options.folder(.exclusive)
-            let catalog: Catalog
-            do { catalog = try Catalog(path: folder.catalogPath) } catch {
-                throw CLIError.io("cannot open the catalog in '\(options.data)': \(error)")
-            }
-            let blobs = try catalog.storedBlobs(inService: true)
+        func run() async throws {
+            let stores = try await options.stores(.exclusive)
+            try await Admin.maintenance(stores) { try await check(stores) }
+        }
+
+        func check(_ stores: OpenedStores) async throws {
+            let catalog = stores.catalog
+            let blobs = try await catalog.storedBlobs(inService: true)
             var damaged = 0
             for (n, blob) in blobs.enumerated() {
-                let path = folder.root + "/" + BlobStore.relativePath(for: try BlobStore.digest(blob.sha256))
+                let digest = try BlobNames.digest(blob.sha256)
                 CLI.note("[\(n + 1)/\(blobs.count)] \(blob.sha256)")
-                var problem: String?
-                do {
-                    let result = try FileHashing.sha256(path: path)
-                    if result.size != blob.size {
-                        problem = "the stored file has \(result.size) bytes, the catalog says \(blob.size)"
-                    } else if result.digest.hex != blob.sha256 {
-                        problem = "the stored file's SHA-256 is \(result.digest.hex)"
-                    }
-                } catch {
-                    problem = "the stored file cannot be read: \(error)"
-                }
-                guard let problem else { continue }
+                guard let problem = try await stores.blobs.check(sha256: digest, size: blob.size) else { continue }
                 damaged += 1
                 var detail = problem
-                if FileManager.default.fileExists(atPath: path) {
+                if try await stores.blobs.size(of: digest) != nil {
                     do {
-                        detail += "; moved to \(try folder.quarantine(sha256: blob.sha256, reason: problem))"
+                        detail +=
+                            "; moved to \(try await stores.blobs.quarantine(sha256: blob.sha256, reason: problem))"
                     } catch let e as ServerError { throw CLIError.io(e.message) }
                 }
-                let versions = try catalog.markDamaged(
+                let versions = try await catalog.markDamaged(
                     sha256: blob.sha256, reason: detail + " (found by 'trailpack admin scrub')", actor: "admin-cli")
                 Admin.say(
                     options,
@@ -119,7 +128,7 @@ extension Admin {
         }
     }
 
-    struct Backup: ParsableCommand {
+    struct Backup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write a consistent snapshot of the data folder to a new folder, restorable by 'serve --data'.",
             discussion: """
@@ -130,12 +139,9 @@ extension Admin {
         @OptionGroup var options: Options
         @Argument(help: "The new folder to write the snapshot to.") var destination: String
 
-        func run() throws {
-            let folder = try options.folder(.shared)
-            let catalog: Catalog
-            do { catalog = try Catalog(path: folder.catalogPath) } catch {
-                throw CLIError.io("cannot open the catalog in '\(options.data)': \(error)")
-            }
+        func run() async throws {
+            let stores = try await options.stores(.shared)
+            let catalog = stores.catalog
             let fm = FileManager.default
             // Marked unfinished first, marked a data folder last: a backup stopped half-way (or one
             // that misses a package) is never started from.
@@ -145,19 +151,22 @@ extension Admin {
             let root =
                 destination.count > 1 && destination.hasSuffix("/") ? String(destination.dropLast()) : destination
             let catalogCopy = root + "/catalog.sqlite"
-            do { try catalog.backup(to: catalogCopy) } catch {
+            do { try await catalog.backup(to: catalogCopy) } catch {
                 throw CLIError.io("cannot write the catalog backup to '\(catalogCopy)': \(error)")
             }
-            let snapshot: Catalog
-            do { snapshot = try Catalog(path: catalogCopy) } catch {
+            let snapshot: any CatalogStore
+            do { snapshot = try SQLiteCatalog(path: catalogCopy) } catch {
                 throw CLIError.io("cannot read back the catalog backup: \(error)")
             }
             var linked = 0, copied = 0
             var missing: [String] = [], written = [catalogCopy]
-            for blob in try snapshot.storedBlobs() {
-                let relative = BlobStore.relativePath(for: try BlobStore.digest(blob.sha256))
-                let source = folder.root + "/" + relative, copy = root + "/" + relative
-                guard fm.fileExists(atPath: source) else {
+            for blob in try await snapshot.storedBlobs() {
+                let digest = try BlobNames.digest(blob.sha256)
+                let copy = root + "/" + BlobNames.relativePath(for: digest)
+                // The folder store's own file; an object store's copy fetched (and checked) into the cache.
+                guard try await stores.blobs.size(of: digest) != nil,
+                    let source = try? await stores.blobs.localFile(for: digest), fm.fileExists(atPath: source)
+                else {
                     missing.append(blob.sha256)
                     continue
                 }
@@ -172,7 +181,7 @@ extension Admin {
             if !missing.isEmpty {
                 let names = missing.prefix(10).map { "blobs/\($0.prefix(2))/\($0).zip" }.joined(separator: ", ")
                 throw CLIError.io(
-                    "the backup in '\(root)' is not complete: \(missing.count) package\(missing.count == 1 ? "" : "s") the catalog names \(missing.count == 1 ? "is" : "are") missing from '\(folder.root)' (\(names)\(missing.count > 10 ? ", …" : "")); it stays marked unfinished and no server starts from it. Run 'trailpack admin scrub' to take the missing packages out of service (or put them back), then back up again into a new folder"
+                    "the backup in '\(root)' is not complete: \(missing.count) package\(missing.count == 1 ? "" : "s") the catalog names \(missing.count == 1 ? "is" : "are") missing from \(stores.blobs.description) (\(names)\(missing.count > 10 ? ", …" : "")); it stays marked unfinished and no server starts from it. Run 'trailpack admin scrub' to take the missing packages out of service (or put them back), then back up again into a new folder"
                 )
             }
             do { try DataFolder.finishBackup(at: root, files: written) } catch let e as ServerError {
@@ -189,7 +198,7 @@ extension Admin {
         }
     }
 
-    struct Restore: ParsableCommand {
+    struct Restore: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Bring back a version taken out of service as damaged, from an intact copy of its package.",
             discussion: """
@@ -201,40 +210,36 @@ extension Admin {
         @OptionGroup var options: Options
         @Argument(help: "An intact copy of the damaged version's package.") var file: String
 
-        func run() throws {
-            let folder = try options.folder(.shared)
-            let catalog: Catalog
-            do { catalog = try Catalog(path: folder.catalogPath) } catch {
-                throw CLIError.io("cannot open the catalog in '\(options.data)': \(error)")
-            }
+        func run() async throws {
+            let stores = try await options.stores(.shared)
+            let catalog = stores.catalog
             let digest: SHA256Digest
             do { digest = try FileHashing.sha256(path: file).digest } catch {
                 throw CLIError.io("cannot read '\(file)': \(error)")
             }
-            let damaged = try catalog.storedBlobs().contains { $0.sha256 == digest.hex }
-            let versions = try catalog.damagedVersions(sha256: digest.hex)
+            let damaged = try await catalog.storedBlobs().contains { $0.sha256 == digest.hex }
+            let versions = try await catalog.damagedVersions(sha256: digest.hex)
             guard damaged, !versions.isEmpty else {
                 throw CLIError.usage(
                     "no version taken out of service as damaged is stored as '\(file)' (SHA-256 \(digest.hex)); 'trailpack admin scrub --json' lists the damaged ones, and a restore needs the very bytes that were published"
                 )
             }
-            let store: BlobStore
-            do { store = try BlobStore(root: folder.root) } catch { throw CLIError.io("\(error)") }
-            // Copied beside the blobs (same file system), flushed, then renamed into place.
+            // Copied into the data folder's tmp/ (beside the blobs of a folder store), flushed, then stored.
             let temporary: String
-            do { temporary = try store.temporaryFolder() } catch { throw CLIError.io("\(error)") }
+            do { temporary = try stores.folder.temporaryFolder() } catch { throw CLIError.io("\(error)") }
             defer { rmdir(temporary) }
-            let copy = temporary + "/" + BlobStore.uploadFileName
+            let copy = temporary + "/" + BlobNames.uploadFileName
             do {
                 try FileManager.default.copyItem(atPath: file, toPath: copy)
-                let descriptor = try FileIO.open(copy, .readOnly)
+                let descriptor = try FileOperations.open(copy, .readOnly)
                 defer { try? descriptor.close() }
                 try descriptor.sync(path: copy)
                 // The copy must still be those bytes (the file may have changed since it was hashed).
                 guard try FileHashing.sha256(path: copy).digest == digest else {
                     throw CLIError.io("'\(file)' changed while it was being copied; nothing was restored")
                 }
-                try store.commit(temporary: copy, sha256: digest, replacing: true)
+                let size = Int64(try FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int ?? 0)
+                try await stores.blobs.commit(temporary: copy, sha256: digest, size: size, replacing: true)
             } catch let error as CLIError {
                 unlink(copy)
                 throw error
@@ -242,7 +247,7 @@ extension Admin {
                 unlink(copy)
                 throw CLIError.io("cannot store the copy: \(error)")
             }
-            let back = try catalog.restoreDamaged(
+            let back = try await catalog.restoreDamaged(
                 sha256: digest.hex, actor: "admin-cli",
                 detail: "restored from an intact copy by 'trailpack admin restore'")
             for version in back {
@@ -254,7 +259,7 @@ extension Admin {
         }
     }
 
-    struct Rescan: ParsableCommand {
+    struct Rescan: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Scan stored versions for malware again (after the scanner was fixed).",
             discussion: """
@@ -274,17 +279,14 @@ extension Admin {
             name: .customLong("clamd-socket"),
             help: "Scan with clamdscan through this clamd socket instead of clamscan.") var clamdSocket: String?
 
-        func run() throws {
+        func run() async throws {
             guard (id == nil) == (version == nil) else {
                 throw CLIError.usage(
                     "give both a package id and a version, or neither (with --held: every held version)")
             }
-            let folder = try options.folder(.shared)
-            let catalog: Catalog
-            do { catalog = try Catalog(path: folder.catalogPath) } catch {
-                throw CLIError.io("cannot open the catalog in '\(options.data)': \(error)")
-            }
-            var targets = try catalog.scanTargets(heldOnly: held)
+            let stores = try await options.stores(.shared)
+            let catalog = stores.catalog
+            var targets = try await catalog.scanTargets(heldOnly: held)
             if let id, let version {
                 targets = targets.filter { $0.id == id && $0.version == version }
                 guard !targets.isEmpty else {
@@ -295,10 +297,10 @@ extension Admin {
                 engine: clamdSocket.map { .clamd(socket: $0) } ?? .clamscan(database: clamavDB))
             var bad = 0
             for t in targets {
-                let path = folder.root + "/" + BlobStore.relativePath(for: try BlobStore.digest(t.sha256))
+                let path = try await stores.blobs.localFile(for: try BlobNames.digest(t.sha256))
                 let state = MalwareScanner.catalogState(scanner.scan(path))
                 let (status, detail) = (state.status, state.detail)
-                try catalog.recordRescan(
+                try await catalog.recordRescan(
                     package: t.id, version: t.version, status: status, detail: detail, actor: "admin-cli")
                 if status == .held || status == .infected { bad += 1 }
                 Admin.say(

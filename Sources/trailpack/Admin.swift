@@ -1,13 +1,16 @@
 import ArgumentParser
 import Foundation
+import Logging
 import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackServer
 
-struct Admin: ParsableCommand {
+struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage the server's users, tokens, sites and packages.",
+        usage: "trailpack admin --data <dir> [<options>] <subcommand>",
         discussion: """
             Roles: a publisher uploads a package version (to the sites granted to them), opens its publish \
             request and releases it once approved; a reviewer approves or denies requests; an admin can do all of that and withdraw a \
@@ -40,7 +43,7 @@ struct Admin: ParsableCommand {
     @OptionGroup var options: Options
 
     struct Options: ParsableArguments {
-        @Option(help: "The server's data folder.")
+        @Option(help: "The server's data folder (its catalog and packages, or with --catalog/--blobs its local files).")
         var data: String
 
         @Flag(help: "Make the data folder if it does not exist (otherwise a missing one is refused).")
@@ -49,17 +52,32 @@ struct Admin: ParsableCommand {
         @Flag(help: "Print the result as JSON (the report shape of every command; 'results' lists what was done).")
         var json = false
 
+        @OptionGroup var storeOptions: StoreOptions
+
         func folder(_ access: DataFolder.Access) throws -> DataFolder {
             do { return try DataFolder(path: data, create: create, access: access) } catch let e as ServerError {
                 throw CLIError.io(e.message)
             }
         }
 
-        func catalog() throws -> Catalog {
-            let folder = try folder(.shared)
-            do { return try Catalog(path: folder.catalogPath) } catch {
-                throw CLIError.io("cannot open the catalog in '\(data)': \(error)")
-            }
+        /// The catalog (SQLite in the data folder, or the shared PostgreSQL of `--catalog`).
+        func catalog() async throws -> any CatalogStore { try await stores(.shared).catalog }
+
+        /// The data folder, the catalog and the blob store, as `serve` opens them with the same options.
+        /// With a shared catalog the data folder is this command's own (a server keeps its lock on
+        /// its own), so it is opened shared; gc and scrub take the catalog's maintenance lock instead.
+        func stores(_ access: DataFolder.Access) async throws -> OpenedStores {
+            let folder = try folder(storeOptions.catalog == nil ? access : .shared)
+            do {
+                let opened = try await OpenedStores.open(
+                    storeOptions.locations(), folder: folder, pool: BlockingPool(name: "trailpack-admin", threads: 4),
+                    logger: Logger(label: "trailpack.admin"))
+                // A shared catalog's connections run for as long as the command does (it ends the process).
+                for service in opened.services { Task { try? await service.run() } }
+                return opened
+            } catch let e as ServerError { throw CLIError.io(e.message) } catch let e as CatalogError {
+                throw CLIError.io(e.message)
+            } catch { throw CLIError.io("cannot open the catalog or the packages of '\(data)': \(error)") }
         }
     }
 
@@ -84,8 +102,8 @@ struct Admin: ParsableCommand {
     }
 
     /// Runs a catalog change, turning the catalog's refusals into plain usage errors.
-    static func change(_ body: () throws -> Void) throws {
-        do { try body() } catch let e as CatalogError { throw CLIError.usage("\(e)") } catch let e as CLIError {
+    static func change(_ body: () async throws -> Void) async throws {
+        do { try await body() } catch let e as CatalogError { throw CLIError.usage("\(e)") } catch let e as CLIError {
             throw e
         } catch {
             throw CLIError.io("the catalog refused the change: \(error)")
@@ -97,12 +115,12 @@ struct Admin: ParsableCommand {
         var role: Catalog.Role { Catalog.Role(rawValue: rawValue)! }
     }
 
-    struct UserCommand: ParsableCommand {
+    struct UserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "user", abstract: "Add, remove or list users, or change a role.",
             subcommands: [Add.self, Remove.self, List.self, RoleCommand.self, PasswordCommand.self])
 
-        struct Add: ParsableCommand {
+        struct Add: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Add a user with a role.")
             @OptionGroup var options: Options
             @Argument(help: "The user's name.") var name: String
@@ -111,7 +129,7 @@ struct Admin: ParsableCommand {
                 name: .customLong("public-key"),
                 help: "The user's minisign public key file (.pub), for signed approvals.") var publicKey: String?
 
-            func run() throws {
+            func run() async throws {
                 guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
                     throw CLIError.usage("a user name is letters, digits, '.', '_' and '-'; '\(name)' is not")
                 }
@@ -136,7 +154,9 @@ struct Admin: ParsableCommand {
                     }
                     key = text
                 }
-                try Admin.change { try options.catalog().addUser(name: name, role: role.role, publicKey: key) }
+                try await Admin.change {
+                    try await options.catalog().addUser(name: name, role: role.role, publicKey: key)
+                }
                 Admin.say(
                     options, "added \(name) as \(role.rawValue)",
                     ["user": .string(name), "role": .string(role.rawValue)])
@@ -144,13 +164,13 @@ struct Admin: ParsableCommand {
             }
         }
 
-        struct Remove: ParsableCommand {
+        struct Remove: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Remove a user: their tokens are revoked, their history stays.")
             @OptionGroup var options: Options
             @Argument(help: "The user's name.") var name: String
-            func run() throws {
-                try Admin.change { try options.catalog().removeUser(name: name) }
+            func run() async throws {
+                try await Admin.change { try await options.catalog().removeUser(name: name) }
                 Admin.say(
                     options, "removed \(name); their tokens are revoked",
                     ["user": .string(name), "removed": .bool(true)])
@@ -158,20 +178,20 @@ struct Admin: ParsableCommand {
             }
         }
 
-        struct RoleCommand: ParsableCommand {
+        struct RoleCommand: AsyncParsableCommand {
             static let configuration = CommandConfiguration(commandName: "role", abstract: "Change a user's role.")
             @OptionGroup var options: Options
             @Argument(help: "The user's name.") var name: String
             @Argument(help: "The new role: publisher, reviewer or admin.") var role: RoleChoice
-            func run() throws {
-                try Admin.change { try options.catalog().setRole(name: name, role: role.role) }
+            func run() async throws {
+                try await Admin.change { try await options.catalog().setRole(name: name, role: role.role) }
                 Admin.say(
                     options, "\(name) is now \(role.rawValue)", ["user": .string(name), "role": .string(role.rawValue)])
                 Admin.finish(options, "user role")
             }
         }
 
-        struct PasswordCommand: ParsableCommand {
+        struct PasswordCommand: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "password",
                 abstract: "Set a user's password for the web control panel (stored as a scrypt hash).",
@@ -184,7 +204,7 @@ struct Admin: ParsableCommand {
                 name: .customLong("password-file"),
                 help: "Read the password from the first line of this file instead of asking.")
             var passwordFile: String?
-            func run() throws {
+            func run() async throws {
                 let password = try Password.read(file: passwordFile, confirm: true, purpose: "a panel password")
                 guard password.count >= 10 else {
                     throw CLIError.usage(
@@ -195,20 +215,20 @@ struct Admin: ParsableCommand {
                 do { hash = try PasswordHash.make(String(decoding: password, as: UTF8.self)) } catch {
                     throw CLIError.io("cannot hash the password: \(error)")
                 }
-                try Admin.change { try options.catalog().setPassword(name: name, hash: hash) }
+                try await Admin.change { try await options.catalog().setPassword(name: name, hash: hash) }
                 Admin.say(
                     options, "set the panel password of \(name)", ["user": .string(name), "password": .bool(true)])
                 Admin.finish(options, "user password")
             }
         }
 
-        struct List: ParsableCommand {
+        struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "List users, with their grants.")
             @OptionGroup var options: Options
-            func run() throws {
-                let catalog = try options.catalog()
-                let grants = try catalog.grants()
-                for u in try catalog.users() {
+            func run() async throws {
+                let catalog = try await options.catalog()
+                let grants = try await catalog.grants()
+                for u in try await catalog.users() {
                     let sites = grants.filter { $0.user == u.name }.map(\.site)
                     Admin.say(
                         options,
@@ -224,18 +244,18 @@ struct Admin: ParsableCommand {
         }
     }
 
-    struct TokenCommand: ParsableCommand {
+    struct TokenCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "token", abstract: "Issue, list or revoke API tokens.",
             subcommands: [Issue.self, List.self, Revoke.self])
 
-        struct Issue: ParsableCommand {
+        struct Issue: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Issue a token for a user; it is printed once.")
             @OptionGroup var options: Options
             @Argument(help: "The user.") var user: String
-            func run() throws {
+            func run() async throws {
                 var issued: Catalog.IssuedToken?
-                try Admin.change { issued = try options.catalog().issueToken(user: user) }
+                try await Admin.change { issued = try await options.catalog().issueToken(user: user) }
                 guard let issued else { return }
                 FileHandle.standardError.write(
                     Data("token \(issued.id) for \(user); it is shown only now — store it safely:\n".utf8))
@@ -244,11 +264,11 @@ struct Admin: ParsableCommand {
             }
         }
 
-        struct List: ParsableCommand {
+        struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "List tokens (ids, never secrets).")
             @OptionGroup var options: Options
-            func run() throws {
-                for t in try options.catalog().tokens() {
+            func run() async throws {
+                for t in try await options.catalog().tokens() {
                     Admin.say(
                         options,
                         "\(t.id)\t\(t.user)\tissued \(t.createdAt)\(t.revokedAt.map { "\trevoked \($0)" } ?? "\tactive")",
@@ -261,12 +281,12 @@ struct Admin: ParsableCommand {
             }
         }
 
-        struct Revoke: ParsableCommand {
+        struct Revoke: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Revoke a token by its id.")
             @OptionGroup var options: Options
             @Argument(help: "The token id (the part after 'tp_').") var id: String
-            func run() throws {
-                guard try options.catalog().revokeToken(id: id) else {
+            func run() async throws {
+                guard try await options.catalog().revokeToken(id: id) else {
                     throw CLIError.usage("no active token '\(id)'; list them with 'trailpack admin token list'")
                 }
                 Admin.say(options, "revoked token \(id)", ["id": .string(id), "revoked": .bool(true)])
@@ -275,19 +295,19 @@ struct Admin: ParsableCommand {
         }
     }
 
-    struct SiteCommand: ParsableCommand {
+    struct SiteCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "site",
             abstract: "Add or rename a site (its public name; a release never replaces an admin's name).",
             subcommands: [Add.self, Rename.self])
 
-        struct Add: ParsableCommand {
+        struct Add: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Add a site, with its public name or with none yet (its first released tour names it).")
             @OptionGroup var options: Options
             @Argument(help: "The site id (as in the manifests' site.id).") var id: String
             @Argument(help: "The public name (left out: the first released tour's site name).") var name: String?
-            func run() throws {
+            func run() async throws {
                 guard Slug.isValid(id) else {
                     throw CLIError.usage(
                         "a site id is lowercase letters, digits and single '-' between them (as in the manifests' site.id); '\(id)' is not"
@@ -296,7 +316,7 @@ struct Admin: ParsableCommand {
                 if let name, name.trimmingCharacters(in: .whitespaces).isEmpty {
                     throw CLIError.usage("the site's name must not be empty (leave it out to take the first release's)")
                 }
-                try Admin.change { try options.catalog().addSite(id: id, name: name) }
+                try await Admin.change { try await options.catalog().addSite(id: id, name: name) }
                 Admin.say(
                     options, "added site \(id)" + (name.map { ": \($0)" } ?? " (its first released tour names it)"),
                     ["site": .string(id), "name": name.map { .string($0) } ?? .null])
@@ -304,29 +324,29 @@ struct Admin: ParsableCommand {
             }
         }
 
-        struct Rename: ParsableCommand {
+        struct Rename: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Change a site's public name.")
             @OptionGroup var options: Options
             @Argument(help: "The site id.") var id: String
             @Argument(help: "The new public name.") var name: String
-            func run() throws {
+            func run() async throws {
                 guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
                     throw CLIError.usage("the site's name must not be empty")
                 }
-                try Admin.change { try options.catalog().renameSite(id: id, name: name) }
+                try await Admin.change { try await options.catalog().renameSite(id: id, name: name) }
                 Admin.say(options, "renamed site \(id): \(name)", ["site": .string(id), "name": .string(name)])
                 Admin.finish(options, "site rename")
             }
         }
     }
 
-    struct Grant: ParsableCommand {
+    struct Grant: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Let a publisher upload packages of a site.")
         @OptionGroup var options: Options
         @Argument(help: "The publisher.") var user: String
         @Argument(help: "The site id.") var site: String
-        func run() throws {
-            try Admin.change { try options.catalog().grant(user: user, site: site) }
+        func run() async throws {
+            try await Admin.change { try await options.catalog().grant(user: user, site: site) }
             Admin.say(
                 options, "\(user) may publish to \(site)",
                 ["user": .string(user), "site": .string(site), "granted": .bool(true)])
@@ -334,14 +354,14 @@ struct Admin: ParsableCommand {
         }
     }
 
-    struct Revoke: ParsableCommand {
+    struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Take back a publisher's grant for a site.")
         @OptionGroup var options: Options
         @Argument(help: "The publisher.") var user: String
         @Argument(help: "The site id.") var site: String
-        func run() throws {
+        func run() async throws {
             var changed = false
-            try Admin.change { changed = try options.catalog().revokeGrant(user: user, site: site) }
+            try await Admin.change { changed = try await options.catalog().revokeGrant(user: user, site: site) }
             guard changed else { throw CLIError.usage("'\(user)' has no grant for '\(site)'") }
             Admin.say(
                 options, "\(user) may no longer publish to \(site)",

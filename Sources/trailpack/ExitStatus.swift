@@ -2,6 +2,7 @@ import ArgumentParser
 import TrailPackArchive
 import TrailPackBuilder
 import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackClient
 import TrailPackCore
 import TrailPackCrypto

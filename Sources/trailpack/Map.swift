@@ -463,7 +463,7 @@ enum MapTools {
         guard CLI.isDirectory(outFolder) else {
             throw CLIError.usage("cannot write '\(output)': the folder '\(outFolder)' does not exist")
         }
-        let head = try FileIO.readPrefix(source, maxBytes: 16)
+        let head = try FileOperations.readPrefix(source, maxBytes: 16)
         do {
             if head.starts(with: Array("SQLite format 3".utf8)) {
                 do { return try MBTiles(path: source).write(to: output, frame: frame, zooms: zooms) } catch let

@@ -197,7 +197,14 @@ struct Serve: AsyncParsableCommand {
     )
     var draftQuotaMB: Int64 = 10240
 
+    @Option(
+        help: ArgumentHelp(
+            "A folder the control panel keeps drafts in that several servers share (a network file system with locks: NFSv4, CephFS); without it, the data folder.",
+            valueName: "dir"))
+    var drafts: String?
+
     @OptionGroup(title: "The phones' budget the control panel warns against") var budget: BudgetOptions
+    @OptionGroup(title: "Several servers: a shared catalog and package store") var storeOptions: StoreOptions
 
     @Option(
         name: .customLong("public-url"),
@@ -294,6 +301,7 @@ struct Serve: AsyncParsableCommand {
         limits.maxConnectionsPerAddress = maxConnectionsPerAddress
         limits.shutdownTimeout = .seconds(shutdownTimeout)
         configuration.limits = limits
+        configuration.stores = try storeOptions.locations()
         configuration.scanConcurrency = scanConcurrency
         configuration.confirmationsPerMinute = confirmationsPerMinute
         guard let format = LogFormat(rawValue: logFormat) else {
@@ -307,10 +315,11 @@ struct Serve: AsyncParsableCommand {
             )
         }
         // The panel's settings are checked before the data folder is opened.
-        let panelConfiguration = PanelConfiguration(
+        var panelConfiguration = PanelConfiguration(
             webAssets: webAssets, tileURL: tileURL, tileAttribution: tileAttribution, publicURL: publicURL,
             maxMediaBytes: (1...(1 << 30)).contains(maxMediaMB) ? maxMediaMB << 20 : 0, budget: budget.budget,
             draftQuotaBytes: (1...(1 << 30)).contains(draftQuotaMB) ? draftQuotaMB << 20 : 0)
+        panelConfiguration.draftsFolder = drafts
         let panelProblems = panelConfiguration.problems()
         guard panelProblems.isEmpty else { throw CLIError.usage(panelProblems.joined(separator: "; ")) }
         configuration.tls = try loadTLS()
@@ -323,7 +332,8 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "trailpack.serve")
         logger.logLevel = level
         let server: TrailPackServer
-        do { server = try TrailPackServer(configuration: configuration, logger: logger) } catch let error as ServerError
+        do { server = try await TrailPackServer(configuration: configuration, logger: logger) } catch let error
+            as ServerError
             where error.code == .dataFolder
         {
             throw CLIError.io(error.message)

@@ -94,7 +94,6 @@ enum Suggestions {
             return "unknown option '\(word)'; did you mean '\(near)'?"
         }
         return "unknown option '\(word)'; see 'trailpack \(command._commandName) --help' for the options"
-        return nil
     }
 }
 

@@ -49,7 +49,7 @@ struct Validate: ParsableCommand {
             guard FileManager.default.fileExists(atPath: path) else { throw CLIError.io("'\(path)' does not exist") }
             let limit = JSONLimits.manifest.maxBytes
             // One byte past the limit: the reader then reports json.too-large as a finding.
-            let bytes = try FileIO.readPrefix(path, maxBytes: limit + 1)
+            let bytes = try FileOperations.readPrefix(path, maxBytes: limit + 1)
             if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
                 throw CLIError.usage("'\(path)' is a ZIP package; check it with 'trailpack verify \(path)'")
             }

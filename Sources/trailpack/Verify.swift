@@ -165,7 +165,7 @@ struct Verify: ParsableCommand {
     private func expectedDigest() throws -> SHA256Digest? {
         if let sha256 { return SHA256Digest(hex: sha256) }
         guard let sha256File else { return nil }
-        let text = String(decoding: try FileIO.readPrefix(sha256File, maxBytes: 1 << 20), as: UTF8.self)
+        let text = String(decoding: try FileOperations.readPrefix(sha256File, maxBytes: 1 << 20), as: UTF8.self)
         let base = URL(fileURLWithPath: package).lastPathComponent
         // The same format `trailpack hash` and `build` write (SHA256Digest.sha256sumLine), escaped names included.
         let candidates = text.split(separator: "\n").compactMap { SHA256Digest.parseSHA256SumLine($0) }

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@_spi(Testing) import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackTestFixtures
 import TrailPackTestSupport
@@ -52,88 +52,107 @@ struct CatalogEdgeTests {
         pool.shutdown()
     }
 
-    static func catalogWithVersion(_ dir: String, version: String) throws -> (Catalog, Manifest) {
-        let catalog = try Catalog(path: dir + "/catalog.sqlite")
-        let pkg = try Support.buildFixture("family-hikes", into: dir)
-        let reading = try PackageReaderShim.manifest(pkg)
-        var manifest = reading
+    static func register(_ catalog: any CatalogStore, version: String) async throws -> Manifest {
+        var manifest = try TestManifest.familyHikes()
         manifest.version = version
         #expect(
-            try catalog.register(
+            try await catalog.register(
                 manifest: manifest, manifestJSON: "{}", sha256: String(repeating: "c", count: 64), size: 1, actor: "x",
                 status: .released) == .created)
-        return (catalog, manifest)
+        return manifest
     }
 
-    @Test("a version answers to its aliases in every lookup: 2, 2.0 and 2.0.0 name the stored 2.0", .needs(.unzip))
-    func aliases() throws {
-        try Support.withTemporaryDirectory { dir in
-            let (catalog, manifest) = try Self.catalogWithVersion(dir, version: "2.0")
+    @Test(
+        "a version answers to its aliases in every lookup: 2, 2.0 and 2.0.0 name the stored 2.0", .needs(.unzip),
+        arguments: StoreKind.allCases)
+    func aliases(_ kind: StoreKind) async throws {
+        try await withStore(kind) { catalog, _ in
+            let manifest = try await Self.register(catalog, version: "2.0")
             for alias in ["2", "2.0", "2.0.0", "2.0.0.0"] {
-                #expect(try catalog.storedVersion(package: manifest.id, version: alias) == "2.0", "\(alias)")
-                #expect(try catalog.version(package: manifest.id, version: alias)?.summary.version == "2.0")
-                #expect(try catalog.state(package: manifest.id, version: alias)?.status == .released)
-                #expect(try catalog.record(package: manifest.id, version: alias) != nil)
+                #expect(try await catalog.storedVersion(package: manifest.id, version: alias) == "2.0", "\(alias)")
                 #expect(
-                    try catalog.confirm(
-                        package: manifest.id, version: alias, sha256: String(repeating: "c", count: 64))?
+                    try await catalog.version(package: manifest.id, version: alias, releasedOnly: true)?.summary.version
+                        == "2.0")
+                #expect(try await catalog.state(package: manifest.id, version: alias)?.status == .released)
+                #expect(try await catalog.record(package: manifest.id, version: alias) != nil)
+                #expect(
+                    try await catalog.confirm(
+                        package: manifest.id, version: alias, sha256: String(repeating: "c", count: 64), count: true)?
                         .match == true)
             }
             for other in ["2.1", "20", "2.0.1", "x", ""] {
-                #expect(try catalog.storedVersion(package: manifest.id, version: other) == nil, "\(other)")
-                #expect(try catalog.state(package: manifest.id, version: other) == nil)
+                #expect(try await catalog.storedVersion(package: manifest.id, version: other) == nil, "\(other)")
+                #expect(try await catalog.state(package: manifest.id, version: other) == nil)
             }
+            #expect(try await catalog.confirmations().map(\.match) == [4])
         }
     }
 
     @Test(
         "a damaged version comes back to the state it had, audited; one damaged before that was recorded comes back a draft",
-        .needs(.unzip))
-    func restoreDamaged() throws {
-        try Support.withTemporaryDirectory { dir in
-            let (catalog, manifest) = try Self.catalogWithVersion(dir, version: "2.0")
+        .needs(.unzip), arguments: StoreKind.allCases)
+    func restoreDamaged(_ kind: StoreKind) async throws {
+        try await withStore(kind) { catalog, _ in
+            let manifest = try await Self.register(catalog, version: "2.0")
             let sha = String(repeating: "c", count: 64)
-            #expect(try catalog.markDamaged(sha256: sha, reason: "test", actor: "t") == ["\(manifest.id) 2.0"])
-            #expect(try catalog.state(package: manifest.id, version: "2.0")?.status == .damaged)
-            #expect(try catalog.damagedVersions(sha256: sha) == ["\(manifest.id) 2.0"])
-            #expect(try catalog.restoreDamaged(sha256: sha, actor: "t", detail: "test") == ["\(manifest.id) 2.0"])
-            #expect(try catalog.state(package: manifest.id, version: "2.0")?.status == .released)
+            #expect(try await catalog.markDamaged(sha256: sha, reason: "test", actor: "t") == ["\(manifest.id) 2.0"])
+            #expect(try await catalog.state(package: manifest.id, version: "2.0")?.status == .damaged)
+            #expect(try await catalog.damagedVersions(sha256: sha) == ["\(manifest.id) 2.0"])
+            #expect(try await catalog.storedBlobs(inService: true).isEmpty)
+            #expect(try await catalog.storedBlobs(inService: false).map(\.sha256) == [sha])
             #expect(
-                try catalog.auditLog().contains { $0.action == "restored" && $0.detail.hasPrefix("damaged → released") }
-            )
+                try await catalog.restoreDamaged(sha256: sha, actor: "t", detail: "test") == ["\(manifest.id) 2.0"])
+            #expect(try await catalog.state(package: manifest.id, version: "2.0")?.status == .released)
             #expect(
-                try catalog.restoreDamaged(sha256: sha, actor: "t", detail: "again").isEmpty, "nothing left to restore")
+                try await catalog.auditLog(after: 0, limit: 100).contains {
+                    $0.action == "restored" && $0.detail.hasPrefix("damaged → released")
+                })
+            #expect(
+                try await catalog.restoreDamaged(sha256: sha, actor: "t", detail: "again").isEmpty,
+                "nothing left to restore")
             // Damaged by an older trailpack (no state kept): back as a draft, to be reviewed again.
-            try catalog.execute("UPDATE packageVersion SET status = 'damaged', statusBeforeDamage = NULL")
-            _ = try catalog.restoreDamaged(sha256: sha, actor: "t", detail: "old")
-            #expect(try catalog.state(package: manifest.id, version: "2.0")?.status == .draft)
+            try await catalog.execute("UPDATE packageVersion SET status = 'damaged', statusBeforeDamage = NULL")
+            _ = try await catalog.restoreDamaged(sha256: sha, actor: "t", detail: "old")
+            #expect(try await catalog.state(package: manifest.id, version: "2.0")?.status == .draft)
         }
     }
 
-    @Test("a grant names a site that exists; a site added without a name takes its first release's")
-    func grants() throws {
-        try Support.withTemporaryDirectory { dir in
-            let catalog = try Catalog(path: dir + "/catalog.sqlite")
-            try catalog.addUser(name: "maria", role: .publisher)
-            #expect {
-                try catalog.grant(user: "maria", site: "nowhere")
+    @Test(
+        "a grant names a site that exists; a site added without a name takes its first release's",
+        arguments: StoreKind.allCases)
+    func grants(_ kind: StoreKind) async throws {
+        try await withStore(kind) { catalog, _ in
+            try await catalog.addUser(name: "maria", role: .publisher, publicKey: nil)
+            await #expect {
+                try await catalog.grant(user: "maria", site: "nowhere")
             } throws: { error in
                 (error as? CatalogError)?.code == .noSuchSite && "\(error)".contains("site add nowhere")
+                    && "\(error)".contains("there are no sites yet")
             }
-            try catalog.addSite(id: "willamette-sweet-home", name: nil)
-            try catalog.grant(user: "maria", site: "willamette-sweet-home")
-            #expect(try catalog.grants().map(\.site) == ["willamette-sweet-home"])
-            #expect(throws: CatalogError.self) { try catalog.addSite(id: "willamette-sweet-home", name: nil) }
+            try await catalog.addSite(id: "willamette-sweet-home", name: nil)
+            try await catalog.grant(user: "maria", site: "willamette-sweet-home")
+            #expect(try await catalog.grants().map(\.site) == ["willamette-sweet-home"])
+            await #expect(throws: CatalogError.self) {
+                try await catalog.addSite(id: "willamette-sweet-home", name: nil)
+            }
+            // A site with no name yet takes an admin's; a named one is refused.
+            try await catalog.addSite(id: "willamette-sweet-home", name: "Sweet Home")
+            await #expect {
+                try await catalog.addSite(id: "willamette-sweet-home", name: "Other")
+            } throws: { error in
+                (error as? CatalogError)?.code == .siteExists
+            }
+            #expect(
+                try await catalog.workableSites(for: Catalog.User(name: "maria", role: .publisher, publicKey: nil)).map(
+                    \.name) == ["Sweet Home"])
+            await #expect {
+                try await catalog.grant(user: "maria", site: "nowhere")
+            } throws: { error in
+                "\(error)".contains("the sites are willamette-sweet-home")
+            }
+            #expect(try await catalog.revokeGrant(user: "maria", site: "willamette-sweet-home"))
+            #expect(try await catalog.revokeGrant(user: "maria", site: "willamette-sweet-home") == false)
         }
-    }
-}
-
-/// The manifest of a built package, read with unzip (an independent reader).
-enum PackageReaderShim {
-    static func manifest(_ package: String) throws -> Manifest {
-        let unzipped = try Support.run("unzip", ["-p", package, "manifest.json"])
-        #expect(unzipped.status == 0, "\(unzipped.stderr)")
-        return try #require(ManifestReader.read(Array(unzipped.stdoutBytes)).manifest)
     }
 }
 

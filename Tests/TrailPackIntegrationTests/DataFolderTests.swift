@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackTestFixtures
 import TrailPackTestSupport
 
@@ -76,8 +77,8 @@ struct DataFolderTests {
     @Test(
         "an upload replacing a stored version is refused before its bytes are stored or scanned; a recorded blob no version refers to is listed by gc --dry-run and moved to quarantine/ by gc",
         .needs(.curl, .clamscan, .sha256sum))
-    func unusedBlob() throws {
-        try Support.withTemporaryDirectory { dir in
+    func unusedBlob() async throws {
+        try await Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
             let first = try Support.buildFixture("family-hikes", into: dir)
             try FileManager.default.createDirectory(atPath: dir + "/other", withIntermediateDirectories: true)
@@ -94,7 +95,7 @@ struct DataFolderTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: data + "/tmp").isEmpty)
             #expect(try Support.trailpack("admin", "--data", data, "gc", "--dry-run").status == 0, "nothing to collect")
             // A blob the catalog records but no version refers to (an upload that lost a race).
-            try Catalog(path: data + "/catalog.sqlite").recordBlob(
+            try await SQLiteCatalog(path: data + "/catalog.sqlite").recordBlob(
                 sha256: otherSHA, size: Int64(try Data(contentsOf: URL(fileURLWithPath: other)).count))
             let shard = data + "/blobs/" + String(otherSHA.prefix(2))
             try FileManager.default.createDirectory(atPath: shard, withIntermediateDirectories: true)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrailPackArchive
 import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackPanel
@@ -220,8 +221,8 @@ extension PanelBrowserTests {
     @Test(
         "package content never runs in the panel's origin: a reviewer in Chromium opens an asset that is an HTML page (page.png, declared text/html) whose script would read the CSRF token and approve; the page comes as a download with the sandboxing policy, the script as plain text, and the version stays unapproved",
         .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets))
-    func assetCannotApprove() throws {
-        try Support.withTemporaryDirectory { dir in
+    func assetCannotApprove() async throws {
+        try await Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
             for arguments in [
                 ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
@@ -287,14 +288,16 @@ extension PanelBrowserTests {
                 atPath: (blob as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try Support.write(bytes, to: blob)
             do {
-                let catalog = try Catalog(path: data + "/catalog.sqlite")
+                let catalog = try SQLiteCatalog(path: data + "/catalog.sqlite")
                 let parsed = try #require(ManifestReader.read(manifestBytes).manifest)
-                _ = try catalog.register(
+                _ = try await catalog.register(
                     manifest: parsed, manifestJSON: String(decoding: manifestBytes, as: UTF8.self), sha256: digest.hex,
                     size: Int64(bytes.count), actor: "ranger", status: .draft)
-                let ranger = try #require(try catalog.user(name: "ranger"))
-                #expect(try catalog.apply(.start, package: id, version: version, by: ranger, required: 1) != .notFound)
-                #expect(try catalog.record(package: id, version: version)?.summary.status == .pending)
+                let ranger = try #require(try await catalog.user(name: "ranger"))
+                #expect(
+                    try await catalog.apply(
+                        .start, package: id, version: version, by: ranger, required: 1, signature: nil) != .notFound)
+                #expect(try await catalog.record(package: id, version: version)?.summary.status == .pending)
             }
             let server = try ServeProcess.launch(["--data", data, "--approvals", "1", "--no-malware-scan"])
             let run: Support.Output
@@ -321,7 +324,7 @@ extension PanelBrowserTests {
             }
             #expect(result["page"]?["Content-Type"]?.string == "application/octet-stream")
             #expect(result["script"]?["Content-Type"]?.string == "text/plain; charset=utf-8")
-            let after = try Catalog(path: data + "/catalog.sqlite").record(package: id, version: version)
+            let after = try await SQLiteCatalog(path: data + "/catalog.sqlite").record(package: id, version: version)
             #expect(
                 after?.summary.status == .pending && after?.approvals.isEmpty == true, "\(String(describing: after))")
         }

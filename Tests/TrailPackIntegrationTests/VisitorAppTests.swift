@@ -203,9 +203,20 @@ struct VisitorAppTests {
     static func withRecording(_ name: String, stop: String, in dir: String) throws -> String {
         let tour = dir + "/" + name
         #expect(try Support.run("cp", ["-R", Support.fixture(name), tour]).status == 0)
+        try addRecording(to: tour, stop: stop)
+        let package = dir + "/" + name + ".zip"
+        let built = try Support.trailpack(["build", tour, "-o", package])
+        try #require(built.status == 0, "\(built.stdout)")
+        return package
+    }
+
+    /// Adds a recording of `bytes` (`talk.mp3`, an ID3 header and noise; 12 MB unless said) to the
+    /// stop `stop` of the tour folder `tour`.
+    static func addRecording(to tour: String, stop: String, bytes: Int = 12_000_000) throws {
         var recording = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 0]
         var state: UInt64 = 29
-        while recording.count < 12_000_000 {
+        recording.reserveCapacity(bytes)
+        while recording.count < bytes {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             recording.append(UInt8(truncatingIfNeeded: state >> 33))
         }
@@ -218,10 +229,6 @@ struct VisitorAppTests {
                 ["file": "talk.mp3", "title": "The ranger's talk", "transcript": "A talk about the trail."]
             ]
         try JSONSerialization.data(withJSONObject: waypoint).write(to: URL(fileURLWithPath: path))
-        let package = dir + "/" + name + ".zip"
-        let built = try Support.trailpack(["build", tour, "-o", package])
-        try #require(built.status == 0, "\(built.stdout)")
-        return package
     }
 
     @Test(

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackPanel
@@ -23,7 +24,7 @@ struct PanelAssetServingTests {
     /// upload would be, so that only the serving is on trial. Waiting for review.
     static func storeHostile(
         _ server: TrailPackServer, dir: String, _ extra: [(String, String, String, [UInt8])]
-    ) throws {
+    ) async throws {
         var forge = try ZipForge.from(package: Support.read(Support.buildFixture("santiam-wagon-road", into: dir)))
         var manifest = try #require(
             try JSONSerialization.jsonObject(with: Data(forge.entries[0].data)) as? [String: Any])
@@ -41,12 +42,12 @@ struct PanelAssetServingTests {
         forge.entries[0].data = manifestBytes
         let bytes = forge.bytes()
         let digest = SHA256.hash(bytes)
-        let blob = server.store.path(for: digest)
+        let blob = try await server.store.localFile(for: digest)
         try FileManager.default.createDirectory(
             atPath: (blob as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Support.write(bytes, to: blob)
         let parsed = try #require(ManifestReader.read(manifestBytes).manifest)
-        _ = try server.catalog.register(
+        _ = try await server.catalog.register(
             manifest: parsed, manifestJSON: String(decoding: manifestBytes, as: UTF8.self), sha256: digest.hex,
             size: Int64(bytes.count), actor: "ranger", status: .draft)
     }
@@ -65,7 +66,7 @@ struct PanelAssetServingTests {
             defer { try? FileManager.default.removeItem(atPath: dir) }
             do {
                 let slugDir = "waypoints/sweet-home/"
-                try Self.storeHostile(
+                try await Self.storeHostile(
                     server, dir: dir,
                     [
                         (slugDir + "page.png", "image", "text/html", Self.html),

@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 import TrailPackBuilder
 import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackFileIO
@@ -27,12 +28,12 @@ enum PanelFlow {
         _ server: TrailPackServer, _ panel: PanelController, user: String = "ranger", role: Catalog.Role = .publisher,
         site: String?
     ) async throws -> Visitor {
-        try server.catalog.addUser(name: user, role: role)
+        try await server.catalog.addUser(name: user, role: role)
         if let site {
-            if try !server.catalog.siteExists(site) { try server.catalog.addSite(id: site, name: nil) }
-            try server.catalog.grant(user: user, site: site)
+            if try await !server.catalog.siteExists(site) { try await server.catalog.addSite(id: site, name: nil) }
+            try await server.catalog.grant(user: user, site: site)
         }
-        let session = await panel.sessions.start(user: user)
+        let session = try await panel.sessions.start(user: user)
         return Visitor(cookie: "trailpack_session=\(session.id)", csrf: session.csrfToken)
     }
 
@@ -141,12 +142,12 @@ struct PanelDraftTests {
     )
     func signIn() async throws {
         try await Self.withPanel { server, panel, client in
-            try server.catalog.addUser(name: "ranger", role: .publisher)
-            try server.catalog.addUser(name: "nopass", role: .publisher)
-            try server.catalog.setPassword(
+            try await server.catalog.addUser(name: "ranger", role: .publisher)
+            try await server.catalog.addUser(name: "nopass", role: .publisher)
+            try await server.catalog.setPassword(
                 name: "ranger", hash: PasswordHash.make("correct horse battery", cost: .init(logN: 10, r: 8, p: 1)))
             #expect(
-                try server.catalog.signInRecord(name: "ranger")?.passwordHash?.hasPrefix("scrypt$ln=10,r=8,p=1$")
+                try await server.catalog.signInRecord(name: "ranger")?.passwordHash?.hasPrefix("scrypt$ln=10,r=8,p=1$")
                     == true)
             func login(
                 _ name: String, _ password: String, cookie: String? = nil, origin: String? = nil,
@@ -171,7 +172,7 @@ struct PanelDraftTests {
                     status == .ok && headers[.setCookie] == nil && body.contains("The name or the password is wrong"),
                     "\(name)")
             }
-            let before = await panel.sessions.start(user: "ranger")
+            let before = try await panel.sessions.start(user: "ranger")
             let (status, headers, _) = try await login(
                 "ranger", "correct horse battery", cookie: "trailpack_session=\(before.id)", next: "//evil.example/x")
             #expect(status == .seeOther)
@@ -179,7 +180,7 @@ struct PanelDraftTests {
             let cookie = try #require(headers[.setCookie])
             #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && !cookie.contains(before.id))
             #expect(
-                await panel.sessions.session(id: before.id) == nil,
+                try await panel.sessions.session(id: before.id) == nil,
                 "the session sent with the sign-in form is ended (rotation)")
             #expect(try await login("ranger", "correct horse battery", origin: "https://evil.example").0 == .forbidden)
             for _ in 0..<5 { _ = try await login("ranger", "wrong") }

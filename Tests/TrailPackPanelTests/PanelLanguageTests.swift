@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 import TrailPackBuilder
 import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackFileIO
 import TrailPackPanel
@@ -369,13 +370,13 @@ struct PanelLanguageTests {
             defer { try? FileManager.default.removeItem(atPath: dir) }
             _ = try await PanelFlow.signIn(server, panel, site: Self.site)
             let reviewer = try await PanelFlow.signIn(server, panel, user: "rita", role: .reviewer, site: nil)
-            let token = try server.catalog.issueToken(user: "ranger").token
-            let rita = try #require(try server.catalog.user(name: "rita"))
-            let ranger = try #require(try server.catalog.user(name: "ranger"))
+            let token = try await server.catalog.issueToken(user: "ranger").token
+            let rita = try #require(try await server.catalog.user(name: "rita"))
+            let ranger = try #require(try await server.catalog.user(name: "ranger"))
             _ = try await PanelReviewTests.upload(client, token: token, version: "1.0.0", dir: dir)
             for (transition, user) in [(Catalog.Transition.start, ranger), (.approve, rita), (.push, ranger)] {
-                _ = try server.catalog.apply(
-                    transition, package: PanelReviewTests.id, version: "1.0.0", by: user, required: 1)
+                _ = try await server.catalog.apply(
+                    transition, package: PanelReviewTests.id, version: "1.0.0", by: user, required: 1, signature: nil)
             }
             // 1.1.0: a Spanish description reworded, a Spanish alt text removed.
             _ = try await PanelReviewTests.upload(client, token: token, version: "1.1.0", dir: dir) { folder in
@@ -388,8 +389,8 @@ struct PanelLanguageTests {
                 draft.stops[2].assets[2].setText(.alt, in: "es", defaultLanguage: "en", to: nil)
                 try AtomicFile.write(JSONWriter.bytes(draft.waypointJSON(draft.stops[2])), to: first)
             }
-            _ = try server.catalog.apply(
-                .start, package: PanelReviewTests.id, version: "1.1.0", by: ranger, required: 1)
+            _ = try await server.catalog.apply(
+                .start, package: PanelReviewTests.id, version: "1.1.0", by: ranger, required: 1, signature: nil)
             let (status, html) = try await Self.get(
                 client, reviewer, "/packages/\(PanelReviewTests.id)/versions/1.1.0")
             #expect(status == .ok)

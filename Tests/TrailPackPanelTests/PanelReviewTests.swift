@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackPanel
 import TrailPackServer
 import TrailPackTestSupport
@@ -50,15 +51,16 @@ struct PanelReviewTests {
             let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
             let reviewer = try await PanelFlow.signIn(server, panel, user: "rita", role: .reviewer, site: nil)
             let outsider = try await PanelFlow.signIn(server, panel, user: "otto", site: "colorado-peak-checklists")
-            let rangerToken = try server.catalog.issueToken(user: "ranger").token
-            let rita = try #require(try server.catalog.user(name: "rita"))
-            let rangerUser = try #require(try server.catalog.user(name: "ranger"))
+            let rangerToken = try await server.catalog.issueToken(user: "ranger").token
+            let rita = try #require(try await server.catalog.user(name: "rita"))
+            let rangerUser = try #require(try await server.catalog.user(name: "ranger"))
 
             // 1.0.0, released through the catalog (as the API would).
             _ = try await Self.upload(client, token: rangerToken, version: "1.0.0", dir: dir)
             for (transition, user) in [(Catalog.Transition.start, rangerUser), (.approve, rita), (.push, rangerUser)] {
                 #expect(
-                    try server.catalog.apply(transition, package: Self.id, version: "1.0.0", by: user, required: 1)
+                    try await server.catalog.apply(
+                        transition, package: Self.id, version: "1.0.0", by: user, required: 1, signature: nil)
                         != .notFound)
             }
             // 1.1.0: stop 2 moved about 1 km north, its description changed by two words.
@@ -177,9 +179,9 @@ struct PanelReviewTests {
             #expect(
                 try Support.trailpack(["keygen", "-s", dir + "/sam.key", "-p", dir + "/sam.pub", "--unencrypted"])
                     .status == 0)
-            try server.catalog.addUser(
+            try await server.catalog.addUser(
                 name: "sam", role: .reviewer, publicKey: try String(contentsOfFile: dir + "/sam.pub", encoding: .utf8))
-            let samSession = await panel.sessions.start(user: "sam")
+            let samSession = try await panel.sessions.start(user: "sam")
             let sam = PanelFlow.Visitor(cookie: "trailpack_session=\(samSession.id)", csrf: samSession.csrfToken)
             let signed = try Support.trailpack([
                 "sign", dir + "/1.1.0.zip", "-s", dir + "/sam.key", "-o", dir + "/1.1.0.zip.minisig",
@@ -224,7 +226,7 @@ struct PanelReviewTests {
             #expect(html.contains("reason: The &lt;b&gt;Cascadia"))
             #expect(try await PanelFlow.get(client, outsider, "/packages/\(Self.id)").0 == .notFound)
             // The API's deny takes the same reason (one implementation).
-            let state = try server.catalog.auditLog(package: Self.id).filter { $0.action.hasPrefix("deny") }
+            let state = try await server.catalog.auditLog(package: Self.id).filter { $0.action.hasPrefix("deny") }
             #expect(state.count == 1 && state[0].detail.contains("reason: The <b>Cascadia</b>"))
         }
     }

@@ -6,6 +6,7 @@ import NIOCore
 import Synchronization
 import Testing
 import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackPanel
@@ -33,8 +34,8 @@ struct PanelSignInTests {
     @Test("40 wrong passwords at once from one address: exactly 5 are checked, 35 wait; then even the right one waits")
     func burst() async throws {
         try await PanelDraftTests.withPanel { server, panel, client in
-            try server.catalog.addUser(name: "ranger", role: .publisher)
-            try server.catalog.setPassword(
+            try await server.catalog.addUser(name: "ranger", role: .publisher)
+            try await server.catalog.setPassword(
                 name: "ranger", hash: PasswordHash.make("correct horse battery", cost: Self.cost))
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for i in 0..<40 { group.addTask { try await Self.login(client, "ranger", "wrong \(i)").0 } }
@@ -51,33 +52,39 @@ struct PanelSignInTests {
     @Test(
         "the lockout is per address and per address and name: another address still signs in; one address trying many names is stopped too"
     )
-    func throttleKeys() async {
-        let throttle = LoginThrottle(limit: 5, addressLimit: 20, window: 900)
+    func throttleKeys() async throws {
+        let (catalog, folder) = try PanelSessionTests.catalog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let throttle = LoginThrottle(catalog: catalog, limit: 5, addressLimit: 20, window: 900)
         let now = Date()
         for _ in 0..<5 {
-            guard case .allowed = await throttle.begin(address: "198.51.100.7", name: "ranger", now: now) else {
+            guard case .allowed = try await throttle.begin(address: "198.51.100.7", name: "ranger", now: now) else {
                 Issue.record("the first five attempts may try")
                 return
             }
         }
-        guard case .wait(let seconds) = await throttle.begin(address: "198.51.100.7", name: "Ranger", now: now) else {
+        guard case .wait(let seconds) = try await throttle.begin(address: "198.51.100.7", name: "Ranger", now: now)
+        else {
             Issue.record("the sixth waits (names compared without case)")
             return
         }
         #expect(seconds == 900)
-        guard case .allowed(let attempt) = await throttle.begin(address: "203.0.113.9", name: "ranger", now: now) else {
+        guard case .allowed(let attempt) = try await throttle.begin(address: "203.0.113.9", name: "ranger", now: now)
+        else {
             Issue.record("a stranger elsewhere cannot lock the ranger out")
             return
         }
-        await throttle.succeeded(attempt)
+        try await throttle.succeeded(attempt)
         // One address trying many names: the address limit stops it.
         var allowed = 0
         for i in 0..<40 {
-            if case .allowed = await throttle.begin(address: "192.0.2.1", name: "user\(i)", now: now) { allowed += 1 }
+            if case .allowed = try await throttle.begin(address: "192.0.2.1", name: "user\(i)", now: now) {
+                allowed += 1
+            }
         }
         #expect(allowed == 20)
         // After the window, the address may try again.
-        guard case .allowed = await throttle.begin(address: "198.51.100.7", name: "ranger", now: now + 901) else {
+        guard case .allowed = try await throttle.begin(address: "198.51.100.7", name: "ranger", now: now + 901) else {
             Issue.record("failures older than the window are forgotten")
             return
         }
@@ -87,8 +94,8 @@ struct PanelSignInTests {
     func passwordChangeEndsSessions() async throws {
         try await PanelDraftTests.withPanel { server, panel, client in
             for name in ["ranger", "other"] {
-                try server.catalog.addUser(name: name, role: .publisher)
-                try server.catalog.setPassword(
+                try await server.catalog.addUser(name: name, role: .publisher)
+                try await server.catalog.setPassword(
                     name: name, hash: PasswordHash.make("correct horse battery", cost: Self.cost))
             }
             var cookies: [String: String] = [:]
@@ -102,7 +109,7 @@ struct PanelSignInTests {
                 try await client.execute(uri: "/", method: .get, headers: [.cookie: cookies[name]!]) { $0.status }
             }
             #expect(try await home("ranger") == .ok)
-            try server.catalog.setPassword(
+            try await server.catalog.setPassword(
                 name: "ranger", hash: PasswordHash.make("a new password here", cost: Self.cost))
             #expect(try await home("ranger") == .seeOther, "the old session is signed out")
             #expect(try await home("other") == .ok)
@@ -118,8 +125,8 @@ struct PanelSignInTests {
         ])
     func next(given: String, expected: String) async throws {
         try await PanelDraftTests.withPanel { server, _, client in
-            try server.catalog.addUser(name: "ranger", role: .publisher)
-            try server.catalog.setPassword(
+            try await server.catalog.addUser(name: "ranger", role: .publisher)
+            try await server.catalog.setPassword(
                 name: "ranger", hash: PasswordHash.make("correct horse battery", cost: Self.cost))
             let (status, headers, _) = try await Self.login(client, "ranger", "correct horse battery", next: given)
             #expect(status == .seeOther)
@@ -152,7 +159,7 @@ struct PanelSignInTests {
             let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
             // Every catalog thread held, and the queue full.
             let gate = DispatchSemaphore(value: 0)
-            let pool = server.catalogPool
+            let pool = server.pool
             var holders: [Task<Void, any Error>] = []
             // First every thread (a job counts as waiting until its thread has started), then the queue.
             for _ in 0..<pool.threadCount { holders.append(Task { try await pool.run { gate.wait() } }) }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TrailPackCatalog
 import TrailPackPanel
 import TrailPackServer
 import TrailPackTestSupport
@@ -38,7 +39,7 @@ struct PanelTests {
         let dir = NSTemporaryDirectory() + "trailpack-panel-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try TrailPackServer(
+        let server = try await TrailPackServer(
             configuration: ServerConfiguration(
                 dataDirectory: dir + "/data", adminToken: nil, maxUploadBytes: 64 << 20,
                 approvals: approvals, scanner: .off))
@@ -193,35 +194,45 @@ struct PanelTests {
 
 @Suite("panel: sessions and sign-in limits")
 struct PanelSessionTests {
+    /// A new SQLite catalog in a new folder (the sessions and the throttle are kept in the catalog).
+    static func catalog() throws -> (SQLiteCatalog, String) {
+        let folder = NSTemporaryDirectory() + "trailpack-sessions-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return (try SQLiteCatalog(path: folder + "/catalog.sqlite"), folder)
+    }
+
     @Test(
         "a session: rotated at sign-in, its CSRF token checked exactly, ended by idle and absolute expiry and by sign-out"
     )
     func sessions() async throws {
-        let sessions = PanelSessions(idleTimeout: 60, absoluteTimeout: 300)
+        let (catalog, folder) = try PanelSessionTests.catalog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let sessions = PanelSessions(catalog: catalog, idleTimeout: 60, absoluteTimeout: 300)
         let start = Date(timeIntervalSince1970: 1_000_000)
-        let first = await sessions.start(user: "ranger", now: start)
+        let first = try await sessions.start(user: "ranger", now: start)
         #expect(first.id.count == 43 && first.csrfToken.count == 43 && first.id != first.csrfToken)
-        let second = await sessions.start(user: "ranger", replacing: first.id, now: start)
+        let second = try await sessions.start(user: "ranger", replacing: first.id, now: start)
         #expect(second.id != first.id)
-        #expect(await sessions.session(id: first.id, now: start) == nil)
-        #expect(await sessions.session(id: second.id, now: start.addingTimeInterval(50))?.user == "ranger")
-        #expect(await sessions.checkCSRF(id: second.id, token: second.csrfToken, now: start.addingTimeInterval(100)))
+        #expect(try await sessions.session(id: first.id, now: start) == nil)
+        #expect(try await sessions.session(id: second.id, now: start.addingTimeInterval(50))?.user == "ranger")
+        #expect(
+            try await sessions.checkCSRF(id: second.id, token: second.csrfToken, now: start.addingTimeInterval(100)))
         for hostile in [nil, "", second.id, String(second.csrfToken.dropLast()), second.csrfToken + "x", "<script>"]
             as [String?]
         {
-            #expect(!(await sessions.checkCSRF(id: second.id, token: hostile, now: start.addingTimeInterval(100))))
+            #expect(!(try await sessions.checkCSRF(id: second.id, token: hostile, now: start.addingTimeInterval(100))))
         }
-        #expect(await sessions.session(id: second.id, now: start.addingTimeInterval(161)) == nil, "idle for 61 s")
-        let third = await sessions.start(user: "ranger", now: start)
+        #expect(try await sessions.session(id: second.id, now: start.addingTimeInterval(161)) == nil, "idle for 61 s")
+        let third = try await sessions.start(user: "ranger", now: start)
         for minute in 1...5 {
-            #expect(await sessions.session(id: third.id, now: start.addingTimeInterval(Double(minute * 59))) != nil)
+            #expect(try await sessions.session(id: third.id, now: start.addingTimeInterval(Double(minute * 59))) != nil)
         }
         #expect(
-            await sessions.session(id: third.id, now: start.addingTimeInterval(301)) == nil,
+            try await sessions.session(id: third.id, now: start.addingTimeInterval(301)) == nil,
             "past the absolute limit though active")
-        let fourth = await sessions.start(user: "other", now: start)
-        await sessions.end(id: fourth.id)
-        #expect(await sessions.session(id: fourth.id, now: start) == nil)
+        let fourth = try await sessions.start(user: "other", now: start)
+        try await sessions.end(id: fourth.id)
+        #expect(try await sessions.session(id: fourth.id, now: start) == nil)
         let cookie = sessions.cookie(for: fourth, secure: true)
         #expect(
             cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.hasSuffix("; Secure")
@@ -231,26 +242,28 @@ struct PanelSessionTests {
     }
 
     @Test("sign-in attempts: the sixth failure within the window waits, a success clears, the window passes")
-    func throttle() async {
-        let throttle = LoginThrottle(limit: 5, window: 600)
+    func throttle() async throws {
+        let (catalog, folder) = try PanelSessionTests.catalog()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let throttle = LoginThrottle(catalog: catalog, limit: 5, window: 600)
         let start = Date(timeIntervalSince1970: 1_000_000)
-        func waits(_ name: String, at seconds: Double) async -> Int {
-            switch await throttle.begin(address: "a", name: name, now: start.addingTimeInterval(seconds)) {
+        func waits(_ name: String, at seconds: Double) async throws -> Int {
+            switch try await throttle.begin(address: "a", name: name, now: start.addingTimeInterval(seconds)) {
             case .wait(let n): n
             case .allowed: 0
             }
         }
-        for attempt in 0..<5 { #expect(await waits("ranger", at: Double(attempt)) == 0) }
-        #expect(await waits("ranger", at: 10) == 590)
-        #expect(await waits("other", at: 10) == 0)
-        #expect(await waits("ranger", at: 601) == 0)
-        guard case .allowed(let attempt) = await throttle.begin(address: "a", name: "x", now: start) else {
+        for attempt in 0..<5 { #expect(try await waits("ranger", at: Double(attempt)) == 0) }
+        #expect(try await waits("ranger", at: 10) == 590)
+        #expect(try await waits("other", at: 10) == 0)
+        #expect(try await waits("ranger", at: 601) == 0)
+        guard case .allowed(let attempt) = try await throttle.begin(address: "a", name: "x", now: start) else {
             Issue.record("a first attempt may try")
             return
         }
-        await throttle.succeeded(attempt)
-        for _ in 0..<4 { #expect(await waits("x", at: 0) == 0) }
-        #expect(await waits("x", at: 0) == 0, "the success took its own attempt back: five more may try")
+        try await throttle.succeeded(attempt)
+        for _ in 0..<4 { #expect(try await waits("x", at: 0) == 0) }
+        #expect(try await waits("x", at: 0) == 0, "the success took its own attempt back: five more may try")
     }
 }
 
@@ -262,8 +275,8 @@ struct PanelCSRFTests {
     func csrf() async throws {
         try await PanelTests.withAssets { root in
             try await PanelTests.withPanelServer(PanelConfiguration(webAssets: root)) { server, panel, client in
-                let session = await panel.sessions.start(user: "ranger")
-                let other = await panel.sessions.start(user: "other")
+                let session = try await panel.sessions.start(user: "ranger")
+                let other = try await panel.sessions.start(user: "other")
                 let cookie = "trailpack_session=\(session.id)"
                 let form: HTTPFields = [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"]
                 let refused: [(HTTPFields, String)] = [
@@ -287,7 +300,7 @@ struct PanelCSRFTests {
                         #expect(String(buffer: response.body).contains("reload the page"))
                     }
                 }
-                #expect(await panel.sessions.session(id: session.id) != nil)
+                #expect(try await panel.sessions.session(id: session.id) != nil)
                 try await client.execute(
                     uri: "/logout", method: .post, headers: form,
                     body: ByteBuffer(string: "x=1&_csrf=" + session.csrfToken)
@@ -296,7 +309,7 @@ struct PanelCSRFTests {
                     #expect(response.headers[.setCookie]?.contains("Max-Age=0") == true)
                     #expect(response.headers[HTTPField.Name("Content-Security-Policy")!] != nil)
                 }
-                #expect(await panel.sessions.session(id: session.id) == nil)
+                #expect(try await panel.sessions.session(id: session.id) == nil)
                 try await client.execute(
                     uri: "/logout", method: .post,
                     headers: [

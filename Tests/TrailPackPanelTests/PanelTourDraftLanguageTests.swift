@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrailPackBuilder
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackPanel
 import TrailPackTestSupport
@@ -15,7 +16,7 @@ struct PanelTourDraftLanguageTests {
     ) async throws {
         let data = NSTemporaryDirectory() + "draft-languages-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let store = DraftStore(dataFolder: data)
+        let store = DraftStore(dataFolder: data, pool: BlockingPool(name: "test-drafts", threads: 2))
         let key = try #require(DraftStore.Key(site: "willamette-sweet-home", tour: "santiam-wagon-road"))
         try FileManager.default.createDirectory(
             atPath: data + "/drafts/willamette-sweet-home", withIntermediateDirectories: true)

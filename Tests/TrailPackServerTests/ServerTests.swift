@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import TrailPackBuilder
 @_spi(Testing) import TrailPackCatalog
+import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackServer
 import TrailPackTestFixtures
@@ -21,7 +22,7 @@ struct ServerRouteTests {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let packages = try ServerFixtures.packages(dir)
-        let server = try TrailPackServer(
+        let server = try await TrailPackServer(
             configuration: ServerConfiguration(
                 dataDirectory: dir + "/data", adminToken: Self.token, maxUploadBytes: 4 << 20,
                 approvals: 0, scanner: .clamscan(database: TestClamAV.database)))
@@ -120,7 +121,7 @@ struct ServerRouteTests {
                         "\(String(buffer: r.body))")
                 }
             }
-            let counts = try server.catalog.confirmations().first { $0.version == "1.0.0" }
+            let counts = try await server.catalog.confirmations().first { $0.version == "1.0.0" }
             #expect(counts?.match == 1 && counts?.mismatch == 1)
         }
     }
@@ -183,7 +184,7 @@ struct ServerRouteTests {
                     (try? JSON.parse(String(buffer: r.body)))?["error"]?["findings"]?.array?.isEmpty == false,
                     "\(String(buffer: r.body))")
             }
-            #expect(try server.catalog.sites().map(\.id) == ["willamette-mckenzie-river"])
+            #expect(try await server.catalog.sites().map(\.id) == ["willamette-mckenzie-river"])
             // A published version cannot be replaced by other bytes.
             let tour = NSTemporaryDirectory() + "trailpack-hikes-" + UUID().uuidString
             try Support.copyTree(Support.fixture("family-hikes"), tour)
@@ -234,7 +235,7 @@ struct ServerRouteTests {
                 let findings = (try? JSON.parse(String(buffer: r.body)))?["error"]?["findings"]?.array ?? []
                 #expect(findings.contains { $0["code"] == .string("asset.type-mismatch") }, "\(String(buffer: r.body))")
             }
-            #expect(try server.catalog.sites().isEmpty)
+            #expect(try await server.catalog.sites().isEmpty)
         }
     }
 
@@ -267,12 +268,15 @@ struct ServerRouteTests {
                 uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(Self.token)"],
                 body: ByteBuffer(string: "junk")
             ) { _ in }
-            let log = try server.catalog.auditLog()
+            let log = try await server.catalog.auditLog(after: 0, limit: 100)
             #expect(log.map(\.action) == ["upload", "upload-refused"])
             #expect(log[0].sha256 == (try ServerFixtures.sha(packages["family-hikes"]!)))
-            #expect(throws: (any Error).self) { try server.catalog.execute("UPDATE auditLog SET actor = 'mallory'") }
-            #expect(throws: (any Error).self) { try server.catalog.execute("DELETE FROM auditLog") }
-            #expect(try server.catalog.auditLog().count == 2)
+            let sqlite = try #require(server.catalog as? SQLiteCatalog)
+            await #expect(throws: (any Error).self) {
+                try await sqlite.execute("UPDATE auditLog SET actor = 'mallory'")
+            }
+            await #expect(throws: (any Error).self) { try await sqlite.execute("DELETE FROM auditLog") }
+            #expect(try await server.catalog.auditLog(after: 0, limit: 100).count == 2)
         }
     }
 }

@@ -24,6 +24,14 @@ package enum Support {
         return try body(path)
     }
 
+    /// A fresh temporary folder, removed when `body` returns (for a body that awaits).
+    package static func withTemporaryDirectory<R>(_ body: (String) async throws -> R) async throws -> R {
+        let path = NSTemporaryDirectory() + "trailpack-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try await body(path)
+    }
+
     package struct Output {
         package var status: Int32
         package var stdout: String

@@ -13,7 +13,7 @@ import Darwin
 /// a ``FileIOError`` naming the file, the system call and its `errno`.
 ///
 /// Nothing else in trailpack calls `read`, `write`, `pread`, `pwrite`, `fsync` or `rename` itself.
-public enum FileIO {
+public enum FileOperations {
     /// Opens `path` (close-on-exec always). `failure` is what the error says could not be done;
     /// by default `cannot open '<path>'`. The corresponding C function is `open`.
     public static func open(

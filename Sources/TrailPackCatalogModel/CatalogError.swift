@@ -1,12 +1,12 @@
-import GRDB
-
 /// Why the catalog refused a change: the error type of `TrailPackCatalog`, in the shape of
 /// swift-nio's `FileSystemError` — a stable ``code``, a ``message`` for people (with the command
-/// that fixes it) and the ``name`` it concerns. SQLite's own failures are GRDB's `DatabaseError`.
+/// that fixes it) and the ``name`` it concerns. A store's database failures are its driver's errors.
 public struct CatalogError: Error, Sendable, CustomStringConvertible {
     /// What kind of refusal this is. Stable: programs branch on it; new codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Wrapped: Hashable, Sendable { case noSuchUser, userExists, siteExists, noSuchSite, busy }
+        private enum Wrapped: Hashable, Sendable {
+            case noSuchUser, userExists, siteExists, noSuchSite, busy, unsupported
+        }
         private let wrapped: Wrapped
         private init(wrapped: Wrapped) { self.wrapped = wrapped }
 
@@ -20,6 +20,8 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
         public static let noSuchSite = Code(wrapped: .noSuchSite)
         /// The catalog is busy (its queue is full, or a request waited too long): try again shortly.
         public static let busy = Code(wrapped: .busy)
+        /// The store cannot do this (a PostgreSQL catalog is not backed up by trailpack): the message says what to use.
+        public static let unsupported = Code(wrapped: .unsupported)
 
         /// `no-such-user`, …: the code as it appears in JSON reports.
         public var description: String {
@@ -29,6 +31,7 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
             case .siteExists: "site-exists"
             case .noSuchSite: "no-such-site"
             case .busy: "busy"
+            case .unsupported: "unsupported"
             }
         }
     }
@@ -76,20 +79,34 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
             code: .noSuchSite, message: "there is no site '\(id)'; add one with 'trailpack admin site add'", name: id)
     }
 
+    /// There is no site `id` to grant: `known` are the first sites there are (at most 6 are read).
+    public static func noSuchSite(_ id: String, known: [String]) -> CatalogError {
+        let list =
+            known.isEmpty
+            ? "there are no sites yet"
+            : "the sites are \(known.prefix(5).joined(separator: ", "))\(known.count > 5 ? ", …" : "")"
+        return CatalogError(
+            code: .noSuchSite,
+            message:
+                "there is no site '\(id)' (\(list)); check the spelling, or add it first with 'trailpack admin site add \(id)'",
+            name: id)
+    }
+
+    /// The store cannot do `what`; `instead` says what to use.
+    public static func unsupported(_ what: String, instead: String) -> CatalogError {
+        CatalogError(code: .unsupported, message: "\(what) is not possible with this catalog; \(instead)", name: "")
+    }
+
     /// The catalog could not take the request in time (`what` says why); nothing was changed.
     public static func busy(_ what: String) -> CatalogError {
         CatalogError(
             code: .busy, message: "the catalog is busy (\(what)); nothing was changed: try again in a moment", name: "")
     }
 
-    /// Whether `error` says the catalog was busy: the pool's refusal, or SQLite still locked when its
-    /// wait ran out (`SQLITE_BUSY`, `SQLITE_LOCKED`).
+    /// Whether `error` says the catalog was busy (a store turns its database's own "locked" or
+    /// "too many waiting" into ``busy(_:)``).
     public static func isBusy(_ error: any Error) -> Bool {
-        if let error = error as? CatalogError { return error.code == .busy }
-        if let error = error as? DatabaseError {
-            return error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
-        }
-        return false
+        (error as? CatalogError)?.code == .busy
     }
 
     /// The message.

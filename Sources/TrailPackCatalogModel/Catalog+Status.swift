@@ -1,8 +1,6 @@
-import GRDB
-
 extension Catalog {
     /// Where a package version is in the publishing workflow. Stored as its raw text.
-    public enum PublishStatus: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible,
+    public enum PublishStatus: String, Codable, Sendable, CaseIterable,
         CustomStringConvertible
     {
         /// Uploaded; its publisher may open a publish request.
@@ -22,7 +20,7 @@ extension Catalog {
     }
 
     /// The malware scan's verdict on a stored version. Stored as its raw text.
-    public enum ScanStatus: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible, CustomStringConvertible {
+    public enum ScanStatus: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
         case clean
         /// The scan could not vouch for the bytes (scanner failed, limits, encrypted content): not releasable.
         case held
@@ -37,7 +35,7 @@ extension Catalog {
 
     /// What an audit entry records. Written typed; read back as text (`AuditEntry.action`), since
     /// the log keeps what older versions wrote too.
-    public enum AuditAction: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    public enum AuditAction: String, Codable, Sendable, CaseIterable {
         case upload, uploadRefused = "upload-refused", scanHeld = "scan-held", scanSkipped = "scan-skipped", rescan,
             damaged
         case start, approve, deny, push, withdraw

@@ -1,0 +1,204 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+import TrailPackCatalogModel
+import TrailPackCrypto
+import TrailPackFileIO
+import TrailPackS3
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Packages in an S3-compatible bucket (`serve --blobs s3://BUCKET?endpoint=…`), under the same keys
+/// as a data folder's files (`blobs/ab/<sha256>.zip`), which several servers share.
+///
+/// An upload is sent once verified and scanned, with its known SHA-256 (the store checks the bytes)
+/// and `If-None-Match: *` (a stored blob is never overwritten). Downloads are redirects to a
+/// presigned URL, or streamed through the server with ranges. What reads a package in place (a
+/// review, a map tile, a rescan) reads a copy in the data folder's `cache/`, fetched once, checked
+/// against the SHA-256 as it arrives, and dropped oldest first past `cacheBytes`.
+public final class S3BlobStore: BlobStore, Service {
+    let client: S3Client
+    let folder: DataFolder
+    let pool: BlockingPool
+    let downloads: StoreLocations.BlobDownloads
+    let cacheBytes: Int64
+    /// How long a presigned download URL stays good.
+    static let presignedLifetime: Duration = .seconds(3600)
+
+    public init(
+        client: S3Client, folder: DataFolder, pool: BlockingPool, downloads: StoreLocations.BlobDownloads,
+        cacheBytes: Int64
+    ) {
+        self.client = client
+        self.folder = folder
+        self.pool = pool
+        self.downloads = downloads
+        self.cacheBytes = cacheBytes
+    }
+
+    public var description: String { client.location.description }
+
+    /// Keeps the HTTP client until the server stops (its service group's graceful shutdown, or a
+    /// cancellation), then closes its connections.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await client.shutdown()
+    }
+
+    static func key(_ sha256: SHA256Digest) -> String { BlobNames.relativePath(for: sha256) }
+
+    var cacheRoot: String { folder.root + "/cache" }
+
+    func cachePath(_ sha256: SHA256Digest) -> String { cacheRoot + "/" + Self.key(sha256) }
+
+    public func commit(temporary: String, sha256: SHA256Digest, size: Int64, replacing: Bool) async throws {
+        defer { unlink(temporary) }
+        let key = Self.key(sha256)
+        if replacing {
+            // The held object was found damaged; its bytes were kept in quarantine/ when it was taken
+            // out of service, so the verified upload may take its place.
+            try await client.delete(key: key)
+            try? FileManager.default.removeItem(atPath: cachePath(sha256))
+        }
+        _ = try await client.put(
+            key: key, file: temporary, sha256: sha256.hex, size: size, contentType: "application/zip")
+    }
+
+    public func size(of sha256: SHA256Digest) async throws -> Int64? {
+        try await client.head(key: Self.key(sha256))?.size
+    }
+
+    public func source(for sha256: SHA256Digest, size: Int64) async throws -> BlobSource {
+        let key = Self.key(sha256)
+        switch downloads {
+        case .redirect:
+            return .redirect(
+                location: try client.presignedGET(
+                    key: key, expires: Self.presignedLifetime,
+                    responseContentDisposition: "attachment; filename=\"\(sha256.hex).zip\""))
+        case .stream:
+            let client = self.client
+            return .stream { range in
+                let response = try await client.get(key: key, range: range)
+                guard response.contentLength == Int64(range.count) else {
+                    throw ServerError.internal(
+                        "the object store answered \(response.contentLength.map(String.init) ?? "no length") bytes for the \(range.count) asked of \(key)"
+                    )
+                }
+                return ResponseBody(asyncSequence: response.body)
+            }
+        }
+    }
+
+    public func localFile(for sha256: SHA256Digest) async throws -> String {
+        let path = cachePath(sha256)
+        if FileManager.default.fileExists(atPath: path) {
+            // Touched: the cache drops the least recently used first.
+            utime(path, nil)
+            return path
+        }
+        let temporary = try await fetch(sha256)
+        let cacheRoot = self.cacheRoot, limit = cacheBytes
+        try await pool.run {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            do throws(FileIOError) { try FileOperations.rename(temporary, to: path) } catch {
+                unlink(temporary)
+                throw ServerError(error)
+            }
+            Self.trim(cacheRoot, to: limit, keeping: path)
+        }
+        return path
+    }
+
+    /// Downloads the object into `tmp/` and checks it against its name: the path of a file holding
+    /// exactly those bytes. A copy that differs is removed and reported as damage.
+    func fetch(_ sha256: SHA256Digest) async throws -> String {
+        let temporary = "\(folder.root)/tmp/upload-\(UUID().uuidString).part"
+        do {
+            _ = try await client.download(key: Self.key(sha256), to: temporary)
+            let found = try await pool.run { try FileHashing.sha256(path: temporary).digest }
+            guard found == sha256 else {
+                throw ServerError.internal(
+                    "the package with SHA-256 \(sha256.hex) in \(client.location) is damaged: its bytes hash to \(found.hex)"
+                )
+            }
+            return temporary
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Removes the least recently used copies until the cache holds at most `limit` bytes (never `keeping`).
+    static func trim(_ root: String, to limit: Int64, keeping: String) {
+        var files: [(path: String, size: Int64, used: Int)] = []
+        for prefix in (try? FileManager.default.contentsOfDirectory(atPath: root + "/blobs")) ?? [] {
+            let folder = root + "/blobs/" + prefix
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            where BlobNames.digest(fileName: name) != nil {
+                var info = stat()
+                let path = folder + "/" + name
+                guard lstat(path, &info) == 0 else { continue }
+                files.append((path, Int64(info.st_size), info.st_mtim.tv_sec))
+            }
+        }
+        var total = files.reduce(0) { $0 + $1.size }
+        // Only copies of what the bucket holds, made by this server: removing one loses nothing.
+        for file in files.sorted(by: { $0.used < $1.used }) where total > limit && file.path != keeping {
+            if unlink(file.path) == 0 { total -= file.size }
+        }
+    }
+
+    public func check(sha256: SHA256Digest, size: Int64) async throws -> String? {
+        guard let info = try await client.head(key: Self.key(sha256)) else {
+            return "the object \(Self.key(sha256)) is missing from \(client.location)"
+        }
+        guard info.size == size else { return "the stored object has \(info.size) bytes, the catalog says \(size)" }
+        let response = try await client.get(key: Self.key(sha256))
+        var hasher = SHA256()
+        var count: Int64 = 0
+        for try await chunk in response.body {
+            chunk.withUnsafeReadableBytes { hasher.update($0) }
+            count += Int64(chunk.readableBytes)
+        }
+        if count != size { return "the stored object gave \(count) bytes, the catalog says \(size)" }
+        let found = hasher.finalize()
+        return found == sha256 ? nil : "the stored object's SHA-256 is \(found.hex)"
+    }
+
+    public func list() async throws -> [(sha256: String, size: Int64)] {
+        var out: [(sha256: String, size: Int64)] = []
+        for try await object in client.listAll(prefix: "blobs/") {
+            let name = String(object.key.split(separator: "/").last ?? "")
+            guard let digest = BlobNames.digest(fileName: name), object.key == Self.key(digest) else { continue }
+            out.append((digest.hex, object.size))
+        }
+        return out
+    }
+
+    public func quarantine(sha256: String, reason: String) async throws -> String {
+        guard let digest = SHA256Digest(hex: sha256) else {
+            throw ServerError.internal("not a SHA-256: '\(ServerError.short(sha256))'")
+        }
+        let key = Self.key(digest)
+        // The bytes as they are (damaged or not) are kept in quarantine/ before the object goes.
+        let temporary = "\(folder.root)/tmp/upload-\(UUID().uuidString).part"
+        let kept: String
+        do {
+            _ = try await client.download(key: key, to: temporary)
+            let folder = self.folder
+            kept = try await pool.run { try folder.quarantine(file: temporary, sha256: sha256, reason: reason) }
+        } catch {
+            unlink(temporary)
+            throw ServerError.internal(
+                "cannot keep \(key) in quarantine before taking it out of \(client.location): \(error)")
+        }
+        try await client.delete(key: key)
+        try? FileManager.default.removeItem(atPath: cachePath(digest))
+        return kept
+    }
+}

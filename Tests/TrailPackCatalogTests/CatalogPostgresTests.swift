@@ -1,0 +1,304 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Testing
+import TrailPackCatalogModel
+@_spi(Testing) import TrailPackCatalogPostgres
+import TrailPackCore
+import TrailPackTestFixtures
+import TrailPackTestSupport
+
+/// What only the shared PostgreSQL catalog has: its location's rules, its migrations, the
+/// notifications that move another server's change count, its connections' life.
+@Suite("catalog: PostgreSQL")
+struct CatalogPostgresTests {
+    static let enabled = ConditionTrait.enabled(if: !PostgresServer.isSkipped, "TRAILPACK_SKIP_POSTGRES=1")
+
+    // MARK: the location
+
+    @Test(
+        "a catalog URL breaking a rule is refused, naming the part and the rule — and never echoing a password",
+        arguments: [
+            ("postgres://trailpack:s3cret@db.example.org:5432/catalog", "holds a password"),
+            ("postgres://trailpack:@db.example.org/catalog", "holds a password"),
+            ("postgres://trailpack:s3cret@db.example.org", "holds a password"),
+            ("postgresql://trailpack@db.example.org/catalog?password=s3cret", "holds a password"),
+            ("mysql://trailpack@db.example.org/catalog", "scheme is 'mysql'"),
+            ("db.example.org/catalog", "has no scheme"),
+            ("postgres://trailpack@db.example.org:99999/catalog", "port '99999' is not a number from 1 to 65535"),
+            ("postgres://trailpack@db.example.org:x/catalog", "port 'x'"),
+            ("postgres://db.example.org/catalog", "names no user"),
+            ("postgres://trailpack@db.example.org", "names no database"),
+            ("postgres://trailpack@db.example.org/", "database '' is empty"),
+            ("postgres://trailpack@/catalog", "names no host"),
+            ("postgres://trailpack@db.example.org/catalog?sslmode=maybe", "sslmode 'maybe' is not one of disable"),
+            ("postgres://trailpack@db.example.org/catalog?host=/tmp", "parameter 'host' is not one trailpack reads"),
+            ("postgres://trailpack@db.example.org/catalog#x", "fragment"),
+        ])
+    func locationRules(_ url: String, _ says: String) throws {
+        #expect {
+            try PostgresLocation(url: url, environment: [:])
+        } throws: { error in
+            guard let error = error as? PostgresCatalogError, error.code == .location else { return false }
+            #expect(error.message.contains(says), "\(error.message)")
+            #expect(!error.message.contains("s3cret"))
+            return true
+        }
+    }
+
+    @Test(
+        "a catalog URL read: user, host, port, database and sslmode; the password from a file or PGPASSWORD, never shown"
+    )
+    func locationRead() throws {
+        try Support.withTemporaryDirectory { dir in
+            let url = "postgresql://trail%40pack@[::1]:6543/cat%20alog?sslmode=disable"
+            let bare = try PostgresLocation(url: url, environment: [:])
+            #expect(bare.user == "trail@pack" && bare.host == "::1" && bare.port == 6543)
+            #expect(bare.database == "cat alog" && bare.tls == .disable && bare.passwordSource == "no password")
+            #expect(try PostgresLocation(url: "postgres://u@h/d", environment: [:]).port == 5432)
+            #expect(try PostgresLocation(url: "postgres://u@h/d", environment: [:]).tls == .prefer)
+            let fromVariable = try PostgresLocation(url: url, environment: ["PGPASSWORD": "env-s3cret"])
+            #expect(fromVariable.passwordSource == "PGPASSWORD")
+            let file = dir + "/password"
+            try Data("file-s3cret\r\nsecond line\n".utf8).write(to: URL(fileURLWithPath: file))
+            let fromFile = try PostgresLocation(url: url, passwordFile: file, environment: ["PGPASSWORD": "env-s3cret"])
+            #expect(fromFile.passwordSource == "the password file '\(file)'")
+            #expect(fromFile != fromVariable, "the file's first line, not the variable, is the password")
+            for location in [fromVariable, fromFile] {
+                var dumped = ""
+                dump(location, to: &dumped)
+                for text in ["\(location)", String(reflecting: location), dumped] {
+                    #expect(!text.contains("s3cret"), "\(text)")
+                }
+            }
+            #expect("\(fromFile)" == "postgres://trail%40pack@[::1]:6543/cat%20alog?sslmode=disable")
+            // The file's rules: there, and a password on its first line.
+            for (content, says) in [
+                ("", "no password on its first line"), ("\nlater", "no password on its first line"),
+            ] {
+                try Data(content.utf8).write(to: URL(fileURLWithPath: file))
+                #expect(throws: PostgresCatalogError.self) { try PostgresLocation(url: url, passwordFile: file) }
+                do { _ = try PostgresLocation(url: url, passwordFile: file) } catch {
+                    #expect("\(error)".contains(says), "\(error)")
+                }
+            }
+            do { _ = try PostgresLocation(url: url, passwordFile: dir + "/missing") } catch {
+                #expect("\(error)".contains("'\(dir)/missing' cannot be read"), "\(error)")
+            }
+        }
+    }
+
+    @Test("a wrong password: an error naming the user and the server, not the password", enabled)
+    func wrongPassword() async throws {
+        let database = try PostgresServer.shared().createDatabase()
+        try await withTemporaryFolder { dir in
+            let file = dir + "/wrong"
+            try Data("not-the-s3cret\n".utf8).write(to: URL(fileURLWithPath: file))
+            let location = try PostgresLocation(url: database.url, passwordFile: file, environment: [:])
+            await #expect {
+                _ = try await PostgresCatalog.open(location, logger: PostgresTesting.logger)
+            } throws: { error in
+                guard let error = error as? PostgresCatalogError else { return false }
+                #expect(error.code == .authentication && error.sqlState == "28P01")
+                #expect(error.message.contains("user 'trailpack'"), "\(error.message)")
+                #expect(error.message.contains("127.0.0.1:\(location.port)"), "\(error.message)")
+                #expect(error.message.contains("the password file '\(file)'"), "\(error.message)")
+                #expect(!error.message.contains("s3cret"))
+                return true
+            }
+            // No password at all, where the server asks one.
+            let none = try PostgresLocation(url: database.url, environment: [:])
+            await #expect {
+                _ = try await PostgresCatalog.open(none, logger: PostgresTesting.logger)
+            } throws: { error in
+                (error as? PostgresCatalogError)?.code == .authentication && "\(error)".contains("none was given")
+            }
+        }
+    }
+
+    @Test("no such database, and no server listening: errors saying so", enabled)
+    func unreachable() async throws {
+        let server = try PostgresServer.shared()
+        let missing = try PostgresLocation(
+            url: "postgres://trailpack@127.0.0.1:\(server.port)/no_such_catalog?sslmode=disable",
+            passwordFile: server.passwordFile)
+        await #expect {
+            _ = try await PostgresCatalog.open(missing, logger: PostgresTesting.logger)
+        } throws: { error in
+            (error as? PostgresCatalogError)?.code == .noDatabase
+                && "\(error)".contains("no database 'no_such_catalog'")
+        }
+        // Port 1 on loopback: nothing listens there.
+        let nobody = try PostgresLocation(
+            url: "postgres://trailpack@127.0.0.1:1/catalog?sslmode=disable", environment: [:])
+        await #expect {
+            _ = try await PostgresCatalog.open(nobody, logger: PostgresTesting.logger)
+        } throws: { error in
+            (error as? PostgresCatalogError)?.code == .connection && "\(error)".contains("127.0.0.1:1")
+        }
+    }
+
+    // MARK: the schema
+
+    @Test("servers starting at once on an empty database migrate it once", enabled)
+    func migratesOnce() async throws {
+        for _ in 0..<3 {
+            let location = try PostgresTesting.freshLocation()
+            let users = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        try await PostgresCatalog.withCatalog(location, logger: PostgresTesting.logger) {
+                            try await $0.users().count
+                        }
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(users == 0)
+            let applied = try PostgresServer.shared().superuser(
+                ["-At", "-c", "SELECT id || ':' || count(*) FROM schema_migrations GROUP BY id ORDER BY id"],
+                database: location.database)
+            #expect(applied.split(separator: "\n") == ["v1:1"])
+            // Opening again runs nothing.
+            try await PostgresCatalog.withCatalog(location, logger: PostgresTesting.logger) { _ in }
+            let again = try PostgresServer.shared().superuser(
+                ["-At", "-c", "SELECT count(*) FROM schema_migrations"], database: location.database)
+            #expect(again.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        }
+    }
+
+    @Test("the audit log is append-only: UPDATE, DELETE (and TRUNCATE) refused", arguments: StoreKind.allCases)
+    func auditAppendOnly(_ kind: StoreKind) async throws {
+        try await withStore(kind) { catalog, _ in
+            try await catalog.addUser(name: "maria", role: .publisher, publicKey: nil)
+            let statements =
+                ["UPDATE auditLog SET actor = 'someone else'", "DELETE FROM auditLog"]
+                + (kind == .postgres ? ["TRUNCATE auditLog"] : [])
+            for sql in statements {
+                await #expect {
+                    try await catalog.execute(sql)
+                } throws: { error in
+                    "\(error)".contains("the audit log is append-only")
+                }
+            }
+            #expect(try await catalog.auditLog(after: 0, limit: 10).map(\.actor) == ["admin-cli"])
+        }
+    }
+
+    @Test("a backup is PostgreSQL's own: the error names pg_dump", enabled)
+    func backupSaysPgDump() async throws {
+        try await withStore(.postgres) { catalog, folder in
+            await #expect {
+                try await catalog.backup(to: folder + "/copy")
+            } throws: { error in
+                (error as? CatalogError)?.code == .unsupported && "\(error)".contains("pg_dump")
+            }
+        }
+    }
+
+    // MARK: changes seen by another server
+
+    /// Waits until `condition` holds, for at most `seconds`; whether it did.
+    /// Whether `condition` holds within `seconds` of polls 5 ms apart. The budget is counted in polls,
+    /// not on the wall clock: when the whole test run starves this task of threads (two cores, a
+    /// hundred suites at once), the condition still gets every chance it would get on a quiet machine.
+    static func eventually(within seconds: Double, _ condition: () -> Bool) async throws -> Bool {
+        for _ in 0..<max(1, Int(seconds * 200)) {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return condition()
+    }
+
+    @Test(
+        "a public change on one server moves the other's change count within a second; private changes move neither",
+        .needs(.unzip), enabled)
+    func notifiesOtherServer() async throws {
+        try await PostgresTesting.withTwoCatalogs { a, b, _ in
+            // Each counts one change when it starts listening.
+            #expect(try await Self.eventually(within: 10) { a.publicChangeCount > 0 && b.publicChangeCount > 0 })
+            let manifest = try TestManifest.familyHikes()
+            let users = try await addCast(a)
+            for round in 0..<5 {
+                let before = (a: a.publicChangeCount, b: b.publicChangeCount)
+                // Private: users, confirmations' counters, sessions, the audit log.
+                try await a.setRole(name: "ken", role: round.isMultiple(of: 2) ? .admin : .reviewer)
+                try await a.startSession(CatalogSessionTests.session("s\(round)"), replacing: nil)
+                #expect(a.publicChangeCount == before.a, "a private change keeps the count")
+                // Public: a version registered (a site and a blob with it).
+                try await registerDraft(a, manifest, version: "8.\(round)", status: .released)
+                #expect(a.publicChangeCount == before.a + 1, "this server's own change counts at once, once")
+                let moved = try await Self.eventually(within: 1) { b.publicChangeCount != before.b }
+                #expect(moved, "the other server's count moved within 1 s")
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(
+                    b.publicChangeCount == before.b + 1, "one notification for one transaction, none for private ones")
+                #expect(a.publicChangeCount == before.a + 1, "a server's own notification is not counted again")
+                // A confirmation counter is not public; a withdrawal is.
+                _ = try await b.confirm(
+                    package: manifest.id, version: "8.\(round)", sha256: String(repeating: "a", count: 64), count: true)
+                #expect(b.publicChangeCount == before.b + 1)
+                _ = try await b.apply(
+                    .withdraw, package: manifest.id, version: "8.\(round)", by: users["ada"]!, required: 2,
+                    signature: nil)
+                #expect(b.publicChangeCount == before.b + 2)
+                #expect(try await Self.eventually(within: 1) { a.publicChangeCount == before.a + 2 })
+            }
+        }
+    }
+
+    @Test("after its listening connection breaks, a server listens again, counting one change", .needs(.unzip), enabled)
+    func listensAgain() async throws {
+        try await PostgresTesting.withTwoCatalogs { a, b, location in
+            #expect(try await Self.eventually(within: 10) { b.publicChangeCount > 0 })
+            let before = b.publicChangeCount
+            try PostgresServer.shared().superuser(
+                [
+                    "-c",
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+                ], database: location.database)
+            #expect(
+                try await Self.eventually(within: 10) { b.publicChangeCount > before },
+                "counted once on listening again")
+            let again = b.publicChangeCount
+            try await a.addSite(id: "after-reconnect", name: "After")
+            #expect(try await Self.eventually(within: 1) { b.publicChangeCount > again })
+        }
+    }
+
+    // MARK: the connections' life
+
+    @Test("withCatalog closes every connection it opened", enabled)
+    func closesConnections() async throws {
+        let location = try PostgresTesting.freshLocation()
+        try await PostgresCatalog.withCatalog(location, logger: PostgresTesting.logger) { catalog in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 0..<8 { group.addTask { try await catalog.addSite(id: "site-\(n)", name: nil) } }
+                try await group.waitForAll()
+            }
+        }
+        let closed = try await Self.eventually(within: 5) {
+            let open = try? PostgresServer.shared().superuser(
+                [
+                    "-At", "-c",
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(location.database)' AND pid != pg_backend_pid()",
+                ],
+                database: "postgres")
+            return open?.trimmingCharacters(in: .whitespacesAndNewlines) == "0"
+        }
+        #expect(closed)
+    }
+
+    @Test("in a ServiceGroup the catalog serves until the group's graceful shutdown, then stops", enabled)
+    func serviceGroup() async throws {
+        let location = try PostgresTesting.freshLocation()
+        let catalog = try await PostgresCatalog.open(location, logger: PostgresTesting.logger)
+        let group = ServiceGroup(services: [catalog], logger: PostgresTesting.logger)
+        let running = Task { try await group.run() }
+        try await catalog.addUser(name: "maria", role: .publisher, publicKey: nil)
+        #expect(try await catalog.users().map(\.name) == ["maria"])
+        await group.triggerGracefulShutdown()
+        try await running.value
+    }
+}
