@@ -6,7 +6,8 @@ the two on one port.
 
   python3 scripts/stack.py up DIR [--trailpack BIN] [--web-assets DIR]
         start what is not running (the first time: make the folders, users and keys); prints
-        DIR/stack.json: the ports, the admin token's file, each part's process id
+        DIR/stack.json: the ports, the catalog's and the bucket's addresses, each part's process id
+        (the admin token is DIR/admin.token, the keys DIR/catalog.password and DIR/aws-credentials)
   python3 scripts/stack.py down DIR             stop every part (SIGTERM, then SIGKILL after 10 s)
   python3 scripts/stack.py stop DIR PART        stop one part: postgres, weed, a, b or nginx
   python3 scripts/stack.py kill DIR PART        kill one part at once (SIGKILL), as a crash would
@@ -197,6 +198,7 @@ def make(folder, trailpack, web_assets):
     state["blobs"] = f"s3://trailpack?endpoint=http://127.0.0.1:{state['ports']['s3']}&region=us-east-1"
     with open(os.path.join(folder, "admin.token"), "w") as f:
         f.write(secrets.token_hex(24) + "\n")
+    os.chmod(os.path.join(folder, "admin.token"), 0o600)
     os.makedirs(os.path.join(folder, "shared-drafts"), exist_ok=True)
     save(state)
     # The role and the database, with PostgreSQL up once.

@@ -185,7 +185,7 @@ public final class PostgresCatalog: CatalogStore, Service {
         var attempt = 1
         while true {
             do {
-                let (value, changedPublic) = try await client.withConnection { connection in
+                let (value, changedPublic) = try await withConnection { connection in
                     try await self.run(on: connection, readOnly: readOnly, body)
                 }
                 if changedPublic { changed() }
@@ -196,6 +196,58 @@ public final class PostgresCatalog: CatalogStore, Service {
             } catch {
                 throw PostgresCatalogError.wrap(error, at: location)
             }
+        }
+    }
+
+    /// How long a call waits for a connection before it is refused as busy (503 with `Retry-After`):
+    /// with PostgreSQL down, the pool keeps trying to connect, and a request must not hang meanwhile.
+    static let connectionWait: Duration = .seconds(10)
+
+    /// `body` on a pooled connection, refused with ``CatalogError/busy(_:)`` when none is leased
+    /// within ``connectionWait``. Once `body` has its connection it is never cut short (a commit
+    /// must not be abandoned half-way).
+    private func withConnection<T: Sendable>(
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        // The task group awaits both of its tasks before it returns, so `body` never outlives this
+        // call (what `withoutActuallyEscaping` asks), and it runs in one task at a time.
+        try await withoutActuallyEscaping(body) { body in
+            nonisolated(unsafe) let body = body
+            return try await leaseWithin(Self.connectionWait) { connection in try await body(connection) }
+        }
+    }
+
+    private func leaseWithin<T: Sendable>(
+        _ wait: Duration, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let leased = LeaseFlag()
+        return try await withThrowingTaskGroup(of: LeaseOutcome<T>.self) { group in
+            group.addTask {
+                .done(
+                    try await self.client.withConnection { connection in
+                        leased.value.store(true, ordering: .releasing)
+                        return try await body(connection)
+                    })
+            }
+            group.addTask {
+                try await Task.sleep(for: wait)
+                return .waited
+            }
+            while let outcome = try await group.next() {
+                switch outcome {
+                case .done(let value):
+                    group.cancelAll()
+                    return value
+                case .waited:
+                    guard leased.value.load(ordering: .acquiring) else {
+                        group.cancelAll()
+                        throw CatalogError.busy(
+                            "PostgreSQL at \(location.host):\(location.port) gave no connection within \(Self.connectionWait.components.seconds) s: is it running?"
+                        )
+                    }
+                }
+            }
+            throw CancellationError()
         }
     }
 
@@ -361,4 +413,15 @@ extension PostgresLocation {
         }
         return configuration
     }
+}
+
+/// What came first: the call's result, or the end of the wait for a connection.
+private enum LeaseOutcome<T: Sendable>: Sendable {
+    case done(T)
+    case waited
+}
+
+/// Whether a call got its connection.
+private final class LeaseFlag: Sendable {
+    let value = Atomic<Bool>(false)
 }

@@ -79,6 +79,12 @@ extension PostgresCatalogError {
         case let e as PSQLError:
             return wrap(e, at: location)
         default:
+            // The pool's own errors (its module is not one to import): connections failing one after
+            // another, or none to be had — PostgreSQL is down or unreachable, so try again later.
+            if String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError") {
+                return CatalogError.busy(
+                    "PostgreSQL at \(location.host):\(location.port) is not answering (\(error)); is it running?")
+            }
             return error
         }
     }
@@ -139,11 +145,18 @@ extension PostgresCatalogError {
                     "the catalog's connections to \(server) are closed: its service is not running (run() ended or never started)",
                 cause: error)
         default:
-            let underlying = error.underlying.map { ": \($0)" } ?? ""
+            // NIO's connection errors describe every attempt at length: the plain reason, when there is one.
+            let text = error.underlying.map { String(describing: $0) } ?? ""
+            let reasons = [
+                "Connection refused": "the connection was refused", "No route to host": "there is no route to it",
+                "timed out": "the connection timed out", "Timeout": "the connection timed out",
+                "lookup": "its name could not be looked up", "Network is unreachable": "the network is unreachable",
+            ]
+            let known = reasons.first { text.contains($0.key) }.map { ": \($0.value)" }
+            let reason = known ?? (text.isEmpty ? "" : ": \(text)")
             return PostgresCatalogError(
                 code: .connection,
-                message:
-                    "cannot talk to \(server) (\(error.code))\(underlying); is it running, and may this host connect?",
+                message: "cannot connect to \(server)\(reason); is it running, and may this host connect?",
                 cause: error)
         }
     }

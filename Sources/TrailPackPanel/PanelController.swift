@@ -350,7 +350,7 @@ public struct PanelController: Sendable {
     func errorPage(_ error: Error, json: Bool = false) -> Response {
         let (status, message): (HTTPResponse.Status, String) =
             switch error {
-            case let e where CatalogError.isBusy(e):
+            case let e where CatalogError.isBusy(e) || S3BlobStore.isUnavailable(e):
                 (
                     .serviceUnavailable,
                     "The server is busy right now and could not do this; nothing was changed. Wait a few seconds and try again."

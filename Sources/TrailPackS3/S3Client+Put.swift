@@ -22,6 +22,17 @@ public enum S3BucketState: Sendable, Hashable {
 }
 
 extension S3Client {
+    /// Whether the bucket exists (`HEAD` the bucket: 200 yes, 404 no; anything else is an error).
+    public func bucketExists() async throws(S3Error) -> Bool {
+        let operation = Operation(name: "head bucket")
+        let head = try await send(operation, method: .HEAD, objectKey: nil)
+        switch head.status.code {
+        case 200: return true
+        case 404: return false
+        default: throw await failure(head, operation)
+        }
+    }
+
     /// Makes the bucket unless it exists: `HEAD` the bucket, and `PUT` it on a 404. A bucket that
     /// another request made meanwhile (`BucketAlreadyOwnedByYou`) counts as existing; one owned by
     /// another account (`BucketAlreadyExists`) is an error.

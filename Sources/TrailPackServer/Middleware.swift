@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
+import TrailPackS3
 
 /// Reads `Authorization: Bearer …` on every request that carries one: the bootstrap admin token
 /// (`--admin-token-file`) or a token issued with `trailpack admin token issue`. A request without
@@ -93,7 +94,7 @@ struct ErrorResponseMiddleware: RouterMiddleware {
     }
 
     private func classify(_ error: any Error, request: Request) -> ServerError {
-        if CatalogError.isBusy(error) { return ServerError.busy(error) }
+        if CatalogError.isBusy(error) || S3BlobStore.isUnavailable(error) { return ServerError.busy(error) }
         if let fault = ServerError.clientFault(error) { return fault }
         switch error {
         case let error as ServerError:

@@ -50,6 +50,13 @@ public final class S3BlobStore: BlobStore, Service {
 
     static func key(_ sha256: SHA256Digest) -> String { BlobNames.relativePath(for: sha256) }
 
+    /// Whether `error` says the object store could not be reached or did not answer in time: the
+    /// request is answered 503 with `Retry-After` (try again), not 500; the log names the store.
+    public static func isUnavailable(_ error: any Error) -> Bool {
+        guard let error = error as? S3Error else { return false }
+        return error.code == .unreachable || error.code == .timeout || (error.status ?? 0) >= 500
+    }
+
     var cacheRoot: String { folder.root + "/cache" }
 
     func cachePath(_ sha256: SHA256Digest) -> String { cacheRoot + "/" + Self.key(sha256) }

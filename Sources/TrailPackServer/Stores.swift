@@ -4,6 +4,9 @@ import ServiceLifecycle
 import TrailPackCatalog
 import TrailPackCatalogModel
 import TrailPackCatalogPostgres
+import TrailPackCore
+import TrailPackCrypto
+import TrailPackFileIO
 import TrailPackS3
 
 /// Where the catalog and the packages are: by default both in the data folder (`catalog.sqlite`,
@@ -51,6 +54,7 @@ public struct OpenedStores: Sendable {
     public static func open(
         _ locations: StoreLocations, folder: DataFolder, pool: BlockingPool, maxWaiting: Int = 256, logger: Logger
     ) async throws -> OpenedStores {
+        try checkFolder(folder, locations)
         let catalog: any CatalogStore
         var services: [any Service] = []
         if let url = locations.catalog {
@@ -72,7 +76,7 @@ public struct OpenedStores: Sendable {
                 ?? S3Credentials.environment()
             let client = try S3Client(location: location, credentials: credentials)
             do {
-                _ = try await client.createBucketIfMissing()
+                try await Self.checkBucket(client, catalog: catalog)
             } catch {
                 try? await client.shutdown()
                 throw error
@@ -86,6 +90,71 @@ public struct OpenedStores: Sendable {
             blobs = try FolderBlobStore(folder: folder, pool: pool)
         }
         return OpenedStores(folder: folder, catalog: catalog, blobs: blobs, services: services)
+    }
+
+    /// A data folder remembers which catalog and which package store it was used with
+    /// (`stores.json`): a command that leaves out `--catalog` on a folder used with a shared
+    /// catalog would otherwise open a new, empty SQLite catalog there and answer from it.
+    static func checkFolder(_ folder: DataFolder, _ locations: StoreLocations) throws {
+        let path = folder.root + "/" + storesFileName
+        let now = JSONValue.object([
+            JSONMember("catalog", .string(locations.catalog ?? "catalog.sqlite in this folder")),
+            JSONMember("blobs", .string(locations.blobs ?? "blobs/ in this folder")),
+        ])
+        func options(_ value: JSONValue) -> String {
+            func text(_ name: String) -> String {
+                if case .string(let text)? = value[name] { return text }
+                return "?"
+            }
+            let catalog = text("catalog"), blobs = text("blobs")
+            return (catalog.hasPrefix("postgres") ? "--catalog \(catalog)" : "no --catalog")
+                + (blobs.hasPrefix("s3://") ? " --blobs '\(blobs)'" : " and no --blobs")
+        }
+        if let bytes = try? FileOperations.readAll(path, limit: 64 << 10) {
+            guard let kept = try? JSONParser.parse(bytes).value else {
+                throw ServerError.dataFolder("'\(path)' is not the JSON trailpack wrote; fix it or move it away")
+            }
+            guard kept == now else {
+                throw ServerError.dataFolder(
+                    "the data folder '\(folder.root)' was used with \(options(kept)) (its stores.json); give the same options, or another --data for these. If the catalog or the bucket moved, write the new address into '\(path)'"
+                )
+            }
+            return
+        }
+        if locations.catalog != nil, folder.catalogExists {
+            throw ServerError.dataFolder(
+                "the data folder '\(folder.root)' holds a SQLite catalog (catalog.sqlite) of its own; a shared --catalog needs a data folder of its own (--data)"
+            )
+        }
+        do { try AtomicFile.write(JSONWriter.bytes(now), to: path) } catch {
+            throw ServerError.dataFolder("cannot write '\(path)': \(error)")
+        }
+    }
+
+    static let storesFileName = "stores.json"
+
+    /// The bucket is made only for a catalog that records no package yet (a first start); a catalog
+    /// with packages needs the bucket that holds them: a missing bucket, or one without the
+    /// catalog's newest package, is a mistyped `--blobs`, refused before anything is stored in it
+    /// or any package is taken for damaged.
+    static func checkBucket(_ client: S3Client, catalog: any CatalogStore) async throws {
+        let held = try await catalog.storedBlobs(inService: true)
+        guard try await client.bucketExists() else {
+            guard held.isEmpty else {
+                throw ServerError.dataFolder(
+                    "the bucket '\(client.location.bucket)' at \(client.location.endpoint) does not exist, but the catalog records \(held.count) stored package\(held.count == 1 ? "" : "s"); is --blobs the bucket they are in? Nothing was made or changed"
+                )
+            }
+            _ = try await client.createBucketIfMissing()
+            return
+        }
+        if let sample = held.last, let digest = SHA256Digest(hex: sample.sha256),
+            try await client.head(key: S3BlobStore.key(digest)) == nil
+        {
+            throw ServerError.dataFolder(
+                "the bucket '\(client.location.bucket)' at \(client.location.endpoint) does not hold the package \(sample.sha256) the catalog records (of \(held.count)); is --blobs the bucket this catalog's packages are in? Nothing was changed"
+            )
+        }
     }
 }
 

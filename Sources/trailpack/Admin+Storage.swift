@@ -99,14 +99,28 @@ extension Admin {
         func check(_ stores: OpenedStores) async throws {
             let catalog = stores.catalog
             let blobs = try await catalog.storedBlobs(inService: true)
-            var damaged = 0
+            // Every package read first; nothing is marked until all were.
+            var found: [(blob: (sha256: String, size: Int64), problem: String, present: Bool)] = []
             for (n, blob) in blobs.enumerated() {
                 let digest = try BlobNames.digest(blob.sha256)
                 CLI.note("[\(n + 1)/\(blobs.count)] \(blob.sha256)")
                 guard let problem = try await stores.blobs.check(sha256: digest, size: blob.size) else { continue }
+                found.append((blob, problem, try await stores.blobs.size(of: digest) != nil))
+            }
+            // A bucket holding none of them at all: a mistyped --blobs, not damage. (A data folder's
+            // catalog and packages are one folder: what is missing there is missing.)
+            if !(stores.blobs is FolderBlobStore), !found.isEmpty, found.count == blobs.count,
+                found.allSatisfy({ !$0.present })
+            {
+                throw CLIError.io(
+                    "none of the \(blobs.count) packages the catalog records is in \(stores.blobs.description): is it the right place (--blobs, --data)? Nothing was marked damaged"
+                )
+            }
+            var damaged = 0
+            for (blob, problem, present) in found {
                 damaged += 1
                 var detail = problem
-                if try await stores.blobs.size(of: digest) != nil {
+                if present {
                     do {
                         detail +=
                             "; moved to \(try await stores.blobs.quarantine(sha256: blob.sha256, reason: problem))"
@@ -114,6 +128,7 @@ extension Admin {
                 }
                 let versions = try await catalog.markDamaged(
                     sha256: blob.sha256, reason: detail + " (found by 'trailpack admin scrub')", actor: "admin-cli")
+                detail += "; bring it back with 'trailpack admin restore FILE' (a copy of the very bytes published)"
                 Admin.say(
                     options,
                     "damaged \(blob.sha256): \(detail)\(versions.isEmpty ? "" : "; out of service: " + versions.joined(separator: ", "))",
@@ -140,6 +155,12 @@ extension Admin {
         @Argument(help: "The new folder to write the snapshot to.") var destination: String
 
         func run() async throws {
+            // Refused before anything is made: a shared catalog and bucket have their own backups.
+            if options.storeOptions.catalog != nil || options.storeOptions.blobs != nil {
+                throw CLIError.usage(
+                    "admin backup snapshots a data folder's own catalog.sqlite and blobs/; back up a PostgreSQL catalog with pg_dump (for example 'pg_dump -Fc -f trailpack-catalog.dump DATABASE') and a bucket with the store's own tools (versioning, replication, or a copy such as 'aws s3 sync'); nothing was made"
+                )
+            }
             let stores = try await options.stores(.shared)
             let catalog = stores.catalog
             let fm = FileManager.default

@@ -30,7 +30,10 @@ struct Admin: AsyncParsableCommand {
               trailpack admin --data ./data backup /backup/trailpack-2026-11-22
 
             Accounts and tokens can be changed while the server runs (each change is one catalog \
-            transaction), and so can a backup be made; gc and scrub, which move files, need the server stopped.
+            transaction), and so can a backup be made; gc and scrub, which move files, need the server stopped \
+            on a data folder of its own. With a shared catalog and bucket (--catalog, --blobs: the same options \
+            as every server's, and a --data folder for this command's own files) they run while the servers \
+            serve, one at a time whichever machine starts them.
 
             Exit codes: 0 done, 1 gc found orphans in --dry-run or scrub found damaged packages, 2 usage error (no such user, token or site, a user that exists), \
             3 the data folder cannot be used.
@@ -67,10 +70,11 @@ struct Admin: AsyncParsableCommand {
         /// With a shared catalog the data folder is this command's own (a server keeps its lock on
         /// its own), so it is opened shared; gc and scrub take the catalog's maintenance lock instead.
         func stores(_ access: DataFolder.Access) async throws -> OpenedStores {
+            let locations = try storeOptions.locations()
             let folder = try folder(storeOptions.catalog == nil ? access : .shared)
             do {
                 let opened = try await OpenedStores.open(
-                    storeOptions.locations(), folder: folder, pool: BlockingPool(name: "trailpack-admin", threads: 4),
+                    locations, folder: folder, pool: BlockingPool(name: "trailpack-admin", threads: 4),
                     logger: Logger(label: "trailpack.admin"))
                 // A shared catalog's connections run for as long as the command does (it ends the process).
                 for service in opened.services { Task { try? await service.run() } }

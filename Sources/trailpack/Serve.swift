@@ -337,7 +337,10 @@ struct Serve: AsyncParsableCommand {
             where error.code == .dataFolder
         {
             throw CLIError.io(error.message)
-        } catch { throw CLIError.io("cannot open the data folder '\(data)': \(error)") }
+        } catch {
+            // The error names what failed: the data folder, the PostgreSQL catalog or the bucket.
+            throw CLIError.io("cannot start the server with the data folder '\(data)': \(error)")
+        }
         let panel: PanelController
         do { panel = try PanelController(configuration: panelConfiguration, server: server) } catch let error
             as PanelError

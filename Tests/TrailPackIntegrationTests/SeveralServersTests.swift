@@ -429,6 +429,68 @@ struct SeveralServersTests {
             scrubbed.status == 0 && scrubbed.stderr.contains(", 0 damaged"), "\(scrubbed.stdout) \(scrubbed.stderr)")
     }
 
+    @Test(
+        "outages: with the bucket or PostgreSQL down, requests that need them get 503 with Retry-After within seconds, and work again once it is back; a mistyped bucket or a missing --catalog is refused before anything is made"
+    )
+    func outagesAndMistakes() async throws {
+        let stack = try stack
+        let rita = try Self.reviewer(stack, "olga")
+        let (package, sha) = try Self.package(stack, version: "5.0.0")
+        let base = "/v1/admin/packages/\(Self.id)/versions/5.0.0"
+        #expect(
+            try stack.request("POST", stack.url("a") + "/v1/admin/packages", token: stack.token, body: package).status
+                == 201)
+        #expect(try stack.request("POST", stack.url("a") + base + "/start", token: stack.token).status == 200)
+        #expect(try stack.request("POST", stack.url("b") + base + "/approve", token: rita).status == 200)
+        #expect(try stack.request("POST", stack.url("a") + base + "/push", token: stack.token).status == 200)
+        func timed(
+            _ part: String, _ path: String, token: String? = nil
+        ) throws -> (status: Int, seconds: Double, retry: Bool) {
+            let started = ContinuousClock.now
+            let out = try Support.run(
+                "curl",
+                ["-s", "-D", "-", "-o", "/dev/null", "--max-time", "60"]
+                    + (token.map { ["-H", "Authorization: Bearer \($0)"] } ?? [])
+                    + [stack.url(part) + path])
+            let elapsed = ContinuousClock.now - started
+            let status = out.stdout.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            return (status, Double(elapsed.components.seconds), out.stdout.lowercased().contains("retry-after:"))
+        }
+        // The bucket down: a download is 503 with Retry-After, not a 500 or a hang.
+        try Stack.run(["stop", stack.folder, "weed"])
+        let download = try timed("a", "/v1/blobs/\(sha).zip")
+        #expect(download.status == 503 && download.retry && download.seconds < 20, "\(download)")
+        try Stack.run(["start", stack.folder, "weed"])
+        #expect(try timed("b", "/v1/blobs/\(sha).zip").status == 200)
+        // PostgreSQL down: a call that needs the catalog is 503 with Retry-After within seconds.
+        try Stack.run(["stop", stack.folder, "postgres"])
+        let state = try timed("a", base, token: stack.token)
+        #expect(state.status == 503 && state.retry && state.seconds < 20, "\(state)")
+        try Stack.run(["start", stack.folder, "postgres"])
+        var back = 0
+        for _ in 0..<60 where back != 200 {
+            back = try timed("a", base, token: stack.token).status
+            if back != 200 { try await Task.sleep(for: .seconds(1)) }
+        }
+        #expect(back == 200, "the server did not recover after PostgreSQL came back")
+        // A mistyped bucket: refused, and no bucket made.
+        let typo = stack.blobs.replacingOccurrences(of: "s3://trailpack?", with: "s3://trailpak?")
+        let mistyped = try Support.trailpack([
+            "admin", "--data", stack.folder + "/admin-typo", "--create", "--catalog", stack.catalog,
+            "--catalog-password-file", stack.folder + "/catalog.password", "--blobs", typo,
+            "--blobs-credentials", stack.folder + "/aws-credentials", "user", "list",
+        ])
+        #expect(
+            mistyped.status == 3 && mistyped.stderr.contains("'trailpak'")
+                && mistyped.stderr.contains("does not exist"),
+            "\(mistyped.status) \(mistyped.stderr)")
+        // The admin's folder, used with --catalog, refuses a command without it.
+        let forgotten = try Support.trailpack(["admin", "--data", stack.folder + "/admin-data", "user", "list"])
+        #expect(
+            forgotten.status == 3 && forgotten.stderr.contains("stores.json") && forgotten.stderr.contains("--catalog"),
+            "\(forgotten.status) \(forgotten.stderr)")
+    }
+
     @Test("everything stopped and started again: the release, the sessions and the downloads are still there")
     func restartAll() throws {
         let stack = try stack
