@@ -491,6 +491,50 @@ struct SeveralServersTests {
             "\(forgotten.status) \(forgotten.stderr)")
     }
 
+    @Test(
+        "a third server with --blob-downloads redirect: a download answers 302 to a presigned URL of the bucket, which curl follows to the very bytes (ranges too); a tampered URL is refused by the bucket"
+    )
+    func presignedRedirect() throws {
+        let stack = try stack
+        let kim = try Self.reviewer(stack, "pat")
+        let (package, sha) = try Self.package(stack, version: "6.0.0")
+        let base = "/v1/admin/packages/\(Self.id)/versions/6.0.0"
+        #expect(
+            try stack.request("POST", stack.url("a") + "/v1/admin/packages", token: stack.token, body: package).status
+                == 201)
+        #expect(try stack.request("POST", stack.url("a") + base + "/start", token: stack.token).status == 200)
+        #expect(try stack.request("POST", stack.url("b") + base + "/approve", token: kim).status == 200)
+        #expect(try stack.request("POST", stack.url("a") + base + "/push", token: stack.token).status == 200)
+        let third = try ServeProcess.launch(
+            [
+                "--data", stack.folder + "/server-c", "--catalog", stack.catalog, "--catalog-password-file",
+                stack.folder + "/catalog.password", "--blobs", stack.blobs, "--blobs-credentials",
+                stack.folder + "/aws-credentials", "--blob-downloads", "redirect", "--no-malware-scan",
+            ], logFile: stack.folder + "/logs/c.log")
+        defer { third.stop() }
+        let head = try Support.run(
+            "curl", ["-s", "-S", "-o", "/dev/null", "-D", "-", third.base + "/v1/blobs/\(sha).zip"])
+        let location = try #require(
+            head.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location: ") }.map {
+                String($0.dropFirst("location: ".count))
+            }, "\(head.stdout)")
+        #expect(head.stdout.hasPrefix("HTTP/1.1 302"), "\(head.stdout)")
+        #expect(location.contains("X-Amz-Signature=") && location.contains("/trailpack/blobs/"), "\(location)")
+        let copy = stack.folder + "/presigned.zip"
+        let followed = try Support.run(
+            "curl", ["-s", "-S", "-L", "-o", copy, "-w", "%{http_code}", third.base + "/v1/blobs/\(sha).zip"])
+        #expect(followed.stdout == "200")
+        #expect(try Support.run("sha256sum", [copy]).stdout.hasPrefix(sha))
+        let range = try Support.run(
+            "curl", ["-s", "-S", "-r", "0-99", "-o", copy + ".part", "-w", "%{http_code}", location])
+        #expect(range.stdout == "206")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: copy + ".part"))
+                == Data(contentsOf: URL(fileURLWithPath: package))[0..<100])
+        let tampered = location.replacingOccurrences(of: "X-Amz-Signature=", with: "X-Amz-Signature=0")
+        #expect(try Support.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", tampered]).stdout == "403")
+    }
+
     @Test("everything stopped and started again: the release, the sessions and the downloads are still there")
     func restartAll() throws {
         let stack = try stack
