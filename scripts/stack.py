@@ -287,7 +287,7 @@ http {{
   upstream trailpack {{
     server 127.0.0.1:{p['a']} max_fails=1 fail_timeout=2s;
     server 127.0.0.1:{p['b']} max_fails=1 fail_timeout=2s;
-    keepalive 16;
+    keepalive 64;
   }}
   server {{
     listen 127.0.0.1:{p['nginx']};
@@ -299,6 +299,11 @@ http {{
       proxy_set_header X-Forwarded-For $remote_addr;
       proxy_request_buffering off;
       proxy_buffering off;
+      # Unbuffered, nginx reads from a server at most proxy_buffer_size at a time: the default page
+      # (4 KB) halves what a list or a download gets through (bench/several.py).
+      proxy_buffer_size 256k;
+      proxy_buffers 4 256k;
+      proxy_busy_buffers_size 512k;
       proxy_next_upstream error timeout http_502 http_503;
       proxy_connect_timeout 2s;
     }}
