@@ -331,6 +331,22 @@ def watch(folder, pid):
 
 
 def up(folder, trailpack, web_assets, watched=None):
+    """Starts what is not running; when any part fails to start, stops what this call started
+    (a half-started stack would otherwise outlive the failure: PostgreSQL up, weed not)."""
+    before = load(folder)
+    running = {p for p in PARTS if before and alive(before["pids"].get(p))}
+    try:
+        start_all(folder, trailpack, web_assets, watched)
+    except BaseException:
+        state = load(folder)
+        if state:
+            for part in reversed(PARTS):
+                if part not in running:
+                    stop(state, part)
+        raise
+
+
+def start_all(folder, trailpack, web_assets, watched):
     state = load(folder)
     if state is None:
         state = make(folder, trailpack, web_assets)
