@@ -43,9 +43,13 @@ public final class DraftStore: Sendable {
         let lockPath = "\(root)/\(key.site)/.\(key.tour).lock"
         do {
             return try await pool.run { () throws -> T in
-                try? FileManager.default.createDirectory(
-                    atPath: "\(self.root)/\(key.site)", withIntermediateDirectories: true)
-                let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+                var fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+                if fd < 0 && errno == ENOENT {
+                    // The site's first draft: its folder is made once, not at every lock.
+                    try? FileManager.default.createDirectory(
+                        atPath: "\(self.root)/\(key.site)", withIntermediateDirectories: true)
+                    fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+                }
                 guard fd >= 0 else {
                     throw PanelError(
                         code: .internal,

@@ -140,6 +140,22 @@ struct SeveralServersTests {
                 String.init), "no token in \(issued.stdout)")
     }
 
+    /// Uploads `package` on A, opens its request on A, approves it on B as `reviewer` and releases
+    /// it on A, expecting each step to succeed; returns the version's admin path.
+    @discardableResult
+    static func release(
+        _ stack: Stack, _ package: String, version: String, approvedBy reviewer: String
+    ) throws -> String {
+        let base = "/v1/admin/packages/\(id)/versions/\(version)"
+        #expect(
+            try stack.request("POST", stack.url("a") + "/v1/admin/packages", token: stack.token, body: package).status
+                == 201)
+        #expect(try stack.request("POST", stack.url("a") + base + "/start", token: stack.token).status == 200)
+        #expect(try stack.request("POST", stack.url("b") + base + "/approve", token: reviewer).status == 200)
+        #expect(try stack.request("POST", stack.url("a") + base + "/push", token: stack.token).status == 200)
+        return base
+    }
+
     /// Builds a fixture into the stack's folder, with a version of its own.
     static func package(_ stack: Stack, version: String) throws -> (path: String, sha256: String) {
         let folder = stack.folder + "/tour-" + version
@@ -175,13 +191,7 @@ struct SeveralServersTests {
         let stack = try stack
         let rita = try Self.reviewer(stack, "rita")
         let (package, sha) = try Self.package(stack, version: "2.0.0")
-        let base = "/v1/admin/packages/\(Self.id)/versions/2.0.0"
-        #expect(
-            try stack.request("POST", stack.url("a") + "/v1/admin/packages", token: stack.token, body: package).status
-                == 201)
-        #expect(try stack.request("POST", stack.url("a") + base + "/start", token: stack.token).status == 200)
-        #expect(try stack.request("POST", stack.url("b") + base + "/approve", token: rita).status == 200)
-        #expect(try stack.request("POST", stack.url("a") + base + "/push", token: stack.token).status == 200)
+        _ = try Self.release(stack, package, version: "2.0.0", approvedBy: rita)
         let released = ContinuousClock.now
         var listed = false
         while !listed && ContinuousClock.now - released < .seconds(1) {
@@ -332,13 +342,7 @@ struct SeveralServersTests {
         let sam = try Self.reviewer(stack, "kim")
         // A package of 48 MB (a recording), released.
         let (package, sha) = try Self.bigPackage(stack)
-        let base = "/v1/admin/packages/\(Self.id)/versions/4.0.0"
-        #expect(
-            try stack.request("POST", stack.url("a") + "/v1/admin/packages", token: stack.token, body: package).status
-                == 201)
-        #expect(try stack.request("POST", stack.url("a") + base + "/start", token: stack.token).status == 200)
-        #expect(try stack.request("POST", stack.url("b") + base + "/approve", token: sam).status == 200)
-        #expect(try stack.request("POST", stack.url("a") + base + "/push", token: stack.token).status == 200)
+        _ = try Self.release(stack, package, version: "4.0.0", approvedBy: sam)
         // Only A up behind nginx while the download starts; then B comes back and A is killed mid-way.
         try Stack.run(["stop", stack.folder, "b"])
         let copy = stack.folder + "/resumed.zip"
@@ -436,13 +440,7 @@ struct SeveralServersTests {
         let stack = try stack
         let rita = try Self.reviewer(stack, "olga")
         let (package, sha) = try Self.package(stack, version: "5.0.0")
-        let base = "/v1/admin/packages/\(Self.id)/versions/5.0.0"
-        #expect(
-            try stack.request("POST", stack.url("a") + "/v1/admin/packages", token: stack.token, body: package).status
-                == 201)
-        #expect(try stack.request("POST", stack.url("a") + base + "/start", token: stack.token).status == 200)
-        #expect(try stack.request("POST", stack.url("b") + base + "/approve", token: rita).status == 200)
-        #expect(try stack.request("POST", stack.url("a") + base + "/push", token: stack.token).status == 200)
+        let base = try Self.release(stack, package, version: "5.0.0", approvedBy: rita)
         func timed(
             _ part: String, _ path: String, token: String? = nil
         ) throws -> (status: Int, seconds: Double, retry: Bool) {
@@ -498,13 +496,7 @@ struct SeveralServersTests {
         let stack = try stack
         let kim = try Self.reviewer(stack, "pat")
         let (package, sha) = try Self.package(stack, version: "6.0.0")
-        let base = "/v1/admin/packages/\(Self.id)/versions/6.0.0"
-        #expect(
-            try stack.request("POST", stack.url("a") + "/v1/admin/packages", token: stack.token, body: package).status
-                == 201)
-        #expect(try stack.request("POST", stack.url("a") + base + "/start", token: stack.token).status == 200)
-        #expect(try stack.request("POST", stack.url("b") + base + "/approve", token: kim).status == 200)
-        #expect(try stack.request("POST", stack.url("a") + base + "/push", token: stack.token).status == 200)
+        _ = try Self.release(stack, package, version: "6.0.0", approvedBy: kim)
         let third = try ServeProcess.launch(
             [
                 "--data", stack.folder + "/server-c", "--catalog", stack.catalog, "--catalog-password-file",
