@@ -36,14 +36,20 @@ public final class PostgresCatalog: CatalogStore, Service {
     private let waiting = Atomic<Int>(0)
     /// How many calls may wait for a connection at once; the next is refused as busy.
     public let maxWaiting: Int
+    /// How long a call waits for a connection before it is refused as busy (503 with `Retry-After`):
+    /// with PostgreSQL down, the pool keeps trying to connect, and a request must not hang meanwhile.
+    public let connectionWait: Duration
 
     /// The channel every change to the public answers is notified on.
     static let channel = "trailpack_catalog"
 
-    private init(location: PostgresLocation, logger: Logger, maxConnections: Int, maxWaiting: Int) {
+    private init(
+        location: PostgresLocation, logger: Logger, maxConnections: Int, maxWaiting: Int, connectionWait: Duration
+    ) {
         self.location = location
         self.logger = logger
         self.maxWaiting = max(1, maxWaiting)
+        self.connectionWait = connectionWait
         instance = UUID().uuidString.lowercased()
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password?.value,
@@ -60,14 +66,17 @@ public final class PostgresCatalog: CatalogStore, Service {
     /// - Parameters:
     ///   - maxConnections: the most connections to the server at once (one of them listens).
     ///   - maxWaiting: the most calls waiting for a connection at once.
+    ///   - connectionWait: how long a call waits for a connection before it is refused as busy
+    ///     (10 s for a server; a test on a loaded machine may wait longer).
     /// - Throws: ``PostgresCatalogError`` saying what is wrong: the server unreachable, the user or
     ///   password refused (naming the user and the server), no such database.
     public static func open(
         _ location: PostgresLocation, logger: Logger = Logger(label: "trailpack.catalog.postgres"),
-        maxConnections: Int = 20, maxWaiting: Int = 256
+        maxConnections: Int = 20, maxWaiting: Int = 256, connectionWait: Duration = .seconds(10)
     ) async throws -> PostgresCatalog {
         let catalog = PostgresCatalog(
-            location: location, logger: logger, maxConnections: maxConnections, maxWaiting: maxWaiting)
+            location: location, logger: logger, maxConnections: maxConnections, maxWaiting: maxWaiting,
+            connectionWait: connectionWait)
         do {
             // One connection of its own: a pool retries a refused password for a minute, this says it at once.
             var configuration = PostgresConnection.Configuration(
@@ -92,9 +101,9 @@ public final class PostgresCatalog: CatalogStore, Service {
     /// (`trailpack admin`) that has no service group.
     public static func withCatalog<T>(
         _ location: PostgresLocation, logger: Logger = Logger(label: "trailpack.catalog.postgres"),
-        _ body: (PostgresCatalog) async throws -> T
+        connectionWait: Duration = .seconds(10), _ body: (PostgresCatalog) async throws -> T
     ) async throws -> T {
-        let catalog = try await open(location, logger: logger)
+        let catalog = try await open(location, logger: logger, connectionWait: connectionWait)
         return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
             group.addTask { try await catalog.run() }
             defer { group.cancelAll() }
@@ -199,10 +208,6 @@ public final class PostgresCatalog: CatalogStore, Service {
         }
     }
 
-    /// How long a call waits for a connection before it is refused as busy (503 with `Retry-After`):
-    /// with PostgreSQL down, the pool keeps trying to connect, and a request must not hang meanwhile.
-    static let connectionWait: Duration = .seconds(10)
-
     /// `body` on a pooled connection, refused with ``CatalogError/busy(_:)`` when none is leased
     /// within ``connectionWait``. Once `body` has its connection it is never cut short (a commit
     /// must not be abandoned half-way).
@@ -213,7 +218,7 @@ public final class PostgresCatalog: CatalogStore, Service {
         // call (what `withoutActuallyEscaping` asks), and it runs in one task at a time.
         try await withoutActuallyEscaping(body) { body in
             nonisolated(unsafe) let body = body
-            return try await leaseWithin(Self.connectionWait) { connection in try await body(connection) }
+            return try await leaseWithin(connectionWait) { connection in try await body(connection) }
         }
     }
 
@@ -242,7 +247,7 @@ public final class PostgresCatalog: CatalogStore, Service {
                     guard leased.value.load(ordering: .acquiring) else {
                         group.cancelAll()
                         throw CatalogError.busy(
-                            "PostgreSQL at \(location.host):\(location.port) gave no connection within \(Self.connectionWait.components.seconds) s: is it running?"
+                            "PostgreSQL at \(location.host):\(location.port) gave no connection within \(connectionWait.components.seconds) s: is it running?"
                         )
                     }
                 }

@@ -97,7 +97,8 @@ struct CatalogPostgresTests {
             try Data("not-the-s3cret\n".utf8).write(to: URL(fileURLWithPath: file))
             let location = try PostgresLocation(url: database.url, passwordFile: file, environment: [:])
             await #expect {
-                _ = try await PostgresCatalog.open(location, logger: PostgresTesting.logger)
+                _ = try await PostgresCatalog.open(
+                    location, logger: PostgresTesting.logger, connectionWait: PostgresTesting.connectionWait)
             } throws: { error in
                 guard let error = error as? PostgresCatalogError else { return false }
                 #expect(error.code == .authentication && error.sqlState == "28P01")
@@ -110,7 +111,8 @@ struct CatalogPostgresTests {
             // No password at all, where the server asks one.
             let none = try PostgresLocation(url: database.url, environment: [:])
             await #expect {
-                _ = try await PostgresCatalog.open(none, logger: PostgresTesting.logger)
+                _ = try await PostgresCatalog.open(
+                    none, logger: PostgresTesting.logger, connectionWait: PostgresTesting.connectionWait)
             } throws: { error in
                 (error as? PostgresCatalogError)?.code == .authentication && "\(error)".contains("none was given")
             }
@@ -124,7 +126,8 @@ struct CatalogPostgresTests {
             url: "postgres://trailpack@127.0.0.1:\(server.port)/no_such_catalog?sslmode=disable",
             passwordFile: server.passwordFile)
         await #expect {
-            _ = try await PostgresCatalog.open(missing, logger: PostgresTesting.logger)
+            _ = try await PostgresCatalog.open(
+                missing, logger: PostgresTesting.logger, connectionWait: PostgresTesting.connectionWait)
         } throws: { error in
             (error as? PostgresCatalogError)?.code == .noDatabase
                 && "\(error)".contains("no database 'no_such_catalog'")
@@ -133,7 +136,8 @@ struct CatalogPostgresTests {
         let nobody = try PostgresLocation(
             url: "postgres://trailpack@127.0.0.1:1/catalog?sslmode=disable", environment: [:])
         await #expect {
-            _ = try await PostgresCatalog.open(nobody, logger: PostgresTesting.logger)
+            _ = try await PostgresCatalog.open(
+                nobody, logger: PostgresTesting.logger, connectionWait: PostgresTesting.connectionWait)
         } throws: { error in
             (error as? PostgresCatalogError)?.code == .connection && "\(error)".contains("127.0.0.1:1")
         }
@@ -148,7 +152,9 @@ struct CatalogPostgresTests {
             let users = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<4 {
                     group.addTask {
-                        try await PostgresCatalog.withCatalog(location, logger: PostgresTesting.logger) {
+                        try await PostgresCatalog.withCatalog(
+                            location, logger: PostgresTesting.logger, connectionWait: PostgresTesting.connectionWait
+                        ) {
                             try await $0.users().count
                         }
                     }
@@ -161,7 +167,9 @@ struct CatalogPostgresTests {
                 database: location.database)
             #expect(applied.split(separator: "\n") == ["v1:1"])
             // Opening again runs nothing.
-            try await PostgresCatalog.withCatalog(location, logger: PostgresTesting.logger) { _ in }
+            try await PostgresCatalog.withCatalog(
+                location, logger: PostgresTesting.logger, connectionWait: PostgresTesting.connectionWait
+            ) { _ in }
             let again = try PostgresServer.shared().superuser(
                 ["-At", "-c", "SELECT count(*) FROM schema_migrations"], database: location.database)
             #expect(again.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
@@ -272,7 +280,9 @@ struct CatalogPostgresTests {
     @Test("withCatalog closes every connection it opened", enabled)
     func closesConnections() async throws {
         let location = try PostgresTesting.freshLocation()
-        try await PostgresCatalog.withCatalog(location, logger: PostgresTesting.logger) { catalog in
+        try await PostgresCatalog.withCatalog(
+            location, logger: PostgresTesting.logger, connectionWait: PostgresTesting.connectionWait
+        ) { catalog in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 0..<8 { group.addTask { try await catalog.addSite(id: "site-\(n)", name: nil) } }
                 try await group.waitForAll()
@@ -293,7 +303,8 @@ struct CatalogPostgresTests {
     @Test("in a ServiceGroup the catalog serves until the group's graceful shutdown, then stops", enabled)
     func serviceGroup() async throws {
         let location = try PostgresTesting.freshLocation()
-        let catalog = try await PostgresCatalog.open(location, logger: PostgresTesting.logger)
+        let catalog = try await PostgresCatalog.open(
+            location, logger: PostgresTesting.logger, connectionWait: PostgresTesting.connectionWait)
         let group = ServiceGroup(services: [catalog], logger: PostgresTesting.logger)
         let running = Task { try await group.run() }
         try await catalog.addUser(name: "maria", role: .publisher, publicKey: nil)

@@ -39,7 +39,9 @@ func withStore<T>(
             return try await body(try SQLiteCatalog(path: folder + "/catalog.sqlite"), folder)
         case .postgres:
             let location = try PostgresTesting.freshLocation()
-            return try await PostgresCatalog.withCatalog(location, logger: PostgresTesting.logger) { catalog in
+            return try await PostgresCatalog.withCatalog(
+                location, logger: PostgresTesting.logger, connectionWait: PostgresTesting.connectionWait
+            ) { catalog in
                 try await body(catalog, folder)
             }
         }
@@ -62,6 +64,11 @@ enum PostgresTesting {
         return logger
     }()
 
+    /// How long a call waits for a connection before it is refused as busy: a server's 10 s is
+    /// too short while the whole test run shares two cores (a lease could wait that long for a
+    /// thread, not for PostgreSQL).
+    static let connectionWait: Duration = .seconds(120)
+
     /// A fresh database on the shared test server, as the catalog names it.
     static func freshLocation() throws -> PostgresLocation {
         let database = try PostgresServer.shared().createDatabase()
@@ -73,8 +80,10 @@ enum PostgresTesting {
         _ body: (PostgresCatalog, PostgresCatalog, PostgresLocation) async throws -> T
     ) async throws -> T {
         let location = try freshLocation()
-        return try await PostgresCatalog.withCatalog(location, logger: logger) { a in
-            try await PostgresCatalog.withCatalog(location, logger: logger) { b in try await body(a, b, location) }
+        return try await PostgresCatalog.withCatalog(location, logger: logger, connectionWait: connectionWait) { a in
+            try await PostgresCatalog.withCatalog(location, logger: logger, connectionWait: connectionWait) { b in
+                try await body(a, b, location)
+            }
         }
     }
 }
