@@ -159,6 +159,19 @@ public enum CSVImport {
         public var languages: [String] = []
         /// What the ranger should know about how the sheet was read (the language assumed for the plain columns).
         public var notes: [String] = []
+        /// With `ignoreMedia`, the files the photo, audio and video columns name, by row: they did not
+        /// come with the sheet, and the ranger should be told which.
+        public var filesNotLookedFor: [NamedFile] = []
+    }
+
+    /// A file a sheet's cell names.
+    public struct NamedFile: Sendable, Equatable {
+        /// The sheet's row (the header is row 1).
+        public var row: Int
+        /// Row and column, as findings name them: `row 3, column F (photo)`.
+        public var place: String
+        /// The name as the cell wrote it.
+        public var name: String
     }
 
     /// The start of a sheet, for a form that asks which column is which.
@@ -222,7 +235,7 @@ public enum CSVImport {
         findings += reader.findings
         return SheetReading(
             stops: findings.hasErrors ? nil : stops, findings: sortedByPlace(findings), languages: reader.languages,
-            notes: reader.notes)
+            notes: reader.notes, filesNotLookedFor: reader.notLookedFor)
     }
 
     /// Findings in the order of the sheet: by row, then by column (stable otherwise).
@@ -512,6 +525,10 @@ private struct RowReader {
     var ignoreMedia = false
     /// Media names may not leave `mediaFolder` (an uploaded zip's folder).
     var confined = false
+    /// The files of a zipped sheet's folder by lowercased name (``zipIndex()``), once listed.
+    var zipFiles: [String: [String]]?
+    /// The files the media columns name, when they are not looked for (`ignoreMedia`): the sheet came alone.
+    var notLookedFor: [CSVImport.NamedFile] = []
     /// Role name → header, chosen by the ranger; these columns are not guessed.
     var chosen: [String: String] = [:]
     var findings: [Finding] = []
@@ -828,12 +845,16 @@ private struct RowReader {
                 }
             }
             mediaColumns += languageColumns.filter { $0.role.kind != nil }.map { ($0.role, $0.index, $0.language) }
-            for (role, c, language) in mediaColumns where !ignoreMedia {
+            for (role, c, language) in mediaColumns {
                 let text = c < record.cells.count ? record.cells[c].trimmingCharacters(in: .whitespaces) : ""
                 guard !text.isEmpty else { continue }
                 for reference in text.split(whereSeparator: { ";,|\n".contains($0) }).map({
                     $0.trimmingCharacters(in: .whitespaces)
                 }) where !reference.isEmpty {
+                    if ignoreMedia {
+                        notLookedFor.append(CSVImport.NamedFile(row: row, place: place(row, c), name: reference))
+                        continue
+                    }
                     if var file = mediaFile(reference, role: role, at: place(row, c)) {
                         file.language = language
                         if let clash = media.first(where: { $0.fileName.lowercased() == file.fileName.lowercased() }) {
@@ -950,6 +971,12 @@ private struct RowReader {
         }
         var path = relative.hasPrefix("/") ? relative : mediaFolder + "/" + relative
         let fileName = PathText.lastComponent(path).precomposedStringWithCanonicalMapping
+        if confined {
+            // A zipped sheet: the file where the cell says, else the one file of that name anywhere
+            // in the zip; every message names places in the zip, never the server's folders.
+            guard let found = zippedFile(relative, fileName: fileName, at: location) else { return nil }
+            path = found
+        }
         // A path written from elsewhere ('photos\IMG_2.JPG' with --media photos): the file itself
         // in the media folder is what was meant.
         if FileSystem.statInfo(path).kind != .file, relative.contains("/"), !relative.hasPrefix("/"),
@@ -1024,6 +1051,63 @@ private struct RowReader {
         let bytes = Array(relative.utf8)
         if bytes.count >= 2, bytes[1] == 0x3A, (0x41...0x5A).contains(bytes[0] & ~0x20) { return true }
         return relative.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == ".." }
+    }
+
+    /// The file a cell of a zipped sheet names, at `relative` in the zip, else found by its name
+    /// anywhere in it (exactly, else ignoring case); nil, with a finding, when it is in no place or in
+    /// several.
+    mutating func zippedFile(_ relative: String, fileName: String, at location: String) -> String? {
+        let direct = mediaFolder + "/" + relative
+        if FileSystem.statInfo(direct).kind != .missing { return direct }
+        let index = zipIndex()
+        var places = index[fileName.lowercased(), default: []]
+        if places.count > 1 {
+            let exact = places.filter { PathText.lastComponent($0) == fileName }
+            if !exact.isEmpty { places = exact }
+        }
+        switch places.count {
+        case 1:
+            return mediaFolder + "/" + places[0]
+        case 0:
+            let names = index.values.flatMap { $0 }.map(PathText.lastComponent)
+            var hint = ": add it to the zip (anywhere in it), or correct the name in the sheet"
+            if let near = Spelling.closest(to: fileName, among: names) {
+                hint = "; did you mean '\(near)'?"
+            } else if let sameBase = names.first(where: {
+                PathText.droppingExtension($0).lowercased() == fileName.lowercased()
+            }) {
+                hint = "; did you mean '\(sameBase)'? (write the name with its extension)"
+            }
+            fail(.csvMedia, location, "the file '\(TerminalText.escaped(relative))' is not in the zip\(hint)")
+        default:
+            let shown = places.sorted().prefix(5).map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")
+            fail(
+                .csvMedia, location,
+                "there are \(places.count) files called '\(TerminalText.escaped(fileName))' in the zip (\(shown)): write which one, such as '\(TerminalText.escaped(places.sorted()[0]))', or rename the others"
+            )
+        }
+        return nil
+    }
+
+    /// Every file of a zipped sheet's folder, by its lowercased name: their places in the zip (hidden
+    /// files, `__MACOSX` and what operating systems leave behind skipped). Listed once.
+    mutating func zipIndex() -> [String: [String]] {
+        if let zipFiles { return zipFiles }
+        var index: [String: [String]] = [:]
+        var folders = [""]
+        while let relative = folders.popLast() {
+            for name in FileSystem.list(relative.isEmpty ? mediaFolder : mediaFolder + "/" + relative)
+            where !FileSystem.isIgnored(name) && name != "__MACOSX" {
+                let place = relative.isEmpty ? name : relative + "/" + name
+                switch FileSystem.statInfo(mediaFolder + "/" + place).kind {
+                case .directory: folders.append(place)
+                case .file: index[name.precomposedStringWithCanonicalMapping.lowercased(), default: []].append(place)
+                default: break
+                }
+            }
+        }
+        zipFiles = index
+        return index
     }
 
     mutating func listing(_ folder: String) -> [String] {

@@ -104,8 +104,10 @@ public enum TourInit {
     /// The stops of a GPX file, ready for `scaffold`, and notes for the ranger about what was
     /// changed to make them a valid tour (duplicate names, over-long text).
     ///
-    /// `<desc>` becomes the description; a `<cmt>` that differs from it follows as a second paragraph
-    /// (Garmin units write both). `<ele>` becomes the property `elevationMeters`, `<time>` `time`,
+    /// `<desc>` becomes the description, as plain text when it is HTML (tags gone, paragraphs and
+    /// line breaks kept, `&eacute;` an é). A `<cmt>` that differs from it is the GPS unit's own note
+    /// (Garmin units write both; geocaches put their code there): the property `comment`, never
+    /// part of what visitors read. `<ele>` becomes the property `elevationMeters`, `<time>` `time`,
     /// `<sym>` `symbol`, `<type>` `type`.
     public static func readGPX(path: String, stops: GPXReader.Stops = .waypoints) throws -> GPXStops {
         let doc: GPXReader.Document
@@ -225,9 +227,14 @@ public enum TourInit {
                 name = candidate
             }
             owners[ArchivePath.foldingKey(name)] = i
-            var text = [p.description, p.comment].compactMap { $0 }.map(cleanText)
-            if text.count == 2 && text[0] == text[1] { text.removeLast() }
-            var description = text.joined(separator: "\n\n")
+            // What visitors read: the description, as plain text when a mapping program wrote HTML.
+            var description = cleanText(HTMLText.plain(p.description ?? ""))
+            // The comment is the GPS unit's own note (a geocache code, "PARK HERE"): kept as a
+            // detail of the stop (unless it repeats the name or the description), never added to
+            // what visitors read.
+            let comment = p.comment.map { cleanText(HTMLText.plain($0)) }.flatMap {
+                $0.isEmpty || $0 == description || $0 == name ? nil : $0
+            }
             var fullText: String?
             if description.count > ManifestValidator.maxDescriptionLength {
                 fullText = description
@@ -239,12 +246,12 @@ public enum TourInit {
 
             var properties: [JSONMember] = []
             if let e = p.elevation { properties.append(JSONMember("elevationMeters", .number(e))) }
-            for (key, value) in [("time", p.time), ("symbol", p.symbol), ("type", p.type)] {
+            for (key, value) in [("comment", comment), ("time", p.time), ("symbol", p.symbol), ("type", p.type)] {
                 guard var value else { continue }
                 if value.count > 1000 {
                     value = String(value.prefix(999)) + "…"
-                    notes.append(
-                        "\(at(p)): <\(key == "symbol" ? "sym" : key)> is longer than 1000 characters and was shortened")
+                    let element = ["symbol": "sym", "comment": "cmt"][key] ?? key
+                    notes.append("\(at(p)): <\(element)> is longer than 1000 characters and was shortened")
                 }
                 properties.append(JSONMember(key, .string(value)))
             }

@@ -23,10 +23,10 @@ extension PanelController {
         for try await buffer in request.body { try buffer.withUnsafeReadableBytes { try sink.write($0) } }
         try sink.finish()
         do {
-            let key = try await importUploaded(
+            let made = try await importUploaded(
                 visitor, upload, given: given, site: site, replace: request.uri.queryParameters.get("replace") == "1")
             return Self.jsonMessage(
-                .created, "the tour was made from '\(given)'", extra: [JSONMember("location", .string(key.path))])
+                .created, made.message(given: given), extra: [JSONMember("location", .string(made.key.path))])
         } catch let next as ChooseColumns {
             return Self.jsonMessage(.accepted, next.message, extra: [JSONMember("location", .string(next.location))])
         }
@@ -51,9 +51,9 @@ extension PanelController {
         let site = receiver.texts["site"] ?? ""
         try checkImportSite(visitor, site)
         do {
-            let key = try await importUploaded(
+            let made = try await importUploaded(
                 visitor, file.temp, given: file.name.value, site: site, replace: receiver.texts["replace"] == "1")
-            return await redirect(visitor, to: key.path, saying: "The tour was made from '\(file.name)'.")
+            return await redirect(visitor, to: made.key.path, saying: made.message(given: file.name.value))
         } catch let next as ChooseColumns {
             return Self.redirect(next.location)
         }
@@ -64,31 +64,60 @@ extension PanelController {
         try requireSite(visitor, site)
     }
 
+    /// A draft made from a file, and what the ranger should know about how it was read.
+    struct Imported {
+        var key: DraftStore.Key
+        /// Changes made to fit a tour (names made unique, long text cut) and files named but not given.
+        var notes: [String] = []
+
+        /// What the ranger is told once the draft is made.
+        func message(given: String) -> String {
+            (["The tour was made from '\(TerminalText.escaped(given))'."] + notes).joined(separator: " ")
+        }
+    }
+
     /// Makes a draft of a received file, by its kind (the name's extension; the content is read by the readers).
+    /// No message names a folder of the server: the upload is named as the ranger gave it, the
+    /// places in a zip as they are in the zip.
     func importUploaded(
         _ visitor: Visitor, _ upload: String, given: String, site: String, replace: Bool
-    ) async throws -> DraftStore.Key {
+    ) async throws -> Imported {
+        do {
+            return try await importUploadedFile(visitor, upload, given: given, site: site, replace: replace)
+        } catch let error as PanelError {
+            var scrubbed = error
+            scrubbed.message = Self.withoutServerPaths(
+                error.message, upload: upload, given: given, roots: [drafts.root, server.folder.root])
+            throw scrubbed
+        }
+    }
+
+    private func importUploadedFile(
+        _ visitor: Visitor, _ upload: String, given: String, site: String, replace: Bool
+    ) async throws -> Imported {
         let name = PathText.lastComponent(upload)
         let siteName = visitor.sites.first { $0.id == site }?.name ?? site
-        let key: DraftStore.Key
+        let made: Imported
         switch PathText.fileExtension(given).lowercased() {
         case "gpx":
-            let stops = try await server.blocking {
+            let gpx = try await server.blocking {
                 do { return try TourInit.readGPX(path: upload) } catch let error as BuildError {
                     throw PanelError(status: .unprocessableContent, message: error.description)
                 }
-            }.stops
-            key = try await createImported(
+            }
+            let key = try await createImported(
                 site: site, siteName: siteName, title: PathText.droppingExtension(PathText.lastComponent(given)),
-                stops: stops.map {
+                stops: gpx.stops.map {
                     ImportedStop(
                         name: $0.name, coordinate: $0.coordinate, description: $0.fullText ?? $0.description,
                         properties: $0.properties)
                 })
+            // The notes name "the point at line 12 of 'FILE'": the file as the ranger gave it.
+            made = Imported(key: key, notes: gpx.notes.prefix(10).map { Self.sentence($0) })
         case "csv", "tsv", "txt":
-            key = try await importSheet(upload, given: given, mediaFolder: nil, site: site, siteName: siteName)
+            made = try await importSheet(upload, given: given, mediaFolder: nil, site: site, siteName: siteName)
         case "zip":
-            key = try await importFolderZip(upload, given: given, site: site, siteName: siteName, replace: replace)
+            made = try await importFolderZip(upload, given: given, site: site, siteName: siteName, replace: replace)
         default:
             throw PanelError(
                 status: .unprocessableContent,
@@ -98,8 +127,31 @@ extension PanelController {
         }
         server.logger.info(
             "panel: draft imported",
-            metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)", "from": "\(name)"])
-        return key
+            metadata: ["by": "\(visitor.user.name)", "draft": "\(made.key.path)", "from": "\(name)"])
+        return made
+    }
+
+    /// `note` as a sentence: a capital first letter and a full stop.
+    static func sentence(_ note: String) -> String {
+        guard let first = note.first else { return note }
+        let text = first.uppercased() + note.dropFirst()
+        return text.hasSuffix(".") || text.hasSuffix("?") ? text : text + "."
+    }
+
+    /// `message` with no folder of the server in it: the uploaded file as `given`, a place under
+    /// one of `roots` (an unpacked zip, a temporary folder) as its place in the upload.
+    static func withoutServerPaths(_ message: String, upload: String, given: String, roots: [String]) -> String {
+        var text = message.replacingOccurrences(of: upload, with: given)
+        for root in roots where !root.isEmpty {
+            // `ROOT/.import-UUID/` (an unpacked zip) or `ROOT/tmp/upload-UUID/` (the received file).
+            let pattern = NSRegularExpression.escapedPattern(for: root) + #"/(tmp/upload-|\.import-)[^/'\s]*/"#
+            if let expression = try? NSRegularExpression(pattern: pattern) {
+                text = expression.stringByReplacingMatches(
+                    in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "")
+            }
+            text = text.replacingOccurrences(of: root + "/", with: "").replacingOccurrences(of: root, with: "")
+        }
+        return text
     }
 
     /// A stop read from a GPX file or a spreadsheet row, with the files its row named.
@@ -117,7 +169,7 @@ extension PanelController {
     /// photos and recordings) the photo, audio and video columns name files found there, copied into the stops.
     func importSheet(
         _ path: String, given: String, mediaFolder: String?, site: String, siteName: String
-    ) async throws -> DraftStore.Key {
+    ) async throws -> Imported {
         let sheet = try await server.blocking {
             try CSVImport.read(
                 csvPath: path, mediaFolder: mediaFolder ?? (path as NSString).deletingLastPathComponent,
@@ -136,7 +188,7 @@ extension PanelController {
             throw PanelError(
                 status: .unprocessableContent, message: "the spreadsheet '\(given)' could not be read: \(problems)")
         }
-        return try await createImported(
+        let key = try await createImported(
             site: site, siteName: siteName, title: PathText.droppingExtension(PathText.lastComponent(given)),
             stops: stops.map { stop in
                 var translations = Translations<StopTextField>()
@@ -148,6 +200,19 @@ extension PanelController {
                     name: stop.name, coordinate: stop.coordinate, description: stop.description,
                     properties: stop.properties, media: stop.media, translations: translations)
             }, languages: sheet.languages)
+        return Imported(
+            key: key, notes: sheet.notes.map { Self.sentence($0) } + Self.notUploaded(sheet.filesNotLookedFor))
+    }
+
+    /// What a sheet that came alone names in its photo, audio and video columns, by row: none of
+    /// those files came with it.
+    static func notUploaded(_ files: [CSVImport.NamedFile]) -> [String] {
+        guard !files.isEmpty else { return [] }
+        let shown = files.prefix(12).map { "\($0.place): '\(TerminalText.escaped($0.name))'" }
+        let more = files.count > shown.count ? "; and \(files.count - shown.count) more" : ""
+        return [
+            "The sheet names \(files.count == 1 ? "a file" : "\(files.count) files") that did not come with it (\(shown.joined(separator: "; "))\(more)). Add \(files.count == 1 ? "it" : "them") on each stop's page, or zip the sheet together with its photos and recordings and start from the zip."
+        ]
     }
 
     /// A new draft (named after the file, made unique) holding `stops`, with their files copied in.
@@ -232,7 +297,7 @@ extension PanelController {
     /// existing draft of the same name is replaced only when asked, and then moved aside, not deleted.
     func importFolderZip(
         _ path: String, given: String, site: String, siteName: String, replace: Bool
-    ) async throws -> DraftStore.Key {
+    ) async throws -> Imported {
         let staging = drafts.root + "/.import-\(UUID().uuidString)"
         let limit = configuration.maxMediaBytes
         do {
@@ -319,7 +384,7 @@ extension PanelController {
                 error,
                 "cannot move the imported tour into place: \(error.systemCall?.errno.description ?? error.message)")
         }
-        return key
+        return Imported(key: key)
     }
 
     static func isFolder(_ path: String) -> Bool {
@@ -430,7 +495,7 @@ extension PanelController {
         return PanelError(
             status: .contentTooLarge,
             message:
-                "\(what)\(needs) but the drafts of site '\(site)' have only \(size(room)) of room left on the server (--draft-quota-mb): remove drafts or files no longer needed, or ask the administrator for a larger quota"
+                "\(what)\(needs) but the drafts of site '\(site)' have only \(size(room)) of room left on the server: remove drafts or files no longer needed, or ask the administrator for a larger quota"
         )
     }
 }
@@ -565,7 +630,9 @@ extension PanelController {
             })
         // ours: the kept sheet, now used
         try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+        let notes = sheet.notes.map { Self.sentence($0) } + Self.notUploaded(sheet.filesNotLookedFor)
         return await redirect(
-            visitor, to: key.path, saying: "The tour was made from '\(given)' (\(stops.count) stops).")
+            visitor, to: key.path,
+            saying: (["The tour was made from '\(given)' (\(stops.count) stops)."] + notes).joined(separator: " "))
     }
 }

@@ -14,9 +14,10 @@ struct Init: ParsableCommand {
         discussion: """
             Without --from-gpx or --from-csv, the folder gets one example stop. With a GPX file (1.0 or 1.1) \
             from a handheld GPS unit or a mapping program, every <wpt> becomes a stop, in file order: its \
-            <name>, its coordinate, and as description its <desc> followed by its <cmt> (a comment that \
-            differs from the description becomes a second paragraph); <ele> (metres), <time>, <sym> and \
-            <type> become the properties elevationMeters, time, symbol and type. With --stops-from route, \
+            <name>, its coordinate, and as description its <desc> (as plain text when a mapping program \
+            wrote HTML); <cmt> (the unit's own note, such as a geocache code), <ele> (metres), <time>, \
+            <sym> and <type> become the properties comment, elevationMeters, time, symbol and type. With \
+            --stops-from route, \
             the <rtept> points of the file's routes become the stops instead. Stops with the same name are \
             told apart with (2), (3)... and a note says so.
 

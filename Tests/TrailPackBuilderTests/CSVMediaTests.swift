@@ -70,6 +70,59 @@ struct CSVMediaTests {
         }
     }
 
+    @Test(
+        "confined: a file is found anywhere in the zip by its name (exactly, else ignoring case); one name in two places, or in none, is said by row with places in the zip only"
+    )
+    func anywhereInTheZip() throws {
+        try Support.withTemporaryDirectory { dir in
+            let upload = dir + "/upload"
+            let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 1, count: 32)
+            for place in [
+                "media/photos/view.jpg", "media/IMG_0042.JPG", "a/sign.jpg", "b/sign.jpg", "c/Sign.jpg",
+                "d/Twice.jpg", "e/twice.JPG", "__MACOSX/media/lake.jpg", ".hidden/lake.jpg",
+            ] {
+                try FileManager.default.createDirectory(
+                    atPath: PathText.folder(upload + "/" + place), withIntermediateDirectories: true)
+                try Support.write(jpeg, to: upload + "/" + place)
+            }
+            let cells = [
+                "view.jpg", "img_0042.jpg", "sign.jpg", "lake.jpg", "twice.jpg", "photos/view.jpg", "a/sign.jpg",
+                "vew.jpg",
+            ]
+            var csv = "name,latitude,longitude,photo\n"
+            for (n, cell) in cells.enumerated() { csv += "Stop \(n + 1),44.\(n + 1),-122.1,\(cell)\n" }
+            try Support.write(Array(csv.utf8), to: upload + "/stops.csv")
+            let reading = try CSVImport.read(csvPath: upload + "/stops.csv", mediaFolder: upload, confined: true)
+            func said(_ row: Int) -> String {
+                reading.findings.filter { $0.path == "row \(row), column D (photo)" }.map(\.message).joined()
+            }
+            #expect(said(2).isEmpty && said(3).isEmpty, "found by name, ignoring case: \(reading.findings)")
+            // sign.jpg is so named in a/ and b/ (c/Sign.jpg only ignoring case): which one is not known.
+            #expect(
+                said(4).contains("2 files called 'sign.jpg'") && said(4).contains("'a/sign.jpg', 'b/sign.jpg'"),
+                "\(said(4))")
+            #expect(said(5).contains("not in the zip"), "hidden and __MACOSX copies are not the ranger's: \(said(5))")
+            #expect(said(6).contains("2 files called 'twice.jpg'") && said(6).contains("'d/Twice.jpg', 'e/twice.JPG'"))
+            #expect(said(7).isEmpty && said(8).isEmpty, "a folder in the cell that is not the file's is forgiven")
+            #expect(said(9).contains("did you mean 'view.jpg'"), "\(said(9))")
+            let all = reading.findings.map(\.message).joined(separator: "\n")
+            #expect(!all.contains(dir) && !all.contains("--media"), "no server folder, no flag: \(all)")
+        }
+    }
+
+    @Test("a sheet that came alone: the files its media columns name are listed by row and column, not looked for")
+    func notLookedFor() throws {
+        let csv = "name,latitude,longitude,photo,audio\nA,44.1,-122.1,view.jpg; sign.jpg,\nB,44.2,-122.1,,talk.mp3\n"
+        let reading = CSVImport.parse(
+            Array(csv.utf8), fileName: "stops.csv", mediaFolder: "/nowhere", ignoreMedia: true, confined: true)
+        #expect(reading.stops?.count == 2 && reading.stops?.allSatisfy { $0.media.isEmpty } == true)
+        #expect(
+            reading.filesNotLookedFor.map { "\($0.place) \($0.name)" } == [
+                "row 2, column D (photo) view.jpg", "row 2, column D (photo) sign.jpg",
+                "row 3, column E (audio) talk.mp3",
+            ])
+    }
+
     @Test("the command line (not confined) still reads a sheet's files wherever the ranger keeps them")
     func commandLine() throws {
         try Support.withTemporaryDirectory { dir in

@@ -63,7 +63,105 @@ struct GPXTests {
     }
 
     @Test(
-        "Garmin: <desc> and <cmt> both kept; init writes the comment as a second paragraph unless it repeats the description"
+        "HTML descriptions (GPSBabel from My Maps, escaped; a geocache's, in CDATA) become plain text: paragraphs, line breaks and list items kept, entities resolved, scripts and styles gone; the cache code is a property"
+    )
+    func htmlDescriptions() throws {
+        let stops = try TourInit.readGPX(path: Self.path("html-descriptions.gpx")).stops
+        #expect(
+            stops.map(\.description) == [
+                "A huge overhanging boulder gave wagon parties shelter from the rain.\n\nLook for the ruts below it.\nBring water \u{2013} the spring is dry by August.",
+                "Wildflowers in June:\n\n• camas\n• paintbrush\n\nCafé at the pass.",
+                "Remount depot & lake; the tender lived here.",
+            ])
+        #expect(stops[0].properties.contains(JSONMember("comment", .string("GC12AB"))))
+        #expect(!stops[2].properties.contains { $0.key == "comment" }, "a comment that repeats the name")
+        // The same text as the reader gives it, for the record: HTML stays HTML until init makes stops.
+        let doc = try Self.read(file: "html-descriptions.gpx")
+        #expect(doc.points[0].description?.hasPrefix("<p>A huge") == true)
+    }
+
+    @Test(
+        "plain text of HTML: only known elements are tags, so '<by the river>' and 'a < b > c' stay; references outside a tag's text resolved only when the text is HTML",
+        arguments: [
+            ("A boulder <by the river> gave shelter & shade.", "A boulder <by the river> gave shelter & shade."),
+            ("a < b > c", "a < b > c"),
+            ("<p>one</p><p>two</p>", "one\n\ntwo"),
+            ("line<br>next<BR/>last", "line\nnext\nlast"),
+            ("<P CLASS='x'>Caps</P>", "Caps"),
+            ("Caf&eacute; &amp; bar", "Café & bar"),
+            ("&#233;&#xE9;&#x0;&#1114112;", "éé&#x0;&#1114112;"),
+            ("<a href=\"x>y\">link</a> text", "link text"),
+            ("<b>a</b><!-- note -->kept<!-- open", "akept"),
+            ("<!-- only a comment -->", "<!-- only a comment -->"),
+            ("<script>x<y</script>after", "after"),
+            ("<b>unclosed", "unclosed"),
+            ("<p unterminated", "<p unterminated"),
+            ("   <p>  spaced   out  </p>  ", "spaced out"),
+            ("<table><tr><td>a</td><td>b</td></tr></table>", "a b"),
+            ("<ul><li>x<li>y</ul>", "• x\n• y"),
+            ("&nbsp;", ""),
+            ("<p>&lt;p&gt; as text</p>", "<p> as text"),
+        ])
+    func htmlText(_ input: String, _ expected: String) {
+        #expect(HTMLText.plain(input) == expected, "\(input)")
+    }
+
+    @Test(
+        "plain text of HTML, by structure: nested documents keep their words in order (scripts' dropped); mixed and cut ones never trap; long hostile runs finish"
+    )
+    func htmlTextFuzz() {
+        var r = GPXFuzzTests.Random(state: 0x68746D6C)
+        let elements = ["p", "b", "i", "div", "span", "li", "ul", "td", "a", "font", "h2", "em"]
+        let attributes = ["", " class=\"x\"", " href='a>b'", " style=\"color:red\""]
+        // A tree of known elements with words as leaves: its plain text holds the words, in order.
+        func document(_ depth: Int, _ words: inout [String]) -> String {
+            var out = ""
+            for _ in 0..<(1 + r.below(3)) {
+                switch r.below(depth > 3 ? 2 : 5) {
+                case 0, 1:
+                    let word = r.pick(["camas", "ruts", "Café", "a&amp;b", "x&lt;y", "wagon", "é"])
+                    words.append(
+                        word.replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&lt;", with: "<"))
+                    out += word + r.pick([" ", "\n", "&nbsp;", " <br> "])
+                case 2:
+                    out += "<script>var hidden = '<p>never</p>';</script>"
+                default:
+                    let name = r.pick(elements)
+                    out += "<\(name)\(r.pick(attributes))>" + document(depth + 1, &words) + "</\(name)>"
+                }
+            }
+            return out
+        }
+        for _ in 0..<2000 {
+            var words: [String] = []
+            let html = "<p>" + document(0, &words) + "</p>"
+            let plain = HTMLText.plain(html)
+            let found = plain.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "•" }).map(String.init)
+            #expect(found == words, "\(html)")
+            #expect(
+                !plain.contains("never") && !plain.contains("\n\n\n")
+                    && plain == plain.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let pieces = [
+            "<p>", "</p>", "<br/>", "<b>", "</b>", "<a href=\"", "\">", "<li>", "<script>", "</script>", "<!--", "-->",
+            "&amp;", "&eacute;", "&#", "x;", "&", "<", ">", "\"", "'", " ", "\n", "é", "\u{202E}", "text", "<div ",
+            "=", "<style>", "</style", "<ul>", "&nbsp;", "<td>", "\u{0}",
+        ]
+        for _ in 0..<3000 {
+            var text = ""
+            for _ in 0..<r.below(41) { text += r.pick(pieces) }
+            let plain = HTMLText.plain(text)
+            if !HTMLText.looksLikeHTML(Array(text.unicodeScalars)) { #expect(plain == text) }
+        }
+        // Long hostile runs: a tag scan never passes the next '<', so these finish at once.
+        for piece in ["<p \"", "<p '", "<!--", "<script>", "&#1", "<a href=\"x", "<p>&eacute"] {
+            let text = String(repeating: piece, count: 50_000)
+            #expect(HTMLText.plain(text).utf8.count <= text.utf8.count)
+        }
+    }
+
+    @Test(
+        "Garmin: <desc> and <cmt> both kept; init makes the comment the stop's property 'comment' (not the visitors' text) unless it repeats the description"
     )
     func garminCommentAndDescription() throws {
         let doc = try Self.read(file: "garmin-cmt-desc.gpx")
@@ -75,10 +173,13 @@ struct GPXTests {
 
         let gpx = TourInit.stopsFromGPX(doc.points, source: "garmin-cmt-desc.gpx"), stops = gpx.stops, notes = gpx.notes
         #expect(notes.isEmpty)
-        #expect(stops.map(\.description) == ["Highest point in Colorado\n\nSUMMIT REGISTER", "PARK HERE", "Filter it"])
+        #expect(stops.map(\.description) == ["Highest point in Colorado", "", "Filter it"])
+        #expect(stops[1].properties.contains(JSONMember("comment", .string("PARK HERE"))))
+        #expect(!stops[2].properties.contains { $0.key == "comment" }, "a comment that repeats the description")
         #expect(
             stops[0].properties == [
                 JSONMember("elevationMeters", .number(JSONNumber(literal: "4398.73"))),
+                JSONMember("comment", .string("SUMMIT REGISTER")),
                 JSONMember("time", .string("2024-06-01T16:02:55Z")),
                 JSONMember("symbol", .string("Summit")),
                 JSONMember("type", .string("user")),
@@ -517,7 +618,7 @@ struct GPXTests {
         #expect(
             Self.fixturesWithWaypoints == [
                 "duplicate-names.gpx", "expertgps-cdata.gpx", "extensions-nested.gpx", "garmin-cmt-desc.gpx",
-                "gpx10-groundspeak.gpx", "latin1.gpx",
+                "gpx10-groundspeak.gpx", "html-descriptions.gpx", "latin1.gpx",
                 "latlon-whitespace.gpx", "namespace-prefixed.gpx", "reserved-names.gpx", "santiam-stops.gpx",
                 "scripts.gpx",
             ])
