@@ -3,6 +3,7 @@ import Synchronization
 import TrailPackBuilder
 import TrailPackCatalogModel
 import TrailPackCore
+import TrailPackCrypto
 import TrailPackFileIO
 
 /// Tours being edited in the panel, stored as tour folders in exactly the layout `trailpack build`
@@ -353,14 +354,97 @@ public final class DraftStore: Sendable {
     /// Runs `change` on the current draft and saves it, if the folder is still at `revision`.
     @discardableResult
     public func update(
-        _ key: Key, revision: String?, _ change: @escaping @Sendable (inout TourDraft) throws(PanelError) -> Void
+        _ key: Key, revision: String?, by saver: Saver? = nil,
+        _ change: @escaping @Sendable (inout TourDraft) throws(PanelError) -> Void
     ) async throws(PanelError) -> Snapshot {
         try await locked(key) { () throws(PanelError) in
             var snapshot = try self.read(key)
             if let revision { guard snapshot.revision == revision else { throw .conflict } }
             try change(&snapshot.draft)
             snapshot.revision = try self.write(key, draft: snapshot.draft)
+            self.recordSave(key, by: saver)
             return snapshot
+        }
+    }
+
+    /// Who made a change: the user and the session (a browser), so a conflict can say whether it
+    /// was someone else, the same person on another computer, or the same person's other tab.
+    public struct Saver: Sendable, Equatable {
+        public var user: String
+        /// A digest of the session, never the session's id itself.
+        public var session: String
+
+        public init(user: String, session: String) {
+            self.user = user
+            self.session = session
+        }
+    }
+
+    /// The last change saved to a draft: by whom, and when.
+    public struct LastSave: Sendable, Equatable {
+        public var saver: Saver
+        public var at: Date
+    }
+
+    private func lastSavePath(_ key: Key) -> String { "\(root)/\(key.site)/.\(key.tour).saved" }
+
+    /// Records who saved `key` just now (beside the lock file; a record that cannot be written only
+    /// makes a later conflict's wording plainer).
+    private func recordSave(_ key: Key, by saver: Saver?) {
+        guard let saver else { return }
+        let line = "\(saver.user)\t\(saver.session)\t\(Int(Date().timeIntervalSince1970))\n"
+        try? Data(line.utf8).write(to: URL(fileURLWithPath: lastSavePath(key)), options: .atomic)
+    }
+
+    /// Who saved `key` last, when known.
+    public func lastSave(_ key: Key) -> LastSave? {
+        guard let bytes = try? FileOperations.readAll(lastSavePath(key), limit: 4096) else { return nil }
+        let parts = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines).split(
+            separator: "\t", omittingEmptySubsequences: false)
+        guard parts.count == 3, let seconds = Double(parts[2]) else { return nil }
+        return LastSave(
+            saver: Saver(user: String(parts[0]), session: String(parts[1])),
+            at: Date(timeIntervalSince1970: seconds))
+    }
+
+    /// What a save of stop `index` must name to be accepted whatever happened to the rest of the
+    /// draft: a digest of the stop's `waypoint.json` as it would be written and of its folder's
+    /// files (names, sizes, modification times). Two tabs editing different stops never conflict.
+    public func stopRevision(_ key: Key, draft: TourDraft, index: Int) -> String {
+        guard draft.stops.indices.contains(index) else { return "" }
+        var text = JSONWriter.string(draft.waypointJSON(draft.stops[index]), pretty: false)
+        if let stopFolder = draft.stops[index].folder {
+            let path = folder(key) + "/waypoints/" + stopFolder
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            for name in names.sorted() where !name.hasPrefix(".") {
+                var info = stat()
+                guard lstat(path + "/" + name, &info) == 0 else { continue }
+                text += "\n\(name)\t\(info.st_size)\t\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+            }
+        }
+        return String(SHA256.hash(Array(text.utf8)).hex.prefix(16))
+    }
+
+    /// Runs `change` on the current draft and saves it, if stop `index` is still at `stopRevision`
+    /// (other stops and the tour's details may have changed meanwhile); returns the new snapshot and
+    /// the stop's new revision.
+    @discardableResult
+    public func updateStop(
+        _ key: Key, index: Int, stopRevision: String, by saver: Saver? = nil,
+        _ change: @escaping @Sendable (inout TourDraft) throws(PanelError) -> Void
+    ) async throws(PanelError) -> (snapshot: Snapshot, stopRevision: String) {
+        try await locked(key) { () throws(PanelError) in
+            var snapshot = try self.read(key)
+            guard snapshot.draft.stops.indices.contains(index) else { throw .notFound }
+            guard self.stopRevision(key, draft: snapshot.draft, index: index) == stopRevision else {
+                throw .conflict
+            }
+            try change(&snapshot.draft)
+            snapshot.revision = try self.write(key, draft: snapshot.draft)
+            self.recordSave(key, by: saver)
+            // The stop as now on disk (its folder may have been renamed: read again).
+            let saved = (try? self.read(key)) ?? snapshot
+            return (saved, self.stopRevision(key, draft: saved.draft, index: index))
         }
     }
 

@@ -17,7 +17,8 @@ extension PanelController {
             throw PanelError(
                 message: "the version '\(version)' is not a version number; write numbers with dots, such as 1.0.1")
         }
-        let draft = try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+        let draft = try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
+            draft throws(PanelError) in
             draft.version = version
         }.draft
         let folder = drafts.folder(key)

@@ -65,6 +65,18 @@ public struct PanelController: Sendable {
             middleware: PanelHeadersMiddleware<AppRequestContext>(contentSecurityPolicy: contentSecurityPolicy))
         panel.get("/") { request, context in await signedIn(request, context) { try await home($0, request: request) } }
         panel.get("/login") { request, _ in try await loginPage(request) }
+        // The signed-in session's form token, for a page whose token went stale because its session was
+        // renewed in another tab (readable by this origin's scripts only: no CORS, SameSite=Strict).
+        panel.get("/session") { request, context in
+            await signedIn(request, context, json: true) { visitor in
+                Self.jsonMessage(
+                    .ok, "signed in as \(visitor.user.name)",
+                    extra: [
+                        JSONMember("csrf", .string(visitor.session.csrfToken)),
+                        JSONMember("user", .string(visitor.user.name)),
+                    ])
+            }
+        }
         // Sign-in has no session yet: it is checked by its Origin instead of a token (and SameSite=Strict).
         panel.post("/login") { request, context in
             do { return try await login(request, context) } catch { return errorPage(error) }
@@ -114,7 +126,10 @@ public struct PanelController: Sendable {
         }
 
         // State-changing routes: each behind the CSRF check.
-        let guarded = panel.group().add(middleware: PanelCSRFMiddleware<AppRequestContext>(sessions: sessions))
+        let guarded = panel.group().add(
+            middleware: PanelCSRFMiddleware<AppRequestContext>(sessions: sessions) { request, body in
+                try await sessionEndedPage(request, form: body)
+            })
         guarded.post("/logout") { request, _ in
             if let id = PanelCookies.sessionID(request.headers[.cookie]) { try await sessions.end(id: id) }
             return Response(
@@ -138,8 +153,11 @@ public struct PanelController: Sendable {
         guarded.post("/drafts/columns/:sheet") { request, context in
             await signedIn(request, context) { try await chooseColumns($0, request: request, context: context) }
         }
+        // Saves answer with JSON when the page's script asks (an autosave), else with a page.
         guarded.post("/drafts/:site/:tour") { request, context in
-            await draftRoute(request, context) { try await saveTour($0, $1, request: request) }
+            await draftRoute(request, context, json: Self.wantsJSON(request)) {
+                try await saveTour($0, $1, request: request)
+            }
         }
         guarded.post("/drafts/:site/:tour/stops") { request, context in
             await draftRoute(request, context) { try await addStop($0, $1, request: request) }
@@ -148,7 +166,7 @@ public struct PanelController: Sendable {
             await draftRoute(request, context) { try await reorder($0, $1, request: request) }
         }
         guarded.post("/drafts/:site/:tour/stops/:stop") { request, context in
-            await draftRoute(request, context) {
+            await draftRoute(request, context, json: Self.wantsJSON(request)) {
                 try await saveStop($0, $1, index: try stopIndex(context), request: request)
             }
         }
@@ -190,6 +208,10 @@ public struct PanelController: Sendable {
         /// Versions waiting for this reviewer (the badge on every page).
         var reviewCount = 0
         var canEdit: Bool { user.role != .reviewer }
+        /// Who saves, as a draft records it (the session as a digest, never its id).
+        var saver: DraftStore.Saver {
+            DraftStore.Saver(user: user.name, session: String(SHA256.hash(Array(session.id.utf8)).hex.prefix(12)))
+        }
     }
 
     func visitor(_ request: Request) async throws -> Visitor? {
@@ -234,13 +256,106 @@ public struct PanelController: Sendable {
     }
 
     func loginPage(
-        _ request: Request, message: String? = nil, status: HTTPResponse.Status = .ok
+        _ request: Request, message: String? = nil, status: HTTPResponse.Status = .ok, next: String? = nil,
+        resume: (action: String, body: String)? = nil
     ) async throws -> Response {
-        var values: [String: Any] = ["next": Self.safeNext(request.uri.queryParameters.get("next"))]
+        var values: [String: Any] = ["next": Self.safeNext(next ?? request.uri.queryParameters.get("next"))]
         if let message { values["error"] = message }
+        if let resume { values["resume"] = ["action": resume.action, "body": resume.body] }
         var response = try page("login", title: "Sign in", values: values)
         response.status = status
         return response
+    }
+
+    /// A browser's form sent after its session ended: the sign-in page, holding what the form
+    /// carried (all but its old token), so that after signing in the ranger can save it. A form of
+    /// files (`form` empty) cannot be kept: the page says to choose them again.
+    func sessionEndedPage(_ request: Request, form: String) async throws -> Response {
+        let action = Self.safeNext(request.uri.path)
+        let page = Self.pagePath(of: action)
+        let kept = Self.formPairs(form).filter { $0.name != "_csrf" }
+        let ended = "Your session ended (after a while without use, or because the server restarted)"
+        guard action.hasPrefix("/drafts/"), !kept.isEmpty else {
+            let message =
+                form.isEmpty && action.hasPrefix("/drafts/")
+                ? "\(ended), so nothing was added. Sign in again, then choose the files again."
+                : "\(ended), so that was not done. Sign in again, then do it again."
+            return try await loginPage(request, message: message, status: .unauthorized, next: page)
+        }
+        return try await loginPage(
+            request, status: .unauthorized, next: page, resume: (action, Self.formBody(kept)))
+    }
+
+    /// The page a form's action belongs to: the draft's or the stop's (what a GET can open).
+    static func pagePath(of action: String) -> String {
+        let parts = action.split(separator: "/", omittingEmptySubsequences: false)
+        // ["", "drafts", SITE, TOUR, "stops", N, ...]
+        guard parts.count >= 4, parts[1] == "drafts" else { return "/" }
+        if parts.count >= 6, parts[4] == "stops" { return parts[0..<6].joined(separator: "/") }
+        return parts[0..<4].joined(separator: "/")
+    }
+
+    /// The fields of a urlencoded body, in order (a field that does not decode is left out).
+    static func formPairs(_ body: String) -> [(name: String, value: String)] {
+        body.split(separator: "&").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String? {
+                text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            }
+            guard let name = decode(parts[0]), !name.isEmpty else { return nil }
+            return (name, parts.count == 2 ? decode(parts[1]) ?? "" : "")
+        }
+    }
+
+    static func formBody(_ pairs: [(name: String, value: String)]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return pairs.map {
+            ($0.name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "") + "="
+                + ($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+        }.joined(separator: "&")
+    }
+
+    /// After signing in again with a kept form: the page that shows what was typed and saves it
+    /// with the new session's token (a button the ranger presses: nothing is sent by itself).
+    func resumePage(
+        action: String, body: String, session: PanelSessions.Session, user: Catalog.User
+    ) throws -> Response {
+        let pairs = Self.formPairs(body).filter { $0.name != "_csrf" }
+        let hidden: Set<String> = ["revision", "stopRevision", "language", "followStops"]
+        let shown = pairs.filter { !$0.value.isEmpty && !hidden.contains($0.name) && !$0.name.hasPrefix("was-") }
+            .prefix(40).map { ["label": Self.fieldLabel($0.name), "value": $0.value] }
+        var object: [String: Any] = [
+            "action": action, "csrf": session.csrfToken, "back": Self.pagePath(of: action),
+            "fields": pairs.map { ["name": $0.name, "value": $0.value] }, "shown": Array(shown),
+            "hasShown": !shown.isEmpty, "title": "Save what you typed", "map": false,
+        ]
+        object["user"] = ["name": user.name, "role": user.role.rawValue, "reviewCount": false] as [String: Any]
+        guard let html = library.render(object, withTemplate: "resume") else {
+            throw PanelError(status: .internalServerError, message: "the panel has no page 'resume'")
+        }
+        return Self.text(html, type: "text/html; charset=utf-8")
+    }
+
+    /// A form field's name as the ranger saw its label.
+    static func fieldLabel(_ name: String) -> String {
+        let labels = [
+            "name": "Name", "description": "Description", "park": "Park or forest", "siteName": "Site name",
+            "id": "Tour id", "version": "Version", "latitude": "Latitude", "longitude": "Longitude",
+            "waiver": "Accessibility waiver", "propertyKey": "Detail name", "propertyValue": "Detail value",
+            "south": "South edge", "west": "West edge", "north": "North edge", "east": "East edge",
+            "newName": "New name", "file": "File",
+        ]
+        if let label = labels[name] { return label }
+        for (prefix, label) in [
+            ("title-", "Title of file "), ("alt-", "Alt text of file "),
+            ("transcript-", "Transcript of file "), ("captions-", "Captions of file "),
+            ("language-", "Language of file "),
+        ]
+        where name.hasPrefix(prefix) {
+            return label + name.dropFirst(prefix.count)
+        }
+        return name
     }
 
     func login(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -278,17 +393,28 @@ public struct PanelController: Sendable {
             return try await loginPage(
                 request,
                 message:
-                    "The name or the password is wrong. If you have forgotten your password, ask an administrator to set a new one."
-            )
+                    "The name or the password is wrong. If you have forgotten your password, ask an administrator to set a new one.",
+                next: form["next"], resume: Self.keptForm(form))
         }
         try await loginThrottle.succeeded(attempt)
         let session = try await sessions.start(
             user: record.user.name, credential: Self.credential(record.passwordHash),
             replacing: PanelCookies.sessionID(request.headers[.cookie]))
+        let cookie = sessions.cookie(for: session, secure: configuration.secureCookies)
+        if let kept = Self.keptForm(form) {
+            var response = try resumePage(action: kept.action, body: kept.body, session: session, user: record.user)
+            response.headers[.setCookie] = cookie
+            return response
+        }
         let next = Self.safeNext(form["next"])
-        return Response(
-            status: .seeOther,
-            headers: [.location: next, .setCookie: sessions.cookie(for: session, secure: configuration.secureCookies)])
+        return Response(status: .seeOther, headers: [.location: next, .setCookie: cookie])
+    }
+
+    /// The form kept through a sign-in (`resumeAction`, `resume`): only for a draft's own actions.
+    static func keptForm(_ form: PanelForm) -> (action: String, body: String)? {
+        let action = safeNext(form["resumeAction"]), body = form["resume"] ?? ""
+        guard action.hasPrefix("/drafts/"), !body.isEmpty, body.utf8.count <= 1 << 20 else { return nil }
+        return (action, body)
     }
 
     /// What a session remembers of the password it was opened with: a digest of the stored hash

@@ -23,7 +23,54 @@ extension PanelController {
                     status: .notFound, message: "there is no such draft (a draft's address is /drafts/SITE/TOUR)")
             }
             try requireSite(visitor, key.site)
-            return try await body(visitor, key)
+            do {
+                return try await body(visitor, key)
+            } catch let error as PanelError
+                where error.code == .conflict && error.message == PanelError.conflict.message
+            {
+                throw conflict(key, visitor, request: request)
+            }
+        }
+    }
+
+    /// Whether the page's script asked for a JSON answer (an autosave) rather than a page.
+    static func wantsJSON(_ request: Request) -> Bool {
+        request.headers[.accept]?.contains("application/json") == true
+    }
+
+    /// A save refused because the draft (or the stop) changed after the page was opened, said by who
+    /// changed it: this person's other tab, this person elsewhere, or someone else by name.
+    func conflict(_ key: DraftStore.Key, _ visitor: Visitor, request: Request) -> PanelError {
+        let stop = request.uri.path.contains("/stops/")
+        let what = stop ? "this stop" : "this tour"
+        let fix =
+            "what you just sent was not saved. Copy what you typed, reload the page to see the saved version, then make your change again"
+        guard let last = drafts.lastSave(key) else {
+            return PanelError(
+                code: .conflict,
+                message: "\(stop ? "This stop" : "This tour") was changed after this page was opened: \(fix).")
+        }
+        let when = Self.ago(last.at)
+        let who: String
+        if last.saver.user == visitor.user.name {
+            who =
+                last.saver.session == visitor.saver.session
+                ? "You changed \(what) \(when) in another tab or window of this browser"
+                : "You changed \(what) \(when) from another computer or browser"
+        } else {
+            who = "\(last.saver.user) changed \(what) \(when)"
+        }
+        return PanelError(code: .conflict, message: "\(who), after this page was opened: \(fix).")
+    }
+
+    /// "just now", "3 minutes ago", "2 hours ago": when, without a time zone.
+    static func ago(_ date: Date, now: Date = Date()) -> String {
+        let seconds = max(0, Int(now.timeIntervalSince(date)))
+        switch seconds {
+        case ..<60: return "just now"
+        case ..<3600: return seconds / 60 == 1 ? "a minute ago" : "\(seconds / 60) minutes ago"
+        case ..<86_400: return seconds / 3600 == 1 ? "an hour ago" : "\(seconds / 3600) hours ago"
+        default: return seconds / 86_400 == 1 ? "yesterday" : "\(seconds / 86_400) days ago"
         }
     }
 
@@ -218,6 +265,7 @@ extension PanelController {
                             JSONMember("lat", .number(JSONNumber(c.latitude))),
                             JSONMember("lon", .number(JSONNumber(c.longitude))),
                             JSONMember("action", .string("\(key.path)/stops/\(index + 1)/move")),
+                            JSONMember("rev", .string(drafts.stopRevision(key, draft: draft, index: index))),
                         ])
                     }
                 }), pretty: false)
@@ -229,6 +277,7 @@ extension PanelController {
                 "description": draft.description, "path": key.path,
             ],
             "revision": revision, "stops": stops, "hasStops": !stops.isEmpty, "mapStops": mapStops,
+            "was": Self.shownValues(draft),
             "fields": Self.byField(tourFindings), "followStops": draft.bounds == nil,
             "proposedVersion": try await proposedVersion(draft),
         ]
@@ -305,12 +354,14 @@ extension PanelController {
         let form = try await PanelForm.read(request)
         // The tab of another language than the default: only its texts are in the form.
         if let language = PanelLanguage.chosen(form["language"], in: try await drafts.load(key).draft) {
-            try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+            let saved = try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
+                draft throws(PanelError) in
                 for (field, name) in [(TourTextField.name, "name"), (.park, "park"), (.description, "description")]
                 where form[name] != nil {
                     draft.setText(field, in: language, defaultLanguage: draft.defaultLanguage, to: form.text(name))
                 }
             }
+            if Self.wantsJSON(request) { return Self.savedAnswer((saved, nil)) }
             return await redirect(
                 visitor, to: key.path + "?lang=\(PanelLanguage.id(language))",
                 saying: "The \(PanelLanguage.name(language)) texts were saved.", fragment: "#tour-details")
@@ -332,16 +383,92 @@ extension PanelController {
                 northeast: Coordinate(latitude: numbers[2], longitude: numbers[3]))
         }
         let bounds = frame
-        try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
-            draft.name = form.text("name")
-            draft.park = form.text("park")
-            draft.siteName = form.text("siteName")
-            draft.id = form.text("id")
-            draft.version = form.text("version")
-            draft.description = form.text("description")
-            draft.bounds = bounds
+        let saved: DraftStore.Snapshot
+        if form["was-name"] != nil {
+            // Field by field: what this page changed is taken, what another tab changed meanwhile is
+            // kept; only a field both changed differently is a conflict.
+            let outcome = await Self.result { () async throws(PanelError) -> DraftStore.Snapshot in
+                try await drafts.update(key, revision: nil, by: visitor.saver) { draft throws(PanelError) in
+                    var clashes: [String] = []
+                    func merged(_ field: String, _ label: String, current: String, sent: String) -> String {
+                        let was = form.text("was-" + field)
+                        if sent == was { return current }
+                        if current != was && current != sent { clashes.append(label) }
+                        return sent
+                    }
+                    let name = merged("name", "name", current: draft.name, sent: form.text("name"))
+                    let park = merged("park", "park or forest", current: draft.park, sent: form.text("park"))
+                    let siteName = merged(
+                        "siteName", "site name", current: draft.siteName, sent: form.text("siteName"))
+                    let id = merged("id", "tour id", current: draft.id, sent: form.text("id"))
+                    let version = merged("version", "version", current: draft.version, sent: form.text("version"))
+                    let description = merged(
+                        "description", "description", current: draft.description, sent: form.text("description"))
+                    let frameText = merged(
+                        "frame", "map frame", current: Self.frameText(draft.bounds), sent: Self.frameText(bounds))
+                    guard clashes.isEmpty else {
+                        let list =
+                            clashes.count == 1
+                            ? clashes[0] : clashes.dropLast().joined(separator: ", ") + " and " + clashes.last!
+                        throw PanelError(code: .conflict, message: Self.fieldClash + list)
+                    }
+                    (draft.name, draft.park, draft.siteName) = (name, park, siteName)
+                    (draft.id, draft.version, draft.description) = (id, version, description)
+                    if frameText != Self.frameText(draft.bounds) { draft.bounds = bounds }
+                }
+            }
+            switch outcome {
+            case .success(let snapshot): saved = snapshot
+            case .failure(let error) where error.message.hasPrefix(Self.fieldClash):
+                let fields = error.message.dropFirst(Self.fieldClash.count)
+                let general = conflict(key, visitor, request: request).message
+                throw PanelError(
+                    code: .conflict,
+                    message: general.replacingOccurrences(of: "this tour", with: "this tour's \(fields)")
+                        .replacingOccurrences(
+                            of: "This tour was",
+                            with: "This tour's \(fields) \(fields.contains(" and ") ? "were" : "was")"))
+            case .failure(let error): throw error
+            }
+        } else {
+            saved = try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
+                draft throws(PanelError) in
+                draft.name = form.text("name")
+                draft.park = form.text("park")
+                draft.siteName = form.text("siteName")
+                draft.id = form.text("id")
+                draft.version = form.text("version")
+                draft.description = form.text("description")
+                draft.bounds = bounds
+            }
         }
+        if Self.wantsJSON(request) { return Self.savedAnswer((saved, nil)) }
         return Self.redirect(key.path + "?saved=1")
+    }
+
+    /// `body`'s value or its error, as a value.
+    static func result<T>(_ body: () async throws(PanelError) -> T) async -> Result<T, PanelError> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+
+    /// Marks a conflict of named tour fields (replaced by the plain message before it is shown).
+    static let fieldClash = "\u{0}fields:"
+
+    /// A map frame as one comparable text ("" when it follows the stops).
+    static func frameText(_ bounds: Bounds?) -> String {
+        guard let bounds else { return "" }
+        return [
+            bounds.southwest.latitude, bounds.southwest.longitude, bounds.northeast.latitude,
+            bounds.northeast.longitude,
+        ].map { String(format: "%.6f", $0) }.joined(separator: ",")
+    }
+
+    /// The values the details form showed, sent back with it so a save changes only what it changed.
+    static func shownValues(_ draft: TourDraft) -> [[String: String]] {
+        [
+            ("name", draft.name), ("park", draft.park), ("siteName", draft.siteName), ("id", draft.id),
+            ("version", draft.version), ("description", draft.description), ("frame", frameText(draft.bounds)),
+        ].map { ["field": $0.0, "value": $0.1] }
     }
 
     /// A coordinate typed or sent by the map: decimal degrees or degrees, minutes and seconds.
@@ -358,7 +485,8 @@ extension PanelController {
     func addStop(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
         let form = try await PanelForm.read(request)
         let coordinate = try Self.coordinate(form)
-        let number = try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+        let number = try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
+            draft throws(PanelError) in
             let name = form.text("name").isEmpty ? "Stop \(draft.stops.count + 1)" : form.text("name")
             draft.stops.append(TourDraft.Stop(slug: draft.newStopSlug(for: name), name: name, coordinate: coordinate))
         }.draft.stops.count
@@ -369,7 +497,7 @@ extension PanelController {
     func reorder(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
         let form = try await PanelForm.read(request)
         let order = form.text("order").split(separator: ",").compactMap { Int($0) }
-        try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+        try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) { draft throws(PanelError) in
             guard order.count == draft.stops.count, Set(order) == Set(1...max(1, draft.stops.count)) else {
                 throw PanelError(
                     code: .unprocessable,

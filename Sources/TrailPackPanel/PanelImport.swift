@@ -25,8 +25,11 @@ extension PanelController {
         do {
             let made = try await importUploaded(
                 visitor, upload, given: given, site: site, replace: request.uri.queryParameters.get("replace") == "1")
+            // The page the script opens next says the same (what was changed, which files to add).
+            let message = made.message(given: given)
+            try? await sessions.flash(id: visitor.session.id, message)
             return Self.jsonMessage(
-                .created, made.message(given: given), extra: [JSONMember("location", .string(made.key.path))])
+                .created, message, extra: [JSONMember("location", .string(made.key.path + "?saved=1"))])
         } catch let next as ChooseColumns {
             return Self.jsonMessage(.accepted, next.message, extra: [JSONMember("location", .string(next.location))])
         }

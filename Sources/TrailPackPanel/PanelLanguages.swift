@@ -205,7 +205,8 @@ extension PanelController {
                             + "in traditional characters")
             }
             let first = before.languages.isEmpty
-            try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+            try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
+                draft throws(PanelError) in
                 if let same = draft.languages.first(where: { $0.lowercased() == tag.lowercased() }) {
                     throw Self.refusal("\(PanelLanguage.title(same)) is one of the tour's languages already")
                 }
@@ -222,7 +223,8 @@ extension PanelController {
                     + "\(PanelLanguage.name(tag))', and add its recordings on each stop's page."
         case "remove":
             let removed = before.textCount(in: typed)
-            try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+            try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
+                draft throws(PanelError) in
                 guard let tag = draft.languages.first(where: { $0 == typed }) else { throw .notFound }
                 if tag == draft.defaultLanguage, draft.languages.count > 1 {
                     throw Self.refusal(
@@ -243,7 +245,8 @@ extension PanelController {
                 + (removed > 0 ? ", with its \(removed) translated text\(removed == 1 ? "" : "s")." : ".")
         case "default":
             let old = before.defaultLanguage ?? ""
-            try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+            try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
+                draft throws(PanelError) in
                 guard draft.languages.contains(typed) else { throw .notFound }
                 draft.makeDefault(typed)
             }
@@ -253,7 +256,8 @@ extension PanelController {
                 + "\(PanelLanguage.name(typed)) version is now empty — the list at the top says which."
         case "require":
             let required = form["requireAll"] != nil
-            try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+            try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
+                draft throws(PanelError) in
                 draft.requireAllLanguages = required
             }
             words =
@@ -364,7 +368,7 @@ extension PanelController {
     ) async throws -> Response {
         let form = try await PanelForm.read(request)
         let tag = try translateLanguage(try await drafts.load(key).draft, asked)
-        try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+        try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) { draft throws(PanelError) in
             let base = draft.defaultLanguage
             func take<T: DraftTexts>(_ holder: inout T, _ field: T.Field, _ name: String) {
                 guard form[name] != nil else { return }

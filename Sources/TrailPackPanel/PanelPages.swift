@@ -59,15 +59,20 @@ enum PanelPages {
         {{$content}}
         <div class="row"><div class="col-md-6">
         {{#error}}<div class="alert alert-danger" role="alert">{{error}}</div>{{/error}}
+        {{#resume}}<div class="alert alert-warning" role="alert" id="session-ended">Your session ended (after a while
+        without use, or because the server restarted), so what you sent is <strong>not saved yet</strong>. Sign in
+        again: the next page lets you save it.</div>{{/resume}}
         <form method="post" action="/login">
         <input type="hidden" name="next" value="{{next}}">
+        {{#resume}}<input type="hidden" name="resumeAction" value="{{action}}">
+        <input type="hidden" name="resume" value="{{body}}">{{/resume}}
         <div class="mb-3"><label class="form-label" for="name">Name</label>
         <input class="form-control" id="name" name="name" autocomplete="username" required autofocus></div>
         <div class="mb-3"><label class="form-label" for="password">Password</label>
         <input class="form-control" id="password" name="password" type="password" autocomplete="current-password" required></div>
         <button class="btn btn-primary" type="submit">Sign in</button>
         </form>
-        <p class="mt-3 small">No password yet? An administrator sets one with <code>trailpack admin user password YOUR-NAME</code>.</p>
+        <p class="mt-3 small">No password yet, or forgotten it? Ask an administrator of the panel to set one for you.</p>
         </div></div>
         {{/content}}
         {{/layout}}
@@ -277,10 +282,11 @@ enum PanelPages {
         class="nav nav-tabs">{{#tabs.tabs}}<li class="nav-item"><a class="nav-link{{#current}} active{{/current}}"
         href="{{href}}" id="tab-{{tag}}"{{#current}}
         aria-current="page"{{/current}}>{{label}}</a></li>{{/tabs.tabs}}</ul></nav>{{/tabs.hasTabs}}
-        <form method="post" action="{{draft.path}}" class="row g-3" id="details-form">
+        <form method="post" action="{{draft.path}}" class="row g-3" id="details-form" data-autosave>
         <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision"
         value="{{revision}}"><input type="hidden" name="language" value="{{tab.tag}}">
         {{#onDefaultTab}}
+        {{#was}}<input type="hidden" name="was-{{field}}" value="{{value}}">{{/was}}
         <div class="col-md-6"><label class="form-label" for="tour-name">Tour name</label><input class="form-control" id="tour-name" name="name" value="{{draft.name}}">{{#fields.tour_name}}<div class="form-text tp-note" id="tour-name-note">{{message}}</div>{{/fields.tour_name}}</div>
         <div class="col-md-6"><label class="form-label" for="tour-park">Park or forest</label><input class="form-control" id="tour-park" name="park" value="{{draft.park}}">{{#fields.tour_park}}<div class="form-text tp-note" id="tour-park-note">{{message}}</div>{{/fields.tour_park}}</div>
         <div class="col-md-6"><label class="form-label" for="tour-site-name">Site name (site {{draft.siteID}})</label><input class="form-control" id="tour-site-name" name="siteName" value="{{draft.siteName}}">{{#fields.tour_site_name}}<div class="form-text tp-note" id="tour-site-name-note">{{message}}</div>{{/fields.tour_site_name}}</div>
@@ -296,7 +302,8 @@ enum PanelPages {
         <div class="col-6 col-md-3"><label class="form-label" for="frame-north">North edge</label><input class="form-control" id="frame-north" name="north" value="{{frame.north}}"></div>
         <div class="col-6 col-md-3"><label class="form-label" for="frame-east">East edge</label><input class="form-control" id="frame-east" name="east" value="{{frame.east}}"></div>
         </div>{{#fields.tour_frame}}<div class="form-text tp-note" id="tour-frame-note">{{message}}</div>{{/fields.tour_frame}}</fieldset>
-        <div class="col-12"><button class="btn btn-primary" type="submit" id="save-details">Save the tour details</button></div>
+        <div class="col-12"><button class="btn btn-primary" type="submit" id="save-details">Save the tour details</button>
+        <span class="ms-2 small" id="autosave-status" role="status" aria-live="polite"></span></div>
         {{/onDefaultTab}}
         {{^onDefaultTab}}
         <p class="col-12 mb-0" id="tab-help">The tour's texts in {{tab.title}}. Beside each field, the
@@ -321,7 +328,7 @@ enum PanelPages {
         <p class="col-12 small mb-0">The site, tour id, version and map frame are the same in every language: change
         them on the {{tab.defaultName}} tab.</p>
         <div class="col-12"><button class="btn btn-primary" type="submit" id="save-details">Save the {{tab.name}}
-        texts</button></div>
+        texts</button> <span class="ms-2 small" id="autosave-status" role="status" aria-live="polite"></span></div>
         {{/onDefaultTab}}
         </form>
         </section>
@@ -350,9 +357,10 @@ enum PanelPages {
         class="nav nav-tabs">{{#tabs.tabs}}<li class="nav-item"><a class="nav-link{{#current}} active{{/current}}"
         href="{{href}}" id="tab-{{tag}}"{{#current}}
         aria-current="page"{{/current}}>{{label}}</a></li>{{/tabs.tabs}}</ul></nav>{{/tabs.hasTabs}}
-        <form method="post" action="{{stop.action}}" class="row g-3" id="stop-form">
+        <form method="post" action="{{stop.action}}" class="row g-3" id="stop-form" data-autosave>
         <input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision"
-        value="{{revision}}"><input type="hidden" name="language" value="{{tab.tag}}">
+        value="{{revision}}"><input type="hidden" name="stopRevision" value="{{stopRevision}}"><input
+        type="hidden" name="language" value="{{tab.tag}}">
         {{#onDefaultTab}}
         <div class="col-md-6"><label class="form-label" for="stop-name">Name</label><input class="form-control" id="stop-name" name="name" value="{{stop.name}}">{{#fields.stop_name}}<div class="form-text tp-note" id="stop-name-note">{{message}}</div>{{/fields.stop_name}}</div>
         <div class="col-md-3"><label class="form-label" for="stop-latitude">Latitude</label><input class="form-control" id="stop-latitude" name="latitude" value="{{stop.latitude}}" aria-describedby="stop-coord-help">{{#fields.stop_latitude}}<div class="form-text tp-note" id="stop-latitude-note">{{message}}</div>{{/fields.stop_latitude}}</div>
@@ -471,14 +479,16 @@ enum PanelPages {
         {{#onDefaultTab}}
         <div class="col-12"><label class="form-label" for="stop-waiver">Accessibility waiver (only if a text above truly cannot be given: say why; reviewers see it)</label>
         <textarea class="form-control" id="stop-waiver" name="waiver" rows="2">{{stop.waiver}}</textarea></div>
-        <div class="col-12"><button class="btn btn-primary" type="submit">Save the stop</button></div>
+        <div class="col-12"><button class="btn btn-primary" type="submit" id="save-stop">Save the stop</button> <span
+        class="ms-2 small" id="autosave-status" role="status" aria-live="polite"></span></div>
         {{/onDefaultTab}}
         {{^onDefaultTab}}<div class="col-12"><button class="btn btn-primary" type="submit">Save the {{tab.name}}
-        texts</button></div>{{/onDefaultTab}}
+        texts</button> <span class="ms-2 small" id="autosave-status" role="status"
+        aria-live="polite"></span></div>{{/onDefaultTab}}
         </form>
         {{#onDefaultTab}}
-        {{#files}}<form method="post" action="{{stop.action}}/rename-file" id="rename-{{n}}"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden" name="file" value="{{file}}"></form>{{/files}}
-        {{#files}}<form method="post" action="{{stop.action}}/remove-file" id="remove-{{n}}"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden" name="file" value="{{file}}"></form>{{/files}}
+        {{#files}}<form method="post" action="{{stop.action}}/rename-file" id="rename-{{n}}"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden" name="stopRevision" value="{{stopRevision}}"><input type="hidden" name="file" value="{{file}}"></form>{{/files}}
+        {{#files}}<form method="post" action="{{stop.action}}/remove-file" id="remove-{{n}}"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden" name="stopRevision" value="{{stopRevision}}"><input type="hidden" name="file" value="{{file}}"></form>{{/files}}
         {{/onDefaultTab}}
 
         <section aria-labelledby="upload-heading" class="mt-4">
@@ -586,6 +596,23 @@ enum PanelPages {
         {{#hasFindings}}
         {{>findings}}
         {{/hasFindings}}
+        {{/content}}
+        {{/layout}}
+        """#
+
+    static let resume = #"""
+        {{<layout}}
+        {{$content}}
+        <div class="alert alert-warning" role="alert">You are signed in again. What you typed is below and
+        <strong>not saved yet</strong>: press “Save what you typed” to keep it.</div>
+        {{#hasShown}}<dl class="row" id="resume-fields">{{#shown}}<dt class="col-sm-3">{{label}}</dt>
+        <dd class="col-sm-9 tp-prewrap">{{value}}</dd>{{/shown}}</dl>{{/hasShown}}
+        <form method="post" action="{{action}}" id="resume-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        {{#fields}}<input type="hidden" name="{{name}}" value="{{value}}">{{/fields}}
+        <button class="btn btn-primary" type="submit" id="resume-save">Save what you typed</button>
+        <a class="btn btn-link" href="{{back}}">Leave it and open the page</a>
+        </form>
         {{/content}}
         {{/layout}}
         """#
@@ -832,7 +859,7 @@ enum PanelPages {
         var library = MustacheLibrary()
         for (name, text) in [
             ("layout", layout), ("findings", findings), ("login", login), ("home", home), ("editor", editor),
-            ("stop", stop), ("built", built), ("error", error), ("translate", translate),
+            ("stop", stop), ("built", built), ("error", error), ("resume", resume), ("translate", translate),
             ("translateRow", translateRow),
             ("reviews", reviews), ("review", review), ("history", history), ("columns", columns),
         ] {

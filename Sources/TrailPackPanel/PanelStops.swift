@@ -84,6 +84,7 @@ extension PanelController {
         let path = "\(key.path)/stops/\(index + 1)"
         let values: [String: Any] = [
             "draft": ["name": draft.name, "path": key.path], "revision": revision,
+            "stopRevision": drafts.stopRevision(key, draft: draft, index: index),
             "stop": [
                 "number": index + 1, "name": stop.name, "description": stop.description,
                 "waiver": stop.accessibilityWaiver ?? "",
@@ -128,14 +129,38 @@ extension PanelController {
             ?? name
     }
 
+    /// A change to stop `index`: held to the stop's own revision when the page sent one (other
+    /// stops and the tour's details may have changed meanwhile), else to the whole draft's.
+    @discardableResult
+    func changeStop(
+        _ key: DraftStore.Key, _ visitor: Visitor, index: Int, form: PanelForm,
+        _ change: @escaping @Sendable (inout TourDraft) throws(PanelError) -> Void
+    ) async throws -> (snapshot: DraftStore.Snapshot, stopRevision: String?) {
+        let stopRevision = form.text("stopRevision")
+        if !stopRevision.isEmpty {
+            let saved = try await drafts.updateStop(
+                key, index: index, stopRevision: stopRevision, by: visitor.saver, change)
+            return (saved.snapshot, saved.stopRevision)
+        }
+        return (try await drafts.update(key, revision: form.text("revision"), by: visitor.saver, change), nil)
+    }
+
+    /// The answer to an autosave: saved, and the revisions the page's next save must name.
+    static func savedAnswer(_ saved: (snapshot: DraftStore.Snapshot, stopRevision: String?)) -> Response {
+        var extra = [JSONMember("revision", .string(saved.snapshot.revision))]
+        if let stopRevision = saved.stopRevision { extra.append(JSONMember("stopRevision", .string(stopRevision))) }
+        return jsonMessage(.ok, "Saved", extra: extra)
+    }
+
     func saveStop(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
         let form = try await PanelForm.read(request)
         // Another language's tab: only its texts are in the form.
         if let language = PanelLanguage.chosen(form["language"], in: try await drafts.load(key).draft) {
-            try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+            let saved = try await changeStop(key, visitor, index: index, form: form) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 try Self.takeTexts(form, in: language, of: &draft, stop: index)
             }
+            if Self.wantsJSON(request) { return Self.savedAnswer(saved) }
             return await redirect(
                 visitor, to: "\(key.path)/stops/\(index + 1)?lang=\(PanelLanguage.id(language))",
                 saying: "The \(PanelLanguage.name(language)) texts were saved.")
@@ -160,7 +185,7 @@ extension PanelController {
             properties.append(JSONMember(k, PropertyValue.json(v)))
         }
         let details = properties
-        try await drafts.update(key, revision: form.text("revision")) { draft throws(PanelError) in
+        let saved = try await changeStop(key, visitor, index: index, form: form) { draft throws(PanelError) in
             guard draft.stops.indices.contains(index) else { throw .notFound }
             var stop = draft.stops[index]
             stop.name = form.text("name")
@@ -188,6 +213,7 @@ extension PanelController {
             }
             draft.stops[index] = stop
         }
+        if Self.wantsJSON(request) { return Self.savedAnswer(saved) }
         return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1")
     }
 
@@ -258,7 +284,8 @@ extension PanelController {
         let revision = form.text("revision")
         switch action {
         case "up", "down":
-            let draft = try await drafts.update(key, revision: revision) { draft throws(PanelError) in
+            let draft = try await drafts.update(key, revision: revision, by: visitor.saver) {
+                draft throws(PanelError) in
                 let other = action == "up" ? index - 1 : index + 1
                 guard draft.stops.indices.contains(index), draft.stops.indices.contains(other) else { return }
                 draft.stops.swapAt(index, other)
@@ -268,7 +295,7 @@ extension PanelController {
             // No #fragment: scrolling to one would take the focus away again; focusing the button scrolls to it.
             return Self.redirect("\(key.path)?saved=1&focus=\(action)-\(moved)")
         case "remove":
-            try await drafts.update(key, revision: revision) { draft throws(PanelError) in
+            try await drafts.update(key, revision: revision, by: visitor.saver) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 draft.stops.remove(at: index)
             }
@@ -277,7 +304,7 @@ extension PanelController {
                 saying: "Stop \(index + 1) removed (its folder is kept aside on the server, not deleted).")
         case "move":
             let coordinate = try Self.coordinate(form)
-            try await drafts.update(key, revision: revision) { draft throws(PanelError) in
+            try await changeStop(key, visitor, index: index, form: form) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 draft.stops[index].coordinate = coordinate
             }
@@ -286,7 +313,7 @@ extension PanelController {
             let name = try Self.fileName(form.text("file"), stop: index)
             let draft = try await draftListing(key, index: index, file: name)
             let folder = try drafts.openStopFolder(key, draft: draft, index: index)
-            try await drafts.update(key, revision: revision) { draft throws(PanelError) in
+            try await changeStop(key, visitor, index: index, form: form) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 draft.stops[index].assets.removeAll { $0.file == name.value }
                 for n in draft.stops[index].assets.indices where draft.stops[index].assets[n].captions == name.value {
@@ -323,7 +350,7 @@ extension PanelController {
                         "stop \(index + 1) already has a file '\(newName)': choose another name, or remove that file first"
                 )
             }
-            try await drafts.update(key, revision: revision) { draft throws(PanelError) in
+            try await drafts.update(key, revision: revision, by: visitor.saver) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 for n in draft.stops[index].assets.indices {
                     if draft.stops[index].assets[n].file == name.value {
@@ -562,7 +589,7 @@ extension PanelController {
         do { try folder.move(FileOperations.fileName(of: temp), to: folder, as: name.value, replacing: false) } catch {
             throw PanelError(error, "cannot keep '\(name)': \(error.systemCall?.errno.description ?? error.message)")
         }
-        try await drafts.update(key, revision: nil) { draft throws(PanelError) in
+        try await drafts.update(key, revision: nil, by: visitor.saver) { draft throws(PanelError) in
             guard draft.stops.indices.contains(index) else { throw .notFound }
             if let n = draft.stops[index].assets.firstIndex(where: { $0.file == name.value }) {
                 if let language, language != draft.stops[index].assets[n].language {

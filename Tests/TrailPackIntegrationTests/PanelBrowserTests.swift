@@ -427,3 +427,49 @@ extension PanelBrowserTests {
         }
     }
 }
+
+extension PanelBrowserTests {
+    /// A sheet zipped with a media folder becomes a tour (a missing photo named by row first); text
+    /// typed before choosing a file, autosaved text and text typed after the session ended all survive;
+    /// the sign-in page keeps a form sent after the session ended; axe-core stays clean.
+    @Test(
+        "typed text survives in Chromium: an upload, a reload, a session that ended (autosave and Save button); a sheet zipped with media/",
+        .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets))
+    func typedTextWalkthrough() throws {
+        try Support.withTemporaryDirectory { dir in
+            let data = dir + "/data"
+            for arguments in [
+                ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
+                ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District", "--data", data],
+                ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
+            ] {
+                let result = try Support.trailpack(arguments)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            }
+            try "ranger's long password\n".write(toFile: dir + "/ranger.password", atomically: true, encoding: .utf8)
+            #expect(
+                try Support.trailpack([
+                    "admin", "user", "password", "ranger", "--password-file", dir + "/ranger.password", "--data", data,
+                ]).status == 0)
+            let server = try ServeProcess.launch(["--data", data, "--no-malware-scan"])
+            defer { server.stop() }
+            let shots = Support.root + "/out/screenshots/typed-text"
+            try? FileManager.default.removeItem(atPath: shots)
+            let result = try Support.run(
+                Self.python,
+                [
+                    Support.root + "/scripts/panel-typed-text.py", server.base, shots,
+                    Support.fixture("santiam-wagon-road") + "/waypoints/02-cascadia/view.png",
+                    "ranger:ranger's long password",
+                ])
+            #expect(result.status == 0, "panel-typed-text.py exited \(result.status): \(result.stderr)")
+            let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String] ?? [:]
+            let draft = try #require(summary["draft"], "no draft was made: \(result.stdout)")
+            let stop = try JSON.parse(
+                Data(try Support.read(data + draft + "/waypoints/01-trailhead/waypoint.json")))
+            #expect(stop["description"]?.string == summary["description"], "\(stop)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: data + draft + "/waypoints/01-trailhead")
+            #expect(Set(files).isSuperset(of: ["trailhead.png", "view.png"]), "\(files)")
+        }
+    }
+}

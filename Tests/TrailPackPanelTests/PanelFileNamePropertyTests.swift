@@ -50,15 +50,22 @@ struct PanelFileNamePropertyTests {
         }
     }
 
-    /// Every path under `root` but the draft's own folder, removed files and the server's scratch
-    /// space, with the bytes' digest of each file (SQLite's files: only that they are there).
+    /// Every path under `root` but the draft's own folder (and its lock and last-save record beside
+    /// it), removed files and the server's scratch space, with the bytes' digest of each file
+    /// (SQLite's files: only that they are there).
     static func snapshot(_ root: String, draft: String) -> [String: String] {
         var out: [String: String] = [:]
+        let beside = (draft as NSString).deletingLastPathComponent + "/." + (draft as NSString).lastPathComponent
+        let own = [beside + ".lock", beside + ".saved"]
         func walk(_ rel: String) {
             let path = rel.isEmpty ? root : root + "/" + rel
             for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
                 let child = rel.isEmpty ? name : rel + "/" + name
-                if child == draft || child.hasPrefix("data/drafts-removed") || child.hasPrefix("data/tmp") { continue }
+                if child == draft || own.contains(child) || child.hasPrefix("data/drafts-removed")
+                    || child.hasPrefix("data/tmp")
+                {
+                    continue
+                }
                 var info = stat()
                 guard lstat(root + "/" + child, &info) == 0 else { continue }
                 switch info.st_mode & S_IFMT {

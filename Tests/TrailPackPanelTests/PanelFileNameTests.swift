@@ -264,7 +264,7 @@ struct PanelFileNameTests {
                 ])
                 let (status, body) = try await PanelDraftTests.importFile(client, ranger, name: zipName, bytes: zip)
                 #expect(status == .created, "\(body)")
-                let location = try #require(try PanelFlow.location(body))
+                let location = try #require(try PanelFlow.location(body)).replacingOccurrences(of: "?saved=1", with: "")
                 let draft = try TourDraft.read(folder: server.folder.root + location)
                 #expect(draft.stops.map { $0.assets.map(\.file) } == [["house.jpg"], ["lake.png"]], "\(zipName)")
                 let first = server.folder.root + location + "/waypoints/01-" + draft.stops[0].slug + "/house.jpg"
