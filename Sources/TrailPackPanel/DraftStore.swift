@@ -91,6 +91,8 @@ public final class DraftStore: Sendable {
 
     public struct Summary: Sendable {
         public var key: Key
+        /// The tour's id (`tour.json`'s `id`): its package in the catalog.
+        public var id: String
         public var name: String
         public var version: String
         public var stops: Int
@@ -195,7 +197,7 @@ public final class DraftStore: Sendable {
                 seen[tour] = entry
                 out.append(
                     Summary(
-                        key: key, name: entry.name, version: entry.version, stops: entry.stops,
+                        key: key, id: entry.id, name: entry.name, version: entry.version, stops: entry.stops,
                         modified: Date(timeIntervalSince1970: TimeInterval(tourStamp?.modifiedSeconds ?? 0))))
             }
             // What was listed now, for the next list (removed drafts dropped).
@@ -209,6 +211,7 @@ public final class DraftStore: Sendable {
         var key: Key
         var tourStamp: FileStamp?
         var stopsStamp: FileStamp?
+        var id = ""
         var name: String
         var version: String
         var stops: Int
@@ -235,7 +238,7 @@ public final class DraftStore: Sendable {
 
     /// Reads a draft's name, version and stop count from its folder.
     private static func read(_ path: String, key: Key) -> ListedDraft {
-        var name = key.tour, version = ""
+        var name = key.tour, version = "", id = ""
         if let data = FileManager.default.contents(atPath: path + "/tour.json"),
             let doc = try? JSONParser.parse(Array(data))
         {
@@ -250,8 +253,10 @@ public final class DraftStore: Sendable {
             }
             if case .string(let s)? = given, !s.isEmpty { name = s }
             if case .string(let s)? = doc.value["version"] { version = s }
+            if case .string(let s)? = doc.value["id"] { id = s }
         }
-        return ListedDraft(key: key, name: name, version: version, stops: Self.names(in: path + "/waypoints").count)
+        return ListedDraft(
+            key: key, tourStamp: nil, stopsStamp: nil, id: id, name: name, version: version, stops: Self.names(in: path + "/waypoints").count)
     }
 
     private static func names(in folder: String) -> [String] {

@@ -17,6 +17,8 @@ extension PanelController {
             throw PanelError(
                 message: "the version '\(version)' is not a version number; write numbers with dots, such as 1.0.1")
         }
+        // A number the catalog holds already is refused at once, not after the build.
+        try await refuseStoredVersion(try await drafts.load(key).draft, version: version)
         let draft = try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
             draft throws(PanelError) in
             draft.version = version

@@ -127,11 +127,14 @@ extension PanelController {
         let shown = list.dropFirst((pageNumber - 1) * Self.draftsPerPage).prefix(Self.draftsPerPage)
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate]
-        let rows: [[String: Any]] = shown.map {
-            [
-                "name": $0.name, "site": $0.key.site, "link": $0.key.path, "version": $0.version, "stops": $0.stops,
-                "modified": formatter.string(from: $0.modified),
-            ]
+        var rows: [[String: Any]] = []
+        for draft in shown {
+            // Where its newest built version is in review (one catalog read a row: a page holds at most 50).
+            let review = draft.id.isEmpty ? nil : try await reviewState(draft.id)
+            rows.append([
+                "name": draft.name, "site": draft.key.site, "link": draft.key.path, "stops": draft.stops,
+                "modified": formatter.string(from: draft.modified), "review": review?.values ?? false,
+            ])
         }
         func pageLink(_ n: Int) -> String {
             var items = [URLQueryItem(name: "page", value: String(n))]
@@ -280,6 +283,7 @@ extension PanelController {
             "was": Self.shownValues(draft),
             "fields": Self.byField(tourFindings), "followStops": draft.bounds == nil,
             "proposedVersion": try await proposedVersion(draft),
+            "review": try await reviewState(draft.id)?.values ?? false,
         ]
         values.merge(Self.languageValues(draft, key: key, language: language, meters: meters)) { _, new in new }
         values.merge(Self.findingsSection(all, path: key.path, heading: "What to fix before building")) { _, new in new
@@ -303,21 +307,6 @@ extension PanelController {
         }
         return try page(
             "editor", title: draft.name.isEmpty ? "Tour" : draft.name, visitor: visitor, map: true, values: values)
-    }
-
-    /// The next patch version after the newest one stored for this package, or the draft's own version.
-    func proposedVersion(_ draft: TourDraft) async throws -> String {
-        let id = draft.id
-        guard Slug.isValid(id.replacingOccurrences(of: ".", with: "-"), maxLength: 128),
-            let newest = try await server.catalog.versions(package: id).compactMap({ PackageVersion($0.version) })
-                .max()
-        else {
-            return draft.version.isEmpty ? "1.0.0" : draft.version
-        }
-        var parts = newest.components
-        while parts.count < 3 { parts.append(0) }
-        parts[parts.count - 1] += 1
-        return parts.map(String.init).joined(separator: ".")
     }
 
     static func degrees(_ value: Double) -> String { String(format: "%.6f", value) }
@@ -391,6 +380,8 @@ extension PanelController {
                 try await drafts.update(key, revision: nil, by: visitor.saver) { draft throws(PanelError) in
                     var clashes: [String] = []
                     func merged(_ field: String, _ label: String, current: String, sent: String) -> String {
+                        // A field the form does not have (the version: chosen when building) stays.
+                        if field != "frame" && form[field] == nil { return current }
                         let was = form.text("was-" + field)
                         if sent == was { return current }
                         if current != was && current != sent { clashes.append(label) }
@@ -437,7 +428,7 @@ extension PanelController {
                 draft.park = form.text("park")
                 draft.siteName = form.text("siteName")
                 draft.id = form.text("id")
-                draft.version = form.text("version")
+                if let version = form["version"] { draft.version = version }
                 draft.description = form.text("description")
                 draft.bounds = bounds
             }

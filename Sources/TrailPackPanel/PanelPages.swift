@@ -92,9 +92,12 @@ enum PanelPages {
         {{#hasDrafts}}
         <table class="table table-sm align-middle">
         <caption class="visually-hidden">Tours being edited</caption>
-        <thead><tr><th scope="col">Tour</th><th scope="col">Site</th><th scope="col">Version</th><th scope="col">Stops</th><th scope="col">Last saved</th></tr></thead>
+        <thead><tr><th scope="col">Tour</th><th scope="col">Site</th><th scope="col">Stops</th><th
+        scope="col">Review</th><th scope="col">Last saved</th></tr></thead>
         <tbody>
-        {{#drafts}}<tr><td><a href="{{link}}">{{name}}</a></td><td>{{site}}</td><td>{{version}}</td><td>{{stops}}</td><td>{{modified}}</td></tr>{{/drafts}}
+        {{#drafts}}<tr><td><a href="{{link}}">{{name}}</a></td><td>{{site}}</td><td>{{stops}}</td><td>{{#review}}<a
+        href="{{link}}">{{words}}</a>{{#denied}}<div class="small tp-note">“{{reason}}”</div>{{/denied}}{{/review}}{{^review}}Not
+        built yet{{/review}}</td><td>{{modified}}</td></tr>{{/drafts}}
         </tbody>
         </table>
         {{#pager}}<nav aria-label="Pages of tours"><ul class="pagination">
@@ -148,7 +151,7 @@ enum PanelPages {
         </section>
         {{/hasSites}}
         {{/canEdit}}
-        {{^canEdit}}<p>Reviewers review built versions through the API (<code>/v1/admin/packages</code>); the review pages come with the next panel release.</p>{{/canEdit}}
+        {{^canEdit}}<p>Versions waiting for your review are on the <a href="/reviews">Reviews</a> page.</p>{{/canEdit}}
         {{/content}}
         {{/layout}}
         """#
@@ -158,6 +161,9 @@ enum PanelPages {
         {{$content}}
         <p><a href="/">All tours</a> · <a href="{{draft.path}}/folder.zip">Download as a folder (zip, for the command line)</a></p>
         {{#notice}}<div class="alert alert-success" role="status">{{notice}}</div>{{/notice}}
+        {{#review}}<div class="alert {{#denied}}alert-warning{{/denied}}{{^denied}}alert-info{{/denied}}"
+        id="review-state"><a class="alert-link" href="{{link}}">{{words}}</a>{{#denied}}: “{{reason}}”. Change what it asks for, then
+        build the next version below and send it for review again.{{/denied}}</div>{{/review}}
         {{>findings}}
         <div class="row g-4">
         <div class="col-lg-7">
@@ -291,7 +297,9 @@ enum PanelPages {
         <div class="col-md-6"><label class="form-label" for="tour-park">Park or forest</label><input class="form-control" id="tour-park" name="park" value="{{draft.park}}">{{#fields.tour_park}}<div class="form-text tp-note" id="tour-park-note">{{message}}</div>{{/fields.tour_park}}</div>
         <div class="col-md-6"><label class="form-label" for="tour-site-name">Site name (site {{draft.siteID}})</label><input class="form-control" id="tour-site-name" name="siteName" value="{{draft.siteName}}">{{#fields.tour_site_name}}<div class="form-text tp-note" id="tour-site-name-note">{{message}}</div>{{/fields.tour_site_name}}</div>
         <div class="col-md-3"><label class="form-label" for="tour-id">Tour id</label><input class="form-control" id="tour-id" name="id" value="{{draft.id}}" aria-describedby="tour-id-help"><div class="form-text" id="tour-id-help">Never changes between versions.</div>{{#fields.tour_id}}<div class="form-text tp-note" id="tour-id-note">{{message}}</div>{{/fields.tour_id}}</div>
-        <div class="col-md-3"><label class="form-label" for="tour-version">Version</label><input class="form-control" id="tour-version" name="version" value="{{draft.version}}">{{#fields.tour_version}}<div class="form-text tp-note" id="tour-version-note">{{message}}</div>{{/fields.tour_version}}</div>
+        <div class="col-md-3"><p class="form-label mb-1">Version</p><p class="mb-0" id="tour-version">{{draft.version}}
+        <span class="small d-block">Chosen when you build (below).</span></p>{{#fields.tour_version}}<div
+        class="form-text tp-note" id="tour-version-note">{{message}}</div>{{/fields.tour_version}}</div>
         <div class="col-12"><label class="form-label" for="tour-description">Description</label><textarea class="form-control" id="tour-description" name="description" rows="4">{{draft.description}}</textarea>{{#fields.tour_description}}<div class="form-text tp-note" id="tour-description-note">{{message}}</div>{{/fields.tour_description}}</div>
         <fieldset class="col-12" id="tour-frame"><legend class="h6">Map frame</legend>
         <div class="form-check"><input class="form-check-input" type="checkbox" id="follow" name="followStops" value="1" {{#followStops}}checked{{/followStops}}>
@@ -650,7 +658,7 @@ enum PanelPages {
         {{$content}}
         <p><a href="/reviews">Waiting for review</a> · <a href="{{history}}">All versions of this tour</a></p>
         {{#notice}}<div class="alert alert-success" role="status">{{notice}}</div>{{/notice}}
-        {{#denial}}<div class="alert alert-warning" id="denial"><strong>Denied by {{by}}</strong> ({{at}}): {{detail}}</div>{{/denial}}
+        {{#denial}}<div class="alert alert-warning" id="denial"><strong>Sent back by {{by}}</strong> ({{at}}): “{{reason}}”</div>{{/denial}}
         <dl class="row">
         <dt class="col-sm-3">State</dt><dd class="col-sm-9" id="version-status">{{status}}</dd>
         <dt class="col-sm-3">Approvals</dt><dd class="col-sm-9" id="approval-count">{{approvalCount}} of {{required}}{{#approvals}} · {{reviewer}} ({{at}}{{#signed}}, signed{{/signed}}){{/approvals}}</dd>

@@ -157,7 +157,9 @@ extension PanelController {
             "hasReport": !(report?.findings ?? []).isEmpty,
         ]
         if let denial {
-            values["denial"] = ["by": denial.actor, "at": Self.shortTime(denial.at), "detail": denial.detail]
+            values["denial"] = [
+                "by": denial.actor, "at": Self.shortTime(denial.at), "reason": Self.denialReason(denial.detail),
+            ]
         }
         if let notice = await notice(visitor, request) { values["notice"] = notice }
         values["diff"] = Self.diffValues(diff)

@@ -164,9 +164,32 @@ struct PanelReviewTests {
             #expect(status == .seeOther)
             html = try await PanelFlow.get(client, ranger, page).1
             #expect(
-                html.contains("Denied by rita")
+                html.contains("Sent back by rita")
                     && html.contains("&lt;b&gt;Cascadia&lt;/b&gt; stop moved into the river"))
+            #expect(!html.contains("approvals cleared") && !html.contains("pending →"), "plain words only")
             #expect(html.contains("id=\"request-button\""), "the publisher may ask again")
+            // Where the ranger works: the tours list and the tour's page say it was sent back, and why;
+            // the next version is above every stored one, and a stored number is refused before a build.
+            let draft = try await PanelFlow.createDraft(client, ranger, name: "Santiam Wagon Road")
+            let editor = try await PanelFlow.get(client, ranger, draft).1
+            let saved = try await PanelFlow.post(
+                client, ranger, draft,
+                [
+                    ("revision", try PanelFlow.revision(editor)), ("name", "Santiam Wagon Road"), ("id", Self.id),
+                    ("followStops", "1"),
+                ])
+            #expect(saved.0 == .seeOther, "\(saved.2)")
+            let list = try await PanelFlow.get(client, ranger, "/").1
+            #expect(list.contains("Version 1.1.0 was sent back by rita"), "\(list)")
+            #expect(list.contains("&lt;b&gt;Cascadia&lt;/b&gt; stop moved into the river"))
+            let tourPage = try await PanelFlow.get(client, ranger, draft).1
+            #expect(tourPage.contains("id=\"review-state\"") && tourPage.contains("was sent back by rita"))
+            #expect(tourPage.contains("id=\"build-version\" name=\"version\" value=\"1.1.1\""), "\(tourPage)")
+            let again = try await PanelFlow.post(
+                client, ranger, draft + "/build",
+                [("revision", try PanelFlow.revision(tourPage)), ("version", "1.1")])
+            #expect(again.0 == .conflict, "\(again.2)")
+            #expect(again.2.contains("Version 1.1.0 of this tour was built already") && again.2.contains("1.1.1"))
             // Ask again; a forged signature is refused; approve; only the uploader releases.
             (status, _, _) = try await PanelFlow.post(client, ranger, page + "/request", [])
             #expect(status == .seeOther)

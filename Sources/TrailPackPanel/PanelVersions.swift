@@ -1,0 +1,119 @@
+import Foundation
+import TrailPackBuilder
+import TrailPackCatalogModel
+import TrailPackCore
+
+/// Where a tour's versions are in review, said where the ranger works (the tours list, the editor),
+/// and the next version number: above every stored version, whatever its state.
+extension PanelController {
+    /// A tour's newest stored version and where it is in review, in plain words.
+    struct ReviewState {
+        var version: String
+        var words: String
+        /// The reviewer's reason, when the version was denied.
+        var reason: String?
+        var deniedBy: String?
+        /// The version's page.
+        var link: String
+        var denied: Bool { reason != nil }
+
+        var values: [String: Any] {
+            var out: [String: Any] = ["version": version, "words": words, "link": link, "denied": denied]
+            if let reason, let deniedBy { out["reason"] = reason; out["deniedBy"] = deniedBy }
+            return out
+        }
+    }
+
+    /// The stored versions of the package `id` (every state), or none for an id that is not one.
+    func storedVersions(_ id: String) async throws -> [Catalog.VersionRecord] {
+        guard Slug.isValid(id.replacingOccurrences(of: ".", with: "-"), maxLength: 128) else { return [] }
+        return try await server.catalog.history(package: id)
+    }
+
+    /// Where the newest stored version of `id` is, or nil when none was built yet.
+    func reviewState(_ id: String) async throws -> ReviewState? {
+        let stored = try await storedVersions(id)
+        func number(_ record: Catalog.VersionRecord) -> PackageVersion? { PackageVersion(record.summary.version) }
+        guard
+            let newest = stored.max(by: { a, b in
+                switch (number(a), number(b)) {
+                case (let x?, let y?): x < y
+                case (nil, _?): true
+                default: false
+                }
+            })
+        else { return nil }
+        let version = newest.summary.version
+        var state = ReviewState(
+            version: version, words: "", link: Self.versionPath(id, version))
+        let required = server.configuration.approvals
+        switch newest.summary.status {
+        case .draft:
+            let audit = try await server.catalog.auditLog(package: id).filter { $0.version == version }
+            if let denial = audit.last(where: { $0.action == Catalog.AuditAction.deny.rawValue }),
+                !audit.contains(where: { $0.id > denial.id && $0.action == Catalog.AuditAction.start.rawValue })
+            {
+                state.reason = Self.denialReason(denial.detail)
+                state.deniedBy = denial.actor
+                state.words = "Version \(version) was sent back by \(denial.actor)"
+            } else {
+                state.words = "Version \(version) is built, not yet sent for review"
+            }
+        case .pending:
+            state.words =
+                "Version \(version) is waiting for review (\(newest.approvals.count) of \(required) approvals)"
+        case .ready: state.words = "Version \(version) is approved: release it from its page"
+        case .released: state.words = "Version \(version) is released: visitors get it"
+        case .withdrawn: state.words = "Version \(version) was withdrawn by an administrator"
+        case .damaged: state.words = "Version \(version) is out of service: its stored file was found damaged"
+        }
+        return state
+    }
+
+    /// The reviewer's own words out of a denial's audit detail ("pending → draft; approvals cleared;
+    /// REASON"), or the whole detail when it is not in that shape.
+    static func denialReason(_ detail: String) -> String {
+        if let range = detail.range(of: "approvals cleared; ") {
+            let reason = detail[range.upperBound...]
+            return String(reason.hasPrefix("reason: ") ? reason.dropFirst("reason: ".count) : reason)
+        }
+        if detail.hasSuffix("approvals cleared") { return "no reason was given" }
+        return detail
+    }
+
+    /// The version to build next: one above every stored version of the tour (released, waiting,
+    /// sent back or withdrawn alike: a stored version's bytes never change), else the draft's own.
+    func proposedVersion(_ draft: TourDraft) async throws -> String {
+        let stored = try await storedVersions(draft.id).compactMap { PackageVersion($0.summary.version) }
+        guard let newest = stored.max() else {
+            return PackageVersion(draft.version) == nil ? "1.0.0" : draft.version
+        }
+        var parts = newest.components
+        while parts.count < 3 { parts.append(0) }
+        parts[parts.count - 1] += 1
+        return parts.map(String.init).joined(separator: ".")
+    }
+
+    /// Refuses, before anything is built, a version number the catalog holds already, saying what
+    /// state it is in and which number to use instead.
+    func refuseStoredVersion(_ draft: TourDraft, version: String) async throws {
+        guard let asked = PackageVersion(version),
+            let same = try await storedVersions(draft.id).first(where: { PackageVersion($0.summary.version) == asked })
+        else { return }
+        let next = try await proposedVersion(draft)
+        let state: String =
+            switch same.summary.status {
+            case .pending: "is waiting for review"
+            case .ready: "is approved and waiting to be released"
+            case .released: "is released"
+            case .draft: "was built already"
+            case .withdrawn: "was withdrawn"
+            case .damaged: "is out of service"
+            }
+        throw PanelError(
+            status: .conflict,
+            message:
+                "Version \(same.summary.version) of this tour \(state); a version, once built, never changes. Build it as version \(next) instead."
+        )
+    }
+}
