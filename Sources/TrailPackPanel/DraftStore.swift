@@ -256,7 +256,8 @@ public final class DraftStore: Sendable {
             if case .string(let s)? = doc.value["id"] { id = s }
         }
         return ListedDraft(
-            key: key, tourStamp: nil, stopsStamp: nil, id: id, name: name, version: version, stops: Self.names(in: path + "/waypoints").count)
+            key: key, tourStamp: nil, stopsStamp: nil, id: id, name: name, version: version,
+            stops: Self.names(in: path + "/waypoints").count)
     }
 
     private static func names(in folder: String) -> [String] {
