@@ -132,8 +132,10 @@ def main():
         d.find_element(By.ID, "add-name").send_keys("Tombstone Pass")
         d.find_element(By.ID, "add-latitude").send_keys("44.4301")
         d.find_element(By.ID, "add-longitude").send_keys("-122.1409")
-        r.submit(d.find_element(By.CSS_SELECTOR, "#add-stop button"))
-        count = len(d.find_elements(By.CSS_SELECTOR, "#stop-list li"))
+        before = len(d.find_elements(By.CSS_SELECTOR, "#stop-list li"))
+        r.click(d.find_element(By.CSS_SELECTOR, "#add-stop button"))
+        WebDriverWait(d, 20).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#stop-list li")) == before + 1)
+        count = before + 1
         d.get(base + draft + "/stops/%d" % count)
         d.find_element(By.ID, "stop-description").send_keys("The pass")
         r.submit(d.find_element(By.CSS_SELECTOR, "#stop-form button[type=submit].btn-primary"))

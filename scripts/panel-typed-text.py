@@ -24,6 +24,7 @@ import tempfile
 import zipfile
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -71,6 +72,62 @@ def type_into(d, element_id, text, clear=True):
     field.send_keys(text)
 
 
+def outline(d):
+    """The focused element's outline, as the browser draws it."""
+    return d.execute_script(
+        "var s = getComputedStyle(document.activeElement); return s.outlineStyle + ' ' + s.outlineWidth")
+
+
+def check_map(r, d):
+    """The editor's map by keyboard: focus visible on the map and a marker, a marker named and moved
+    with the arrow keys (Escape puts it back, Enter saves), and a stop added without the page reloading."""
+    page = d.find_element(By.TAG_NAME, "html")
+    the_map = r.wait_for("#tour-map")
+    if not the_map.is_displayed():
+        r.fail("the map is not shown with JavaScript on")
+    d.execute_script("arguments[0].focus()", the_map)
+    d.execute_script("arguments[0].dispatchEvent(new KeyboardEvent('keydown', {key: 'Tab'}))", the_map)
+    if not d.execute_script("return document.activeElement.id") == "tour-map" or "none" in outline(d):
+        r.fail("the focused map shows no outline: %s" % outline(d))
+    markers = d.find_elements(By.CSS_SELECTOR, "#tour-map .tp-stop-label")
+    if len(markers) != 3:
+        r.fail("the map shows %d markers, not 3" % len(markers))
+        return
+    label = markers[0].get_attribute("aria-label") or ""
+    if not label.startswith("Stop 1: Trailhead") or markers[0].get_attribute("tabindex") != "0":
+        r.fail("the first marker has no accessible name or cannot be focused: %r" % label)
+    markers[0].send_keys(Keys.ARROW_RIGHT)
+    if not markers[0] == d.switch_to.active_element or "none" in outline(d):
+        r.fail("the focused marker shows no outline: %s" % outline(d))
+    bar = d.find_element(By.ID, "move-bar").text
+    if "Stop 1, Trailhead, moved" not in bar or "Save the new place" not in bar:
+        r.fail("moving a marker by keyboard asks nothing: %r" % bar)
+    d.execute_script("document.documentElement.style.scrollBehavior = 'auto';"
+                     " document.getElementById('map-heading').scrollIntoView({block: 'start'})")
+    d.save_screenshot(os.path.join(r.shots, "map-marker-moved-by-keyboard.png"))
+    r.check_page("marker-moved-by-keyboard")
+    markers[0].send_keys(Keys.ESCAPE)
+    if d.find_element(By.ID, "move-bar").text:
+        r.fail("Escape did not put the marker back")
+    # A stop added by typing: no reload, the map keeps its zoom, the list and the markers grow.
+    zoom = d.execute_script("return document.getElementById('tour-map')._leaflet_id")
+    d.find_element(By.ID, "add-name").send_keys("Tombstone Prairie")
+    d.find_element(By.ID, "add-latitude").send_keys("44.3955")
+    d.find_element(By.ID, "add-longitude").send_keys("-122.1404")
+    r.click(d.find_element(By.CSS_SELECTOR, "#add-stop button[type=submit]"))
+    WebDriverWait(d, 20).until(lambda d: "Added stop 4" in d.find_element(By.ID, "add-status").text)
+    WebDriverWait(d, 20).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#stop-list li")) == 4)
+    if d.find_element(By.TAG_NAME, "html") != page:
+        r.fail("adding a stop reloaded the page")
+    if len(d.find_elements(By.CSS_SELECTOR, "#tour-map .tp-stop-label")) != 4:
+        r.fail("the new stop has no marker")
+    if d.execute_script("return document.getElementById('tour-map')._leaflet_id") != zoom:
+        r.fail("the map was made again")
+    d.execute_script("document.getElementById('map-heading').scrollIntoView({block: 'start'})")
+    d.save_screenshot(os.path.join(r.shots, "map-stop-added-in-place.png"))
+    r.check_page("stop-added-in-place")
+
+
 def main():
     base, shots, photo = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3]
     user, password = sys.argv[4].split(":", 1)
@@ -107,6 +164,7 @@ def main():
             r.fail("the editor does not say the tour was made: %r" % r.text()[:300])
         draft = re.sub(r"[?#].*$", "", d.current_url[len(base):])
         result["draft"] = draft
+        check_map(r, d)
 
         # Stop 1: its photo came from media/; a description typed and a photo chosen at once.
         d.get(base + draft + "/stops/1")

@@ -82,6 +82,12 @@ class Ranger:
         element.click()
         self.wait_reload(old)
 
+    def click(self, element):
+        """A click on an element that changes the page in place (no navigation)."""
+        self.driver.execute_script("document.documentElement.style.scrollBehavior = 'auto';"
+                                   " arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", element)
+        element.click()
+
     def crashed(self, error):
         """A step that raised: a failure naming the page it was on, with a screenshot of it."""
         self.fail("%s: %s (at %s)" % (type(error).__name__, error, self.driver.current_url))
@@ -271,7 +277,8 @@ def main():
             if d.switch_to.active_element.get_attribute("id") != "add-name":
                 r.fail("after a click on the map the name field does not have the focus")
             d.find_element(By.ID, "add-name").send_keys(name)
-            r.submit(d.find_element(By.CSS_SELECTOR, "#add-stop button"))
+            # Added in place (no reload): the map keeps its view; the list grows.
+            r.click(d.find_element(By.CSS_SELECTOR, "#add-stop button"))
             r.wait_for("#stop-%d" % n)
         markers = d.find_elements(By.CSS_SELECTOR, ".tp-stop-label")
         if len(markers) != 3:
@@ -334,9 +341,8 @@ def main():
         name_field = d.find_element(By.ID, "add-name")
         name_field.send_keys("Santiam Pass")
         name_field.send_keys(Keys.TAB, "44°25'29\"N", Keys.TAB, "121°51'06\"W")
-        old = d.find_element(By.TAG_NAME, "html")
         d.switch_to.active_element.send_keys(Keys.ENTER)
-        r.wait_reload(old)
+        r.wait_for("#stop-4")
         names = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#stop-list li a")]
         if names[-1:] != ["Santiam Pass"]:
             r.fail("the keyboard-added stop is missing: %s" % names)

@@ -160,7 +160,9 @@ public struct PanelController: Sendable {
             }
         }
         guarded.post("/drafts/:site/:tour/stops") { request, context in
-            await draftRoute(request, context) { try await addStop($0, $1, request: request) }
+            await draftRoute(request, context, json: Self.wantsJSON(request)) {
+                try await addStop($0, $1, request: request)
+            }
         }
         guarded.post("/drafts/:site/:tour/order") { request, context in
             await draftRoute(request, context) { try await reorder($0, $1, request: request) }

@@ -294,6 +294,12 @@ extension PanelController {
                 "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude),
             ]
         }
+        if frame == nil, let view = try await siteView(key.site, excluding: key) {
+            values["view"] = [
+                "south": Self.degrees(view.southwest.latitude), "west": Self.degrees(view.southwest.longitude),
+                "north": Self.degrees(view.northeast.latitude), "east": Self.degrees(view.northeast.longitude),
+            ]
+        }
         if let notice = await notice(visitor, request) { values["notice"] = notice }
         if request.uri.queryParameters.get("refused") != nil,
             let problem = try? await sessions.takeProblem(id: visitor.session.id)
@@ -476,11 +482,32 @@ extension PanelController {
     func addStop(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
         let form = try await PanelForm.read(request)
         let coordinate = try Self.coordinate(form)
-        let number = try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
+        let saved = try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
             draft throws(PanelError) in
             let name = form.text("name").isEmpty ? "Stop \(draft.stops.count + 1)" : form.text("name")
             draft.stops.append(TourDraft.Stop(slug: draft.newStopSlug(for: name), name: name, coordinate: coordinate))
-        }.draft.stops.count
+        }
+        let number = saved.draft.stops.count
+        if Self.wantsJSON(request) {
+            // The page's script adds the marker and redraws the list: the map keeps its place and zoom.
+            let stop = saved.draft.stops[number - 1]
+            return Self.jsonMessage(
+                .created, "Added stop \(number), \(stop.name).",
+                extra: [
+                    JSONMember("revision", .string(saved.revision)),
+                    JSONMember(
+                        "stop",
+                        .object([
+                            JSONMember("n", .number(JSONNumber(Int64(number)))),
+                            JSONMember("name", .string(stop.name)),
+                            JSONMember("lat", .number(JSONNumber(coordinate.latitude))),
+                            JSONMember("lon", .number(JSONNumber(coordinate.longitude))),
+                            JSONMember("action", .string("\(key.path)/stops/\(number)/move")),
+                            JSONMember("rev", .string(drafts.stopRevision(key, draft: saved.draft, index: number - 1))),
+                            JSONMember("link", .string("\(key.path)/stops/\(number)")),
+                        ])),
+                ])
+        }
         return await redirect(visitor, to: key.path, saying: "Added stop \(number).", fragment: "#stop-\(number)")
     }
 

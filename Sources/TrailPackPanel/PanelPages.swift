@@ -169,13 +169,20 @@ enum PanelPages {
         <div class="col-lg-7">
         <section aria-labelledby="map-heading">
         <h2 id="map-heading" class="h4">Map</h2>
-        <p id="map-help" class="small">Click the map to place a new stop (then name it below and press Add). Drag a marker to move a stop. The base map: {{#tileURL}}tiles from {{tileAttribution}}{{/tileURL}}{{^tileURL}}{{#ownMap}}the tour's own offline map (zoom {{minZoom}}–{{maxZoom}}){{/ownMap}}{{^ownMap}}a coordinate grid (no tiles are configured, and the tour has no offline raster map){{/ownMap}}{{/tileURL}}.</p>
-        <div class="tp-map" id="tour-map" data-tp-map data-editor role="region" aria-label="Map of the tour's stops" aria-describedby="map-help"
+        <noscript><p class="small">The map needs JavaScript, which this browser does not run for the panel: add each
+        stop by typing its latitude and longitude under "Add a stop".</p></noscript>
+        <p id="map-help" class="small" data-js-only hidden>Click the map to place a new stop (then name it below and
+        press Add). Drag a marker to move a stop. With the keyboard: Tab to the map and move it with the arrow keys,
+        zoom with + and −; Tab to a stop's marker, move it with the arrow keys (with Shift in small steps), then
+        Enter saves the new place and Escape puts it back. The base map: {{#tileURL}}tiles from {{tileAttribution}}{{/tileURL}}{{^tileURL}}{{#ownMap}}the tour's own offline map (zoom {{minZoom}}–{{maxZoom}}){{/ownMap}}{{^ownMap}}a coordinate grid (no tiles are configured, and the tour has no offline raster map){{/ownMap}}{{/tileURL}}.</p>
+        <div class="tp-map" id="tour-map" data-tp-map data-editor role="region" aria-label="Map of the tour's stops" aria-describedby="map-help" hidden
              data-tile-url="{{tileURL}}" data-tile-attribution="{{tileAttribution}}" data-stops="{{mapStops}}" data-csrf="{{csrf}}" data-revision="{{revision}}"
              {{#ownMap}}data-own-tiles="{{url}}" data-own-min-zoom="{{minZoom}}" data-own-max-zoom="{{maxZoom}}" data-own-bounds="{{south}},{{west}},{{north}},{{east}}"{{/ownMap}}
-             {{#frame}}data-south="{{south}}" data-west="{{west}}" data-north="{{north}}" data-east="{{east}}"{{/frame}}></div>
+             {{#frame}}data-south="{{south}}" data-west="{{west}}" data-north="{{north}}" data-east="{{east}}"{{/frame}}
+             {{#view}}data-view-south="{{south}}" data-view-west="{{west}}" data-view-north="{{north}}" data-view-east="{{east}}"{{/view}}></div>
         <p class="mt-2 mb-0"><button type="button" class="btn btn-sm btn-outline-secondary" id="draw-frame" hidden>Draw the map frame</button>
         <span class="small ms-2" id="draw-frame-status" role="status"></span></p>
+        <div class="mt-2" id="move-bar" role="status" aria-live="polite"></div>
         </section>
         <section aria-labelledby="add-heading" class="mt-3">
         <h2 id="add-heading" class="h5">Add a stop</h2>
@@ -185,12 +192,13 @@ enum PanelPages {
         <div class="col-md-4"><label class="form-label" for="add-latitude">Latitude</label><input class="form-control" id="add-latitude" name="latitude" required aria-describedby="coord-help"></div>
         <div class="col-md-4"><label class="form-label" for="add-longitude">Longitude</label><input class="form-control" id="add-longitude" name="longitude" required aria-describedby="coord-help"></div>
         <div class="col-12 form-text" id="coord-help">Decimal degrees (44.4123, -122.1510) or degrees, minutes and seconds (44°24'44"N, 122°09'04"W), as a GPS or a map site shows them.</div>
-        <div class="col-12"><button class="btn btn-primary" type="submit">Add the stop</button></div>
+        <div class="col-12"><button class="btn btn-primary" type="submit">Add the stop</button> <span class="ms-2 small"
+        id="add-status" role="status" aria-live="polite"></span></div>
         </form>
         </section>
         </div>
         <div class="col-lg-5">
-        <section aria-labelledby="stops-heading">
+        <section aria-labelledby="stops-heading" id="stops-section">
         <h2 id="stops-heading" class="h4">Stops, in order</h2>
         {{#hasStops}}
         <p class="small" id="order-help">Change the order with the Up and Down buttons, or drag a stop in the list.</p>

@@ -117,3 +117,34 @@ extension PanelController {
         )
     }
 }
+
+extension PanelController {
+    /// Where a new tour's map opens when it has no stops and no frame yet: around the site's released
+    /// tours (their map frames), else around the stops of the site's other drafts; nil when the site
+    /// has neither (the map then opens on the whole region it knows nothing of, and says so).
+    func siteView(_ site: String, excluding key: DraftStore.Key) async throws -> Bounds? {
+        var corners: [Coordinate] = []
+        if let page = try? await server.catalog.packages(site: site, limit: 20, after: nil) {
+            for package in page.packages {
+                guard
+                    let stored = try await server.catalog.version(
+                        package: package.id, version: package.version, releasedOnly: true),
+                    let manifest = ManifestReader.read(Array(stored.manifest.utf8)).manifest
+                else { continue }
+                corners += [manifest.bounds.southwest, manifest.bounds.northeast]
+            }
+        }
+        if corners.isEmpty {
+            let store = drafts
+            corners = try await server.blocking {
+                var found: [Coordinate] = []
+                for other in store.list(sites: [site]).prefix(20) where other.key != key {
+                    guard let draft = try? TourDraft.read(folder: store.folder(other.key)) else { continue }
+                    found += draft.stops.compactMap(\.coordinate)
+                }
+                return found
+            }
+        }
+        return Bounds.enclosing(corners, margin: 0.02)
+    }
+}

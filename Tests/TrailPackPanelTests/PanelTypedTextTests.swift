@@ -240,6 +240,39 @@ struct PanelTypedTextTests {
         }
     }
 
+    @Test(
+        "the map opens where the site's tours are: a new tour without stops opens around the site's other drafts; a stop added by the page's script answers JSON with its marker"
+    )
+    func mapStartsAtTheSite() async throws {
+        try await PanelDraftTests.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let lonely = try await PanelFlow.createDraft(client, ranger, name: "Nowhere Yet")
+            var html = try await PanelFlow.get(client, ranger, lonely).1
+            #expect(!html.contains("data-view-south"), "no tour of the site has a stop yet")
+            _ = try await PanelFlow.draftWithStop(client, ranger, name: "Somewhere", stop: "Trailhead")
+            html = try await PanelFlow.get(client, ranger, lonely).1
+            #expect(html.contains("data-view-south=\"44.380000\"") && html.contains("data-view-east=\"-122.080000\""))
+            #expect(html.contains("<noscript>") && html.contains("id=\"tour-map\""))
+            // Adding a stop from the page's script: JSON with what the map needs, no page.
+            var headers = ranger.form
+            headers[.accept] = "application/json"
+            let (status, body) = try await client.execute(
+                uri: lonely + "/stops", method: .post, headers: headers,
+                body: ByteBuffer(
+                    string: PanelFlow.encode([
+                        ("_csrf", ranger.csrf), ("revision", try PanelFlow.revision(html)), ("name", "Lake"),
+                        ("latitude", "44.41"), ("longitude", "-122.2"),
+                    ]))
+            ) { ($0.status, String(buffer: $0.body)) }
+            #expect(status == .created, "\(body)")
+            let answer = try JSON.parse(body)
+            #expect(answer["stop"]?["n"] == .number(JSONNumber(Int64(1))) && answer["stop"]?["name"]?.string == "Lake")
+            #expect(answer["stop"]?["rev"]?.string?.count == 16 && answer["revision"]?.string != nil)
+            html = try await PanelFlow.get(client, ranger, lonely).1
+            #expect(!html.contains("data-view-south"), "its own stop frames it now")
+        }
+    }
+
     static func unescaped(_ html: String) -> String {
         html.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
             .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
