@@ -12,7 +12,10 @@ after signing in a page shows what was typed with a button that saves it. Every 
 GET (303 after each form: no "Confirm Form Resubmission"). axe-core runs on every page, the browser
 console must stay clean, and a screenshot of each page goes to SHOTS.
 
-usage: panel-typed-text.py BASE SHOTS PHOTO USER:PASSWORD
+First an administrator, in the browser, adds the site and the ranger (a first password, the site to
+make tours for); the ranger then signs in with that password.
+
+usage: panel-typed-text.py BASE SHOTS PHOTO ADMIN:PASSWORD USER:PASSWORD
 prints one JSON line: {"draft": "/drafts/SITE/TOUR", "description": the text saved last};
 exit 1 with the failures on stderr.
 """
@@ -25,7 +28,7 @@ import zipfile
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from importlib import import_module
@@ -130,7 +133,8 @@ def check_map(r, d):
 
 def main():
     base, shots, photo = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3]
-    user, password = sys.argv[4].split(":", 1)
+    admin, admin_password = sys.argv[4].split(":", 1)
+    user, password = sys.argv[5].split(":", 1)
     os.makedirs(shots, exist_ok=True)
     r = walk.Ranger(base, shots)
     d = r.driver
@@ -143,6 +147,25 @@ def main():
             z.writestr("stops.csv", SHEET)
             z.write(photo, "media/trailhead.png")
             z.write(photo, "media/more/lake.png")
+        # The administrator adds the site and the ranger, in the browser.
+        walk.sign_in(r, base, admin, admin_password)
+        d.get(base + "/admin")
+        r.wait_for("#add-site")
+        r.check_page("admin")
+        d.find_element(By.ID, "new-site-id").send_keys("willamette-sweet-home")
+        d.find_element(By.ID, "new-site-name").send_keys("Sweet Home Ranger District")
+        r.submit(d.find_element(By.ID, "add-site-button"))
+        if "Added the site Sweet Home Ranger District" not in r.text():
+            r.fail("the site was not added: %r" % r.text()[:300])
+        d.find_element(By.ID, "new-user").send_keys(user)
+        Select(d.find_element(By.ID, "new-role")).select_by_value("publisher")
+        Select(d.find_element(By.ID, "new-user-site")).select_by_value("willamette-sweet-home")
+        d.find_element(By.ID, "new-password").send_keys(password)
+        d.find_element(By.ID, "new-password2").send_keys(password)
+        r.submit(d.find_element(By.ID, "add-person-button"))
+        if "Added %s as publisher" % user not in r.text() or "They can sign in now" not in r.text():
+            r.fail("the ranger was not added: %r" % r.text()[:300])
+        r.check_page("admin-added-ranger")
         walk.sign_in(r, base, user, password)
         r.wait_for("#import-file")
         d.find_element(By.ID, "import-file").send_keys(sheet_zip)

@@ -65,7 +65,7 @@ extension SQLiteCatalog {
                 sql: "UPDATE token SET revokedAt = ? WHERE userName = ? AND revokedAt IS NULL", arguments: [now, name])
             try db.execute(sql: "DELETE FROM siteGrant WHERE userName = ?", arguments: [name])
             try Self.audit(
-                db, actor: "admin-cli", action: .userRemove, id: nil, version: nil, sha256: nil,
+                db, actor: Catalog.auditActor, action: .userRemove, id: nil, version: nil, sha256: nil,
                 detail: "\(name); tokens revoked, grants dropped")
         }
     }
@@ -75,7 +75,7 @@ extension SQLiteCatalog {
             try Self.requireUser(db, name)
             try db.execute(sql: "UPDATE user SET role = ? WHERE name = ?", arguments: [role.rawValue, name])
             try Self.audit(
-                db, actor: "admin-cli", action: .userRole, id: nil, version: nil, sha256: nil,
+                db, actor: Catalog.auditActor, action: .userRole, id: nil, version: nil, sha256: nil,
                 detail: "\(name) is now \(role.rawValue)")
         }
     }
@@ -99,7 +99,7 @@ extension SQLiteCatalog {
                 guard current == nil else { throw CatalogError.siteExists(id) }
                 try db.execute(sql: "INSERT INTO site (id, name, adminNamed) VALUES (?, '', 0)", arguments: [id])
                 try Self.audit(
-                    db, actor: "admin-cli", action: .siteAdd, id: nil, version: nil, sha256: nil,
+                    db, actor: Catalog.auditActor, action: .siteAdd, id: nil, version: nil, sha256: nil,
                     detail: "\(id) (named by its first release)")
                 return
             }
@@ -111,7 +111,8 @@ extension SQLiteCatalog {
                     "INSERT INTO site (id, name, adminNamed) VALUES (?, ?, 1) ON CONFLICT(id) DO UPDATE SET name = excluded.name, adminNamed = 1",
                 arguments: [id, name])
             try Self.audit(
-                db, actor: "admin-cli", action: .siteAdd, id: nil, version: nil, sha256: nil, detail: "\(id): \(name)")
+                db, actor: Catalog.auditActor, action: .siteAdd, id: nil, version: nil, sha256: nil,
+                detail: "\(id): \(name)")
         }
     }
 
@@ -120,7 +121,7 @@ extension SQLiteCatalog {
             try db.execute(sql: "UPDATE site SET name = ?, adminNamed = 1 WHERE id = ?", arguments: [name, id])
             guard db.changesCount > 0 else { throw CatalogError.noSuchSite(id) }
             try Self.audit(
-                db, actor: "admin-cli", action: .siteRename, id: nil, version: nil, sha256: nil,
+                db, actor: Catalog.auditActor, action: .siteRename, id: nil, version: nil, sha256: nil,
                 detail: "\(id): \(name)")
         }
     }
@@ -140,7 +141,7 @@ extension SQLiteCatalog {
                 sql: "INSERT OR IGNORE INTO siteGrant (userName, siteID, at) VALUES (?, ?, ?)",
                 arguments: [user, site, Self.now()])
             try Self.audit(
-                db, actor: "admin-cli", action: .grant, id: nil, version: nil, sha256: nil,
+                db, actor: Catalog.auditActor, action: .grant, id: nil, version: nil, sha256: nil,
                 detail: "\(user) may publish to \(site)")
         }
     }
@@ -152,7 +153,7 @@ extension SQLiteCatalog {
             let changed = db.changesCount > 0
             if changed {
                 try Self.audit(
-                    db, actor: "admin-cli", action: .grantRevoke, id: nil, version: nil, sha256: nil,
+                    db, actor: Catalog.auditActor, action: .grantRevoke, id: nil, version: nil, sha256: nil,
                     detail: "\(user) may no longer publish to \(site)")
             }
             return changed
@@ -176,7 +177,7 @@ extension SQLiteCatalog {
             try Self.requireUser(db, name)
             try db.execute(sql: "UPDATE user SET passwordHash = ? WHERE name = ?", arguments: [hash, name])
             try Self.audit(
-                db, actor: "admin-cli", action: .userPassword, id: nil, version: nil, sha256: nil,
+                db, actor: Catalog.auditActor, action: .userPassword, id: nil, version: nil, sha256: nil,
                 detail: "panel password set for \(name)")
         }
     }

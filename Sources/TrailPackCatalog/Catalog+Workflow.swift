@@ -18,7 +18,7 @@ extension SQLiteCatalog {
                 sql: "INSERT INTO user (name, role, publicKey, createdAt) VALUES (?, ?, ?, ?)",
                 arguments: [name, role.rawValue, publicKey, Self.now()])
             try Self.audit(
-                db, actor: "admin-cli", action: .userAdd, id: nil, version: nil, sha256: nil,
+                db, actor: Catalog.auditActor, action: .userAdd, id: nil, version: nil, sha256: nil,
                 detail: "\(name) as \(role.rawValue)")
         }
     }
@@ -52,7 +52,7 @@ extension SQLiteCatalog {
                 sql: "INSERT INTO token (id, userName, hash, createdAt) VALUES (?, ?, ?, ?)",
                 arguments: [id, user, Data(SHA256.hash(Array(secret.utf8)).bytes), Self.now()])
             try Self.audit(
-                db, actor: "admin-cli", action: .tokenIssue, id: nil, version: nil, sha256: nil,
+                db, actor: Catalog.auditActor, action: .tokenIssue, id: nil, version: nil, sha256: nil,
                 detail: "token \(id) for \(user)")
         }
         return IssuedToken(id: id, token: "tp_\(id)_\(secret)")
@@ -65,7 +65,7 @@ extension SQLiteCatalog {
             let changed = db.changesCount > 0
             if changed {
                 try Self.audit(
-                    db, actor: "admin-cli", action: .tokenRevoke, id: nil, version: nil, sha256: nil,
+                    db, actor: Catalog.auditActor, action: .tokenRevoke, id: nil, version: nil, sha256: nil,
                     detail: "token \(id)")
             }
             return changed

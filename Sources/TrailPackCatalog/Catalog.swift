@@ -65,7 +65,11 @@ public final class SQLiteCatalog: CatalogStore {
 
     /// Writes in one transaction, on GRDB's writer connection.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await admitted { try await self.pool.write(body) }
+        // GRDB runs `body` on its own thread: who is acting is carried over to it.
+        let actor = Catalog.auditActor
+        return try await admitted {
+            try await self.pool.write { db in try Catalog.$auditActor.withValue(actor) { try body(db) } }
+        }
     }
 
     private func admitted<T>(_ body: () async throws -> T) async throws -> T {

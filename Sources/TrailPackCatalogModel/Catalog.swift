@@ -3,6 +3,10 @@
 /// audit log) and the ``CatalogStore`` protocol. The server, the panel and the command line see
 /// these only; SQLite (`TrailPackCatalog`) and PostgreSQL (`TrailPackCatalogPostgres`) are stores.
 public enum Catalog {
+    /// Who the audit log names for an administration change (users, passwords, tokens, sites,
+    /// grants): `admin-cli` for `trailpack admin`, `NAME (panel)` for an admin in the control panel,
+    /// bound around the catalog call with `Catalog.$auditActor.withValue(…)`.
+    @TaskLocal public static var auditActor = "admin-cli"
     /// What the audit log says of a version released without a malware scan.
     public static let notScannedDetail = "not scanned (operator's choice: --no-malware-scan)"
 

@@ -67,7 +67,7 @@ extension PostgresCatalog {
                 """)
             guard added > 0 else { throw CatalogError.userExists(name) }
             tx.audit(
-                actor: "admin-cli", action: .userAdd, id: nil, version: nil, sha256: nil,
+                actor: Catalog.auditActor, action: .userAdd, id: nil, version: nil, sha256: nil,
                 detail: "\(name) as \(role.rawValue)")
         }
     }
@@ -99,7 +99,7 @@ extension PostgresCatalog {
             try await tx.execute("UPDATE token SET revokedAt = \(now) WHERE userName = \(name) AND revokedAt IS NULL")
             try await tx.execute("DELETE FROM siteGrant WHERE userName = \(name)")
             tx.audit(
-                actor: "admin-cli", action: .userRemove, id: nil, version: nil, sha256: nil,
+                actor: Catalog.auditActor, action: .userRemove, id: nil, version: nil, sha256: nil,
                 detail: "\(name); tokens revoked, grants dropped")
         }
     }
@@ -109,7 +109,7 @@ extension PostgresCatalog {
             try await Self.requireUser(tx, name)
             try await tx.execute("UPDATE users SET role = \(role.rawValue) WHERE name = \(name)")
             tx.audit(
-                actor: "admin-cli", action: .userRole, id: nil, version: nil, sha256: nil,
+                actor: Catalog.auditActor, action: .userRole, id: nil, version: nil, sha256: nil,
                 detail: "\(name) is now \(role.rawValue)")
         }
     }
@@ -119,7 +119,7 @@ extension PostgresCatalog {
             try await Self.requireUser(tx, name)
             try await tx.execute("UPDATE users SET passwordHash = \(hash) WHERE name = \(name)")
             tx.audit(
-                actor: "admin-cli", action: .userPassword, id: nil, version: nil, sha256: nil,
+                actor: Catalog.auditActor, action: .userPassword, id: nil, version: nil, sha256: nil,
                 detail: "panel password set for \(name)")
         }
     }
@@ -150,7 +150,7 @@ extension PostgresCatalog {
                 "INSERT INTO token (id, userName, hash, createdAt) VALUES (\(id), \(user), \(hash), \(Catalog.timestamp()))"
             )
             tx.audit(
-                actor: "admin-cli", action: .tokenIssue, id: nil, version: nil, sha256: nil,
+                actor: Catalog.auditActor, action: .tokenIssue, id: nil, version: nil, sha256: nil,
                 detail: "token \(id) for \(user)")
         }
         return Catalog.IssuedToken(id: id, token: "tp_\(id)_\(secret)")
@@ -165,7 +165,8 @@ extension PostgresCatalog {
                     """) > 0
             if changed {
                 tx.audit(
-                    actor: "admin-cli", action: .tokenRevoke, id: nil, version: nil, sha256: nil, detail: "token \(id)")
+                    actor: Catalog.auditActor, action: .tokenRevoke, id: nil, version: nil, sha256: nil,
+                    detail: "token \(id)")
             }
             return changed
         }
@@ -208,7 +209,7 @@ extension PostgresCatalog {
                 )
                 guard added > 0 else { throw CatalogError.siteExists(id) }
                 tx.audit(
-                    actor: "admin-cli", action: .siteAdd, id: nil, version: nil, sha256: nil,
+                    actor: Catalog.auditActor, action: .siteAdd, id: nil, version: nil, sha256: nil,
                     detail: "\(id) (named by its first release)")
                 return
             }
@@ -220,7 +221,9 @@ extension PostgresCatalog {
                 RETURNING 1
                 """)
             guard named > 0 else { throw CatalogError.siteExists(id) }
-            tx.audit(actor: "admin-cli", action: .siteAdd, id: nil, version: nil, sha256: nil, detail: "\(id): \(name)")
+            tx.audit(
+                actor: Catalog.auditActor, action: .siteAdd, id: nil, version: nil, sha256: nil,
+                detail: "\(id): \(name)")
         }
     }
 
@@ -230,7 +233,8 @@ extension PostgresCatalog {
                 "UPDATE site SET name = \(name), adminNamed = TRUE WHERE id = \(id) RETURNING 1")
             guard changed > 0 else { throw CatalogError.noSuchSite(id) }
             tx.audit(
-                actor: "admin-cli", action: .siteRename, id: nil, version: nil, sha256: nil, detail: "\(id): \(name)")
+                actor: Catalog.auditActor, action: .siteRename, id: nil, version: nil, sha256: nil,
+                detail: "\(id): \(name)")
         }
     }
 
@@ -248,7 +252,7 @@ extension PostgresCatalog {
                 ON CONFLICT (userName, siteID) DO NOTHING
                 """)
             tx.audit(
-                actor: "admin-cli", action: .grant, id: nil, version: nil, sha256: nil,
+                actor: Catalog.auditActor, action: .grant, id: nil, version: nil, sha256: nil,
                 detail: "\(user) may publish to \(site)")
         }
     }
@@ -260,7 +264,7 @@ extension PostgresCatalog {
                     "DELETE FROM siteGrant WHERE userName = \(user) AND siteID = \(site) RETURNING 1") > 0
             if changed {
                 tx.audit(
-                    actor: "admin-cli", action: .grantRevoke, id: nil, version: nil, sha256: nil,
+                    actor: Catalog.auditActor, action: .grantRevoke, id: nil, version: nil, sha256: nil,
                     detail: "\(user) may no longer publish to \(site)")
             }
             return changed

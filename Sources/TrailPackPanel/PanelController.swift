@@ -198,6 +198,7 @@ public struct PanelController: Sendable {
         addReviewRoutes(panel: panel, guarded: guarded)
         addLanguageRoutes(guarded: guarded, panel: panel)
         addMapRoutes(panel: panel)
+        addAdminRoutes(panel: panel, guarded: guarded)
     }
 
     // MARK: signing in
@@ -465,6 +466,7 @@ public struct PanelController: Sendable {
                 [
                     "name": visitor.user.name, "role": visitor.user.role.rawValue,
                     "reviewCount": visitor.reviewCount > 0 ? visitor.reviewCount : false,
+                    "isAdmin": visitor.user.role == .admin,
                 ] as [String: Any]
             object["csrf"] = visitor.session.csrfToken
         }

@@ -84,7 +84,7 @@ extension PanelController {
             throw PanelError(
                 status: .forbidden,
                 message:
-                    "'\(visitor.user.name)' may not edit the tours of site '\(site)'; an admin grants it with 'trailpack admin grant \(visitor.user.name) \(site)'"
+                    "You do not make tours for the site '\(site)' yet: ask an administrator to add it for you (on their People and sites page)."
             )
         }
     }

@@ -23,6 +23,7 @@ enum PanelPages {
         <a class="navbar-brand" href="/">TrailPack control panel</a>
         {{#user}}
         <a class="btn btn-outline-light btn-sm ms-auto me-2" href="/reviews">Reviews{{#reviewCount}} <span class="badge text-bg-warning" aria-label="{{reviewCount}} waiting">{{reviewCount}}</span>{{/reviewCount}}</a>
+        {{#isAdmin}}<a class="btn btn-outline-light btn-sm me-2" href="/admin">People and sites</a>{{/isAdmin}}
         <form method="post" action="/logout" class="d-flex align-items-center gap-2 mb-0">
         <span class="text-light small">Signed in as {{name}} ({{role}})</span>
         <input type="hidden" name="_csrf" value="{{csrf}}">
@@ -131,7 +132,8 @@ enum PanelPages {
         <div class="col-12"><button class="btn btn-primary" type="submit">Create the tour</button></div>
         </form>
         {{/hasSites}}
-        {{^hasSites}}<p>You may not edit any site's tours yet: ask an administrator to run <code>trailpack admin grant YOUR-NAME SITE</code>.</p>{{/hasSites}}
+        {{^hasSites}}<p>You do not make tours for any site yet: ask an administrator to give you your site (they do it on
+        their People and sites page).</p>{{/hasSites}}
         </section>
         {{#hasSites}}
         <section aria-labelledby="import-heading" class="mb-4">
@@ -633,6 +635,114 @@ enum PanelPages {
         {{/layout}}
         """#
 
+    static let admin = #"""
+        {{<layout}}
+        {{$content}}
+        {{#notice}}<div class="alert alert-success" role="status">{{notice}}</div>{{/notice}}
+        {{#issued}}<div class="alert alert-warning" role="status" id="issued-token"><p class="mb-1">A new token for
+        {{user}}. Copy it now: it is shown this once and never again (the server keeps only a fingerprint of
+        it).</p><p class="mb-0"><code id="token-value">{{token}}</code></p></div>{{/issued}}
+        <section aria-labelledby="people-heading" class="mb-4">
+        <h2 id="people-heading" class="h4">People</h2>
+        <div class="table-responsive"><table class="table table-sm align-top">
+        <caption class="visually-hidden">Everyone who can sign in, with their role, sites and tokens</caption>
+        <thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Makes tours for</th><th
+        scope="col">New password</th><th scope="col">Tokens for programs</th><th scope="col">Sign out or
+        remove</th></tr></thead>
+        <tbody>
+        {{#people}}<tr id="person-{{name}}">
+        <th scope="row">{{name}}{{#signingKey}}<div class="small fw-normal">signs approvals with a
+        key</div>{{/signingKey}}</th>
+        <td><form method="post" action="/admin/users/{{slug}}/role" class="d-flex gap-1"><input type="hidden"
+        name="_csrf" value="{{csrf}}"><select class="form-select form-select-sm" id="role-{{name}}" name="role" aria-label="Role of {{name}}">{{#roles}}<option
+        value="{{value}}" {{#selected}}selected{{/selected}}>{{label}}</option>{{/roles}}</select><button
+        class="btn btn-sm btn-outline-secondary" type="submit">Change</button></form></td>
+        <td>{{#grants}}<form method="post" action="/admin/grants/remove" class="d-flex gap-1 mb-1"><input
+        type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="user" value="{{user}}"><input
+        type="hidden" name="site" value="{{site}}"><span>{{site}}</span><button class="btn btn-sm btn-link p-0 ms-1"
+        type="submit" aria-label="Stop {{user}} making tours for {{site}}">take back</button></form>{{/grants}}
+        {{^hasGrants}}{{#isPublisher}}<span class="small">no site yet</span>{{/isPublisher}}{{/hasGrants}}</td>
+        <td><form method="post" action="/admin/users/{{slug}}/password"><input type="hidden" name="_csrf"
+        value="{{csrf}}"><input
+        class="form-control form-control-sm mb-1" type="password" id="password-{{name}}" name="password" aria-label="New password for {{name}}"
+        autocomplete="new-password" minlength="10" placeholder="new password"><input class="form-control form-control-sm mb-1" type="password"
+        id="password2-{{name}}" name="password2" aria-label="The new password for {{name}} again" autocomplete="new-password" placeholder="the same again"><button
+        class="btn btn-sm btn-outline-secondary" type="submit">Set</button></form></td>
+        <td>{{#tokens}}<form method="post" action="/admin/tokens/{{id}}/revoke" class="mb-1"><input type="hidden"
+        name="_csrf" value="{{csrf}}"><span class="small">{{id}} ({{created}})</span> <button class="btn btn-sm
+        btn-link p-0" type="submit" aria-label="Revoke token {{id}}">revoke</button></form>{{/tokens}}<form
+        method="post" action="/admin/tokens"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden"
+        name="user" value="{{name}}"><button class="btn btn-sm btn-outline-secondary" type="submit"
+        aria-label="Issue a token for {{name}}">Issue a token</button></form></td>
+        <td><form method="post" action="/admin/users/{{slug}}/sessions" class="mb-1"><input type="hidden"
+        name="_csrf" value="{{csrf}}"><button class="btn btn-sm btn-outline-secondary" type="submit"
+        aria-label="Sign {{name}} out everywhere">Sign out everywhere</button></form>{{^isSelf}}<form method="post"
+        action="/admin/users/{{slug}}/remove" class="d-flex gap-1"><input type="hidden" name="_csrf"
+        value="{{csrf}}"><input class="form-control form-control-sm" id="confirm-{{name}}" name="confirm" aria-label="Type {{name}} to remove them"
+        placeholder="type {{name}}" autocomplete="off"><button class="btn btn-sm btn-outline-danger"
+        type="submit">Remove</button></form>{{/isSelf}}</td>
+        </tr>{{/people}}
+        </tbody></table></div>
+        </section>
+
+        <section aria-labelledby="add-person-heading" class="mb-4">
+        <h2 id="add-person-heading" class="h4">Add a person</h2>
+        <form method="post" action="/admin/users" class="row g-3" id="add-person">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <div class="col-md-4"><label class="form-label" for="new-user">Name they sign in with</label><input
+        class="form-control" id="new-user" name="name" required autocomplete="off" aria-describedby="new-user-help">
+        <div class="form-text" id="new-user-help">Letters, digits, dots and hyphens, such as jane.doe.</div></div>
+        <div class="col-md-4"><label class="form-label" for="new-role">Role</label><select class="form-select"
+        id="new-role" name="role">{{#roles}}<option value="{{value}}">{{label}}</option>{{/roles}}</select></div>
+        <div class="col-md-4"><label class="form-label" for="new-user-site">Makes tours for (publishers)</label><select
+        class="form-select" id="new-user-site" name="site"><option value="">(choose later)</option>{{#sites}}<option
+        value="{{id}}">{{name}} ({{id}})</option>{{/sites}}</select></div>
+        <div class="col-md-6"><label class="form-label" for="new-password">First password (at least 10
+        characters)</label><input class="form-control" type="password" id="new-password" name="password"
+        autocomplete="new-password"></div>
+        <div class="col-md-6"><label class="form-label" for="new-password2">The same again</label><input
+        class="form-control" type="password" id="new-password2" name="password2" autocomplete="new-password"></div>
+        <div class="col-12"><label class="form-label" for="new-key">Signing public key (reviewers who sign
+        approvals: paste their .pub file)</label><textarea class="form-control" id="new-key" name="publicKey"
+        rows="2"></textarea></div>
+        <div class="col-12"><button class="btn btn-primary" type="submit" id="add-person-button">Add the
+        person</button></div>
+        </form>
+        </section>
+
+        <section aria-labelledby="sites-heading" class="mb-4">
+        <h2 id="sites-heading" class="h4">Sites</h2>
+        {{#hasSites}}<ul class="list-unstyled">{{#sites}}<li class="mb-2" id="site-{{id}}"><form method="post"
+        action="/admin/sites/{{id}}/name" class="d-flex flex-wrap gap-2 align-items-center"><input type="hidden"
+        name="_csrf" value="{{csrf}}"><span class="fw-semibold">{{id}}</span><span class="small">({{packages}}
+        released tours)</span><input
+        class="form-control form-control-sm w-auto" id="site-name-{{id}}" name="name" aria-label="Name of {{id}}" value="{{name}}"><button
+        class="btn btn-sm btn-outline-secondary" type="submit">Rename</button></form></li>{{/sites}}</ul>{{/hasSites}}
+        <form method="post" action="/admin/sites" class="row g-2 align-items-end" id="add-site">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <div class="col-md-4"><label class="form-label" for="new-site-id">Short name</label><input class="form-control"
+        id="new-site-id" name="id" required aria-describedby="new-site-id-help"><div class="form-text"
+        id="new-site-id-help">Lowercase letters, digits and hyphens: willamette-sweet-home.</div></div>
+        <div class="col-md-5"><label class="form-label" for="new-site-name">Name visitors see</label><input
+        class="form-control" id="new-site-name" name="name"></div>
+        <div class="col-md-3"><button class="btn btn-primary" type="submit" id="add-site-button">Add the
+        site</button></div>
+        </form>
+        {{#hasSites}}<form method="post" action="/admin/grants" class="row g-2 align-items-end mt-3" id="add-grant">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <div class="col-md-4"><label class="form-label" for="grant-user">Publisher</label><select class="form-select"
+        id="grant-user" name="user">{{#publishers}}<option value="{{name}}">{{name}}</option>{{/publishers}}</select></div>
+        <div class="col-md-5"><label class="form-label" for="grant-site">Makes tours for</label><select
+        class="form-select" id="grant-site" name="site">{{#sites}}<option value="{{id}}">{{name}}
+        ({{id}})</option>{{/sites}}</select></div>
+        <div class="col-md-3"><button class="btn btn-outline-primary" type="submit">Let them make tours
+        there</button></div>
+        </form>{{/hasSites}}
+        </section>
+        {{/content}}
+        {{/layout}}
+        """#
+
     static let error = #"""
         {{<layout}}
         {{$content}}
@@ -875,8 +985,8 @@ enum PanelPages {
         var library = MustacheLibrary()
         for (name, text) in [
             ("layout", layout), ("findings", findings), ("login", login), ("home", home), ("editor", editor),
-            ("stop", stop), ("built", built), ("error", error), ("resume", resume), ("translate", translate),
-            ("translateRow", translateRow),
+            ("stop", stop), ("built", built), ("error", error), ("resume", resume), ("admin", admin),
+            ("translate", translate), ("translateRow", translateRow),
             ("reviews", reviews), ("review", review), ("history", history), ("columns", columns),
         ] {
             try library.register(MustacheTemplate(string: text), named: name)

@@ -106,7 +106,7 @@ extension PanelController {
             throw PanelError(
                 status: .unprocessableContent,
                 message:
-                    "the stored package of version \(version) cannot be read: its file is damaged; an admin runs 'trailpack admin scrub'"
+                    "the stored package of version \(version) cannot be read: its file is damaged. Tell an administrator: they can check and repair the stored files"
             )
         }
         let manifest = reader.manifest

@@ -1,0 +1,303 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TrailPackCatalogModel
+import TrailPackCore
+import TrailPackCrypto
+import TrailPackServer
+
+/// Administration in the browser, for admins: people (add with a role and a first password, change
+/// a role, set a new password, end their sessions, remove), sites (add, rename), which sites each
+/// publisher makes tours for, reviewers' signing keys (given when the reviewer is added), and API
+/// tokens (issued and shown once, revoked). Each change goes through the same catalog call as
+/// `trailpack admin`, is audited under the admin's name ("NAME (panel)"), and is a CSRF-checked form
+/// answered with a redirect, except a new token, whose page shows it the one time it can be seen.
+extension PanelController {
+    func addAdminRoutes(panel: RouterGroup<AppRequestContext>, guarded: RouterGroup<AppRequestContext>) {
+        panel.get("/admin") { request, context in
+            await signedIn(request, context) { visitor in
+                try requireAdmin(visitor)
+                return try await adminPage(visitor, request: request)
+            }
+        }
+        typealias Action = @Sendable (Visitor, PanelForm, AppRequestContext) async throws -> String
+        let actions: [(String, Action)] = [
+            ("/admin/users", { v, f, _ in try await self.addUser(v, f) }),
+            ("/admin/users/:user/role", { v, f, c in try await self.setRole(v, f, c) }),
+            ("/admin/users/:user/password", { v, f, c in try await self.setPassword(v, f, c) }),
+            ("/admin/users/:user/sessions", { v, _, c in try await self.endSessions(v, c) }),
+            ("/admin/users/:user/remove", { v, f, c in try await self.removeUser(v, f, c) }),
+            ("/admin/sites", { v, f, _ in try await self.addSite(v, f) }),
+            ("/admin/sites/:site/name", { v, f, c in try await self.renameSite(v, f, c) }),
+            ("/admin/grants", { v, f, _ in try await self.grant(v, f) }),
+            ("/admin/grants/remove", { v, f, _ in try await self.revokeGrant(v, f) }),
+            ("/admin/tokens/:token/revoke", { v, _, c in try await self.revokeToken(v, c) }),
+        ]
+        for (path, action) in actions {
+            guarded.post(RouterPath(path)) { request, context in
+                await signedIn(request, context) { visitor in
+                    try requireAdmin(visitor)
+                    let form = try await PanelForm.read(request)
+                    let said = try await Catalog.$auditActor.withValue("\(visitor.user.name) (panel)") {
+                        try await action(visitor, form, context)
+                    }
+                    return await redirect(visitor, to: "/admin", saying: said)
+                }
+            }
+        }
+        // A new token is shown on the page that answers the form: it is never stored where it could be read again.
+        guarded.post("/admin/tokens") { request, context in
+            await signedIn(request, context) { visitor in
+                try requireAdmin(visitor)
+                let form = try await PanelForm.read(request)
+                let user = try await existingUser(form.text("user"))
+                let issued = try await Catalog.$auditActor.withValue("\(visitor.user.name) (panel)") {
+                    try await server.catalog.issueToken(user: user.name)
+                }
+                return try await adminPage(
+                    visitor, request: request,
+                    issued: ["user": user.name, "token": issued.token, "id": issued.id])
+            }
+        }
+    }
+
+    func requireAdmin(_ visitor: Visitor) throws {
+        guard visitor.user.role == .admin else {
+            throw PanelError(
+                status: .forbidden,
+                message: "Only an administrator can manage people, sites and tokens. Ask one of them for the change.")
+        }
+    }
+
+    func adminPage(_ visitor: Visitor, request: Request, issued: [String: String]? = nil) async throws -> Response {
+        let catalog = server.catalog
+        let users = try await catalog.users()
+        // Every site (an admin may work on all), with its released tours counted where it has any.
+        let released = Dictionary(
+            try await catalog.sites().map { ($0.id, $0.packages) }, uniquingKeysWith: { first, _ in first })
+        let sites = try await catalog.workableSites(for: visitor.user).map {
+            (id: $0.id, name: $0.name, packages: released[$0.id] ?? 0)
+        }
+        let grants = try await catalog.grants()
+        let tokens = try await catalog.tokens().filter { $0.revokedAt == nil }
+        let roles = Catalog.Role.allCases.map(\.rawValue)
+        let people: [[String: Any]] = users.map { user in
+            let granted = grants.filter { $0.user == user.name }.map(\.site).sorted()
+            return [
+                "name": user.name, "role": Self.roleWords(user.role), "slug": Self.pathSegment(user.name),
+                "isSelf": user.name == visitor.user.name, "signingKey": user.publicKey != nil,
+                "isPublisher": user.role == .publisher,
+                "roles": roles.map {
+                    [
+                        "value": $0, "label": Self.roleWords(Catalog.Role(rawValue: $0)!),
+                        "selected": $0 == user.role.rawValue,
+                    ]
+                },
+                "grants": granted.map { ["site": $0, "user": user.name] }, "hasGrants": !granted.isEmpty,
+                "tokens": tokens.filter { $0.user == user.name }.map {
+                    ["id": $0.id, "created": PanelController.shortTime($0.createdAt)]
+                },
+            ]
+        }
+        var values: [String: Any] = [
+            "people": people,
+            "sites": sites.map { ["id": $0.id, "name": $0.name, "packages": $0.packages] },
+            "hasSites": !sites.isEmpty,
+            "publishers": users.filter { $0.role == .publisher }.map { ["name": $0.name] },
+            "roles": roles.map { ["value": $0, "label": Self.roleWords(Catalog.Role(rawValue: $0)!)] },
+        ]
+        if let issued { values["issued"] = issued }
+        if let notice = await notice(visitor, request) { values["notice"] = notice }
+        return try page("admin", title: "People, sites and tokens", visitor: visitor, values: values)
+    }
+
+    /// A role in the words the page uses.
+    static func roleWords(_ role: Catalog.Role) -> String {
+        switch role {
+        case .publisher: "publisher (makes tours)"
+        case .reviewer: "reviewer (approves versions)"
+        case .admin: "administrator"
+        }
+    }
+
+    // MARK: the changes (each returns what the page then says)
+
+    static func userName(_ text: String) throws -> String {
+        let name = text.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, name.count <= 64,
+            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+        else {
+            throw PanelError(
+                message:
+                    "A name is letters, digits, dots, hyphens and underscores (such as jane.doe), at most 64; '\(TerminalText.escaped(name))' is not one."
+            )
+        }
+        return name
+    }
+
+    func existingUser(_ text: String) async throws -> Catalog.User {
+        let name = try Self.userName(text)
+        guard let user = try await server.catalog.user(name: name) else {
+            throw PanelError(status: .notFound, message: "There is no one called '\(name)'.")
+        }
+        return user
+    }
+
+    func pathUser(_ context: AppRequestContext) async throws -> Catalog.User {
+        try await existingUser(try context.parameters.require("user"))
+    }
+
+    static func role(_ text: String) throws -> Catalog.Role {
+        guard let role = Catalog.Role(rawValue: text) else {
+            throw PanelError(message: "Choose a role: publisher, reviewer or administrator.")
+        }
+        return role
+    }
+
+    /// The scrypt hash of a new password given twice, checked as `trailpack admin user password` checks it.
+    func passwordHash(_ form: PanelForm) async throws -> String {
+        let password = form["password"] ?? "", again = form["password2"] ?? ""
+        guard password == again else {
+            throw PanelError(message: "The two passwords differ: type the same password in both fields.")
+        }
+        guard password.count >= 10 else {
+            throw PanelError(
+                message:
+                    "The password is \(password.count) characters long; it needs at least 10 (a short sentence is easy to remember)."
+            )
+        }
+        return try await server.blocking { try PasswordHash.make(password) }
+    }
+
+    func addUser(_ visitor: Visitor, _ form: PanelForm) async throws -> String {
+        let name = try Self.userName(form.text("name")), role = try Self.role(form.text("role"))
+        var key: String?
+        let pasted = form.text("publicKey").trimmingCharacters(in: .whitespacesAndNewlines)
+        if !pasted.isEmpty {
+            do { _ = try Minisign.PublicKey(fileText: pasted) } catch {
+                let secret = pasted.contains("secret key") || pasted.contains("RWRTY") || pasted.contains("RWQAAEIy")
+                throw PanelError(
+                    message: secret
+                        ? "That is a secret key: never give it to the server. Paste the public key (the .pub file) instead."
+                        : "That is not a signing public key: paste the whole .pub file that 'trailpack keygen' made.")
+            }
+            key = pasted + "\n"
+        }
+        let hash = (form["password"] ?? "").isEmpty ? nil : try await passwordHash(form)
+        do {
+            try await server.catalog.addUser(name: name, role: role, publicKey: key)
+        } catch let error as CatalogError where error.code == .userExists {
+            throw PanelError(
+                status: .conflict,
+                message:
+                    "There is already someone called \(name) (the names of people who were removed are not given again): choose another name."
+            )
+        }
+        if let hash { try await server.catalog.setPassword(name: name, hash: hash) }
+        let site = form.text("site")
+        if role == .publisher, !site.isEmpty {
+            try await server.catalog.grant(user: name, site: site)
+        }
+        return "Added \(name) as \(Self.roleWords(role))"
+            + (role == .publisher && !site.isEmpty ? ", making tours for \(site)" : "")
+            + (hash == nil ? ". Set a password below so they can sign in." : ". They can sign in now.")
+    }
+
+    func setRole(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {
+        let user = try await pathUser(context), role = try Self.role(form.text("role"))
+        guard user.name != visitor.user.name || role == .admin else {
+            throw PanelError(
+                message: "You cannot take the administrator role from yourself; ask another administrator.")
+        }
+        try await server.catalog.setRole(name: user.name, role: role)
+        return "\(user.name) is now \(Self.roleWords(role))."
+    }
+
+    func setPassword(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {
+        let user = try await pathUser(context)
+        let hash = try await passwordHash(form)
+        try await server.catalog.setPassword(name: user.name, hash: hash)
+        // Their sessions began with the old password: they end (this admin's own stays).
+        try await sessions.endAll(user: user.name, keeping: user.name == visitor.user.name ? visitor.session.id : nil)
+        return "A new password is set for \(user.name); they were signed out everywhere."
+    }
+
+    func endSessions(_ visitor: Visitor, _ context: AppRequestContext) async throws -> String {
+        let user = try await pathUser(context)
+        try await sessions.endAll(user: user.name, keeping: user.name == visitor.user.name ? visitor.session.id : nil)
+        return "\(user.name) was signed out everywhere."
+    }
+
+    func removeUser(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {
+        let user = try await pathUser(context)
+        guard user.name != visitor.user.name else {
+            throw PanelError(message: "You cannot remove yourself; ask another administrator.")
+        }
+        guard form.text("confirm") == user.name else {
+            throw PanelError(
+                message: "To remove \(user.name), type their name in the box beside the button (nothing was removed).")
+        }
+        try await server.catalog.removeUser(name: user.name)
+        try await sessions.endAll(user: user.name)
+        return "\(user.name) was removed: signed out, their tokens revoked; their name stays in the history."
+    }
+
+    func addSite(_ visitor: Visitor, _ form: PanelForm) async throws -> String {
+        let id = form.text("id").trimmingCharacters(in: .whitespaces).lowercased()
+        guard Slug.isValid(id) else {
+            throw PanelError(
+                message:
+                    "A site's short name is lowercase letters, digits and hyphens (such as willamette-sweet-home); '\(TerminalText.escaped(id))' is not one."
+            )
+        }
+        let name = form.text("name").trimmingCharacters(in: .whitespaces)
+        do {
+            try await server.catalog.addSite(id: id, name: name.isEmpty ? nil : name)
+        } catch let error as CatalogError where error.code == .siteExists {
+            throw PanelError(
+                status: .conflict, message: "There is already a site \(id): rename it in the list above instead.")
+        }
+        return "Added the site \(name.isEmpty ? id : "\(name) (\(id))")."
+    }
+
+    func renameSite(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {
+        let id = try context.parameters.require("site")
+        let name = form.text("name").trimmingCharacters(in: .whitespaces)
+        guard Slug.isValid(id), try await server.catalog.siteExists(id) else {
+            throw PanelError(status: .notFound, message: "There is no site '\(TerminalText.escaped(id))'.")
+        }
+        guard !name.isEmpty else { throw PanelError(message: "Write the site's name, as visitors see it.") }
+        try await server.catalog.renameSite(id: id, name: name)
+        return "The site \(id) is now called \(name)."
+    }
+
+    func grant(_ visitor: Visitor, _ form: PanelForm) async throws -> String {
+        let user = try await existingUser(form.text("user")), site = form.text("site")
+        guard user.role == .publisher else {
+            throw PanelError(
+                message: "\(user.name) is not a publisher: only publishers are given sites to make tours for.")
+        }
+        guard Slug.isValid(site), try await server.catalog.siteExists(site) else {
+            throw PanelError(status: .notFound, message: "Choose one of the sites listed.")
+        }
+        try await server.catalog.grant(user: user.name, site: site)
+        return "\(user.name) now makes tours for \(site)."
+    }
+
+    func revokeGrant(_ visitor: Visitor, _ form: PanelForm) async throws -> String {
+        let user = try Self.userName(form.text("user")), site = form.text("site")
+        let had = try await server.catalog.revokeGrant(user: user, site: site)
+        return had ? "\(user) no longer makes tours for \(site)." : "\(user) did not make tours for \(site)."
+    }
+
+    func revokeToken(_ visitor: Visitor, _ context: AppRequestContext) async throws -> String {
+        let id = try context.parameters.require("token")
+        guard id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw PanelError(status: .notFound, message: "There is no such token.")
+        }
+        let live = try await server.catalog.revokeToken(id: id)
+        return live
+            ? "The token \(id) was revoked: programs using it are refused from now on."
+            : "That token was already revoked."
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TrailPackCatalogModel
+import TrailPackCore
+import TrailPackCrypto
+import TrailPackTestSupport
+
+@testable import TrailPackPanel
+
+/// Administration in the browser: the same catalog calls as `trailpack admin`, audited under the
+/// admin's name, behind CSRF, for admins only.
+@Suite("panel: administration in the browser")
+struct PanelAdminTests {
+    @Test(
+        "an admin adds a site and a publisher with a first password and the site, changes roles, sets a password (ending the sessions), issues a token shown once and revokes it, takes a site back, removes a person only when their name is typed; every change audited under the admin's name; others are refused"
+    )
+    func administration() async throws {
+        try await PanelDraftTests.withPanel { server, panel, client in
+            let boss = try await PanelFlow.signIn(server, panel, user: "boss", role: .admin, site: nil)
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            #expect(try await PanelFlow.get(client, ranger, "/admin").0 == .forbidden)
+            let refused = try await PanelFlow.post(client, ranger, "/admin/sites", [("id", "x-site"), ("name", "X")])
+            let madeSite = try await server.catalog.siteExists("x-site")
+            #expect(refused.0 == .forbidden && !madeSite)
+            var (status, html) = try await PanelFlow.get(client, boss, "/admin")
+            #expect(status == .ok && html.contains("People and sites") && html.contains("id=\"person-ranger\""))
+
+            // A site, then a publisher who makes tours for it, with a first password.
+            var posted = try await PanelFlow.post(
+                client, boss, "/admin/sites", [("id", "mckenzie-river"), ("name", "McKenzie River Ranger District")])
+            #expect(posted.0 == .seeOther && posted.1 == "/admin?saved=1", "\(posted.2)")
+            posted = try await PanelFlow.post(
+                client, boss, "/admin/users",
+                [
+                    ("name", "jane.doe"), ("role", "publisher"), ("site", "mckenzie-river"),
+                    ("password", "a trail of ten"), ("password2", "a trail of ten"), ("publicKey", ""),
+                ])
+            #expect(posted.0 == .seeOther, "\(posted.2)")
+            html = try await PanelFlow.get(client, boss, "/admin?saved=1").1
+            #expect(html.contains("Added jane.doe as publisher (makes tours), making tours for mckenzie-river"))
+            let record = try #require(try await server.catalog.signInRecord(name: "jane.doe"))
+            #expect(PasswordHash.verify("a trail of ten", against: try #require(record.passwordHash)))
+            #expect(try await server.catalog.grants().contains { $0 == ("jane.doe", "mckenzie-river") })
+            // Mistakes are said in plain words and change nothing.
+            for (fields, words) in [
+                ([("name", "Jane Doe"), ("role", "publisher")], "letters, digits"),
+                (
+                    [("name", "sam"), ("role", "publisher"), ("password", "short"), ("password2", "short")],
+                    "at least 10"
+                ),
+                (
+                    [
+                        ("name", "sam"), ("role", "publisher"), ("password", "ten or more!"),
+                        ("password2", "ten or more?"),
+                    ], "differ"
+                ),
+                (
+                    [
+                        ("name", "sam"), ("role", "reviewer"),
+                        ("publicKey", "untrusted comment: minisign secret key\nRWRTY0Iy"),
+                    ], "secret key"
+                ),
+                ([("name", "jane.doe"), ("role", "publisher")], "already someone called jane.doe"),
+            ] {
+                let answer = try await PanelFlow.post(client, boss, "/admin/users", fields)
+                #expect(answer.0.code >= 400 && answer.2.contains(words), "\(fields): \(answer.2)")
+            }
+            #expect(try await server.catalog.user(name: "sam") == nil)
+
+            // A new password ends the person's sessions.
+            let janeSession = try await panel.sessions.start(user: "jane.doe")
+            posted = try await PanelFlow.post(
+                client, boss, "/admin/users/jane.doe/password",
+                [("password", "another trail"), ("password2", "another trail")])
+            #expect(posted.0 == .seeOther)
+            #expect(try await panel.sessions.session(id: janeSession.id) == nil)
+            // Roles; an admin does not demote themself.
+            posted = try await PanelFlow.post(client, boss, "/admin/users/ranger/role", [("role", "reviewer")])
+            let rangerRole = try await server.catalog.user(name: "ranger")?.role
+            #expect(posted.0 == .seeOther && rangerRole == .reviewer)
+            posted = try await PanelFlow.post(client, boss, "/admin/users/boss/role", [("role", "publisher")])
+            #expect(posted.0 == .badRequest && posted.2.contains("yourself"))
+
+            // A token: shown on the answer once, working, then revoked.
+            let (tokenStatus, _, tokenPage) = try await PanelFlow.post(
+                client, boss, "/admin/tokens", [("user", "jane.doe")])
+            #expect(tokenStatus == .ok && tokenPage.contains("shown this once"))
+            let token = try #require(tokenPage.firstMatch(of: /tp_[A-Za-z0-9_]+/).map { String($0.0) })
+            #expect(try await server.catalog.authenticate(token: token)?.name == "jane.doe")
+            html = try await PanelFlow.get(client, boss, "/admin").1
+            #expect(!html.contains(token), "a token is never shown again")
+            let id = try #require(try await server.catalog.tokens().first { $0.user == "jane.doe" }?.id)
+            posted = try await PanelFlow.post(client, boss, "/admin/tokens/\(id)/revoke", [])
+            let revoked = try await server.catalog.authenticate(token: token)
+            #expect(posted.0 == .seeOther && revoked == nil)
+
+            // Grants back; removal needs the name typed.
+            posted = try await PanelFlow.post(
+                client, boss, "/admin/grants/remove", [("user", "jane.doe"), ("site", "mckenzie-river")])
+            let stillGranted = try await server.catalog.grants().contains { $0.user == "jane.doe" }
+            #expect(posted.0 == .seeOther && !stillGranted)
+            posted = try await PanelFlow.post(client, boss, "/admin/users/jane.doe/remove", [("confirm", "")])
+            let kept = try await server.catalog.user(name: "jane.doe")
+            #expect(posted.0 == .badRequest && kept != nil)
+            posted = try await PanelFlow.post(client, boss, "/admin/users/jane.doe/remove", [("confirm", "jane.doe")])
+            let gone = try await server.catalog.user(name: "jane.doe")
+            #expect(posted.0 == .seeOther && gone == nil)
+
+            // Everything in the audit log under the admin's name.
+            let log = try await server.catalog.auditLog(after: 0, limit: 500)
+            for action in [
+                "site-add", "user-add", "user-password", "grant", "user-role", "token-issue", "token-revoke",
+                "grant-revoke", "user-remove",
+            ] {
+                #expect(log.contains { $0.action == action && $0.actor == "boss (panel)" }, "\(action)")
+            }
+            // Without the form's token: refused, nothing done.
+            let forged = try await client.execute(
+                uri: "/admin/sites", method: .post, headers: boss.form,
+                body: ByteBuffer(string: "id=forged-site&name=F")
+            ) { $0.status }
+            let forgedSite = try await server.catalog.siteExists("forged-site")
+            #expect(forged == .forbidden && !forgedSite)
+        }
+    }
+}
