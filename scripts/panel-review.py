@@ -195,7 +195,7 @@ def main():
         approve_signed(reviewer2, "1.1.1")
         walk.sign_in(r, base, publisher[0], publisher[1])
         if open_review("1.1.1", publisher[0]):
-            r.submit(d.find_element(By.ID, "release-button"))
+            r.submit_confirmed(d.find_element(By.ID, "release-button"))
             if d.find_element(By.ID, "version-status").text != "released":
                 r.fail("release failed: " + r.text()[:300])
             result["id"] = re.search(r"/packages/([^/]+)/versions/", d.current_url).group(1)

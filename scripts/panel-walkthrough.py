@@ -88,6 +88,18 @@ class Ranger:
                                    " arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", element)
         element.click()
 
+    def submit_confirmed(self, element):
+        """A button whose form asks first (a removal, Release): the question is answered yes."""
+        old = self.driver.find_element(By.TAG_NAME, "html")
+        self.driver.execute_script("document.documentElement.style.scrollBehavior = 'auto';"
+                                   " arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", element)
+        element.click()
+        alert = WebDriverWait(self.driver, 10).until(lambda d: d.switch_to.alert)
+        if not alert.text:
+            self.fail("the confirmation asks nothing")
+        alert.accept()
+        self.wait_reload(old)
+
     def crashed(self, error):
         """A step that raised: a failure naming the page it was on, with a screenshot of it."""
         self.fail("%s: %s (at %s)" % (type(error).__name__, error, self.driver.current_url))
@@ -160,7 +172,7 @@ def review(r, base, user, password, reviewer, reviewer_password, result):
     if not button:
         r.fail("the publisher sees no Release button on a ready version")
         return
-    r.submit(button[0])
+    r.submit_confirmed(button[0])
     if d.find_element(By.ID, "version-status").text != "released":
         r.fail("releasing did not release: " + r.text()[:300])
     r.check_page("released")
@@ -169,7 +181,7 @@ def review(r, base, user, password, reviewer, reviewer_password, result):
             r.fail("the phones' list does not offer the released version")
     r.submit(d.find_element(By.LINK_TEXT, "All versions of this tour"))
     r.wait_for("#timeline-heading")
-    if "approve" not in r.text() or "push" not in r.text():
+    if "approved" not in r.text() or "released" not in r.text():
         r.fail("the history's timeline lacks the approval or the release: " + r.text()[:400])
     r.check_page("history")
 

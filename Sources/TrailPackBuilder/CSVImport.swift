@@ -275,8 +275,9 @@ public enum CSVImport {
         return out
     }
 
-    /// A column header as a property name: `"Elevation (ft)"` → `"elevationFt"`.
-    static func propertyName(_ header: String) -> String {
+    /// A column header (or a detail's name as a ranger typed it) as a property name:
+    /// `"Elevation (ft)"` → `"elevationFt"`; letters, digits, at most 64, starting with a letter.
+    public static func propertyName(_ header: String) -> String {
         let words = header.decomposedStringWithCanonicalMapping.unicodeScalars
             .split { !(($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9")) }
             .map { String(String.UnicodeScalarView($0)) }

@@ -595,6 +595,12 @@ enum PanelAssets {
           }
           document.addEventListener("DOMContentLoaded", function () {
             Array.prototype.forEach.call(document.querySelectorAll("[data-js-only]"), function (el) { el.hidden = false; });
+            // Removals and Release ask first (the server keeps removed files aside either way).
+            Array.prototype.forEach.call(document.querySelectorAll("form[data-confirm]"), function (form) {
+              form.addEventListener("submit", function (event) {
+                if (!window.confirm(form.getAttribute("data-confirm"))) { event.preventDefault(); event.stopImmediatePropagation(); }
+              });
+            });
             Array.prototype.forEach.call(document.querySelectorAll("form[data-autosave]"), function (form) {
               autosavers.push(startAutosave(form));
             });

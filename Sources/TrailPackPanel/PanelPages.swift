@@ -506,7 +506,7 @@ enum PanelPages {
         </form>
         {{#onDefaultTab}}
         {{#files}}<form method="post" action="{{stop.action}}/rename-file" id="rename-{{n}}"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden" name="stopRevision" value="{{stopRevision}}"><input type="hidden" name="file" value="{{file}}"></form>{{/files}}
-        {{#files}}<form method="post" action="{{stop.action}}/remove-file" id="remove-{{n}}"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden" name="stopRevision" value="{{stopRevision}}"><input type="hidden" name="file" value="{{file}}"></form>{{/files}}
+        {{#files}}<form method="post" action="{{stop.action}}/remove-file" id="remove-{{n}}" data-confirm="Remove {{file}} from this stop? It is kept aside on the server."><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}"><input type="hidden" name="stopRevision" value="{{stopRevision}}"><input type="hidden" name="file" value="{{file}}"></form>{{/files}}
         {{/onDefaultTab}}
 
         <section aria-labelledby="upload-heading" class="mt-4">
@@ -531,8 +531,8 @@ enum PanelPages {
         {{#onDefaultTab}}
         <section aria-labelledby="stop-actions-heading" class="mt-4">
         <h2 id="stop-actions-heading" class="h5">Remove this stop</h2>
-        <form method="post" action="{{stop.action}}/remove"><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}">
-        <button class="btn btn-outline-danger" type="submit">Remove stop {{stop.number}}</button> <span class="small">Its folder is kept aside on the server (drafts-removed), not deleted.</span></form>
+        <form method="post" action="{{stop.action}}/remove" data-confirm="Remove stop {{stop.number}}, {{stop.name}}, with its files? Its folder is kept aside on the server."><input type="hidden" name="_csrf" value="{{csrf}}"><input type="hidden" name="revision" value="{{revision}}">
+        <button class="btn btn-outline-danger" type="submit">Remove stop {{stop.number}}</button> <span class="small">Its folder is kept aside on the server, not deleted.</span></form>
         </section>
         {{/onDefaultTab}}
         {{/content}}
@@ -917,7 +917,7 @@ enum PanelPages {
         </form>
         {{/canJudge}}
         {{#canRelease}}
-        <form method="post" action="{{action}}/release" class="mb-3"><input type="hidden" name="_csrf" value="{{csrf}}">
+        <form method="post" action="{{action}}/release" class="mb-3" data-confirm="Release version {{version}} of {{name}}? Every visitor's phone gets it from now on."><input type="hidden" name="_csrf" value="{{csrf}}">
         <button class="btn btn-primary" type="submit" id="release-button">Release version {{version}} to the phones</button></form>
         {{/canRelease}}
         {{#canRequest}}

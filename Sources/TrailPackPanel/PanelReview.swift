@@ -592,13 +592,41 @@ extension PanelController {
         }
         let timeline: [[String: Any]] = audit.reversed().map {
             [
-                "at": Self.shortTime($0.at), "actor": $0.actor, "action": $0.action, "version": $0.version ?? "",
-                "detail": $0.detail,
+                "at": Self.shortTime($0.at), "actor": $0.actor, "action": Self.actionWords($0.action),
+                "version": $0.version ?? "", "detail": Self.detailWords($0.action, $0.detail),
             ]
         }
         return try page(
             "history", title: "\(first.summary.name): versions", visitor: visitor,
             values: ["id": id, "rows": rows, "timeline": timeline])
+    }
+}
+
+extension PanelController {
+    /// What an audit entry's action was, in the words of the review pages.
+    static func actionWords(_ action: String) -> String {
+        let words: [String: String] = [
+            "upload": "built and stored", "upload-refused": "refused when stored",
+            "scan-held": "held by the malware scan",
+            "scan-skipped": "not scanned for malware", "rescan": "scanned again", "damaged": "found damaged",
+            "restored": "repaired", "start": "sent for review", "approve": "approved", "deny": "sent back",
+            "push": "released", "withdraw": "withdrawn", "start-refused": "could not be sent for review",
+            "approve-refused": "approval refused", "deny-refused": "sending back refused",
+            "push-refused": "release refused", "withdraw-refused": "withdrawal refused",
+        ]
+        return words[action] ?? action.replacingOccurrences(of: "-", with: " ")
+    }
+
+    /// An audit entry's detail without the workflow's state names: a reason stays; "pending → draft;
+    /// approvals cleared" and the like say nothing the action does not.
+    static func detailWords(_ action: String, _ detail: String) -> String {
+        if action == "deny" { return "“\(denialReason(detail))”" }
+        let states = Catalog.PublishStatus.allCases.map(\.rawValue)
+        var parts = detail.components(separatedBy: "; ").filter { part in
+            !states.contains { part.hasPrefix($0 + " → ") } && part != "approvals cleared"
+        }
+        parts = parts.map { $0.hasPrefix("sha256 ") || $0.count == 64 ? "" : $0 }.filter { !$0.isEmpty }
+        return parts.joined(separator: "; ")
     }
 }
 

@@ -129,6 +129,15 @@ extension PanelController {
             ?? name
     }
 
+    /// Whether `key` is a property name the apps read as it is (letters, digits, `_`, `-`, a letter first).
+    static func isPropertyKey(_ key: String) -> Bool {
+        (1...64).contains(key.utf8.count)
+            && key.unicodeScalars.first.map { $0.isASCII && $0.properties.isAlphabetic } == true
+            && key.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-")
+            }
+    }
+
     /// A change to stop `index`: held to the stop's own revision when the page sent one (other
     /// stops and the tour's details may have changed meanwhile), else to the whole draft's.
     @discardableResult
@@ -174,15 +183,23 @@ extension PanelController {
                 if !v.isEmpty {
                     throw PanelError(
                         message:
-                            "the detail '\(v)' has no name: write a name (such as elevation) beside it, or clear the value"
+                            "The detail '\(v)' has no name: write one beside it (such as Elevation (ft)), or clear the value."
                     )
                 }
                 continue
             }
-            if properties.contains(where: { $0.key == k }) {
-                throw PanelError(message: "the detail '\(k)' is given twice; keep one row per name")
+            // A name as the ranger writes it ("Elevation (ft)") becomes a key the apps read ("elevationFt"),
+            // the same way a spreadsheet's column header does.
+            let key = Self.isPropertyKey(k) ? k : CSVImport.propertyName(k)
+            guard Self.isPropertyKey(key) else {
+                throw PanelError(
+                    message:
+                        "The detail '\(k)' needs a name with at least one letter or digit, such as Elevation (ft).")
             }
-            properties.append(JSONMember(k, PropertyValue.json(v)))
+            if properties.contains(where: { $0.key == key }) {
+                throw PanelError(message: "The detail '\(k)' is given twice; keep one row for it.")
+            }
+            properties.append(JSONMember(key, PropertyValue.json(v)))
         }
         let details = properties
         let saved = try await changeStop(key, visitor, index: index, form: form) { draft throws(PanelError) in

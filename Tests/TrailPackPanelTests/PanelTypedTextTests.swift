@@ -273,6 +273,36 @@ struct PanelTypedTextTests {
         }
     }
 
+    @Test(
+        "plain words: a detail named as a ranger writes it ('Elevation (ft)') is kept under the key a sheet would give it; removals ask first; the history says what happened without state names"
+    )
+    func plainWords() async throws {
+        try await PanelDraftTests.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let (draft, first, _) = try await Self.twoStops(client, ranger)
+            var fields = try Self.stopFields(first, name: "Trailhead", description: "Start")
+            fields += [
+                ("propertyKey", "Elevation (ft)"), ("propertyValue", "1,420"), ("propertyKey", "!!"),
+                ("propertyValue", "x"),
+            ]
+            var saved = try await PanelFlow.post(client, ranger, draft + "/stops/1", fields)
+            #expect(saved.0 == .badRequest && saved.2.contains("at least one letter or digit"), "\(saved.2)")
+            fields.removeLast(2)
+            saved = try await PanelFlow.post(client, ranger, draft + "/stops/1", fields)
+            #expect(saved.0 == .seeOther, "\(saved.2)")
+            let stop = try TourDraft.read(folder: server.folder.root + draft).stops[0]
+            #expect(stop.properties.map(\.key) == ["elevationFt"], "\(stop.properties)")
+            let page = try await PanelFlow.get(client, ranger, draft + "/stops/1").1
+            #expect(page.contains("data-confirm=\"Remove stop 1, Trailhead, with its files?"))
+            #expect(!page.contains("drafts-removed"))
+            #expect(
+                PanelController.actionWords("push") == "released"
+                    && PanelController.actionWords("start") == "sent for review")
+            #expect(PanelController.detailWords("start", "draft → pending") == "")
+            #expect(PanelController.detailWords("deny", "pending → draft; approvals cleared; blurry") == "“blurry”")
+        }
+    }
+
     static func unescaped(_ html: String) -> String {
         html.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
             .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
