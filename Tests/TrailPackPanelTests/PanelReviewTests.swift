@@ -246,7 +246,8 @@ struct PanelReviewTests {
             #expect(
                 html.contains(">1.1.0<") && html.contains(">1.0.0<") && html.contains("rita (")
                     && html.contains("sam ("))
-            #expect(html.contains("“The &lt;b&gt;Cascadia") && html.contains("sent back") && !html.contains("pending →"))
+            #expect(
+                html.contains("“The &lt;b&gt;Cascadia") && html.contains("sent back") && !html.contains("pending →"))
             #expect(try await PanelFlow.get(client, outsider, "/packages/\(Self.id)").0 == .notFound)
             // The API's deny takes the same reason (one implementation).
             let state = try await server.catalog.auditLog(package: Self.id).filter { $0.action.hasPrefix("deny") }
