@@ -496,10 +496,12 @@ enum PanelAssets {
                 });
                 return;
               }
-              var file = files[i], xhr = new XMLHttpRequest();
+              var file = files[i], xhr = new XMLHttpRequest(), ticked = document.getElementById("upload-replace");
+              var replacing = files.replacing === i || Boolean(ticked && ticked.checked);
               var language = document.getElementById("upload-language");
               xhr.open("PUT", zone.getAttribute("data-upload") + "?name=" + encodeURIComponent(file.name)
-                + (language && language.value ? "&language=" + encodeURIComponent(language.value) : ""));
+                + (language && language.value ? "&language=" + encodeURIComponent(language.value) : "")
+                + (replacing ? "&replace=1" : ""));
               xhr.setRequestHeader("X-CSRF-Token", zone.getAttribute("data-csrf"));
               xhr.setRequestHeader("Content-Type", "application/octet-stream");
               bar.hidden = false; bar.value = 0;
@@ -508,6 +510,13 @@ enum PanelAssets {
                 var message = file.name;
                 try { message = JSON.parse(xhr.responseText).message; } catch (e) { message = file.name + ": HTTP " + xhr.status; }
                 if (xhr.status === 401 || xhr.status === 403) { renewToken(); }
+                // A file of the same name: asked, then sent again to replace it (or skipped).
+                if (xhr.status === 409 && !replacing) {
+                  if (window.confirm(message)) { files.replacing = i; send(files, i, changed); return; }
+                  say("Not added: " + file.name + " (the file already there is kept)");
+                  send(files, i + 1, changed);
+                  return;
+                }
                 say((xhr.status < 300 ? "" : "Not added: ") + message);
                 send(files, i + 1, changed || xhr.status < 300);
               };

@@ -521,6 +521,9 @@ enum PanelPages {
         in one language; a photo or a sound every visitor gets is for all languages.</div></div>{{/hasLanguages}}
         <label class="form-label" for="upload-files">Choose photos, recordings, videos or texts (or drop them here); at most {{maxUpload}} each</label>
         <input class="form-control" type="file" id="upload-files" name="files" multiple>
+        <div class="form-check mt-2"><input class="form-check-input" type="checkbox" id="upload-replace" name="replace"
+        value="1"><label class="form-check-label" for="upload-replace">Replace a file of the same name (its title, alt
+        text and transcript are cleared; the old file is kept aside)</label></div>
         <button class="btn btn-secondary mt-2" type="submit" id="upload-submit">Upload</button>
         <progress id="upload-progress" max="100" value="0" class="w-100 mt-2" hidden aria-label="Upload progress"></progress>
         <div id="upload-status" role="status" aria-live="polite" class="mt-2"></div>

@@ -454,6 +454,9 @@ extension PanelController {
             if length > room { throw Self.overQuota("'\(name)'", unpacked: length, room: room, site: key.site) }
             throw Self.tooLarge(name.value, size: length, limit: limit)
         }
+        let replace = request.uri.queryParameters.get("replace") == "1"
+        // A file of the same name is not replaced unasked: said before a byte is sent.
+        if !replace { try await refuseSameName(name, key, index: index) }
         let folder = try await stopFolder(key, index: index)
         let temp = folder + "/" + Self.uploadPrefix + UUID().uuidString
         defer { unlink(temp) }  // gone already when it was kept
@@ -466,7 +469,8 @@ extension PanelController {
             throw Self.tooLarge(name.value, size: nil, limit: limit)
         }
         let advice = try await keep(
-            temp, as: name, visitor, key, index: index, language: request.uri.queryParameters.get("language"))
+            temp, as: name, visitor, key, index: index, language: request.uri.queryParameters.get("language"),
+            replace: replace)
         return Self.jsonMessage(
             .created, advice ?? "'\(name)' was added to stop \(index + 1)",
             extra: [JSONMember("file", .string(name.value))]
@@ -498,7 +502,8 @@ extension PanelController {
         for file in receiver.files {
             do {
                 let advice = try await keep(
-                    file.temp, as: file.name, visitor, key, index: index, language: receiver.texts["language"])
+                    file.temp, as: file.name, visitor, key, index: index, language: receiver.texts["language"],
+                    replace: receiver.texts["replace"] == "1")
                 said.append(advice ?? "'\(file.name)' was added.")
             } catch let error as PanelError where error.status != .notFound {
                 said.append("Not added: \(error.message)")
@@ -580,8 +585,9 @@ extension PanelController {
     /// file every language shares; a file replaced keeps its language unless one is chosen.
     func keep(
         _ temp: String, as name: StopFileName, _ visitor: Visitor, _ key: DraftStore.Key, index: Int,
-        language choice: String? = nil
+        language choice: String? = nil, replace: Bool = false
     ) async throws -> String? {
+        if !replace { try await refuseSameName(name, key, index: index) }
         var advice: String?
         switch MediaCheck.verdict(path: temp, fileName: name.value) {
         case .refused(let why): throw PanelError(status: .unprocessableContent, message: why)
@@ -609,6 +615,11 @@ extension PanelController {
         try await drafts.update(key, revision: nil, by: visitor.saver) { draft throws(PanelError) in
             guard draft.stops.indices.contains(index) else { throw .notFound }
             if let n = draft.stops[index].assets.firstIndex(where: { $0.file == name.value }) {
+                // A new file under the old name: the texts that described the old one go with it.
+                draft.stops[index].assets[n].title = nil
+                draft.stops[index].assets[n].alt = nil
+                draft.stops[index].assets[n].transcript = nil
+                draft.stops[index].assets[n].translations = .init()
                 if let language, language != draft.stops[index].assets[n].language {
                     try Self.setLanguage(language, of: &draft.stops[index].assets[n], in: draft)
                 }
@@ -619,6 +630,19 @@ extension PanelController {
         server.logger.info(
             "panel: file uploaded", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)", "file": "\(name)"])
         return advice
+    }
+
+    /// Refuses a file whose name a file of the stop has, until the ranger says to replace it.
+    func refuseSameName(_ name: StopFileName, _ key: DraftStore.Key, index: Int) async throws {
+        let draft = try await drafts.load(key).draft
+        guard draft.stops.indices.contains(index),
+            draft.stops[index].assets.contains(where: { $0.file.lowercased() == name.value.lowercased() })
+        else { return }
+        throw PanelError(
+            status: .conflict,
+            message:
+                "Stop \(index + 1) has a file called '\(name)' already. Replace it? Its title, alt text and transcript are cleared, since they describe the old file (the old file is kept aside on the server)."
+        )
     }
 
     /// The prefix of an upload's temporary file in a stop's folder (a name no ``StopFileName`` can

@@ -303,6 +303,42 @@ struct PanelTypedTextTests {
         }
     }
 
+    @Test(
+        "a file of the same name is not replaced unasked; asked to, it replaces the old one (kept aside) and clears the texts that described it"
+    )
+    func sameNameUpload() async throws {
+        try await PanelDraftTests.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let (draft, _, _) = try await Self.twoStops(client, ranger)
+            var up = try await PanelFlow.upload(
+                client, ranger, draft + "/stops/1/files", name: "view.png", bytes: PanelFlow.png)
+            #expect(up.0 == .created, "\(up.1)")
+            let page = try await PanelFlow.get(client, ranger, draft + "/stops/1").1
+            var fields = try Self.stopFields(page, name: "Trailhead", description: "Start")
+            fields.append(("alt-1", "The old view, to the east"))
+            #expect(try await PanelFlow.post(client, ranger, draft + "/stops/1", fields).0 == .seeOther)
+            let newer = PanelFlow.png + [1, 2, 3]
+            up = try await PanelFlow.upload(client, ranger, draft + "/stops/1/files", name: "View.png", bytes: newer)
+            let asked = try PanelFlow.message(up.1)
+            #expect(up.0 == .conflict && asked.contains("Replace it?"), "\(up.1)")
+            let folder = server.folder.root + draft + "/waypoints/01-trailhead"
+            #expect(try Support.read(folder + "/view.png") == PanelFlow.png, "nothing replaced unasked")
+            up = try await client.execute(
+                uri: draft + "/stops/1/files?name=view.png&replace=1", method: .put,
+                headers: [
+                    .cookie: ranger.cookie, HTTPField.Name("X-CSRF-Token")!: ranger.csrf,
+                    .contentType: "application/octet-stream",
+                ], body: ByteBuffer(bytes: newer)
+            ) { ($0.status, String(buffer: $0.body)) }
+            #expect(up.0 == .created, "\(up.1)")
+            #expect(try Support.read(folder + "/view.png") == newer)
+            let asset = try TourDraft.read(folder: server.folder.root + draft).stops[0].assets.first
+            #expect(asset?.file == "view.png" && asset?.alt == nil, "the old alt text described the old photo")
+            let aside = try FileManager.default.subpathsOfDirectory(atPath: server.folder.root + "/drafts-removed")
+            #expect(aside.contains { $0.hasSuffix("view.png") }, "\(aside)")
+        }
+    }
+
     static func unescaped(_ html: String) -> String {
         html.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
             .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
