@@ -21,6 +21,7 @@ import time
 import urllib.request
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -126,7 +127,18 @@ def main():
         shutil.copyfile(new_photo, photo)
         old = d.find_element(By.TAG_NAME, "html")
         d.find_element(By.ID, "upload-files").send_keys(photo)
+        # The page asks before replacing a file of the same name (its alt text is cleared): yes.
+        alert = WebDriverWait(d, 20).until(EC.alert_is_present())
+        if "Replace it?" not in alert.text:
+            r.fail("replacing a photo of the same name asks something else: %r" % alert.text)
+        alert.accept()
         r.wait_reload(old)
+        cleared = [f for f in d.find_elements(By.CSS_SELECTOR, "input[id^='alt-']") if not f.get_attribute("value")]
+        if len(cleared) != 1:
+            r.fail("the replaced photo's alt text was not cleared (or more were): %d empty" % len(cleared))
+        for field in cleared[:1]:
+            field.send_keys("The new view of the Cascades, from the pass")
+        r.submit(d.find_element(By.CSS_SELECTOR, "#stop-form button[type=submit].btn-primary"))
         # 3. A new stop at the end, typed, with a description.
         d.get(base + draft)
         d.find_element(By.ID, "add-name").send_keys("Tombstone Pass")

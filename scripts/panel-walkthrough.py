@@ -25,6 +25,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -94,7 +95,7 @@ class Ranger:
         self.driver.execute_script("document.documentElement.style.scrollBehavior = 'auto';"
                                    " arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", element)
         element.click()
-        alert = WebDriverWait(self.driver, 10).until(lambda d: d.switch_to.alert)
+        alert = WebDriverWait(self.driver, 10).until(EC.alert_is_present())
         if not alert.text:
             self.fail("the confirmation asks nothing")
         alert.accept()
