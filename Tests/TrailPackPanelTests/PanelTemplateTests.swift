@@ -1,5 +1,4 @@
 import Foundation
-import Mustache
 import Testing
 import TrailPackTestSupport
 
