@@ -170,6 +170,7 @@ let package = Package(
             resources: [
                 .embedInCode("Resources/templates/admin.mustache"),
                 .embedInCode("Resources/templates/built.mustache"),
+                .embedInCode("Resources/templates/changes.mustache"),
                 .embedInCode("Resources/templates/columns.mustache"),
                 .embedInCode("Resources/templates/editor.mustache"),
                 .embedInCode("Resources/templates/error.mustache"),

@@ -16,6 +16,7 @@ enum PanelPages {
         ("admin", PackageResources.admin_mustache), ("error", PackageResources.error_mustache),
         ("reviews", PackageResources.reviews_mustache), ("review", PackageResources.review_mustache),
         ("history", PackageResources.history_mustache), ("columns", PackageResources.columns_mustache),
+        ("changes", PackageResources.changes_mustache),
     ]
 
     /// The templates, parsed once (a template error is the program's own bug, found by the tests).

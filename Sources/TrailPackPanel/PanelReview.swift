@@ -163,6 +163,16 @@ extension PanelController {
         }
         if let notice = await notice(visitor, request) { values["notice"] = notice }
         values["diff"] = Self.diffValues(diff)
+        // For the reviewer of a fix: what changed since the version that was sent back.
+        if let denied = try await deniedBefore(id, version: summary.version),
+            let stored = try await server.catalog.version(package: id, version: denied, releasedOnly: false),
+            let deniedManifest = ManifestReader.read(Array(stored.manifest.utf8)).manifest
+        {
+            values["sinceDenied"] = Self.diffValues(
+                PackageDiff(
+                    old: deniedManifest, new: manifest, oldPackage: (stored.summary.sha256, stored.summary.size),
+                    newPackage: (summary.sha256, summary.size)))
+        }
         values.merge(Self.reviewLanguages(manifest)) { _, new in new }
         let others = Array(manifest.languages.dropFirst())
         values["stops"] = manifest.waypoints.enumerated().map { n, waypoint -> [String: Any] in
@@ -603,6 +613,20 @@ extension PanelController {
 }
 
 extension PanelController {
+    /// The newest version of `id` older than `version` that a reviewer sent back (and that was not
+    /// sent for review again since), or nil.
+    func deniedBefore(_ id: String, version: String) async throws -> String? {
+        guard let current = PackageVersion(version) else { return nil }
+        let audit = try await server.catalog.auditLog(package: id)
+        var denied: [PackageVersion: String] = [:]
+        for entry in audit {
+            guard let v = entry.version, let number = PackageVersion(v), number < current else { continue }
+            if entry.action == Catalog.AuditAction.deny.rawValue { denied[number] = v }
+            if entry.action == Catalog.AuditAction.start.rawValue { denied[number] = nil }
+        }
+        return denied.max { $0.key < $1.key }?.value
+    }
+
     /// What an audit entry's action was, in the words of the review pages.
     static func actionWords(_ action: String) -> String {
         let words: [String: String] = [

@@ -41,6 +41,50 @@ struct PanelReviewTests {
     }
 
     @Test(
+        "the reviewer of a fix sees what changed since the version that was sent back, beside what changed since the release"
+    )
+    func sinceSentBack() async throws {
+        try await PanelDraftTests.withPanel(approvals: 1) { server, panel, client in
+            let dir = NSTemporaryDirectory() + "panel-review-fix-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let reviewer = try await PanelFlow.signIn(server, panel, user: "rita", role: .reviewer, site: nil)
+            let token = try await server.catalog.issueToken(user: "ranger").token
+            let rita = try #require(try await server.catalog.user(name: "rita"))
+            let rangerUser = try #require(try await server.catalog.user(name: "ranger"))
+            _ = try await Self.upload(client, token: token, version: "1.0.0", dir: dir)
+            for (transition, user) in [(Catalog.Transition.start, rangerUser), (.approve, rita), (.push, rangerUser)] {
+                _ = try await server.catalog.apply(
+                    transition, package: Self.id, version: "1.0.0", by: user, required: 1, signature: nil)
+            }
+            func edit(_ from: String, _ to: String) -> (String) throws -> Void {
+                { folder in
+                    var tour = try String(contentsOfFile: folder + "/tour.json", encoding: .utf8)
+                    tour = tour.replacingOccurrences(of: from, with: to)
+                    try tour.write(toFile: folder + "/tour.json", atomically: true, encoding: .utf8)
+                }
+            }
+            _ = try await Self.upload(
+                client, token: token, version: "1.1.0", dir: dir, change: edit("Sweet Home", "Sweet Hime"))
+            _ = try await server.catalog.apply(
+                .start, package: Self.id, version: "1.1.0", by: rangerUser, required: 1, signature: nil)
+            _ = try await server.catalog.apply(
+                .deny, package: Self.id, version: "1.1.0", by: rita, required: 1, signature: nil,
+                reason: "a typo in the description")
+            _ = try await Self.upload(client, token: token, version: "1.1.1", dir: dir)
+            _ = try await server.catalog.apply(
+                .start, package: Self.id, version: "1.1.1", by: rangerUser, required: 1, signature: nil)
+            let html = try await PanelFlow.get(client, reviewer, "/packages/\(Self.id)/versions/1.1.1").1
+            #expect(html.contains("What changed since version 1.1.0, which was sent back"), "\(html)")
+            #expect(html.contains("id=\"since-denied\"") && html.contains("Sweet Hime"))
+            // Once the fix is sent back too, the one before is no longer "the version that was sent back".
+            let first = try await PanelFlow.get(client, reviewer, "/packages/\(Self.id)/versions/1.1.0").1
+            #expect(!first.contains("id=\"since-denied\""))
+        }
+    }
+
+    @Test(
         "a reviewer sees the waiting version with a badge, the changes since the release (a moved stop in metres, a description word by word), plays its media from the package with Range; a denial needs a reason the publisher then reads; approve, release; the history lists both versions and the reason; others are kept out"
     )
     func reviewFlow() async throws {
