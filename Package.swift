@@ -179,6 +179,7 @@ let package = Package(
                 .embedInCode("Resources/templates/home.mustache"),
                 .embedInCode("Resources/templates/layout.mustache"),
                 .embedInCode("Resources/templates/login.mustache"),
+                .embedInCode("Resources/templates/notifications.mustache"),
                 .embedInCode("Resources/templates/resume.mustache"),
                 .embedInCode("Resources/templates/review.mustache"),
                 .embedInCode("Resources/templates/reviews.mustache"),

@@ -65,6 +65,9 @@ public struct PanelController: Sendable {
             middleware: PanelHeadersMiddleware<AppRequestContext>(contentSecurityPolicy: contentSecurityPolicy))
         panel.get("/") { request, context in await signedIn(request, context) { try await home($0, request: request) } }
         panel.get("/login") { request, _ in try await loginPage(request) }
+        panel.get("/notifications") { request, context in
+            await signedIn(request, context) { try await notificationsPage($0, request: request) }
+        }
         // The signed-in session's form token, for a page whose token went stale because its session was
         // renewed in another tab (readable by this origin's scripts only: no CORS, SameSite=Strict).
         panel.get("/session") { request, context in
@@ -210,6 +213,8 @@ public struct PanelController: Sendable {
         var sites: [(id: String, name: String)]
         /// Versions waiting for this reviewer (the badge on every page).
         var reviewCount = 0
+        /// Versions of theirs that need them (sent back, or approved and waiting to be released).
+        var noticeCount = 0
         var canEdit: Bool { user.role != .reviewer }
         /// Who saves, as a draft records it (the session as a digest, never its id).
         var saver: DraftStore.Saver {
@@ -235,6 +240,10 @@ public struct PanelController: Sendable {
         var visitor = Visitor(session: session, user: user, sites: sites)
         if user.role != .publisher {
             visitor.reviewCount = try await server.catalog.waitingCount(for: user.name)
+        }
+        // The badge of what needs this publisher (pages only: an autosave or an upload does not ask).
+        if user.role != .reviewer, request.method == .get, !Self.wantsJSON(request) {
+            visitor.noticeCount = try await notices(for: user).count
         }
         return visitor
     }
@@ -466,6 +475,7 @@ public struct PanelController: Sendable {
                 [
                     "name": visitor.user.name, "role": visitor.user.role.rawValue,
                     "reviewCount": visitor.reviewCount > 0 ? visitor.reviewCount : false,
+                    "noticeCount": visitor.noticeCount > 0 ? visitor.noticeCount : false,
                     "isAdmin": visitor.user.role == .admin,
                 ] as [String: Any]
             object["csrf"] = visitor.session.csrfToken

@@ -17,6 +17,7 @@ enum PanelPages {
         ("reviews", PackageResources.reviews_mustache), ("review", PackageResources.review_mustache),
         ("history", PackageResources.history_mustache), ("columns", PackageResources.columns_mustache),
         ("changes", PackageResources.changes_mustache),
+        ("notifications", PackageResources.notifications_mustache),
     ]
 
     /// The templates, parsed once (a template error is the program's own bug, found by the tests).

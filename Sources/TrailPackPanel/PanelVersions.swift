@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import TrailPackBuilder
 import TrailPackCatalogModel
 import TrailPackCore
@@ -146,5 +147,68 @@ extension PanelController {
             }
         }
         return Bounds.enclosing(corners, margin: 0.02)
+    }
+}
+
+extension PanelController {
+    /// Something of a publisher's that needs them: a version sent back (with the reviewer's words) or
+    /// approved and waiting to be released. Worked out from the catalog when asked, so it is never stale
+    /// and needs nothing stored: it goes away once the publisher acts on it.
+    struct Notice {
+        var words: String
+        var reason: String?
+        var link: String
+    }
+
+    /// The notices of `user`, newest first, from their 50 most recently stored versions.
+    func notices(for user: Catalog.User) async throws -> [Notice] {
+        let mine = try await server.catalog.reviewQueue(statuses: [.ready, .draft], limit: 50)
+            .filter { $0.uploadedBy == user.name }
+        var out: [Notice] = []
+        var audits: [String: [Catalog.AuditEntry]] = [:]
+        for record in mine {
+            let id = record.summary.id, version = record.summary.version
+            let name = record.summary.name.isEmpty ? id : record.summary.name
+            let link = Self.versionPath(id, version)
+            switch record.summary.status {
+            case .ready:
+                out.append(Notice(words: "Version \(version) of \(name) is approved: release it", link: link))
+            case .draft:
+                if audits[id] == nil { audits[id] = try await server.catalog.auditLog(package: id) }
+                let entries = (audits[id] ?? []).filter { $0.version == version }
+                guard let denial = entries.last(where: { $0.action == Catalog.AuditAction.deny.rawValue }),
+                    !entries.contains(where: { $0.id > denial.id && $0.action == Catalog.AuditAction.start.rawValue })
+                else { continue }
+                // A newer version of the tour was stored since: that is the fix, nothing to do here.
+                let number = PackageVersion(version)
+                let newer = (audits[id] ?? []).contains { entry in
+                    entry.action == Catalog.AuditAction.upload.rawValue
+                        && (entry.version.flatMap(PackageVersion.init)).map { n in number.map { n > $0 } ?? false }
+                            ?? false
+                }
+                if newer { continue }
+                out.append(
+                    Notice(
+                        words: "Version \(version) of \(name) was sent back by \(denial.actor)",
+                        reason: Self.denialReason(denial.detail), link: link))
+            default: continue
+            }
+        }
+        return out
+    }
+
+    func notificationsPage(_ visitor: Visitor, request: Request) async throws -> Response {
+        let notices = visitor.canEdit ? try await notices(for: visitor.user) : []
+        return try page(
+            "notifications", title: "What needs you", visitor: visitor,
+            values: [
+                "notices": notices.map { notice -> [String: Any] in
+                    var row: [String: Any] = ["words": notice.words, "link": notice.link]
+                    if let reason = notice.reason { row["reason"] = reason }
+                    return row
+                },
+                "hasNotices": !notices.isEmpty, "reviewCount": visitor.reviewCount,
+                "hasReviews": visitor.reviewCount > 0,
+            ])
     }
 }

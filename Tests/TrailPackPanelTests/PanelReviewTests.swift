@@ -72,7 +72,16 @@ struct PanelReviewTests {
             _ = try await server.catalog.apply(
                 .deny, package: Self.id, version: "1.1.0", by: rita, required: 1, signature: nil,
                 reason: "a typo in the description")
+            // The publisher's badge and list: the version sent back, with the reviewer's words.
+            let home = try await PanelFlow.get(client, ranger, "/").1
+            #expect(
+                home.contains("What needs you <span class=\"badge text-bg-warning\" aria-label=\"1 waiting\">1</span>"))
+            let needs = try await PanelFlow.get(client, ranger, "/notifications").1
+            #expect(
+                needs.contains("was sent back by rita") && needs.contains("“a typo in the description”"), "\(needs)")
             _ = try await Self.upload(client, token: token, version: "1.1.1", dir: dir)
+            let after = try await PanelFlow.get(client, ranger, "/notifications").1
+            #expect(after.contains("Nothing needs you now"), "the fix was stored: \(after)")
             _ = try await server.catalog.apply(
                 .start, package: Self.id, version: "1.1.1", by: rangerUser, required: 1, signature: nil)
             let html = try await PanelFlow.get(client, reviewer, "/packages/\(Self.id)/versions/1.1.1").1
