@@ -15,6 +15,8 @@ printf 'Trailpack.Test.EICAR:0:*:%s\n' "$(printf '%s' 'X5O!P%@AP[4\PZX54(P^)7CC)
 # Sweet Home district) and a reviewer, each with a fresh random password (printed below).
 TP_ADMIN=("$BIN" admin --data "$DATA" --create)
 "${TP_ADMIN[@]}" site add willamette-sweet-home "Sweet Home Ranger District" > /dev/null
+# The site's region map: the panel draws it under a new tour (roads and rivers, not a bare grid).
+"${TP_ADMIN[@]}" site map willamette-sweet-home fixtures/santiam-wagon-road/map/santiam-wagon-road.pmtiles > /dev/null
 for account in ranger:publisher reviewer:reviewer; do
   name=${account%%:*}
   "${TP_ADMIN[@]}" user add "$name" --role "${account#*:}" > /dev/null

@@ -101,6 +101,18 @@ public final class DraftStore: Sendable {
 
     public func folder(_ key: Key) -> String { "\(root)/\(key.site)/\(key.tour)" }
 
+    /// Where the region map an operator gave a site is kept (`trailpack admin site map`): beside the
+    /// drafts, so servers sharing the drafts share it; nil for a site id that is not a slug.
+    public func siteMapPath(_ site: String) -> String? {
+        guard Slug.isValid(site) else { return nil }
+        return Self.siteMapPath(dataFolder: (root as NSString).deletingLastPathComponent, site: site)
+    }
+
+    /// The region map's place for a drafts folder's parent (the data folder or `--drafts DIR`).
+    public static func siteMapPath(dataFolder: String, site: String) -> String {
+        dataFolder + "/site-maps/" + site + ".pmtiles"
+    }
+
     /// The bytes the drafts of `site` hold on disk (every regular file under `drafts/<site>/`, links
     /// not followed), for the quota. Reads the folders: call it off the event loop.
     public func usage(site: String) -> Int64 {

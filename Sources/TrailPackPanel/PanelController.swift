@@ -202,6 +202,7 @@ public struct PanelController: Sendable {
         addLanguageRoutes(guarded: guarded, panel: panel)
         addMapRoutes(panel: panel)
         addAdminRoutes(panel: panel, guarded: guarded)
+        addSiteMapRoute(panel: panel)
     }
 
     // MARK: signing in

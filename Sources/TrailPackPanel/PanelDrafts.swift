@@ -309,7 +309,24 @@ extension PanelController {
         if configuration.tileURL == nil {
             let folder = drafts.folder(key)
             let header = try await server.blocking { Self.draftMapHeader(folder) }
-            if let own = Self.ownMapValues(tileURL: key.path + "/tiles", header: header) { values["ownMap"] = own }
+            if let own = Self.ownMapValues(tileURL: key.path + "/tiles", header: header) {
+                values["ownMap"] = own
+            } else {
+                // No map of its own yet: the region map the operator gave the site, so a ranger sees roads
+                // and rivers, not a bare grid.
+                let path = drafts.siteMapPath(key.site)
+                let siteHeader = try await server.blocking { Self.siteMapHeader(path) }
+                if var own = Self.ownMapValues(tileURL: "/sites/\(key.site)/tiles", header: siteHeader) {
+                    own["isRegion"] = true
+                    values["ownMap"] = own
+                    if values["frame"] == nil && values["view"] == nil {
+                        values["view"] = [
+                            "south": own["south"]!, "west": own["west"]!, "north": own["north"]!,
+                            "east": own["east"]!,
+                        ]
+                    }
+                }
+            }
         }
         return try page(
             "editor", title: draft.name.isEmpty ? "Tour" : draft.name, visitor: visitor, map: true, values: values)

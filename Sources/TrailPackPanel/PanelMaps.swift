@@ -48,6 +48,30 @@ extension PanelController {
         }
     }
 
+    /// A site's region map, tile by tile, for the editor's base map (read through the bounded PMTiles reader).
+    func addSiteMapRoute(panel: RouterGroup<AppRequestContext>) {
+        panel.get("/sites/:site/tiles/:z/:x/:y") { request, context in
+            await signedIn(request, context) { visitor in
+                let site = try context.parameters.require("site")
+                let tile = try Self.tileID(context)
+                guard visitor.user.role == .admin || visitor.sites.contains(where: { $0.id == site }),
+                    let path = drafts.siteMapPath(site), FileManager.default.fileExists(atPath: path)
+                else { throw PanelError(status: .notFound, message: "the site has no region map") }
+                let (header, bytes) = try await server.blocking {
+                    let archive = try PMTilesArchive(source: try MapFile(path: path))
+                    return (archive.header, try archive.tile(tile))
+                }
+                return try Self.tileResponse(header, bytes, tile: tile)
+            }
+        }
+    }
+
+    /// The site's region map header (nil: none, or not readable).
+    static func siteMapHeader(_ path: String?) -> PMTilesHeader? {
+        guard let path, let source = try? MapFile(path: path) else { return nil }
+        return try? PMTilesArchive(source: source).header
+    }
+
     static func tileID(_ context: AppRequestContext) throws -> TileID {
         guard let z = Int(try context.parameters.require("z")), let x = Int(try context.parameters.require("x")),
             let y = Int(try context.parameters.require("y").split(separator: ".").first.map(String.init) ?? ""),

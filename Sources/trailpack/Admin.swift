@@ -5,6 +5,8 @@ import TrailPackCatalog
 import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
+import TrailPackMap
+import TrailPackPanel
 import TrailPackServer
 
 struct Admin: AsyncParsableCommand {
@@ -303,7 +305,61 @@ struct Admin: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "site",
             abstract: "Add or rename a site (its public name; a release never replaces an admin's name).",
-            subcommands: [Add.self, Rename.self])
+            subcommands: [Add.self, Rename.self, MapCommand.self])
+
+        struct MapCommand: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "map",
+                abstract:
+                    "Give a site a region map: the control panel's base map for its tours (a raster PMTiles file).",
+                discussion: """
+                    The panel's map editor draws it under a tour that has no offline map of its own yet, so that a \
+                    ranger sees the roads and rivers around the trail instead of a grid. Make one with \
+                    'trailpack map extract' from a larger map. With several servers sharing their drafts \
+                    ('serve --drafts DIR'), give the same --drafts here.
+                    """)
+            @OptionGroup var options: Options
+            @Argument(help: "The site id.") var id: String
+            @Argument(help: "The region map: a PMTiles file of raster tiles (PNG, JPEG or WebP).") var file: String
+            @Option(help: "The drafts folder the servers share (serve --drafts), if they share one.") var drafts:
+                String?
+
+            func run() async throws {
+                guard Slug.isValid(id) else { throw CLIError.usage("'\(id)' is not a site id") }
+                guard try await options.catalog().siteExists(id) else {
+                    throw CLIError.usage(
+                        "there is no site '\(id)'; add it first with 'trailpack admin site add \(id) NAME'")
+                }
+                let header: PMTilesHeader
+                do { header = try PMTilesArchive(source: try MapFile(path: file)).header } catch {
+                    throw CLIError.usage("'\(file)' is not a PMTiles map the panel can read: \(error)")
+                }
+                guard let type = header.tileType, ["png", "jpeg", "webp"].contains(type.name) else {
+                    throw CLIError.usage(
+                        "'\(file)' holds \(header.tileType?.name ?? "unknown") tiles; the panel's map draws raster tiles (PNG, JPEG or WebP): extract a raster map"
+                    )
+                }
+                let target = DraftStore.siteMapPath(dataFolder: drafts ?? options.data, site: id)
+                let folder = (target as NSString).deletingLastPathComponent
+                let temporary = folder + "/." + id + "-" + UUID().uuidString + ".pmtiles"
+                do {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                    try FileManager.default.copyItem(atPath: file, toPath: temporary)
+                    // Replaced in one step: a server reading the old map never sees half of the new one.
+                    guard rename(temporary, target) == 0 else {
+                        throw CLIError.io("cannot put the map in place: \(String(cString: strerror(errno)))")
+                    }
+                } catch {
+                    try? FileManager.default.removeItem(atPath: temporary)  // ours: made just above
+                    throw error as? CLIError
+                        ?? CLIError.io("cannot copy '\(file)' to \(folder): \(error.localizedDescription)")
+                }
+                Admin.say(
+                    options, "site \(id) has a region map now (zoom \(header.minZoom)–\(header.maxZoom), \(type.name))",
+                    ["site": .string(id), "map": .string(target)])
+                Admin.finish(options, "site map")
+            }
+        }
 
         struct Add: AsyncParsableCommand {
             static let configuration = CommandConfiguration(

@@ -339,6 +339,39 @@ struct PanelTypedTextTests {
         }
     }
 
+    @Test(
+        "a site's region map (trailpack admin site map) is the base map of a new tour: the editor draws it and opens on it; its tiles are served to the site's rangers only"
+    )
+    func regionMap() async throws {
+        try await PanelDraftTests.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let other = try await PanelFlow.signIn(server, panel, user: "otto", site: "colorado-peak-checklists")
+            let draft = try await PanelFlow.createDraft(client, ranger, name: "New Walk")
+            var html = try await PanelFlow.get(client, ranger, draft).1
+            #expect(html.contains("a coordinate grid") && !html.contains("data-own-tiles"))
+            let path = try #require(panel.drafts.siteMapPath("willamette-sweet-home"))
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                atPath: Support.fixture("santiam-wagon-road") + "/map/santiam-wagon-road.pmtiles", toPath: path)
+            html = try await PanelFlow.get(client, ranger, draft).1
+            #expect(html.contains("the site's region map (zoom 8–13)"), "\(html)")
+            #expect(html.contains("data-own-tiles=\"/sites/willamette-sweet-home/tiles/{z}/{x}/{y}\""))
+            #expect(html.contains("data-view-south="), "a tour without stops opens on the region")
+            // A tile of the region (zoom 10 at 44.40 N, 122.30 W: Python's pmtiles reads one there), and
+            // none for another site's ranger.
+            let (x, y) = (164, 370)
+            let (status, type) = try await client.execute(
+                uri: "/sites/willamette-sweet-home/tiles/10/\(x)/\(y)", method: .get, headers: ranger.headers
+            ) { ($0.status, $0.headers[.contentType] ?? "") }
+            #expect(status == .ok && type == "image/png", "\(status) \(type)")
+            #expect(
+                try await PanelFlow.get(client, other, "/sites/willamette-sweet-home/tiles/10/\(x)/\(y)").0 == .notFound
+            )
+            #expect(try await PanelFlow.get(client, ranger, "/sites/no-such-site/tiles/10/1/1").0 == .notFound)
+        }
+    }
+
     static func unescaped(_ html: String) -> String {
         html.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
             .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")

@@ -53,7 +53,7 @@
       // The tour's own offline map (raster PMTiles), served by the panel tile by tile; beyond its
       // zooms Leaflet scales the nearest tiles, and the grid stays on top for the coordinates.
       var edges = (element.getAttribute("data-own-bounds") || "").split(",").map(parseFloat);
-      L.tileLayer(own, { attribution: "the tour's offline map", maxZoom: 19,
+      L.tileLayer(own, { attribution: element.getAttribute("data-own-label") || "the tour's offline map", maxZoom: 19,
         bounds: edges.length === 4 && edges.every(isFinite) ? [[edges[0], edges[1]], [edges[2], edges[3]]] : undefined,
         minNativeZoom: parseInt(element.getAttribute("data-own-min-zoom"), 10) || 0,
         maxNativeZoom: parseInt(element.getAttribute("data-own-max-zoom"), 10) || 19 }).addTo(map);
