@@ -147,7 +147,7 @@ def review(r, base, user, password, reviewer, reviewer_password, result):
         return
     r.submit(links[0])
     r.wait_for("#review-map .tp-stop-label")
-    if d.find_element(By.ID, "review-sha256").text != result.get("sha256"):
+    if d.find_element(By.ID, "review-sha256").get_attribute("textContent") != result.get("sha256"):
         r.fail("the review page shows another package than the one built")
     if "first release" not in r.text():
         r.fail("a first version does not say it is the first release")

@@ -87,7 +87,7 @@ extension PanelController {
             values: [
                 "draft": ["name": draft.name, "path": key.path], "built": true, "message": result.message,
                 "version": result.summary.version, "sha256": result.summary.sha256,
-                "size": ByteCountFormatter.string(fromByteCount: result.summary.size, countStyle: .file),
+                "size": Self.size(result.summary.size),
                 "status": result.state.status.rawValue,
                 "scan":
                     "\(result.state.scanStatus.rawValue)\(result.state.scanDetail.isEmpty ? "" : ": " + result.state.scanDetail)",

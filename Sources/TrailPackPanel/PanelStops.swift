@@ -44,7 +44,7 @@ extension PanelController {
                 "title": text(.title), "alt": text(.alt), "transcript": text(.transcript),
                 "sourceTitle": asset.title ?? "", "sourceAlt": asset.alt ?? "",
                 "sourceTranscript": asset.transcript ?? "",
-                "size": size < 0 ? "missing" : ByteCountFormatter.string(fromByteCount: size, countStyle: .file),
+                "size": size < 0 ? "missing" : Self.size(size),
                 "captionChoices": captionFiles.map {
                     ["file": $0, "selected": $0 == asset.text(.captions, in: shown, defaultLanguage: base)]
                 },
