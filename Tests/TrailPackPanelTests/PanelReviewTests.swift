@@ -40,6 +40,31 @@ struct PanelReviewTests {
         }
     }
 
+    /// Who the review tests need (a publisher, a reviewer, the publisher's API token), with the sample
+    /// tour's 1.0.0 uploaded and released through the catalog (as the API would).
+    struct Cast {
+        var ranger: PanelFlow.Visitor, reviewer: PanelFlow.Visitor
+        var token: String
+        var rangerUser: Catalog.User, rita: Catalog.User
+    }
+
+    static func releasedSample(
+        _ server: TrailPackServer, _ panel: PanelController, _ client: some TestClientProtocol, dir: String
+    ) async throws -> Cast {
+        let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+        let reviewer = try await PanelFlow.signIn(server, panel, user: "rita", role: .reviewer, site: nil)
+        let token = try await server.catalog.issueToken(user: "ranger").token
+        let rita = try #require(try await server.catalog.user(name: "rita"))
+        let rangerUser = try #require(try await server.catalog.user(name: "ranger"))
+        _ = try await upload(client, token: token, version: "1.0.0", dir: dir)
+        for (transition, user) in [(Catalog.Transition.start, rangerUser), (.approve, rita), (.push, rangerUser)] {
+            #expect(
+                try await server.catalog.apply(
+                    transition, package: id, version: "1.0.0", by: user, required: 1, signature: nil) != .notFound)
+        }
+        return Cast(ranger: ranger, reviewer: reviewer, token: token, rangerUser: rangerUser, rita: rita)
+    }
+
     @Test(
         "the reviewer of a fix sees what changed since the version that was sent back, beside what changed since the release"
     )
@@ -48,16 +73,10 @@ struct PanelReviewTests {
             let dir = NSTemporaryDirectory() + "panel-review-fix-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: dir) }
-            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
-            let reviewer = try await PanelFlow.signIn(server, panel, user: "rita", role: .reviewer, site: nil)
-            let token = try await server.catalog.issueToken(user: "ranger").token
-            let rita = try #require(try await server.catalog.user(name: "rita"))
-            let rangerUser = try #require(try await server.catalog.user(name: "ranger"))
-            _ = try await Self.upload(client, token: token, version: "1.0.0", dir: dir)
-            for (transition, user) in [(Catalog.Transition.start, rangerUser), (.approve, rita), (.push, rangerUser)] {
-                _ = try await server.catalog.apply(
-                    transition, package: Self.id, version: "1.0.0", by: user, required: 1, signature: nil)
-            }
+            let cast = try await Self.releasedSample(server, panel, client, dir: dir)
+            let (ranger, reviewer, token, rangerUser, rita) = (
+                cast.ranger, cast.reviewer, cast.token, cast.rangerUser, cast.rita
+            )
             func edit(_ from: String, _ to: String) -> (String) throws -> Void {
                 { folder in
                     var tour = try String(contentsOfFile: folder + "/tour.json", encoding: .utf8)
@@ -101,21 +120,12 @@ struct PanelReviewTests {
             let dir = NSTemporaryDirectory() + "panel-review-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: dir) }
-            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
-            let reviewer = try await PanelFlow.signIn(server, panel, user: "rita", role: .reviewer, site: nil)
-            let outsider = try await PanelFlow.signIn(server, panel, user: "otto", site: "colorado-peak-checklists")
-            let rangerToken = try await server.catalog.issueToken(user: "ranger").token
-            let rita = try #require(try await server.catalog.user(name: "rita"))
-            let rangerUser = try #require(try await server.catalog.user(name: "ranger"))
-
             // 1.0.0, released through the catalog (as the API would).
-            _ = try await Self.upload(client, token: rangerToken, version: "1.0.0", dir: dir)
-            for (transition, user) in [(Catalog.Transition.start, rangerUser), (.approve, rita), (.push, rangerUser)] {
-                #expect(
-                    try await server.catalog.apply(
-                        transition, package: Self.id, version: "1.0.0", by: user, required: 1, signature: nil)
-                        != .notFound)
-            }
+            let cast = try await Self.releasedSample(server, panel, client, dir: dir)
+            let (ranger, reviewer, rangerToken, rangerUser, rita) = (
+                cast.ranger, cast.reviewer, cast.token, cast.rangerUser, cast.rita
+            )
+            let outsider = try await PanelFlow.signIn(server, panel, user: "otto", site: "colorado-peak-checklists")
             // 1.1.0: stop 2 moved about 1 km north, its description changed by two words.
             _ = try await Self.upload(client, token: rangerToken, version: "1.1.0", dir: dir) { folder in
                 let path = try #require(
