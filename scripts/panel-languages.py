@@ -191,7 +191,7 @@ def main():
             return r.finish(result)
         result["sha256"] = sha[0].text
         r.submit(d.find_element(By.ID, "request-review"))
-        if "now pending" not in r.text():
+        if "now waiting for review" not in r.text():
             r.fail("requesting review failed: " + r.text()[:300])
 
         # The reviewer: the languages, a meter for each, the Spanish changes under Spanish.

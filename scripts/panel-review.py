@@ -65,7 +65,7 @@ def main():
             return None
         sha = d.find_element(By.ID, "built-sha256").text
         r.submit(d.find_element(By.ID, "request-review"))
-        if "now pending" not in r.text():
+        if "now waiting for review" not in r.text():
             r.fail("requesting review of %s failed: %s" % (version, r.text()[:300]))
         return sha
 
@@ -185,7 +185,7 @@ def main():
         if open_review("1.1.0", reviewer2[0]):
             d.find_element(By.ID, "reason").send_keys("Tombstone Pass needs more than two words: say what visitors see there.")
             r.submit(d.find_element(By.ID, "deny-button"))
-            if "Denied" not in r.text():
+            if "Sent back" not in r.text():
                 r.fail("the denial was not taken: " + r.text()[:300])
 
         # The publisher reads the reason, fixes the stop, builds 1.1.1 and asks again.
@@ -208,7 +208,7 @@ def main():
         walk.sign_in(r, base, publisher[0], publisher[1])
         if open_review("1.1.1", publisher[0]):
             r.submit_confirmed(d.find_element(By.ID, "release-button"))
-            if d.find_element(By.ID, "version-status").text != "released":
+            if d.find_element(By.ID, "version-status").get_attribute("data-status") != "released":
                 r.fail("release failed: " + r.text()[:300])
             result["id"] = re.search(r"/packages/([^/]+)/versions/", d.current_url).group(1)
             r.submit(d.find_element(By.LINK_TEXT, "All versions of this tour"))

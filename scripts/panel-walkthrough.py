@@ -164,7 +164,7 @@ def review(r, base, user, password, reviewer, reviewer_password, result):
         r.fail("the stop's recording does not play on the review page: %s" % played)
     r.check_page("review")
     r.submit(d.find_element(By.ID, "approve-button"))
-    if "Approved" not in r.text() or d.find_element(By.ID, "version-status").text != "ready":
+    if "Approved" not in r.text() or d.find_element(By.ID, "version-status").get_attribute("data-status") != "ready":
         r.fail("approving did not make the version ready: " + r.text()[:300])
     review_url = d.current_url.split("?")[0]
     sign_in(r, base, user, password)
@@ -174,7 +174,7 @@ def review(r, base, user, password, reviewer, reviewer_password, result):
         r.fail("the publisher sees no Release button on a ready version")
         return
     r.submit_confirmed(button[0])
-    if d.find_element(By.ID, "version-status").text != "released":
+    if d.find_element(By.ID, "version-status").get_attribute("data-status") != "released":
         r.fail("releasing did not release: " + r.text()[:300])
     r.check_page("released")
     with urllib.request.urlopen(base + "/v1/sites/willamette-sweet-home/packages", timeout=30) as response:
@@ -403,7 +403,7 @@ def main():
             r.fail("no 'Request review' button after the build: " + r.text()[:400])
         else:
             r.submit(button[0])
-            if "now pending" not in r.text():
+            if "now waiting for review" not in r.text():
                 r.fail("requesting review did not make the version pending: " + r.text()[:300])
             r.check_page("review-requested")
         # "Download as a folder", with the browser's session cookie: the tour folder for the command line.

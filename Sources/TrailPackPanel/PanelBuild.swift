@@ -88,7 +88,7 @@ extension PanelController {
                 "draft": ["name": draft.name, "path": key.path], "built": true, "message": result.message,
                 "version": result.summary.version, "sha256": result.summary.sha256,
                 "size": Self.size(result.summary.size),
-                "status": result.state.status.rawValue,
+                "status": Self.statusWords(result.state.status),
                 "scan":
                     "\(result.state.scanStatus.rawValue)\(result.state.scanDetail.isEmpty ? "" : ": " + result.state.scanDetail)",
                 "seconds": String(format: "%.1f", Date().timeIntervalSince(started)),
@@ -130,7 +130,7 @@ extension PanelController {
         switch outcome {
         case .moved(_, let to, _):
             message =
-                "Review requested for version \(version): it is now \(to.rawValue). The reviewers (\(server.configuration.approvals) must approve) see it in their queue."
+                "Review requested for version \(version): it is now \(Self.statusWords(to)). The reviewers (\(server.configuration.approvals) must approve) see it in their queue."
             server.logger.info(
                 "panel: review requested",
                 metadata: ["by": "\(visitor.user.name)", "package": "\(draft.id)", "version": "\(version)"])

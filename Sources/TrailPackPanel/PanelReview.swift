@@ -77,7 +77,7 @@ extension PanelController {
                 "name": r.summary.name, "site": r.summary.site, "version": r.summary.version, "publisher": r.uploadedBy,
                 "since": Self.shortTime(r.createdAt),
                 "approvals": r.approvals.count, "required": required,
-                "scan": Self.scanWords(r.scanStatus, r.scanDetail), "status": r.summary.status.rawValue,
+                "scan": Self.scanWords(r.scanStatus, r.scanDetail), "status": Self.statusWords(r.summary.status),
                 "link": Self.versionPath(r.summary.id, r.summary.version),
                 "mine": r.approvals.contains { $0.reviewer == visitor.user.name },
             ]
@@ -130,7 +130,8 @@ extension PanelController {
         let alreadyApproved = record.approvals.contains { $0.reviewer == visitor.user.name }
         let assetBase = Self.versionPath(id, version) + "/asset?path="
         var values: [String: Any] = [
-            "id": id, "version": version, "name": summary.name, "site": summary.site, "status": status.rawValue,
+            "id": id, "version": version, "name": summary.name, "site": summary.site,
+            "status": Self.statusWords(status), "statusCode": status.rawValue,
             "publisher": record.uploadedBy,
             "uploaded": Self.shortTime(record.createdAt), "sha256": summary.sha256, "size": Self.size(summary.size),
             "bytes": summary.size,
@@ -566,11 +567,11 @@ extension PanelController {
                 switch transition {
                 case .approve:
                     signature == nil
-                        ? "Approved (\(approvals) of \(server.configuration.approvals)); the version is now \(to)."
-                        : "Approved with your signature (\(approvals) of \(server.configuration.approvals)); the version is now \(to)."
-                case .deny: "Denied; the version is back to draft and the publisher sees your reason."
+                        ? "Approved (\(approvals) of \(server.configuration.approvals)); the version is now \(Self.statusWords(to))."
+                        : "Approved with your signature (\(approvals) of \(server.configuration.approvals)); the version is now \(Self.statusWords(to))."
+                case .deny: "Sent back; the publisher sees your reason on the tour's page."
                 case .push: "Released: the phones' list now offers version \(version)."
-                case .start: "Review requested; the version is now \(to)."
+                case .start: "Review requested; the version is now \(Self.statusWords(to))."
                 case .withdraw: "Withdrawn: the phones' list no longer offers version \(version)."
                 }
             return await redirect(visitor, to: page, saying: words)
@@ -587,7 +588,7 @@ extension PanelController {
         let audit = try await server.catalog.auditLog(package: id)
         let rows: [[String: Any]] = records.map { r in
             [
-                "version": r.summary.version, "status": r.summary.status.rawValue,
+                "version": r.summary.version, "status": Self.statusWords(r.summary.status),
                 "uploaded": Self.shortTime(r.createdAt), "publisher": r.uploadedBy,
                 "sha256": r.summary.sha256, "size": Self.size(r.summary.size),
                 "link": Self.versionPath(id, r.summary.version),
@@ -613,6 +614,19 @@ extension PanelController {
 }
 
 extension PanelController {
+    /// Where a version is in the workflow, in the pages' words (the catalog's names stay in
+    /// `data-status` for scripts).
+    static func statusWords(_ status: Catalog.PublishStatus) -> String {
+        switch status {
+        case .draft: "built, not sent for review"
+        case .pending: "waiting for review"
+        case .ready: "approved, ready to release"
+        case .released: "released: visitors get it"
+        case .withdrawn: "withdrawn"
+        case .damaged: "out of service (its stored file was found damaged)"
+        }
+    }
+
     /// The newest version of `id` older than `version` that a reviewer sent back (and that was not
     /// sent for review again since), or nil.
     func deniedBefore(_ id: String, version: String) async throws -> String? {
