@@ -129,15 +129,6 @@ extension PanelController {
             ?? name
     }
 
-    /// Whether `key` is a property name the apps read as it is (letters, digits, `_`, `-`, a letter first).
-    static func isPropertyKey(_ key: String) -> Bool {
-        (1...64).contains(key.utf8.count)
-            && key.unicodeScalars.first.map { $0.isASCII && $0.properties.isAlphabetic } == true
-            && key.unicodeScalars.allSatisfy {
-                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-")
-            }
-    }
-
     /// A change to stop `index`: held to the stop's own revision when the page sent one (other
     /// stops and the tour's details may have changed meanwhile), else to the whole draft's.
     @discardableResult
@@ -190,8 +181,8 @@ extension PanelController {
             }
             // A name as the ranger writes it ("Elevation (ft)") becomes a key the apps read ("elevationFt"),
             // the same way a spreadsheet's column header does.
-            let key = Self.isPropertyKey(k) ? k : CSVImport.propertyName(k)
-            guard Self.isPropertyKey(key) else {
+            let key = ManifestValidator.isPropertyName(k) ? k : CSVImport.propertyName(k)
+            guard ManifestValidator.isPropertyName(key) else {
                 throw PanelError(
                     message:
                         "The detail '\(k)' needs a name with at least one letter or digit, such as Elevation (ft).")

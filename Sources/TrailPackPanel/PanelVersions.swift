@@ -50,10 +50,7 @@ extension PanelController {
         let required = server.configuration.approvals
         switch newest.summary.status {
         case .draft:
-            let audit = try await server.catalog.auditLog(package: id).filter { $0.version == version }
-            if let denial = audit.last(where: { $0.action == Catalog.AuditAction.deny.rawValue }),
-                !audit.contains(where: { $0.id > denial.id && $0.action == Catalog.AuditAction.start.rawValue })
-            {
+            if let denial = Self.sentBack(try await server.catalog.auditLog(package: id), version: version) {
                 state.reason = Self.denialReason(denial.detail)
                 state.deniedBy = denial.actor
                 state.words = "Version \(version) was sent back by \(denial.actor)"
@@ -71,6 +68,16 @@ extension PanelController {
         return state
     }
 
+    /// The denial that sent `version` back, from its package's audit log, unless the version was
+    /// sent for review again since; nil when it is not sent back.
+    static func sentBack(_ audit: [Catalog.AuditEntry], version: String) -> Catalog.AuditEntry? {
+        let entries = audit.filter { $0.version == version }
+        guard let denial = entries.last(where: { $0.action == Catalog.AuditAction.deny.rawValue }),
+            !entries.contains(where: { $0.id > denial.id && $0.action == Catalog.AuditAction.start.rawValue })
+        else { return nil }
+        return denial
+    }
+
     /// The reviewer's own words out of a denial's audit detail ("pending → draft; approvals cleared;
     /// REASON"), or the whole detail when it is not in that shape.
     static func denialReason(_ detail: String) -> String {
@@ -85,8 +92,12 @@ extension PanelController {
     /// The version to build next: one above every stored version of the tour (released, waiting,
     /// sent back or withdrawn alike: a stored version's bytes never change), else the draft's own.
     func proposedVersion(_ draft: TourDraft) async throws -> String {
-        let stored = try await storedVersions(draft.id).compactMap { PackageVersion($0.summary.version) }
-        guard let newest = stored.max() else {
+        Self.nextVersion(after: try await storedVersions(draft.id), draft: draft)
+    }
+
+    /// One above the newest of `stored`, else the draft's own version (or 1.0.0).
+    static func nextVersion(after stored: [Catalog.VersionRecord], draft: TourDraft) -> String {
+        guard let newest = stored.compactMap({ PackageVersion($0.summary.version) }).max() else {
             return PackageVersion(draft.version) == nil ? "1.0.0" : draft.version
         }
         var parts = newest.components
@@ -98,10 +109,11 @@ extension PanelController {
     /// Refuses, before anything is built, a version number the catalog holds already, saying what
     /// state it is in and which number to use instead.
     func refuseStoredVersion(_ draft: TourDraft, version: String) async throws {
+        let stored = try await storedVersions(draft.id)
         guard let asked = PackageVersion(version),
-            let same = try await storedVersions(draft.id).first(where: { PackageVersion($0.summary.version) == asked })
+            let same = stored.first(where: { PackageVersion($0.summary.version) == asked })
         else { return }
-        let next = try await proposedVersion(draft)
+        let next = Self.nextVersion(after: stored, draft: draft)
         let state: String =
             switch same.summary.status {
             case .pending: "is waiting for review"
@@ -175,10 +187,7 @@ extension PanelController {
                 out.append(Notice(words: "Version \(version) of \(name) is approved: release it", link: link))
             case .draft:
                 if audits[id] == nil { audits[id] = try await server.catalog.auditLog(package: id) }
-                let entries = (audits[id] ?? []).filter { $0.version == version }
-                guard let denial = entries.last(where: { $0.action == Catalog.AuditAction.deny.rawValue }),
-                    !entries.contains(where: { $0.id > denial.id && $0.action == Catalog.AuditAction.start.rawValue })
-                else { continue }
+                guard let denial = Self.sentBack(audits[id] ?? [], version: version) else { continue }
                 // A newer version of the tour was stored since: that is the fix, nothing to do here.
                 let number = PackageVersion(version)
                 let newer = (audits[id] ?? []).contains { entry in

@@ -1,6 +1,17 @@
 /// The rules of manifest format version 1 that go beyond types: ranges, patterns,
 /// uniqueness (also after case folding and Unicode normalization), bounds, paths and limits.
 public enum ManifestValidator {
+    /// Whether `key` may name a waypoint property: 1 to 64 ASCII letters, digits, `_` and `-`,
+    /// starting with a letter.
+    public static func isPropertyName(_ key: String) -> Bool {
+        (1...64).contains(key.utf8.count)
+            && key.utf8.first.map { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) } == true
+            && key.utf8.allSatisfy {
+                ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F
+                    || $0 == 0x2D
+            }
+    }
+
     /// Limits on what one manifest may hold (documented in `docs/FORMAT.md`).
     public static let maxWaypoints = 10_000
     /// The most assets in one manifest.
@@ -239,14 +250,7 @@ public enum ManifestValidator {
         }
         for member in properties {
             let p = path.member(member.key)
-            let keyOK =
-                (1...64).contains(member.key.utf8.count)
-                && member.key.utf8.first.map { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) } == true
-                && member.key.utf8.allSatisfy {
-                    ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F
-                        || $0 == 0x2D
-                }
-            if !keyOK {
+            if !Self.isPropertyName(member.key) {
                 f.append(
                     Finding(
                         .waypointProperty, path: p,
