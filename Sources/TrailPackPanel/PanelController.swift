@@ -308,16 +308,9 @@ public struct PanelController: Sendable {
         return parts[0..<4].joined(separator: "/")
     }
 
-    /// The fields of a urlencoded body, in order (a field that does not decode is left out).
+    /// The fields of a urlencoded body, in order, as `PanelForm` reads them (a field without a name left out).
     static func formPairs(_ body: String) -> [(name: String, value: String)] {
-        body.split(separator: "&").compactMap { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String? {
-                text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-            }
-            guard let name = decode(parts[0]), !name.isEmpty else { return nil }
-            return (name, parts.count == 2 ? decode(parts[1]) ?? "" : "")
-        }
+        PanelForm(body).fields.filter { !$0.name.isEmpty }
     }
 
     static func formBody(_ pairs: [(name: String, value: String)]) -> String {
@@ -426,7 +419,9 @@ public struct PanelController: Sendable {
     /// The form kept through a sign-in (`resumeAction`, `resume`): only for a draft's own actions.
     static func keptForm(_ form: PanelForm) -> (action: String, body: String)? {
         let action = safeNext(form["resumeAction"]), body = form["resume"] ?? ""
-        guard action.hasPrefix("/drafts/"), !body.isEmpty, body.utf8.count <= 1 << 20 else { return nil }
+        guard action.hasPrefix("/drafts/"), !action.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }),
+            !action.contains("%"), !body.isEmpty, body.utf8.count <= 1 << 20
+        else { return nil }
         return (action, body)
     }
 

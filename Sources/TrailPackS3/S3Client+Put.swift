@@ -34,8 +34,9 @@ extension S3Client {
     }
 
     /// Makes the bucket unless it exists: `HEAD` the bucket, and `PUT` it on a 404. A bucket that
-    /// another request made meanwhile (`BucketAlreadyOwnedByYou`) counts as existing; one owned by
-    /// another account (`BucketAlreadyExists`) is an error.
+    /// another request made meanwhile (`BucketAlreadyOwnedByYou`, or any refusal after which a
+    /// second `HEAD` finds it) counts as existing; one owned by another account
+    /// (`BucketAlreadyExists`) is an error.
     @discardableResult
     public func createBucketIfMissing() async throws(S3Error) -> S3BucketState {
         let operation = Operation(name: "create bucket")
@@ -61,6 +62,11 @@ extension S3Client {
         default:
             let error = await failure(response, operation)
             if error.s3Code == "BucketAlreadyOwnedByYou" { return .existed }
+            // Two servers starting at once both create it: SeaweedFS may answer the loser with an
+            // error of its own (404 NoSuchBucket while the other's creation commits). The bucket
+            // there now is what was asked for.
+            let again = try await send(Operation(name: "head bucket"), method: .HEAD, objectKey: nil)
+            if again.status.code == 200 { return .existed }
             throw error
         }
     }

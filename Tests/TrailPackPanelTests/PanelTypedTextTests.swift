@@ -383,6 +383,10 @@ struct PanelTypedTextTests {
         #expect(PanelController.pagePath(of: "/drafts/s/t/stops/3/remove-file") == "/drafts/s/t/stops/3")
         #expect(PanelController.pagePath(of: "/drafts/s/t/order") == "/drafts/s/t")
         #expect(PanelController.pagePath(of: "/reviews/x") == "/")
+        for action in ["/drafts/../admin/sites", "/drafts/s/./t", "/drafts/%2e%2e/admin", "/admin/sites", "//x"] {
+            #expect(PanelController.keptForm(PanelForm("resumeAction=\(action)&resume=a%3D1")) == nil, "\(action)")
+        }
+        #expect(PanelController.keptForm(PanelForm("resumeAction=/drafts/s/t&resume=a%3D1"))?.action == "/drafts/s/t")
         #expect(
             PanelController.formPairs("a=1&b=x+y%26&=z&c").map { "\($0.name)=\($0.value)" } == ["a=1", "b=x y&", "c="])
         #expect(
