@@ -46,6 +46,8 @@ let package = Package(
         .systemLibrary(name: "CLibArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // libdeflate's CRC-32 (several times zlib's): every byte a verifier or reader checks.
+        .systemLibrary(name: "CLibDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         // mallopt for the command's main (a library never sets the process's allocator).
         .systemLibrary(name: "CMallocPolicy"),
 
@@ -57,11 +59,11 @@ let package = Package(
         .target(
             name: "TrailPackCrypto",
             dependencies: ["CLibCrypto", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
-        // ZIP reading (our own central-directory parse) over zlib. No libarchive.
+        // ZIP reading (our own central-directory parse) over zlib (inflate) and libdeflate (CRC-32). No libarchive.
         .target(
             name: "TrailPackArchive",
             dependencies: [
-                "CZlib", "TrailPackCore", "TrailPackFileIO",
+                "CZlib", "CLibDeflate", "TrailPackCore", "TrailPackFileIO",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // ZIP writing over libarchive: what the builder links, never a client.

@@ -57,6 +57,17 @@ def block(results, name):
             lines += ["**The same, durable** (each peer followed by `sync` of its output; trailpack flushes its package, "
                       "its `.sha256` and the folder itself):", ""]
             lines += table(m["build"]["durable"], m["bytes"], OURS["build"]) + [""]
+        if "durablePair" in m:
+            pair = m["durablePair"]
+            runs = len(pair[OURS["build"]]["times"])
+            lines += [f"**Durable, trailpack and `bsdtar store && sync` alone, {runs} alternating rounds** (the target's "
+                      "ratio; every run's seconds, in order):", "",
+                      "| command | median s | fastest | slowest | slowest ÷ fastest | runs |", "|---|---:|---:|---:|---:|---|"]
+            for label, r in pair.items():
+                t = r["times"]
+                lines.append(f"| {label} | {r['median']:.3f} | {min(t):.3f} | {max(t):.3f} | {max(t) / min(t):.2f} | "
+                             + " ".join(f"{x:.2f}" for x in t) + " |")
+            lines.append("")
     for key, title in (("tiny", "20,000 files of 1 KB"), ("entries100k", "100,000 entries (the format's limit), files of 100–200 bytes")):
         s = sets.get(key)
         if not s:

@@ -97,6 +97,15 @@ def durable(cmd, out):
     return f"{cmd if isinstance(cmd, str) else shlex.join(cmd)} && sync {shlex.quote(out)}"
 
 
+# Rounds of the durable pair (medium): enough for a median that one slow mode does not decide.
+DURABLE_PAIR_RUNS = 9
+
+
+def spread(times):
+    """The slowest run over the fastest."""
+    return max(times) / min(times)
+
+
 def as_json(res):
     return {k: {"median": m, "rssMiB": r, "times": t} for k, (m, r, t) in res.items()}
 
@@ -199,11 +208,32 @@ def bench_set(name, folder, tp, zf, runs, work, shm):
             peers = [(label + " && sync", durable(cmd, out), cwd) for label, cmd, cwd in peers]
         builds[mode] = bench([("trailpack build", [tp, "build", folder, "-o", out, "-q"], None)] + peers, runs, setup=clean)
         clean()
+    # The durable row is bimodal on this machine (see DURABLE_NOTE): trailpack and `bsdtar store &&
+    # sync` alone, alternating for more rounds, give the target's ratio and each side's spread.
+    pair = None
+    if name == "medium":
+        out = os.path.join(work, "out.zip")
+
+        def clean_pair():
+            for p in (out, out + ".sha256"):
+                if os.path.exists(p):
+                    os.remove(p)
+
+        store = ["bsdtar", "--format", "zip", "--options", "zip:compression=store", "-cf", out, "-C", folder, "."]
+        pair = bench([("trailpack build", [tp, "build", folder, "-o", out, "-q"], None),
+                      ("bsdtar zip store && sync", durable(store, out), None)], DURABLE_PAIR_RUNS, setup=clean_pair)
+        clean_pair()
     lines = table(name, f"build, tmpfs ({SHM})", builds["tmpfs"], "trailpack build", size, nfiles)
     if "durable" in builds:
         lines += table(name, "build, durable (peers + sync FILE)", builds["durable"], "trailpack build", size, nfiles)
+    if pair:
+        lines += table(name, f"build, durable, trailpack and `bsdtar store && sync` alone, {DURABLE_PAIR_RUNS} alternating rounds",
+                       pair, "trailpack build", size, nfiles)
+        lines += [f"Spread (slowest ÷ fastest run): " + ", ".join(f"{l} {spread(t):.2f}" for l, (_, _, t) in pair.items()) + ".", ""]
     entry = {"files": nfiles, "bytes": size, "packageBytes": pkg_size, "flushSeconds": flush,
              "build": {mode: as_json(res) for mode, res in builds.items()}}
+    if pair:
+        entry["durablePair"] = as_json(pair)
     if invalid:
         print(f"\n{name}: {invalid}; verify not measured", flush=True)
         entry["error"] = invalid
@@ -242,16 +272,21 @@ def table(name, kind, res, ours, nbytes, nfiles):
     return lines + [""]
 
 
-# The issue's targets: (what, today's figure, target, the sets it needs). Ratios are trailpack ÷ peer.
+# The issue's targets (#34): (what, the figure before this round, target, the sets it needs).
+# Ratios are trailpack ÷ peer, whole processes (start included).
 TARGETS = [
-    ("medium build, tmpfs, vs bsdtar store (no hashing)", "1.57×", "≤ 1.3×", ("medium",)),
-    ("medium build, durable, vs `bsdtar store && sync`", "≈ 1.0× (noisy)", "≤ 1.0×", ("medium",)),
-    ("medium verify vs `openssl dgst -sha256`", "1.21×", "≤ 1.15×", ("medium",)),
-    ("cold verify vs cold `openssl dgst`", "not measured", "≤ 1.1×", ("medium",)),
-    ("tiny verify per entry vs `sha256sum && unzip -tq`", "2.3× (20 µs)", "≤ 1.0×", ("tiny",)),
-    ("tiny build per file vs `zip -r -X -n media`", "2.1× (70 µs)", "≤ 1.0×", ("tiny",)),
-    ("peak RSS, tiny and 100k entries", "63 MiB", "≤ 48 MiB", ("tiny", "entries100k")),
+    ("tiny verify vs `sha256sum && unzip -tq`", "1.70× (16.8 µs an entry)", "≤ 1.0×", ("tiny",)),
+    ("tiny build vs `zip -r -X -n media`", "1.35× (50 µs a file)", "≤ 1.0×", ("tiny",)),
+    ("medium verify vs `openssl dgst -sha256`", "1.17×", "≤ 1.10×", ("medium",)),
+    ("medium build, durable, vs `bsdtar store && sync`", "2.46× (noisy)", "≤ 1.3×", ("medium",)),
+    ("medium build, durable: trailpack's spread, slowest ÷ fastest run", "not measured", "≤ 1.2×", ("medium",)),
+    ("peak RSS, 20,000 and 100,000 entries, build and verify", "56–202 MiB", "≤ 48 MiB", ("tiny", "entries100k")),
 ]
+
+# Why the durable build's times have two modes on this machine (the README says it with the numbers).
+DURABLE_NOTE = ("the machine is a VM whose balloon device reports free memory to the host (virtio-balloon "
+                "REPORTING, 2 MiB blocks): a page-cache page the host took back is faulted in again by the "
+                "host on first write, which the guest sees as a slow copy in copy_folio_from_iter_atomic")
 
 
 def targets(done, requested):
@@ -263,12 +298,14 @@ def targets(done, requested):
 
     def figure(what, s):
         """(this run's figure as text, the value compared with the target)."""
-        if what.startswith("medium build, tmpfs"):
-            r = med(s["medium"], "build", "tmpfs", "trailpack build") / med(s["medium"], "build", "tmpfs", "bsdtar zip store")
-            return f"{r:.2f}×", r
+        if what.startswith("medium build, durable:"):
+            r = spread(s["medium"]["durablePair"]["trailpack build"]["times"])
+            peer = spread(s["medium"]["durablePair"]["bsdtar zip store && sync"]["times"])
+            return f"{r:.2f}× (bsdtar store && sync {peer:.2f}×)", r
         if what.startswith("medium build, durable"):
-            r = med(s["medium"], "build", "durable", "trailpack build") / med(s["medium"], "build", "durable", "bsdtar zip store && sync")
-            return f"{r:.2f}×", r
+            pair = s["medium"]["durablePair"]
+            r = pair["trailpack build"]["median"] / pair["bsdtar zip store && sync"]["median"]
+            return f"{r:.2f}× (median of {DURABLE_PAIR_RUNS} alternating)", r
         if what.startswith("medium verify"):
             r = med(s["medium"], "verify", "trailpack verify --sha256") / med(s["medium"], "verify", "openssl dgst -sha256")
             return f"{r:.2f}×", r
@@ -278,12 +315,12 @@ def targets(done, requested):
         if what.startswith("tiny verify"):
             t, n = med(s["tiny"], "verify", "trailpack verify --sha256"), s["tiny"]["files"]
             r = t / med(s["tiny"], "verify", "sha256sum && unzip -tq")
-            return f"{r:.2f}× ({t / n * 1e6:.1f} µs)", r
+            return f"{r:.2f}× ({t / n * 1e6:.1f} µs an entry)", r
         if what.startswith("tiny build"):
             t, n = med(s["tiny"], "build", "tmpfs", "trailpack build"), s["tiny"]["files"]
             r = t / med(s["tiny"], "build", "tmpfs", "zip -r -X -n media")
             d = med(s["tiny"], "build", "durable", "trailpack build") / med(s["tiny"], "build", "durable", "zip -r -X -n media && sync")
-            return f"{r:.2f}× ({t / n * 1e6:.1f} µs) tmpfs; durable {d:.2f}×", r
+            return f"{r:.2f}× ({t / n * 1e6:.1f} µs a file) tmpfs; durable {d:.2f}×", r
         if what.startswith("peak RSS"):  # a set whose package was not valid counts with its builds only
             parts = []
             for n in (n for n in ("tiny", "entries100k") if n in s and "build" in s[n]):

@@ -14,4 +14,15 @@ static inline int trailpack_fix_mmap_threshold(int bytes) {
     return 0;
 #endif
 }
+/* How much free memory at the top of the heap glibc keeps instead of handing it back by brk.
+   Fixing the mmap threshold also fixes this one at its 128 KiB default, and libarchive allocates
+   and frees zlib's deflate state (about 270 KiB) for every entry it compresses. */
+static inline int trailpack_fix_trim_threshold(int bytes) {
+#if defined(__GLIBC__) && defined(M_TRIM_THRESHOLD)
+    return mallopt(M_TRIM_THRESHOLD, bytes);
+#else
+    (void)bytes;
+    return 0;
+#endif
+}
 #endif

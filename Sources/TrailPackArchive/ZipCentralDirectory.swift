@@ -113,10 +113,11 @@ struct ZipCentralDirectory: Sendable {
         let nameBytes = c.take(nameLength)
         let extra = ZipExtraFields(c.take(extraLength))
         c.skip(commentLength)
-        let name = decodeName(nameBytes, flags: flags, index: index, findings: &findings)
+        checkNameEncoding(nameBytes, flags: flags, index: index, findings: &findings)
+        var name: String { String(decoding: nameBytes, as: UTF8.self) }  // made only for a finding
 
         var entry = ZipEntry(
-            index: index, name: name, nameBytes: nameBytes, flags: flags, method: method, crc32: crc,
+            index: index, nameBytes: nameBytes, flags: flags, method: method, crc32: crc,
             compressedSize: Int64(compressed32), uncompressedSize: Int64(uncompressed32),
             localHeaderOffset: Int64(offset32), dataOffset: nil, descriptorLength: 0, versionMadeBy: madeBy,
             externalAttributes: external, versionNeeded: versionNeeded)
@@ -152,7 +153,9 @@ struct ZipCentralDirectory: Sendable {
         return entry
     }
 
-    private static func decodeName(_ bytes: [UInt8], flags: UInt16, index: Int, findings: inout [Finding]) -> String {
+    /// A name must be valid UTF-8, and flagged as UTF-8 unless it is ASCII.
+    private static func checkNameEncoding(_ bytes: [UInt8], flags: UInt16, index: Int, findings: inout [Finding]) {
+        if bytes.allSatisfy({ $0 < 0x80 }) { return }  // nearly every name: no String made
         if let s = String(validating: bytes, as: UTF8.self) {
             if flags & 0x0800 == 0, bytes.contains(where: { $0 >= 0x80 }) {
                 findings.append(
@@ -161,10 +164,9 @@ struct ZipCentralDirectory: Sendable {
                         "the name is not ASCII but the UTF-8 flag is not set: readers would decode it as code page 437 and get another name"
                     ))
             }
-            return s
+            return
         }
         let shown = String(decoding: bytes, as: UTF8.self)
         findings.append(Finding(.zipNameEncoding, file: shown, "entry \(index)'s name is not valid UTF-8"))
-        return shown
     }
 }

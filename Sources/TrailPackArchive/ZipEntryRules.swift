@@ -25,7 +25,7 @@ enum ZipEntryRules {
     }
 
     static func check(_ e: ZipEntry, limits: ZipLimits, findings: inout [Finding]) {
-        let name = e.name
+        var name: String { e.name }  // made only for a finding
         if let problem = versionNeededProblem(e.versionNeeded, in: "the central directory") {
             findings.append(Finding(.zipVersionNeeded, file: name, problem))
         }

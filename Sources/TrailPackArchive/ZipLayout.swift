@@ -4,11 +4,13 @@ import TrailPackCore
 /// first, between two or after the last, and no two entries sharing bytes.
 enum ZipLayout {
     static func check(_ entries: [ZipEntry], centralDirectoryOffset: Int64, findings: inout [Finding]) {
-        let placed = entries.filter { $0.dataOffset != nil }.sorted { $0.localHeaderOffset < $1.localHeaderOffset }
-        guard placed.count == entries.count else { return }  // an unreadable entry is already reported
+        // An unreadable entry is already reported. Positions are sorted, not copies of the entries.
+        guard entries.allSatisfy({ $0.dataOffset != nil }) else { return }
+        let placed = entries.indices.sorted { entries[$0].localHeaderOffset < entries[$1].localHeaderOffset }
         var position: Int64 = 0
         var previous: ZipEntry?
-        for e in placed {
+        for i in placed {
+            let e = entries[i]
             guard let end = e.endOffset else { continue }
             if e.localHeaderOffset > position {
                 if let p = previous {

@@ -17,7 +17,8 @@ enum ZipLocalHeaders {
     private static func check(
         _ e: inout ZipEntry, source: some ByteSource, limit: Int64, findings: inout [Finding]
     ) throws(ArchiveError) {
-        let name = e.name
+        let nameBytes = e.nameBytes
+        var name: String { String(decoding: nameBytes, as: UTF8.self) }  // made only for a finding
         func add(_ code: FindingCode, _ message: String) { findings.append(Finding(code, file: name, message)) }
         guard e.sizesKnown, e.compressedSize >= 0, e.uncompressedSize >= 0 else { return }  // already reported
         guard e.localHeaderOffset >= 0, limit >= 30, e.localHeaderOffset <= limit - 30 else {

@@ -65,7 +65,7 @@ public enum TourBuilder {
         let sourceFindings = loaded.findings
         guard let source = loaded.source else { return .findingsOnly(sourceFindings) }
 
-        let files = (source.waypoints.flatMap(\.assets) + source.mapFiles)
+        var files = (source.waypoints.flatMap(\.assets) + source.mapFiles)
         // With errors in the folder nothing will be written: skip hashing, but still check
         // everything else, so the ranger sees every problem in one round.
         var digests: [SHA256Digest?] = []  // by position in `files`
@@ -143,9 +143,10 @@ public enum TourBuilder {
             sourceFindings + mapFindings + manifestFindings + strayFindings(source)
             + TourInit.placeholderFindings(source)
             + budget.findings(files)
-        let ordered = files.sorted { $0.archivePath.utf8.lexicographicallyPrecedes($1.archivePath.utf8) }
         // Without hashes the plan only served its findings (an editor's check on every save): never written.
         guard hashAssets, !findings.hasErrors else { return .findingsOnly(findings) }
+        // In entry order, sorted in place (a sorted copy was 19 MB more at the peak of 100,000 files).
+        files.sort { $0.archivePath.utf8.lexicographicallyPrecedes($1.archivePath.utf8) }
         // Written once, here, so that a manifest no reader would accept is never packaged.
         let bytes = manifest.canonicalBytes
         guard bytes.count <= Manifest.maxBytes else {
@@ -159,7 +160,7 @@ public enum TourBuilder {
                 ])
         }
         return .ready(
-            Plan(source: source, manifest: manifest, files: ordered, findings: findings, manifestBytes: bytes))
+            Plan(source: source, manifest: manifest, files: files, findings: findings, manifestBytes: bytes))
     }
 
     /// Stops far from all the others: a typo in a coordinate that the computed frame would hide.

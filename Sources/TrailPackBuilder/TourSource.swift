@@ -367,6 +367,10 @@ struct Loader {
     /// The part of a file name where a language goes: the last-but-one of three or more dot-separated
     /// parts (`narration.es.wav` → `es`); nil for `view.png`.
     static func languagePart(_ name: String) -> String? {
+        // Fewer than two dots cannot make three parts (nearly every name): no splitting.
+        var dots = 0
+        for byte in name.utf8 where byte == 0x2E { dots += 1 }
+        guard dots >= 2 else { return nil }
         let parts = (name.split(separator: "/").last ?? "").split(separator: ".")
         return parts.count >= 3 ? String(parts[parts.count - 2]) : nil
     }

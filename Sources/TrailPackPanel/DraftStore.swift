@@ -192,9 +192,11 @@ public final class DraftStore: Sendable {
             let cached = listed.withLock { $0[site] ?? [:] }
             var seen: [String: ListedDraft] = [:]
             seen.reserveCapacity(tours.count)
-            for tour in tours.sorted() where !tour.hasPrefix(".") {
-                let tourStamp = FileStamp(in: siteFolder, tour + "/tour.json")
-                let stopsStamp = FileStamp(in: siteFolder, tour + "/waypoints")
+            // By bytes: a folder name that is a draft's is ASCII (``Key``), where this is the order of
+            // `String`'s `<`, without its Unicode comparison (a fifth of listing 10,000 drafts).
+            let names = tours.filter { !$0.hasPrefix(".") }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            let stamps = Self.stamps(of: names, in: siteFolder)
+            for (tour, (tourStamp, stopsStamp)) in zip(names, stamps) {
                 var entry: ListedDraft
                 let key: Key
                 if let known = cached[tour], known.tourStamp == tourStamp, known.stopsStamp == stopsStamp {
@@ -214,6 +216,31 @@ public final class DraftStore: Sendable {
             }
             // What was listed now, for the next list (removed drafts dropped).
             listed.withLock { $0[site] = seen }
+        }
+        return out
+    }
+
+    /// Each draft's two stamps (`tour.json`, `waypoints/`), in the order of `tours`. Two `fstatat`s a
+    /// draft are most of listing a site of 10,000 (about 1.7 µs each here): a large site's are taken
+    /// on every core, in as many runs of the names.
+    static func stamps(of tours: [String], in folder: FolderHandle) -> [(FileStamp?, FileStamp?)] {
+        @Sendable func stamp(_ tour: String) -> (FileStamp?, FileStamp?) {
+            (FileStamp(in: folder, tour + "/tour.json"), FileStamp(in: folder, tour + "/waypoints"))
+        }
+        let runs = tours.count >= 1_000 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
+        guard runs > 1 else { return tours.map(stamp) }
+        var out = [(FileStamp?, FileStamp?)](repeating: (nil, nil), count: tours.count)
+        out.withUnsafeMutableBufferPointer { buffer in
+            // Each run writes its own slots only, and `concurrentPerform` returns after every run.
+            nonisolated(unsafe) let slots = buffer
+            DispatchQueue.concurrentPerform(iterations: runs) { run in
+                var i = run * tours.count / runs
+                let end = (run + 1) * tours.count / runs
+                while i < end {
+                    slots[i] = stamp(tours[i])
+                    i += 1
+                }
+            }
         }
         return out
     }

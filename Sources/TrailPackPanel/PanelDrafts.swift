@@ -117,10 +117,12 @@ extension PanelController {
                     || $0.key.tour.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
             }
         }
-        // Newest first; the same time by site and folder (compared without making the paths).
+        // Newest first; the same time (to the second: drafts copied or imported together) by site and
+        // folder, compared as bytes (both are ASCII: `Key`), without making the paths.
         list.sort { a, b in
-            a.modified != b.modified
-                ? a.modified > b.modified : (a.key.site, a.key.tour) < (b.key.site, b.key.tour)
+            if a.modified != b.modified { return a.modified > b.modified }
+            if a.key.site != b.key.site { return a.key.site.utf8.lexicographicallyPrecedes(b.key.site.utf8) }
+            return a.key.tour.utf8.lexicographicallyPrecedes(b.key.tour.utf8)
         }
         let pages = max(1, (list.count + Self.draftsPerPage - 1) / Self.draftsPerPage)
         let pageNumber = min(max(Int(request.uri.queryParameters.get("page") ?? "") ?? 1, 1), pages)

@@ -16,6 +16,16 @@ public final class PackageReader: Sendable {
     private let source: any ByteSource
     /// The `manifest.json` entry, found by name.
     private let manifestEntry: ZipEntry
+    /// Each asset's place in the manifest, by its path's bytes (the first, if a path were listed twice).
+    private let assetPlaces: [NameKey: AssetPlace]
+    /// Each entry's position in the directory, by its name's bytes (the first of a name).
+    private let entryPositions: [NameKey: Int]
+
+    /// Where an asset is in the manifest: `waypoint` is nil for a map asset.
+    private struct AssetPlace: Sendable {
+        var waypoint: Int?
+        var index: Int
+    }
 
     /// Opens the package at `path`: checks its ZIP structure and its manifest (not yet the assets).
     ///
@@ -47,6 +57,23 @@ public final class PackageReader: Sendable {
         self.directory = directory
         self.source = source
         self.manifestEntry = entry
+        // Indexes, so that opening one asset of 20,000 costs a lookup, not a walk of them all.
+        var places: [NameKey: AssetPlace] = [:]
+        for (w, waypoint) in manifest.waypoints.enumerated() {
+            for (i, asset) in waypoint.assets.enumerated() where places[NameKey(asset.path)] == nil {
+                places[NameKey(asset.path)] = AssetPlace(waypoint: w, index: i)
+            }
+        }
+        for (i, asset) in manifest.mapAssets.enumerated() where places[NameKey(asset.path)] == nil {
+            places[NameKey(asset.path)] = AssetPlace(waypoint: nil, index: i)
+        }
+        self.assetPlaces = places
+        var positions: [NameKey: Int] = [:]
+        positions.reserveCapacity(directory.entries.count)
+        for e in directory.entries where positions[NameKey(e.nameBytes)] == nil {
+            positions[NameKey(e.nameBytes)] = e.index
+        }
+        self.entryPositions = positions
     }
 
     /// The bytes of `entry` (at most `limit` uncompressed), read through the verifier's checks:
@@ -87,7 +114,9 @@ public final class PackageReader: Sendable {
 
     /// The manifest's entry for `path`.
     public func asset(_ path: String) throws(PackageError) -> Asset {
-        if let a = manifest.allAssets.first(where: { Array($0.path.utf8) == Array(path.utf8) }) { return a }
+        if let place = assetPlaces[NameKey(path)] {
+            return place.waypoint.map { manifest.waypoints[$0].assets[place.index] } ?? manifest.mapAssets[place.index]
+        }
         let suggestion = Spelling.closest(to: path, among: manifest.allAssets.map(\.path))
         throw .noSuchAsset(path, suggestion: suggestion)
     }
@@ -95,7 +124,7 @@ public final class PackageReader: Sendable {
     /// Opens one asset as a verified stream.
     public func openAsset(_ path: String) throws(PackageError) -> AssetStream {
         let asset = try asset(path)
-        guard let entry = directory.entries.first(where: { $0.nameBytes == Array(path.utf8) }) else {
+        guard let entry = entryPositions[NameKey(path)].map({ directory.entries[$0] }) else {
             throw .assetMismatch(
                 path, Finding(.contentMissing, file: path, "the manifest lists it but the package does not hold it"))
         }

@@ -52,7 +52,7 @@ struct Inspect: ParsableCommand {
     func run() throws {
         let reader = try CLI.openPackage(package)
         let m = reader.manifest
-        let total = m.allAssets.reduce(Int64(0)) { $0 + $1.size }
+        let total = m.assetBytes
         if let language {
             try showLocalized(m, language: language)
             return
@@ -88,7 +88,7 @@ struct Inspect: ParsableCommand {
                 }
             }
             for a in m.mapAssets { out += "  map: \(e(a.path))  \(Format.bytes(a.size))\n" }
-            out += "  total: \(m.waypoints.count) waypoints, \(m.allAssets.count) assets, \(Format.bytes(total))\n"
+            out += "  total: \(m.waypoints.count) waypoints, \(m.assetCount) assets, \(Format.bytes(total))\n"
             CLI.out(out)
         }
     }
@@ -115,8 +115,8 @@ struct Inspect: ParsableCommand {
     static func totalsJSON(_ m: Manifest) -> JSONValue {
         .object([
             "waypoints": .number(JSONNumber(Int64(m.waypoints.count))),
-            "assets": .number(JSONNumber(Int64(m.allAssets.count))),
-            "assetBytes": .number(JSONNumber(m.allAssets.reduce(Int64(0)) { $0 + $1.size })),
+            "assets": .number(JSONNumber(Int64(m.assetCount))),
+            "assetBytes": .number(JSONNumber(m.assetBytes)),
         ])
     }
 

@@ -141,7 +141,7 @@ struct Verify: ParsableCommand {
             CLI.out("sha256    \(report.sha256.hex) (\(match))\n")
             if let m = report.manifest {
                 CLI.out(
-                    "tour      \(TerminalText.escaped(m.name)) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(m.allAssets.count) assets\n"
+                    "tour      \(TerminalText.escaped(m.name)) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(m.assetCount) assets\n"
                 )
             }
             for map in report.maps {

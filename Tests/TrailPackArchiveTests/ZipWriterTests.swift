@@ -28,6 +28,61 @@ struct ZipWriterTests {
         #expect(ZipWriter.dosDateTime(time) == expected, "\(time): \(String(ZipWriter.dosDateTime(time), radix: 16))")
     }
 
+    @Test(
+        "central headers are stamped as they pass in pieces of any size; the end records pass unchanged",
+        arguments: [1, 2, 3, 7, 45, 46, 47, 100, 4096])
+    func centralHeadersStampedInPieces(pieceSize: Int) {
+        // Three central headers with names, extra fields and comments of other lengths, then an end record.
+        func header(name: String, extra: Int, comment: Int) -> [UInt8] {
+            var h: [UInt8] = [0x50, 0x4b, 1, 2] + [UInt8](repeating: 0xAA, count: 42)
+            let lengths = [name.utf8.count, extra, comment]
+            for (i, n) in lengths.enumerated() {
+                h[28 + 2 * i] = UInt8(n & 0xff)
+                h[29 + 2 * i] = UInt8(n >> 8)
+            }
+            // A variable part that looks like a header's signature must not be taken for one.
+            return h + Array(name.utf8) + [UInt8](repeating: 0x50, count: extra)
+                + [UInt8](repeating: 0x02, count: comment)
+        }
+        let headers = [
+            header(name: "manifest.json", extra: 0, comment: 0),
+            header(name: "waypoints/a/PK.jpg", extra: 24, comment: 3),
+            header(name: "x", extra: 0, comment: 300),
+        ]
+        let end: [UInt8] = [0x50, 0x4b, 5, 6] + [UInt8](repeating: 0x11, count: 18)
+        let time: UInt32 = 0x576e_b1aa
+        var expected: [UInt8] = []
+        for h in headers {
+            var stamped = h
+            for i in 0..<4 { stamped[12 + i] = UInt8(truncatingIfNeeded: time >> (8 * UInt32(i))) }
+            expected += stamped
+        }
+        expected += end
+        let input = headers.flatMap { $0 } + end
+
+        var stamper = CentralHeaderStamper(dosDateTime: time)
+        var output: [UInt8] = []
+        var at = 0
+        while at < input.count {
+            let piece = Array(input[at..<min(at + pieceSize, input.count)])
+            let passed = piece.withUnsafeBytes {
+                stamper.pass($0) {
+                    output += $0; return true
+                }
+            }
+            #expect(passed)
+            at += pieceSize
+        }
+        #expect(output == expected)
+        #expect(stamper.stamped == 3)
+        #expect(stamper.isBetweenHeaders)
+
+        // A directory cut inside a header is noticed.
+        var cut = CentralHeaderStamper(dosDateTime: time)
+        _ = Array(input.prefix(60)).withUnsafeBytes { cut.pass($0) { _ in true } }
+        #expect(!cut.isBetweenHeaders)
+    }
+
     @Test("an abandoned writer joins its hashing thread and leaves a failed archive, not a well-formed one")
     func abandonedWriterJoinsItsThread() throws {
         try Support.withTemporaryDirectory { dir in

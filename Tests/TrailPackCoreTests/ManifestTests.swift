@@ -8,6 +8,40 @@ import TrailPackTestSupport
 struct ManifestTests {
     static let hash = String(repeating: "a", count: 64)
 
+    @Test("an asset's optional fields: set, copied, changed and cleared by value; equal when the fields are")
+    func assetOptionalFields() {
+        let plain = Asset(path: "waypoints/a/p.jpg", kind: .image, mediaType: "image/jpeg", size: 3, sha256: Self.hash)
+        var described = plain
+        described.alt = "A wagon rut"
+        described.translations["es", .alt] = "Un surco"
+        let copy = described
+        described.alt = "Two wagon ruts"
+        #expect(copy.alt == "A wagon rut")
+        #expect(described.alt == "Two wagon ruts")
+        #expect(described.translations["es", .alt] == "Un surco")
+        #expect(copy != described && copy != plain)
+        // The same fields given to the initializer make an equal asset.
+        #expect(
+            copy
+                == Asset(
+                    path: "waypoints/a/p.jpg", kind: .image, mediaType: "image/jpeg", size: 3, sha256: Self.hash,
+                    alt: "A wagon rut", translations: Translations(["es": [.alt: "Un surco"]])))
+        described.alt = nil
+        described.translations = Translations()
+        #expect(described == plain)
+    }
+
+    @Test("a media type's essence and a path's extension, lowercased only when they need it")
+    func essenceAndExtension() {
+        #expect(ContentSniff.essence("video/mp4") == "video/mp4")
+        #expect(ContentSniff.essence(" Text/HTML ; charset=utf-8") == "text/html")
+        #expect(ContentSniff.essence("\timage/PNG\t") == "image/png")
+        #expect(ContentSniff.essence(";") == "")
+        #expect(ContentSniff.essence("TEXT/Ü") == "text/ü")
+        #expect(ContentSniff.lowercased(Substring(PathText.fileExtension("waypoints/a.b/Photo.JPG"))) == "jpg")
+        #expect(PathText.fileExtension("waypoints/a.b/.hidden").isEmpty)
+    }
+
     static func sample() -> Manifest {
         Manifest(
             id: "gov.usda.fs.willamette.fish-lake", version: "1.2.0", name: "Fish Lake Walk",

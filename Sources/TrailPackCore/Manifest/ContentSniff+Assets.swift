@@ -18,9 +18,15 @@ extension ContentSniff {
 
     /// The media type without parameters, lowercased (`Text/HTML; charset=utf-8` → `text/html`).
     static func essence(_ mediaType: String) -> String {
-        let type = mediaType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return String(type.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-            .lowercased()
+        // One pass over the bytes: this runs for every asset of every package, and nearly every
+        // media type is already its own essence (lowercase ASCII, no parameters, no blanks).
+        let utf8 = mediaType.utf8
+        var end = utf8.firstIndex(of: UInt8(ascii: ";")) ?? utf8.endIndex
+        var start = utf8.startIndex
+        func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+        while start < end, isBlank(utf8[start]) { start = utf8.index(after: start) }
+        while end > start, isBlank(utf8[utf8.index(before: end)]) { end = utf8.index(before: end) }
+        return lowercased(Substring(utf8[start..<end]))
     }
 
     /// Whether a browser would render or run a file of this media type (markup, script, an image, a
@@ -39,13 +45,7 @@ extension ContentSniff {
     /// (or one of its ``mediaTypeAliases``), and, for media with a signature, the first bytes. A file
     /// with another extension is `other` or `text`, and its media type is not one a browser renders.
     public static func assetMismatch(path: String, kind: AssetKind, mediaType: String, head: [UInt8]?) -> String? {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        let ext: String
-        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
-            ext = name[name.index(after: dot)...].lowercased()
-        } else {
-            ext = ""
-        }
+        let ext = lowercased(Substring(PathText.fileExtension(path)))
         let declared = essence(mediaType)
         guard let known = MediaTypes.byExtension[ext] else {
             let shown = ext.isEmpty ? "a file without an extension" : "a .\(ext) file"
@@ -69,5 +69,11 @@ extension ContentSniff {
         if head.isEmpty { return "the file is empty, so it is not \(expected.name) as a .\(ext) file must be" }
         let seems = sniff(head).map { "it seems to be \($0.name)" } ?? "its first bytes fit no format trailpack knows"
         return "its content is not \(expected.name) as a .\(ext) file must be: \(seems)"
+    }
+
+    /// `text` lowercased, without a copy when it already is lowercase ASCII (nearly always).
+    static func lowercased(_ text: Substring) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) { return String(text) }
+        return text.lowercased()
     }
 }

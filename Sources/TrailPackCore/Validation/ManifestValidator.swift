@@ -65,7 +65,7 @@ public enum ManifestValidator {
                     .waypointTooMany, path: top.member("waypoints"),
                     "\(m.waypoints.count) waypoints is more than the limit of \(maxWaypoints)"))
         }
-        let assetCount = m.waypoints.reduce(m.mapAssets.count) { $0 + $1.assets.count }
+        let assetCount = m.assetCount
         if assetCount > maxAssets {
             f.append(
                 Finding(
@@ -278,8 +278,11 @@ public enum ManifestValidator {
     }
 
     static func checkAsset(
-        _ a: Asset, _ path: JSONPath, folder: String?, paths: inout [String: String], _ f: inout [Finding]
+        _ a: Asset, _ makePath: @autoclosure () -> JSONPath, folder: String?, paths: inout [String: String],
+        _ f: inout [Finding]
     ) {
+        // The asset's path is made only when something is said about it (nearly never).
+        var path: JSONPath { makePath() }
         let problems = ArchivePath.problems(a.path)
         if !problems.isEmpty {
             f.append(
@@ -486,12 +489,24 @@ public enum ManifestValidator {
 
     /// `type/subtype` with RFC 6838 restricted-name characters.
     public static func isMediaType(_ s: String) -> Bool {
-        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return false }
-        return parts.allSatisfy { p in
-            (1...127).contains(p.utf8.count) && p.utf8.first.map(isAlnum) == true
-                && p.utf8.allSatisfy { isAlnum($0) || "!#$&-^_.+".utf8.contains($0) }
+        // One pass: two parts around one '/', each 1 to 127 bytes, starting with a letter or digit.
+        var slashes = 0, partLength = 0
+        for b in s.utf8 {
+            if b == 0x2F {
+                guard slashes == 0, (1...127).contains(partLength) else { return false }
+                slashes += 1
+                partLength = 0
+                continue
+            }
+            switch b {
+            case _ where isAlnum(b): break
+            case 0x21, 0x23, 0x24, 0x26, 0x2D, 0x5E, 0x5F, 0x2E, 0x2B:  // ! # $ & - ^ _ . +
+                guard partLength > 0 else { return false }
+            default: return false
+            }
+            partLength += 1
         }
+        return slashes == 1 && (1...127).contains(partLength)
     }
 
     static func isAlnum(_ b: UInt8) -> Bool {
