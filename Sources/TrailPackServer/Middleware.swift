@@ -147,15 +147,20 @@ struct AccessLogMiddleware: RouterMiddleware {
     }
 
     private func log(_ request: Request, context: Context, status: Int, bytes: String, start: ContinuousClock.Instant) {
+        // Nothing is made for a line that is not written (`--log-level warning`).
+        guard logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - start
-        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        // Tenths of a millisecond, rounded, written without Foundation's `String(format:)` (per request).
+        let hundredths = elapsed.components.seconds * 100_000 + elapsed.components.attoseconds / 10_000_000_000_000
+        let tenths = (hundredths + 5) / 10
         logger.info(
             "request",
             metadata: [
-                "method": "\(request.method)", "path": "\(ServerError.short(request.uri.path))", "status": "\(status)",
-                "bytes": "\(bytes)",
-                "ms": "\(String(format: "%.1f", ms))", "user": "\(context.user?.name ?? context.signedIn ?? "-")",
-                "client": "\(context.clientAddress)",
+                "method": .string(request.method.rawValue), "path": .string(ServerError.short(request.uri.path)),
+                "status": .string(String(status)), "bytes": .string(bytes),
+                "ms": .string("\(tenths / 10).\(tenths % 10)"),
+                "user": .string(context.user?.name ?? context.signedIn ?? "-"),
+                "client": .string(context.clientAddress),
             ])
     }
 }
