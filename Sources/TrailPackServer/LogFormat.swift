@@ -89,7 +89,7 @@ public struct LineLogHandler: LogHandler {
 
     /// Now, in UTC, as ISO 8601 with milliseconds: `2026-11-26T11:31:28.853Z` (what Foundation's
     /// ISO 8601 style gives, at a tenth of its cost: this runs for every request).
-    static func utcTimestamp() -> String {
+    package static func utcTimestamp() -> String {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var seconds = now.tv_sec
@@ -97,7 +97,8 @@ public struct LineLogHandler: LogHandler {
         gmtime_r(&seconds, &fields)
         func pad(_ value: Int32, _ width: Int) -> String {
             let digits = String(value)
-            return digits.utf8.count >= width ? digits : String(repeating: "0", count: width - digits.utf8.count) + digits
+            return digits.utf8.count >= width
+                ? digits : String(repeating: "0", count: width - digits.utf8.count) + digits
         }
         return pad(fields.tm_year + 1900, 4) + "-" + pad(fields.tm_mon + 1, 2) + "-" + pad(fields.tm_mday, 2) + "T"
             + pad(fields.tm_hour, 2) + ":" + pad(fields.tm_min, 2) + ":" + pad(fields.tm_sec, 2) + "."
