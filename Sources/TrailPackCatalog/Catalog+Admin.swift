@@ -80,6 +80,16 @@ extension SQLiteCatalog {
         }
     }
 
+    public func setPublicKey(name: String, publicKey: String?) async throws {
+        try await write { db in
+            try Self.requireUser(db, name)
+            try db.execute(sql: "UPDATE user SET publicKey = ? WHERE name = ?", arguments: [publicKey, name])
+            try Self.audit(
+                db, actor: Catalog.auditActor, action: .userKey, id: nil, version: nil, sha256: nil,
+                detail: Catalog.publicKeyDetail(name, publicKey))
+        }
+    }
+
     public func tokens() async throws -> [TokenInfo] {
         try await read { db in
             try Row.fetchAll(

@@ -194,6 +194,11 @@ extension Catalog {
     /// Whether a version's text could name a stored version by normalisation (`2` names a stored `2.0`).
     public static func isVersion(_ version: String) -> Bool { PackageVersion(version) != nil }
 
+    /// The audit entry's words for a changed signing key (both stores write the same).
+    public static func publicKeyDetail(_ name: String, _ publicKey: String?) -> String {
+        publicKey == nil ? "\(name) no longer has a signing key" : "\(name) has a new signing key"
+    }
+
     /// The time as the catalog writes it: ISO 8601 in UTC with milliseconds (text that sorts by time).
     public static func timestamp(_ date: Date = Date()) -> String {
         let f = ISO8601DateFormatter()

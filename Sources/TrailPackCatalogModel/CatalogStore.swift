@@ -97,6 +97,9 @@ public protocol CatalogStore: Sendable {
     func removeUser(name: String) async throws
     /// Changes a user's role.
     func setRole(name: String, role: Catalog.Role) async throws
+    /// Gives a user the minisign public key (a `.pub` file's text) their approvals are signed
+    /// with, replacing the one they had; nil takes it away.
+    func setPublicKey(name: String, publicKey: String?) async throws
     /// Stores a user's control panel password hash (a `PasswordHash` text, never the password).
     func setPassword(name: String, hash: String) async throws
     /// The user (not removed) and their stored password hash, or nil.

@@ -114,6 +114,16 @@ extension PostgresCatalog {
         }
     }
 
+    public func setPublicKey(name: String, publicKey: String?) async throws {
+        try await write { tx in
+            try await Self.requireUser(tx, name)
+            try await tx.execute("UPDATE users SET publicKey = \(publicKey) WHERE name = \(name)")
+            tx.audit(
+                actor: Catalog.auditActor, action: .userKey, id: nil, version: nil, sha256: nil,
+                detail: Catalog.publicKeyDetail(name, publicKey))
+        }
+    }
+
     public func setPassword(name: String, hash: String) async throws {
         try await write { tx in
             try await Self.requireUser(tx, name)

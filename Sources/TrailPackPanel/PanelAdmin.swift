@@ -8,7 +8,7 @@ import TrailPackServer
 
 /// Administration in the browser, for admins: people (add with a role and a first password, change
 /// a role, set a new password, end their sessions, remove), sites (add, rename), which sites each
-/// publisher makes tours for, reviewers' signing keys (given when the reviewer is added), and API
+/// publisher makes tours for, reviewers' signing keys (given, replaced or taken away), and API
 /// tokens (issued and shown once, revoked). Each change goes through the same catalog call as
 /// `trailpack admin`, is audited under the admin's name ("NAME (panel)"), and is a CSRF-checked form
 /// answered with a redirect, except a new token, whose page shows it the one time it can be seen.
@@ -25,6 +25,7 @@ extension PanelController {
             ("/admin/users", { v, f, _ in try await self.addUser(v, f) }),
             ("/admin/users/:user/role", { v, f, c in try await self.setRole(v, f, c) }),
             ("/admin/users/:user/password", { v, f, c in try await self.setPassword(v, f, c) }),
+            ("/admin/users/:user/key", { v, f, c in try await self.setPublicKey(v, f, c) }),
             ("/admin/users/:user/sessions", { v, _, c in try await self.endSessions(v, c) }),
             ("/admin/users/:user/remove", { v, f, c in try await self.removeUser(v, f, c) }),
             ("/admin/sites", { v, f, _ in try await self.addSite(v, f) }),
@@ -171,18 +172,7 @@ extension PanelController {
 
     func addUser(_ visitor: Visitor, _ form: PanelForm) async throws -> String {
         let name = try Self.userName(form.text("name")), role = try Self.role(form.text("role"))
-        var key: String?
-        let pasted = form.text("publicKey").trimmingCharacters(in: .whitespacesAndNewlines)
-        if !pasted.isEmpty {
-            do { _ = try Minisign.PublicKey(fileText: pasted) } catch {
-                let secret = pasted.contains("secret key") || pasted.contains("RWRTY") || pasted.contains("RWQAAEIy")
-                throw PanelError(
-                    message: secret
-                        ? "That is a secret key: never give it to the server. Paste the public key (the .pub file) instead."
-                        : "That is not a signing public key: paste the whole .pub file that 'trailpack keygen' made.")
-            }
-            key = pasted + "\n"
-        }
+        let key = try Self.pastedPublicKey(form.text("publicKey"))
         let hash = (form["password"] ?? "").isEmpty ? nil : try await passwordHash(form)
         do {
             try await server.catalog.addUser(name: name, role: role, publicKey: key)
@@ -201,6 +191,39 @@ extension PanelController {
         return "Added \(name) as \(Self.roleWords(role))"
             + (role == .publisher && !site.isEmpty ? ", making tours for \(site)" : "")
             + (hash == nil ? ". Set a password below so they can sign in." : ". They can sign in now.")
+    }
+
+    /// A `.pub` file's text as pasted, checked (nil when nothing was pasted): a secret key or anything
+    /// else is refused in words that say what to paste instead.
+    static func pastedPublicKey(_ text: String) throws -> String? {
+        let pasted = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !pasted.isEmpty else { return nil }
+        do { _ = try Minisign.PublicKey(fileText: pasted) } catch {
+            let secret = pasted.contains("secret key") || pasted.contains("RWRTY") || pasted.contains("RWQAAEIy")
+            throw PanelError(
+                message: secret
+                    ? "That is a secret key: never give it to the server. Paste the public key (the .pub file) instead."
+                    : "That is not a signing public key: paste the whole .pub file that 'trailpack keygen' made.")
+        }
+        return pasted + "\n"
+    }
+
+    /// A reviewer's new signing key (a lost or replaced key), or none ("remove" ticked): the approvals
+    /// they sign from now on are checked against it; those already recorded keep their signatures.
+    func setPublicKey(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {
+        let user = try await pathUser(context)
+        if form.text("remove") == "yes" {
+            guard user.publicKey != nil else { return "\(user.name) has no signing key; nothing changed." }
+            try await server.catalog.setPublicKey(name: user.name, publicKey: nil)
+            return "\(user.name) no longer has a signing key."
+        }
+        guard let key = try Self.pastedPublicKey(form.text("publicKey")) else {
+            throw PanelError(
+                message: "Paste \(user.name)'s public key (the whole .pub file that 'trailpack keygen' made), then Set."
+            )
+        }
+        try await server.catalog.setPublicKey(name: user.name, publicKey: key)
+        return "\(user.name) signs approvals with the new key from now on."
     }
 
     func setRole(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {

@@ -123,8 +123,53 @@ struct Admin: AsyncParsableCommand {
 
     struct UserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "user", abstract: "Add, remove or list users, or change a role.",
-            subcommands: [Add.self, Remove.self, List.self, RoleCommand.self, PasswordCommand.self])
+            commandName: "user", abstract: "Add, remove or list users, or change a role, a password or a signing key.",
+            subcommands: [Add.self, Remove.self, List.self, RoleCommand.self, PasswordCommand.self, KeyCommand.self])
+
+        /// The text of the minisign public key file at `path`, checked; a secret key is refused.
+        static func publicKeyText(_ path: String) throws -> String {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw CLIError.io("cannot read '\(path)'")
+            }
+            do { _ = try Minisign.PublicKey(fileText: text) } catch {
+                if text.contains("secret key")
+                    || text.split(separator: "\n").contains(where: { $0.hasPrefix("RWRTY") || $0.hasPrefix("RWQAAEIy") }
+                    )
+                {
+                    throw CLIError.usage(
+                        "'\(path)' is a secret key: never hand it to the server; give the public key (the .pub file made by 'trailpack keygen') instead"
+                    )
+                }
+                throw CLIError.usage(
+                    "'\(path)' is not a minisign public key (\(error)); give the .pub file made by 'trailpack keygen'")
+            }
+            return text
+        }
+
+        struct KeyCommand: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "key",
+                abstract: "Give a user a new signing key (a lost or replaced one), or take it away with --remove.",
+                discussion:
+                    "Approvals they sign from now on are checked against the new key; those already recorded keep theirs."
+            )
+            @OptionGroup var options: Options
+            @Argument(help: "The user's name.") var name: String
+            @Option(name: .customLong("public-key"), help: "The user's new minisign public key file (.pub).")
+            var publicKey: String?
+            @Flag(help: "Take the user's signing key away.") var remove = false
+            func run() async throws {
+                guard (publicKey != nil) != remove else {
+                    throw CLIError.usage("give either --public-key FILE (the new key) or --remove (no key)")
+                }
+                let key = try publicKey.map(UserCommand.publicKeyText)
+                try await Admin.change { try await options.catalog().setPublicKey(name: name, publicKey: key) }
+                Admin.say(
+                    options, key == nil ? "\(name) no longer has a signing key" : "\(name) has a new signing key",
+                    ["user": .string(name), "signingKey": .bool(key != nil)])
+                Admin.finish(options, "user key")
+            }
+        }
 
         struct Add: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Add a user with a role.")
@@ -139,27 +184,7 @@ struct Admin: AsyncParsableCommand {
                 guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
                     throw CLIError.usage("a user name is letters, digits, '.', '_' and '-'; '\(name)' is not")
                 }
-                var key: String?
-                if let publicKey {
-                    guard let text = try? String(contentsOfFile: publicKey, encoding: .utf8) else {
-                        throw CLIError.io("cannot read '\(publicKey)'")
-                    }
-                    do { _ = try Minisign.PublicKey(fileText: text) } catch {
-                        if text.contains("secret key")
-                            || text.split(separator: "\n").contains(where: {
-                                $0.hasPrefix("RWRTY") || $0.hasPrefix("RWQAAEIy")
-                            })
-                        {
-                            throw CLIError.usage(
-                                "'\(publicKey)' is a secret key: never hand it to the server; give the public key (the .pub file made by 'trailpack keygen') instead"
-                            )
-                        }
-                        throw CLIError.usage(
-                            "'\(publicKey)' is not a minisign public key (\(error)); give the .pub file made by 'trailpack keygen'"
-                        )
-                    }
-                    key = text
-                }
+                let key = try publicKey.map(UserCommand.publicKeyText)
                 try await Admin.change {
                     try await options.catalog().addUser(name: name, role: role.role, publicKey: key)
                 }

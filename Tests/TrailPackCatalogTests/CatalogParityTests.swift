@@ -19,6 +19,13 @@ struct CatalogParityTests {
         let maria = users["maria"]!, ken = users["ken"]!, lee = users["lee"]!, ada = users["ada"]!
         await expectError(catalog) { try await $0.addUser(name: "maria", role: .admin, publicKey: nil) }
         await expectError(catalog) { try await $0.setRole(name: "nobody", role: .admin) }
+        await expectError(catalog) { try await $0.setPublicKey(name: "nobody", publicKey: nil) }
+        // A reviewer's key replaced, then taken away, then given back: read back each time.
+        try await catalog.setPublicKey(name: "ken", publicKey: "a new key\n")
+        note("ken's new key", try await catalog.user(name: "ken")?.publicKey ?? "none")
+        try await catalog.setPublicKey(name: "ken", publicKey: nil)
+        note("ken's key taken away", try await catalog.user(name: "ken")?.publicKey ?? "none")
+        try await catalog.setPublicKey(name: "ken", publicKey: ken.publicKey)
         try await catalog.ensureUser(name: "maria", role: .admin)
         try await catalog.ensureUser(name: "bootstrap", role: .admin)
         note("users", try await catalog.users().map { "\($0.name)=\($0.role)" })

@@ -349,11 +349,15 @@ struct SeveralServersTests {
         let download = Process()
         download.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         download.arguments = [
-            "curl", "-s", "--limit-rate", "2M", "-o", copy, stack.url("nginx") + "/v1/blobs/\(sha).zip",
+            "curl", "-s", "--limit-rate", "512K", "-o", copy, stack.url("nginx") + "/v1/blobs/\(sha).zip",
         ]
         try download.run()
+        // Slow enough (96 s for the whole) that B's start cannot outlast it however loaded the machine
+        // is (under the whole suite it once took longer than a 2 MB/s download of it, which then finished
+        // uncut); A is killed as soon as B is up and bytes have arrived.
         try Stack.run(["start", stack.folder, "b"])
-        try await Task.sleep(for: .seconds(1.5))
+        func arrived() -> Int { (try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? 0 }
+        for _ in 0..<300 where arrived() == 0 { try await Task.sleep(for: .milliseconds(100)) }
         try Stack.run(["kill", stack.folder, "a"])
         download.waitUntilExit()
         let got = (try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? 0

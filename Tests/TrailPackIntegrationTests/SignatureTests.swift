@@ -140,6 +140,42 @@ struct SignatureTests {
         }
     }
 
+    @Test(
+        "admin user key: a reviewer's lost key replaced from the command line, then taken away; a secret key, both flags or neither refused"
+    )
+    func replaceSigningKey() throws {
+        try Support.withTemporaryDirectory { dir in
+            let data = dir + "/data"
+            for name in ["old", "new"] {
+                let made = try Support.trailpack(
+                    "keygen", "-s", dir + "/\(name).key", "-p", dir + "/\(name).pub", "--unencrypted")
+                #expect(made.status == 0, "\(made.stderr)")
+            }
+            func admin(_ arguments: String...) throws -> Support.Output {
+                try Support.run(Support.binary, ["admin", "--data", data] + arguments)
+            }
+            #expect(
+                try admin("--create", "user", "add", "ken", "--role", "reviewer", "--public-key", dir + "/old.pub")
+                    .status == 0)
+            let replaced = try admin("user", "key", "ken", "--public-key", dir + "/new.pub")
+            #expect(replaced.status == 0 && replaced.stdout.contains("ken has a new signing key"), "\(replaced.stderr)")
+            #expect(try admin("user", "list").stdout.contains("signing key"))
+            for (arguments, words) in [
+                (["user", "key", "ken", "--public-key", dir + "/new.key"], "secret key"),
+                (["user", "key", "ken", "--public-key", dir + "/new.pub", "--remove"], "either"),
+                (["user", "key", "ken"], "either"),
+                (["user", "key", "nobody", "--remove"], "nobody"),
+            ] {
+                let refused = try Support.run(Support.binary, ["admin", "--data", data] + arguments)
+                #expect(refused.status != 0 && refused.stderr.contains(words), "\(arguments): \(refused.stderr)")
+            }
+            let removed = try admin("user", "key", "ken", "--remove")
+            #expect(
+                removed.status == 0 && removed.stdout.contains("ken no longer has a signing key"), "\(removed.stderr)")
+            #expect(!(try admin("user", "list").stdout.contains("signing key")))
+        }
+    }
+
     @Test("a trusted comment naming another id, version or hash is rejected, though validly signed")
     func commentMismatch() throws {
         try Support.withTemporaryDirectory { dir in

@@ -126,4 +126,54 @@ struct PanelAdminTests {
             #expect(forged == .forbidden && !forgedSite)
         }
     }
+
+    @Test(
+        "an admin gives a reviewer a signing key, replaces it and takes it away; a secret key or nothing is refused in words; audited under the admin's name"
+    )
+    func signingKeys() async throws {
+        try await PanelDraftTests.withPanel { server, panel, client in
+            let boss = try await PanelFlow.signIn(server, panel, user: "boss", role: .admin, site: nil)
+            _ = try await PanelFlow.signIn(server, panel, user: "ken", role: .reviewer, site: nil)
+            var html = try await PanelFlow.get(client, boss, "/admin").1
+            #expect(html.contains("action=\"/admin/users/ken/key\"") && html.contains("Give a signing key"))
+
+            let first = try Minisign.SecretKey.generate().publicKeyValue.fileText
+            var posted = try await PanelFlow.post(client, boss, "/admin/users/ken/key", [("publicKey", first)])
+            #expect(posted.0 == .seeOther, "\(posted.2)")
+            #expect(try await server.catalog.user(name: "ken")?.publicKey == first)
+            html = try await PanelFlow.get(client, boss, "/admin?saved=1").1
+            #expect(html.contains("ken signs approvals with the new key from now on"))
+            #expect(html.contains("Replace or") && html.contains("Remove the key"))
+
+            // A lost key replaced by a new one.
+            let second = try Minisign.SecretKey.generate().publicKeyValue.fileText
+            posted = try await PanelFlow.post(client, boss, "/admin/users/ken/key", [("publicKey", second)])
+            let replaced = try await server.catalog.user(name: "ken")?.publicKey
+            #expect(posted.0 == .seeOther && replaced == second)
+
+            // Mistakes change nothing.
+            for (fields, words) in [
+                ([("publicKey", "untrusted comment: minisign secret key\nRWRTY0Iy")], "secret key"),
+                ([("publicKey", "hello")], "not a signing public key"),
+                ([("publicKey", "  ")], "public key (the whole .pub file"),
+            ] {
+                let answer = try await PanelFlow.post(client, boss, "/admin/users/ken/key", fields)
+                #expect(answer.0 == .badRequest && answer.2.contains(words), "\(fields): \(answer.2)")
+            }
+            #expect(try await server.catalog.user(name: "ken")?.publicKey == second)
+            let nobody = try await PanelFlow.post(client, boss, "/admin/users/nobody/key", [("publicKey", second)])
+            #expect(nobody.0.code >= 400)
+
+            // Taken away.
+            posted = try await PanelFlow.post(client, boss, "/admin/users/ken/key", [("remove", "yes")])
+            let removed = try await server.catalog.user(name: "ken")?.publicKey
+            #expect(posted.0 == .seeOther && removed == nil)
+            html = try await PanelFlow.get(client, boss, "/admin?saved=1").1
+            #expect(html.contains("ken no longer has a signing key"))
+
+            let log = try await server.catalog.auditLog(after: 0, limit: 500).filter { $0.action == "user-key" }
+            #expect(log.count == 3 && log.allSatisfy { $0.actor == "boss (panel)" })
+            #expect(log.last?.detail == "ken no longer has a signing key")
+        }
+    }
 }
