@@ -67,6 +67,15 @@ public struct ZipDirectory: Sendable {
         )
     }
 
+    /// Each entry's position by its name's exact bytes, the first entry of a name (a second one is an
+    /// error `ZipNameRules` reports): what the verifier and the reader look assets up by.
+    package func positionsByName() -> [NameKey: Int] {
+        var positions: [NameKey: Int] = [:]
+        positions.reserveCapacity(entries.count)
+        for e in entries where positions[NameKey(e.nameBytes)] == nil { positions[NameKey(e.nameBytes)] = e.index }
+        return positions
+    }
+
     /// Where the central directory lies, read from the end records alone (nil when they cannot be
     /// read or are wrong): a client that holds only the end of an archive learns what else to fetch.
     public static func centralDirectoryRange(

@@ -45,6 +45,14 @@ public enum Minisign {
         public var fileText: String { "\(Minisign.untrustedPrefix)minisign public key \(keyIDHex)\n\(base64)\n" }
     }
 
+    /// Whether `text` looks like a secret key file (its comment says so, or a line starts as a secret
+    /// key's does, encrypted or not): what was given where a public key belongs, to be refused in those
+    /// words, never stored.
+    public static func looksLikeSecretKey(_ text: String) -> Bool {
+        text.contains("secret key")
+            || text.split(whereSeparator: \.isNewline).contains { $0.hasPrefix("RWRTY") || $0.hasPrefix("RWQAAEIy") }
+    }
+
     static func keyIDHex(_ id: [UInt8]) -> String {
         id.reversed().map { b in
             let s = String(b, radix: 16, uppercase: true); return s.count == 1 ? "0" + s : s

@@ -199,9 +199,8 @@ extension PanelController {
         let pasted = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !pasted.isEmpty else { return nil }
         do { _ = try Minisign.PublicKey(fileText: pasted) } catch {
-            let secret = pasted.contains("secret key") || pasted.contains("RWRTY") || pasted.contains("RWQAAEIy")
             throw PanelError(
-                message: secret
+                message: Minisign.looksLikeSecretKey(pasted)
                     ? "That is a secret key: never give it to the server. Paste the public key (the .pub file) instead."
                     : "That is not a signing public key: paste the whole .pub file that 'trailpack keygen' made.")
         }

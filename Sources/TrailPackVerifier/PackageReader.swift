@@ -68,12 +68,7 @@ public final class PackageReader: Sendable {
             places[NameKey(asset.path)] = AssetPlace(waypoint: nil, index: i)
         }
         self.assetPlaces = places
-        var positions: [NameKey: Int] = [:]
-        positions.reserveCapacity(directory.entries.count)
-        for e in directory.entries where positions[NameKey(e.nameBytes)] == nil {
-            positions[NameKey(e.nameBytes)] = e.index
-        }
-        self.entryPositions = positions
+        self.entryPositions = directory.positionsByName()
     }
 
     /// The bytes of `entry` (at most `limit` uncompressed), read through the verifier's checks:

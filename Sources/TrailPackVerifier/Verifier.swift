@@ -303,9 +303,7 @@ public enum Verifier {
     static func checkContents(
         manifest: Manifest, directory: ZipDirectory, checks: [EntryCheck?], findings: inout [Finding]
     ) {
-        var byName: [NameKey: Int] = [:]  // the first entry of each name, by position
-        byName.reserveCapacity(directory.entries.count)
-        for e in directory.entries where byName[NameKey(e.nameBytes)] == nil { byName[NameKey(e.nameBytes)] = e.index }
+        let byName = directory.positionsByName()
         // Only needed for a missing asset's hint: built on first use.
         var byFolded: [String: ZipEntry]?
         func folded(_ path: String) -> ZipEntry? {

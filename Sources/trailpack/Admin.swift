@@ -132,10 +132,7 @@ struct Admin: AsyncParsableCommand {
                 throw CLIError.io("cannot read '\(path)'")
             }
             do { _ = try Minisign.PublicKey(fileText: text) } catch {
-                if text.contains("secret key")
-                    || text.split(separator: "\n").contains(where: { $0.hasPrefix("RWRTY") || $0.hasPrefix("RWQAAEIy") }
-                    )
-                {
+                if Minisign.looksLikeSecretKey(text) {
                     throw CLIError.usage(
                         "'\(path)' is a secret key: never hand it to the server; give the public key (the .pub file made by 'trailpack keygen') instead"
                     )
