@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import TrailPackCatalogModel
+import TrailPackCore
 
 /// What an admin manages besides users' tokens: roles, removals, sites and which publisher may
 /// upload to which site. Every change is one transaction and one audit entry.
@@ -133,6 +134,36 @@ extension SQLiteCatalog {
             try Self.audit(
                 db, actor: Catalog.auditActor, action: .siteRename, id: nil, version: nil, sha256: nil,
                 detail: "\(id): \(name)")
+        }
+    }
+
+    public func setSiteFrame(id: String, frame: Bounds?) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE site SET frameSouth = ?, frameWest = ?, frameNorth = ?, frameEast = ? WHERE id = ?",
+                arguments: [
+                    frame?.southwest.latitude, frame?.southwest.longitude, frame?.northeast.latitude,
+                    frame?.northeast.longitude, id,
+                ])
+            guard db.changesCount > 0 else { throw CatalogError.noSuchSite(id) }
+            try Self.audit(
+                db, actor: Catalog.auditActor, action: .siteFrame, id: nil, version: nil, sha256: nil,
+                detail: Catalog.siteFrameDetail(id, frame))
+        }
+    }
+
+    public func siteFrame(id: String) async throws -> Bounds? {
+        try await read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT frameSouth, frameWest, frameNorth, frameEast FROM site WHERE id = ?",
+                    arguments: [id]),
+                let south: Double = row["frameSouth"], let west: Double = row["frameWest"],
+                let north: Double = row["frameNorth"], let east: Double = row["frameEast"]
+            else { return nil }
+            return Bounds(
+                southwest: Coordinate(latitude: south, longitude: west),
+                northeast: Coordinate(latitude: north, longitude: east))
         }
     }
 

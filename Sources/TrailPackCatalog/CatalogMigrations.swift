@@ -101,6 +101,17 @@ extension SQLiteCatalog {
                     CREATE TABLE confirmationWindow (address TEXT PRIMARY KEY NOT NULL, start REAL NOT NULL, count INTEGER NOT NULL);
                     """)
         }
+        m.registerMigration("v8-site-frame") { db in
+            // The frame the control panel's map opens on for a new tour of a site, set by an admin
+            // (all four edges, or none).
+            try db.execute(
+                sql: """
+                    ALTER TABLE site ADD COLUMN frameSouth REAL;
+                    ALTER TABLE site ADD COLUMN frameWest REAL;
+                    ALTER TABLE site ADD COLUMN frameNorth REAL;
+                    ALTER TABLE site ADD COLUMN frameEast REAL;
+                    """)
+        }
         return m
     }
 }

@@ -43,7 +43,8 @@ extension Catalog {
         case pushRefused = "push-refused", withdrawRefused = "withdraw-refused"
         case userAdd = "user-add", userRemove = "user-remove", userRole = "user-role", tokenIssue = "token-issue",
             tokenRevoke = "token-revoke", userPassword = "user-password", userKey = "user-key"
-        case siteAdd = "site-add", siteRename = "site-rename", grant, grantRevoke = "grant-revoke", gcQuarantine =
+        case siteAdd = "site-add", siteRename = "site-rename", siteFrame = "site-frame", siteMap = "site-map", grant,
+            grantRevoke = "grant-revoke", gcQuarantine =
             "gc-quarantine"
         /// A damaged version's intact bytes were brought back: it is in service again.
         case restored

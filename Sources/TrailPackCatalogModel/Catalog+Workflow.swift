@@ -194,6 +194,13 @@ extension Catalog {
     /// Whether a version's text could name a stored version by normalisation (`2` names a stored `2.0`).
     public static func isVersion(_ version: String) -> Bool { PackageVersion(version) != nil }
 
+    /// The audit entry's words for a site's home frame set or taken away (both stores write the same).
+    public static func siteFrameDetail(_ id: String, _ frame: Bounds?) -> String {
+        guard let frame else { return "\(id): no home frame; the map follows its tours" }
+        let (sw, ne) = (frame.southwest, frame.northeast)
+        return "\(id): home frame \(sw.longitude),\(sw.latitude),\(ne.longitude),\(ne.latitude) (W,S,E,N)"
+    }
+
     /// The audit entry's words for a changed signing key (both stores write the same).
     public static func publicKeyDetail(_ name: String, _ publicKey: String?) -> String {
         publicKey == nil ? "\(name) no longer has a signing key" : "\(name) has a new signing key"

@@ -119,6 +119,11 @@ public protocol CatalogStore: Sendable {
     func addSite(id: String, name: String?) async throws
     /// Sets a site's public name (a release never replaces an admin's name).
     func renameSite(id: String, name: String) async throws
+    /// Sets the frame the control panel's map opens on for a new tour of the site (its "home");
+    /// nil takes it away, and the map follows the site's tours again.
+    func setSiteFrame(id: String, frame: Bounds?) async throws
+    /// The home frame an admin set for the site, or nil (none set, or no such site).
+    func siteFrame(id: String) async throws -> Bounds?
     /// Lets a publisher upload packages of a site, which must exist.
     func grant(user: String, site: String) async throws
     /// Takes a grant back; whether there was one.

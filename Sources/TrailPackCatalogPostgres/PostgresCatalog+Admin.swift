@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import TrailPackCatalogModel
+import TrailPackCore
 import TrailPackCrypto
 
 /// Accounts, tokens, sites and grants: every change one transaction and one audit entry, as in the
@@ -245,6 +246,36 @@ extension PostgresCatalog {
             tx.audit(
                 actor: Catalog.auditActor, action: .siteRename, id: nil, version: nil, sha256: nil,
                 detail: "\(id): \(name)")
+        }
+    }
+
+    public func setSiteFrame(id: String, frame: Bounds?) async throws {
+        let (south, west) = (frame?.southwest.latitude, frame?.southwest.longitude)
+        let (north, east) = (frame?.northeast.latitude, frame?.northeast.longitude)
+        try await write { tx in
+            let changed = try await tx.changes(
+                """
+                UPDATE site SET frameSouth = \(south), frameWest = \(west), frameNorth = \(north), frameEast = \(east)
+                WHERE id = \(id) RETURNING 1
+                """)
+            guard changed > 0 else { throw CatalogError.noSuchSite(id) }
+            tx.audit(
+                actor: Catalog.auditActor, action: .siteFrame, id: nil, version: nil, sha256: nil,
+                detail: Catalog.siteFrameDetail(id, frame))
+        }
+    }
+
+    public func siteFrame(id: String) async throws -> Bounds? {
+        try await read { tx in
+            guard
+                let (south, west, north, east) = try await tx.first(
+                    "SELECT frameSouth, frameWest, frameNorth, frameEast FROM site WHERE id = \(id)",
+                    as: (Double?, Double?, Double?, Double?).self),
+                let south, let west, let north, let east
+            else { return nil }
+            return Bounds(
+                southwest: Coordinate(latitude: south, longitude: west),
+                northeast: Coordinate(latitude: north, longitude: east))
         }
     }
 

@@ -3,7 +3,7 @@ import PostgresNIO
 import TrailPackCatalogModel
 
 /// The catalog's schema in PostgreSQL, as the migrations that make it, in order: the SQLite
-/// schema's meaning (`SQLiteCatalog`'s migrations v1 to v7) with PostgreSQL's types. A migration,
+/// schema's meaning (`SQLiteCatalog`'s migrations v1 to v8) with PostgreSQL's types. A migration,
 /// once released, is never changed: `schema_migrations` records the identifiers of those a database
 /// ran, and only the new ones run, under one advisory lock so that servers starting together
 /// migrate once.
@@ -175,7 +175,16 @@ enum PostgresMigrations {
                 ON packageVersion FOR EACH ROW EXECUTE FUNCTION catalogPublicChange()
                 """,
                 "CREATE TRIGGER packageVersionTruncate AFTER TRUNCATE ON packageVersion FOR EACH STATEMENT EXECUTE FUNCTION catalogPublicChange()",
-            ])
+            ]),
+        Migration(
+            // SQLite's v8-site-frame: the frame the panel's map opens on for a new tour of a site.
+            id: "v8-site-frame",
+            statements: [
+                "ALTER TABLE site ADD COLUMN frameSouth DOUBLE PRECISION",
+                "ALTER TABLE site ADD COLUMN frameWest DOUBLE PRECISION",
+                "ALTER TABLE site ADD COLUMN frameNorth DOUBLE PRECISION",
+                "ALTER TABLE site ADD COLUMN frameEast DOUBLE PRECISION",
+            ]),
     ]
 
     /// Runs the migrations `connection`'s database has not run, in order, each in a transaction of

@@ -4,6 +4,7 @@ import Hummingbird
 import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
+import TrailPackMap
 import TrailPackServer
 
 /// Administration in the browser, for admins: people (add with a role and a first password, change
@@ -30,6 +31,8 @@ extension PanelController {
             ("/admin/users/:user/remove", { v, f, c in try await self.removeUser(v, f, c) }),
             ("/admin/sites", { v, f, _ in try await self.addSite(v, f) }),
             ("/admin/sites/:site/name", { v, f, c in try await self.renameSite(v, f, c) }),
+            ("/admin/sites/:site/frame", { v, f, c in try await self.setSiteFrame(v, f, c) }),
+            ("/admin/sites/:site/map/remove", { v, f, c in try await self.removeSiteMap(v, f, c) }),
             ("/admin/grants", { v, f, _ in try await self.grant(v, f) }),
             ("/admin/grants/remove", { v, f, _ in try await self.revokeGrant(v, f) }),
             ("/admin/tokens/:token/revoke", { v, _, c in try await self.revokeToken(v, c) }),
@@ -44,6 +47,16 @@ extension PanelController {
                     }
                     return await redirect(visitor, to: "/admin", saying: said)
                 }
+            }
+        }
+        // A region map comes as a file (multipart, its CSRF token in the address): streamed to disk, checked, put in place.
+        guarded.post("/admin/sites/:site/map") { request, context in
+            await signedIn(request, context) { visitor in
+                try requireAdmin(visitor)
+                let said = try await Catalog.$auditActor.withValue("\(visitor.user.name) (panel)") {
+                    try await self.uploadSiteMap(request, context)
+                }
+                return await redirect(visitor, to: "/admin", saying: said, fragment: "#sites-heading")
             }
         }
         // A new token is shown on the page that answers the form: it is never stored where it could be read again.
@@ -82,6 +95,23 @@ extension PanelController {
         let grants = try await catalog.grants()
         let tokens = try await catalog.tokens().filter { $0.revokedAt == nil }
         let roles = Catalog.Role.allCases.map(\.rawValue)
+        // Each site's home frame and region map, as the sites section shows them.
+        var places: [String: [String: Any]] = [:]
+        for site in sites {
+            var place: [String: Any] = [:]
+            if let frame = try await catalog.siteFrame(id: site.id) {
+                place["frame"] = [
+                    "south": Self.degrees(frame.southwest.latitude), "west": Self.degrees(frame.southwest.longitude),
+                    "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude),
+                ]
+            }
+            let path = drafts.siteMapPath(site.id)
+            if let header = try await server.blocking({ Self.siteMapHeader(path) }) {
+                place["regionMap"] =
+                    "zoom \(header.minZoom) to \(header.maxZoom), \(header.tileType?.name ?? "raster") tiles"
+            }
+            places[site.id] = place
+        }
         let people: [[String: Any]] = users.map { user in
             let granted = grants.filter { $0.user == user.name }.map(\.site).sorted()
             return [
@@ -102,7 +132,11 @@ extension PanelController {
         }
         var values: [String: Any] = [
             "people": people,
-            "sites": sites.map { ["id": $0.id, "name": $0.name, "packages": $0.packages] },
+            "sites": sites.map { site -> [String: Any] in
+                ["id": site.id, "name": site.name, "packages": site.packages].merging(places[site.id] ?? [:]) {
+                    first, _ in first
+                }
+            },
             "hasSites": !sites.isEmpty,
             "publishers": users.filter { $0.role == .publisher }.map { ["name": $0.name] },
             "roles": roles.map { ["value": $0, "label": Self.roleWords(Catalog.Role(rawValue: $0)!)] },
@@ -292,6 +326,83 @@ extension PanelController {
         try await server.catalog.renameSite(id: id, name: name)
         return "The site \(id) is now called \(name)."
     }
+
+    /// The site a `/admin/sites/:site/…` address names, which must exist.
+    func existingSite(_ context: AppRequestContext) async throws -> String {
+        let id = try context.parameters.require("site")
+        guard Slug.isValid(id), try await server.catalog.siteExists(id) else {
+            throw PanelError(status: .notFound, message: "There is no site '\(TerminalText.escaped(id))'.")
+        }
+        return id
+    }
+
+    /// Sets the frame the map opens on for the site's new tours, or (the form's `remove`) takes it away.
+    func setSiteFrame(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {
+        let id = try await existingSite(context)
+        if form["remove"] != nil {
+            try await server.catalog.setSiteFrame(id: id, frame: nil)
+            return "The site \(id) has no home frame now: a new tour's map opens around the site's other tours."
+        }
+        let frame = try Self.frame(form, named: "The home frame of \(id)")
+        try await server.catalog.setSiteFrame(id: id, frame: frame)
+        return "A new tour of \(id) now opens its map on the home frame you gave."
+    }
+
+    /// Receives a region map for a site, streamed to a temporary file beside the region maps (never
+    /// held in memory), checked as a raster PMTiles map, then put in place in one step.
+    func uploadSiteMap(_ request: Request, _ context: AppRequestContext) async throws -> String {
+        let id = try await existingSite(context)
+        guard let boundary = Self.multipartBoundary(request.headers[.contentType]) else {
+            throw PanelError(
+                status: .unsupportedMediaType,
+                message: "the map form must be sent as a file upload; reload the page and choose the map again")
+        }
+        guard let target = drafts.siteMapPath(id) else {
+            throw PanelError(status: .notFound, message: "There is no site '\(TerminalText.escaped(id))'.")
+        }
+        let folder = (target as NSString).deletingLastPathComponent
+        try await server.blocking {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        let receiver = MultipartFiles(folder: folder, limit: Self.siteMapLimit)
+        defer { receiver.removeLeftovers() }  // ours: the temporary files of parts not kept
+        try await Self.receive(request, boundary: boundary, into: receiver)
+        guard let file = receiver.files.first else {
+            throw PanelError(message: "No map was chosen: choose a .pmtiles file, then press Upload the region map.")
+        }
+        guard receiver.files.count == 1 else {
+            throw PanelError(message: "Choose one map file at a time; nothing was changed.")
+        }
+        let header: PMTilesHeader
+        do {
+            header = try await server.blocking {
+                try SiteRegionMap.install(file.temp, shownName: file.name.value, target: target, move: true)
+            }
+        } catch let refusal as SiteRegionMap.Refusal {
+            throw PanelError(
+                message: refusal.description.prefix(1).uppercased() + refusal.description.dropFirst() + ".")
+        }
+        try await server.catalog.audit(
+            actor: Catalog.auditActor, action: .siteMap, id: nil, version: nil, sha256: nil,
+            detail: "\(id): region map '\(file.name.value)' (zoom \(header.minZoom) to \(header.maxZoom))")
+        return
+            "The site \(id) has a region map now (zoom \(header.minZoom) to \(header.maxZoom)): the map editor draws it under tours that have no map of their own."
+    }
+
+    /// Takes a site's region map away (a copy this program made when it was given).
+    func removeSiteMap(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {
+        let id = try await existingSite(context)
+        guard let target = drafts.siteMapPath(id) else { return "The site \(id) had no region map." }
+        let removed = try await server.blocking { unlink(target) == 0 }
+        guard removed else { return "The site \(id) had no region map." }
+        try await server.catalog.audit(
+            actor: Catalog.auditActor, action: .siteMap, id: nil, version: nil, sha256: nil,
+            detail: "\(id): region map removed")
+        return "The site \(id) has no region map now."
+    }
+
+    /// The largest region map taken through the page (a district's raster map to zoom 15 is a few hundred MB).
+    static let siteMapLimit: Int64 = 4 << 30
 
     func grant(_ visitor: Visitor, _ form: PanelForm) async throws -> String {
         let user = try await existingUser(form.text("user")), site = form.text("site")

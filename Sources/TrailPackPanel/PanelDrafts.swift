@@ -380,22 +380,7 @@ extension PanelController {
                 visitor, to: key.path + "?lang=\(PanelLanguage.id(language))",
                 saying: "The \(PanelLanguage.name(language)) texts were saved.", fragment: "#tour-details")
         }
-        var frame: Bounds?
-        if form["followStops"] == nil {
-            let values = ["south", "west", "north", "east"].map {
-                CoordinateText.parse(form.text($0), axis: $0 == "south" || $0 == "north" ? .latitude : .longitude)
-            }
-            var numbers: [Double] = []
-            for (name, value) in zip(["south", "west", "north", "east"], values) {
-                switch value {
-                case .success(let v): numbers.append(v)
-                case .failure(let e): throw PanelError(message: "map frame, \(name) edge: \(e.message)")
-                }
-            }
-            frame = Bounds(
-                southwest: Coordinate(latitude: numbers[0], longitude: numbers[1]),
-                northeast: Coordinate(latitude: numbers[2], longitude: numbers[3]))
-        }
+        let frame = form["followStops"] == nil ? try Self.frame(form, named: "map frame") : nil
         let bounds = frame
         let saved: DraftStore.Snapshot
         if form["was-name"] != nil {
@@ -469,6 +454,29 @@ extension PanelController {
 
     /// Marks a conflict of named tour fields (replaced by the plain message before it is shown).
     static let fieldClash = "\u{0}fields:"
+
+    /// The frame a form's `south`, `west`, `north` and `east` fields give (degrees, as typed: `44.4`,
+    /// `44°24'N`), or a refusal naming the edge; `what` names the frame in the words the page uses.
+    static func frame(_ form: PanelForm, named what: String) throws -> Bounds {
+        var numbers: [Double] = []
+        for name in ["south", "west", "north", "east"] {
+            switch CoordinateText.parse(
+                form.text(name), axis: name == "south" || name == "north" ? .latitude : .longitude)
+            {
+            case .success(let v): numbers.append(v)
+            case .failure(let e): throw PanelError(message: "\(what), \(name) edge: \(e.message)")
+            }
+        }
+        guard numbers[0] < numbers[2] else {
+            throw PanelError(message: "\(what): the south edge must be below the north edge; swap the two numbers")
+        }
+        guard numbers[1] != numbers[3] else {
+            throw PanelError(message: "\(what): the west and east edges are the same line; give the frame some width")
+        }
+        return Bounds(
+            southwest: Coordinate(latitude: numbers[0], longitude: numbers[1]),
+            northeast: Coordinate(latitude: numbers[2], longitude: numbers[3]))
+    }
 
     /// A map frame as one comparable text ("" when it follows the stops).
     static func frameText(_ bounds: Bounds?) -> String {

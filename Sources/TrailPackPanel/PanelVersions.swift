@@ -132,10 +132,13 @@ extension PanelController {
 }
 
 extension PanelController {
-    /// Where a new tour's map opens when it has no stops and no frame yet: around the site's released
-    /// tours (their map frames), else around the stops of the site's other drafts; nil when the site
-    /// has neither (the map then opens on the whole region it knows nothing of, and says so).
+    /// Where a new tour's map opens when it has no stops and no frame yet: the site's home frame (set
+    /// by an admin), else around the site's released tours (their map frames), else around the stops
+    /// of the site's other drafts; nil when the site has none of them (the editor then opens on the
+    /// site's region map if it has one, else on the whole world, and says so).
     func siteView(_ site: String, excluding key: DraftStore.Key) async throws -> Bounds? {
+        // The home frame an admin set comes first: it is where the site's trails are.
+        if let home = try await server.catalog.siteFrame(id: site) { return home }
         var corners: [Coordinate] = []
         if let page = try? await server.catalog.packages(site: site, limit: 20, after: nil) {
             for package in page.packages {

@@ -326,8 +326,51 @@ struct Admin: AsyncParsableCommand {
     struct SiteCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "site",
-            abstract: "Add or rename a site (its public name; a release never replaces an admin's name).",
-            subcommands: [Add.self, Rename.self, MapCommand.self])
+            abstract:
+                "Add or rename a site (its public name; a release never replaces an admin's name), give it a home frame or a region map.",
+            subcommands: [Add.self, Rename.self, FrameCommand.self, MapCommand.self])
+
+        struct FrameCommand: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "frame",
+                abstract: "Set the frame the control panel's map opens on for a new tour of a site, or take it away.",
+                discussion: """
+                    Without a home frame the map opens around the site's released tours, else its other drafts, \
+                    else its region map. A tour with stops or a frame of its own always opens on those.
+                    """)
+            @OptionGroup var options: Options
+            @Argument(help: "The site id.") var id: String
+            @Option(help: "The frame as W,S,E,N in degrees, written --bounds=W,S,E,N.") var bounds: String?
+            @Flag(help: "Take the home frame away (the map follows the site's tours again).") var remove = false
+
+            func run() async throws {
+                guard (bounds == nil) != !remove else {
+                    throw CLIError.usage(
+                        "give the frame with --bounds=W,S,E,N, or --remove to take it away (one of them)")
+                }
+                let frame = try bounds.map { try FrameOptions.parseBounds($0) }
+                guard Slug.isValid(id), try await options.catalog().siteExists(id) else {
+                    throw CLIError.usage(
+                        "there is no site '\(TerminalText.escaped(id))'; add it first with 'trailpack admin site add ID NAME'"
+                    )
+                }
+                try await Admin.change { try await options.catalog().setSiteFrame(id: id, frame: frame) }
+                Admin.say(
+                    options, Catalog.siteFrameDetail(id, frame),
+                    [
+                        "site": .string(id),
+                        "frame": frame.map {
+                            .array(
+                                [
+                                    $0.southwest.longitude, $0.southwest.latitude, $0.northeast.longitude,
+                                    $0.northeast.latitude,
+                                ]
+                                .map { .number(JSONNumber($0)) })
+                        } ?? .null,
+                    ])
+                Admin.finish(options, "site frame")
+            }
+        }
 
         struct MapCommand: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
@@ -352,32 +395,23 @@ struct Admin: AsyncParsableCommand {
                     throw CLIError.usage(
                         "there is no site '\(id)'; add it first with 'trailpack admin site add \(id) NAME'")
                 }
+                let target = DraftStore.siteMapPath(dataFolder: drafts ?? options.data, site: id)
                 let header: PMTilesHeader
-                do { header = try PMTilesArchive(source: try MapFile(path: file)).header } catch {
-                    throw CLIError.usage("'\(file)' is not a PMTiles map the panel can read: \(error)")
+                do {
+                    header = try SiteRegionMap.install(file, shownName: file, target: target)
+                } catch let refusal as SiteRegionMap.Refusal {
+                    throw CLIError.usage(refusal.description)
                 }
-                guard let type = header.tileType, ["png", "jpeg", "webp"].contains(type.name) else {
-                    throw CLIError.usage(
-                        "'\(file)' holds \(header.tileType?.name ?? "unknown") tiles; the panel's map draws raster tiles (PNG, JPEG or WebP): extract a raster map"
+                try await Admin.change {
+                    try await options.catalog().audit(
+                        actor: Catalog.auditActor, action: .siteMap, id: nil, version: nil, sha256: nil,
+                        detail:
+                            "\(id): region map '\((file as NSString).lastPathComponent)' (zoom \(header.minZoom) to \(header.maxZoom))"
                     )
                 }
-                let target = DraftStore.siteMapPath(dataFolder: drafts ?? options.data, site: id)
-                let folder = (target as NSString).deletingLastPathComponent
-                let temporary = folder + "/." + id + "-" + UUID().uuidString + ".pmtiles"
-                do {
-                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                    try FileManager.default.copyItem(atPath: file, toPath: temporary)
-                    // Replaced in one step: a server reading the old map never sees half of the new one.
-                    guard rename(temporary, target) == 0 else {
-                        throw CLIError.io("cannot put the map in place: \(String(cString: strerror(errno)))")
-                    }
-                } catch {
-                    try? FileManager.default.removeItem(atPath: temporary)  // ours: made just above
-                    throw error as? CLIError
-                        ?? CLIError.io("cannot copy '\(file)' to \(folder): \(error.localizedDescription)")
-                }
                 Admin.say(
-                    options, "site \(id) has a region map now (zoom \(header.minZoom)–\(header.maxZoom), \(type.name))",
+                    options,
+                    "site \(id) has a region map now (zoom \(header.minZoom)–\(header.maxZoom), \(header.tileType?.name ?? "raster"))",
                     ["site": .string(id), "map": .string(target)])
                 Admin.finish(options, "site map")
             }

@@ -35,6 +35,17 @@ struct CatalogParityTests {
         note("admin may", try await catalog.uploadRefusal(user: ada, package: id, site: site) ?? "none")
         await expectError(catalog) { try await $0.grant(user: "maria", site: site) }
         try await catalog.addSite(id: site, name: nil)
+        // A home frame set, read back, taken away; a site that does not exist refused.
+        await expectError(catalog) { try await $0.setSiteFrame(id: "no-such-site", frame: nil) }
+        note("no home frame yet", "\(String(describing: try await catalog.siteFrame(id: site)))")
+        try await catalog.setSiteFrame(
+            id: site,
+            frame: Bounds(
+                southwest: Coordinate(latitude: 44.35, longitude: -122.3),
+                northeast: Coordinate(latitude: 44.45, longitude: -122.1)))
+        note("home frame", "\(String(describing: try await catalog.siteFrame(id: site)))")
+        try await catalog.setSiteFrame(id: site, frame: nil)
+        note("home frame taken away", "\(String(describing: try await catalog.siteFrame(id: site)))")
         try await catalog.grant(user: "maria", site: site)
         note("refusal after grant", try await catalog.uploadRefusal(user: maria, package: id, site: site) ?? "none")
         note("another site", try await catalog.uploadRefusal(user: ada, package: id, site: "other") ?? "none")

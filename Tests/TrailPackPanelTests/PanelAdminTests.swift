@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import NIOCore
 import Testing
 import TrailPackCatalogModel
 import TrailPackCore
@@ -174,6 +175,85 @@ struct PanelAdminTests {
             let log = try await server.catalog.auditLog(after: 0, limit: 500).filter { $0.action == "user-key" }
             #expect(log.count == 3 && log.allSatisfy { $0.actor == "boss (panel)" })
             #expect(log.last?.detail == "ken no longer has a signing key")
+        }
+    }
+
+    @Test(
+        "a site's home frame and region map set in the browser: a new tour opens there; bad edges, a file that is not a raster PMTiles map and an unknown site are refused in words and change nothing; both audited"
+    )
+    func siteHomeAndRegionMap() async throws {
+        try await PanelDraftTests.withPanel { server, panel, client in
+            let boss = try await PanelFlow.signIn(server, panel, user: "boss", role: .admin, site: nil)
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let site = "willamette-sweet-home"
+            var html = try await PanelFlow.get(client, boss, "/admin").1
+            #expect(html.contains("action=\"/admin/sites/\(site)/frame\"") && html.contains("around its\ntours"))
+            #expect(html.contains("action=\"/admin/sites/\(site)/map?_csrf=\(boss.csrf)\""))
+
+            let edges = [("south", "44.35"), ("west", "-122.3"), ("north", "44.45"), ("east", "-122.1")]
+            var posted = try await PanelFlow.post(client, boss, "/admin/sites/\(site)/frame", edges)
+            #expect(posted.0 == .seeOther, "\(posted.2)")
+            let frame = try #require(try await server.catalog.siteFrame(id: site))
+            #expect(frame.southwest.latitude == 44.35 && frame.northeast.longitude == -122.1)
+            html = try await PanelFlow.get(client, boss, "/admin?saved=1").1
+            #expect(html.contains("now opens its map on the home frame") && html.contains("value=\"44.450000\""))
+            let draft = try await PanelFlow.createDraft(client, ranger, name: "New Walk")
+            html = try await PanelFlow.get(client, ranger, draft).1
+            #expect(
+                html.contains("data-view-south=\"44.350000\" data-view-west=\"-122.300000\"")
+                    && html.contains("data-view-east=\"-122.100000\""), "the new tour opens on the home frame")
+
+            for (fields, words) in [
+                (
+                    [("south", "44.5"), ("west", "-122.3"), ("north", "44.4"), ("east", "-122.1")],
+                    "below the north edge"
+                ),
+                ([("south", "44.3"), ("west", "-122.3"), ("north", "abc"), ("east", "-122.1")], "north edge"),
+                ([("south", "44.3"), ("west", "-122.3"), ("north", "44.4"), ("east", "-122.3")], "same line"),
+                ([("south", "95"), ("west", "-122.3"), ("north", "96"), ("east", "-122.1")], "south edge"),
+            ] {
+                let answer = try await PanelFlow.post(client, boss, "/admin/sites/\(site)/frame", fields)
+                #expect(answer.0 == .badRequest && answer.2.contains(words), "\(fields): \(answer.2)")
+            }
+            #expect(try await server.catalog.siteFrame(id: site) == frame, "a refused form changes nothing")
+            #expect(try await PanelFlow.post(client, boss, "/admin/sites/no-such-site/frame", edges).0 == .notFound)
+            #expect(try await PanelFlow.post(client, ranger, "/admin/sites/\(site)/frame", edges).0 == .forbidden)
+
+            // The region map, as a browser sends the file form.
+            let folder = server.folder.root + "/site-maps"
+            func send(_ name: String, _ bytes: [UInt8]) async throws -> (HTTPResponse.Status, String) {
+                let body = PanelDraftTests.multipart(boundary: "----tp9", files: [(name, bytes)])
+                return try await client.execute(
+                    uri: "/admin/sites/\(site)/map?_csrf=\(boss.csrf)", method: .post,
+                    headers: [.cookie: boss.cookie, .contentType: "multipart/form-data; boundary=----tp9"],
+                    body: ByteBuffer(bytes: body)
+                ) { ($0.status, String(buffer: $0.body)) }
+            }
+            var sent = try await send("notes.pmtiles", Array("not a map".utf8))
+            #expect(sent.0 == .badRequest && sent.1.contains("is not a PMTiles map the panel can read"), "\(sent.1)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/\(site).pmtiles"))
+            let map = try Support.read(Support.fixture("santiam-wagon-road") + "/map/santiam-wagon-road.pmtiles")
+            sent = try await send("santiam region.pmtiles", map)
+            #expect(sent.0 == .seeOther, "\(sent.1)")
+            #expect(try Support.read(folder + "/\(site).pmtiles") == map)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["\(site).pmtiles"], "no leftovers")
+            html = try await PanelFlow.get(client, boss, "/admin?saved=1").1
+            #expect(html.contains("has a region map now (zoom 8 to 13)") && html.contains("region map: zoom 8 to 13"))
+            html = try await PanelFlow.get(client, ranger, draft).1
+            #expect(html.contains("data-own-tiles=\"/sites/\(site)/tiles/{z}/{x}/{y}\""), "the editor draws it")
+
+            posted = try await PanelFlow.post(client, boss, "/admin/sites/\(site)/map/remove", [])
+            #expect(posted.0 == .seeOther && !FileManager.default.fileExists(atPath: folder + "/\(site).pmtiles"))
+            posted = try await PanelFlow.post(client, boss, "/admin/sites/\(site)/frame", [("remove", "1")])
+            #expect(posted.0 == .seeOther)
+            #expect(try await server.catalog.siteFrame(id: site) == nil)
+
+            let log = try await server.catalog.auditLog(after: 0, limit: 500).filter {
+                $0.action == "site-frame" || $0.action == "site-map"
+            }
+            #expect(log.map(\.action) == ["site-frame", "site-map", "site-map", "site-frame"], "\(log)")
+            #expect(log.allSatisfy { $0.actor == "boss (panel)" })
+            #expect(log.first?.detail == "\(site): home frame -122.3,44.35,-122.1,44.45 (W,S,E,N)")
         }
     }
 }
