@@ -5,11 +5,12 @@ The publisher starts from the released tour's folder zip, moves stop 2, replaces
 adds a stop, builds 1.1.0 and requests review. Reviewer one sees exactly those three changes, plays
 the recording out of the package, downloads it, signs it with `trailpack sign` and approves with the
 signature; reviewer two denies with a reason. The publisher reads the reason, fixes the new stop,
-builds 1.1.1 and asks again; both reviewers approve with signatures; the publisher releases and the
-phones' API lists 1.1.1. axe-core runs on the queue, review and history pages; screenshots go to SHOTS.
+builds 1.1.0 again (the number the tour page proposes: the fix takes the sent-back version's place)
+and asks again; reviewer one sees what changed since the last build; both reviewers approve with
+signatures; the publisher releases and the phones' API lists 1.1.0. axe-core runs on the queue, review and history pages; screenshots go to SHOTS.
 
 usage: panel-review.py BASE SHOTS TRAILPACK TOUR_ZIP NEW_PHOTO WORK PUBLISHER:PASSWORD REVIEWER1:PASSWORD:KEY REVIEWER2:PASSWORD:KEY
-prints one JSON line: {"id": ..., "version": "1.1.1", "sha256": ...}; exit 1 with the failures on stderr.
+prints one JSON line: {"id": ..., "version": "1.1.0", "sha256": ...}; exit 1 with the failures on stderr.
 """
 import json
 import os
@@ -188,7 +189,7 @@ def main():
             if "Sent back" not in r.text():
                 r.fail("the denial was not taken: " + r.text()[:300])
 
-        # The publisher reads the reason, fixes the stop, builds 1.1.1 and asks again.
+        # The publisher reads the reason, fixes the stop, builds 1.1.0 again and asks again.
         walk.sign_in(r, base, publisher[0], publisher[1])
         if open_review("1.1.0", publisher[0]):
             denial = d.find_elements(By.ID, "denial")
@@ -200,13 +201,25 @@ def main():
         r.submit(d.find_element(By.CSS_SELECTOR, "#stop-form button[type=submit].btn-primary"))
         d.get(base + draft)
         r.wait_for("#build-button")
-        result["sha256"] = build("1.1.1")
+        proposed = d.find_element(By.ID, "build-version").get_attribute("value")
+        state = d.find_element(By.ID, "review-state").text
+        if proposed != "1.1.0" or "build version 1.1.0 again" not in state:
+            r.fail("after the denial the tour page proposes %r and says %r, not building 1.1.0 again" % (proposed, state))
+        result["sha256"] = build(proposed)
 
-        # Both approve, signed; the publisher releases.
-        approve_signed(reviewer1, "1.1.1")
-        approve_signed(reviewer2, "1.1.1")
+        # Reviewer one sees what changed since the bytes that were sent back; both approve, signed.
+        walk.sign_in(r, base, reviewer1[0], reviewer1[1])
+        if open_review("1.1.0", reviewer1[0]):
+            since = d.find_elements(By.ID, "since-denied")
+            if not since or "since this version was built the last" not in since[0].text \
+                    or "summit meadow" not in since[0].text:
+                r.fail("the reviewer does not see what changed since the sent-back build: %s"
+                       % (since[0].text[:400] if since else "no section"))
+            r.check_page("review-rebuilt")
+        approve_signed(reviewer1, "1.1.0")
+        approve_signed(reviewer2, "1.1.0")
         walk.sign_in(r, base, publisher[0], publisher[1])
-        if open_review("1.1.1", publisher[0]):
+        if open_review("1.1.0", publisher[0]):
             r.submit_confirmed(d.find_element(By.ID, "release-button"))
             if d.find_element(By.ID, "version-status").get_attribute("data-status") != "released":
                 r.fail("release failed: " + r.text()[:300])
@@ -216,7 +229,7 @@ def main():
             if "Tombstone Pass needs more" not in r.text():
                 r.fail("the history does not show the denial's reason")
             r.check_page("history")
-        result["version"] = "1.1.1"
+        result["version"] = "1.1.0"
     except Exception as error:  # a step that could not run is a failure, with the page it was on
         r.crashed(error)
     return r.finish(result)

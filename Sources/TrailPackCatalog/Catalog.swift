@@ -243,6 +243,69 @@ public final class SQLiteCatalog: CatalogStore {
         }
     }
 
+    public func replaceDraft(
+        manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String,
+        status: PublishStatus, replacing: String
+    ) async throws -> String? {
+        try await write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT version, sha256, size, manifest, status FROM packageVersion
+                        WHERE packageID = ? AND versionKey = ?
+                        """, arguments: [manifest.id, Self.versionKey(manifest.version)])
+            else { return "there is no version \(manifest.version) to build again" }
+            let version: String = row["version"], old: String = row["sha256"]
+            let current = PublishStatus(rawValue: row["status"]) ?? .released
+            if let why = Catalog.replaceRefusal(version: version, status: current, stored: old, replacing: replacing) {
+                return why
+            }
+            let now = Self.now()
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO blob (sha256, size, storedAt) VALUES (?, ?, ?)",
+                arguments: [sha256, size, now])
+            try db.execute(
+                sql: """
+                    INSERT INTO replacedVersion (packageID, version, sha256, size, manifest, replacedAt, replacedBy)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [manifest.id, version, old, row["size"] as Int64, row["manifest"] as String, now, actor])
+            try db.execute(
+                sql: """
+                    UPDATE packageVersion SET siteName = ?, name = ?, park = ?, description = ?, sha256 = ?, size = ?,
+                        manifest = ?, status = ?, uploadedBy = ?, scanStatus = 'clean', scanDetail = ''
+                    WHERE packageID = ? AND version = ?
+                    """,
+                arguments: [
+                    manifest.site.name, manifest.name, manifest.park, manifest.description, sha256, size, manifestJSON,
+                    status, actor, manifest.id, version,
+                ])
+            try db.execute(
+                sql: "DELETE FROM approval WHERE packageID = ? AND version = ?", arguments: [manifest.id, version])
+            if status == .released { try Self.publishSiteName(db, site: manifest.site.id, name: manifest.site.name) }
+            try Self.audit(
+                db, actor: actor, action: .upload, id: manifest.id, version: version, sha256: sha256,
+                detail: Catalog.replacedDetail(size: size, status: status, old: old))
+            return nil
+        }
+    }
+
+    public func replacedBytes(package id: String, version: String) async throws -> [Catalog.ReplacedBytes] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT sha256, size, manifest, replacedBy FROM replacedVersion
+                    WHERE packageID = ? AND version = ? ORDER BY rowid
+                    """, arguments: [id, version]
+            ).map {
+                Catalog.ReplacedBytes(
+                    sha256: $0["sha256"], size: $0["size"], manifest: $0["manifest"], replacedBy: $0["replacedBy"])
+            }
+        }
+    }
+
     /// A released version names its site in public, unless an admin named the site.
     static func publishSiteName(_ db: Database, site: String, name: String) throws {
         try db.execute(sql: "UPDATE site SET name = ? WHERE id = ? AND adminNamed = 0", arguments: [name, site])

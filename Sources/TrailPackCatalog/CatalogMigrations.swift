@@ -112,6 +112,17 @@ extension SQLiteCatalog {
                     ALTER TABLE site ADD COLUMN frameEast REAL;
                     """)
         }
+        m.registerMigration("v9-replaced-versions") { db in
+            // The bytes a draft version held before it was built again under its number (a version
+            // sent back by a reviewer, fixed): kept so that the reviewer sees what changed.
+            try db.execute(
+                sql: """
+                    CREATE TABLE replacedVersion (packageID TEXT NOT NULL, version TEXT NOT NULL, sha256 TEXT NOT NULL,
+                                                  size INTEGER NOT NULL, manifest TEXT NOT NULL, replacedAt TEXT NOT NULL,
+                                                  replacedBy TEXT NOT NULL);
+                    CREATE INDEX replacedVersionByVersion ON replacedVersion(packageID, version);
+                    """)
+        }
         return m
     }
 }

@@ -194,6 +194,25 @@ extension Catalog {
     /// Whether a version's text could name a stored version by normalisation (`2` names a stored `2.0`).
     public static func isVersion(_ version: String) -> Bool { PackageVersion(version) != nil }
 
+    /// Why a version cannot be built again under its number, or nil when it can: only a draft (built
+    /// and never sent for review, or sent back) holding the bytes the builder saw.
+    public static func replaceRefusal(
+        version: String, status: PublishStatus, stored: String, replacing: String
+    ) -> String? {
+        guard status == .draft else {
+            return "version \(version) is \(status) now; it can no longer be built again under the same number"
+        }
+        guard stored == replacing else {
+            return "version \(version) was built again by someone else meanwhile; look at it before building again"
+        }
+        return nil
+    }
+
+    /// The audit entry's words for a version built again under its number (both stores write the same).
+    public static func replacedDetail(size: Int64, status: PublishStatus, old: String) -> String {
+        "\(size) bytes, \(status); built again under the same number, in place of the bytes with SHA-256 \(old)"
+    }
+
     /// The audit entry's words for a site's home frame set or taken away (both stores write the same).
     public static func siteFrameDetail(_ id: String, _ frame: Bounds?) -> String {
         guard let frame else { return "\(id): no home frame; the map follows its tours" }

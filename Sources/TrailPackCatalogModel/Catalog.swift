@@ -151,6 +151,28 @@ public enum Catalog {
         }
     }
 
+    /// The bytes a version held before it was built again under the same number (see
+    /// ``CatalogStore/replaceDraft(manifest:manifestJSON:sha256:size:actor:status:replacing:)``): what
+    /// a reviewer compares the new bytes with.
+    public struct ReplacedBytes: Sendable, Equatable {
+        /// The SHA-256 of the bytes replaced.
+        public var sha256: String
+        /// Their size in bytes.
+        public var size: Int64
+        /// Their manifest (JSON text).
+        public var manifest: String
+        /// Who built the version again.
+        public var replacedBy: String
+
+        /// A value with these fields.
+        public init(sha256: String, size: Int64, manifest: String, replacedBy: String) {
+            self.sha256 = sha256
+            self.size = size
+            self.manifest = manifest
+            self.replacedBy = replacedBy
+        }
+    }
+
     /// One version with its place in the publish workflow.
     public struct VersionRecord: Sendable, Equatable {
         public var summary: PackageSummary

@@ -51,6 +51,17 @@ public protocol CatalogStore: Sendable {
         manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String,
         status: Catalog.PublishStatus
     ) async throws -> Catalog.RegisterOutcome
+    /// Puts the stored bytes `sha256` in place of a version that is a draft (built and never sent
+    /// for review, or sent back by a reviewer) and still holds `replacing`, keeping its number: the old
+    /// bytes' manifest is kept (``replacedBytes(package:version:)``), the scan verdict and approvals
+    /// are cleared, the status set to `status`, and the change audited. One transaction. Returns nil
+    /// when replaced, else why not, in words (the version is no longer a draft, or holds other bytes).
+    func replaceDraft(
+        manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String,
+        status: Catalog.PublishStatus, replacing: String
+    ) async throws -> String?
+    /// The bytes `version` held before it was built again under its number, oldest first.
+    func replacedBytes(package id: String, version: String) async throws -> [Catalog.ReplacedBytes]
     /// Every blob the catalog records.
     func blobHashes() async throws -> Set<String>
     /// The blobs the catalog records (only those some version in service holds, with `inService`).

@@ -205,6 +205,62 @@ extension PostgresCatalog {
         }
     }
 
+    public func replaceDraft(
+        manifest: Manifest, manifestJSON: String, sha256: String, size: Int64, actor: String,
+        status: Catalog.PublishStatus, replacing: String
+    ) async throws -> String? {
+        try await write { tx in
+            try await tx.lock(AdvisoryLock.register, manifest.id)
+            guard
+                let (version, old, oldSize, oldManifest, statusText) = try await tx.first(
+                    """
+                    SELECT version, sha256, size, manifest, status FROM packageVersion
+                    WHERE packageID = \(manifest.id) AND versionKey = \(Catalog.versionKey(manifest.version))
+                    FOR UPDATE
+                    """, as: (String, String, Int64, String, String).self)
+            else { return "there is no version \(manifest.version) to build again" }
+            let current = Catalog.PublishStatus(rawValue: statusText) ?? .released
+            if let why = Catalog.replaceRefusal(version: version, status: current, stored: old, replacing: replacing) {
+                return why
+            }
+            let now = Catalog.timestamp()
+            try await tx.execute(
+                "INSERT INTO blob (sha256, size, storedAt) VALUES (\(sha256), \(size), \(now)) ON CONFLICT (sha256) DO NOTHING"
+            )
+            try await tx.execute(
+                """
+                INSERT INTO replacedVersion (packageID, version, sha256, size, manifest, replacedAt, replacedBy)
+                VALUES (\(manifest.id), \(version), \(old), \(oldSize), \(oldManifest), \(now), \(actor))
+                """)
+            try await tx.execute(
+                """
+                UPDATE packageVersion SET siteName = \(manifest.site.name), name = \(manifest.name), park = \(manifest.park),
+                    description = \(manifest.description), sha256 = \(sha256), size = \(size), manifest = \(manifestJSON),
+                    status = \(status.rawValue), uploadedBy = \(actor), scanStatus = 'clean', scanDetail = ''
+                WHERE packageID = \(manifest.id) AND version = \(version)
+                """)
+            try await tx.execute("DELETE FROM approval WHERE packageID = \(manifest.id) AND version = \(version)")
+            if status == .released {
+                try await Self.publishSiteName(tx, site: manifest.site.id, name: manifest.site.name)
+            }
+            tx.audit(
+                actor: actor, action: .upload, id: manifest.id, version: version, sha256: sha256,
+                detail: Catalog.replacedDetail(size: size, status: status, old: old))
+            return nil
+        }
+    }
+
+    public func replacedBytes(package id: String, version: String) async throws -> [Catalog.ReplacedBytes] {
+        try await read { tx in
+            try await tx.all(
+                """
+                SELECT sha256, size, manifest, replacedBy FROM replacedVersion
+                WHERE packageID = \(id) AND version = \(version) ORDER BY id
+                """, as: (String, Int64, String, String).self
+            ).map { Catalog.ReplacedBytes(sha256: $0.0, size: $0.1, manifest: $0.2, replacedBy: $0.3) }
+        }
+    }
+
     /// A released version names its site in public, unless an admin named the site.
     static func publishSiteName(_ tx: Transaction, site: String, name: String) async throws {
         try await tx.execute("UPDATE site SET name = \(name) WHERE id = \(site) AND NOT adminNamed")

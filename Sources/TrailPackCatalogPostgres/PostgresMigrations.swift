@@ -3,7 +3,7 @@ import PostgresNIO
 import TrailPackCatalogModel
 
 /// The catalog's schema in PostgreSQL, as the migrations that make it, in order: the SQLite
-/// schema's meaning (`SQLiteCatalog`'s migrations v1 to v8) with PostgreSQL's types. A migration,
+/// schema's meaning (`SQLiteCatalog`'s migrations v1 to v9) with PostgreSQL's types. A migration,
 /// once released, is never changed: `schema_migrations` records the identifiers of those a database
 /// ran, and only the new ones run, under one advisory lock so that servers starting together
 /// migrate once.
@@ -184,6 +184,24 @@ enum PostgresMigrations {
                 "ALTER TABLE site ADD COLUMN frameWest DOUBLE PRECISION",
                 "ALTER TABLE site ADD COLUMN frameNorth DOUBLE PRECISION",
                 "ALTER TABLE site ADD COLUMN frameEast DOUBLE PRECISION",
+            ]),
+        Migration(
+            // SQLite's v9-replaced-versions: the bytes a draft version held before it was built again.
+            id: "v9-replaced-versions",
+            statements: [
+                #"""
+                CREATE TABLE replacedVersion (
+                    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    packageID TEXT COLLATE "C" NOT NULL,
+                    version TEXT COLLATE "C" NOT NULL,
+                    sha256 TEXT COLLATE "C" NOT NULL,
+                    size BIGINT NOT NULL,
+                    manifest TEXT NOT NULL,
+                    replacedAt TEXT COLLATE "C" NOT NULL,
+                    replacedBy TEXT COLLATE "C" NOT NULL
+                )
+                """#,
+                "CREATE INDEX replacedVersionByVersion ON replacedVersion(packageID, version)",
             ]),
     ]
 

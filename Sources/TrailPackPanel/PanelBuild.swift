@@ -62,7 +62,7 @@ extension PanelController {
         builds.stage(key.path, "checking the package and scanning it for malware, as every upload is")
         let result: PackageIntake.AcceptedPackage
         do {
-            result = try await server.intake.ingest(folder: temp, by: visitor.user)
+            result = try await server.intake.ingest(folder: temp, by: visitor.user, rebuilding: true)
         } catch let error as ServerError {
             let more = PanelFinding.place(error.findings, draft: draft)
             var response = try page(

@@ -164,8 +164,18 @@ extension PanelController {
         }
         if let notice = await notice(visitor, request) { values["notice"] = notice }
         values["diff"] = Self.diffValues(diff)
-        // For the reviewer of a fix: what changed since the version that was sent back.
-        if let denied = try await deniedBefore(id, version: summary.version),
+        // For the reviewer of a fix: what changed since the version that was sent back — the bytes
+        // this very version held before it was built again under its number, else an older version.
+        if let replaced = try await server.catalog.replacedBytes(package: id, version: summary.version).last,
+            let replacedManifest = ManifestReader.read(Array(replaced.manifest.utf8)).manifest
+        {
+            var since = Self.diffValues(
+                PackageDiff(
+                    old: replacedManifest, new: manifest, oldPackage: (replaced.sha256, replaced.size),
+                    newPackage: (summary.sha256, summary.size)))
+            since["sameNumber"] = true
+            values["sinceDenied"] = since
+        } else if let denied = try await deniedBefore(id, version: summary.version),
             let stored = try await server.catalog.version(package: id, version: denied, releasedOnly: false),
             let deniedManifest = ManifestReader.read(Array(stored.manifest.utf8)).manifest
         {

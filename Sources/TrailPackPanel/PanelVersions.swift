@@ -89,17 +89,21 @@ extension PanelController {
         return detail
     }
 
-    /// The version to build next: one above every stored version of the tour (released, waiting,
-    /// sent back or withdrawn alike: a stored version's bytes never change), else the draft's own.
+    /// The version to build next: the newest stored version's own number when it was never sent
+    /// for review or was sent back (building again replaces it: no reviewer holds those bytes), else
+    /// one above every stored version of the tour (waiting, released or withdrawn alike: the bytes of
+    /// a version a reviewer may be reading never change), else the draft's own.
     func proposedVersion(_ draft: TourDraft) async throws -> String {
         Self.nextVersion(after: try await storedVersions(draft.id), draft: draft)
     }
 
-    /// One above the newest of `stored`, else the draft's own version (or 1.0.0).
+    /// The newest of `stored` when it is a draft, else one above it, else the draft's own version (or 1.0.0).
     static func nextVersion(after stored: [Catalog.VersionRecord], draft: TourDraft) -> String {
-        guard let newest = stored.compactMap({ PackageVersion($0.summary.version) }).max() else {
+        let numbered = stored.compactMap { record in PackageVersion(record.summary.version).map { ($0, record) } }
+        guard let (newest, record) = numbered.max(by: { $0.0 < $1.0 }) else {
             return PackageVersion(draft.version) == nil ? "1.0.0" : draft.version
         }
+        if record.summary.status == .draft { return record.summary.version }
         var parts = newest.components
         while parts.count < 3 { parts.append(0) }
         parts[parts.count - 1] += 1
@@ -107,12 +111,21 @@ extension PanelController {
     }
 
     /// Refuses, before anything is built, a version number the catalog holds already, saying what
-    /// state it is in and which number to use instead.
+    /// state it is in and which number to use instead; a draft version (never sent for review, or
+    /// sent back) may be built again under its own number, written as it was.
     func refuseStoredVersion(_ draft: TourDraft, version: String) async throws {
         let stored = try await storedVersions(draft.id)
         guard let asked = PackageVersion(version),
             let same = stored.first(where: { PackageVersion($0.summary.version) == asked })
         else { return }
+        if same.summary.status == .draft {
+            guard same.summary.version != version else { return }
+            throw PanelError(
+                status: .conflict,
+                message:
+                    "Version \(same.summary.version) of this tour is stored as \(same.summary.version): write it the same way to build it again in its place."
+            )
+        }
         let next = Self.nextVersion(after: stored, draft: draft)
         let state: String =
             switch same.summary.status {

@@ -37,7 +37,15 @@ public struct PackageIntake: Sendable {
 
     /// Takes the package at `folder/BlobNames.uploadFileName` (a folder from `store.temporaryFolder()`,
     /// which the caller removes): on success the file was moved into the blob store.
-    public func ingest(folder: String, by uploader: Catalog.User) async throws -> AcceptedPackage {
+    ///
+    /// `rebuilding` (the panel's "Build package"): a version of the same number that is a draft —
+    /// built and never sent for review, or sent back — is replaced by these bytes, its old manifest
+    /// kept for the reviewer. Without it (the API), any other bytes under a stored number are refused.
+    public func ingest(
+        folder: String, by uploader: Catalog.User, rebuilding: Bool = false
+    ) async throws
+        -> AcceptedPackage
+    {
         let actor = uploader.name
         let temp = folder + "/" + BlobNames.uploadFileName
         let catalog = self.catalog
@@ -109,8 +117,14 @@ public struct PackageIntake: Sendable {
         }
         defer { versionClaims.release(claim) }
         var restoring = false
+        var replacedSHA: String?
         if let existing = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary {
-            if existing.sha256 != sha {
+            if existing.sha256 != sha, rebuilding, existing.version == version,
+                try await stored(id, version).status == .draft
+            {
+                // A draft built again under its number: stored and put in its place below.
+                replacedSHA = existing.sha256
+            } else if existing.sha256 != sha {
                 // Nothing stored: the upload was refused before its bytes went anywhere.
                 await audit(id, version, sha, .uploadRefused, "version exists with SHA-256 \(existing.sha256)")
                 throw ServerError(
@@ -118,7 +132,9 @@ public struct PackageIntake: Sendable {
                     Self.versionTaken(id: id, version: version, existing: existing.version, status: existing.status))
             }
             let state = try await stored(id, version)
-            if state.status == .damaged {
+            if replacedSHA != nil {
+                // Other bytes, going through the scan and the store as a new version's do.
+            } else if state.status == .damaged {
                 // The intact bytes of a version taken out of service: stored again, then brought back.
                 restoring = true
             } else if state.scanStatus != .held {
@@ -167,21 +183,30 @@ public struct PackageIntake: Sendable {
         }
         var initial: Catalog.PublishStatus = configuration.approvals == 0 ? .released : .draft
         if case .held = verdict { initial = .draft }
+        if let replacedSHA {
+            if let why = try await catalog.replaceDraft(
+                manifest: manifest, manifestJSON: JSONWriter.string(manifest.jsonValue), sha256: sha, size: size,
+                actor: actor, status: initial, replacing: replacedSHA)
+            {
+                // The bytes stay, recorded ('trailpack admin gc' lists them).
+                await audit(id, version, sha, .uploadRefused, why)
+                throw ServerError(.conflict, .versionExists, why)
+            }
+            try await recordVerdict(verdict, id: id, version: version, sha: sha, actor: actor)
+            guard let summary = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary
+            else {
+                throw ServerError.internal(
+                    "version \(version) of '\(ServerError.short(id))' vanished from the catalog while it was stored")
+            }
+            let state = try await stored(id, version)
+            return AcceptedPackage(
+                stored: true, summary: summary, state: state, manifest: manifest, findings: findings,
+                message: "built again as version \(version), in place of the one before (\(Self.words(state.status)))")
+        }
         let outcome = try await catalog.register(
             manifest: manifest, manifestJSON: JSONWriter.string(manifest.jsonValue), sha256: sha, size: size,
             actor: actor, status: initial)
-        if case .held(let reason) = verdict, outcome == .created {
-            try await catalog.setScan(package: id, version: version, status: .held, detail: reason)
-            try await catalog.audit(
-                actor: actor, action: .scanHeld, id: id, version: version, sha256: sha, detail: reason)
-        }
-        if case .notScanned = verdict, outcome == .created {
-            try await catalog.setScan(
-                package: id, version: version, status: .notScanned, detail: Catalog.notScannedDetail)
-            try await catalog.audit(
-                actor: actor, action: .scanSkipped, id: id, version: version, sha256: sha,
-                detail: Catalog.notScannedDetail)
-        }
+        if outcome == .created { try await recordVerdict(verdict, id: id, version: version, sha: sha, actor: actor) }
         if outcome == .unchanged, try await stored(id, version).scanStatus == .held {
             // The same bytes again: the new scan replaces the held one (the scanner may work now).
             let state = MalwareScanner.catalogState(verdict)
@@ -210,6 +235,24 @@ public struct PackageIntake: Sendable {
             throw ServerError(
                 .conflict, .versionExists,
                 Self.versionTaken(id: id, version: version, existing: existingVersion, status: status))
+        }
+    }
+
+    /// A new version's scan verdict, when it is not clean: held, or not scanned (audited either way).
+    func recordVerdict(
+        _ verdict: MalwareScanner.Verdict, id: String, version: String, sha: String, actor: String
+    ) async throws {
+        if case .held(let reason) = verdict {
+            try await catalog.setScan(package: id, version: version, status: .held, detail: reason)
+            try await catalog.audit(
+                actor: actor, action: .scanHeld, id: id, version: version, sha256: sha, detail: reason)
+        }
+        if case .notScanned = verdict {
+            try await catalog.setScan(
+                package: id, version: version, status: .notScanned, detail: Catalog.notScannedDetail)
+            try await catalog.audit(
+                actor: actor, action: .scanSkipped, id: id, version: version, sha256: sha,
+                detail: Catalog.notScannedDetail)
         }
     }
 

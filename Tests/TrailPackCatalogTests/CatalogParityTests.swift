@@ -142,6 +142,32 @@ struct CatalogParityTests {
                     + $0.approvals.map { "\($0.reviewer)\($0.signed ? "+" : "")" }.joined(separator: ",")
             })
         note("record", try await catalog.record(package: id, version: "1.0.0")?.summary as Any)
+        // A draft built again under its number: refused while it holds other bytes than the builder
+        // saw, or once it is under review; otherwise its old manifest kept.
+        note("register 2.0", try await registerDraft(catalog, manifest, version: "2.0", sha: "d"))
+        var rebuilt = manifest
+        rebuilt.version = "2.0"
+        func replace(replacing old: Character) async throws -> String {
+            try await catalog.replaceDraft(
+                manifest: rebuilt, manifestJSON: "{\"rebuilt\":true}", sha256: String(repeating: "e", count: 64),
+                size: 2, actor: "lee", status: .draft, replacing: String(repeating: old, count: 64)) ?? "replaced"
+        }
+        note("replace, other bytes seen", try await replace(replacing: "9"))
+        note("replace", try await replace(replacing: "d"))
+        note(
+            "replaced bytes",
+            try await catalog.replacedBytes(package: id, version: "2.0").map {
+                "\($0.sha256.prefix(1)) \($0.size) \($0.manifest) \($0.replacedBy)"
+            })
+        note(
+            "after replace",
+            try await catalog.record(package: id, version: "2.0").map {
+                "\($0.summary.sha256.prefix(1)) \($0.summary.size) \($0.uploadedBy) \($0.summary.status)"
+            } as Any)
+        note(
+            "start 2.0",
+            try await catalog.apply(.start, package: id, version: "2.0", by: lee, required: 2, signature: nil))
+        note("replace while pending", try await replace(replacing: "e"))
         // Accounts.
         try await catalog.setPassword(name: "maria", hash: "scrypt$test")
         note(
@@ -197,6 +223,9 @@ struct CatalogParityTests {
         for told in [
             "start by ken: forbidden", "approve by ken: illegal", "approve by ken: moved", "push by maria: moved",
             "withdraw by ken: forbidden", "audit: lee deny", "audit: maria push-refused", "restored: [",
+            "replace: replaced", "replace, other bytes seen: version 2.0 was built again by someone else",
+            "replace while pending: version 2.0 is pending now", "replaced bytes: [\"d 1 {} lee\"]",
+            "after replace: Optional(\"e 2 lee draft\")",
         ] {
             #expect(sqlite.contains { $0.hasPrefix(told) }, "\(told)")
         }

@@ -100,7 +100,7 @@ struct PanelBrowserTests {
 
 extension PanelBrowserTests {
     @Test(
-        "review in Chromium: a new version of a released tour (a stop moved, a photo replaced, a stop added); reviewer one sees exactly those changes, plays the recording and approves with a signature; reviewer two denies with a reason; the publisher fixes and asks again; both approve signed; released; the phones' download verifies with the served signatures at threshold 2",
+        "review in Chromium: a new version of a released tour (a stop moved, a photo replaced, a stop added); reviewer one sees exactly those changes, plays the recording and approves with a signature; reviewer two denies with a reason; the publisher fixes it, builds the same version again (proposed by the page) and asks again; reviewer one sees what changed since the sent-back build; both approve signed; released; the phones' download verifies with the served signatures at threshold 2",
         .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets, .python3, .curl, .sha256sum))
     func reviewWalkthrough() throws {
         try Support.withTemporaryDirectory { dir in
@@ -188,15 +188,15 @@ extension PanelBrowserTests {
             #expect(result.status == 0, "panel-review.py exited \(result.status): \(result.stderr)")
             let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String] ?? [:]
             let sha = try #require(summary["sha256"], "no version was built: \(result.stdout)")
-            // The phone's view: the list offers 1.1.1; its download verifies with the served signatures, two distinct reviewers.
+            // The phone's view: the list offers 1.1.0; its download verifies with the served signatures, two distinct reviewers.
             curl = try ServeProcess.curl(["-s", server.base + "/v1/packages/\(id)"])
             let offered = try JSON.parse(curl.stdout)["versions"]?.array ?? []
             #expect(
-                offered.contains { $0["version"] == .string("1.1.1") && $0["sha256"] == .string(sha) }, "\(curl.stdout)"
+                offered.contains { $0["version"] == .string("1.1.0") && $0["sha256"] == .string(sha) }, "\(curl.stdout)"
             )
             curl = try ServeProcess.curl(["-s", "-o", dir + "/phone.zip", server.base + "/v1/blobs/\(sha).zip"])
             #expect(try ServerFixtures.sha(dir + "/phone.zip") == sha)
-            curl = try ServeProcess.curl(["-s", server.base + "/v1/packages/\(id)/versions/1.1.1/signatures"])
+            curl = try ServeProcess.curl(["-s", server.base + "/v1/packages/\(id)/versions/1.1.0/signatures"])
             let served = try #require(
                 (try JSONSerialization.jsonObject(with: Data(curl.stdout.utf8)) as? [String: Any])?["signatures"]
                     as? [[String: String]])

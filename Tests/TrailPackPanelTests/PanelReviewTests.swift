@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 import TrailPackCatalog
 import TrailPackCatalogModel
+import TrailPackCrypto
 import TrailPackPanel
 import TrailPackServer
 import TrailPackTestSupport
@@ -63,6 +64,103 @@ struct PanelReviewTests {
                     transition, package: id, version: "1.0.0", by: user, required: 1, signature: nil) != .notFound)
         }
         return Cast(ranger: ranger, reviewer: reviewer, token: token, rangerUser: rangerUser, rita: rita)
+    }
+
+    @Test(
+        "a version sent back is built again under its own number: the panel proposes that number, the new bytes take its place (the old manifest kept, audited), the reviewer sees what changed since the last build; the API and a version under review still refuse other bytes"
+    )
+    func rebuiltUnderItsNumber() async throws {
+        try await PanelDraftTests.withPanel(approvals: 1) { server, panel, client in
+            let dir = NSTemporaryDirectory() + "panel-review-rebuild-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let cast = try await Self.releasedSample(server, panel, client, dir: dir)
+            func edit(_ from: String, _ to: String) -> (String) throws -> Void {
+                { folder in
+                    var tour = try String(contentsOfFile: folder + "/tour.json", encoding: .utf8)
+                    tour = tour.replacingOccurrences(of: from, with: to)
+                    try tour.write(toFile: folder + "/tour.json", atomically: true, encoding: .utf8)
+                }
+            }
+            _ = try await Self.upload(
+                client, token: cast.token, version: "1.1.0", dir: dir, change: edit("Sweet Home", "Sweet Hime"))
+            let first = try #require(try await server.catalog.record(package: Self.id, version: "1.1.0")).summary
+            _ = try await server.catalog.apply(
+                .start, package: Self.id, version: "1.1.0", by: cast.rangerUser, required: 1, signature: nil)
+            _ = try await server.catalog.apply(
+                .deny, package: Self.id, version: "1.1.0", by: cast.rita, required: 1, signature: nil,
+                reason: "a typo in the description")
+
+            // The ranger's tour page proposes building 1.1.0 again.
+            let draft = try await PanelFlow.createDraft(client, cast.ranger, name: "Santiam Wagon Road")
+            let editor = try await PanelFlow.get(client, cast.ranger, draft).1
+            _ = try await PanelFlow.post(
+                client, cast.ranger, draft,
+                [
+                    ("revision", try PanelFlow.revision(editor)), ("name", "Santiam Wagon Road"), ("id", Self.id),
+                    ("followStops", "1"),
+                ])
+            let tourPage = try await PanelFlow.get(client, cast.ranger, draft).1
+            #expect(tourPage.contains("id=\"build-version\" name=\"version\" value=\"1.1.0\""), "\(tourPage)")
+            #expect(tourPage.contains("build version 1.1.0 again below"))
+            let respelled = try await PanelFlow.post(
+                client, cast.ranger, draft + "/build",
+                [("revision", try PanelFlow.revision(tourPage)), ("version", "1.1")])
+            #expect(respelled.0 == .conflict && respelled.2.contains("write it the same way"), "\(respelled.2)")
+
+            // The API keeps refusing other bytes under a stored number.
+            let folder = dir + "/fixed"
+            try Support.copyTree(Support.fixture("santiam-wagon-road"), folder)
+            try edit("\"version\": \"1.0.0\"", "\"version\": \"1.1.0\"")(folder)
+            #expect(try Support.trailpack(["build", folder, "-o", dir + "/fixed.zip", "--quiet"]).status == 0)
+            let fixed = try Support.read(dir + "/fixed.zip")
+            let api = try await client.execute(
+                uri: "/v1/admin/packages", method: .post, headers: [.authorization: "Bearer \(cast.token)"],
+                body: ByteBuffer(bytes: fixed)
+            ) { $0.status }
+            #expect(api == .conflict)
+
+            // The panel's build (the intake, rebuilding) puts the fixed bytes in the sent-back version's place.
+            func rebuild(_ zip: String = "fixed.zip") async throws -> PackageIntake.AcceptedPackage {
+                let temp = try server.folder.temporaryFolder()
+                defer { try? FileManager.default.removeItem(atPath: temp) }
+                try FileManager.default.copyItem(atPath: dir + "/" + zip, toPath: temp + "/" + BlobNames.uploadFileName)
+                return try await server.intake.ingest(folder: temp, by: cast.rangerUser, rebuilding: true)
+            }
+            let accepted = try await rebuild()
+            #expect(accepted.stored && accepted.message.contains("built again as version 1.1.0"), "\(accepted.message)")
+            let now = try #require(try await server.catalog.record(package: Self.id, version: "1.1.0"))
+            #expect(now.summary.sha256 == SHA256.hash(fixed).hex && now.summary.status == .draft)
+            #expect(now.approvals.isEmpty && now.scanStatus != .held)
+            let replaced = try await server.catalog.replacedBytes(package: Self.id, version: "1.1.0")
+            #expect(replaced.map(\.sha256) == [first.sha256] && replaced.first?.replacedBy == "ranger")
+            #expect(replaced.first?.manifest.contains("Sweet Hime") == true)
+            let log = try await server.catalog.auditLog(package: Self.id).filter { $0.version == "1.1.0" }
+            #expect(
+                log.contains {
+                    $0.detail.contains(
+                        "built again under the same number, in place of the bytes with SHA-256 \(first.sha256)")
+                },
+                "\(log)")
+            #expect(try await server.catalog.history(package: Self.id).count == 2, "still 1.0.0 and 1.1.0")
+
+            // Sent for review again: the reviewer sees what changed since the last build of 1.1.0.
+            _ = try await server.catalog.apply(
+                .start, package: Self.id, version: "1.1.0", by: cast.rangerUser, required: 1, signature: nil)
+            let review = try await PanelFlow.get(client, cast.reviewer, "/packages/\(Self.id)/versions/1.1.0").1
+            #expect(review.contains("What changed since this version was built the last"), "\(review)")
+            #expect(review.contains("id=\"since-denied\"") && review.contains("Sweet Hime"))
+            // Under review, its bytes stay: building again is refused.
+            #expect(try await rebuild().stored == false, "the same bytes again change nothing")
+            await #expect(throws: ServerError.self) { _ = try await rebuild("1.1.0.zip") }
+            let waiting = try await PanelFlow.post(
+                client, cast.ranger, draft + "/build",
+                [("revision", try PanelFlow.revision(tourPage)), ("version", "1.1.0")])
+            #expect(waiting.0 == .conflict && waiting.2.contains("is waiting for review"), "\(waiting.2)")
+            #expect(
+                try await server.catalog.record(package: Self.id, version: "1.1.0")?.summary.sha256
+                    == now.summary.sha256)
+        }
     }
 
     @Test(
@@ -232,7 +330,7 @@ struct PanelReviewTests {
             #expect(!html.contains("approvals cleared") && !html.contains("pending →"), "plain words only")
             #expect(html.contains("id=\"request-button\""), "the publisher may ask again")
             // Where the ranger works: the tours list and the tour's page say it was sent back, and why;
-            // the next version is above every stored one, and a stored number is refused before a build.
+            // the next version is the sent-back one's own, and a released number is refused before a build.
             let draft = try await PanelFlow.createDraft(client, ranger, name: "Santiam Wagon Road")
             let editor = try await PanelFlow.get(client, ranger, draft).1
             let saved = try await PanelFlow.post(
@@ -247,12 +345,15 @@ struct PanelReviewTests {
             #expect(list.contains("&lt;b&gt;Cascadia&lt;/b&gt; stop moved into the river"))
             let tourPage = try await PanelFlow.get(client, ranger, draft).1
             #expect(tourPage.contains("id=\"review-state\"") && tourPage.contains("was sent back by rita"))
-            #expect(tourPage.contains("id=\"build-version\" name=\"version\" value=\"1.1.1\""), "\(tourPage)")
+            #expect(tourPage.contains("id=\"build-version\" name=\"version\" value=\"1.1.0\""), "\(tourPage)")
             let again = try await PanelFlow.post(
                 client, ranger, draft + "/build",
-                [("revision", try PanelFlow.revision(tourPage)), ("version", "1.1")])
+                [("revision", try PanelFlow.revision(tourPage)), ("version", "1.0")])
             #expect(again.0 == .conflict, "\(again.2)")
-            #expect(again.2.contains("Version 1.1.0 of this tour was built already") && again.2.contains("1.1.1"))
+            #expect(
+                again.2.contains("Version 1.0.0 of this tour is released")
+                    && again.2.contains("Build it as version 1.1.0"),
+                "\(again.2)")
             // Ask again; a forged signature is refused; approve; only the uploader releases.
             (status, _, _) = try await PanelFlow.post(client, ranger, page + "/request", [])
             #expect(status == .seeOther)
