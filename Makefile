@@ -6,7 +6,7 @@ SWIFT ?= swift
 BIN := .build/debug/trailpack
 RELEASE_BIN := .build/release/trailpack
 # What building needs, and the independent tools the tests cross-check against.
-DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev libdeflate-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium nginx-light nodejs node-tweetnacl wabt postgresql
+DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev libdeflate-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium python3-aiosmtpd nginx-light nodejs node-tweetnacl wabt postgresql
 OUT := out
 
 .PHONY: all deps build release test test-js check format demo stack fixtures examples fuzz bench bench-quick bench-several bench-deps clean docs

@@ -91,6 +91,28 @@ extension SQLiteCatalog {
         }
     }
 
+    public func setEmail(name: String, email: String?) async throws {
+        try await write { db in
+            try Self.requireUser(db, name)
+            try db.execute(sql: "UPDATE user SET email = ? WHERE name = ?", arguments: [email, name])
+            try Self.audit(
+                db, actor: Catalog.auditActor, action: .userEmail, id: nil, version: nil, sha256: nil,
+                detail: Catalog.emailDetail(name, email))
+        }
+    }
+
+    public func emailAddresses() async throws -> [String: String] {
+        try await read { db in
+            var out: [String: String] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT name, email FROM user WHERE email IS NOT NULL AND removedAt IS NULL")
+            {
+                out[row["name"]] = row["email"]
+            }
+            return out
+        }
+    }
+
     public func tokens() async throws -> [TokenInfo] {
         try await read { db in
             try Row.fetchAll(

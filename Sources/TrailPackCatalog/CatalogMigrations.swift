@@ -123,6 +123,10 @@ extension SQLiteCatalog {
                     CREATE INDEX replacedVersionByVersion ON replacedVersion(packageID, version);
                     """)
         }
+        m.registerMigration("v10-user-email") { db in
+            // Where the panel's notices are mailed (`serve --smtp`): optional, one per user.
+            try db.execute(sql: "ALTER TABLE user ADD COLUMN email TEXT")
+        }
         return m
     }
 }

@@ -42,7 +42,7 @@ extension Catalog {
         case startRefused = "start-refused", approveRefused = "approve-refused", denyRefused = "deny-refused"
         case pushRefused = "push-refused", withdrawRefused = "withdraw-refused"
         case userAdd = "user-add", userRemove = "user-remove", userRole = "user-role", tokenIssue = "token-issue",
-            tokenRevoke = "token-revoke", userPassword = "user-password", userKey = "user-key"
+            tokenRevoke = "token-revoke", userPassword = "user-password", userKey = "user-key", userEmail = "user-email"
         case siteAdd = "site-add", siteRename = "site-rename", siteFrame = "site-frame", siteMap = "site-map", grant,
             grantRevoke = "grant-revoke", gcQuarantine =
             "gc-quarantine"

@@ -220,6 +220,12 @@ extension Catalog {
         return "\(id): home frame \(sw.longitude),\(sw.latitude),\(ne.longitude),\(ne.latitude) (W,S,E,N)"
     }
 
+    /// The audit entry's words for a changed mail address (both stores write the same; the address
+    /// itself is not logged).
+    public static func emailDetail(_ name: String, _ email: String?) -> String {
+        email == nil ? "\(name) gets no mail" : "\(name) has a new mail address"
+    }
+
     /// The audit entry's words for a changed signing key (both stores write the same).
     public static func publicKeyDetail(_ name: String, _ publicKey: String?) -> String {
         publicKey == nil ? "\(name) no longer has a signing key" : "\(name) has a new signing key"

@@ -111,6 +111,11 @@ public protocol CatalogStore: Sendable {
     /// Gives a user the minisign public key (a `.pub` file's text) their approvals are signed
     /// with, replacing the one they had; nil takes it away.
     func setPublicKey(name: String, publicKey: String?) async throws
+    /// Sets the mail address the panel's notices are sent to (`serve --smtp`); nil takes it away.
+    /// The address is checked by the caller (`SMTPMail.isAddress`).
+    func setEmail(name: String, email: String?) async throws
+    /// Every user's mail address (users not removed, with an address), by name.
+    func emailAddresses() async throws -> [String: String]
     /// Stores a user's control panel password hash (a `PasswordHash` text, never the password).
     func setPassword(name: String, hash: String) async throws
     /// The user (not removed) and their stored password hash, or nil.

@@ -249,6 +249,28 @@ extension PostgresCatalog {
         }
     }
 
+    public func setEmail(name: String, email: String?) async throws {
+        try await write { tx in
+            try await Self.requireUser(tx, name)
+            try await tx.execute("UPDATE users SET email = \(email) WHERE name = \(name)")
+            tx.audit(
+                actor: Catalog.auditActor, action: .userEmail, id: nil, version: nil, sha256: nil,
+                detail: Catalog.emailDetail(name, email))
+        }
+    }
+
+    public func emailAddresses() async throws -> [String: String] {
+        try await read { tx in
+            var out: [String: String] = [:]
+            for (name, email) in try await tx.all(
+                "SELECT name, email FROM users WHERE email IS NOT NULL AND removedAt IS NULL", as: (String, String).self
+            ) {
+                out[name] = email
+            }
+            return out
+        }
+    }
+
     public func setSiteFrame(id: String, frame: Bounds?) async throws {
         let (south, west) = (frame?.southwest.latitude, frame?.southwest.longitude)
         let (north, east) = (frame?.northeast.latitude, frame?.northeast.longitude)

@@ -3,7 +3,7 @@ import PostgresNIO
 import TrailPackCatalogModel
 
 /// The catalog's schema in PostgreSQL, as the migrations that make it, in order: the SQLite
-/// schema's meaning (`SQLiteCatalog`'s migrations v1 to v9) with PostgreSQL's types. A migration,
+/// schema's meaning (`SQLiteCatalog`'s migrations v1 to v10) with PostgreSQL's types. A migration,
 /// once released, is never changed: `schema_migrations` records the identifiers of those a database
 /// ran, and only the new ones run, under one advisory lock so that servers starting together
 /// migrate once.
@@ -203,6 +203,10 @@ enum PostgresMigrations {
                 """#,
                 "CREATE INDEX replacedVersionByVersion ON replacedVersion(packageID, version)",
             ]),
+        Migration(
+            // SQLite's v10-user-email: where the panel's notices are mailed.
+            id: "v10-user-email",
+            statements: [#"ALTER TABLE users ADD COLUMN email TEXT COLLATE "C""#]),
     ]
 
     /// Runs the migrations `connection`'s database has not run, in order, each in a transaction of

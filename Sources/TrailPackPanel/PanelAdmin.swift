@@ -27,6 +27,7 @@ extension PanelController {
             ("/admin/users/:user/role", { v, f, c in try await self.setRole(v, f, c) }),
             ("/admin/users/:user/password", { v, f, c in try await self.setPassword(v, f, c) }),
             ("/admin/users/:user/key", { v, f, c in try await self.setPublicKey(v, f, c) }),
+            ("/admin/users/:user/email", { v, f, c in try await self.setEmail(v, f, c) }),
             ("/admin/users/:user/sessions", { v, _, c in try await self.endSessions(v, c) }),
             ("/admin/users/:user/remove", { v, f, c in try await self.removeUser(v, f, c) }),
             ("/admin/sites", { v, f, _ in try await self.addSite(v, f) }),
@@ -94,6 +95,7 @@ extension PanelController {
         }
         let grants = try await catalog.grants()
         let tokens = try await catalog.tokens().filter { $0.revokedAt == nil }
+        let addresses = try await catalog.emailAddresses()
         let roles = Catalog.Role.allCases.map(\.rawValue)
         // Each site's home frame and region map, as the sites section shows them.
         var places: [String: [String: Any]] = [:]
@@ -117,6 +119,7 @@ extension PanelController {
             return [
                 "name": user.name, "role": Self.roleWords(user.role), "slug": Self.pathSegment(user.name),
                 "isSelf": user.name == visitor.user.name, "signingKey": user.publicKey != nil,
+                "email": addresses[user.name] ?? "",
                 "isPublisher": user.role == .publisher,
                 "roles": roles.map {
                     [
@@ -257,6 +260,23 @@ extension PanelController {
         }
         try await server.catalog.setPublicKey(name: user.name, publicKey: key)
         return "\(user.name) signs approvals with the new key from now on."
+    }
+
+    /// Where a person's review notices are mailed (`serve --smtp`); an empty box sends them none.
+    func setEmail(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {
+        let user = try await pathUser(context)
+        let address = form.text("email").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard address.isEmpty || SMTPMail.isAddress(address) else {
+            throw PanelError(
+                message:
+                    "'\(TerminalText.escaped(String(address.prefix(100))))' is not a mail address: write it as name@example.org, or leave the box empty for no mail."
+            )
+        }
+        try await server.catalog.setEmail(name: user.name, email: address.isEmpty ? nil : address)
+        let mailed = server.configuration.mail != nil
+        if address.isEmpty { return "\(user.name) gets no review mail now." }
+        return "\(user.name)'s review notices go to \(address)"
+            + (mailed ? "." : " once the server is started with mail (--smtp); until then they are on the panel only.")
     }
 
     func setRole(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {

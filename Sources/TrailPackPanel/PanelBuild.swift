@@ -129,6 +129,8 @@ extension PanelController {
         let message: String
         switch outcome {
         case .moved(_, let to, _):
+            server.mail?.after(
+                .start, outcome: outcome, package: draft.id, version: version, by: visitor.user, reason: nil)
             message =
                 "Review requested for version \(version): it is now \(Self.statusWords(to)). The reviewers (\(server.configuration.approvals) must approve) see it in their queue."
             server.logger.info(

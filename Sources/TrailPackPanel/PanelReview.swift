@@ -570,6 +570,8 @@ extension PanelController {
         case .forbidden(let why): throw PanelError(status: .forbidden, message: why)
         case .illegal(_, let why): throw PanelError(status: .conflict, message: "not done: \(why)")
         case .moved(_, let to, let approvals):
+            server.mail?.after(
+                transition, outcome: outcome, package: id, version: version, by: visitor.user, reason: reason)
             server.logger.info(
                 "panel: version \(action)",
                 metadata: ["by": "\(visitor.user.name)", "package": "\(id)", "version": "\(version)", "now": "\(to)"])

@@ -21,10 +21,13 @@ public struct PublishingController: Sendable {
     let scans: ScanQueue
     /// Blocking work (a signature's prehash reads the whole package).
     let pool: BlockingPool
+    /// The review loop's notices by mail (`--smtp`).
+    let mail: ReviewMail?
 
     /// The controller of `server`'s publishing routes (and the panel's approval signatures).
     public init(server: TrailPackServer) {
         catalog = server.catalog
+        mail = server.mail
         blobs = server.store
         configuration = server.configuration
         folder = server.folder
@@ -236,7 +239,10 @@ extension PublishingController {
         case .forbidden(let why): throw ServerError(.forbidden, .forbidden, why)
         case .illegal(let current, let why):
             throw ServerError(.conflict, .illegalTransition, "cannot \(action): \(why) (current state: \(current))")
-        case .moved:
+        case .moved(let from, let to, let approvals):
+            mail?.after(
+                transition, outcome: .moved(from: from, to: to, approvals: approvals), package: id, version: version,
+                by: user, reason: reason)
             return try .json(stateResponse(try await requireState(id, version), id: id, version: version))
         }
     }

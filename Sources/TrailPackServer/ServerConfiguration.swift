@@ -40,6 +40,8 @@ public struct ServerConfiguration: Sendable {
 
     /// Where the catalog and the packages are (default: both in the data folder).
     public var stores = StoreLocations()
+    /// The review loop's notices by mail (`--smtp`); nil: in the panel only.
+    public var mail: ReviewMail.Settings?
 
     public static let defaultApprovals = 2
 

@@ -41,6 +41,10 @@ public struct TrailPackServer: Sendable {
     let publicAnswers = PublicAnswerCache()
     /// What must run while the server runs (a shared catalog's connections and its LISTEN loop).
     let storeServices: [any Service]
+    /// The review loop's notices by mail, when `configuration.mail` is set.
+    public var mail: ReviewMail? {
+        configuration.mail.map { ReviewMail(settings: $0, catalog: catalog, pool: pool, logger: logger) }
+    }
 
     /// Opens the data folder (creating and marking a new or empty one, taking its lock, migrating
     /// the catalog) and removes what interrupted uploads left in `tmp/` — nothing else.

@@ -124,7 +124,10 @@ struct Admin: AsyncParsableCommand {
     struct UserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "user", abstract: "Add, remove or list users, or change a role, a password or a signing key.",
-            subcommands: [Add.self, Remove.self, List.self, RoleCommand.self, PasswordCommand.self, KeyCommand.self])
+            subcommands: [
+                Add.self, Remove.self, List.self, RoleCommand.self, PasswordCommand.self, KeyCommand.self,
+                EmailCommand.self,
+            ])
 
         /// The text of the minisign public key file at `path`, checked; a secret key is refused.
         static func publicKeyText(_ path: String) throws -> String {
@@ -165,6 +168,30 @@ struct Admin: AsyncParsableCommand {
                     options, key == nil ? "\(name) no longer has a signing key" : "\(name) has a new signing key",
                     ["user": .string(name), "signingKey": .bool(key != nil)])
                 Admin.finish(options, "user key")
+            }
+        }
+
+        struct EmailCommand: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "email",
+                abstract: "Set where a user's review notices are mailed (serve --smtp), or take it away with --remove.")
+            @OptionGroup var options: Options
+            @Argument(help: "The user's name.") var name: String
+            @Argument(help: "The mail address, such as ken@example.org.") var address: String?
+            @Flag(help: "Send the user no mail.") var remove = false
+            func run() async throws {
+                guard (address != nil) != remove else {
+                    throw CLIError.usage("give either an ADDRESS or --remove (no mail)")
+                }
+                if let address, !SMTPMail.isAddress(address) {
+                    throw CLIError.usage(
+                        "'\(TerminalText.escaped(address))' is not a plain mail address (such as ken@example.org)")
+                }
+                try await Admin.change { try await options.catalog().setEmail(name: name, email: address) }
+                Admin.say(
+                    options, Catalog.emailDetail(name, address),
+                    ["user": .string(name), "email": address.map { .string($0) } ?? .null])
+                Admin.finish(options, "user email")
             }
         }
 

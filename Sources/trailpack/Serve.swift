@@ -96,6 +96,20 @@ struct Serve: AsyncParsableCommand {
     var approvals = ServerConfiguration.defaultApprovals
 
     @Option(
+        help:
+            "Mail the review loop's notices through this SMTP relay, smtp://HOST[:PORT] (a local Postfix or Exim: it does TLS and delivery), to people an admin gave a mail address.",
+    )
+    var smtp: String?
+
+    @Option(name: .customLong("mail-from"), help: "The sender address of those mails (needed with --smtp).")
+    var mailFrom: String?
+
+    @Option(
+        name: .customLong("panel-url"),
+        help: "The control panel's address as people open it (https://trails.example.org), for links in those mails.")
+    var panelURL: String?
+
+    @Option(
         name: .customLong("clamav-db"),
         help: "A folder of ClamAV signature databases for clamscan (default: clamscan's own).")
     var clamavDB: String?
@@ -262,6 +276,30 @@ struct Serve: AsyncParsableCommand {
                 )
             }
         }
+        var mail: ReviewMail.Settings?
+        if let smtp {
+            let relay: (host: String, port: Int)
+            do { relay = try SMTPMail.relay(smtp) } catch { throw CLIError.usage("\(error)") }
+            guard let mailFrom, SMTPMail.isAddress(mailFrom) else {
+                throw CLIError.usage(
+                    "--smtp needs --mail-from ADDRESS, a plain address such as trails@example.org, for the mails' sender"
+                )
+            }
+            if let panelURL {
+                guard let url = URL(string: panelURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                    url.host?.isEmpty == false, url.query == nil,
+                    panelURL.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7f })
+                else {
+                    throw CLIError.usage(
+                        "--panel-url must be an http:// or https:// address with a host, such as https://trails.example.org; it is '\(TerminalText.escaped(panelURL))'"
+                    )
+                }
+            }
+            mail = ReviewMail.Settings(
+                smtp: SMTPMail(host: relay.host, port: relay.port, from: mailFrom), panelURL: panelURL)
+        } else if mailFrom != nil || panelURL != nil {
+            throw CLIError.usage("--mail-from and --panel-url are for mail: give --smtp smtp://HOST:PORT too")
+        }
         let scanner: MalwareScanner.Engine =
             noMalwareScan ? .off : clamdSocket.map { .clamd(socket: $0) } ?? .clamscan(database: clamavDB)
         var configuration = ServerConfiguration(
@@ -282,6 +320,7 @@ struct Serve: AsyncParsableCommand {
         verifier.maxCPUSeconds = verifyTimeout
         verifier.maxMemoryBytes = verifyMaxMemoryMB << 20
         configuration.containedVerifier = verifier
+        configuration.mail = mail
         for (name, value, range) in [
             ("--header-timeout", headerTimeout, 1...3600), ("--keep-alive-timeout", keepAliveTimeout, 1...3600),
             ("--body-timeout", bodyTimeout, 1...3600), ("--min-body-rate", minBodyRate, 0...(1 << 30)),

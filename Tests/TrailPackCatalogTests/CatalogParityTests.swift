@@ -20,6 +20,12 @@ struct CatalogParityTests {
         await expectError(catalog) { try await $0.addUser(name: "maria", role: .admin, publicKey: nil) }
         await expectError(catalog) { try await $0.setRole(name: "nobody", role: .admin) }
         await expectError(catalog) { try await $0.setPublicKey(name: "nobody", publicKey: nil) }
+        // Mail addresses set, read back, taken away; an unknown user refused.
+        await expectError(catalog) { try await $0.setEmail(name: "nobody", email: "n@example.org") }
+        try await catalog.setEmail(name: "ken", email: "ken@example.org")
+        try await catalog.setEmail(name: "maria", email: "maria@example.org")
+        try await catalog.setEmail(name: "maria", email: nil)
+        note("addresses", try await catalog.emailAddresses().sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
         // A reviewer's key replaced, then taken away, then given back: read back each time.
         try await catalog.setPublicKey(name: "ken", publicKey: "a new key\n")
         note("ken's new key", try await catalog.user(name: "ken")?.publicKey ?? "none")
@@ -225,7 +231,7 @@ struct CatalogParityTests {
             "withdraw by ken: forbidden", "audit: lee deny", "audit: maria push-refused", "restored: [",
             "replace: replaced", "replace, other bytes seen: version 2.0 was built again by someone else",
             "replace while pending: version 2.0 is pending now", "replaced bytes: [\"d 1 {} lee\"]",
-            "after replace: Optional(\"e 2 lee draft\")",
+            "after replace: Optional(\"e 2 lee draft\")", "addresses: [\"ken=ken@example.org\"]",
         ] {
             #expect(sqlite.contains { $0.hasPrefix(told) }, "\(told)")
         }

@@ -166,7 +166,7 @@ struct CatalogPostgresTests {
                 ["-At", "-c", "SELECT id || ':' || count(*) FROM schema_migrations GROUP BY id ORDER BY id"],
                 database: location.database)
             // Every migration once (a new one is added to this list).
-            let every = ["v1:1", "v8-site-frame:1", "v9-replaced-versions:1"]
+            let every = ["v1:1", "v10-user-email:1", "v8-site-frame:1", "v9-replaced-versions:1"]
             #expect(applied.split(separator: "\n").map(String.init) == every, "\(applied)")
             // Opening again runs nothing.
             try await PostgresCatalog.withCatalog(

@@ -399,7 +399,7 @@ struct EdgeTrustTests {
     }
 
     @Test(
-        "options: a download base URL that is not http(s) with a host, scanner options with --no-malware-scan, a grant to an unknown site and a port in use are refused in plain words",
+        "options: a download base URL that is not http(s) with a host, mail options that do not go together, scanner options with --no-malware-scan, a grant to an unknown site and a port in use are refused in plain words",
         .needs(.curl, .timeout))
     func options() throws {
         try Support.withTemporaryDirectory { dir in
@@ -411,6 +411,22 @@ struct EdgeTrustTests {
                 #expect(out.status == 2, "\(url): \(out.stderr)")
                 #expect(
                     out.stderr.contains("--download-base-url must be an http:// or https:// address"), "\(out.stderr)")
+            }
+            for (arguments, words) in [
+                (["--smtp", "http://mail.example.org"], "must be smtp://HOST or smtp://HOST:PORT"),
+                (["--smtp", "smtp://127.0.0.1:25"], "--smtp needs --mail-from ADDRESS"),
+                (["--smtp", "smtp://127.0.0.1:25", "--mail-from", "trails"], "--smtp needs --mail-from ADDRESS"),
+                (["--mail-from", "trails@example.org"], "give --smtp smtp://HOST:PORT too"),
+                (
+                    [
+                        "--smtp", "smtp://127.0.0.1", "--mail-from", "t@example.org", "--panel-url",
+                        "trails.example.org",
+                    ],
+                    "--panel-url must be an http:// or https:// address"
+                ),
+            ] {
+                let out = try Self.serveBriefly(["--data", data, "--no-malware-scan"] + arguments)
+                #expect(out.status == 2 && out.stderr.contains(words), "\(arguments): \(out.stderr)")
             }
             let scan = try Self.serveBriefly(["--data", data, "--no-malware-scan", "--clamav-db", dir])
             #expect(scan.status == 2 && scan.stderr.contains("give one or the other"), "\(scan.stderr)")

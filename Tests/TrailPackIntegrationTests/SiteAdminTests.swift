@@ -7,7 +7,7 @@ import TrailPackTestSupport
 
 /// `trailpack admin site frame` and `site map`: what the admin page does, from the command line,
 /// with the same catalog calls, checks and words.
-@Suite("admin: a site's home frame and region map from the command line")
+@Suite("admin: sites and mail addresses from the command line")
 struct SiteAdminTests {
     @Test(
         "a home frame set with --bounds, read back, taken away with --remove; a region map checked and put in place; mistakes refused in words with nothing changed; both audited"
@@ -66,6 +66,33 @@ struct SiteAdminTests {
                     "\(site): no home frame; the map follows its tours",
                     "\(site): region map 'santiam-wagon-road.pmtiles' (zoom 8 to 13)",
                 ], "\(log)")
+        }
+    }
+
+    @Test("a user's mail address set and taken away from the command line; a text that is not a plain address refused")
+    func mailAddress() async throws {
+        try await Support.withTemporaryDirectory { dir in
+            let data = dir + "/data"
+            func admin(_ arguments: String...) throws -> Support.Output {
+                try Support.run(Support.binary, ["admin", "--data", data] + arguments)
+            }
+            #expect(try admin("--create", "user", "add", "ken", "--role", "reviewer").status == 0)
+            let set = try admin("user", "email", "ken", "ken@example.org")
+            #expect(set.status == 0 && set.stdout.contains("ken has a new mail address"), "\(set.stderr)")
+            #expect(
+                try await SQLiteCatalog(path: data + "/catalog.sqlite").emailAddresses() == ["ken": "ken@example.org"])
+            for (arguments, words) in [
+                (["user", "email", "ken", "ken at example.org"], "is not a plain mail address"),
+                (["user", "email", "ken"], "either an ADDRESS or --remove"),
+                (["user", "email", "ken", "k@example.org", "--remove"], "either an ADDRESS or --remove"),
+                (["user", "email", "nobody", "n@example.org"], "nobody"),
+            ] {
+                let refused = try Support.run(Support.binary, ["admin", "--data", data] + arguments)
+                #expect(refused.status == 2 && refused.stderr.contains(words), "\(arguments): \(refused.stderr)")
+            }
+            let removed = try admin("user", "email", "ken", "--remove")
+            #expect(removed.status == 0 && removed.stdout.contains("ken gets no mail"), "\(removed.stderr)")
+            #expect(try await SQLiteCatalog(path: data + "/catalog.sqlite").emailAddresses().isEmpty)
         }
     }
 }

@@ -256,4 +256,33 @@ struct PanelAdminTests {
             #expect(log.first?.detail == "\(site): home frame -122.3,44.35,-122.1,44.45 (W,S,E,N)")
         }
     }
+
+    @Test(
+        "an admin sets where a person's review notices are mailed, and takes it away; a text that is not a plain address is refused in words; audited without the address"
+    )
+    func mailAddresses() async throws {
+        try await PanelDraftTests.withPanel { server, panel, client in
+            let boss = try await PanelFlow.signIn(server, panel, user: "boss", role: .admin, site: nil)
+            _ = try await PanelFlow.signIn(server, panel, user: "ken", role: .reviewer, site: nil)
+            var html = try await PanelFlow.get(client, boss, "/admin").1
+            #expect(html.contains("action=\"/admin/users/ken/email\"") && html.contains("id=\"email-ken\""))
+            var posted = try await PanelFlow.post(
+                client, boss, "/admin/users/ken/email", [("email", " ken@example.org ")])
+            #expect(posted.0 == .seeOther, "\(posted.2)")
+            #expect(try await server.catalog.emailAddresses() == ["ken": "ken@example.org"])
+            html = try await PanelFlow.get(client, boss, "/admin?saved=1").1
+            #expect(html.contains("value=\"ken@example.org\"") && html.contains("once the server is started with mail"))
+            for bad in ["ken", "ken@example.org\r\nBcc: x@example.org", "<ken@example.org>", "a b@example.org"] {
+                let answer = try await PanelFlow.post(client, boss, "/admin/users/ken/email", [("email", bad)])
+                #expect(answer.0 == .badRequest && answer.2.contains("is not a mail address"), "\(bad): \(answer.2)")
+            }
+            #expect(try await server.catalog.emailAddresses() == ["ken": "ken@example.org"])
+            posted = try await PanelFlow.post(client, boss, "/admin/users/ken/email", [("email", "")])
+            #expect(posted.0 == .seeOther)
+            #expect(try await server.catalog.emailAddresses().isEmpty)
+            let log = try await server.catalog.auditLog(after: 0, limit: 500).filter { $0.action == "user-email" }
+            #expect(log.map(\.detail) == ["ken has a new mail address", "ken gets no mail"])
+            #expect(log.allSatisfy { $0.actor == "boss (panel)" && !$0.detail.contains("@") })
+        }
+    }
 }

@@ -91,6 +91,9 @@ extension PeerTool {
         source:
             "Debian packages python3-yaml, python3-openapi-spec-validator and python3-jsonschema, or pip install pyyaml openapi-spec-validator jsonschema"
     )
+    /// A real SMTP server (Debian's python3-aiosmtpd) for the review mails.
+    package static let aiosmtpd = PeerTool(
+        python: ["aiosmtpd.handlers"], interpreter: "/usr/bin/python3", source: "apt-get install python3-aiosmtpd")
     package static let pmtiles = PeerTool(python: ["pmtiles.reader", "pmtiles.writer"], source: "pip install pmtiles")
     package static let selenium = PeerTool(
         python: ["selenium", "axe_selenium_python"], interpreter: "/usr/bin/python3",

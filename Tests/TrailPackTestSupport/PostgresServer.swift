@@ -269,7 +269,7 @@ package final class PostgresServer: Sendable {
     }
 
     /// A loopback port nothing listens on now.
-    private static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure("socket: errno \(errno)") }
         defer { close(fd) }
