@@ -25,6 +25,9 @@ public enum CSVImport {
         public var media: [MediaFile]
         /// Every other column, by its property name.
         public var properties: [JSONMember]
+        /// The column headers that were not already property names, by the name made from them
+        /// (`elevationFt` → `Elevation (ft)`): the panel shows the ranger's words.
+        public var propertyLabels: [String: String] = [:]
         /// The stop's name and description in the tour's other languages, by language tag, from columns
         /// such as `name_es` and `Description (es)`; `name` and `description` are in the default language.
         public var translations: [String: Texts] = [:]
@@ -871,11 +874,14 @@ private struct RowReader {
             }
 
             var properties: [JSONMember] = []
+            var propertyLabels: [String: String] = [:]
             for (index, key) in propertyColumns {
                 guard index < record.cells.count else { continue }
                 let text = record.cells[index].trimmingCharacters(in: .whitespaces)
                 if text.isEmpty { continue }
                 properties.append(JSONMember(key, propertyValue(text)))
+                let header = table.header[index].trimmingCharacters(in: .whitespaces)
+                if header != key { propertyLabels[key] = header }
             }
 
             // The name and description in the other languages; an empty cell gives nothing.
@@ -897,7 +903,7 @@ private struct RowReader {
                 CSVImport.Stop(
                     row: row, name: name, order: order, coordinate: coordinate,
                     description: (cell(.description) ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
-                    media: media, properties: properties, translations: translations))
+                    media: media, properties: properties, propertyLabels: propertyLabels, translations: translations))
         }
         if columns[.order] != nil { stops.sort { ($0.order ?? 0) < ($1.order ?? 0) } }
         return stops
@@ -1181,6 +1187,10 @@ extension CSVImport {
                 if !stop.properties.isEmpty { members.append(JSONMember("properties", .object(stop.properties))) }
                 try write(.object(members), to: staging + "/" + dir + "/waypoint.json")
                 written.append(dir + "/waypoint.json")
+                if let names = TourDraft.detailNamesJSON(stop.propertyLabels, properties: stop.properties) {
+                    try write(names, to: staging + "/" + dir + "/" + TourDraft.detailNamesFileName)
+                    written.append(dir + "/" + TourDraft.detailNamesFileName)
+                }
             }
             if targetInfo.kind == .missing {
                 try fm.moveItem(atPath: staging, toPath: folder)

@@ -49,6 +49,10 @@ public struct TourDraft: Sendable, Equatable {
         /// The stop's name and description in the languages other than the default.
         public var translations: Translations<StopTextField>
         public var extra: [JSONMember]
+        /// A detail's name as the ranger wrote it ("Elevation (ft)"), by the property name made from
+        /// it (`elevationFt`), where they differ. Kept beside `waypoint.json` in
+        /// ``TourDraft/detailNamesFileName``, a hidden file the builder never packages.
+        public var propertyLabels: [String: String] = [:]
 
         public init(
             folder: String? = nil, slug: String, name: String, coordinate: Coordinate?, description: String = "",
@@ -162,6 +166,7 @@ public struct TourDraft: Sendable, Equatable {
                 default: stop.extra.append(member)
                 }
             }
+            stop.propertyLabels = detailNames(root + "/waypoints/\(folder)/" + detailNamesFileName, stop.properties)
             numbered.append((order ?? Int.max, folder, stop))
         }
         numbered.sort {
@@ -170,6 +175,31 @@ public struct TourDraft: Sendable, Equatable {
         }
         draft.stops = numbered.map(\.stop)
         return draft
+    }
+
+    /// The hidden file beside a stop's `waypoint.json` that keeps its details' names as written.
+    public static let detailNamesFileName = ".detail-names.json"
+
+    /// The labels in a stop's ``detailNamesFileName``, for the properties it has (anything else in
+    /// the file, or a file that is not a small JSON object of strings, is ignored: it only names).
+    static func detailNames(_ path: String, _ properties: [JSONMember]) -> [String: String] {
+        guard FileSystem.lstatInfo(path).kind == .file, let bytes = try? FileSystem.readFile(path, limit: 64 << 10),
+            case .object(let members)? = try? JSONParser.parse(bytes).value
+        else { return [:] }
+        var labels: [String: String] = [:]
+        for member in members where properties.contains(where: { $0.key == member.key }) {
+            if case .string(let label) = member.value, !label.isEmpty, label.count <= 200 {
+                labels[member.key] = label
+            }
+        }
+        return labels
+    }
+
+    /// The bytes of a stop's ``detailNamesFileName`` (its labels in the order of its properties), or
+    /// nil when it has none.
+    public static func detailNamesJSON(_ labels: [String: String], properties: [JSONMember]) -> JSONValue? {
+        let members = properties.compactMap { p in labels[p.key].map { JSONMember(p.key, .string($0)) } }
+        return members.isEmpty ? nil : .object(members)
     }
 
     /// A text of `tour.json` or `waypoint.json` that may be given per language: a string (the default

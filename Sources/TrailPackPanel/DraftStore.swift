@@ -457,7 +457,11 @@ public final class DraftStore: Sendable {
     /// files (names, sizes, modification times). Two tabs editing different stops never conflict.
     public func stopRevision(_ key: Key, draft: TourDraft, index: Int) -> String {
         guard draft.stops.indices.contains(index) else { return "" }
-        var text = JSONWriter.string(draft.waypointJSON(draft.stops[index]), pretty: false)
+        let stop = draft.stops[index]
+        var text = JSONWriter.string(draft.waypointJSON(stop), pretty: false)
+        if let labels = TourDraft.detailNamesJSON(stop.propertyLabels, properties: stop.properties) {
+            text += JSONWriter.string(labels, pretty: false)
+        }
         if let stopFolder = draft.stops[index].folder {
             let path = folder(key) + "/waypoints/" + stopFolder
             let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
@@ -528,6 +532,15 @@ public final class DraftStore: Sendable {
                 try Self.writeIfChanged(
                     JSONWriter.bytes(draft.waypointJSON(stop)),
                     to: "\(waypoints)/\(target)/\(TourSource.waypointFileName)")
+                let names = "\(waypoints)/\(target)/\(TourDraft.detailNamesFileName)"
+                if let labels = TourDraft.detailNamesJSON(stop.propertyLabels, properties: stop.properties) {
+                    try Self.writeIfChanged(JSONWriter.bytes(labels), to: names)
+                } else {
+                    var info = stat()
+                    if lstat(names, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
+                        unlink(names)  // ours: the labels of details the stop no longer has
+                    }
+                }
             }
             // Only a renamed, added or removed stop changes the stops' folder itself.
             if !staged.isEmpty || draft.stops.contains(where: { $0.folder == nil }) || movedAside {

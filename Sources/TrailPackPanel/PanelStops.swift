@@ -60,8 +60,12 @@ extension PanelController {
                 "languageChoices": PanelLanguage.choices(draft, selected: fileLanguage),
             ]
         }
+        // Each detail under the name the ranger gave it ("Elevation (ft)"), the key the apps read beside it.
         var properties: [[String: Any]] = stop.properties.map {
-            ["key": $0.key, "value": PropertyValue.text($0.value)]
+            let label = stop.propertyLabels[$0.key]
+            return [
+                "key": label ?? $0.key, "value": PropertyValue.text($0.value), "derived": label == nil ? "" : $0.key,
+            ]
         }
         properties += Array(repeating: ["key": "", "value": ""], count: 2)
         let tabFiles =
@@ -168,6 +172,7 @@ extension PanelController {
         let coordinate = try Self.coordinate(form)
         let keys = form.all("propertyKey"), values = form.all("propertyValue")
         var properties: [JSONMember] = []
+        var labels: [String: String] = [:]
         for (k, v) in zip(keys, values) {
             let k = k.trimmingCharacters(in: .whitespaces), v = v.trimmingCharacters(in: .whitespaces)
             guard !k.isEmpty else {
@@ -191,8 +196,9 @@ extension PanelController {
                 throw PanelError(message: "The detail '\(k)' is given twice; keep one row for it.")
             }
             properties.append(JSONMember(key, PropertyValue.json(v)))
+            if key != k { labels[key] = k }
         }
-        let details = properties
+        let details = properties, detailLabels = labels
         let saved = try await changeStop(key, visitor, index: index, form: form) { draft throws(PanelError) in
             guard draft.stops.indices.contains(index) else { throw .notFound }
             var stop = draft.stops[index]
@@ -200,6 +206,7 @@ extension PanelController {
             stop.description = form.text("description")
             stop.coordinate = coordinate
             stop.properties = details
+            stop.propertyLabels = detailLabels
             let waiver = form.text("waiver")
             stop.accessibilityWaiver = waiver.isEmpty ? nil : waiver
             for n in stop.assets.indices {

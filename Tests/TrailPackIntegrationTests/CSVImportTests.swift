@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrailPackBuilder
 import TrailPackCore
 import TrailPackTestSupport
 import TrailPackVerifier
@@ -110,6 +111,14 @@ struct CSVImportTests {
                 try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/tour/tour.json")))
                     as? [String: Any])
             #expect(tourJSON["bounds"] == nil, "init must not write bounds")
+            // The header as written is kept beside the stop, for the panel; the package never holds it.
+            let names = try String(
+                contentsOfFile: dir + "/tour/waypoints/01-house-rock/" + TourDraft.detailNamesFileName, encoding: .utf8)
+            #expect(names.contains("\"elevationFt\": \"Elevation (ft)\""), "\(names)")
+            #expect(
+                try TourDraft.read(folder: dir + "/tour").stops[0].propertyLabels == [
+                    "elevationFt": "Elevation (ft)", "trail": "Trail",
+                ])
 
             let validate = try Support.trailpack("validate", dir + "/tour", "--json")
             #expect(validate.status == 0, "\(validate.stdout)")
@@ -126,6 +135,10 @@ struct CSVImportTests {
             let verify = try Support.trailpack("verify", dir + "/tour.zip")
             #expect(verify.status == 0, "\(verify.stdout)")
             let manifest = try PackageReader(path: dir + "/tour.zip").manifest
+            #expect(
+                try PackageReader(path: dir + "/tour.zip").directory.entries.allSatisfy {
+                    !$0.name.hasSuffix(TourDraft.detailNamesFileName)
+                })
             #expect(
                 manifest.waypoints.map(\.name) == [
                     "House Rock", "Tombstone Prairie", style == .excelWindows1252 ? "Fish Lake Café" : "Fish Lake",

@@ -274,7 +274,7 @@ struct PanelTypedTextTests {
     }
 
     @Test(
-        "plain words: a detail named as a ranger writes it ('Elevation (ft)') is kept under the key a sheet would give it; removals ask first; the history says what happened without state names"
+        "plain words: a detail named as a ranger writes it ('Elevation (ft)') is kept under the key a sheet would give it, and shown as written; removals ask first; the history says what happened without state names"
     )
     func plainWords() async throws {
         try await PanelDraftTests.withPanel { server, panel, client in
@@ -292,7 +292,22 @@ struct PanelTypedTextTests {
             #expect(saved.0 == .seeOther, "\(saved.2)")
             let stop = try TourDraft.read(folder: server.folder.root + draft).stops[0]
             #expect(stop.properties.map(\.key) == ["elevationFt"], "\(stop.properties)")
-            let page = try await PanelFlow.get(client, ranger, draft + "/stops/1").1
+            #expect(stop.propertyLabels == ["elevationFt": "Elevation (ft)"], "the ranger's words are kept")
+            var page = try await PanelFlow.get(client, ranger, draft + "/stops/1").1
+            #expect(page.contains("name=\"propertyKey\" value=\"Elevation (ft)\""), "shown as written")
+            #expect(page.contains("apps read it as elevationFt"))
+            // Renamed to a name that is a key already: the label goes, its file with it.
+            fields =
+                try Self.stopFields(page, name: "Trailhead", description: "Start") + [
+                    ("propertyKey", "elevation"), ("propertyValue", "1,420"),
+                ]
+            saved = try await PanelFlow.post(client, ranger, draft + "/stops/1", fields)
+            #expect(saved.0 == .seeOther, "\(saved.2)")
+            let renamed = try TourDraft.read(folder: server.folder.root + draft).stops[0]
+            #expect(renamed.properties.map(\.key) == ["elevation"] && renamed.propertyLabels.isEmpty)
+            let stopFolder = server.folder.root + draft + "/waypoints/" + (renamed.folder ?? "")
+            #expect(!FileManager.default.fileExists(atPath: stopFolder + "/" + TourDraft.detailNamesFileName))
+            page = try await PanelFlow.get(client, ranger, draft + "/stops/1").1
             #expect(page.contains("data-confirm=\"Remove stop 1, Trailhead, with its files?"))
             #expect(!page.contains("drafts-removed"))
             #expect(
