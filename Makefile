@@ -41,9 +41,9 @@ test: deps check
 	$(MAKE) test-js
 
 # The visitor app's JavaScript under Node's own test runner: the hashes, minisign, the ZIP and
-# PMTiles readers and the download, on packages the built trailpack makes.
+# PMTiles readers and the download, on packages the built trailpack makes; and the panel's grid.
 test-js:
-	TRAILPACK_BIN=$(CURDIR)/$(BIN) node --test Tests/VisitorAppJS/
+	TRAILPACK_BIN=$(CURDIR)/$(BIN) node --test Tests/VisitorAppJS/ Tests/PanelJS/
 
 # The formatter's check (swift-format ships with the toolchain; .swift-format: 120 columns), the
 # import check: every module a target imports is declared in Package.swift, and every declared

@@ -47,7 +47,18 @@ enum PanelAssets {
     /// The panel's own style sheet: focus always visible, the map's size.
     static let css = String(decoding: PackageResources.panel_css, as: UTF8.self)
 
-    /// The panel's script: progressive enhancement only (every form works without it). The map (click to
-    /// place a stop, drag a marker to move it), drag-and-drop ordering, and file uploads with progress.
-    static let js = String(decoding: PackageResources.panel_js, as: UTF8.self)
+    /// The panel's script: ES modules in `Resources/js/`, served at `/static/js/NAME` (pages load
+    /// `panel.js`, which imports the rest). Progressive enhancement only (every form works without
+    /// it): the map (click to place a stop, drag or arrow keys to move one), autosave, drag-and-drop
+    /// ordering, file uploads with progress.
+    static let modules: [String: [UInt8]] = [
+        "autosave.js": PackageResources.autosave_js,
+        "forms.js": PackageResources.forms_js,
+        "grid.js": PackageResources.grid_js,
+        "map.js": PackageResources.map_js,
+        "net.js": PackageResources.net_js,
+        "ordering.js": PackageResources.ordering_js,
+        "panel.js": PackageResources.panel_js,
+        "uploads.js": PackageResources.uploads_js,
+    ]
 }

@@ -85,7 +85,14 @@ public struct PanelController: Sendable {
             do { return try await login(request, context) } catch { return errorPage(error) }
         }
         panel.get("/static/panel.css") { _, _ in Self.text(PanelAssets.css, type: "text/css; charset=utf-8") }
-        panel.get("/static/panel.js") { _, _ in Self.text(PanelAssets.js, type: "text/javascript; charset=utf-8") }
+        panel.get("/static/js/:module") { _, context in
+            guard let module = context.parameters.get("module"), let bytes = PanelAssets.modules[module] else {
+                return Response(status: .notFound)
+            }
+            return Response(
+                status: .ok, headers: [.contentType: "text/javascript; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
         for vendor in PanelAssets.vendorLibraries {
             panel.get("/static/vendor/\(vendor.folder)/**") { _, context in
                 guard

@@ -4,7 +4,7 @@ import Mustache
 /// the program (SwiftPM's `embedInCode`: no resource bundle to find at run time, so a copied binary
 /// serves the same pages). `{{ }}` escapes (never `{{{ }}}`: everything shown may be typed by a user).
 /// No inline script or event attribute: the Content-Security-Policy forbids them. Forms work without
-/// JavaScript; `Resources/panel.js` adds the map, autosave, drag and drop and uploads.
+/// JavaScript; the modules in `Resources/js/` add the map, autosave, drag and drop and uploads.
 enum PanelPages {
     /// Every template, by the name pages and partials use (`{{<layout}}`, `{{>findings}}`).
     static let templates: [(name: String, text: [UInt8])] = [

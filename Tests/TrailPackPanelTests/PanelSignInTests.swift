@@ -137,7 +137,7 @@ struct PanelSignInTests {
     @Test("HEAD answers on the panel's GET routes with the GET's status and headers and no body")
     func head() async throws {
         try await PanelDraftTests.withPanel { _, _, client in
-            for path in ["/login", "/static/panel.css", "/static/panel.js", "/static/vendor/leaflet/leaflet.js"] {
+            for path in ["/login", "/static/panel.css", "/static/js/panel.js", "/static/vendor/leaflet/leaflet.js"] {
                 let (getStatus, getType) = try await client.execute(uri: path, method: .get) {
                     ($0.status, $0.headers[.contentType])
                 }

@@ -18,7 +18,13 @@ struct PanelTemplateTests {
         for (name, text) in PanelPages.templates {
             #expect(text == Array(try Support.read(Self.folder + "/templates/\(name).mustache")), "\(name)")
         }
-        #expect(Array(PanelAssets.js.utf8) == (try Support.read(Self.folder + "/panel.js")))
+        let modules = try FileManager.default.contentsOfDirectory(atPath: Self.folder + "/js").filter {
+            $0.hasSuffix(".js")
+        }
+        #expect(Set(modules) == Set(PanelAssets.modules.keys), "a module missing from PanelAssets.modules")
+        for (name, bytes) in PanelAssets.modules {
+            #expect(bytes == (try Support.read(Self.folder + "/js/" + name)), "\(name)")
+        }
         #expect(Array(PanelAssets.css.utf8) == (try Support.read(Self.folder + "/panel.css")))
     }
 
@@ -37,9 +43,10 @@ struct PanelTemplateTests {
         #expect(library.render(context, withTemplate: "no-such-page") == nil)
     }
 
-    @Test("no source line over 120 columns in the Swift that serves the pages, the script and the style sheet")
+    @Test("no source line over 120 columns in the Swift that serves the pages and in the script's modules")
     func shortLines() throws {
-        for file in ["PanelPages.swift", "PanelAssets.swift"] {
+        let modules = PanelAssets.modules.keys.sorted().map { "Resources/js/" + $0 }
+        for file in ["PanelPages.swift", "PanelAssets.swift"] + modules {
             let text = try String(contentsOfFile: Support.root + "/Sources/TrailPackPanel/" + file, encoding: .utf8)
             let long: [String] = text.split(separator: "\n").map(String.init).filter { $0.count > 120 }
             #expect(long.isEmpty, "\(file): \(long)")

@@ -4,9 +4,10 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import TrailPackCatalog
-import TrailPackPanel
 import TrailPackServer
 import TrailPackTestSupport
+
+@testable import TrailPackPanel
 
 @Suite("panel: pages, static files, headers")
 struct PanelTests {
@@ -76,7 +77,10 @@ struct PanelTests {
                     let scripts = html.components(separatedBy: "<script").dropFirst()
                     #expect(scripts.count == 1)
                     for script in scripts {
-                        #expect(script.hasPrefix(" src=\"/static/"), "an inline script: <script\(script.prefix(60))")
+                        #expect(
+                            script.hasPrefix(" type=\"module\" src=\"/static/js/")
+                                || script.hasPrefix(" src=\"/static/"),
+                            "an inline script: <script\(script.prefix(60))")
                     }
                     #expect(html.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
                     #expect(html.contains("autocomplete=\"current-password\""))
@@ -112,10 +116,19 @@ struct PanelTests {
     func staticFiles() async throws {
         try await Self.withAssets { root in
             try await Self.withPanel(PanelConfiguration(webAssets: root)) { client in
-                try await client.execute(uri: "/static/panel.js", method: .get) { response in
+                try await client.execute(uri: "/static/js/panel.js", method: .get) { response in
                     #expect(response.status == .ok)
                     #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
                     #expect(Self.body(response).contains("DOMContentLoaded"))
+                    #expect(Self.body(response).contains("import { startMap } from \"./map.js\""))
+                }
+                for module in PanelAssets.modules.keys {
+                    try await client.execute(uri: "/static/js/" + module, method: .get) { #expect($0.status == .ok) }
+                }
+                for missing in ["/static/js/nothing.js", "/static/js/..%2Fpanel.css", "/static/panel.js"] {
+                    try await client.execute(uri: missing, method: .get) {
+                        #expect($0.status == .notFound, "\(missing)")
+                    }
                 }
                 try await client.execute(uri: "/static/panel.css", method: .get) { response in
                     #expect(response.status == .ok)

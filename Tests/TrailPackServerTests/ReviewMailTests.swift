@@ -52,7 +52,7 @@ struct ReviewMailTests {
         }
 
         /// Every message received, parsed by Python's `email` package: subject, from, to, the decoded body.
-        func messages(atLeast count: Int, within seconds: Double = 20) throws -> [[String: String]] {
+        func messages(atLeast count: Int, within seconds: Double = 120) throws -> [[String: String]] {
             let deadline = Date().addingTimeInterval(seconds)
             var parsed: [[String: String]] = []
             repeat {
@@ -72,7 +72,7 @@ struct ReviewMailTests {
                     parsed = list
                 }
                 if parsed.count >= count { return parsed }
-                usleep(200_000)
+                usleep(300_000)
             } while Date() < deadline
             return parsed
         }
@@ -124,7 +124,7 @@ struct ReviewMailTests {
     func reviewLoop() async throws {
         try await Support.withTemporaryDirectory { dir in
             let mailServer = try MailServer(folder: dir + "/mail")
-            let packages = try ServerFixtures.packages(dir)
+            let santiam = try Support.buildFixture("santiam-wagon-road", into: dir)
             var configuration = ServerConfiguration(
                 dataDirectory: dir + "/data", adminToken: nil, maxUploadBytes: 64 << 20, approvals: 1, scanner: .off)
             configuration.mail = ReviewMail.Settings(
@@ -153,7 +153,7 @@ struct ReviewMailTests {
                         body: ByteBuffer(bytes: body)
                     ) { $0.status }
                 }
-                let upload = try await post("/packages", "maria", try Support.read(packages["santiam-wagon-road"]!))
+                let upload = try await post("/packages", "maria", try Support.read(santiam))
                 #expect(upload == .created)
                 let version = "/packages/\(id)/versions/1.0.0"
                 #expect(try await post(version + "/start", "maria") == .ok)
