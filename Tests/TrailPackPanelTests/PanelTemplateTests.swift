@@ -43,6 +43,49 @@ struct PanelTemplateTests {
         #expect(library.render(context, withTemplate: "no-such-page") == nil)
     }
 
+    /// The names a template's tags look up (`{{a.b}}`, `{{#a}}`, `{{^a}}`, `{{{a}}}`), each part of a
+    /// dotted name on its own; partials, parents, blocks, comments and `{{.}}` are not lookups.
+    static func lookups(in template: String) -> Set<String> {
+        var names: Set<String> = []
+        let pattern = #/\{\{\{?\s*([#^/>&<$!]?)\s*([^}]*?)\s*\}?\}\}/#
+        for match in template.matches(of: pattern) {
+            let sigil = String(match.output.1), name = String(match.output.2)
+            guard !["!", ">", "<", "/", "$"].contains(sigil), name != "." else { continue }
+            let parts = name.split(separator: ".").map(String.init)
+            // `fields.NAME`: one entry per field a finding names, made as the findings come.
+            names.formUnion(parts.first == "fields" ? ["fields"] : parts)
+        }
+        return names
+    }
+
+    /// The keys the panel's Swift gives its pages: `"key": value` in a context's literal, `values["key"] =`.
+    static func contextKeys() throws -> Set<String> {
+        let folder = Support.root + "/Sources/TrailPackPanel"
+        var keys: Set<String> = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            for match in text.matches(of: #/"([A-Za-z_][A-Za-z0-9_]*)"\s*:/#) { keys.insert(String(match.output.1)) }
+            for match in text.matches(of: #/\["([A-Za-z_][A-Za-z0-9_]*)"\]\s*=/#) { keys.insert(String(match.output.1)) }
+        }
+        return keys
+    }
+
+    @Test(
+        "every name a template looks up is a key the panel's Swift gives some page: a misspelt name (which Mustache renders as nothing) fails here"
+    )
+    func noUnknownKeys() throws {
+        let keys = try Self.contextKeys()
+        #expect(keys.count > 100, "the scan found the contexts' keys")
+        for (name, text) in PanelPages.templates {
+            let unknown = Self.lookups(in: String(decoding: text, as: UTF8.self)).subtracting(keys)
+            #expect(unknown.isEmpty, "\(name).mustache looks up \(unknown.sorted()), which no page gives")
+        }
+        // The check itself: a misspelt name is caught, tags that are not lookups are not.
+        let sample = "{{#stop}}{{stop.lattitude}}{{/stop}}{{>findings}}{{! note }}{{.}}{{fields.stop_name}}"
+        #expect(Self.lookups(in: sample) == ["stop", "lattitude", "fields"])
+        #expect(Self.lookups(in: sample).subtracting(keys) == ["lattitude"])
+    }
+
     @Test("no source line over 120 columns in the Swift that serves the pages and in the script's modules")
     func shortLines() throws {
         let modules = PanelAssets.modules.keys.sorted().map { "Resources/js/" + $0 }
