@@ -65,7 +65,9 @@ struct PanelTemplateTests {
         for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasSuffix(".swift") {
             let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
             for match in text.matches(of: #/"([A-Za-z_][A-Za-z0-9_]*)"\s*:/#) { keys.insert(String(match.output.1)) }
-            for match in text.matches(of: #/\["([A-Za-z_][A-Za-z0-9_]*)"\]\s*=/#) { keys.insert(String(match.output.1)) }
+            for match in text.matches(of: #/\["([A-Za-z_][A-Za-z0-9_]*)"\]\s*=/#) {
+                keys.insert(String(match.output.1))
+            }
         }
         return keys
     }
