@@ -66,6 +66,12 @@ public struct ReviewMail: Sendable {
         }
     }
 
+    /// A reason as the mail quotes it (indented after a colon), or "." when none was given.
+    static func quoted(_ reason: String?) -> String {
+        let why = reason.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        return why.isEmpty ? "." : ":\n\n    \(why)"
+    }
+
     /// The mail a transition calls for, or nil (no one to tell, or no one with an address).
     func notice(
         _ transition: Catalog.Transition, to status: Catalog.PublishStatus, package id: String, version: String,
@@ -89,9 +95,8 @@ public struct ReviewMail: Sendable {
         case (.deny, _):
             recipients = publisher
             subject = "\(tour) was sent back"
-            let why = reason.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
             text =
-                "\(user.name) sent back \(tour)\(why.isEmpty ? "." : ":\n\n    \(why)")\n\nChange what it asks for, build the version again and send it for review again."
+                "\(user.name) sent back \(tour)\(Self.quoted(reason))\n\nChange what it asks for, build the version again and send it for review again."
         case (.approve, .ready):
             recipients = publisher
             subject = "\(tour) is approved"
@@ -99,8 +104,7 @@ public struct ReviewMail: Sendable {
         case (.withdraw, _):
             recipients = publisher
             subject = "\(tour) was withdrawn"
-            let why = reason.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-            text = "\(user.name), an administrator, withdrew \(tour)\(why.isEmpty ? "." : ":\n\n    \(why)")"
+            text = "\(user.name), an administrator, withdrew \(tour)\(Self.quoted(reason))"
         default:
             return nil
         }

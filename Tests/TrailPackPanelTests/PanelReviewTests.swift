@@ -66,22 +66,31 @@ struct PanelReviewTests {
         return Cast(ranger: ranger, reviewer: reviewer, token: token, rangerUser: rangerUser, rita: rita)
     }
 
+    /// A folder of the test's own (the caller removes it).
+    static func workFolder(_ name: String) throws -> String {
+        let dir = NSTemporaryDirectory() + "panel-review-\(name)-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// A change to a tour folder's tour.json: `from` replaced by `to`.
+    static func edit(_ from: String, _ to: String) -> (String) throws -> Void {
+        { folder in
+            var tour = try String(contentsOfFile: folder + "/tour.json", encoding: .utf8)
+            tour = tour.replacingOccurrences(of: from, with: to)
+            try tour.write(toFile: folder + "/tour.json", atomically: true, encoding: .utf8)
+        }
+    }
+
     @Test(
         "a version sent back is built again under its own number: the panel proposes that number, the new bytes take its place (the old manifest kept, audited), the reviewer sees what changed since the last build; the API and a version under review still refuse other bytes"
     )
     func rebuiltUnderItsNumber() async throws {
         try await PanelDraftTests.withPanel(approvals: 1) { server, panel, client in
-            let dir = NSTemporaryDirectory() + "panel-review-rebuild-" + UUID().uuidString
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            let dir = try Self.workFolder("rebuild")
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let cast = try await Self.releasedSample(server, panel, client, dir: dir)
-            func edit(_ from: String, _ to: String) -> (String) throws -> Void {
-                { folder in
-                    var tour = try String(contentsOfFile: folder + "/tour.json", encoding: .utf8)
-                    tour = tour.replacingOccurrences(of: from, with: to)
-                    try tour.write(toFile: folder + "/tour.json", atomically: true, encoding: .utf8)
-                }
-            }
+            let edit = Self.edit
             _ = try await Self.upload(
                 client, token: cast.token, version: "1.1.0", dir: dir, change: edit("Sweet Home", "Sweet Hime"))
             let first = try #require(try await server.catalog.record(package: Self.id, version: "1.1.0")).summary
@@ -168,20 +177,13 @@ struct PanelReviewTests {
     )
     func sinceSentBack() async throws {
         try await PanelDraftTests.withPanel(approvals: 1) { server, panel, client in
-            let dir = NSTemporaryDirectory() + "panel-review-fix-" + UUID().uuidString
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            let dir = try Self.workFolder("fix")
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let cast = try await Self.releasedSample(server, panel, client, dir: dir)
+            let edit = Self.edit
             let (ranger, reviewer, token, rangerUser, rita) = (
                 cast.ranger, cast.reviewer, cast.token, cast.rangerUser, cast.rita
             )
-            func edit(_ from: String, _ to: String) -> (String) throws -> Void {
-                { folder in
-                    var tour = try String(contentsOfFile: folder + "/tour.json", encoding: .utf8)
-                    tour = tour.replacingOccurrences(of: from, with: to)
-                    try tour.write(toFile: folder + "/tour.json", atomically: true, encoding: .utf8)
-                }
-            }
             _ = try await Self.upload(
                 client, token: token, version: "1.1.0", dir: dir, change: edit("Sweet Home", "Sweet Hime"))
             _ = try await server.catalog.apply(
