@@ -387,6 +387,27 @@ def main():
             r.fail("the drawn frame was not saved: south edge %s, drawn %s" % (drawn, edges[0]))
         result["frame"] = ",".join(edges)
         r.check_page("editor-ready")
+        # The map's coordinate grid: no two labels overlap and none is cut by the map's edge; and the
+        # page does not scroll smoothly (a reload's smooth scroll restoration glided the map from under
+        # the pointer and swallowed the first click).
+        boxes = d.execute_script("""
+            var map = document.getElementById("tour-map").getBoundingClientRect();
+            return Array.prototype.map.call(document.querySelectorAll("#tour-map .tp-grid-label"), function (l) {
+              var r = l.getBoundingClientRect();
+              return [l.textContent, r.left - map.left, r.top - map.top, r.right - map.left, r.bottom - map.top,
+                      map.width, map.height];
+            });""")
+        if not boxes:
+            r.fail("the map shows no coordinate grid labels")
+        for i, a in enumerate(boxes):
+            if a[1] < -1 or a[2] < -1 or a[3] > a[5] + 1 or a[4] > a[6] + 1:
+                r.fail("the grid label %s is cut by the map's edge: %s" % (a[0], a[1:5]))
+            for b in boxes[i + 1:]:
+                if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]:
+                    r.fail("the grid labels %s and %s overlap" % (a[0], b[0]))
+        behavior = d.execute_script("return getComputedStyle(document.documentElement).scrollBehavior")
+        if behavior != "auto":
+            r.fail("the page scrolls %s: a reload's scroll restoration would move the map under the pointer" % behavior)
 
         # Build, then request review.
         version = d.find_element(By.ID, "build-version").get_attribute("value")

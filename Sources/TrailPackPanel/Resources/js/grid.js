@@ -1,15 +1,14 @@
 // A labelled coordinate grid: the map's base layer when there are no tiles (offline, tests).
-// The spacing of its lines and labels is worked out by pure functions, which Node's tests call.
+//
+// The step is chosen in pixels, not degrees: longitude labels stand side by side along the bottom,
+// so lines are at least the widest label plus a margin apart (on a Mercator map a degree of
+// latitude is never shorter than one of longitude, so the latitude labels have room too). Labels
+// show only the decimals the step needs; latitude labels end at the east edge and the longitude
+// labels stop short of them. The choices are pure functions, which Node's tests call.
 
-const STEPS = [45, 20, 10, 5, 2, 1, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001, 0.0005];
+export const STEPS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 45, 90];
 
-/** The grid's step in degrees for a view `span` degrees across: the largest that draws at least 4 lines. */
-export function gridStep(span) {
-  for (const step of STEPS) { if (span / step >= 4) { return step; } }
-  return STEPS[STEPS.length - 1];
-}
-
-/** How many decimals a label needs at `step` (0.005° → 4, 0.5° → 1, 2° → 0). */
+/** How many decimals a label needs at `step` (0.005° → 3, 0.5° → 1, 2° → 0). */
 export function gridDigits(step) {
   let digits = 0;
   while (digits < 6 && Math.abs(Math.round(step * 10 ** digits) - step * 10 ** digits) > 1e-9) { digits++; }
@@ -22,22 +21,27 @@ export function gridLabel(value, digits) {
   return text + "\u00b0";
 }
 
-/**
- * Every how many lines a label is drawn so that labels `labelPixels` long (plus a gap) never
- * touch when lines are `spacingPixels` apart: 1 when they fit, 2, 3… when they do not.
- */
-export function labelStride(spacingPixels, labelPixels, gap = 12) {
-  if (!(spacingPixels > 0)) { return 1; }
-  return Math.max(1, Math.ceil((labelPixels + gap) / spacingPixels));
-}
-
-/** The width in pixels of a label of `text` (the labels' font is 12 px; digits are at most 7 px wide). */
+/** An estimate of a label's width in pixels (12 px text; the page measures the real one). */
 export function labelWidth(text) { return 7 * text.length + 6; }
 
-/** The lines (`values`, from `from` up to `to`) of a grid at `step`, exact to the step's decimals. */
+/**
+ * The smallest step whose lines stand at least `minimum` pixels and the widest label (as `width`
+ * says, for the labels of `west` and `east` at that step's decimals) plus `gap` apart, with
+ * `pixelsPerDegree` pixels to a degree of longitude.
+ */
+export function pickStep(pixelsPerDegree, west, east, width = labelWidth, gap = 12, minimum = 24) {
+  for (const step of STEPS) {
+    const digits = gridDigits(step);
+    const widest = Math.max(width(gridLabel(west, digits)), width(gridLabel(east, digits)));
+    if (step * pixelsPerDegree >= minimum && step * pixelsPerDegree >= widest + gap) { return step; }
+  }
+  return STEPS[STEPS.length - 1];
+}
+
+/** The whole steps from `from` up to `to` (counted, not summed, so 44.4 is not 44.400000000001). */
 export function gridValues(from, to, step) {
   const digits = gridDigits(step), out = [];
-  for (let n = Math.ceil(from / step); n * step <= to + 1e-12 && out.length < 1000; n++) {
+  for (let n = Math.ceil(from / step - 1e-9); n * step <= to + 1e-9 && out.length < 1000; n++) {
     out.push(Number((n * step).toFixed(digits)));
   }
   return out;
@@ -52,28 +56,36 @@ export function gridLayer(L) {
       icon: L.divIcon({ className: "tp-grid-label", html: text, iconSize: null, iconAnchor: anchor })
     });
   }
+  // A label's real width, measured in the map with the labels' own style (hidden while measured).
+  function measure(map, text) {
+    const probe = L.DomUtil.create("div", "leaflet-marker-icon tp-grid-label", map.getContainer());
+    probe.style.visibility = "hidden";
+    probe.textContent = text;
+    const width = probe.offsetWidth;
+    L.DomUtil.remove(probe);
+    return width;
+  }
   function draw(map) {
     layer.clearLayers();
-    const b = map.getBounds();
-    const step = gridStep(Math.min(b.getNorth() - b.getSouth(), b.getEast() - b.getWest()));
+    const b = map.getBounds(), size = map.getSize();
+    const south = b.getSouth(), west = b.getWest(), north = b.getNorth(), east = b.getEast();
+    const width = (text) => measure(map, text);
+    const step = pickStep(size.x / (east - west), west, east, width);
     const digits = gridDigits(step);
-    const lats = gridValues(b.getSouth(), b.getNorth(), step), lngs = gridValues(b.getWest(), b.getEast(), step);
-    // Pixels between two lines, at this zoom: labels are thinned out where they would touch.
-    const origin = map.latLngToContainerPoint([b.getSouth(), b.getWest()]);
-    const across = map.latLngToContainerPoint([b.getSouth() + step, b.getWest() + step]);
-    const longest = Math.max(0, ...lngs.map((v) => labelWidth(gridLabel(v, digits))));
-    const lngStride = labelStride(Math.abs(across.x - origin.x), longest);
-    const latStride = labelStride(Math.abs(origin.y - across.y), 16, 6);
-    // Which lines carry a label depends on the line, not on the view: panning keeps them in place.
-    const labelled = (value, stride) => ((Math.round(value / step) % stride) + stride) % stride === 0;
-    lats.forEach((lat) => {
-      L.polyline([[lat, b.getWest()], [lat, b.getEast()]], line).addTo(layer);
-      if (labelled(lat, latStride)) { label([lat, b.getEast()], gridLabel(lat, digits), [60, 8]).addTo(layer); }
-    });
-    lngs.forEach((lng) => {
-      L.polyline([[b.getSouth(), lng], [b.getNorth(), lng]], line).addTo(layer);
-      if (labelled(lng, lngStride)) { label([b.getSouth(), lng], gridLabel(lng, digits), [-2, 36]).addTo(layer); }
-    });
+    const latWidth = Math.max(width(gridLabel(south, digits)), width(gridLabel(north, digits)));
+    const lngWidth = Math.max(width(gridLabel(west, digits)), width(gridLabel(east, digits)));
+    for (const lat of gridValues(south, north, step)) {
+      L.polyline([[lat, west], [lat, east]], line).addTo(layer);
+      const y = map.latLngToContainerPoint([lat, east]).y;
+      if (y < 10 || y > size.y - 26) { continue; }  // off the edge, or on the attribution
+      label([lat, east], gridLabel(lat, digits), [latWidth + 2, 8]).addTo(layer);
+    }
+    for (const lng of gridValues(west, east, step)) {
+      L.polyline([[south, lng], [north, lng]], line).addTo(layer);
+      const x = map.latLngToContainerPoint([south, lng]).x;
+      if (x + 2 + lngWidth > size.x - latWidth - 8) { continue; }  // would run into the latitude labels
+      label([south, lng], gridLabel(lng, digits), [-2, 36]).addTo(layer);
+    }
   }
   layer.on("add", () => {
     const map = layer._map;
