@@ -1,4 +1,5 @@
 import Foundation
+import TrailPackCrypto
 
 /// The panel's static files: Debian's Leaflet and Bootstrap served from `--web-assets` (never committed here),
 /// and the panel's own CSS and JS, kept as strings in the module (no inline script on any page).
@@ -43,6 +44,16 @@ enum PanelAssets {
         default: return "application/octet-stream"
         }
     }
+
+    /// The version of the panel's own style sheet and script: the first 16 hex digits of the SHA-256
+    /// of their bytes. Pages link them under `/static/v/VERSION/`, where they are cached for a year
+    /// (a new program has new addresses), so the style sheet is in the browser before a reload's
+    /// scroll restoration starts, and an old page never mixes with a new script.
+    static let version: String = {
+        var bytes = PackageResources.panel_css
+        for name in modules.keys.sorted() { bytes += Array(name.utf8) + [0] + (modules[name] ?? []) }
+        return String(SHA256.hash(bytes).hex.prefix(16))
+    }()
 
     /// The panel's own style sheet: focus always visible, the map's size.
     static let css = String(decoding: PackageResources.panel_css, as: UTF8.self)

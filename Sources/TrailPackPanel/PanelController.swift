@@ -85,13 +85,16 @@ public struct PanelController: Sendable {
             do { return try await login(request, context) } catch { return errorPage(error) }
         }
         panel.get("/static/panel.css") { _, _ in Self.text(PanelAssets.css, type: "text/css; charset=utf-8") }
-        panel.get("/static/js/:module") { _, context in
-            guard let module = context.parameters.get("module"), let bytes = PanelAssets.modules[module] else {
-                return Response(status: .notFound)
-            }
-            return Response(
-                status: .ok, headers: [.contentType: "text/javascript; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        panel.get("/static/js/:module") { _, context in Self.module(context.parameters.get("module"), version: nil) }
+        // Under the version the pages name: kept by the browser for a year (another version's address,
+        // from a page older than this program, is answered with today's bytes, not to be kept).
+        panel.get("/static/v/:version/js/:module") { _, context in
+            Self.module(context.parameters.get("module"), version: context.parameters.get("version"))
+        }
+        panel.get("/static/v/:version/panel.css") { _, context in
+            var response = Self.text(PanelAssets.css, type: "text/css; charset=utf-8")
+            response.headers[.cacheControl] = Self.assetCaching(context.parameters.get("version"))
+            return response
         }
         for vendor in PanelAssets.vendorLibraries {
             panel.get("/static/vendor/\(vendor.folder)/**") { _, context in
@@ -342,6 +345,7 @@ public struct PanelController: Sendable {
             "action": action, "csrf": session.csrfToken, "back": Self.pagePath(of: action),
             "fields": pairs.map { ["name": $0.name, "value": $0.value] }, "shown": Array(shown),
             "hasShown": !shown.isEmpty, "title": "Save what you typed", "map": false,
+            "assetVersion": PanelAssets.version,
         ]
         object["user"] = ["name": user.name, "role": user.role.rawValue, "reviewCount": false] as [String: Any]
         guard let html = library.render(object, withTemplate: "resume") else {
@@ -468,7 +472,7 @@ public struct PanelController: Sendable {
     func page(
         _ name: String, title: String, visitor: Visitor? = nil, map: Bool = false, values: [String: Any] = [:]
     ) throws -> Response {
-        var object: [String: Any] = ["title": title, "map": map]
+        var object: [String: Any] = ["title": title, "map": map, "assetVersion": PanelAssets.version]
         if let tileURL = configuration.tileURL {
             object["tileURL"] = tileURL
             object["tileAttribution"] = configuration.tileAttribution ?? ""
@@ -531,6 +535,19 @@ public struct PanelController: Sendable {
         return Response(
             status: status, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// One of the script's modules, or 404.
+    static func module(_ name: String?, version: String?) -> Response {
+        guard let name, let bytes = PanelAssets.modules[name] else { return Response(status: .notFound) }
+        var headers: HTTPFields = [.contentType: "text/javascript; charset=utf-8"]
+        if let version { headers[.cacheControl] = assetCaching(version) }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// A year for the current version's address; nothing kept for another's.
+    static func assetCaching(_ version: String?) -> String {
+        version == PanelAssets.version ? "public, max-age=31536000, immutable" : "no-cache"
     }
 
     static func text(_ text: String, type: String) -> Response {

@@ -34,11 +34,13 @@ struct PanelTemplateTests {
         let context: [String: Any] = [
             "title": "Sample", "user": ["name": "ranger", "role": "publisher", "isAdmin": true], "csrf": "token",
             "draft": ["name": "Tour", "path": "/drafts/s/t"], "message": "A message", "notice": "Saved.",
+            "assetVersion": PanelAssets.version,
         ]
         for (name, _) in PanelPages.templates where !["layout", "findings", "translateRow", "changes"].contains(name) {
             let html = try #require(library.render(context, withTemplate: name), "\(name) does not render")
             #expect(html.hasPrefix("<!doctype html>") && html.contains("<h1 class=\"h2\">Sample</h1>"), "\(name)")
             #expect(!html.contains("{{") && !html.contains("}}"), "\(name) left a tag unrendered")
+            #expect(html.contains("/static/v/\(PanelAssets.version)/panel.css"), "\(name) links the versioned style")
         }
         #expect(library.render(context, withTemplate: "no-such-page") == nil)
     }

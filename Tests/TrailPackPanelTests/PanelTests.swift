@@ -78,7 +78,7 @@ struct PanelTests {
                     #expect(scripts.count == 1)
                     for script in scripts {
                         #expect(
-                            script.hasPrefix(" type=\"module\" src=\"/static/js/")
+                            script.hasPrefix(" type=\"module\" src=\"/static/v/\(PanelAssets.version)/js/")
                                 || script.hasPrefix(" src=\"/static/"),
                             "an inline script: <script\(script.prefix(60))")
                     }
@@ -125,7 +125,28 @@ struct PanelTests {
                 for module in PanelAssets.modules.keys {
                     try await client.execute(uri: "/static/js/" + module, method: .get) { #expect($0.status == .ok) }
                 }
-                for missing in ["/static/js/nothing.js", "/static/js/..%2Fpanel.css", "/static/panel.js"] {
+                // Under the pages' versioned addresses, kept for a year; another version's, not kept.
+                let current = "/static/v/\(PanelAssets.version)"
+                for path in [current + "/js/panel.js", current + "/js/map.js", current + "/panel.css"] {
+                    try await client.execute(uri: path, method: .get) { response in
+                        #expect(response.status == .ok, "\(path)")
+                        #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable", "\(path)")
+                    }
+                }
+                try await client.execute(uri: "/static/v/0123456789abcdef/js/panel.js", method: .get) { response in
+                    #expect(response.status == .ok && response.headers[.cacheControl] == "no-cache")
+                }
+                try await client.execute(uri: "/login", method: .get) { response in
+                    let html = Self.body(response)
+                    #expect(
+                        html.contains("href=\"\(current)/panel.css\"")
+                            && html.contains("src=\"\(current)/js/panel.js\""))
+                }
+                #expect(PanelAssets.version.count == 16)
+                for missing in [
+                    "/static/js/nothing.js", "/static/js/..%2Fpanel.css", "/static/panel.js",
+                    current + "/js/nothing.js",
+                ] {
                     try await client.execute(uri: missing, method: .get) {
                         #expect($0.status == .notFound, "\(missing)")
                     }
