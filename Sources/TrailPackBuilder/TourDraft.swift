@@ -195,8 +195,8 @@ public struct TourDraft: Sendable, Equatable {
         return labels
     }
 
-    /// The bytes of a stop's ``detailNamesFileName`` (its labels in the order of its properties), or
-    /// nil when it has none.
+    /// What a stop's ``detailNamesFileName`` holds: its labels, in the order of its properties; nil
+    /// when it has none (and the file is not kept).
     public static func detailNamesJSON(_ labels: [String: String], properties: [JSONMember]) -> JSONValue? {
         let members = properties.compactMap { p in labels[p.key].map { JSONMember(p.key, .string($0)) } }
         return members.isEmpty ? nil : .object(members)

@@ -337,11 +337,8 @@ extension PanelController {
     }
 
     func renameSite(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {
-        let id = try context.parameters.require("site")
+        let id = try await existingSite(context)
         let name = form.text("name").trimmingCharacters(in: .whitespaces)
-        guard Slug.isValid(id), try await server.catalog.siteExists(id) else {
-            throw PanelError(status: .notFound, message: "There is no site '\(TerminalText.escaped(id))'.")
-        }
         guard !name.isEmpty else { throw PanelError(message: "Write the site's name, as visitors see it.") }
         try await server.catalog.renameSite(id: id, name: name)
         return "The site \(id) is now called \(name)."

@@ -119,21 +119,19 @@ public struct PackageIntake: Sendable {
         var restoring = false
         var replacedSHA: String?
         if let existing = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary {
-            if existing.sha256 != sha, rebuilding, existing.version == version,
-                try await stored(id, version).status == .draft
-            {
-                // A draft built again under its number: stored and put in its place below.
-                replacedSHA = existing.sha256
-            } else if existing.sha256 != sha {
-                // Nothing stored: the upload was refused before its bytes went anywhere.
-                await audit(id, version, sha, .uploadRefused, "version exists with SHA-256 \(existing.sha256)")
-                throw ServerError(
-                    .conflict, .versionExists,
-                    Self.versionTaken(id: id, version: version, existing: existing.version, status: existing.status))
-            }
             let state = try await stored(id, version)
-            if replacedSHA != nil {
-                // Other bytes, going through the scan and the store as a new version's do.
+            if existing.sha256 != sha {
+                guard rebuilding, existing.version == version, state.status == .draft else {
+                    // Nothing stored: the upload was refused before its bytes went anywhere.
+                    await audit(id, version, sha, .uploadRefused, "version exists with SHA-256 \(existing.sha256)")
+                    throw ServerError(
+                        .conflict, .versionExists,
+                        Self.versionTaken(
+                            id: id, version: version, existing: existing.version, status: existing.status))
+                }
+                // A draft built again under its number: scanned and stored as a new version's bytes are,
+                // then put in its place below.
+                replacedSHA = existing.sha256
             } else if state.status == .damaged {
                 // The intact bytes of a version taken out of service: stored again, then brought back.
                 restoring = true

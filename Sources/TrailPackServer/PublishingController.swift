@@ -231,18 +231,16 @@ extension PublishingController {
             }
         }
         let required = configuration.approvals, chosen = signature
-        switch try await catalog.apply(
+        let outcome = try await catalog.apply(
             transition, package: id, version: version, by: user, required: required, signature: chosen, reason: reason)
-        {
+        switch outcome {
         case .notFound:
             throw ServerError.notFound("no version \(ServerError.short(version)) of '\(ServerError.short(id))'")
         case .forbidden(let why): throw ServerError(.forbidden, .forbidden, why)
         case .illegal(let current, let why):
             throw ServerError(.conflict, .illegalTransition, "cannot \(action): \(why) (current state: \(current))")
-        case .moved(let from, let to, let approvals):
-            mail?.after(
-                transition, outcome: .moved(from: from, to: to, approvals: approvals), package: id, version: version,
-                by: user, reason: reason)
+        case .moved:
+            mail?.after(transition, outcome: outcome, package: id, version: version, by: user, reason: reason)
             return try .json(stateResponse(try await requireState(id, version), id: id, version: version))
         }
     }

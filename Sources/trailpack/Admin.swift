@@ -165,7 +165,7 @@ struct Admin: AsyncParsableCommand {
                 let key = try publicKey.map(UserCommand.publicKeyText)
                 try await Admin.change { try await options.catalog().setPublicKey(name: name, publicKey: key) }
                 Admin.say(
-                    options, key == nil ? "\(name) no longer has a signing key" : "\(name) has a new signing key",
+                    options, Catalog.publicKeyDetail(name, key),
                     ["user": .string(name), "signingKey": .bool(key != nil)])
                 Admin.finish(options, "user key")
             }
@@ -371,7 +371,7 @@ struct Admin: AsyncParsableCommand {
             @Flag(help: "Take the home frame away (the map follows the site's tours again).") var remove = false
 
             func run() async throws {
-                guard (bounds == nil) != !remove else {
+                guard (bounds != nil) != remove else {
                     throw CLIError.usage(
                         "give the frame with --bounds=W,S,E,N, or --remove to take it away (one of them)")
                 }
