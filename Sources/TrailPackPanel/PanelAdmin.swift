@@ -410,7 +410,8 @@ extension PanelController {
     func removeSiteMap(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {
         let id = try await existingSite(context)
         guard let target = drafts.siteMapPath(id) else { return "The site \(id) had no region map." }
-        let removed = try await server.blocking { unlink(target) == 0 }
+        // Only the regular file the program put there: a link or folder planted in its place is left alone.
+        let removed = try await server.blocking { Self.regularFile(target).map { unlink($0) == 0 } ?? false }
         guard removed else { return "The site \(id) had no region map." }
         try await server.catalog.audit(
             actor: Catalog.auditActor, action: .siteMap, id: nil, version: nil, sha256: nil,

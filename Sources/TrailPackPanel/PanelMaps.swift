@@ -55,11 +55,16 @@ extension PanelController {
                 let site = try context.parameters.require("site")
                 let tile = try Self.tileID(context)
                 guard visitor.user.role == .admin || visitor.sites.contains(where: { $0.id == site }),
-                    let path = drafts.siteMapPath(site), FileManager.default.fileExists(atPath: path)
+                    let path = Self.regularFile(drafts.siteMapPath(site))
                 else { throw PanelError(status: .notFound, message: "the site has no region map") }
-                let (header, bytes) = try await server.blocking {
+                let read = try? await server.blocking {
                     let archive = try PMTilesArchive(source: try MapFile(path: path))
                     return (archive.header, try archive.tile(tile))
+                }
+                guard let (header, bytes) = read else {
+                    throw PanelError(
+                        status: .notFound,
+                        message: "the site's region map cannot be read; an administrator can give it again")
                 }
                 return try Self.tileResponse(header, bytes, tile: tile)
             }
@@ -68,8 +73,15 @@ extension PanelController {
 
     /// The site's region map header (nil: none, or not readable).
     static func siteMapHeader(_ path: String?) -> PMTilesHeader? {
-        guard let path, let source = try? MapFile(path: path) else { return nil }
+        guard let path = regularFile(path), let source = try? MapFile(path: path) else { return nil }
         return try? PMTilesArchive(source: source).header
+    }
+
+    /// `path` when it is a regular file itself (a link or folder planted in its place is not followed).
+    static func regularFile(_ path: String?) -> String? {
+        guard let path else { return nil }
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? path : nil
     }
 
     static func tileID(_ context: AppRequestContext) throws -> TileID {
@@ -99,9 +111,8 @@ extension PanelController {
     /// A draft folder's base map file, if it has one.
     static func draftBaseMap(_ folder: String) -> String? {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/map")) ?? []).sorted()
-        return names.first { MapInfo.isPMTiles("map/" + $0) && MapInfo.role(forPath: "map/" + $0) == .base }.map {
-            folder + "/map/" + $0
-        }
+        let name = names.first { MapInfo.isPMTiles("map/" + $0) && MapInfo.role(forPath: "map/" + $0) == .base }
+        return regularFile(name.map { folder + "/map/" + $0 })
     }
 
     /// What the page's map needs to draw the tour's own map: a tile URL template and its zooms, or nil

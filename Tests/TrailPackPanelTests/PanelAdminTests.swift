@@ -244,6 +244,19 @@ struct PanelAdminTests {
 
             posted = try await PanelFlow.post(client, boss, "/admin/sites/\(site)/map/remove", [])
             #expect(posted.0 == .seeOther && !FileManager.default.fileExists(atPath: folder + "/\(site).pmtiles"))
+            // A link planted where the map goes (to a map outside, and to a text): never followed, never removed.
+            let outside = server.folder.root + "/../outside-\(UUID().uuidString).pmtiles"
+            try Support.write(map, to: outside)
+            defer { unlink(outside) }
+            try FileManager.default.createSymbolicLink(
+                atPath: folder + "/\(site).pmtiles", withDestinationPath: outside)
+            #expect(try await PanelFlow.get(client, ranger, "/sites/\(site)/tiles/10/164/370").0 == .notFound)
+            #expect(!(try await PanelFlow.get(client, ranger, draft).1.contains("data-own-tiles=\"/sites/")))
+            posted = try await PanelFlow.post(client, boss, "/admin/sites/\(site)/map/remove", [])
+            let planted = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/\(site).pmtiles")
+            let untouched = try Support.read(outside)
+            #expect(posted.0 == .seeOther && planted == outside && untouched == map)
+            unlink(folder + "/\(site).pmtiles")
             posted = try await PanelFlow.post(client, boss, "/admin/sites/\(site)/frame", [("remove", "1")])
             #expect(posted.0 == .seeOther)
             #expect(try await server.catalog.siteFrame(id: site) == nil)
