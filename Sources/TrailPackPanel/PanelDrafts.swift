@@ -296,7 +296,7 @@ extension PanelController {
                 "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude),
             ]
         }
-        if frame == nil, let view = try await siteView(key.site, excluding: key) {
+        if frame == nil, let view = try await siteView(key.site, park: draft.park, excluding: key) {
             values["view"] = [
                 "south": Self.degrees(view.southwest.latitude), "west": Self.degrees(view.southwest.longitude),
                 "north": Self.degrees(view.northeast.latitude), "east": Self.degrees(view.northeast.longitude),

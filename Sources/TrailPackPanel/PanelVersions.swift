@@ -147,9 +147,10 @@ extension PanelController {
 extension PanelController {
     /// Where a new tour's map opens when it has no stops and no frame yet: the site's home frame (set
     /// by an admin), else around the site's released tours (their map frames), else around the stops
-    /// of the site's other drafts; nil when the site has none of them (the editor then opens on the
-    /// site's region map if it has one, else on the whole world, and says so).
-    func siteView(_ site: String, excluding key: DraftStore.Key) async throws -> Bounds? {
+    /// of the site's other drafts, else the park: around the released tours of other sites that name
+    /// the same park as this tour (and those sites' home frames). Nil when there is none of them (the
+    /// editor then opens on the site's region map if it has one, else on the whole world, and says so).
+    func siteView(_ site: String, park: String, excluding key: DraftStore.Key) async throws -> Bounds? {
         // The home frame an admin set comes first: it is where the site's trails are.
         if let home = try await server.catalog.siteFrame(id: site) { return home }
         var corners: [Coordinate] = []
@@ -174,7 +175,38 @@ extension PanelController {
                 return found
             }
         }
+        if corners.isEmpty { corners = try await parkCorners(park, besides: site) }
         return Bounds.enclosing(corners, margin: 0.02)
+    }
+
+    /// The corners of the released tours in other sites (the first 50 sites, 20 tours each) whose park
+    /// is `park` (the same words, ignoring case and spaces at the ends), and of those sites' home frames.
+    /// A park is known to the panel only through what its tours say: there is no place-name lookup.
+    private func parkCorners(_ park: String, besides site: String) async throws -> [Coordinate] {
+        let wanted = Self.parkKey(park)
+        guard !wanted.isEmpty else { return [] }
+        var corners: [Coordinate] = []
+        for other in try await server.catalog.sites().prefix(50) where other.id != site && other.packages > 0 {
+            let page = try await server.catalog.packages(site: other.id, limit: 20, after: nil)
+            let same = page.packages.filter { Self.parkKey($0.park) == wanted }
+            guard !same.isEmpty else { continue }
+            if let home = try await server.catalog.siteFrame(id: other.id) {
+                corners += [home.southwest, home.northeast]
+            }
+            for package in same {
+                guard
+                    let stored = try await server.catalog.version(
+                        package: package.id, version: package.version, releasedOnly: true),
+                    let manifest = ManifestReader.read(Array(stored.manifest.utf8)).manifest
+                else { continue }
+                corners += [manifest.bounds.southwest, manifest.bounds.northeast]
+            }
+        }
+        return corners
+    }
+
+    static func parkKey(_ park: String) -> String {
+        park.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 }
 

@@ -173,6 +173,35 @@ struct PanelReviewTests {
     }
 
     @Test(
+        "else the park: a new tour in a site with nothing yet opens around the released tours of other sites in the same park (the same words, any case), and nowhere in particular for another park"
+    )
+    func opensOnThePark() async throws {
+        try await PanelDraftTests.withPanel(approvals: 1) { server, panel, client in
+            let dir = try Self.workFolder("park")
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            // The sample tour (Willamette National Forest, 44.3..44.5 N, 122.8..121.6 W) released in
+            // willamette-sweet-home; a ranger of another site of the same forest starts a tour.
+            _ = try await Self.releasedSample(server, panel, client, dir: dir)
+            let other = try await PanelFlow.signIn(server, panel, user: "mo", site: "willamette-mckenzie")
+            let (created, location, body) = try await PanelFlow.post(
+                client, other, "/drafts",
+                [("site", "willamette-mckenzie"), ("name", "Clear Lake"), ("park", " willamette national forest")])
+            #expect(created == .seeOther, "\(body)")
+            var html = try await PanelFlow.get(client, other, try #require(location)).1
+            #expect(
+                html.contains("data-view-south=\"44.280000\" data-view-west=\"-122.820000\"")
+                    && html.contains("data-view-north=\"44.520000\"")
+                    && html.contains("data-view-east=\"-121.580000\""),
+                "the map opens around the park's released tour")
+            let elsewhere = try await PanelFlow.post(
+                client, other, "/drafts",
+                [("site", "willamette-mckenzie"), ("name", "Crater Rim"), ("park", "Crater Lake National Park")])
+            html = try await PanelFlow.get(client, other, try #require(elsewhere.1)).1
+            #expect(!html.contains("data-view-south"), "another park's tours say nothing about where this one is")
+        }
+    }
+
+    @Test(
         "the reviewer of a fix sees what changed since the version that was sent back, beside what changed since the release"
     )
     func sinceSentBack() async throws {
