@@ -6,7 +6,7 @@ SWIFT ?= swift
 BIN := .build/debug/trailpack
 RELEASE_BIN := .build/release/trailpack
 # What building needs, and the independent tools the tests cross-check against.
-DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev libdeflate-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium python3-aiosmtpd nginx-light nodejs node-tweetnacl wabt postgresql
+DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev libdeflate-dev libcurl4-openssl-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium python3-aiosmtpd nginx-light nodejs node-tweetnacl wabt postgresql
 OUT := out
 
 .PHONY: all deps build release test test-js check format demo stack fixtures examples fuzz bench bench-quick bench-several bench-deps clean docs
@@ -30,8 +30,13 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The release program links Swift's standard library and Foundation statically (--static-swift-stdlib):
+# measured on `trailpack --version`, 19 ms of CPU instead of 29 (perf stat, 30 runs): the dynamic
+# loader's start-up work falls from 63 to 2.4 million cycles (LD_DEBUG=statistics). Foundation's networking then needs
+# libcurl's development files (libcurl4-openssl-dev) to link.
+RELEASE_FLAGS := -c release --static-swift-stdlib
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 # The tests call the built trailpack binary and the peer tools (unzip, bsdtar, 7z, python3, sha256sum).
 # First the house rules (`check`): formatted as .swift-format says, every import declared.
@@ -92,7 +97,7 @@ stack: build
 ZF := bench/zf-peer/.build/release/zf-bench
 bench-deps: deps
 	@for p in openssl time wrk clamav nginx-light zsync; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null; }; done
-	$(SWIFT) build -c release --product trailpack
+	$(SWIFT) build $(RELEASE_FLAGS) --product trailpack
 	cd bench/zf-peer && $(SWIFT) build -c release
 bench: bench-deps
 	python3 bench/run.py --sets tiny,entries100k,small,medium,large,map --runs 3
