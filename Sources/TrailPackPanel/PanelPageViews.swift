@@ -305,8 +305,7 @@ struct StopPage: PanelView {
         var tabName: String
         var tabDescription: String
     }
-    /// A detail: the ranger's name for it, its value, and the key the apps read when that differs
-    /// (nil on the empty rows for new details).
+    /// A detail: the ranger's name for it, its value, and the key the apps read when that differs.
     struct Property: Codable, Sendable {
         var key: String
         var value: String
@@ -594,7 +593,7 @@ struct ReviewPage: PanelView {
         var severity: String
         var code: String
         var message: String
-        var file: String
+        var file: String?
     }
     struct Denial: Codable, Sendable {
         var by: String
@@ -618,14 +617,14 @@ struct ReviewPage: PanelView {
         var srclang: String
         var path: String
         var url: String
-        var title: String
+        var title: TextOrFalse
         var size: String
         var isImage: Bool
         var isAudio: Bool
         var isVideo: Bool
         var isOther: Bool
-        /// Also drawn outside its section, as the image's `alt` (where a missing one writes "false").
-        var alt: TextOrFalse
+        /// Also the image's `alt` (empty when there is none).
+        var alt: String?
         var transcript: String?
         var captions: String?
         var missingText: Bool
@@ -726,8 +725,8 @@ struct HistoryPage: PanelView {
         var at: String
         var actor: String
         var action: String
-        var version: String
-        var detail: String
+        var version: String?
+        var detail: String?
     }
 
     var id: String

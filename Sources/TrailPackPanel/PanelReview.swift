@@ -143,7 +143,8 @@ extension PanelController {
             fileName: "\(id)-\(summary.version).zip",
             findings: (report?.findings ?? []).map {
                 ReviewPage.Finding(
-                    severity: $0.severity.rawValue, code: $0.code.rawValue, message: $0.message, file: $0.file ?? "")
+                    severity: $0.severity.rawValue, code: $0.code.rawValue, message: $0.message,
+                    file: $0.file?.isEmpty == false ? $0.file : nil)
             },
             verified: report.map { !$0.findings.hasErrors } ?? false, hasReport: !(report?.findings ?? []).isEmpty,
             denial: denial.map {
@@ -205,9 +206,9 @@ extension PanelController {
                     return ReviewPage.Asset(
                         language: asset.language.map(PanelLanguage.title), translatedTexts: texts,
                         srclang: asset.language ?? manifest.defaultLanguage ?? "en", path: asset.path, url: url,
-                        title: asset.title ?? "", size: Self.size(asset.size), isImage: asset.kind == .image,
+                        title: TextOrFalse(asset.title), size: Self.size(asset.size), isImage: asset.kind == .image,
                         isAudio: asset.kind == .audio, isVideo: asset.kind == .video,
-                        isOther: ![.image, .audio, .video].contains(asset.kind), alt: TextOrFalse(asset.alt),
+                        isOther: ![.image, .audio, .video].contains(asset.kind), alt: asset.alt,
                         transcript: asset.transcript, captions: captions,
                         missingText: (asset.kind == .image && asset.alt == nil)
                             || (asset.kind == .audio && asset.transcript == nil)
@@ -583,10 +584,11 @@ extension PanelController {
                 signatures:
                     "/v1/packages/\(Self.pathSegment(id))/versions/\(Self.pathSegment(r.summary.version))/signatures")
         }
-        let timeline = audit.reversed().map {
-            HistoryPage.Event(
-                at: Self.shortTime($0.at), actor: $0.actor, action: Self.actionWords($0.action),
-                version: $0.version ?? "", detail: Self.detailWords($0.action, $0.detail))
+        let timeline = audit.reversed().map { entry in
+            let detail = Self.detailWords(entry.action, entry.detail)
+            return HistoryPage.Event(
+                at: Self.shortTime(entry.at), actor: entry.actor, action: Self.actionWords(entry.action),
+                version: entry.version?.isEmpty == false ? entry.version : nil, detail: detail.isEmpty ? nil : detail)
         }
         return try page(
             HistoryPage(id: id, rows: rows, timeline: timeline), title: "\(first.summary.name): versions",

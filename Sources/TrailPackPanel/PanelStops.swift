@@ -63,7 +63,7 @@ extension PanelController {
         let details: [(key: String, value: String, derived: String?)] =
             stop.properties.map {
                 let label = stop.propertyLabels[$0.key]
-                return (label ?? $0.key, PropertyValue.text($0.value), label == nil ? "" : $0.key)
+                return (label ?? $0.key, PropertyValue.text($0.value), label == nil ? nil : $0.key)
             } + Array(repeating: ("", "", nil), count: 2)
         let properties = details.enumerated().map { n, row in
             StopPage.Property(key: row.key, value: row.value, derived: row.derived, n: n + 1)

@@ -60,10 +60,11 @@ struct PageContext<Body: PanelView>: MustacheParent, Sendable {
     }
 }
 
-/// A text that is `false` to the template when there is none: a section over it is skipped, and
-/// `{{name}}` outside one writes "false" (what the page wrote before it had types: see `ReviewPage.Asset.alt`).
+/// A text that is `false` to the template when there is none (nil or empty): a section over it is
+/// skipped, and the name does not fall through to a field of the same name further out, as a nil
+/// optional would (an untitled file's `title` would find the page's).
 struct TextOrFalse: MustacheCustomRepresentation, Codable, Sendable {
     var text: String?
-    init(_ text: String?) { self.text = text }
+    init(_ text: String?) { self.text = text?.isEmpty == false ? text : nil }
     var representation: Any? { text ?? false }
 }
