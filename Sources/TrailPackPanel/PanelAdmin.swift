@@ -71,7 +71,7 @@ extension PanelController {
                 }
                 return try await adminPage(
                     visitor, request: request,
-                    issued: ["user": user.name, "token": issued.token, "id": issued.id])
+                    issued: AdminPage.Issued(user: user.name, token: issued.token, id: issued.id))
             }
         }
     }
@@ -84,7 +84,7 @@ extension PanelController {
         }
     }
 
-    func adminPage(_ visitor: Visitor, request: Request, issued: [String: String]? = nil) async throws -> Response {
+    func adminPage(_ visitor: Visitor, request: Request, issued: AdminPage.Issued? = nil) async throws -> Response {
         let catalog = server.catalog
         let users = try await catalog.users()
         // Every site (an admin may work on all), with its released tours counted where it has any.
@@ -98,55 +98,39 @@ extension PanelController {
         let addresses = try await catalog.emailAddresses()
         let roles = Catalog.Role.allCases.map(\.rawValue)
         // Each site's home frame and region map, as the sites section shows them.
-        var places: [String: [String: Any]] = [:]
+        var places: [AdminPage.Site] = []
         for site in sites {
-            var place: [String: Any] = [:]
-            if let frame = try await catalog.siteFrame(id: site.id) {
-                place["frame"] = [
-                    "south": Self.degrees(frame.southwest.latitude), "west": Self.degrees(frame.southwest.longitude),
-                    "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude),
-                ]
-            }
+            var place = AdminPage.Site(id: site.id, name: site.name, packages: site.packages)
+            place.frame = try await catalog.siteFrame(id: site.id).map(FrameView.init)
             let path = drafts.siteMapPath(site.id)
             if let header = try await server.blocking({ Self.siteMapHeader(path) }) {
-                place["regionMap"] =
+                place.regionMap =
                     "zoom \(header.minZoom) to \(header.maxZoom), \(header.tileType?.name ?? "raster") tiles"
             }
-            places[site.id] = place
+            places.append(place)
         }
-        let people: [[String: Any]] = users.map { user in
+        let people: [AdminPage.Person] = users.map { user in
             let granted = grants.filter { $0.user == user.name }.map(\.site).sorted()
-            return [
-                "name": user.name, "role": Self.roleWords(user.role), "slug": Self.pathSegment(user.name),
-                "isSelf": user.name == visitor.user.name, "signingKey": user.publicKey != nil,
-                "email": addresses[user.name] ?? "",
-                "isPublisher": user.role == .publisher,
-                "roles": roles.map {
-                    [
-                        "value": $0, "label": Self.roleWords(Catalog.Role(rawValue: $0)!),
-                        "selected": $0 == user.role.rawValue,
-                    ]
+            return AdminPage.Person(
+                name: user.name, role: Self.roleWords(user.role), slug: Self.pathSegment(user.name),
+                isSelf: user.name == visitor.user.name, signingKey: user.publicKey != nil,
+                email: addresses[user.name] ?? "", isPublisher: user.role == .publisher,
+                roles: roles.map {
+                    ChoiceView(
+                        value: $0, label: Self.roleWords(Catalog.Role(rawValue: $0)!),
+                        selected: $0 == user.role.rawValue)
                 },
-                "grants": granted.map { ["site": $0, "user": user.name] }, "hasGrants": !granted.isEmpty,
-                "tokens": tokens.filter { $0.user == user.name }.map {
-                    ["id": $0.id, "created": PanelController.shortTime($0.createdAt)]
-                },
-            ]
+                grants: granted.map { AdminPage.Person.Grant(site: $0, user: user.name) }, hasGrants: !granted.isEmpty,
+                tokens: tokens.filter { $0.user == user.name }.map {
+                    AdminPage.Person.Token(id: $0.id, created: PanelController.shortTime($0.createdAt))
+                })
         }
-        var values: [String: Any] = [
-            "people": people,
-            "sites": sites.map { site -> [String: Any] in
-                ["id": site.id, "name": site.name, "packages": site.packages].merging(places[site.id] ?? [:]) {
-                    first, _ in first
-                }
-            },
-            "hasSites": !sites.isEmpty,
-            "publishers": users.filter { $0.role == .publisher }.map { ["name": $0.name] },
-            "roles": roles.map { ["value": $0, "label": Self.roleWords(Catalog.Role(rawValue: $0)!)] },
-        ]
-        if let issued { values["issued"] = issued }
-        if let notice = await notice(visitor, request) { values["notice"] = notice }
-        return try page("admin", title: "People, sites and tokens", visitor: visitor, values: values)
+        let body = AdminPage(
+            people: people, sites: places, hasSites: !sites.isEmpty,
+            publishers: users.filter { $0.role == .publisher }.map { AdminPage.Publisher(name: $0.name) },
+            roles: roles.map { AdminPage.Role(value: $0, label: Self.roleWords(Catalog.Role(rawValue: $0)!)) },
+            issued: issued, notice: await notice(visitor, request))
+        return try page(body, title: "People, sites and tokens", visitor: visitor)
     }
 
     /// A role in the words the page uses.

@@ -38,12 +38,11 @@ extension PanelController {
         let outcome = try await server.blocking { try TourBuilder.plan(folder, progress: progress) }
         let placed = PanelFinding.place(outcome.findings, draft: draft)
         guard let plan = outcome.plan else {
-            var response = try page(
-                "built", title: "Not built", visitor: visitor,
-                values: [
-                    "draft": ["name": draft.name, "path": key.path], "built": false,
-                    "message": "The package was not built: fix the problems below, then build again.",
-                ].merging(Self.findingsSection(placed, path: key.path, heading: "Findings")) { _, new in new })
+            let body = BuiltPage(
+                draft: DraftLinkView(name: draft.name, path: key.path), built: false,
+                message: "The package was not built: fix the problems below, then build again.",
+                findings: Self.findingsSection(placed, path: key.path, heading: "Findings"))
+            var response = try page(body, title: "Not built", visitor: visitor)
             response.status = .unprocessableContent
             return response
         }
@@ -65,11 +64,10 @@ extension PanelController {
             result = try await server.intake.ingest(folder: temp, by: visitor.user, rebuilding: true)
         } catch let error as ServerError {
             let more = PanelFinding.place(error.findings, draft: draft)
-            var response = try page(
-                "built", title: "Not stored", visitor: visitor,
-                values: [
-                    "draft": ["name": draft.name, "path": key.path], "built": false, "message": error.message,
-                ].merging(Self.findingsSection(more, path: key.path, heading: "Findings")) { _, new in new })
+            let body = BuiltPage(
+                draft: DraftLinkView(name: draft.name, path: key.path), built: false, message: error.message,
+                findings: Self.findingsSection(more, path: key.path, heading: "Findings"))
+            var response = try page(body, title: "Not stored", visitor: visitor)
             response.status = error.status
             return response
         }
@@ -82,23 +80,23 @@ extension PanelController {
         // The package's own findings (the verifier's, on the stored bytes): what reviewers will see.
         let warnings = PanelFinding.place(result.findings, draft: draft)
         let gaps = warnings.filter { $0.code == FindingCode.accessibilityMissing.rawValue }
-        return try page(
-            "built", title: "Built version \(result.summary.version)", visitor: visitor,
-            values: [
-                "draft": ["name": draft.name, "path": key.path], "built": true, "message": result.message,
-                "version": result.summary.version, "sha256": result.summary.sha256,
-                "size": Self.size(result.summary.size),
-                "status": Self.statusWords(result.state.status),
-                "scan":
-                    "\(result.state.scanStatus.rawValue)\(result.state.scanDetail.isEmpty ? "" : ": " + result.state.scanDetail)",
-                "seconds": String(format: "%.1f", Date().timeIntervalSince(started)),
-                "canRequestReview": result.state.status == .draft && server.configuration.approvals > 0,
-                "released": result.state.status == .released,
-                "gaps": gaps.map { ["message": "\($0.label): \($0.message)", "link": $0.link(draftPath: key.path)] },
-                "hasGaps": !gaps.isEmpty,
-            ].merging(Self.findingsSection(warnings, path: key.path, heading: "Findings on the package")) { _, new in
-                new
-            })
+        var body = BuiltPage(
+            draft: DraftLinkView(name: draft.name, path: key.path), built: true, message: result.message,
+            findings: Self.findingsSection(warnings, path: key.path, heading: "Findings on the package"))
+        body.version = result.summary.version
+        body.sha256 = result.summary.sha256
+        body.size = Self.size(result.summary.size)
+        body.status = Self.statusWords(result.state.status)
+        let detail = result.state.scanDetail
+        body.scan = result.state.scanStatus.rawValue + (detail.isEmpty ? "" : ": " + detail)
+        body.seconds = String(format: "%.1f", Date().timeIntervalSince(started))
+        body.canRequestReview = result.state.status == .draft && server.configuration.approvals > 0
+        body.released = result.state.status == .released
+        body.gaps = gaps.map {
+            BuiltPage.Gap(message: "\($0.label): \($0.message)", link: $0.link(draftPath: key.path))
+        }
+        body.hasGaps = !gaps.isEmpty
+        return try page(body, title: "Built version \(result.summary.version)", visitor: visitor)
     }
 
     func requestReview(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
@@ -143,12 +141,9 @@ extension PanelController {
             throw PanelError(
                 status: .notFound, message: "version \(version) of this tour was not built yet: build it first")
         }
-        return try page(
-            "built", title: "Review requested", visitor: visitor,
-            values: [
-                "draft": ["name": draft.name, "path": key.path], "built": true, "reviewRequested": true,
-                "message": message, "version": version,
-            ])
+        var body = BuiltPage(draft: DraftLinkView(name: draft.name, path: key.path), built: true, message: message)
+        body.version = version
+        return try page(body, title: "Review requested", visitor: visitor)
     }
 }
 

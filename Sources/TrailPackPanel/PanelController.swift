@@ -282,10 +282,10 @@ public struct PanelController: Sendable {
         _ request: Request, message: String? = nil, status: HTTPResponse.Status = .ok, next: String? = nil,
         resume: (action: String, body: String)? = nil
     ) async throws -> Response {
-        var values: [String: Any] = ["next": Self.safeNext(next ?? request.uri.queryParameters.get("next"))]
-        if let message { values["error"] = message }
-        if let resume { values["resume"] = ["action": resume.action, "body": resume.body] }
-        var response = try page("login", title: "Sign in", values: values)
+        let body = LoginPage(
+            next: Self.safeNext(next ?? request.uri.queryParameters.get("next")), error: message,
+            resume: resume.map { LoginPage.Resume(action: $0.action, body: $0.body) })
+        var response = try page(body, title: "Sign in")
         response.status = status
         return response
     }
@@ -340,18 +340,19 @@ public struct PanelController: Sendable {
         let pairs = Self.formPairs(body).filter { $0.name != "_csrf" }
         let hidden: Set<String> = ["revision", "stopRevision", "language", "followStops"]
         let shown = pairs.filter { !$0.value.isEmpty && !hidden.contains($0.name) && !$0.name.hasPrefix("was-") }
-            .prefix(40).map { ["label": Self.fieldLabel($0.name), "value": $0.value] }
-        var object: [String: Any] = [
-            "action": action, "csrf": session.csrfToken, "back": Self.pagePath(of: action),
-            "fields": pairs.map { ["name": $0.name, "value": $0.value] }, "shown": Array(shown),
-            "hasShown": !shown.isEmpty, "title": "Save what you typed", "map": false,
-            "assetVersion": PanelAssets.version,
-        ]
-        object["user"] = ["name": user.name, "role": user.role.rawValue, "reviewCount": false] as [String: Any]
-        guard let html = library.render(object, withTemplate: "resume") else {
-            throw PanelError(status: .internalServerError, message: "the panel has no page 'resume'")
-        }
-        return Self.text(html, type: "text/html; charset=utf-8")
+            .prefix(40).map { ResumePage.Shown(label: Self.fieldLabel($0.name), value: $0.value) }
+        let body = ResumePage(
+            action: action, back: Self.pagePath(of: action),
+            fields: pairs.map { ResumePage.Field(name: $0.name, value: $0.value) }, shown: Array(shown),
+            hasShown: !shown.isEmpty)
+        // The layout as before the page existed: a new session, counted nothing yet.
+        let layout = PanelLayout(
+            title: "Save what you typed", map: false,
+            user: .init(
+                name: user.name, role: user.role.rawValue, reviewCount: ShownCount(0), noticeCount: ShownCount(0),
+                isAdmin: false),
+            csrf: session.csrfToken)
+        return try render(PageContext(layout: layout, body: body))
     }
 
     /// A form field's name as the ranger saw its label.
@@ -469,27 +470,26 @@ public struct PanelController: Sendable {
 
     // MARK: pages
 
-    func page(
-        _ name: String, title: String, visitor: Visitor? = nil, map: Bool = false, values: [String: Any] = [:]
-    ) throws -> Response {
-        var object: [String: Any] = ["title": title, "map": map, "assetVersion": PanelAssets.version]
+    /// A page: `body` drawn by its template inside the layout, for `visitor` (nil: nobody signed in).
+    func page(_ body: some PanelView, title: String, visitor: Visitor? = nil, map: Bool = false) throws -> Response {
+        var layout = PanelLayout(title: title, map: map)
         if let tileURL = configuration.tileURL {
-            object["tileURL"] = tileURL
-            object["tileAttribution"] = configuration.tileAttribution ?? ""
+            layout.tileURL = tileURL
+            layout.tileAttribution = configuration.tileAttribution ?? ""
         }
         if let visitor {
-            object["user"] =
-                [
-                    "name": visitor.user.name, "role": visitor.user.role.rawValue,
-                    "reviewCount": visitor.reviewCount > 0 ? visitor.reviewCount : false,
-                    "noticeCount": visitor.noticeCount > 0 ? visitor.noticeCount : false,
-                    "isAdmin": visitor.user.role == .admin,
-                ] as [String: Any]
-            object["csrf"] = visitor.session.csrfToken
+            layout.user = .init(
+                name: visitor.user.name, role: visitor.user.role.rawValue,
+                reviewCount: ShownCount(visitor.reviewCount), noticeCount: ShownCount(visitor.noticeCount),
+                isAdmin: visitor.user.role == .admin)
+            layout.csrf = visitor.session.csrfToken
         }
-        object.merge(values) { _, new in new }
-        guard let html = library.render(object, withTemplate: name) else {
-            throw PanelError(status: .internalServerError, message: "the panel has no page '\(name)'")
+        return try render(PageContext(layout: layout, body: body))
+    }
+
+    func render<Body: PanelView>(_ context: PageContext<Body>) throws -> Response {
+        guard let html = library.render(context, withTemplate: Body.template) else {
+            throw PanelError(status: .internalServerError, message: "the panel has no page '\(Body.template)'")
         }
         return Self.text(html, type: "text/html; charset=utf-8")
     }
@@ -522,8 +522,8 @@ public struct PanelController: Sendable {
         }
         var response =
             (try? page(
-                "error", title: status.code == 409 ? "Not saved" : "Something is wrong",
-                values: ["message": message, "status": status.code]))
+                ErrorPage(message: message, status: status.code),
+                title: status.code == 409 ? "Not saved" : "Something is wrong"))
             ?? Self.text(message, type: "text/plain; charset=utf-8")
         response.status = status
         if status == .serviceUnavailable { response.headers[.retryAfter] = "5" }

@@ -129,14 +129,14 @@ extension PanelController {
         let shown = list.dropFirst((pageNumber - 1) * Self.draftsPerPage).prefix(Self.draftsPerPage)
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate]
-        var rows: [[String: Any]] = []
+        var rows: [HomePage.Row] = []
         for draft in shown {
             // Where its newest built version is in review (one catalog read a row: a page holds at most 50).
             let review = draft.id.isEmpty ? nil : try await reviewState(draft.id)
-            rows.append([
-                "name": draft.name, "site": draft.key.site, "link": draft.key.path, "stops": draft.stops,
-                "modified": formatter.string(from: draft.modified), "review": review?.values ?? false,
-            ])
+            rows.append(
+                HomePage.Row(
+                    name: draft.name, site: draft.key.site, link: draft.key.path, stops: draft.stops,
+                    modified: formatter.string(from: draft.modified), review: review?.view))
         }
         func pageLink(_ n: Int) -> String {
             var items = [URLQueryItem(name: "page", value: String(n))]
@@ -146,19 +146,16 @@ extension PanelController {
             components.queryItems = items
             return components.string ?? "/"
         }
-        var pager: [String: Any] = ["number": pageNumber, "count": pages]
-        if pageNumber > 1 { pager["previous"] = pageLink(pageNumber - 1) }
-        if pageNumber < pages { pager["next"] = pageLink(pageNumber + 1) }
-        let sites: [[String: Any]] = visitor.sites.map { ["id": $0.id, "name": $0.name] }
-        return try page(
-            "home", title: "Tours", visitor: visitor,
-            values: [
-                "drafts": rows, "hasDrafts": !rows.isEmpty, "sites": sites,
-                "hasSites": !sites.isEmpty || visitor.user.role == .admin,
-                "canEdit": visitor.canEdit, "isAdmin": visitor.user.role == .admin, "draftCount": total,
-                "query": query, "matching": list.count, "searched": !query.isEmpty, "pager": pages > 1 ? pager : false,
-                "searchable": total > 10,
-            ])
+        let pager = HomePage.Pager(
+            number: pageNumber, count: pages, previous: pageNumber > 1 ? pageLink(pageNumber - 1) : nil,
+            next: pageNumber < pages ? pageLink(pageNumber + 1) : nil)
+        let sites = visitor.sites.map { HomePage.Site(id: $0.id, name: $0.name) }
+        let body = HomePage(
+            drafts: rows, hasDrafts: !rows.isEmpty, sites: sites,
+            hasSites: !sites.isEmpty || visitor.user.role == .admin, canEdit: visitor.canEdit,
+            isAdmin: visitor.user.role == .admin, draftCount: total, query: query, matching: list.count,
+            searched: !query.isEmpty, pager: pages > 1 ? pager : nil, searchable: total > 10)
+        return try page(body, title: "Tours", visitor: visitor)
     }
 
     static func names(in folder: String) -> Set<String> {
@@ -211,26 +208,21 @@ extension PanelController {
     }
 
     /// The values of the page's findings list (the `findings` partial): each finding with its link, the counts, the heading.
-    static func findingsSection(_ list: [PanelFinding], path: String, heading: String) -> [String: Any] {
-        [
-            "findings": list.map {
-                [
-                    "severity": $0.severity, "isError": $0.isError, "label": $0.label, "message": $0.message,
-                    "link": $0.link(draftPath: path), "code": $0.code,
-                ]
-            },
-            "hasFindings": !list.isEmpty, "findingsHeading": heading,
-            "errorCount": list.filter(\.isError).count, "warningCount": list.filter { !$0.isError }.count,
-        ]
+    static func findingsSection(_ list: [PanelFinding], path: String, heading: String) -> FindingsSection {
+        FindingsSection(
+            findings: list.map {
+                FindingView(
+                    severity: $0.severity, isError: $0.isError, label: $0.label, message: $0.message,
+                    link: $0.link(draftPath: path), code: $0.code)
+            }, heading: heading)
     }
 
     /// Messages by field id, for the `{{#fields.tour_name}}` blocks beside each field.
-    static func byField(_ list: [PanelFinding]) -> [String: Any] {
-        var out: [String: [[String: Any]]] = [:]
+    static func byField(_ list: [PanelFinding]) -> [String: [FieldNoteView]] {
+        var out: [String: [FieldNoteView]] = [:]
         for f in list {
-            out[f.field.replacingOccurrences(of: "-", with: "_"), default: []].append([
-                "message": f.message, "isError": f.isError,
-            ])
+            out[f.field.replacingOccurrences(of: "-", with: "_"), default: []].append(
+                FieldNoteView(message: f.message, isError: f.isError))
         }
         return out
     }
@@ -247,18 +239,17 @@ extension PanelController {
         for item in counted.completeness.flatMap(\.missing) {
             if let n = item.stop { untranslated[n, default: 0] += 1 }
         }
-        let stops: [[String: Any]] = draft.stops.enumerated().map { index, stop in
+        let stops: [EditorPage.Stop] = draft.stops.enumerated().map { index, stop in
             let count = all.filter { $0.stop == index }.count
             let gaps = untranslated[index + 1] ?? 0
-            return [
-                "number": index + 1, "name": stop.name.isEmpty ? "(no name)" : stop.name,
-                "link": "\(key.path)/stops/\(index + 1)",
-                "latitude": stop.coordinate.map { Self.degrees($0.latitude) } ?? "",
-                "longitude": stop.coordinate.map { Self.degrees($0.longitude) } ?? "",
-                "notFirst": index > 0, "notLast": index < draft.stops.count - 1, "files": stop.assets.count,
-                "findings": count, "hasFindings": count > 0, "action": "\(key.path)/stops/\(index + 1)",
-                "untranslated": gaps, "hasUntranslated": gaps > 0,
-            ]
+            return EditorPage.Stop(
+                number: index + 1, name: stop.name.isEmpty ? "(no name)" : stop.name,
+                link: "\(key.path)/stops/\(index + 1)",
+                latitude: stop.coordinate.map { Self.degrees($0.latitude) } ?? "",
+                longitude: stop.coordinate.map { Self.degrees($0.longitude) } ?? "",
+                notFirst: index > 0, notLast: index < draft.stops.count - 1, files: stop.assets.count,
+                findings: count, hasFindings: count > 0, action: "\(key.path)/stops/\(index + 1)",
+                untranslated: gaps, hasUntranslated: gaps > 0)
         }
         let mapStops = JSONWriter.string(
             .array(
@@ -275,93 +266,86 @@ extension PanelController {
                     }
                 }), pretty: false)
         let frame = draft.bounds ?? Bounds.enclosing(draft.stops.compactMap(\.coordinate))
-        var values: [String: Any] = [
-            "draft": [
-                "name": draft.name, "park": draft.park, "siteID": draft.siteID, "siteName": draft.siteName,
-                "id": draft.id, "version": draft.version,
-                "description": draft.description, "path": key.path,
-            ],
-            "revision": revision, "stops": stops, "hasStops": !stops.isEmpty, "mapStops": mapStops,
-            "was": Self.shownValues(draft),
-            "fields": Self.byField(tourFindings), "followStops": draft.bounds == nil,
-            "proposedVersion": try await proposedVersion(draft),
-            "review": try await reviewState(draft.id)?.values ?? false,
-        ]
-        values.merge(Self.languageValues(draft, key: key, language: language, meters: meters)) { _, new in new }
-        values.merge(Self.findingsSection(all, path: key.path, heading: "What to fix before building")) { _, new in new
-        }
-        if let frame {
-            values["frame"] = [
-                "south": Self.degrees(frame.southwest.latitude), "west": Self.degrees(frame.southwest.longitude),
-                "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude),
-            ]
-        }
+        let languages = Self.languageValues(draft, key: key, language: language, meters: meters)
+        let findings = Self.findingsSection(all, path: key.path, heading: "What to fix before building")
+        var body = EditorPage(
+            draft: EditorPage.Draft(
+                name: draft.name, park: draft.park, siteID: draft.siteID, siteName: draft.siteName, id: draft.id,
+                version: draft.version, description: draft.description, path: key.path),
+            revision: revision, stops: stops, hasStops: !stops.isEmpty, mapStops: mapStops,
+            was: Self.shownValues(draft), fields: Self.byField(tourFindings), followStops: draft.bounds == nil,
+            proposedVersion: try await proposedVersion(draft), review: try await reviewState(draft.id)?.view,
+            hasLanguages: languages.hasLanguages, languageList: languages.languageList,
+            requireAll: languages.requireAll, defaultLanguage: languages.defaultLanguage,
+            suggestions: languages.suggestions, onDefaultTab: languages.onDefaultTab, tab: languages.tab,
+            texts: languages.texts, tabs: languages.tabs, findings: findings.findings,
+            hasFindings: findings.hasFindings, findingsHeading: findings.heading, errorCount: findings.errorCount,
+            warningCount: findings.warningCount, frame: frame.map(FrameView.init))
         if frame == nil, let view = try await siteView(key.site, park: draft.park, excluding: key) {
-            values["view"] = [
-                "south": Self.degrees(view.southwest.latitude), "west": Self.degrees(view.southwest.longitude),
-                "north": Self.degrees(view.northeast.latitude), "east": Self.degrees(view.northeast.longitude),
-            ]
+            body.view = FrameView(view)
         }
-        if let notice = await notice(visitor, request) { values["notice"] = notice }
+        body.notice = await notice(visitor, request)
         if request.uri.queryParameters.get("refused") != nil,
             let problem = try? await sessions.takeProblem(id: visitor.session.id)
         {
-            values["languageProblem"] = problem
+            body.languageProblem = problem
         }
         if configuration.tileURL == nil {
             let folder = drafts.folder(key)
             let header = try await server.blocking { Self.draftMapHeader(folder) }
             if let own = Self.ownMapValues(tileURL: key.path + "/tiles", header: header) {
-                values["ownMap"] = own
+                body.ownMap = own
             } else {
                 // No map of its own yet: the region map the operator gave the site, so a ranger sees roads
                 // and rivers, not a bare grid.
                 let path = drafts.siteMapPath(key.site)
                 let siteHeader = try await server.blocking { Self.siteMapHeader(path) }
                 if var own = Self.ownMapValues(tileURL: "/sites/\(key.site)/tiles", header: siteHeader) {
-                    own["isRegion"] = true
-                    values["ownMap"] = own
-                    if values["frame"] == nil && values["view"] == nil {
-                        values["view"] = [
-                            "south": own["south"]!, "west": own["west"]!, "north": own["north"]!,
-                            "east": own["east"]!,
-                        ]
-                    }
+                    own.isRegion = true
+                    body.ownMap = own
+                    if body.frame == nil && body.view == nil { body.view = own.frame }
                 }
             }
         }
-        return try page(
-            "editor", title: draft.name.isEmpty ? "Tour" : draft.name, visitor: visitor, map: true, values: values)
+        return try page(body, title: draft.name.isEmpty ? "Tour" : draft.name, visitor: visitor, map: true)
     }
 
     static func degrees(_ value: Double) -> String { String(format: "%.6f", value) }
 
     /// The languages section and the language tabs of the tour's page.
+    struct LanguageValues {
+        var hasLanguages: Bool
+        var languageList: [EditorPage.Language]
+        var requireAll: Bool
+        var defaultLanguage: String
+        var suggestions: [EditorPage.Suggestion]
+        var onDefaultTab: Bool
+        var tab: LanguageTabView
+        var texts: EditorPage.Texts
+        var tabs: LanguageTabsView
+    }
+
     static func languageValues(
-        _ draft: TourDraft, key: DraftStore.Key, language: String?, meters: [String: [String: Any]]
-    ) -> [String: Any] {
-        let list: [[String: Any]] = draft.languages.enumerated().map { n, tag in
-            [
-                "tag": tag, "id": PanelLanguage.id(tag), "label": PanelLanguage.label(tag),
-                "name": PanelLanguage.name(tag), "isDefault": n == 0, "meter": meters[tag] ?? false,
-                "translate": "\(key.path)/translate/\(PanelLanguage.id(tag))",
-                "canRemove": n > 0 || draft.languages.count == 1,
-            ]
+        _ draft: TourDraft, key: DraftStore.Key, language: String?, meters: [String: MeterView]
+    ) -> LanguageValues {
+        let list: [EditorPage.Language] = draft.languages.enumerated().map { n, tag in
+            EditorPage.Language(
+                tag: tag, id: PanelLanguage.id(tag), label: PanelLanguage.label(tag), name: PanelLanguage.name(tag),
+                isDefault: n == 0, meter: meters[tag], translate: "\(key.path)/translate/\(PanelLanguage.id(tag))",
+                canRemove: n > 0 || draft.languages.count == 1)
         }
-        let texts: [String: String] = [
-            "name": draft.text(.name, in: language, defaultLanguage: draft.defaultLanguage) ?? "",
-            "park": draft.text(.park, in: language, defaultLanguage: draft.defaultLanguage) ?? "",
-            "description": draft.text(.description, in: language, defaultLanguage: draft.defaultLanguage) ?? "",
-        ]
-        return [
-            "hasLanguages": !draft.languages.isEmpty, "languageList": list, "requireAll": draft.requireAllLanguages,
-            "defaultLanguage": draft.defaultLanguage.map { PanelLanguage.title($0) } ?? "",
-            "suggestions": PanelLanguage.suggestionValues(draft), "onDefaultTab": language == nil,
-            "tab": PanelLanguage.tab(draft, language), "texts": texts,
-            "tabs": PanelLanguage.tabs(draft, current: language) { tag in
+        let texts = EditorPage.Texts(
+            name: draft.text(.name, in: language, defaultLanguage: draft.defaultLanguage) ?? "",
+            park: draft.text(.park, in: language, defaultLanguage: draft.defaultLanguage) ?? "",
+            description: draft.text(.description, in: language, defaultLanguage: draft.defaultLanguage) ?? "")
+        return LanguageValues(
+            hasLanguages: !draft.languages.isEmpty, languageList: list, requireAll: draft.requireAllLanguages,
+            defaultLanguage: draft.defaultLanguage.map { PanelLanguage.title($0) } ?? "",
+            suggestions: PanelLanguage.suggestionValues(draft), onDefaultTab: language == nil,
+            tab: PanelLanguage.tab(draft, language), texts: texts,
+            tabs: PanelLanguage.tabs(draft, current: language) { tag in
                 key.path + (tag.map { "?lang=\(PanelLanguage.id($0))" } ?? "") + "#tour-details"
-            },
-        ]
+            })
     }
 
     func saveTour(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
@@ -488,11 +472,11 @@ extension PanelController {
     }
 
     /// The values the details form showed, sent back with it so a save changes only what it changed.
-    static func shownValues(_ draft: TourDraft) -> [[String: String]] {
+    static func shownValues(_ draft: TourDraft) -> [EditorPage.Was] {
         [
             ("name", draft.name), ("park", draft.park), ("siteName", draft.siteName), ("id", draft.id),
             ("version", draft.version), ("description", draft.description), ("frame", frameText(draft.bounds)),
-        ].map { ["field": $0.0, "value": $0.1] }
+        ].map { EditorPage.Was(field: $0.0, value: $0.1) }
     }
 
     /// A coordinate typed or sent by the map: decimal degrees or degrees, minutes and seconds.

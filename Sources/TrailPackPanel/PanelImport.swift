@@ -580,24 +580,20 @@ extension PanelController {
             "description": "What visitors read at the stop",
             "order": "The stop's number (optional: otherwise the rows' order)",
         ]
-        let roles: [[String: Any]] = ["name", "latitude", "longitude", "coordinates", "description", "order"].map {
+        let roles: [ColumnsPage.Role] = ["name", "latitude", "longitude", "coordinates", "description", "order"].map {
             role in
-            [
-                "role": role, "label": explain[role] ?? role,
-                "options": headers.enumerated().filter { !$0.element.isEmpty }.map {
-                    ["header": $0.element, "selected": chosen[role] == $0.element]
-                },
-            ]
+            ColumnsPage.Role(
+                role: role, label: explain[role] ?? role,
+                options: headers.enumerated().filter { !$0.element.isEmpty }.map {
+                    ColumnsPage.Option(header: $0.element, selected: chosen[role] == $0.element)
+                })
         }
-        var response = try page(
-            "columns", title: "Which column is which?", visitor: visitor,
-            values: [
-                "roles": roles, "fileName": name, "site": site,
-                "action": request.uri.path + "?" + (request.uri.query ?? ""),
-                "headers": headers.filter { !$0.isEmpty }.joined(separator: ", "), "problems": problems,
-                "hasProblems": !problems.isEmpty,
-                "sampleHeaders": headers, "sample": sample.map { ["cells": $0] },
-            ])
+        let body = ColumnsPage(
+            roles: roles, fileName: name, site: site, action: request.uri.path + "?" + (request.uri.query ?? ""),
+            headers: headers.filter { !$0.isEmpty }.joined(separator: ", "), problems: problems,
+            hasProblems: !problems.isEmpty, sampleHeaders: headers,
+            sample: sample.map { ColumnsPage.SampleRow(cells: $0) })
+        var response = try page(body, title: "Which column is which?", visitor: visitor)
         if !problems.isEmpty { response.status = .unprocessableContent }
         return response
     }

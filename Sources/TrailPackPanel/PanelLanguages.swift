@@ -39,28 +39,29 @@ enum PanelLanguage {
 
     /// The tabs of a page that edits texts: one link per declared language, the current one marked
     /// with `aria-current`; `link` makes a tab's address from its language (nil: the default).
-    static func tabs(_ draft: TourDraft, current: String?, link: (String?) -> String) -> [String: Any] {
-        guard draft.languages.count > 1, let base = draft.defaultLanguage else { return ["hasTabs": false] }
-        let tabs: [[String: Any]] = draft.languages.map { tag in
-            let isDefault = tag == base
-            return [
-                "tag": tag, "label": isDefault ? "\(title(tag)) · default" : title(tag),
-                "href": link(isDefault ? nil : tag), "current": (current ?? base) == tag,
-            ]
+    static func tabs(_ draft: TourDraft, current: String?, link: (String?) -> String) -> LanguageTabsView {
+        guard draft.languages.count > 1, let base = draft.defaultLanguage else {
+            return LanguageTabsView(hasTabs: false, tabs: [])
         }
-        return ["hasTabs": true, "tabs": tabs]
+        let tabs = draft.languages.map { tag in
+            let isDefault = tag == base
+            return LanguageTabsView.Tab(
+                tag: tag, label: isDefault ? "\(title(tag)) · default" : title(tag), href: link(isDefault ? nil : tag),
+                current: (current ?? base) == tag)
+        }
+        return LanguageTabsView(hasTabs: true, tabs: tabs)
     }
 
     /// The values of the language a page edits: its tag, its name and the default language's.
-    static func tab(_ draft: TourDraft, _ language: String?) -> [String: Any] {
+    static func tab(_ draft: TourDraft, _ language: String?) -> LanguageTabView {
         let base = draft.defaultLanguage ?? ""
         guard let language else {
-            return ["isDefault": true, "tag": base, "name": name(base), "defaultName": name(base), "defaultTag": base]
+            return LanguageTabView(
+                isDefault: true, tag: base, name: name(base), defaultName: name(base), defaultTag: base)
         }
-        return [
-            "isDefault": false, "tag": language, "name": name(language), "title": title(language),
-            "defaultName": name(base), "defaultTag": base,
-        ]
+        return LanguageTabView(
+            isDefault: false, tag: language, name: name(language), title: title(language), defaultName: name(base),
+            defaultTag: base)
     }
 
     /// The tag of the language whose English or own name is `text` (`Spanish`, `español` → `es`), or nil.
@@ -79,16 +80,16 @@ enum PanelLanguage {
         "ar", "ru", "uk", "pl", "so", "hmn", "nv", "haw", "chr", "oj", "lkt",
     ]
 
-    static func suggestionValues(_ draft: TourDraft) -> [[String: String]] {
+    static func suggestionValues(_ draft: TourDraft) -> [EditorPage.Suggestion] {
         suggestions.filter { tag in !draft.languages.contains { $0.lowercased() == tag.lowercased() } }
-            .map { ["tag": $0, "title": title($0)] }
+            .map { EditorPage.Suggestion(tag: $0, title: title($0)) }
     }
 
     /// How complete each language but the default is, for meters: counts of texts, recordings and
     /// other files, the percentage, what a phone needs for it, and what is missing, stop by stop.
-    static func meters(_ manifest: Manifest) -> [String: [String: Any]] {
+    static func meters(_ manifest: Manifest) -> [String: MeterView] {
         guard let base = manifest.defaultLanguage else { return [:] }
-        var out: [String: [String: Any]] = [:]
+        var out: [String: MeterView] = [:]
         for c in manifest.completeness {
             var recordings = 0, others = 0
             for w in manifest.waypoints {
@@ -101,13 +102,11 @@ enum PanelLanguage {
             var parts = ["\(c.translatedTexts) of \(c.texts) texts"]
             if recordings > 0 { parts.append("\(recordings - missingRecordings) of \(recordings) recordings") }
             if others > 0 { parts.append("\(others - missingOthers) of \(others) other files") }
-            out[c.language] = [
-                "tag": c.language, "id": id(c.language), "name": name(c.language), "defaultName": name(base),
-                "summary": "\(name(c.language)): " + parts.joined(separator: ", "), "percent": c.percent,
-                "complete": c.missing.isEmpty, "bytes": PanelController.size(c.bytes),
-                "missingCount": c.missing.count,
-                "missing": missingLines(c.missing, manifest: manifest),
-            ]
+            out[c.language] = MeterView(
+                tag: c.language, id: id(c.language), name: name(c.language), defaultName: name(base),
+                summary: "\(name(c.language)): " + parts.joined(separator: ", "), percent: c.percent,
+                complete: c.missing.isEmpty, bytes: PanelController.size(c.bytes), missingCount: c.missing.count,
+                missing: missingLines(c.missing, manifest: manifest))
         }
         return out
     }
@@ -142,9 +141,9 @@ enum PanelLanguage {
 
     /// The choices of a file's language (on a stop's page and in its upload form): "All languages" and
     /// each declared language, `selected` the one given.
-    static func choices(_ draft: TourDraft, selected: String?) -> [[String: Any]] {
-        [["value": "", "label": "All languages (a photo, a sound)", "selected": selected == nil]]
-            + draft.languages.map { ["value": $0, "label": title($0), "selected": selected == $0] }
+    static func choices(_ draft: TourDraft, selected: String?) -> [ChoiceView] {
+        [ChoiceView(value: "", label: "All languages (a photo, a sound)", selected: selected == nil)]
+            + draft.languages.map { ChoiceView(value: $0, label: title($0), selected: selected == $0) }
     }
 }
 
@@ -291,16 +290,14 @@ extension PanelController {
         let snapshot = try await drafts.load(key), draft = snapshot.draft
         let tag = try translateLanguage(draft, asked)
         let base = draft.defaultLanguage ?? ""
-        func row<T: DraftTexts>(_ holder: T, _ field: T.Field, id: String, label: String) -> [String: Any]? {
+        func row<T: DraftTexts>(_ holder: T, _ field: T.Field, id: String, label: String) -> TranslatePage.Row? {
             let source = holder.text(field, in: base, defaultLanguage: base)
             let target = holder.text(field, in: tag, defaultLanguage: base)
             guard source != nil || target != nil else { return nil }
             let long = ["description", "transcript"].contains(field.rawValue)
-            return [
-                "id": id, "label": label, "source": source ?? "", "hasSource": source != nil,
-                "value": target ?? "", "long": long, "rows": field.rawValue == "description" ? 6 : 4,
-                "missing": source != nil && target == nil,
-            ]
+            return TranslatePage.Row(
+                id: id, label: label, source: source ?? "", hasSource: source != nil, value: target ?? "", long: long,
+                rows: field.rawValue == "description" ? 6 : 4, missing: source != nil && target == nil)
         }
         let manifest = try await countingManifest(key, draft)
         let meter = PanelLanguage.meters(manifest)[tag]
@@ -310,7 +307,7 @@ extension PanelController {
             row(draft, .park, id: "tour-park", label: "Park or forest"),
             row(draft, .description, id: "tour-description", label: "Description"),
         ].compactMap { $0 }
-        let stops: [[String: Any]] = draft.stops.enumerated().map { index, stop in
+        let stops: [TranslatePage.Stop] = draft.stops.enumerated().map { index, stop in
             let n = index + 1
             var rows = [
                 row(stop, .name, id: "stop-\(n)-name", label: "Name"),
@@ -341,26 +338,23 @@ extension PanelController {
                 return "No \(what) in \(PanelLanguage.name(tag)) yet (\(PanelLanguage.name(base)) has \(file)): "
                     + "upload one on the stop's page and choose \(PanelLanguage.name(tag)) as its language."
             }
-            return [
-                "number": n, "name": stop.name.isEmpty ? "(no name)" : stop.name, "rows": rows,
-                "files": inLanguage.joined(separator: ", "), "hasFiles": !inLanguage.isEmpty, "gaps": gaps,
-                "link": "\(key.path)/stops/\(n)?lang=\(PanelLanguage.id(tag))",
-            ]
+            return TranslatePage.Stop(
+                number: n, name: stop.name.isEmpty ? "(no name)" : stop.name, rows: rows,
+                files: inLanguage.joined(separator: ", "), hasFiles: !inLanguage.isEmpty, gaps: gaps,
+                link: "\(key.path)/stops/\(n)?lang=\(PanelLanguage.id(tag))")
         }
         let others = draft.languages.dropFirst().filter { $0 != tag }.map {
-            ["title": PanelLanguage.title($0), "link": "\(key.path)/translate/\(PanelLanguage.id($0))"]
+            TranslatePage.Other(
+                title: PanelLanguage.title($0), link: "\(key.path)/translate/\(PanelLanguage.id($0))")
         }
-        var values: [String: Any] = [
-            "draft": ["name": draft.name, "path": key.path], "revision": snapshot.revision,
-            "tab": PanelLanguage.tab(draft, tag), "tour": tour, "stops": stops,
-            "action": "\(key.path)/translate/\(PanelLanguage.id(tag))", "others": others, "hasOthers": !others.isEmpty,
-            "meter": meter ?? false,
-        ]
-        if let notice = await notice(visitor, request) { values["notice"] = notice }
+        let body = TranslatePage(
+            draft: DraftLinkView(name: draft.name, path: key.path), revision: snapshot.revision,
+            tab: PanelLanguage.tab(draft, tag), tour: tour, stops: stops,
+            action: "\(key.path)/translate/\(PanelLanguage.id(tag))", others: others, hasOthers: !others.isEmpty,
+            meter: meter, notice: await notice(visitor, request))
         return try page(
-            "translate",
-            title: "Translate \(draft.name.isEmpty ? "the tour" : draft.name) into \(PanelLanguage.name(tag))",
-            visitor: visitor, values: values)
+            body, title: "Translate \(draft.name.isEmpty ? "the tour" : draft.name) into \(PanelLanguage.name(tag))",
+            visitor: visitor)
     }
 
     func saveTranslations(

@@ -117,14 +117,12 @@ extension PanelController {
 
     /// What the page's map needs to draw the tour's own map: a tile URL template and its zooms, or nil
     /// for a vector map (which Leaflet cannot draw) or none.
-    static func ownMapValues(tileURL: String, header: PMTilesHeader?) -> [String: Any]? {
+    static func ownMapValues(tileURL: String, header: PMTilesHeader?) -> OwnMapView? {
         guard let header, let type = header.tileType, ["png", "jpeg", "webp"].contains(type.name) else { return nil }
-        let b = header.bounds
-        return [
-            "url": tileURL + "/{z}/{x}/{y}", "minZoom": header.minZoom, "maxZoom": header.maxZoom, "type": type.name,
-            "south": degrees(b.southwest.latitude), "west": degrees(b.southwest.longitude),
-            "north": degrees(b.northeast.latitude), "east": degrees(b.northeast.longitude),
-        ]
+        let frame = FrameView(header.bounds)
+        return OwnMapView(
+            url: tileURL + "/{z}/{x}/{y}", minZoom: header.minZoom, maxZoom: header.maxZoom, type: type.name,
+            south: frame.south, west: frame.west, north: frame.north, east: frame.east)
     }
 
     /// The draft's map header, read from its file (nil: no map, or not a readable PMTiles file).
@@ -144,14 +142,12 @@ extension PanelController {
     }
 
     /// One row per zoom: tiles of the frame, present, percent, the missing area named.
-    static func coverageRows(_ zooms: [MapZoomReport]) -> [[String: Any]] {
+    static func coverageRows(_ zooms: [MapZoomReport]) -> [ReviewPage.Coverage] {
         zooms.map { zoom in
-            [
-                "zoom": zoom.zoom, "tiles": zoom.frameTiles ?? 0, "present": zoom.framePresent,
-                "percent": zoom.coveragePercent.map { String(format: "%.1f", $0) } ?? "–",
-                "missing": zoom.missingArea ?? "",
-                "complete": zoom.frameMissing == 0,
-            ]
+            ReviewPage.Coverage(
+                zoom: zoom.zoom, tiles: zoom.frameTiles ?? 0, present: zoom.framePresent,
+                percent: zoom.coveragePercent.map { String(format: "%.1f", $0) } ?? "–",
+                missing: zoom.missingArea ?? "", complete: zoom.frameMissing == 0)
         }
     }
 }

@@ -20,6 +20,14 @@ enum PanelPages {
         ("notifications", PackageResources.notifications_mustache),
     ]
 
+    /// The pages' types, one per page template; the other templates are parts of pages (`layout`, `findings`,
+    /// `translateRow`, `changes`).
+    static let views: [any PanelView.Type] = [
+        LoginPage.self, ResumePage.self, ErrorPage.self, HomePage.self, EditorPage.self, StopPage.self,
+        TranslatePage.self, BuiltPage.self, AdminPage.self, ReviewsPage.self, ReviewPage.self, HistoryPage.self,
+        ColumnsPage.self, NotificationsPage.self,
+    ]
+
     /// The templates, parsed once (a template error is the program's own bug, found by the tests).
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()

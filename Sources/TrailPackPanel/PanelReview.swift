@@ -72,22 +72,18 @@ extension PanelController {
             mayView(visitor, site: $0.summary.site)
         }
         let required = server.configuration.approvals
-        let rows: [[String: Any]] = records.map { r in
-            [
-                "name": r.summary.name, "site": r.summary.site, "version": r.summary.version, "publisher": r.uploadedBy,
-                "since": Self.shortTime(r.createdAt),
-                "approvals": r.approvals.count, "required": required,
-                "scan": Self.scanWords(r.scanStatus, r.scanDetail), "status": Self.statusWords(r.summary.status),
-                "link": Self.versionPath(r.summary.id, r.summary.version),
-                "mine": r.approvals.contains { $0.reviewer == visitor.user.name },
-            ]
+        let rows = records.map { r in
+            ReviewsPage.Row(
+                name: r.summary.name, site: r.summary.site, version: r.summary.version, publisher: r.uploadedBy,
+                since: Self.shortTime(r.createdAt), approvals: r.approvals.count, required: required,
+                scan: Self.scanWords(r.scanStatus, r.scanDetail), status: Self.statusWords(r.summary.status),
+                link: Self.versionPath(r.summary.id, r.summary.version),
+                mine: r.approvals.contains { $0.reviewer == visitor.user.name })
         }
+        let body = ReviewsPage(rows: rows, hasRows: !rows.isEmpty, isPublisher: visitor.user.role == .publisher)
         return try page(
-            "reviews", title: visitor.user.role == .publisher ? "Your versions in review" : "Waiting for review",
-            visitor: visitor,
-            values: [
-                "rows": rows, "hasRows": !rows.isEmpty, "isPublisher": visitor.user.role == .publisher,
-            ])
+            body, title: visitor.user.role == .publisher ? "Your versions in review" : "Waiting for review",
+            visitor: visitor)
     }
 
     // MARK: one version
@@ -129,41 +125,32 @@ extension PanelController {
             && (status == .pending || status == .ready)
         let alreadyApproved = record.approvals.contains { $0.reviewer == visitor.user.name }
         let assetBase = Self.versionPath(id, version) + "/asset?path="
-        var values: [String: Any] = [
-            "id": id, "version": version, "name": summary.name, "site": summary.site,
-            "status": Self.statusWords(status), "statusCode": status.rawValue,
-            "publisher": record.uploadedBy,
-            "uploaded": Self.shortTime(record.createdAt), "sha256": summary.sha256, "size": Self.size(summary.size),
-            "bytes": summary.size,
-            "scan": Self.scanWords(record.scanStatus, record.scanDetail), "scanHeld": record.scanStatus == .held,
-            "approvalCount": record.approvals.count, "required": required,
-            "approvals": record.approvals.map {
-                ["reviewer": $0.reviewer, "at": Self.shortTime($0.at), "signed": $0.signed]
+        var body = ReviewPage(
+            id: id, version: version, name: summary.name, site: summary.site, status: Self.statusWords(status),
+            statusCode: status.rawValue, publisher: record.uploadedBy, uploaded: Self.shortTime(record.createdAt),
+            sha256: summary.sha256, size: Self.size(summary.size), bytes: summary.size,
+            scan: Self.scanWords(record.scanStatus, record.scanDetail), scanHeld: record.scanStatus == .held,
+            approvalCount: record.approvals.count, required: required,
+            approvals: record.approvals.map {
+                ApprovalView(reviewer: $0.reviewer, at: Self.shortTime($0.at), signed: $0.signed)
             },
-            "action": Self.versionPath(id, version), "history": "/packages/\(Self.pathSegment(id))",
-            "visitorPreview": "/visit/#/preview/\(Self.pathSegment(id))/\(Self.pathSegment(version))",
-            "canJudge": canJudge, "canAddSignature": canJudge && alreadyApproved,
-            "canApprove": canJudge && !alreadyApproved,
-            "canRelease": isUploader && status == .ready && record.scanStatus.releasable,
-            "canRequest": (isUploader || visitor.user.role == .admin) && status == .draft,
-            "canWithdraw": visitor.user.role == .admin && status == .released,
-            "fileName": "\(id)-\(summary.version).zip",
-            "findings": (report?.findings ?? []).map {
-                [
-                    "severity": $0.severity.rawValue, "code": $0.code.rawValue, "message": $0.message,
-                    "file": $0.file ?? "",
-                ]
+            action: Self.versionPath(id, version), history: "/packages/\(Self.pathSegment(id))",
+            visitorPreview: "/visit/#/preview/\(Self.pathSegment(id))/\(Self.pathSegment(version))",
+            canJudge: canJudge, canAddSignature: canJudge && alreadyApproved, canApprove: canJudge && !alreadyApproved,
+            canRelease: isUploader && status == .ready && record.scanStatus.releasable,
+            canRequest: (isUploader || visitor.user.role == .admin) && status == .draft,
+            canWithdraw: visitor.user.role == .admin && status == .released,
+            fileName: "\(id)-\(summary.version).zip",
+            findings: (report?.findings ?? []).map {
+                ReviewPage.Finding(
+                    severity: $0.severity.rawValue, code: $0.code.rawValue, message: $0.message,
+                    file: $0.file?.isEmpty == false ? $0.file : nil)
             },
-            "verified": report.map { !$0.findings.hasErrors } ?? false,
-            "hasReport": !(report?.findings ?? []).isEmpty,
-        ]
-        if let denial {
-            values["denial"] = [
-                "by": denial.actor, "at": Self.shortTime(denial.at), "reason": Self.denialReason(denial.detail),
-            ]
-        }
-        if let notice = await notice(visitor, request) { values["notice"] = notice }
-        values["diff"] = Self.diffValues(diff)
+            verified: report.map { !$0.findings.hasErrors } ?? false, hasReport: !(report?.findings ?? []).isEmpty,
+            denial: denial.map {
+                ReviewPage.Denial(by: $0.actor, at: Self.shortTime($0.at), reason: Self.denialReason($0.detail))
+            },
+            notice: await notice(visitor, request), diff: Self.diffValues(diff), frame: FrameView(manifest.bounds))
         // For the reviewer of a fix: what changed since the version that was sent back — the bytes
         // this very version held before it was built again under its number, else an older version.
         if let replaced = try await server.catalog.replacedBytes(package: id, version: summary.version).last,
@@ -173,64 +160,60 @@ extension PanelController {
                 PackageDiff(
                     old: replacedManifest, new: manifest, oldPackage: (replaced.sha256, replaced.size),
                     newPackage: (summary.sha256, summary.size)))
-            since["sameNumber"] = true
-            values["sinceDenied"] = since
+            since.sameNumber = true
+            body.sinceDenied = since
         } else if let denied = try await deniedBefore(id, version: summary.version),
             let stored = try await server.catalog.version(package: id, version: denied, releasedOnly: false),
             let deniedManifest = ManifestReader.read(Array(stored.manifest.utf8)).manifest
         {
-            values["sinceDenied"] = Self.diffValues(
+            body.sinceDenied = Self.diffValues(
                 PackageDiff(
                     old: deniedManifest, new: manifest, oldPackage: (stored.summary.sha256, stored.summary.size),
                     newPackage: (summary.sha256, summary.size)))
         }
-        values.merge(Self.reviewLanguages(manifest)) { _, new in new }
+        Self.addLanguages(manifest, to: &body)
         let others = Array(manifest.languages.dropFirst())
-        values["stops"] = manifest.waypoints.enumerated().map { n, waypoint -> [String: Any] in
+        body.stops = manifest.waypoints.enumerated().map { n, waypoint in
             let change = diff.stops.first { $0.slug == waypoint.slug && $0.kind != .removed }
-            let translated: [[String: Any]] = others.map { tag in
-                [
-                    "tag": tag, "title": PanelLanguage.title(tag),
-                    "name": waypoint.translations[tag, .name] ?? "(not translated)",
-                    "description": waypoint.translations[tag, .description] ?? "(not translated)",
-                ]
+            let translated = others.map { tag in
+                ReviewPage.Translated(
+                    tag: tag, title: PanelLanguage.title(tag),
+                    name: waypoint.translations[tag, .name] ?? "(not translated)",
+                    description: waypoint.translations[tag, .description] ?? "(not translated)")
             }
-            return [
-                "translated": translated, "hasTranslated": !translated.isEmpty,
-                "number": n + 1, "name": waypoint.name, "description": waypoint.description,
-                "latitude": PanelController.degrees(waypoint.coordinate.latitude),
-                "longitude": PanelController.degrees(waypoint.coordinate.longitude),
-                "waiver": waypoint.accessibilityWaiver ?? false, "hasWaiver": waypoint.accessibilityWaiver != nil,
-                "changed": change != nil, "added": change?.kind == .added,
-                "assets": waypoint.assets.map { asset -> [String: Any] in
+            return ReviewPage.Stop(
+                translated: translated, hasTranslated: !translated.isEmpty, number: n + 1, name: waypoint.name,
+                description: waypoint.description,
+                latitude: PanelController.degrees(waypoint.coordinate.latitude),
+                longitude: PanelController.degrees(waypoint.coordinate.longitude),
+                waiver: waypoint.accessibilityWaiver, hasWaiver: waypoint.accessibilityWaiver != nil,
+                changed: change != nil, added: change?.kind == .added,
+                assets: waypoint.assets.map { asset in
                     let url =
                         assetBase + (asset.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
                     let captions = asset.captions.map {
                         assetBase + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
                     }
-                    let texts: [[String: Any]] = others.compactMap { tag in
+                    let texts: [ReviewPage.AssetTexts] = others.compactMap { tag in
                         let lines = [AssetTextField.title, .alt, .transcript].compactMap { field in
                             asset.translations[tag, field].map {
                                 "\(PanelLanguage.fieldWords[field.rawValue] ?? field.rawValue): \($0)"
                             }
                         }
-                        return lines.isEmpty ? nil : ["tag": tag, "name": PanelLanguage.name(tag), "lines": lines]
+                        return lines.isEmpty
+                            ? nil : ReviewPage.AssetTexts(tag: tag, name: PanelLanguage.name(tag), lines: lines)
                     }
-                    return [
-                        "language": asset.language.map(PanelLanguage.title) ?? false, "translatedTexts": texts,
-                        "srclang": asset.language ?? manifest.defaultLanguage ?? "en",
-                        "path": asset.path, "url": url, "title": asset.title ?? "", "size": Self.size(asset.size),
-                        "isImage": asset.kind == .image, "isAudio": asset.kind == .audio,
-                        "isVideo": asset.kind == .video,
-                        "isOther": ![.image, .audio, .video].contains(asset.kind),
-                        "alt": asset.alt ?? false, "transcript": asset.transcript ?? false,
-                        "captions": captions ?? false,
-                        "missingText": (asset.kind == .image && asset.alt == nil)
+                    return ReviewPage.Asset(
+                        language: asset.language.map(PanelLanguage.title), translatedTexts: texts,
+                        srclang: asset.language ?? manifest.defaultLanguage ?? "en", path: asset.path, url: url,
+                        title: TextOrFalse(asset.title), size: Self.size(asset.size), isImage: asset.kind == .image,
+                        isAudio: asset.kind == .audio, isVideo: asset.kind == .video,
+                        isOther: ![.image, .audio, .video].contains(asset.kind), alt: asset.alt,
+                        transcript: asset.transcript, captions: captions,
+                        missingText: (asset.kind == .image && asset.alt == nil)
                             || (asset.kind == .audio && asset.transcript == nil)
-                            || (asset.kind == .video && asset.captions == nil),
-                    ]
-                },
-            ]
+                            || (asset.kind == .video && asset.captions == nil))
+                })
         }
         // The map: every stop now, and where the moved ones were.
         let points: [JSONValue] = manifest.waypoints.enumerated().map { n, waypoint in
@@ -249,27 +232,20 @@ extension PanelController {
             }
             return .object(members)
         }
-        values["mapStops"] = JSONWriter.string(.array(points), pretty: false)
+        body.mapStops = JSONWriter.string(.array(points), pretty: false)
         if let coverage = await (try? server.blocking { Self.coverage(blob: path, manifest: manifest) }) ?? nil {
-            values["hasCoverage"] = true
-            values["coverage"] = Self.coverageRows(coverage.zooms)
-            values["mapPath"] = Self.baseMap(manifest)?.path ?? ""
-            values["mapType"] = coverage.header?.tileType?.name ?? "?"
-            values["mapMinZoom"] = coverage.header?.minZoom ?? 0
-            values["mapMaxZoom"] = coverage.header?.maxZoom ?? 0
-            if configuration.tileURL == nil,
-                let own = Self.ownMapValues(tileURL: Self.versionPath(id, version) + "/tiles", header: coverage.header)
-            {
-                values["ownMap"] = own
+            body.hasCoverage = true
+            body.coverage = Self.coverageRows(coverage.zooms)
+            body.mapPath = Self.baseMap(manifest)?.path ?? ""
+            body.mapType = coverage.header?.tileType?.name ?? "?"
+            body.mapMinZoom = coverage.header?.minZoom ?? 0
+            body.mapMaxZoom = coverage.header?.maxZoom ?? 0
+            if configuration.tileURL == nil {
+                body.ownMap = Self.ownMapValues(
+                    tileURL: Self.versionPath(id, version) + "/tiles", header: coverage.header)
             }
         }
-        let frame = manifest.bounds
-        values["frame"] = [
-            "south": Self.degrees(frame.southwest.latitude), "west": Self.degrees(frame.southwest.longitude),
-            "north": Self.degrees(frame.northeast.latitude), "east": Self.degrees(frame.northeast.longitude),
-        ]
-        return try page(
-            "review", title: "\(summary.name) \(summary.version)", visitor: visitor, map: true, values: values)
+        return try page(body, title: "\(summary.name) \(summary.version)", visitor: visitor, map: true)
     }
 
     static func versionPath(_ id: String, _ version: String) -> String {
@@ -287,25 +263,26 @@ extension PanelController {
     }
 
     /// The version's languages and how complete each one is (the default language first).
-    static func reviewLanguages(_ manifest: Manifest) -> [String: Any] {
-        guard let base = manifest.defaultLanguage else { return ["hasLanguages": false] }
+    static func addLanguages(_ manifest: Manifest, to page: inout ReviewPage) {
+        guard let base = manifest.defaultLanguage else { return }
         let meters = PanelLanguage.meters(manifest)
         let names = manifest.languages.map {
             $0 == base ? "\(PanelLanguage.title($0)) (the default)" : PanelLanguage.title($0)
         }
-        return [
-            "hasLanguages": true, "languageNames": names.joined(separator: ", "),
-            "requireAll": manifest.requireAllLanguages,
-            "baseSize": size(manifest.bytes(for: base)), "baseName": PanelLanguage.name(base),
-            "meters": manifest.languages.dropFirst().compactMap { meters[$0] },
-        ]
+        page.hasLanguages = true
+        page.languageNames = names.joined(separator: ", ")
+        page.requireAll = manifest.requireAllLanguages
+        page.baseSize = size(manifest.bytes(for: base))
+        page.baseName = PanelLanguage.name(base)
+        page.meters = manifest.languages.dropFirst().compactMap { meters[$0] }
     }
 
     /// The diff as the review page shows it: one entry per change, in words, with word-level text changes.
-    static func diffValues(_ diff: PackageDiff) -> [String: Any] {
-        func words(_ w: WordDiff?) -> [[String: Any]] {
+    static func diffValues(_ diff: PackageDiff) -> DiffView {
+        func words(_ w: WordDiff?) -> [DiffView.Words] {
             (w?.runs ?? []).map {
-                ["text": $0.text, "same": $0.kind == .same, "added": $0.kind == .added, "removed": $0.kind == .removed]
+                DiffView.Words(
+                    text: $0.text, same: $0.kind == .same, added: $0.kind == .added, removed: $0.kind == .removed)
             }
         }
         func assetLine(_ a: PackageDiff.AssetChange) -> String {
@@ -320,7 +297,7 @@ extension PanelController {
             case .retitled: return "file \(file) retitled: '\(a.oldTitle ?? "")' → '\(a.newTitle ?? "")'"
             }
         }
-        var stops: [[String: Any]] = []
+        var stops: [DiffView.Stop] = []
         for change in diff.stops {
             var lines: [String] = []
             if let old = change.oldName, old != change.name { lines.append("renamed from '\(old)'") }
@@ -343,13 +320,13 @@ extension PanelController {
             case .removed: title = "Removed: \(change.name)"
             case .changed: title = "Changed: \(change.name)"
             }
-            stops.append([
-                "title": title, "lines": lines, "hasLines": !lines.isEmpty, "words": words(change.description),
-                "hasWords": change.description != nil, "kind": change.kind.rawValue,
-            ])
+            stops.append(
+                DiffView.Stop(
+                    title: title, lines: lines, hasLines: !lines.isEmpty, words: words(change.description),
+                    hasWords: change.description != nil, kind: change.kind.rawValue))
         }
-        let tour: [[String: Any]] = diff.tour.map {
-            ["field": $0.field, "old": $0.old, "new": $0.new, "words": words($0.words), "hasWords": $0.words != nil]
+        let tour = diff.tour.map {
+            DiffView.Tour(field: $0.field, old: $0.old, new: $0.new, words: words($0.words), hasWords: $0.words != nil)
         }
         var other: [String] = diff.maps.map(assetLine)
         if diff.oldFrame != nil, diff.oldFrame != diff.newFrame { other.append("the map frame changed") }
@@ -370,32 +347,29 @@ extension PanelController {
             }
             other.insert(line, at: 0)
         }
-        var byLanguage: [[String: Any]] = []
+        var byLanguage: [DiffView.Language] = []
         for change in diff.translations {
             let field = PanelLanguage.fieldWords[change.field] ?? change.field
             var place = change.stop.map { "Stop \(change.position.map(String.init) ?? "?"), \($0)" } ?? "The tour"
             place += " — " + (change.file.map { "\(field) of \($0)" } ?? field)
-            let row: [String: Any] = [
-                "place": place, "old": change.old ?? "", "new": change.new ?? "", "words": words(change.words),
-                "hasWords": change.words != nil, "added": change.old == nil, "removed": change.new == nil,
-                "changed": change.old != nil && change.new != nil && change.words == nil,
-            ]
-            if let last = byLanguage.indices.last, byLanguage[last]["tag"] as? String == change.language {
-                byLanguage[last]["changes"] = (byLanguage[last]["changes"] as? [[String: Any]] ?? []) + [row]
+            let row = DiffView.Translation(
+                place: place, old: change.old ?? "", new: change.new ?? "", words: words(change.words),
+                hasWords: change.words != nil, added: change.old == nil, removed: change.new == nil,
+                changed: change.old != nil && change.new != nil && change.words == nil)
+            if let last = byLanguage.indices.last, byLanguage[last].tag == change.language {
+                byLanguage[last].changes.append(row)
+                byLanguage[last].count += 1
             } else {
-                byLanguage.append([
-                    "tag": change.language, "id": PanelLanguage.id(change.language),
-                    "title": PanelLanguage.title(change.language), "changes": [row],
-                ])
+                byLanguage.append(
+                    DiffView.Language(
+                        tag: change.language, id: PanelLanguage.id(change.language),
+                        title: PanelLanguage.title(change.language), changes: [row], count: 1))
             }
         }
-        for i in byLanguage.indices { byLanguage[i]["count"] = (byLanguage[i]["changes"] as? [Any])?.count ?? 0 }
-        return [
-            "firstRelease": diff.firstRelease, "against": diff.old?.version ?? "", "hasChanges": diff.hasChanges,
-            "stops": stops, "tour": tour, "other": other, "hasOther": !other.isEmpty,
-            "byLanguage": byLanguage, "hasByLanguage": !byLanguage.isEmpty,
-            "count": stops.count + tour.count + other.count + diff.translations.count,
-        ]
+        return DiffView(
+            firstRelease: diff.firstRelease, against: diff.old?.version ?? "", hasChanges: diff.hasChanges,
+            stops: stops, tour: tour, other: other, hasOther: !other.isEmpty, byLanguage: byLanguage,
+            hasByLanguage: !byLanguage.isEmpty, count: stops.count + tour.count + other.count + diff.translations.count)
     }
 
     // MARK: the package's files, streamed out of it
@@ -598,30 +572,27 @@ extension PanelController {
             throw PanelError(status: .notFound, message: "there is no package '\(id)' you may see")
         }
         let audit = try await server.catalog.auditLog(package: id)
-        let rows: [[String: Any]] = records.map { r in
-            [
-                "version": r.summary.version, "status": Self.statusWords(r.summary.status),
-                "uploaded": Self.shortTime(r.createdAt), "publisher": r.uploadedBy,
-                "sha256": r.summary.sha256, "size": Self.size(r.summary.size),
-                "link": Self.versionPath(id, r.summary.version),
-                "approvals": r.approvals.map {
-                    ["reviewer": $0.reviewer, "at": Self.shortTime($0.at), "signed": $0.signed]
+        let rows = records.map { r in
+            HistoryPage.Row(
+                version: r.summary.version, status: Self.statusWords(r.summary.status),
+                uploaded: Self.shortTime(r.createdAt), publisher: r.uploadedBy, sha256: r.summary.sha256,
+                size: Self.size(r.summary.size), link: Self.versionPath(id, r.summary.version),
+                approvals: r.approvals.map {
+                    ApprovalView(reviewer: $0.reviewer, at: Self.shortTime($0.at), signed: $0.signed)
                 },
-                "released": r.summary.status == .released,
-                "download": "/v1/blobs/\(r.summary.sha256).zip",
-                "signatures":
-                    "/v1/packages/\(Self.pathSegment(id))/versions/\(Self.pathSegment(r.summary.version))/signatures",
-            ]
+                released: r.summary.status == .released, download: "/v1/blobs/\(r.summary.sha256).zip",
+                signatures:
+                    "/v1/packages/\(Self.pathSegment(id))/versions/\(Self.pathSegment(r.summary.version))/signatures")
         }
-        let timeline: [[String: Any]] = audit.reversed().map {
-            [
-                "at": Self.shortTime($0.at), "actor": $0.actor, "action": Self.actionWords($0.action),
-                "version": $0.version ?? "", "detail": Self.detailWords($0.action, $0.detail),
-            ]
+        let timeline = audit.reversed().map { entry in
+            let detail = Self.detailWords(entry.action, entry.detail)
+            return HistoryPage.Event(
+                at: Self.shortTime(entry.at), actor: entry.actor, action: Self.actionWords(entry.action),
+                version: entry.version?.isEmpty == false ? entry.version : nil, detail: detail.isEmpty ? nil : detail)
         }
         return try page(
-            "history", title: "\(first.summary.name): versions", visitor: visitor,
-            values: ["id": id, "rows": rows, "timeline": timeline])
+            HistoryPage(id: id, rows: rows, timeline: timeline), title: "\(first.summary.name): versions",
+            visitor: visitor)
     }
 }
 

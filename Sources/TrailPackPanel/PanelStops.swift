@@ -26,7 +26,7 @@ extension PanelController {
         // Which language's texts the page edits (`?lang=`; nil: the default language's, and everything else).
         let language = PanelLanguage.chosen(request.uri.queryParameters.get("lang"), in: draft)
         let base = draft.defaultLanguage
-        let files: [[String: Any]] = stop.assets.enumerated().map { n, asset in
+        let files: [StopPage.File] = stop.assets.enumerated().map { n, asset in
             let kind = MediaTypes.lookup(fileName: asset.file)?.kind
             // Through the stop folder's descriptor: a link is not a file here either.
             var size: Int64 = -1
@@ -37,39 +37,38 @@ extension PanelController {
             func text(_ field: AssetTextField) -> String {
                 asset.text(field, in: shown, defaultLanguage: base) ?? ""
             }
-            return [
-                "n": n + 1, "file": asset.file,
-                "url": "\(key.path)/stops/\(index + 1)/files/\(Self.pathSegment(asset.file))",
-                "isImage": kind == .image, "isAudio": kind == .audio, "isVideo": kind == .video,
-                "title": text(.title), "alt": text(.alt), "transcript": text(.transcript),
-                "sourceTitle": asset.title ?? "", "sourceAlt": asset.alt ?? "",
-                "sourceTranscript": asset.transcript ?? "",
-                "size": size < 0 ? "missing" : Self.size(size),
-                "captionChoices": captionFiles.map {
-                    ["file": $0, "selected": $0 == asset.text(.captions, in: shown, defaultLanguage: base)]
+            return StopPage.File(
+                n: n + 1, file: asset.file,
+                url: "\(key.path)/stops/\(index + 1)/files/\(Self.pathSegment(asset.file))",
+                isImage: kind == .image, isAudio: kind == .audio, isVideo: kind == .video,
+                title: text(.title), alt: text(.alt), transcript: text(.transcript),
+                sourceTitle: asset.title ?? "", sourceAlt: asset.alt ?? "", sourceTranscript: asset.transcript ?? "",
+                size: size < 0 ? "missing" : Self.size(size),
+                captionChoices: captionFiles.map {
+                    StopPage.Caption(file: $0, selected: $0 == asset.text(.captions, in: shown, defaultLanguage: base))
                 },
-                "hasCaptionChoices": !captionFiles.isEmpty,
-                "notes": all.filter { $0.field == "file-\(n + 1)" }.map {
-                    ["message": $0.message, "isError": $0.isError]
+                hasCaptionChoices: !captionFiles.isEmpty,
+                notes: all.filter { $0.field == "file-\(n + 1)" }.map {
+                    FieldNoteView(message: $0.message, isError: $0.isError)
                 },
-                "shared": fileLanguage == nil, "inTab": language != nil && fileLanguage == language,
-                "elsewhere": language != nil && fileLanguage != nil && fileLanguage != language,
-                "fileLanguage": fileLanguage ?? "", "languageName": fileLanguage.map(PanelLanguage.title) ?? "",
-                "inOtherLanguage": fileLanguage != nil && fileLanguage != base,
-                "languageFromName": draft.languageFromName(asset),
-                "languageChoices": PanelLanguage.choices(draft, selected: fileLanguage),
-            ]
+                shared: fileLanguage == nil, inTab: language != nil && fileLanguage == language,
+                elsewhere: language != nil && fileLanguage != nil && fileLanguage != language,
+                fileLanguage: fileLanguage ?? "", languageName: fileLanguage.map(PanelLanguage.title) ?? "",
+                inOtherLanguage: fileLanguage != nil && fileLanguage != base,
+                languageFromName: draft.languageFromName(asset),
+                languageChoices: PanelLanguage.choices(draft, selected: fileLanguage))
         }
-        // Each detail under the name the ranger gave it ("Elevation (ft)"), the key the apps read beside it.
-        var properties: [[String: Any]] = stop.properties.map {
-            let label = stop.propertyLabels[$0.key]
-            return [
-                "key": label ?? $0.key, "value": PropertyValue.text($0.value), "derived": label == nil ? "" : $0.key,
-            ]
+        // Each detail under the name the ranger gave it ("Elevation (ft)"), the key the apps read beside it;
+        // two empty rows for new details.
+        let details: [(key: String, value: String, derived: String?)] =
+            stop.properties.map {
+                let label = stop.propertyLabels[$0.key]
+                return (label ?? $0.key, PropertyValue.text($0.value), label == nil ? nil : $0.key)
+            } + Array(repeating: ("", "", nil), count: 2)
+        let properties = details.enumerated().map { n, row in
+            StopPage.Property(key: row.key, value: row.value, derived: row.derived, n: n + 1)
         }
-        properties += Array(repeating: ["key": "", "value": ""], count: 2)
-        let tabFiles =
-            language == nil ? files : files.filter { ($0["shared"] as? Bool) == true || ($0["inTab"] as? Bool) == true }
+        let tabFiles = language == nil ? files : files.filter { $0.shared || $0.inTab }
         // Of the files in other languages, those the tab's visitors still get: the default language's, kind
         // by kind, while the stop has none of that kind in theirs.
         var fallbacks: Set<String> = []
@@ -80,43 +79,34 @@ extension PanelController {
                     localized.stops[index].assets.map { String($0.asset.path.split(separator: "/").last ?? "") })
             }
         }
-        let elsewhere = files.filter { ($0["elsewhere"] as? Bool) == true }
-        let otherFiles = elsewhere.filter { !fallbacks.contains($0["file"] as? String ?? "") }.map {
-            "\($0["file"] ?? "") (\($0["languageName"] ?? ""))"
-        }
-        let fallbackFiles = elsewhere.compactMap { $0["file"] as? String }.filter { fallbacks.contains($0) }
+        let elsewhere = files.filter(\.elsewhere)
+        let otherFiles = elsewhere.filter { !fallbacks.contains($0.file) }.map { "\($0.file) (\($0.languageName))" }
+        let fallbackFiles = elsewhere.map(\.file).filter { fallbacks.contains($0) }
         let path = "\(key.path)/stops/\(index + 1)"
-        let values: [String: Any] = [
-            "draft": ["name": draft.name, "path": key.path], "revision": revision,
-            "stopRevision": drafts.stopRevision(key, draft: draft, index: index),
-            "stop": [
-                "number": index + 1, "name": stop.name, "description": stop.description,
-                "waiver": stop.accessibilityWaiver ?? "",
-                "latitude": stop.coordinate.map { Self.degrees($0.latitude) } ?? "",
-                "longitude": stop.coordinate.map { Self.degrees($0.longitude) } ?? "",
-                "action": path,
-                "tabName": stop.text(.name, in: language, defaultLanguage: base) ?? "",
-                "tabDescription": stop.text(.description, in: language, defaultLanguage: base) ?? "",
-            ],
-            "properties": properties.enumerated().map { n, row in row.merging(["n": n + 1]) { a, _ in a } },
-            "files": tabFiles, "hasFiles": !tabFiles.isEmpty,
-            "otherFiles": otherFiles.joined(separator: ", "), "hasOtherFiles": !otherFiles.isEmpty,
-            "fallbackFiles": fallbackFiles.joined(separator: ", "), "hasFallbackFiles": !fallbackFiles.isEmpty,
-            "fields": Self.byField(all),
-            "maxUpload": Self.size(configuration.maxMediaBytes),
-            "notice": await notice(visitor, request) ?? false,
-            "onDefaultTab": language == nil, "tab": PanelLanguage.tab(draft, language),
-            "hasLanguages": !draft.languages.isEmpty,
-            "uploadLanguages": PanelLanguage.choices(draft, selected: language),
-            "tabs": PanelLanguage.tabs(draft, current: language) { tag in
+        let findings = Self.findingsSection(all, path: key.path, heading: "What to fix on this stop")
+        let body = StopPage(
+            draft: DraftLinkView(name: draft.name, path: key.path), revision: revision,
+            stopRevision: drafts.stopRevision(key, draft: draft, index: index),
+            stop: StopPage.Stop(
+                number: index + 1, name: stop.name, description: stop.description,
+                waiver: stop.accessibilityWaiver ?? "",
+                latitude: stop.coordinate.map { Self.degrees($0.latitude) } ?? "",
+                longitude: stop.coordinate.map { Self.degrees($0.longitude) } ?? "", action: path,
+                tabName: stop.text(.name, in: language, defaultLanguage: base) ?? "",
+                tabDescription: stop.text(.description, in: language, defaultLanguage: base) ?? ""),
+            properties: properties, files: tabFiles, hasFiles: !tabFiles.isEmpty,
+            otherFiles: otherFiles.joined(separator: ", "), hasOtherFiles: !otherFiles.isEmpty,
+            fallbackFiles: fallbackFiles.joined(separator: ", "), hasFallbackFiles: !fallbackFiles.isEmpty,
+            fields: Self.byField(all), maxUpload: Self.size(configuration.maxMediaBytes),
+            notice: await notice(visitor, request), onDefaultTab: language == nil,
+            tab: PanelLanguage.tab(draft, language), hasLanguages: !draft.languages.isEmpty,
+            uploadLanguages: PanelLanguage.choices(draft, selected: language),
+            tabs: PanelLanguage.tabs(draft, current: language) { tag in
                 path + (tag.map { "?lang=\(PanelLanguage.id($0))" } ?? "") + "#stop-languages"
             },
-        ]
-        return try page(
-            "stop", title: "Stop \(index + 1): \(stop.name)", visitor: visitor,
-            values: values.merging(Self.findingsSection(all, path: key.path, heading: "What to fix on this stop")) {
-                _, new in new
-            })
+            findings: findings.findings, hasFindings: findings.hasFindings, findingsHeading: findings.heading,
+            errorCount: findings.errorCount, warningCount: findings.warningCount)
+        return try page(body, title: "Stop \(index + 1): \(stop.name)", visitor: visitor)
     }
 
     /// A size for people, exact enough to tell two sizes apart: "1.2 MB", "512 KB", "2.0 GB".

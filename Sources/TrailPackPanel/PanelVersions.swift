@@ -18,10 +18,12 @@ extension PanelController {
         var link: String
         var denied: Bool { reason != nil }
 
-        var values: [String: Any] {
-            var out: [String: Any] = ["version": version, "words": words, "link": link, "denied": denied]
-            if let reason, let deniedBy { out["reason"] = reason; out["deniedBy"] = deniedBy }
-            return out
+        /// As the tours list and the editor show it (the reason only with who gave it).
+        var view: ReviewStateView {
+            let both = reason != nil && deniedBy != nil
+            return ReviewStateView(
+                version: version, words: words, link: link, denied: denied, reason: both ? reason : nil,
+                deniedBy: both ? deniedBy : nil)
         }
     }
 
@@ -256,16 +258,9 @@ extension PanelController {
 
     func notificationsPage(_ visitor: Visitor, request: Request) async throws -> Response {
         let notices = visitor.canEdit ? try await notices(for: visitor.user) : []
-        return try page(
-            "notifications", title: "What needs you", visitor: visitor,
-            values: [
-                "notices": notices.map { notice -> [String: Any] in
-                    var row: [String: Any] = ["words": notice.words, "link": notice.link]
-                    if let reason = notice.reason { row["reason"] = reason }
-                    return row
-                },
-                "hasNotices": !notices.isEmpty, "reviewCount": visitor.reviewCount,
-                "hasReviews": visitor.reviewCount > 0,
-            ])
+        let body = NotificationsPage(
+            notices: notices.map { NotificationsPage.Notice(words: $0.words, link: $0.link, reason: $0.reason) },
+            hasNotices: !notices.isEmpty, reviewCount: visitor.reviewCount, hasReviews: visitor.reviewCount > 0)
+        return try page(body, title: "What needs you", visitor: visitor)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Mustache
 import Testing
 import TrailPackTestSupport
 
@@ -28,72 +29,100 @@ struct PanelTemplateTests {
         #expect(Array(PanelAssets.css.utf8) == (try Support.read(Self.folder + "/panel.css")))
     }
 
-    @Test("every page renders with a sample context: its layout, its title, no unresolved partial")
+    @Test("every page renders with a sample of its type: its layout, its title, no unresolved partial")
     func everyPageRenders() throws {
         let library = try PanelPages.library()
-        let context: [String: Any] = [
-            "title": "Sample", "user": ["name": "ranger", "role": "publisher", "isAdmin": true], "csrf": "token",
-            "draft": ["name": "Tour", "path": "/drafts/s/t"], "message": "A message", "notice": "Saved.",
-            "assetVersion": PanelAssets.version,
-        ]
-        for (name, _) in PanelPages.templates where !["layout", "findings", "translateRow", "changes"].contains(name) {
-            let html = try #require(library.render(context, withTemplate: name), "\(name) does not render")
+        for view in PanelPages.views {
+            let name = view.template
+            let html = try #require(try Self.render(view, library), "\(name) does not render")
             #expect(html.hasPrefix("<!doctype html>") && html.contains("<h1 class=\"h2\">Sample</h1>"), "\(name)")
             #expect(!html.contains("{{") && !html.contains("}}"), "\(name) left a tag unrendered")
             #expect(html.contains("/static/v/\(PanelAssets.version)/panel.css"), "\(name) links the versioned style")
         }
-        #expect(library.render(context, withTemplate: "no-such-page") == nil)
+        #expect(library.render(try Self.context(ErrorPage.self), withTemplate: "no-such-page") == nil)
     }
 
-    /// The names a template's tags look up (`{{a.b}}`, `{{#a}}`, `{{^a}}`, `{{{a}}}`), each part of a
-    /// dotted name on its own; partials, parents, blocks, comments and `{{.}}` are not lookups.
-    static func lookups(in template: String) -> Set<String> {
-        var names: Set<String> = []
-        let pattern = #/\{\{\{?\s*([#^/>&<$!]?)\s*([^}]*?)\s*\}?\}\}/#
-        for match in template.matches(of: pattern) {
-            let sigil = String(match.output.1), name = String(match.output.2)
-            guard !["!", ">", "<", "/", "$"].contains(sigil), name != "." else { continue }
-            let parts = name.split(separator: ".").map(String.init)
-            // `fields.NAME`: one entry per field a finding names, made as the findings come.
-            names.formUnion(parts.first == "fields" ? ["fields"] : parts)
-        }
-        return names
+    /// A page's context with every field of its type and of the layout set (`SampleDecoder`), titled "Sample".
+    static func context<Body: PanelView>(_ type: Body.Type) throws -> PageContext<Body> {
+        var layout = try PanelLayout(from: SampleDecoder())
+        layout.title = "Sample"
+        layout.assetVersion = PanelAssets.version
+        return PageContext(layout: layout, body: try Body(from: SampleDecoder()))
     }
 
-    /// The keys the panel's Swift gives its pages: `"key": value` in a context's literal, `values["key"] =`.
-    static func contextKeys() throws -> Set<String> {
-        let folder = Support.root + "/Sources/TrailPackPanel"
-        var keys: Set<String> = []
-        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasSuffix(".swift") {
-            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
-            for match in text.matches(of: #/"([A-Za-z_][A-Za-z0-9_]*)"\s*:/#) { keys.insert(String(match.output.1)) }
-            for match in text.matches(of: #/\["([A-Za-z_][A-Za-z0-9_]*)"\]\s*=/#) {
-                keys.insert(String(match.output.1))
-            }
-        }
-        return keys
+    static func render<Body: PanelView>(_ type: Body.Type, _ library: MustacheLibrary) throws -> String? {
+        library.render(try context(type), withTemplate: type.template)
+    }
+
+    static func check<Body: PanelView>(_ type: Body.Type, _ checker: inout LookupChecker) throws {
+        checker.walk(type.template, stack: [try context(type)])
     }
 
     @Test(
-        "every name a template looks up is a key the panel's Swift gives some page: a misspelt name (which Mustache renders as nothing) fails here"
+        "every name a template looks up is a field of its page's type or of an object around it: a misspelt name fails"
     )
-    func noUnknownKeys() throws {
-        let keys = try Self.contextKeys()
-        #expect(keys.count > 100, "the scan found the contexts' keys")
-        for (name, text) in PanelPages.templates {
-            let unknown = Self.lookups(in: String(decoding: text, as: UTF8.self)).subtracting(keys)
-            #expect(unknown.isEmpty, "\(name).mustache looks up \(unknown.sorted()), which no page gives")
+    func everyLookupResolves() throws {
+        let templates = Dictionary(
+            uniqueKeysWithValues: PanelPages.templates.map { ($0.name, String(decoding: $0.text, as: UTF8.self)) })
+        var checker = LookupChecker(templates: templates)
+        var pages: Set<String> = []
+        for view in PanelPages.views {
+            #expect(templates[view.template] != nil, "\(view) is drawn by '\(view.template)', which is no template")
+            #expect(pages.insert(view.template).inserted, "two page types are drawn by '\(view.template)'")
+            try Self.check(view, &checker)
         }
-        // The check itself: a misspelt name is caught, tags that are not lookups are not.
-        let sample = "{{#stop}}{{stop.lattitude}}{{/stop}}{{>findings}}{{! note }}{{.}}{{fields.stop_name}}"
-        #expect(Self.lookups(in: sample) == ["stop", "lattitude", "fields"])
-        #expect(Self.lookups(in: sample).subtracting(keys) == ["lattitude"])
+        #expect(checker.problems.isEmpty, "\(checker.problems.joined(separator: "\n"))")
+        // A template no page draws and no page includes (as a partial or a layout) has no type.
+        let untyped = Set(templates.keys).subtracting(pages).subtracting(checker.reached)
+        #expect(untyped.isEmpty, "templates with no page type: \(untyped.sorted())")
+        #expect(checker.lookups > 500, "the walk saw the templates' tags")
+        // The layout's names are its own: a page's field of the same name would be hidden (or hide it).
+        let layout = Set(Mirror(reflecting: try PanelLayout(from: SampleDecoder())).children.compactMap(\.label))
+        for view in PanelPages.views {
+            let body = try view.init(from: SampleDecoder())
+            let clash = layout.intersection(Mirror(reflecting: body).children.compactMap(\.label))
+            #expect(clash.isEmpty, "\(view) has fields the layout has: \(clash.sorted())")
+        }
+        // No page is given an untyped dictionary any more.
+        let folder = Support.root + "/Sources/TrailPackPanel"
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            #expect(!text.contains("String: Any]"), "\(file) builds an untyped context")
+        }
+    }
+
+    struct Outer { var note: String; var rows: [Row] }
+    struct Row { var note: String? }
+
+    @Test("the lookup check catches a misspelt name, in a page and in a partial, and a nil that would fall through")
+    func lookupCheckCatches() throws {
+        let templates = [
+            "page":
+                "{{<frame}}{{$content}}{{#resume}}{{acton}}{{body}}{{/resume}}{{nxt}}{{>part}}{{/content}}{{/frame}}",
+            "part": "{{#error}}{{eror}}{{.}}{{/error}}{{! a note }}{{user.nme}}{{#user}}{{csrf}}{{/user}}",
+            "frame": "{{title}}{{$content}}{{/content}}{{tittle}}",
+        ]
+        var checker = LookupChecker(templates: templates)
+        checker.walk("page", stack: [try Self.context(LoginPage.self)])
+        #expect(checker.reached == ["frame", "part"])
+        let missing = checker.problems.map { $0.split(separator: ":").last.map(String.init) ?? $0 }
+        #expect(
+            missing.map { $0.trimmingCharacters(in: .whitespaces) }.sorted()
+                == ["acton", "eror", "nme", "nxt", "tittle"].map { "no \($0)" }, "\(checker.problems)")
+        // A row's optional that is nil would find the outer object's field of the same name.
+        var fallThrough = LookupChecker(templates: ["rows": "{{#rows}}{{note}}{{/rows}}"])
+        fallThrough.walk("rows", stack: [Outer(note: "outer", rows: [Row(note: "row")])])
+        #expect(fallThrough.problems.count == 1 && fallThrough.problems[0].contains("falls through"))
+        // The stop page's findings by field: any field id after `fields.` is one.
+        var fields = LookupChecker(templates: ["t": "{{#fields.stop_name}}{{message}}{{/fields.stop_name}}"])
+        fields.walk("t", stack: [try Self.context(StopPage.self)])
+        #expect(fields.problems.isEmpty, "\(fields.problems)")
     }
 
     @Test("no source line over 120 columns in the Swift that serves the pages and in the script's modules")
     func shortLines() throws {
         let modules = PanelAssets.modules.keys.sorted().map { "Resources/js/" + $0 }
-        for file in ["PanelPages.swift", "PanelAssets.swift"] + modules {
+        for file in ["PanelPages.swift", "PanelAssets.swift", "PanelView.swift", "PanelPageViews.swift"] + modules {
             let text = try String(contentsOfFile: Support.root + "/Sources/TrailPackPanel/" + file, encoding: .utf8)
             let long: [String] = text.split(separator: "\n").map(String.init).filter { $0.count > 120 }
             #expect(long.isEmpty, "\(file): \(long)")
