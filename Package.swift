@@ -222,8 +222,6 @@ let package = Package(
                 "CMallocPolicy",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                // `serve` runs Swift's tasks on NIO's event loops (ProcessPolicy.runTasksOnTheEventLoops).
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 // MBTiles (SQLite) for `map convert` and `map extract`: the CLI only; the map reader phones link has no SQLite.
                 .product(name: "GRDB", package: "GRDB.swift"),

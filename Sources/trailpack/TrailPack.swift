@@ -44,7 +44,6 @@ enum Main {
         ProcessPolicy.keepLargeBuffersOutOfTheHeap()
         do {
             var command = try Suggestions.parseAsRoot()
-            if command is Serve { ProcessPolicy.runTasksOnTheEventLoops() }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
