@@ -157,14 +157,7 @@ extension PanelController {
         if let home = try await server.catalog.siteFrame(id: site) { return home }
         var corners: [Coordinate] = []
         if let page = try? await server.catalog.packages(site: site, limit: 20, after: nil) {
-            for package in page.packages {
-                guard
-                    let stored = try await server.catalog.version(
-                        package: package.id, version: package.version, releasedOnly: true),
-                    let manifest = ManifestReader.read(Array(stored.manifest.utf8)).manifest
-                else { continue }
-                corners += [manifest.bounds.southwest, manifest.bounds.northeast]
-            }
+            corners = try await frameCorners(of: page.packages)
         }
         if corners.isEmpty {
             let store = drafts
@@ -195,14 +188,21 @@ extension PanelController {
             if let home = try await server.catalog.siteFrame(id: other.id) {
                 corners += [home.southwest, home.northeast]
             }
-            for package in same {
-                guard
-                    let stored = try await server.catalog.version(
-                        package: package.id, version: package.version, releasedOnly: true),
-                    let manifest = ManifestReader.read(Array(stored.manifest.utf8)).manifest
-                else { continue }
-                corners += [manifest.bounds.southwest, manifest.bounds.northeast]
-            }
+            corners += try await frameCorners(of: same)
+        }
+        return corners
+    }
+
+    /// The corners of the released packages' map frames (from their stored manifests).
+    private func frameCorners(of packages: [Catalog.PackageSummary]) async throws -> [Coordinate] {
+        var corners: [Coordinate] = []
+        for package in packages {
+            guard
+                let stored = try await server.catalog.version(
+                    package: package.id, version: package.version, releasedOnly: true),
+                let manifest = ManifestReader.read(Array(stored.manifest.utf8)).manifest
+            else { continue }
+            corners += [manifest.bounds.southwest, manifest.bounds.northeast]
         }
         return corners
     }
