@@ -129,6 +129,39 @@ struct ChildRun {
     var stdout: [UInt8] = []
     var stderr = ""
 
+    /// glibc 2.34's `posix_spawn_file_actions_addclosefrom_np` (the Glibc module does not show it to
+    /// Swift): every descriptor from 3 up is closed in the child. Where the C library has none, every
+    /// descriptor the server holds from 3 up is marked close-on-exec instead (the server never hands
+    /// one to a program on purpose: the child's pipes are duplicated onto 0, 1 and 2).
+    private static func closeTheRest(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np"),
+            unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3) == 0
+        {
+            return
+        }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
+        for fd in names.compactMap({ Int32($0) }) where fd > 2 {
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
+
+    /// The server's environment, with Swift's crash backtracer turned off: a verifier that traps on a
+    /// hostile package dies at once, and the server says so ("the verifier crashed on this package").
+    /// Otherwise every such upload started a `swift-backtrace` of its own (about 200 MB, up to 30 s of
+    /// symbolication); one was seen still running 47 minutes later, holding the server's pipe.
+    static func childEnvironment() -> [String] {
+        var out: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if !text.hasPrefix("SWIFT_BACKTRACE=") { out.append(text) }
+            entry += 1
+        }
+        return out + ["SWIFT_BACKTRACE=enable=no"]
+    }
+
     /// A system call that failed while starting the child, as the server's error.
     static func spawnFailure(_ call: String, _ code: Int32) -> ServerError {
         var error = ServerError.internal("cannot start the verifier: \(call) failed: \(Errno(rawValue: code))")
@@ -153,6 +186,10 @@ struct ChildRun {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        // Nothing else of the server's reaches the child: NIO's listening socket and epoll descriptors
+        // are not close-on-exec, and a scanner (or `setpriv`, before the verifier closes them itself)
+        // would otherwise hold them while it reads hostile bytes.
+        closeTheRest(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -169,7 +206,9 @@ struct ChildRun {
         let command = deathSignalPrefix + arguments
         let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
-        let spawned = posix_spawn(&pid, command[0], &actions, &attributes, argv, environ)
+        let envp: [UnsafeMutablePointer<CChar>?] = childEnvironment().map { strdup($0) } + [nil]
+        defer { for p in envp { free(p) } }
+        let spawned = posix_spawn(&pid, command[0], &actions, &attributes, argv, envp)
         close(outPipe[1])
         close(errPipe[1])
         guard spawned == 0 else {
