@@ -275,12 +275,7 @@ extension PanelController {
             revision: revision, stops: stops, hasStops: !stops.isEmpty, mapStops: mapStops,
             was: Self.shownValues(draft), fields: Self.byField(tourFindings), followStops: draft.bounds == nil,
             proposedVersion: try await proposedVersion(draft), review: try await reviewState(draft.id)?.view,
-            hasLanguages: languages.hasLanguages, languageList: languages.languageList,
-            requireAll: languages.requireAll, defaultLanguage: languages.defaultLanguage,
-            suggestions: languages.suggestions, onDefaultTab: languages.onDefaultTab, tab: languages.tab,
-            texts: languages.texts, tabs: languages.tabs, findings: findings.findings,
-            hasFindings: findings.hasFindings, findingsHeading: findings.heading, errorCount: findings.errorCount,
-            warningCount: findings.warningCount, frame: frame.map(FrameView.init))
+            languageSection: languages, findingsSection: findings, frame: frame.map(FrameView.init))
         if frame == nil, let view = try await siteView(key.site, park: draft.park, excluding: key) {
             body.view = FrameView(view)
         }
@@ -313,7 +308,7 @@ extension PanelController {
     static func degrees(_ value: Double) -> String { String(format: "%.6f", value) }
 
     /// The languages section and the language tabs of the tour's page.
-    struct LanguageValues {
+    struct LanguageValues: PanelSection {
         var hasLanguages: Bool
         var languageList: [EditorPage.Language]
         var requireAll: Bool

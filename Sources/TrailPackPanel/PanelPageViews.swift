@@ -120,12 +120,20 @@ struct ReviewStateView: Codable, Sendable {
 }
 
 /// The `findings` partial's values: each finding with its link, the counts, the heading.
-struct FindingsSection: Sendable {
+struct FindingsSection: PanelSection {
     var findings: [FindingView]
-    var hasFindings: Bool { !findings.isEmpty }
-    var heading: String
-    var errorCount: Int { findings.filter(\.isError).count }
-    var warningCount: Int { findings.filter { !$0.isError }.count }
+    var hasFindings: Bool
+    var findingsHeading: String
+    var errorCount: Int
+    var warningCount: Int
+
+    init(findings: [FindingView], heading: String) {
+        self.findings = findings
+        hasFindings = !findings.isEmpty
+        findingsHeading = heading
+        errorCount = findings.filter(\.isError).count
+        warningCount = findings.count - errorCount
+    }
 }
 
 // MARK: the pages
@@ -269,20 +277,8 @@ struct EditorPage: PanelView {
     var followStops: Bool
     var proposedVersion: String
     var review: ReviewStateView?
-    var hasLanguages: Bool
-    var languageList: [Language]
-    var requireAll: Bool
-    var defaultLanguage: String
-    var suggestions: [Suggestion]
-    var onDefaultTab: Bool
-    var tab: LanguageTabView
-    var texts: Texts
-    var tabs: LanguageTabsView
-    var findings: [FindingView]
-    var hasFindings: Bool
-    var findingsHeading: String
-    var errorCount: Int
-    var warningCount: Int
+    var languageSection: PanelController.LanguageValues
+    var findingsSection: FindingsSection
     var frame: FrameView?
     /// Where the map opens when the tour has no frame: around the site's other tours, or its region map.
     var view: FrameView?
@@ -362,11 +358,7 @@ struct StopPage: PanelView {
     var hasLanguages: Bool
     var uploadLanguages: [ChoiceView]
     var tabs: LanguageTabsView
-    var findings: [FindingView]
-    var hasFindings: Bool
-    var findingsHeading: String
-    var errorCount: Int
-    var warningCount: Int
+    var findingsSection: FindingsSection
 }
 
 /// `translate`: the default language on the left, another on the right, for the tour and each stop.
@@ -430,19 +422,10 @@ struct BuiltPage: PanelView {
     var released = false
     var gaps: [Gap] = []
     var hasGaps = false
-    var findings: [FindingView] = []
-    var hasFindings = false
-    var findingsHeading = ""
-    var errorCount = 0
-    var warningCount = 0
+    var findingsSection: FindingsSection?
 
     init(draft: DraftLinkView, built: Bool, message: String, findings: FindingsSection? = nil) {
-        (self.draft, self.built, self.message) = (draft, built, message)
-        if let findings {
-            self.findings = findings.findings
-            (hasFindings, findingsHeading) = (findings.hasFindings, findings.heading)
-            (errorCount, warningCount) = (findings.errorCount, findings.warningCount)
-        }
+        (self.draft, self.built, self.message, findingsSection) = (draft, built, message, findings)
     }
 }
 

@@ -104,8 +104,7 @@ extension PanelController {
             tabs: PanelLanguage.tabs(draft, current: language) { tag in
                 path + (tag.map { "?lang=\(PanelLanguage.id($0))" } ?? "") + "#stop-languages"
             },
-            findings: findings.findings, hasFindings: findings.hasFindings, findingsHeading: findings.heading,
-            errorCount: findings.errorCount, warningCount: findings.warningCount)
+            findingsSection: findings)
         return try page(body, title: "Stop \(index + 1): \(stop.name)", visitor: visitor)
     }
 

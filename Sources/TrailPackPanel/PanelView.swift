@@ -29,6 +29,11 @@ struct PanelLayout: Codable, Sendable {
     var csrf: String?
 }
 
+/// A part several pages show, built once: its fields are read by the templates as the page's own
+/// (`{{findingsHeading}}`, not `{{findingsSection.findingsHeading}}`), so a page holds the part
+/// instead of a copy of each of its fields. A page's own field of the same name comes first.
+protocol PanelSection: Codable, Sendable {}
+
 /// A number shown only above zero, a badge's: at zero it is `false` to the template, so a section over
 /// it is skipped and the name does not fall through to a value of the same name further out (which a
 /// nil optional would).
@@ -46,7 +51,21 @@ struct PageContext<Body: PanelView>: MustacheParent, Sendable {
     var body: Body
 
     func child(named name: String) -> Any? {
-        Self.field(name, of: layout) ?? Self.field(name, of: body)
+        Self.field(name, of: layout) ?? Self.field(name, of: body) ?? Self.sectionField(name, of: body)
+    }
+
+    /// A name found in one of the page's sections (`PanelSection`), read as the page's own.
+    static func sectionField(_ name: String, of body: Body) -> Any? {
+        for child in Mirror(reflecting: body).children {
+            guard let section = unwrapped(child.value) as? any PanelSection else { continue }
+            if let found = field(name, of: section) { return found }
+        }
+        return nil
+    }
+
+    private static func unwrapped(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        return mirror.displayStyle == .optional ? mirror.children.first?.value : value
     }
 
     /// A stored property by name, as swift-mustache reads one (an optional unwrapped; nil: missing).

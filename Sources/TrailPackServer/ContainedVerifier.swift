@@ -178,7 +178,8 @@ struct ChildRun {
             close(outPipe[0]); close(outPipe[1])
             throw spawnFailure("pipe", errno)
         }
-        // (pipe2 with O_CLOEXEC is not visible to Swift here; the child closes every fd above 2 itself.)
+        // (pipe2 with O_CLOEXEC is not visible to Swift here.) Close-on-exec keeps these pipes out of other
+        // children started meanwhile; this child gets them as 1 and 2 and nothing above (`closeTheRest`).
         for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
