@@ -58,6 +58,7 @@ test-js:
 check:
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
 	python3 scripts/check_imports.py
+	python3 scripts/check_commands.py
 	python3 scripts/architecture.py --check
 
 # Rewrites the tree as .swift-format says (what `check` expects).

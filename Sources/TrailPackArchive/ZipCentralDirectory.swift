@@ -96,7 +96,7 @@ struct ZipCentralDirectory: Sendable {
     }
 
     /// One record; nil when its variable-length parts run past the directory.
-    private static func readRecord(
+    static func readRecord(
         _ c: inout LittleEndianReader, index: Int, findings: inout [Finding]
     ) -> ZipEntry? {
         c.skip(4)  // signature

@@ -45,6 +45,40 @@ public struct ZipDirectory: Sendable {
         return directory
     }
 
+    /// The central directory's first record with its local header, read by themselves before the
+    /// rest of the directory (for a reader that starts on the first entry, the manifest, at
+    /// once); nil when anything about either is not as `read` would take it. The entry is only a
+    /// guess: whoever uses it compares it with the same entry of the whole `read`, which alone
+    /// says what the archive is.
+    package static func leadingEntry(_ source: some ByteSource, limits: ZipLimits = .default) -> ZipEntry? {
+        do throws(ArchiveError) {
+            var findings: [Finding] = []
+            guard let end = try ZipEndRecords.read(source, limits: limits, findings: &findings), findings.isEmpty,
+                end.entryCount > 0, end.centralDirectorySize >= 46,
+                end.centralDirectorySize <= limits.maxCentralDirectoryBytes
+            else { return nil }
+            // The fixed part, then the record with its variable parts (bounded by the directory).
+            let fixed = try source.bytes(at: end.centralDirectoryOffset, count: 46)
+            var f = LittleEndianReader(fixed)
+            guard fixed.count == 46, f.peekSignature == ZipSignature.central else { return nil }
+            f.skip(28)
+            let variable = Int(f.u16()) + Int(f.u16()) + Int(f.u16())
+            guard 46 + Int64(variable) <= end.centralDirectorySize else { return nil }
+            var c = LittleEndianReader(try source.bytes(at: end.centralDirectoryOffset, count: 46 + variable))
+            guard c.remaining == 46 + variable,
+                var entry = ZipCentralDirectory.readRecord(&c, index: 0, findings: &findings),
+                findings.isEmpty
+            else { return nil }
+            ZipEntryRules.check(entry, limits: limits, findings: &findings)
+            try ZipLocalHeaders.check(
+                &entry, source: source, limit: end.centralDirectoryOffset, findings: &findings)
+            guard findings.isEmpty, entry.dataOffset != nil else { return nil }
+            return entry
+        } catch {
+            return nil
+        }
+    }
+
     /// The end records and the central directory's records, each checked by itself and the names
     /// against each other (when the directory is complete); not yet readable: the caller decides.
     private static func records(

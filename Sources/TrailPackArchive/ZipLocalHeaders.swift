@@ -14,7 +14,8 @@ enum ZipLocalHeaders {
         }
     }
 
-    private static func check(
+    /// Checks one entry's local header (sets its `dataOffset` when it holds together).
+    static func check(
         _ e: inout ZipEntry, source: some ByteSource, limit: Int64, findings: inout [Finding]
     ) throws(ArchiveError) {
         let nameBytes = e.nameBytes

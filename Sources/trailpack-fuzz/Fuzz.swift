@@ -38,6 +38,18 @@ func check(_ bytes: [UInt8]) -> VerificationReport? {
     }
     let source = MemorySource(bytes)
     guard let report = try? Verifier.verify(source: source, options: .init(threads: 1)) else { return nil }
+    // On two threads the manifest is read ahead from the first record before the whole directory,
+    // and half the CRC-32s are taken by the whole-file thread: what it finds must be the same.
+    guard let two = try? Verifier.verify(source: source, options: .init(threads: 2)) else {
+        fatalError("the verifier read the input on one thread but not on two")
+    }
+    // (The whole-file thread's CRC findings come after the manifest's: the same findings, in another order.)
+    let found = (report.findings.map(\.description).sorted(), two.findings.map(\.description).sorted())
+    // (A manifest read best-effort may hold a NaN, which equals nothing: compared as printed.)
+    let manifests = (report.manifest.map { "\($0)" }, two.manifest.map { "\($0)" })
+    if found.0 != found.1 || manifests.0 != manifests.1 || !(two.sha256 == report.sha256) {
+        fatalError("the verifier on two threads disagrees with one: \(found.1) against \(found.0)")
+    }
     if report.isValid, let reader = try? PackageReader(source: source) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
         defer { buffer.deallocate() }

@@ -82,6 +82,7 @@ extension Admin {
 
     struct Scrub: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "scrub",
             abstract: "Re-hash every stored package; quarantine and take out of service the damaged ones.",
             discussion: """
                 Reads every blob the catalog holds (streaming), compares its size and SHA-256 with the catalog, and \
@@ -145,6 +146,7 @@ extension Admin {
 
     struct Backup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "backup",
             abstract: "Write a consistent snapshot of the data folder to a new folder, restorable by 'serve --data'.",
             discussion: """
                 The catalog is copied through SQLite's online backup API, then the packages it names are hard-linked \
@@ -221,6 +223,7 @@ extension Admin {
 
     struct Restore: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "restore",
             abstract: "Bring back a version taken out of service as damaged, from an intact copy of its package.",
             discussion: """
                 FILE must be the very bytes that were published (its SHA-256 is the damaged version's): a copy from a \
@@ -282,6 +285,7 @@ extension Admin {
 
     struct Rescan: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rescan",
             abstract: "Scan stored versions for malware again (after the scanner was fixed).",
             discussion: """
                 Scans the versions held because the scanner could not vouch for them (--held), one version (ID VERSION), \

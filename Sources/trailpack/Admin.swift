@@ -11,6 +11,7 @@ import TrailPackServer
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "admin",
         abstract: "Manage the server's users, tokens, sites and packages.",
         usage: "trailpack admin --data <dir> [<options>] <subcommand>",
         discussion: """
@@ -196,7 +197,7 @@ struct Admin: AsyncParsableCommand {
         }
 
         struct Add: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Add a user with a role.")
+            static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a user with a role.")
             @OptionGroup var options: Options
             @Argument(help: "The user's name.") var name: String
             @Option(help: "The user's role.") var role: RoleChoice
@@ -221,6 +222,7 @@ struct Admin: AsyncParsableCommand {
 
         struct Remove: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "remove",
                 abstract: "Remove a user: their tokens are revoked, their history stays.")
             @OptionGroup var options: Options
             @Argument(help: "The user's name.") var name: String
@@ -278,7 +280,8 @@ struct Admin: AsyncParsableCommand {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List users, with their grants.")
+            static let configuration = CommandConfiguration(
+                commandName: "list", abstract: "List users, with their grants.")
             @OptionGroup var options: Options
             func run() async throws {
                 let catalog = try await options.catalog()
@@ -305,7 +308,8 @@ struct Admin: AsyncParsableCommand {
             subcommands: [Issue.self, List.self, Revoke.self])
 
         struct Issue: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Issue a token for a user; it is printed once.")
+            static let configuration = CommandConfiguration(
+                commandName: "issue", abstract: "Issue a token for a user; it is printed once.")
             @OptionGroup var options: Options
             @Argument(help: "The user.") var user: String
             func run() async throws {
@@ -320,7 +324,8 @@ struct Admin: AsyncParsableCommand {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List tokens (ids, never secrets).")
+            static let configuration = CommandConfiguration(
+                commandName: "list", abstract: "List tokens (ids, never secrets).")
             @OptionGroup var options: Options
             func run() async throws {
                 for t in try await options.catalog().tokens() {
@@ -337,7 +342,8 @@ struct Admin: AsyncParsableCommand {
         }
 
         struct Revoke: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Revoke a token by its id.")
+            static let configuration = CommandConfiguration(
+                commandName: "revoke", abstract: "Revoke a token by its id.")
             @OptionGroup var options: Options
             @Argument(help: "The token id (the part after 'tp_').") var id: String
             func run() async throws {
@@ -446,6 +452,7 @@ struct Admin: AsyncParsableCommand {
 
         struct Add: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "add",
                 abstract: "Add a site, with its public name or with none yet (its first released tour names it).")
             @OptionGroup var options: Options
             @Argument(help: "The site id (as in the manifests' site.id).") var id: String
@@ -468,7 +475,8 @@ struct Admin: AsyncParsableCommand {
         }
 
         struct Rename: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Change a site's public name.")
+            static let configuration = CommandConfiguration(
+                commandName: "rename", abstract: "Change a site's public name.")
             @OptionGroup var options: Options
             @Argument(help: "The site id.") var id: String
             @Argument(help: "The new public name.") var name: String
@@ -484,7 +492,8 @@ struct Admin: AsyncParsableCommand {
     }
 
     struct Grant: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Let a publisher upload packages of a site.")
+        static let configuration = CommandConfiguration(
+            commandName: "grant", abstract: "Let a publisher upload packages of a site.")
         @OptionGroup var options: Options
         @Argument(help: "The publisher.") var user: String
         @Argument(help: "The site id.") var site: String
@@ -498,7 +507,8 @@ struct Admin: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take back a publisher's grant for a site.")
+        static let configuration = CommandConfiguration(
+            commandName: "revoke", abstract: "Take back a publisher's grant for a site.")
         @OptionGroup var options: Options
         @Argument(help: "The publisher.") var user: String
         @Argument(help: "The site id.") var site: String

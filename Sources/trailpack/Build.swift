@@ -8,6 +8,7 @@ import TrailPackVerifier
 
 struct Build: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "build",
         abstract: "Package a tour folder as a ZIP and its .sha256.",
         usage: "trailpack build <folder> [-o <file.zip>] [--json] [--quiet] [--force]",
         discussion: """

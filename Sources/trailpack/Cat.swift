@@ -10,6 +10,7 @@ import Glibc
 
 struct Cat: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "cat",
         abstract: "Stream one checked asset to standard output.",
         usage: "trailpack cat <package> <asset>",
         discussion: """

@@ -7,6 +7,7 @@ import TrailPackVerifier
 
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "diff",
         abstract: "Show what changed between two versions of a package.",
         usage: "trailpack diff <old package> <new package> [--json]",
         discussion: """

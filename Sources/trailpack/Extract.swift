@@ -6,6 +6,7 @@ import TrailPackVerifier
 
 struct Extract: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "extract",
         abstract: "Verify a package, then unpack it safely.",
         usage: "trailpack extract <package> <folder> [--force]",
         discussion: """

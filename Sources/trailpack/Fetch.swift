@@ -6,6 +6,7 @@ import TrailPackClient
 
 struct Fetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "fetch",
         abstract: "Download, check and install a package as a phone does.",
         usage: """
             trailpack fetch <server> <package-id> --into <library> [options]

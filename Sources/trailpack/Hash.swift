@@ -5,6 +5,7 @@ import TrailPackCrypto
 
 struct Hash: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "hash",
         abstract: "Print SHA-256 sums in sha256sum's format.",
         usage: "trailpack hash <file>...",
         discussion: """

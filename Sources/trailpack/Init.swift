@@ -5,6 +5,7 @@ import TrailPackCore
 
 struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "init",
         abstract: "Start a tour folder (example, spreadsheet or GPX).",
         usage: """
             trailpack init <folder> [--from-gpx <file> | --from-csv <file>]

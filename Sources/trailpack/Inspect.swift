@@ -6,6 +6,7 @@ import TrailPackVerifier
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "inspect",
         abstract: "Show the tour, waypoints and assets in a package.",
         usage: "trailpack inspect <package> [--language TAG] [--json | --geojson]",
         discussion: """

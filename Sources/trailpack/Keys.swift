@@ -13,6 +13,7 @@ import Glibc
 
 struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "keygen",
         abstract: "Create a signing key pair in minisign's formats.",
         usage: "trailpack keygen [-s <file>] [-p <file>] [--unencrypted] [--force]",
         discussion: """
@@ -81,6 +82,7 @@ typealias SecretKey = Minisign.SecretKey
 
 struct Sign: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sign",
         abstract: "Sign a package (a minisign-compatible .minisig).",
         usage: "trailpack sign <package> [-s <key>] [-o <file.minisig>]",
         discussion: """

@@ -9,6 +9,7 @@ import TrailPackVisitor
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Run the download server and its API.",
         usage: """
             trailpack serve --data <folder> [--host <address>] [--port <n>] [options]

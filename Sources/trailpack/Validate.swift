@@ -7,6 +7,7 @@ import TrailPackMap
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract: "List every problem in a tour folder or manifest.",
         usage: "trailpack validate <folder or manifest.json> [--json] [budget options]",
         discussion: """

@@ -9,6 +9,7 @@ import TrailPackVerifier
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Check a received package, its hash and signatures.",
         usage: "trailpack verify <package> [--sha256 <hex>] [--trusted-key <key>]...",
         discussion: """
