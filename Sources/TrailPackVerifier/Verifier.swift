@@ -21,7 +21,9 @@ public enum Verifier {
         public var expectedSHA256: SHA256Digest?
         /// Bounds on what the package may make the reader do.
         public var limits: ZipLimits
-        /// 2 (default) hashes the whole file on a second thread; 1 does everything on one.
+        /// 2 (default) works beside the calling thread: one thread hashes the whole file, and
+        /// the manifest is read on another while the calling thread checks the entries (so up
+        /// to three run at once, for a while); 1 does everything on the calling thread.
         public var threads: Int
         /// Also compute the file's BLAKE2b-512 (what minisign signatures sign), in the same read.
         public var prehash: Bool

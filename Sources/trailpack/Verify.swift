@@ -45,7 +45,7 @@ struct Verify: ParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
-    @Option(help: "1 to use a single thread; 2 hashes the whole file on a second thread.")
+    @Option(help: "1 to use a single thread; 2 adds threads for the whole-file hash and the manifest.")
     var threads: Int = 2
 
     @Option(

@@ -407,24 +407,41 @@ struct SeveralServersTests {
         #expect(put.stdout == "200", "\(put.stdout) \(put.stderr)")
         // Another server's gc holds the lock (a psql session takes the same advisory lock for 20 s; under
         // the whole suite on two cores, runuser and psql once took longer than 1.5 s to take it).
+        // A CI run saw the psql session not holding it yet after 5 s (other tests' requests took
+        // 100 s then): the test now waits until the lock is held, and ends the session after.
+        let lockKey = "8390876161162830592"
+        func psql(_ sql: String) -> [String] {
+            let command = [
+                "/usr/lib/postgresql/15/bin/psql", "-h", stack.folder + "/postgres/sockets", "-p",
+                String(stack.ports["postgres"] ?? 0), "-U", "postgres", "-d", "trailpack", "-q", "-A", "-t", "-c", sql,
+            ]
+            return getuid() == 0 ? ["runuser", "-u", "postgres", "--"] + command : command
+        }
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let psql = [
-            "/usr/lib/postgresql/15/bin/psql", "-h", stack.folder + "/postgres/sockets", "-p",
-            String(stack.ports["postgres"] ?? 0),
-            "-U", "postgres", "-d", "trailpack", "-q", "-c",
-            "SELECT pg_advisory_lock(8390876161162830592), pg_sleep(20)",
-        ]
-        holder.arguments = getuid() == 0 ? ["runuser", "-u", "postgres", "--"] + psql : psql
+        holder.arguments = psql("SELECT pg_advisory_lock(\(lockKey)), pg_sleep(600)")
         holder.standardOutput = FileHandle.nullDevice
         try holder.run()
-        try await Task.sleep(for: .seconds(5))
+        // Held by another session: this one cannot take it (and lets it go at once when it could).
+        let heldElsewhere =
+            "SELECT CASE WHEN pg_try_advisory_lock(\(lockKey)) THEN NOT pg_advisory_unlock(\(lockKey)) ELSE true END"
+        var held = false
+        for _ in 0..<120 where !held {
+            held = (try Support.run("/usr/bin/env", psql(heldElsewhere))).stdout.contains("t")
+            if !held { try await Task.sleep(for: .milliseconds(500)) }
+        }
+        #expect(held, "the psql session took the maintenance lock within a minute")
         for command in ["gc", "scrub"] {
             let refused = try stack.admin(command)
             #expect(
                 refused.status != 0 && refused.stderr.contains("another"),
                 "\(command): \(refused.status) \(refused.stderr)")
         }
+        _ = try Support.run(
+            "/usr/bin/env",
+            psql(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE '%pg_advisory_lock(\(lockKey))%pg_sleep%'"
+            ))
         holder.waitUntilExit()
         let gc = try stack.admin("gc")
         #expect(gc.status == 0, "\(gc.stdout) \(gc.stderr)")
