@@ -88,10 +88,8 @@ public enum Verifier {
 
         // What each entry's data came to, by position (nil: not read).
         var checks = [EntryCheck?](repeating: nil, count: directory.entries.count)
-        // Otherwise the manifest is parsed on a thread of its own once this thread has read its data.
+        // Otherwise (one thread, or a manifest that is not the first record) it is read after the loop.
         var manifestBytes: [UInt8]?
-        var parsing: OwnedThread<ManifestReading>?
-        defer { parsing?.join() }
         // Where the early manifest's finding goes if its data is damaged: where this thread would have put it.
         var earlySlot = 0
         if directory.isReadable {
@@ -102,9 +100,7 @@ public enum Verifier {
             defer { buffer.deallocate() }
             for i in ordered {
                 let entry = directory.entries[i]
-                guard !entry.isEncrypted, entry.method == 0 || entry.method == 8,
-                    entry.uncompressedSize <= options.limits.maxEntrySize
-                else { continue }
+                guard readsData(entry, limits: options.limits) else { continue }
                 if entry.index == earlyIndex {
                     earlySlot = findings.count
                     continue
@@ -118,13 +114,8 @@ public enum Verifier {
                     findings.append(finding)
                     checks[entry.index] = .damaged(finding)
                 case .intact(let sha256, let captured, let head):
-                    if capture, options.threads > 1 {
-                        // Handed over whole: the parser lets the bytes go once parsed.
-                        let handoff = ManifestHandoff(captured)
-                        parsing = OwnedThread { ManifestReader.read(handoff.take()) }
-                    } else if capture {
-                        manifestBytes = captured
-                    }
+                    if capture { manifestBytes = captured }
+                    // held once, in manifestBytes, and let go once read
                     checks[entry.index] = .intact(sha256: sha256, captured: [], head: head)
                 }
             }
@@ -145,7 +136,7 @@ public enum Verifier {
         }
         findings += manifestFindings
         var manifest: Manifest?
-        if let reading = earlyReading ?? parsing?.join() ?? manifestBytes.take().map({ ManifestReader.read($0) }) {
+        if let reading = earlyReading ?? manifestBytes.take().map({ ManifestReader.read($0) }) {
             findings += reading.findings.map { $0.inFile(Manifest.entryName) }
             manifest = reading.manifest
         }
@@ -207,6 +198,11 @@ public enum Verifier {
             if case .intact(_, _, let head) = self { return head }
             return nil
         }
+    }
+
+    /// Whether an entry's data is read at all: not encrypted, stored or deflated, within the size limit.
+    static func readsData(_ entry: ZipEntry, limits: ZipLimits) -> Bool {
+        !entry.isEncrypted && (entry.method == 0 || entry.method == 8) && entry.uncompressedSize <= limits.maxEntrySize
     }
 
     /// One CRC-32 the whole-file thread takes: a stored entry's data, `start..<end` in the file.
@@ -358,8 +354,7 @@ public enum Verifier {
 
         /// Whether `entry` is a manifest the verifier would read (as the loop over the entries does).
         static func canRead(_ entry: ZipEntry, limits: ZipLimits) -> Bool {
-            entry.nameBytes == Array(Manifest.entryName.utf8) && !entry.isEncrypted
-                && (entry.method == 0 || entry.method == 8) && entry.uncompressedSize <= limits.maxEntrySize
+            entry.nameBytes == Array(Manifest.entryName.utf8) && readsData(entry, limits: limits)
                 && entry.uncompressedSize <= maxManifestBytes
         }
 
@@ -379,14 +374,6 @@ public enum Verifier {
             // The only copy, handed over: the parser lets it go once parsed.
             return EarlyManifest(check: check, reading: ManifestReader.read(bytes.take() ?? []))
         }
-    }
-
-    /// The manifest's bytes on their way to the thread that parses them, taken there once.
-    final class ManifestHandoff: @unchecked Sendable {
-        // Written before the thread starts, taken once on it.
-        private var bytes: [UInt8]?
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
-        func take() -> [UInt8] { bytes.take() ?? [] }
     }
 
     /// Why there is no manifest, and what to do: a package zipped one folder too deep
