@@ -226,6 +226,20 @@ let package = Package(
                 // MBTiles (SQLite) for `map convert` and `map extract`: the CLI only; the map reader phones link has no SQLite.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            // The release program is linked by lld with relative relocations packed (DT_RELR, glibc
+            // 2.36+) and without exporting its own symbols (the static standard library's link
+            // arguments export them all). The dynamic loader then reads 52 KB of relocations instead
+            // of 3.9 MB and no 5 MB symbol table: 5.6 MiB less resident from the first instruction
+            // (`trailpack --version`: 29.2 MiB with gold, 23.6 with this). Nothing here looks itself
+            // up by name: the one `dlsym` asks libc.
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                        "-Xlinker", "--no-export-dynamic",
+                    ],
+                    .when(platforms: [.linux], configuration: .release))
             ]
         ),
         // The split, proven: a program that links the client product alone (no writer, no libarchive).

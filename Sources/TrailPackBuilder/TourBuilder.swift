@@ -19,8 +19,11 @@ public enum TourBuilder {
     public static let latestTimestamp: Int64 = 4_354_819_199
 
     /// A checked tour, with every asset hashed: what will be written.
+    ///
+    /// It holds no `TourSource`: the folder's per-file records (each stop's list of files) are
+    /// given up when `plan` returns, before anything is written: 4.9 MB of 20,000 files'
+    /// records were held twice through the whole write.
     public struct Plan: Sendable {
-        public var source: TourSource
         /// What `manifest.json` will say (read-only: its bytes are made once, by `plan`).
         public private(set) var manifest: Manifest
         /// Every file to package, in entry order (after `manifest.json`).
@@ -65,7 +68,11 @@ public enum TourBuilder {
         let sourceFindings = loaded.findings
         guard let source = loaded.source else { return .findingsOnly(sourceFindings) }
 
-        var files = (source.waypoints.flatMap(\.assets) + source.mapFiles)
+        // One array of the exact size (a flatMap and a `+` made two more, grown by doubling).
+        var files: [TourSource.SourceFile] = []
+        files.reserveCapacity(source.waypoints.reduce(source.mapFiles.count) { $0 + $1.assets.count })
+        for w in source.waypoints { files += w.assets }
+        files += source.mapFiles
         // With errors in the folder nothing will be written: skip hashing, but still check
         // everything else, so the ranger sees every problem in one round.
         var digests: [SHA256Digest?] = []  // by position in `files`
@@ -160,7 +167,7 @@ public enum TourBuilder {
                 ])
         }
         return .ready(
-            Plan(source: source, manifest: manifest, files: files, findings: findings, manifestBytes: bytes))
+            Plan(manifest: manifest, files: files, findings: findings, manifestBytes: bytes))
     }
 
     /// Stops far from all the others: a typo in a coordinate that the computed frame would hide.
