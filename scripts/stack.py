@@ -218,15 +218,19 @@ def start_postgres(state):
     spawn(state, "postgres", runuser([
         PG_BIN + "/postgres", "-D", pg + "/data", "-p", str(port), "-k", pg + "/sockets",
         "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "shared_buffers=32MB"]))
-    wait_port(port, 60, "PostgreSQL", os.path.join(state["dir"], "logs", "postgres.log"))
-    deadline = time.time() + 30
+    # Bounds on waiting, not timings: on a loaded two-core machine (the whole test suite running)
+    # PostgreSQL took over 30 s to accept connections once it listened.
+    log = os.path.join(state["dir"], "logs", "postgres.log")
+    wait_port(port, 180, "PostgreSQL", log)
+    deadline = time.time() + 180
     while time.time() < deadline:
         ready = subprocess.run(runuser([PG_BIN + "/pg_isready", "-h", pg + "/sockets", "-p", str(port)]),
                                stdout=subprocess.DEVNULL, cwd="/")
         if ready.returncode == 0:
             return
         time.sleep(0.2)
-    sys.exit("stack: PostgreSQL did not become ready within 30 s")
+    tail = open(log, errors="replace").read()[-2000:] if os.path.exists(log) else "(no log)"
+    sys.exit(f"stack: PostgreSQL did not become ready within 180 s; its log ({log}) ends:\n{tail}")
 
 
 def start_weed(state):
@@ -245,9 +249,9 @@ def start_weed(state):
         f"-s3.localSocket={folder}/s3.sock", "-s3.port.iceberg=0", "-s3.port.lance=0"],
         env=dict(os.environ, WEED_MASTER_VOLUME_GROWTH_COPY_1="1"))
     log = os.path.join(state["dir"], "logs", "weed.log")
-    wait_port(p["s3"], 90, "SeaweedFS's S3 gateway", log)
+    wait_port(p["s3"], 180, "SeaweedFS's S3 gateway", log)
     # The gateway answers before the volume server has joined: wait for a writable cluster.
-    wait_http(f"http://127.0.0.1:{p['master']}/dir/assign", 90, "SeaweedFS's master (a volume to write to)", log)
+    wait_http(f"http://127.0.0.1:{p['master']}/dir/assign", 180, "SeaweedFS's master (a volume to write to)", log)
 
 
 def start_server(state, part):
@@ -261,7 +265,7 @@ def start_server(state, part):
     if state.get("webAssets"):
         argv += ["--web-assets", state["webAssets"]]
     spawn(state, part, argv)
-    wait_http(f"http://127.0.0.1:{p[part]}/healthz", 60, f"trailpack serve ({part})",
+    wait_http(f"http://127.0.0.1:{p[part]}/healthz", 180, f"trailpack serve ({part})",
               os.path.join(d, "logs", part + ".log"))
 
 
@@ -314,7 +318,7 @@ http {{
         f.write(text)
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     spawn(state, "nginx", [nginx, "-c", os.path.join(conf, "nginx.conf"), "-p", conf])
-    wait_http(f"http://127.0.0.1:{p['nginx']}/healthz", 30, "nginx", os.path.join(d, "logs", "nginx.log"))
+    wait_http(f"http://127.0.0.1:{p['nginx']}/healthz", 120, "nginx", os.path.join(d, "logs", "nginx.log"))
 
 
 STARTERS = {"postgres": start_postgres, "weed": start_weed, "a": lambda s: start_server(s, "a"),

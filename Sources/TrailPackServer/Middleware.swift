@@ -147,21 +147,31 @@ struct AccessLogMiddleware: RouterMiddleware {
     }
 
     private func log(_ request: Request, context: Context, status: Int, bytes: String, start: ContinuousClock.Instant) {
+        Self.log(
+            logger, method: request.method, path: request.uri.path, status: status, bytes: bytes, start: start,
+            user: context.user?.name ?? context.signedIn ?? "-", client: context.clientAddress)
+    }
+
+    /// Writes one access line; `kept`: answered by `PublicAnswerHandler` before routing (`kept=yes`).
+    static func log(
+        _ logger: Logger, method: HTTPRequest.Method, path: some StringProtocol, status: Int, bytes: String,
+        start: ContinuousClock.Instant, user: String, client: String, kept: Bool = false
+    ) {
         // Nothing is made for a line that is not written (`--log-level warning`).
         guard logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - start
         // Tenths of a millisecond, rounded, written without Foundation's `String(format:)` (per request).
         let hundredths = elapsed.components.seconds * 100_000 + elapsed.components.attoseconds / 10_000_000_000_000
         let tenths = (hundredths + 5) / 10
-        logger.info(
-            "request",
-            metadata: [
-                "method": .string(request.method.rawValue), "path": .string(ServerError.short(request.uri.path)),
-                "status": .string(String(status)), "bytes": .string(bytes),
-                "ms": .string("\(tenths / 10).\(tenths % 10)"),
-                "user": .string(context.user?.name ?? context.signedIn ?? "-"),
-                "client": .string(context.clientAddress),
-            ])
+        var metadata: Logger.Metadata = [
+            "method": .string(method.rawValue), "path": .string(ServerError.short(path)),
+            "status": .string(String(status)), "bytes": .string(bytes),
+            "ms": .string("\(tenths / 10).\(tenths % 10)"),
+            "user": .string(user),
+            "client": .string(client),
+        ]
+        if kept { metadata["kept"] = "yes" }
+        logger.info("request", metadata: metadata)
     }
 }
 

@@ -39,6 +39,8 @@ public struct TrailPackServer: Sendable {
     public let versionClaims = VersionClaims()
     /// The public catalog answers kept as bytes until the catalog changes.
     let publicAnswers = PublicAnswerCache()
+    /// The `Server` header of every response.
+    static let serverName = "trailpack"
     /// What must run while the server runs (a shared catalog's connections and its LISTEN loop).
     let storeServices: [any Service]
     /// The review loop's notices by mail, when `configuration.mail` is set.
@@ -165,18 +167,22 @@ public struct TrailPackServer: Sendable {
                     limits: limits, counter: counter, logger: logger)
             }
         } else {
+            let answers = publicAnswers, catalog = catalog
             server = .http1(
                 configuration: .init(additionalChannelHandlers: [
                     ConnectionGuard(
                         limits: limits, counter: counter, maxBodyBytes: maxBody, zeroCopy: true, logger: logger,
-                        onShortFile: { [self] path, reason in shortBlobWhileSending(path: path, reason: reason) })
+                        onShortFile: { [self] path, reason in shortBlobWhileSending(path: path, reason: reason) }),
+                    PublicAnswerHandler(
+                        answers: answers, changeCount: { catalog.publicChangeCount }, serverName: Self.serverName,
+                        logger: logger),
                 ]))
         }
         return Application(
             router: buildRouter(zeroCopyDownloads: configuration.tls == nil, addRoutes: addRoutes),
             server: server,
             configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port), serverName: "trailpack"),
+                address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
     }

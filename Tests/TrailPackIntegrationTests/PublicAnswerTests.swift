@@ -67,4 +67,91 @@ struct PublicAnswerTests {
             #expect(try Self.get(urls[3], ifNoneMatch: first[urls[3]]).status == "304")
         }
     }
+
+    /// A response's head as sorted lines, with the Date header left out (it moves by the second).
+    static func headLines(_ url: String, _ extra: [String] = []) throws -> [String] {
+        let out = try ServeProcess.curl(["-s", "-o", "/dev/null", "-D", "-"] + extra + [url])
+        return out.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty && !$0.lowercased().hasPrefix("date:") }
+            .sorted()
+    }
+
+    @Test(
+        "answered before routing: the same head and bytes as the routed answer, in order behind a routed request on the same connection, never for a token, a cookie or after a change"
+    )
+    func answeredBeforeRouting() throws {
+        try Support.withTemporaryDirectory { dir in
+            let packages = try ServerFixtures.packages(dir)
+            try ServeProcess.token.write(toFile: dir + "/token", atomically: true, encoding: .utf8)
+            let log = dir + "/server.log"
+            let server = try ServeProcess.launch(
+                [
+                    "--data", dir + "/data", "--admin-token-file", dir + "/token", "--approvals", "0",
+                    "--no-malware-scan",
+                ], logFile: log)
+            defer { server.stop() }
+            let upload = try ServeProcess.curl([
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(ServeProcess.token)",
+                "--data-binary", "@" + packages["santiam-wagon-road"]!, server.base + "/v1/admin/packages",
+            ])
+            #expect(upload.stdout == "201")
+            let list = server.base + "/v1/sites/willamette-sweet-home/packages?limit=50"
+            let routed = try Self.headLines(list), routedBody = try Self.get(list)
+            let kept = try Self.headLines(list), keptBody = try Self.get(list)
+            #expect(routed == kept, "routed \(routed), kept \(kept)")
+            #expect(routedBody.body == keptBody.body && !keptBody.body.isEmpty)
+            let etag = keptBody.etag
+            #expect(try Self.headLines(list, ["-I"]) == Self.headLines(list, ["-I"]))
+            #expect(try Self.headLines(list, ["-H", "If-None-Match: \(etag)"]).contains("HTTP/1.1 304 Not Modified"))
+            // The log says which were answered before routing (and logs them as every request).
+            let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+                .filter { $0.contains("path=/v1/sites/willamette-sweet-home/packages") }
+            #expect(lines.count >= 6, "\(lines)")
+            #expect(
+                !lines[0].contains("kept=yes") && lines.dropFirst().contains { $0.contains("kept=yes") }, "\(lines)")
+            #expect(lines.allSatisfy { $0.contains("status=") && $0.contains("client=127.0.0.1") })
+
+            // Pipelined on one connection: a routed request, then a kept target, then a bad token
+            // on the kept target: the answers come in the order asked, and the token is refused.
+            let script = """
+                import re, socket, sys
+                s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+                path = sys.argv[2]
+                s.sendall((f"GET {path} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+                           f"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+                           f"GET {path} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+                           f"GET {path} HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer not-a-token\\r\\n\\r\\n"
+                           f"GET {path} HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n").encode())
+                data = b""
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk: break
+                    data += chunk
+                found = re.findall(r"HTTP/1\\.1 (\\d{3}) |Content-Type: ([a-z/]+)", data.decode(errors="replace"))
+                print(" ".join(a or b for a, b in found))
+                """
+            let pipelined = try Support.run(
+                "python3", ["-c", script, String(server.port), "/v1/sites/willamette-sweet-home/packages?limit=50"])
+            // Kept, routed, then the kept target again (routed: the answer before it is not out yet
+            // when it is read), a bad token (refused), and a close (routed).
+            let json = "200 application/json"
+            #expect(
+                pipelined.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                    == "\(json) 200 text/plain \(json) 401 application/json \(json)", "\(pipelined)")
+            // A request with a cookie is routed (the log names the panel's user).
+            _ = try ServeProcess.curl(["-s", "-o", "/dev/null", "-H", "Cookie: a=b", list])
+            let last = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+                .last { $0.contains("path=/v1/sites/willamette-sweet-home/packages") }
+            #expect(last.map { !$0.contains("kept=yes") } == true, "\(last ?? "")")
+
+            // A change to the catalog: the next request is routed and gets the new answer.
+            let up = try ServeProcess.curl([
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(ServeProcess.token)",
+                "--data-binary", "@" + packages["santiam-v2"]!, server.base + "/v1/admin/packages",
+            ])
+            #expect(up.stdout == "201")
+            let after = try Self.get(list)
+            #expect(after.etag != etag && after.body.contains("\"1.1.0\""), "\(after)")
+            #expect(try Self.get(list, ifNoneMatch: etag).status == "200")
+        }
+    }
 }
