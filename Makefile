@@ -33,7 +33,8 @@ build: deps
 # The release program links Swift's standard library and Foundation statically (--static-swift-stdlib):
 # measured on `trailpack --version`, 19 ms of CPU instead of 29 (perf stat, 30 runs): the dynamic
 # loader's start-up work falls from 63 to 2.4 million cycles (LD_DEBUG=statistics). Foundation's networking then needs
-# libcurl's development files (libcurl4-openssl-dev) to link.
+# libcurl's development files (libcurl4-openssl-dev) to link. How it is linked (lld, packed relative
+# relocations, no exported symbols: 5.6 MiB less resident at start) is said in Package.swift.
 RELEASE_FLAGS := -c release --static-swift-stdlib
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
