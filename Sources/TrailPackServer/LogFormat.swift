@@ -119,48 +119,38 @@ public struct LineLogHandler: LogHandler {
         }
     }
 
-    /// The date and time to the second, as text, kept for the second it names: most lines of a busy
-    /// server fall in the same second as the one before.
-    private static let secondText = Mutex<(second: Int, text: [UInt8])>((-1, []))
+    /// The date and time to the second (`2026-11-26T11:31:28.`), made once a second.
+    private static let secondText = TextOfTheSecond<[UInt8]> { fields in
+        var text: [UInt8] = []
+        text.reserveCapacity(20)
+        func digits(_ value: Int32, _ width: Int) {
+            var divisor: Int32 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                text.append(UInt8(truncatingIfNeeded: 0x30 + value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(fields.tm_year + 1900, 4)
+        text.append(0x2D)
+        digits(fields.tm_mon + 1, 2)
+        text.append(0x2D)
+        digits(fields.tm_mday, 2)
+        text.append(0x54)
+        digits(fields.tm_hour, 2)
+        text.append(0x3A)
+        digits(fields.tm_min, 2)
+        text.append(0x3A)
+        digits(fields.tm_sec, 2)
+        text.append(0x2E)
+        return text
+    }
 
     /// Now, in UTC, as ISO 8601 with milliseconds (`2026-11-26T11:31:28.853Z`).
     private static func appendTimestamp(to line: inout [UInt8]) {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let second = Int(now.tv_sec)
-        let kept = secondText.withLock { $0.second == second ? $0.text : nil }
-        if let kept {
-            line += kept
-        } else {
-            var seconds = now.tv_sec
-            var fields = tm()
-            gmtime_r(&seconds, &fields)
-            var text: [UInt8] = []
-            text.reserveCapacity(20)
-            func digits(_ value: Int32, _ width: Int) {
-                var divisor: Int32 = 1
-                for _ in 1..<width { divisor *= 10 }
-                while divisor > 0 {
-                    text.append(UInt8(truncatingIfNeeded: 0x30 + value / divisor % 10))
-                    divisor /= 10
-                }
-            }
-            digits(fields.tm_year + 1900, 4)
-            text.append(0x2D)
-            digits(fields.tm_mon + 1, 2)
-            text.append(0x2D)
-            digits(fields.tm_mday, 2)
-            text.append(0x54)
-            digits(fields.tm_hour, 2)
-            text.append(0x3A)
-            digits(fields.tm_min, 2)
-            text.append(0x3A)
-            digits(fields.tm_sec, 2)
-            text.append(0x2E)
-            secondText.withLock { $0 = (second, text) }
-            line += text
-        }
-        let millisecond = Int(now.tv_nsec / 1_000_000)
+        let (second, nanoseconds) = TextOfTheSecond<[UInt8]>.now()
+        line += secondText.text(at: second)
+        let millisecond = nanoseconds / 1_000_000
         line.append(UInt8(0x30 + millisecond / 100))
         line.append(UInt8(0x30 + millisecond / 10 % 10))
         line.append(UInt8(0x30 + millisecond % 10))
@@ -206,5 +196,32 @@ public struct LineLogHandler: LogHandler {
             }
         }
         return out + "\""
+    }
+}
+
+/// A text of the time to the second (a log line's, an HTTP `Date`), made from the UTC calendar
+/// fields once a second and kept: most requests of a busy server fall in the second before theirs.
+final class TextOfTheSecond<Text: Sendable>: Sendable {
+    private let make: @Sendable (tm) -> Text
+    private let kept = Mutex<(second: Int, text: Text?)>((-1, nil))
+
+    init(_ make: @escaping @Sendable (tm) -> Text) { self.make = make }
+
+    /// The text of `second` (since 1970, UTC).
+    func text(at second: Int) -> Text {
+        if let text = kept.withLock({ $0.second == second ? $0.text : nil }) { return text }
+        var seconds = second
+        var fields = tm()
+        gmtime_r(&seconds, &fields)
+        let text = make(fields)
+        kept.withLock { $0 = (second, text) }
+        return text
+    }
+
+    /// Now: whole seconds since 1970 and the nanoseconds past them.
+    static func now() -> (second: Int, nanoseconds: Int) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return (Int(now.tv_sec), Int(now.tv_nsec))
     }
 }

@@ -211,33 +211,23 @@ final class PublicAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: sent)
-        if client == nil { client = context.channel.remoteAddress?.ipAddress ?? "local" }
+        let client = self.client ?? context.channel.remoteAddress?.ipAddress ?? "local"
+        self.client = client
         let path = (request.path ?? "").prefix { $0 != "?" }
         AccessLogMiddleware.log(
             logger, method: request.method, path: path, status: Int(status.code),
-            bytes: headers[.contentLength] ?? "0", start: start, user: "-", client: client ?? "local", kept: true)
+            bytes: headers[.contentLength] ?? "0", start: start, user: "-", client: client, kept: true)
     }
 }
 
 /// The `Date` header's text (RFC 9110's IMF-fixdate), made once a second.
 enum HTTPDate {
-    private static let cache = Mutex<(second: Int, text: String)>((-1, ""))
+    private static let kept = TextOfTheSecond<String> { format($0) }
 
-    static func now() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let second = Int(now.tv_sec)
-        if let text = cache.withLock({ $0.second == second ? $0.text : nil }) { return text }
-        let text = format(second)
-        cache.withLock { $0 = (second, text) }
-        return text
-    }
+    static func now() -> String { kept.text(at: TextOfTheSecond<String>.now().second) }
 
-    /// `Sun, 06 Nov 1994 08:49:37 GMT` for 784111777.
-    static func format(_ secondsSince1970: Int) -> String {
-        var seconds = secondsSince1970
-        var fields = tm()
-        gmtime_r(&seconds, &fields)
+    /// `Sun, 06 Nov 1994 08:49:37 GMT` from its UTC calendar fields.
+    static func format(_ fields: tm) -> String {
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
