@@ -55,12 +55,14 @@ test-js:
 # import check: every module a target imports is declared in Package.swift, and every declared
 # dependency is imported (SwiftPM's own --explicit-target-dependency-import-check, passed above,
 # diagnoses nothing on Linux today, so scripts/check_imports.py reads the manifest and the imports
-# itself), and docs/ARCHITECTURE.md's generated map matches Package.swift.
+# itself), docs/ARCHITECTURE.md's generated map matches Package.swift, and every test suite runs on
+# threads of its own (.ownThreads: a test waiting on a program must not hold Swift's shared pool).
 check:
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
 	python3 scripts/check_imports.py
 	python3 scripts/check_commands.py
 	python3 scripts/architecture.py --check
+	python3 scripts/check_suites.py
 
 # Rewrites the tree as .swift-format says (what `check` expects).
 format:

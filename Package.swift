@@ -340,7 +340,7 @@ let package = Package(
         .testTarget(
             name: "TrailPackS3Tests",
             dependencies: [
-                "TrailPackS3", .product(name: "Crypto", package: "swift-crypto"),
+                "TrailPackS3", "TrailPackTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
         // Tests that run the trailpack program (its commands, `trailpack serve`) or check it end to

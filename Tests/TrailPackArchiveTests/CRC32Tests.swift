@@ -5,7 +5,7 @@ import TrailPackTestSupport
 
 /// The CRC-32 every reader and the verifier take (libdeflate's), against its check value and
 /// against Python's `zlib.crc32` (zlib's), whole and fed in pieces of any size.
-@Suite("CRC-32")
+@Suite("CRC-32", .ownThreads)
 struct CRC32Tests {
     static func crc(_ bytes: [UInt8], pieces: Int = Int.max) -> UInt32 {
         var crc = CRC32()

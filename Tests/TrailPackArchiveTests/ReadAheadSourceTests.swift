@@ -2,11 +2,12 @@ import SystemPackage
 import Testing
 import TrailPackArchive
 import TrailPackFileIO
+import TrailPackTestSupport
 
 /// The verifier reads an archive's small records through `ReadAheadSource`: whatever it serves
 /// must be exactly the underlying bytes, for any offset and length, hits, misses and reads that
 /// bypass the block alike.
-@Suite("read-ahead source")
+@Suite("read-ahead source", .ownThreads)
 struct ReadAheadSourceTests {
     @Test(
         "every read returns what the source itself returns: in the block, across its edge, past the end, larger than it"

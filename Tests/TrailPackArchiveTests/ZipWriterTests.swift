@@ -11,7 +11,7 @@ import Glibc
 #endif
 
 /// The ZIP writer (libarchive) on its own: its DOS times, and an archive abandoned half-way.
-@Suite("ZIP writer")
+@Suite("ZIP writer", .ownThreads)
 struct ZipWriterTests {
     @Test(
         "DOS date and time from UTC fields, clamped to the DOS range",

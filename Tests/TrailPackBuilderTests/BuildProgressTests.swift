@@ -1,10 +1,11 @@
 import Testing
+import TrailPackTestSupport
 
 @testable import TrailPackBuilder
 
 /// The progress line's text (how it shows on a terminal is tested in TrailPackIntegrationTests'
 /// TerminalTests).
-@Suite("terminal output: the progress line")
+@Suite("terminal output: the progress line", .ownThreads)
 struct BuildProgressTests {
     @Test("the time left waits for a second and 5% of the bytes")
     func estimateWaits() {

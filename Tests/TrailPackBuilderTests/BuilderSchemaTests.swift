@@ -4,7 +4,7 @@ import TrailPackBuilder
 import TrailPackCore
 import TrailPackTestSupport
 
-@Suite("JSON Schema and the builder's manifests")
+@Suite("JSON Schema and the builder's manifests", .ownThreads)
 struct BuilderSchemaTests {
     @Test(
         "the manifests the builder writes for the fixtures are valid for both validators", .needs(.python3, .jsonschema)

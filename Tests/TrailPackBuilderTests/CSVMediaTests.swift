@@ -4,7 +4,7 @@ import TrailPackBuilder
 import TrailPackCore
 import TrailPackTestSupport
 
-@Suite("CSV media cells: confined to the sheet's upload in the panel; names checked as stop file names")
+@Suite("CSV media cells: confined to the sheet's upload in the panel; names checked as stop file names", .ownThreads)
 struct CSVMediaTests {
     /// A sheet in `dir/upload/` with `photos/view.jpg`, and a file `dir/secret.jpg` beside the upload.
     static func layout(_ dir: String, cells: [String]) throws -> String {

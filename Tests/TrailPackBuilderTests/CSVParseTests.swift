@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TrailPackCore
+import TrailPackTestSupport
 
 @testable import TrailPackBuilder
 
 /// The sheet itself, before any tour is made from it: CSVImport.parse's findings.
-@Suite("spreadsheet import: reading the sheet")
+@Suite("spreadsheet import: reading the sheet", .ownThreads)
 struct CSVParseTests {
     @Test("header problems: missing columns with a did-you-mean, a comma that splits a row, an unclosed quote, UTF-16")
     func sheetProblems() throws {

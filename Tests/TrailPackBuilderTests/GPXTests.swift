@@ -8,7 +8,7 @@ import TrailPackTestSupport
 
 /// The GPX reader behind `trailpack init --from-gpx`: what it keeps, what it refuses and where.
 /// The fixtures in fixtures/gpx/ are hand-made in the shape of real exporters' files.
-@Suite("GPX import")
+@Suite("GPX import", .ownThreads)
 struct GPXTests {
     static func path(_ name: String) -> String { GPXFixtures.path(name) }
 
@@ -631,7 +631,7 @@ struct GPXTests {
 /// element boundary). The reader must never trap, and must either return points that are in range
 /// or refuse with a line and column. Its tokenizer is cross-checked with libxml2 (Foundation's
 /// XMLParser) on well-formedness.
-@Suite("GPX fuzz")
+@Suite("GPX fuzz", .ownThreads)
 struct GPXFuzzTests {
     indirect enum Node {
         case element(String, [(String, String)], [Node])

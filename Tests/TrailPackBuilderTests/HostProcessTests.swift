@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 /// Libraries that behave as libraries: a host that builds, verifies and reads keeps its process state.
-@Suite("split: the libraries leave the process alone")
+@Suite("split: the libraries leave the process alone", .ownThreads)
 struct HostProcessTests {
     /// The disposition of `signal` (its handler address, or SIG_DFL/SIG_IGN) and its flags.
     static func disposition(_ signal: Int32) -> String {

@@ -7,7 +7,7 @@ import TrailPackTestSupport
 
 /// The tour folder's form of languages (docs/FORMAT.md section 4): texts as `{"en": …, "es": …}`,
 /// a file's language from its `"language"` or its name.
-@Suite("tour folders in several languages")
+@Suite("tour folders in several languages", .ownThreads)
 struct LanguageFolderTests {
     static func plan(_ edit: (String) throws -> Void) throws -> TourBuilder.PlanOutcome {
         try Support.withTemporaryDirectory { dir in

@@ -1,10 +1,11 @@
 import Testing
 import TrailPackBuilder
 import TrailPackCore
+import TrailPackTestSupport
 
 /// The build time a package is stamped with (the builder's command-line behaviour with
 /// SOURCE_DATE_EPOCH is tested in TrailPackIntegrationTests' BuilderTests).
-@Suite("builder: SOURCE_DATE_EPOCH")
+@Suite("builder: SOURCE_DATE_EPOCH", .ownThreads)
 struct SourceDateEpochTests {
     @Test("SOURCE_DATE_EPOCH is read, clamped to the DOS range, and refused when it is not a number")
     func sourceDateEpoch() throws {

@@ -6,7 +6,7 @@ import TrailPackCore
 import TrailPackTestFixtures
 import TrailPackTestSupport
 
-@Suite("catalog: the blocking pool, version aliases, damaged versions brought back, grants")
+@Suite("catalog: the blocking pool, version aliases, damaged versions brought back, grants", .ownThreads)
 struct CatalogEdgeTests {
     @Test("the pool runs jobs on its own threads and returns their values and errors")
     func poolRuns() async throws {

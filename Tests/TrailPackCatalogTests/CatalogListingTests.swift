@@ -5,7 +5,7 @@ import TrailPackCore
 import TrailPackTestFixtures
 import TrailPackTestSupport
 
-@Suite("catalog: listing")
+@Suite("catalog: listing", .ownThreads)
 struct CatalogListingTests {
     @Test(
         "a catalog from before normalisation holding 1.0 and 1.0.0 lists the package once, and pagination's next page is not empty",

@@ -9,7 +9,7 @@ import TrailPackTestSupport
 /// One story of a catalog's life told to both stores: every answer, refusal and audit entry the
 /// same (but for times and token ids) — the rules and texts are written once (`Catalog.Workflow`),
 /// and the statements mean the same in SQLite and in PostgreSQL.
-@Suite("catalog: the same answers from SQLite and PostgreSQL")
+@Suite("catalog: the same answers from SQLite and PostgreSQL", .ownThreads)
 struct CatalogParityTests {
     /// What a store answered through the story, as text.
     static func story(_ catalog: any CatalogStore) async throws -> [String] {

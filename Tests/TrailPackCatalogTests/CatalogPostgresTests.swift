@@ -11,7 +11,7 @@ import TrailPackTestSupport
 
 /// What only the shared PostgreSQL catalog has: its location's rules, its migrations, the
 /// notifications that move another server's change count, its connections' life.
-@Suite("catalog: PostgreSQL")
+@Suite("catalog: PostgreSQL", .ownThreads)
 struct CatalogPostgresTests {
     static let enabled = ConditionTrait.enabled(if: !PostgresServer.isSkipped, "TRAILPACK_SKIP_POSTGRES=1")
 

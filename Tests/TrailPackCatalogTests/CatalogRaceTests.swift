@@ -9,7 +9,7 @@ import TrailPackTestSupport
 /// The catalog's state transitions called at once (what the server's workflow routes call; the
 /// routes themselves are tested in TrailPackIntegrationTests' WorkflowTests): on one store, and on
 /// two PostgreSQL catalogs sharing one database, as two servers do.
-@Suite("catalog: racing transitions")
+@Suite("catalog: racing transitions", .ownThreads)
 struct CatalogRaceTests {
     /// Runs `a` and `b` at once; a call that throws (a database error, say) fails the test: it is not an outcome.
     static func race(

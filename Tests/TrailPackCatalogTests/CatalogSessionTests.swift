@@ -6,7 +6,7 @@ import TrailPackTestSupport
 
 /// The control panel's sessions, the sign-in throttle and the confirmations' admission: the same
 /// answers from both stores, and shared between two servers on one PostgreSQL catalog.
-@Suite("catalog: sessions, sign-in throttle, confirmation admission")
+@Suite("catalog: sessions, sign-in throttle, confirmation admission", .ownThreads)
 struct CatalogSessionTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 

@@ -1,9 +1,10 @@
 import Testing
 import TrailPackCatalogModel
+import TrailPackTestSupport
 
 /// The publish workflow's rules on their own (`Catalog.Workflow`, which both stores carry out):
 /// who may do what from which status, and what the approval table makes of an approval.
-@Suite("catalog: the workflow's rules")
+@Suite("catalog: the workflow's rules", .ownThreads)
 struct CatalogWorkflowTests {
     typealias Plan = Catalog.Workflow.Plan
 

@@ -7,7 +7,7 @@ import TrailPackTestSupport
 
 /// The DocC articles' code is ArticleCode.swift, compiled with the tests; these tests keep the
 /// articles and that file the same, and run the code.
-@Suite("docs: the DocC articles' code compiles, matches the articles and runs")
+@Suite("docs: the DocC articles' code compiles, matches the articles and runs", .ownThreads)
 struct ArticleTests {
     static let catalog = Support.root + "/Sources/TrailPackClient/TrailPackClient.docc"
     static let articles = ["CheckingADownloadedPackage.md", "ReadingOneAssetWhileItPlays.md"]

@@ -5,7 +5,7 @@ import TrailPackTestFixtures
 import TrailPackTestSupport
 
 /// The client library (what a phone app links) against a real `trailpack serve`.
-@Suite("client: the library against a real server", .serialized)
+@Suite("client: the library against a real server", .ownThreads, .serialized)
 struct ClientLibraryTests {
     @Test("the library alone: fetch, then read one asset with verified random access", .needs(.curl, .clamscan))
     func libraryAPI() async throws {

@@ -1,9 +1,10 @@
 import Testing
 import TrailPackCore
+import TrailPackTestSupport
 
 /// The one table of what a file is, read from its first bytes: what the builder, the verifier
 /// (`asset.type-mismatch`) and the servers (the type a package's file is sent as) all use.
-@Suite("content sniffing")
+@Suite("content sniffing", .ownThreads)
 struct ContentSniffTests {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
     static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16] + Array("JFIF".utf8)

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TrailPackCore
+import TrailPackTestSupport
 
-@Suite("coordinates typed by people")
+@Suite("coordinates typed by people", .ownThreads)
 struct CoordinateTextTests {
     struct Good: Sendable, CustomTestStringConvertible {
         var text: String

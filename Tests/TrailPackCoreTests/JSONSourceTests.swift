@@ -3,7 +3,7 @@ import Testing
 import TrailPackCore
 import TrailPackTestSupport
 
-@Suite("JSON in the ranger's files")
+@Suite("JSON in the ranger's files", .ownThreads)
 struct JSONSourceTests {
     struct Mistake: Sendable, CustomTestStringConvertible {
         var name: String
@@ -66,7 +66,7 @@ struct JSONSourceTests {
     }
 }
 
-@Suite("source mode against hostile and mutated input")
+@Suite("source mode against hostile and mutated input", .ownThreads)
 struct JSONSourceMutationTests {
     @Test("mutated tour files never crash source mode, and a document the strict parser accepts reads the same")
     func mutations() throws {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrailPackTestSupport
 
 @testable import TrailPackCore
 
-@Suite("strict JSON parser")
+@Suite("strict JSON parser", .ownThreads)
 struct JSONTests {
     func parse(_ text: String) throws(CoreError) -> JSONDocument { try JSONParser.parse(Array(text.utf8)) }
 

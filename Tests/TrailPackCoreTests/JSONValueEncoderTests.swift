@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TrailPackCore
+import TrailPackTestSupport
 
-@Suite("JSONValueEncoder: Codable straight into the house JSON tree")
+@Suite("JSONValueEncoder: Codable straight into the house JSON tree", .ownThreads)
 struct JSONValueEncoderTests {
     struct Inner: Encodable { var a: Int; var b: [Double]; var c: String? }
     struct Outer: Encodable {

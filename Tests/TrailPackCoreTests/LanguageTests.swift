@@ -4,7 +4,7 @@ import TrailPackTestSupport
 
 @testable import TrailPackCore
 
-@Suite("languages: tags, translations, what a visitor gets")
+@Suite("languages: tags, translations, what a visitor gets", .ownThreads)
 struct LanguageTests {
     /// The bilingual example of manifests/examples (English and Spanish, a Spanish narration and captions).
     static func bilingual() throws -> Manifest {

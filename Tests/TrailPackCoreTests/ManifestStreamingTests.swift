@@ -7,7 +7,7 @@ import TrailPackTestSupport
 /// `ManifestReader` decodes each waypoint as it is parsed and lets its JSON go. Whatever the
 /// document, the result must be what decoding the whole tree at once gives: the same manifest and
 /// the same findings in the same order.
-@Suite("manifest read a waypoint at a time")
+@Suite("manifest read a waypoint at a time", .ownThreads)
 struct ManifestStreamingTests {
     /// The reading of `bytes` from one tree of the whole document (as before streaming).
     static func wholeTree(_ bytes: [UInt8]) -> ManifestReading {

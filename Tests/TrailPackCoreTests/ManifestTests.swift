@@ -4,7 +4,7 @@ import TrailPackTestSupport
 
 @testable import TrailPackCore
 
-@Suite("manifest validation")
+@Suite("manifest validation", .ownThreads)
 struct ManifestTests {
     static let hash = String(repeating: "a", count: 64)
 

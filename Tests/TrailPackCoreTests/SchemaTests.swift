@@ -4,7 +4,7 @@ import TrailPackTestSupport
 
 @testable import TrailPackCore
 
-@Suite("JSON Schema and the Swift validator agree")
+@Suite("JSON Schema and the Swift validator agree", .ownThreads)
 struct SchemaTests {
     static let examplesDir = ManifestExamples.examplesDir
 

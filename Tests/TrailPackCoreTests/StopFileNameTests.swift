@@ -1,7 +1,8 @@
 import Testing
 import TrailPackCore
+import TrailPackTestSupport
 
-@Suite("StopFileName: one safe path component, or a refusal naming the rule")
+@Suite("StopFileName: one safe path component, or a refusal naming the rule", .ownThreads)
 struct StopFileNameTests {
     @Test(
         "ordinary names are kept as given",

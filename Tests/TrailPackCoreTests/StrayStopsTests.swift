@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TrailPackTestSupport
 
 @testable import TrailPackCore
 
 /// A stop far from all the others is a typo until shown otherwise (found trying the CSV import as
 /// a ranger: 54.4057 for 44.4057 built silently, the frame stretched over 1,100 km).
-@Suite("stray stops")
+@Suite("stray stops", .ownThreads)
 struct StrayStopsTests {
     static let santiam = [
         (44.3976, -122.7226), (44.4019, -122.4521), (44.4011, -122.2466), (44.4007, -122.1495),

@@ -3,7 +3,7 @@ import Testing
 import TrailPackCrypto
 import TrailPackTestSupport
 
-@Suite("SHA-256 over OpenSSL EVP")
+@Suite("SHA-256 over OpenSSL EVP", .ownThreads)
 struct CryptoTests {
     @Test(
         "known vectors, one-shot",

@@ -1,9 +1,10 @@
 import Testing
 import TrailPackCrypto
+import TrailPackTestSupport
 
 /// The primitives behind minisign signatures (the signatures themselves, with the real minisign,
 /// are tested in TrailPackIntegrationTests' SignatureTests).
-@Suite("signatures: BLAKE2b and scrypt")
+@Suite("signatures: BLAKE2b and scrypt", .ownThreads)
 struct SignaturePrimitivesTests {
     @Test("BLAKE2b: RFC 7693's vector, and our any-length code agrees with OpenSSL's BLAKE2b-512")
     func blake2b() {

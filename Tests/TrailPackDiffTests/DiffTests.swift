@@ -6,7 +6,7 @@ import TrailPackTestSupport
 import TrailPackVerifier
 
 /// Pairs of packages built from the Santiam Wagon Road tour, differing in one way at a time.
-@Suite("diff: what changed between two versions")
+@Suite("diff: what changed between two versions", .ownThreads)
 struct DiffTests {
     /// Builds the tour, then the tour after `edit`, and compares the two packages.
     static func diff(_ edit: (String) throws -> Void) throws -> PackageDiff {
@@ -235,7 +235,7 @@ struct DiffTests {
     }
 }
 
-@Suite("diff: changes per language")
+@Suite("diff: changes per language", .ownThreads)
 struct LanguageDiffTests {
     @Test("a changed Spanish description is reported under Spanish, word by word; English is untouched")
     func spanishDescription() throws {

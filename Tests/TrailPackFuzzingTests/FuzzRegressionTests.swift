@@ -6,7 +6,7 @@ import TrailPackTestSupport
 import TrailPackVerifier
 
 /// The structure-aware fuzzer's seeds, its findings kept as regressions, and a bounded run of it.
-@Suite("structure-aware fuzzing")
+@Suite("structure-aware fuzzing", .ownThreads)
 struct FuzzRegressionTests {
     static let seedFolder = Support.fixture("fuzz/seeds")
     static let crashFolder = Support.fixture("fuzz/crashes")

@@ -7,7 +7,7 @@ import TrailPackVerifier
 
 @testable import TrailPackCore
 
-@Suite("builder")
+@Suite("builder", .ownThreads)
 struct BuilderTests {
     @Test(
         "every fixture builds, opens cleanly in unzip, bsdtar, 7z and Python's zipfile with manifest.json first, and sha256sum -c accepts the sidecar",

@@ -3,7 +3,7 @@ import Testing
 import TrailPackTestFixtures
 import TrailPackTestSupport
 
-@Suite("command line")
+@Suite("command line", .ownThreads)
 struct CLITests {
     @Test("hash prints exactly what sha256sum prints, escapes included", .needs(.sha256sum))
     func hashMatchesSha256sum() throws {

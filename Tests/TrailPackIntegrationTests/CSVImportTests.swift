@@ -7,7 +7,7 @@ import TrailPackVerifier
 
 @testable import TrailPackBuilder
 
-@Suite("spreadsheet import")
+@Suite("spreadsheet import", .ownThreads)
 struct CSVImportTests {
     /// The stops of the worked example, as a sheet: header, then rows.
     static let header = [

@@ -8,7 +8,7 @@ import TrailPackVerifier
 
 /// Sheets with a column per language (`name_es`, `Description (es)`, `audio_es`): `init --from-csv` writes a tour
 /// in several languages (docs/FORMAT.md, sections 3.2 and 4; docs/RANGERS.md, "Tours in several languages").
-@Suite("spreadsheet import: tours in several languages")
+@Suite("spreadsheet import: tours in several languages", .ownThreads)
 struct CSVLanguageTests {
     /// A short WAV recording (8 kHz, 8-bit mono).
     static func wav(_ samples: Int = 400, tone: UInt8 = 0x80) -> [UInt8] {

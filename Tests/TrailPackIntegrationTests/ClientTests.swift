@@ -8,7 +8,7 @@ import TrailPackTestSupport
 /// `trailpack fetch` against a real `trailpack serve`, through a loopback proxy that drops the
 /// connection or slows it down (scripts/flaky_proxy.py). The client library on its own is tested
 /// in TrailPackClientTests.
-@Suite("client: fetch against a real server", .needs(.curl, .clamscan), .serialized)
+@Suite("client: fetch against a real server", .ownThreads, .needs(.curl, .clamscan), .serialized)
 struct ClientTests {
     static let id = ClientServer.id
 

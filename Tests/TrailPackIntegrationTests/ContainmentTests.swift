@@ -5,7 +5,7 @@ import TrailPackTestFixtures
 import TrailPackTestSupport
 
 /// A package that crashes the verifier costs one 422, never the server.
-@Suite("server: crash containment", .serialized)
+@Suite("server: crash containment", .ownThreads, .serialized)
 struct ContainmentTests {
     @Test(
         "a verifier child that traps (test hook): the upload gets 422 with server.verifier-failed and an audit entry; the server goes on serving",

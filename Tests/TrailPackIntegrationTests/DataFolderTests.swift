@@ -6,7 +6,7 @@ import TrailPackTestFixtures
 import TrailPackTestSupport
 
 /// The data folder is never emptied of what trailpack did not make, and one server holds it at a time.
-@Suite("server: data-folder safety", .serialized)
+@Suite("server: data-folder safety", .ownThreads, .serialized)
 struct DataFolderTests {
     static let token = ServeProcess.token
 

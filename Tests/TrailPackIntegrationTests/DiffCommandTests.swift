@@ -5,7 +5,7 @@ import TrailPackTestSupport
 
 /// `trailpack diff` and the server's diff route (the comparison itself is tested in
 /// TrailPackDiffTests).
-@Suite("diff: the command and the server route")
+@Suite("diff: the command and the server route", .ownThreads)
 struct DiffCommandTests {
     static func editJSON(_ path: String, _ change: (inout [String: Any]) -> Void) throws {
         try Support.editJSON(path, change)

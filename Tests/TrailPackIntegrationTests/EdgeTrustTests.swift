@@ -9,7 +9,8 @@ import TrailPackTestSupport
 /// racing uploads of one version, version aliases, refusals that are not crashes, client faults,
 /// a blob that shrinks while it is sent, damaged versions brought back, unfinished backups, a
 /// locked catalog, and the options that were accepted when they should not be.
-@Suite("trust at the edges: versions, refusals, client faults, damage, backups, a busy catalog", .serialized)
+@Suite(
+    "trust at the edges: versions, refusals, client faults, damage, backups, a busy catalog", .ownThreads, .serialized)
 struct EdgeTrustTests {
     static let token = "edge-admin-token-0123456789abcdef"
     static let id = "gov.usda.fs.willamette.family-hikes"

@@ -7,7 +7,7 @@ import TrailPackTestSupport
 /// FORMAT.md §5's promise that updates by part rest on: an asset that did not change keeps its
 /// entry data (the compressed bytes) byte for byte from version to version, whatever the build's
 /// SOURCE_DATE_EPOCH, the version or the neighbouring entries.
-@Suite("format: an unchanged asset's entry data is identical across versions")
+@Suite("format: an unchanged asset's entry data is identical across versions", .ownThreads)
 struct EntryDataStabilityTests {
     /// Each entry's name → (CRC-32, sizes, compressed bytes).
     static func entryData(_ path: String) throws -> [String: (UInt32, Int64, Int64, [UInt8])] {

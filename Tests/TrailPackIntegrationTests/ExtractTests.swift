@@ -5,7 +5,7 @@ import TrailPackTestSupport
 
 /// `trailpack cat` and `trailpack extract`: one asset streamed, a package unpacked (the reader they
 /// use is tested in TrailPackVerifierTests).
-@Suite("reading single assets and extracting")
+@Suite("reading single assets and extracting", .ownThreads)
 struct ReaderTests {
     @Test("cat streams a verified asset; a tampered asset fails with a message and a non-zero exit")
     func cat() throws {

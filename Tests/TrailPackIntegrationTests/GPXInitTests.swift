@@ -8,7 +8,7 @@ import TrailPackTestSupport
 
 /// `trailpack init --from-gpx` on the GPX fixtures, then `validate`. The GPX reader itself is
 /// tested in TrailPackBuilderTests' GPXTests.
-@Suite("GPX import: init and validate")
+@Suite("GPX import: init and validate", .ownThreads)
 struct GPXInitTests {
     static func path(_ name: String) -> String { GPXFixtures.path(name) }
 

@@ -6,7 +6,7 @@ import TrailPackTestSupport
 
 /// Regressions from attacks on the verifier, through the command line: each must end in an exit
 /// code and escaped text, never a signal, a hang or raw control characters on the terminal.
-@Suite("verifier hardening: the command line")
+@Suite("verifier hardening: the command line", .ownThreads)
 struct HardeningCLITests {
     @Test("the server-crashing archive is refused by the CLI with exit 1, not a signal")
     func sentinelArchiveCLI() throws {

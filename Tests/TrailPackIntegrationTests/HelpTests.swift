@@ -3,7 +3,7 @@ import Testing
 import TrailPackTestSupport
 
 /// `--help` as a ranger reads it: wrapped by the parser to the terminal, nothing stranded.
-@Suite("help that reads well")
+@Suite("help that reads well", .ownThreads)
 struct HelpTests {
     /// Every command, as the words that reach it.
     static let commands: [[String]] = [

@@ -5,7 +5,7 @@ import TrailPackTestFixtures
 import TrailPackTestSupport
 
 /// What is served is what was stored: damaged blobs are noticed, taken out of service and reported.
-@Suite("server: integrity of what is served", .needs(.curl, .sha256sum), .serialized)
+@Suite("server: integrity of what is served", .ownThreads, .needs(.curl, .sha256sum), .serialized)
 struct IntegrityTests {
     static let token = ServeProcess.token
 

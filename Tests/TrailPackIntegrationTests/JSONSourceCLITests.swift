@@ -3,7 +3,7 @@ import Testing
 import TrailPackTestSupport
 
 /// The plain-words messages of source mode, as `trailpack validate` reports them.
-@Suite("JSON in the ranger's files: validate")
+@Suite("JSON in the ranger's files: validate", .ownThreads)
 struct JSONSourceCLITests {
     @Test("every mistake in a file is reported in one run, and validate names each line")
     func everyMistakeInOneRun() throws {

@@ -11,7 +11,7 @@ import TrailPackVerifier
 /// Maps through the commands (validate, build, verify, map extract/convert/inspect/estimate) and
 /// cross-checked with protomaps' own `pmtiles` Python package. The reader, the checks and hostile
 /// files are tested in TrailPackMapTests.
-@Suite("maps (PMTiles): the commands and protomaps' pmtiles")
+@Suite("maps (PMTiles): the commands and protomaps' pmtiles", .ownThreads)
 struct MapToolTests {
     static let baseMap = MapFixtures.baseMap
     static let cornerMissing = MapFixtures.cornerMissing

@@ -12,7 +12,7 @@ import TrailPackVerifier
 
 /// The panel in a real browser: `trailpack serve` with a temporary data folder, driven by scripts/panel-browser.py
 /// in headless Chromium (Debian's chromium, chromium-driver and python3-selenium, installed by the Makefile).
-@Suite("panel: in headless Chromium", .serialized)
+@Suite("panel: in headless Chromium", .ownThreads, .serialized)
 struct PanelBrowserTests {
     static let python = "/usr/bin/python3"
     /// Debian's Leaflet, which the panel serves from its default --web-assets (with Bootstrap).

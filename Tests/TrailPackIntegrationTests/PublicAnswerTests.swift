@@ -5,7 +5,7 @@ import TrailPackTestSupport
 
 /// The public catalog answers kept as bytes (issue 34, item 5): a strong ETag and 304 for a client
 /// that has the answer; a release changes the answers at once; a confirmation does not.
-@Suite("public catalog answers: kept as bytes, 304, changed by releases only", .serialized)
+@Suite("public catalog answers: kept as bytes, 304, changed by releases only", .ownThreads, .serialized)
 struct PublicAnswerTests {
     /// The status, the ETag and the body of a GET (with `If-None-Match` when given).
     static func get(_ url: String, ifNoneMatch: String? = nil) throws -> (status: String, etag: String, body: String) {

@@ -6,7 +6,7 @@ import TrailPackVerifier
 
 /// docs/RANGERS.md is run as written: its files are written, its commands run in order with the
 /// exit status it states, and the messages it shows must be what trailpack says.
-@Suite("the ranger's guide")
+@Suite("the ranger's guide", .ownThreads)
 struct RangersGuideTests {
     static let guide = Support.root + "/docs/RANGERS.md"
 

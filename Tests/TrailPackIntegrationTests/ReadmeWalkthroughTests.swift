@@ -4,7 +4,7 @@ import TrailPackTestFixtures
 import TrailPackTestSupport
 
 /// README.md's operator walkthrough, run as written against a real server (so it cannot go stale).
-@Suite("README operator walkthrough", .needs(.jq, .curl, .python3, .sha256sum, .clamscan))
+@Suite("README operator walkthrough", .ownThreads, .needs(.jq, .curl, .python3, .sha256sum, .clamscan))
 struct ReadmeWalkthroughTests {
     @Test(
         "every walkthrough block of README.md runs: accounts, server, upload, two signed approvals, release, offline check, backup"

@@ -5,7 +5,7 @@ import TrailPackTestFixtures
 import TrailPackTestSupport
 
 /// What the public sees changes only by a release; package ids belong to sites; versions are unique.
-@Suite("server: release rules", .needs(.curl, .clamscan), .serialized)
+@Suite("server: release rules", .ownThreads, .needs(.curl, .clamscan), .serialized)
 struct ReleaseRulesTests {
     static let id = WorkflowTests.id
     static let path = WorkflowTests.versionPath

@@ -4,7 +4,7 @@ import TrailPackTestSupport
 
 /// `--json` on every command, on good and bad input: one shape (manifests/report.schema.json),
 /// JSON alone on standard output, and the documented exit codes.
-@Suite("one machine interface")
+@Suite("one machine interface", .ownThreads)
 struct ReportTests {
     struct Run: Sendable, CustomTestStringConvertible {
         var name: String

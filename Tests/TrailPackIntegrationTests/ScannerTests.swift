@@ -5,7 +5,7 @@ import TrailPackTestFixtures
 import TrailPackTestSupport
 
 /// A scanner the operator can run: checked at start, its real error kept, held versions rescanned.
-@Suite("server: malware scanner operations", .serialized)
+@Suite("server: malware scanner operations", .ownThreads, .serialized)
 struct ScannerTests {
     static func json(_ text: String) throws -> JSONValue { try JSONParser.parse(Array(text.utf8)).value }
 
@@ -126,7 +126,7 @@ struct ScannerTests {
 }
 
 /// The admin command line, as the README shows it.
-@Suite("admin command line")
+@Suite("admin command line", .ownThreads)
 struct AdminCLITests {
     @Test(
         "users: a repeated name, a secret key as public key, a bad role are usage errors in plain words; role changes; removal revokes tokens; token list"

@@ -4,7 +4,7 @@ import TrailPackTestFixtures
 import TrailPackTestSupport
 
 /// The real `trailpack serve`, driven with curl.
-@Suite("server: end to end", .needs(.curl, .clamscan), .serialized)
+@Suite("server: end to end", .ownThreads, .needs(.curl, .clamscan), .serialized)
 struct ServerEndToEndTests {
     static let token = ServeProcess.token
 

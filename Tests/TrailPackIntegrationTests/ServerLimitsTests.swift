@@ -74,7 +74,7 @@ final class RawClient {
     }
 }
 
-@Suite("server: time limits, connection caps and HTTP details", .serialized)
+@Suite("server: time limits, connection caps and HTTP details", .ownThreads, .serialized)
 struct ServerLimitsTests {
     /// The `error.code` of a JSON error body (nil when it is not one).
     static func errorCode(_ body: some StringProtocol) -> String? {

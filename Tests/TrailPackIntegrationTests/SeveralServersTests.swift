@@ -116,7 +116,7 @@ extension Trait where Self == StackScope {
 }
 
 @Suite(
-    "several servers: PostgreSQL, SeaweedFS, two trailpack serve and nginx, started for real", .serialized,
+    "several servers: PostgreSQL, SeaweedFS, two trailpack serve and nginx, started for real", .ownThreads, .serialized,
     .disabled(
         if: ["TRAILPACK_SKIP_POSTGRES", "TRAILPACK_SKIP_S3"].contains {
             ProcessInfo.processInfo.environment[$0] == "1"

@@ -6,7 +6,7 @@ import TrailPackTestFixtures
 import TrailPackTestSupport
 import TrailPackVerifier
 
-@Suite("signatures, interoperable with minisign")
+@Suite("signatures, interoperable with minisign", .ownThreads)
 struct SignatureTests {
     /// The findings of a `--json` report.
     static func findings(_ json: String) throws -> [JSONValue] {

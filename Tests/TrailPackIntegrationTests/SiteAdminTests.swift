@@ -7,7 +7,7 @@ import TrailPackTestSupport
 
 /// `trailpack admin site frame` and `site map`: what the admin page does, from the command line,
 /// with the same catalog calls, checks and words.
-@Suite("admin: sites and mail addresses from the command line")
+@Suite("admin: sites and mail addresses from the command line", .ownThreads)
 struct SiteAdminTests {
     @Test(
         "a home frame set with --bounds, read back, taken away with --remove; a region map checked and put in place; mistakes refused in words with nothing changed; both audited"

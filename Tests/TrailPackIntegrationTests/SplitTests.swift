@@ -12,7 +12,7 @@ import Glibc
 
 /// The reader/writer split and libraries that behave as libraries: what a phone app links holds
 /// no writer and no libarchive, and nothing the libraries do changes the host process.
-@Suite("split: the client links no writer; the libraries leave the process alone")
+@Suite("split: the client links no writer; the libraries leave the process alone", .ownThreads)
 struct SplitTests {
     static var buildFolder: String { URL(fileURLWithPath: Support.binary).deletingLastPathComponent().path }
     static var example: String { buildFolder + "/trailpack-client-example" }

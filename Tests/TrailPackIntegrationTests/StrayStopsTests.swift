@@ -5,7 +5,7 @@ import TrailPackTestSupport
 
 /// A stop far from all the others is a typo until shown otherwise: what `validate` says of one
 /// (the rule itself is tested in TrailPackCoreTests' StrayStopsTests).
-@Suite("stray stops: validate")
+@Suite("stray stops: validate", .ownThreads)
 struct StrayStopsCLITests {
     @Test("validate names the stray stop, its coordinate and the fix, as a warning")
     func validateSaysSo() throws {
@@ -30,7 +30,7 @@ struct StrayStopsCLITests {
 }
 
 /// Messages a new user ran into (a ranger following RANGERS.md): each must say what to write.
-@Suite("messages found by a new user")
+@Suite("messages found by a new user", .ownThreads)
 struct NewUserMessageTests {
     @Test("a Windows path to a file the stop folder holds says to write the name alone")
     func backslashPath() throws {

@@ -5,7 +5,7 @@ import TrailPackTestSupport
 
 /// `trailpack serve --tls-certificate --tls-key`: HTTPS with HTTP/1.1 and HTTP/2 by ALPN, driven
 /// with curl against a self-signed certificate made by openssl.
-@Suite("serve over HTTPS", .needs(.curl, .openssl, .sha256sum, .timeout), .serialized)
+@Suite("serve over HTTPS", .ownThreads, .needs(.curl, .openssl, .sha256sum, .timeout), .serialized)
 struct TLSServeTests {
     /// A self-signed P-256 certificate for 127.0.0.1, valid two days: `<name>.crt` and `<name>.key` in `dir`.
     static func certificate(_ dir: String, _ name: String = "server") throws -> (certificate: String, key: String) {

@@ -3,7 +3,7 @@ import Testing
 import TrailPackTestSupport
 
 /// Colour and progress on a terminal (a pseudo-terminal from `script`), and none off it.
-@Suite("terminal output")
+@Suite("terminal output", .ownThreads)
 struct TerminalTests {
     /// A broken tour: one error, one warning.
     static func brokenTour(_ dir: String) throws -> String {

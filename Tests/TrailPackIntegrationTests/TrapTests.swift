@@ -6,7 +6,7 @@ import TrailPackTestSupport
 import TrailPackVerifier
 
 /// The traps a ranger fell into, each closed.
-@Suite("no traps for rangers")
+@Suite("no traps for rangers", .ownThreads)
 struct TrapTests {
     static func editJSON(_ path: String, _ edit: (inout [String: Any]) -> Void) throws {
         var object = try #require(

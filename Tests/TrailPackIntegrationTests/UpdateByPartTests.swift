@@ -9,7 +9,7 @@ import TrailPackTestSupport
 /// `trailpack fetch` of a newer version of an installed package: only the entries that changed are
 /// fetched (one single range per run of them), the result is exactly the published file, and
 /// anything unexpected falls back to the full download with the installed version intact.
-@Suite("client: updates by part", .needs(.curl, .clamscan, .python3), .serialized)
+@Suite("client: updates by part", .ownThreads, .needs(.curl, .clamscan, .python3), .serialized)
 struct UpdateByPartTests {
     static let id = ClientServer.id
 

@@ -7,7 +7,7 @@ import TrailPackTestSupport
 /// The visitor app (`/visit/`) as visitors get it: served by `trailpack serve`, driven in headless
 /// Chromium by scripts/visitor-walkthrough.py; its JavaScript modules are tested by Node
 /// (Tests/VisitorAppJS, run by `make test`).
-@Suite("visitor app: served, and taken in headless Chromium", .serialized)
+@Suite("visitor app: served, and taken in headless Chromium", .ownThreads, .serialized)
 struct VisitorAppTests {
     static let santiam = "gov.usda.fs.willamette.santiam-wagon-road"
     static let family = "gov.usda.fs.willamette.family-hikes"

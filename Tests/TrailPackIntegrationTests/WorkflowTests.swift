@@ -4,7 +4,7 @@ import TrailPackCore
 import TrailPackTestFixtures
 import TrailPackTestSupport
 
-@Suite("publish workflow, roles and malware scanning", .serialized)
+@Suite("publish workflow, roles and malware scanning", .ownThreads, .serialized)
 struct WorkflowTests {
     struct Setup {
         let dir: String

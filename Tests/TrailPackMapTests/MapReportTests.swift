@@ -6,7 +6,7 @@ import TrailPackMap
 import TrailPackTestSupport
 
 /// What the map reports say (issue #28): percentages rounded, MLT named, overlays not held to the frame.
-@Suite("maps: coverage percentages, tile type names, base and overlay")
+@Suite("maps: coverage percentages, tile type names, base and overlay", .ownThreads)
 struct MapReportTests {
     static let rounding: [(Int, Int, Double)] = [
         (3, 2, 66.7),  // truncated, this was 66.6

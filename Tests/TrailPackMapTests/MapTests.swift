@@ -9,7 +9,7 @@ import TrailPackTestSupport
 /// Offline maps: tile ids, the PMTiles reader against hostile files, the checks against a tour.
 /// The map commands, and the cross-checks with protomaps' own `pmtiles` Python package, are in
 /// TrailPackIntegrationTests' MapToolTests.
-@Suite("maps (PMTiles)")
+@Suite("maps (PMTiles)", .ownThreads)
 struct MapTests {
     static let baseMap = MapFixtures.baseMap
     static let santiamFrame = MapFixtures.santiamFrame

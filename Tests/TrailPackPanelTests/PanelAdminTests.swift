@@ -13,7 +13,7 @@ import TrailPackTestSupport
 
 /// Administration in the browser: the same catalog calls as `trailpack admin`, audited under the
 /// admin's name, behind CSRF, for admins only.
-@Suite("panel: administration in the browser")
+@Suite("panel: administration in the browser", .ownThreads)
 struct PanelAdminTests {
     @Test(
         "an admin adds a site and a publisher with a first password and the site, changes roles, sets a password (ending the sessions), issues a token shown once and revokes it, takes a site back, removes a person only when their name is typed; every change audited under the admin's name; others are refused"

@@ -14,7 +14,7 @@ import TrailPackTestSupport
 
 /// A package's files as the review page serves them: the type read from their bytes, never from
 /// the manifest; only media and plain text inline; every response sandboxed (issue #28).
-@Suite("panel: package files are served by their bytes, sandboxed")
+@Suite("panel: package files are served by their bytes, sandboxed", .ownThreads)
 struct PanelAssetServingTests {
     static let id = "gov.usda.fs.willamette.santiam-wagon-road"
     static let csp = "default-src 'none'; sandbox"

@@ -8,7 +8,7 @@ import TrailPackVerifier
 @testable import TrailPackPanel
 
 /// The panel's build progress: what `…/build-status` answers while the builder runs.
-@Suite("panel: build progress")
+@Suite("panel: build progress", .ownThreads)
 struct PanelBuildProgressTests {
     @Test(
         "a running build reports its phase, files, bytes and percentage, then the checks' stage in words; none once it ended; a silent progress writes nowhere"

@@ -6,7 +6,7 @@ import TrailPackTestSupport
 
 /// The tours page's list of drafts: read from the folders once, then only `stat`ed; any change to a
 /// draft's `tour.json` or to its stops' folder is seen on the next list, whoever made it.
-@Suite("panel: the list of drafts")
+@Suite("panel: the list of drafts", .ownThreads)
 struct PanelDraftListTests {
     @Test("a changed name, an added stop, a new draft and a removed one show on the next list")
     func listSeesChanges() async throws {

@@ -124,7 +124,7 @@ enum PanelFlow {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 64)
 }
 
-@Suite("panel: sign-in, drafts as tour folders, stops, media, access")
+@Suite("panel: sign-in, drafts as tour folders, stops, media, access", .ownThreads)
 struct PanelDraftTests {
     static func withPanel(
         approvals: Int = 1, maxMediaBytes: Int64 = 1 << 20,

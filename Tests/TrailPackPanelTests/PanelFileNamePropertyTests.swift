@@ -17,7 +17,7 @@ import TrailPackTestSupport
 ///
 /// Bounded by time: `TRAILPACK_PROPERTY_SECONDS` (15 by default, what `make test` runs); the seed is
 /// printed and can be given back with `TRAILPACK_PROPERTY_SEED` to replay a run.
-@Suite("panel: property — hostile names never reach outside a draft")
+@Suite("panel: property — hostile names never reach outside a draft", .ownThreads)
 struct PanelFileNamePropertyTests {
     struct Generator: RandomNumberGenerator {
         var state: UInt64

@@ -13,7 +13,8 @@ import TrailPackTestSupport
 
 /// The reproductions of issue #28's first two findings, against the panel's router: names that
 /// come from a draft's own files, a sheet or a form never lead out of the draft.
-@Suite("panel: every file a stop holds has one checked name; nothing outside a draft is read, moved or made")
+@Suite(
+    "panel: every file a stop holds has one checked name; nothing outside a draft is read, moved or made", .ownThreads)
 struct PanelFileNameTests {
     static let site = "willamette-sweet-home"
 

@@ -16,7 +16,7 @@ import TrailPackTestSupport
 /// Tours in several languages in the panel, on the router: the tour's languages declared in plain
 /// words, tabs on the tour and stop pages, the side-by-side page, completeness meters, uploads tagged
 /// with a language, missing translations among the findings, and the review page by language.
-@Suite("panel: tours in several languages")
+@Suite("panel: tours in several languages", .ownThreads)
 struct PanelLanguageTests {
     static let site = "willamette-sweet-home"
     static let draft = "/drafts/willamette-sweet-home/santiam-wagon-road"

@@ -14,7 +14,7 @@ import TrailPackTestSupport
 /// Part 2 of the panel on the router: the queue, the review page built from the stored package (its
 /// diff against the released version, its media streamed with Range), deny with a reason, approve,
 /// release, history; and who may do what.
-@Suite("panel: review, decisions, history")
+@Suite("panel: review, decisions, history", .ownThreads)
 struct PanelReviewTests {
     static let id = "gov.usda.fs.willamette.santiam-wagon-road"
 

@@ -13,7 +13,9 @@ import TrailPackPanel
 import TrailPackServer
 import TrailPackTestSupport
 
-@Suite("panel: sign-in throttling, sessions after a password change, where sign-in leads, HEAD, a busy catalog")
+@Suite(
+    "panel: sign-in throttling, sessions after a password change, where sign-in leads, HEAD, a busy catalog",
+    .ownThreads)
 struct PanelSignInTests {
     static let cost = PasswordHash.Cost(logN: 10, r: 8, p: 1)
 

@@ -7,7 +7,7 @@ import TrailPackTestSupport
 
 /// The front end as files: every template in `Resources/templates` is compiled in and registered,
 /// parses, and renders with a sample context; the script and style sheet are the files' bytes.
-@Suite("panel: templates and static files")
+@Suite("panel: templates and static files", .ownThreads)
 struct PanelTemplateTests {
     static let folder = Support.root + "/Sources/TrailPackPanel/Resources"
 

@@ -9,7 +9,7 @@ import TrailPackTestSupport
 
 @testable import TrailPackPanel
 
-@Suite("panel: pages, static files, headers")
+@Suite("panel: pages, static files, headers", .ownThreads)
 struct PanelTests {
     /// A stand-in for /usr/share/javascript: the two libraries' probe files and a file outside them.
     static func withAssets<T>(_ body: (String) async throws -> T) async throws -> T {
@@ -226,7 +226,7 @@ struct PanelTests {
     }
 }
 
-@Suite("panel: sessions and sign-in limits")
+@Suite("panel: sessions and sign-in limits", .ownThreads)
 struct PanelSessionTests {
     /// A new SQLite catalog in a new folder (the sessions and the throttle are kept in the catalog).
     static func catalog() throws -> (SQLiteCatalog, String) {
@@ -301,7 +301,7 @@ struct PanelSessionTests {
     }
 }
 
-@Suite("panel: CSRF")
+@Suite("panel: CSRF", .ownThreads)
 struct PanelCSRFTests {
     @Test(
         "a state-changing request without a live session and its exact CSRF token is refused (403; 401 when the session ended); with it, sign-out ends the session"

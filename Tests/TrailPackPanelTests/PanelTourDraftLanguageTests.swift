@@ -8,7 +8,7 @@ import TrailPackTestSupport
 
 /// `TourDraft` with languages (format 1.1, `docs/FORMAT.md` section 4, "Languages in a tour folder"):
 /// what it reads of the bilingual sample tour, what it writes back, and edits by language.
-@Suite("panel: a draft's texts by language")
+@Suite("panel: a draft's texts by language", .ownThreads)
 struct PanelTourDraftLanguageTests {
     /// A copy of the bilingual sample tour as a draft of a store in a temporary data folder.
     static func withFixtureDraft(

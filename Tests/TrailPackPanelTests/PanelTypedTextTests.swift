@@ -13,7 +13,7 @@ import TrailPackTestSupport
 /// Nothing a ranger types is lost: saves are held to the stop (or the tour's field) they change, an
 /// autosave answers with the revisions the page needs next, a conflict says who made it, and a
 /// form sent after the session ended is kept through signing in again.
-@Suite("panel: typed text is never lost")
+@Suite("panel: typed text is never lost", .ownThreads)
 struct PanelTypedTextTests {
     static func hidden(_ name: String, in html: String) throws -> String {
         let marker = "name=\"\(name)\" value=\""

@@ -2,11 +2,12 @@ import Foundation
 import NIOCore
 import Testing
 import TrailPackS3
+import TrailPackTestSupport
 
 /// Every call of the client against a real SeaweedFS S3 gateway that checks signatures. Each test
 /// has its own bucket, so that they can run side by side.
 @Suite(
-    "S3 client against SeaweedFS", .seaweedFS,
+    "S3 client against SeaweedFS", .ownThreads, .seaweedFS,
     .enabled(if: !SeaweedFS.skipped, "TRAILPACK_SKIP_S3=1 skips the tests that need SeaweedFS"))
 struct S3ClientTests {
     typealias T = S3TestSupport
@@ -346,7 +347,7 @@ struct S3ClientTests {
 }
 
 /// What the client says when there is no store to talk to: no SeaweedFS needed.
-@Suite("S3 client without a store")
+@Suite("S3 client without a store", .ownThreads)
 struct S3ClientOfflineTests {
     @Test func aServerThatIsDownIsAClearErrorNamingTheEndpoint() async throws {
         let port = try SeaweedFS.freePorts(1)[0]

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TrailPackS3
+import TrailPackTestSupport
 
-@Suite("S3 credentials")
+@Suite("S3 credentials", .ownThreads)
 struct S3CredentialsTests {
     static let secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 

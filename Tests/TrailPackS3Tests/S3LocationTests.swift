@@ -1,7 +1,8 @@
 import Testing
 import TrailPackS3
+import TrailPackTestSupport
 
-@Suite("S3 locations")
+@Suite("S3 locations", .ownThreads)
 struct S3LocationTests {
     @Test func aLocalEndpointWithARegion() throws {
         let location = try S3Location(parsing: "s3://trailpack-blobs?endpoint=http://127.0.0.1:8333&region=us-east-1")

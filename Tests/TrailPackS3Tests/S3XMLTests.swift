@@ -1,8 +1,9 @@
 import Testing
+import TrailPackTestSupport
 
 @testable import TrailPackS3
 
-@Suite("S3 XML")
+@Suite("S3 XML", .ownThreads)
 struct S3XMLTests {
     func parse(_ text: String) throws -> XMLElement { try S3XML.parse(Array(text.utf8)) }
 

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TrailPackS3
+import TrailPackTestSupport
 
 /// Signature Version 4 against AWS's published examples (S3 API reference, "Signature Calculations
 /// for the Authorization Header" and "Authenticating Requests: Using Query Parameters"), checked
 /// again with a Python reference (hmac, hashlib), and against botocore's signer on random requests.
-@Suite("Signature Version 4")
+@Suite("Signature Version 4", .ownThreads)
 struct SignatureV4Tests {
     static let credentials = try! S3Credentials(
         accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")

@@ -5,11 +5,12 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TrailPackTestSupport
 #endif
 
 /// The verifier's and the scanner's children read hostile bytes: nothing the server holds open
 /// (its listening socket, NIO's epoll descriptors) may reach them.
-@Suite("server: contained children")
+@Suite("server: contained children", .ownThreads)
 struct ChildRunTests {
     @Test(
         "a child gets /dev/null, its two pipes and nothing else: a descriptor the server left open without close-on-exec is closed in the child"

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import TrailPackServer
+import TrailPackTestSupport
 
 /// The log line's own time stamp, written without Foundation's formatter: the same text it gave.
-@Suite("log lines")
+@Suite("log lines", .ownThreads)
 struct LogLineTests {
     @Test("the time is UTC ISO 8601 with milliseconds, as Foundation writes it, and now")
     func timestamp() throws {

@@ -7,7 +7,7 @@ import TrailPackMap
 import TrailPackServer
 import TrailPackTestSupport
 
-@Suite("server: map tiles", .needs(.clamscan))
+@Suite("server: map tiles", .ownThreads, .needs(.clamscan))
 struct MapTileRouteTests {
     static let base = "/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/1.0.0/tiles"
 

@@ -13,7 +13,7 @@ import TrailPackTestSupport
 
 /// The review loop's mails (`serve --smtp`), handed to a real SMTP server (aiosmtpd, storing each
 /// message in a Maildir) and read back with Python's `email` parser, an independent reader.
-@Suite("server: review notices by mail", .needs(.aiosmtpd, .debianPython3))
+@Suite("server: review notices by mail", .ownThreads, .needs(.aiosmtpd, .debianPython3))
 struct ReviewMailTests {
     /// aiosmtpd on a free loopback port, storing what it receives under `folder` (a Maildir).
     final class MailServer: @unchecked Sendable {

@@ -11,7 +11,7 @@ import TrailPackServer
 import TrailPackTestFixtures
 import TrailPackTestSupport
 
-@Suite("server: routes", .needs(.clamscan))
+@Suite("server: routes", .ownThreads, .needs(.clamscan))
 struct ServerRouteTests {
     static let token = "test-admin-token-0123456789"
 

@@ -3,10 +3,11 @@ import Testing
 import TrailPackCore
 import TrailPackMap
 import TrailPackServer
+import TrailPackTestSupport
 
 /// A tile's response headers come from its bytes, never from the map's header (issue #28): raster
 /// images inline, anything else an attachment, every tile sandboxed and not sniffed.
-@Suite("server: tile headers")
+@Suite("server: tile headers", .ownThreads)
 struct TileHeadersTests {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
     static let html = Array("<html><script>alert(1)</script></html>".utf8)

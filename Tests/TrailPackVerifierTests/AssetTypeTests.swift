@@ -8,7 +8,7 @@ import TrailPackVerifier
 
 /// `asset.type-mismatch` inside a package: an asset's kind and media type against its extension,
 /// and its bytes against all three; and the one manifest the rules check.
-@Suite("verifier: asset types and the one manifest")
+@Suite("verifier: asset types and the one manifest", .ownThreads)
 struct AssetTypeTests {
     static let html = Array("<!DOCTYPE html><html><body><script src=\"asset?path=x.js\"></script></body></html>\n".utf8)
 

@@ -8,7 +8,7 @@ import TrailPackVerifier
 
 /// Regressions from attacks on the verifier: each archive here once trapped it, hung it, or
 /// reported the wrong thing. Every case must be refused with a finding code, never a crash.
-@Suite("verifier hardening")
+@Suite("verifier hardening", .ownThreads)
 struct HardeningTests {
     func verify(_ bytes: [UInt8]) throws -> VerificationReport {
         try Verifier.verify(source: MemorySource(bytes), options: .init(threads: 1))

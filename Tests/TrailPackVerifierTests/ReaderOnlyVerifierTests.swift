@@ -3,12 +3,13 @@ import Testing
 import TrailPackArchive
 import TrailPackCore
 import TrailPackCrypto
+import TrailPackTestSupport
 import TrailPackVerifier
 
 /// The verifier against the ZIP reader alone: this target depends on TrailPackVerifier only, so it
 /// cannot import the writer or the builder (SwiftPM refuses to compile such an import). The
 /// packages come from the `trailpack` program, run as a separate process.
-@Suite("verifier, with the reader module alone")
+@Suite("verifier, with the reader module alone", .ownThreads)
 struct ReaderOnlyVerifierTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path

@@ -7,7 +7,7 @@ import TrailPackTestSupport
 @testable import TrailPackCore
 @testable import TrailPackVerifier
 
-@Suite("verifier")
+@Suite("verifier", .ownThreads)
 struct VerifierTests {
     /// A small valid package (family hikes: 17 entries, deflated and stored), built by the program:
     /// this target may not link the builder. Empty when it cannot be built (every test using it
@@ -490,7 +490,7 @@ struct VerifierTests {
     }
 }
 
-@Suite("reading single assets through the library")
+@Suite("reading single assets through the library", .ownThreads)
 struct ReaderLibraryTests {
     @Test("the library opens one asset as a verified stream")
     func libraryStream() throws {

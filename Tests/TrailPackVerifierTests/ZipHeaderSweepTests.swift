@@ -8,7 +8,7 @@ import TrailPackVerifier
 /// Header fields where ZIP readers disagree (docs/FORMAT.md section 1, "Header fields"): each
 /// value is refused by `verify`, or read the same by unzip, Python's zipfile and bsdtar. The whole
 /// sweep over every field is `scripts/zip_sweep.py`; this keeps the fields that were found open.
-@Suite("verifier: header fields the ZIP readers disagree on")
+@Suite("verifier: header fields the ZIP readers disagree on", .ownThreads)
 struct ZipHeaderSweepTests {
     enum Place: String, CustomStringConvertible {
         case central, local
