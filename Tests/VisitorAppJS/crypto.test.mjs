@@ -557,6 +557,10 @@ describe('minisign signatures made by minisign', { skip: gate(HAS_MINISIGN, 'min
     const sigRaw = Buffer.from(lines[1], 'base64');
     const b64 = (bytes) => Buffer.from(bytes).toString('base64');
     const withLine = (i, text) => lines.map((l, j) => (j === i ? text : l)).join('\n');
+    const base64url = (line) => {
+      const url = line.replace(/\+/g, '-').replace(/\//g, '_');
+      return url === line ? `${line.slice(0, 10)}-${line.slice(11)}` : url;
+    };
     const cases = {
       empty: '',
       'one word': 'hello',
@@ -569,7 +573,9 @@ describe('minisign signatures made by minisign', { skip: gate(HAS_MINISIGN, 'min
       'signature of 73 bytes': withLine(1, b64(sigRaw.subarray(0, 73))),
       'signature of 75 bytes': withLine(1, b64(Buffer.concat([sigRaw, Buffer.from([0])]))),
       'a character outside base64': withLine(1, `${lines[1].slice(0, 10)}*${lines[1].slice(11)}`),
-      'base64url': withLine(1, lines[1].replace(/\+/g, '-').replace(/\//g, '_')),
+      // A line with neither '+' nor '/' (1 in 24 of minisign's random signatures) reads the same in
+      // both alphabets: then one of its characters is made base64url's own.
+      base64url: withLine(1, base64url(lines[1])),
       'unpadded base64': withLine(1, lines[1].replace(/=+$/, '')),
       'an unknown algorithm': withLine(1, b64(Buffer.concat([Buffer.from('EX'), sigRaw.subarray(2)]))),
       'a global signature of 63 bytes': withLine(3, b64(Buffer.from(lines[3], 'base64').subarray(0, 63))),
