@@ -22,8 +22,7 @@ def main() -> int:
         text = path.read_text()
         if "@Test" in text and "@Suite" not in text:
             missing.append(f"{path.relative_to(ROOT)}: tests outside a @Suite cannot carry .ownThreads")
-        bare = [m for m in re.finditer(r"@Suite\b(?!\()", text)]
-        for m in bare:
+        for m in re.finditer(r"@Suite\b(?!\()", text):
             line = text.count("\n", 0, m.start()) + 1
             missing.append(f"{path.relative_to(ROOT)}:{line}: @Suite without a name and .ownThreads")
         edits = []

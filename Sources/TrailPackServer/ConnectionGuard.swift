@@ -122,11 +122,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case head(reason: String)
         case bodyWindow
     }
-    /// The one timer behind `phase`, and when it fires. Moving the deadline later (every request
+    /// The one timer behind `phase`, with when it fires. Moving the deadline later (every request
     /// does) leaves it alone: when it fires early it only arms itself again for the deadline. A
     /// timer scheduled and cancelled twice per request was 2–3 % of a cached list's CPU.
-    private var phaseTimer: Scheduled<Void>?
-    private var phaseTimerFires: NIODeadline?
+    private var phaseTimer: (task: Scheduled<Void>, fires: NIODeadline)?
     private var sendTimer: Scheduled<Void>?
     private var readingBody = false
     /// The current request's response has been written to its end (sent, not only queued).
@@ -304,18 +303,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func setPhase(_ kind: PhaseKind, after timeout: TimeAmount, _ context: ChannelHandlerContext) {
         let deadline = NIODeadline.now() + timeout
         phase = (deadline, kind)
-        if let fires = phaseTimerFires, fires <= deadline { return }
+        if let timer = phaseTimer, timer.fires <= deadline { return }
         schedulePhaseTimer(at: deadline, context)
     }
 
     private func schedulePhaseTimer(at deadline: NIODeadline, _ context: ChannelHandlerContext) {
-        phaseTimer?.cancel()
-        phaseTimerFires = deadline
-        phaseTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+        phaseTimer?.task.cancel()
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
             phaseTimer = nil
-            phaseTimerFires = nil
             phaseDue(context)
         }
+        phaseTimer = (task, deadline)
     }
 
     private func phaseDue(_ context: ChannelHandlerContext) {
@@ -354,9 +352,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func cancelTimers() {
         phase = nil
-        phaseTimer?.cancel()
+        phaseTimer?.task.cancel()
         phaseTimer = nil
-        phaseTimerFires = nil
         sendTimer?.cancel()
         sendTimer = nil
     }

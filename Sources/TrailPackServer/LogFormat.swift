@@ -148,8 +148,8 @@ public struct LineLogHandler: LogHandler {
 
     /// Now, in UTC, as ISO 8601 with milliseconds (`2026-11-26T11:31:28.853Z`).
     private static func appendTimestamp(to line: inout [UInt8]) {
-        let (second, nanoseconds) = TextOfTheSecond<[UInt8]>.now()
-        line += secondText.text(at: second)
+        let (text, nanoseconds) = secondText.now()
+        line += text
         let millisecond = nanoseconds / 1_000_000
         line.append(UInt8(0x30 + millisecond / 100))
         line.append(UInt8(0x30 + millisecond / 10 % 10))
@@ -207,21 +207,16 @@ final class TextOfTheSecond<Text: Sendable>: Sendable {
 
     init(_ make: @escaping @Sendable (tm) -> Text) { self.make = make }
 
-    /// The text of `second` (since 1970, UTC).
-    func text(at second: Int) -> Text {
-        if let text = kept.withLock({ $0.second == second ? $0.text : nil }) { return text }
-        var seconds = second
-        var fields = tm()
-        gmtime_r(&seconds, &fields)
-        let text = make(fields)
-        kept.withLock { $0 = (second, text) }
-        return text
-    }
-
-    /// Now: whole seconds since 1970 and the nanoseconds past them.
-    static func now() -> (second: Int, nanoseconds: Int) {
+    /// The text of the current second, and the nanoseconds past it.
+    func now() -> (text: Text, nanoseconds: Int) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        return (Int(now.tv_sec), Int(now.tv_nsec))
+        let second = Int(now.tv_sec)
+        if let text = kept.withLock({ $0.second == second ? $0.text : nil }) { return (text, Int(now.tv_nsec)) }
+        var fields = tm()
+        gmtime_r(&now.tv_sec, &fields)
+        let text = make(fields)
+        kept.withLock { $0 = (second, text) }
+        return (text, Int(now.tv_nsec))
     }
 }

@@ -224,7 +224,7 @@ final class PublicAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 enum HTTPDate {
     private static let kept = TextOfTheSecond<String> { format($0) }
 
-    static func now() -> String { kept.text(at: TextOfTheSecond<String>.now().second) }
+    static func now() -> String { kept.now().text }
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT` from its UTC calendar fields.
     static func format(_ fields: tm) -> String {

@@ -66,23 +66,23 @@ struct OwnThreadsTests {
         let gate = TestGate(width: 2)
         await gate.enter()
         await gate.enter()
-        let third = Task { await gate.enter() }
-        var polls = 0
-        while await gate.waiters == 0, polls < 6000 {
-            try await Task.sleep(for: .milliseconds(10))
-            polls += 1
+        /// Until a caller waits at the gate, for a minute at most.
+        func untilOneWaits() async throws {
+            var polls = 0
+            while await gate.waiters == 0, polls < 6000 {
+                try await Task.sleep(for: .milliseconds(10))
+                polls += 1
+            }
         }
+        let third = Task { await gate.enter() }
+        try await untilOneWaits()
         #expect(await gate.waiters == 1, "the third caller was let in beyond the width")
         await gate.leave()
         await third.value
         #expect(await gate.waiters == 0)
         // Two inside again; a fourth would wait too.
         let fourth = Task { await gate.enter() }
-        polls = 0
-        while await gate.waiters == 0, polls < 6000 {
-            try await Task.sleep(for: .milliseconds(10))
-            polls += 1
-        }
+        try await untilOneWaits()
         #expect(await gate.waiters == 1)
         await gate.leave()
         await fourth.value
