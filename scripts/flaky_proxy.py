@@ -7,13 +7,15 @@
 Listens on 127.0.0.1 (a free port, printed on the first line), forwards each request to the
 upstream server with `Connection: close`, and writes every request line with its Range header
 to LOG-FILE. With --cut-after, the first download of a blob (/v1/blobs/...) is cut after N bytes
-of the response body. With --rate, responses are sent at that many bytes per second. Stops by
-itself after 120 seconds. With --no-ranges, Range and If-Range are dropped from requests for
+of the response body. With --rate, responses are sent at that many bytes per second. Runs until
+it is killed or its standard input ends (the test that started it holds the other end of a pipe,
+so a test process that dies takes the proxy with it; a clock would end it in the middle of a slow
+test, as it did in a CI run on 2026-11-27). With --no-ranges, Range and If-Range are dropped from requests for
 blobs: the upstream answers 200 with the whole file, as some proxies and CDNs do. With --blob-file,
 every GET of a blob is answered from PATH instead (a hostile or broken server), with the upstream's
 ETag and honest ranges of PATH's bytes.
 """
-import signal, socket, sys, threading, time
+import os, signal, socket, sys, threading, time, traceback
 
 # A test runner may start us with signals blocked: let SIGTERM and SIGINT end us.
 signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
@@ -113,6 +115,9 @@ def handle(client):
         up.close()
     except OSError:
         pass
+    except Exception:
+        # Not a dropped connection: a bug here, which the test's log should show.
+        traceback.print_exc(file=sys.stderr)
     finally:
         try:
             client.shutdown(socket.SHUT_RDWR)
@@ -126,11 +131,21 @@ server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 server.bind(("127.0.0.1", 0))
 server.listen(16)
 print(server.getsockname()[1], flush=True)
-server.settimeout(1)
-deadline = time.time() + 120
-while time.time() < deadline:
+
+
+def end_with_stdin():
+    """Ends the proxy when its standard input ends: the process that started it has gone."""
+    while sys.stdin.buffer.read(4096):
+        pass
+    os._exit(0)
+
+
+threading.Thread(target=end_with_stdin, daemon=True).start()
+while True:
     try:
         c, _ = server.accept()
-    except socket.timeout:
+    except OSError as error:
+        print(f"flaky_proxy.py: accept failed: {error}", file=sys.stderr, flush=True)
+        time.sleep(0.1)
         continue
     threading.Thread(target=handle, args=(c,), daemon=True).start()

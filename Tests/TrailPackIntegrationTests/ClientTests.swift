@@ -19,11 +19,15 @@ struct ClientTests {
         try ClientServer.setUp(dir, upload: names)
     }
 
-    /// The proxy, started on a free port; its request log is `log`.
+    /// The proxy, started on a free port; its request log is `log`, its standard error `log + ".err"`.
+    /// It runs until `stop()`, or until this process ends (it reads its standard input, a pipe whose
+    /// other end only this process holds).
     final class Proxy {
         let process: Process
         let port: Int
         let log: String
+        /// Held, never written: the proxy ends when it closes.
+        private let lifeline = Pipe()
         init(upstream: Int, log: String, arguments: [String]) throws {
             self.log = log
             process = Process()
@@ -32,11 +36,20 @@ struct ClientTests {
                 ["python3", Support.root + "/scripts/flaky_proxy.py", String(upstream), log] + arguments
             let out = Pipe()
             process.standardOutput = out
+            process.standardInput = lifeline
+            FileManager.default.createFile(atPath: log + ".err", contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: log + ".err")
             try process.run()
             let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
             port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }
         var base: String { "http://127.0.0.1:\(port)" }
+        /// Whether the proxy still runs, and what it wrote to its standard error: for a failing test's message.
+        var state: String {
+            let errors = (try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? ""
+            let running = process.isRunning ? "running" : "exited with status \(process.terminationStatus)"
+            return "the proxy is \(running); its standard error: \(errors.isEmpty ? "(empty)" : errors)"
+        }
         var requests: [String] {
             ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }

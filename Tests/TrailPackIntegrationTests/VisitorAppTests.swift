@@ -254,7 +254,8 @@ struct VisitorAppTests {
             try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: dir + "/downloads.json"))
             let result = try Support.run(
                 "/usr/bin/python3", [Support.root + "/scripts/visitor-downloads.py", dir + "/downloads.json"])
-            #expect(result.status == 0, "visitor-downloads.py: \(result.stderr)\n\(result.stdout)")
+            #expect(
+                result.status == 0, "visitor-downloads.py: \(result.stderr)\n\(result.stdout)\n\(proxy.state)")
             // The reload continued with a range from where the stored bytes ended, never from 0 again.
             let sha = String(try Support.run("sha256sum", [santiam]).stdout.prefix(64))
             let ranged = proxy.requests.filter { $0.contains("/v1/blobs/\(sha).zip") && $0.contains("bytes=") }
