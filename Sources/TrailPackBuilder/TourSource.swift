@@ -60,8 +60,14 @@ public struct TourSource: Sendable {
 
     /// One file to package.
     public struct SourceFile: Sendable {
+        /// The tour's real folder, ending in "/": one string that every file of the tour shares.
+        let sourceFolder: String
+        /// The file's real path under `sourceFolder`: `relativePath` itself (the same string, not a
+        /// copy) unless a link leads elsewhere in the folder. (A whole path per file was 176 bytes
+        /// of heap each, 17.6 MB at 100,000 files.)
+        let pathInFolder: String
         /// The file on disk (links resolved).
-        public var sourcePath: String
+        public var sourcePath: String { sourceFolder + pathInFolder }
         /// The path relative to the tour folder, for messages.
         public var relativePath: String
         /// The entry path in the package.
@@ -120,6 +126,8 @@ extension TourSource {
 struct Loader {
     let root: String
     let realRoot: String
+    /// `realRoot` ending in "/", which every file's `sourceFolder` shares.
+    let realRootSlash: String
     var findings: [Finding] = []
     var used: Set<String> = []
     var realFolders: [String: String?] = [:]
@@ -129,6 +137,7 @@ struct Loader {
     init(root: String, realRoot: String) {
         self.root = root
         self.realRoot = realRoot
+        self.realRootSlash = realRoot.hasSuffix("/") ? realRoot : realRoot + "/"
     }
 
     mutating func load() -> TourSource? {
@@ -284,6 +293,7 @@ struct Loader {
                 ))
         }
         var assets: [TourSource.SourceFile] = []
+        assets.reserveCapacity(w.assets.count)  // not grown by doubling: 1.1 MB at 20,000 files
         var captionFiles: [(asset: Int, file: String, language: String?, path: JSONPath)] = []
         for ref in w.assets {
             if var file = resolveAsset(
@@ -303,8 +313,12 @@ struct Loader {
                         ))
                 }
                 file.translations = ref.translations
-                file.translations.byLanguage = file.translations.byLanguage.mapValues {
-                    $0.filter { $0.key != .captions }
+                // Only when there are translations: an empty dictionary's mapValues still allocates
+                // (96 bytes a file, 1.9 MB at 20,000).
+                if !file.translations.byLanguage.isEmpty {
+                    file.translations.byLanguage = file.translations.byLanguage.mapValues {
+                        $0.filter { $0.key != .captions }
+                    }
                 }
                 if let captions = ref.captions {
                     captionFiles.append((assets.count, captions, nil, ref.path.member("captions")))
@@ -570,8 +584,12 @@ struct Loader {
             findings.append(Finding(.sourceAssetContent, file: findingFile, "asset '\(rel)': \(problem)"))
             return nil
         }
+        // Inside the real root (checked above): what follows it is usually `rel` itself.
+        let under = real.utf8.dropFirst(realRootSlash.utf8.count)
         return TourSource.SourceFile(
-            sourcePath: real, relativePath: rel, archivePath: archiveFolder + normalized, type: type, size: info.size,
+            sourceFolder: realRootSlash,
+            pathInFolder: under.elementsEqual(rel.utf8) ? rel : String(decoding: under, as: UTF8.self),
+            relativePath: rel, archivePath: archiveFolder + normalized, type: type, size: info.size,
             modified: info.modified, title: title)
     }
 

@@ -74,9 +74,19 @@ struct Build: ParsableCommand {
         let findings = plan.findings
         if !quiet && !json && !findings.isEmpty { CLI.printFindings(findings, to: .standardError) }
         let path = output ?? TourBuilder.defaultFileName(for: plan.manifest)
+        // What the report says of the manifest, taken before the write consumes the plan (and lets
+        // the manifest go: 7 MB at 20,000 files).
+        let m = plan.manifest
+        let (id, version, name) = (m.id, m.version, m.name)
+        let languagesJSON = json ? Inspect.languagesJSON(m) : []
+        let languageLines = json || quiet ? "" : Inspect.languageLines(m, labelWidth: 11)
+        _ = consume m
         ProcessPolicy.removeTemporaryFilesOnInterrupt()
-        let result = try TourBuilder.write(plan, to: path, timestamp: timestamp, progress: progress) { newSHA256 in
-            if !force { try Self.refuseSilentReplacement(path: path, manifest: plan.manifest, newSHA256: newSHA256) }
+        let result = try TourBuilder.write(consume plan, to: path, timestamp: timestamp, progress: progress) {
+            newSHA256 in
+            if !force {
+                try Self.refuseSilentReplacement(path: path, id: id, version: version, newSHA256: newSHA256)
+            }
         }
         let seconds = Date().timeIntervalSince(started)
         if json {
@@ -87,26 +97,25 @@ struct Build: ParsableCommand {
                     "package": .string(result.packagePath),
                     "checksumFile": .string(result.checksumPath),
                     "sha256": .string(result.sha256.hex),
-                    "id": .string(plan.manifest.id),
-                    "version": .string(plan.manifest.version),
+                    "id": .string(id),
+                    "version": .string(version),
                     "waypoints": .number(JSONNumber(Int64(result.waypointCount))),
                     "assets": .number(JSONNumber(Int64(result.assetCount))),
                     "assetBytes": .number(JSONNumber(result.assetBytes)),
                     "packageBytes": .number(JSONNumber(result.packageBytes)),
                     "seconds": .number(JSONNumber((seconds * 1000).rounded() / 1000)),
                     "flushSeconds": .number(JSONNumber((result.flushSeconds * 1000).rounded() / 1000)),
-                    "languages": .array(Inspect.languagesJSON(plan.manifest)),
+                    "languages": .array(languagesJSON),
                 ]).members)
         } else if !quiet {
-            let m = plan.manifest
             CLI.outRaw(Output.paint("built", .ok, fd: 1) + " ")
             CLI.out(
                 """
                 \(result.packagePath)
-                  tour       \(m.name) (\(m.id) version \(m.version))
+                  tour       \(name) (\(id) version \(version))
                   waypoints  \(result.waypointCount)
                   assets     \(result.assetCount), \(Format.bytes(result.assetBytes))
-                \(Inspect.languageLines(m, labelWidth: 11))  package    \(Format.bytes(result.packageBytes)) (\(result.packageBytes) bytes)
+                \(languageLines)  package    \(Format.bytes(result.packageBytes)) (\(result.packageBytes) bytes)
                   sha256     \(result.sha256.hex)
                   checksum   \(result.checksumPath)
                   time       \(String(format: "%.2f", seconds)) s (of which \(String(format: "%.2f", result.flushSeconds)) s flushing to disk)
@@ -117,16 +126,16 @@ struct Build: ParsableCommand {
 
     /// A package already at `path` with the same id and version but other bytes: servers and
     /// phones that hold that version refuse the new bytes, so say so instead of replacing it.
-    static func refuseSilentReplacement(path: String, manifest: Manifest, newSHA256: SHA256Digest) throws {
-        guard let old = try? PackageReader(path: path), old.manifest.id == manifest.id,
-            old.manifest.version == manifest.version,
-            let oldHash = try? FileHashing.sha256(path: path), oldHash.digest != newSHA256
+    static func refuseSilentReplacement(path: String, id: String, version: String, newSHA256: SHA256Digest) throws {
+        // The hash first: the same bytes again need no manifest read (a whole parse of the old one).
+        guard let oldHash = try? FileHashing.sha256(path: path), oldHash.digest != newSHA256,
+            let old = try? PackageReader(path: path), old.manifest.id == id, old.manifest.version == version
         else { return }
         throw CLIError.usage(
             """
-            '\(path)' already holds \(manifest.id) version \(manifest.version) with other contents; servers and phones \
-            that have version \(manifest.version) refuse different bytes under the same version. Raise "version" in \
-            tour.json (to \(Self.nextVersion(manifest.version))), or pass --force to replace the package anyway; nothing was written
+            '\(path)' already holds \(id) version \(version) with other contents; servers and phones \
+            that have version \(version) refuse different bytes under the same version. Raise "version" in \
+            tour.json (to \(Self.nextVersion(version))), or pass --force to replace the package anyway; nothing was written
             """)
     }
 

@@ -321,6 +321,52 @@ struct BuilderTests {
         }
     }
 
+    @Test(
+        "a tour folder reached through a link, with a stop's file linked to another stop's: the same package, byte for byte, as from the folder itself"
+    )
+    func tourThroughALink() throws {
+        try Support.withTemporaryDirectory { dir in
+            // Files are read by their real paths, held as the real folder and the part under it
+            // (TourSource.SourceFile): a root that is a link, and a file that is one, both take
+            // the path apart differently from the names the ranger gave.
+            let tour = dir + "/tour"
+            try Support.copyTree(Support.fixture("santiam-wagon-road"), tour)
+            let linked = tour + "/waypoints/02-cascadia/view.png"
+            try FileManager.default.removeItem(atPath: linked)
+            try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: "../01-sweet-home/view.png")
+            try FileManager.default.createSymbolicLink(atPath: dir + "/link", withDestinationPath: tour)
+            let direct = try Support.trailpack("build", tour, "-o", dir + "/direct.zip", "-q")
+            #expect(direct.status == 0, "\(direct.stderr)")
+            let throughLink = try Support.trailpack("build", dir + "/link", "-o", dir + "/link.zip", "-q")
+            #expect(throughLink.status == 0, "\(throughLink.stderr)")
+            #expect(try Support.read(dir + "/link.zip") == Support.read(dir + "/direct.zip"))
+            // Every asset's hash in the manifest is of its entry's bytes, and the linked file's entry
+            // holds the bytes of the file it leads to (Python's zipfile and hashlib, not ours).
+            let check = try Support.run(
+                "/usr/bin/python3",
+                [
+                    "-c",
+                    """
+                    import hashlib, json, sys, zipfile
+                    z = zipfile.ZipFile(sys.argv[1])
+                    m = json.loads(z.read('manifest.json'))
+                    assets = [a for w in m['waypoints'] for a in w['assets']]
+                    bad = [a['path'] for a in assets if hashlib.sha256(z.read(a['path'])).hexdigest() != a['sha256']]
+                    views = [a['path'] for a in assets if a['path'].endswith(('sweet-home/view.png', 'cascadia/view.png'))]
+                    target = open(sys.argv[2], 'rb').read()
+                    print(json.dumps({'assets': len(assets), 'bad': bad, 'views': len(views),
+                                      'same': all(z.read(p) == target for p in views)}))
+                    """, dir + "/link.zip", tour + "/waypoints/01-sweet-home/view.png",
+                ])
+            #expect(check.status == 0, "\(check.stderr)")
+            let report = try JSON.parse(check.stdout)
+            #expect(report["bad"]?.array?.isEmpty == true, "\(check.stdout)")
+            #expect(report["views"]?.int == 2, "\(check.stdout)")
+            #expect(report["same"] == .bool(true), "\(check.stdout)")
+            #expect((report["assets"]?.int ?? 0) > 2, "\(check.stdout)")
+        }
+    }
+
     @Test("a failed build leaves the previous package intact, and leaves no temporary files")
     func failedBuildKeepsPrevious() throws {
         try Support.withTemporaryDirectory { dir in
