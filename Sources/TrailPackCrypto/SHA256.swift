@@ -6,19 +6,18 @@ struct FetchedDigest: @unchecked Sendable {
     // EVP_MD objects are immutable and reference-counted by OpenSSL; sharing them is thread-safe.
     let md: OpaquePointer
 
-    static let sha256: FetchedDigest = FetchedDigest(name: "SHA256")
     static let blake2b512: FetchedDigest = FetchedDigest(name: "BLAKE2B-512")
 
     private init(name: String) {
         guard let md = EVP_MD_fetch(nil, name, nil) else {
-            // libcrypto without SHA-256 is not a libcrypto: nothing can work, so say so and stop.
+            // libcrypto without the digest is not a libcrypto: nothing can work, so say so and stop.
             fatalError("OpenSSL has no \(name) digest: \(CryptoError.fromQueue("EVP_MD_fetch"))")
         }
         self.md = md
     }
 }
 
-/// A streaming SHA-256 over OpenSSL EVP, shaped like swift-crypto's `SHA256`.
+/// A streaming SHA-256 by libcrypto's SHA-256 functions, shaped like swift-crypto's `SHA256`.
 ///
 /// ```swift
 /// var hasher = SHA256()
@@ -26,36 +25,29 @@ struct FetchedDigest: @unchecked Sendable {
 /// let digest = hasher.finalize()
 /// print(digest)               // 64 lowercase hex digits
 /// ```
+///
+/// Not through EVP: fetching the digest from OpenSSL's provider touched 2 MB of libcrypto in every
+/// process, and a context was allocated per hash (see `CLibCrypto/shim.h`). The state is held here.
 public struct SHA256: ~Copyable {
-    private let context: OpaquePointer
+    private var state = trailpack_sha256()
 
-    /// Starts a new hash. The corresponding C functions are `EVP_MD_CTX_new` and `EVP_DigestInit_ex2`.
-    public init() {
-        guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
-        guard EVP_DigestInit_ex2(context, FetchedDigest.sha256.md, nil) == 1 else {
-            fatalError("\(CryptoError.fromQueue("EVP_DigestInit_ex2"))")
-        }
-        self.context = context
-    }
+    /// Starts a new hash. The corresponding C function is `SHA256_Init`.
+    public init() { trailpack_sha256_init(&state) }
 
-    deinit { EVP_MD_CTX_free(context) }
-
-    /// Adds `buffer` to the hash. The corresponding C function is `EVP_DigestUpdate`.
+    /// Adds `buffer` to the hash. The corresponding C function is `SHA256_Update`.
     public mutating func update(_ buffer: UnsafeRawBufferPointer) {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
-        // EVP_DigestUpdate fails only on a context that was never initialised.
-        _ = EVP_DigestUpdate(context, base, buffer.count)
+        trailpack_sha256_update(&state, base, buffer.count)
     }
 
     public mutating func update<Bytes: ContiguousBytes>(_ bytes: Bytes) {
         bytes.withUnsafeBytes { update($0) }
     }
 
-    /// Ends the hash. The corresponding C function is `EVP_DigestFinal_ex`.
+    /// Ends the hash. The corresponding C function is `SHA256_Final`.
     public consuming func finalize() -> SHA256Digest {
         var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        _ = EVP_DigestFinal_ex(context, &out, &length)
+        out.withUnsafeMutableBufferPointer { trailpack_sha256_final(&state, $0.baseAddress!) }
         return SHA256Digest(unchecked: out)
     }
 

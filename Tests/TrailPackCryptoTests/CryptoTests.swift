@@ -3,7 +3,7 @@ import Testing
 import TrailPackCrypto
 import TrailPackTestSupport
 
-@Suite("SHA-256 over OpenSSL EVP", .ownThreads)
+@Suite("SHA-256 by libcrypto's SHA-256 functions", .ownThreads)
 struct CryptoTests {
     @Test(
         "known vectors, one-shot",
