@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "TrailPackFileIO", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         // Manifest model, JSON, validation, path rules: pure Swift.
         .target(name: "TrailPackCore"),
-        // SHA-256 (and signatures) over OpenSSL EVP.
+        // SHA-256 by libcrypto's SHA-256 functions; BLAKE2b and signatures over OpenSSL EVP.
         .target(
             name: "TrailPackCrypto",
             dependencies: ["CLibCrypto", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
