@@ -61,13 +61,17 @@ public struct TourSource: Sendable {
     /// One file to package.
     public struct SourceFile: Sendable {
         /// The tour's real folder, ending in "/": one string that every file of the tour shares.
-        let sourceFolder: String
+        var sourceFolder: String
         /// The file's real path under `sourceFolder`: `relativePath` itself (the same string, not a
         /// copy) unless a link leads elsewhere in the folder. (A whole path per file was 176 bytes
         /// of heap each, 17.6 MB at 100,000 files.)
-        let pathInFolder: String
-        /// The file on disk (links resolved).
-        public var sourcePath: String { sourceFolder + pathInFolder }
+        var pathInFolder: String
+        /// The file on disk (links resolved). Setting it (a caller packaging another copy of the
+        /// file) holds the whole path given.
+        public var sourcePath: String {
+            get { sourceFolder + pathInFolder }
+            set { (sourceFolder, pathInFolder) = ("", newValue) }
+        }
         /// The path relative to the tour folder, for messages.
         public var relativePath: String
         /// The entry path in the package.

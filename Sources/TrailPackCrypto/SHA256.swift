@@ -34,6 +34,12 @@ public struct SHA256: ~Copyable {
     /// Starts a new hash. The corresponding C function is `SHA256_Init`.
     public init() { trailpack_sha256_init(&state) }
 
+    /// A hash dropped unfinished: nothing to free, unless the shim was built over EVP.
+    deinit {
+        var state = state
+        trailpack_sha256_release(&state)
+    }
+
     /// Adds `buffer` to the hash. The corresponding C function is `SHA256_Update`.
     public mutating func update(_ buffer: UnsafeRawBufferPointer) {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
@@ -48,6 +54,7 @@ public struct SHA256: ~Copyable {
     public consuming func finalize() -> SHA256Digest {
         var out = [UInt8](repeating: 0, count: 32)
         out.withUnsafeMutableBufferPointer { trailpack_sha256_final(&state, $0.baseAddress!) }
+        discard self  // final released what there was
         return SHA256Digest(unchecked: out)
     }
 

@@ -127,9 +127,10 @@ struct Build: ParsableCommand {
     /// A package already at `path` with the same id and version but other bytes: servers and
     /// phones that hold that version refuse the new bytes, so say so instead of replacing it.
     static func refuseSilentReplacement(path: String, id: String, version: String, newSHA256: SHA256Digest) throws {
-        // The hash first: the same bytes again need no manifest read (a whole parse of the old one).
-        guard let oldHash = try? FileHashing.sha256(path: path), oldHash.digest != newSHA256,
-            let old = try? PackageReader(path: path), old.manifest.id == id, old.manifest.version == version
+        // The manifest first: another id or version (a ranger's usual `-o tour.zip`) needs no hash of
+        // the old package, which may be gigabytes.
+        guard let old = try? PackageReader(path: path), old.manifest.id == id, old.manifest.version == version,
+            let oldHash = try? FileHashing.sha256(path: path), oldHash.digest != newSHA256
         else { return }
         throw CLIError.usage(
             """

@@ -350,11 +350,11 @@ struct BuilderTests {
                     import hashlib, json, sys, zipfile
                     z = zipfile.ZipFile(sys.argv[1])
                     m = json.loads(z.read('manifest.json'))
-                    assets = [a for w in m['waypoints'] for a in w['assets']]
+                    assets = [a for w in m['waypoints'] for a in w['assets']] + m.get('mapAssets', [])
                     bad = [a['path'] for a in assets if hashlib.sha256(z.read(a['path'])).hexdigest() != a['sha256']]
                     views = [a['path'] for a in assets if a['path'].endswith(('sweet-home/view.png', 'cascadia/view.png'))]
                     target = open(sys.argv[2], 'rb').read()
-                    print(json.dumps({'assets': len(assets), 'bad': bad, 'views': len(views),
+                    print(json.dumps({'assets': len(assets), 'maps': len(m.get('mapAssets', [])), 'bad': bad, 'views': len(views),
                                       'same': all(z.read(p) == target for p in views)}))
                     """, dir + "/link.zip", tour + "/waypoints/01-sweet-home/view.png",
                 ])
@@ -364,6 +364,7 @@ struct BuilderTests {
             #expect(report["views"]?.int == 2, "\(check.stdout)")
             #expect(report["same"] == .bool(true), "\(check.stdout)")
             #expect((report["assets"]?.int ?? 0) > 2, "\(check.stdout)")
+            #expect(report["maps"]?.int ?? 0 >= 1, "the map's hash is checked too: \(check.stdout)")
         }
     }
 

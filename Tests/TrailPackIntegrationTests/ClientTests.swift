@@ -53,7 +53,11 @@ struct ClientTests {
         var requests: [String] {
             ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
+        /// Once only: a second kill could reach another process that got the reaped proxy's pid.
+        private var stopped = false
         func stop() {
+            guard !stopped else { return }
+            stopped = true
             // SIGKILL: a child of the test runner may inherit a mask that blocks SIGTERM.
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -178,6 +182,7 @@ struct ClientTests {
             let installed = try Support.read(s.library + "/\(Self.id)/1.0.0.zip")
             // 4 KB/s: the 42 KB package takes ten seconds; kill it after three.
             let slow = try Proxy(upstream: s.server.port, log: dir + "/slow.log", arguments: ["--rate", "4096"])
+            defer { slow.stop() }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Support.binary)
             // --full: the resumable whole download is what this is about (an update by part starts afresh).
