@@ -398,15 +398,32 @@ if ('serviceWorker' in navigator) {
 }
 installer.removeStrays().catch(() => {});
 
-/** Downloads a closed tab or a lost connection interrupted continue where they stopped. */
+/** Automatic tries of each download that failed in a way that keeps its bytes: sha256 → count. */
+const resumeFailures = new Map();
+
+/**
+ * Downloads a closed tab or a lost connection interrupted continue where they stopped. One that
+ * fails and keeps what arrived (the connection, the app's settings not loaded, the file still held
+ * by a page closed a moment ago) is tried again 5, 10 and 15 s later; after that it waits for the
+ * visitor's Continue, or for the connection or the app to come back.
+ */
 async function resumeDownloads() {
   if (!navigator.onLine) return;
   const library = await storage.readLibrary();
   for (const download of library.downloads) {
     if (installer.activeDownload(download.sha256) || download.paused) continue;
     installer.install(download, { name: download.siteName }).then(() => {
+      resumeFailures.delete(download.sha256);
+    }, (error) => {
+      const failures = (resumeFailures.get(download.sha256) ?? 0) + 1;
+      resumeFailures.set(download.sha256, failures);
+      if (error?.kept && error.code !== 'aborted' && failures <= 3) {
+        setTimeout(() => resumeDownloads().catch(() => {}), 5000 * failures);
+      }
+    }).then(() => {
+      // Either way My tours is drawn again: installed, or no longer downloading (the view said so).
       if (location.hash === '#/tours') route();
-    }, () => {});
+    });
   }
 }
 window.addEventListener('online', () => resumeDownloads().catch(() => {}));

@@ -74,6 +74,29 @@ self.onmessage = async (event) => {
   }
   if (job.type !== 'start') return;
   controller = new AbortController();
+  const signal = controller.signal;
+  // The part file's lock, held for as long as this worker writes it. A page closed a moment ago may
+  // still hold the file (its worker not yet ended): this one waits for the lock instead of failing
+  // as busy after the page's five tries of a second each, and a pause while it waits ends the wait.
+  // Another window downloading the same tour holds it too: this one then goes on where that one
+  // stops, if it is closed.
+  if (self.navigator?.locks?.request) {
+    try {
+      await navigator.locks.request(`trailpack-part:${job.name}`, { signal }, () => write(job, signal));
+    } catch (error) {
+      const paused = error?.name === 'AbortError';
+      self.postMessage({
+        type: 'error', code: paused ? 'aborted' : 'storage',
+        message: paused ? 'The download was paused.' : `The download could not start (${error?.message ?? error}).`,
+      });
+    }
+  } else {
+    await write(job, signal);
+  }
+};
+
+/** Downloads `job` into its part file and says how it ended. */
+async function write(job, signal) {
   let handle = null;
   try {
     const root = await navigator.storage.getDirectory();
@@ -84,7 +107,7 @@ self.onmessage = async (event) => {
     const result = await downloadInto({
       url: job.url, etag: job.etag, size: job.size, prehash: job.prehash, file: handle,
       hasher: async (prehash) => (typeof Worker === 'function' ? workerHasher(prehash) : undefined),
-      signal: controller.signal,
+      signal,
       onRetry: (seconds) => self.postMessage({ type: 'retry', seconds }),
       onProgress: (received) => {
         const now = Date.now();
@@ -112,4 +135,4 @@ self.onmessage = async (event) => {
     }
     self.postMessage({ type: 'error', code, message });
   }
-};
+}
