@@ -167,6 +167,16 @@ struct Loader {
             switch FileSystem.lstatInfo(root + "/" + rel).kind {
             case .directory:
                 if let w = readWaypoint(folder: rel, folderName: name) { waypoints.append(w) }
+            case .symlink where FileSystem.statInfo(root + "/" + rel).kind == .directory:
+                // A stop folder that is a link is not followed (nothing is read through it): said as
+                // what it is, not as an unused file, so the ranger knows the stop is missing.
+                used.insert(rel)
+                let target = FileSystem.realPath(root + "/" + rel) ?? "?"
+                findings.append(
+                    Finding(
+                        .sourceAssetOutside, file: rel,
+                        "the stop folder '\(rel)' is a link to '\(target)', and stop folders must be real folders inside the tour; copy that folder into waypoints/ instead of linking it, or the stop is left out"
+                    ))
             default:
                 break  // reported as unused below
             }

@@ -368,6 +368,32 @@ struct BuilderTests {
         }
     }
 
+    @Test(
+        "a stop folder that is a link, outside the tour or to another stop, is an error naming it and its target; nothing is read through it or written"
+    )
+    func stopFolderLink() throws {
+        try Support.withTemporaryDirectory { dir in
+            let tour = dir + "/tour"
+            try Support.copyTree(Support.fixture("santiam-wagon-road"), tour)
+            try FileManager.default.moveItem(atPath: tour + "/waypoints/02-cascadia", toPath: dir + "/elsewhere")
+            try FileManager.default.createSymbolicLink(
+                atPath: tour + "/waypoints/02-cascadia", withDestinationPath: dir + "/elsewhere")
+            try FileManager.default.createSymbolicLink(
+                atPath: tour + "/waypoints/09-again", withDestinationPath: "01-sweet-home")
+            let out = try Support.trailpack("build", tour, "-o", dir + "/out.zip")
+            #expect(out.status == 1, "\(out.stdout)\(out.stderr)")
+            #expect(
+                out.stderr.contains(
+                    "error[source.asset-outside] waypoints/02-cascadia: the stop folder 'waypoints/02-cascadia' is a link to '"
+                ),
+                "\(out.stderr)")
+            #expect(out.stderr.contains("elsewhere'"), "\(out.stderr)")
+            #expect(out.stderr.contains("error[source.asset-outside] waypoints/09-again:"), "\(out.stderr)")
+            #expect(!out.stderr.contains("source.unused-file] waypoints/02-cascadia"), "\(out.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/out.zip"))
+        }
+    }
+
     @Test("a failed build leaves the previous package intact, and leaves no temporary files")
     func failedBuildKeepsPrevious() throws {
         try Support.withTemporaryDirectory { dir in

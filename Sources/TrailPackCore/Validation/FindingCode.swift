@@ -215,7 +215,7 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .sourceFolderName: "a waypoint folder name does not give an order and a folder name"
         case .sourceNoWaypoints: "the tour folder has no waypoints/ folder or it is empty"
         case .sourceAssetMissing: "an asset named in waypoint.json is not in the folder"
-        case .sourceAssetOutside: "an asset path or link leads outside the waypoint folder"
+        case .sourceAssetOutside: "an asset path or link leads outside the waypoint folder, or a stop folder is a link"
         case .sourceAssetUnreadable: "an asset cannot be read"
         case .sourceAssetEmpty: "an asset file is empty"
         case .sourceAssetNotFile: "an asset is a folder or a special file"
