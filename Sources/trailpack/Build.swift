@@ -76,11 +76,9 @@ struct Build: ParsableCommand {
         let path = output ?? TourBuilder.defaultFileName(for: plan.manifest)
         // What the report says of the manifest, taken before the write consumes the plan (and lets
         // the manifest go: 7 MB at 20,000 files).
-        let m = plan.manifest
-        let (id, version, name) = (m.id, m.version, m.name)
-        let languagesJSON = json ? Inspect.languagesJSON(m) : []
-        let languageLines = json || quiet ? "" : Inspect.languageLines(m, labelWidth: 11)
-        _ = consume m
+        let (id, version, name) = (plan.manifest.id, plan.manifest.version, plan.manifest.name)
+        let languagesJSON = json ? Inspect.languagesJSON(plan.manifest) : []
+        let languageLines = json || quiet ? "" : Inspect.languageLines(plan.manifest, labelWidth: 11)
         ProcessPolicy.removeTemporaryFilesOnInterrupt()
         let result = try TourBuilder.write(consume plan, to: path, timestamp: timestamp, progress: progress) {
             newSHA256 in

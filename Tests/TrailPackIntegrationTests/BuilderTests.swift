@@ -373,14 +373,13 @@ struct BuilderTests {
     )
     func stopFolderLink() throws {
         try Support.withTemporaryDirectory { dir in
-            let tour = dir + "/tour"
-            try Support.copyTree(Support.fixture("santiam-wagon-road"), tour)
-            try FileManager.default.moveItem(atPath: tour + "/waypoints/02-cascadia", toPath: dir + "/elsewhere")
-            try FileManager.default.createSymbolicLink(
-                atPath: tour + "/waypoints/02-cascadia", withDestinationPath: dir + "/elsewhere")
-            try FileManager.default.createSymbolicLink(
-                atPath: tour + "/waypoints/09-again", withDestinationPath: "01-sweet-home")
-            let out = try Support.trailpack("build", tour, "-o", dir + "/out.zip")
+            let out = try brokenTour(dir) { tour in
+                try FileManager.default.moveItem(atPath: tour + "/waypoints/02-cascadia", toPath: dir + "/elsewhere")
+                try FileManager.default.createSymbolicLink(
+                    atPath: tour + "/waypoints/02-cascadia", withDestinationPath: dir + "/elsewhere")
+                try FileManager.default.createSymbolicLink(
+                    atPath: tour + "/waypoints/09-again", withDestinationPath: "01-sweet-home")
+            }
             #expect(out.status == 1, "\(out.stdout)\(out.stderr)")
             #expect(
                 out.stderr.contains(
