@@ -36,8 +36,9 @@ build: deps
 # libcurl's development files (libcurl4-openssl-dev) to link. How it is linked (lld, packed relative
 # relocations, no exported symbols: 5.6 MiB less resident at start) is said in Package.swift.
 RELEASE_FLAGS := -c release --static-swift-stdlib
+# The program only: the test-support targets import Testing, which a release build of every target cannot find.
 release: deps
-	$(SWIFT) build $(RELEASE_FLAGS)
+	$(SWIFT) build $(RELEASE_FLAGS) --product trailpack
 
 # The tests call the built trailpack binary and the peer tools (unzip, bsdtar, 7z, python3, sha256sum).
 # First the house rules (`check`): formatted as .swift-format says, every import declared.

@@ -58,7 +58,10 @@ let package = Package(
         // SHA-256 by libcrypto's SHA-256 functions; BLAKE2b and signatures over OpenSSL EVP.
         .target(
             name: "TrailPackCrypto",
-            dependencies: ["CLibCrypto", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system")]),
+            dependencies: [
+                "CLibCrypto", "TrailPackCore", "TrailPackFileIO",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         // ZIP reading (our own central-directory parse) over zlib (inflate) and libdeflate (CRC-32). No libarchive.
         .target(
             name: "TrailPackArchive",

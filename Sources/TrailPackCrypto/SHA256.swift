@@ -1,5 +1,6 @@
 internal import CLibCrypto
 import Foundation
+import TrailPackCore
 
 /// A message-digest algorithm fetched once from OpenSSL's default provider.
 struct FetchedDigest: @unchecked Sendable {
@@ -52,10 +53,12 @@ public struct SHA256: ~Copyable {
 
     /// Ends the hash. The corresponding C function is `SHA256_Final`.
     public consuming func finalize() -> SHA256Digest {
-        var out = [UInt8](repeating: 0, count: 32)
-        out.withUnsafeMutableBufferPointer { trailpack_sha256_final(&state, $0.baseAddress!) }
+        var value = Bytes32()
+        value.withUnsafeMutableBytes {
+            trailpack_sha256_final(&state, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
         discard self  // final released what there was
-        return SHA256Digest(unchecked: out)
+        return SHA256Digest(value)
     }
 
     /// The digest of `bytes` in one call.
@@ -67,43 +70,27 @@ public struct SHA256: ~Copyable {
 }
 
 /// A SHA-256 value. Prints as 64 lowercase hex digits; compares in constant time.
+///
+/// The 32 bytes are held inline, not in an array: a verify keeps one per entry (100,000 of them
+/// were 100,000 heap arrays, 8 MB).
 public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
-    public let bytes: [UInt8]
+    /// The digest's 32 bytes.
+    public var value: Bytes32
 
-    init(unchecked bytes: [UInt8]) { self.bytes = bytes }
+    /// The digest `value`.
+    public init(_ value: Bytes32) { self.value = value }
+
+    /// The 32 bytes of the digest.
+    public var bytes: [UInt8] { value.withUnsafeBytes { Array($0) } }
 
     /// Parses 64 hex digits, in either case; nil for anything else.
     public init?(hex: String) {
-        let utf8 = Array(hex.utf8)
-        guard utf8.count == 64 else { return nil }
-        var out = [UInt8](repeating: 0, count: 32)
-        for i in 0..<32 {
-            guard let hi = Self.nibble(utf8[2 * i]), let lo = Self.nibble(utf8[2 * i + 1]) else { return nil }
-            out[i] = hi << 4 | lo
-        }
-        bytes = out
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x61...0x66: c - 0x61 + 10
-        case 0x41...0x46: c - 0x41 + 10
-        default: nil
-        }
+        guard let value = Bytes32(hex: hex, uppercase: true) else { return nil }
+        self.value = value
     }
 
     /// 64 lowercase hex digits.
-    public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(64)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public var hex: String { value.hex }
 
     public var description: String { hex }
 
@@ -160,13 +147,6 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
         guard !pending else { return nil }
         return SHA256SumLine(digest: digest, name: out)
     }
-
-    /// Constant-time equality. The corresponding C function is `CRYPTO_memcmp`.
-    public static func == (lhs: SHA256Digest, rhs: SHA256Digest) -> Bool {
-        ConstantTime.equals(lhs.bytes, rhs.bytes)
-    }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
 }
 
 /// One line of a `sha256sum` file, read back: the digest and the file's name.

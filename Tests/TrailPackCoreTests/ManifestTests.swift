@@ -31,6 +31,43 @@ struct ManifestTests {
         #expect(described == plain)
     }
 
+    @Test("an asset's SHA-256: held as bytes when it is 64 lowercase hex digits, any other text kept as given")
+    func assetDigestText() {
+        let lower = "0123456789abcdef" + String(repeating: "0f", count: 24)
+        var a = Asset(path: "waypoints/a/p.jpg", kind: .image, mediaType: "image/jpeg", size: 3, sha256: lower)
+        #expect(a.sha256 == lower)
+        #expect(a.alt == nil && a == Asset(path: a.path, kind: .image, mediaType: "image/jpeg", size: 3, sha256: lower))
+        // What the verifier reports must reach it exactly: capitals, short, long, not hex, empty.
+        for text in [lower.uppercased(), String(lower.dropLast()), lower + "0", "xyz" + lower.dropFirst(3), ""] {
+            a.sha256 = text
+            #expect(Array(a.sha256.utf8) == Array(text.utf8))
+            #expect(a != Asset(path: a.path, kind: .image, mediaType: "image/jpeg", size: 3, sha256: lower))
+        }
+        // Back to a canonical digest: equal again to an asset made with it (the kept text is gone).
+        a.sha256 = String(repeating: "0", count: 64)
+        #expect(a.sha256 == String(repeating: "0", count: 64))
+        #expect(a == Asset(path: a.path, kind: .image, mediaType: "image/jpeg", size: 3, sha256: a.sha256))
+        a.sha256 = lower
+        a.alt = "A rut"
+        #expect(a.sha256 == lower && a.alt == "A rut")
+    }
+
+    @Test("asset paths the same on a case-insensitive phone are found, also when every key's hash is the same")
+    func foldedPathsCollide() {
+        for hash in [{ (key: String) in key.hashValue }, { _ in 7 }] {
+            var paths = FoldedPaths(capacity: 4, hash: hash)
+            #expect(paths.insert("waypoints/a/x.mp3") == nil)
+            #expect(paths.insert("waypoints/a/y.mp3") == nil)
+            #expect(paths.insert("waypoints/a/X.mp3") == "waypoints/a/x.mp3")
+            #expect(paths.insert("waypoints/a/Y.MP3") == "waypoints/a/y.mp3")
+            #expect(paths.insert("waypoints/a/x.mp3") == "waypoints/a/x.mp3")
+            // Canonically equivalent names (é as one code point, and as e and a combining accent).
+            #expect(paths.insert("waypoints/a/caf\u{E9}.txt") == nil)
+            #expect(paths.insert("waypoints/a/cafe\u{301}.txt") == "waypoints/a/caf\u{E9}.txt")
+            #expect(paths.insert("waypoints/a/z.mp3") == nil)
+        }
+    }
+
     @Test("a media type's essence and a path's extension, lowercased only when they need it")
     func essenceAndExtension() {
         #expect(ContentSniff.essence("video/mp4") == "video/mp4")

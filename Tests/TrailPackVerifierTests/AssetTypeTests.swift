@@ -4,13 +4,31 @@ import TrailPackArchive
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackTestSupport
-import TrailPackVerifier
+
+@testable import TrailPackVerifier
 
 /// `asset.type-mismatch` inside a package: an asset's kind and media type against its extension,
 /// and its bytes against all three; and the one manifest the rules check.
 @Suite("verifier: asset types and the one manifest", .ownThreads)
 struct AssetTypeTests {
     static let html = Array("<!DOCTYPE html><html><body><script src=\"asset?path=x.js\"></script></body></html>\n".utf8)
+
+    @Test("an entry's head keeps its first 16 bytes, whatever sizes the data comes in")
+    func entryHead() {
+        let bytes = (0..<40).map { UInt8($0) }
+        for split in [0, 1, 5, 15, 16, 17, 40] {
+            var head = EntryHead()
+            bytes[..<split].withUnsafeBytes { head.append($0) }
+            bytes[split...].withUnsafeBytes { head.append($0) }
+            #expect(head.bytes == Array(bytes.prefix(16)), "split at \(split)")
+        }
+        var short = EntryHead()
+        [UInt8]([7, 8, 9]).withUnsafeBytes { short.append($0) }
+        [UInt8]().withUnsafeBytes { short.append($0) }
+        #expect(short.bytes == [7, 8, 9])
+        #expect(EntryHead().bytes.isEmpty)
+        #expect(Verifier.headLength == 16)
+    }
 
     /// The family-hikes package with its first `trail.png` asset changed by `change` (kind, media
     /// type, bytes), the manifest's size and SHA-256 kept honest: only the rule under test is broken.

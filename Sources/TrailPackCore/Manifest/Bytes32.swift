@@ -1,0 +1,79 @@
+/// 32 bytes held inline, written as 64 hex digits: a SHA-256 in the manifest model and in
+/// TrailPackCrypto's `SHA256Digest`.
+///
+/// Inline, not an array or a `String`: one of these per entry or asset is 32 bytes, where a
+/// `String` of 64 digits is a 112-byte heap object and a `[UInt8]` of 32 an 80-byte one.
+public struct Bytes32: Sendable, Hashable {
+    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    /// Thirty-two zero bytes.
+    public init() {}
+
+    /// Parses 64 hex digits (`0-9a-f`, and `A-F` when `uppercase` is true); nil for anything else.
+    public init?(hex: String, uppercase: Bool) {
+        var value = Bytes32()
+        var text = hex
+        let parsed = text.withUTF8 { utf8 in
+            utf8.count == 64
+                && value.withUnsafeMutableBytes { out in
+                    for i in 0..<32 {
+                        guard let hi = Self.nibble(utf8[2 * i], uppercase),
+                            let lo = Self.nibble(utf8[2 * i + 1], uppercase)
+                        else { return false }
+                        out[i] = hi << 4 | lo
+                    }
+                    return true
+                }
+        }
+        guard parsed else { return nil }
+        self = value
+    }
+
+    private static func nibble(_ c: UInt8, _ uppercase: Bool) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x61...0x66: c - 0x61 + 10
+        case 0x41...0x46 where uppercase: c - 0x41 + 10
+        default: nil
+        }
+    }
+
+    /// The 64 lowercase hex digits.
+    public var hex: String {
+        withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: 64) { out in
+                for (i, b) in bytes.enumerated() {
+                    out[2 * i] = Self.digit(b >> 4)
+                    out[2 * i + 1] = Self.digit(b & 0x0F)
+                }
+                return 64
+            }
+        }
+    }
+
+    private static func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x61 - 10 + nibble }
+
+    /// Calls `body` with the 32 bytes, in order.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try Swift.withUnsafeBytes(of: words, body)
+    }
+
+    /// Calls `body` with the 32 bytes to change them.
+    public mutating func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+        try Swift.withUnsafeMutableBytes(of: &words, body)
+    }
+
+    /// Equal bytes, compared in constant time: every word, whatever the first difference.
+    public static func == (a: Bytes32, b: Bytes32) -> Bool {
+        let difference =
+            (a.words.0 ^ b.words.0) | (a.words.1 ^ b.words.1) | (a.words.2 ^ b.words.2) | (a.words.3 ^ b.words.3)
+        return difference == 0
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
+    }
+}
