@@ -70,6 +70,7 @@ public struct Bytes32: Sendable, Hashable {
         return difference == 0
     }
 
+    /// Hashes the 32 bytes (consistent with `==`).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(words.0)
         hasher.combine(words.1)
