@@ -89,6 +89,13 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
         self.value = value
     }
 
+    /// The SHA-256 the manifest gives for `asset`; nil when it is not 64 hex digits. The bytes the
+    /// asset holds are taken as they are, not written out as text and read back.
+    public init?(of asset: Asset) {
+        guard let value = asset.sha256Bytes ?? Bytes32(hex: asset.sha256, uppercase: true) else { return nil }
+        self.value = value
+    }
+
     /// 64 lowercase hex digits.
     public var hex: String { value.hex }
 

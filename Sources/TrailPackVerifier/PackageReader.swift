@@ -176,7 +176,7 @@ public final class AssetStream {
                 asset.path, Finding(.zipCRC, file: asset.path, "the data's CRC-32 does not match the ZIP's"))
         }
         let digest = sha.take()!.finalize()
-        guard let declared = SHA256Digest(hex: asset.sha256), declared == digest else {
+        guard let declared = SHA256Digest(of: asset), declared == digest else {
             throw .assetMismatch(
                 asset.path,
                 Finding(

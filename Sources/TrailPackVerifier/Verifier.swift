@@ -436,7 +436,7 @@ public enum Verifier {
                 return
             }
             guard let actual = checks[entry.index]?.sha256 else { return }  // unreadable: already reported
-            if let declared = SHA256Digest(hex: asset.sha256), !(declared == actual) {
+            if let declared = SHA256Digest(of: asset), !(declared == actual) {
                 findings.append(
                     Finding(
                         .contentSHA256, file: asset.path,

@@ -165,6 +165,8 @@ public struct Asset: Sendable, Equatable {
     }
     /// The SHA-256's bytes, when `sha256` is 64 lowercase hex digits.
     private var digest = Bytes32()
+    /// The SHA-256's 32 bytes when `sha256` is 64 lowercase hex digits (as builders write it), else nil.
+    public var sha256Bytes: Bytes32? { box?.details.sha256Text == nil ? digest : nil }
     /// The optional fields, boxed; nil when none is given.
     private var box: DetailsBox?
 
