@@ -2,7 +2,7 @@
 """A loopback HTTP proxy for client tests: the signal that drops at a trailhead.
 
     flaky_proxy.py UPSTREAM-PORT LOG-FILE [--cut-after N] [--rate BYTES-PER-SECOND] [--no-ranges]
-                   [--blob-file PATH]
+                   [--blob-file PATH] [--hold-file PATH]
 
 Listens on 127.0.0.1 (a free port, printed on the first line), forwards each request to the
 upstream server with `Connection: close`, and writes every request line with its Range header
@@ -13,7 +13,10 @@ so a test process that dies takes the proxy with it; a clock would end it in the
 test, as it did in a CI run on 2026-11-27). With --no-ranges, Range and If-Range are dropped from requests for
 blobs: the upstream answers 200 with the whole file, as some proxies and CDNs do. With --blob-file,
 every GET of a blob is answered from PATH instead (a hostile or broken server), with the upstream's
-ETag and honest ranges of PATH's bytes.
+ETag and honest ranges of PATH's bytes. With --hold-file, the body of a blob stops between two
+chunks for as long as PATH exists (the link goes quiet with the connection open, as in a valley):
+a browser test holds a download there for as long as its checks take however slow the machine, and
+lets it go on by deleting PATH.
 """
 import os, signal, socket, sys, threading, time, traceback
 
@@ -27,6 +30,7 @@ cut_after = int(args[args.index("--cut-after") + 1]) if "--cut-after" in args el
 rate = int(args[args.index("--rate") + 1]) if "--rate" in args else None
 no_ranges = "--no-ranges" in args
 blob_file = args[args.index("--blob-file") + 1] if "--blob-file" in args else None
+hold_file = args[args.index("--hold-file") + 1] if "--hold-file" in args else None
 
 
 def answer_from_file(client, headers, request_line):
@@ -88,6 +92,7 @@ def handle(client):
             return
         if no_ranges and " /v1/blobs/" in lines[0]:
             headers = [l for l in headers if not l.lower().startswith(("range:", "if-range:"))]
+        is_blob = " /v1/blobs/" in lines[0]
         up = socket.create_connection(("127.0.0.1", upstream))
         up.sendall(("\r\n".join([lines[0]] + headers + ["Connection: close"]) + "\r\n\r\n").encode("latin-1") + rest)
         sent_body = 0
@@ -108,6 +113,8 @@ def handle(client):
             if cut is not None and sent_body + len(chunk) > cut:
                 client.sendall(chunk[: cut - sent_body])
                 break
+            while is_blob and hold_file and os.path.exists(hold_file):
+                time.sleep(0.05)
             client.sendall(chunk)
             sent_body += len(chunk)
             if rate:

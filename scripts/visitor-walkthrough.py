@@ -86,8 +86,13 @@ class Walk:
     def shot(self, name):
         self.driver.save_screenshot(os.path.join(self.shots, name + ".png"))
 
-    def check_view(self, name):
-        """axe-core (WCAG 2.1 A/AA and best practice), console errors, a screenshot, the heap."""
+    def check_view(self, name, transient_app_files=False, blocked=False):
+        """axe-core (WCAG 2.1 A/AA and best practice), console errors, a screenshot, the heap.
+
+        transient_app_files: a net::ERR_FAILED of one of the app's own files (/visit/...) is counted
+        in the summary's "transientLoadFailures", not failed; the caller checks that the app coped.
+        blocked: files the test itself blocked (net::ERR_BLOCKED_BY_CLIENT) are not errors.
+        """
         self.heap()
         self.shot(name)
         self.summary["views"].append(name)
@@ -109,6 +114,11 @@ class Walk:
                                  or "ERR_CONNECTION_REFUSED" in message):
                 continue
             if "favicon" in message:
+                continue
+            if blocked and "net::ERR_BLOCKED_BY_CLIENT" in message:
+                continue
+            if transient_app_files and "net::ERR_FAILED" in message and message.startswith(self.base + "/visit/"):
+                self.summary.setdefault("transientLoadFailures", []).append(message.split(" ")[0])
                 continue
             self.fail("%s: console error: %s" % (name, message))
 

@@ -245,11 +245,12 @@ struct VisitorAppTests {
             try Self.release(s, santiam, id: Self.santiam, version: "1.0.0")
             try Self.release(s, family, id: Self.family, version: "3")
             let proxy = try ClientTests.Proxy(
-                upstream: s.server.port, log: dir + "/proxy.log", arguments: ["--rate", "1500000"])
+                upstream: s.server.port, log: dir + "/proxy.log",
+                arguments: ["--rate", "1500000", "--hold-file", dir + "/hold"])
             defer { proxy.stop() }
             let config: [String: Any] = [
                 "base": proxy.base, "shots": Support.root + "/out/screenshots/visitor-downloads", "tour": Self.santiam,
-                "other": Self.family,
+                "other": Self.family, "hold": dir + "/hold",
             ]
             try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: dir + "/downloads.json"))
             let result = try Support.run(

@@ -12,7 +12,7 @@ const SHELL = [
   'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
   'vendor/leaflet/leaflet.js', 'vendor/leaflet/leaflet.css',
   'vendor/leaflet/images/marker-icon.png', 'vendor/leaflet/images/marker-shadow.png',
-  'js/app.js', 'js/blake2b.js', 'js/bytes.js', 'js/catalog.js', 'js/download-worker.js', 'js/downloader.js',
+  'js/app.js', 'js/blake2b.js', 'js/boot.js', 'js/bytes.js', 'js/catalog.js', 'js/download-worker.js', 'js/downloader.js',
   'js/ed25519.js', 'js/fasthash.js', 'js/hash-worker.js', 'js/hashes.wasm', 'js/install.js', 'js/language.js',
   'js/language-view.js', 'js/minisign.js',
   'js/pmtiles.js', 'js/sha256.js', 'js/storage.js', 'js/tour.js', 'js/walk.js', 'js/zip.js',
@@ -41,10 +41,10 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   const scope = new URL(self.registration.scope);
   if (request.method !== 'GET' || url.origin !== scope.origin || !url.pathname.startsWith(scope.pathname)) return;
+  // The app's copy first; what it does not hold (or cannot give: a damaged cache) from the network.
   event.respondWith((async () => {
-    const cache = await caches.open(CACHE);
     const key = url.pathname === scope.pathname ? './' : request;
-    const cached = await cache.match(key, { ignoreSearch: true });
+    const cached = await caches.open(CACHE).then((cache) => cache.match(key, { ignoreSearch: true }), () => undefined);
     return cached ?? fetch(request);
   })());
 });

@@ -293,7 +293,11 @@ async function packageView(id) {
   draw();
 }
 
+/** Each drawing of My tours has a number: one that finishes after a newer one started is dropped. */
+let toursTurn = 0;
+
 async function toursView() {
+  const turn = ++toursTurn;
   const library = await storage.readLibrary();
   const list = library.tours.map((tour) => {
     const update = h('p', { class: 'update' });
@@ -321,24 +325,28 @@ async function toursView() {
         h('button', { type: 'button', class: 'secondary', onclick: remove, 'aria-label': `Delete ${tour.name}` },
           'Delete')));
   });
-  const downloads = await Promise.all(library.downloads.map(async (d) => {
-    const here = await storage.partSize(d.sha256);
+  const sizes = await Promise.all(library.downloads.map((d) => storage.partSize(d.sha256)));
+  const { usage, quota } = await storage.estimate();
+  if (turn !== toursTurn) return;
+  // Whether each download is under way is read now, as the view is drawn (not before the waits
+  // above): a download that starts or ends later draws the view again (onDownloadsChange).
+  const downloads = library.downloads.map((d, index) => {
     const remove = async () => {
       if (!confirm(`Stop downloading "${d.name || d.id}" and delete what arrived?`)) return;
       await installer.cancel(d.sha256);
       await toursView();
     };
+    const running = installer.activeDownload(d.sha256) !== undefined;
     return h('li', { class: 'card' },
       h('h2', {}, h('a', { href: `#/package/${encodeURIComponent(d.id)}` }, d.name || d.id)),
-      h('p', { class: 'muted' }, `${formatBytes(here)} of ${formatBytes(d.size)} here · ` +
-        (installer.activeDownload(d.sha256) ? 'downloading' : 'paused')),
+      h('p', { class: 'muted' }, `${formatBytes(sizes[index])} of ${formatBytes(d.size)} here · ` +
+        (running ? 'downloading' : d.paused ? 'paused' : 'stopped')),
       h('div', { class: 'actions' },
         h('a', { class: 'button', href: `#/package/${encodeURIComponent(d.id)}` },
-          installer.activeDownload(d.sha256) ? 'Show the download' : 'Continue the download'),
+          running ? 'Show the download' : 'Continue the download'),
         h('button', { type: 'button', class: 'secondary', onclick: remove,
           'aria-label': `Delete the download of ${d.name || d.id}` }, 'Delete')));
-  }));
-  const { usage, quota } = await storage.estimate();
+  });
   render('My tours',
     list.length === 0 && downloads.length === 0
       ? notice('info', 'No tours on this phone yet. ', h('a', { href: '#/' }, 'Find a tour'),
@@ -390,6 +398,10 @@ function networkStatus() {
 }
 
 window.addEventListener('hashchange', route);
+// My tours says which downloads are under way: it is drawn again when one starts or ends.
+installer.onDownloadsChange(() => {
+  if (location.hash === '#/tours') route();
+});
 window.addEventListener('online', networkStatus);
 window.addEventListener('offline', networkStatus);
 networkStatus();
@@ -420,9 +432,6 @@ async function resumeDownloads() {
       if (error?.kept && error.code !== 'aborted' && failures <= 3) {
         setTimeout(() => resumeDownloads().catch(() => {}), 5000 * failures);
       }
-    }).then(() => {
-      // Either way My tours is drawn again: installed, or no longer downloading (the view said so).
-      if (location.hash === '#/tours') route();
     });
   }
 }

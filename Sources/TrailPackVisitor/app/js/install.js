@@ -26,6 +26,23 @@ export function activeDownload(sha256) {
   return active.get(sha256);
 }
 
+const changeListeners = new Set();
+
+/** Calls `listener` each time a download starts or ends in this page (My tours draws itself again). */
+export function onDownloadsChange(listener) {
+  changeListeners.add(listener);
+}
+
+function downloadsChanged() {
+  for (const listener of changeListeners) {
+    try {
+      listener();
+    } catch {
+      // A view's redraw failing is the view's concern, never the download's.
+    }
+  }
+}
+
 let naclLoading = null;
 function loadTweetNaCl() {
   naclLoading ??= new Promise((resolve) => {
@@ -237,10 +254,12 @@ export async function install(entry, site, listener = () => {}) {
     return withLibraryLock(() => finish(entry, site, opened, tell));
   })();
   active.set(entry.sha256, job);
+  downloadsChanged();
   try {
     return await job.promise;
   } finally {
     active.delete(entry.sha256);
+    downloadsChanged();
   }
 }
 
