@@ -44,7 +44,9 @@ self.addEventListener('fetch', (event) => {
   // The app's copy first; what it does not hold (or cannot give: a damaged cache) from the network.
   event.respondWith((async () => {
     const key = url.pathname === scope.pathname ? './' : request;
-    const cached = await caches.open(CACHE).then((cache) => cache.match(key, { ignoreSearch: true }), () => undefined);
+    const cached = await caches.open(CACHE)
+      .then((cache) => cache.match(key, { ignoreSearch: true }))
+      .catch(() => undefined);
     return cached ?? fetch(request);
   })());
 });
