@@ -82,17 +82,17 @@ def handle(client):
             with open(log_path, "a") as log:
                 log.write(f"{lines[0]} range={rng}\n")
         cut = None
-        if cut_after is not None and " /v1/blobs/" in lines[0] and lines[0].startswith("GET"):
+        is_blob = " /v1/blobs/" in lines[0]
+        if cut_after is not None and is_blob and lines[0].startswith("GET"):
             with lock:
                 if not state["cut"]:
                     state["cut"] = True
                     cut = cut_after
-        if blob_file and " /v1/blobs/" in lines[0] and lines[0].startswith("GET"):
+        if blob_file and is_blob and lines[0].startswith("GET"):
             answer_from_file(client, headers, lines[0])
             return
-        if no_ranges and " /v1/blobs/" in lines[0]:
+        if no_ranges and is_blob:
             headers = [l for l in headers if not l.lower().startswith(("range:", "if-range:"))]
-        is_blob = " /v1/blobs/" in lines[0]
         up = socket.create_connection(("127.0.0.1", upstream))
         up.sendall(("\r\n".join([lines[0]] + headers + ["Connection: close"]) + "\r\n\r\n").encode("latin-1") + rest)
         sent_body = 0
