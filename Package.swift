@@ -266,7 +266,8 @@ let package = Package(
         .target(
             name: "TrailPackTestFixtures", dependencies: ["TrailPackTestSupport", "TrailPackCore", "TrailPackBuilder"],
             path: "Tests/TrailPackTestFixtures"),
-        .testTarget(name: "TrailPackCoreTests", dependencies: ["TrailPackCore", "TrailPackTestSupport"]),
+        .testTarget(
+            name: "TrailPackCoreTests", dependencies: ["TrailPackCore", "TrailPackFuzzing", "TrailPackTestSupport"]),
         .testTarget(name: "TrailPackCryptoTests", dependencies: ["TrailPackCrypto", "TrailPackTestSupport"]),
         .testTarget(
             name: "TrailPackArchiveTests",

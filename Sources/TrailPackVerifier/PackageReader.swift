@@ -43,16 +43,13 @@ public final class PackageReader: Sendable {
         var findings = directory.findings
         guard directory.isReadable, !findings.hasErrors else { throw .invalid(findings) }
         // The manifest rules are the verifier's own; only the assets are left for later, one at a time.
-        var bytes: [UInt8]?
-        let entry = Verifier.manifestEntry(in: directory)
-        if let entry, entry.uncompressedSize <= Verifier.maxManifestBytes {
-            switch try Self.checkedRead(entry, source: source) {
-            case .damaged(let finding): findings.append(finding)
-            case .intact(_, let captured, _): bytes = captured
-            }
+        let manifest: Manifest?
+        do { manifest = try Verifier.checkManifest(directory: directory, source: source, findings: &findings) } catch {
+            throw PackageError(error)
         }
-        let manifest = Verifier.checkManifest(directory: directory, bytes: &bytes, findings: &findings)
-        guard let manifest, let entry, !findings.hasErrors else { throw .invalid(findings) }
+        guard let manifest, let entry = Verifier.manifestEntry(in: directory), !findings.hasErrors else {
+            throw .invalid(findings)
+        }
         self.manifest = manifest
         self.directory = directory
         self.source = source
@@ -80,31 +77,28 @@ public final class PackageReader: Sendable {
         guard entry.uncompressedSize <= limit else {
             throw .invalid([Finding(.zipTooLarge, file: entry.name, "the entry holds more than \(limit) bytes")])
         }
-        switch try checkedRead(entry, source: source) {
-        case .damaged(let finding): throw .invalid([finding])
-        case .intact(_, let captured, _): return captured
-        }
+        return try checkedRead(entry, source: source)
     }
 
     /// Reads `entry`'s data through the verifier's checks (bounded inflate, size, CRC-32), keeping its bytes.
-    private static func checkedRead(
-        _ entry: ZipEntry, source: any ByteSource
-    ) throws(PackageError) -> Verifier.EntryCheck {
+    private static func checkedRead(_ entry: ZipEntry, source: any ByteSource) throws(PackageError) -> [UInt8] {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { buffer.deallocate() }
-        do { return try Verifier.checkData(source: source, entry: entry, buffer: buffer, capture: true) } catch {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(max(0, min(entry.uncompressedSize, Verifier.maxManifestBytes))))
+        let check: Verifier.EntryCheck
+        do { check = try Verifier.checkData(source: source, entry: entry, buffer: buffer) { bytes += $0 } } catch {
             throw PackageError(error)
         }
+        if case .damaged(let finding) = check { throw .invalid([finding]) }
+        return bytes
     }
 
     /// `manifest.json` exactly as stored, read again through the same checks as when the package was
     /// opened (bounded inflate, size, CRC-32): for a copy of the package's files. Throws
     /// ``PackageError`` (``PackageError/Code/invalid``) when the bytes no longer pass (the file changed since).
     public func manifestBytes() throws(PackageError) -> [UInt8] {
-        switch try Self.checkedRead(manifestEntry, source: source) {
-        case .damaged(let finding): throw .invalid([finding])
-        case .intact(_, let captured, _): return captured
-        }
+        try Self.checkedRead(manifestEntry, source: source)
     }
 
     /// The manifest's entry for `path`.

@@ -7,8 +7,8 @@ import TrailPackMap
 /// structure (our own strict parse, cross-checked against every local header), every entry's
 /// data (bounded inflate, size, CRC-32), the manifest, and every asset against the manifest.
 ///
-/// Memory stays flat: entries are streamed in fixed-size chunks; only the central directory
-/// (bounded) and the manifest (at most `maxManifestBytes`) are held. The whole-file hash runs on
+/// Memory stays flat: entries are streamed in fixed-size chunks, and the manifest is parsed as it
+/// is inflated; only the central directory (bounded) and the manifest's model are held. The whole-file hash runs on
 /// a second thread while the entries are checked.
 public enum Verifier {
     /// The largest `manifest.json` read.
@@ -88,8 +88,8 @@ public enum Verifier {
 
         // What each entry's data came to, by position (nil: not read).
         var checks = [EntryCheck?](repeating: nil, count: directory.entries.count)
-        // Otherwise (one thread, or a manifest that is not the first record) it is read after the loop.
-        var manifestBytes: [UInt8]?
+        // Otherwise (one thread, or a manifest that is not the first record) it is read in the loop.
+        var loopReading: ManifestReading?
         // Where the early manifest's finding goes if its data is damaged: where this thread would have put it.
         var earlySlot = 0
         if directory.isReadable {
@@ -105,19 +105,17 @@ public enum Verifier {
                     earlySlot = findings.count
                     continue
                 }
-                let capture = entry.index == manifestIndex
-                switch try checkData(
-                    source: sequential, entry: entry, buffer: buffer, capture: capture,
-                    checkCRC: !delegated.contains(entry.index))
-                {
-                case .damaged(let finding):
-                    findings.append(finding)
-                    checks[entry.index] = .damaged(finding)
-                case .intact(let sha256, let captured, let head):
-                    if capture { manifestBytes = captured }
-                    // held once, in manifestBytes, and let go once read
-                    checks[entry.index] = .intact(sha256: sha256, captured: [], head: head)
+                let check: EntryCheck
+                if entry.index == manifestIndex {
+                    let read = try readManifest(source: sequential, entry: entry)
+                    check = read.check
+                    loopReading = read.reading
+                } else {
+                    check = try checkData(
+                        source: sequential, entry: entry, buffer: buffer, checkCRC: !delegated.contains(entry.index))
                 }
+                if case .damaged(let finding) = check { findings.append(finding) }
+                checks[entry.index] = check
             }
         }
 
@@ -136,7 +134,7 @@ public enum Verifier {
         }
         findings += manifestFindings
         var manifest: Manifest?
-        if let reading = earlyReading ?? manifestBytes.take().map({ ManifestReader.read($0) }) {
+        if let reading = earlyReading ?? loopReading {
             findings += reading.findings.map { $0.inFile(Manifest.entryName) }
             manifest = reading.manifest
         }
@@ -180,22 +178,21 @@ public enum Verifier {
 
     /// What reading one entry's data came to.
     enum EntryCheck: Sendable {
-        /// Every byte was read and passed its checks: the data's SHA-256, the data itself when it
-        /// was asked for (`capture`: the manifest's), else empty, and its first ``headLength`` bytes
-        /// (what `asset.type-mismatch` reads).
-        case intact(sha256: SHA256Digest, captured: [UInt8], head: EntryHead)
+        /// Every byte was read and passed its checks: the data's SHA-256 and its first
+        /// ``headLength`` bytes (what `asset.type-mismatch` reads).
+        case intact(sha256: SHA256Digest, head: EntryHead)
         /// The data is damaged, or could not be read to its end: the finding that says so.
         case damaged(Finding)
 
         /// The data's SHA-256, when it is intact.
         var sha256: SHA256Digest? {
-            if case .intact(let sha256, _, _) = self { return sha256 }
+            if case .intact(let sha256, _) = self { return sha256 }
             return nil
         }
 
         /// The data's first bytes, when it is intact.
         var head: [UInt8]? {
-            if case .intact(_, _, let head) = self { return head.bytes }
+            if case .intact(_, let head) = self { return head.bytes }
             return nil
         }
     }
@@ -253,35 +250,95 @@ public enum Verifier {
     /// signature `ContentSniff` checks, little enough to keep for 100,000 entries.
     static let headLength = EntryHead.capacity
 
+    /// Reads an entry's data through every check (bounded inflate, size, CRC-32 unless another
+    /// thread takes it), handing each chunk to `consume` (which may keep it: the package reader's
+    /// `manifest.json`). Throws only when the file cannot be read.
     static func checkData(
-        source: some ByteSource, entry: ZipEntry, buffer: UnsafeMutableRawBufferPointer, capture: Bool,
-        checkCRC: Bool = true
+        source: some ByteSource, entry: ZipEntry, buffer: UnsafeMutableRawBufferPointer, checkCRC: Bool = true,
+        consume: (UnsafeRawBufferPointer) -> Void = { _ in }
     ) throws(ArchiveError) -> EntryCheck {
-        var sha = SHA256()
-        var crc = CRC32()
-        var captured: [UInt8] = []
-        var head = EntryHead()
-        if capture { captured.reserveCapacity(Int(max(0, min(entry.uncompressedSize, maxManifestBytes)))) }
+        let data = EntryData(entry: entry, checkCRC: checkCRC)
         do throws(ArchiveError) {
             let reader = try EntryReader(source: source, entry: entry)
-            while true {
-                let n = try reader.read(into: buffer)
-                if n == 0 { break }
-                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
-                sha.update(chunk)
-                if checkCRC { crc.update(chunk) }
-                if capture { captured += chunk }
-                head.append(chunk)
-            }
+            while let chunk = try data.next(reader, buffer) { consume(chunk) }
         } catch {
-            // Reading failed: not a problem of the package, and the check cannot go on.
+            return try data.damaged(error)
+        }
+        return data.check()
+    }
+
+    /// The checks of one entry's data, taken chunk by chunk as it is read.
+    final class EntryData {
+        let entry: ZipEntry
+        let checkCRC: Bool
+        /// Taken when the data's end is reached (``check()``).
+        private var sha: SHA256? = SHA256()
+        private var crc = CRC32()
+        private var head = EntryHead()
+
+        init(entry: ZipEntry, checkCRC: Bool) {
+            self.entry = entry
+            self.checkCRC = checkCRC
+        }
+
+        /// The next chunk `reader` gives, in `buffer`, hashed; nil at the end.
+        func next(
+            _ reader: EntryReader, _ buffer: UnsafeMutableRawBufferPointer
+        ) throws(ArchiveError)
+            -> UnsafeRawBufferPointer?
+        {
+            let n = try reader.read(into: buffer)
+            if n == 0 { return nil }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            sha!.update(chunk)
+            if checkCRC { crc.update(chunk) }
+            head.append(chunk)
+            return chunk
+        }
+
+        /// What reading the data to its end came to (asked once).
+        func check() -> EntryCheck {
+            if checkCRC, crc.value != entry.crc32 {
+                return .damaged(crcFinding(entry, actual: crc.value))
+            }
+            return .intact(sha256: sha.take()!.finalize(), head: head)
+        }
+
+        /// What a reading that failed came to; rethrows when the file itself could not be read
+        /// (not a problem of the package, and the check cannot go on).
+        func damaged(_ error: ArchiveError) throws(ArchiveError) -> EntryCheck {
             guard let code = error.code.findingCode else { throw error }
             return .damaged(Finding(code, file: entry.name, error.message))
         }
-        if checkCRC, crc.value != entry.crc32 {
-            return .damaged(crcFinding(entry, actual: crc.value))
+    }
+
+    /// Checks the `manifest.json` entry's data as ``checkData(source:entry:buffer:checkCRC:consume:)``
+    /// checks any entry's, and reads the manifest from it as it is inflated: only about 64 KiB of
+    /// it are held at a time (a manifest of 100,000 assets is 25 MB). The reading is nil when the
+    /// data is damaged (what was parsed then does not count). Throws only when the file cannot be read.
+    static func readManifest(
+        source: some ByteSource, entry: ZipEntry
+    ) throws(ArchiveError) -> (check: EntryCheck, reading: ManifestReading?) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 64)
+        defer { buffer.deallocate() }
+        let data = EntryData(entry: entry, checkCRC: true)
+        let reader: EntryReader
+        do { reader = try EntryReader(source: source, entry: entry) } catch { return (try data.damaged(error), nil) }
+        var failure: ArchiveError?
+        // The parser pulls the chunks; a failure ends the document for it and is kept here.
+        let next = { () -> UnsafeRawBufferPointer? in
+            guard failure == nil else { return nil }
+            do throws(ArchiveError) { return try data.next(reader, buffer) } catch {
+                failure = error
+                return nil
+            }
         }
-        return .intact(sha256: sha.finalize(), captured: captured, head: head)
+        let reading = ManifestReader.read(chunks: next)
+        // The parser stops at its first error: the rest of the data is checked all the same.
+        while next() != nil {}
+        if let failure { return (try data.damaged(failure), nil) }
+        let check = data.check()
+        return (check, check.sha256 == nil ? nil : reading)
     }
 
     static func hex32(_ v: UInt32) -> String {
@@ -297,16 +354,17 @@ public enum Verifier {
         return directory.entries.first { $0.nameBytes == name }
     }
 
-    /// Reads the manifest from `bytes` (taken: they are let go once parsed); nil when there is none.
-    static func checkManifest(directory: ZipDirectory, bytes: inout [UInt8]?, findings: inout [Finding]) -> Manifest? {
-        guard directory.isReadable, manifestToRead(in: directory, findings: &findings) != nil else {
-            bytes = nil
-            return nil
-        }
-        guard let taken = bytes.take() else { return nil }  // its data is damaged: already reported
-        let result = ManifestReader.read(taken)
-        findings += result.findings.map { $0.inFile(Manifest.entryName) }
-        return result.manifest
+    /// Checks and reads the manifest, as ``verify(source:options:)`` does; nil, with the findings,
+    /// when there is none or its data is damaged. Throws only when the file cannot be read.
+    static func checkManifest(
+        directory: ZipDirectory, source: some ByteSource, findings: inout [Finding]
+    ) throws(ArchiveError) -> Manifest? {
+        guard directory.isReadable, let index = manifestToRead(in: directory, findings: &findings) else { return nil }
+        let read = try readManifest(source: source, entry: directory.entries[index])
+        if case .damaged(let finding) = read.check { findings.append(finding) }
+        guard let reading = read.reading else { return nil }
+        findings += reading.findings.map { $0.inFile(Manifest.entryName) }
+        return reading.manifest
     }
 
     /// The position of the one `manifest.json` entry that is read (the first by name), after the
@@ -360,19 +418,8 @@ public enum Verifier {
 
         /// Checks the entry's data and reads it; throws only when the file cannot be read.
         static func read(source: some ByteSource, entry: ZipEntry) throws(ArchiveError) -> EarlyManifest {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
-            defer { buffer.deallocate() }
-            let check: EntryCheck
-            var bytes: [UInt8]?
-            switch try checkData(source: source, entry: entry, buffer: buffer, capture: true) {
-            case .damaged(let finding):
-                return EarlyManifest(check: .damaged(finding), reading: nil)
-            case .intact(let sha256, let captured, let head):
-                check = .intact(sha256: sha256, captured: [], head: head)
-                bytes = captured
-            }
-            // The only copy, handed over: the parser lets it go once parsed.
-            return EarlyManifest(check: check, reading: ManifestReader.read(bytes.take() ?? []))
+            let read = try readManifest(source: source, entry: entry)
+            return EarlyManifest(check: read.check, reading: read.reading)
         }
     }
 

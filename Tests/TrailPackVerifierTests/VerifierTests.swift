@@ -511,4 +511,65 @@ struct ReaderLibraryTests {
             #expect(throws: PackageError.self) { try reader.openAsset("waypoints/nope.txt") }
         }
     }
+
+}
+
+extension VerifierTests {
+    /// The family-hikes package with its manifest's last `}` moved past `padding` lines, then
+    /// `tail`: a manifest far larger than the 64 KiB the parser keeps while it is inflated.
+    func largeManifest(padding: Int, tail: String) throws -> (forge: ZipForge, manifest: [UInt8]) {
+        var f = try forge()
+        let index = try #require(f.entries.firstIndex { $0.name == Array("manifest.json".utf8) })
+        var manifest = f.entries[index].data
+        let close = try #require(manifest.lastIndex(of: UInt8(ascii: "}")))
+        manifest.removeSubrange(close...)
+        manifest += Array(String(repeating: "  \n", count: padding).utf8) + Array(tail.utf8)
+        f.entries[index].data = manifest
+        return (f, manifest)
+    }
+
+    @Test("a large manifest is parsed as it is inflated: its errors are where they are, on one thread and on two")
+    func largeManifestErrors() throws {
+        let (f, manifest) = try largeManifest(padding: 40_000, tail: "x}")
+        #expect(manifest.count > 100_000)
+        let expected = ManifestReader.read(manifest).findings.map { $0.inFile(Manifest.entryName) }
+        #expect(expected.map(\.message).contains { $0.contains("line 40") })
+        for threads in [1, 2] {
+            let report = try verify(f.bytes(), .init(threads: threads))
+            #expect(report.manifest == nil)
+            #expect(report.findings.filter { $0.code == .jsonSyntax } == expected, "\(threads) threads")
+        }
+        // The same padding with the `}` after it is valid.
+        let valid = try largeManifest(padding: 40_000, tail: "}")
+        for threads in [1, 2] {
+            let report = try verify(valid.forge.bytes(), .init(threads: threads))
+            #expect(report.isValid, "\(report.findings)")
+            #expect(report.manifest?.waypoints.isEmpty == false)
+        }
+    }
+
+    @Test("a large manifest whose data is damaged counts for nothing, though it parsed: CRC-32, cut, too long")
+    func largeManifestDamaged() throws {
+        var (f, _) = try largeManifest(padding: 40_000, tail: "}")
+        f.entries[0].centralCRC = 0x1234_5678
+        f.entries[0].localCRC = 0x1234_5678
+        var cut = try largeManifest(padding: 40_000, tail: "}").forge
+        cut.entries[0].method = 8
+        cut.entries[0].compressedBytes = Array(ZipForge.deflate(cut.entries[0].data).dropLast(20))
+        var long = try largeManifest(padding: 40_000, tail: "}").forge
+        long.entries[0].centralUncompressedSize = UInt32(long.entries[0].data.count - 10)
+        long.entries[0].localUncompressedSize = UInt32(long.entries[0].data.count - 10)
+        for (name, forged, code) in [
+            ("a wrong CRC-32", f, FindingCode.zipCRC), ("cut", cut, .zipDeflate), ("too long", long, .zipSizeMismatch),
+        ] {
+            for threads in [1, 2] {
+                let report = try verify(forged.bytes(), .init(threads: threads))
+                #expect(report.manifest == nil, "\(name), \(threads) threads")
+                #expect(
+                    report.findings.contains { $0.code == code && $0.file == Manifest.entryName },
+                    "\(name), \(threads) threads: \(report.findings)")
+                #expect(!report.findings.contains { $0.code == .jsonSyntax }, "\(name)")
+            }
+        }
+    }
 }

@@ -48,9 +48,20 @@ public struct JSONDocument: Sendable {
 /// disagree on which one, an ambiguity an attacker can use), rejects a byte-order mark, lone
 /// surrogates and invalid UTF-8, and bounds size, depth, number and string length.
 public struct JSONParser {
-    private let bytes: [UInt8]
+    /// The document; when it comes in chunks (``parse(chunks:limits:streaming:element:)``), the
+    /// part of it read and kept: `bytes[i]` is the document's byte `dropped + i`.
+    private var bytes: [UInt8]
     private let limits: JSONLimits
     private var index = 0
+    /// When the document comes in chunks: gives the next one, nil at the end (then set to nil).
+    private var next: (() -> UnsafeRawBufferPointer?)?
+    /// When the document comes in chunks: how many of its bytes were let go before `bytes[0]`,
+    /// and the line and column of `bytes[0]`.
+    private var dropped = 0
+    private var droppedLine = 1
+    private var droppedColumn = 1
+    /// When the document comes in chunks: it went past `limits.maxBytes`, and reading stopped there.
+    private var oversized = false
     private var depth = 0
     private var duplicates: [JSONDuplicateKey] = []
     /// Where the parser is: the keys and indexes from the top to the value being read. The
@@ -84,16 +95,47 @@ public struct JSONParser {
         return try parser.document()
     }
 
+    /// Parses the document `next` gives in chunks, as `parse(_:limits:streaming:element:)` parses
+    /// one buffer, with the same results and errors (an oversized document's message gives the
+    /// limit, not the size). Only about 64 KiB of the document are held at a time, and the token
+    /// being read: a caller that inflates a manifest need not hold all of it. A chunk's bytes are
+    /// copied before `next` is called again; `next` returns nil at the end.
+    package static func parse(
+        chunks next: @escaping () -> UnsafeRawBufferPointer?, limits: JSONLimits = .manifest,
+        streaming key: String, element: @escaping (Int, JSONValue) -> Void
+    ) throws(CoreError) -> JSONDocument {
+        var parser = JSONParser(bytes: [], limits: limits)
+        parser.bytes.reserveCapacity(2 * Self.keptBytes)
+        parser.next = next
+        parser.stream = (key, element)
+        return try parser.document()
+    }
+
+    /// In chunked reading, how many bytes already read are kept before they are let go.
+    static let keptBytes = 64 << 10
+
     private init(bytes: [UInt8], limits: JSONLimits) {
         self.bytes = bytes
         self.limits = limits
     }
 
     private mutating func document() throws(CoreError) -> JSONDocument {
+        let tooLarge = CoreError(
+            code: .tooLarge, message: "the document is more than \(limits.maxBytes) bytes, the limit", line: 1,
+            column: 1)
+        let document: JSONDocument
+        do { document = try parseDocument() } catch  where oversized { throw tooLarge }
+        // Whitespace past the limit ends a document as its end does.
+        if oversized { throw tooLarge }
+        return document
+    }
+
+    private mutating func parseDocument() throws(CoreError) -> JSONDocument {
         if bytes.count > limits.maxBytes {
             throw error(.tooLarge, "the document is \(bytes.count) bytes; the limit is \(limits.maxBytes)", at: 0)
         }
-        if bytes.isEmpty { throw error(.syntax, "the file is empty; expected a JSON object", at: 0) }
+        if !has() { throw error(.syntax, "the file is empty; expected a JSON object", at: 0) }
+        _ = has(3)  // what the checks below look at, when the document comes in chunks
         if lenient, bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             index = 3
             origin = 3
@@ -112,7 +154,7 @@ public struct JSONParser {
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
-        if index != bytes.count {
+        if has() {
             throw error(.syntax, "unexpected \(describe(index)) after the end of the JSON value", at: index)
         }
         return JSONDocument(value: value, duplicateKeys: duplicates)
@@ -124,7 +166,7 @@ public struct JSONParser {
     private var currentPath: JSONPath { JSONPath(steps) }
 
     private mutating func parseValue() throws(CoreError) -> JSONValue {
-        guard index < bytes.count else { throw error(.syntax, "unexpected end of file; expected a value", at: index) }
+        guard has() else { throw error(.syntax, "unexpected end of file; expected a value", at: index) }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
@@ -197,6 +239,16 @@ public struct JSONParser {
             }
             let keyStart = index
             let key = try parseString()
+            // Whether the key was given before, and where it is, is found out before its value is
+            // read: in chunked reading, the key's bytes may be let go while the value is read.
+            let duplicate: Bool
+            if seen == nil && members.count < 16 {
+                duplicate = members.contains { $0.key == key }
+            } else {
+                if seen == nil { seen = Set(members.map(\.key)) }
+                duplicate = !seen!.insert(key).inserted
+            }
+            let duplicateAt = duplicate ? position(of: keyStart) : nil
             skipWhitespace()
             guard peek(UInt8(ascii: ":")) else {
                 throw error(.syntax, "expected ':' after member name \"\(key)\"", at: index)
@@ -207,15 +259,7 @@ public struct JSONParser {
             var value = try parseValue()
             steps.removeLast()
             if lenient { value = decimalComma(after: value) }
-            let duplicate: Bool
-            if seen == nil && members.count < 16 {
-                duplicate = members.contains { $0.key == key }
-            } else {
-                if seen == nil { seen = Set(members.map(\.key)) }
-                duplicate = !seen!.insert(key).inserted
-            }
-            if duplicate {
-                let (line, column) = position(of: keyStart)
+            if let (line, column) = duplicateAt {
                 duplicates.append(JSONDuplicateKey(path: currentPath, key: key, line: line, column: column))
             }
             members.append(JSONMember(key, value))
@@ -279,7 +323,7 @@ public struct JSONParser {
 
     private mutating func literal(_ word: StaticString) throws(CoreError) {
         let text = word.withUTF8Buffer { Array($0) }
-        guard index + text.count <= bytes.count, Array(bytes[index..<index + text.count]) == text else {
+        guard has(text.count), Array(bytes[index..<index + text.count]) == text else {
             throw error(.syntax, "unexpected \(describe(index)); expected a value", at: index)
         }
         index += text.count
@@ -288,31 +332,31 @@ public struct JSONParser {
     private mutating func parseNumber() throws(CoreError) -> JSONNumber {
         let start = index
         if peek(UInt8(ascii: "-")) { index += 1 }
-        guard index < bytes.count, isDigit(bytes[index]) else {
+        guard has(), isDigit(bytes[index]) else {
             throw error(.number, "a number must have a digit after '-'", at: index)
         }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
-            if index < bytes.count, isDigit(bytes[index]) {
+            if has(), isDigit(bytes[index]) {
                 throw error(.number, "numbers may not have leading zeros", at: start)
             }
         } else {
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while has(), isDigit(bytes[index]) { index += 1 }
         }
         if peek(UInt8(ascii: ".")) {
             index += 1
-            guard index < bytes.count, isDigit(bytes[index]) else {
+            guard has(), isDigit(bytes[index]) else {
                 throw error(.number, "expected a digit after the decimal point", at: index)
             }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while has(), isDigit(bytes[index]) { index += 1 }
         }
         if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
             index += 1
             if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
-            guard index < bytes.count, isDigit(bytes[index]) else {
+            guard has(), isDigit(bytes[index]) else {
                 throw error(.number, "expected a digit in the exponent", at: index)
             }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while has(), isDigit(bytes[index]) { index += 1 }
         }
         let length = index - start
         if length > limits.maxNumberLength {
@@ -344,8 +388,9 @@ public struct JSONParser {
         if !curly {
             var end = index
             var high: UInt8 = 0
-            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
-                bytes[end] >= 0x20
+            // No further than one byte past the longest string (the way below reports it).
+            while end - index <= limits.maxStringBytes, end < bytes.count || readMore(toHold: end + 1),
+                bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20
             {
                 high |= bytes[end]
                 end += 1
@@ -368,7 +413,7 @@ public struct JSONParser {
         var out: [UInt8] = []
         var badEscape: Int?
         while true {
-            guard index < bytes.count else {
+            guard has() else {
                 throw error(.syntax, "a string is not closed; add the missing '\"'", at: start)
             }
             let b = bytes[index]
@@ -379,7 +424,7 @@ public struct JSONParser {
             }
             if b == UInt8(ascii: "\\") {
                 index += 1
-                guard index < bytes.count else { throw error(.syntax, "a string ends inside an escape", at: index) }
+                guard has() else { throw error(.syntax, "a string ends inside an escape", at: index) }
                 let e = bytes[index]
                 index += 1
                 switch e {
@@ -394,7 +439,7 @@ public struct JSONParser {
                 case UInt8(ascii: "u"):
                     var scalar = try hex4()
                     if (0xD800...0xDBFF).contains(scalar) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        guard has(2), bytes[index] == UInt8(ascii: "\\"),
                             bytes[index + 1] == UInt8(ascii: "u")
                         else {
                             throw error(
@@ -449,7 +494,7 @@ public struct JSONParser {
     }
 
     private mutating func hex4() throws(CoreError) -> UInt32 {
-        guard index + 4 <= bytes.count else { throw error(.syntax, "a \\u escape needs four hex digits", at: index) }
+        guard has(4) else { throw error(.syntax, "a \\u escape needs four hex digits", at: index) }
         var v: UInt32 = 0
         for _ in 0..<4 {
             let c = bytes[index]
@@ -550,15 +595,63 @@ public struct JSONParser {
     // MARK: helpers
 
     private func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
-    private func peek(_ b: UInt8) -> Bool { index < bytes.count && bytes[index] == b }
+    private mutating func peek(_ b: UInt8) -> Bool { has() && bytes[index] == b }
+
+    /// Whether the `n` bytes from `index` on are there; when the document comes in chunks, reads
+    /// on until they are or the document ends.
+    @inline(__always)
+    private mutating func has(_ n: Int = 1) -> Bool {
+        index + n <= bytes.count || readMore(toHold: index + n)
+    }
+
+    /// When the document comes in chunks: reads chunks until `bytes` holds `count` bytes; false
+    /// when the document ends first (or went past its limit: `oversized`).
+    private mutating func readMore(toHold count: Int) -> Bool {
+        guard next != nil else { return false }
+        while bytes.count < count {
+            guard let chunk = next?() else {
+                next = nil
+                return false
+            }
+            if dropped + bytes.count + chunk.count > limits.maxBytes {
+                oversized = true
+                next = nil
+                return false
+            }
+            bytes.append(contentsOf: chunk)
+        }
+        return true
+    }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count {
+        while has() {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
-            default: return
+            default:
+                if next != nil, index >= Self.keptBytes { letGoOfReadBytes() }
+                return
             }
         }
+    }
+
+    /// When the document comes in chunks: lets go of the bytes before `index`, between two
+    /// tokens (no position into `bytes` is held then), keeping the line and column they end at.
+    private mutating func letGoOfReadBytes() {
+        var line = droppedLine, column = droppedColumn
+        bytes.withUnsafeBufferPointer { b in
+            for byte in b[0..<index] {
+                if byte == 0x0A {
+                    line += 1
+                    column = 1
+                } else if byte & 0xC0 != 0x80 {
+                    column += 1
+                }
+            }
+        }
+        (droppedLine, droppedColumn) = (line, column)
+        bytes.removeSubrange(0..<index)
+        dropped += index
+        index = 0
     }
 
     private func describe(_ at: Int) -> String {
@@ -569,8 +662,8 @@ public struct JSONParser {
     }
 
     private func position(of offset: Int) -> (Int, Int) {
-        var line = 1, column = 1
-        var i = origin
+        var line = droppedLine, column = droppedColumn
+        var i = dropped == 0 ? origin : 0
         let end = min(offset, bytes.count)
         while i < end {
             if bytes[i] == 0x0A { line += 1; column = 1 } else if bytes[i] & 0xC0 != 0x80 { column += 1 }

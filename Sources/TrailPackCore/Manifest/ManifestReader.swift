@@ -16,24 +16,41 @@ public enum ManifestReader {
     /// The bytes are let go once parsed: a caller that hands them over (and keeps no copy) does
     /// not hold them while the manifest is decoded and validated.
     public static func read(_ bytes: consuming [UInt8], limits: JSONLimits = .manifest) -> ManifestReading {
-        let document: JSONDocument
-        // Each waypoint is decoded as soon as it is parsed and its JSON let go: the tree of a
-        // whole manifest of 20,000 assets was about twice the manifest's own size in memory.
         let stops = StreamedWaypoints()
+        let document: JSONDocument
         do {
-            document = try JSONParser.parse(bytes, limits: limits, streaming: "waypoints") { i, value in
-                if let w = ManifestDecoder.decodeWaypoint(
-                    value, at: JSONPath.root.member("waypoints").element(i), reader: &stops.reader)
-                {
-                    stops.waypoints.append(w)
-                }
-            }
+            document = try JSONParser.parse(bytes, limits: limits, streaming: "waypoints", element: stops.decode)
         } catch {
-            return ManifestReading(
-                manifest: nil,
-                findings: [Finding(error.code.findingCode ?? .jsonSyntax, path: .root, "not valid JSON at \(error)")])
+            return refused(error)
         }
         _ = consume bytes
+        return read(document, stops)
+    }
+
+    /// Reads a manifest that `next` gives in chunks (nil at the end), as ``read(_:limits:)``
+    /// reads its bytes, with the same findings: for a manifest being inflated, of which only
+    /// about 64 KiB are held at a time (a manifest of 100,000 assets is 25 MB). A chunk's bytes
+    /// are copied before `next` is called again.
+    public static func read(
+        chunks next: @escaping () -> UnsafeRawBufferPointer?, limits: JSONLimits = .manifest
+    ) -> ManifestReading {
+        let stops = StreamedWaypoints()
+        let document: JSONDocument
+        do {
+            document = try JSONParser.parse(chunks: next, limits: limits, streaming: "waypoints", element: stops.decode)
+        } catch {
+            return refused(error)
+        }
+        return read(document, stops)
+    }
+
+    private static func refused(_ error: CoreError) -> ManifestReading {
+        ManifestReading(
+            manifest: nil,
+            findings: [Finding(error.code.findingCode ?? .jsonSyntax, path: .root, "not valid JSON at \(error)")])
+    }
+
+    private static func read(_ document: JSONDocument, _ stops: StreamedWaypoints) -> ManifestReading {
         var findings = document.duplicateKeys.map(\.finding)
         let decoded = ManifestDecoder.decode(document.value, streamed: stops)
         findings += decoded.findings
@@ -45,9 +62,21 @@ public enum ManifestReader {
 }
 
 /// The waypoints decoded while the manifest is parsed, and what was found in them.
+///
+/// Each waypoint is decoded as soon as it is parsed and its JSON let go: the tree of a whole
+/// manifest of 20,000 assets was about twice the manifest's own size in memory.
 final class StreamedWaypoints {
     var waypoints: [Waypoint] = []
     var reader = FieldReader()
+
+    /// Decodes the `i`th element of `waypoints`, as the parser hands it over.
+    func decode(_ i: Int, _ value: JSONValue) {
+        if let w = ManifestDecoder.decodeWaypoint(
+            value, at: JSONPath.root.member("waypoints").element(i), reader: &reader)
+        {
+            waypoints.append(w)
+        }
+    }
 }
 
 extension JSONDuplicateKey {
