@@ -30,8 +30,9 @@ public enum TourBuilder {
         public var files: [TourSource.SourceFile]
         public var findings: [Finding]
         public var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
-        /// The `manifest.json` to write: `manifest.canonicalBytes`, made once by `plan`.
-        let manifestBytes: [UInt8]
+        /// The size of `manifest.json` (`manifest.canonicalBytes`, counted by `plan` without
+        /// holding them: they are made again, a piece at a time, as they are written).
+        let manifestSize: Int
     }
 
     /// What `plan` made of a tour folder: a plan to write, or only findings.
@@ -172,20 +173,21 @@ public enum TourBuilder {
         digests = []
         // In entry order, sorted in place (a sorted copy was 19 MB more at the peak of 100,000 files).
         files.sort { $0.archivePath.utf8.lexicographicallyPrecedes($1.archivePath.utf8) }
-        // Written once, here, so that a manifest no reader would accept is never packaged.
-        let bytes = manifest.canonicalBytes
-        guard bytes.count <= Manifest.maxBytes else {
+        // Counted here, so that a manifest no reader would accept is never packaged, and written
+        // with the entries, as it is made: its bytes are never held whole (25 MB at 100,000 files).
+        let size = manifest.writeCanonical { _ in }
+        guard size <= Manifest.maxBytes else {
             return .findingsOnly(
                 findings + [
                     Finding(
                         .jsonTooLarge, file: Manifest.entryName,
-                        "the package's manifest.json would be \(bytes.count) bytes, and readers accept at most \(Manifest.maxBytes): "
+                        "the package's manifest.json would be \(size) bytes, and readers accept at most \(Manifest.maxBytes): "
                             + "the tour lists too many files (\(files.count)); split it into two tours, or put the files of a stop together in fewer, larger files"
                     )
                 ])
         }
         return .ready(
-            Plan(manifest: manifest, files: files, findings: findings, manifestBytes: bytes))
+            Plan(manifest: manifest, files: files, findings: findings, manifestSize: size))
     }
 
     /// Stops far from all the others: a typo in a coordinate that the computed frame would hide.
@@ -238,18 +240,27 @@ public enum TourBuilder {
         return f.inFile(TourSource.tourFileName)
     }
 
-    /// Writes `manifestBytes` as `manifest.json`, then every file of `files`, into `file` as a ZIP;
-    /// each file must still be what the folder held when it was read (and hashed). The manifest's
-    /// bytes are let go once written (`manifestBytes` is left empty): at 100,000 files they are
-    /// 25 MB that the rest of the write does not need.
+    /// Writes `manifest` as `manifest.json` (its canonical bytes, `manifestSize` of them, made a
+    /// piece at a time as they are written), then every file of `files`, into `file` as a ZIP;
+    /// each file must still be what the folder held when it was read (and hashed). The manifest
+    /// is let go once written (`manifest` is left nil): the rest of the write does not need it.
     private static func writeEntries(
-        _ files: [TourSource.SourceFile], manifestBytes: inout [UInt8], to file: AtomicFile, timestamp: Int64,
-        progress: BuildProgress?
+        _ files: [TourSource.SourceFile], manifest: inout Manifest?, manifestSize: Int, to file: AtomicFile,
+        timestamp: Int64, progress: BuildProgress?
     ) throws -> ZipWriter.Summary {
         var writer = try ZipWriter(
             fileDescriptor: file.descriptor, path: file.temporaryPath, modificationTime: timestamp)
-        try writer.addEntry(path: Manifest.entryName, bytes: manifestBytes, compress: true)
-        manifestBytes = []
+        if let model = manifest.take() {
+            try writer.addEntry(path: Manifest.entryName, size: Int64(manifestSize), compress: true) { write in
+                // The first failure to write stops the entry; the pieces made after it are dropped.
+                var failure: (any Error)?
+                _ = model.writeCanonical { piece in
+                    guard failure == nil else { return }
+                    do { try write(piece) } catch { failure = error }
+                }
+                if let failure { throw failure }
+            }
+        }
         for source in files {
             // Maps are always stored: phones read their tiles in place (docs/FORMAT.md, "Maps").
             let compress = source.type.compress && !MapInfo.isPMTiles(source.archivePath)
@@ -363,16 +374,17 @@ public enum TourBuilder {
     /// `beforeReplacing` is called with the new package's SHA-256 when `output` already exists,
     /// before anything is renamed; throwing from it leaves the old package in place.
     ///
-    /// The plan is consumed: its manifest is let go before the first entry is written, and its
-    /// bytes once written, so a caller that passes its last copy (`write(consume plan, …)`) holds
-    /// neither through the write. Take what is needed of `plan.manifest` before.
+    /// The plan is consumed: its manifest is written as `manifest.json` a piece at a time and let
+    /// go once written, so a caller that passes its last copy (`write(consume plan, …)`) holds it
+    /// only through the first entry. Take what is needed of `plan.manifest` before.
     public static func write(
         _ plan: consuming Plan, to output: String, timestamp: Int64, progress: BuildProgress? = nil,
         beforeReplacing: (SHA256Digest) throws -> Void = { _ in }
     ) throws -> BuildOutcome {
         let waypointCount = plan.manifest.waypoints.count, assetBytes = plan.totalBytes
         let files = plan.files
-        var manifestBytes = plan.manifestBytes
+        var manifest: Manifest? = plan.manifest
+        let manifestSize = plan.manifestSize
         _ = consume plan
         let outputURL = URL(fileURLWithPath: output)
         let directory = outputURL.deletingLastPathComponent().path
@@ -394,7 +406,8 @@ public enum TourBuilder {
         let summary: ZipWriter.Summary
         do {
             summary = try writeEntries(
-                files, manifestBytes: &manifestBytes, to: temp, timestamp: timestamp, progress: progress)
+                files, manifest: &manifest, manifestSize: manifestSize, to: temp, timestamp: timestamp,
+                progress: progress)
         } catch let error as ArchiveError {
             // The writer's failures (input/output, a file that grew or shrank) as the builder's errors.
             throw BuildError(error)

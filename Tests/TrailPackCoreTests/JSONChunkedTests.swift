@@ -155,6 +155,9 @@ struct JSONChunkedTests {
             return
         }
         #expect(elements.count == Self.stops)
+        // What the parser held at once: what it keeps, a chunk, and the token it was in.
+        let kept = JSONParser.parseCountingKept(chunks: Chunks(bytes, sizes: [4096]).next).mostKept
+        #expect(kept <= JSONParser.keptBytes + 2 * 4096, "\(kept) bytes kept of \(bytes.count)")
         #expect(duplicates.map(\.key) == ["id"])
         #expect(duplicates.first?.line == 3 * Self.stops + 2)
         guard
@@ -183,6 +186,35 @@ struct JSONChunkedTests {
             #expect(message.contains("\(bytes.count - 1)"))
         }
         #expect(Self.chunked(bytes, sizes: [100], limits: JSONLimits(maxBytes: bytes.count)) == Self.whole(bytes))
+        // An error before the limit gives way to it, as the whole bytes are judged before they are parsed.
+        for (text, limit) in [("x     ", 4), ("{\"a\": tru" + String(repeating: " ", count: 100), 50), ("[1,]   ", 6)] {
+            let small = JSONLimits(maxBytes: limit)
+            for sizes in Self.sizeSets {
+                let got = Self.chunked(Array(text.utf8), sizes: sizes, limits: small)
+                guard case .failed(.tooLarge, _, 1, 1) = got else {
+                    Issue.record("'\(text)', limit \(limit), chunks of \(sizes): \(got)")
+                    continue
+                }
+            }
+        }
+    }
+
+    @Test("a megabyte of whitespace is let go as it is read, and still counts for lines and columns")
+    func longRunsLetGo() {
+        let spaces = Array(("{\"a\":" + String(repeating: " ", count: 1 << 20) + "1, \"b\": x}").utf8)
+        let expected = Self.whole(spaces)
+        guard case .failed(.syntax, _, 1, _) = expected else {
+            Issue.record("\(expected)")
+            return
+        }
+        #expect(Self.chunked(spaces, sizes: [4096]) == expected)
+        let lines = Array(("{\"a\":" + String(repeating: " \n", count: 1 << 19) + "1, \"b\": x}").utf8)
+        #expect(Self.chunked(lines, sizes: [4096]) == Self.whole(lines))
+        for bytes in [spaces, lines] {
+            let chunks = Chunks(bytes, sizes: [4096])
+            let kept = JSONParser.parseCountingKept(chunks: chunks.next).mostKept
+            #expect(kept <= JSONParser.keptBytes + 2 * 4096, "\(kept) bytes kept of \(bytes.count)")
+        }
     }
 
     /// Byte changes at random places, and structure changes (`JSONMutator`) of parseable documents:

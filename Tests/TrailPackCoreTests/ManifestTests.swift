@@ -128,6 +128,15 @@ struct ManifestTests {
         let bytes = try Support.read(Support.root + "/manifests/examples/valid/" + example)
         var manifest = try #require(ManifestReader.read(bytes).manifest)
         #expect(manifest.canonicalBytes == JSONWriter.bytes(manifest.jsonValue), "\(example)")
+        // Written a piece at a time (as the builder writes it into the package), in pieces of
+        // every size from a byte: the same bytes, counted.
+        for piece in [1, 7, 100, 4096, 1 << 20] {
+            var pieces: [[UInt8]] = []
+            let count = manifest.writeCanonical(piece: piece) { pieces.append(Array($0)) }
+            #expect(pieces.joined().elementsEqual(manifest.canonicalBytes), "\(example), pieces of \(piece)")
+            #expect(count == manifest.canonicalBytes.count)
+            if piece == 1 { #expect(pieces.count > manifest.waypoints.count, "\(example): not cut per waypoint") }
+        }
         // The edges: no waypoints, no map assets, map assets only, one waypoint without assets.
         let waypoints = manifest.waypoints, maps = manifest.mapAssets
         for (w, m) in [

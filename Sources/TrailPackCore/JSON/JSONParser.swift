@@ -62,6 +62,8 @@ public struct JSONParser {
     private var droppedColumn = 1
     /// When the document comes in chunks: it went past `limits.maxBytes`, and reading stopped there.
     private var oversized = false
+    /// When the document comes in chunks: the most bytes `bytes` held at once (for the tests).
+    private var mostKept = 0
     private var depth = 0
     private var duplicates: [JSONDuplicateKey] = []
     /// Where the parser is: the keys and indexes from the top to the value being read. The
@@ -114,6 +116,16 @@ public struct JSONParser {
     /// In chunked reading, how many bytes already read are kept before they are let go.
     static let keptBytes = 64 << 10
 
+    /// `parse(chunks:…)`'s outcome, and the most bytes of the document it held at once.
+    static func parseCountingKept(
+        chunks next: @escaping () -> UnsafeRawBufferPointer?, limits: JSONLimits = .manifest
+    ) -> (Result<JSONDocument, CoreError>, mostKept: Int) {
+        var parser = JSONParser(bytes: [], limits: limits)
+        parser.next = next
+        let result = Result { () throws(CoreError) in try parser.document() }
+        return (result, parser.mostKept)
+    }
+
     private init(bytes: [UInt8], limits: JSONLimits) {
         self.bytes = bytes
         self.limits = limits
@@ -124,7 +136,18 @@ public struct JSONParser {
             code: .tooLarge, message: "the document is more than \(limits.maxBytes) bytes, the limit", line: 1,
             column: 1)
         let document: JSONDocument
-        do { document = try parseDocument() } catch  where oversized { throw tooLarge }
+        do { document = try parseDocument() } catch {
+            // One buffer is judged too large before it is parsed: in chunks, an error before the
+            // limit gives way to it too (the rest is counted, not kept).
+            var total = dropped + bytes.count
+            while !oversized, let chunk = next?() {
+                total += chunk.count
+                oversized = total > limits.maxBytes
+            }
+            next = nil
+            if oversized { throw tooLarge }
+            throw error
+        }
         // Whitespace past the limit ends a document as its end does.
         if oversized { throw tooLarge }
         return document
@@ -619,6 +642,7 @@ public struct JSONParser {
                 return false
             }
             bytes.append(contentsOf: chunk)
+            mostKept = max(mostKept, bytes.count)
         }
         return true
     }
@@ -626,7 +650,10 @@ public struct JSONParser {
     private mutating func skipWhitespace() {
         while has() {
             switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            case 0x20, 0x09, 0x0A, 0x0D:
+                index += 1
+                // A long run of whitespace is let go as it is read, not kept whole.
+                if index >= Self.keptBytes, next != nil { letGoOfReadBytes() }
             default:
                 if next != nil, index >= Self.keptBytes { letGoOfReadBytes() }
                 return

@@ -21,7 +21,8 @@ public enum JSONWriter {
         case .bool(let b): out += (b ? "true" : "false").utf8
         case .number(let n): out += n.literal.utf8
         case .string(let s): writeString(s, into: &out)
-        case .array(let items): writeArray(count: items.count, element: { items[$0] }, into: &out, indent: indent)
+        case .array(let items):
+            writeArray(count: items.count, element: { items[$0] }, into: &out, indent: indent, flush: { _ in })
         case .object(let members):
             writeObject(members, into: &out, indent: indent) { member, out, indent in
                 write(member.value, into: &out, indent: indent)
@@ -29,14 +30,19 @@ public enum JSONWriter {
         }
     }
 
-    /// An array of `count` elements, each made by `element` when it is written.
-    private static func writeArray(count: Int, element: (Int) -> JSONValue, into out: inout [UInt8], indent: Int?) {
+    /// An array of `count` elements, each made by `element` when it is written; `flush` is
+    /// called after each (it may hand on what `out` holds and empty it).
+    private static func writeArray(
+        count: Int, element: (Int) -> JSONValue, into out: inout [UInt8], indent: Int?,
+        flush: (inout [UInt8]) -> Void
+    ) {
         if count == 0 { out += "[]".utf8; return }
         out.append(0x5B)
         for i in 0..<count {
             if i > 0 { out.append(0x2C) }
             newline(&out, indent.map { $0 + 1 })
             write(element(i), into: &out, indent: indent.map { $0 + 1 })
+            flush(&out)
         }
         newline(&out, indent)
         out.append(0x5D)
@@ -70,15 +76,45 @@ public enum JSONWriter {
     ) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(capacity)
+        write(object: members, streamed: streamed, into: &out) { _ in }
+        return out
+    }
+
+    /// Writes what ``bytes(object:streamed:reserving:)`` returns without holding it whole: the
+    /// bytes go to `sink` in pieces of about `piece` bytes (cut after an element of a streamed
+    /// array, and the rest at the end), and their count is returned. For a manifest written into
+    /// a package as it is made (at 100,000 assets its bytes are 25 MB).
+    package static func write(
+        object members: [JSONMember], streamed: [String: (count: Int, element: (Int) -> JSONValue)],
+        piece: Int = 64 << 10, to sink: (UnsafeRawBufferPointer) -> Void
+    ) -> Int {
+        var out: [UInt8] = []
+        out.reserveCapacity(piece + 4096)
+        var count = 0
+        func handOn(_ out: inout [UInt8]) {
+            count += out.count
+            out.withUnsafeBytes { sink($0) }
+            out.removeAll(keepingCapacity: true)
+        }
+        write(object: members, streamed: streamed, into: &out) { out in
+            if out.count >= piece { handOn(&out) }
+        }
+        if !out.isEmpty { handOn(&out) }
+        return count
+    }
+
+    private static func write(
+        object members: [JSONMember], streamed: [String: (count: Int, element: (Int) -> JSONValue)],
+        into out: inout [UInt8], flush: (inout [UInt8]) -> Void
+    ) {
         writeObject(members, into: &out, indent: 0) { member, out, indent in
             if let array = streamed[member.key] {
-                writeArray(count: array.count, element: array.element, into: &out, indent: indent)
+                writeArray(count: array.count, element: array.element, into: &out, indent: indent, flush: flush)
             } else {
                 write(member.value, into: &out, indent: indent)
             }
         }
         out.append(0x0A)
-        return out
     }
 
     private static func newline(_ out: inout [UInt8], _ indent: Int?) {
