@@ -8,8 +8,8 @@ import TrailPackMap
 /// data (bounded inflate, size, CRC-32), the manifest, and every asset against the manifest.
 ///
 /// Memory stays flat: entries are streamed in fixed-size chunks, and the manifest is parsed as it
-/// is inflated; only the central directory (bounded) and the manifest's model are held. The whole-file hash runs on
-/// a second thread while the entries are checked.
+/// is inflated; only the central directory (bounded) and the manifest's model are held. The
+/// whole-file hash runs on a second thread while the entries are checked.
 public enum Verifier {
     /// The largest `manifest.json` read.
     public static let maxManifestBytes = Int64(Manifest.maxBytes)
@@ -257,7 +257,7 @@ public enum Verifier {
         source: some ByteSource, entry: ZipEntry, buffer: UnsafeMutableRawBufferPointer, checkCRC: Bool = true,
         consume: (UnsafeRawBufferPointer) -> Void = { _ in }
     ) throws(ArchiveError) -> EntryCheck {
-        let data = EntryData(entry: entry, checkCRC: checkCRC)
+        var data = EntryData(entry: entry, checkCRC: checkCRC)
         do throws(ArchiveError) {
             let reader = try EntryReader(source: source, entry: entry)
             while let chunk = try data.next(reader, buffer) { consume(chunk) }
@@ -267,12 +267,12 @@ public enum Verifier {
         return data.check()
     }
 
-    /// The checks of one entry's data, taken chunk by chunk as it is read.
-    final class EntryData {
+    /// The checks of one entry's data, taken chunk by chunk as it is read (inline: one is made
+    /// for every entry).
+    struct EntryData: ~Copyable {
         let entry: ZipEntry
         let checkCRC: Bool
-        /// Taken when the data's end is reached (``check()``).
-        private var sha: SHA256? = SHA256()
+        private var sha = SHA256()
         private var crc = CRC32()
         private var head = EntryHead()
 
@@ -282,7 +282,7 @@ public enum Verifier {
         }
 
         /// The next chunk `reader` gives, in `buffer`, hashed; nil at the end.
-        func next(
+        mutating func next(
             _ reader: EntryReader, _ buffer: UnsafeMutableRawBufferPointer
         ) throws(ArchiveError)
             -> UnsafeRawBufferPointer?
@@ -290,18 +290,18 @@ public enum Verifier {
             let n = try reader.read(into: buffer)
             if n == 0 { return nil }
             let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
-            sha!.update(chunk)
+            sha.update(chunk)
             if checkCRC { crc.update(chunk) }
             head.append(chunk)
             return chunk
         }
 
-        /// What reading the data to its end came to (asked once).
-        func check() -> EntryCheck {
+        /// What reading the data to its end came to.
+        consuming func check() -> EntryCheck {
             if checkCRC, crc.value != entry.crc32 {
                 return .damaged(crcFinding(entry, actual: crc.value))
             }
-            return .intact(sha256: sha.take()!.finalize(), head: head)
+            return .intact(sha256: sha.finalize(), head: head)
         }
 
         /// What a reading that failed came to; rethrows when the file itself could not be read
@@ -319,26 +319,46 @@ public enum Verifier {
     static func readManifest(
         source: some ByteSource, entry: ZipEntry
     ) throws(ArchiveError) -> (check: EntryCheck, reading: ManifestReading?) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 64)
-        defer { buffer.deallocate() }
         let data = EntryData(entry: entry, checkCRC: true)
         let reader: EntryReader
         do { reader = try EntryReader(source: source, entry: entry) } catch { return (try data.damaged(error), nil) }
-        var failure: ArchiveError?
-        // The parser pulls the chunks; a failure ends the document for it and is kept here.
-        let next = { () -> UnsafeRawBufferPointer? in
+        let chunks = ManifestChunks(data, reader)
+        let reading = ManifestReader.read(chunks: chunks.next)
+        // The parser stops at its first error: the rest of the data is checked all the same.
+        while chunks.next() != nil {}
+        let check = try chunks.check()
+        return (check, check.sha256 == nil ? nil : reading)
+    }
+
+    /// The manifest's data as the parser pulls it: each chunk checked on its way; a failure to
+    /// read ends the document for the parser and is kept for ``check()``.
+    private final class ManifestChunks {
+        private var data: EntryData?
+        private let reader: EntryReader
+        private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 64)
+        private var failure: ArchiveError?
+
+        init(_ data: consuming EntryData, _ reader: EntryReader) {
+            self.data = consume data
+            self.reader = reader
+        }
+
+        deinit { buffer.deallocate() }
+
+        func next() -> UnsafeRawBufferPointer? {
             guard failure == nil else { return nil }
-            do throws(ArchiveError) { return try data.next(reader, buffer) } catch {
+            do throws(ArchiveError) { return try data!.next(reader, buffer) } catch {
                 failure = error
                 return nil
             }
         }
-        let reading = ManifestReader.read(chunks: next)
-        // The parser stops at its first error: the rest of the data is checked all the same.
-        while next() != nil {}
-        if let failure { return (try data.damaged(failure), nil) }
-        let check = data.check()
-        return (check, check.sha256 == nil ? nil : reading)
+
+        /// What the data came to, once read to its end (asked once).
+        func check() throws(ArchiveError) -> EntryCheck {
+            let data = data.take()!
+            if let failure { return try data.damaged(failure) }
+            return data.check()
+        }
     }
 
     static func hex32(_ v: UInt32) -> String {

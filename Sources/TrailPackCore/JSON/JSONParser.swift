@@ -106,9 +106,7 @@ public struct JSONParser {
         chunks next: @escaping () -> UnsafeRawBufferPointer?, limits: JSONLimits = .manifest,
         streaming key: String, element: @escaping (Int, JSONValue) -> Void
     ) throws(CoreError) -> JSONDocument {
-        var parser = JSONParser(bytes: [], limits: limits)
-        parser.bytes.reserveCapacity(2 * Self.keptBytes)
-        parser.next = next
+        var parser = JSONParser(chunks: next, limits: limits)
         parser.stream = (key, element)
         return try parser.document()
     }
@@ -120,8 +118,7 @@ public struct JSONParser {
     static func parseCountingKept(
         chunks next: @escaping () -> UnsafeRawBufferPointer?, limits: JSONLimits = .manifest
     ) -> (Result<JSONDocument, CoreError>, mostKept: Int) {
-        var parser = JSONParser(bytes: [], limits: limits)
-        parser.next = next
+        var parser = JSONParser(chunks: next, limits: limits)
         let result = Result { () throws(CoreError) in try parser.document() }
         return (result, parser.mostKept)
     }
@@ -131,10 +128,18 @@ public struct JSONParser {
         self.limits = limits
     }
 
+    private init(chunks next: @escaping () -> UnsafeRawBufferPointer?, limits: JSONLimits) {
+        self.init(bytes: [], limits: limits)
+        bytes.reserveCapacity(2 * Self.keptBytes)
+        self.next = next
+    }
+
     private mutating func document() throws(CoreError) -> JSONDocument {
-        let tooLarge = CoreError(
-            code: .tooLarge, message: "the document is more than \(limits.maxBytes) bytes, the limit", line: 1,
-            column: 1)
+        var tooLarge: CoreError {
+            CoreError(
+                code: .tooLarge, message: "the document is more than \(limits.maxBytes) bytes, the limit", line: 1,
+                column: 1)
+        }
         let document: JSONDocument
         do { document = try parseDocument() } catch {
             // One buffer is judged too large before it is parsed: in chunks, an error before the
@@ -664,18 +669,7 @@ public struct JSONParser {
     /// When the document comes in chunks: lets go of the bytes before `index`, between two
     /// tokens (no position into `bytes` is held then), keeping the line and column they end at.
     private mutating func letGoOfReadBytes() {
-        var line = droppedLine, column = droppedColumn
-        bytes.withUnsafeBufferPointer { b in
-            for byte in b[0..<index] {
-                if byte == 0x0A {
-                    line += 1
-                    column = 1
-                } else if byte & 0xC0 != 0x80 {
-                    column += 1
-                }
-            }
-        }
-        (droppedLine, droppedColumn) = (line, column)
+        (droppedLine, droppedColumn) = position(of: index)
         bytes.removeSubrange(0..<index)
         dropped += index
         index = 0
@@ -688,13 +682,20 @@ public struct JSONParser {
         return "byte 0x\(String(b, radix: 16, uppercase: true))"
     }
 
+    /// The line and column of `bytes[offset]`: from those of `bytes[0]`, a line per `\n` and a
+    /// column per character (a byte that does not continue a UTF-8 sequence).
     private func position(of offset: Int) -> (Int, Int) {
         var line = droppedLine, column = droppedColumn
-        var i = dropped == 0 ? origin : 0
-        let end = min(offset, bytes.count)
-        while i < end {
-            if bytes[i] == 0x0A { line += 1; column = 1 } else if bytes[i] & 0xC0 != 0x80 { column += 1 }
-            i += 1
+        let start = dropped == 0 ? origin : 0
+        bytes.withUnsafeBufferPointer { b in
+            for byte in b[start..<max(start, min(offset, b.count))] {
+                if byte == 0x0A {
+                    line += 1
+                    column = 1
+                } else if byte & 0xC0 != 0x80 {
+                    column += 1
+                }
+            }
         }
         return (line, column)
     }
