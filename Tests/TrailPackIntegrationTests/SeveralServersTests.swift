@@ -343,7 +343,7 @@ struct SeveralServersTests {
         // A package of 48 MB (a recording), released.
         let (package, sha) = try Self.bigPackage(stack)
         _ = try Self.release(stack, package, version: "4.0.0", approvedBy: sam)
-        // Only A up behind nginx while the download starts; then B comes back and A is killed mid-way.
+        // Only A up behind nginx while the download starts; A is killed mid-way, then B comes back.
         try Stack.run(["stop", stack.folder, "b"])
         let copy = stack.folder + "/resumed.zip"
         let download = Process()
@@ -352,14 +352,14 @@ struct SeveralServersTests {
             "curl", "-s", "--limit-rate", "512K", "-o", copy, stack.url("nginx") + "/v1/blobs/\(sha).zip",
         ]
         try download.run()
-        // Slow enough (96 s for the whole) that B's start cannot outlast it however loaded the machine
-        // is (under the whole suite it once took longer than a 2 MB/s download of it, which then finished
-        // uncut); A is killed as soon as B is up and bytes have arrived.
-        try Stack.run(["start", stack.folder, "b"])
+        // A is killed as soon as bytes have arrived, and only then is B started: the cut no longer
+        // waits on B's start, which under the whole suite once took longer than the download itself
+        // (96 s at this rate), which then finished uncut. Nothing else can serve the rest meanwhile.
         func arrived() -> Int { (try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? 0 }
         for _ in 0..<300 where arrived() == 0 { try await Task.sleep(for: .milliseconds(100)) }
         try Stack.run(["kill", stack.folder, "a"])
         download.waitUntilExit()
+        try Stack.run(["start", stack.folder, "b"])
         let got = (try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? 0
         let size = try #require(try FileManager.default.attributesOfItem(atPath: package)[.size] as? Int)
         #expect(got > 0 && got < size, "the first download was not cut: \(got) of \(size) bytes")
