@@ -548,6 +548,20 @@ extension VerifierTests {
         }
     }
 
+    @Test("what the verifier holds per entry stays small: its check 56 bytes, its first bytes inline")
+    func perEntrySizes() {
+        // One check per entry of the package (100,000 at the format's limit): the damaged case's
+        // finding is boxed, so the intact one (a SHA-256 and 16 bytes) sets the size.
+        #expect(MemoryLayout<Verifier.EntryCheck?>.stride <= 56)
+        #expect(MemoryLayout<EntryHead>.size <= EntryHead.capacity + 1)
+        let finding = Finding(.zipCRC, file: "waypoints/a/b.txt", "the CRC-32 is wrong")
+        guard case .damaged(let kept) = Verifier.EntryCheck.damaged(finding) else {
+            Issue.record("not damaged")
+            return
+        }
+        #expect(kept.message == finding.message && kept.file == finding.file)
+    }
+
     @Test("a large manifest whose data is damaged counts for nothing, though it parsed: CRC-32, cut, too long")
     func largeManifestDamaged() throws {
         var (f, _) = try largeManifest(padding: 40_000, tail: "}")
