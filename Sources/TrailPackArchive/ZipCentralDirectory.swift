@@ -117,10 +117,10 @@ struct ZipCentralDirectory: Sendable {
         var name: String { String(decoding: nameBytes, as: UTF8.self) }  // made only for a finding
 
         var entry = ZipEntry(
-            index: index, nameBytes: nameBytes, flags: flags, method: method, crc32: crc,
-            compressedSize: Int64(compressed32), uncompressedSize: Int64(uncompressed32),
-            localHeaderOffset: Int64(offset32), dataOffset: nil, descriptorLength: 0, versionMadeBy: madeBy,
-            externalAttributes: external, versionNeeded: versionNeeded)
+            index: index, nameBytes: nameBytes, compressedSize: Int64(compressed32),
+            uncompressedSize: Int64(uncompressed32), localHeaderOffset: Int64(offset32), descriptorLength: 0,
+            dataOffset: nil, flags: flags, method: method, versionMadeBy: madeBy, versionNeeded: versionNeeded,
+            crc32: crc, externalAttributes: external)
         if let problem = extra.malformed { findings.append(Finding(.zipExtraField, file: name, problem)) }
         // ZIP64 extended information: only the fields whose 32-bit value is all ones, in order.
         let needs = (uncompressed32 == 0xFFFF_FFFF, compressed32 == 0xFFFF_FFFF, offset32 == 0xFFFF_FFFF)

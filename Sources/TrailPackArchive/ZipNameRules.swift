@@ -25,7 +25,7 @@ enum ZipNameRules {
                 continue
             }
             exact[name] = e.index
-            let key = foldingKey(e.isDirectory ? e.nameBytes.dropLast() : e.nameBytes[...])
+            let key = e.isDirectory ? foldingKey(e.nameBytes.dropLast()) : foldingKey(e.nameBytes)
             if let first = folded[key] {
                 findings.append(
                     Finding(
@@ -78,6 +78,12 @@ enum ZipNameRules {
             if clash { return String(decoding: bytes[..<i], as: UTF8.self) }
         }
         return nil
+    }
+
+    /// The key of a whole name: its own bytes, shared and not copied, when it is ASCII without
+    /// capitals (nearly always; a copy of each was 6.3 MB at 100,000 entries).
+    static func foldingKey(_ name: [UInt8]) -> NameKey {
+        name.allSatisfy { $0 < 0x80 && !($0 >= 0x41 && $0 <= 0x5A) } ? NameKey(name) : foldingKey(name[...])
     }
 
     /// The key under which names collide on a phone: ASCII lowercased bytes, else the bytes of

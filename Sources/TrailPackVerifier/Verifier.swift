@@ -473,12 +473,14 @@ public enum Verifier {
             }
             return byFolded![ArchivePath.foldingKey(path)]
         }
-        var listed: Set<NameKey> = [NameKey(Manifest.entryName)]
-        listed.reserveCapacity(directory.entries.count + 1)
+        // The entries the manifest lists, by the position of their name's first entry (which stands
+        // for its duplicates, already reported): a set of the assets' names held a copy of each,
+        // 6.4 MB at 100,000 assets.
+        var listed = [Bool](repeating: false, count: directory.entries.count)
+        if let manifestEntry = byName[NameKey(Manifest.entryName)] { listed[manifestEntry] = true }
         func check(_ asset: Asset) {
-            let key = NameKey(asset.path)
-            listed.insert(key)
-            let found = byName[key].map { directory.entries[$0] }
+            let found = byName[NameKey(asset.path)].map { directory.entries[$0] }
+            if let found { listed[found.index] = true }
             // The declared type against the extension always; the content when it was read intact.
             if let reason = ContentSniff.assetMismatch(
                 path: asset.path, kind: asset.kind, mediaType: asset.mediaType,
@@ -517,7 +519,7 @@ public enum Verifier {
         for asset in manifest.mapAssets { check(asset) }
         // Folders that hold listed assets, for directory entries (which many writers add): built on first use.
         var folders: Set<NameKey>?
-        for e in directory.entries where !listed.contains(NameKey(e.nameBytes)) {
+        for e in directory.entries where byName[NameKey(e.nameBytes)].map({ listed[$0] }) != true {
             if e.isDirectory {
                 if folders == nil {
                     folders = Set(manifest.allAssets.flatMap { ArchivePath.parentFolders($0.path) }.map(NameKey.init))

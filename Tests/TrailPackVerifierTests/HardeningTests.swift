@@ -165,6 +165,25 @@ struct HardeningTests {
         #expect(TerminalText.escaped(input) == expected)
     }
 
+    @Test(
+        "a whole name's folding key is the slice's key, and shares the name's bytes when it is ASCII without capitals"
+    )
+    func foldingKeyOfAName() {
+        let names = [
+            "waypoints/a/view.jpg", "Waypoints/A/View.JPG", "waypoints/café/ñ.txt", "", "/", "x/", "ÀB/ǅ", "a\u{7F}b",
+            "Z", "@[`{",
+        ]
+        for text in names {
+            let name = Array(text.utf8)
+            #expect(ZipNameRules.foldingKey(name) == ZipNameRules.foldingKey(name[...]), "\(text)")
+            let plain = text.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) }
+            let shared = ZipNameRules.foldingKey(name).bytes.withUnsafeBufferPointer { key in
+                name.withUnsafeBufferPointer { $0.baseAddress == key.baseAddress }
+            }
+            #expect(name.isEmpty || shared == plain, "\(text)")  // empty arrays share one storage anyway
+        }
+    }
+
     @Test("each step of the parse is a value of its own: end records, central directory, names, local headers, layout")
     func stepsOnTheirOwn() throws {
         let bytes = ZipForge.sentinelArchive(sentinels: 1)

@@ -548,18 +548,41 @@ extension VerifierTests {
         }
     }
 
-    @Test("what the verifier holds per entry stays small: its check 56 bytes, its first bytes inline")
+    @Test(
+        "what the verifier holds per entry stays small: its check 56 bytes, its first bytes inline, its directory record 80"
+    )
     func perEntrySizes() {
         // One check per entry of the package (100,000 at the format's limit): the damaged case's
         // finding is boxed, so the intact one (a SHA-256 and 16 bytes) sets the size.
         #expect(MemoryLayout<Verifier.EntryCheck?>.stride <= 56)
         #expect(MemoryLayout<EntryHead>.size <= EntryHead.capacity + 1)
+        // And the central directory's record, its fields in the order that packs them (88 bytes in the ZIP's order).
+        #expect(MemoryLayout<ZipEntry>.stride <= 80)
         let finding = Finding(.zipCRC, file: "waypoints/a/b.txt", "the CRC-32 is wrong")
         guard case .damaged(let kept) = Verifier.EntryCheck.damaged(finding) else {
             Issue.record("not damaged")
             return
         }
         #expect(kept.message == finding.message && kept.file == finding.file)
+    }
+
+    @Test(
+        "unlisted is judged by name: a second entry named as a listed asset is a duplicate, not unlisted; the manifest and a listed asset's folder entry are not unlisted, a stray file is"
+    )
+    func unlistedByName() throws {
+        #expect(!(try verify(forge().bytes())).findings.contains { $0.code == .contentUnlisted })
+        var f = try forge()
+        let asset = try #require(f.entries.first { $0.name.last != UInt8(ascii: "/") && $0.name.contains(0x2F) })
+        let name = String(decoding: asset.name, as: UTF8.self)
+        let folder = String(name[...name.lastIndex(of: "/")!])
+        f.entries.append(asset)
+        f.entries.append(.init(folder, []))
+        f.entries.append(.init(folder + "stray.txt", Array("x".utf8)))
+        let findings = try verify(f.bytes()).findings
+        #expect(findings.contains { $0.code == .zipNameDuplicate && $0.file == name }, "\(findings)")
+        #expect(
+            findings.filter { $0.code == .contentUnlisted }.map(\.file) == [folder + "stray.txt"],
+            "\(findings.map(\.description))")
     }
 
     @Test("a large manifest whose data is damaged counts for nothing, though it parsed: CRC-32, cut, too long")
