@@ -663,9 +663,12 @@ struct Loader {
     static func joined(_ a: String, _ b: String, _ c: String = "") -> String {
         String(unsafeUninitializedCapacity: a.utf8.count + b.utf8.count + c.utf8.count) { buffer in
             var at = 0
-            for part in [a, b, c] where !part.isEmpty {
+            func put(_ part: String) {
                 at += UnsafeMutableBufferPointer(rebasing: buffer[at...]).initialize(fromContentsOf: part.utf8)
             }
+            put(a)
+            put(b)
+            put(c)
             return at
         }
     }
