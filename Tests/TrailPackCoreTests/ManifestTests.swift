@@ -184,6 +184,13 @@ struct ManifestTests {
         #expect(codes { $0.waypoints[0].assets[0].mediaType = "markdown" } == [.assetMediaType])
         #expect(codes { $0.waypoints[0].assets[0].size = -1 } == [.assetSize])
         #expect(codes { $0.waypoints[0].assets[0].sha256 = "xyz" } == [.assetSHA256])
+        // Held as bytes (64 lowercase digits) or as the text given (any other): judged the same.
+        let digits = String(repeating: "0123456789abcdef", count: 4)
+        #expect(codes { $0.waypoints[0].assets[0].sha256 = digits } == [])
+        #expect(codes { $0.waypoints[0].assets[0].sha256 = digits.uppercased() } == [])
+        #expect(codes { $0.waypoints[0].assets[0].sha256 = String(digits.dropLast()) } == [.assetSHA256])
+        #expect(codes { $0.waypoints[0].assets[0].sha256 = digits + "0" } == [.assetSHA256])
+        #expect(codes { $0.waypoints[0].assets[0].sha256 = String(digits.dropLast()) + "g" } == [.assetSHA256])
     }
 
     @Test("all findings come together, not only the first")
