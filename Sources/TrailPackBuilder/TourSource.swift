@@ -127,7 +127,7 @@ public struct TourSource: Sendable {
 
         /// The texts; setting them makes a new box (the box is never changed, so copies stay apart),
         /// or none when every text is gone.
-        private var fields: TextFields {
+        var fields: TextFields {
             get { texts?.fields ?? TextFields() }
             set { texts = newValue == TextFields() ? nil : TextsBox(newValue) }
         }
@@ -364,10 +364,12 @@ struct Loader {
                 reference: ref.file, baseFolder: folder, archiveFolder: "waypoints/\(slug)/", title: ref.title,
                 findingFile: jsonRel)
             {
-                file.alt = ref.alt
-                file.transcript = ref.transcript
-                file.language = ref.language ?? Self.languageInName(ref.file, languages: languages)
-                if file.language == nil, ref.declaredLanguage == nil, !languages.isEmpty,
+                // The texts together, set once: each text set alone makes a new box.
+                var texts = file.fields
+                texts.alt = ref.alt
+                texts.transcript = ref.transcript
+                texts.language = ref.language ?? Self.languageInName(ref.file, languages: languages)
+                if texts.language == nil, ref.declaredLanguage == nil, !languages.isEmpty,
                     let tag = Self.undeclaredLanguageInName(ref.file)
                 {
                     findings.append(
@@ -376,14 +378,15 @@ struct Loader {
                             "the file name '\(ref.file)' carries '\(tag)' where a language goes, but the tour's languages are \(languages.joined(separator: ", ")): \(LanguageTag.advice(for: tag, declared: languages).replacingOccurrences(of: "write '", with: "rename it with '")); a file every language shares is named without it"
                         ))
                 }
-                file.translations = ref.translations
+                texts.translations = ref.translations
                 // Only when there are translations: an empty dictionary's mapValues still allocates
                 // (96 bytes a file, 1.9 MB at 20,000).
-                if !file.translations.byLanguage.isEmpty {
-                    file.translations.byLanguage = file.translations.byLanguage.mapValues {
+                if !texts.translations.byLanguage.isEmpty {
+                    texts.translations.byLanguage = texts.translations.byLanguage.mapValues {
                         $0.filter { $0.key != .captions }
                     }
                 }
+                file.fields = texts
                 if let captions = ref.captions {
                     captionFiles.append((assets.count, captions, nil, ref.path.member("captions")))
                 }
