@@ -44,38 +44,48 @@ struct ShownCount: MustacheCustomRepresentation, Codable, Sendable {
 }
 
 /// The object a page's template is drawn with: the layout's names (`title`, `user`, `csrf`, …),
-/// then the page's own, so templates say `{{message}}`, not `{{body.message}}`. The tests check
-/// that no page type has a field of the layout's names.
-struct PageContext<Body: PanelView>: MustacheParent, Sendable {
-    var layout: PanelLayout
-    var body: Body
+/// then the page's own, then its sections' (`PanelSection`), so templates say `{{message}}`, not
+/// `{{body.message}}`. The tests check that no page type has a field of the layout's names.
+///
+/// The names are found once, when the context is made: a template asks the page for a name every
+/// time a lookup inside a row falls through to it, and reflecting on the layout, the page and its
+/// sections for each such lookup was most of a page's time (20–30 ms for a tour's editor).
+struct PageContext<Body: PanelView>: MustacheParent, @unchecked Sendable {
+    let layout: PanelLayout
+    let body: Body
+    /// Every name the page answers, with its value (nil optionals left out, so the name is missing);
+    /// the first of the layout, the page and its sections in that order wins. `@unchecked Sendable`:
+    /// the values are the fields of `layout` and `body`, both Sendable, read and never changed.
+    private let names: [String: Any]
 
-    func child(named name: String) -> Any? {
-        Self.field(name, of: layout) ?? Self.field(name, of: body) ?? Self.sectionField(name, of: body)
-    }
-
-    /// A name found in one of the page's sections (`PanelSection`), read as the page's own.
-    static func sectionField(_ name: String, of body: Body) -> Any? {
+    init(layout: PanelLayout, body: Body) {
+        self.layout = layout
+        self.body = body
+        var names: [String: Any] = [:]
+        Self.addFields(of: layout, to: &names)
+        Self.addFields(of: body, to: &names)
         for child in Mirror(reflecting: body).children {
-            guard let section = unwrapped(child.value) as? any PanelSection else { continue }
-            if let found = field(name, of: section) { return found }
+            guard let section = Self.unwrapped(child.value) as? any PanelSection else { continue }
+            Self.addFields(of: section, to: &names)
         }
-        return nil
+        self.names = names
     }
 
+    func child(named name: String) -> Any? { names[name] }
+
+    /// Adds `value`'s stored properties that are not nil, as swift-mustache reads one (an optional
+    /// unwrapped), under names not already taken.
+    private static func addFields(of value: Any, to names: inout [String: Any]) {
+        for child in Mirror(reflecting: value).children {
+            guard let label = child.label, names[label] == nil, let found = unwrapped(child.value) else { continue }
+            names[label] = found
+        }
+    }
+
+    /// The value an optional holds (nil when it holds none); any other value as it is.
     private static func unwrapped(_ value: Any) -> Any? {
         let mirror = Mirror(reflecting: value)
         return mirror.displayStyle == .optional ? mirror.children.first?.value : value
-    }
-
-    /// A stored property by name, as swift-mustache reads one (an optional unwrapped; nil: missing).
-    static func field(_ name: String, of value: Any) -> Any? {
-        guard let found = Mirror(reflecting: value).children.first(where: { $0.label == name })?.value else {
-            return nil
-        }
-        let mirror = Mirror(reflecting: found)
-        guard mirror.displayStyle == .optional else { return found }
-        return mirror.children.first?.value
     }
 }
 

@@ -83,12 +83,76 @@ struct PanelTemplateTests {
             let clash = layout.intersection(Mirror(reflecting: body).children.compactMap(\.label))
             #expect(clash.isEmpty, "\(view) has fields the layout has: \(clash.sorted())")
         }
-        // No page is given an untyped dictionary any more.
+        // No page is given an untyped dictionary any more. (PageContext's own table of the names it
+        // answers is made from the typed layout and page: `pageNamesFoundOnce` checks it.)
         let folder = Support.root + "/Sources/TrailPackPanel"
-        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasSuffix(".swift") {
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder)
+        where file.hasSuffix(".swift") && file != "PanelView.swift" {
             let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
             #expect(!text.contains("String: Any]"), "\(file) builds an untyped context")
         }
+    }
+
+    /// What a page answers for `name`, found as the template asks (the layout, then the page, then its
+    /// sections, a nil optional missing), by reflecting each time: what PageContext answered before it
+    /// found its names once.
+    static func reflected<Body: PanelView>(_ name: String, layout: PanelLayout, body: Body) -> Any? {
+        func field(_ value: Any) -> Any? {
+            guard let found = Mirror(reflecting: value).children.first(where: { $0.label == name })?.value else {
+                return nil
+            }
+            let mirror = Mirror(reflecting: found)
+            return mirror.displayStyle == .optional ? mirror.children.first?.value : found
+        }
+        if let found = field(layout) ?? field(body) { return found }
+        for child in Mirror(reflecting: body).children {
+            let mirror = Mirror(reflecting: child.value)
+            let value = mirror.displayStyle == .optional ? mirror.children.first?.value : child.value
+            guard let section = value as? any PanelSection, let found = field(section) else { continue }
+            return found
+        }
+        return nil
+    }
+
+    @Test(
+        "a page answers every name as reflecting on it for each lookup did: the layout first, nil optionals missing, sections' fields"
+    )
+    func pageNamesFoundOnce() throws {
+        var asked = 0
+        func compare<Body: PanelView>(_ type: Body.Type, layout: PanelLayout) throws {
+            let body = try Body(from: SampleDecoder())
+            let context = PageContext(layout: layout, body: body)
+            var names = Set(Mirror(reflecting: layout).children.compactMap(\.label))
+            names.formUnion(Mirror(reflecting: body).children.compactMap(\.label))
+            for child in Mirror(reflecting: body).children {
+                let mirror = Mirror(reflecting: child.value)
+                let value = mirror.displayStyle == .optional ? mirror.children.first?.value : child.value
+                if let section = value as? any PanelSection {
+                    names.formUnion(Mirror(reflecting: section).children.compactMap(\.label))
+                }
+            }
+            names.formUnion(["noSuchName", ""])
+            for name in names {
+                let expected = Self.reflected(name, layout: layout, body: body)
+                let got = context.child(named: name)
+                #expect((got == nil) == (expected == nil), "\(type).\(name): \(String(describing: got))")
+                if let got, let expected {
+                    #expect(String(reflecting: got) == String(reflecting: expected), "\(type).\(name)")
+                }
+                asked += 1
+            }
+        }
+        var signedOut = try PanelLayout(from: SampleDecoder())
+        signedOut.user = nil
+        signedOut.csrf = nil
+        signedOut.tileURL = nil
+        for view in PanelPages.views {
+            try compare(view, layout: try PanelLayout(from: SampleDecoder()))
+            try compare(view, layout: signedOut)
+        }
+        #expect(asked > 200, "the pages' names were asked")
+        // A nil optional of the layout is missing, and a page's field of the same name does not stand in.
+        #expect(PageContext(layout: signedOut, body: ErrorPage(message: "m", status: 500)).child(named: "user") == nil)
     }
 
     struct Outer { var note: String; var rows: [Row] }
