@@ -107,7 +107,7 @@ struct PanelTemplateTests {
         if let found = field(layout) ?? field(body) { return found }
         for child in Mirror(reflecting: body).children {
             let mirror = Mirror(reflecting: child.value)
-            let value = mirror.displayStyle == .optional ? mirror.children.first?.value : child.value
+            let value: Any? = mirror.displayStyle == .optional ? mirror.children.first?.value : child.value
             guard let section = value as? any PanelSection, let found = field(section) else { continue }
             return found
         }
@@ -126,7 +126,7 @@ struct PanelTemplateTests {
             names.formUnion(Mirror(reflecting: body).children.compactMap(\.label))
             for child in Mirror(reflecting: body).children {
                 let mirror = Mirror(reflecting: child.value)
-                let value = mirror.displayStyle == .optional ? mirror.children.first?.value : child.value
+                let value: Any? = mirror.displayStyle == .optional ? mirror.children.first?.value : child.value
                 if let section = value as? any PanelSection {
                     names.formUnion(Mirror(reflecting: section).children.compactMap(\.label))
                 }
