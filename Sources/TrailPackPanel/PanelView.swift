@@ -51,23 +51,16 @@ struct ShownCount: MustacheCustomRepresentation, Codable, Sendable {
 /// time a lookup inside a row falls through to it, and reflecting on the layout, the page and its
 /// sections for each such lookup was most of a page's time (20–30 ms for a tour's editor).
 struct PageContext<Body: PanelView>: MustacheParent, @unchecked Sendable {
-    let layout: PanelLayout
-    let body: Body
     /// Every name the page answers, with its value (nil optionals left out, so the name is missing);
     /// the first of the layout, the page and its sections in that order wins. `@unchecked Sendable`:
-    /// the values are the fields of `layout` and `body`, both Sendable, read and never changed.
+    /// the values are the fields of the layout and the page, both Sendable, read and never changed.
     private let names: [String: Any]
 
     init(layout: PanelLayout, body: Body) {
-        self.layout = layout
-        self.body = body
         var names: [String: Any] = [:]
         Self.addFields(of: layout, to: &names)
         Self.addFields(of: body, to: &names)
-        for child in Mirror(reflecting: body).children {
-            guard let section = Self.unwrapped(child.value) as? any PanelSection else { continue }
-            Self.addFields(of: section, to: &names)
-        }
+        for section in Self.sections(of: body) { Self.addFields(of: section, to: &names) }
         self.names = names
     }
 
@@ -80,6 +73,11 @@ struct PageContext<Body: PanelView>: MustacheParent, @unchecked Sendable {
             guard let label = child.label, names[label] == nil, let found = unwrapped(child.value) else { continue }
             names[label] = found
         }
+    }
+
+    /// The page's parts several pages show (`PanelSection`), in the order of its fields.
+    static func sections(of body: Body) -> [any PanelSection] {
+        Mirror(reflecting: body).children.compactMap { unwrapped($0.value) as? any PanelSection }
     }
 
     /// The value an optional holds (nil when it holds none); any other value as it is.

@@ -105,13 +105,7 @@ struct PanelTemplateTests {
             return mirror.displayStyle == .optional ? mirror.children.first?.value : found
         }
         if let found = field(layout) ?? field(body) { return found }
-        for child in Mirror(reflecting: body).children {
-            let mirror = Mirror(reflecting: child.value)
-            let value: Any? = mirror.displayStyle == .optional ? mirror.children.first?.value : child.value
-            guard let section = value as? any PanelSection, let found = field(section) else { continue }
-            return found
-        }
-        return nil
+        return PageContext<Body>.sections(of: body).lazy.compactMap(field).first
     }
 
     @Test(
@@ -124,12 +118,8 @@ struct PanelTemplateTests {
             let context = PageContext(layout: layout, body: body)
             var names = Set(Mirror(reflecting: layout).children.compactMap(\.label))
             names.formUnion(Mirror(reflecting: body).children.compactMap(\.label))
-            for child in Mirror(reflecting: body).children {
-                let mirror = Mirror(reflecting: child.value)
-                let value: Any? = mirror.displayStyle == .optional ? mirror.children.first?.value : child.value
-                if let section = value as? any PanelSection {
-                    names.formUnion(Mirror(reflecting: section).children.compactMap(\.label))
-                }
+            for section in PageContext<Body>.sections(of: body) {
+                names.formUnion(Mirror(reflecting: section).children.compactMap(\.label))
             }
             names.formUnion(["noSuchName", ""])
             for name in names {
