@@ -14,10 +14,44 @@ public struct MapCheckOptions: Sendable {
     /// overlay (`map/overlays/`: trails, labels) may draw over part of it, and its coverage is
     /// reported zoom by zoom but is no finding.
     public var coversFrame = true
+    /// The tour's route. Given one, coverage is judged against the route's corridor instead of the
+    /// frame: every tile within the corridor must be present, and the map need not reach the frame's
+    /// edges. The corridor's width is the one the map was cut with (its metadata's
+    /// `trailpack:corridorMetres`), or ``defaultCorridorMetres``.
+    public var route: Route?
 
-    public init(minDetailZoom: Int = 14, coversFrame: Bool = true) {
+    /// The corridor a map is judged against when its metadata does not say how wide it was cut.
+    public static let defaultCorridorMetres = 100.0
+
+    /// A tour's route: its lines in walking order, and its stops.
+    public struct Route: Sendable {
+        public var lines: [[Coordinate]]
+        public var stops: [Coordinate]
+        public init(lines: [[Coordinate]], stops: [Coordinate] = []) {
+            self.lines = lines
+            self.stops = stops
+        }
+    }
+
+    public init(minDetailZoom: Int = 14, coversFrame: Bool = true, route: Route? = nil) {
         self.minDetailZoom = minDetailZoom
         self.coversFrame = coversFrame
+        self.route = route
+    }
+
+    /// The corridor a map with `metadata` is judged against (nil without a route): the widths the
+    /// map records, or ``defaultCorridorMetres`` (and the same around the stops).
+    public func corridor(metadata: JSONValue?) -> RouteCorridor? {
+        guard let route else { return nil }
+        func metres(_ key: String) -> Double? {
+            guard case .number(let n)? = metadata?[key], let v = n.double, v.isFinite, (0...1_000_000).contains(v)
+            else { return nil }
+            return v
+        }
+        let width = metres(MapExtract.corridorMetresKey) ?? Self.defaultCorridorMetres
+        return RouteCorridor(
+            lines: route.lines, stops: route.stops, halfWidth: width,
+            stopBuffer: metres(MapExtract.stopBufferMetresKey) ?? width)
     }
 
     /// These options for the map at `path` in a package: an overlay need not cover the frame.
@@ -39,7 +73,8 @@ public struct MapZoomReport: Sendable, Equatable {
     public var frameTiles: Int?
     /// How many of those the map holds.
     public var framePresent = 0
-    /// Where the missing ones are, in words ("the northeast corner"); nil when none is missing.
+    /// Where the missing ones are, in words ("the northeast corner"; against a route's corridor,
+    /// "km 41.2 along the route"); nil when none is missing.
     public var missingArea: String?
     /// One missing tile, for the message.
     public var missingExample: TileID?
@@ -73,6 +108,9 @@ public struct MapReport: Sendable {
     /// Distinct tile contents (de-duplicated tiles count once).
     public var uniqueContents = 0
     public var metadata: JSONValue?
+    /// The half width in metres of the route's corridor the coverage was judged against; nil when it
+    /// was judged against the frame (the zooms' `frameTiles` then count the corridor's tiles).
+    public var corridorMetres: Double?
 
     /// The manifest's description of the map, from its header; nil when the header was unreadable
     /// or the tile type is not one phones render.
@@ -119,18 +157,24 @@ public enum MapCheck {
                 ))
         }
         do { report.metadata = try archive.metadata() } catch { try add(error) }
-        if let frame, options.coversFrame {
+        let corridor = options.corridor(metadata: report.metadata)
+        report.corridorMetres = corridor?.halfWidth
+        if corridor == nil, let frame, options.coversFrame {
             checkFrame(h, frame: frame, file: file, options: options, into: &report.findings)
-        } else if frame != nil {
+        } else if frame != nil || corridor != nil {
             checkDetail(h, file: file, options: options, into: &report.findings)
         }
 
         // One walk: per-zoom counts, tile placement, coverage of the frame.
         var zooms: [Int: MapZoomReport] = [:]
         var spans = ContentSpans(clustered: h.clustered, cap: options.maxUnclusteredTiles)
-        var coverage = frame.map {
-            CoverageTracker(frame: $0, zooms: h.minZoom...h.maxZoom, cap: options.maxFrameTilesPerZoom)
-        }
+        var coverage =
+            corridor.map {
+                CoverageTracker(corridor: $0, zooms: h.minZoom...h.maxZoom, cap: options.maxFrameTilesPerZoom)
+            }
+            ?? frame.map {
+                CoverageTracker(frame: $0, zooms: h.minZoom...h.maxZoom, cap: options.maxFrameTilesPerZoom)
+            }
         var first: PMTilesEntry?
         var walked = false
         do {
@@ -170,7 +214,17 @@ public enum MapCheck {
         }
         report.zooms = (h.minZoom...h.maxZoom).map { zooms[$0] ?? MapZoomReport(zoom: $0) }
         report.zooms += zooms.values.filter { $0.zoom < h.minZoom || $0.zoom > h.maxZoom }.sorted { $0.zoom < $1.zoom }
-        if walked, frame != nil, options.coversFrame {
+        if walked, let corridor, options.coversFrame {
+            let width = "\(format(corridor.halfWidth)) m"
+            for z in report.zooms where z.frameTiles != nil && z.frameMissing > 0 {
+                let example = z.missingExample.map { "; for example tile \($0)" } ?? ""
+                report.findings.append(
+                    Finding(
+                        .mapCoverage, file: file,
+                        "zoom \(z.zoom): \(z.frameMissing) tile\(z.frameMissing == 1 ? "" : "s") within \(width) of the route \(z.frameMissing == 1 ? "is" : "are") missing, around \(z.missingArea ?? "the route") (\(z.framePresent) of \(z.frameTiles!) present, \(format(z.coveragePercent!))%)\(example). Cut the map again with 'trailpack map extract --corridor \(format(corridor.halfWidth))' from a source that covers the route"
+                    ))
+            }
+        } else if walked, frame != nil, options.coversFrame {
             for z in report.zooms where z.frameTiles != nil && z.frameMissing > 0 {
                 let example = z.missingExample.map { "; for example tile \($0)" } ?? ""
                 report.findings.append(
@@ -353,15 +407,20 @@ struct ContentSpans {
     }
 }
 
-/// Counts, zoom by zoom, the frame's tiles the map holds, merging the walk's (sorted) runs with
-/// the frame's (sorted) tile ids; one zoom's ids in memory at a time.
+/// Counts, zoom by zoom, the frame's (or a route corridor's) tiles the map holds, merging the walk's
+/// (sorted) runs with the frame's (sorted) tile ids; one zoom's ids in memory at a time.
 struct CoverageTracker {
     let frame: Bounds
+    let corridor: RouteCorridor?
     let zooms: ClosedRange<Int>
     let cap: Int
     var z: Int
     var range: TileMath.Range?
     var ids: [UInt64] = []
+    /// For a corridor: each id's place along the route (metres), and those of the missing tiles.
+    var along: [Double?] = []
+    var missingAlong: [Double] = []
+    var missingNearStops = false
     var k = 0
     var current = MapZoomReport(zoom: 0)
     var cells = [[Int]](repeating: [0, 0, 0], count: 3)
@@ -370,6 +429,17 @@ struct CoverageTracker {
 
     init(frame: Bounds, zooms: ClosedRange<Int>, cap: Int) {
         self.frame = frame
+        self.corridor = nil
+        self.zooms = zooms
+        self.cap = cap
+        self.z = zooms.lowerBound
+        load()
+    }
+
+    init(corridor: RouteCorridor, zooms: ClosedRange<Int>, cap: Int) {
+        self.frame = Bounds(
+            southwest: Coordinate(latitude: 0, longitude: 0), northeast: Coordinate(latitude: 0, longitude: 0))
+        self.corridor = corridor
         self.zooms = zooms
         self.cap = cap
         self.z = zooms.lowerBound
@@ -378,6 +448,19 @@ struct CoverageTracker {
 
     mutating func load() {
         guard z <= zooms.upperBound else { done = true; return }
+        if let corridor {
+            current = MapZoomReport(zoom: z)
+            k = 0
+            range = nil
+            missingAlong = []
+            missingNearStops = false
+            let tiles = corridor.tiles(zoom: z)
+            guard tiles.count <= cap else { ids = []; along = []; return }
+            ids = tiles.map { $0.id.id! }
+            along = tiles.map(\.alongMetres)
+            current.frameTiles = ids.count
+            return
+        }
         let r = TileMath.range(frame, zoom: z)
         current = MapZoomReport(zoom: z)
         cells = [[Int]](repeating: [0, 0, 0], count: 3)
@@ -396,6 +479,11 @@ struct CoverageTracker {
     }
 
     mutating func missing(_ id: UInt64) {
+        if corridor != nil {
+            if current.missingExample == nil { current.missingExample = TileID(id: id) }
+            if let metres = along[k] { missingAlong.append(metres) } else { missingNearStops = true }
+            return
+        }
         guard let r = range, let t = TileID(id: id) else { return }
         if current.missingExample == nil { current.missingExample = t }
         func third(_ offset: Int, _ size: Int) -> Int {
@@ -408,7 +496,10 @@ struct CoverageTracker {
     mutating func closeZoom() {
         while k < ids.count { missing(ids[k]); k += 1 }
         if current.frameTiles != nil, current.frameMissing > 0 {
-            current.missingArea = Self.name(cells, all: current.framePresent == 0)
+            current.missingArea =
+                corridor == nil
+                ? Self.name(cells, all: current.framePresent == 0)
+                : Self.places(along: missingAlong, nearStops: missingNearStops)
         }
         results[z] = current
         z += 1
@@ -433,6 +524,22 @@ struct CoverageTracker {
     }
 
     mutating func finish() { while !done { closeZoom() } }
+
+    /// Where along the route the missing tiles of a corridor are: "km 41.2 along the route",
+    /// "km 3.1 and km 40.8–41.6 along the route"; places more than 2 km apart are named apart, the
+    /// first three of them.
+    static func places(along metres: [Double], nearStops: Bool) -> String {
+        guard !metres.isEmpty else { return "the stops" }
+        var runs: [(Double, Double)] = []
+        for m in metres.sorted() {
+            if let last = runs.last, m - last.1 <= 2_000 { runs[runs.count - 1].1 = m } else { runs.append((m, m)) }
+        }
+        func km(_ v: Double) -> String { String(format: "%.1f", v / 1000) }
+        var names = runs.prefix(3).map { a, b in km(a) == km(b) ? "km \(km(a))" : "km \(km(a))–\(km(b))" }
+        if runs.count > 3 { names.append("\(runs.count - 3) more place\(runs.count == 4 ? "" : "s")") }
+        let list = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names.last!
+        return list + " along the route" + (nearStops ? " and near the stops" : "")
+    }
 
     /// The part of the frame the missing tiles fall in, from a 3 × 3 grid (row 0 north, column 0 west).
     static func name(_ cells: [[Int]], all: Bool) -> String {

@@ -1,9 +1,15 @@
 import TrailPackCore
 
-/// Cuts the tiles of a frame out of a larger PMTiles archive into a `PMTilesWriter`, streaming:
-/// the source's directories are walked once in tile-id order, each wanted tile's bytes read once
-/// and written once; memory holds one zoom's frame tile ids and the output's directory.
+/// Cuts the tiles of a frame (or of a route's corridor) out of a larger PMTiles archive into a
+/// `PMTilesWriter`, streaming: the source's directories are walked once in tile-id order, each wanted
+/// tile's bytes read once and written once; memory holds one zoom's tile ids and the output's directory.
 public enum MapExtract {
+    /// The metadata key under which a map cut to a route's corridor records the corridor's half
+    /// width in metres; ``MapCheck`` judges the map's coverage against a corridor that wide.
+    public static let corridorMetresKey = "trailpack:corridorMetres"
+    /// The metadata key of the buffer around the stops, in metres, of a map cut to a corridor.
+    public static let stopBufferMetresKey = "trailpack:stopBufferMetres"
+
     /// What `extract` cut, and the archive it wrote.
     public struct Extraction: Sendable {
         /// Tiles written.
@@ -16,9 +22,10 @@ public enum MapExtract {
         public var summary: PMTilesWriter.Summary
     }
 
-    /// The sorted tile ids of `frame` at each zoom of `zooms`, one zoom at a time.
+    /// The sorted tile ids of `frame` (or of a corridor) at each zoom of `zooms`, one zoom at a time.
     public struct FrameCursor {
         let frame: Bounds
+        let corridor: RouteCorridor?
         let zooms: ClosedRange<Int>
         var z: Int
         var ids: [UInt64] = []
@@ -27,6 +34,17 @@ public enum MapExtract {
 
         public init(frame: Bounds, zooms: ClosedRange<Int>) {
             self.frame = frame
+            self.corridor = nil
+            self.zooms = zooms
+            self.z = zooms.lowerBound
+            load()
+        }
+
+        /// The tiles of `corridor` instead of a frame's.
+        public init(corridor: RouteCorridor, zooms: ClosedRange<Int>) {
+            self.frame = Bounds(
+                southwest: Coordinate(latitude: 0, longitude: 0), northeast: Coordinate(latitude: 0, longitude: 0))
+            self.corridor = corridor
             self.zooms = zooms
             self.z = zooms.lowerBound
             load()
@@ -35,6 +53,10 @@ public enum MapExtract {
         mutating func load() {
             k = 0
             guard z <= zooms.upperBound else { ids = []; return }
+            if let corridor {
+                ids = corridor.tileIDs(zoom: z)
+                return
+            }
             let r = TileMath.range(frame, zoom: z)
             var list: [UInt64] = []
             list.reserveCapacity(r.count)
@@ -65,9 +87,13 @@ public enum MapExtract {
 
     /// Copies the tiles of `frame` at `zooms` from `archive` to `writer`, then finishes it with a
     /// header for the frame. `progress` is called with the number of tiles written so far.
+    ///
+    /// Given a `corridor`, only the corridor's tiles are copied, the header's bounds are the
+    /// corridor's box, and the metadata records the corridor's widths (``corridorMetresKey``,
+    /// ``stopBufferMetresKey``) so that the map's coverage is later judged against the same corridor.
     public static func extract(
-        from archive: PMTilesArchive, frame: Bounds, zooms: ClosedRange<Int>, to writer: PMTilesWriter,
-        progress: ((Int64) -> Void)? = nil
+        from archive: PMTilesArchive, frame: Bounds, corridor: RouteCorridor? = nil, zooms: ClosedRange<Int>,
+        to writer: PMTilesWriter, progress: ((Int64) -> Void)? = nil
     ) throws(MapError) -> Extraction {
         let lo = max(zooms.lowerBound, archive.header.minZoom), hi = min(zooms.upperBound, archive.header.maxZoom)
         guard lo <= hi else {
@@ -75,7 +101,8 @@ public enum MapExtract {
                 "the source has zooms \(archive.header.minZoom)–\(archive.header.maxZoom), none of \(zooms.lowerBound)–\(zooms.upperBound); choose --zoom within its range"
             )
         }
-        var cursor = FrameCursor(frame: frame, zooms: lo...hi)
+        var cursor =
+            corridor.map { FrameCursor(corridor: $0, zooms: lo...hi) } ?? FrameCursor(frame: frame, zooms: lo...hi)
         var tiles: Int64 = 0, bytesRead: Int64 = 0
         _ = try archive.walk { (e: PMTilesEntry) throws(MapError) in
             let wanted = cursor.take(e.tileID, e.tileID + UInt64(e.runLength))
@@ -88,16 +115,28 @@ public enum MapExtract {
             }
             progress?(tiles)
         }
-        let missing = FrameCursor.count(frame: frame, zooms: lo...hi) - tiles
+        let wanted = corridor?.count(zooms: lo...hi) ?? FrameCursor.count(frame: frame, zooms: lo...hi)
+        let missing = wanted - tiles
         var h = PMTilesHeader()
         h.tileTypeByte = archive.header.tileTypeByte
         h.tileCompression = archive.header.tileCompression
-        setBounds(&h, frame: frame, within: archive.header.bounds)
+        setBounds(&h, frame: corridor?.bounds ?? frame, within: archive.header.bounds)
         h.centerZoom = lo
         var metadata: JSONValue = .object([])
         if let m = try? archive.metadata() { metadata = m }
+        if let corridor { metadata = recordCorridor(corridor, in: metadata) }
         let summary = try writer.finish(header: h, metadata: metadata)
         return Extraction(tiles: tiles, missing: missing, bytesRead: bytesRead, summary: summary)
+    }
+
+    /// `metadata` (an object; anything else is replaced) with the corridor's widths set.
+    public static func recordCorridor(_ corridor: RouteCorridor, in metadata: JSONValue) -> JSONValue {
+        var members: [JSONMember] = []
+        if case .object(let existing) = metadata { members = existing }
+        members.removeAll { $0.key == corridorMetresKey || $0.key == stopBufferMetresKey }
+        members.append(JSONMember(corridorMetresKey, .number(JSONNumber(corridor.halfWidth))))
+        members.append(JSONMember(stopBufferMetresKey, .number(JSONNumber(corridor.stopBuffer))))
+        return .object(members)
     }
 
     /// Sets a header's bounds to `frame` (clipped to `within`, the whole width for a frame that

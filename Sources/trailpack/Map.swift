@@ -222,6 +222,8 @@ enum MapOutput {
                             JSONMember("missingArea", z.missingArea.map { .string($0) } ?? .null),
                         ])
                     })))
+        members.append(
+            JSONMember("corridorMetres", r.corridorMetres.map { .number(JSONNumber($0)) } ?? .null))
         members.append(JSONMember("findings", .array(r.findings.map(\.jsonValue))))
         return .object(members)
     }
@@ -244,7 +246,8 @@ enum MapOutput {
             var line =
                 "\(indent)  z\(z.zoom < 10 ? " " : "")\(z.zoom)  \(String(repeating: " ", count: max(0, 8 - String(z.tiles).count)))\(z.tiles) tiles  \(Format.bytes(z.bytes))"
             if let f = z.frameTiles {
-                line += "  frame \(z.framePresent)/\(f) (\(MapCheck.format(z.coveragePercent ?? 0))%)"
+                line +=
+                    "  \(r.corridorMetres == nil ? "frame" : "corridor") \(z.framePresent)/\(f) (\(MapCheck.format(z.coveragePercent ?? 0))%)"
                 if let area = z.missingArea { line += ", missing in \(area)" }
             }
             out += line + "\n"
@@ -288,13 +291,18 @@ struct MapExtractCommand: ParsableCommand {
         discussion: """
             The output is a clustered PMTiles file with identical tiles stored once and gzip-compressed \
             directories. The source is read once, in order; memory stays flat. The output is written under a \
-            temporary name and renamed at the end. The new map is then checked against the frame.
+            temporary name and renamed at the end. The new map is then checked against the frame. With \
+            --corridor, only the tiles within that many metres of the tour's route (and of its stops) are cut, \
+            the width is recorded in the map's metadata (trailpack:corridorMetres), and the map is checked \
+            against that corridor instead of the frame.
 
             Examples:
               trailpack map extract oregon.pmtiles -o santiam/map/santiam.pmtiles \\
                 --tour santiam --zoom 10-16 --buffer 500
               trailpack map extract forest.mbtiles -o lake.pmtiles \\
                 --bounds=-122.02,44.38,-121.97,44.42
+              trailpack map extract oregon.pmtiles -o santiam/map/santiam.pmtiles \\
+                --tour santiam --zoom 10-16 --corridor 500 --route santiam-route.geojson
 
             Exit codes: 0 written and covering the frame, 1 the source or the result has problems, 2 usage error, 3 I/O error.
             """)
@@ -310,16 +318,21 @@ struct MapExtractCommand: ParsableCommand {
     @Option(help: "The zooms to keep, such as 10-16 (default: all the source has).")
     var zoom: String?
 
+    @OptionGroup var corridor: CorridorOptions
+
     @Flag(help: "Print the result as JSON.")
     var json = false
 
-    func validate() throws { try frame.validate(required: true) }
+    func validate() throws { try frame.validate(required: corridor.needsFrame) }
 
     func run() throws {
-        let f = try frame.frame()!
+        let route = try corridor.corridor(tour: frame.tour)
+        guard let f = try frame.frame() ?? route?.bounds else {
+            throw CLIError.usage("give the region: --tour FOLDER or --bounds W,S,E,N")
+        }
         let zooms = try zoom.map(parseZoomRange)
-        let result = try MapTools.cut(source: source, output: output, frame: f, zooms: zooms)
-        try MapTools.report(output: output, frame: f, tiles: result.tiles, json: json)
+        let result = try MapTools.cut(source: source, output: output, frame: f, corridor: route, zooms: zooms)
+        try MapTools.report(output: output, frame: f, corridor: route, tiles: result.tiles, json: json)
     }
 }
 
@@ -347,8 +360,8 @@ struct MapConvertCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let result = try MapTools.cut(source: input, output: output, frame: nil, zooms: nil)
-        try MapTools.report(output: output, frame: nil, tiles: result.tiles, json: json)
+        let result = try MapTools.cut(source: input, output: output, frame: nil, corridor: nil, zooms: nil)
+        try MapTools.report(output: output, frame: nil, corridor: nil, tiles: result.tiles, json: json)
     }
 }
 
@@ -362,12 +375,16 @@ struct MapEstimateCommand: ParsableCommand {
             """,
         discussion: """
             Counts the tiles that intersect the frame at each zoom; bytes are estimated from --source (its \
-            average tile size at each zoom) or from a typical tile size for --type.
+            average tile size at each zoom) or from a typical tile size for --type. With --corridor, also counts \
+            the tiles within that many metres of the tour's route and stops, against the frame's.
 
             Examples:
               trailpack map estimate --tour ./santiam-wagon-road --zoom 10-16
               trailpack map estimate --bounds=-122.02,44.38,-121.97,44.42 \\
                 --zoom 12-17 --type mvt --json
+              # the tiles within 500 m of the route, against the whole frame
+              trailpack map estimate --tour ./santiam-wagon-road --zoom 10-16 \\
+                --corridor 500 --route santiam-route.geojson
 
             Exit codes: 0 estimated, 2 usage error, 3 the source cannot be read.
             """)
@@ -389,13 +406,18 @@ struct MapEstimateCommand: ParsableCommand {
     @Option(help: "A PMTiles set to take the average tile size per zoom from.")
     var source: String?
 
+    @OptionGroup var corridor: CorridorOptions
+
     @Flag(help: "Print the estimate as JSON.")
     var json = false
 
-    func validate() throws { try frame.validate(required: true) }
+    func validate() throws { try frame.validate(required: corridor.needsFrame) }
 
     func run() throws {
-        let f = try frame.frame()!
+        let route = try corridor.corridor(tour: frame.tour)
+        guard let f = try frame.frame() ?? route?.bounds else {
+            throw CLIError.usage("give the region: --tour FOLDER or --bounds W,S,E,N")
+        }
         let zooms = try parseZoomRange(zoom)
         var average: [Int: Double] = [:]
         if let source {
@@ -411,8 +433,14 @@ struct MapEstimateCommand: ParsableCommand {
         }
         var rows: [JSONValue] = []
         var totalTiles: Int64 = 0, totalBytes: Int64 = 0
+        var corridorRows: [JSONValue] = []
+        var corridorTiles: Int64 = 0, corridorBytes: Int64 = 0
         var text =
             "frame     \(f.southwest.latitude),\(f.southwest.longitude) to \(f.northeast.latitude),\(f.northeast.longitude)\n"
+        if let route {
+            text +=
+                "corridor  \(CorridorEstimate.width(route.halfWidth)) around the route (\(String(format: "%.1f", route.lengthMetres / 1000)) km), \(MapCheck.format(route.stopBuffer)) m around each of \(route.stops.count) stops\n"
+        }
         for z in zooms {
             let r = TileMath.range(f, zoom: z)
             let each = average[z] ?? Double(type.typicalBytes)
@@ -428,23 +456,57 @@ struct MapEstimateCommand: ParsableCommand {
                     JSONMember("bytes", .number(JSONNumber(bytes))),
                 ]))
             text +=
-                "  z\(z < 10 ? " " : "")\(z)  \(r.count) tiles (\(r.width) × \(r.height))  about \(Format.bytes(bytes))\n"
+                "  z\(z < 10 ? " " : "")\(z)  \(r.count) tiles (\(r.width) × \(r.height))  about \(Format.bytes(bytes))"
+            if let route {
+                let n = Int64(route.count(zoom: z))
+                let b = Int64((Double(n) * each).rounded())
+                corridorTiles += n
+                corridorBytes += b
+                corridorRows.append(
+                    .object([
+                        JSONMember("zoom", .number(JSONNumber(Int64(z)))),
+                        JSONMember("tiles", .number(JSONNumber(n))),
+                        JSONMember("bytes", .number(JSONNumber(b))),
+                    ]))
+                text += "; corridor \(n) tiles, about \(Format.bytes(b))"
+            }
+            text += "\n"
         }
         let basis =
             source.map { "average tile sizes of '\($0)'" }
             ?? "a typical \(type.rawValue) tile of \(Format.bytes(type.typicalBytes))"
+        let percent = totalTiles > 0 ? Double(corridorTiles) * 100 / Double(totalTiles) : 0
         if json {
-            CLI.printJSON(
-                .object([
-                    JSONMember(
-                        "frame", .object(["southwest": f.southwest.jsonValue, "northeast": f.northeast.jsonValue])),
-                    JSONMember("zooms", .array(rows)),
-                    JSONMember("tiles", .number(JSONNumber(totalTiles))),
-                    JSONMember("bytes", .number(JSONNumber(totalBytes))),
-                    JSONMember("basis", .string(basis)),
-                ]))
+            var members = [
+                JSONMember("frame", .object(["southwest": f.southwest.jsonValue, "northeast": f.northeast.jsonValue])),
+                JSONMember("zooms", .array(rows)),
+                JSONMember("tiles", .number(JSONNumber(totalTiles))),
+                JSONMember("bytes", .number(JSONNumber(totalBytes))),
+                JSONMember("basis", .string(basis)),
+            ]
+            members.append(
+                JSONMember(
+                    "corridor",
+                    route.map { route in
+                        .object([
+                            JSONMember("metres", .number(JSONNumber(route.halfWidth))),
+                            JSONMember("stopBufferMetres", .number(JSONNumber(route.stopBuffer))),
+                            JSONMember("routeMetres", .number(JSONNumber((route.lengthMetres * 10).rounded() / 10))),
+                            JSONMember("stops", .number(JSONNumber(Int64(route.stops.count)))),
+                            JSONMember("zooms", .array(corridorRows)),
+                            JSONMember("tiles", .number(JSONNumber(corridorTiles))),
+                            JSONMember("bytes", .number(JSONNumber(corridorBytes))),
+                            JSONMember("percentOfFrame", .number(JSONNumber((percent * 10).rounded() / 10))),
+                        ])
+                    } ?? .null))
+            CLI.printJSON(.object(members))
         } else {
-            CLI.out(text + "  total \(totalTiles) tiles, about \(Format.bytes(totalBytes)) (from \(basis))\n")
+            text += "  total \(totalTiles) tiles, about \(Format.bytes(totalBytes)) (from \(basis))\n"
+            if let route {
+                text +=
+                    "  corridor \(CorridorEstimate.width(route.halfWidth)): \(CorridorEstimate.grouped(corridorTiles)) tiles, about \(Format.bytes(corridorBytes)) — \(MapCheck.format((percent * 10).rounded() / 10)) % of the frame's \(CorridorEstimate.grouped(totalTiles)) tiles\n"
+            }
+            CLI.out(text)
         }
     }
 }
@@ -453,7 +515,7 @@ struct MapEstimateCommand: ParsableCommand {
 enum MapTools {
     /// Cuts (or, without a frame, converts) `source` into `output`.
     static func cut(
-        source: String, output: String, frame: Bounds?, zooms: ClosedRange<Int>?
+        source: String, output: String, frame: Bounds?, corridor: RouteCorridor?, zooms: ClosedRange<Int>?
     ) throws -> (tiles: Int64, missing: Int64) {
         guard FileManager.default.fileExists(atPath: source) else { throw CLIError.io("'\(source)' does not exist") }
         if CLI.isDirectory(output) {
@@ -466,6 +528,10 @@ enum MapTools {
         let head = try FileOperations.readPrefix(source, maxBytes: 16)
         do {
             if head.starts(with: Array("SQLite format 3".utf8)) {
+                if corridor != nil {
+                    throw CLIError.usage(
+                        "--corridor cuts PMTiles sources; convert '\(source)' first with 'trailpack map convert'")
+                }
                 do { return try MBTiles(path: source).write(to: output, frame: frame, zooms: zooms) } catch let
                     error as DatabaseError
                 {
@@ -488,9 +554,12 @@ enum MapTools {
                     code: .invalid, message: "the source map '\(source)' cannot be read; nothing was written")
             }
             let range = zooms ?? archive.header.minZoom...archive.header.maxZoom
-            var progress = TileProgress(total: MapExtract.FrameCursor.count(frame: frame, zooms: range))
+            var progress = TileProgress(
+                total: corridor?.count(zooms: range) ?? MapExtract.FrameCursor.count(frame: frame, zooms: range))
             let writer = try PMTilesWriter(outputPath: output)
-            let result = try MapExtract.extract(from: archive, frame: frame, zooms: range, to: writer) {
+            let result = try MapExtract.extract(
+                from: archive, frame: frame, corridor: corridor, zooms: range, to: writer
+            ) {
                 progress.update($0)
             }
             progress.finish()
@@ -504,14 +573,16 @@ enum MapTools {
         }
     }
 
-    /// Checks the written map against the frame and prints the result.
-    static func report(output: String, frame: Bounds?, tiles: Int64, json: Bool) throws {
+    /// Checks the written map against the frame (or the corridor's route) and prints the result.
+    static func report(output: String, frame: Bounds?, corridor: RouteCorridor?, tiles: Int64, json: Bool) throws {
         let report: MapReport
         let size: Int64
         do {
             let file = try MapFile(path: output)
             size = file.size
-            report = try MapCheck.check(file, file: output, frame: frame, options: MapCheckOptions(minDetailZoom: 0))
+            let route = corridor.map { MapCheckOptions.Route(lines: $0.lines, stops: $0.stops) }
+            report = try MapCheck.check(
+                file, file: output, frame: frame, options: MapCheckOptions(minDetailZoom: 0, route: route))
         } catch { throw CLIError.io(error.message) }
         if json {
             var members = MapOutput.json(report).objectMembers
