@@ -1,8 +1,11 @@
 // What the visitor app's reader tests share: a seeded PRNG, a byte source that records reads
-// outside the file (and outside the entry being read), and a timeout that turns a hang into a
-// failure. Not a test file itself (Node's runner takes only *.test.mjs).
+// outside the file (and outside the entry being read), a timeout that turns a hang into a
+// failure, and a small ZIP writer for hand-made archives. Not a test file itself (Node's runner takes only *.test.mjs).
 
 import nodeCrypto from 'node:crypto';
+import { deflateRawSync } from 'node:zlib';
+
+import { crc32 } from '../../Sources/TrailPackVisitor/app/js/zip.js';
 
 /** A deterministic PRNG (mulberry32): a function returning numbers in [0, 1). */
 export function prng(seed) {
@@ -83,3 +86,73 @@ export function randomBytes(n, next) {
 
 /** Node's own digest of `bytes`, as hex (the independent implementation the hashes are checked against). */
 export const nodeHash = (algorithm, bytes) => nodeCrypto.createHash(algorithm).update(bytes).digest('hex');
+
+/** The byte arrays one after the other, in a new array. */
+export const concat = (...parts) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+};
+
+/**
+ * A small ZIP writer for hand-made archives: each file gives its name, its data as stored, its
+ * method, and the CRC-32 and size to declare.
+ */
+export function makeZip(files) {
+  const enc = new TextEncoder();
+  const parts = [];
+  const central = [];
+  let offset = 0;
+  for (const f of files) {
+    const name = typeof f.name === 'string' ? enc.encode(f.name) : f.name;
+    const fields = (signature, size) => {
+      const h = new Uint8Array(size);
+      const v = new DataView(h.buffer);
+      v.setUint32(0, signature, true);
+      return { h, v };
+    };
+    const local = fields(0x04034b50, 30);
+    local.v.setUint16(4, 20, true);
+    local.v.setUint16(6, f.flags ?? 0x800, true);
+    local.v.setUint16(8, f.method, true);
+    local.v.setUint16(12, 0x21, true);
+    local.v.setUint32(14, f.crc, true);
+    local.v.setUint32(18, f.data.length, true);
+    local.v.setUint32(22, f.size, true);
+    local.v.setUint16(26, name.length, true);
+    parts.push(local.h, name, f.data);
+    const c = fields(0x02014b50, 46);
+    c.v.setUint16(4, 0x031e, true);
+    c.v.setUint16(6, 20, true);
+    c.v.setUint16(8, f.flags ?? 0x800, true);
+    c.v.setUint16(10, f.method, true);
+    c.v.setUint16(14, 0x21, true);
+    c.v.setUint32(16, f.crc, true);
+    c.v.setUint32(20, f.data.length, true);
+    c.v.setUint32(24, f.size, true);
+    c.v.setUint16(28, name.length, true);
+    c.v.setUint32(38, 0o100644 << 16 >>> 0, true);
+    c.v.setUint32(42, offset, true);
+    central.push(c.h, name);
+    offset += 30 + name.length + f.data.length;
+  }
+  const cd = concat(...central);
+  const end = new Uint8Array(22);
+  const v = new DataView(end.buffer);
+  v.setUint32(0, 0x06054b50, true);
+  v.setUint16(8, files.length, true);
+  v.setUint16(10, files.length, true);
+  v.setUint32(12, cd.length, true);
+  v.setUint32(16, offset, true);
+  return concat(...parts, cd, end);
+}
+
+/** A stored and a deflated file for `makeZip`. */
+export const storedFile = (name, data) => ({ name, data, method: 0, crc: crc32(data), size: data.length });
+export const deflatedFile = (name, data) => ({
+  name, data: deflateRawSync(data), method: 8, crc: crc32(data), size: data.length,
+});

@@ -8,7 +8,9 @@
 // or outside the entry being read. TRAILPACK_BIN overrides the trailpack binary;
 // TRAILPACK_JS_FUZZ_SEED replays a run of the mutant loop, TRAILPACK_JS_FUZZ_COUNT sizes it.
 
-import { CheckedSource, prng, withTimeout } from './support.mjs';
+import {
+  CheckedSource, concat, deflatedFile, makeZip, prng, storedFile, withTimeout,
+} from './support.mjs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -17,7 +19,6 @@ import { mkdirSync, mkdtempSync, openAsBlob, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deflateRawSync } from 'node:zlib';
 
 import { BlobSource, BytesError, BytesSource, RangeSource, readU16, readU32, readU64 }
   from '../../Sources/TrailPackVisitor/app/js/bytes.js';
@@ -239,16 +240,6 @@ function overwrite(u8, at, bytes) {
   return out;
 }
 
-const concat = (...parts) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
-
 /**
  * The layout of a valid archive, read trustingly (it is only given archives Python reads): the
  * end records, each central-directory record and each local header, with their positions.
@@ -318,65 +309,6 @@ function declare(u8, L, index, field, value) {
   }
   return out;
 }
-
-/**
- * A small ZIP writer for hand-made archives: each file gives its name, its data as stored, its
- * method, and the CRC-32 and size to declare.
- */
-function makeZip(files) {
-  const enc = new TextEncoder();
-  const parts = [];
-  const central = [];
-  let offset = 0;
-  for (const f of files) {
-    const name = typeof f.name === 'string' ? enc.encode(f.name) : f.name;
-    const fields = (signature, size) => {
-      const h = new Uint8Array(size);
-      const v = new DataView(h.buffer);
-      v.setUint32(0, signature, true);
-      return { h, v };
-    };
-    const local = fields(0x04034b50, 30);
-    local.v.setUint16(4, 20, true);
-    local.v.setUint16(6, f.flags ?? 0x800, true);
-    local.v.setUint16(8, f.method, true);
-    local.v.setUint16(12, 0x21, true);
-    local.v.setUint32(14, f.crc, true);
-    local.v.setUint32(18, f.data.length, true);
-    local.v.setUint32(22, f.size, true);
-    local.v.setUint16(26, name.length, true);
-    parts.push(local.h, name, f.data);
-    const c = fields(0x02014b50, 46);
-    c.v.setUint16(4, 0x031e, true);
-    c.v.setUint16(6, 20, true);
-    c.v.setUint16(8, f.flags ?? 0x800, true);
-    c.v.setUint16(10, f.method, true);
-    c.v.setUint16(14, 0x21, true);
-    c.v.setUint32(16, f.crc, true);
-    c.v.setUint32(20, f.data.length, true);
-    c.v.setUint32(24, f.size, true);
-    c.v.setUint16(28, name.length, true);
-    c.v.setUint32(38, 0o100644 << 16 >>> 0, true);
-    c.v.setUint32(42, offset, true);
-    central.push(c.h, name);
-    offset += 30 + name.length + f.data.length;
-  }
-  const cd = concat(...central);
-  const end = new Uint8Array(22);
-  const v = new DataView(end.buffer);
-  v.setUint32(0, 0x06054b50, true);
-  v.setUint16(8, files.length, true);
-  v.setUint16(10, files.length, true);
-  v.setUint32(12, cd.length, true);
-  v.setUint32(16, offset, true);
-  return concat(...parts, cd, end);
-}
-
-/** A stored and a deflated file for `makeZip`. */
-const storedFile = (name, data) => ({ name, data, method: 0, crc: crc32(data), size: data.length });
-const deflatedFile = (name, data) => ({
-  name, data: deflateRawSync(data), method: 8, crc: crc32(data), size: data.length,
-});
 
 // MARK: bytes.js
 

@@ -10,6 +10,7 @@ import { openZip } from './zip.js';
 import { formatBytes, compareVersions, shownType, verifiedBlob } from './tour.js';
 import { showTour, showStop, leaveTour } from './walk.js';
 import { localTour, langOf, languageSwitch, fallbackNote } from './language-view.js';
+import { ROUTE_PATH, readRoute, routeSummary, routeLocale } from './route.js';
 
 const main = document.getElementById('main');
 
@@ -168,6 +169,18 @@ async function firstPhoto(entry, local) {
     photo.title ? h('figcaption', { lang: langOf(local, stop.order, 'title', photo) }, photo.title) : null);
 }
 
+/**
+ * The tour's route for its catalog page (its length and climb before the download), read by
+ * ranges out of the server's copy and checked as an installed tour's is; null for a tour without
+ * one, a route over 2 MiB (not fetched to show one line) or one that cannot be used.
+ */
+async function catalogRoute(entry, manifest) {
+  const asset = (Array.isArray(manifest?.mapAssets) ? manifest.mapAssets : []).find((a) => a?.path === ROUTE_PATH);
+  if (!asset || !Number.isSafeInteger(asset.size) || asset.size > 2 << 20) return null;
+  const archive = await openZip(new HttpSource(entry.download, entry.size));
+  return (await readRoute(archive, manifest)).route;
+}
+
 function isPreviewPhoto(a) {
   return a?.kind === 'image' && shownType(a.mediaType) !== 'application/octet-stream' && a.size < 4 << 20;
 }
@@ -218,6 +231,13 @@ async function packageView(id) {
   const library = await storage.readLibrary();
   const installed = library.tours.find((t) => t.id === id);
   const photo = h('div', { class: 'photo-slot' });
+  const routeLine = h('p', { class: 'route-summary' });
+  routeLine.hidden = true;
+  catalogRoute(entry, manifest).then((route) => {
+    if (!route) return;
+    routeLine.textContent = routeSummary(route, routeLocale());
+    routeLine.hidden = false;
+  }).catch(() => {});
   const status = h('div', { class: 'install-status' });
   const action = h('div', { class: 'actions' });
   const partial = await storage.partSize(entry.sha256);
@@ -282,7 +302,7 @@ async function packageView(id) {
         `version ${entry.version} · ${formatBytes(entry.size)}`),
       h('p', { lang: tourLang('description') }, local.description ?? ''),
       fallbackNote(h, local, (f) => f.stop === null || (f.field === 'name' && f.asset === undefined)),
-      photo, action, status,
+      routeLine, photo, action, status,
       h('h2', {}, `${stops.length} stop${stops.length === 1 ? '' : 's'}`),
       h('ol', { class: 'stop-list' }, stops.map((s) => h('li', { lang: langOf(local, s.order, 'name') }, s.name ?? ''))));
     const turn = ++drawn;

@@ -1,19 +1,25 @@
 // Taking a tour: the map from the package's own tiles, the stops in order, the visitor's position
 // and heading, the distance to the next stop, and the arrival announcement that opens a stop.
 // A stop shows its text, images with alt text, audio with its transcript and video with its
-// captions, each read from the stored package and checked before it is shown.
+// captions, each read from the stored package and checked before it is shown. A tour with a route
+// (format 1.2, map/route.geojson) draws it and says its length and climb; a tour without one, or
+// whose route cannot be used, joins its stops with straight lines.
 
 import * as storage from './storage.js';
 import {
   openTour, openMap, verifiedBlob, distanceMetres, arrivalRadius, formatDistance, shownType, orderedStops,
 } from './tour.js';
 import { localTour, langOf, languageSwitch, fallbackNote } from './language-view.js';
+import {
+  readRoute, routeSummary, formatLength, stopDistance, unwrapPoints, nearLongitude, mapFrame, routeLocale,
+} from './route.js';
 
-let opened = null; // { key, tour, map: tiles|null, local: {manifest, stops} in the visitor's language }
+let opened = null; // { key, tour, map: tiles|null, route: {route, reason}, local: {manifest, stops} in the visitor's language }
 let watch = null; // geolocation watch id
 let position = null; // last position {latitude, longitude, accuracy, heading}
 let leaflet = null; // the L.Map on screen
 let positionMarker = null;
+let mapLongitude = NaN; // the longitude the map's drawing is near (a tour across 180° runs past it)
 let urls = []; // blob: URLs of the page on screen, revoked when it goes
 let statusLine = null;
 
@@ -70,7 +76,10 @@ async function load(key) {
   } catch {
     map = null; // the tour is still taken without a base map
   }
-  opened = { key, tour, map, local: null };
+  // The route is read once per opening; a route that cannot be used is no route (straight lines).
+  const route = await readRoute(tour.archive, tour.manifest);
+  if (route.reason) console.warn(`trailpack: the tour's route is not drawn: ${route.reason}`);
+  opened = { key, tour, map, route, local: null };
   return opened;
 }
 
@@ -114,6 +123,7 @@ export function leaveTour() {
   leaflet?.remove();
   leaflet = null;
   positionMarker = null;
+  mapLongitude = NaN;
   statusLine = null;
   revokeAll();
 }
@@ -167,7 +177,7 @@ function onPosition(coords) {
   const stops = opened.local?.stops ?? opened.tour.stops;
   const sha = opened.key;
   if (leaflet && positionMarker) {
-    positionMarker.setLatLng([coords.latitude, coords.longitude]);
+    positionMarker.setLatLng([coords.latitude, nearLongitude(coords.longitude, mapLongitude)]);
     positionMarker.setOpacity(1);
     const arrow = positionMarker.getElement()?.querySelector('.heading');
     if (arrow) {
@@ -301,12 +311,22 @@ export async function showTour(view, key) {
   alerts.checked = localStorage.getItem(settingsKey) === 'on';
   alerts.addEventListener('change', () => localStorage.setItem(settingsKey, alerts.checked ? 'on' : 'off'));
   const seen = visited(key);
+  const { route, reason } = state.route;
+  const locale = routeLocale();
+  const along = (s) => {
+    const d = stopDistance(route, s);
+    return d === null ? null : h('span', { class: 'muted route-distance' }, ` · ${formatLength(d, locale)} along the route`);
+  };
   const list = h('ol', { class: 'stop-list' }, stops.map((s, i) => h('li', {},
     h('a', { href: `#/${key}/stop/${i + 1}`, lang: langOf(manifest, s.order, 'name') }, s.name),
+    along(s),
     seen.has(i + 1) ? h('span', { class: 'visited' }, ' (visited)') : null)));
   render(h('span', { lang: langOf(manifest, null, 'name') }, manifest.name),
     languageSwitch(h, manifest, () => showTour(view, key)),
     fallbackNote(h, manifest, (f) => f.stop === null || (f.field === 'name' && f.asset === undefined)),
+    route ? h('p', { class: 'route-summary' }, routeSummary(route, locale)) : null,
+    reason ? h('p', { class: 'muted' }, `The tour's route cannot be shown (${reason}): the stops are joined with straight lines.`)
+      : null,
     state.map ? null : notice('info', 'This tour has no offline map: follow the list of stops.'),
     mapBox, statusLine,
     h('div', { class: 'actions' }, follow,
@@ -320,13 +340,19 @@ export async function showTour(view, key) {
       },
     }, 'Start the tour again')));
   if (L) {
-    const b = manifest.bounds;
     leaflet = L.map(mapBox, { zoomControl: true, attributionControl: false, keyboard: true });
-    const points = stops.map((s) => [s.coordinate.latitude, s.coordinate.longitude]);
+    // The stops near the route's start, each unwrapped against the one before: a tour across the
+    // antimeridian is drawn in one piece (Leaflet draws longitudes as given, past 180° too).
+    const points = unwrapPoints(stops.map((s) => [s.coordinate.latitude, s.coordinate.longitude]),
+      route ? route.lines[0][0][1] : undefined);
+    mapLongitude = points[0][1];
+    // The route when the tour has one; else straight lines from stop to stop.
+    const line = L.polyline(route ? route.lines : points,
+      { color: '#1b4332', weight: 4, opacity: 0.8, interactive: false });
     // The view first: Leaflet adds markers to a map only once it has one.
-    leaflet.fitBounds(L.latLngBounds(points).pad(0.15));
+    leaflet.fitBounds(line.getBounds().extend(L.latLngBounds(points)).pad(0.15));
     if (state.map) tileLayer(state.map.tiles).addTo(leaflet);
-    L.polyline(points, { color: '#1b4332', weight: 4, opacity: 0.8, interactive: false }).addTo(leaflet);
+    line.addTo(leaflet);
     stops.forEach((s, i) => {
       const marker = L.marker(points[i], {
         title: `Stop ${i + 1}: ${s.name}`, alt: `Stop ${i + 1}: ${s.name}`, keyboard: true,
@@ -349,13 +375,13 @@ export async function showTour(view, key) {
     const me = positionMarker.getElement();
     me.setAttribute('aria-hidden', 'true');
     me.append(Object.assign(document.createElement('span'), { className: 'heading', hidden: true }));
-    if (position) positionMarker.setLatLng([position.latitude, position.longitude]);
+    if (position) positionMarker.setLatLng([position.latitude, nearLongitude(position.longitude, mapLongitude)]);
     else positionMarker.setOpacity(0);
-    const frame = b ? L.latLngBounds([b.southwest.latitude, b.southwest.longitude],
-      [b.northeast.latitude, b.northeast.longitude]) : L.latLngBounds(points);
-    leaflet.setMaxBounds(frame.pad(0.5));
+    const frame = mapFrame(manifest.bounds, mapLongitude);
+    leaflet.setMaxBounds((frame ? L.latLngBounds(frame) : line.getBounds().extend(L.latLngBounds(points))).pad(0.5));
     const container = leaflet.getContainer();
-    container.setAttribute('aria-label', `Map of ${manifest.name}: ${stops.length} stops`);
+    container.setAttribute('aria-label',
+      `Map of ${manifest.name}: ${stops.length} stops${route ? ' and the route between them' : ''}`);
   }
   updateStatus();
 }
