@@ -182,9 +182,9 @@ def summary(lines):
 
 def locate(stops, lines):
     """Each stop (slug, lat, lon) on the route, by FORMAT.md §3.3: the projection onto every segment in a plane
-    centred on the stop, clamped; offset d = the smallest planar distance; the stop's point is the first
-    segment (in route order) within d + 20 m whose point is at or after the previous stop's point (the first such
-    overall when there is none after it); distanceMetres = the route's length up to that point."""
+    centred on the stop, clamped; offset d = the smallest planar distance; a pass is a run of consecutive segments
+    within d + 20 m, at its nearest point; the stop's point is the first pass at or after the previous stop's point
+    (the first pass overall when there is none after it); distanceMetres = the route's length up to that point."""
     segments = []  # (lonA, latA, lonB, latB, start, length, line, index)
     along = 0.0
     for li, line in enumerate(lines):
@@ -209,14 +209,24 @@ def locate(stops, lines):
             d = math.hypot(px, py)
             found.append((d, start + t * length, li, i, t))
             nearest = min(nearest, d)
-        chosen = first = None
+        # A pass: a run of consecutive segments within d + 20 m; its point is its nearest (the first of equals).
+        passes, run = [], None
         for (d, at, li, i, t) in found:
             if d <= nearest + PASS_SLACK:
-                if first is None:
-                    first = (at, li, i, t)
-                if at >= previous:
-                    chosen = (at, li, i, t)
-                    break
+                if run is None or d < run[0]:
+                    run = (d, at, li, i, t) if run is None else (d, at, li, i, t)
+            elif run is not None:
+                passes.append(run)
+                run = None
+        if run is not None:
+            passes.append(run)
+        chosen = first = None
+        for (d, at, li, i, t) in passes:
+            if first is None:
+                first = (at, li, i, t)
+            if at >= previous:
+                chosen = (at, li, i, t)
+                break
         pick = chosen or first or (0.0, None, None, None)
         previous = pick[0]
         out.append({"slug": slug, "distanceMetres": pick[0], "offsetMetres": nearest if segments else 0.0,

@@ -52,14 +52,31 @@ public enum GPXReader {
         public var routePointCount = 0
         public var trackCount = 0
         public var trackPointCount = 0
+        /// With `lines: true`: each `<trkseg>` of every `<trk>`, in file order, as a line of positions.
+        public var trackLines: [[RoutePosition]] = []
+        /// With `lines: true`: each `<rte>`'s `<rtept>` positions, in file order.
+        public var routeLines: [[RoutePosition]] = []
+
+        /// The route the file records (`docs/FORMAT.md` §3.3): its tracks, or its routes when it has
+        /// no track; elevations only when every position has one. Segments of fewer than two
+        /// points are kept, for the route's checks to report.
+        public var recordedRoute: [[RoutePosition]] {
+            let lines = trackLines.contains(where: { !$0.isEmpty }) ? trackLines : routeLines
+            let kept = lines.filter { !$0.isEmpty }
+            guard kept.contains(where: { $0.contains { $0.elevation == nil } }) else { return kept }
+            return kept.map { $0.map { RoutePosition(longitude: $0.longitude, latitude: $0.latitude) } }
+        }
     }
+
+    /// The most track and route points read from one file (a 64 MiB file holds about a million).
+    public static let maxLinePoints = 2_000_000
 
     /// The largest GPX file read (the documented limit).
     public static let maxFileBytes: Int64 = 64 << 20
 
     /// Reads the file at `path`. A FIFO, a device or a folder is refused before anything blocks.
     public static func read(
-        path: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints
+        path: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints, lines: Bool = false
     ) throws(BuildError) -> Document {
         let file: RegularFile
         do { file = try FileOperations.openRegularFile(path) } catch {
@@ -76,21 +93,22 @@ public enum GPXReader {
             )
         }
         var tokenizer = XMLTokenizer(fileDescriptor: file.descriptor, name: path, limit: maxFileBytes)
-        return try read(&tokenizer, file: path, stops: stops, maxPoints: maxPoints)
+        return try read(&tokenizer, file: path, stops: stops, maxPoints: maxPoints, lines: lines)
     }
 
     /// Reads a GPX document held in memory; `name` is used in messages.
     public static func read(
-        bytes: [UInt8], name: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints
+        bytes: [UInt8], name: String, stops: Stops = .waypoints, maxPoints: Int = ManifestValidator.maxWaypoints,
+        lines: Bool = false
     ) throws(BuildError) -> Document {
         var tokenizer = XMLTokenizer(bytes: bytes)
-        return try read(&tokenizer, file: name, stops: stops, maxPoints: maxPoints)
+        return try read(&tokenizer, file: name, stops: stops, maxPoints: maxPoints, lines: lines)
     }
 
     // MARK: the walk
 
-    private enum Role {
-        case root, waypoint, route, routePoint, track, trackSegment
+    private enum Role: Equatable {
+        case root, waypoint, route, routePoint, track, trackSegment, trackPoint
         case field(Field)
         /// Inside a field: its text still counts.
         case fieldChild
@@ -103,9 +121,13 @@ public enum GPXReader {
     }
 
     private static func read(
-        _ xml: inout XMLTokenizer, file: String, stops: Stops, maxPoints: Int
+        _ xml: inout XMLTokenizer, file: String, stops: Stops, maxPoints: Int, lines collectLines: Bool
     ) throws(BuildError) -> Document {
         var doc = Document(points: [])
+        // The line being read (a <trkseg> or an <rte>) and the position of its current point.
+        var line: [RoutePosition] = []
+        var linePosition: RoutePosition?
+        var linePoints = 0
         var roles: [Role] = []
         var gpxNamespace: String?
         var point: Point?
@@ -140,20 +162,31 @@ public enum GPXReader {
                     case (.root, "rte"):
                         role = .route
                         doc.routeCount += 1
+                        line = []
                     case (.route, "rtept"):
                         role = .routePoint
                         doc.routePointCount += 1
                         if stops == .route { point = try startPoint(e, fail) }
+                        if collectLines { linePosition = try startPosition(e, fail, &linePoints) }
                     case (.root, "trk"):
                         role = .track
                         doc.trackCount += 1
                     case (.track, "trkseg"):
                         role = .trackSegment
+                        line = []
                     case (.trackSegment, "trkpt"):
-                        role = .skipped
+                        role = collectLines ? .trackPoint : .skipped
                         doc.trackPointCount += 1
+                        if collectLines { linePosition = try startPosition(e, fail, &linePoints) }
+                    case (.trackPoint, "ele"):
+                        if fields[.ele] != nil {
+                            throw fail(
+                                e.position, "a second <\(e.qualifiedName)> in the same point; a GPX point has one")
+                        }
+                        role = .field(.ele)
+                        fieldText = ""
                     case (.waypoint, let name), (.routePoint, let name):
-                        if point != nil, let field = Field(rawValue: name) {
+                        if point != nil || linePosition != nil, let field = Field(rawValue: name) {
                             if fields[field] != nil {
                                 throw fail(
                                     e.position, "a second <\(e.qualifiedName)> in the same point; a GPX point has one")
@@ -189,6 +222,24 @@ public enum GPXReader {
                         }
                         fields[field] = value
                         fieldText = ""
+                    case .trackPoint,
+                        .routePoint where linePosition != nil:
+                        if var p = linePosition {
+                            p.elevation = fields[.ele].flatMap(decimalLiteral).flatMap(Double.init)
+                            line.append(p)
+                        }
+                        linePosition = nil
+                        if role == .trackPoint { fields = [:] }
+                    case .trackSegment:
+                        if collectLines { doc.trackLines.append(line) }
+                        line = []
+                    case .route:
+                        if collectLines { doc.routeLines.append(line) }
+                        line = []
+                    default:
+                        break
+                    }
+                    switch role {
                     case .waypoint, .routePoint:
                         if var p = point {
                             func text(_ f: Field) -> String? { fields[f].flatMap { $0.isEmpty ? nil : $0 } }
@@ -224,6 +275,20 @@ public enum GPXReader {
             throw .malformed(file, "\(error)")
         }
         return doc
+    }
+
+    /// The position of a `<trkpt>` or `<rtept>` of a line, its degrees checked as a stop's are.
+    private static func startPosition(
+        _ e: XMLTokenizer.Element, _ fail: (XMLTokenizer.Position, String) -> BuildError, _ count: inout Int
+    ) throws(BuildError) -> RoutePosition {
+        count += 1
+        guard count <= maxLinePoints else {
+            throw fail(
+                e.position,
+                "more than \(maxLinePoints) track points; split the recording, or simplify it in the mapping program")
+        }
+        let c = try startPoint(e, fail).coordinate
+        return RoutePosition(longitude: c.longitude, latitude: c.latitude)
     }
 
     private static func startPoint(

@@ -28,11 +28,22 @@ public enum TourBuilder {
         public private(set) var manifest: Manifest
         /// Every file to package, in entry order (after `manifest.json`).
         public var files: [TourSource.SourceFile]
+        /// The files the builder makes itself (the route, `map/route.geojson`), written in their
+        /// place among `files` by path.
+        public var generated: [GeneratedEntry] = []
         public var findings: [Finding]
         public var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
         /// The size of `manifest.json` (`manifest.canonicalBytes`, counted by `plan` without
         /// holding them: they are made again, a piece at a time, as they are written).
         let manifestSize: Int
+    }
+
+    /// A file the builder makes (never one of the folder's), held whole: the route, at most 16 MiB.
+    public struct GeneratedEntry: Sendable {
+        /// Its path in the package.
+        public var path: String
+        /// Its bytes.
+        public var bytes: [UInt8]
     }
 
     /// What `plan` made of a tour folder: a plan to write, or only findings.
@@ -94,8 +105,12 @@ public enum TourBuilder {
             progress?.finish()
         }
 
+        // Without bounds in tour.json the frame holds every stop and the whole route.
+        let routeCoordinates = (source.route?.lines ?? []).flatMap { $0.map(\.coordinate) }
         let bounds =
-            source.tour.bounds ?? Bounds.enclosing(source.waypoints.map(\.coordinate).filter { !$0.latitude.isNaN })?
+            source.tour.bounds
+            ?? Bounds.enclosing(
+                source.waypoints.map(\.coordinate).filter { !$0.latitude.isNaN } + routeCoordinates)?
             .roundedOutward
             ?? Bounds(
                 southwest: Coordinate(latitude: 0, longitude: 0), northeast: Coordinate(latitude: 0, longitude: 0))
@@ -145,11 +160,14 @@ public enum TourBuilder {
                 assets: files[start..<start + count].map(asset), properties: w.properties,
                 accessibilityWaiver: w.accessibilityWaiver, translations: w.translations)
         }
+        // The route (format 1.2): made from route.gpx or route.geojson, checked against the stops,
+        // and packaged as map/route.geojson, a map asset readers of format 1.1 ignore.
+        let (routeEntry, routeAsset, routeFindings) = makeRoute(source, waypoints: waypoints, bounds: bounds)
         let manifest = Manifest(
             id: source.tour.id, version: source.tour.version, name: source.tour.name, park: source.tour.park,
             site: source.tour.site, mapName: source.tour.mapName, bounds: bounds, description: source.tour.description,
             waypoints: waypoints,
-            mapAssets: files[stopFileCount...].map(asset).sorted {
+            mapAssets: (files[stopFileCount...].map(asset) + (routeAsset.map { [$0] } ?? [])).sorted {
                 $0.path.utf8.lexicographicallyPrecedes($1.path.utf8)
             },
             languages: source.tour.languages, requireAllLanguages: source.tour.requireAllLanguages,
@@ -161,7 +179,7 @@ public enum TourBuilder {
                 !sourceFindings.contains { $0.file == f.file && $0.location != nil && $0.location == f.location }
             }
         let findings =
-            sourceFindings + mapFindings + manifestFindings + strayFindings(source)
+            sourceFindings + routeFindings + mapFindings + manifestFindings + strayFindings(source)
             + TourInit.placeholderFindings(source)
             + budget.findings(files)
         // Without hashes the plan only served its findings (an editor's check on every save): never written.
@@ -187,7 +205,49 @@ public enum TourBuilder {
                 ])
         }
         return .ready(
-            Plan(manifest: manifest, files: files, findings: findings, manifestSize: size))
+            Plan(
+                manifest: manifest, files: files, generated: routeEntry.map { [$0] } ?? [], findings: findings,
+                manifestSize: size))
+    }
+
+    /// The package's route entry and asset, and what was found making it (findings name the
+    /// folder's route file, or tour.json for its stages).
+    static func makeRoute(
+        _ source: TourSource, waypoints: [Waypoint], bounds: Bounds
+    )
+        -> (GeneratedEntry?, Asset?, [Finding])
+    {
+        guard let routeSource = source.route else {
+            guard !source.tour.stages.isEmpty else { return (nil, nil, []) }
+            return (
+                nil, nil,
+                [
+                    Finding(
+                        .routeStages, file: TourSource.tourFileName, path: JSONPath.root.member("stages"),
+                        "the tour lists stages but has no route; put the recorded track beside tour.json as route.gpx (or the line as route.geojson), or remove \"stages\""
+                    )
+                ]
+            )
+        }
+        let made = TourRoute.make(routeSource, stops: waypoints, stages: source.tour.stages)
+        guard let route = made.route else { return (nil, nil, made.findings) }
+        // Stages are the ranger's lines of tour.json: said there.
+        let checks = RouteChecks.check(route, waypoints: waypoints, bounds: bounds, file: routeSource.file).map {
+            finding -> Finding in
+            guard let path = finding.jsonPath, path.components.count > 2,
+                path.components[0] == .key("properties"), path.components[1] == .key("stages")
+            else { return finding }
+            var f = finding
+            f.file = TourSource.tourFileName
+            f.location = .json(JSONPath(Array(path.components.dropFirst())))
+            return f
+        }
+        let bytes = RouteFile.bytes(route)
+        let type = MediaTypes.byExtension["geojson"]!
+        let asset = Asset(
+            path: Route.entryName, kind: type.kind, mediaType: type.mediaType, size: Int64(bytes.count),
+            sha256: SHA256.hash(bytes).hex)
+        return (GeneratedEntry(path: Route.entryName, bytes: bytes), asset, made.findings + checks)
     }
 
     /// Stops far from all the others: a typo in a coordinate that the computed frame would hide.
@@ -245,8 +305,8 @@ public enum TourBuilder {
     /// each file must still be what the folder held when it was read (and hashed). The manifest
     /// is let go once written (`manifest` is left nil): the rest of the write does not need it.
     private static func writeEntries(
-        _ files: [TourSource.SourceFile], manifest: inout Manifest?, manifestSize: Int, to file: AtomicFile,
-        timestamp: Int64, progress: BuildProgress?
+        _ files: [TourSource.SourceFile], generated: [GeneratedEntry], manifest: inout Manifest?, manifestSize: Int,
+        to file: AtomicFile, timestamp: Int64, progress: BuildProgress?
     ) throws -> ZipWriter.Summary {
         var writer = try ZipWriter(
             fileDescriptor: file.descriptor, path: file.temporaryPath, modificationTime: timestamp)
@@ -261,7 +321,13 @@ public enum TourBuilder {
                 if let failure { throw failure }
             }
         }
+        // The builder's own files go in their place by path (entries are sorted by their UTF-8 bytes).
+        var pending = generated.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }[...]
         for source in files {
+            while let next = pending.first, next.path.utf8.lexicographicallyPrecedes(source.archivePath.utf8) {
+                try writer.addEntry(path: next.path, bytes: next.bytes, compress: true)
+                pending.removeFirst()
+            }
             // Maps are always stored: phones read their tiles in place (docs/FORMAT.md, "Maps").
             let compress = source.type.compress && !MapInfo.isPMTiles(source.archivePath)
             let after = try writer.addEntry(
@@ -282,6 +348,7 @@ public enum TourBuilder {
             }
             progress?.advance(files: 1)
         }
+        for next in pending { try writer.addEntry(path: next.path, bytes: next.bytes, compress: true) }
         return try writer.finish()
     }
 
@@ -383,6 +450,7 @@ public enum TourBuilder {
     ) throws -> BuildOutcome {
         let waypointCount = plan.manifest.waypoints.count, assetBytes = plan.totalBytes
         let files = plan.files
+        let generated = plan.generated
         var manifest: Manifest? = plan.manifest
         let manifestSize = plan.manifestSize
         _ = consume plan
@@ -406,8 +474,8 @@ public enum TourBuilder {
         let summary: ZipWriter.Summary
         do {
             summary = try writeEntries(
-                files, manifest: &manifest, manifestSize: manifestSize, to: temp, timestamp: timestamp,
-                progress: progress)
+                files, generated: generated, manifest: &manifest, manifestSize: manifestSize, to: temp,
+                timestamp: timestamp, progress: progress)
         } catch let error as ArchiveError {
             // The writer's failures (input/output, a file that grew or shrank) as the builder's errors.
             throw BuildError(error)

@@ -22,6 +22,8 @@ public struct TourSource: Sendable {
     public var tour: TourFields
     public var waypoints: [WaypointSource]
     public var mapFiles: [SourceFile]
+    /// The route, from `route.gpx` or `route.geojson` beside `tour.json`; nil when there is none.
+    public var route: TourRoute.Source? = nil
 
     /// The package-level fields of `tour.json`.
     public struct TourFields: Sendable {
@@ -39,6 +41,8 @@ public struct TourSource: Sendable {
         public var requireAllLanguages = false
         /// The name, park and description in the other languages.
         public var translations = Translations<TourTextField>()
+        /// The parts the tour is walked in (`"stages"`), with the route (format 1.2).
+        public var stages: [TourRoute.StageSource] = []
     }
 
     /// One waypoint folder.
@@ -245,8 +249,14 @@ struct Loader {
                 ? a.order < b.order : Array(a.folder.utf8).lexicographicallyPrecedes(Array(b.folder.utf8))
         }
 
+        let route = TourRoute.load(folder: root)
+        findings += route.findings
+        used.insert(TourRoute.gpxName)
+        used.insert(TourRoute.geoJSONName)
+        used.insert(Route.entryName)
+
         var mapFiles: [TourSource.SourceFile] = []
-        for rel in FileSystem.walk(root + "/map") {
+        for rel in FileSystem.walk(root + "/map") where "map/" + rel != Route.entryName {
             if let file = resolveAsset(
                 reference: rel, baseFolder: "map", archiveFolder: "map/", title: nil, findingFile: "map/" + rel)
             {
@@ -262,7 +272,7 @@ struct Loader {
                 ))
         }
         guard let tour else { return nil }
-        return TourSource(root: root, tour: tour, waypoints: waypoints, mapFiles: mapFiles)
+        return TourSource(root: root, tour: tour, waypoints: waypoints, mapFiles: mapFiles, route: route.source)
     }
 
     // MARK: files
@@ -290,7 +300,7 @@ struct Loader {
             top, at: .root,
             known: [
                 "id", "version", "languages", "requireAllLanguages", "name", "park", "site", "mapName", "bounds",
-                "description",
+                "description", "stages",
             ])
         let site = r.site(top)
         let bounds = r.bounds(top, required: false)
@@ -300,6 +310,17 @@ struct Loader {
             let t = r.localizedText(top, field.rawValue, at: .root, languages: languages)
             for (tag, value) in t.translations { translations[tag, field] = value }
             return t.plain ?? ""
+        }
+        var stages: [TourRoute.StageSource] = []
+        for (i, item) in (r.array(top, "stages", at: .root, required: false) ?? []).enumerated() {
+            let path = JSONPath.root.member("stages").element(i)
+            guard let m = r.object(item, at: path) else { continue }
+            r.rejectUnknown(m, at: path, known: ["name", "from", "to"])
+            if let name = r.string(m, "name", at: path), let from = r.string(m, "from", at: path),
+                let to = r.string(m, "to", at: path)
+            {
+                stages.append(TourRoute.StageSource(name: name, from: from, to: to))
+            }
         }
         return TourSource.TourFields(
             id: r.string(top, "id", at: .root) ?? "",
@@ -312,7 +333,7 @@ struct Loader {
             description: text(.description),
             languages: languages,
             requireAllLanguages: r.flag(top, "requireAllLanguages", at: .root),
-            translations: translations)
+            translations: translations, stages: stages)
     }
 
     mutating func readWaypoint(folder: String, folderName: String) -> TourSource.WaypointSource? {

@@ -151,12 +151,23 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     case languageMissing = "language.missing"
     case languageRequired = "language.required"
     case languageMap = "language.map"
+    // The route (format 1.2)
+    case routeFile = "route.file"
+    case routeGeometry = "route.geometry"
+    case routeMismatch = "route.mismatch"
+    case routeOutsideBounds = "route.outside-bounds"
+    case routeStops = "route.stops"
+    case routeStages = "route.stages"
+    case routeStopFar = "route.stop-far"
+    case routeStopOrder = "route.stop-order"
+    case routeGap = "route.gap"
 
     /// Whether the finding makes the input invalid (`error`) or is advice (`warning`).
     public var severity: Finding.Severity {
         switch self {
         case .sourceUnusedFile, .sourceJSONForgiven, .sourcePlaceholder, .sourceAssetLarge, .sourcePackageLarge,
-            .mapNone, .mapMinDetail, .waypointStray, .accessibilityMissing, .languageMissing:
+            .mapNone, .mapMinDetail, .waypointStray, .accessibilityMissing, .languageMissing, .routeStopFar,
+            .routeStopOrder, .routeGap:
             .warning
         default: .error
         }
@@ -305,6 +316,18 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
         case .languageMissing:
             "a text or recording of the default language has no translation in a declared language (warning)"
         case .languageMap: "a map asset is given a language (every visitor gets the tour's maps)"
+        case .routeFile:
+            "the route (route.gpx, route.geojson, or map/route.geojson in a package) cannot be read or is not the format's GeoJSON Feature"
+        case .routeGeometry:
+            "the route's line is malformed: a position out of range or not finite, fewer than two positions, mixed elevations, the antimeridian crossed, too many positions"
+        case .routeMismatch:
+            "a number the route states (length, ascent, descent, a stop's or a stage's) disagrees with its positions"
+        case .routeOutsideBounds: "the route leaves the tour's map bounds"
+        case .routeStops: "the route's list of stops does not name every waypoint once, in order"
+        case .routeStages: "a stage names an unknown stop, ends before it starts, or overlaps the stage before it"
+        case .routeStopFar: "a stop is far from the route (over 200 m, or its radiusMetres) (warning)"
+        case .routeStopOrder: "a stop comes before the previous stop along the route (warning)"
+        case .routeGap: "the route's lines leave a gap of more than 50 m between them (warning)"
         case .languageRequired:
             "a text or recording has no translation in a declared language, and the tour requires all languages"
         }
