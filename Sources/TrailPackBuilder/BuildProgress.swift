@@ -143,6 +143,22 @@ public enum Format {
         return unit == 0 ? "\(n) B" : String(format: "%.1f %@", value, units[unit])
     }
 
+    /// `106.1 km (65.9 mi)`: a route's length, in both units.
+    public static func kilometres(_ metres: Double) -> String {
+        String(format: "%.1f km (%.1f mi)", metres / 1000, metres / 1609.344)
+    }
+
+    /// `1,591`: whole metres, grouped by thousands.
+    public static func whole(_ x: Double) -> String {
+        let digits = String(Int64(x.rounded()).magnitude)
+        var out = x < -0.5 ? "-" : ""
+        for (i, c) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return out
+    }
+
     /// `1:05`, `0:03`, `1:02:03`.
     public static func duration(_ seconds: Double) -> String {
         guard seconds.isFinite else { return "?" }

@@ -118,6 +118,13 @@ public enum TourBuilder {
         // what its header says goes into the manifest.
         var mapInfos: [String: MapInfo] = [:]
         var mapFindings: [Finding] = []
+        // With a route, a map is judged against the route's corridor (docs/FORMAT.md §3.1).
+        var mapOptions = mapOptions
+        if let route = source.route, mapOptions.route == nil {
+            mapOptions.route = MapCheckOptions.Route(
+                lines: RouteMath.cutAtAntimeridian(route.lines).map { $0.map(\.coordinate) },
+                stops: source.waypoints.map(\.coordinate).filter { $0.latitude.isFinite && $0.longitude.isFinite })
+        }
         for f in source.mapFiles where MapInfo.isPMTiles(f.archivePath) {
             let report: MapReport
             do {
@@ -136,7 +143,7 @@ public enum TourBuilder {
             mapFindings.append(
                 Finding(
                     .mapNone, file: "map/",
-                    "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one with 'trailpack map extract --tour \(root)'"
+                    "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one with 'trailpack map extract --tour \(root)\(source.route == nil ? "" : " --corridor 500")'"
                 ))
         }
 

@@ -9,7 +9,11 @@ public enum TourInit {
     ///
     /// A folder that does not exist yet is made under a temporary name and renamed into place, so
     /// a failure leaves nothing half-written.
-    public static func scaffold(folder: String, stops given: [Stop] = []) throws -> [String] {
+    public static func scaffold(
+        folder: String, stops given: [Stop] = [], route: [[RoutePosition]]? = nil
+    ) throws
+        -> [String]
+    {
         let fm = FileManager.default
         if fm.fileExists(atPath: folder + "/" + TourSource.tourFileName) {
             throw BuildError.usage("'\(folder)' already holds a tour.json; choose a new folder")
@@ -63,6 +67,11 @@ public enum TourInit {
                     to: URL(fileURLWithPath: target + "/" + dir + "/waypoint.json"))
                 written.append(dir + "/waypoint.json")
             }
+            if let route {
+                try Data(TourRoute.geoJSONBytes(route)).write(
+                    to: URL(fileURLWithPath: target + "/" + TourRoute.geoJSONName))
+                written.append(TourRoute.geoJSONName)
+            }
             if !exists {
                 do { try FileOperations.rename(target, to: folder) } catch {
                     throw BuildError(
@@ -109,13 +118,63 @@ public enum TourInit {
     /// (Garmin units write both; geocaches put their code there): the property `comment`, never
     /// part of what visitors read. `<ele>` becomes the property `elevationMeters`, `<time>` `time`,
     /// `<sym>` `symbol`, `<type>` `type`.
-    public static func readGPX(path: String, stops: GPXReader.Stops = .waypoints) throws -> GPXStops {
+    ///
+    /// The file's tracks (or, with none, its routes, unless their points are the stops) become the
+    /// tour's route (`docs/FORMAT.md` §3.3): simplified at `tolerance` metres (keeping the length
+    /// within 0.5 %), and the stops are numbered in their order along it.
+    public static func readGPX(
+        path: String, stops: GPXReader.Stops = .waypoints, tolerance: Double = TourRoute.defaultTolerance
+    ) throws -> GPXStops {
         let doc: GPXReader.Document
-        do { doc = try GPXReader.read(path: path, stops: stops) } catch { throw BuildError.usage(error.description) }
+        do { doc = try GPXReader.read(path: path, stops: stops, lines: true) } catch {
+            throw BuildError.usage(error.description)
+        }
         if doc.points.isEmpty {
             throw BuildError.usage("'\(path)': " + emptyReason(doc, stops: stops))
         }
-        return stopsFromGPX(doc.points, source: path)
+        var read = stopsFromGPX(doc.points, source: path)
+        var recorded = doc.recordedRoute
+        if stops == .route { recorded = doc.trackLines.contains(where: { !$0.isEmpty }) ? recorded : [] }
+        guard !recorded.isEmpty else { return read }
+        let file = URL(fileURLWithPath: path).lastPathComponent
+        let cut = RouteMath.cutAtAntimeridian(recorded)
+        if let problem = RouteFile.geometryProblem(cut, maxPositions: .max) {
+            read.notes.append("the track in '\(file)' was not made the route: \(problem)")
+            return read
+        }
+        let simplified = RouteMath.simplified(cut, tolerance: tolerance)
+        let route = RouteMath.rounded(simplified.lines)
+        if let problem = RouteFile.geometryProblem(route) {
+            read.notes.append("the track in '\(file)' was not made the route: \(problem)")
+            return read
+        }
+        read.route = route
+        let recordedCount = cut.reduce(0) { $0 + $1.count }, kept = route.reduce(0) { $0 + $1.count }
+        let km = String(format: "%.1f", RouteMath.length(route) / 1000)
+        read.notes.append(
+            "the track in '\(file)' is the tour's route (route.geojson): \(km) km, \(recordedCount) recorded points kept as \(kept)"
+                + (simplified.tolerance > 0
+                    ? " (within \(RouteMath.tenth(simplified.tolerance)) m of the recording)" : ""))
+        read.stops = orderedAlong(route, read.stops)
+        if read.stops.map(\.folder) != stopsFromGPX(doc.points, source: path).stops.map(\.folder) {
+            read.notes.append("the stops are numbered in their order along the track, not in the file's order")
+        }
+        return read
+    }
+
+    /// The stops in their order along `route` (each at its nearest pass), renumbered.
+    static func orderedAlong(_ route: [[RoutePosition]], _ stops: [Stop]) -> [Stop] {
+        let located = stops.map { stop in
+            RouteMath.locate([(slug: stop.folder, coordinate: stop.coordinate)], on: route)[0].distanceMetres
+        }
+        let order = stops.indices.sorted { located[$0] != located[$1] ? located[$0] < located[$1] : $0 < $1 }
+        let width = max(2, String(stops.count).count)
+        return order.enumerated().map { i, index in
+            var stop = stops[index]
+            let rest = stop.folder.drop(while: { $0.isNumber })
+            stop.folder = String(repeating: "0", count: width - String(i + 1).count) + String(i + 1) + rest
+            return stop
+        }
     }
 
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
@@ -162,6 +221,8 @@ public enum TourInit {
         public var stops: [Stop]
         /// Notes for the ranger: duplicate names made unique, over-long text cut.
         public var notes: [String]
+        /// The route the file's track gives (simplified, rounded), when it has one.
+        public var route: [[RoutePosition]]? = nil
 
         /// Stops and notes.
         public init(stops: [Stop], notes: [String]) {

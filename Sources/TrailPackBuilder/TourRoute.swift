@@ -196,6 +196,15 @@ public enum TourRoute {
         return (lines, [])
     }
 
+    /// A route as `route.geojson` in a tour folder: one GeoJSON Feature holding the line.
+    public static func geoJSONBytes(_ lines: [[RoutePosition]]) -> [UInt8] {
+        let route = Route(lines: lines, summary: RouteSummary(lengthMetres: 0, stops: []))
+        return JSONWriter.bytes(
+            .object([
+                "type": .string("Feature"), "geometry": RouteFile.geometryValue(route), "properties": .object([]),
+            ]), pretty: false) + [0x0A]
+    }
+
     /// The package's route: the lines cut at the antimeridian, a recording simplified (at
     /// `tolerance` metres, keeping the length within 0.5 %), positions rounded, and its numbers
     /// computed for these stops (in the order of their `order`) and stages. Nil, with a

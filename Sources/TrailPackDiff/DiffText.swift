@@ -43,6 +43,7 @@ public enum DiffText {
         if let a = diff.oldFrame, let b = diff.newFrame {
             lines.append("Map frame: \(frame(a)) → \(frame(b))")
         }
+        if let route = diff.route { lines.append(routeLine(route)) }
         for stop in diff.stops {
             switch stop.kind {
             case .added:
@@ -132,6 +133,33 @@ public enum DiffText {
                 "file \(e(a.file)) replaced: \(bytes(a.oldSize ?? 0)) → \(bytes(a.newSize ?? 0)), SHA-256 \(a.oldSHA256?.prefix(12) ?? "")… → \(a.newSHA256?.prefix(12) ?? "")…"
         case .retitled: return "file \(e(a.file)) retitled: \"\(e(a.oldTitle ?? ""))\" → \"\(e(a.newTitle ?? ""))\""
         }
+    }
+
+    static func routeLine(_ r: PackageDiff.RouteChange) -> String {
+        func km(_ m: Double?) -> String { m.map { String(format: "%.1f km", $0 / 1000) } ?? "?" }
+        var line: String
+        switch r.kind {
+        case .added: line = "+ Route added: \(km(r.newLengthMetres))"
+        case .removed: line = "- Route removed (it was \(km(r.oldLengthMetres)))"
+        case .changed:
+            line = "~ Route: \(km(r.oldLengthMetres)) → \(km(r.newLengthMetres))"
+            if let moved = r.movedMetres {
+                line +=
+                    ", moved up to \(distance(moved))"
+                    + (r.movedAtMetres.map { " around km \(String(format: "%.1f", $0 / 1000))" } ?? "")
+            } else if r.oldStages == nil {
+                line += " (the line moved by less than a metre)"
+            }
+        }
+        if let a = r.oldAscentMetres, let b = r.newAscentMetres, r.kind == .changed, abs(a - b) >= 1 {
+            line += String(format: "; climb %.0f m → %.0f m", a, b)
+        }
+        if let stages = r.newStages, r.kind != .removed {
+            line += "; stages: " + stages.map { "\"\(TerminalText.escaped($0))\"" }.joined(separator: ", ")
+        } else if r.oldStages != nil, r.kind == .changed {
+            line += "; stages removed"
+        }
+        return line
     }
 
     static func point(_ p: PackageDiff.Point?) -> String {

@@ -113,8 +113,27 @@ public struct PackageDiff: Sendable, Equatable, Codable {
         public var words: WordDiff?
     }
 
+    /// The route (format 1.2): added, removed or changed, with its lengths and how far it moved.
+    public struct RouteChange: Sendable, Equatable, Codable {
+        public enum Kind: String, Sendable, Codable { case added, removed, changed }
+        public var kind: Kind
+        public var oldLengthMetres: Double?
+        public var newLengthMetres: Double?
+        public var oldAscentMetres: Double?
+        public var newAscentMetres: Double?
+        /// The farthest the new line comes from the old one (sampled along the new line), in metres.
+        public var movedMetres: Double?
+        /// Where along the new route that is, in metres.
+        public var movedAtMetres: Double?
+        /// The stages' names, when they changed.
+        public var oldStages: [String]?
+        public var newStages: [String]?
+    }
+
     public var old: Side?
     public var new: Side
+    /// The route, when it was added, removed or changed.
+    public var route: RouteChange?
     /// The declared languages, when they changed.
     public var languages: LanguageChange?
     /// Texts in other languages than the default that changed, grouped by language (declared order),
@@ -140,7 +159,48 @@ public struct PackageDiff: Sendable, Equatable, Codable {
     /// differ: a rebuild at another time).
     public var hasChanges: Bool {
         firstRelease || !tour.isEmpty || oldFrame != nil || !stops.isEmpty || oldOrder != nil || !maps.isEmpty
-            || languages != nil || !translations.isEmpty
+            || languages != nil || !translations.isEmpty || route != nil
+    }
+
+    /// How the route changed from `old` to `new`; nil when it did not (or neither has one).
+    public static func routeChange(old: Route?, new: Route?) -> RouteChange? {
+        switch (old, new) {
+        case (nil, nil): return nil
+        case (nil, let new?):
+            return RouteChange(
+                kind: .added, newLengthMetres: new.summary.lengthMetres, newAscentMetres: new.summary.ascentMetres,
+                newStages: new.stages.isEmpty ? nil : new.stages.map(\.name))
+        case (let old?, nil):
+            return RouteChange(
+                kind: .removed, oldLengthMetres: old.summary.lengthMetres, oldAscentMetres: old.summary.ascentMetres,
+                oldStages: old.stages.isEmpty ? nil : old.stages.map(\.name))
+        case (let old?, let new?):
+            guard old.lines != new.lines || old.stages != new.stages else { return nil }
+            var change = RouteChange(
+                kind: .changed, oldLengthMetres: old.summary.lengthMetres, newLengthMetres: new.summary.lengthMetres,
+                oldAscentMetres: old.summary.ascentMetres, newAscentMetres: new.summary.ascentMetres)
+            if old.stages != new.stages {
+                change.oldStages = old.stages.map(\.name)
+                change.newStages = new.stages.map(\.name)
+            }
+            if old.lines != new.lines {
+                // The new line sampled at up to 500 places, each measured to the old line.
+                let length = new.summary.lengthMetres
+                let count = max(2, min(500, Int(length / 50)))
+                let samples = (0..<count).compactMap { i -> (slug: String, coordinate: Coordinate)? in
+                    let at = length * Double(i) / Double(count - 1)
+                    return RouteMath.position(at: at, on: new.lines).map { ("\(at)", $0.coordinate) }
+                }
+                let measured = RouteMath.locate(samples, on: old.lines)
+                if let far = zip(samples, measured).max(by: { $0.1.offsetMetres < $1.1.offsetMetres }),
+                    far.1.offsetMetres >= moveThresholdMetres
+                {
+                    change.movedMetres = far.1.offsetMetres
+                    change.movedAtMetres = Double(far.0.slug)
+                }
+            }
+            return change
+        }
     }
 
     /// A movement below this many metres is noise from re-typing a coordinate, not a move.
@@ -151,7 +211,7 @@ public struct PackageDiff: Sendable, Equatable, Codable {
     /// The difference from `old` (nil: a first release) to `new`.
     public init(
         old: Manifest?, new: Manifest, oldPackage: (sha256: String, size: Int64)? = nil,
-        newPackage: (sha256: String, size: Int64)? = nil
+        newPackage: (sha256: String, size: Int64)? = nil, oldRoute: Route? = nil, newRoute: Route? = nil
     ) {
         self.new = Side(
             id: new.id, version: new.version, sha256: newPackage?.sha256, size: newPackage?.size,
@@ -167,6 +227,7 @@ public struct PackageDiff: Sendable, Equatable, Codable {
         maps = []
         if let oldSize = oldPackage?.size, let newSize = newPackage?.size { sizeChange = newSize - oldSize }
         guard let old else { return }
+        route = Self.routeChange(old: oldRoute, new: newRoute)
         for (field, a, b) in [
             ("name", old.name, new.name), ("park", old.park, new.park), ("site", old.site.name, new.site.name),
             ("site id", old.site.id, new.site.id), ("map name", old.mapName, new.mapName),
@@ -211,7 +272,10 @@ public struct PackageDiff: Sendable, Equatable, Codable {
             oldOrder = keptNew.sorted { $0.old < $1.old }.map { new.waypoints[$0.new].name }
             newOrder = keptNew.map { new.waypoints[$0.new].name }
         }
-        maps = Self.assetChanges(old.mapAssets, new.mapAssets, key: \.path)
+        // The route's file is said as the route (above), by what it shows.
+        maps = Self.assetChanges(
+            old.mapAssets.filter { $0.path != Route.entryName }, new.mapAssets.filter { $0.path != Route.entryName },
+            key: \.path)
         if old.languages != new.languages { languages = LanguageChange(old: old.languages, new: new.languages) }
         translations = Self.translationChanges(old, new, pairs: pairs)
     }

@@ -155,9 +155,18 @@ public enum Verifier {
             }
         }
         if let manifest { checkContents(manifest: manifest, directory: directory, checks: checks, findings: &findings) }
+        // The route (format 1.2), then the maps: judged against its corridor when there is one.
+        let route = try PackageRoute.check(
+            source: source, directory: directory, manifest: manifest, damaged: { checks[$0.index]?.sha256 == nil })
+        findings += route.findings
+        var mapOptions = options.map
+        if let line = route.route, let manifest, mapOptions.route == nil {
+            mapOptions.route = MapCheckOptions.Route(
+                lines: line.lines.map { $0.map(\.coordinate) }, stops: manifest.waypoints.map(\.coordinate))
+        }
         let maps = try PackageMaps.check(
             source: source, directory: directory, manifest: manifest, damaged: { checks[$0.index]?.sha256 == nil },
-            options: options.map)
+            options: mapOptions)
         findings += maps.findings
 
         let hashed = hashing?.join() ?? wholeFile.run()

@@ -36,9 +36,15 @@ struct Diff: ParsableCommand {
 
     func run() throws {
         let oldReader = try CLI.openPackage(old), newReader = try CLI.openPackage(new)
+        let routes: (Route?, Route?)
+        do { routes = (try oldReader.route(), try newReader.route()) } catch {
+            CLI.printFindings(error.findings, to: .standardError)
+            throw CLIError(code: .invalid, message: "a package's route is damaged; run 'trailpack verify' on both")
+        }
         let diff = PackageDiff(
             old: oldReader.manifest, new: newReader.manifest,
-            oldPackage: try Self.identity(old), newPackage: try Self.identity(new))
+            oldPackage: try Self.identity(old), newPackage: try Self.identity(new), oldRoute: routes.0,
+            newRoute: routes.1)
         if json {
             Report.print(
                 ok: true, findings: [],

@@ -2,8 +2,21 @@ import TrailPackCore
 
 /// GeoJSON (RFC 7946) for a manifest.
 enum GeoJSON {
-    static func featureCollection(_ m: Manifest) -> JSONValue {
+    static func featureCollection(_ m: Manifest, route: Route? = nil) -> JSONValue {
         var features: [JSONValue] = [boundsFeature(m)]
+        // The route's line as the package holds it, its numbers and stages as properties.
+        if let route, case .object(let numbers) = RouteFile.properties(route) {
+            features.append(
+                .object([
+                    "type": .string("Feature"),
+                    "geometry": RouteFile.geometryValue(route),
+                    "properties": .object(
+                        [JSONMember("role", .string("route")), JSONMember("package", .string(m.id))]
+                            + numbers.filter { $0.key != "stops" }),
+                ]))
+        }
+        let along = Dictionary(
+            (route?.summary.stops ?? []).map { ($0.slug, $0.distanceMetres) }, uniquingKeysWith: { a, _ in a })
         for w in m.waypoints.sorted(by: { $0.order < $1.order }) {
             var props: [JSONMember] = [
                 JSONMember("name", .string(w.name)),
@@ -11,6 +24,9 @@ enum GeoJSON {
                 JSONMember("description", .string(w.description)),
                 JSONMember("assets", .number(JSONNumber(Int64(w.assets.count)))),
             ]
+            if let metres = along[w.slug] {
+                props.append(JSONMember("distanceAlongRouteMetres", .number(JSONNumber(metres))))
+            }
             for p in w.properties where !props.contains(where: { $0.key == p.key }) { props.append(p) }
             features.append(
                 .object([

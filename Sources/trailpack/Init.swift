@@ -20,7 +20,10 @@ struct Init: ParsableCommand {
             <sym> and <type> become the properties comment, elevationMeters, time, symbol and type. With \
             --stops-from route, \
             the <rtept> points of the file's routes become the stops instead. Stops with the same name are \
-            told apart with (2), (3)... and a note says so.
+            told apart with (2), (3)... and a note says so. The file's recorded track (<trk>; or its \
+            <rte> when it has no track and the stops are waypoints) becomes the tour's route, route.geojson: \
+            simplified to within --simplify metres (5 by default) while its length stays within 0.5 % of the \
+            recording, and the stops are numbered in their order along it.
 
             With a spreadsheet saved as CSV (comma, semicolon or tab; Excel's and LibreOffice's exports), \
             every row becomes a stop. Columns are found by their header: name (or stop, title), latitude \
@@ -59,6 +62,12 @@ struct Init: ParsableCommand {
         help: "With --from-gpx: which points become stops, waypoints (<wpt>) or route (<rtept>).")
     var stopsFrom: GPXReader.Stops?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --from-gpx: how far (in metres) the tour's route may stray from the recorded track when it is simplified (halved until the length stays within 0.5 %).",
+            valueName: "metres"))
+    var simplify: Double = TourRoute.defaultTolerance
+
     @Option(name: .customLong("from-csv"), help: "A spreadsheet (CSV) with one row per stop.")
     var csv: String?
 
@@ -92,6 +101,9 @@ struct Init: ParsableCommand {
             }
         }
         if stopsFrom != nil, gpx == nil { throw ValidationError("--stops-from needs --from-gpx FILE") }
+        if !(simplify.isFinite && (0...1_000).contains(simplify)) {
+            throw ValidationError("--simplify must be 0 to 1000 metres")
+        }
     }
 
     func run() throws {
@@ -109,9 +121,9 @@ struct Init: ParsableCommand {
                 "'\(gpx)' is not a GPX file (it does not start with '<'); for a spreadsheet use --from-csv \(gpx)")
         }
         let read =
-            try gpx.map { try TourInit.readGPX(path: $0, stops: stopsFrom ?? .waypoints) }
+            try gpx.map { try TourInit.readGPX(path: $0, stops: stopsFrom ?? .waypoints, tolerance: simplify) }
             ?? TourInit.GPXStops(stops: [], notes: [])
-        let files = try TourInit.scaffold(folder: folder, stops: read.stops)
+        let files = try TourInit.scaffold(folder: folder, stops: read.stops, route: read.route)
         for note in read.notes { CLI.note("note: " + TerminalText.escaped(note)) }
         report(folder: folder, files: files)
     }

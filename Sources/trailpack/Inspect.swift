@@ -53,13 +53,18 @@ struct Inspect: ParsableCommand {
     func run() throws {
         let reader = try CLI.openPackage(package)
         let m = reader.manifest
+        let route: Route?
+        do { route = try reader.route() } catch {
+            CLI.printFindings(error.findings, to: .standardError)
+            throw CLIError(code: .invalid, message: "the package's route is damaged; run 'trailpack verify \(package)'")
+        }
         let total = m.assetBytes
         if let language {
             try showLocalized(m, language: language)
             return
         }
         if geojson {
-            CLI.printJSON(GeoJSON.featureCollection(m))
+            CLI.printJSON(GeoJSON.featureCollection(m, route: route))
         } else if json {
             Report.print(
                 ok: true, findings: [],
@@ -67,6 +72,7 @@ struct Inspect: ParsableCommand {
                     "manifest": m.jsonValue,
                     "totals": Self.totalsJSON(m),
                     "languages": .array(Self.languagesJSON(m)),
+                    "route": route.map(Self.routeJSON) ?? .null,
                 ]).members)
         } else {
             // Every text from the package is escaped: names cannot reach the terminal as control codes.
@@ -80,8 +86,12 @@ struct Inspect: ParsableCommand {
                 \(Self.languageLines(m))  map       \(e(m.mapName)), bounds \(m.bounds.southwest.latitude),\(m.bounds.southwest.longitude) to \(m.bounds.northeast.latitude),\(m.bounds.northeast.longitude)\(m.bounds.crossesAntimeridian ? " (crosses the antimeridian)" : "")
 
                 """
+            if let route { out += Self.routeLines(route, manifest: m) }
+            let along = Dictionary(
+                (route?.summary.stops ?? []).map { ($0.slug, $0.distanceMetres) }, uniquingKeysWith: { a, _ in a })
             for w in m.waypoints.sorted(by: { $0.order < $1.order }) {
-                out += "  \(w.order). \(e(w.name))  (\(w.coordinate.latitude), \(w.coordinate.longitude))\n"
+                let km = along[w.slug].map { String(format: "  km %.1f", $0 / 1000) } ?? ""
+                out += "  \(w.order). \(e(w.name))  (\(w.coordinate.latitude), \(w.coordinate.longitude))\(km)\n"
                 for p in w.properties { out += "       \(e(p.key)): \(e(p.value.displayText))\n" }
                 for a in w.assets {
                     let tag = a.language.map { "  [\(e($0))]" } ?? ""
@@ -92,6 +102,32 @@ struct Inspect: ParsableCommand {
             out += "  total: \(m.waypoints.count) waypoints, \(m.assetCount) assets, \(Format.bytes(total))\n"
             CLI.out(out)
         }
+    }
+
+    /// The route's lines of the report: length, climbs, points, stages.
+    static func routeLines(_ route: Route, manifest m: Manifest) -> String {
+        let s = route.summary
+        var out = "  route     \(Format.kilometres(s.lengthMetres))"
+        if let up = s.ascentMetres, let down = s.descentMetres {
+            out += ", \(Format.whole(up)) m up, \(Format.whole(down)) m down"
+        }
+        out += " (\(route.positionCount) points\(route.lines.count > 1 ? " in \(route.lines.count) lines" : ""))\n"
+        let names = Dictionary(m.waypoints.map { ($0.slug, $0.name) }, uniquingKeysWith: { a, _ in a })
+        for stage in route.stages {
+            let e = TerminalText.escaped
+            out +=
+                "  stage     \(e(stage.name)): \(e(names[stage.from] ?? stage.from)) to \(e(names[stage.to] ?? stage.to)), \(Format.kilometres(stage.lengthMetres))\n"
+        }
+        return out
+    }
+
+    /// The route for `--json`: its numbers and stages (its line is in the package, and in `--geojson`).
+    static func routeJSON(_ route: Route) -> JSONValue {
+        guard case .object(var members) = RouteFile.properties(route) else { return .null }
+        members.insert(JSONMember("path", .string(Route.entryName)), at: 0)
+        members.append(JSONMember("points", .number(JSONNumber(Int64(route.positionCount)))))
+        members.append(JSONMember("lines", .number(JSONNumber(Int64(route.lines.count)))))
+        return .object(members)
     }
 
     /// The languages line and, per language but the default, its completeness and phone budget; empty
