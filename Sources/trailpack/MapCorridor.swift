@@ -73,6 +73,27 @@ struct CorridorOptions: ParsableArguments {
 
 /// How `map estimate` prints a corridor against its frame.
 enum CorridorEstimate {
+    /// What the offline map costs a phone either way, for `validate`: the frame's tiles against a
+    /// ±500 m corridor of the route, at the zooms of the tour's base map (10–16 without one).
+    static func mapCost(_ manifest: Manifest, route: Route, folder: String) -> String {
+        let base = manifest.mapAssets.first { $0.map?.role == .base }?.map
+        let zooms = base.map { $0.minZoom...$0.maxZoom } ?? 10...16
+        let corridor = RouteCorridor(
+            lines: RouteMath.cutAtAntimeridian(route.lines).map { $0.map(\.coordinate) },
+            stops: manifest.waypoints.map(\.coordinate), halfWidth: 500, stopBuffer: nil)
+        var frame: Int64 = 0, near: Int64 = 0
+        for z in zooms {
+            frame += Int64(TileMath.range(manifest.bounds, zoom: z).count)
+            near += Int64(corridor.count(zoom: z))
+        }
+        let typical: Int64 = 30_000
+        let percent = frame > 0 ? (Double(near) * 1000 / Double(frame)).rounded() / 10 : 0
+        return
+            "  map cost  z\(zooms.lowerBound)–\(zooms.upperBound): the whole frame \(grouped(frame)) tiles (about \(Format.bytes(frame * typical))); "
+            + "within 500 m of the route \(grouped(near)) tiles (about \(Format.bytes(near * typical)), \(MapCheck.format(percent)) %), at about 30 KB a tile\n"
+            + "            cut the smaller map with 'trailpack map extract SOURCE.pmtiles --tour \(folder) --corridor 500 --zoom \(zooms.lowerBound)-\(zooms.upperBound) -o \(folder)/map/\(manifest.mapName).pmtiles'\n"
+    }
+
     /// "±500 m" for people.
     static func width(_ metres: Double) -> String { "±\(MapCheck.format(metres)) m" }
 

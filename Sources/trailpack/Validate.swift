@@ -39,12 +39,16 @@ struct Validate: ParsableCommand {
         var findings: [Finding]
         let what: String
         var manifest: Manifest?
+        var route: Route?
         if CLI.isDirectory(path) {
             let progress = !json && BuildProgress.stderrIsTerminal ? BuildProgress() : nil
             let outcome = try TourBuilder.plan(
                 path, progress: progress, budget: budget.budget, map: MapCheckOptions(minDetailZoom: minMapZoom))
             findings = outcome.findings
-            if case .ready(let plan) = outcome { manifest = plan.manifest }
+            if case .ready(let plan) = outcome {
+                manifest = plan.manifest
+                route = plan.generated.first { $0.path == Route.entryName }.flatMap { RouteFile.read($0.bytes).route }
+            }
             what = "tour folder '\(path)'"
         } else {
             guard FileManager.default.fileExists(atPath: path) else { throw CLIError.io("'\(path)' does not exist") }
@@ -72,6 +76,12 @@ struct Validate: ParsableCommand {
                 CLI.outOK("\(what) is valid (\(CLI.counts(findings)))\n")
                 // What a phone needs for each language (the package holds them all).
                 if let manifest { CLI.out(Inspect.languageLines(manifest)) }
+                // The route, and what the offline map costs a phone cut to the frame or to the route.
+                if let manifest, let route {
+                    CLI.out(
+                        Inspect.routeLines(route, manifest: manifest)
+                            + CorridorEstimate.mapCost(manifest, route: route, folder: path))
+                }
             }
         }
         if findings.hasErrors { throw ExitCode(CLIExit.invalid.rawValue) }

@@ -403,4 +403,48 @@ struct RouteBuildTests {
             #expect(route.summary.lengthMetres >= recorded * 0.995 - 1, "\(name)")
         }
     }
+
+    @Test(
+        "the map follows the trail: estimate and extract --corridor as a ranger runs them, and the cut map judged by the corridor"
+    )
+    func corridorMap() throws {
+        try Support.withTemporaryDirectory { dir in
+            // The target: at z10–16 the ±500 m corridor holds at most 10 % of the frame's tiles.
+            let estimate = try Support.trailpack(
+                "map", "estimate", "--tour", Self.santiam, "--zoom", "10-16", "--corridor", "500", "--json")
+            #expect(estimate.status == 0, "\(estimate.stderr)")
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(estimate.stdout.utf8)) as? [String: Any])
+            let corridor = try #require(json["corridor"] as? [String: Any])
+            let percent = try #require(corridor["percentOfFrame"] as? Double)
+            #expect(percent <= 10, "\(percent) %")
+            #expect(json["tiles"] as? Int == 15_498)
+            // Cut the fixture's map to the corridor: a tour with the route is valid with it...
+            try Support.copyTree(Self.santiam, dir + "/tour")
+            let map = dir + "/tour/map/santiam-wagon-road.pmtiles"
+            let cut = try Support.trailpack(
+                "map", "extract", Self.santiam + "/map/santiam-wagon-road.pmtiles", "--tour", Self.santiam,
+                "--corridor", "500", "-o", dir + "/corridor.pmtiles")
+            #expect(cut.status == 0, "\(cut.stderr)")
+            try FileManager.default.removeItem(atPath: map)
+            try FileManager.default.copyItem(atPath: dir + "/corridor.pmtiles", toPath: map)
+            let valid = try Support.trailpack("validate", dir + "/tour")
+            #expect(valid.status == 0, "\(valid.stdout)\(valid.stderr)")
+            #expect(valid.stdout.contains("within 500 m of the route"))
+            // ...and Python's pmtiles reads the cut map.
+            let tiles = try Support.run(
+                "python3",
+                [
+                    "-c",
+                    "import sys; from pmtiles.reader import Reader, MmapSource, all_tiles\nwith open(sys.argv[1], 'rb') as f: print(sum(1 for _ in all_tiles(MmapSource(f))))",
+                    map,
+                ])
+            #expect(tiles.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "81", "\(tiles.stderr)")
+            // Without the route the same map is judged by the whole frame: tiles are missing.
+            try FileManager.default.removeItem(atPath: dir + "/tour/route.gpx")
+            let frame = try Support.trailpack("validate", dir + "/tour")
+            #expect(frame.status == 1)
+            #expect(frame.stderr.contains("map.coverage") || frame.stdout.contains("map.coverage"))
+        }
+    }
 }
