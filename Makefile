@@ -113,11 +113,13 @@ bench: bench-deps
 	python3 bench/panel.py --drafts 10000 --upload-mb 1024
 	python3 bench/update.py --sets small,medium
 	/usr/bin/python3 bench/visitor.py --mb 500
+	python3 bench/corridor.py
 bench-quick: bench-deps
 	python3 bench/run.py --sets tiny,entries100k,small --runs 3
 	python3 bench/server.py --set small
 	python3 bench/several.py --mb 64 --others 150 --releases 10
 	python3 bench/panel.py --drafts 200 --upload-mb 128
+	python3 bench/corridor.py
 	python3 bench/update.py --sets small
 	/usr/bin/python3 bench/visitor.py --mb 100
 # Several servers alone (bench/several.py): scripts/stack.py's PostgreSQL, SeaweedFS, two trailpack serve and
