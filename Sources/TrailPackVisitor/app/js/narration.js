@@ -141,6 +141,11 @@ export class Narration {
     if (!enabled) this.queue = [];
   }
 
+  /** The stops waiting are let go (the visitor left the tour); the one playing ends as it is. */
+  clearQueue() {
+    this.queue = [];
+  }
+
   /** A new walk: the queue is let go and the player stopped. */
   reset() {
     const had = this.current !== null;
