@@ -108,6 +108,7 @@ class Guide(walkthrough.Walk):
         self.check_view("g01-first-view-the-start")
         self.targets("g01-first-view-the-start")
         self.overlaps("g01-first-view-the-start")
+        self.narrow("g01-first-view-the-start")
         first = d.find_element(By.CSS_SELECTOR, "#tour-map .stop-marker")
         box = d.find_element(By.ID, "tour-map").rect
         if not (box["x"] <= first.rect["x"] <= box["x"] + box["width"]

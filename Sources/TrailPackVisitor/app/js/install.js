@@ -9,6 +9,7 @@ import * as storage from './storage.js';
 import { reprDigestSHA256 } from './downloader.js';
 import { parsePublicKey, checkSignatures } from './minisign.js';
 import { openTour, compareVersions, formatBytes } from './tour.js';
+import { refusalOf, withRefusal, withoutRefusals } from './status.js';
 
 /** An install that stopped, in words for the visitor; `kept` when the partial download was kept. */
 export class InstallError extends Error {
@@ -28,9 +29,31 @@ export function activeDownload(sha256) {
 
 const changeListeners = new Set();
 
-/** Calls `listener` each time a download starts or ends in this page (My tours draws itself again). */
+/**
+ * Calls `listener` each time a download starts or ends in this page (My tours draws itself again;
+ * a tour's page follows a download the app continued by itself). Returns how to stop listening.
+ */
 export function onDownloadsChange(listener) {
   changeListeners.add(listener);
+  return () => changeListeners.delete(listener);
+}
+
+/**
+ * Keeps a refusal (this file is not offered again until the catalog names another) and, for a
+ * file that did not match, tells the server which SHA-256 arrived: the confirmation route counts
+ * it as a mismatch for the operators. A refusal by the signatures is kept here only: the bytes
+ * matched, and the route has no word for it yet.
+ */
+async function refuse(entry, reason, message, computed) {
+  await storage.updateLibrary((lib) => withRefusal(lib, {
+    id: entry.id, version: entry.version, sha256: entry.sha256, reason, message, at: Date.now(),
+  }));
+  if (reason === 'sha256' && /^[0-9a-f]{64}$/.test(computed ?? '')) await catalog.confirm(entry, computed);
+}
+
+/** The refusal that stands for this catalog entry, or null. */
+export async function refusal(entry) {
+  return refusalOf(await storage.readLibrary(), entry);
 }
 
 function downloadsChanged() {
@@ -98,6 +121,14 @@ function runWorker(job, onProgress) {
   });
 }
 
+/** A refusal in the visitor's words: what happened, and when the tour is offered again. */
+export function refusedWords(refused) {
+  return `Version ${refused.version} of this tour was refused on this phone: ` +
+    (refused.reason === 'sha256' ? 'the download did not match what the park published. '
+      : 'it is not signed by enough of the park\'s reviewers. ') +
+    'It is offered again when the park publishes a new version.';
+}
+
 /** Pauses a download under way (what arrived stays; it continues later). @param {string} sha256 */
 export async function pause(sha256) {
   const job = active.get(sha256);
@@ -137,6 +168,8 @@ export async function install(entry, site, listener = () => {}) {
     if (library.tours.some((t) => t.sha256 === entry.sha256)) {
       throw new InstallError('This tour is already on your phone.');
     }
+    const refused = refusalOf(library, entry);
+    if (refused) throw new InstallError(refusedWords(refused));
     const space = await room(entry);
     if (!space.fits) {
       throw new InstallError(
@@ -197,9 +230,10 @@ export async function install(entry, site, listener = () => {}) {
     const served = reprDigestSHA256(result.reprDigest);
     if (result.sha256 !== entry.sha256 || (served && served !== entry.sha256)) {
       await discard(entry.sha256);
-      throw new InstallError(
-        'The download does not match the tour the server published, so it was deleted. ' +
-        'It may have been damaged on the way or changed on the server. Try again later.');
+      const message = 'The download does not match the tour the server published, so it was deleted. ' +
+        'It may have been damaged on the way or changed on the server; the server was told.';
+      await refuse(entry, 'sha256', message, result.sha256);
+      throw new InstallError(message);
     }
     if (config.threshold > 0) {
       let served;
@@ -228,9 +262,10 @@ export async function install(entry, site, listener = () => {}) {
       if (!check.ok) {
         await discard(entry.sha256);
         const why = check.problems.map((p) => p.message).join(' ');
-        throw new InstallError(
-          `This tour is not signed by enough of the park's reviewers (${check.validSigners.length} of ` +
-          `${config.threshold}), so it was deleted. ${why}`);
+        const message = `This tour is not signed by enough of the park's reviewers (${check.validSigners.length} of ` +
+          `${config.threshold}), so it was deleted. ${why}`;
+        await refuse(entry, 'signatures', message);
+        throw new InstallError(message);
       }
     }
     const dir = await storage.folder();
@@ -288,6 +323,7 @@ async function finish(entry, site, opened, tell) {
       outdated.push(...lib.downloads.filter((d) => d.sha256 !== entry.sha256 && d.id === entry.id
         && compareVersions(d.version, entry.version) <= 0 && !active.has(d.sha256)));
       return {
+        ...withoutRefusals(lib, entry.id),
         tours: [...lib.tours.filter((t) => t.id !== entry.id), record],
         downloads: lib.downloads.filter((d) => d.sha256 !== entry.sha256 && !outdated.includes(d)),
       };
