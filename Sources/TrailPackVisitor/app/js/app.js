@@ -257,7 +257,10 @@ async function packageView(id) {
       h('button', { type: 'button', class: 'secondary', onclick: cancel }, 'Cancel and delete'));
     try {
       const record = await promise;
-      status.replaceChildren(notice('ok', 'The tour is on your phone and checked. It works with no signal.'));
+      const part = record.update?.mode === 'by-part'
+        ? ` Updated with ${formatBytes(record.update.fetchedBytes)} from the server; the rest came from the version ` +
+          'already on your phone.' : '';
+      status.replaceChildren(notice('ok', `The tour is on your phone and checked. It works with no signal.${part}`));
       action.replaceChildren(h('a', { class: 'button', href: `#/tour/${record.sha256}` }, 'Take the tour'));
     } catch (error) {
       if (!status.isConnected) return;

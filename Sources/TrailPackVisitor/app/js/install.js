@@ -1,5 +1,5 @@
 // Download, check and install one package: room on the phone first, then the bytes (in the
-// download worker, resumable), then the checks — SHA-256 against the catalog and the server's
+// download worker: by part from an older version on the phone, else whole and resumable), then the checks — SHA-256 against the catalog and the server's
 // Repr-Digest, the reviewers' signatures against the keys the operator configured, the
 // manifest's id and version, no older version over a newer one — then a rename into place and
 // the confirmation to the server. Whatever fails, what was stored for it is deleted.
@@ -102,7 +102,14 @@ function runWorker(job, onProgress) {
       const message = event.data;
       if (message.type === 'progress') onProgress(message.received);
       else if (message.type === 'retry') onProgress(null, message.seconds);
-      else {
+      else if (message.type === 'fallback') {
+        // The part file now holds (the start of) the whole file: a later start resumes it.
+        job.byPart = false;
+        job.fallback = String(message.reason ?? '');
+        storage.updateLibrary((lib) => ({
+          ...lib, downloads: lib.downloads.map((d) => (d.sha256 === job.entry.sha256 ? { ...d, byPart: false } : d)),
+        })).catch(() => {});
+      } else {
         worker.terminate();
         if (message.type === 'done') resolve(message);
         else reject(Object.assign(new InstallError(message.message, !['size', 'range'].includes(message.code)), {
@@ -116,7 +123,8 @@ function runWorker(job, onProgress) {
     };
     worker.postMessage({
       type: 'start', name: storage.partName(job.entry.sha256), url: job.entry.download,
-      etag: `"${job.entry.sha256}"`, size: job.entry.size, prehash: job.prehash,
+      etag: `"${job.entry.sha256}"`, size: job.entry.size, sha256: job.entry.sha256, prehash: job.prehash,
+      installed: job.byPart ? job.installedFile : null,
     });
   });
 }
@@ -192,11 +200,17 @@ export async function install(entry, site, listener = () => {}) {
     }
     job.prehash = config.threshold > 0;
     if (job.paused || job.cancelled) throw new InstallError('The download was paused.', true);
+    // An older version on the phone: the new one is put together by part from it (the whole file
+    // only if that is refused). Not over a whole download under way: that one is resumed.
+    const older = library.tours.find((t) => t.id === entry.id && compareVersions(t.version, entry.version) < 0);
+    const underWay = library.downloads.find((d) => d.sha256 === entry.sha256);
+    job.byPart = older !== undefined && (underWay?.byPart === true || (await storage.partSize(entry.sha256)) === 0);
+    job.installedFile = older ? storage.fileOf(older) : null;
     await storage.updateLibrary((lib) => ({
       ...lib,
       downloads: [
         ...lib.downloads.filter((d) => d.sha256 !== entry.sha256),
-        { ...entry, siteName: site?.name ?? entry.site, startedAt: Date.now(), paused: false },
+        { ...entry, siteName: site?.name ?? entry.site, startedAt: Date.now(), paused: false, byPart: job.byPart },
       ],
     }));
     let result;
@@ -286,7 +300,10 @@ export async function install(entry, site, listener = () => {}) {
       const stopped = new InstallError('The download was stopped and what arrived was deleted.');
       throw Object.assign(stopped, { code: 'aborted' });
     }
-    return withLibraryLock(() => finish(entry, site, opened, tell));
+    const update = result.mode === 'by-part'
+      ? { mode: 'by-part', fetchedBytes: result.report.fetchedBytes, requests: result.report.requests }
+      : { mode: 'full', fallback: job.fallback ?? result.fallback ?? null };
+    return withLibraryLock(() => finish(entry, site, opened, tell, older ? update : null));
   })();
   active.set(entry.sha256, job);
   downloadsChanged();
@@ -299,7 +316,7 @@ export async function install(entry, site, listener = () => {}) {
 }
 
 /** The last step, under the lock: rename into place, record, replace the older version, confirm. */
-async function finish(entry, site, opened, tell) {
+async function finish(entry, site, opened, tell, update) {
   const before = await storage.readLibrary();
   const newer = before.tours.find((t) => t.id === entry.id && compareVersions(t.version, entry.version) > 0);
   if (newer) {
@@ -313,7 +330,7 @@ async function finish(entry, site, opened, tell) {
       id: entry.id, version: entry.version, name: opened.manifest.name, park: opened.manifest.park ?? '',
       site: entry.site, siteName: site?.name ?? entry.site, description: opened.manifest.description ?? '',
       sha256: entry.sha256, file, size: entry.size, stops: opened.stops.length, installedAt: Date.now(),
-      confirm: entry.confirm,
+      confirm: entry.confirm, ...(update ? { update } : {}),
     };
     const replaced = [];
     const outdated = [];

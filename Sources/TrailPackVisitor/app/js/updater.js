@@ -4,10 +4,10 @@
 // catalog's size, with exactly that many bytes; the new file is written in order into an empty
 // file (the download's part file) and hashed as it is written, and must hash to the catalog's
 // SHA-256. Anything else is an `UpdateRefusal`: the caller empties the file and downloads it
-// whole. The installed package is only read.
+// whole (a pause is downloader.js's DownloadError 'aborted'). The installed package is only read.
 
 import { openZip } from './zip.js';
-import { downloadInto, inlineHasher } from './downloader.js';
+import { DownloadError, downloadInto, inlineHasher } from './downloader.js';
 import {
   KnownBytes, UpdateRefusal, firstTailRange, locateDirectory, planUpdate, readDirectory, restampedHeader,
 } from './update-plan.js';
@@ -72,7 +72,7 @@ export async function updateByPart(o) {
   try {
     return await rebuild(o, hasher);
   } catch (error) {
-    if (error instanceof UpdateRefusal || error?.name === 'AbortError') throw error;
+    if (error instanceof UpdateRefusal || error instanceof DownloadError) throw error;
     throw new UpdateRefusal(error?.message ?? String(error));
   } finally {
     hasher.close?.();
@@ -162,7 +162,7 @@ async function rebuild(o, hasher) {
   await write(await known.read(plan.manifest.start, plan.manifest.end - plan.manifest.start), 0);
   const byName = new Map(old.entries.map((e) => [e.name, e]));
   for (const piece of plan.pieces) {
-    if (o.signal?.aborted) throw Object.assign(new Error('The download was paused.'), { name: 'AbortError' });
+    if (o.signal?.aborted) throw new DownloadError('aborted', 'The download was paused.');
     if (piece.kind === 'copy') {
       // The installed header (checked against its directory record by the reader) with the new
       // time, then its data and data descriptor as they are.
@@ -214,7 +214,7 @@ async function fetchRange(fetchImpl, o, start, end, sink, report, state) {
       headers: { Range: `bytes=${start}-${end - 1}`, 'If-Range': o.etag }, cache: 'no-store', signal: o.signal,
     });
   } catch (error) {
-    if (o.signal?.aborted) throw Object.assign(new Error('The download was paused.'), { name: 'AbortError' });
+    if (o.signal?.aborted) throw new DownloadError('aborted', 'The download was paused.');
     throw new UpdateRefusal(`the connection broke (${error?.message ?? error})`);
   }
   const refuse = async (reason) => {
@@ -245,7 +245,7 @@ async function fetchRange(fetchImpl, o, start, end, sink, report, state) {
   } catch (error) {
     await reader.cancel().catch(() => {});
     if (error instanceof UpdateRefusal) throw error;
-    if (o.signal?.aborted) throw Object.assign(new Error('The download was paused.'), { name: 'AbortError' });
+    if (o.signal?.aborted) throw new DownloadError('aborted', 'The download was paused.');
     throw new UpdateRefusal(`the connection broke (${error?.message ?? error})`);
   }
   if (received !== end - start) throw new UpdateRefusal(`the range ended after ${received} of ${end - start} bytes`);
