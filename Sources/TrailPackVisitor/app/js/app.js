@@ -11,6 +11,7 @@ import { formatBytes, compareVersions, shownType, verifiedBlob } from './tour.js
 import { showTour, showStop, leaveTour } from './walk.js';
 import { localTour, langOf, languageSwitch, fallbackNote } from './language-view.js';
 import { ROUTE_PATH, readRoute, routeSummary, routeLocale } from './route.js';
+import { refusalOf, spaceFree, spaceUsed } from './status.js';
 
 const main = document.getElementById('main');
 
@@ -256,22 +257,49 @@ async function packageView(id) {
       h('button', { type: 'button', class: 'secondary', onclick: cancel }, 'Cancel and delete'));
     try {
       const record = await promise;
-      status.replaceChildren(notice('ok', 'The tour is on your phone and checked. It works with no signal.'));
+      const part = record.update?.mode === 'by-part'
+        ? ` Updated with ${formatBytes(record.update.fetchedBytes)} from the server; the rest came from the version ` +
+          'already on your phone.' : '';
+      status.replaceChildren(notice('ok', `The tour is on your phone and checked. It works with no signal.${part}`));
       action.replaceChildren(h('a', { class: 'button', href: `#/tour/${record.sha256}` }, 'Take the tour'));
     } catch (error) {
       if (!status.isConnected) return;
       status.replaceChildren(notice(error.code === 'aborted' ? 'info' : 'error', error.message));
-      action.replaceChildren(h('button', { type: 'button', onclick: start },
+      // A refused file is not offered again (until the catalog names another).
+      const refusedNow = refusalOf(await storage.readLibrary().catch(() => ({ refused: [] })), entry);
+      if (installer.activeDownload(entry.sha256)) return; // the app continued it already: followJob shows it
+      action.replaceChildren(refusedNow ? '' : h('button', { type: 'button', onclick: start },
         error.kept ? 'Continue the download' : 'Try again'));
     }
   };
-  const start = () => {
+  // Every download of this tour is followed here, the visitor's and the ones the app continued
+  // by itself (after the connection came back): the page never says "lost" of a download under way.
+  let followed = null;
+  const followJob = () => {
+    if (!action.isConnected && followed !== null) {
+      stopFollowing();
+      return;
+    }
+    const job = installer.activeDownload(entry.sha256);
+    if (!job || job === followed) return;
+    followed = job;
     const progress = progressView(entry);
-    return follow(installer.install(entry, { name: entry.site }, progress.update), progress);
+    job.listeners.add(progress.update);
+    follow(job.promise, progress);
+  };
+  const stopFollowing = installer.onDownloadsChange(followJob);
+  const start = () => {
+    installer.install(entry, { name: entry.site }).catch(() => {}); // (followJob shows how it goes)
+    followJob();
   };
 
+  const refused = refusalOf(library, entry);
   if (installed && installed.sha256 === entry.sha256) {
     action.append(h('a', { class: 'button', href: `#/tour/${installed.sha256}` }, 'Take the tour'));
+  } else if (refused) {
+    // Not offered again until the catalog names another file.
+    status.append(notice('error', installer.refusedWords(refused)));
+    if (installed) action.append(h('a', { class: 'button', href: `#/tour/${installed.sha256}` }, `Take the tour (version ${installed.version})`));
   } else {
     const label = installed
       ? `Update to version ${entry.version} (${formatBytes(entry.size)})`
@@ -284,12 +312,7 @@ async function packageView(id) {
         `${formatBytes(space.free)}. Free some space first.`));
     }
   }
-  const job = installer.activeDownload(entry.sha256);
-  if (job) {
-    const progress = progressView(entry);
-    job.listeners.add(progress.update);
-    follow(job.promise, progress);
-  }
+  followJob();
   // Drawn again in another language when the visitor switches (the download's parts stay as they are).
   let drawn = 0;
   const draw = () => {
@@ -346,7 +369,9 @@ async function toursView() {
           'Delete')));
   });
   const sizes = await Promise.all(library.downloads.map((d) => storage.partSize(d.sha256)));
-  const { usage, quota } = await storage.estimate();
+  // The app's own count of what it stored; the browser's estimate (padded, late) only for what is free.
+  const used = spaceUsed(library, sizes);
+  const free = spaceFree(await storage.estimate());
   if (turn !== toursTurn) return;
   // Whether each download is under way is read now, as the view is drawn (not before the waits
   // above): a download that starts or ends later draws the view again (onDownloadsChange).
@@ -374,8 +399,9 @@ async function toursView() {
       : null,
     list.length ? h('ul', { class: 'cards' }, list) : null,
     downloads.length ? [h('h2', {}, 'Downloads'), h('ul', { class: 'cards' }, downloads)] : null,
-    quota ? h('p', { class: 'muted' }, `This app uses ${formatBytes(usage)} of the ${formatBytes(quota)} ` +
-      'the browser allows it.') : null);
+    h('p', { class: 'muted space-used' }, `Stored by this app: ${formatBytes(used.total)}` +
+      (used.downloads > 0 ? ` (${formatBytes(used.tours)} of tours, ${formatBytes(used.downloads)} of downloads)` : '') +
+      (free > 0 ? `. The browser lets it store about ${formatBytes(free)} more.` : '.')));
 }
 
 async function route() {

@@ -1,9 +1,14 @@
 // The download worker: writes a package into the Origin Private File System through a sync
 // access handle (in place, no copy on each commit), hashing as the bytes arrive, off the page's
-// thread. Messages in: {type: 'start', name, url, etag, size, prehash}. Out: {type: 'progress',
-// received}, {type: 'done', sha256, blake2b, reprDigest}, {type: 'error', code, message}.
+// thread. With `installed` (the stored file of an older version of the tour) it first puts the
+// package together by part (updater.js) and downloads it whole only if that is refused. Messages
+// in: {type: 'start', name, url, etag, size, sha256, prehash, installed}. Out: {type: 'progress',
+// received}, {type: 'fallback', reason}, {type: 'done', sha256, blake2b, reprDigest, mode,
+// fallback, report}, {type: 'error', code, message}.
 
-import { downloadInto, DownloadError } from './downloader.js';
+import { DownloadError } from './downloader.js';
+import { BlobSource } from './bytes.js';
+import { fetchPackage } from './updater.js';
 import { FOLDER } from './storage.js';
 
 let controller = null;
@@ -104,8 +109,20 @@ async function write(job, signal) {
     const fileHandle = await folder.getFileHandle(job.name, { create: true });
     handle = await fileHandle.createSyncAccessHandle();
     let last = 0;
-    const result = await downloadInto({
-      url: job.url, etag: job.etag, size: job.size, prehash: job.prehash, file: handle,
+    // The installed version, read only (a snapshot: a tour deleted meanwhile makes a read fail, and
+    // the update falls back to the whole download).
+    let installed = null;
+    if (job.installed) {
+      try {
+        installed = new BlobSource(await (await folder.getFileHandle(job.installed)).getFile());
+      } catch (error) {
+        self.postMessage({ type: 'fallback', reason: `the installed version cannot be read (${error?.message ?? error})` });
+        handle.truncate(0); // (what an earlier update by part left is no part of the whole file)
+      }
+    }
+    const result = await fetchPackage({
+      url: job.url, etag: job.etag, size: job.size, sha256: job.sha256, prehash: job.prehash, file: handle, installed,
+      onFallback: (reason) => self.postMessage({ type: 'fallback', reason }),
       hasher: async (prehash) => (typeof Worker === 'function' ? workerHasher(prehash) : undefined),
       signal,
       onRetry: (seconds) => self.postMessage({ type: 'retry', seconds }),

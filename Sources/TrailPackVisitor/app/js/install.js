@@ -1,5 +1,5 @@
 // Download, check and install one package: room on the phone first, then the bytes (in the
-// download worker, resumable), then the checks — SHA-256 against the catalog and the server's
+// download worker: by part from an older version on the phone, else whole and resumable), then the checks — SHA-256 against the catalog and the server's
 // Repr-Digest, the reviewers' signatures against the keys the operator configured, the
 // manifest's id and version, no older version over a newer one — then a rename into place and
 // the confirmation to the server. Whatever fails, what was stored for it is deleted.
@@ -9,6 +9,7 @@ import * as storage from './storage.js';
 import { reprDigestSHA256 } from './downloader.js';
 import { parsePublicKey, checkSignatures } from './minisign.js';
 import { openTour, compareVersions, formatBytes } from './tour.js';
+import { refusalOf, withRefusal, withoutRefusals } from './status.js';
 
 /** An install that stopped, in words for the visitor; `kept` when the partial download was kept. */
 export class InstallError extends Error {
@@ -28,9 +29,31 @@ export function activeDownload(sha256) {
 
 const changeListeners = new Set();
 
-/** Calls `listener` each time a download starts or ends in this page (My tours draws itself again). */
+/**
+ * Calls `listener` each time a download starts or ends in this page (My tours draws itself again;
+ * a tour's page follows a download the app continued by itself). Returns how to stop listening.
+ */
 export function onDownloadsChange(listener) {
   changeListeners.add(listener);
+  return () => changeListeners.delete(listener);
+}
+
+/**
+ * Keeps a refusal (this file is not offered again until the catalog names another) and, for a
+ * file that did not match, tells the server which SHA-256 arrived: the confirmation route counts
+ * it as a mismatch for the operators. A refusal by the signatures is kept here only: the bytes
+ * matched, and the route has no word for it yet.
+ */
+async function refuse(entry, reason, message, computed) {
+  await storage.updateLibrary((lib) => withRefusal(lib, {
+    id: entry.id, version: entry.version, sha256: entry.sha256, reason, message, at: Date.now(),
+  }));
+  if (reason === 'sha256' && /^[0-9a-f]{64}$/.test(computed ?? '')) await catalog.confirm(entry, computed);
+}
+
+/** The refusal that stands for this catalog entry, or null. */
+export async function refusal(entry) {
+  return refusalOf(await storage.readLibrary(), entry);
 }
 
 function downloadsChanged() {
@@ -79,7 +102,14 @@ function runWorker(job, onProgress) {
       const message = event.data;
       if (message.type === 'progress') onProgress(message.received);
       else if (message.type === 'retry') onProgress(null, message.seconds);
-      else {
+      else if (message.type === 'fallback') {
+        // The part file now holds (the start of) the whole file: a later start resumes it.
+        job.byPart = false;
+        job.fallback = String(message.reason ?? '');
+        storage.updateLibrary((lib) => ({
+          ...lib, downloads: lib.downloads.map((d) => (d.sha256 === job.entry.sha256 ? { ...d, byPart: false } : d)),
+        })).catch(() => {});
+      } else {
         worker.terminate();
         if (message.type === 'done') resolve(message);
         else reject(Object.assign(new InstallError(message.message, !['size', 'range'].includes(message.code)), {
@@ -93,9 +123,18 @@ function runWorker(job, onProgress) {
     };
     worker.postMessage({
       type: 'start', name: storage.partName(job.entry.sha256), url: job.entry.download,
-      etag: `"${job.entry.sha256}"`, size: job.entry.size, prehash: job.prehash,
+      etag: `"${job.entry.sha256}"`, size: job.entry.size, sha256: job.entry.sha256, prehash: job.prehash,
+      installed: job.byPart ? job.installedFile : null,
     });
   });
+}
+
+/** A refusal in the visitor's words: what happened, and when the tour is offered again. */
+export function refusedWords(refused) {
+  return `Version ${refused.version} of this tour was refused on this phone: ` +
+    (refused.reason === 'sha256' ? 'the download did not match what the park published. '
+      : 'it is not signed by enough of the park\'s reviewers. ') +
+    'It is offered again when the park publishes a new version.';
 }
 
 /** Pauses a download under way (what arrived stays; it continues later). @param {string} sha256 */
@@ -137,6 +176,8 @@ export async function install(entry, site, listener = () => {}) {
     if (library.tours.some((t) => t.sha256 === entry.sha256)) {
       throw new InstallError('This tour is already on your phone.');
     }
+    const refused = refusalOf(library, entry);
+    if (refused) throw new InstallError(refusedWords(refused));
     const space = await room(entry);
     if (!space.fits) {
       throw new InstallError(
@@ -159,11 +200,17 @@ export async function install(entry, site, listener = () => {}) {
     }
     job.prehash = config.threshold > 0;
     if (job.paused || job.cancelled) throw new InstallError('The download was paused.', true);
+    // An older version on the phone: the new one is put together by part from it (the whole file
+    // only if that is refused). Not over a whole download under way: that one is resumed.
+    const older = library.tours.find((t) => t.id === entry.id && compareVersions(t.version, entry.version) < 0);
+    const underWay = library.downloads.find((d) => d.sha256 === entry.sha256);
+    job.byPart = older !== undefined && (underWay?.byPart === true || (await storage.partSize(entry.sha256)) === 0);
+    job.installedFile = older ? storage.fileOf(older) : null;
     await storage.updateLibrary((lib) => ({
       ...lib,
       downloads: [
         ...lib.downloads.filter((d) => d.sha256 !== entry.sha256),
-        { ...entry, siteName: site?.name ?? entry.site, startedAt: Date.now(), paused: false },
+        { ...entry, siteName: site?.name ?? entry.site, startedAt: Date.now(), paused: false, byPart: job.byPart },
       ],
     }));
     let result;
@@ -197,9 +244,10 @@ export async function install(entry, site, listener = () => {}) {
     const served = reprDigestSHA256(result.reprDigest);
     if (result.sha256 !== entry.sha256 || (served && served !== entry.sha256)) {
       await discard(entry.sha256);
-      throw new InstallError(
-        'The download does not match the tour the server published, so it was deleted. ' +
-        'It may have been damaged on the way or changed on the server. Try again later.');
+      const message = 'The download does not match the tour the server published, so it was deleted. ' +
+        'It may have been damaged on the way or changed on the server; the server was told.';
+      await refuse(entry, 'sha256', message, result.sha256);
+      throw new InstallError(message);
     }
     if (config.threshold > 0) {
       let served;
@@ -228,9 +276,10 @@ export async function install(entry, site, listener = () => {}) {
       if (!check.ok) {
         await discard(entry.sha256);
         const why = check.problems.map((p) => p.message).join(' ');
-        throw new InstallError(
-          `This tour is not signed by enough of the park's reviewers (${check.validSigners.length} of ` +
-          `${config.threshold}), so it was deleted. ${why}`);
+        const message = `This tour is not signed by enough of the park's reviewers (${check.validSigners.length} of ` +
+          `${config.threshold}), so it was deleted. ${why}`;
+        await refuse(entry, 'signatures', message);
+        throw new InstallError(message);
       }
     }
     const dir = await storage.folder();
@@ -251,7 +300,10 @@ export async function install(entry, site, listener = () => {}) {
       const stopped = new InstallError('The download was stopped and what arrived was deleted.');
       throw Object.assign(stopped, { code: 'aborted' });
     }
-    return withLibraryLock(() => finish(entry, site, opened, tell));
+    const update = result.mode === 'by-part'
+      ? { mode: 'by-part', fetchedBytes: result.report.fetchedBytes, requests: result.report.requests }
+      : { mode: 'full', fallback: job.fallback ?? result.fallback ?? null };
+    return withLibraryLock(() => finish(entry, site, opened, tell, older ? update : null));
   })();
   active.set(entry.sha256, job);
   downloadsChanged();
@@ -264,7 +316,7 @@ export async function install(entry, site, listener = () => {}) {
 }
 
 /** The last step, under the lock: rename into place, record, replace the older version, confirm. */
-async function finish(entry, site, opened, tell) {
+async function finish(entry, site, opened, tell, update) {
   const before = await storage.readLibrary();
   const newer = before.tours.find((t) => t.id === entry.id && compareVersions(t.version, entry.version) > 0);
   if (newer) {
@@ -278,7 +330,7 @@ async function finish(entry, site, opened, tell) {
       id: entry.id, version: entry.version, name: opened.manifest.name, park: opened.manifest.park ?? '',
       site: entry.site, siteName: site?.name ?? entry.site, description: opened.manifest.description ?? '',
       sha256: entry.sha256, file, size: entry.size, stops: opened.stops.length, installedAt: Date.now(),
-      confirm: entry.confirm,
+      confirm: entry.confirm, ...(update ? { update } : {}),
     };
     const replaced = [];
     const outdated = [];
@@ -288,6 +340,7 @@ async function finish(entry, site, opened, tell) {
       outdated.push(...lib.downloads.filter((d) => d.sha256 !== entry.sha256 && d.id === entry.id
         && compareVersions(d.version, entry.version) <= 0 && !active.has(d.sha256)));
       return {
+        ...withoutRefusals(lib, entry.id),
         tours: [...lib.tours.filter((t) => t.id !== entry.id), record],
         downloads: lib.downloads.filter((d) => d.sha256 !== entry.sha256 && !outdated.includes(d)),
       };

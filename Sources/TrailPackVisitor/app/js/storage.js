@@ -6,6 +6,8 @@
 // windows of the app never lose each other's changes.
 
 /** The folder's name in the origin's private storage. */
+import { validRefusals } from './status.js';
+
 export const FOLDER = 'trailpack-tours';
 const OWN_NAME = /^[0-9a-f]{64}\.(zip|part)$/;
 const DATABASE = 'trailpack';
@@ -37,7 +39,7 @@ function open() {
 
 function valid(value) {
   const list = (field) => (Array.isArray(value?.[field]) ? value[field] : []);
-  return { tours: list('tours'), downloads: list('downloads') };
+  return { tours: list('tours'), downloads: list('downloads'), refused: validRefusals(value?.refused) };
 }
 
 /** Runs `body(store)` in one transaction; resolves with what it returns once committed. */

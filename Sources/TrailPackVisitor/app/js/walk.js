@@ -1,20 +1,33 @@
 // Taking a tour: the map from the package's own tiles, the stops in order, the visitor's position
-// and heading, the distance to the next stop, and the arrival announcement that opens a stop.
-// A stop shows its text, images with alt text, audio with its transcript and video with its
-// captions, each read from the stored package and checked before it is shown. A tour with a route
-// (format 1.2, map/route.geojson) draws it and says its length and climb; a tour without one, or
-// whose route cannot be used, joins its stops with straight lines.
+// and heading, and the arrival announcement that opens a stop. A stop shows its text, images with
+// alt text, audio with its transcript and video with its captions, each read from the stored
+// package and checked before it is shown. A tour with a route (format 1.2, map/route.geojson)
+// draws it and says its length and climb; a tour without one, or whose route cannot be used, joins
+// its stops with straight lines.
+//
+// The map leads (guide.js): it follows the visitor (a control that is on or off, and off as soon
+// as the visitor moves the map by hand), says how far it is along the route to the next stop and
+// what is left of the tour, with times at walking pace and the direction of the next stop, warns
+// off the trail, opens on the visitor and the next stop (else the start), and groups or spreads
+// markers that overlap. The narration (narration.js) plays each stop's recording on arrival when
+// the visitor asked for it: one player outside the page, so that moving between pages never cuts
+// it off, with the Media Session API for the lock screen and the Screen Wake Lock while following.
 
 import * as storage from './storage.js';
 import {
-  openTour, openMap, verifiedBlob, distanceMetres, arrivalRadius, formatDistance, shownType, orderedStops,
+  openTour, openMap, verifiedBlob, shownType, orderedStops,
 } from './tour.js';
 import { localTour, langOf, languageSwitch, fallbackNote } from './language-view.js';
 import {
   readRoute, routeSummary, formatLength, stopDistance, unwrapPoints, nearLongitude, mapFrame, routeLocale,
 } from './route.js';
+import {
+  TARGET_PIXELS, compassWord, firstView, formatDuration, groupLabel, guidance, overlappingGroups, spreadOffsets,
+  trackOf,
+} from './guide.js';
+import { Narration, arrivalAt, recordingOf } from './narration.js';
 
-let opened = null; // { key, tour, map: tiles|null, route: {route, reason}, local: {manifest, stops} in the visitor's language }
+let opened = null; // { key, tour, map: tiles|null, route: {route, reason}, track, hint, local: {manifest, stops} in the visitor's language }
 let watch = null; // geolocation watch id
 let position = null; // last position {latitude, longitude, accuracy, heading}
 let leaflet = null; // the L.Map on screen
@@ -22,9 +35,25 @@ let positionMarker = null;
 let mapLongitude = NaN; // the longitude the map's drawing is near (a tour across 180° runs past it)
 let urls = []; // blob: URLs of the page on screen, revoked when it goes
 let statusLine = null;
+let guideLines = null; // {left, offTrail, arrow} of the map page
+let followButtons = []; // the page's follow button and the map's centre control
+let centring = false; // whether the map keeps the visitor in its centre
+let fitOnFix = false; // the first fix after following starts frames the visitor and the next stop
+let stopMarkers = []; // {marker, number, latlng} of the map on screen
+let groupMarkers = []; // markers standing for overlapping stops
+let wakeLock = null;
 
 const settingsKey = 'trailpack.arrival-alerts';
+const narrateKey = 'trailpack.narrate';
 const visitedKey = (sha) => `trailpack.visited.${sha}`;
+
+function setting(key) {
+  try {
+    return localStorage.getItem(key) === 'on';
+  } catch {
+    return false;
+  }
+}
 
 function visited(sha) {
   try {
@@ -66,8 +95,15 @@ async function packageFor(key) {
   return response.blob();
 }
 
+/** Where the visitor is taken to be along the track before a fix: the last stop visited, else the start. */
+function startHint(track, seen) {
+  const last = Math.max(0, ...[...seen].filter((n) => Number.isInteger(n) && n >= 1 && n <= track.stops.length));
+  return last > 0 ? track.stops[last - 1] ?? 0 : 0;
+}
+
 async function load(key) {
   if (opened?.key === key && (!key.startsWith('tour/') || (await installed(key)))) return opened;
+  if (opened?.key !== key) narration.clearQueue(); // a queue belongs to one tour
   opened = null;
   const tour = await openTour(await packageFor(key));
   let map = null;
@@ -79,7 +115,8 @@ async function load(key) {
   // The route is read once per opening; a route that cannot be used is no route (straight lines).
   const route = await readRoute(tour.archive, tour.manifest);
   if (route.reason) console.warn(`trailpack: the tour's route is not drawn: ${route.reason}`);
-  opened = { key, tour, map, route, local: null };
+  const track = trackOf(route.route, tour.stops);
+  opened = { key, tour, map, route, track, hint: startHint(track, visited(key)), local: null };
   return opened;
 }
 
@@ -115,16 +152,27 @@ function objectURL(blob) {
   return url;
 }
 
-/** Leaves the tour: the position is no longer watched, the map and the media are let go. */
+function dropMap() {
+  leaflet?.remove();
+  leaflet = null;
+  positionMarker = null;
+  stopMarkers = [];
+  groupMarkers = [];
+  followButtons = [];
+  guideLines = null;
+}
+
+/** Leaves the tour: the position is no longer watched, the map and the media are let go. A recording playing ends as it is. */
 export function leaveTour() {
   opened = null;
   if (watch !== null) navigator.geolocation.clearWatch(watch);
   watch = null;
-  leaflet?.remove();
-  leaflet = null;
-  positionMarker = null;
+  centring = false;
+  keepAwake();
+  dropMap();
   mapLongitude = NaN;
   statusLine = null;
+  narration.clearQueue();
   revokeAll();
 }
 
@@ -149,7 +197,7 @@ function announce(words, link = null) {
 }
 
 function alertSenses() {
-  if (localStorage.getItem(settingsKey) !== 'on') return;
+  if (!setting(settingsKey)) return;
   navigator.vibrate?.([200, 100, 200]);
   try {
     const audio = new AudioContext();
@@ -166,9 +214,218 @@ function alertSenses() {
   }
 }
 
+// MARK: the narration player
+
+const narration = new Narration({ enabled: setting(narrateKey) });
+let narrated = null; // {key, number, urls} of the recording in the player
+
+const player = () => /** @type {HTMLAudioElement|null} */ (document.getElementById('narration-player'));
+
+/** Whether a recording or a video of the page plays (the narration player is not on the page). */
+function pagePlaying() {
+  return [...document.querySelectorAll('main audio, main video')].some((m) => !m.paused && !m.ended);
+}
+
+function letRecordingGo() {
+  for (const url of narrated?.urls ?? []) URL.revokeObjectURL(url);
+  narrated = null;
+  const audio = player();
+  if (audio) {
+    audio.pause();
+    audio.removeAttribute('src');
+    audio.load();
+  }
+  const bar = document.getElementById('narration');
+  if (bar) bar.hidden = true;
+  if ('mediaSession' in navigator) navigator.mediaSession.metadata = null;
+  keepAwake();
+}
+
+function showQueue() {
+  const line = document.getElementById('narration-queue');
+  if (!line) return;
+  const waiting = narration.queue;
+  line.textContent = waiting.length ? `Then: stop${waiting.length > 1 ? 's' : ''} ${waiting.join(', ')}.` : '';
+  const next = document.getElementById('narration-next');
+  if (next) next.hidden = narration.current === null || waiting.length === 0;
+}
+
+/** Carries out what the narration queue asked for, in order. */
+async function carry(actions) {
+  for (const action of actions) {
+    const audio = player();
+    if (!audio) return;
+    if (action.type === 'pause') audio.pause();
+    else if (action.type === 'resume') audio.play().catch(() => {});
+    else if (action.type === 'stop') letRecordingGo();
+    else if (action.type === 'play') await playStop(action.stop);
+  }
+  showQueue();
+}
+
+/** Loads a stop's recording (checked as every asset is) into the player and plays it. */
+async function playStop(number) {
+  letRecordingGo();
+  const state = opened;
+  const stop = state?.local?.stops[number - 1] ?? state?.tour.stops[number - 1];
+  const asset = recordingOf(stop);
+  if (!state || !asset) {
+    await carry(narration.ended());
+    return;
+  }
+  const own = [];
+  try {
+    const blob = await verifiedBlob(state.tour.archive, asset);
+    own.push(URL.createObjectURL(blob));
+  } catch {
+    await carry(narration.ended()); // a recording that cannot be checked is not played
+    return;
+  }
+  const audio = player();
+  narrated = { key: state.key, number, urls: own };
+  audio.src = own[0];
+  if (asset.title) audio.setAttribute('aria-label', asset.title);
+  const title = document.getElementById('narration-title');
+  title.replaceChildren(`Stop ${number}: `, stopName(stop));
+  document.getElementById('narration').hidden = false;
+  // The page of what is heard, when the visitor is on this tour's pages.
+  if (location.hash.startsWith(`#/${state.key}`) && location.hash !== `#/${state.key}/stop/${number}`) {
+    location.hash = `#/${state.key}/stop/${number}`;
+  }
+  await mediaSession(state, stop, number, asset, own);
+  try {
+    await audio.play();
+  } catch {
+    // Refused (no gesture on this page yet): the player shows it ready; the visitor presses play.
+    narration.pauseByVisitor();
+  }
+  keepAwake();
+}
+
+/** The lock screen's card: the recording, the stop, the tour, the stop's first photo. */
+async function mediaSession(state, stop, number, asset, own) {
+  if (!('mediaSession' in navigator) || typeof MediaMetadata === 'undefined') return;
+  const artwork = [];
+  const photo = (stop.assets ?? []).find((a) => a?.kind === 'image' && shownType(a.mediaType).startsWith('image/')
+    && a.size < 4 << 20);
+  if (photo) {
+    try {
+      const url = URL.createObjectURL(await verifiedBlob(state.tour.archive, photo));
+      own.push(url);
+      artwork.push({ src: url, type: shownType(photo.mediaType) });
+    } catch {
+      // no artwork: the words remain
+    }
+  }
+  navigator.mediaSession.metadata = new MediaMetadata({
+    title: asset.title || stop.name, artist: state.local?.manifest.name ?? state.tour.manifest.name,
+    album: `Stop ${number}: ${stop.name}`, artwork,
+  });
+}
+
+function wirePlayer() {
+  const audio = player();
+  if (!audio || audio.dataset.wired) return;
+  audio.dataset.wired = 'yes';
+  audio.addEventListener('ended', () => carry(narration.ended()));
+  audio.addEventListener('error', () => {
+    if (audio.getAttribute('src')) carry(narration.ended());
+  });
+  // The player's own controls (and the lock screen's, through them): the visitor's pause and play.
+  audio.addEventListener('pause', () => {
+    if (narration.playing && !audio.ended) narration.pauseByVisitor();
+    showQueue();
+  });
+  audio.addEventListener('play', () => {
+    // The visitor chose the narration: a page's recording gives way (never two at once).
+    for (const m of document.querySelectorAll('main audio, main video')) if (!m.paused) m.pause();
+    narration.pagePlaying(false);
+    narration.playByVisitor();
+    showQueue();
+  });
+  document.getElementById('narration-next')?.addEventListener('click', () => carry(narration.skip()));
+  // A page's recording or video holds the narration, which carries on when it stops.
+  document.addEventListener('play', (event) => {
+    if (event.target !== audio && event.target.closest?.('main')) carry(narration.pagePlaying(true));
+  }, true);
+  const pageStopped = (event) => {
+    if (event.target !== audio && event.target.closest?.('main') && !pagePlaying()) carry(narration.pagePlaying(false));
+  };
+  document.addEventListener('pause', pageStopped, true);
+  document.addEventListener('ended', pageStopped, true);
+  if ('mediaSession' in navigator) {
+    const handle = (name, fn) => {
+      try {
+        navigator.mediaSession.setActionHandler(name, fn);
+      } catch {
+        // an action this browser does not offer
+      }
+    };
+    handle('play', () => audio.play().catch(() => {}));
+    handle('pause', () => audio.pause());
+    handle('nexttrack', () => carry(narration.skip()));
+    handle('stop', () => carry(narration.reset()));
+  }
+}
+
+// MARK: following
+
+/** The screen stays on while the visitor follows the tour and the page is seen; let go otherwise. */
+async function keepAwake() {
+  const wanted = watch !== null && document.visibilityState === 'visible' && opened !== null
+    && (nextStop(opened.local?.stops ?? opened.tour.stops, opened.key) !== null || narration.current !== null);
+  if (!wanted) {
+    const lock = wakeLock;
+    wakeLock = null;
+    await lock?.release().catch(() => {});
+    return;
+  }
+  if (wakeLock || !navigator.wakeLock) return;
+  try {
+    wakeLock = await navigator.wakeLock.request('screen');
+    wakeLock.addEventListener('release', () => { wakeLock = null; });
+  } catch {
+    wakeLock = null; // refused (battery saver): the note on the page says what that means
+  }
+}
+
+document.addEventListener('visibilitychange', () => keepAwake());
+
 function nextStop(stops, sha) {
   const seen = visited(sha);
   return stops.find((s, i) => !seen.has(i + 1)) ?? null;
+}
+
+/** The follow controls show whether following (and centring) is on. */
+function showFollowing() {
+  for (const button of followButtons) {
+    const on = button.dataset.role === 'centre' ? watch !== null && centring : watch !== null;
+    button.setAttribute('aria-pressed', on ? 'true' : 'false');
+    const state = button.querySelector('.state');
+    if (state) state.textContent = on ? 'on' : 'off';
+  }
+}
+
+function setCentring(on) {
+  centring = on;
+  showFollowing();
+  if (on && position && leaflet) leaflet.panTo(visitorLatLng(position));
+}
+
+function visitorLatLng(p) {
+  return [p.latitude, nearLongitude(p.longitude, mapLongitude)];
+}
+
+let closestZoom = 16; // the closest the map frames by itself: zoom 16, or the tour's map's most detailed
+
+/** Frames the points (Leaflet `[lat, lng]`) on the map, no closer than the map's own detail. */
+function frame(points) {
+  if (!leaflet || points.length === 0) return;
+  const L = globalThis.L;
+  const unwrapped = unwrapPoints(points, mapLongitude);
+  const bounds = L.latLngBounds(unwrapped);
+  if (bounds.getNorthEast().distanceTo(bounds.getSouthWest()) < 50) leaflet.setView(bounds.getCenter(), closestZoom);
+  else leaflet.fitBounds(bounds, { padding: [TARGET_PIXELS + 8, TARGET_PIXELS + 8], maxZoom: closestZoom });
 }
 
 function onPosition(coords) {
@@ -177,39 +434,38 @@ function onPosition(coords) {
   const stops = opened.local?.stops ?? opened.tour.stops;
   const sha = opened.key;
   if (leaflet && positionMarker) {
-    positionMarker.setLatLng([coords.latitude, nearLongitude(coords.longitude, mapLongitude)]);
+    positionMarker.setLatLng(visitorLatLng(coords));
     positionMarker.setOpacity(1);
     const arrow = positionMarker.getElement()?.querySelector('.heading');
     if (arrow) {
       arrow.hidden = !Number.isFinite(coords.heading);
       if (Number.isFinite(coords.heading)) arrow.style.transform = `rotate(${coords.heading}deg)`;
     }
-  }
-  // Arrival: the nearest stop within its radius that was not announced yet, from a fix good enough
-  // to tell (a position known only to 200 m announces nothing).
-  const seen = visited(sha);
-  let arrived = null;
-  let best = Infinity;
-  stops.forEach((stop, i) => {
-    const d = distanceMetres(coords, stop.coordinate);
-    const good = !Number.isFinite(coords.accuracy) || coords.accuracy <= Math.max(50, arrivalRadius(stop));
-    if (good && d <= arrivalRadius(stop) && !seen.has(i + 1) && d < best) {
-      best = d;
-      arrived = i + 1;
+    if (fitOnFix) {
+      fitOnFix = false;
+      frame(firstView({ track: opened.track, stops, visited: visited(sha), position: coords }).points);
+    } else if (centring) {
+      leaflet.panTo(visitorLatLng(coords));
     }
-  });
+  }
+  // Arrival: the nearest stop within its own radius not announced on this walk.
+  const arrived = arrivalAt(stops, coords, visited(sha));
   if (arrived !== null) {
     markVisited(sha, arrived);
+    opened.hint = opened.track.stops[arrived - 1] ?? opened.hint;
     alertSenses();
     const words = [`You have arrived at stop ${arrived}: `, stopName(stops[arrived - 1]), '.'];
-    // A recording or a video playing is not cut off: the stop is offered instead of opened.
-    const playing = [...document.querySelectorAll('main audio, main video')].some((m) => !m.paused && !m.ended);
-    if (playing) {
+    const actions = narration.arrive(arrived, { hasRecording: recordingOf(stops[arrived - 1]) !== null });
+    const starts = actions.some((a) => a.type === 'play' && a.stop === arrived);
+    // A recording or a video playing is not cut off: the stop is offered instead of opened (and
+    // its recording waits its turn).
+    if (pagePlaying() || (narration.current !== null && !starts)) {
       announce(words, { href: `#/${sha}/stop/${arrived}`, text: `Open stop ${arrived}` });
     } else {
       announce(words);
-      location.hash = `#/${sha}/stop/${arrived}`;
+      if (!starts) location.hash = `#/${sha}/stop/${arrived}`; // (playStop opens the page itself)
     }
+    carry(actions);
     return;
   }
   updateStatus();
@@ -218,29 +474,77 @@ function onPosition(coords) {
 function updateStatus() {
   if (!statusLine || !opened) return;
   const stops = opened.local?.stops ?? opened.tour.stops;
+  const seen = visited(opened.key);
   const next = nextStop(stops, opened.key);
+  const { left, offTrail, arrow } = guideLines ?? {};
   if (!next) {
     statusLine.textContent = 'You have visited every stop of this tour.';
+    if (left) left.textContent = '';
+    if (offTrail) offTrail.hidden = true;
+    if (arrow) arrow.hidden = true;
+    keepAwake();
     return;
   }
   const number = stops.indexOf(next) + 1;
-  statusLine.replaceChildren(`Next: stop ${number}, `, stopName(next), position
-    ? ` — ${formatDistance(distanceMetres(position, next.coordinate))} away.` : '.');
+  if (!position) {
+    statusLine.replaceChildren(`Next: stop ${number}, `, stopName(next), '.');
+    return;
+  }
+  const locale = routeLocale();
+  const track = opened.track;
+  const g = guidance({ track, stops, visited: seen, position, hint: opened.hint });
+  if (g.located) opened.hint = g.located.alongMetres;
+  const words = [`Next: stop ${number}, `, stopName(next)];
+  if (g.next) {
+    const crow = `${formatLength(g.next.straightMetres, locale)} ${compassWord(g.next.bearing)}`;
+    const time = formatDuration(g.next.seconds, locale);
+    if (g.next.alongMetres === null || !track.route) {
+      words.push(` — ${crow}${time ? ` (about ${time} on foot)` : ''}.`);
+    } else if (g.next.alongMetres >= 0) {
+      words.push(` — ${formatLength(g.next.alongMetres, locale)} along the route (about ${time} on foot); ${crow} as the crow flies.`);
+    } else {
+      words.push(` — ${formatLength(-g.next.alongMetres, locale)} back along the route; ${crow} as the crow flies.`);
+    }
+  } else {
+    words.push('.');
+  }
+  statusLine.replaceChildren(...words);
+  if (arrow) {
+    arrow.hidden = !g.next;
+    if (g.next) arrow.style.transform = `rotate(${Math.round(g.next.bearing)}deg)`;
+  }
+  if (left) {
+    left.textContent = g.leftMetres === null ? ''
+      : `Left of the tour: ${formatLength(g.leftMetres, locale)} (about ${formatDuration(g.leftSeconds, locale)} on foot)`
+        + `${track.route ? '' : ', stop to stop in straight lines'}.`;
+  }
+  if (offTrail) {
+    const was = !offTrail.hidden;
+    offTrail.hidden = !g.offTrail;
+    if (g.offTrail) {
+      offTrail.textContent = `You are off the trail: ${formatLength(g.located.offsetMetres, locale)} from the route. ` +
+        'The route is the green line on the map.';
+      if (!was) offTrail.setAttribute('role', 'alert');
+    }
+  }
 }
 
-function startWatching(button) {
+function startWatching() {
   if (!('geolocation' in navigator)) {
-    statusLine.textContent = 'This browser cannot tell where you are; choose the stops from the list.';
+    if (statusLine) statusLine.textContent = 'This browser cannot tell where you are; choose the stops from the list.';
     return;
   }
   if (watch !== null) {
     // A second press stops following (and saves the battery).
     navigator.geolocation.clearWatch(watch);
     watch = null;
-    button?.setAttribute('aria-pressed', 'false');
+    centring = false;
+    showFollowing();
+    keepAwake();
     return;
   }
-  button?.setAttribute('aria-pressed', 'true');
+  centring = true;
+  fitOnFix = true;
   watch = navigator.geolocation.watchPosition(
     (p) => onPosition({
       latitude: p.coords.latitude, longitude: p.coords.longitude, accuracy: p.coords.accuracy,
@@ -255,6 +559,8 @@ function startWatching(button) {
     },
     { enableHighAccuracy: true, maximumAge: 5000, timeout: 60000 },
   );
+  showFollowing();
+  keepAwake();
 }
 
 function tileLayer(tiles) {
@@ -291,25 +597,115 @@ function tileLayer(tiles) {
   });
 }
 
+
+/** A stop's marker on the map: 44 px, its number, a link to its page. */
+function stopMarker(L, key, latlng, number, stop) {
+  const marker = L.marker(latlng, {
+    title: `Stop ${number}: ${stop.name}`, alt: `Stop ${number}: ${stop.name}`, keyboard: true,
+    icon: L.divIcon({ className: 'stop-marker', html: '', iconSize: [TARGET_PIXELS, TARGET_PIXELS] }),
+  }).addTo(leaflet);
+  const element = marker.getElement();
+  element.textContent = String(number);
+  element.setAttribute('role', 'link');
+  element.setAttribute('aria-label', `Stop ${number}: ${stop.name}`);
+  marker.on('click', () => { location.hash = `#/${key}/stop/${number}`; });
+  element.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' || e.key === ' ') location.hash = `#/${key}/stop/${number}`;
+  });
+  return { marker, number, latlng };
+}
+
+/**
+ * Stops whose markers overlap at this zoom: one marker for the group ("2–5", which zooms in to
+ * them) while the map can zoom in further, else spread around their place. Drawn again at each zoom.
+ */
+function layoutMarkers() {
+  const L = globalThis.L;
+  if (!leaflet || !L) return;
+  for (const g of groupMarkers) g.remove();
+  groupMarkers = [];
+  const points = stopMarkers.map((s) => leaflet.latLngToContainerPoint(s.latlng));
+  const canZoomIn = leaflet.getZoom() < leaflet.getMaxZoom();
+  for (const group of overlappingGroups(points)) {
+    const members = group.map((i) => stopMarkers[i]);
+    const offsets = canZoomIn || group.length === 1 ? group.map(() => ({ x: 0, y: 0 })) : spreadOffsets(group.length);
+    members.forEach((s, i) => {
+      const element = s.marker.getElement();
+      if (!element) return;
+      element.hidden = canZoomIn && group.length > 1;
+      element.style.marginLeft = `${offsets[i].x - TARGET_PIXELS / 2}px`;
+      element.style.marginTop = `${offsets[i].y - TARGET_PIXELS / 2}px`;
+    });
+    if (!canZoomIn || group.length === 1) continue;
+    const label = groupLabel(members.map((s) => s.number));
+    const bounds = L.latLngBounds(members.map((s) => s.latlng));
+    const marker = L.marker(bounds.getCenter(), {
+      title: `Stops ${label}: zoom in to them`, keyboard: true,
+      icon: L.divIcon({ className: 'stop-group', html: '', iconSize: [TARGET_PIXELS * 1.5, TARGET_PIXELS] }),
+    }).addTo(leaflet);
+    const element = marker.getElement();
+    element.textContent = label;
+    element.setAttribute('role', 'button');
+    element.setAttribute('aria-label', `Stops ${label}: zoom in to them`);
+    const zoomIn = () => {
+      const zoom = Math.min(leaflet.getMaxZoom(), Math.max(leaflet.getZoom() + 1,
+        leaflet.getBoundsZoom(bounds, false, L.point(TARGET_PIXELS * 2, TARGET_PIXELS * 2))));
+      leaflet.setView(bounds.getCenter(), zoom);
+    };
+    marker.on('click', zoomIn);
+    element.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') zoomIn();
+    });
+    groupMarkers.push(marker);
+  }
+}
+
+/** A button for the map's corner, 44 px, inside Leaflet's bar. */
+function mapControl(L, position, make) {
+  const Control = L.Control.extend({
+    onAdd() {
+      const bar = L.DomUtil.create('div', 'leaflet-bar map-buttons');
+      for (const button of make()) bar.append(button);
+      L.DomEvent.disableClickPropagation(bar);
+      return bar;
+    },
+  });
+  return new Control({ position });
+}
+
 /** The tour's map page. */
 export async function showTour(view, key) {
   const { h, render, notice } = view;
+  wirePlayer();
   const state = await load(key);
   const { manifest, stops } = localized(state);
   const L = globalThis.L;
-  leaflet?.remove();
-  leaflet = null;
+  dropMap();
   revokeAll();
   const mapBox = h('div', {
     id: 'tour-map', class: 'tour-map', role: 'region', 'aria-label': `Map of ${manifest.name}`,
   });
   statusLine = h('p', { class: 'next-stop' });
+  const arrow = h('span', { class: 'direction', 'aria-hidden': 'true', hidden: true }, '↑');
+  guideLines = {
+    arrow,
+    left: h('p', { class: 'tour-left' }),
+    offTrail: h('p', { class: 'notice notice-error off-trail', hidden: true }),
+  };
   const follow = h('button', {
-    type: 'button', 'aria-pressed': watch === null ? 'false' : 'true', onclick: (e) => startWatching(e.currentTarget),
-  }, 'Follow my position');
+    type: 'button', id: 'follow', 'data-role': 'follow', onclick: () => startWatching(),
+  }, 'Follow my position: ', h('span', { class: 'state' }, 'off'));
+  followButtons = [follow];
   const alerts = h('input', { type: 'checkbox', id: 'arrival-alerts' });
-  alerts.checked = localStorage.getItem(settingsKey) === 'on';
+  alerts.checked = setting(settingsKey);
   alerts.addEventListener('change', () => localStorage.setItem(settingsKey, alerts.checked ? 'on' : 'off'));
+  const narrate = h('input', { type: 'checkbox', id: 'narrate' });
+  narrate.checked = setting(narrateKey);
+  narrate.addEventListener('change', () => {
+    localStorage.setItem(narrateKey, narrate.checked ? 'on' : 'off');
+    narration.setEnabled(narrate.checked);
+    showQueue();
+  });
   const seen = visited(key);
   const { route, reason } = state.route;
   const locale = routeLocale();
@@ -328,14 +724,19 @@ export async function showTour(view, key) {
     reason ? h('p', { class: 'muted' }, `The tour's route cannot be shown (${reason}): the stops are joined with straight lines.`)
       : null,
     state.map ? null : notice('info', 'This tour has no offline map: follow the list of stops.'),
-    mapBox, statusLine,
+    mapBox, guideLines.offTrail, h('div', { class: 'guide' }, arrow, statusLine), guideLines.left,
     h('div', { class: 'actions' }, follow,
+      h('label', { class: 'check' }, narrate, ' Play the recording when I arrive'),
       h('label', { class: 'check' }, alerts, ' Sound and vibration when I reach a stop')),
+    h('p', { class: 'muted screen-note' }, 'Phones stop giving a web page your position while the screen is off. ' +
+      'While you follow, the app keeps the screen on; if you lock the phone, it cannot tell when you arrive.'),
     h('h2', {}, 'Stops'), list,
     h('p', {}, h('button', {
       type: 'button', class: 'secondary',
       onclick: () => {
         localStorage.removeItem(visitedKey(key));
+        state.hint = 0;
+        carry(narration.reset());
         showTour(view, key);
       },
     }, 'Start the tour again')));
@@ -348,25 +749,15 @@ export async function showTour(view, key) {
     mapLongitude = points[0][1];
     // The route when the tour has one; else straight lines from stop to stop.
     const line = L.polyline(route ? route.lines : points,
-      { color: '#1b4332', weight: 4, opacity: 0.8, interactive: false });
-    // The view first: Leaflet adds markers to a map only once it has one.
-    leaflet.fitBounds(line.getBounds().extend(L.latLngBounds(points)).pad(0.15));
+      { color: '#1b4332', weight: 5, opacity: 0.8, interactive: false });
+    const whole = line.getBounds().extend(L.latLngBounds(points));
+    // The view first (Leaflet adds markers to a map only once it has one): the visitor and the
+    // next stop when the visitor is on the tour, else its start.
+    closestZoom = Math.min(16, Math.max(10, state.map?.tiles.header.maxZoom ?? 16));
+    frame(firstView({ track: state.track, stops, visited: seen, position }).points);
     if (state.map) tileLayer(state.map.tiles).addTo(leaflet);
     line.addTo(leaflet);
-    stops.forEach((s, i) => {
-      const marker = L.marker(points[i], {
-        title: `Stop ${i + 1}: ${s.name}`, alt: `Stop ${i + 1}: ${s.name}`, keyboard: true,
-        icon: L.divIcon({ className: 'stop-marker', html: '', iconSize: [30, 30] }),
-      }).addTo(leaflet);
-      const element = marker.getElement();
-      element.textContent = String(i + 1);
-      element.setAttribute('role', 'link');
-      element.setAttribute('aria-label', `Stop ${i + 1}: ${s.name}`);
-      marker.on('click', () => { location.hash = `#/${key}/stop/${i + 1}`; });
-      element.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter' || e.key === ' ') location.hash = `#/${key}/stop/${i + 1}`;
-      });
-    });
+    stopMarkers = stops.map((s, i) => stopMarker(L, key, points[i], i + 1, s));
     positionMarker = L.marker([0, 0], {
       interactive: false, keyboard: false,
       icon: L.divIcon({ className: 'me-marker', html: '', iconSize: [22, 22] }),
@@ -375,14 +766,33 @@ export async function showTour(view, key) {
     const me = positionMarker.getElement();
     me.setAttribute('aria-hidden', 'true');
     me.append(Object.assign(document.createElement('span'), { className: 'heading', hidden: true }));
-    if (position) positionMarker.setLatLng([position.latitude, nearLongitude(position.longitude, mapLongitude)]);
+    if (position) positionMarker.setLatLng(visitorLatLng(position));
     else positionMarker.setOpacity(0);
-    const frame = mapFrame(manifest.bounds, mapLongitude);
-    leaflet.setMaxBounds((frame ? L.latLngBounds(frame) : line.getBounds().extend(L.latLngBounds(points))).pad(0.5));
+    const bounds = mapFrame(manifest.bounds, mapLongitude);
+    leaflet.setMaxBounds((bounds ? L.latLngBounds(bounds) : whole).pad(0.5));
+    const centre = h('button', {
+      type: 'button', class: 'map-button', 'data-role': 'centre', title: 'Keep the map on my position',
+      'aria-label': 'Keep the map on my position',
+      onclick: () => (watch === null ? startWatching() : setCentring(!centring)),
+    }, '◎');
+    const overview = h('button', {
+      type: 'button', class: 'map-button', title: 'Show the whole tour', 'aria-label': 'Show the whole tour',
+      onclick: () => {
+        setCentring(false);
+        leaflet.fitBounds(whole, { padding: [TARGET_PIXELS, TARGET_PIXELS] });
+      },
+    }, '⤢');
+    mapControl(L, 'topright', () => [centre, overview]).addTo(leaflet);
+    followButtons.push(centre);
+    // Moving the map by hand stops centring it (following goes on; the control turns it back on).
+    leaflet.on('dragstart', () => { if (centring) setCentring(false); });
+    leaflet.on('zoomend', layoutMarkers);
+    layoutMarkers();
     const container = leaflet.getContainer();
     container.setAttribute('aria-label',
       `Map of ${manifest.name}: ${stops.length} stops${route ? ' and the route between them' : ''}`);
   }
+  showFollowing();
   updateStatus();
 }
 
@@ -452,8 +862,8 @@ export async function showStop(view, key, number) {
   const stop = stops[number - 1];
   if (!stop) throw new Error(`This tour has no stop ${number}.`);
   const stored = state.tour.stops[number - 1];
-  leaflet?.remove();
-  leaflet = null;
+  wirePlayer();
+  dropMap();
   statusLine = null;
   revokeAll();
   const body = h('div', { class: 'stop-assets' });
@@ -479,3 +889,5 @@ export async function showStop(view, key, number) {
     }
   }
 }
+
+wirePlayer();

@@ -171,10 +171,13 @@ function nameProblem(name) {
 
 /**
  * Finds and reads the end record (and the ZIP64 locator and end record when present): where
- * the central directory is, how long, and how many records it holds.
+ * the central directory is, how long, and how many records it holds. It reads the last
+ * 65,557 bytes (an end record and the longest comment) and, with ZIP64, the ZIP64 end record.
  * @param {{size: number, read: Function}} source
+ * @returns {Promise<{count: number, directorySize: number, directoryOffset: number, directoryEnd: number}>}
+ *   `directoryEnd`: where the end records begin
  */
-async function readEndRecords(source) {
+export async function readEndRecords(source) {
   const size = source.size;
   if (size < END_SIZE) throw new ZipError('not-zip', `the file is ${size} bytes, too small to be a ZIP archive`);
   const tailLength = Math.min(size, END_SIZE + 0xffff);
@@ -335,9 +338,11 @@ export class ZipArchive {
   #byName;
 
   /** @hideconstructor */
-  constructor(source, entries, info) {
+  constructor(source, entries, info, end) {
     /** The byte source the archive is read from. */
     this.source = source;
+    /** @type {number} Where the central directory starts: every entry lies before it. */
+    this.directoryOffset = end.directoryOffset;
     /** @type {ReadonlyArray<{name: string, method: number, compressedSize: number, size: number, crc32: number,
      *   localHeaderOffset: number}>} Every entry, in central-directory order. */
     this.entries = Object.freeze(entries);
@@ -685,5 +690,5 @@ export async function openZip(source, limits = {}) {
         (record.limit === end.directoryOffset ? 'the central directory' : `'${byOffset[i + 1].name}'`));
     }
   }
-  return new ZipArchive(source, entries, info);
+  return new ZipArchive(source, entries, info, end);
 }
