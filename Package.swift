@@ -188,6 +188,7 @@ let package = Package(
                 .embedInCode("Resources/templates/resume.mustache"),
                 .embedInCode("Resources/templates/review.mustache"),
                 .embedInCode("Resources/templates/reviews.mustache"),
+                .embedInCode("Resources/templates/routeSummary.mustache"),
                 .embedInCode("Resources/templates/stop.mustache"),
                 .embedInCode("Resources/templates/translate.mustache"),
                 .embedInCode("Resources/templates/translateRow.mustache"),
@@ -199,6 +200,7 @@ let package = Package(
                 .embedInCode("Resources/js/net.js"),
                 .embedInCode("Resources/js/ordering.js"),
                 .embedInCode("Resources/js/panel.js"),
+                .embedInCode("Resources/js/route.js"),
                 .embedInCode("Resources/js/uploads.js"),
             ]
         ),

@@ -435,7 +435,7 @@ public final class DraftStore: Sendable {
 
     /// Records who saved `key` just now (beside the lock file; a record that cannot be written only
     /// makes a later conflict's wording plainer).
-    private func recordSave(_ key: Key, by saver: Saver?) {
+    func recordSave(_ key: Key, by saver: Saver?) {
         guard let saver else { return }
         let line = "\(saver.user)\t\(saver.session)\t\(Int(Date().timeIntervalSince1970))\n"
         try? Data(line.utf8).write(to: URL(fileURLWithPath: lastSavePath(key)), options: .atomic)
@@ -588,7 +588,10 @@ public final class DraftStore: Sendable {
         try await locked(key) { () throws(PanelError) in try self.moveAside(key, from: folder, name: name) }
     }
 
-    private func moveAside(_ key: Key, from folder: FolderHandle, name: StopFileName) throws(PanelError) {
+    /// Moves `name` aside (see ``setAside(_:from:name:)``), the caller holding the draft's lock; returns
+    /// its name under `drafts-removed/<site>/<tour>/`.
+    @discardableResult
+    func moveAside(_ key: Key, from folder: FolderHandle, name: StopFileName) throws(PanelError) -> String {
         do {
             try FileManager.default.createDirectory(atPath: removedRoot, withIntermediateDirectories: true)
         } catch {
@@ -605,6 +608,7 @@ public final class DraftStore: Sendable {
                 n += 1
             }
             try folder.move(name.value, to: aside, as: target, replacing: false)
+            return target
         } catch {
             throw PanelError(error, "cannot set '\(name)' aside: \(error.message)")
         }

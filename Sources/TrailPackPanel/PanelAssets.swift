@@ -70,6 +70,7 @@ enum PanelAssets {
         "net.js": PackageResources.net_js,
         "ordering.js": PackageResources.ordering_js,
         "panel.js": PackageResources.panel_js,
+        "route.js": PackageResources.route_js,
         "uploads.js": PackageResources.uploads_js,
     ]
 }

@@ -209,6 +209,7 @@ public struct PanelController: Sendable {
             await draftRoute(request, context) { try await requestReview($0, $1, request: request) }
         }
         addReviewRoutes(panel: panel, guarded: guarded)
+        addRouteRoutes(guarded: guarded)
         addLanguageRoutes(guarded: guarded, panel: panel)
         addMapRoutes(panel: panel)
         addAdminRoutes(panel: panel, guarded: guarded)

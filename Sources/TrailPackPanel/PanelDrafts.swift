@@ -231,6 +231,11 @@ extension PanelController {
         let snapshot = try await drafts.load(key), draft = snapshot.draft, revision = snapshot.revision
         let all = try await findings(key, draft: draft)
         let tourFindings = all.filter { $0.stop == nil }
+        // The route as the package will have it, and each stop's place on it.
+        let folder = drafts.folder(key)
+        let routed = try await server.blocking { Self.draftRoute(folder: folder, draft: draft) }
+        let onRoute = Dictionary(
+            (routed?.route.summary.stops ?? []).map { ($0.slug, $0) }, uniquingKeysWith: { first, _ in first })
         // Which language's texts the details form edits (`?lang=`), and how complete each one is.
         let language = PanelLanguage.chosen(request.uri.queryParameters.get("lang"), in: draft)
         let counted = try await countingManifest(key, draft)
@@ -249,7 +254,7 @@ extension PanelController {
                 longitude: stop.coordinate.map { Self.degrees($0.longitude) } ?? "",
                 notFirst: index > 0, notLast: index < draft.stops.count - 1, files: stop.assets.count,
                 findings: count, hasFindings: count > 0, action: "\(key.path)/stops/\(index + 1)",
-                untranslated: gaps, hasUntranslated: gaps > 0)
+                untranslated: gaps, hasUntranslated: gaps > 0, along: Self.alongWords(onRoute[stop.slug]))
         }
         let mapStops = JSONWriter.string(
             .array(
@@ -265,7 +270,8 @@ extension PanelController {
                         ])
                     }
                 }), pretty: false)
-        let frame = draft.bounds ?? Bounds.enclosing(draft.stops.compactMap(\.coordinate))
+        let routeCoordinates = (routed?.route.lines ?? []).flatMap { $0.map(\.coordinate) }
+        let frame = draft.bounds ?? Bounds.enclosing(draft.stops.compactMap(\.coordinate) + routeCoordinates)
         let languages = Self.languageValues(draft, key: key, language: language, meters: meters)
         let findings = Self.findingsSection(all, path: key.path, heading: "What to fix before building")
         var body = EditorPage(
@@ -280,13 +286,20 @@ extension PanelController {
             body.view = FrameView(view)
         }
         body.notice = await notice(visitor, request)
-        if request.uri.queryParameters.get("refused") != nil,
+        if let refused = request.uri.queryParameters.get("refused"),
             let problem = try? await sessions.takeProblem(id: visitor.session.id)
         {
-            body.languageProblem = problem
+            if refused == "route" { body.routeProblem = problem } else { body.languageProblem = problem }
         }
+        if let routed {
+            body.route = Self.routeView(
+                routed.route, importedFrom: routed.importedFrom,
+                stopNames: Dictionary(
+                    draft.stops.map { ($0.slug, $0.name) }, uniquingKeysWith: { first, _ in first }))
+        }
+        body.maxTrack = Self.size(maxTrackBytes)
+        body.maxTrackBytes = maxTrackBytes
         if configuration.tileURL == nil {
-            let folder = drafts.folder(key)
             let header = try await server.blocking { Self.draftMapHeader(folder) }
             if let own = Self.ownMapValues(tileURL: key.path + "/tiles", header: header) {
                 body.ownMap = own

@@ -79,6 +79,12 @@ struct PanelFinding: Sendable {
         } else if file.hasPrefix("map") {
             (field, label) = ("tour-map", "Offline map")
         }
+        // The route's findings (its file's, and its stages' in tour.json) are said beside the route.
+        if DraftStore.routeFileNames.contains(file)
+            || (finding.code.rawValue.hasPrefix("route.") && !file.hasPrefix("map"))
+        {
+            (field, label) = ("tour-route", "Route")
+        }
         // Languages: a missing translation leads to the language's tab; the list of languages is on the tour's page.
         var language: String?
         if finding.code.rawValue.hasPrefix("language.") {
@@ -180,6 +186,21 @@ struct PanelFinding: Sendable {
             (
                 "delete \"bounds\" from the tour's details and the build draws them around every stop",
                 "tick 'follow the stops' and the frame is drawn around every stop"
+            ),
+            // The route's warnings: the stops are put in order on the tour's page, the frame drawn there.
+            (
+                "renumber the stops in walking order, or check the route's direction",
+                "put the stops in walking order (the Up and Down buttons under 'Stops, in order'), or check that the track was recorded in walking order"
+            ),
+            ("leaves the map bounds", "leaves the map frame"),
+            (
+                "widen the bounds, or leave them out of the tour's details and the build draws them around the route",
+                "widen the map frame, or tick 'Follow the stops' and the frame is drawn around the stops and the route"
+            ),
+            ("check its coordinate, or the route misses it", "check its position, or the track misses it"),
+            (
+                "the tour folder holds both route.gpx and route.geojson; keep one (the route of a tour is one line)",
+                "the tour has two routes (route.gpx and route.geojson, from the imported folder); add the track again under 'Route' and the panel keeps that one"
             ),
         ] {
             text = text.replacingOccurrences(of: from, with: to)

@@ -136,6 +136,48 @@ struct FindingsSection: PanelSection {
     }
 }
 
+/// A tour's route as a page shows it (`PanelController.routeView`): its numbers in words, the
+/// elevation profile, the stages, and the line for the map.
+struct RouteView: Codable, Sendable {
+    struct Stage: Codable, Sendable {
+        var name: String
+        var from: String
+        var to: String
+        var length: String
+    }
+
+    /// "96.4 km (59.9 mi)".
+    var length: String
+    /// "1,571 m up and 843 m down (…ft…)"; nil without elevations.
+    var climb: String?
+    /// How many positions the line has, in words ("1,234").
+    var points: String
+    /// How many lines (a track recorded in parts, or cut at the antimeridian).
+    var parts: Int
+    var inParts: Bool
+    /// The GPX file the draft's route came from.
+    var importedFrom: String?
+    var profile: ProfileView?
+    var stages: [Stage]
+    var hasStages: Bool
+    /// `[[[lat, lon], …], …]` for the map's `data-route`.
+    var mapLines: String
+}
+
+/// The elevation profile: SVG paths in a 600 × 100 box and its words.
+struct ProfileView: Codable, Sendable {
+    var line: String
+    var area: String
+    /// The whole profile in words (its text alternative).
+    var words: String
+    /// "climbs from 165 m to 1,452 m".
+    var summary: String
+    var highest: String
+    var lowest: String
+    /// "km 96.4": the distance at its right end.
+    var end: String
+}
+
 // MARK: the pages
 
 /// `error`: what went wrong.
@@ -241,6 +283,8 @@ struct EditorPage: PanelView {
         var action: String
         var untranslated: Int
         var hasUntranslated: Bool
+        /// "km 14.0 along the route (mile 8.7)", when the tour has a route.
+        var along: String? = nil
     }
     /// A field's value as the page showed it (`was-NAME`), to merge a save field by field.
     struct Was: Codable, Sendable {
@@ -285,6 +329,12 @@ struct EditorPage: PanelView {
     var notice: String?
     var languageProblem: String?
     var ownMap: OwnMapView?
+    var route: RouteView?
+    /// Why the last track was not added (said beside the form).
+    var routeProblem: String?
+    /// The largest track file, in words ("64.0 MB"), and in bytes for the page's script.
+    var maxTrack = ""
+    var maxTrackBytes: Int64 = 0
 }
 
 /// `stop`: one stop's page (texts, details, files, uploads).
@@ -624,6 +674,8 @@ struct ReviewPage: PanelView {
         var hasWaiver: Bool
         var changed: Bool
         var added: Bool
+        /// "km 14.0 along the route (mile 8.7)", when the version has a route.
+        var along: String? = nil
         var assets: [Asset]
     }
     struct Coverage: Codable, Sendable {
@@ -685,6 +737,7 @@ struct ReviewPage: PanelView {
     var mapMaxZoom = 0
     var ownMap: OwnMapView?
     var frame: FrameView
+    var route: RouteView?
 }
 
 /// `history`: a tour's stored versions and what happened to them.

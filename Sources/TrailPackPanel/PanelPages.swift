@@ -16,12 +16,12 @@ enum PanelPages {
         ("admin", PackageResources.admin_mustache), ("error", PackageResources.error_mustache),
         ("reviews", PackageResources.reviews_mustache), ("review", PackageResources.review_mustache),
         ("history", PackageResources.history_mustache), ("columns", PackageResources.columns_mustache),
-        ("changes", PackageResources.changes_mustache),
+        ("changes", PackageResources.changes_mustache), ("routeSummary", PackageResources.routeSummary_mustache),
         ("notifications", PackageResources.notifications_mustache),
     ]
 
     /// The pages' types, one per page template; the other templates are parts of pages (`layout`, `findings`,
-    /// `translateRow`, `changes`).
+    /// `translateRow`, `changes`, `routeSummary`).
     static let views: [any PanelView.Type] = [
         LoginPage.self, ResumePage.self, ErrorPage.self, HomePage.self, EditorPage.self, StopPage.self,
         TranslatePage.self, BuiltPage.self, AdminPage.self, ReviewsPage.self, ReviewPage.self, HistoryPage.self,

@@ -95,8 +95,14 @@ extension PanelController {
         // The package itself: its manifest as checked by the reader, and the verifier's report.
         // The verifier reads every byte: once per stored package (its bytes never change), not per view.
         let sha = summary.sha256, reports = self.reports
-        let (reader, report) = try await server.blocking { () -> (PackageReader?, VerificationReport?) in
-            (try? PackageReader(path: path), reports.report(sha256: sha) { try? Verifier.verify(path: path) })
+        let (reader, report, route) = try await server.blocking {
+            () -> (PackageReader?, VerificationReport?, Route?) in
+            let reader = try? PackageReader(path: path)
+            return (
+                reader, reports.report(sha256: sha) { try? Verifier.verify(path: path) },
+                // A route that breaks a rule is not drawn: the verifier's report says what is wrong.
+                reader.flatMap { try? $0.route() }
+            )
         }
         guard let reader else {
             throw PanelError(
@@ -172,6 +178,14 @@ extension PanelController {
                     newPackage: (summary.sha256, summary.size)))
         }
         Self.addLanguages(manifest, to: &body)
+        let onRoute = Dictionary(
+            (route?.summary.stops ?? []).map { ($0.slug, $0) }, uniquingKeysWith: { first, _ in first })
+        if let route {
+            body.route = Self.routeView(
+                route, importedFrom: nil,
+                stopNames: Dictionary(
+                    manifest.waypoints.map { ($0.slug, $0.name) }, uniquingKeysWith: { first, _ in first }))
+        }
         let others = Array(manifest.languages.dropFirst())
         body.stops = manifest.waypoints.enumerated().map { n, waypoint in
             let change = diff.stops.first { $0.slug == waypoint.slug && $0.kind != .removed }
@@ -187,7 +201,7 @@ extension PanelController {
                 latitude: PanelController.degrees(waypoint.coordinate.latitude),
                 longitude: PanelController.degrees(waypoint.coordinate.longitude),
                 waiver: waypoint.accessibilityWaiver, hasWaiver: waypoint.accessibilityWaiver != nil,
-                changed: change != nil, added: change?.kind == .added,
+                changed: change != nil, added: change?.kind == .added, along: Self.alongWords(onRoute[waypoint.slug]),
                 assets: waypoint.assets.map { asset in
                     let url =
                         assetBase + (asset.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrailPackArchive
+import TrailPackBuilder
 import TrailPackCatalog
 import TrailPackCatalogModel
 import TrailPackCore
@@ -466,6 +467,79 @@ extension PanelBrowserTests {
             #expect(stop["description"]?.string == summary["description"], "\(stop)")
             let files = try FileManager.default.contentsOfDirectory(atPath: data + draft + "/waypoints/01-trailhead")
             #expect(Set(files).isSuperset(of: ["trailhead.png", "view.png"]), "\(files)")
+        }
+    }
+}
+
+extension PanelBrowserTests {
+    /// The trail itself (issue #49): the Santiam recording imported onto the tour in Chromium.
+    @Test(
+        "the route in Chromium: a ranger adds the Santiam recording to the tour and sees the line, its length in km and mi, its climb, the profile and each stop along it; a photo and a NaN track are refused beside the form; the route is removed (asked first) and added again without JavaScript; the built version's review page draws it; axe-core clean at 1280 and 390 px; the package holds the route as the draft had it",
+        .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets, .python3))
+    func route() throws {
+        try Support.withTemporaryDirectory { dir in
+            let data = dir + "/data"
+            for arguments in [
+                ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
+                ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District", "--data", data],
+                ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
+            ] {
+                let result = try Support.trailpack(arguments)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            }
+            try "ranger's long password\n".write(toFile: dir + "/password", atomically: true, encoding: .utf8)
+            #expect(
+                try Support.trailpack([
+                    "admin", "user", "password", "ranger", "--password-file", dir + "/password", "--data", data,
+                ]).status == 0)
+            // The sample tour's folder, zipped as a ranger would send it, without its route.
+            let zipped = try Support.run(
+                "python3",
+                [
+                    "-c",
+                    """
+                    import os, sys, zipfile
+                    src, out = sys.argv[1], sys.argv[2]
+                    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+                        for folder, _, files in os.walk(src):
+                            for f in files:
+                                p = os.path.join(folder, f)
+                                if os.path.relpath(p, src) != "route.gpx":
+                                    z.write(p, os.path.join("santiam-wagon-road", os.path.relpath(p, src)))
+                    """, Support.fixture("santiam-wagon-road"), dir + "/tour.zip",
+                ])
+            #expect(zipped.status == 0, "\(zipped.stderr)")
+            let server = try ServeProcess.launch(["--data", data, "--approvals", "1", "--no-malware-scan"])
+            defer { server.stop() }
+            let shots = Support.root + "/out/screenshots/route"
+            try? FileManager.default.removeItem(atPath: shots)
+            let santiam = Support.fixture("santiam-wagon-road")
+            let id = "gov.usda.fs.willamette.santiam-wagon-road"
+            let result = try Support.run(
+                Self.python,
+                [
+                    Support.root + "/scripts/panel-route.py", server.base, shots, "ranger", "ranger's long password",
+                    dir + "/tour.zip", santiam + "/route.gpx", Support.fixture("gpx/tracks/nan.gpx"),
+                    santiam + "/waypoints/01-sweet-home/view.png", id,
+                ])
+            #expect(result.status == 0, "panel-route.py exited \(result.status): \(result.stderr)")
+            let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String] ?? [:]
+            let draft = try #require(summary["draft"], "no draft was made: \(result.stdout)")
+            let sha = try #require(summary["sha256"], "no version was built: \(result.stdout)")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 10)
+            // The package holds the route the draft holds, and verifies.
+            let blob = data + "/blobs/" + sha.prefix(2) + "/" + sha + ".zip"
+            let verify = try Support.trailpack(["verify", blob])
+            #expect(verify.status == 0, "\(verify.stdout)")
+            let packaged = try #require(try PackageReader(path: blob).route())
+            let drawn = try #require(TourRoute.load(folder: data + draft).source)
+            #expect(packaged.lines == drawn.lines)
+            #expect(
+                summary["length"]
+                    == String(
+                        format: "%.1f km (%.1f mi)", packaged.summary.lengthMetres / 1000,
+                        packaged.summary.lengthMetres / 1609.344))
         }
     }
 }

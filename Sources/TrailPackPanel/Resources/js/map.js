@@ -2,9 +2,10 @@ import { saveAll } from "./autosave.js";
 import { gridLayer } from "./grid.js";
 import { post, setAll } from "./net.js";
 import { startOrdering } from "./ordering.js";
+import { drawRoute, routeBounds, routeLines } from "./route.js";
 
-// The map of a tour or a version: base layer, frame, stops (movable with the mouse or the arrow
-// keys in the editor), a click to place a new stop, "Draw the frame".
+// The map of a tour or a version: base layer, frame, the route, stops (movable with the mouse or
+// the arrow keys in the editor), a click to place a new stop, "Draw the frame".
 export function startMap(element) {
   var L = window.L;
   if (!L) { return; }
@@ -32,8 +33,12 @@ export function startMap(element) {
   var view = ["south", "west", "north", "east"].map(function (edge) {
     return parseFloat(element.getAttribute("data-view-" + edge));
   });
+  var route = routeLines(element.getAttribute("data-route"));
+  var routeBox = routeBounds(route);
   if (framed) {
     map.fitBounds([[south, west], [north, east]]);
+  } else if (routeBox) {
+    map.fitBounds(routeBox);
   } else if (view.every(isFinite)) {
     // No stops yet: around the site's other tours.
     map.fitBounds([[view[0], view[1]], [view[2], view[3]]]);
@@ -45,6 +50,7 @@ export function startMap(element) {
     frameBox = L.rectangle([[south, west], [north, east]],
       { color: "#198754", weight: 2, fill: false, interactive: false }).addTo(map);
   }
+  if (route.length) { drawRoute(L, map, route); }
   var stops = [];
   try { stops = JSON.parse(element.getAttribute("data-stops") || "[]"); } catch (e) { stops = []; }
   var editing = element.hasAttribute("data-editor");

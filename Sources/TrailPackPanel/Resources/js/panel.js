@@ -4,6 +4,7 @@ import { autosavers, startAutosave } from "./autosave.js";
 import { startBuildProgress, startLanguageName } from "./forms.js";
 import { startMap } from "./map.js";
 import { startOrdering } from "./ordering.js";
+import { startRouteForm } from "./route.js";
 import { startImport, startUploads } from "./uploads.js";
 
 document.addEventListener("DOMContentLoaded", function () {
@@ -23,6 +24,8 @@ document.addEventListener("DOMContentLoaded", function () {
   if (languageTag) { startLanguageName(languageTag); }
   var buildForm = document.getElementById("build-form");
   if (buildForm) { startBuildProgress(buildForm); }
+  var routeForm = document.getElementById("route-form");
+  if (routeForm) { startRouteForm(routeForm); }
   var importForm = document.getElementById("import-form");
   if (importForm) { startImport(importForm); }
   var maps = document.querySelectorAll("[data-tp-map]");
