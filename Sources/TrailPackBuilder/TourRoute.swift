@@ -213,6 +213,9 @@ public enum TourRoute {
         _ source: Source, stops: [Waypoint], stages: [StageSource], tolerance: Double = defaultTolerance
     ) -> (route: Route?, findings: [Finding]) {
         var lines = RouteMath.cutAtAntimeridian(source.lines.filter { !$0.isEmpty })
+        // A recording's segment of one point (the GPS lost and found its fix) is no line of the route;
+        // a recording of nothing else is reported below.
+        if source.recorded, lines.contains(where: { $0.count > 1 }) { lines = lines.filter { $0.count > 1 } }
         // A recording may hold more positions than a route: it is simplified first.
         if let problem = RouteFile.geometryProblem(lines, maxPositions: .max) {
             return (nil, [Finding(.routeGeometry, file: source.file, problem)])

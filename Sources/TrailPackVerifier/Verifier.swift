@@ -156,8 +156,16 @@ public enum Verifier {
         }
         if let manifest { checkContents(manifest: manifest, directory: directory, checks: checks, findings: &findings) }
         // The route (format 1.2), then the maps: judged against its corridor when there is one.
+        // Read only when its bytes are the manifest's (a changed file is a content finding, never read as a route).
         let route = try PackageRoute.check(
-            source: source, directory: directory, manifest: manifest, damaged: { checks[$0.index]?.sha256 == nil })
+            source: source, directory: directory, manifest: manifest,
+            damaged: { entry in
+                guard let actual = checks[entry.index]?.sha256,
+                    let declared = manifest?.mapAssets.first(where: { $0.path == Route.entryName }).flatMap(
+                        SHA256Digest.init(of:))
+                else { return true }
+                return !(declared == actual)
+            })
         findings += route.findings
         var mapOptions = options.map
         if let line = route.route, let manifest, mapOptions.route == nil {

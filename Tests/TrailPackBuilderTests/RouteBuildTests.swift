@@ -345,7 +345,11 @@ struct RouteBuildTests {
             let package = try Self.build(dir)
             var forge = try ZipForge.from(package: try Support.read(package))
             let i = try #require(forge.entries.firstIndex { $0.name == Array(Route.entryName.utf8) })
-            forge.entries[i].data[forge.entries[i].data.count / 2] ^= 1
+            // The length made wrong too: were the route read, it would be a route.mismatch.
+            let text = String(decoding: forge.entries[i].data, as: UTF8.self)
+            forge.entries[i].data = Array(
+                text.replacingOccurrences(of: "\"lengthMetres\": 1", with: "\"lengthMetres\": 2").utf8)
+            #expect(forge.entries[i].data != Array(text.utf8))
             try Support.write(forge.bytes(), to: dir + "/bad.zip")
             let report = try Verifier.verify(path: dir + "/bad.zip")
             #expect(report.findings.contains { $0.code == .contentSHA256 && $0.file == Route.entryName })

@@ -230,6 +230,17 @@ struct RouteTests {
             reading.findings.contains { $0.code == code && $0.file == Route.entryName }, "\(name): \(reading.findings)")
     }
 
+    @Test("a file of millions of tiny positions is refused by a count of its brackets, before any tree is made")
+    func tinyPositions() {
+        var text = "{\"type\": \"Feature\", \"geometry\": {\"type\": \"LineString\", \"coordinates\": ["
+        text += String(repeating: "[0,0],", count: 300_000) + "[0,0]]}, \"properties\": {}}"
+        let reading = RouteFile.read(Array(text.utf8))
+        #expect(reading.route == nil)
+        #expect(
+            reading.findings.first?.code == .routeGeometry && reading.findings.first?.message.contains("100000") == true
+        )
+    }
+
     @Test("a duplicate key and bytes that are not JSON are refused")
     func notJSON() {
         #expect(RouteFile.read(Array("{\"type\": \"Feature\", \"type\": \"Feature\"}".utf8)).route == nil)

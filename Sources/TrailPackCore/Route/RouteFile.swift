@@ -14,6 +14,24 @@ public enum RouteFile {
 
     /// Reads route-file bytes: strict JSON, then the shape of §3.3.
     public static func read(_ bytes: [UInt8]) -> Reading {
+        // A hostile file of tiny positions (`[0,0],` is 6 bytes) would make a tree of millions of
+        // values before the count is checked: the brackets and commas bound it first, in one pass.
+        var brackets = 0, commas = 0
+        for b in bytes {
+            if b == 0x5B { brackets += 1 } else if b == 0x2C { commas += 1 }
+        }
+        if brackets > 2 * Route.maxPositions + 16
+            || commas > 4 * Route.maxPositions + 4 * ManifestValidator.maxWaypoints + 64
+        {
+            return Reading(
+                route: nil,
+                findings: [
+                    Finding(
+                        .routeGeometry, file: Route.entryName, path: .root,
+                        "the route file holds more than \(Route.maxPositions) positions (\(brackets) lists, \(commas) commas); the limit is \(Route.maxPositions)"
+                    )
+                ])
+        }
         let document: JSONDocument
         do { document = try JSONParser.parse(bytes, limits: limits) } catch {
             return Reading(
