@@ -12,14 +12,20 @@ turn: each recording starts by itself after the one before ended, never two at o
 a screenshot on each view.
 
 usage: visitor-guide.py CONFIG.json
-CONFIG: {"base", "shots", "tour" (package id), "stops": [{"latitude", "longitude", "recording": bool}],
-"routePoints": [[lat, lon], ...] (points of the route between the first and the second stop, in
-walking order)}
+CONFIG: {"base", "shots", "package" (the package released on the server at base)}; read out of the
+package with Python's zipfile (unless given): "tour" (its id), "sha256", "stops" ([{"latitude",
+"longitude", "recording": bool}] in the tour's order; a recording is an audio asset in English or
+in no language) and "routePoints" ([[lat, lon], ...]: six vertices of map/route.geojson between
+the first and the second stop, in walking order, from 1/8 to 6/8 of the way).
 Prints a JSON summary on standard output; exit 0 when every check passed, 1 otherwise.
 """
+import hashlib
+import json
+import math
 import re
 import sys
 import time
+import zipfile
 
 from selenium.webdriver.common.by import By
 
@@ -66,6 +72,45 @@ return {title: document.getElementById('narration-title').textContent, time: p.c
 UNITS = {"m": 1, "km": 1000, "ft": 0.3048, "mi": 1609.344}
 
 
+def haversine(a, b):
+    """Metres between two [lon, lat] positions on a sphere of the mean Earth radius (enough to space fixes)."""
+    lat1, lat2 = math.radians(a[1]), math.radians(b[1])
+    h = (math.sin((lat2 - lat1) / 2) ** 2
+         + math.cos(lat1) * math.cos(lat2) * math.sin(math.radians(b[0] - a[0]) / 2) ** 2)
+    return 2 * 6371008.8 * math.asin(math.sqrt(h))
+
+
+def from_package(config):
+    """The config's tour, sha256, stops and routePoints, read out of config["package"] where not given."""
+    path = config["package"]
+    with open(path, "rb") as f:
+        config.setdefault("sha256", hashlib.sha256(f.read()).hexdigest())
+    with zipfile.ZipFile(path) as z:
+        manifest = json.loads(z.read("manifest.json"))
+        route = json.loads(z.read("map/route.geojson"))
+    config.setdefault("tour", manifest["id"])
+    waypoints = sorted(manifest["waypoints"], key=lambda w: w["order"])
+    config.setdefault("stops", [{
+        "latitude": w["coordinate"]["latitude"], "longitude": w["coordinate"]["longitude"],
+        "recording": any(a.get("kind") == "audio" and a.get("language", "en") == "en" for a in w["assets"]),
+    } for w in waypoints])
+    if route["geometry"]["type"] != "LineString":
+        raise ValueError("the fixes need a route of one line, not a %s" % route["geometry"]["type"])
+    line = route["geometry"]["coordinates"]
+    along = [0.0]
+    for a, b in zip(line, line[1:]):
+        along.append(along[-1] + haversine(a, b))
+    places = {s["slug"]: s["distanceMetres"] for s in route["properties"]["stops"]}
+    first, second = places[waypoints[0]["slug"]], places[waypoints[1]["slug"]]
+    points = []
+    for k in range(1, 7):
+        target = first + (second - first) * k / 8
+        nearest = min(range(len(line)), key=lambda i: abs(along[i] - target))
+        points.append([line[nearest][1], line[nearest][0]])
+    config.setdefault("routePoints", points)
+    return config
+
+
 def metres(text):
     """The distance along the route in the status line ("12.3 km along the route"), in metres."""
     match = re.search(r"([\d.,]+)\s*(km|m|mi|ft) along the route", text)
@@ -75,6 +120,10 @@ def metres(text):
 
 
 class Guide(walkthrough.Walk):
+    def __init__(self, config):
+        super().__init__(from_package(config) if "package" in config else config)
+        self.summary["routePoints"] = self.config["routePoints"]
+
     def targets(self, name):
         small = [t for t in self.driver.execute_script(TARGETS) if t["width"] < 44 or t["height"] < 44]
         for t in small:

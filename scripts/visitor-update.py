@@ -15,8 +15,9 @@ usage: /usr/bin/python3 scripts/visitor-update.py [--bin TRAILPACK] [--app FOLDE
 --bin: the trailpack binary (default .build/debug/trailpack); --app: the folder served as the
 visitor app's resources (default Sources/TrailPackVisitor of this checkout: the binary is copied
 to a temporary folder next to a link to it, so the app's files are this checkout's).
-Prints a JSON summary (bytes moved, the package's size, the ratio, each request); exit 0 when every
-check passed, 1 otherwise.
+Prints a JSON summary (bytes moved, the package's size, the ratio, each request, the access log's
+first line of the update: updateLogLine); exit 0 when every check passed, 1 otherwise. With --keep,
+DIR holds access.log and v1.zip, v2.zip.
 """
 import argparse
 import hashlib
@@ -217,6 +218,8 @@ class Update(walkthrough.Walk):
                   "the tour page's route line and photo")
         time.sleep(1)
         mark = len(stack.log_lines())
+        # (Where the update's lines start in access.log, for a reader of the log kept by --keep.)
+        self.summary["updateLogLine"] = mark
         self.summary["pageRequests"] = self.blob_requests(stack.log_lines()[opened:mark], c["v2sha"])[0]
         self.check_view("31-update-offered")
         self.click_link("Update to version 1.0.1")
