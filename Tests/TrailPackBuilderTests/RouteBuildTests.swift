@@ -339,6 +339,32 @@ struct RouteBuildTests {
         }
     }
 
+    @Test("the route file the builder writes is valid under its JSON Schema (Python's jsonschema); broken ones are not")
+    func schema() throws {
+        try Support.withTemporaryDirectory { dir in
+            let package = try Self.build(dir)
+            try Support.run("unzip", ["-o", "-q", package, Route.entryName, "-d", dir + "/x"])
+            var documents = [dir + "/x/" + Route.entryName]
+            let good = try #require(
+                try JSONSerialization.jsonObject(with: Data(Support.read(documents[0]))) as? [String: Any])
+            for (i, name) in ["one position", "an unknown member", "no descent though elevations"].enumerated() {
+                var bad = good
+                Self.verifierCase(name).1(&bad)
+                let path = dir + "/bad\(i).geojson"
+                try Support.write(Array(try JSONSerialization.data(withJSONObject: bad)), to: path)
+                documents.append(path)
+            }
+            let out = try Support.run(
+                "python3",
+                [Support.root + "/scripts/check_schema.py", Support.root + "/manifests/route-v1.schema.json"]
+                    + documents)
+            let result = try #require(
+                try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: [String: Any]])
+            #expect(result[documents[0]]?["valid"] as? Bool == true, "\(result[documents[0]] ?? [:])")
+            for path in documents.dropFirst() { #expect(result[path]?["valid"] as? Bool == false, "\(path)") }
+        }
+    }
+
     @Test("a route whose bytes changed after the build is a content finding (its SHA-256), never read as a route")
     func changedBytes() throws {
         try Support.withTemporaryDirectory { dir in
