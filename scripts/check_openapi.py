@@ -65,6 +65,8 @@ requests = [
     ("GET", "/v1/packages/{id}/versions/{version}/manifest", f"/v1/packages/{pid}/versions/999/manifest", None, {}),
     ("POST", "/v1/packages/{id}/versions/{version}/confirm", f"/v1/packages/{pid}/versions/{version}/confirm", json.dumps({"sha256": sha}).encode(), {"Content-Type": "application/json"}),
     ("POST", "/v1/packages/{id}/versions/{version}/confirm", f"/v1/packages/{pid}/versions/{version}/confirm", b"{not json", {"Content-Type": "application/json"}),
+    ("POST", "/v1/packages/{id}/versions/{version}/confirm", f"/v1/packages/{pid}/versions/{version}/confirm", json.dumps({"sha256": sha, "refused": "signatures"}).encode(), {"Content-Type": "application/json"}),
+    ("POST", "/v1/packages/{id}/versions/{version}/confirm", f"/v1/packages/{pid}/versions/{version}/confirm", json.dumps({"sha256": sha, "refused": "bored"}).encode(), {"Content-Type": "application/json"}),
     ("GET", "/v1/blobs/{file}", f"/v1/blobs/{sha}.zip", None, {}),
     ("GET", "/v1/blobs/{file}", f"/v1/blobs/{sha}.zip", None, {"Range": "bytes=0-99"}),
     ("GET", "/v1/blobs/{file}", f"/v1/blobs/{sha}.zip", None, {"Range": "bytes=999999999-"}),

@@ -311,10 +311,11 @@ public final class SQLiteCatalog: CatalogStore {
         try db.execute(sql: "UPDATE site SET name = ? WHERE id = ? AND adminNamed = 0", arguments: [name, site])
     }
 
-    /// Counts a client's confirmation (unless `count` is false: a repeat, or over the client's rate);
-    /// returns the expected SHA-256 (nil: no such released version).
+    /// Counts a client's confirmation (unless `count` is false: a repeat, or over the client's rate):
+    /// a mismatch when the SHA-256 is not the version's or the client `refused` the download; returns
+    /// the expected SHA-256 (nil: no such released version).
     public func confirm(
-        package id: String, version given: String, sha256: String, count: Bool = true
+        package id: String, version given: String, sha256: String, refused: Bool = false, count: Bool = true
     ) async throws
         -> Confirmation?
     {
@@ -327,7 +328,7 @@ public final class SQLiteCatalog: CatalogStore {
                         "SELECT sha256 FROM packageVersion WHERE packageID = ? AND version = ? AND status = 'released'",
                     arguments: [id, version])
             else { return nil }
-            let match = expected == sha256.lowercased()
+            let match = !refused && expected == sha256.lowercased()
             guard count else { return Confirmation(expected: expected, match: match) }
             try db.execute(
                 sql:

@@ -88,8 +88,12 @@ public protocol CatalogStore: Sendable {
 
     // MARK: confirmations
 
-    /// Judges a client's confirmation and counts it (unless `count` is false).
-    func confirm(package id: String, version: String, sha256: String, count: Bool) async throws -> Catalog.Confirmation?
+    /// Judges a client's confirmation and counts it (unless `count` is false): a match when the
+    /// SHA-256 is the version's, a mismatch otherwise or when the client `refused` the download (by
+    /// its hash or its signatures).
+    func confirm(
+        package id: String, version: String, sha256: String, refused: Bool, count: Bool
+    ) async throws -> Catalog.Confirmation?
     /// Whether a confirmation from `address` for `download` is counted: once per download a day,
     /// at most `perMinute` an address — counted across every server sharing the catalog.
     func admitConfirmation(address: String, download: String, perMinute: Int, now: Date) async throws -> Bool

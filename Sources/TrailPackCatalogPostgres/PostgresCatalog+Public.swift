@@ -269,7 +269,7 @@ extension PostgresCatalog {
     // MARK: confirmations
 
     public func confirm(
-        package id: String, version given: String, sha256: String, count: Bool = true
+        package id: String, version given: String, sha256: String, refused: Bool = false, count: Bool = true
     ) async throws -> Catalog.Confirmation? {
         try await write { tx in
             let version = try await Self.storedVersion(tx, package: id, given)
@@ -279,7 +279,7 @@ extension PostgresCatalog {
                     SELECT sha256 FROM packageVersion WHERE packageID = \(id) AND version = \(version) AND status = 'released'
                     """, as: String.self)
             else { return nil }
-            let match = expected == sha256.lowercased()
+            let match = !refused && expected == sha256.lowercased()
             guard count else { return Catalog.Confirmation(expected: expected, match: match) }
             // One statement: a counter racing on another server is never lost.
             try await tx.execute(

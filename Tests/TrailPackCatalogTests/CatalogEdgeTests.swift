@@ -77,7 +77,8 @@ struct CatalogEdgeTests {
                 #expect(try await catalog.record(package: manifest.id, version: alias) != nil)
                 #expect(
                     try await catalog.confirm(
-                        package: manifest.id, version: alias, sha256: String(repeating: "c", count: 64), count: true)?
+                        package: manifest.id, version: alias, sha256: String(repeating: "c", count: 64), refused: false,
+                        count: true)?
                         .match == true)
             }
             for other in ["2.1", "20", "2.0.1", "x", ""] {

@@ -112,12 +112,21 @@ struct CatalogParityTests {
         note("released blob", try await catalog.isReleasedBlob(String(repeating: "a", count: 64)) as Any)
         note(
             "confirm",
-            try await catalog.confirm(package: id, version: "1", sha256: String(repeating: "A", count: 64), count: true)
+            try await catalog.confirm(
+                package: id, version: "1", sha256: String(repeating: "A", count: 64), refused: false, count: true)
                 as Any)
-        note("confirm wrong", try await catalog.confirm(package: id, version: "1.0", sha256: "00", count: true) as Any)
+        note(
+            "confirm wrong",
+            try await catalog.confirm(package: id, version: "1.0", sha256: "00", refused: false, count: true) as Any)
         note(
             "confirm uncounted",
-            try await catalog.confirm(package: id, version: "1.0", sha256: "00", count: false) as Any)
+            try await catalog.confirm(package: id, version: "1.0", sha256: "00", refused: false, count: false) as Any)
+        // The right bytes refused by the client (its signatures check): a mismatch.
+        note(
+            "confirm refused",
+            try await catalog.confirm(
+                package: id, version: "1.0", sha256: String(repeating: "a", count: 64), refused: true, count: true)
+                as Any)
         note("confirmations", try await catalog.confirmations())
         note("waiting for lee", try await catalog.waitingCount(for: "lee"))
         note("blobs", try await catalog.storedBlobs(inService: false).map(\.sha256.first))

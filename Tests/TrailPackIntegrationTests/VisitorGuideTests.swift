@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrailPackCore
 import TrailPackTestFixtures
 import TrailPackTestSupport
 
@@ -86,6 +87,47 @@ struct VisitorGuideTests {
                 "\(String(describing: summary.smallTargets))")
             #expect(summary.views.count >= 8, "\(summary.views)")
             print("visitor guide: \(last)")
+        }
+    }
+
+    @Test(
+        "a download refused by the reviewers' signatures in Chromium is deleted, said, kept (not offered again after a reload) and reported: the server counts one mismatch and no match; axe clean",
+        .needs(.chromium, .chromedriver, .debianPython3, .selenium, .curl))
+    func refusedBySignatures() throws {
+        try Support.withTemporaryDirectory { dir in
+            let santiam = try Support.buildFixture("santiam-wagon-road", into: dir)
+            let first = try WorkflowTests.setUp(
+                dir, extra: ["--no-malware-scan", "--visitor-trusted-key", dir + "/keys"])
+            try VisitorAppTests.release(first, santiam, id: VisitorAppTests.santiam, version: "1.0.0")
+            first.server.stop()
+            // The app is told to trust ken and a stranger, two of them: lee's signature counts for nothing.
+            let trusted = dir + "/trusted"
+            try FileManager.default.createDirectory(atPath: trusted, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: dir + "/keys/ken.pub", toPath: trusted + "/ken.pub")
+            let stranger = try Support.trailpack(
+                "keygen", "-s", dir + "/stranger.key", "-p", trusted + "/stranger.pub", "--unencrypted")
+            try #require(stranger.status == 0, "\(stranger.stderr)")
+            let server = try ServeProcess.launch([
+                "--data", dir + "/data", "--approvals", "2", "--no-malware-scan", "--visitor-trusted-key", trusted,
+            ])
+            defer { server.stop() }
+            let s = WorkflowTests.Setup(dir: dir, server: server, tokens: first.tokens)
+            let config: [String: Any] = [
+                "base": s.base, "shots": Support.root + "/out/screenshots/visitor-refused",
+                "tour": VisitorAppTests.santiam,
+            ]
+            try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: dir + "/refused.json"))
+            let result = try Support.run(
+                "/usr/bin/python3", [Support.root + "/scripts/visitor-refused.py", dir + "/refused.json"])
+            #expect(result.status == 0, "visitor-refused.py: \(result.stderr)\n\(result.stdout)")
+            let (code, body) = try s.curl("GET", "/v1/admin/confirmations", as: "root")
+            #expect(code == 200, "\(body)")
+            let counts = try JSON.parse(body)["confirmations"]?.array?.first {
+                $0["id"]?.string == VisitorAppTests.santiam && $0["version"]?.string == "1.0.0"
+            }
+            #expect(counts?["mismatch"] == .number(JSONNumber(Int64(1))), "\(body)")
+            #expect(counts?["match"] == .number(JSONNumber(Int64(0))), "\(body)")
+            print("visitor refused by signatures: \(result.stdout)")
         }
     }
 

@@ -121,8 +121,23 @@ struct ServerRouteTests {
                         "\(String(buffer: r.body))")
                 }
             }
+            // The right bytes refused by the app's signatures check, and a refusal by the hash: both failures.
+            for (hash, refused) in [(sha, "signatures"), (String(repeating: "1", count: 64), "hash")] {
+                try await client.execute(
+                    uri: "/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/1.0.0/confirm", method: .post,
+                    body: ByteBuffer(string: "{\"sha256\": \"\(hash)\", \"refused\": \"\(refused)\"}")
+                ) { r in
+                    #expect(r.status == .ok)
+                    let answer = try? JSON.parse(String(buffer: r.body))
+                    #expect(answer?["match"] == .bool(false), "\(String(buffer: r.body))")
+                    #expect(answer?["counted"] == .bool(true), "\(String(buffer: r.body))")
+                    #expect(
+                        answer?["message"]?.string?.contains("refused by its \(refused)") == true,
+                        "\(String(buffer: r.body))")
+                }
+            }
             let counts = try await server.catalog.confirmations().first { $0.version == "1.0.0" }
-            #expect(counts?.match == 1 && counts?.mismatch == 1)
+            #expect(counts?.match == 1 && counts?.mismatch == 3, "\(String(describing: counts))")
         }
     }
 
@@ -146,6 +161,14 @@ struct ServerRouteTests {
                 (
                     "/v1/packages/gov.usda.fs.willamette.family-hikes/versions/3/confirm", .post, [:], "{oops",
                     .badRequest
+                ),
+                (
+                    "/v1/packages/gov.usda.fs.willamette.family-hikes/versions/3/confirm", .post, [:],
+                    "{\"sha256\": \"\(String(repeating: "a", count: 64))\", \"refused\": \"bored\"}", .badRequest
+                ),
+                (
+                    "/v1/packages/gov.usda.fs.willamette.family-hikes/versions/3/confirm", .post, [:],
+                    "{\"sha256\": \"\(String(repeating: "a", count: 64))\", \"refused\": true}", .badRequest
                 ),
                 (
                     "/v1/packages/gov.usda.fs.willamette.family-hikes/versions/4/confirm", .post, [:],

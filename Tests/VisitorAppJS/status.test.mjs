@@ -47,3 +47,32 @@ test('the space used is the app\'s own count; the estimate only for what is free
   assert.equal(spaceFree({ usage: 3000, quota: 1000 }), 0);
   assert.equal(spaceFree({ usage: 0, quota: 0 }), 0);
 });
+
+test('a refusal is told to the confirmation route with its reason; a download kept is told without one', async () => {
+  const { createServer } = await import('node:http');
+  const { confirm } = await import('../../Sources/TrailPackVisitor/app/js/catalog.js');
+  const bodies = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => { body += chunk; });
+    request.on('end', () => {
+      bodies.push({ url: request.url, type: request.headers['content-type'], body: JSON.parse(body) });
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end('{"match": false}');
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const entry = { confirm: `http://127.0.0.1:${server.address().port}/v1/packages/a/versions/1/confirm` };
+    assert.equal(await confirm(entry, sha('a'), 'signatures'), true);
+    assert.equal(await confirm(entry, sha('b'), 'hash'), true);
+    assert.equal(await confirm(entry, sha('c')), true);
+    assert.deepEqual(bodies.map((b) => b.body), [
+      { sha256: sha('a'), refused: 'signatures' }, { sha256: sha('b'), refused: 'hash' }, { sha256: sha('c') },
+    ]);
+    assert.ok(bodies.every((b) => b.url === '/v1/packages/a/versions/1/confirm' && b.type === 'application/json'));
+  } finally {
+    server.close();
+  }
+  // A server that cannot be reached: no throw, the visitor is not bothered.
+  assert.equal(await confirm({ confirm: 'http://127.0.0.1:1/confirm' }, sha('d'), 'hash'), false);
+});

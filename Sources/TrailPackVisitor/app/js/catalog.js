@@ -67,14 +67,16 @@ export const signatures = (id, version) =>
 export const config = () => getJSON('config.json', 1 << 20);
 
 /**
- * Tells the server a download arrived whole (the seed's confirmation). Failures are not the
- * visitor's concern: the tour is installed either way.
- * @param {{confirm: string}} entry @param {string} sha256
+ * Tells the server which SHA-256 arrived (the seed's confirmation), and, for a download the app
+ * threw away, why (`refused`: 'hash' or 'signatures'; the server counts it as a failure). Failures
+ * to tell are not the visitor's concern: the tour is installed, or refused, either way.
+ * @param {{confirm: string}} entry @param {string} sha256 @param {'hash'|'signatures'} [refused]
  */
-export async function confirm(entry, sha256) {
+export async function confirm(entry, sha256, refused) {
   try {
     const response = await fetch(entry.confirm, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ sha256 }),
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(refused ? { sha256, refused } : { sha256 }),
     });
     return response.ok;
   } catch {

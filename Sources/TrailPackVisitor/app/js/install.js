@@ -39,16 +39,17 @@ export function onDownloadsChange(listener) {
 }
 
 /**
- * Keeps a refusal (this file is not offered again until the catalog names another) and, for a
- * file that did not match, tells the server which SHA-256 arrived: the confirmation route counts
- * it as a mismatch for the operators. A refusal by the signatures is kept here only: the bytes
- * matched, and the route has no word for it yet.
+ * Keeps a refusal (this file is not offered again until the catalog names another) and tells the
+ * server which SHA-256 arrived and why it was refused (by the hash, or by the signatures of bytes
+ * that matched): the confirmation route counts it as a failure for the operators.
  */
 async function refuse(entry, reason, message, computed) {
   await storage.updateLibrary((lib) => withRefusal(lib, {
     id: entry.id, version: entry.version, sha256: entry.sha256, reason, message, at: Date.now(),
   }));
-  if (reason === 'sha256' && /^[0-9a-f]{64}$/.test(computed ?? '')) await catalog.confirm(entry, computed);
+  if (/^[0-9a-f]{64}$/.test(computed ?? '')) {
+    await catalog.confirm(entry, computed, reason === 'sha256' ? 'hash' : 'signatures');
+  }
 }
 
 /** The refusal that stands for this catalog entry, or null. */
@@ -278,7 +279,7 @@ export async function install(entry, site, listener = () => {}) {
         const why = check.problems.map((p) => p.message).join(' ');
         const message = `This tour is not signed by enough of the park's reviewers (${check.validSigners.length} of ` +
           `${config.threshold}), so it was deleted. ${why}`;
-        await refuse(entry, 'signatures', message);
+        await refuse(entry, 'signatures', message, result.sha256);
         throw new InstallError(message);
       }
     }
