@@ -3,12 +3,15 @@
 100 MB video at stop 2 and 400 MB of other recordings), served by a real `trailpack serve` on
 loopback with one reviewer's signature required.
 
-    visitor.py [--mb 500] [--out bench/results/visitor.json]
+    visitor.py [--mb 500] [--out bench/results/visitor.json] [--update-only]
 
 Rows: download + SHA-256 + BLAKE2b + signature check + install, as a rate against `curl -o` of the
 same file (best of 3); tap to map on the installed tour (click to the first tile drawn); a 100 MB
 video from tap to playing (its SHA-256 checked first); the JS heap's peak (Performance.getMetrics,
-sampled while downloading and playing). TRAILPACK_BENCH_BIN picks the trailpack binary.
+sampled while downloading and playing); an update by part after a one-sentence text fix, as the
+bytes of the new package's answers in nginx's access log against the package's size (the Santiam
+fixture as it is, about 1 MB: scripts/visitor-update.py's measurement; --update-only runs that row
+alone). TRAILPACK_BENCH_BIN picks the trailpack binary.
 """
 import argparse, json, os, shutil, subprocess, sys, tempfile, time
 
@@ -92,13 +95,46 @@ def serve(work, package, signatures=True):
     return server, base, manifest
 
 
+def update_row():
+    """scripts/visitor-update.py's measurement: santiam 1.0.0 installed in the app, 1.0.1 with one
+    changed text published, updated by part behind nginx; its JSON summary."""
+    done = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "visitor-update.py"), "--bin", BIN,
+                           "--shots", os.path.join(ROOT, "out", "screenshots", "visitor-update-bench")],
+                          capture_output=True, text=True)
+    lines = done.stdout.strip().splitlines()
+    summary = json.loads(lines[-1]) if lines else {}
+    if done.returncode != 0 or "bodyBytes" not in summary:
+        raise RuntimeError("visitor-update.py failed: %s %s" % (summary.get("failures"), done.stderr[-2000:]))
+    return {
+        "updatePackageBytes": summary["packageBytes"], "updateBodyBytes": summary["bodyBytes"],
+        "updateBytesWithHeaders": summary["bytesWithHeaders"], "updateRequests": len(summary["requests"]),
+        "updateRatio": summary["ratio"], "updateRatioWithHeaders": summary["ratioWithHeaders"],
+    }
+
+
+def print_update(rows):
+    ratio = rows["updateRatioWithHeaders"]
+    print("  update by part, one text fixed    %7d B of %d (%.2f %%; %.2f %% with headers, %d requests)"
+          " (target <= 2 %%) %s" % (
+              rows["updateBodyBytes"], rows["updatePackageBytes"], 100 * rows["updateRatio"], 100 * ratio,
+              rows["updateRequests"], "met" if ratio <= 0.02 else "missed"))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=int, default=500)
     parser.add_argument("--out", default=os.path.join(HERE, "results", "visitor.json"))
     parser.add_argument("--no-signatures", action="store_true",
                         help="no trusted keys: the app hashes SHA-256 only (what the signature check costs)")
+    parser.add_argument("--update-only", action="store_true", help="only the update by part's row")
     args = parser.parse_args()
+    if args.update_only:
+        rows = update_row()
+        os.makedirs(os.path.dirname(args.out), exist_ok=True)
+        json.dump(rows, open(args.out, "w"), indent=1)
+        print("visitor app, the update by part (headless Chromium behind nginx, loopback)")
+        print_update(rows)
+        return
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
@@ -198,6 +234,7 @@ def main():
         }
         os.makedirs(os.path.dirname(args.out), exist_ok=True)
         rows["signatures"] = not args.no_signatures
+        rows.update(update_row())
         json.dump(rows, open(args.out, "w"), indent=1)
         print("visitor app, %d MB tour (headless Chromium, loopback%s)" % (
             size // 1000000, ", no signature check" if args.no_signatures else ", one reviewer's signature checked"))
@@ -212,6 +249,7 @@ def main():
             video_start, "met" if video_start <= 1 else "missed"))
         print("  JS heap peak                      %7.1f MB  (target <= 64 MB) %s" % (
             heap[0], "met" if heap[0] <= 64 else "missed"))
+        print_update(rows)
     finally:
         if driver:
             driver.quit()
