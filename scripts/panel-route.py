@@ -6,7 +6,7 @@ A ranger starts from the Santiam Wagon Road's folder zip (its stops, no route), 
 km and mi, its climb, the elevation profile and each stop's distance along the route; a file that is not
 a track is refused beside the form (a photo before it is sent, a GPX with a NaN latitude by the server);
 the route is removed (the page asks first) and added again from a browser without JavaScript; the tour is
-built and the version's review page shows the line too. axe-core runs on every state, at 1280 px and at
+built and the version's review page shows the line too, as does its visitor preview. axe-core runs on every state, at 1280 px and at
 390 px; the console must stay clean; screenshots go to SHOTS.
 
 usage: panel-route.py BASE SHOTS USER PASSWORD TOUR_ZIP TRACK NAN_TRACK PHOTO PACKAGE_ID
@@ -44,6 +44,9 @@ def shot(r, name, css=None, widths=(1280, 390)):
             d.execute_script("document.documentElement.style.scrollBehavior = 'auto';"
                              " var e = document.querySelector(arguments[0]); if (e) { e.scrollIntoView({block: 'start'}); }", css)
         r.check_page("%s-%d" % (name, width))
+        wide = d.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        if wide > 1:
+            r.fail("%s at %d px is %d px wider than the window (it scrolls sideways)" % (name, width, wide))
         if width != 1280:
             d.set_window_size(1280, 1100)
             d.refresh()
@@ -169,6 +172,24 @@ def main():
             except Exception:
                 r.fail("the review page's map does not draw the route")
             shot(r, "review-route", "#map-heading")
+            # The visitor preview (the visitor app over the stored package) says the route and draws it.
+            frame = d.find_elements(By.CSS_SELECTOR, "#visitor-preview iframe")
+            if not frame:
+                r.fail("the review page has no visitor preview")
+            else:
+                d.set_window_size(390, 900)
+                d.get(frame[0].get_attribute("src"))
+                try:
+                    WebDriverWait(d, 60).until(lambda d: any(
+                        e.is_displayed() and e.text.startswith("Route: ") for e in d.find_elements(By.CSS_SELECTOR, ".route-summary")))
+                    # The app's own map (its view may be close in: the line clipped to it, short).
+                    WebDriverWait(d, 20).until(lambda d: d.execute_script(
+                        "return document.querySelectorAll('#tour-map .leaflet-overlay-pane path').length") >= 1)
+                except Exception:
+                    r.fail("the visitor preview does not show the route")
+                r.step += 1
+                d.save_screenshot(os.path.join(shots, "%02d-visitor-preview-390.png" % r.step))
+                d.set_window_size(1280, 1100)
     except Exception as error:
         r.crashed(error)
     return r.finish(result)
