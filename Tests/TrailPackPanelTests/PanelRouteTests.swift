@@ -121,6 +121,36 @@ struct PanelRouteTests {
     }
 
     @Test(
+        "every recording of the fixtures becomes a route the builder takes as drawn: tracks from GPS units and apps, a file of routes only, a track with no elevations (no profile), a track across the antimeridian (cut there, in two lines)",
+        arguments: [
+            "garmin-etrex.gpx", "osmand.gpx", "qgis.gpx", "strava.gpx", "route-only-rte.gpx",
+            "waypoints-and-track.gpx", "no-elevation-no-time.gpx", "antimeridian.gpx",
+        ])
+    func everyFixtureTrack(name: String) async throws {
+        try await PanelDraftTests.withPanel(maxMediaBytes: 64 << 20) { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: Self.site)
+            let draft = try await PanelFlow.createDraft(client, ranger, name: "Santiam Wagon Road")
+            #expect(draft == Self.draft)
+            let folder = server.folder.root + Self.draft
+            let sent = try await Self.sendTrack(client, ranger, name: name, bytes: try Support.read(Self.track(name)))
+            #expect(sent.status == .seeOther && sent.location == Self.draft + "?saved=1#tour-route", "\(sent)")
+            let source = try #require(TourRoute.load(folder: folder).source, "no route.geojson")
+            let expected = try #require(TourRoute.read(file: Self.track(name)).source)
+            let made = try #require(TourRoute.make(expected, stops: [], stages: []).route)
+            #expect(source.lines == made.lines, "the builder's own route of the recording")
+            for line in source.lines {
+                for (a, b) in zip(line, line.dropFirst()) { #expect(abs(a.longitude - b.longitude) <= 180) }
+            }
+            if name == "antimeridian.gpx" { #expect(source.lines.count >= 2, "cut at 180 degrees") }
+            let html = try await Self.page(client, ranger)
+            #expect(html.contains("id=\"route-summary\"") && html.contains("data-route=\"[[["), "\(name)")
+            #expect(html.contains("id=\"route-profile\"") == made.hasElevations, "a profile exactly with elevations")
+            // The tour's frame follows the stops and the route (it has no stops yet): the route is inside it.
+            #expect(!html.contains("Route</a>: the route leaves the map frame"), "\(html)")
+        }
+    }
+
+    @Test(
         "with the page's script: JSON with the page to open next, which says what was added; a refusal as JSON with its status",
         arguments: [true, false])
     func importWithScript(good: Bool) async throws {
