@@ -195,6 +195,17 @@ extension PanelController {
         let name = try Self.userName(form.text("name")), role = try Self.role(form.text("role"))
         let key = try Self.pastedPublicKey(form.text("publicKey"))
         let hash = (form["password"] ?? "").isEmpty ? nil : try await passwordHash(form)
+        // The site first: a person is never made without the grant the form asked for.
+        let site = form.text("site")
+        if role == .publisher, !site.isEmpty {
+            guard Slug.isValid(site), try await server.catalog.siteExists(site) else {
+                throw PanelError(
+                    code: .unprocessable,
+                    message:
+                        "There is no site \"\(site)\": choose one of the sites listed, or add the site first. Nobody was added."
+                )
+            }
+        }
         do {
             try await server.catalog.addUser(name: name, role: role, publicKey: key)
         } catch let error as CatalogError where error.code == .userExists {
@@ -205,7 +216,6 @@ extension PanelController {
             )
         }
         if let hash { try await server.catalog.setPassword(name: name, hash: hash) }
-        let site = form.text("site")
         if role == .publisher, !site.isEmpty {
             try await server.catalog.grant(user: name, site: site)
         }

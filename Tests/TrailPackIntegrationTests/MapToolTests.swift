@@ -48,6 +48,14 @@ struct MapToolTests {
             try FileManager.default.removeItem(atPath: tour + "/map/santiam-wagon-road.pmtiles")
             try FileManager.default.copyItem(
                 atPath: Self.cornerMissing, toPath: tour + "/map/santiam-wagon-road.pmtiles")
+            // With its route, the map is judged by the route's corridor: the missing corner holds part of
+            // the road near Santiam Pass, named by its place along the road.
+            let corridor = try Support.trailpack("validate", tour)
+            #expect(corridor.status == 1)
+            let said = corridor.stdout + corridor.stderr
+            #expect(said.contains("within 100 m of the route") && said.contains("along the route"), "\(said)")
+            // Without it, by the whole frame: the corner and the zoom.
+            try FileManager.default.removeItem(atPath: tour + "/route.gpx")
             let out = try Support.trailpack("validate", tour, "--json")
             #expect(out.status == 1, "\(out.stderr)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any])
@@ -87,7 +95,7 @@ struct MapToolTests {
             let entry = try #require(directory.entries.first { $0.name == "map/santiam-wagon-road.pmtiles" })
             #expect(entry.method == 0, "maps must be stored")
             let reader = try PackageReader(path: path)
-            let asset = try #require(reader.manifest.mapAssets.first)
+            let asset = try #require(reader.manifest.mapAssets.first { MapInfo.isPMTiles($0.path) })
             #expect(
                 asset.map == MapInfo(role: .base, tileType: .png, minZoom: 8, maxZoom: 13, bounds: Self.santiamFrame))
             let out = try Support.trailpack("verify", path, "--json", "--min-map-zoom", "13")
@@ -120,7 +128,8 @@ struct MapToolTests {
                     for i in src.infolist():
                         data = src.read(i.filename)
                         if i.filename == "manifest.json":
-                            m = json.loads(data); m["mapAssets"][0]["map"]["maxZoom"] = 16
+                            m = json.loads(data)
+                            next(a for a in m["mapAssets"] if a["path"].endswith(".pmtiles"))["map"]["maxZoom"] = 16
                             data = (json.dumps(m, indent=2, ensure_ascii=False) + "\\n").encode()
                         out.writestr(i.filename, data)
                 """

@@ -65,11 +65,17 @@ struct PanelAdminTests {
                     ], "secret key"
                 ),
                 ([("name", "jane.doe"), ("role", "publisher")], "already someone called jane.doe"),
+                // A forged form naming a site that does not exist (#53): 422, and nobody is made.
+                ([("name", "sam"), ("role", "publisher"), ("site", "no-such-site")], "There is no site"),
+                ([("name", "sam"), ("role", "publisher"), ("site", "../../etc")], "There is no site"),
             ] {
                 let answer = try await PanelFlow.post(client, boss, "/admin/users", fields)
                 #expect(answer.0.code >= 400 && answer.2.contains(words), "\(fields): \(answer.2)")
             }
             #expect(try await server.catalog.user(name: "sam") == nil)
+            let unknownSite = try await PanelFlow.post(
+                client, boss, "/admin/users", [("name", "sam"), ("role", "publisher"), ("site", "no-such-site")])
+            #expect(unknownSite.0 == .unprocessableContent, "\(unknownSite.0)")
 
             // A new password ends the person's sessions.
             let janeSession = try await panel.sessions.start(user: "jane.doe")

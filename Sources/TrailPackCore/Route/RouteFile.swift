@@ -8,7 +8,9 @@ public enum RouteFile {
     /// What reading a route file gave: the route (nil when its shape is wrong) and every finding,
     /// each naming `map/route.geojson` and the place in it.
     public struct Reading: Sendable {
+        /// The route, when the file is one.
         public var route: Route?
+        /// Every problem found, each naming `map/route.geojson` and the place in it.
         public var findings: [Finding]
     }
 
