@@ -97,14 +97,6 @@ enum CorridorEstimate {
     /// "±500 m" for people.
     static func width(_ metres: Double) -> String { "±\(MapCheck.format(metres)) m" }
 
-    /// 15498 → "15,498".
-    static func grouped(_ n: Int64) -> String {
-        let digits = String(n.magnitude)
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return (n < 0 ? "-" : "") + out
-    }
+    /// 15498 → "15,498" (the grouping of ``Format/whole(_:)``).
+    static func grouped(_ n: Int64) -> String { Format.whole(Double(n)) }
 }
