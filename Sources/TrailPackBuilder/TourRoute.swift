@@ -73,32 +73,18 @@ public enum TourRoute {
                     "\(file) is not a regular file (a folder or a link); give the route as a file"))
             return (nil, findings)
         }
-        do {
-            if gpx {
-                let doc = try GPXReader.read(path: path, maxPoints: ManifestValidator.maxWaypoints, lines: true)
-                let lines = doc.recordedRoute
-                guard !lines.isEmpty else {
-                    findings.append(
-                        Finding(
-                            .routeFile, file: file,
-                            "route.gpx holds no track (<trk>) or route (<rte>) with points; export the recorded track from the GPS or the mapping program"
-                        ))
-                    return (nil, findings)
-                }
-                return (Source(file: file, lines: lines, recorded: true), findings)
-            }
-            let bytes = try readBounded(path, limit: Route.maxFileBytes * 4)
-            let (lines, problems) = lines(geoJSON: bytes, file: file)
-            findings += problems
-            return (lines.map { Source(file: file, lines: $0, recorded: false) }, findings)
-        } catch {
-            findings.append(Finding(.routeFile, file: file, error.description))
-            return (nil, findings)
-        }
+        let read = read(path: path, named: file)
+        return (read.source, findings + read.findings)
     }
 
     /// A route file anywhere (`--route FILE`): GPX (a recording) by its `.gpx` extension, else GeoJSON.
     public static func read(file path: String) -> (source: Source?, findings: [Finding]) {
+        read(path: path, named: path)
+    }
+
+    /// The route in the file at `path`, said to be `name` in findings: GPX (a recording) by its
+    /// `.gpx` extension, else GeoJSON.
+    static func read(path: String, named name: String) -> (source: Source?, findings: [Finding]) {
         do {
             if path.lowercased().hasSuffix(".gpx") {
                 let doc = try GPXReader.read(path: path, maxPoints: ManifestValidator.maxWaypoints, lines: true)
@@ -108,16 +94,18 @@ public enum TourRoute {
                         nil,
                         [
                             Finding(
-                                .routeFile, file: path, "the file holds no track (<trk>) or route (<rte>) with points")
+                                .routeFile, file: name,
+                                "\(name) holds no track (<trk>) or route (<rte>) with points; export the recorded track from the GPS or the mapping program"
+                            )
                         ]
                     )
                 }
-                return (Source(file: path, lines: lines, recorded: true), [])
+                return (Source(file: name, lines: lines, recorded: true), [])
             }
-            let (lines, findings) = lines(geoJSON: try readBounded(path, limit: Route.maxFileBytes * 4), file: path)
-            return (lines.map { Source(file: path, lines: $0, recorded: false) }, findings)
+            let (lines, findings) = lines(geoJSON: try readBounded(path, limit: Route.maxFileBytes * 4), file: name)
+            return (lines.map { Source(file: name, lines: $0, recorded: false) }, findings)
         } catch {
-            return (nil, [Finding(.routeFile, file: path, error.description)])
+            return (nil, [Finding(.routeFile, file: name, error.description)])
         }
     }
 

@@ -16,34 +16,11 @@ import {
   openMap, TourError,
 } from '../../Sources/TrailPackVisitor/app/js/tour.js';
 import { BLAKE2b512 } from '../../Sources/TrailPackVisitor/app/js/blake2b.js';
+import { MemoryFile } from './support.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const bin = process.env.TRAILPACK_BIN ?? path.join(root, '.build/debug/trailpack');
 
-/** A sync-access-handle in memory, as the download worker's OPFS handle behaves. */
-class MemoryFile {
-  constructor(bytes = new Uint8Array(0)) {
-    this.bytes = bytes;
-    this.flushes = 0;
-  }
-  getSize() { return this.bytes.length; }
-  read(buffer, { at }) {
-    const n = Math.max(0, Math.min(buffer.length, this.bytes.length - at));
-    buffer.set(this.bytes.subarray(at, at + n));
-    return n;
-  }
-  write(data, { at }) {
-    if (at + data.length > this.bytes.length) {
-      const grown = new Uint8Array(at + data.length);
-      grown.set(this.bytes);
-      this.bytes = grown;
-    }
-    this.bytes.set(data, at);
-    return data.length;
-  }
-  truncate(n) { this.bytes = this.bytes.slice(0, n); }
-  flush() { this.flushes += 1; }
-}
 
 /**
  * A server for one blob: honours Range and If-Range on a strong ETag unless told otherwise.

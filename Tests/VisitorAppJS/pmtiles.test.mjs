@@ -10,7 +10,7 @@
 // hang, another exception, or a read outside the map. TRAILPACK_BIN overrides the trailpack
 // binary; TRAILPACK_JS_FUZZ_SEED replays the mutant loop, TRAILPACK_JS_FUZZ_COUNT sizes it.
 
-import { CheckedSource, prng, withTimeout } from './support.mjs';
+import { CheckedSource, concat, prng, withTimeout } from './support.mjs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -283,16 +283,6 @@ function buildMap(tiles, { levels = 0, fanout = 4, gzipDirectories = true, gzipT
   };
   return { bytes: concat(encodeHeader(layout), root, metadata, ...leaves, ...data), layout };
 }
-
-const concat = (...parts) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
 
 /** Every tile of zooms `from`..`to`, each with its own small content. */
 function allTiles(from, to) {

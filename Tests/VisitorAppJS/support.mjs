@@ -156,3 +156,28 @@ export const storedFile = (name, data) => ({ name, data, method: 0, crc: crc32(d
 export const deflatedFile = (name, data) => ({
   name, data: deflateRawSync(data), method: 8, crc: crc32(data), size: data.length,
 });
+
+/** A sync-access-handle in memory, as the download worker's OPFS handle behaves (it counts its flushes). */
+export class MemoryFile {
+  constructor(bytes = new Uint8Array(0)) {
+    this.bytes = bytes;
+    this.flushes = 0;
+  }
+  getSize() { return this.bytes.length; }
+  read(buffer, { at }) {
+    const n = Math.max(0, Math.min(buffer.length, this.bytes.length - at));
+    buffer.set(this.bytes.subarray(at, at + n));
+    return n;
+  }
+  write(data, { at }) {
+    if (at + data.length > this.bytes.length) {
+      const grown = new Uint8Array(at + data.length);
+      grown.set(this.bytes);
+      this.bytes = grown;
+    }
+    this.bytes.set(data, at);
+    return data.length;
+  }
+  truncate(n) { this.bytes = this.bytes.slice(0, n); }
+  flush() { this.flushes += 1; }
+}

@@ -26,7 +26,7 @@ import {
   restampedHeader, slots,
 } from '../../Sources/TrailPackVisitor/app/js/update-plan.js';
 import { fetchPackage, updateByPart } from '../../Sources/TrailPackVisitor/app/js/updater.js';
-import { deflatedFile, makeZip, storedFile } from './support.mjs';
+import { MemoryFile, deflatedFile, makeZip, storedFile } from './support.mjs';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = process.env.TRAILPACK_BIN || path.join(ROOT, '.build/debug/trailpack');
@@ -34,27 +34,6 @@ const CASES = JSON.parse(fs.readFileSync(path.join(ROOT, 'fixtures/update-cases/
 const noSleep = () => Promise.resolve();
 const sha256 = (bytes) => crypto.createHash('sha256').update(bytes).digest('hex');
 
-/** A sync-access-handle in memory, as the download worker's OPFS handle behaves. */
-class MemoryFile {
-  constructor(bytes = new Uint8Array(0)) { this.bytes = bytes; }
-  getSize() { return this.bytes.length; }
-  read(buffer, { at }) {
-    const n = Math.max(0, Math.min(buffer.length, this.bytes.length - at));
-    buffer.set(this.bytes.subarray(at, at + n));
-    return n;
-  }
-  write(data, { at }) {
-    if (at + data.length > this.bytes.length) {
-      const grown = new Uint8Array(at + data.length);
-      grown.set(this.bytes);
-      this.bytes = grown;
-    }
-    this.bytes.set(data, at);
-    return data.length;
-  }
-  truncate(n) { this.bytes = this.bytes.slice(0, n); }
-  flush() {}
-}
 
 /**
  * A server for one package, as trailpack's: single ranges honoured when If-Range names its strong
