@@ -15,6 +15,26 @@ import TrailPackVerifier
 /// in headless Chromium (Debian's chromium, chromium-driver and python3-selenium, installed by the Makefile).
 @Suite("panel: in headless Chromium", .ownThreads, .serialized)
 struct PanelBrowserTests {
+    /// A tour folder zipped by Python's zipfile as a ranger would send it (under `santiam-wagon-road/`),
+    /// without the file `leavingOut` (a path in the folder), if given.
+    static func zipTour(_ folder: String, to output: String, leavingOut: String = "") throws -> Support.Output {
+        try Support.run(
+            "python3",
+            [
+                "-c",
+                """
+                import os, sys, zipfile
+                src, out, skip = sys.argv[1], sys.argv[2], sys.argv[3]
+                with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+                    for folder, _, files in os.walk(src):
+                        for f in files:
+                            p = os.path.join(folder, f)
+                            if os.path.relpath(p, src) != skip:
+                                z.write(p, os.path.join("santiam-wagon-road", os.path.relpath(p, src)))
+                """, folder, output, leavingOut,
+            ])
+    }
+
     static let python = "/usr/bin/python3"
     /// Debian's Leaflet, which the panel serves from its default --web-assets (with Bootstrap).
     static let webAssets = PeerTool(
@@ -161,20 +181,7 @@ extension PanelBrowserTests {
                 #expect(curl.stdout == "200", "\(user) \(action): \(curl.stdout)")
             }
             // The released tour's folder, zipped as a ranger would send it.
-            let zipped = try Support.run(
-                "python3",
-                [
-                    "-c",
-                    """
-                    import os, sys, zipfile
-                    src, out = sys.argv[1], sys.argv[2]
-                    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-                        for folder, _, files in os.walk(src):
-                            for f in files:
-                                p = os.path.join(folder, f)
-                                z.write(p, os.path.join("santiam-wagon-road", os.path.relpath(p, src)))
-                    """, Support.fixture("santiam-wagon-road"), dir + "/tour.zip",
-                ])
+            let zipped = try Self.zipTour(Support.fixture("santiam-wagon-road"), to: dir + "/tour.zip")
             #expect(zipped.status == 0, "\(zipped.stderr)")
             let shots = Support.root + "/out/screenshots/review"
             try? FileManager.default.removeItem(atPath: shots)
@@ -493,21 +500,8 @@ extension PanelBrowserTests {
                     "admin", "user", "password", "ranger", "--password-file", dir + "/password", "--data", data,
                 ]).status == 0)
             // The sample tour's folder, zipped as a ranger would send it, without its route.
-            let zipped = try Support.run(
-                "python3",
-                [
-                    "-c",
-                    """
-                    import os, sys, zipfile
-                    src, out = sys.argv[1], sys.argv[2]
-                    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-                        for folder, _, files in os.walk(src):
-                            for f in files:
-                                p = os.path.join(folder, f)
-                                if os.path.relpath(p, src) != "route.gpx":
-                                    z.write(p, os.path.join("santiam-wagon-road", os.path.relpath(p, src)))
-                    """, Support.fixture("santiam-wagon-road"), dir + "/tour.zip",
-                ])
+            let zipped = try Self.zipTour(
+                Support.fixture("santiam-wagon-road"), to: dir + "/tour.zip", leavingOut: "route.gpx")
             #expect(zipped.status == 0, "\(zipped.stderr)")
             let server = try ServeProcess.launch(["--data", data, "--approvals", "1", "--no-malware-scan"])
             defer { server.stop() }

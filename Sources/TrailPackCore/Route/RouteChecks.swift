@@ -115,9 +115,10 @@ public enum RouteChecks {
             previousEnd = max(previousEnd, to)
         }
 
+        // Where every position lies along the route, measured once for the frame and the gaps.
+        let along = RouteMath.distances(route.lines)
         // Inside the bounds.
         if ManifestValidator.boundsAreValid(bounds) {
-            let along = RouteMath.distances(route.lines)
             outside: for (l, line) in route.lines.enumerated() {
                 for (i, p) in line.enumerated() where !bounds.contains(p.coordinate) {
                     add(
@@ -149,16 +150,14 @@ public enum RouteChecks {
                 )
             }
         }
-        var along = 0.0
         for (l, line) in route.lines.enumerated() {
-            along += RouteMath.length([line])
             guard l + 1 < route.lines.count, let end = line.last, let next = route.lines[l + 1].first else { continue }
             let gap = RouteMath.segmentLength(end, next)
             // A cut at the antimeridian is no gap: the lines meet at ±180.
             if gap > gapMetres {
                 add(
                     .routeGap, nil,
-                    "the route has a gap of \(Int(gap.rounded())) m at km \(String(format: "%.1f", along / 1000)), between lines \(l + 1) and \(l + 2) (the GPS stopped recording, or two tracks do not meet); the gap is not counted in the length"
+                    "the route has a gap of \(Int(gap.rounded())) m at km \(String(format: "%.1f", (along[l].last ?? 0) / 1000)), between lines \(l + 1) and \(l + 2) (the GPS stopped recording, or two tracks do not meet); the gap is not counted in the length"
                 )
             }
         }
