@@ -43,9 +43,13 @@ release: deps
 
 # The tests call the built trailpack binary and the peer tools (unzip, bsdtar, 7z, python3, sha256sum).
 # First the house rules (`check`): formatted as .swift-format says, every import declared.
+# scripts/test_watchdog.py passes the run's lines through; if it stops moving (20 minutes without a
+# line, or 45 minutes in all: a healthy run takes about 14 here) it names the tests still running and
+# their threads' backtraces, stops the run and fails, and it always ends with the failed tests.
+TEST_WATCHDOG := python3 scripts/test_watchdog.py --stall 1200 --limit 2700 --
 test: deps check
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check=error
-	TRAILPACK_BIN=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build
+	TRAILPACK_BIN=$(CURDIR)/$(BIN) $(TEST_WATCHDOG) $(SWIFT) test --skip-build
 	$(MAKE) test-js
 
 # The visitor app's JavaScript under Node's own test runner: the hashes, minisign, the ZIP and

@@ -7,7 +7,7 @@
 #   scripts/fetch_real_tracks.sh [CACHE]      (default out/real-tracks)
 #
 # Prints the folder holding the .gpx files (CACHE/gpxpy-1.6.2/test_files) and exits 0; exits 1 when pip
-# cannot get the file (no network: the tests that need it skip). The real recordings among them:
+# cannot get the file (no network: the tests that need it skip; pip waits 30 s, once, not its default minutes). The real recordings among them:
 #   korita-zbevnica.gpx          GPSBabel, 4 tracks, 871 points, ele and time, 2 waypoints
 #   Mojstrovka.gpx               GPSBabel, 1 track, 184 points, ele and time (a mountain in the Julian Alps)
 #   around-visnjan-with-car.gpx  eTrex 20x, 1 track, 104 points, by car
@@ -24,7 +24,7 @@ SDIST="$CACHE/gpxpy-$VERSION.tar.gz"
 if [ ! -f "$DIR/test_files/korita-zbevnica.gpx" ]; then
   mkdir -p "$CACHE"
   if [ ! -f "$SDIST" ]; then
-    python3 -m pip download -q --no-binary :all: --no-deps "gpxpy==$VERSION" -d "$CACHE" >&2 ||
+    python3 -m pip download -q --timeout 30 --retries 1 --no-binary :all: --no-deps "gpxpy==$VERSION" -d "$CACHE" >&2 ||
       { echo "fetch_real_tracks: pip could not download gpxpy $VERSION" >&2; exit 1; }
   fi
   echo "$SHA256  $SDIST" | sha256sum -c --quiet - >&2 ||

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Shared helpers: temporary folders, the package root, running the CLI and peer tools.
@@ -39,7 +40,26 @@ package enum Support {
         package var stdoutBytes: Data
     }
 
+    /// How long one program a test runs may take before it is judged stuck and stopped:
+    /// `TRAILPACK_TEST_PROCESS_LIMIT` seconds, else 20 minutes. A guard against a hang, not a timing:
+    /// the slowest program the tests run (a browser walkthrough, a 60 MiB GPX in a debug build) takes
+    /// a few minutes on a loaded two-core machine.
+    package static var processLimit: Double {
+        if let text = ProcessInfo.processInfo.environment["TRAILPACK_TEST_PROCESS_LIMIT"], let seconds = Double(text),
+            seconds > 0
+        {
+            return seconds
+        }
+        return 20 * 60
+    }
+
     /// Runs a program and waits for it; standard input is empty.
+    ///
+    /// Foundation starts the program in a process group of its own. When it exits, whatever it left
+    /// running in that group is stopped: a leftover (a browser driver, a server a script forgot)
+    /// holds the output pipes open, and reading them to their end would wait for it forever. A
+    /// program still running after ``processLimit`` is stopped with its group, and the test records
+    /// an issue naming it, instead of holding the whole run until CI's own limit.
     @discardableResult
     package static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil
@@ -54,13 +74,30 @@ package enum Support {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        let group = process.processIdentifier
+        let stuck = Mutex(false)
+        let guardItem = DispatchWorkItem {
+            stuck.withLock { $0 = true }
+            kill(-group, SIGKILL)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + processLimit, execute: guardItem)
         // Read both pipes while the process runs, so a full pipe cannot block it.
-        let group = DispatchGroup()
+        let readers = DispatchGroup()
         nonisolated(unsafe) var outData = Data(), errData = Data()
-        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: readers) { outData = out.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: readers) { errData = err.fileHandleForReading.readDataToEndOfFile() }
         process.waitUntilExit()
-        group.wait()
+        guardItem.cancel()
+        // What it left running in its group (nothing, for most programs) would keep the pipes open.
+        // The program itself is gone; a process now holding its number leads a new group of the
+        // same number, which is not ours to stop.
+        if access("/proc/\(group)", F_OK) != 0 { kill(-group, SIGKILL) }
+        readers.wait()
+        if stuck.withLock({ $0 }) {
+            Issue.record(
+                "\(([executable] + arguments).joined(separator: " ")) was still running after \(Int(processLimit)) s and was stopped (TRAILPACK_TEST_PROCESS_LIMIT)"
+            )
+        }
         return Output(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
