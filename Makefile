@@ -7,7 +7,7 @@ BIN := .build/debug/trailpack
 RELEASE_BIN := .build/release/trailpack
 # What building needs, and the independent tools the tests cross-check against (GNU time: the route test reads a
 # process's peak memory from it).
-DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev libdeflate-dev libcurl4-openssl-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium python3-aiosmtpd nginx-light nodejs node-tweetnacl wabt postgresql time
+DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev libdeflate-dev libcurl4-openssl-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium python3-aiosmtpd nginx-light nodejs node-tweetnacl wabt postgresql time dpkg-dev lintian
 OUT := out
 
 .PHONY: all deps build release test test-js check format demo stack fixtures examples fuzz bench bench-quick bench-several bench-deps clean docs
@@ -61,14 +61,16 @@ test-js:
 # import check: every module a target imports is declared in Package.swift, and every declared
 # dependency is imported (SwiftPM's own --explicit-target-dependency-import-check, passed above,
 # diagnoses nothing on Linux today, so scripts/check_imports.py reads the manifest and the imports
-# itself), docs/ARCHITECTURE.md's generated map matches Package.swift, and every test suite runs on
-# threads of its own (.ownThreads: a test waiting on a program must not hold Swift's shared pool).
+# itself), docs/ARCHITECTURE.md's generated map matches Package.swift, every test suite runs on
+# threads of its own (.ownThreads: a test waiting on a program must not hold Swift's shared pool), and
+# every file of the visitor app is compiled into the program (scripts/embed_app.py writes the list).
 check:
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
 	python3 scripts/check_imports.py
 	python3 scripts/check_commands.py
 	python3 scripts/architecture.py --check
 	python3 scripts/check_suites.py
+	python3 scripts/embed_app.py --check
 
 # Rewrites the tree as .swift-format says (what `check` expects).
 format:

@@ -78,23 +78,16 @@ class Stack:
 
     def __init__(self, binary, app, work):
         self.work = work
-        bindir = os.path.join(work, "bin")
-        os.makedirs(bindir)
-        self.binary = os.path.join(bindir, "trailpack")
-        shutil.copy2(binary, self.binary)
-        # The server finds its resources next to its binary; it refuses a linked app/ folder, not a
-        # linked bundle.
-        os.symlink(app, os.path.join(bindir, "trailpack_TrailPackVisitor.resources"))
-        for extra in os.listdir(os.path.dirname(binary)):
-            if extra.endswith(".resources") and extra != "trailpack_TrailPackVisitor.resources":
-                os.symlink(os.path.join(os.path.dirname(binary), extra), os.path.join(bindir, extra))
+        self.binary = binary
+        self.app = os.path.join(app, "app")
         self.token = hashlib.sha256(os.urandom(16)).hexdigest()
         with open(os.path.join(work, "token"), "w") as f:
             f.write(self.token)
         self.out = open(os.path.join(work, "serve.out"), "w+")
         self.server = subprocess.Popen(
             [self.binary, "serve", "--data", os.path.join(work, "data"), "--port", "0", "--admin-token-file",
-             os.path.join(work, "token"), "--approvals", "0", "--no-malware-scan"],
+             os.path.join(work, "token"), "--approvals", "0", "--no-malware-scan",
+             "--visitor-app-files", self.app],
             stdout=self.out, stderr=open(os.path.join(work, "serve.log"), "w"))
         upstream = None
         for _ in range(300):

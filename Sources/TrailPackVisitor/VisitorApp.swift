@@ -10,7 +10,8 @@ import TrailPackVerifier
 /// What `trailpack serve` tells the visitor app: where its files are, the reviewers' keys phones
 /// trust, how many of them must have signed, and where downloads may come from.
 public struct VisitorAppConfiguration: Sendable {
-    /// The app's own files (`index.html`, `js/`, …); nil: the copy installed beside the program.
+    /// A folder holding the app's own files (`index.html`, `js/`, …) to serve instead of the copy
+    /// compiled into the program (for working on the app without building); nil: the compiled copy.
     public var appFolder: String?
     /// Debian's web libraries (`leaflet/`; `tweetnacl/` from node-tweetnacl when installed).
     public var webAssets: String
@@ -58,24 +59,24 @@ public struct VisitorController: Sendable {
     let files: [String: File]
     let contentSecurityPolicy: String
 
-    /// Loads the app's files, Leaflet and (when installed) tweetnacl, and the trusted keys; refuses
-    /// to start with words naming what is missing.
+    /// Takes the app's files (compiled in, or from `appFolder`), loads Leaflet and (when installed)
+    /// tweetnacl, and the trusted keys; refuses to start with words naming what is missing.
     public init(configuration: VisitorAppConfiguration) throws(VisitorAppError) {
-        guard let folder = configuration.appFolder ?? Self.installedAppFolder() else {
-            throw VisitorAppError(
-                message:
-                    "the visitor app's files are not installed beside the program (trailpack_TrailPackVisitor.resources/app): "
-                    + "copy them there, name them with --visitor-app-files, or turn the app off with --no-visitor-app")
-        }
         var files: [String: File] = [:]
-        for relative in Self.listFiles(folder) {
-            guard let file = Self.load(folder + "/" + relative) else {
-                throw VisitorAppError(message: "cannot read the visitor app's file '\(folder)/\(relative)'")
+        if let folder = configuration.appFolder {
+            for relative in Self.listFiles(folder) {
+                guard let file = Self.load(folder + "/" + relative) else {
+                    throw VisitorAppError(message: "cannot read the visitor app's file '\(folder)/\(relative)'")
+                }
+                files[relative] = file
             }
-            files[relative] = file
-        }
-        guard files["index.html"] != nil, files["sw.js"] != nil else {
-            throw VisitorAppError(message: "'\(folder)' is not the visitor app (no index.html or sw.js)")
+            guard files["index.html"] != nil, files["sw.js"] != nil else {
+                throw VisitorAppError(message: "'\(folder)' is not the visitor app (no index.html or sw.js)")
+            }
+        } else {
+            for (path, bytes) in EmbeddedApp.files {
+                files[path] = Self.file(ByteBuffer(bytes: bytes), contentType: Self.contentType(path))
+            }
         }
         for name in ["leaflet.js", "leaflet.css", "images/marker-icon.png", "images/marker-shadow.png"] {
             let path = configuration.webAssets + "/leaflet/" + name
@@ -177,15 +178,6 @@ public struct VisitorController: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: file.bytes))
     }
 
-    /// The copy SwiftPM installs beside the executable.
-    static func installedAppFolder() -> String? {
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-        let candidates = [
-            Bundle.main.bundleURL.path, executable.deletingLastPathComponent().path,
-        ].map { $0 + "/trailpack_TrailPackVisitor.resources/app" }
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/index.html") }
-    }
-
     /// Every regular file under `folder`, as relative paths (no hidden files).
     static func listFiles(_ folder: String) -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
@@ -242,4 +234,19 @@ struct VisitorConfigDocument: Codable, Sendable {
     let threshold: Int
     /// Whether `/visit/vendor/tweetnacl/nacl-fast.js` is served (browsers without WebCrypto Ed25519).
     let tweetnacl: Bool
+}
+
+extension VisitorController {
+    /// What of the visitor app is compiled into the program, for `trailpack --version`: how many
+    /// files, their bytes, and the first 16 hex digits of the SHA-256 of their paths and hashes (the
+    /// same for two programs exactly when they serve the same app).
+    public static var compiledIn: (files: Int, bytes: Int, digest: String) {
+        var list = ""
+        var bytes = 0
+        for (path, content) in EmbeddedApp.files.sorted(by: { $0.path < $1.path }) {
+            list += "\(path) \(SHA256.hash(content).hex)\n"
+            bytes += content.count
+        }
+        return (EmbeddedApp.files.count, bytes, String(SHA256.hash(Array(list.utf8)).hex.prefix(16)))
+    }
 }

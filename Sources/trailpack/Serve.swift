@@ -242,7 +242,8 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("visitor-app-files"),
         help: ArgumentHelp(
-            "The visitor app's files (default: the copy installed beside the program).", visibility: .hidden))
+            "A folder of the visitor app's files to serve instead of the copy compiled into the program (for working on the app).",
+            visibility: .hidden))
     var visitorAppFiles: String?
 
     func run() async throws {

@@ -13,6 +13,8 @@ enum Suggestions {
         do {
             return try TrailPack.parseAsRoot(arguments)
         } catch {
+            // --help, --version and --generate-completion-script come as errors that end in success.
+            if TrailPack.exitCode(for: error) == .success { throw error }
             if let hint = hint(arguments, error: error) {
                 throw CLIError.usage(hint.contains("\nSee '") ? hint : hint + "\nSee 'trailpack --help'.")
             }

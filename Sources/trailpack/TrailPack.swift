@@ -3,6 +3,7 @@ import Foundation
 import TrailPackArchive
 import TrailPackBuilder
 import TrailPackCore
+import TrailPackVisitor
 
 /// The `trailpack` command: nothing but parsing, calling the libraries, printing.
 struct TrailPack: AsyncParsableCommand {
@@ -38,10 +39,30 @@ struct TrailPack: AsyncParsableCommand {
     )
 }
 
+extension TrailPack {
+    /// `trailpack --version`: the version, the package format, and what is compiled in.
+    static var versionText: String {
+        let app = VisitorController.compiledIn
+        return """
+            trailpack \(version)
+            package format: formatVersion \(Manifest.currentFormatVersion) (docs/FORMAT.md)
+            compiled in: the visitor app served at /visit/ (\(app.files) files, \(Format.bytes(Int64(app.bytes))), \
+            SHA-256 \(app.digest)…) and the panel's pages, script and style sheet
+            read at run time from Debian's packages: Leaflet and Bootstrap (/usr/share/javascript, or --web-assets), \
+            tweetnacl (/usr/share/nodejs/tweetnacl, when installed)
+            """
+    }
+}
+
 @main
 enum Main {
     static func main() async {
         ProcessPolicy.keepLargeBuffersOutOfTheHeap()
+        // `--version` says what the one file holds, for an operator checking an installed program.
+        if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
+            print(TrailPack.versionText)
+            return
+        }
         do {
             var command = try Suggestions.parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -97,7 +97,19 @@ struct CLITests {
             "a missing file is an I/O error for every command")
         #expect(try Support.trailpack("build", Support.fixture("family-hikes"), "-o", "/nonexistent/x.zip").status == 3)
         let version = try Support.trailpack("--version")
-        #expect(version.status == 0 && !version.stdout.isEmpty)
+        #expect(version.status == 0 && version.stdout.hasPrefix("trailpack "))
+        // The visitor app is in the program: its count of files is the folder's.
+        let appFiles = try FileManager.default.subpathsOfDirectory(
+            atPath: Support.root + "/Sources/TrailPackVisitor/app"
+        )
+        .filter { path in
+            var folder: ObjCBool = false
+            FileManager.default.fileExists(
+                atPath: Support.root + "/Sources/TrailPackVisitor/app/" + path, isDirectory: &folder)
+            return !folder.boolValue && !path.split(separator: "/").contains { $0.hasPrefix(".") }
+        }
+        #expect(
+            version.stdout.contains("the visitor app served at /visit/ (\(appFiles.count) files"), "\(version.stdout)")
         for command in ["init", "validate", "build", "verify", "inspect", "cat", "extract", "hash"] {
             let help = try Support.trailpack(command, "--help")
             #expect(help.status == 0)
