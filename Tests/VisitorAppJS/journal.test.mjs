@@ -42,10 +42,13 @@ function sample() {
 }
 
 describe('the log', () => {
-  test('visits are counted per stop and per tour, the same stop within 30 minutes once', () => {
+  test('visits are counted per stop and per tour, "I was here" again within 30 minutes once, arrivals each walk', () => {
     let log = sample();
-    log = recordVisit(log, visit(FOURTEENERS, 'mount-elbert', day(8) + 60_000));
+    log = recordVisit(log, visit(FOURTEENERS, 'mount-elbert', day(8) + 60_000, { how: 'hand' }));
     assert.deepEqual(stopTimes(log, FOURTEENERS, 'mount-elbert'), { times: 2, last: day(8) });
+    assert.equal(recordVisit(log, visit(FOURTEENERS, 'mount-elbert', day(8))), log);
+    const again = recordVisit(log, visit(FOURTEENERS, 'mount-elbert', day(8) + 60_000));
+    assert.deepEqual(stopTimes(again, FOURTEENERS, 'mount-elbert'), { times: 3, last: day(8) + 60_000 });
     assert.deepEqual(tourProgress(log, FOURTEENERS, ['mount-elbert', 'mount-massive', 'mount-harvard']),
       { visited: 2, total: 3, last: day(8) });
     assert.deepEqual(toursInLog(log).map((t) => t.id), [FOURTEENERS, SANTIAM]);

@@ -10,7 +10,7 @@ export const LIMITS = Object.freeze({
   visits: 20000, marks: 5000, goals: 50, checklists: 100, checklistStops: 2000, note: 2000, name: 300, id: 200,
 });
 
-/** How soon the same stop counts again: two "I was here" within 30 minutes are one visit. */
+/** How soon the same stop counts again by hand: "I was here" within 30 minutes of a visit is that visit. */
 export const SAME_VISIT_MS = 30 * 60 * 1000;
 
 /** A stop's slug or a tour's id as the format allows (FORMAT.md 3): the keys of the log. */
@@ -89,13 +89,15 @@ export function validLog(value) {
 }
 
 /**
- * The log with one more visit (`visit`: tour, stop, at, how, names, position); the same stop again
- * within 30 minutes is the same visit.
+ * The log with one more visit (`visit`: tour, stop, at, how, names, position). An arrival counts
+ * each time (the walk announces a stop once per walk); "I was here" within 30 minutes of a visit
+ * to the same stop is that visit (a second tap), and one visit is never kept twice.
  */
 export function recordVisit(log, visit) {
   const v = validVisit(visit);
   if (!v) return log;
-  const same = log.visits.some((o) => o.tour === v.tour && o.stop === v.stop && Math.abs(o.at - v.at) < SAME_VISIT_MS);
+  const same = log.visits.some((o) => o.tour === v.tour && o.stop === v.stop
+    && (o.at === v.at || (v.how === 'hand' && Math.abs(o.at - v.at) < SAME_VISIT_MS)));
   if (same) return log;
   const visits = [...log.visits, v].sort((a, b) => a.at - b.at).slice(-LIMITS.visits);
   return { ...log, visits };

@@ -284,7 +284,10 @@ export async function mapView({ render, h, notice }) {
   mapOnScreen = map;
   if (tiles && !online) tileLayer(tiles.tiles).addTo(map);
   else box.classList.add('plain-map');
-  const points = pins.map((p) => p.place.start);
+  // The view first: Leaflet adds markers to a map only once it has one.
+  const bounds = L.latLngBounds(pins.map((p) => p.place.start));
+  for (const p of pins) if (p.place.bounds) bounds.extend(p.place.bounds);
+  map.fitBounds(bounds.pad(0.1), { padding: [TARGET_PIXELS, TARGET_PIXELS], maxZoom: 12 });
   for (const [i, p] of pins.entries()) {
     if (p.place.bounds) {
       L.rectangle(p.place.bounds, { color: '#1b4332', weight: 2, fill: false, interactive: false }).addTo(map);
@@ -306,9 +309,6 @@ export async function mapView({ render, h, notice }) {
         .setLatLng(p.place.start).setContent(document.createTextNode(p.site || p.name)).addTo(map);
     }
   }
-  const bounds = L.latLngBounds(points);
-  for (const p of pins) if (p.place.bounds) bounds.extend(p.place.bounds);
-  map.fitBounds(bounds.pad(0.1), { padding: [TARGET_PIXELS, TARGET_PIXELS], maxZoom: 12 });
 }
 
 /** Lets the map go when the visitor leaves its page. */
