@@ -9,7 +9,7 @@ const CACHE = 'trailpack-visitor-__APP_VERSION__';
 // Every file of the app (a test checks this list against what the server serves).
 const SHELL = [
   './', 'index.html', 'app.css', 'manifest.webmanifest', 'config.json',
-  'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
+  'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png', 'icons/icon-maskable-192.png', 'icons/icon-maskable-512.png',
   'vendor/leaflet/leaflet.js', 'vendor/leaflet/leaflet.css',
   'vendor/leaflet/images/marker-icon.png', 'vendor/leaflet/images/marker-shadow.png',
   'js/app.js', 'js/blake2b.js', 'js/boot.js', 'js/bytes.js', 'js/catalog.js', 'js/download-worker.js', 'js/downloader.js',
