@@ -717,7 +717,7 @@ export async function showTour(view, key) {
   const seen = visited(key);
   const ownProgress = h('p', { class: 'log-progress' });
   if (key.startsWith('tour/')) {
-    journal().read().then((log) => {
+    logging.then(() => journal().read()).then((log) => {
       const progress = tourProgress(log, manifest.id, stops.map((s) => s.slug));
       ownProgress.replaceChildren(progressWords(progress), ' ', h('a', { href: '#/log' }, t('log.open')));
     }).catch(() => {});
@@ -868,20 +868,25 @@ async function assetView(h, archive, local, stop, stored, asset) {
   }
 }
 
+/** The last visit being written to the log (a stop's page opened on arrival reads the log after it). */
+let logging = Promise.resolve();
+
 /** A visit in the log: the stop by its slug (stable across updates), the names as shown, the time and place. */
 function logVisit(state, stop, how, coords = null) {
   const manifest = state.local?.manifest ?? state.tour.manifest;
   const at = Date.now();
-  return journal().update((log) => recordVisit(log, {
+  logging = journal().update((log) => recordVisit(log, {
     tour: state.tour.manifest.id, stop: stop.slug, at, how, tourName: manifest.name, stopName: stop.name,
     latitude: coords?.latitude ?? stop.coordinate?.latitude, longitude: coords?.longitude ?? stop.coordinate?.longitude,
   })).catch((error) => console.warn(`trailpack: the visit was not logged: ${error.message}`));
+  return logging;
 }
 
 /** The stop in My log: how often reached, "I was here", a note and the favourite mark. */
 async function stopLog(h, state, stop, redraw) {
   let log;
   try {
+    await logging;
     log = await journal().read();
   } catch (error) {
     return h('p', { class: 'muted' }, error.message);
