@@ -200,6 +200,10 @@ class Own(walkthrough.Walk):
         if "Transcript" in words and "Transcripción" not in words:
             self.fail("'Transcript' stays English on a Spanish stop")
         self.own_view("o05-santiam-stop-in-spanish")
+        # A stop with a recording's transcript: its summary in Spanish too.
+        d.get(self.base + "/visit/#/tour/%s/stop/4" % santiam["sha256"])
+        self.wait(lambda d: "Transcripción" in self.text("main summary"), "'Transcripción' on stop 4")
+        self.check_view("o05b-santiam-transcript-in-spanish")
         d.get(self.base + "/visit/#/log")
         self.wait(lambda d: "Mi diario" in self.text("main h1"), "My log in Spanish")
         self.check_view("o06-my-log-in-spanish")

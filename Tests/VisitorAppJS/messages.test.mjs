@@ -97,3 +97,23 @@ describe('choosing and speaking', () => {
     assert.match(formatDate(when, 'en'), /Jul/);
   });
 });
+
+describe('the fallback note', () => {
+  const h = (tag, attributes, ...children) => ({ tag, attributes, text: children.join('') });
+  const local = {
+    languages: ['en', 'es'], language: 'es',
+    fallbacks: [{ stop: 1, field: 'description' }, { stop: 1, field: 'asset', asset: 'a.wav', kind: 'audio' },
+      { stop: 1, field: 'transcript', asset: 'a.wav' }, { stop: 2, field: 'name' }],
+  };
+
+  test('says which texts fell back, in the app\'s language', async () => {
+    const { fallbackNote } = await import('../../Sources/TrailPackVisitor/app/js/language-view.js');
+    setLanguage('es');
+    const es = fallbackNote(h, local, (f) => f.stop === 1);
+    assert.match(es.text, /^En inglés, no en español: la descripción, una grabación y una transcripción\.$/i);
+    setLanguage('en');
+    const en = fallbackNote(h, local, (f) => f.stop === 2);
+    assert.equal(en.text, 'Shown in English, not in Spanish: the name.');
+    assert.equal(fallbackNote(h, local, (f) => f.stop === 3), null);
+  });
+});

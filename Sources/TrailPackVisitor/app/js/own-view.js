@@ -237,7 +237,7 @@ export async function mapView({ render, h, notice }) {
   mapOnScreen = null;
   render(t('map.title'), h('p', { class: 'muted' }, t('map.loading')));
   const pins = []; // {name, place, href, where: 'phone'|'server', site}
-  let tiles = null;
+  const maps = []; // {tiles, bounds} of the installed tours' own maps
   const library = await storage.readLibrary().catch(() => ({ tours: [] }));
   for (const tour of library.tours.slice(0, 50)) {
     try {
@@ -245,7 +245,8 @@ export async function mapView({ render, h, notice }) {
       const place = placeOf(opened.manifest);
       if (!place) continue;
       pins.push({ name: tour.name, place, href: `#/tour/${tour.sha256}`, where: 'phone', site: tour.siteName ?? '' });
-      if (!tiles) tiles = await openMap(opened.archive, opened.manifest).catch(() => null);
+      const own = await openMap(opened.archive, opened.manifest).catch(() => null);
+      if (own) maps.push({ tiles: own.tiles, bounds: place.bounds });
     } catch {
       // a tour that cannot be opened is left off the map (its own page says why)
     }
@@ -282,8 +283,16 @@ export async function mapView({ render, h, notice }) {
   if (!L || pins.length === 0) return;
   const map = L.map(box, { zoomControl: true, attributionControl: false, keyboard: true });
   mapOnScreen = map;
-  if (tiles && !online) tileLayer(tiles.tiles).addTo(map);
-  else box.classList.add('plain-map');
+  // Offline, each installed tour's own map within its bounds; the map may still zoom out past
+  // them to show every pin (Leaflet would hold it to the layers' zooms).
+  if (!online && maps.length) {
+    for (const own of maps) {
+      const layer = tileLayer(own.tiles);
+      if (own.bounds) layer.options.bounds = L.latLngBounds(own.bounds);
+      layer.addTo(map);
+    }
+    map.setMinZoom(0);
+  } else box.classList.add('plain-map');
   // The view first: Leaflet adds markers to a map only once it has one.
   const bounds = L.latLngBounds(pins.map((p) => p.place.start));
   for (const p of pins) if (p.place.bounds) bounds.extend(p.place.bounds);
@@ -304,10 +313,10 @@ export async function mapView({ render, h, notice }) {
     element.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' || event.key === ' ') location.hash = p.href;
     });
-    if (!tiles || online) {
-      L.tooltip({ permanent: true, direction: 'right', offset: [TARGET_PIXELS / 2, 0], className: 'pin-label' })
-        .setLatLng(p.place.start).setContent(document.createTextNode(p.site || p.name)).addTo(map);
-    }
+    // Each pin named: the site's name for the server's tours, the tour's for those on this phone.
+    L.tooltip({ permanent: true, direction: 'right', offset: [TARGET_PIXELS / 2, 0], className: 'pin-label' })
+      .setLatLng(p.place.start).setContent(document.createTextNode(p.where === 'server' ? p.site || p.name : p.name))
+      .addTo(map);
   }
 }
 
