@@ -218,3 +218,13 @@ describe('export and import', () => {
     }
   });
 });
+
+describe('a tour deleted from the log (the visitor\'s choice)', () => {
+  test('its visits and marks go; the other tours\' and the checklists stay', async () => {
+    const { forgetTour } = await import('../../Sources/TrailPackVisitor/app/js/journal.js');
+    const log = forgetTour(sample(), FOURTEENERS);
+    assert.deepEqual(log.visits.map((v) => v.tour), [SANTIAM]);
+    assert.deepEqual(Object.keys(log.marks), [SANTIAM]);
+    assert.equal(checklistProgress(log).total, 3);
+  });
+});

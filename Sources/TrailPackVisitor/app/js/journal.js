@@ -221,6 +221,12 @@ export function addGoal(log, { label, target, from }) {
 /** The log without goal `id`. */
 export const removeGoal = (log, id) => ({ ...log, goals: log.goals.filter((g) => g.id !== id) });
 
+/** The log without a tour's visits and marks (the visitor's own choice: deleting a tour keeps them). */
+export function forgetTour(log, tour) {
+  const marks = Object.fromEntries(Object.entries(log.marks).filter(([key]) => key !== tour && !key.startsWith(`${tour}#`)));
+  return { ...log, visits: log.visits.filter((v) => v.tour !== tour), marks };
+}
+
 /** `incoming` added to `log`: visits, marks (the incoming note where one is set), goals and checklists. */
 export function mergeLogs(log, incoming) {
   let merged = { ...log };

@@ -7,7 +7,7 @@ import * as storage from './storage.js';
 import * as catalog from './catalog.js';
 import {
   journal, tourProgress, toursInLog, stopTimes, markOf, setMark, checklistProgress, addGoal, removeGoal, daysOut,
-  mergeLogs,
+  mergeLogs, forgetTour,
 } from './journal.js';
 import { toCSV, toGPX, readExport, MAX_IMPORT_BYTES } from './log-io.js';
 import { t, formatDate, formatDateTime } from './i18n.js';
@@ -91,8 +91,7 @@ export async function logView({ render, h, notice }) {
     h('ul', { class: 'cards' }, lists.lists.map((l) => h('li', { class: 'card checklist' },
       h('p', {}, h('strong', {}, l.name), ': ', t('log.checklist.progress', { n: l.total, done: l.done })),
       bar(l.done, l.total, l.name)))),
-    lists.lists.length > 1
-      ? h('p', {}, t('log.checklist.all', { n: lists.total, done: lists.done })) : null,
+    h('p', { class: 'checklist-all' }, t('log.checklist.all', { n: lists.total, done: lists.done })),
   ];
 
   // Goals: counted by the days out since the goal's start.
@@ -158,7 +157,15 @@ export async function logView({ render, h, notice }) {
       here ? null : h('p', { class: 'muted' }, t('log.tour.notHere')),
       stops.length ? h('ul', { class: 'log-stops' }, stops) : null,
       h('details', {}, h('summary', {}, t('log.tour.mark')),
-        markEditor(h, { tour: tour.id, stop: null, name: tour.name, log, idPrefix: `tour-${index}` })));
+        markEditor(h, { tour: tour.id, stop: null, name: tour.name, log, idPrefix: `tour-${index}` })),
+      slugs.length ? h('button', {
+        type: 'button', class: 'secondary', 'aria-label': t('log.tour.forgetNamed', { name: tour.name }),
+        onclick: async () => {
+          if (!confirm(t('log.tour.forgetConfirm', { name: tour.name }))) return;
+          await journal().update((l) => forgetTour(l, tour.id));
+          await redraw(t('log.tour.forgotten', { name: tour.name }));
+        },
+      }, t('log.tour.forget')) : null);
   });
 
   // Export, import, delete.
@@ -296,7 +303,11 @@ export async function mapView({ render, h, notice }) {
   // The view first: Leaflet adds markers to a map only once it has one.
   const bounds = L.latLngBounds(pins.map((p) => p.place.start));
   for (const p of pins) if (p.place.bounds) bounds.extend(p.place.bounds);
-  map.fitBounds(bounds.pad(0.1), { padding: [TARGET_PIXELS, TARGET_PIXELS], maxZoom: 12 });
+  // Offline, on the latest tour's own map (its tiles drawn: far apart, the tours' maps would be too
+  // small to draw at once); the other pins are a zoom out away, and all are in the list.
+  const latest = !online ? maps.filter((m) => m.bounds).at(-1) : null;
+  map.fitBounds(latest ? L.latLngBounds(latest.bounds) : bounds.pad(0.1),
+    { padding: [TARGET_PIXELS, TARGET_PIXELS], maxZoom: latest ? 16 : 12 });
   for (const [i, p] of pins.entries()) {
     if (p.place.bounds) {
       L.rectangle(p.place.bounds, { color: '#1b4332', weight: 2, fill: false, interactive: false }).addTo(map);
