@@ -49,7 +49,7 @@ describe('the messages files', () => {
 
   test('every message the app asks for exists (keys named in t(\'…\') calls)', () => {
     const dir = new URL('../../Sources/TrailPackVisitor/app/js/', import.meta.url);
-    const files = ['walk.js', 'own-view.js', 'keep.js', 'language-view.js', 'app.js'];
+    const files = ['walk.js', 'own-view.js', 'keep.js', 'language-view.js', 'app.js', 'route.js'];
     const asked = new Set();
     for (const file of files) {
       const source = readFileSync(new URL(file, dir), 'utf8');

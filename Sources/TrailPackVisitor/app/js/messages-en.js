@@ -22,6 +22,9 @@ export default {
   'fallback.kind.text': 'a text',
   'fallback.kind.other': 'a file',
 
+  'route.length': 'Route: {length}',
+  'route.climb': ', {up} up, {down} down',
+
   'stop.title': 'Stop {number}: ',
   'stop.transcript': 'Transcript',
   'stop.captions': 'Captions',

@@ -22,6 +22,9 @@ export default {
   'fallback.kind.text': 'un texto',
   'fallback.kind.other': 'un archivo',
 
+  'route.length': 'Ruta: {length}',
+  'route.climb': ', {up} de subida, {down} de bajada',
+
   'stop.title': 'Parada {number}: ',
   'stop.transcript': 'Transcripción',
   'stop.captions': 'Subtítulos',
