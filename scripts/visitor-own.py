@@ -143,6 +143,14 @@ class Own(walkthrough.Walk):
         d, peaks, santiam = self.driver, self.peaks, self.santiam
         # 1. The fourteeners downloaded: the browser will not keep the data, and the visitor is told.
         self.install(peaks)
+        # The web app manifest (maskable icons, screenshots for the richer install sheet) has no errors.
+        manifest = self.cdp("Page.getAppManifest")
+        if manifest.get("errors"):
+            self.fail("web app manifest errors: %s" % manifest["errors"])
+        parsed = json.loads(manifest.get("data") or "{}")
+        self.summary["manifestScreenshots"] = len(parsed.get("screenshots", []))
+        if not parsed.get("screenshots"):
+            self.fail("the web app manifest has no screenshots")
         warning = self.wait(lambda d: self.text("main .persist-warning"), "the persistence warning", 20)
         self.summary["persistWarning"] = warning
         if warning and "may remove the tour if it runs out of space" not in warning:
