@@ -6,7 +6,7 @@ import TrailPackTestSupport
 
 /// The visitor's own (#51), in headless Chromium: My log, checklists, the map to find a tour,
 /// installed and kept, the app's words in Spanish (scripts/visitor-own.py, against `trailpack serve`).
-@Suite("visitor app, the visitor's own: the log, checklists, the map, installed and kept, Spanish", .ownThreads, .serialized)
+@Suite("visitor app, the visitor's own: the log, checklists, the map, installed, Spanish", .ownThreads, .serialized)
 struct VisitorOwnTests {
     static let fourteeners = "org.coloradopeaks.fourteeners"
 
