@@ -187,7 +187,10 @@ def fourteeners():
     }
     stops = [{"name": n, "lat": la, "lon": lo,
               "description": f"{n}, {e:,} ft, in the {r} range. Easiest standard route: class {c}.",
-              "properties": {"elevationFeet": e, "class": c, "range": r}} for (n, la, lo, e, c, r) in PEAKS]
+              # "checklist": the publisher marks every peak as on one checklist (a waypoint property,
+              # FORMAT.md 3: no new manifest field, so older readers take the tour); the visitor app counts it (#51).
+              "properties": {"elevationFeet": e, "class": c, "range": r, "checklist": "Colorado fourteeners"}}
+             for (n, la, lo, e, c, r) in PEAKS]
 
     def media(i, stop, d):
         with open(os.path.join(d, "route.md"), "w", encoding="utf-8", newline="\n") as f:

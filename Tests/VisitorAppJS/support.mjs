@@ -181,3 +181,90 @@ export class MemoryFile {
   truncate(n) { this.bytes = this.bytes.slice(0, n); }
   flush() { this.flushes += 1; }
 }
+
+/**
+ * An in-memory IndexedDB, as much of it as the app's stores use (open with an upgrade,
+ * createObjectStore, transactions with get, put and delete, oncomplete): values are copied with
+ * structuredClone as the browser does. `fail` set to a message makes the next transaction abort.
+ */
+export class MemoryIndexedDB {
+  constructor() {
+    this.databases = new Map();
+    this.fail = null;
+  }
+
+  open(name, version) {
+    const request = {};
+    queueMicrotask(() => {
+      let db = this.databases.get(name);
+      const upgrade = !db;
+      if (!db) {
+        const stores = new Map();
+        const factory = this;
+        db = {
+          version,
+          stores,
+          createObjectStore(storeName) {
+            stores.set(storeName, new Map());
+          },
+          // Transactions run one after the other (as IndexedDB's on one store): each sees the last one's writes.
+          queue: Promise.resolve(),
+          transaction(storeName, mode) {
+            const tx = { error: null };
+            const store = stores.get(storeName);
+            const failing = factory.fail;
+            factory.fail = null;
+            let writes = null;
+            let pending = 0;
+            let release;
+            const turn = this.queue.then(() => { writes = new Map(store); });
+            this.queue = turn.then(() => new Promise((resolve) => { release = resolve; }));
+            const finish = () => {
+              if (failing) {
+                tx.error = new Error(failing);
+                tx.onabort?.();
+              } else {
+                store.clear();
+                for (const [k, v] of writes) store.set(k, v);
+                tx.oncomplete?.();
+              }
+              release();
+            };
+            const ask = (run) => {
+              const r = {};
+              pending += 1;
+              turn.then(() => {
+                r.result = run();
+                r.onsuccess?.();
+                pending -= 1;
+                // The transaction commits once no request is left (after the callbacks could ask more).
+                setTimeout(() => { if (pending === 0 && !tx.done) { tx.done = true; finish(); } }, 0);
+              });
+              return r;
+            };
+            const writable = () => { if (mode !== 'readwrite') throw new Error('ReadOnlyError'); };
+            tx.objectStore = () => ({
+              get: (key) => ask(() => structuredClone(writes.get(key))),
+              put: (value, key) => { writable(); const copy = structuredClone(value); return ask(() => { writes.set(key, copy); return key; }); },
+              delete: (key) => { writable(); return ask(() => { writes.delete(key); }); },
+            });
+            turn.then(() => setTimeout(() => { if (pending === 0 && !tx.done) { tx.done = true; finish(); } }, 0));
+            return tx;
+          },
+        };
+        this.databases.set(name, db);
+      }
+      request.result = db;
+      if (upgrade) request.onupgradeneeded?.();
+      request.onsuccess?.();
+    });
+    return request;
+  }
+
+  deleteDatabase(name) {
+    this.databases.delete(name);
+    const request = {};
+    queueMicrotask(() => request.onsuccess?.());
+    return request;
+  }
+}

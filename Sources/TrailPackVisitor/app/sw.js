@@ -9,12 +9,13 @@ const CACHE = 'trailpack-visitor-__APP_VERSION__';
 // Every file of the app (a test checks this list against what the server serves).
 const SHELL = [
   './', 'index.html', 'app.css', 'manifest.webmanifest', 'config.json',
-  'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
+  'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png', 'icons/icon-maskable-192.png', 'icons/icon-maskable-512.png',
   'vendor/leaflet/leaflet.js', 'vendor/leaflet/leaflet.css',
   'vendor/leaflet/images/marker-icon.png', 'vendor/leaflet/images/marker-shadow.png',
   'js/app.js', 'js/blake2b.js', 'js/boot.js', 'js/bytes.js', 'js/catalog.js', 'js/download-worker.js', 'js/downloader.js',
-  'js/ed25519.js', 'js/fasthash.js', 'js/guide.js', 'js/hash-worker.js', 'js/hashes.wasm', 'js/install.js', 'js/language.js',
-  'js/language-view.js', 'js/minisign.js', 'js/narration.js',
+  'js/ed25519.js', 'js/fasthash.js', 'js/guide.js', 'js/hash-worker.js', 'js/hashes.wasm', 'js/i18n.js', 'js/install.js',
+  'js/journal.js', 'js/keep.js', 'js/language.js', 'js/language-view.js', 'js/log-io.js', 'js/messages-en.js',
+  'js/messages-es.js', 'js/minisign.js', 'js/narration.js', 'js/own-view.js',
   'js/pmtiles.js', 'js/route.js', 'js/sha256.js', 'js/status.js', 'js/storage.js', 'js/tour.js', 'js/update-plan.js', 'js/updater.js', 'js/walk.js',
   'js/zip.js',
 ];

@@ -1,7 +1,8 @@
 // The visitor app: find a tour, download and check it, take it with no signal.
 // Views are rendered from text with DOM calls (textContent, never innerHTML of anything a
 // package or the server says). Routes are in the URL's fragment: #/ (sites), #/site/ID,
-// #/package/ID, #/tours (on this phone), #/tour/SHA256 (the map), #/tour/SHA256/stop/N.
+// #/package/ID, #/tours (on this phone), #/tour/SHA256 (the map), #/tour/SHA256/stop/N, #/log (My
+// log: issue #51), #/map (find a tour on a map).
 
 import * as catalog from './catalog.js';
 import * as storage from './storage.js';
@@ -12,6 +13,10 @@ import { showTour, showStop, leaveTour } from './walk.js';
 import { localTour, langOf, languageSwitch, fallbackNote } from './language-view.js';
 import { ROUTE_PATH, readRoute, routeSummary, routeLocale } from './route.js';
 import { refusalOf, spaceFree, spaceUsed } from './status.js';
+import { logView, mapView, leaveMap } from './own-view.js';
+import { installOffer, keepWarning } from './keep.js';
+import { t, setLanguage, chooseAppLanguage } from './i18n.js';
+import { preferredLanguages } from './language-view.js';
 
 const main = document.getElementById('main');
 
@@ -50,6 +55,8 @@ export function render(title, ...content) {
   main.replaceChildren(heading, ...parts);
   document.title = `${heading.textContent} — Trail tours`;
   document.getElementById('page-title').focus({ preventScroll: false });
+  // The menu in the app's language (the page's own words set it: tour pages speak the tour's).
+  for (const link of document.querySelectorAll('[data-words]')) link.textContent = t(link.dataset.words);
   for (const link of document.querySelectorAll('nav a')) {
     link.toggleAttribute('aria-current', link.getAttribute('href') === location.hash.split('/').slice(0, 2).join('/'));
     if (link.hasAttribute('aria-current')) link.setAttribute('aria-current', 'page');
@@ -79,7 +86,8 @@ async function sitesView() {
   const sites = list.sites.filter((s) => s.packages > 0);
   render(
     'Find a tour',
-    h('p', {}, 'Choose a place. Tours download to this phone and work with no signal.'),
+    h('p', {}, 'Choose a place. Tours download to this phone and work with no signal. ',
+      h('a', { href: '#/map' }, 'Find a tour on a map'), '.'),
     sites.length === 0
       ? notice('info', 'No tours are published yet.')
       : h('ul', { class: 'cards' }, sites.map((site) =>
@@ -261,6 +269,9 @@ async function packageView(id) {
         ? ` Updated with ${formatBytes(record.update.fetchedBytes)} from the server; the rest came from the version ` +
           'already on your phone.' : '';
       status.replaceChildren(notice('ok', `The tour is on your phone and checked. It works with no signal.${part}`));
+      // The browser was asked to keep the tours: where it will not, the visitor is told what to do.
+      const warning = await keepWarning(h, notice).catch(() => null);
+      if (warning) status.append(warning, installOffer(h));
       action.replaceChildren(h('a', { class: 'button', href: `#/tour/${record.sha256}` }, 'Take the tour'));
     } catch (error) {
       if (!status.isConnected) return;
@@ -392,7 +403,11 @@ async function toursView() {
         h('button', { type: 'button', class: 'secondary', onclick: remove,
           'aria-label': `Delete the download of ${d.name || d.id}` }, 'Delete')));
   });
+  const warning = list.length ? await keepWarning(h, notice).catch(() => null) : null;
+  if (turn !== toursTurn) return;
   render('My tours',
+    warning,
+    installOffer(h),
     list.length === 0 && downloads.length === 0
       ? notice('info', 'No tours on this phone yet. ', h('a', { href: '#/' }, 'Find a tour'),
         ' while you have a signal.')
@@ -415,8 +430,14 @@ async function route() {
   routeHash = location.hash;
   // The position is followed, and arrivals announced, on the tour's map and its stops' pages.
   if (parts[0] !== 'tour' && parts[0] !== 'preview') leaveTour();
+  if (parts[0] !== 'map') leaveMap();
+  // The visitor's own pages speak the visitor's language; the catalog's pages are English so far
+  // (a tour's pages speak the tour's: walk.js).
+  setLanguage(parts[0] === 'log' || parts[0] === 'map' ? chooseAppLanguage(preferredLanguages()) : 'en');
   try {
     if (parts[0] === 'site' && parts[1]) await siteView(parts[1]);
+    else if (parts[0] === 'log') await logView({ render, h, notice });
+    else if (parts[0] === 'map') await mapView({ render, h, notice });
     else if (parts[0] === 'package' && parts[1]) await packageView(parts[1]);
     else if (parts[0] === 'tours') await toursView();
     else if (parts[0] === 'tour' && /^[0-9a-f]{64}$/.test(parts[1] ?? '')) {

@@ -10,6 +10,7 @@ import { reprDigestSHA256 } from './downloader.js';
 import { parsePublicKey, checkSignatures } from './minisign.js';
 import { openTour, compareVersions, formatBytes } from './tour.js';
 import { refusalOf, withRefusal, withoutRefusals } from './status.js';
+import { askToKeep } from './keep.js';
 
 /** An install that stopped, in words for the visitor; `kept` when the partial download was kept. */
 export class InstallError extends Error {
@@ -185,7 +186,8 @@ export async function install(entry, site, listener = () => {}) {
         `This tour needs ${formatBytes(space.needed)} more space, and the phone lets this app use ` +
         `${formatBytes(space.free)}. Free some space (photos, videos or other apps) and try again.`);
     }
-    await navigator.storage?.persist?.().catch(() => false);
+    // The browser is asked to keep the tours (the answer is read back where the page warns: keep.js).
+    await askToKeep();
     // Without the operator's settings the app cannot know which signatures to require: it refuses
     // rather than install unchecked (fail closed).
     let config;

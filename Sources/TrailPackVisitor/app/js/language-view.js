@@ -1,8 +1,9 @@
 // The visitor's language on the pages: the choice kept on this phone (one for every tour), the
 // tour as the visitor reads it, the switch between a tour's languages and the note where texts
-// fell back to the default language. The app's own words stay English; only tour content follows.
+// fell back to the default language, naming which. The app's own words are in i18n.js's messages.
 
 import { tourLanguages, chooseLanguage, localize, textLanguage, languageName } from './language.js';
+import { t, appLanguage } from './i18n.js';
 
 /** Where the visitor's choice is kept (it applies to every tour). */
 export const LANGUAGE_KEY = 'trailpack.language';
@@ -61,12 +62,28 @@ export function languageSwitch(h, local, redraw) {
       document.getElementById('tour-language')?.focus();
     }
   });
-  return h('p', { class: 'language-switch' }, h('label', { for: 'tour-language' }, 'Language'), select);
+  return h('p', { class: 'language-switch' }, h('label', { for: 'tour-language' }, t('language.label')), select);
+}
+
+/** What fell back, in words ("the description", "a recording"), each once. */
+export function fallbackWhat(shown) {
+  const words = [];
+  for (const f of shown) {
+    const key = f.field === 'asset' ? `fallback.kind.${['audio', 'video', 'image', 'text'].includes(f.kind) ? f.kind : 'other'}`
+      : `fallback.field.${['name', 'description', 'title', 'alt', 'transcript'].includes(f.field) ? f.field : 'other'}`;
+    const word = t(key);
+    if (!words.includes(word)) words.push(word);
+  }
+  try {
+    return new Intl.ListFormat(appLanguage(), { type: 'conjunction' }).format(words);
+  } catch {
+    return words.join(', ');
+  }
 }
 
 /**
- * A quiet line where some of what the page shows fell back to the tour's default language
- * ("Some texts are shown in English."), or null.
+ * A quiet line where some of what the page shows fell back to the tour's default language, saying
+ * which ("Shown in English, not in Spanish: the description and a recording."), or null.
  * @param {Function} h
  * @param {any} local
  * @param {(fallback: {stop: number|null, field: string}) => boolean} onPage which fallbacks the page shows
@@ -74,11 +91,9 @@ export function languageSwitch(h, local, redraw) {
 export function fallbackNote(h, local, onPage) {
   const shown = (local.fallbacks ?? []).filter(onPage);
   if (shown.length === 0) return null;
-  const name = languageName(tourLanguages(local)[0], 'en');
-  const texts = shown.some((f) => f.field !== 'asset');
-  const media = shown.filter((f) => f.field === 'asset');
-  const recordings = media.length > 0 && media.every((f) => f.kind === 'audio' || f.kind === 'video');
-  const words = media.length === 0 ? `Some texts are shown in ${name}.`
-    : `Some ${texts ? 'texts and ' : ''}${recordings ? 'recordings' : 'files'} are in ${name}.`;
-  return h('p', { class: 'muted language-note' }, words);
+  const lang = appLanguage();
+  const name = languageName(tourLanguages(local)[0], lang);
+  const wanted = local.language ? languageName(local.language, lang) : '';
+  return h('p', { class: 'muted language-note' },
+    t('fallback.note', { language: name, wanted, what: fallbackWhat(shown) }));
 }

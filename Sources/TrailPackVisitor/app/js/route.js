@@ -5,6 +5,7 @@
 // app joins the stops with straight lines as it does for a tour without a route. Also the route's
 // numbers in the units of the phone's locale. No DOM, no storage.
 
+import { t } from './i18n.js';
 import { createHashers } from './fasthash.js';
 import { toHex } from './sha256.js';
 
@@ -334,9 +335,7 @@ export function formatHeight(metres, locale) {
  * @param {string|null|undefined} locale
  */
 export function routeSummary(route, locale) {
-  const parts = [`Route: ${formatLength(route.lengthMetres, locale)}`];
-  if (isLength(route.ascentMetres) && isLength(route.descentMetres)) {
-    parts.push(`${formatHeight(route.ascentMetres, locale)} up`, `${formatHeight(route.descentMetres, locale)} down`);
-  }
-  return parts.join(', ');
+  const length = t('route.length', { length: formatLength(route.lengthMetres, locale) });
+  if (!isLength(route.ascentMetres) || !isLength(route.descentMetres)) return length;
+  return length + t('route.climb', { up: formatHeight(route.ascentMetres, locale), down: formatHeight(route.descentMetres, locale) });
 }

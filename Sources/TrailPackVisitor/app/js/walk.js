@@ -26,6 +26,10 @@ import {
   trackOf,
 } from './guide.js';
 import { Narration, arrivalAt, recordingOf } from './narration.js';
+import { journal, recordVisit, learnChecklists, stopTimes, tourProgress } from './journal.js';
+import { t, setLanguage, chooseAppLanguage } from './i18n.js';
+import { preferredLanguages } from './language-view.js';
+import { markEditor, progressWords, timesWords } from './own-view.js';
 
 let opened = null; // { key, tour, map: tiles|null, route: {route, reason}, track, hint, local: {manifest, stops} in the visitor's language }
 let watch = null; // geolocation watch id
@@ -117,6 +121,9 @@ async function load(key) {
   if (route.reason) console.warn(`trailpack: the tour's route is not drawn: ${route.reason}`);
   const track = trackOf(route.route, tour.stops);
   opened = { key, tour, map, route, track, hint: startHint(track, visited(key)), local: null };
+  if (key.startsWith('tour/')) {
+    journal().update((log) => learnChecklists(log, tour.manifest.id, tour.manifest)).catch(() => {});
+  }
   return opened;
 }
 
@@ -127,11 +134,12 @@ async function load(key) {
  */
 function localized(state) {
   const manifest = localTour(state.tour.manifest);
+  setLanguage(chooseAppLanguage([manifest.language, ...preferredLanguages()].filter(Boolean)));
   state.local = { manifest, stops: orderedStops(manifest) };
   return state.local;
 }
 
-/** A stop's name as an element in its language (words of the app around it stay English). */
+/** A stop's name as an element in its language (the app's words around it are in the app's language). */
 function stopName(stop) {
   const local = opened?.local?.manifest;
   const lang = local ? langOf(local, stop.order, 'name') : undefined;
@@ -245,7 +253,7 @@ function showQueue() {
   const line = document.getElementById('narration-queue');
   if (!line) return;
   const waiting = narration.queue;
-  line.textContent = waiting.length ? `Then: stop${waiting.length > 1 ? 's' : ''} ${waiting.join(', ')}.` : '';
+  line.textContent = waiting.length ? t('walk.then', { n: waiting.length, stops: waiting.join(', ') }) : '';
   const next = document.getElementById('narration-next');
   if (next) next.hidden = narration.current === null || waiting.length === 0;
 }
@@ -286,7 +294,7 @@ async function playStop(number) {
   audio.src = own[0];
   if (asset.title) audio.setAttribute('aria-label', asset.title);
   const title = document.getElementById('narration-title');
-  title.replaceChildren(`Stop ${number}: `, stopName(stop));
+  title.replaceChildren(t('stop.title', { number }), stopName(stop));
   document.getElementById('narration').hidden = false;
   // The page of what is heard, when the visitor is on this tour's pages.
   if (location.hash.startsWith(`#/${state.key}`) && location.hash !== `#/${state.key}/stop/${number}`) {
@@ -319,7 +327,7 @@ async function mediaSession(state, stop, number, asset, own) {
   }
   navigator.mediaSession.metadata = new MediaMetadata({
     title: asset.title || stop.name, artist: state.local?.manifest.name ?? state.tour.manifest.name,
-    album: `Stop ${number}: ${stop.name}`, artwork,
+    album: t('stop.title', { number }) + stop.name, artwork,
   });
 }
 
@@ -402,7 +410,7 @@ function showFollowing() {
     const on = button.dataset.role === 'centre' ? watch !== null && centring : watch !== null;
     button.setAttribute('aria-pressed', on ? 'true' : 'false');
     const state = button.querySelector('.state');
-    if (state) state.textContent = on ? 'on' : 'off';
+    if (state) state.textContent = on ? t('walk.on') : t('walk.off');
   }
 }
 
@@ -452,15 +460,16 @@ function onPosition(coords) {
   const arrived = arrivalAt(stops, coords, visited(sha));
   if (arrived !== null) {
     markVisited(sha, arrived);
+    if (sha.startsWith('tour/')) logVisit(opened, stops[arrived - 1], 'arrival', coords);
     opened.hint = opened.track.stops[arrived - 1] ?? opened.hint;
     alertSenses();
-    const words = [`You have arrived at stop ${arrived}: `, stopName(stops[arrived - 1]), '.'];
+    const words = [t('walk.arrived', { number: arrived }), stopName(stops[arrived - 1]), '.'];
     const actions = narration.arrive(arrived, { hasRecording: recordingOf(stops[arrived - 1]) !== null });
     const starts = actions.some((a) => a.type === 'play' && a.stop === arrived);
     // A recording or a video playing is not cut off: the stop is offered instead of opened (and
     // its recording waits its turn).
     if (pagePlaying() || (narration.current !== null && !starts)) {
-      announce(words, { href: `#/${sha}/stop/${arrived}`, text: `Open stop ${arrived}` });
+      announce(words, { href: `#/${sha}/stop/${arrived}`, text: t('walk.openStop', { number: arrived }) });
     } else {
       announce(words);
       if (!starts) location.hash = `#/${sha}/stop/${arrived}`; // (playStop opens the page itself)
@@ -478,7 +487,7 @@ function updateStatus() {
   const next = nextStop(stops, opened.key);
   const { left, offTrail, arrow } = guideLines ?? {};
   if (!next) {
-    statusLine.textContent = 'You have visited every stop of this tour.';
+    statusLine.textContent = t('walk.allVisited');
     if (left) left.textContent = '';
     if (offTrail) offTrail.hidden = true;
     if (arrow) arrow.hidden = true;
@@ -487,23 +496,23 @@ function updateStatus() {
   }
   const number = stops.indexOf(next) + 1;
   if (!position) {
-    statusLine.replaceChildren(`Next: stop ${number}, `, stopName(next), '.');
+    statusLine.replaceChildren(t('walk.next', { number }), stopName(next), '.');
     return;
   }
   const locale = routeLocale();
   const track = opened.track;
   const g = guidance({ track, stops, visited: seen, position, hint: opened.hint });
   if (g.located) opened.hint = g.located.alongMetres;
-  const words = [`Next: stop ${number}, `, stopName(next)];
+  const words = [t('walk.next', { number }), stopName(next)];
   if (g.next) {
     const crow = `${formatLength(g.next.straightMetres, locale)} ${compassWord(g.next.bearing)}`;
     const time = formatDuration(g.next.seconds, locale);
     if (g.next.alongMetres === null || !track.route) {
-      words.push(` — ${crow}${time ? ` (about ${time} on foot)` : ''}.`);
+      words.push(time ? t('walk.crowTime', { crow, time }) : t('walk.crow', { crow }));
     } else if (g.next.alongMetres >= 0) {
-      words.push(` — ${formatLength(g.next.alongMetres, locale)} along the route (about ${time} on foot); ${crow} as the crow flies.`);
+      words.push(t('walk.along', { along: formatLength(g.next.alongMetres, locale), time, crow }));
     } else {
-      words.push(` — ${formatLength(-g.next.alongMetres, locale)} back along the route; ${crow} as the crow flies.`);
+      words.push(t('walk.back', { along: formatLength(-g.next.alongMetres, locale), crow }));
     }
   } else {
     words.push('.');
@@ -515,15 +524,14 @@ function updateStatus() {
   }
   if (left) {
     left.textContent = g.leftMetres === null ? ''
-      : `Left of the tour: ${formatLength(g.leftMetres, locale)} (about ${formatDuration(g.leftSeconds, locale)} on foot)`
-        + `${track.route ? '' : ', stop to stop in straight lines'}.`;
+      : t(track.route ? 'walk.left' : 'walk.leftStraight',
+        { length: formatLength(g.leftMetres, locale), time: formatDuration(g.leftSeconds, locale) });
   }
   if (offTrail) {
     const was = !offTrail.hidden;
     offTrail.hidden = !g.offTrail;
     if (g.offTrail) {
-      offTrail.textContent = `You are off the trail: ${formatLength(g.located.offsetMetres, locale)} from the route. ` +
-        'The route is the green line on the map.';
+      offTrail.textContent = t('walk.offTrail', { distance: formatLength(g.located.offsetMetres, locale) });
       if (!was) offTrail.setAttribute('role', 'alert');
     }
   }
@@ -531,7 +539,7 @@ function updateStatus() {
 
 function startWatching() {
   if (!('geolocation' in navigator)) {
-    if (statusLine) statusLine.textContent = 'This browser cannot tell where you are; choose the stops from the list.';
+    if (statusLine) statusLine.textContent = t('walk.noGeolocation');
     return;
   }
   if (watch !== null) {
@@ -553,8 +561,8 @@ function startWatching() {
     (error) => {
       if (statusLine) {
         statusLine.textContent = error.code === 1
-          ? 'The app may not use your position: allow it in the browser settings, or choose the stops from the list.'
-          : 'Your position is not known yet (no GPS fix). The stops are in the list below.';
+          ? t('walk.positionRefused')
+          : t('walk.noFix');
       }
     },
     { enableHighAccuracy: true, maximumAge: 5000, timeout: 60000 },
@@ -563,7 +571,7 @@ function startWatching() {
   keepAwake();
 }
 
-function tileLayer(tiles) {
+export function tileLayer(tiles) {
   const L = globalThis.L;
   const header = tiles.header;
   const type = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', avif: 'image/avif' }[header.tileType];
@@ -601,13 +609,13 @@ function tileLayer(tiles) {
 /** A stop's marker on the map: 44 px, its number, a link to its page. */
 function stopMarker(L, key, latlng, number, stop) {
   const marker = L.marker(latlng, {
-    title: `Stop ${number}: ${stop.name}`, alt: `Stop ${number}: ${stop.name}`, keyboard: true,
+    title: t('stop.title', { number }) + stop.name, alt: t('stop.title', { number }) + stop.name, keyboard: true,
     icon: L.divIcon({ className: 'stop-marker', html: '', iconSize: [TARGET_PIXELS, TARGET_PIXELS] }),
   }).addTo(leaflet);
   const element = marker.getElement();
   element.textContent = String(number);
   element.setAttribute('role', 'link');
-  element.setAttribute('aria-label', `Stop ${number}: ${stop.name}`);
+  element.setAttribute('aria-label', t('stop.title', { number }) + stop.name);
   marker.on('click', () => { location.hash = `#/${key}/stop/${number}`; });
   element.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' || e.key === ' ') location.hash = `#/${key}/stop/${number}`;
@@ -640,13 +648,13 @@ function layoutMarkers() {
     const label = groupLabel(members.map((s) => s.number));
     const bounds = L.latLngBounds(members.map((s) => s.latlng));
     const marker = L.marker(bounds.getCenter(), {
-      title: `Stops ${label}: zoom in to them`, keyboard: true,
+      title: t('walk.group', { label }), keyboard: true,
       icon: L.divIcon({ className: 'stop-group', html: '', iconSize: [TARGET_PIXELS * 1.5, TARGET_PIXELS] }),
     }).addTo(leaflet);
     const element = marker.getElement();
     element.textContent = label;
     element.setAttribute('role', 'button');
-    element.setAttribute('aria-label', `Stops ${label}: zoom in to them`);
+    element.setAttribute('aria-label', t('walk.group', { label }));
     const zoomIn = () => {
       const zoom = Math.min(leaflet.getMaxZoom(), Math.max(leaflet.getZoom() + 1,
         leaflet.getBoundsZoom(bounds, false, L.point(TARGET_PIXELS * 2, TARGET_PIXELS * 2))));
@@ -683,7 +691,7 @@ export async function showTour(view, key) {
   dropMap();
   revokeAll();
   const mapBox = h('div', {
-    id: 'tour-map', class: 'tour-map', role: 'region', 'aria-label': `Map of ${manifest.name}`,
+    id: 'tour-map', class: 'tour-map', role: 'region', 'aria-label': t('walk.mapOf', { name: manifest.name }),
   });
   statusLine = h('p', { class: 'next-stop' });
   const arrow = h('span', { class: 'direction', 'aria-hidden': 'true', hidden: true }, '↑');
@@ -694,7 +702,7 @@ export async function showTour(view, key) {
   };
   const follow = h('button', {
     type: 'button', id: 'follow', 'data-role': 'follow', onclick: () => startWatching(),
-  }, 'Follow my position: ', h('span', { class: 'state' }, 'off'));
+  }, t('walk.follow'), h('span', { class: 'state' }, t('walk.off')));
   followButtons = [follow];
   const alerts = h('input', { type: 'checkbox', id: 'arrival-alerts' });
   alerts.checked = setting(settingsKey);
@@ -707,30 +715,37 @@ export async function showTour(view, key) {
     showQueue();
   });
   const seen = visited(key);
+  const ownProgress = h('p', { class: 'log-progress' });
+  if (key.startsWith('tour/')) {
+    logging.then(() => journal().read()).then((log) => {
+      const progress = tourProgress(log, manifest.id, stops.map((s) => s.slug));
+      ownProgress.replaceChildren(progressWords(progress), ' ', h('a', { href: '#/log' }, t('log.open')));
+    }).catch(() => {});
+  }
   const { route, reason } = state.route;
   const locale = routeLocale();
   const along = (s) => {
     const d = stopDistance(route, s);
-    return d === null ? null : h('span', { class: 'muted route-distance' }, ` · ${formatLength(d, locale)} along the route`);
+    return d === null ? null : h('span', { class: 'muted route-distance' }, t('walk.stopAlong', { along: formatLength(d, locale) }));
   };
   const list = h('ol', { class: 'stop-list' }, stops.map((s, i) => h('li', {},
     h('a', { href: `#/${key}/stop/${i + 1}`, lang: langOf(manifest, s.order, 'name') }, s.name),
     along(s),
-    seen.has(i + 1) ? h('span', { class: 'visited' }, ' (visited)') : null)));
+    seen.has(i + 1) ? h('span', { class: 'visited' }, t('walk.visited')) : null)));
   render(h('span', { lang: langOf(manifest, null, 'name') }, manifest.name),
     languageSwitch(h, manifest, () => showTour(view, key)),
     fallbackNote(h, manifest, (f) => f.stop === null || (f.field === 'name' && f.asset === undefined)),
     route ? h('p', { class: 'route-summary' }, routeSummary(route, locale)) : null,
-    reason ? h('p', { class: 'muted' }, `The tour's route cannot be shown (${reason}): the stops are joined with straight lines.`)
+    reason ? h('p', { class: 'muted' }, t('walk.noRoute', { reason }))
       : null,
-    state.map ? null : notice('info', 'This tour has no offline map: follow the list of stops.'),
+    state.map ? null : notice('info', t('walk.noMap')),
     mapBox, guideLines.offTrail, h('div', { class: 'guide' }, arrow, statusLine), guideLines.left,
     h('div', { class: 'actions' }, follow,
-      h('label', { class: 'check' }, narrate, ' Play the recording when I arrive'),
-      h('label', { class: 'check' }, alerts, ' Sound and vibration when I reach a stop')),
-    h('p', { class: 'muted screen-note' }, 'Phones stop giving a web page your position while the screen is off. ' +
-      'While you follow, the app keeps the screen on; if you lock the phone, it cannot tell when you arrive.'),
-    h('h2', {}, 'Stops'), list,
+      h('label', { class: 'check' }, narrate, ` ${t('walk.narrate')}`),
+      h('label', { class: 'check' }, alerts, ` ${t('walk.alerts')}`)),
+    h('p', { class: 'muted screen-note' }, t('walk.screenNote')),
+    ownProgress,
+    h('h2', {}, t('walk.stops')), list,
     h('p', {}, h('button', {
       type: 'button', class: 'secondary',
       onclick: () => {
@@ -739,7 +754,7 @@ export async function showTour(view, key) {
         carry(narration.reset());
         showTour(view, key);
       },
-    }, 'Start the tour again')));
+    }, t('walk.again'))));
   if (L) {
     leaflet = L.map(mapBox, { zoomControl: true, attributionControl: false, keyboard: true });
     // The stops near the route's start, each unwrapped against the one before: a tour across the
@@ -771,12 +786,12 @@ export async function showTour(view, key) {
     const bounds = mapFrame(manifest.bounds, mapLongitude);
     leaflet.setMaxBounds((bounds ? L.latLngBounds(bounds) : whole).pad(0.5));
     const centre = h('button', {
-      type: 'button', class: 'map-button', 'data-role': 'centre', title: 'Keep the map on my position',
-      'aria-label': 'Keep the map on my position',
+      type: 'button', class: 'map-button', 'data-role': 'centre', title: t('walk.centre'),
+      'aria-label': t('walk.centre'),
       onclick: () => (watch === null ? startWatching() : setCentring(!centring)),
     }, '◎');
     const overview = h('button', {
-      type: 'button', class: 'map-button', title: 'Show the whole tour', 'aria-label': 'Show the whole tour',
+      type: 'button', class: 'map-button', title: t('walk.whole'), 'aria-label': t('walk.whole'),
       onclick: () => {
         setCentring(false);
         leaflet.fitBounds(whole, { padding: [TARGET_PIXELS, TARGET_PIXELS] });
@@ -790,7 +805,7 @@ export async function showTour(view, key) {
     layoutMarkers();
     const container = leaflet.getContainer();
     container.setAttribute('aria-label',
-      `Map of ${manifest.name}: ${stops.length} stops${route ? ' and the route between them' : ''}`);
+      t(route ? 'walk.mapLabelRoute' : 'walk.mapLabel', { name: manifest.name, n: stops.length }));
   }
   showFollowing();
   updateStatus();
@@ -838,19 +853,57 @@ async function assetView(h, archive, local, stop, stored, asset) {
           const vtt = await verifiedBlob(archive, { ...captions, mediaType: 'text/vtt' });
           media.append(h('track', {
             kind: 'captions', src: objectURL(new Blob([vtt], { type: 'text/vtt' })), default: true,
-            srclang: captions.language || lang('captions') || document.documentElement.lang || 'en', label: 'Captions',
+            srclang: captions.language || lang('captions') || document.documentElement.lang || 'en', label: t('stop.captions'),
           }));
         }
       }
       return h('figure', { class: `asset-${asset.kind}` },
         asset.title ? h('figcaption', { lang: lang('title') }, asset.title) : null, media,
         asset.transcript
-          ? h('details', {}, h('summary', {}, 'Transcript'), h('p', { lang: lang('transcript') }, asset.transcript))
+          ? h('details', {}, h('summary', {}, t('stop.transcript')), h('p', { lang: lang('transcript') }, asset.transcript))
           : null);
     }
     default:
       return null;
   }
+}
+
+/** The last visit being written to the log (a stop's page opened on arrival reads the log after it). */
+let logging = Promise.resolve();
+
+/** A visit in the log: the stop by its slug (stable across updates), the names as shown, the time and place. */
+function logVisit(state, stop, how, coords = null) {
+  const manifest = state.local?.manifest ?? state.tour.manifest;
+  const at = Date.now();
+  logging = journal().update((log) => recordVisit(log, {
+    tour: state.tour.manifest.id, stop: stop.slug, at, how, tourName: manifest.name, stopName: stop.name,
+    latitude: coords?.latitude ?? stop.coordinate?.latitude, longitude: coords?.longitude ?? stop.coordinate?.longitude,
+  })).catch((error) => console.warn(`trailpack: the visit was not logged: ${error.message}`));
+  return logging;
+}
+
+/** The stop in My log: how often reached, "I was here", a note and the favourite mark. */
+async function stopLog(h, state, stop, redraw) {
+  let log;
+  try {
+    await logging;
+    log = await journal().read();
+  } catch (error) {
+    return h('p', { class: 'muted' }, error.message);
+  }
+  const tour = state.tour.manifest.id;
+  return h('section', { class: 'stop-log', 'aria-labelledby': 'stop-log-title' },
+    h('h2', { id: 'stop-log-title' }, t('log.title')),
+    h('p', { class: 'stop-times' }, timesWords(stopTimes(log, tour, stop.slug))),
+    h('button', {
+      type: 'button', id: 'i-was-here',
+      onclick: async () => {
+        await logVisit(state, stop, 'hand');
+        await redraw();
+        document.getElementById('i-was-here')?.focus();
+      },
+    }, t('log.here')),
+    markEditor(h, { tour, stop: stop.slug, name: stop.name, log, idPrefix: 'stop' }));
 }
 
 /** One stop's page. */
@@ -860,25 +913,26 @@ export async function showStop(view, key, number) {
   const { archive } = state.tour;
   const { manifest: local, stops } = localized(state);
   const stop = stops[number - 1];
-  if (!stop) throw new Error(`This tour has no stop ${number}.`);
+  if (!stop) throw new Error(t('stop.none', { number }));
   const stored = state.tour.stops[number - 1];
   wirePlayer();
   dropMap();
   statusLine = null;
   revokeAll();
   const body = h('div', { class: 'stop-assets' });
-  const nav = h('nav', { class: 'stop-nav', 'aria-label': 'Stops' },
-    h('a', { href: `#/${key}` }, 'Back to the map'),
-    number > 1 ? h('a', { href: `#/${key}/stop/${number - 1}` }, 'Previous stop') : null,
-    number < stops.length ? h('a', { href: `#/${key}/stop/${number + 1}` }, 'Next stop') : null);
-  render([`Stop ${number}: `, h('span', { lang: langOf(local, stop.order, 'name') }, stop.name)],
+  const nav = h('nav', { class: 'stop-nav', 'aria-label': t('walk.stops') },
+    h('a', { href: `#/${key}` }, t('stop.back')),
+    number > 1 ? h('a', { href: `#/${key}/stop/${number - 1}` }, t('stop.previous')) : null,
+    number < stops.length ? h('a', { href: `#/${key}/stop/${number + 1}` }, t('stop.next')) : null);
+  const own = key.startsWith('tour/') ? await stopLog(h, state, stop, () => showStop(view, key, number)) : null;
+  render([t('stop.title', { number }), h('span', { lang: langOf(local, stop.order, 'name') }, stop.name)],
     languageSwitch(h, local, () => showStop(view, key, number)),
     stop.description ? h('p', { class: 'lead', lang: langOf(local, stop.order, 'description') }, stop.description) : null,
     fallbackNote(h, local, (f) => f.stop === stop.order),
-    body, nav);
+    body, own, nav);
   const shown = (stop.assets ?? []).filter((a) => a.kind !== 'captions' && shownType(a.mediaType) !== 'text/vtt');
   for (const asset of shown) {
-    const slot = h('div', { class: 'asset' }, h('p', { class: 'muted' }, 'Opening…'));
+    const slot = h('div', { class: 'asset' }, h('p', { class: 'muted' }, t('stop.opening')));
     body.append(slot);
     try {
       const element = await assetView(h, archive, local, stop, stored, asset);
