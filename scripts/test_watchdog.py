@@ -65,7 +65,7 @@ def main():
                 if line.startswith("◇ Test case "):
                     continue
                 m = STARTED.match(line)
-                if m:
+                if m and m.group(1) != "run":  # "◇ Test run started."
                     running.setdefault(m.group(1), []).append(now)
                     continue
                 m = ENDED.match(line)
@@ -113,12 +113,12 @@ def report_stuck(child, verdict, running, lock):
         items = sorted((since, name) for name, times in running.items() for since in times)
     for since, name in items:
         print("   %6d s  %s" % (now - since, name[:300]))
-    # The test process: the swift-testing / xctest runner under `swift test`, in the child's group.
+    # The test process: the swift-testing / xctest runner `swift test` started (its child).
     lldb = shutil.which("lldb")
-    for pid in group_members(child.pid):
+    for pid in descendants(child.pid):
         comm = read(f"/proc/{pid}/cmdline").replace("\0", " ")[:200]
         print("== process %d: %s" % (pid, comm), flush=True)
-        if lldb and ("xctest" in comm or "PackageTests" in comm or "swift-testing" in comm):
+        if lldb and ("xctest" in comm or "PackageTests" in comm):
             try:
                 out = subprocess.run([lldb, "-p", str(pid), "--batch", "-o", "thread backtrace all"],
                                      capture_output=True, text=True, timeout=180).stdout
@@ -131,16 +131,22 @@ def report_stuck(child, verdict, running, lock):
             print("\n".join(kept[:800]), flush=True)
 
 
-def group_members(pgid):
-    members = []
+def descendants(root):
+    """The processes under `root` (itself included), from /proc's parent links."""
+    children = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
-            try:
-                if os.getpgid(int(entry)) == pgid:
-                    members.append(int(entry))
-            except OSError:
-                pass
-    return sorted(members)
+            stat = read(f"/proc/{entry}/stat")
+            # pid (comm) state ppid …: comm may hold spaces and parentheses; the last ')' ends it.
+            fields = stat[stat.rfind(")") + 2:].split()
+            if len(fields) > 1:
+                children.setdefault(int(fields[1]), []).append(int(entry))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, []))
+    return sorted(out)
 
 
 def read(path):
