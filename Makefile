@@ -10,7 +10,7 @@ RELEASE_BIN := .build/release/trailpack
 DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev libdeflate-dev libcurl4-openssl-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium python3-aiosmtpd nginx-light nodejs node-tweetnacl wabt postgresql time dpkg-dev lintian
 OUT := out
 
-.PHONY: all deps build release test test-js check format demo stack fixtures examples fuzz bench bench-quick bench-several bench-deps clean docs
+.PHONY: all deps build release deb test test-js check format demo stack fixtures examples fuzz bench bench-quick bench-several bench-deps clean docs
 
 all: build
 
@@ -41,14 +41,22 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product trailpack
 
+# The Debian package of the release program, for `apt install ./out/deb/trailpack_*.deb`
+# (scripts/make_deb.py; packaging/debian/ holds the unit, the options file and the maintainer scripts).
+deb: release
+	python3 scripts/make_deb.py --binary $(RELEASE_BIN) --out $(OUT)/deb
+
 # The tests call the built trailpack binary and the peer tools (unzip, bsdtar, 7z, python3, sha256sum).
 # First the house rules (`check`): formatted as .swift-format says, every import declared.
 # scripts/test_watchdog.py passes the run's lines through; if it stops moving (20 minutes without a
 # line, or 45 minutes in all: a healthy run takes about 14 here) it names the tests still running and
 # their threads' backtraces, stops the run and fails, and it always ends with the failed tests.
 TEST_WATCHDOG := python3 scripts/test_watchdog.py --stall 1200 --limit 2700 --
+# generate-manual (swift-argument-parser's) is built first for the Debian package's test: a `swift
+# build` started under `swift test` would wait for ever on the build folder's lock.
 test: deps check
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check=error
+	$(SWIFT) build --product generate-manual
 	TRAILPACK_BIN=$(CURDIR)/$(BIN) $(TEST_WATCHDOG) $(SWIFT) test --skip-build
 	$(MAKE) test-js
 

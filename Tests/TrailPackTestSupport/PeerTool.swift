@@ -108,6 +108,11 @@ extension PeerTool {
     package static let readelf = PeerTool(program: "readelf", debianPackage: "binutils")
     package static let nm = PeerTool(program: "nm", debianPackage: "binutils")
     package static let ldd = PeerTool(program: "ldd", debianPackage: "libc-bin")
+    // Debian's packaging tools, for the package `make deb` builds.
+    package static let dpkgDeb = PeerTool(program: "dpkg-deb", debianPackage: "dpkg")
+    package static let dpkgShlibdeps = PeerTool(program: "dpkg-shlibdeps", debianPackage: "dpkg-dev")
+    package static let lintian = PeerTool(program: "lintian", debianPackage: "lintian")
+    package static let systemdAnalyze = PeerTool(program: "systemd-analyze", debianPackage: "systemd")
 }
 
 extension Trait where Self == ConditionTrait {

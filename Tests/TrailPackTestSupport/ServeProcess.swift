@@ -34,12 +34,14 @@ package enum ServeProcess {
         ])
     }
 
-    /// Starts `trailpack serve` on a free port with `arguments` and waits for its "listening on" line.
+    /// Starts `trailpack serve` (the built program, or `binary`) on a free port with `arguments` and
+    /// waits for its "listening on" line.
     package static func launch(
-        _ arguments: [String], environment: [String: String]? = nil, logFile: String? = nil
+        _ arguments: [String], environment: [String: String]? = nil, logFile: String? = nil,
+        binary: String = Support.binary
     ) throws -> Running {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Support.binary)
+        process.executableURL = URL(fileURLWithPath: binary)
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.arguments = ["serve", "--port", "0"] + arguments
         let out = Pipe()
