@@ -6,7 +6,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-import { MESSAGES, t, chooseAppLanguage, setLanguage, appLanguage, formatDate } from '../../Sources/TrailPackVisitor/app/js/i18n.js';
+import { MESSAGES, t, chooseAppLanguage, setLanguage, appLanguage, appLocale, formatDate } from '../../Sources/TrailPackVisitor/app/js/i18n.js';
+import { formatDuration } from '../../Sources/TrailPackVisitor/app/js/guide.js';
 
 const placeholders = (message) => {
   const texts = typeof message === 'string' ? [message] : Object.values(message);
@@ -147,5 +148,22 @@ describe('the catalog\'s pages (Find a tour, a tour before install, My tours)', 
     assert.equal(t('package.stops', { n: 3 }, 'es'), '3 paradas');
     assert.equal(t('tours.stops', { n: 1 }, 'es'), '1 parada');
     assert.equal(t('package.update', { version: '2.0', size: '5 MB' }, 'es'), 'Actualizar a la versión 2.0 (5 MB)');
+  });
+});
+
+describe('walking times and directions', () => {
+  test('in the app\'s language, with the phone\'s region where it is of that language', () => {
+    setLanguage('es');
+    assert.equal(appLocale('en-US'), 'es');
+    assert.equal(appLocale('es-MX'), 'es-MX');
+    assert.equal(formatDuration(95 * 60, appLocale('en-US')), '1 h 35 min');
+    assert.equal(t('walk.crowTime', { crow: `300 m ${t('walk.compass.northEast')}`, time: formatDuration(300, appLocale('en-US')) }),
+      ' — 300 m al noreste (unos 5 min a pie).');
+    setLanguage('en');
+    assert.equal(appLocale('de-DE'), 'en');
+    assert.equal(appLocale('en-GB'), 'en-GB');
+    assert.equal(formatDuration(95 * 60, appLocale('de-DE')), '1 hr 35 min');
+    assert.equal(t('walk.crowTime', { crow: `300 m ${t('walk.compass.northEast')}`, time: formatDuration(300, appLocale('en-US')) }),
+      ' — 300 m north-east (about 5 min on foot).');
   });
 });
