@@ -11,7 +11,7 @@ import { parsePublicKey, checkSignatures } from './minisign.js';
 import { openTour, compareVersions, formatBytes } from './tour.js';
 import { refusalOf, withRefusal, withoutRefusals } from './status.js';
 import { askToKeep } from './keep.js';
-import { t } from './i18n.js';
+import { t, appLanguage } from './i18n.js';
 
 /** An install that stopped, in words for the visitor; `kept` when the partial download was kept. */
 export class InstallError extends Error {
@@ -127,7 +127,7 @@ function runWorker(job, onProgress) {
     worker.postMessage({
       type: 'start', name: storage.partName(job.entry.sha256), url: job.entry.download,
       etag: `"${job.entry.sha256}"`, size: job.entry.size, sha256: job.entry.sha256, prehash: job.prehash,
-      installed: job.byPart ? job.installedFile : null,
+      installed: job.byPart ? job.installedFile : null, lang: appLanguage(),
     });
   });
 }
