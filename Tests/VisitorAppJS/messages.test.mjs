@@ -51,7 +51,7 @@ describe('the messages files', () => {
   test('every message the app asks for exists (keys named in t(\'…\') calls)', () => {
     const dir = new URL('../../Sources/TrailPackVisitor/app/js/', import.meta.url);
     const files = ['walk.js', 'own-view.js', 'keep.js', 'language-view.js', 'app.js', 'route.js', 'catalog.js', 'install.js',
-      'downloader.js', 'updater.js', 'download-worker.js'];
+      'downloader.js', 'updater.js', 'download-worker.js', 'tour.js', 'storage.js'];
     const asked = new Set();
     for (const file of files) {
       const source = readFileSync(new URL(file, dir), 'utf8');

@@ -223,6 +223,19 @@ export default {
   'download.refused.sha256': 'the download did not match what the park published. ',
   'download.refused.signatures': "it is not signed by enough of the park's reviewers. ",
 
+  'tour.noManifest': 'The tour has no readable description.',
+  'tour.missingField': "The tour's {field} is missing.",
+  'tour.noStops': 'The tour has no stops.',
+  'tour.stopUnplaced': 'Stop {number} has no name or no place on the map.',
+  'tour.stopFiles': "Stop {number}'s files are unreadable.",
+  'tour.damaged': 'The stored tour is damaged ({why}). Delete it and download it again.',
+  'tour.noStoredManifest': 'The stored tour has no description (manifest.json).',
+  'tour.unreadable': "The tour's description cannot be read ({why}).",
+  'tour.fileMissing': 'The file {path} is missing from the tour.',
+  'tour.fileSize': 'The file {path} does not have the size the tour says.',
+  'tour.fileChanged': 'The file {path} was changed on this phone: it is not shown. Download the tour again.',
+  'storage.cannotOpen': "The list of tours on this phone cannot be opened ({why}). Close the app's other windows and open it again.",
+
   'tours.title': 'My tours',
   // "1 stops" as before: the English stays as it was (the browser walkthroughs match it).
   'tours.stops': { one: '{n} stops', other: '{n} stops' },
