@@ -326,7 +326,9 @@ async function packageView(id) {
     }
   }
   followJob();
-  // Drawn again in another language when the visitor switches (the download's parts stay as they are).
+  // Drawn again in another language when the visitor switches (the download's parts stay as they
+  // are): the whole page in the app's new words, or, with a download under way, all but its buttons.
+  const switched = () => (installer.activeDownload(entry.sha256) ? draw() : packageView(id));
   let drawn = 0;
   const draw = () => {
     const local = localTour(manifest);
@@ -334,7 +336,7 @@ async function packageView(id) {
     const stops = [...(local.waypoints ?? [])].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
     const tourLang = (field) => langOf(local, null, field);
     render(h('span', { lang: tourLang('name') }, local.name || id),
-      languageSwitch(h, local, draw),
+      languageSwitch(h, local, switched),
       h('p', { class: 'muted' }, local.park ? [h('span', { lang: tourLang('park') }, local.park), ' · '] : null,
         t('package.versionSize', { version: entry.version, size: formatBytes(entry.size) })),
       h('p', { lang: tourLang('description') }, local.description ?? ''),
