@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 
 import { MESSAGES, t, chooseAppLanguage, setLanguage, appLanguage, appLocale, formatDate } from '../../Sources/TrailPackVisitor/app/js/i18n.js';
 import { formatDuration } from '../../Sources/TrailPackVisitor/app/js/guide.js';
+import { formatBytes } from '../../Sources/TrailPackVisitor/app/js/tour.js';
 
 const placeholders = (message) => {
   const texts = typeof message === 'string' ? [message] : Object.values(message);
@@ -142,6 +143,15 @@ describe('the catalog\'s pages (Find a tour, a tour before install, My tours)', 
       'Stored by this app: 3 MB. The browser lets it store about 1 GB more.');
     assert.equal(en('download.notSigned', { valid: 1, threshold: 2, why: 'x' }),
       'This tour is not signed by enough of the park\'s reviewers (1 of 2), so it was deleted. x');
+  });
+
+  test('sizes with the language\'s decimal sign', () => {
+    setLanguage('es');
+    assert.equal(formatBytes(1_500_000), '1,5 MB');
+    assert.equal(formatBytes(23_400_000), '23 MB');
+    setLanguage('en');
+    assert.equal(formatBytes(1_500_000), '1.5 MB');
+    assert.equal(formatBytes(1150), '1.1 kB');
   });
 
   test('in Spanish', () => {

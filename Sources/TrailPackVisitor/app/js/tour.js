@@ -7,7 +7,7 @@ import { openZip } from './zip.js';
 import { openPMTiles } from './pmtiles.js';
 import { toHex } from './sha256.js';
 import { createHashers } from './fasthash.js';
-import { t } from './i18n.js';
+import { t, appLanguage } from './i18n.js';
 
 /** A tour that cannot be opened or an asset that does not match, in plain words. */
 export class TourError extends Error {
@@ -192,7 +192,15 @@ export function formatBytes(n) {
     value /= 1000;
     unit += 1;
   }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+  // The decimal sign of the app's language ("1.5 MB", "1,5 MB"), the digits as toFixed rounds them.
+  let sign = '.';
+  try {
+    sign = new Intl.NumberFormat(appLanguage()).formatToParts(1.5).find((p) => p.type === 'decimal')?.value ?? '.';
+  } catch {
+    // a point
+  }
+  const shown = value.toFixed(value < 10 ? 1 : 0).replace('.', sign);
+  return `${shown} ${units[unit]}`;
 }
 
 /** Metres in words: "40 m", "1.2 km". */
