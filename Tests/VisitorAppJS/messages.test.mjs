@@ -138,7 +138,7 @@ describe('the catalog\'s pages (Find a tour, a tour before install, My tours)', 
     assert.equal(en('download.refused', { version: '1.2.0', why: en('download.refused.signatures') }),
       'Version 1.2.0 of this tour was refused on this phone: it is not signed by enough of the park\'s reviewers. '
       + 'It is offered again when the park publishes a new version.');
-    assert.equal(en('tours.stops', { n: 1 }), '1 stops');
+    assert.equal(en('tours.stops', { n: 1 }), '1 stop');
     assert.equal(en('tours.stored', { total: '3 MB' }) + en('tours.free', { free: '1 GB' }),
       'Stored by this app: 3 MB. The browser lets it store about 1 GB more.');
     assert.equal(en('download.notSigned', { valid: 1, threshold: 2, why: 'x' }),

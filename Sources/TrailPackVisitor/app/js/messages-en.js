@@ -237,8 +237,7 @@ export default {
   'storage.cannotOpen': "The list of tours on this phone cannot be opened ({why}). Close the app's other windows and open it again.",
 
   'tours.title': 'My tours',
-  // "1 stops" as before: the English stays as it was (the browser walkthroughs match it).
-  'tours.stops': { one: '{n} stops', other: '{n} stops' },
+  'tours.stops': { one: '{n} stop', other: '{n} stops' },
   'tours.version': 'version {version}',
   'tours.updateAvailable': 'Update available: version {version}',
   'tours.delete': 'Delete',
