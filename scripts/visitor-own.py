@@ -185,8 +185,10 @@ class Own(walkthrough.Walk):
         switch = self.wait(lambda d: d.find_elements(By.ID, "tour-language"), "the language switch")
         if switch:
             Select(switch[0]).select_by_value("es")
-        self.click_link("Download")
-        self.wait(lambda d: "on your phone" in self.text("main .notice-ok"), "Santiam installed", 120)
+        # The tour's page before install speaks the chosen language too.
+        self.click_link("Descargar" if switch else "Download")
+        self.wait(lambda d: ("en su teléfono" if switch else "on your phone") in self.text("main .notice-ok"),
+                  "Santiam installed", 120)
         d.get(self.base + "/visit/#/tour/" + santiam["sha256"])
         self.wait(lambda d: "Seguir mi posición" in self.text("#follow"), "the map's words in Spanish")
         self.summary["pageLang"] = d.execute_script("return document.documentElement.lang")

@@ -6,7 +6,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-import { MESSAGES, t, chooseAppLanguage, setLanguage, appLanguage, formatDate } from '../../Sources/TrailPackVisitor/app/js/i18n.js';
+import { MESSAGES, t, chooseAppLanguage, setLanguage, appLanguage, appLocale, formatDate } from '../../Sources/TrailPackVisitor/app/js/i18n.js';
+import { formatDuration } from '../../Sources/TrailPackVisitor/app/js/guide.js';
+import { formatBytes } from '../../Sources/TrailPackVisitor/app/js/tour.js';
 
 const placeholders = (message) => {
   const texts = typeof message === 'string' ? [message] : Object.values(message);
@@ -49,18 +51,19 @@ describe('the messages files', () => {
 
   test('every message the app asks for exists (keys named in t(\'…\') calls)', () => {
     const dir = new URL('../../Sources/TrailPackVisitor/app/js/', import.meta.url);
-    const files = ['walk.js', 'own-view.js', 'keep.js', 'language-view.js', 'app.js', 'route.js'];
+    const files = ['walk.js', 'own-view.js', 'keep.js', 'language-view.js', 'app.js', 'route.js', 'catalog.js', 'install.js',
+      'downloader.js', 'updater.js', 'download-worker.js', 'tour.js', 'storage.js'];
     const asked = new Set();
     for (const file of files) {
       const source = readFileSync(new URL(file, dir), 'utf8');
-      for (const m of source.matchAll(/\bt\((?:[^()']*\? )?'([a-z]+\.[a-zA-Z.]+)'(?: : '([a-z]+\.[a-zA-Z.]+)')?/g)) {
+      for (const m of source.matchAll(/\bt\((?:[^()']*\? )?'([a-z]+\.[a-zA-Z0-9.]+)'(?: : '([a-z]+\.[a-zA-Z0-9.]+)')?/g)) {
         asked.add(m[1]);
         if (m[2]) asked.add(m[2]);
       }
     }
     const html = readFileSync(new URL('../index.html', dir), 'utf8');
     for (const m of html.matchAll(/data-words="([^"]+)"/g)) asked.add(m[1]);
-    assert.ok(asked.size > 60, `${asked.size}`);
+    assert.ok(asked.size > 150, `${asked.size}`);
     const missing = [...asked].filter((key) => !Object.hasOwn(MESSAGES.en, key));
     assert.deepEqual(missing, []);
   });
@@ -115,5 +118,63 @@ describe('the fallback note', () => {
     const en = fallbackNote(h, local, (f) => f.stop === 2);
     assert.equal(en.text, 'Shown in English, not in Spanish: the name.');
     assert.equal(fallbackNote(h, local, (f) => f.stop === 3), null);
+  });
+});
+
+describe('the catalog\'s pages (Find a tour, a tour before install, My tours)', () => {
+  // The browser walkthroughs (scripts/visitor-*.py) match these English words: they stay as they were.
+  test('the English is as it was before the messages files', () => {
+    const en = (key, params) => t(key, params, 'en');
+    assert.equal(en('catalog.tourCount', { n: 1 }), '1 tour');
+    assert.equal(en('catalog.tourCount', { n: 4 }), '4 tours');
+    assert.equal(en('catalog.stopCount', { n: 5 }), ' · 5 stops');
+    assert.equal(en('package.download', { size: '2.1 MB' }), 'Download (2.1 MB)');
+    assert.equal(en('package.done', { part: en('package.byPart', { size: '40 kB' }) }),
+      'The tour is on your phone and checked. It works with no signal. Updated with 40 kB from the server; the rest '
+      + 'came from the version already on your phone.');
+    assert.equal(en('progress.received', { received: '1.0 MB', size: '2.0 MB', percent: 50 })
+      + en('progress.rate', { rate: '300 kB' }) + en('progress.leftSeconds', { n: 4 }),
+    '1.0 MB of 2.0 MB (50%) · 300 kB/s · about 4 s left');
+    assert.equal(en('download.refused', { version: '1.2.0', why: en('download.refused.signatures') }),
+      'Version 1.2.0 of this tour was refused on this phone: it is not signed by enough of the park\'s reviewers. '
+      + 'It is offered again when the park publishes a new version.');
+    assert.equal(en('tours.stops', { n: 1 }), '1 stop');
+    assert.equal(en('tours.stored', { total: '3 MB' }) + en('tours.free', { free: '1 GB' }),
+      'Stored by this app: 3 MB. The browser lets it store about 1 GB more.');
+    assert.equal(en('download.notSigned', { valid: 1, threshold: 2, why: 'x' }),
+      'This tour is not signed by enough of the park\'s reviewers (1 of 2), so it was deleted. x');
+  });
+
+  test('sizes with the language\'s decimal sign', () => {
+    setLanguage('es');
+    assert.equal(formatBytes(1_500_000), '1,5 MB');
+    assert.equal(formatBytes(23_400_000), '23 MB');
+    setLanguage('en');
+    assert.equal(formatBytes(1_500_000), '1.5 MB');
+    assert.equal(formatBytes(1150), '1.1 kB');
+  });
+
+  test('in Spanish', () => {
+    assert.equal(t('catalog.tourCount', { n: 1 }, 'es'), '1 recorrido');
+    assert.equal(t('package.stops', { n: 3 }, 'es'), '3 paradas');
+    assert.equal(t('tours.stops', { n: 1 }, 'es'), '1 parada');
+    assert.equal(t('package.update', { version: '2.0', size: '5 MB' }, 'es'), 'Actualizar a la versión 2.0 (5 MB)');
+  });
+});
+
+describe('walking times and directions', () => {
+  test('in the app\'s language, with the phone\'s region where it is of that language', () => {
+    setLanguage('es');
+    assert.equal(appLocale('en-US'), 'es');
+    assert.equal(appLocale('es-MX'), 'es-MX');
+    assert.equal(formatDuration(95 * 60, appLocale('en-US')), '1 h 35 min');
+    assert.equal(t('walk.crowTime', { crow: `300 m ${t('walk.compass.northEast')}`, time: formatDuration(300, appLocale('en-US')) }),
+      ' — 300 m al noreste (unos 5 min a pie).');
+    setLanguage('en');
+    assert.equal(appLocale('de-DE'), 'en');
+    assert.equal(appLocale('en-GB'), 'en-GB');
+    assert.equal(formatDuration(95 * 60, appLocale('de-DE')), '1 hr 35 min');
+    assert.equal(t('walk.crowTime', { crow: `300 m ${t('walk.compass.northEast')}`, time: formatDuration(300, appLocale('en-US')) }),
+      ' — 300 m north-east (about 5 min on foot).');
   });
 });

@@ -57,6 +57,7 @@ export function render(title, ...content) {
   document.getElementById('page-title').focus({ preventScroll: false });
   // The menu in the app's language (the page's own words set it: tour pages speak the tour's).
   for (const link of document.querySelectorAll('[data-words]')) link.textContent = t(link.dataset.words);
+  networkStatus();
   for (const link of document.querySelectorAll('nav a')) {
     link.toggleAttribute('aria-current', link.getAttribute('href') === location.hash.split('/').slice(0, 2).join('/'));
     if (link.hasAttribute('aria-current')) link.setAttribute('aria-current', 'page');
@@ -70,42 +71,42 @@ export function notice(kind, ...text) {
 
 function offlineNotice() {
   return notice(
-    'info', 'You are offline. Your downloaded tours work without a connection: ',
-    h('a', { href: '#/tours' }, 'open My tours'), '.');
+    'info', t('catalog.offlineNotice'),
+    h('a', { href: '#/tours' }, t('catalog.offlineLink')), '.');
 }
 
 async function sitesView() {
-  render('Find a tour', h('p', { class: 'muted' }, 'Loading the parks…'));
+  render(t('nav.find'), h('p', { class: 'muted' }, t('catalog.loadingParks')));
   let list;
   try {
     list = await catalog.sites();
   } catch (error) {
-    render('Find a tour', error.offline ? offlineNotice() : notice('error', error.message));
+    render(t('nav.find'), error.offline ? offlineNotice() : notice('error', error.message));
     return;
   }
   const sites = list.sites.filter((s) => s.packages > 0);
   render(
-    'Find a tour',
-    h('p', {}, 'Choose a place. Tours download to this phone and work with no signal. ',
-      h('a', { href: '#/map' }, 'Find a tour on a map'), '.'),
+    t('nav.find'),
+    h('p', {}, t('catalog.intro'),
+      h('a', { href: '#/map' }, t('map.title')), '.'),
     sites.length === 0
-      ? notice('info', 'No tours are published yet.')
+      ? notice('info', t('map.none'))
       : h('ul', { class: 'cards' }, sites.map((site) =>
         h('li', { class: 'card' },
           h('h2', {}, h('a', { href: `#/site/${encodeURIComponent(site.id)}` }, site.name || site.id)),
-          h('p', { class: 'muted' }, `${site.packages} tour${site.packages === 1 ? '' : 's'}`)))),
+          h('p', { class: 'muted' }, t('catalog.tourCount', { n: site.packages }))))),
   );
 }
 
 async function siteView(siteId) {
-  render('Tours', h('p', { class: 'muted' }, 'Loading the tours…'));
+  render(t('catalog.tours'), h('p', { class: 'muted' }, t('catalog.loadingTours')));
   let page;
   let siteName = siteId;
   try {
     page = await catalog.sitePackages(siteId);
     siteName = (await catalog.sites()).sites.find((s) => s.id === siteId)?.name || siteId;
   } catch (error) {
-    render('Tours', error.offline ? offlineNotice() : notice('error', error.message));
+    render(t('catalog.tours'), error.offline ? offlineNotice() : notice('error', error.message));
     return;
   }
   const library = await storage.readLibrary();
@@ -114,13 +115,13 @@ async function siteView(siteId) {
     const stops = h('span', { class: 'muted' });
     catalog.manifest(entry.id, entry.version).then((m) => {
       const n = Array.isArray(m.waypoints) ? m.waypoints.length : 0;
-      stops.textContent = ` · ${n} stop${n === 1 ? '' : 's'}`;
+      stops.textContent = t('catalog.stopCount', { n });
     }).catch(() => {});
     return h('li', { class: 'card' },
       h('h2', {}, h('a', { href: `#/package/${encodeURIComponent(entry.id)}` }, entry.name || entry.id)),
       h('p', {}, entry.description ?? ''),
-      h('p', { class: 'muted' }, `${formatBytes(entry.size)} · version ${entry.version}`, stops),
-      installed ? h('p', {}, h('a', { href: `#/tour/${installed.sha256}` }, 'On this phone: take the tour')) : null);
+      h('p', { class: 'muted' }, t('catalog.sizeVersion', { size: formatBytes(entry.size), version: entry.version }), stops),
+      installed ? h('p', {}, h('a', { href: `#/tour/${installed.sha256}` }, t('catalog.onPhone'))) : null);
   };
   const list = h('ul', { class: 'cards' }, page.packages.map(card));
   const more = h('p');
@@ -138,7 +139,7 @@ async function siteView(siteId) {
           more.replaceChildren(notice('error', error.message));
         }
       },
-    }, 'More tours') : '');
+    }, t('catalog.more')) : '');
   };
   offerMore(page.next);
   render(siteName, list, more);
@@ -195,18 +196,17 @@ function isPreviewPhoto(a) {
 }
 
 function progressView(entry) {
-  const bar = h('progress', { max: entry.size, value: 0, 'aria-label': 'Download progress' });
+  const bar = h('progress', { max: entry.size, value: 0, 'aria-label': t('progress.label') });
   const words = h('p', { 'aria-live': 'polite', class: 'progress-words' });
   const samples = [];
   const update = (event) => {
     if (event.phase === 'retry') {
-      words.textContent = `The connection was lost at ${formatBytes(event.received)}: trying again in ` +
-        `${event.seconds} s. What arrived is kept.`;
+      words.textContent = t('progress.retry', { received: formatBytes(event.received), seconds: event.seconds });
       return;
     }
     if (event.phase === 'check') {
       bar.value = entry.size;
-      words.textContent = 'Checking the download…';
+      words.textContent = t('progress.checking');
       return;
     }
     if (event.phase !== 'download') return;
@@ -218,24 +218,28 @@ function progressView(entry) {
     const rate = now > t0 ? ((event.received - b0) * 1000) / (now - t0) : 0;
     const left = rate > 0 ? Math.ceil((entry.size - event.received) / rate) : null;
     const percent = Math.floor((event.received * 100) / entry.size);
-    words.textContent = `${formatBytes(event.received)} of ${formatBytes(entry.size)} (${percent}%)` +
-      (rate > 0 ? ` · ${formatBytes(Math.round(rate))}/s` : '') +
-      (left !== null && left > 0 ? ` · about ${left < 60 ? `${left} s` : `${Math.ceil(left / 60)} min`} left` : '');
+    words.textContent = t('progress.received', { received: formatBytes(event.received), size: formatBytes(entry.size), percent }) +
+      (rate > 0 ? t('progress.rate', { rate: formatBytes(Math.round(rate)) }) : '') +
+      (left !== null && left > 0
+        ? (left < 60 ? t('progress.leftSeconds', { n: left }) : t('progress.leftMinutes', { n: Math.ceil(left / 60) })) : '');
   };
   return { element: h('div', { class: 'progress' }, bar, words), update };
 }
 
 async function packageView(id) {
-  render('Tour', h('p', { class: 'muted' }, 'Loading the tour…'));
+  render(t('package.title'), h('p', { class: 'muted' }, t('package.loading')));
   let versions;
   let manifest;
   try {
     versions = await catalog.versions(id);
     manifest = await catalog.manifest(id, versions.latest.version);
   } catch (error) {
-    render('Tour', error.offline ? offlineNotice() : notice('error', error.message));
+    render(t('package.title'), error.offline ? offlineNotice() : notice('error', error.message));
     return;
   }
+  // The page speaks the tour's language, as the tour's own pages do (walk.js), else the phone's.
+  const speakTour = () => setLanguage(chooseAppLanguage([localTour(manifest).language, ...preferredLanguages()].filter(Boolean)));
+  speakTour();
   const entry = versions.latest;
   const library = await storage.readLibrary();
   const installed = library.tours.find((t) => t.id === id);
@@ -255,24 +259,23 @@ async function packageView(id) {
   const follow = async (promise, progress) => {
     const pause = () => installer.pause(entry.sha256);
     const cancel = async () => {
-      if (!confirm('Stop this download and delete what arrived?')) return;
+      if (!confirm(t('package.cancelConfirm'))) return;
       await installer.cancel(entry.sha256);
-      status.replaceChildren(notice('info', 'The download was stopped and what arrived was deleted.'));
-      action.replaceChildren(h('button', { type: 'button', onclick: start }, `Download (${formatBytes(entry.size)})`));
+      status.replaceChildren(notice('info', t('download.stopped')));
+      action.replaceChildren(h('button', { type: 'button', onclick: start }, t('package.download', { size: formatBytes(entry.size) })));
     };
     status.replaceChildren(progress.element);
-    action.replaceChildren(h('button', { type: 'button', class: 'secondary', onclick: pause }, 'Pause'),
-      h('button', { type: 'button', class: 'secondary', onclick: cancel }, 'Cancel and delete'));
+    action.replaceChildren(h('button', { type: 'button', class: 'secondary', onclick: pause }, t('package.pause')),
+      h('button', { type: 'button', class: 'secondary', onclick: cancel }, t('package.cancel')));
     try {
       const record = await promise;
       const part = record.update?.mode === 'by-part'
-        ? ` Updated with ${formatBytes(record.update.fetchedBytes)} from the server; the rest came from the version ` +
-          'already on your phone.' : '';
-      status.replaceChildren(notice('ok', `The tour is on your phone and checked. It works with no signal.${part}`));
+        ? t('package.byPart', { size: formatBytes(record.update.fetchedBytes) }) : '';
+      status.replaceChildren(notice('ok', t('package.done', { part })));
       // The browser was asked to keep the tours: where it will not, the visitor is told what to do.
       const warning = await keepWarning(h, notice).catch(() => null);
       if (warning) status.append(warning, installOffer(h));
-      action.replaceChildren(h('a', { class: 'button', href: `#/tour/${record.sha256}` }, 'Take the tour'));
+      action.replaceChildren(h('a', { class: 'button', href: `#/tour/${record.sha256}` }, t('package.take')));
     } catch (error) {
       if (!status.isConnected) return;
       status.replaceChildren(notice(error.code === 'aborted' ? 'info' : 'error', error.message));
@@ -280,7 +283,7 @@ async function packageView(id) {
       const refusedNow = refusalOf(await storage.readLibrary().catch(() => ({ refused: [] })), entry);
       if (installer.activeDownload(entry.sha256)) return; // the app continued it already: followJob shows it
       action.replaceChildren(refusedNow ? '' : h('button', { type: 'button', onclick: start },
-        error.kept ? 'Continue the download' : 'Try again'));
+        error.kept ? t('package.continue') : t('package.again')));
     }
   };
   // Every download of this tour is followed here, the visitor's and the ones the app continued
@@ -306,38 +309,40 @@ async function packageView(id) {
 
   const refused = refusalOf(library, entry);
   if (installed && installed.sha256 === entry.sha256) {
-    action.append(h('a', { class: 'button', href: `#/tour/${installed.sha256}` }, 'Take the tour'));
+    action.append(h('a', { class: 'button', href: `#/tour/${installed.sha256}` }, t('package.take')));
   } else if (refused) {
     // Not offered again until the catalog names another file.
     status.append(notice('error', installer.refusedWords(refused)));
-    if (installed) action.append(h('a', { class: 'button', href: `#/tour/${installed.sha256}` }, `Take the tour (version ${installed.version})`));
+    if (installed) action.append(h('a', { class: 'button', href: `#/tour/${installed.sha256}` }, t('package.takeVersion', { version: installed.version })));
   } else {
     const label = installed
-      ? `Update to version ${entry.version} (${formatBytes(entry.size)})`
-      : partial > 0 ? `Continue the download (${formatBytes(partial)} of ${formatBytes(entry.size)} here)`
-        : `Download (${formatBytes(entry.size)})`;
+      ? t('package.update', { version: entry.version, size: formatBytes(entry.size) })
+      : partial > 0 ? t('package.continueHere', { partial: formatBytes(partial), size: formatBytes(entry.size) })
+        : t('package.download', { size: formatBytes(entry.size) });
     action.append(h('button', { type: 'button', onclick: start }, label));
     const space = await installer.room(entry).catch(() => null);
     if (space && !space.fits) {
-      status.append(notice('error', `This tour needs ${formatBytes(space.needed)} and the phone lets this app use ` +
-        `${formatBytes(space.free)}. Free some space first.`));
+      status.append(notice('error', t('package.noRoom', { needed: formatBytes(space.needed), free: formatBytes(space.free) })));
     }
   }
   followJob();
-  // Drawn again in another language when the visitor switches (the download's parts stay as they are).
+  // Drawn again in another language when the visitor switches (the download's parts stay as they
+  // are): the whole page in the app's new words, or, with a download under way, all but its buttons.
+  const switched = () => (installer.activeDownload(entry.sha256) ? draw() : packageView(id));
   let drawn = 0;
   const draw = () => {
     const local = localTour(manifest);
+    speakTour();
     const stops = [...(local.waypoints ?? [])].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
     const tourLang = (field) => langOf(local, null, field);
     render(h('span', { lang: tourLang('name') }, local.name || id),
-      languageSwitch(h, local, draw),
+      languageSwitch(h, local, switched),
       h('p', { class: 'muted' }, local.park ? [h('span', { lang: tourLang('park') }, local.park), ' · '] : null,
-        `version ${entry.version} · ${formatBytes(entry.size)}`),
+        t('package.versionSize', { version: entry.version, size: formatBytes(entry.size) })),
       h('p', { lang: tourLang('description') }, local.description ?? ''),
       fallbackNote(h, local, (f) => f.stop === null || (f.field === 'name' && f.asset === undefined)),
       routeLine, photo, action, status,
-      h('h2', {}, `${stops.length} stop${stops.length === 1 ? '' : 's'}`),
+      h('h2', {}, t('package.stops', { n: stops.length })),
       h('ol', { class: 'stop-list' }, stops.map((s) => h('li', { lang: langOf(local, s.order, 'name') }, s.name ?? ''))));
     const turn = ++drawn;
     firstPhoto(entry, local).then((figure) => {
@@ -356,28 +361,29 @@ async function toursView() {
   const list = library.tours.map((tour) => {
     const update = h('p', { class: 'update' });
     const remove = async () => {
-      if (!confirm(`Delete "${tour.name}" from this phone? You can download it again when online.`)) return;
+      if (!confirm(t('tours.deleteConfirm', { name: tour.name }))) return;
       const freed = await installer.remove(tour.sha256);
       await toursView();
-      main.prepend(notice('ok', `"${tour.name}" was deleted${freed > 0 ? `: ${formatBytes(freed)} given back` : ''}.`));
+      main.prepend(notice('ok', freed > 0 ? t('tours.deletedFreed', { name: tour.name, size: formatBytes(freed) })
+        : t('tours.deleted', { name: tour.name })));
     };
     if (navigator.onLine) {
       catalog.versions(tour.id).then((v) => {
         if (compareVersions(v.latest.version, tour.version) > 0) {
           update.replaceChildren(h('a', { href: `#/package/${encodeURIComponent(tour.id)}` },
-            `Update available: version ${v.latest.version}`));
+            t('tours.updateAvailable', { version: v.latest.version })));
         }
       }).catch(() => {});
     }
     return h('li', { class: 'card' },
       h('h2', {}, h('a', { href: `#/tour/${tour.sha256}` }, tour.name)),
-      h('p', { class: 'muted' }, [tour.park, `${tour.stops} stops`, `version ${tour.version}`, formatBytes(tour.size)]
+      h('p', { class: 'muted' }, [tour.park, t('tours.stops', { n: tour.stops }), t('tours.version', { version: tour.version }), formatBytes(tour.size)]
         .filter(Boolean).join(' · ')),
       update,
       h('div', { class: 'actions' },
-        h('a', { class: 'button', href: `#/tour/${tour.sha256}` }, 'Take the tour'),
-        h('button', { type: 'button', class: 'secondary', onclick: remove, 'aria-label': `Delete ${tour.name}` },
-          'Delete')));
+        h('a', { class: 'button', href: `#/tour/${tour.sha256}` }, t('package.take')),
+        h('button', { type: 'button', class: 'secondary', onclick: remove, 'aria-label': t('tours.deleteNamed', { name: tour.name }) },
+          t('tours.delete'))));
   });
   const sizes = await Promise.all(library.downloads.map((d) => storage.partSize(d.sha256)));
   // The app's own count of what it stored; the browser's estimate (padded, late) only for what is free.
@@ -388,35 +394,36 @@ async function toursView() {
   // above): a download that starts or ends later draws the view again (onDownloadsChange).
   const downloads = library.downloads.map((d, index) => {
     const remove = async () => {
-      if (!confirm(`Stop downloading "${d.name || d.id}" and delete what arrived?`)) return;
+      if (!confirm(t('tours.cancelConfirm', { name: d.name || d.id }))) return;
       await installer.cancel(d.sha256);
       await toursView();
     };
     const running = installer.activeDownload(d.sha256) !== undefined;
     return h('li', { class: 'card' },
       h('h2', {}, h('a', { href: `#/package/${encodeURIComponent(d.id)}` }, d.name || d.id)),
-      h('p', { class: 'muted' }, `${formatBytes(sizes[index])} of ${formatBytes(d.size)} here · ` +
-        (running ? 'downloading' : d.paused ? 'paused' : 'stopped')),
+      h('p', { class: 'muted' }, t('tours.partHere', { received: formatBytes(sizes[index]), size: formatBytes(d.size) }) +
+        (running ? t('tours.downloading') : d.paused ? t('tours.paused') : t('tours.stopped'))),
       h('div', { class: 'actions' },
         h('a', { class: 'button', href: `#/package/${encodeURIComponent(d.id)}` },
-          running ? 'Show the download' : 'Continue the download'),
+          running ? t('tours.showDownload') : t('package.continue')),
         h('button', { type: 'button', class: 'secondary', onclick: remove,
-          'aria-label': `Delete the download of ${d.name || d.id}` }, 'Delete')));
+          'aria-label': t('tours.deleteDownload', { name: d.name || d.id }) }, t('tours.delete'))));
   });
   const warning = list.length ? await keepWarning(h, notice).catch(() => null) : null;
   if (turn !== toursTurn) return;
-  render('My tours',
+  render(t('tours.title'),
     warning,
     installOffer(h),
     list.length === 0 && downloads.length === 0
-      ? notice('info', 'No tours on this phone yet. ', h('a', { href: '#/' }, 'Find a tour'),
-        ' while you have a signal.')
+      ? notice('info', t('tours.none'), h('a', { href: '#/' }, t('tours.noneLink')),
+        t('tours.noneAfter'))
       : null,
     list.length ? h('ul', { class: 'cards' }, list) : null,
-    downloads.length ? [h('h2', {}, 'Downloads'), h('ul', { class: 'cards' }, downloads)] : null,
-    h('p', { class: 'muted space-used' }, `Stored by this app: ${formatBytes(used.total)}` +
-      (used.downloads > 0 ? ` (${formatBytes(used.tours)} of tours, ${formatBytes(used.downloads)} of downloads)` : '') +
-      (free > 0 ? `. The browser lets it store about ${formatBytes(free)} more.` : '.')));
+    downloads.length ? [h('h2', {}, t('tours.downloads')), h('ul', { class: 'cards' }, downloads)] : null,
+    h('p', { class: 'muted space-used' }, t('tours.stored', { total: formatBytes(used.total) }) +
+      (used.downloads > 0
+        ? t('tours.storedSplit', { tours: formatBytes(used.tours), downloads: formatBytes(used.downloads) }) : '') +
+      (free > 0 ? t('tours.free', { free: formatBytes(free) }) : t('tours.storedEnd'))));
 }
 
 async function route() {
@@ -431,9 +438,9 @@ async function route() {
   // The position is followed, and arrivals announced, on the tour's map and its stops' pages.
   if (parts[0] !== 'tour' && parts[0] !== 'preview') leaveTour();
   if (parts[0] !== 'map') leaveMap();
-  // The visitor's own pages speak the visitor's language; the catalog's pages are English so far
-  // (a tour's pages speak the tour's: walk.js).
-  setLanguage(parts[0] === 'log' || parts[0] === 'map' ? chooseAppLanguage(preferredLanguages()) : 'en');
+  // The app's pages speak the visitor's language (the phone's, or the one chosen); a tour's pages
+  // speak the tour's (walk.js), and so does a tour's page before install (packageView).
+  setLanguage(chooseAppLanguage(preferredLanguages()));
   try {
     if (parts[0] === 'site' && parts[1]) await siteView(parts[1]);
     else if (parts[0] === 'log') await logView({ render, h, notice });
@@ -453,14 +460,14 @@ async function route() {
     } else await sitesView();
   } catch (error) {
     if (error instanceof StaleView || location.hash !== routeHash) return;
-    render('Something went wrong', notice('error', error.message ?? String(error)),
-      h('p', {}, h('a', { href: '#/tours' }, 'Back to My tours')));
+    render(t('error.title'), notice('error', error.message ?? String(error)),
+      h('p', {}, h('a', { href: '#/tours' }, t('error.back'))));
   }
 }
 
 function networkStatus() {
   const status = document.getElementById('net-status');
-  status.textContent = navigator.onLine ? '' : 'Offline';
+  status.textContent = navigator.onLine ? '' : t('net.offline');
   status.hidden = navigator.onLine;
 }
 

@@ -1,4 +1,7 @@
-// The server's catalog API (the same one the Swift client reads), with plain-words errors.
+// The server's catalog API (the same one the Swift client reads), with plain-words errors (in the
+// app's language: i18n.js).
+
+import { t } from './i18n.js';
 
 /** A catalog request that failed: `offline` true when the network was unreachable. */
 export class CatalogError extends Error {
@@ -15,18 +18,18 @@ async function getJSON(path, limit = 16 << 20) {
   try {
     response = await fetch(path, { headers: { Accept: 'application/json' }, cache: 'no-cache' });
   } catch {
-    throw new CatalogError('You are offline: the list of tours needs a connection.', true);
+    throw new CatalogError(t('catalog.offline'), true);
   }
   if (!response.ok) {
     throw new CatalogError(
-      response.status === 404 ? 'This tour is no longer offered.' : `The server answered ${response.status}.`,
+      response.status === 404 ? t('catalog.gone') : t('catalog.status', { status: String(response.status) }),
       false, response.status);
   }
   // Read as a stream up to the limit: a server that sends more is cut off, not held in memory.
   const declared = Number(response.headers.get('Content-Length') ?? 0);
   if (declared > limit) {
     await response.body?.cancel();
-    throw new CatalogError('The server sent more than expected.');
+    throw new CatalogError(t('catalog.tooMuch'));
   }
   const parts = [];
   let total = 0;
@@ -37,7 +40,7 @@ async function getJSON(path, limit = 16 << 20) {
     total += value.length;
     if (total > limit) {
       await reader.cancel();
-      throw new CatalogError('The server sent more than expected.');
+      throw new CatalogError(t('catalog.tooMuch'));
     }
     parts.push(value);
   }
@@ -45,7 +48,7 @@ async function getJSON(path, limit = 16 << 20) {
   try {
     return JSON.parse(text);
   } catch {
-    throw new CatalogError('The server sent something that is not a catalog.');
+    throw new CatalogError(t('catalog.notCatalog'));
   }
 }
 

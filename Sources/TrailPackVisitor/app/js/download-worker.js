@@ -10,6 +10,7 @@ import { DownloadError } from './downloader.js';
 import { BlobSource } from './bytes.js';
 import { fetchPackage } from './updater.js';
 import { FOLDER } from './storage.js';
+import { t, setLanguage } from './i18n.js';
 
 let controller = null;
 
@@ -78,6 +79,7 @@ self.onmessage = async (event) => {
     return;
   }
   if (job.type !== 'start') return;
+  setLanguage(job.lang ?? 'en'); // the words it sends back, in the page's language
   controller = new AbortController();
   const signal = controller.signal;
   // The part file's lock, held for as long as this worker writes it. A page closed a moment ago may
@@ -92,7 +94,7 @@ self.onmessage = async (event) => {
       const paused = error?.name === 'AbortError';
       self.postMessage({
         type: 'error', code: paused ? 'aborted' : 'storage',
-        message: paused ? 'The download was paused.' : `The download could not start (${error?.message ?? error}).`,
+        message: paused ? t('download.paused') : t('download.noStart', { why: error?.message ?? error }),
       });
     }
   } else {
@@ -142,13 +144,13 @@ async function write(job, signal) {
     try { handle?.flush(); handle?.close(); } catch { /* closed already */ }
     let code = error instanceof DownloadError ? error.code : 'storage';
     let message = error instanceof DownloadError ? error.message
-      : 'The phone\'s storage refused the download. Free some space and try again.';
+      : t('download.storage');
     if (error?.name === 'NoModificationAllowedError') {
       // Another window of the app holds the file: it is downloading this tour already.
       code = 'busy';
-      message = 'This tour is downloading in another window of this app. Wait for it there, or close it.';
+      message = t('download.busy');
     } else if (error?.name === 'QuotaExceededError') {
-      message = 'The phone has no more room for this tour. Free some space (photos, videos, other apps) and try again.';
+      message = t('download.full');
     }
     self.postMessage({ type: 'error', code, message });
   }

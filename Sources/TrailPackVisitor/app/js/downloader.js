@@ -8,6 +8,7 @@
 
 import { toHex } from './sha256.js';
 import { createHashers } from './fasthash.js';
+import { t } from './i18n.js';
 
 /** A download that cannot go on, with `code`: 'http', 'size', 'range', 'network', 'aborted'. */
 export class DownloadError extends Error {
@@ -74,7 +75,7 @@ async function download(o, hasher) {
   let failures = 0;
   let sinceFlush = 0;
   while (have < o.size) {
-    if (o.signal?.aborted) throw new DownloadError('aborted', 'The download was paused.');
+    if (o.signal?.aborted) throw new DownloadError('aborted', t('download.paused'));
     const headers = {};
     if (have > 0) {
       headers.Range = `bytes=${have}-`;
@@ -85,10 +86,10 @@ async function download(o, hasher) {
       requests += 1;
       response = await fetchImpl(o.url, { headers, cache: 'no-store', signal: o.signal });
     } catch (error) {
-      if (o.signal?.aborted) throw new DownloadError('aborted', 'The download was paused.');
+      if (o.signal?.aborted) throw new DownloadError('aborted', t('download.paused'));
       failures += 1;
       if (failures > retries) {
-        throw new DownloadError('network', 'The connection was lost. The download continues when you are back online.');
+        throw new DownloadError('network', t('download.lost'));
       }
       await pauseBeforeRetry(o, sleep, failures);
       continue;
@@ -101,7 +102,7 @@ async function download(o, hasher) {
       const hidden = header === null && Number(response.headers.get('Content-Length')) === o.size - have;
       if (!hidden && (!range || Number(range[1]) !== have || Number(range[3]) !== o.size)) {
         await response.body?.cancel();
-        throw new DownloadError('range', 'The server answered with the wrong part of the file.');
+        throw new DownloadError('range', t('download.wrongPart'));
       }
     } else if (response.status === 200) {
       if (have > 0) {
@@ -114,11 +115,11 @@ async function download(o, hasher) {
       const length = response.headers.get('Content-Length');
       if (length !== null && Number(length) !== o.size) {
         await response.body?.cancel();
-        throw new DownloadError('size', `The server sends ${length} bytes where the catalog says ${o.size}.`);
+        throw new DownloadError('size', t('download.sizeWrong', { sent: String(length), size: String(o.size) }));
       }
     } else {
       await response.body?.cancel();
-      throw new DownloadError('http', `The server answered ${response.status} to the download.`);
+      throw new DownloadError('http', t('download.http', { status: String(response.status) }));
     }
     reprDigest ??= response.headers.get('Repr-Digest');
     const had = have;
@@ -128,7 +129,7 @@ async function download(o, hasher) {
         const { done, value } = await reader.read();
         if (done) break;
         if (have + value.length > o.size) {
-          throw new DownloadError('size', `The server sends more than the ${o.size} bytes the catalog says.`);
+          throw new DownloadError('size', t('download.sizeMore', { size: String(o.size) }));
         }
         let written = 0;
         while (written < value.length) {
@@ -150,12 +151,12 @@ async function download(o, hasher) {
       if (error instanceof DownloadError) throw error;
       if (o.signal?.aborted) {
         file.flush();
-        throw new DownloadError('aborted', 'The download was paused.');
+        throw new DownloadError('aborted', t('download.paused'));
       }
       failures += 1;
       if (failures > retries) {
         file.flush();
-        throw new DownloadError('network', 'The connection was lost. The download continues when you are back online.');
+        throw new DownloadError('network', t('download.lost'));
       }
       await pauseBeforeRetry(o, sleep, failures);
     }
@@ -166,7 +167,7 @@ async function download(o, hasher) {
       // the same pause: never a tight loop of requests.
       failures += 1;
       if (failures > retries) {
-        throw new DownloadError('network', 'The server sends nothing. The download continues later.');
+        throw new DownloadError('network', t('download.silent'));
       }
       await pauseBeforeRetry(o, sleep, failures);
     }

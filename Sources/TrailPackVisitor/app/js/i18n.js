@@ -31,6 +31,15 @@ export function setLanguage(tag) {
 /** The language the app speaks now ('en', 'es'). */
 export const appLanguage = () => current;
 
+/**
+ * The locale for the app's words with numbers and units (walking times: "about 5 min"): the
+ * phone's own tag where it is of the app's language (its region: es-MX), else the app's language.
+ * @param {string} [phone] the phone's language (navigator.language)
+ */
+export function appLocale(phone = globalThis.navigator?.language) {
+  return typeof phone === 'string' && phone.trim().toLowerCase().split(/[-_]/)[0] === current ? phone.trim() : current;
+}
+
 function formatNumber(value, lang) {
   try {
     return new Intl.NumberFormat(lang).format(value);

@@ -11,6 +11,7 @@ import { parsePublicKey, checkSignatures } from './minisign.js';
 import { openTour, compareVersions, formatBytes } from './tour.js';
 import { refusalOf, withRefusal, withoutRefusals } from './status.js';
 import { askToKeep } from './keep.js';
+import { t, appLanguage } from './i18n.js';
 
 /** An install that stopped, in words for the visitor; `kept` when the partial download was kept. */
 export class InstallError extends Error {
@@ -121,22 +122,22 @@ function runWorker(job, onProgress) {
     };
     worker.onerror = (event) => {
       worker.terminate();
-      reject(new InstallError(`The download stopped (${event.message ?? 'worker error'}).`, true));
+      reject(new InstallError(t('download.worker', { why: event.message ?? 'worker error' }), true));
     };
     worker.postMessage({
       type: 'start', name: storage.partName(job.entry.sha256), url: job.entry.download,
       etag: `"${job.entry.sha256}"`, size: job.entry.size, sha256: job.entry.sha256, prehash: job.prehash,
-      installed: job.byPart ? job.installedFile : null,
+      installed: job.byPart ? job.installedFile : null, lang: appLanguage(),
     });
   });
 }
 
 /** A refusal in the visitor's words: what happened, and when the tour is offered again. */
 export function refusedWords(refused) {
-  return `Version ${refused.version} of this tour was refused on this phone: ` +
-    (refused.reason === 'sha256' ? 'the download did not match what the park published. '
-      : 'it is not signed by enough of the park\'s reviewers. ') +
-    'It is offered again when the park publishes a new version.';
+  return t('download.refused', {
+    version: refused.version,
+    why: refused.reason === 'sha256' ? t('download.refused.sha256') : t('download.refused.signatures'),
+  });
 }
 
 /** Pauses a download under way (what arrived stays; it continues later). @param {string} sha256 */
@@ -167,24 +168,21 @@ export async function install(entry, site, listener = () => {}) {
     // What the catalog says is checked before it names a file or a size here.
     if (!/^[0-9a-f]{64}$/.test(entry.sha256 ?? '') || !Number.isSafeInteger(entry.size) || entry.size <= 0
       || typeof entry.download !== 'string' || typeof entry.id !== 'string' || typeof entry.version !== 'string') {
-      throw new InstallError('The server describes this tour in a way the app cannot use. Try again later.');
+      throw new InstallError(t('download.unusable'));
     }
     const library = await storage.readLibrary();
     const newer = library.tours.find((t) => t.id === entry.id && compareVersions(t.version, entry.version) > 0);
     if (newer) {
-      throw new InstallError(
-        `Your phone has a newer version of this tour (${newer.version}) than the server offers (${entry.version}).`);
+      throw new InstallError(t('download.newer', { installed: newer.version, offered: entry.version }));
     }
     if (library.tours.some((t) => t.sha256 === entry.sha256)) {
-      throw new InstallError('This tour is already on your phone.');
+      throw new InstallError(t('download.already'));
     }
     const refused = refusalOf(library, entry);
     if (refused) throw new InstallError(refusedWords(refused));
     const space = await room(entry);
     if (!space.fits) {
-      throw new InstallError(
-        `This tour needs ${formatBytes(space.needed)} more space, and the phone lets this app use ` +
-        `${formatBytes(space.free)}. Free some space (photos, videos or other apps) and try again.`);
+      throw new InstallError(t('download.noRoom', { needed: formatBytes(space.needed), free: formatBytes(space.free) }));
     }
     // The browser is asked to keep the tours (the answer is read back where the page warns: keep.js).
     await askToKeep();
@@ -194,15 +192,14 @@ export async function install(entry, site, listener = () => {}) {
     try {
       config = await catalog.config();
     } catch {
-      throw new InstallError(
-        'The app\'s settings could not be loaded, so the tour cannot be checked. Try again.', true);
+      throw new InstallError(t('download.noSettings'), true);
     }
     if (!Number.isSafeInteger(config?.threshold) || config.threshold < 0 || !Array.isArray(config.trustedKeys)
       || config.trustedKeys.length < config.threshold) {
-      throw new InstallError('The app\'s settings are damaged, so the tour cannot be checked. Try again later.', true);
+      throw new InstallError(t('download.badSettings'), true);
     }
     job.prehash = config.threshold > 0;
-    if (job.paused || job.cancelled) throw new InstallError('The download was paused.', true);
+    if (job.paused || job.cancelled) throw new InstallError(t('download.paused'), true);
     // An older version on the phone: the new one is put together by part from it (the whole file
     // only if that is refused). Not over a whole download under way: that one is resumed.
     const older = library.tours.find((t) => t.id === entry.id && compareVersions(t.version, entry.version) < 0);
@@ -234,7 +231,7 @@ export async function install(entry, site, listener = () => {}) {
           if (error.code !== 'busy' || attempt >= 5) throw error;
           await new Promise((resolve) => setTimeout(resolve, 1000));
           if (job.paused || job.cancelled) {
-            throw Object.assign(new InstallError('The download was paused.', true), { code: 'aborted' });
+            throw Object.assign(new InstallError(t('download.paused'), true), { code: 'aborted' });
           }
         }
       }
@@ -247,8 +244,7 @@ export async function install(entry, site, listener = () => {}) {
     const served = reprDigestSHA256(result.reprDigest);
     if (result.sha256 !== entry.sha256 || (served && served !== entry.sha256)) {
       await discard(entry.sha256);
-      const message = 'The download does not match the tour the server published, so it was deleted. ' +
-        'It may have been damaged on the way or changed on the server; the server was told.';
+      const message = t('download.mismatch');
       await refuse(entry, 'sha256', message, result.sha256);
       throw new InstallError(message);
     }
@@ -257,7 +253,7 @@ export async function install(entry, site, listener = () => {}) {
       try {
         served = await catalog.signatures(entry.id, entry.version);
       } catch (error) {
-        throw new InstallError(`The reviewers' signatures could not be fetched: ${error.message}`, true);
+        throw new InstallError(t('download.noSignatures', { why: error.message }), true);
       }
       const trustedKeys = config.trustedKeys.map((k) => parsePublicKey(k.publicKey));
       const checkServed = () => checkSignatures({
@@ -272,15 +268,13 @@ export async function install(entry, site, listener = () => {}) {
         if (config.tweetnacl && !globalThis.nacl && (await loadTweetNaCl())) {
           check = await checkServed();
         } else {
-          throw new InstallError(
-            `The reviewers' signatures cannot be checked in this browser (${error.message}).`, true);
+          throw new InstallError(t('download.cannotCheck', { why: error.message }), true);
         }
       }
       if (!check.ok) {
         await discard(entry.sha256);
         const why = check.problems.map((p) => p.message).join(' ');
-        const message = `This tour is not signed by enough of the park's reviewers (${check.validSigners.length} of ` +
-          `${config.threshold}), so it was deleted. ${why}`;
+        const message = t('download.notSigned', { valid: check.validSigners.length, threshold: config.threshold, why });
         await refuse(entry, 'signatures', message, result.sha256);
         throw new InstallError(message);
       }
@@ -292,15 +286,15 @@ export async function install(entry, site, listener = () => {}) {
       opened = await openTour(part);
     } catch (error) {
       await discard(entry.sha256);
-      throw new InstallError(`${error.message} It was deleted.`);
+      throw new InstallError(t('download.damaged', { why: error.message }));
     }
     if (opened.manifest.id !== entry.id || opened.manifest.version !== entry.version) {
       await discard(entry.sha256);
-      throw new InstallError('The download is another tour than the one listed, so it was deleted.');
+      throw new InstallError(t('download.otherTour'));
     }
     if (job.cancelled) {
       await discard(entry.sha256);
-      const stopped = new InstallError('The download was stopped and what arrived was deleted.');
+      const stopped = new InstallError(t('download.stopped'));
       throw Object.assign(stopped, { code: 'aborted' });
     }
     const update = result.mode === 'by-part'
@@ -325,7 +319,7 @@ async function finish(entry, site, opened, tell, update) {
   if (newer) {
     // Another window installed a newer version while this one downloaded: never a rollback.
     await discard(entry.sha256);
-    throw new InstallError(`Your phone has a newer version of this tour (${newer.version}); this one was deleted.`);
+    throw new InstallError(t('download.newerNow', { installed: newer.version }));
   }
   {
     const file = await storage.installPart(entry.sha256);

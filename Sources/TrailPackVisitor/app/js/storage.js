@@ -7,6 +7,7 @@
 
 /** The folder's name in the origin's private storage. */
 import { validRefusals } from './status.js';
+import { t } from './i18n.js';
 
 export const FOLDER = 'trailpack-tours';
 const OWN_NAME = /^[0-9a-f]{64}\.(zip|part)$/;
@@ -31,8 +32,7 @@ function open() {
     request.onblocked = () => reject(new Error('blocked by another window of the app'));
   }).catch((error) => {
     database = null;
-    throw new Error(`The list of tours on this phone cannot be opened (${error?.message ?? error}). ` +
-      'Close the app\'s other windows and open it again.');
+    throw new Error(t('storage.cannotOpen', { why: error?.message ?? error }));
   });
   return database;
 }

@@ -7,6 +7,7 @@ import { openZip } from './zip.js';
 import { openPMTiles } from './pmtiles.js';
 import { toHex } from './sha256.js';
 import { createHashers } from './fasthash.js';
+import { t, appLanguage } from './i18n.js';
 
 /** A tour that cannot be opened or an asset that does not match, in plain words. */
 export class TourError extends Error {
@@ -46,17 +47,17 @@ function isCoordinate(c) {
  * @param {any} m
  */
 export function checkManifest(m) {
-  if (!m || typeof m !== 'object' || Array.isArray(m)) throw new TourError('The tour has no readable description.');
+  if (!m || typeof m !== 'object' || Array.isArray(m)) throw new TourError(t('tour.noManifest'));
   for (const key of ['id', 'version', 'name']) {
-    if (typeof m[key] !== 'string' || m[key].length === 0) throw new TourError(`The tour's ${key} is missing.`);
+    if (typeof m[key] !== 'string' || m[key].length === 0) throw new TourError(t('tour.missingField', { field: key }));
   }
-  if (!Array.isArray(m.waypoints) || m.waypoints.length === 0) throw new TourError('The tour has no stops.');
+  if (!Array.isArray(m.waypoints) || m.waypoints.length === 0) throw new TourError(t('tour.noStops'));
   for (const [i, w] of m.waypoints.entries()) {
     if (!w || typeof w.name !== 'string' || !isCoordinate(w.coordinate)) {
-      throw new TourError(`Stop ${i + 1} has no name or no place on the map.`);
+      throw new TourError(t('tour.stopUnplaced', { number: String(i + 1) }));
     }
     if (w.assets !== undefined && !Array.isArray(w.assets)) {
-      throw new TourError(`Stop ${i + 1}'s files are unreadable.`);
+      throw new TourError(t('tour.stopFiles', { number: String(i + 1) }));
     }
   }
   return m;
@@ -77,15 +78,15 @@ export async function openTour(file) {
   try {
     archive = await openZip(new BlobSource(file));
   } catch (error) {
-    throw new TourError(`The stored tour is damaged (${error.message}). Delete it and download it again.`);
+    throw new TourError(t('tour.damaged', { why: error.message }));
   }
   const entry = archive.entry('manifest.json');
-  if (!entry) throw new TourError('The stored tour has no description (manifest.json).');
+  if (!entry) throw new TourError(t('tour.noStoredManifest'));
   let manifest;
   try {
     manifest = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(await archive.bytes(entry, MANIFEST_LIMIT)));
   } catch (error) {
-    throw new TourError(`The tour's description cannot be read (${error.message}).`);
+    throw new TourError(t('tour.unreadable', { why: error.message }));
   }
   checkManifest(manifest);
   return { archive, manifest, stops: orderedStops(manifest) };
@@ -100,8 +101,8 @@ export async function openTour(file) {
  */
 export async function verifiedBlob(archive, asset) {
   const entry = archive.entry(asset.path);
-  if (!entry) throw new TourError(`The file ${asset.path} is missing from the tour.`);
-  if (entry.size !== asset.size) throw new TourError(`The file ${asset.path} does not have the size the tour says.`);
+  if (!entry) throw new TourError(t('tour.fileMissing', { path: asset.path }));
+  if (entry.size !== asset.size) throw new TourError(t('tour.fileSize', { path: asset.path }));
   const type = shownType(asset.mediaType);
   const { sha256: hash } = await createHashers({ sha256: true });
   let blob;
@@ -125,7 +126,7 @@ export async function verifiedBlob(archive, asset) {
     blob = new Blob(parts, { type });
   }
   if (toHex(hash.digest()) !== String(asset.sha256).toLowerCase()) {
-    throw new TourError(`The file ${asset.path} was changed on this phone: it is not shown. Download the tour again.`);
+    throw new TourError(t('tour.fileChanged', { path: asset.path }));
   }
   return blob;
 }
@@ -191,7 +192,15 @@ export function formatBytes(n) {
     value /= 1000;
     unit += 1;
   }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+  // The decimal sign of the app's language ("1.5 MB", "1,5 MB"), the digits as toFixed rounds them.
+  let sign = '.';
+  try {
+    sign = new Intl.NumberFormat(appLanguage()).formatToParts(1.5).find((p) => p.type === 'decimal')?.value ?? '.';
+  } catch {
+    // a point
+  }
+  const shown = value.toFixed(value < 10 ? 1 : 0).replace('.', sign);
+  return `${shown} ${units[unit]}`;
 }
 
 /** Metres in words: "40 m", "1.2 km". */

@@ -8,6 +8,7 @@
 
 import { openZip } from './zip.js';
 import { DownloadError, downloadInto, inlineHasher } from './downloader.js';
+import { t } from './i18n.js';
 import {
   KnownBytes, UpdateRefusal, firstTailRange, locateDirectory, planUpdate, readDirectory, restampedHeader,
 } from './update-plan.js';
@@ -162,7 +163,7 @@ async function rebuild(o, hasher) {
   await write(await known.read(plan.manifest.start, plan.manifest.end - plan.manifest.start), 0);
   const byName = new Map(old.entries.map((e) => [e.name, e]));
   for (const piece of plan.pieces) {
-    if (o.signal?.aborted) throw new DownloadError('aborted', 'The download was paused.');
+    if (o.signal?.aborted) throw new DownloadError('aborted', t('download.paused'));
     if (piece.kind === 'copy') {
       // The installed header (checked against its directory record by the reader) with the new
       // time, then its data and data descriptor as they are.
@@ -214,7 +215,7 @@ async function fetchRange(fetchImpl, o, start, end, sink, report, state) {
       headers: { Range: `bytes=${start}-${end - 1}`, 'If-Range': o.etag }, cache: 'no-store', signal: o.signal,
     });
   } catch (error) {
-    if (o.signal?.aborted) throw new DownloadError('aborted', 'The download was paused.');
+    if (o.signal?.aborted) throw new DownloadError('aborted', t('download.paused'));
     throw new UpdateRefusal(`the connection broke (${error?.message ?? error})`);
   }
   const refuse = async (reason) => {
@@ -245,7 +246,7 @@ async function fetchRange(fetchImpl, o, start, end, sink, report, state) {
   } catch (error) {
     await reader.cancel().catch(() => {});
     if (error instanceof UpdateRefusal) throw error;
-    if (o.signal?.aborted) throw new DownloadError('aborted', 'The download was paused.');
+    if (o.signal?.aborted) throw new DownloadError('aborted', t('download.paused'));
     throw new UpdateRefusal(`the connection broke (${error?.message ?? error})`);
   }
   if (received !== end - start) throw new UpdateRefusal(`the range ended after ${received} of ${end - start} bytes`);

@@ -27,7 +27,7 @@ import {
 } from './guide.js';
 import { Narration, arrivalAt, recordingOf } from './narration.js';
 import { journal, recordVisit, learnChecklists, stopTimes, tourProgress } from './journal.js';
-import { t, setLanguage, chooseAppLanguage } from './i18n.js';
+import { t, setLanguage, chooseAppLanguage, appLocale } from './i18n.js';
 import { preferredLanguages } from './language-view.js';
 import { markEditor, progressWords, timesWords } from './own-view.js';
 
@@ -125,6 +125,17 @@ async function load(key) {
     journal().update((log) => learnChecklists(log, tour.manifest.id, tour.manifest)).catch(() => {});
   }
   return opened;
+}
+
+/** A direction in the app's words ("north-east", "al noreste"), for a bearing in degrees. */
+function compassText(degrees) {
+  const words = {
+    north: () => t('walk.compass.north'), 'north-east': () => t('walk.compass.northEast'),
+    east: () => t('walk.compass.east'), 'south-east': () => t('walk.compass.southEast'),
+    south: () => t('walk.compass.south'), 'south-west': () => t('walk.compass.southWest'),
+    west: () => t('walk.compass.west'), 'north-west': () => t('walk.compass.northWest'),
+  };
+  return words[compassWord(degrees)]?.() ?? '';
 }
 
 /**
@@ -505,8 +516,8 @@ function updateStatus() {
   if (g.located) opened.hint = g.located.alongMetres;
   const words = [t('walk.next', { number }), stopName(next)];
   if (g.next) {
-    const crow = `${formatLength(g.next.straightMetres, locale)} ${compassWord(g.next.bearing)}`;
-    const time = formatDuration(g.next.seconds, locale);
+    const crow = `${formatLength(g.next.straightMetres, locale)} ${compassText(g.next.bearing)}`;
+    const time = formatDuration(g.next.seconds, appLocale());
     if (g.next.alongMetres === null || !track.route) {
       words.push(time ? t('walk.crowTime', { crow, time }) : t('walk.crow', { crow }));
     } else if (g.next.alongMetres >= 0) {
@@ -525,7 +536,7 @@ function updateStatus() {
   if (left) {
     left.textContent = g.leftMetres === null ? ''
       : t(track.route ? 'walk.left' : 'walk.leftStraight',
-        { length: formatLength(g.leftMetres, locale), time: formatDuration(g.leftSeconds, locale) });
+        { length: formatLength(g.leftMetres, locale), time: formatDuration(g.leftSeconds, appLocale()) });
   }
   if (offTrail) {
     const was = !offTrail.hidden;
