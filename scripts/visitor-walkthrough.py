@@ -17,7 +17,8 @@ import sys
 import time
 
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.common.exceptions import (ElementClickInterceptedException, StaleElementReferenceException,
+                                        TimeoutException)
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -146,7 +147,16 @@ class Walk:
                 return True
             except StaleElementReferenceException:
                 return False
-        return self.wait(clicked, "a link or button '%s'" % text, timeout)
+            except ElementClickInterceptedException as error:
+                # Covered for now (the page redrawing on a loaded machine, a banner sliding in): tried
+                # again until the wait ends, which names what covered it if it never goes away.
+                covered[0] = (error.msg or "").split("\n")[0]
+                return False
+        covered = [""]
+        done = self.wait(clicked, "a link or button '%s'" % text, timeout)
+        if done is None and covered[0]:
+            self.fail("'%s' stayed covered: %s" % (text, covered[0]))
+        return done
 
     def opfs_names(self):
         return self.driver.execute_async_script(
