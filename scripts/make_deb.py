@@ -40,7 +40,14 @@ MAINTAINER = "%s <%s>" % (os.environ.get("DEBFULLNAME") or "trailpack developers
 
 
 def run(argv, **kw):
-    return subprocess.run(argv, check=True, **kw)
+    """Runs a program; its failure ends the build with its words, not a traceback."""
+    try:
+        return subprocess.run(argv, check=True, **kw)
+    except subprocess.CalledProcessError as error:
+        said = error.stderr if isinstance(error.stderr, str) else (error.stderr or b"").decode("utf-8", "replace")
+        fail("%s exited with %d%s" % (" ".join(argv), error.returncode, ": " + said.strip() if said else ""))
+    except OSError as error:
+        fail("cannot run %s: %s" % (argv[0], error))
 
 
 def fail(message):
@@ -55,6 +62,7 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "out/deb"))
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
+    args.out = os.path.abspath(args.out)  # the programs below run in other folders
     if not os.access(binary, os.X_OK):
         fail("%s is not a built program: run make release first" % binary)
     for tool in ["dpkg-deb", "dpkg-shlibdeps", "strip"]:
