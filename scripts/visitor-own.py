@@ -130,10 +130,23 @@ class Own(walkthrough.Walk):
         self.wait(lambda d: d.find_element(By.ID, "follow").get_attribute("aria-pressed") == "true", "following on")
 
     def downloaded(self, suffix):
+        """The exported file once Chromium has written it: it makes the file under its final name
+        before the bytes come (an empty file was read once on a loaded machine), so the file counts
+        when nothing is in progress and its size, not zero, is the same at two looks in a row."""
+        sizes = {}
+
         def found(d):
-            names = [n for n in os.listdir(self.downloads) if n.endswith(suffix)]
-            return os.path.join(self.downloads, names[0]) if names else None
-        return self.wait(found, "the %s export" % suffix, 20)
+            names = os.listdir(self.downloads)
+            if any(n.endswith(".crdownload") for n in names):
+                return None
+            for name in (n for n in names if n.endswith(suffix)):
+                path = os.path.join(self.downloads, name)
+                size = os.path.getsize(path)
+                if size > 0 and sizes.get(path) == size:
+                    return path
+                sizes[path] = size
+            return None
+        return self.wait(found, "the %s export" % suffix, 30)
 
     def log_text(self):
         return {"stops": [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, "main .log-stops li")],
