@@ -5,6 +5,8 @@
 // updating the app or a tour keeps it (stops are named by their stable slug, not their number).
 // The pure functions read and change a log value; `openJournal` keeps one.
 
+import { runTransaction } from './storage.js';
+
 /** Bounds on what a log holds (a log read back or imported past them is refused or cut). */
 export const LIMITS = Object.freeze({
   visits: 20000, marks: 5000, goals: 50, checklists: 100, checklistStops: 2000, note: 2000, name: 300, id: 200,
@@ -283,17 +285,8 @@ export function openJournal(idb = globalThis.indexedDB) {
     });
     return database;
   };
-  const transaction = async (mode, body) => {
-    const db = await open();
-    return new Promise((resolve, reject) => {
-      const tx = db.transaction(STORE, mode);
-      let result;
-      tx.oncomplete = () => resolve(result);
-      tx.onerror = () => reject(tx.error);
-      tx.onabort = () => reject(tx.error ?? new Error('the change to your log was not saved'));
-      body(tx.objectStore(STORE), (value) => { result = value; });
-    });
-  };
+  const transaction = async (mode, body) =>
+    runTransaction(await open(), STORE, mode, body, 'the change to your log was not saved');
   return {
     /** The log (an empty one before the first visit). */
     read: () => transaction('readonly', (store, done) => {

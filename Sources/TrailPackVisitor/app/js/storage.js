@@ -42,17 +42,25 @@ function valid(value) {
   return { tours: list('tours'), downloads: list('downloads'), refused: validRefusals(value?.refused) };
 }
 
-/** Runs `body(store)` in one transaction; resolves with what it returns once committed. */
-async function transaction(mode, body) {
-  const db = await open();
+/**
+ * Runs `body(store, done)` in one transaction of `db` on `storeName`; resolves with the value given
+ * to `done` once committed, rejects with the transaction's error (or `notSaved`) when it fails.
+ * The list of tours and the visitor's log (journal.js) both change through it.
+ */
+export function runTransaction(db, storeName, mode, body, notSaved) {
   return new Promise((resolve, reject) => {
-    const tx = db.transaction(STORE, mode);
+    const tx = db.transaction(storeName, mode);
     let result;
     tx.oncomplete = () => resolve(result);
     tx.onerror = () => reject(tx.error);
-    tx.onabort = () => reject(tx.error ?? new Error('the change to the list of tours was not saved'));
-    body(tx.objectStore(STORE), (value) => { result = value; });
+    tx.onabort = () => reject(tx.error ?? new Error(notSaved));
+    body(tx.objectStore(storeName), (value) => { result = value; });
   });
+}
+
+/** Runs `body(store)` in one transaction; resolves with what it returns once committed. */
+async function transaction(mode, body) {
+  return runTransaction(await open(), STORE, mode, body, 'the change to the list of tours was not saved');
 }
 
 /**
