@@ -55,11 +55,20 @@ extension SQLiteCatalog {
         }
     }
 
+    /// Refuses, inside the writing transaction, a change that takes the administrator role from
+    /// `name` when nobody else has it: two administrators demoting each other at once leave one.
+    static func keepAnAdministrator(_ db: Database, losing name: String) throws {
+        let admins = try String.fetchAll(
+            db, sql: "SELECT name FROM user WHERE role = ? AND removedAt IS NULL", arguments: [Role.admin.rawValue])
+        if admins == [name] { throw CatalogError.lastAdministrator(name) }
+    }
+
     /// Removes a user: their tokens are revoked and grants dropped; their name stays in the history
     /// (approvals, the audit log) and cannot be reused.
     public func removeUser(name: String) async throws {
         try await write { db in
             try Self.requireUser(db, name)
+            try Self.keepAnAdministrator(db, losing: name)
             let now = Self.now()
             try db.execute(sql: "UPDATE user SET removedAt = ? WHERE name = ?", arguments: [now, name])
             try db.execute(
@@ -74,6 +83,7 @@ extension SQLiteCatalog {
     public func setRole(name: String, role: Role) async throws {
         try await write { db in
             try Self.requireUser(db, name)
+            if role != .admin { try Self.keepAnAdministrator(db, losing: name) }
             try db.execute(sql: "UPDATE user SET role = ? WHERE name = ?", arguments: [role.rawValue, name])
             try Self.audit(
                 db, actor: Catalog.auditActor, action: .userRole, id: nil, version: nil, sha256: nil,

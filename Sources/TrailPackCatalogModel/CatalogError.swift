@@ -5,7 +5,7 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
     /// What kind of refusal this is. Stable: programs branch on it; new codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
-            case noSuchUser, userExists, siteExists, noSuchSite, busy, unsupported
+            case noSuchUser, userExists, siteExists, noSuchSite, busy, unsupported, lastAdministrator
         }
         private let wrapped: Wrapped
         private init(wrapped: Wrapped) { self.wrapped = wrapped }
@@ -22,6 +22,8 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
         public static let busy = Code(wrapped: .busy)
         /// The store cannot do this (a PostgreSQL catalog is not backed up by trailpack): the message says what to use.
         public static let unsupported = Code(wrapped: .unsupported)
+        /// The change would leave the catalog without an administrator.
+        public static let lastAdministrator = Code(wrapped: .lastAdministrator)
 
         /// `no-such-user`, …: the code as it appears in JSON reports.
         public var description: String {
@@ -32,6 +34,7 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
             case .noSuchSite: "no-such-site"
             case .busy: "busy"
             case .unsupported: "unsupported"
+            case .lastAdministrator: "last-administrator"
             }
         }
     }
@@ -71,6 +74,15 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
         CatalogError(
             code: .siteExists, message: "there is already a site '\(id)'; rename it with 'trailpack admin site rename'",
             name: id)
+    }
+
+    /// Demoting or removing `name` would leave nobody able to manage people, sites and tokens.
+    public static func lastAdministrator(_ name: String) -> CatalogError {
+        CatalogError(
+            code: .lastAdministrator,
+            message:
+                "'\(name)' is the last administrator: make another person an administrator first ('trailpack admin user role NAME admin')",
+            name: name)
     }
 
     /// There is no site `id`.

@@ -59,6 +59,18 @@ extension PostgresCatalog {
         else { throw CatalogError.noSuchUser(name) }
     }
 
+    /// Refuses a change that takes the administrator role from `name` when nobody else has it.
+    /// `FOR UPDATE` locks the administrators' rows: a second transaction demoting another one
+    /// waits for this one, then sees its outcome (so two administrators demoting each other at
+    /// once leave one, on one server or two).
+    static func keepAnAdministrator(_ tx: Transaction, losing name: String) async throws {
+        let admins = try await tx.values(
+            "SELECT name FROM users WHERE role = \(Catalog.Role.admin.rawValue) AND removedAt IS NULL ORDER BY name FOR UPDATE",
+            as: String.self
+        )
+        if admins == [name] { throw CatalogError.lastAdministrator(name) }
+    }
+
     public func addUser(name: String, role: Catalog.Role, publicKey: String? = nil) async throws {
         try await write { tx in
             let added = try await tx.changes(
@@ -95,6 +107,7 @@ extension PostgresCatalog {
     public func removeUser(name: String) async throws {
         try await write { tx in
             try await Self.requireUser(tx, name)
+            try await Self.keepAnAdministrator(tx, losing: name)
             let now = Catalog.timestamp()
             try await tx.execute("UPDATE users SET removedAt = \(now) WHERE name = \(name)")
             try await tx.execute("UPDATE token SET revokedAt = \(now) WHERE userName = \(name) AND revokedAt IS NULL")
@@ -108,6 +121,7 @@ extension PostgresCatalog {
     public func setRole(name: String, role: Catalog.Role) async throws {
         try await write { tx in
             try await Self.requireUser(tx, name)
+            if role != .admin { try await Self.keepAnAdministrator(tx, losing: name) }
             try await tx.execute("UPDATE users SET role = \(role.rawValue) WHERE name = \(name)")
             tx.audit(
                 actor: Catalog.auditActor, action: .userRole, id: nil, version: nil, sha256: nil,

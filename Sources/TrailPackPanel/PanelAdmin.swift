@@ -279,7 +279,11 @@ extension PanelController {
             throw PanelError(
                 message: "You cannot take the administrator role from yourself; ask another administrator.")
         }
-        try await server.catalog.setRole(name: user.name, role: role)
+        do {
+            try await server.catalog.setRole(name: user.name, role: role)
+        } catch let error as CatalogError where error.code == .lastAdministrator {
+            throw Self.lastAdministrator(user.name)
+        }
         return "\(user.name) is now \(Self.roleWords(role))."
     }
 
@@ -298,6 +302,15 @@ extension PanelController {
         return "\(user.name) was signed out everywhere."
     }
 
+    /// The catalog refused to leave nobody who can manage people (another administrator's change came first).
+    static func lastAdministrator(_ name: String) -> PanelError {
+        PanelError(
+            status: .conflict,
+            message:
+                "\(name) is the only administrator left, so the change was not made: make someone else an administrator first."
+        )
+    }
+
     func removeUser(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {
         let user = try await pathUser(context)
         guard user.name != visitor.user.name else {
@@ -307,7 +320,11 @@ extension PanelController {
             throw PanelError(
                 message: "To remove \(user.name), type their name in the box beside the button (nothing was removed).")
         }
-        try await server.catalog.removeUser(name: user.name)
+        do {
+            try await server.catalog.removeUser(name: user.name)
+        } catch let error as CatalogError where error.code == .lastAdministrator {
+            throw Self.lastAdministrator(user.name)
+        }
         try await sessions.endAll(user: user.name)
         return "\(user.name) was removed: signed out, their tokens revoked; their name stays in the history."
     }

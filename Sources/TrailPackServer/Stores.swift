@@ -54,7 +54,9 @@ public struct OpenedStores: Sendable {
     public static func open(
         _ locations: StoreLocations, folder: DataFolder, pool: BlockingPool, maxWaiting: Int = 256, logger: Logger
     ) async throws -> OpenedStores {
-        try checkFolder(folder, locations)
+        // Compared first, recorded last: a store refused (a password in the URL, a bucket that is
+        // not this catalog's) leaves nothing behind in the folder.
+        let unrecorded = try checkFolder(folder, locations)
         let catalog: any CatalogStore
         var services: [any Service] = []
         if let url = locations.catalog {
@@ -69,33 +71,42 @@ public struct OpenedStores: Sendable {
             catalog = try SQLiteCatalog(path: folder.catalogPath, maxWaiting: maxWaiting)
         }
         let blobs: any BlobStore
+        var client: S3Client?
         if let url = locations.blobs {
             let location = try S3Location(parsing: url)
             let credentials =
                 try locations.blobsCredentials.map { try S3Credentials.sharedCredentialsFile($0) }
                 ?? S3Credentials.environment()
-            let client = try S3Client(location: location, credentials: credentials)
+            let opened = try S3Client(location: location, credentials: credentials)
+            client = opened
             do {
-                try await Self.checkBucket(client, catalog: catalog)
+                try await Self.checkBucket(opened, catalog: catalog)
             } catch {
-                try? await client.shutdown()
+                try? await opened.shutdown()
                 throw error
             }
             let store = S3BlobStore(
-                client: client, folder: folder, pool: pool, downloads: locations.blobDownloads,
+                client: opened, folder: folder, pool: pool, downloads: locations.blobDownloads,
                 cacheBytes: locations.blobCacheBytes)
             blobs = store
             services.append(store)
         } else {
             blobs = try FolderBlobStore(folder: folder, pool: pool)
         }
+        if let unrecorded {
+            do { try record(unrecorded, in: folder) } catch {
+                try? await client?.shutdown()
+                throw error
+            }
+        }
         return OpenedStores(folder: folder, catalog: catalog, blobs: blobs, services: services)
     }
 
     /// A data folder remembers which catalog and which package store it was used with
     /// (`stores.json`): a command that leaves out `--catalog` on a folder used with a shared
-    /// catalog would otherwise open a new, empty SQLite catalog there and answer from it.
-    static func checkFolder(_ folder: DataFolder, _ locations: StoreLocations) throws {
+    /// catalog would otherwise open a new, empty SQLite catalog there and answer from it. Returns
+    /// what to record once both stores are accepted (nil: the folder records these already).
+    static func checkFolder(_ folder: DataFolder, _ locations: StoreLocations) throws -> JSONValue? {
         let path = folder.root + "/" + storesFileName
         let now = JSONValue.object([
             JSONMember("catalog", .string(locations.catalog ?? "catalog.sqlite in this folder")),
@@ -119,14 +130,21 @@ public struct OpenedStores: Sendable {
                     "the data folder '\(folder.root)' was used with \(options(kept)) (its stores.json); give the same options, or another --data for these. If the catalog or the bucket moved, write the new address into '\(path)'"
                 )
             }
-            return
+            return nil
         }
         if locations.catalog != nil, folder.catalogExists {
             throw ServerError.dataFolder(
                 "the data folder '\(folder.root)' holds a SQLite catalog (catalog.sqlite) of its own; a shared --catalog needs a data folder of its own (--data)"
             )
         }
-        do { try AtomicFile.write(JSONWriter.bytes(now), to: path) } catch {
+        return now
+    }
+
+    /// Writes `stores.json` (readable by all, as the folder's other files: it holds addresses,
+    /// never a password, which a catalog URL may not carry and the bucket's URL has no place for).
+    static func record(_ stores: JSONValue, in folder: DataFolder) throws {
+        let path = folder.root + "/" + storesFileName
+        do { try AtomicFile.write(JSONWriter.bytes(stores), to: path) } catch {
             throw ServerError.dataFolder("cannot write '\(path)': \(error)")
         }
     }

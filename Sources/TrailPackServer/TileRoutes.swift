@@ -11,7 +11,7 @@ import TrailPackVerifier
 /// `GET /v1/packages/{id}/versions/{version}/tiles/{z}/{x}/{y}`: one tile of a package's base map,
 /// read in place from the stored package (the PMTiles entry is stored, so its bytes are a window
 /// of the blob), through the bounded PMTiles reader. Released versions are public and cached as
-/// immutable; a version under review needs a token, and is never cached.
+/// immutable; a version under review is seen by whom its manifest is (`reviewAccess`), and is never cached.
 extension CatalogController {
     func tile(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.require("id"), version = try context.parameters.require("version")
@@ -25,9 +25,12 @@ extension CatalogController {
         var released = true
         var found = try await catalog.version(package: id, version: version, releasedOnly: true)
         if found == nil {
-            // A version under review: only signed-in publishers, reviewers and admins see its map.
+            // A version under review: its map is seen by whom its manifest is (its reviewers, admins
+            // and the publisher who uploaded it), never by any token holder.
             _ = try context.require(Set(Catalog.Role.allCases))
-            found = try await catalog.version(package: id, version: version, releasedOnly: false)
+            if try await catalog.reviewAccess(context, package: id, version: version) != nil {
+                found = try await catalog.version(package: id, version: version, releasedOnly: false)
+            }
             released = false
         }
         guard let found else {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrailPackCore
+import TrailPackFileIO
 
 #if canImport(Glibc)
 import Glibc
@@ -91,6 +92,19 @@ extension CLI {
             Data(
                 "trailpack: \(Output.paint("error:", .error, fd: 2)) \(TerminalText.escapedKeepingLines(message))\n"
                     .utf8))
+    }
+
+    /// A loud warning, with the fix, for each file of a secret that others can read (libpq does
+    /// the same for a too-open password file): the command still runs, since a service may be
+    /// mid-upgrade, but says it first, on standard error and so in the service's journal.
+    static func warnOfOpenSecrets(_ files: [(path: String?, option: String)]) {
+        for (path, option) in files {
+            guard let path, let why = SecretFile.exposure(path, option: option) else { continue }
+            FileHandle.standardError.write(
+                Data(
+                    "trailpack: \(Output.paint("warning:", .warning, fd: 2)) \(TerminalText.escapedKeepingLines(why))\n"
+                        .utf8))
+        }
     }
 
     /// A closing line that says all is well, in green on a terminal.

@@ -247,6 +247,7 @@ struct Serve: AsyncParsableCommand {
     var visitorAppFiles: String?
 
     func run() async throws {
+        CLI.warnOfOpenSecrets([(adminTokenFile, "--admin-token-file"), (tlsKey, "--tls-key")])
         var token = ProcessInfo.processInfo.environment["TRAILPACK_ADMIN_TOKEN"]
         if let adminTokenFile {
             guard let text = try? String(contentsOfFile: adminTokenFile, encoding: .utf8) else {

@@ -53,6 +53,9 @@ struct StoreOptions: ParsableArguments {
         if blobsCredentials != nil && blobs == nil {
             throw CLIError.usage("--blobs-credentials goes with --blobs s3://…")
         }
+        CLI.warnOfOpenSecrets([
+            (catalogPasswordFile, "--catalog-password-file"), (blobsCredentials, "--blobs-credentials"),
+        ])
         return locations
     }
 }

@@ -127,4 +127,59 @@ struct CatalogRaceTests {
             #expect(try await a.history(package: manifest.id).count == 40)
         }
     }
+
+    /// Two administrators demoting (or removing) each other at once: exactly one change is made,
+    /// the other is refused as the last administrator's, and one administrator is left.
+    static func demotionRounds(_ one: any CatalogStore, _ other: any CatalogStore, count: Int) async throws {
+        for round in 0..<count {
+            let a = "ada\(round)", b = "bo\(round)"
+            try await one.addUser(name: a, role: .admin, publicKey: nil)
+            try await one.addUser(name: b, role: .admin, publicKey: nil)
+            // Every earlier round left one administrator of its own: take theirs away first.
+            for user in try await one.users() where user.role == .admin && user.name != a && user.name != b {
+                try await one.setRole(name: user.name, role: .publisher)
+            }
+            @Sendable func outcome(_ call: @Sendable () async throws -> Void) async -> String {
+                do {
+                    try await call()
+                    return "done"
+                } catch let error as CatalogError {
+                    return "\(error.code)"
+                } catch {
+                    return "threw \(error)"
+                }
+            }
+            let removing = round % 2 == 1
+            async let first = outcome {
+                if removing {
+                    try await one.removeUser(name: b)
+                } else {
+                    try await one.setRole(name: b, role: .reviewer)
+                }
+            }
+            async let second = outcome { try await other.setRole(name: a, role: .publisher) }
+            let outcomes = await [first, second].sorted()
+            #expect(outcomes == ["done", "last-administrator"], "round \(round): \(outcomes)")
+            let admins = try await one.users().filter { $0.role == .admin }.map(\.name)
+            #expect(admins.count == 1, "round \(round): administrators \(admins)")
+        }
+        // The last one can neither be demoted nor removed, and the refusal says what to do.
+        let last = try #require(try await one.users().first { $0.role == .admin })
+        let refusal = await #expect(throws: CatalogError.self) { try await one.removeUser(name: last.name) }
+        #expect(refusal?.code == .lastAdministrator && refusal?.message.contains("make another person") == true)
+        await #expect(throws: CatalogError.self) { try await other.setRole(name: last.name, role: .reviewer) }
+        #expect(try await one.user(name: last.name)?.role == .admin)
+    }
+
+    @Test("two administrators demoting each other at once leave one administrator", arguments: StoreKind.allCases)
+    func demotions(_ kind: StoreKind) async throws {
+        try await withStore(kind) { catalog, _ in try await Self.demotionRounds(catalog, catalog, count: 10) }
+    }
+
+    @Test(
+        "two servers demoting each other's administrator at once leave one (the rule holds inside PostgreSQL's transaction)",
+        .enabled(if: !PostgresServer.isSkipped, "TRAILPACK_SKIP_POSTGRES=1"))
+    func demotionsAcrossServers() async throws {
+        try await PostgresTesting.withTwoCatalogs { a, b, _ in try await Self.demotionRounds(a, b, count: 20) }
+    }
 }

@@ -228,6 +228,48 @@ struct DataFolderTests {
     }
 
     @Test(
+        "a refused store leaves nothing recorded: a catalog URL with a password and an unreachable bucket write no stores.json, and no message repeats the password; a secret file others can read is warned of, with the fix"
+    )
+    func refusedStoresLeaveNothing() throws {
+        try Support.withTemporaryDirectory { dir in
+            let data = dir + "/data", stores = dir + "/data/stores.json"
+            let secret = "hunter2-never-in-a-file"
+            let withPassword = try Support.trailpack(
+                "admin", "--data", data, "--create", "--catalog", "postgres://ranger:\(secret)@127.0.0.1:5432/trails",
+                "user", "list")
+            #expect(withPassword.status != 0 && withPassword.stderr.contains("password"), "\(withPassword.stderr)")
+            #expect(!withPassword.stderr.contains(secret) && !withPassword.stdout.contains(secret))
+            #expect(!FileManager.default.fileExists(atPath: stores), "a refused catalog was recorded")
+            let credentials = dir + "/aws-credentials"
+            try Support.write(
+                Array("[default]\naws_access_key_id = trails\naws_secret_access_key = \(secret)\n".utf8),
+                to: credentials)
+            chmod(credentials, 0o644)
+            let closed = try PostgresServer.freePort()
+            let bucket = try Support.trailpack(
+                "admin", "--data", data, "--create", "--blobs", "s3://trails?endpoint=http://127.0.0.1:\(closed)",
+                "--blobs-credentials", credentials, "user", "list")
+            #expect(bucket.status != 0, "\(bucket.stderr)")
+            #expect(!bucket.stderr.contains(secret))
+            #expect(!FileManager.default.fileExists(atPath: stores), "a refused bucket was recorded")
+            // The credentials file was readable by everyone (the umask's 0644): said, with the fix.
+            #expect(
+                bucket.stderr.contains("warning:") && bucket.stderr.contains("--blobs-credentials")
+                    && bucket.stderr.contains("chmod 600 '\(credentials)'"), "\(bucket.stderr)")
+            chmod(credentials, 0o600)
+            let quiet = try Support.trailpack(
+                "admin", "--data", data, "--create", "--blobs", "s3://trails?endpoint=http://127.0.0.1:\(closed)",
+                "--blobs-credentials", credentials, "user", "list")
+            #expect(!quiet.stderr.contains("warning:"), "\(quiet.stderr)")
+            // Accepted stores are recorded, as before.
+            let plain = try Support.trailpack("admin", "--data", data, "--create", "user", "list")
+            #expect(plain.status == 0, "\(plain.stderr)")
+            let recorded = try String(contentsOfFile: stores, encoding: .utf8)
+            #expect(recorded.contains("catalog.sqlite") && !recorded.contains(secret), "\(recorded)")
+        }
+    }
+
+    @Test(
         "option values out of range are usage errors (exit 2): a port above 65535, an upload limit that would overflow",
         .needs(.timeout))
     func optionRanges() throws {

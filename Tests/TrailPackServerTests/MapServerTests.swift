@@ -72,4 +72,56 @@ struct MapTileRouteTests {
             }
         }
     }
+
+    @Test(
+        "an unreleased version's tiles follow its manifest's rule: its publisher, reviewers and admins see them (never cached); another publisher is refused; no token is asked for one"
+    )
+    func unreleasedTilesFollowTheManifest() async throws {
+        try await Support.withTemporaryDirectory { dir in
+            let packages = try ServerFixtures.packages(dir)
+            let server = try await TrailPackServer(
+                configuration: ServerConfiguration(
+                    dataDirectory: dir + "/data", adminToken: nil, maxUploadBytes: 4 << 20, approvals: 1, scanner: .off
+                ))
+            let catalog = server.catalog
+            try await catalog.addSite(id: "willamette-sweet-home", name: nil)
+            try await catalog.addSite(id: "elsewhere", name: nil)
+            try await catalog.addUser(name: "maria", role: .publisher, publicKey: nil)
+            try await catalog.addUser(name: "paul", role: .publisher, publicKey: nil)
+            try await catalog.addUser(name: "ken", role: .reviewer, publicKey: nil)
+            try await catalog.addUser(name: "ada", role: .admin, publicKey: nil)
+            try await catalog.grant(user: "maria", site: "willamette-sweet-home")
+            try await catalog.grant(user: "paul", site: "elsewhere")
+            var tokens: [String: String] = [:]
+            for name in ["maria", "paul", "ken", "ada"] {
+                tokens[name] = try await catalog.issueToken(user: name).token
+            }
+            let issued = tokens
+            let app = Application(router: server.buildRouter())
+            try await app.test(.router) { client in
+                let upload = try await ServerRouteTests().upload(
+                    client, packages["santiam-wagon-road"]!, token: issued["maria"]!)
+                #expect(upload.0 == .created, "\(upload.1)")
+                let version = "/v1/packages/gov.usda.fs.willamette.santiam-wagon-road/versions/1.0.0"
+                for (who, status) in [
+                    ("maria", HTTPResponse.Status.ok), ("ken", .ok), ("ada", .ok), ("paul", .forbidden),
+                ] {
+                    let headers: HTTPFields = [.authorization: "Bearer \(issued[who]!)"]
+                    let manifest = try await client.execute(uri: version + "/manifest", method: .get, headers: headers)
+                    {
+                        $0.status
+                    }
+                    #expect(manifest == status, "\(who): the manifest")
+                    try await client.execute(uri: version + "/tiles/13/1310/2965", method: .get, headers: headers) {
+                        r in
+                        #expect(r.status == manifest, "\(who): the tile as the manifest: \(String(buffer: r.body))")
+                        if r.status == .ok { #expect(r.headers[.cacheControl] == "private, no-store", "\(who)") }
+                    }
+                }
+                try await client.execute(uri: version + "/tiles/13/1310/2965", method: .get) { r in
+                    #expect(r.status == .unauthorized)
+                }
+            }
+        }
+    }
 }
