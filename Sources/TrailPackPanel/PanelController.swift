@@ -379,15 +379,11 @@ public struct PanelController: Sendable {
 
     func login(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         if let origin = request.headers[.origin], !isOwnOrigin(origin, request: request) {
-            return errorPage(
-                PanelError(
-                    status: .forbidden,
-                    message:
-                        "this sign-in form was sent from another site (\(origin)); open the panel's own sign-in page"))
+            return errorPage(PanelError(status: .forbidden, message: foreignOriginWords(origin, request: request)))
         }
         let form = try await PanelForm.read(request)
         let name = form.text("name"), password = form["password"] ?? ""
-        let address = context.remoteAddress?.ipAddress ?? "local"
+        let address = context.clientAddress
         let attempt: LoginThrottle.Attempt
         switch try await loginThrottle.begin(address: address, name: name) {
         case .wait(let seconds):
@@ -460,6 +456,24 @@ public struct PanelController: Sendable {
 
     private static let allowedInNext = CharacterSet(
         charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/?=&%+:@!$'()*,;#")
+
+    /// Why a sign-in from `origin` was refused. When only the port differs from the address the
+    /// server was asked for, the form is most likely the panel's own behind a proxy that dropped
+    /// the port (nginx's `Host $host`): the words say what to set, and the log says it to the operator.
+    func foreignOriginWords(_ origin: String, request: Request) -> String {
+        let asked = request.head.authority ?? ""
+        let askedHost = URL(string: "http://\(asked)")?.host
+        guard configuration.publicURL == nil, let sent = URL(string: origin), sent.host == askedHost else {
+            return "this sign-in form was sent from another site (\(origin)); open the panel's own sign-in page"
+        }
+        server.logger.warning(
+            "a sign-in was refused: it came from \(origin) but the server was asked for \(asked); behind a proxy, give --public-url \(origin) or pass the port (nginx: proxy_set_header Host $http_host)"
+        )
+        return
+            "this sign-in form was sent from \(origin), but the server was asked for \(asked), so it was refused. "
+            + "The administrator can fix this: start the server with --public-url \(origin), or have the proxy pass the port "
+            + "(nginx: proxy_set_header Host $http_host)."
+    }
 
     func isOwnOrigin(_ origin: String, request: Request) -> Bool {
         if let publicURL = configuration.publicURL, let a = URL(string: publicURL), let b = URL(string: origin) {

@@ -33,8 +33,15 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
         remoteAddress = source.channel.remoteAddress
     }
 
-    /// The client's IP address in words, or "local" in router tests.
-    var clientAddress: String { remoteAddress?.ipAddress ?? "local" }
+    /// The client's IP address in words (through a trusted proxy, the address it forwarded for),
+    /// or "local" in router tests: what sign-in throttles, rate limits and the access log count.
+    public var clientAddress: String { identity.forwardedFor ?? remoteAddress?.ipAddress ?? "local" }
+
+    /// The address a trusted proxy forwarded this request for (set by ``ForwardedForMiddleware``).
+    public var forwardedFor: String? {
+        get { identity.forwardedFor }
+        nonmutating set { identity.forwardedFor = newValue }
+    }
 
     /// The user, who must hold one of `roles` (401 without a token, 403 without the role).
     func require(_ roles: Set<Catalog.Role>) throws -> Catalog.User {
@@ -55,7 +62,13 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
 
 /// Who a request is, set once by the authentication middleware and read by the access log.
 final class Identity: Sendable {
-    private let state = NIOLockedValueBox<(user: Catalog.User?, bootstrap: Bool, signedIn: String?)>((nil, false, nil))
+    private let state = NIOLockedValueBox<
+        (user: Catalog.User?, bootstrap: Bool, signedIn: String?, forwardedFor: String?)
+    >((nil, false, nil, nil))
+    var forwardedFor: String? {
+        get { state.withLockedValue { $0.forwardedFor } }
+        set { state.withLockedValue { $0.forwardedFor = newValue } }
+    }
     var signedIn: String? {
         get { state.withLockedValue { $0.signedIn } }
         set { state.withLockedValue { $0.signedIn = newValue } }

@@ -40,6 +40,10 @@ public struct ServerConfiguration: Sendable {
 
     /// Where the catalog and the packages are (default: both in the data folder).
     public var stores = StoreLocations()
+    /// The proxies (by IP address) whose `X-Forwarded-For` is believed: for a request from one of
+    /// them, the client is the rightmost address of that header that is not itself a trusted proxy.
+    /// Empty (the default): the header is ignored, and the client is the connection's peer.
+    public var trustedProxies: TrustedProxies = TrustedProxies()
     /// The review loop's notices by mail (`--smtp`); nil: in the panel only.
     public var mail: ReviewMail.Settings?
 

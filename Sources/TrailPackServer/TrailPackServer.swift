@@ -217,6 +217,9 @@ public struct TrailPackServer: Sendable {
         // the API's routes register their own (`Routes.get`): a download's HEAD never sends a file.
         let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
         let table = RouteTable()
+        if !configuration.trustedProxies.isEmpty {
+            router.add(middleware: ForwardedForMiddleware(trusted: configuration.trustedProxies))
+        }
         router.add(middleware: AccessLogMiddleware(logger: logger))
         router.add(middleware: ErrorResponseMiddleware(routes: table, logger: logger))
         router.add(middleware: BearerAuthMiddleware(catalog: catalog, adminTokenHash: configuration.adminTokenHash))

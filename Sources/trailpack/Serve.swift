@@ -226,6 +226,13 @@ struct Serve: AsyncParsableCommand {
         help: "The URL the control panel is reached by; https:// makes its session cookie Secure.")
     var publicURL: String?
 
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: ArgumentHelp(
+            "A proxy in front of this server (nginx, a load balancer), by the IP address the server sees it at: its X-Forwarded-For names the client, for the sign-in throttle, rate limits and the log. Once per proxy; without it the header is ignored.",
+            valueName: "address"))
+    var trustedProxies: [String] = []
+
     @Flag(
         name: .customLong("no-visitor-app"),
         help: "Do not serve the visitor app at /visit/ (the offline web app visitors take tours with).")
@@ -344,6 +351,9 @@ struct Serve: AsyncParsableCommand {
         limits.shutdownTimeout = .seconds(shutdownTimeout)
         configuration.limits = limits
         configuration.stores = try storeOptions.locations()
+        do { configuration.trustedProxies = try TrustedProxies(trustedProxies) } catch {
+            throw CLIError.usage(error.description)
+        }
         configuration.scanConcurrency = scanConcurrency
         configuration.confirmationsPerMinute = confirmationsPerMinute
         guard let format = LogFormat(rawValue: logFormat) else {
