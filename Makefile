@@ -70,8 +70,10 @@ test-js:
 # dependency is imported (SwiftPM's own --explicit-target-dependency-import-check, passed above,
 # diagnoses nothing on Linux today, so scripts/check_imports.py reads the manifest and the imports
 # itself), docs/ARCHITECTURE.md's generated map matches Package.swift, every test suite runs on
-# threads of its own (.ownThreads: a test waiting on a program must not hold Swift's shared pool), and
-# every file of the visitor app is compiled into the program (scripts/embed_app.py writes the list).
+# threads of its own (.ownThreads: a test waiting on a program must not hold Swift's shared pool),
+# every file of the visitor app is compiled into the program (scripts/embed_app.py writes the list), and
+# the README stays a front door (scripts/check_readme.py: at most 250 lines, opening with `make demo`
+# and `make test`, every link of it and of docs/ found, every command it shows run by a test).
 check:
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
 	python3 scripts/check_imports.py
@@ -79,6 +81,7 @@ check:
 	python3 scripts/architecture.py --check
 	python3 scripts/check_suites.py
 	python3 scripts/embed_app.py --check
+	python3 scripts/check_readme.py
 
 # Rewrites the tree as .swift-format says (what `check` expects).
 format:
@@ -101,7 +104,7 @@ demo: build
 	$(BIN) validate $(OUT)/manifest.json
 	@bash scripts/demo-serve.sh $(BIN) $(OUT)
 
-# Several servers on this machine, for real (README, "Running several servers"): PostgreSQL,
+# Several servers on this machine, for real (docs/OPERATORS.md, "Running several servers"): PostgreSQL,
 # SeaweedFS's S3 gateway, two `trailpack serve` sharing them, nginx in front. Stop: stack.py down .stack
 stack: build
 	@mkdir -p .stack && python3 scripts/stack.py up .stack --trailpack $(BIN) > .stack/stack.out 2>&1 || { cat .stack/stack.out; exit 1; }
@@ -139,7 +142,8 @@ bench-quick: bench-deps
 	/usr/bin/python3 bench/visitor.py --mb 100
 # Several servers alone (bench/several.py): scripts/stack.py's PostgreSQL, SeaweedFS, two trailpack serve and
 # nginx; a site's list and a large download with one and two instances, upload-to-listed against SQLite;
-# the README's several-servers table from that run. The stack is stopped at the end.
+# docs/PERFORMANCE.md's several-servers table (and README.md's headline) from that run. The stack is
+# stopped at the end.
 bench-several: bench-deps
 	python3 bench/several.py
 	python3 bench/readme.py --several

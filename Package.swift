@@ -4,7 +4,7 @@ import PackageDescription
 let package = Package(
     name: "trailpack",
     // Linux is built and tested here; the Apple platforms are declared for the libraries an app
-    // links (an iOS build needs a libcrypto: see the README). macOS 15 because the builder, the
+    // links (an iOS build needs a libcrypto: see docs/APP-DEVELOPERS.md). macOS 15 because the builder, the
     // panel and the command guard shared state with the standard library's Mutex (macOS 15, iOS 18);
     // the modules a phone links use no Mutex and keep to iOS 16.
     platforms: [.macOS(.v15), .iOS(.v16)],

@@ -1,23 +1,34 @@
 #!/usr/bin/env python3
-"""Regenerates the figures in README.md's "Performance" section from one `bench/run.py` run.
+"""Regenerates the figures in docs/PERFORMANCE.md from one `bench/run.py` run, and README.md's headline.
 
-The block between `<!-- bench:begin -->` and `<!-- bench:end -->` is replaced by: the issue's
-targets table (this run's figure, met or missed), the verify and build tables of the 1.08 GB set
-(builds to tmpfs and durable), cold verify, and the per-entry and memory figures of the 20,000-
-and 100,000-entry sets; last, between `<!-- bench:several:begin -->` and `<!-- bench:several:end -->`,
-the several-servers table from the newest `bench/several.py` run. Nothing outside the markers is
-touched; a set the run did not have is said to be missing rather than guessed.
+In docs/PERFORMANCE.md, the block between `<!-- bench:begin -->` and `<!-- bench:end -->` is replaced
+by: the issue's targets table (this run's figure, met or missed), the verify and build tables of the
+1.08 GB set (builds to tmpfs and durable), cold verify, and the per-entry and memory figures of the
+20,000- and 100,000-entry sets; last, between `<!-- bench:several:begin -->` and
+`<!-- bench:several:end -->`, the several-servers table from the newest `bench/several.py` run.
+
+In README.md, the block between `<!-- bench:headline:begin -->` and `<!-- bench:headline:end -->` is
+replaced by the headline: each target of that run, of the newest `bench/server.py` run and of the
+several-servers run, met or missed, so the front page never says more than the results do. Nothing
+outside the markers is touched; a set the run did not have is said to be missing rather than guessed.
 
 Usage: readme.py [RESULTS.json] (default: the newest bench/results/bench-*.json)
        readme.py --several [SEVERAL.json]  only the several-servers table (default: the newest
-                                           bench/results/several-*.json); the rest stays as it is
+                                           bench/results/several-*.json) and the headline; the rest
+                                           stays as it is
+       readme.py --headline                only README.md's headline, from the results docs/PERFORMANCE.md
+                                           names (its figures and several-servers table)
+       readme.py --check                   writes nothing; fails if README.md's headline is not what
+                                           the results docs/PERFORMANCE.md names would make
 """
-import glob, json, os, sys
+import glob, json, os, re, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 README = os.path.join(HERE, "..", "README.md")
+PERFORMANCE = os.path.join(HERE, "..", "docs", "PERFORMANCE.md")
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 SEVERAL_BEGIN, SEVERAL_END = "<!-- bench:several:begin -->", "<!-- bench:several:end -->"
+HEADLINE_BEGIN, HEADLINE_END = "<!-- bench:headline:begin -->", "<!-- bench:headline:end -->"
 OURS = {"build": "trailpack build", "verify": "trailpack verify --sha256"}
 
 
@@ -145,7 +156,7 @@ def replace_several(text, path):
         _, tail = rest.split(SEVERAL_END, 1)
         return blank_line_after(head) + section.rstrip("\n") + tail, used
     if END not in text:
-        sys.exit(f"README.md has no {END} marker to put the several-servers table before")
+        sys.exit(f"docs/PERFORMANCE.md has no {END} marker to put the several-servers table before")
     head, tail = text.split(END, 1)
     return blank_line_after(head) + section + END + tail, used
 
@@ -155,24 +166,110 @@ def blank_line_after(head):
     return head if head.endswith("\n\n") else head.rstrip("\n") + "\n\n"
 
 
+def newest(pattern):
+    found = sorted(glob.glob(os.path.join(HERE, "results", pattern)))
+    return found[-1] if found else None
+
+
+def short(figure):
+    """A target's figure without its parenthesis: "1.31× (61.5 µs a file) tmpfs; durable 1.45×" → "1.31×"."""
+    return figure.split(" (")[0].split(";")[0].strip()
+
+
+def headline(bench_path, server_path, several_path):
+    """README.md's headline: every target of the newest runs, met or missed, and where the rest is."""
+    results = json.load(open(bench_path))
+    m = results["machine"]
+    stamp = re.search(r"(\d{4})(\d{2})(\d{2})-", os.path.basename(bench_path))
+    when = f" of {stamp.group(1)}-{stamp.group(2)}-{stamp.group(3)}" if stamp else ""
+    names = ", ".join(f"`{os.path.basename(p)}`" for p in (bench_path, server_path, several_path) if p)
+    rows = []
+    for t in results.get("targets", []):
+        what = re.sub(r"^tiny ", "20,000 small files: ", re.sub(r"^medium ", "1.1 GB: ", t["what"]))
+        rows.append((what, short(t["thisRun"]), t["target"], t["status"].lower() == "met"))
+    if server_path:
+        s = json.load(open(server_path))
+        v, ls = s.get("versusNginx"), s.get("listVersusNginx")
+        if v:
+            ratio = v["oursOneMBps"] / v["nginxOneMBps"]
+            rows.append(("a download, one stream, vs nginx serving the same file", f"{ratio:.2f}×", "≥ 0.8×", ratio >= 0.8))
+        if ls:
+            ratio = ls["oursRPS"] / ls["nginxRPS"]
+            rows.append(("a site's list, requests/s, vs nginx serving the same body from a file",
+                         f"{ratio:.2f}×, p99 {ls['oursP99ms']:.2f} ms", "≥ 0.5×, p99 ≤ 20 ms",
+                         ratio >= 0.5 and ls["oursP99ms"] <= 20))
+    if several_path:
+        sys.path.insert(0, HERE)
+        import several
+        judged = [met for _, _, _, met in several.targets(json.load(open(several_path))) if met is not None]
+        rows.append(("several servers behind nginx (`bench/several.py`)", f"{sum(judged)} of {len(judged)} targets met",
+                     "all", all(judged)))
+    met = sum(1 for *_, ok in rows if ok)
+    lines = [f"Generated by `bench/readme.py` from the `make bench` run{when} ({names}; {m['cpu']}, {m['cores']} cores). "
+             "Ratios are trailpack ÷ the tool people would use instead: below 1, trailpack is faster.", "",
+             "| what | this run | target | |", "|---|---:|---:|---|"]
+    lines += [f"| {what} | {value} | {target} | {'met' if ok else 'MISSED'} |" for what, value, target, ok in rows]
+    lines += ["", f"**{met} of {len(rows)} met.**"]
+    return HEADLINE_BEGIN + "\n" + "\n".join(lines) + "\n" + HEADLINE_END
+
+
+def bench_named(performance_text):
+    """The results file docs/PERFORMANCE.md's block says it was made from (else the newest)."""
+    found = re.search(r"Generated by `bench/readme.py` from `bench/results/(bench-[^`]+\.json)`", performance_text)
+    path = os.path.join(HERE, "results", found.group(1)) if found else None
+    return path if path and os.path.exists(path) else newest("bench-*.json")
+
+
+def several_named(performance_text):
+    found = re.search(r"generated from `bench/results/(several-[^`]+\.json)`", performance_text)
+    path = os.path.join(HERE, "results", found.group(1)) if found else None
+    return path if path and os.path.exists(path) else newest("several-*.json")
+
+
+def with_headline(readme_text, performance_text):
+    """README.md with its headline made from the results docs/PERFORMANCE.md names."""
+    if HEADLINE_BEGIN not in readme_text or HEADLINE_END not in readme_text:
+        sys.exit(f"README.md has no {HEADLINE_BEGIN} ... {HEADLINE_END} block")
+    head, rest = readme_text.split(HEADLINE_BEGIN, 1)
+    _, tail = rest.split(HEADLINE_END, 1)
+    return head + headline(bench_named(performance_text), newest("server-*.json"), several_named(performance_text)) + tail
+
+
 def main():
     args = sys.argv[1:]
-    text = open(README).read()
+    if args[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return
+    text = open(PERFORMANCE).read()
+    readme = open(README).read()
+    if args[:1] == ["--check"]:
+        if with_headline(readme, text) != readme:
+            sys.exit("README.md: the performance headline is not what the results docs/PERFORMANCE.md names make; "
+                     "run python3 bench/readme.py --headline")
+        print("README.md: the performance headline matches the results docs/PERFORMANCE.md names")
+        return
+    if args[:1] == ["--headline"]:
+        open(README, "w").write(with_headline(readme, text))
+        print("README.md: the headline, from the results docs/PERFORMANCE.md names")
+        return
     if args[:1] == ["--several"]:
         new, used = replace_several(text, args[1] if len(args) > 1 else None)
-        open(README, "w").write(new)
-        print(f"README.md: several-servers figures from {os.path.basename(used) if used else 'nothing (not measured yet)'}")
+        open(PERFORMANCE, "w").write(new)
+        open(README, "w").write(with_headline(readme, new))
+        print(f"docs/PERFORMANCE.md: several-servers figures from {os.path.basename(used) if used else 'nothing (not measured yet)'}; "
+              "README.md: the headline")
         return
-    path = args[0] if args else sorted(glob.glob(os.path.join(HERE, "results", "bench-*.json")))[-1]
+    path = args[0] if args else newest("bench-*.json")
     results = json.load(open(path))
     if BEGIN not in text or END not in text:
-        sys.exit(f"README.md has no {BEGIN} ... {END} block")
+        sys.exit(f"docs/PERFORMANCE.md has no {BEGIN} ... {END} block")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     section, _ = several_section()
     new = head + BEGIN + "\n" + blank_line_after("\n".join(block(results, os.path.basename(path)))) + section + END + tail
-    open(README, "w").write(new)
-    print(f"README.md: performance figures from {os.path.basename(path)}")
+    open(PERFORMANCE, "w").write(new)
+    open(README, "w").write(with_headline(readme, new))
+    print(f"docs/PERFORMANCE.md: performance figures from {os.path.basename(path)}; README.md: the headline")
 
 
 if __name__ == "__main__":

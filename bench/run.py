@@ -283,7 +283,7 @@ TARGETS = [
     ("peak RSS, 20,000 and 100,000 entries, build and verify", "56–202 MiB", "≤ 48 MiB", ("tiny", "entries100k")),
 ]
 
-# Why the durable build's times have two modes on this machine (the README says it with the numbers).
+# Why the durable build's times have two modes on this machine (docs/PERFORMANCE.md says it with the numbers).
 DURABLE_NOTE = ("the machine is a VM whose balloon device reports free memory to the host (virtio-balloon "
                 "REPORTING, 2 MiB blocks): a page-cache page the host took back is faulted in again by the "
                 "host on first write, which the guest sees as a slow copy in copy_folio_from_iter_atomic")

@@ -20,7 +20,7 @@ During every measured run the machine's CPU is read from /proc: how busy both co
 of it each part of the stack took (each part's process tree), the load generator (wrk, curl) and
 anything else running ("other": the run is only as good as the machine was quiet). The stack is
 stopped at the end, whatever happens. Results: bench/results/several-STAMP.json and .md; `bench/readme.py --several` puts the table into
-README.md.
+docs/PERFORMANCE.md (and the headline into README.md).
 
 Usage: several.py [--trailpack PATH] [--mb 256] [--parallel 4] [--in-site 50] [--others 950]
                   [--releases 20]
@@ -558,7 +558,7 @@ def notes(r):
     if direct["rps"] > 1.5 * one["rps"] and "direct" in dl:
         out.append(f"nginx in front costs more than a second instance could gain: instance a alone answers "
                    f"{direct['rps']:,.0f} lists/s, through nginx (one worker, on the same cores) {one['rps']:,.0f}/s. "
-                   "scripts/stack.py's nginx (and the README's) proxies unbuffered reading 256 KB at a time "
+                   "scripts/stack.py's nginx (and docs/OPERATORS.md's) proxies unbuffered reading 256 KB at a time "
                    "(`proxy_buffer_size 256k`): with the default 4 KB it managed about half, lists and downloads alike.")
     if "bucket" in dl:
         out.append(f"Downloads stream from the bucket: weed's S3 gateway alone gives {dl['bucket']['MBps']:,.0f} MB/s here, "

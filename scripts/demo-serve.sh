@@ -33,7 +33,7 @@ for _ in $(seq 100); do grep -q "listening on" "$OUT/serve.out" 2>/dev/null && b
 BASE=$(grep -o 'http://[0-9.]*:[0-9]*' "$OUT/serve.out")
 echo "== 6. serve the packages: $(cat "$OUT/serve.out")"
 echo "   the visitor app:       $BASE/visit/  (what visitors open on their phones: find a tour, download it, take it offline;"
-echo "                                       phones need https: see 'Serving over HTTPS' in the README)"
+echo "                                       phones need https: see 'Serving over HTTPS' in docs/OPERATORS.md)"
 echo "   the web control panel: $BASE/  (sign in as ranger / $(cat "$OUT/ranger.password") to make a tour,"
 echo "                                       or as reviewer / $(cat "$OUT/reviewer.password"); passwords in $OUT/*.password)"
 for tour in santiam-wagon-road colorado-fourteeners family-hikes; do

@@ -7,7 +7,7 @@ import NIOHTTPTypesHTTP1
 
 /// The limits that keep one client from holding the server: how long a request's headers, its
 /// body and its response may take, how long a kept-alive connection may sit idle, and how many
-/// connections one address may hold. `trailpack serve --help` lists the flags; the README the defaults.
+/// connections one address may hold. `trailpack serve --help` lists the flags; docs/OPERATORS.md the defaults.
 public struct ServerLimits: Sendable, Equatable {
     /// A new connection must send a complete request head (line and headers) within this time.
     public var headerTimeout: TimeAmount = .seconds(30)

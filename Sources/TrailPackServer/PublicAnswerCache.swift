@@ -104,7 +104,7 @@ final class PublicAnswerCache: Sendable {
 /// before routing, when the cache holds a current answer for its exact target: a site's list is
 /// then sent the way a static file server sends a file, without the request's trip through the
 /// async handler, the router and the middleware (measured on a site's list under wrk, 32
-/// connections: 0.43× nginx's requests/s before; see the README's performance section).
+/// connections: 0.43× nginx's requests/s before; see docs/PERFORMANCE.md).
 ///
 /// Only what the router would answer the same way is answered here: GET and HEAD, with no
 /// `Authorization` (a token is checked, and a bad one refused, by the router), no `Cookie` (the

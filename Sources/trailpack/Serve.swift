@@ -40,7 +40,7 @@ struct Serve: AsyncParsableCommand {
             HTTP/2 as the client chooses; downloads are then sent through buffers instead of sendfile. \
             Browsers run the visitor app offline (service worker, storage, location) only from a secure \
             origin: HTTPS, or http://localhost and http://127.0.0.1 for testing. A proxy that ends TLS in \
-            front of the server (nginx) serves as well; see the README.
+            front of the server (nginx) serves as well; see docs/OPERATORS.md, "Serving over HTTPS".
 
             Limits (defaults in brackets): a new connection must send its request head within \
             --header-timeout [30 s]; a kept-alive connection is closed after --keep-alive-timeout [15 s] idle; \

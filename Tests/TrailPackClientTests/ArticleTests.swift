@@ -5,22 +5,16 @@ import TrailPackClient
 import TrailPackTestFixtures
 import TrailPackTestSupport
 
-/// The DocC articles' code is ArticleCode.swift, compiled with the tests; these tests keep the
-/// articles and that file the same, and run the code.
+/// The DocC articles' code (and docs/APP-DEVELOPERS.md's) is ArticleCode.swift, compiled with the
+/// tests; these tests keep the articles and that file the same, and run the code.
 @Suite("docs: the DocC articles' code compiles, matches the articles and runs", .ownThreads)
 struct ArticleTests {
     static let catalog = Support.root + "/Sources/TrailPackClient/TrailPackClient.docc"
     static let articles = ["CheckingADownloadedPackage.md", "ReadingOneAssetWhileItPlays.md"]
 
-    /// The ```swift blocks of a Markdown file (of the README, those of its app developers' section).
+    /// The ```swift blocks of a Markdown file.
     static func swiftBlocks(_ path: String) throws -> [String] {
-        var text = try String(contentsOfFile: path, encoding: .utf8)
-        if path.hasSuffix("/README.md") {
-            let start = try #require(
-                text.range(of: "\n## For app developers"), "the README has no section for app developers")
-            let end = text[start.upperBound...].range(of: "\n## ")?.lowerBound ?? text.endIndex
-            text = String(text[start.lowerBound..<end])
-        }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
         var blocks: [String] = []
         var current: String?
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -33,8 +27,8 @@ struct ArticleTests {
     }
 
     @Test(
-        "every swift block of the articles and of the README appears verbatim in ArticleCode.swift",
-        arguments: articles.map { catalog + "/" + $0 } + [Support.root + "/README.md"])
+        "every swift block of the articles and of docs/APP-DEVELOPERS.md appears verbatim in ArticleCode.swift",
+        arguments: articles.map { catalog + "/" + $0 } + [Support.root + "/docs/APP-DEVELOPERS.md"])
     func articlesMatchTheCode(article: String) throws {
         let code = try String(
             contentsOfFile: Support.root + "/Tests/TrailPackClientTests/ArticleCode.swift", encoding: .utf8)

@@ -125,7 +125,7 @@ struct ScannerTests {
     }
 }
 
-/// The admin command line, as the README shows it.
+/// The admin command line, as docs/OPERATORS.md shows it.
 @Suite("admin command line", .ownThreads)
 struct AdminCLITests {
     @Test(
