@@ -39,6 +39,9 @@ public final class SQLiteCatalog: CatalogStore {
 
     let pool: DatabasePool
     let changes = CatalogChanges()
+    /// Commits seen by ``watchOtherProcesses(_:)`` (an admin command run beside the server).
+    private let otherChanges = Atomic<UInt64>(0)
+    private let watcher = Mutex<Task<Void, Never>?>(nil)
     /// Calls waiting for or using a connection now, and how many may.
     private let waiting = Atomic<Int>(0)
     public let maxWaiting: Int
@@ -51,12 +54,35 @@ public final class SQLiteCatalog: CatalogStore {
         self.maxWaiting = max(1, maxWaiting)
         try Self.migrator.migrate(pool)
         pool.add(transactionObserver: changes, extent: .databaseLifetime)
+        var watching = Configuration()
+        watching.readonly = true
+        watching.busyMode = .timeout(1)
+        let queue = try DatabaseQueue(path: path, configuration: watching)
+        // Looks at `PRAGMA data_version` on a connection of its own four times a second: it changes
+        // when any other connection (this process's writer, or another process) committed. A cheap
+        // read off the request path; the public answers' hot path only loads a counter.
+        let task = Task { [weak self] in
+            var last: Int?
+            while !Task.isCancelled {
+                let version = try? await queue.read { try Int.fetchOne($0, sql: "PRAGMA data_version") }
+                guard let self else { return }
+                if let version {
+                    if let last, version != last { self.otherChanges.wrappingAdd(1, ordering: .releasing) }
+                    last = version
+                }
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        watcher.withLock { $0 = task }
     }
 
+    deinit { watcher.withLock { $0?.cancel() } }
+
     /// Moves whenever a committed change alters what the public answers show (sites, released
-    /// versions, manifests); answers kept as bytes are good while it stays the same. Changes made
-    /// by another process are not seen (the data folder's lock keeps other writers out).
-    public var publicChangeCount: UInt64 { changes.value }
+    /// versions, manifests); answers kept as bytes are good while it stays the same. It also moves
+    /// within a quarter of a second of any commit by another process (`trailpack admin site
+    /// rename` while the server runs), seen by SQLite's `data_version`.
+    public var publicChangeCount: UInt64 { changes.value &+ otherChanges.load(ordering: .acquiring) }
 
     /// Reads in one snapshot, on one of GRDB's reader connections.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {

@@ -13,9 +13,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible, Cu
     public enum TLSMode: String, Sendable, CaseIterable {
         /// No TLS.
         case disable
-        /// TLS when the server offers it, its certificate not checked (libpq's default).
+        /// TLS when the server offers it, its certificate not checked (libpq's default; trailpack's
+        /// only for a catalog on this machine).
         case prefer
-        /// TLS always, its certificate not checked.
+        /// TLS always, its certificate not checked (trailpack's default for a catalog elsewhere).
         case require
         /// TLS always, the certificate checked against the system's authorities (not its name).
         case verifyCA = "verify-ca"
@@ -87,7 +88,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible, Cu
             throw PostgresCatalogError.location(
                 "the catalog URL's database '\(Self.shown(path))' is empty, badly %-encoded or holds a '/'; \(form)")
         }
-        var tls = TLSMode.prefer
+        // Off this machine, TLS is required unless the URL asks otherwise: with libpq's `prefer`,
+        // anything that answers on the catalog's address and refuses TLS is handed the password
+        // in clear text when it asks for it so.
+        var tls = Self.isOnThisMachine(host) ? TLSMode.prefer : .require
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0]), value = parts.count > 1 ? String(parts[1]) : ""
@@ -140,6 +144,15 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible, Cu
     private static let passwordInURL = PostgresCatalogError.location(
         "the catalog URL holds a password, which would show in `ps` and in logs; take it out of the URL and "
             + "put it in a password file (its first line) or in PGPASSWORD")
+
+    /// Whether `host` is this machine: `localhost`, a loopback address (127.0.0.0/8, ::1) or a
+    /// Unix socket's folder.
+    static func isOnThisMachine(_ host: String) -> Bool {
+        let name = host.lowercased()
+        if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" || name.hasPrefix("/") { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
 
     private static func hostAndPort(_ text: Substring, form: String) throws -> (String, Int) {
         var host: Substring, portText: Substring?

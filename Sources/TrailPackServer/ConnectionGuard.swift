@@ -40,12 +40,19 @@ public struct ServerLimits: Sendable, Equatable {
 public final class ConnectionCounter: Sendable {
     private let counts = NIOLockedValueBox<[String: Int]>([:])
     let limit: Int
+    /// Addresses never capped: the trusted proxies (`--trusted-proxy`), whose connections carry
+    /// every client's requests.
+    let exempt: Set<String>
 
-    public init(limit: Int) { self.limit = limit }
+    public init(limit: Int, exempt: Set<String> = []) {
+        self.limit = limit
+        self.exempt = exempt
+    }
 
     /// Takes a place for `address`; false when it already holds `limit` connections.
     func acquire(_ address: String) -> Bool {
-        counts.withLockedValue { counts in
+        if exempt.contains(address) { return true }
+        return counts.withLockedValue { counts in
             let n = counts[address, default: 0]
             guard n < limit else { return false }
             counts[address] = n + 1
@@ -72,6 +79,7 @@ public final class ConnectionCounter: Sendable {
     }
 
     func release(_ address: String) {
+        if exempt.contains(address) { return }
         counts.withLockedValue { counts in
             let n = counts[address, default: 0] - 1
             counts[address] = n > 0 ? n : nil

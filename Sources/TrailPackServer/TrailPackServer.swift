@@ -58,7 +58,8 @@ public struct TrailPackServer: Sendable {
     ) async throws {
         self.configuration = configuration
         self.logger = logger
-        connections = ConnectionCounter(limit: configuration.limits.maxConnectionsPerAddress)
+        connections = ConnectionCounter(
+            limit: configuration.limits.maxConnectionsPerAddress, exempt: configuration.trustedProxies.addresses)
         pool = BlockingPool(
             name: "trailpack-blocking", threads: configuration.blockingThreads, queueLimit: configuration.blockingQueue,
             queueTimeout: configuration.blockingQueueTimeout)

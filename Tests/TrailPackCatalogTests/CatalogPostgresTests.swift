@@ -57,7 +57,15 @@ struct CatalogPostgresTests {
             #expect(bare.user == "trail@pack" && bare.host == "::1" && bare.port == 6543)
             #expect(bare.database == "cat alog" && bare.tls == .disable && bare.passwordSource == "no password")
             #expect(try PostgresLocation(url: "postgres://u@h/d", environment: [:]).port == 5432)
-            #expect(try PostgresLocation(url: "postgres://u@h/d", environment: [:]).tls == .prefer)
+            // TLS required off this machine unless the URL says otherwise; preferred on it.
+            for (host, mode) in [
+                ("h", PostgresLocation.TLSMode.require), ("db.example.org", .require), ("10.0.0.5", .require),
+                ("127.0.0.1", .prefer), ("127.1.2.3", .prefer), ("localhost", .prefer), ("[::1]", .prefer),
+                ("127.0.0.1.example.org", .require), ("[2001:db8::1]", .require),
+            ] {
+                #expect(try PostgresLocation(url: "postgres://u@\(host)/d", environment: [:]).tls == mode, "\(host)")
+            }
+            #expect(try PostgresLocation(url: "postgres://u@h/d?sslmode=prefer", environment: [:]).tls == .prefer)
             let fromVariable = try PostgresLocation(url: url, environment: ["PGPASSWORD": "env-s3cret"])
             #expect(fromVariable.passwordSource == "PGPASSWORD")
             let file = dir + "/password"
@@ -116,6 +124,66 @@ struct CatalogPostgresTests {
             } throws: { error in
                 (error as? PostgresCatalogError)?.code == .authentication && "\(error)".contains("none was given")
             }
+        }
+    }
+
+    /// This machine's first address that is not loopback (`hostname -I`), or nil.
+    static let outsideAddress: String? = {
+        let out = try? Support.run("hostname", ["-I"])
+        return out?.stdout.split(separator: " ").map(String.init).first { $0.contains(".") && !$0.hasPrefix("127.") }
+    }()
+
+    @Test(
+        "a catalog off this machine gets TLS or nothing: a server that refuses TLS and asks for the password in clear text never receives it",
+        .enabled(if: outsideAddress != nil, "no address other than loopback"))
+    func cleartextNeverOffered() async throws {
+        let address = try #require(Self.outsideAddress)
+        try await withTemporaryFolder { dir in
+            // A stand-in for whatever answers on the catalog's address: it refuses TLS ('N'), asks
+            // for a clear-text password (AuthenticationCleartextPassword) and keeps what it is sent.
+            let port = try PostgresServer.freePort()
+            let script = """
+                import socket, struct, sys
+                server = socket.socket(); server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                server.bind((sys.argv[1], int(sys.argv[2]))); server.listen(8)
+                open(sys.argv[3] + ".ready", "w").close()
+                while True:
+                    c, _ = server.accept(); c.settimeout(5)
+                    try:
+                        got = c.recv(8)
+                        if got[4:8] == struct.pack("!I", 80877103):
+                            c.sendall(b"N"); got = c.recv(4096)
+                        c.sendall(b"R" + struct.pack("!II", 8, 3))
+                        got += c.recv(4096)
+                    except Exception:
+                        pass
+                    with open(sys.argv[3], "ab") as f: f.write(got)
+                    c.close()
+                """
+            try script.write(toFile: dir + "/fake.py", atomically: true, encoding: .utf8)
+            let fake = Process()
+            fake.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            fake.arguments = [dir + "/fake.py", address, String(port), dir + "/received"]
+            try fake.run()
+            defer {
+                fake.terminate()
+                fake.waitUntilExit()
+            }
+            while !FileManager.default.fileExists(atPath: dir + "/received.ready") {
+                try await Task.sleep(for: .milliseconds(20))
+                #expect(fake.isRunning, "the stand-in server did not start")
+                if !fake.isRunning { return }
+            }
+            let file = dir + "/password"
+            try Data("never-in-clear-s3cret\n".utf8).write(to: URL(fileURLWithPath: file))
+            let location = try PostgresLocation(
+                url: "postgres://trailpack@\(address):\(port)/catalog", passwordFile: file, environment: [:])
+            #expect(location.tls == .require)
+            await #expect(throws: (any Error).self) {
+                _ = try await PostgresCatalog.open(location, logger: PostgresTesting.logger, connectionWait: .seconds(3))
+            }
+            let received = (try? String(contentsOfFile: dir + "/received", encoding: .isoLatin1)) ?? ""
+            #expect(!received.contains("s3cret"), "the password was sent in clear text")
         }
     }
 

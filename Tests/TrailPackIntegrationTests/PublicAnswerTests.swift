@@ -76,6 +76,41 @@ struct PublicAnswerTests {
     }
 
     @Test(
+        "a kept answer notices a change made by another process: trailpack admin site rename beside the running server reaches /v1/sites, kept and routed alike"
+    )
+    func anotherProcessChanges() throws {
+        try Support.withTemporaryDirectory { dir in
+            let packages = try ServerFixtures.packages(dir)
+            try ServeProcess.token.write(toFile: dir + "/token", atomically: true, encoding: .utf8)
+            let server = try ServeProcess.launch([
+                "--data", dir + "/data", "--admin-token-file", dir + "/token", "--approvals", "0", "--no-malware-scan",
+            ])
+            defer { server.stop() }
+            let upload = try ServeProcess.curl([
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(ServeProcess.token)",
+                "--data-binary", "@" + packages["santiam-wagon-road"]!, server.base + "/v1/admin/packages",
+            ])
+            #expect(upload.stdout == "201")
+            let sites = server.base + "/v1/sites"
+            let before = try Self.get(sites)
+            #expect(try Self.get(sites).body == before.body, "kept: the same bytes again")
+            let renamed = try Support.trailpack(
+                "admin", "--data", dir + "/data", "site", "rename", "willamette-sweet-home", "Sweet Home Ranger Station")
+            #expect(renamed.status == 0, "\(renamed.stderr)")
+            // The server notices on its own (within a quarter of a second); this waits for it,
+            // at most 200 looks, so a server that never notices fails here.
+            var now = before
+            for _ in 0..<200 where !now.body.contains("Sweet Home Ranger Station") {
+                Thread.sleep(forTimeInterval: 0.1)
+                now = try Self.get(sites)
+            }
+            #expect(now.body.contains("Sweet Home Ranger Station"), "never seen: \(now.body)")
+            #expect(now.etag != before.etag)
+            #expect(try Self.get(sites, ifNoneMatch: before.etag).status == "200", "the old validator no longer holds")
+        }
+    }
+
+    @Test(
         "answered before routing: the same head and bytes as the routed answer, in order behind a routed request on the same connection, never for a token, a cookie or after a change"
     )
     func answeredBeforeRouting() throws {
