@@ -5,8 +5,10 @@ import TrailPackTestFixtures
 import TrailPackTestSupport
 
 /// The visitor app as a guide (#50), in headless Chromium: the walk with the position overridden
-/// (scripts/visitor-guide.py, against `trailpack serve`) and the update by part measured from
-/// nginx's access log (scripts/visitor-update.py, which starts its own server behind nginx).
+/// (scripts/visitor-guide.py, against `trailpack serve`), the update by part measured from
+/// nginx's access log (scripts/visitor-update.py, which starts its own server behind nginx), and
+/// the trust settings changed under an open tab (scripts/visitor-trust.py, which starts its own
+/// server three times on one address).
 @Suite("visitor app as a guide: narration, the map that leads, updates by part", .ownThreads, .serialized)
 struct VisitorGuideTests {
     /// What visitor-guide.py prints last.
@@ -175,5 +177,19 @@ struct VisitorGuideTests {
                 format: "%.2f %% (%.2f %% with headers)", 100.0 * Double(body) / Double(package.count), ratio * 100)
             print("visitor update by part: \(body) body bytes (\(sent) with headers) of \(package.count), \(percent)")
         }
+    }
+
+    @Test(
+        "the trust settings change while one tab of the app stays open in Chromium (issue #53): a third key and 3 signatures needed apply at the next check (the next tour refused, 2 of 3), a threshold lowered to 1 is not followed (the app keeps 3, refuses, and says so), 3 remembered in IndexedDB",
+        .needs(.chromium, .chromedriver, .debianPython3, .selenium))
+    func trustSettingsWhileOpen() throws {
+        let result = try Support.run(
+            "/usr/bin/python3",
+            [
+                Support.root + "/scripts/visitor-trust.py", "--bin", Support.binary, "--shots",
+                Support.root + "/out/screenshots/visitor-trust",
+            ])
+        #expect(result.status == 0, "visitor-trust.py: \(result.stderr)\n\(result.stdout)")
+        print("visitor trust settings: \(result.stdout)")
     }
 }

@@ -25,8 +25,13 @@ function load({ caches, fetch }) {
   new Function('self', 'caches', 'fetch', source)(self, caches, fetch);
   return async (url, method = 'GET') => {
     let answer;
-    listeners.fetch({ request: { url, method }, respondWith: (promise) => { answer = promise; } });
-    return answer === undefined ? undefined : await answer;
+    const waits = [];
+    listeners.fetch({
+      request: { url, method }, respondWith: (promise) => { answer = promise; }, waitUntil: (p) => { waits.push(p); },
+    });
+    const result = answer === undefined ? undefined : await answer;
+    await Promise.all(waits);
+    return result;
   };
 }
 
@@ -72,8 +77,8 @@ describe('the visitor app\'s service worker', () => {
   test('asks the network for what its copy does not hold', async () => {
     const net = network();
     const dispatch = load({ caches: cacheStorage({}), fetch: net.fetch });
-    assert.equal(await dispatch(`${SCOPE}config.json?x=1`), `network: ${SCOPE}config.json?x=1`);
-    assert.deepEqual(net.asked, [`${SCOPE}config.json?x=1`]);
+    assert.equal(await dispatch(`${SCOPE}js/new.js?x=1`), `network: ${SCOPE}js/new.js?x=1`);
+    assert.deepEqual(net.asked, [`${SCOPE}js/new.js?x=1`]);
   });
 
   test('asks the network when its copy cannot be opened or read, instead of failing the request', async () => {
@@ -104,4 +109,81 @@ describe('the visitor app\'s service worker', () => {
     });
     await assert.rejects(dispatch(`${SCOPE}js/missing.js`), /Failed to fetch/);
   });
+
+  describe('config.json, the settings that decide which downloads to trust (issue #53, row 14)', () => {
+    const CONFIG = `${SCOPE}config.json`;
+    /** A cache holding real Responses by URL, with put (what the worker keeps). */
+    const keeping = (held) => {
+      const puts = [];
+      return {
+        puts,
+        held,
+        async open() {
+          return {
+            async match(key) { return held[typeof key === 'string' ? key : key.url]?.clone(); },
+            async put(key, response) {
+              puts.push(key);
+              held[typeof key === 'string' ? key : key.url] = response;
+            },
+          };
+        },
+      };
+    };
+    const json = (value, headers = {}) => {
+      const text = JSON.stringify(value);
+      return new Response(text, {
+        status: 200, headers: { 'Content-Type': 'application/json', 'Content-Length': String(text.length), ...headers },
+      });
+    };
+
+    test('from the network first, even while the copy holds older settings; the copy is brought up to date', async () => {
+      const caches = keeping({ [CONFIG]: json({ threshold: 1 }) });
+      const asked = [];
+      const dispatch = load({ caches, fetch: async (request, init) => { asked.push([request.url, init?.cache]); return json({ threshold: 2 }); } });
+      const answer = await dispatch(CONFIG);
+      assert.deepEqual(await answer.json(), { threshold: 2 });
+      assert.equal(answer.headers.get('X-TrailPack-Copy'), null, 'the network\'s answer is not marked');
+      assert.deepEqual(asked, [[CONFIG, 'no-cache']]);
+      assert.deepEqual(caches.puts, [CONFIG]);
+      assert.deepEqual(await caches.held[CONFIG].json(), { threshold: 2 });
+    });
+
+    test('the kept copy only when the network fails, marked X-TrailPack-Copy: offline', async () => {
+      const dispatch = load({
+        caches: keeping({ [CONFIG]: json({ threshold: 1 }) }),
+        fetch: async () => { throw new TypeError('Failed to fetch'); },
+      });
+      const answer = await dispatch(`${CONFIG}?again`);
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('X-TrailPack-Copy'), 'offline');
+      assert.equal(answer.headers.get('Content-Type'), 'application/json');
+      assert.deepEqual(await answer.json(), { threshold: 1 });
+    });
+
+    test('an answer without a length, or longer than the app reads, is passed on unread and not kept', async () => {
+      for (const headers of [{}, { 'Content-Length': String((1 << 20) + 1) }]) {
+        let pulled = 0;
+        const endless = new ReadableStream({
+          pull(controller) { pulled += 65536; controller.enqueue(new Uint8Array(65536)); },
+        }, { highWaterMark: 0 });
+        const caches = keeping({ [CONFIG]: json({ threshold: 1 }) });
+        const dispatch = load({ caches, fetch: async () => new Response(endless, { status: 200, headers }) });
+        const answer = await dispatch(CONFIG);
+        assert.equal(answer.status, 200);
+        assert.equal(pulled, 0, JSON.stringify(headers));
+        assert.deepEqual(caches.puts, []);
+        await answer.body.cancel();
+      }
+    });
+
+    test('no network and no copy: the request fails; a server\'s error is passed on and not kept', async () => {
+      const none = load({ caches: keeping({}), fetch: async () => { throw new TypeError('Failed to fetch'); } });
+      await assert.rejects(none(CONFIG), /Failed to fetch/);
+      const caches = keeping({ [CONFIG]: json({ threshold: 1 }) });
+      const failing = load({ caches, fetch: async () => new Response('no', { status: 503 }) });
+      assert.equal((await failing(CONFIG)).status, 503);
+      assert.deepEqual(caches.puts, []);
+    });
+  });
 });
+

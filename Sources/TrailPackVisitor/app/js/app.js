@@ -8,6 +8,7 @@ import * as catalog from './catalog.js';
 import * as storage from './storage.js';
 import * as installer from './install.js';
 import { openZip } from './zip.js';
+import { HttpSource } from './http.js';
 import { formatBytes, compareVersions, shownType, verifiedBlob } from './tour.js';
 import { showTour, showStop, leaveTour } from './walk.js';
 import { localTour, langOf, languageSwitch, fallbackNote } from './language-view.js';
@@ -145,23 +146,6 @@ async function siteView(siteId) {
   render(siteName, list, more);
 }
 
-/** A byte source over HTTP ranges of a download (the preview's first photo: a few small requests). */
-class HttpSource {
-  constructor(url, size) {
-    this.url = url;
-    this.size = size;
-  }
-  async read(offset, length) {
-    if (offset < 0 || length < 0 || offset + length > this.size) throw new RangeError('read outside the file');
-    if (length === 0) return new Uint8Array(0);
-    const response = await fetch(this.url, { headers: { Range: `bytes=${offset}-${offset + length - 1}` } });
-    if (response.status !== 206) throw new Error(`range request answered ${response.status}`);
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    if (bytes.length !== length) throw new Error('short range answer');
-    return bytes;
-  }
-}
-
 /** The tour's first photo, as the visitor's language gets it (`local`: the localized manifest). */
 async function firstPhoto(entry, local) {
   const stop = (local.waypoints ?? []).find((w) => (w.assets ?? []).some(isPreviewPhoto));
@@ -256,7 +240,10 @@ async function packageView(id) {
   const partial = await storage.partSize(entry.sha256);
 
   // A download under way, started here or found running: its progress, Pause, and Cancel.
-  const follow = async (promise, progress) => {
+  const follow = async (job, progress) => {
+    const promise = job.promise;
+    // What the app kept of its own trust settings (a threshold the server lowered): said beside the result.
+    const trustWords = () => (job.trustNotices ?? []).map((words) => notice('info', words));
     const pause = () => installer.pause(entry.sha256);
     const cancel = async () => {
       if (!confirm(t('package.cancelConfirm'))) return;
@@ -271,14 +258,14 @@ async function packageView(id) {
       const record = await promise;
       const part = record.update?.mode === 'by-part'
         ? t('package.byPart', { size: formatBytes(record.update.fetchedBytes) }) : '';
-      status.replaceChildren(notice('ok', t('package.done', { part })));
+      status.replaceChildren(notice('ok', t('package.done', { part })), ...trustWords());
       // The browser was asked to keep the tours: where it will not, the visitor is told what to do.
       const warning = await keepWarning(h, notice).catch(() => null);
       if (warning) status.append(warning, installOffer(h));
       action.replaceChildren(h('a', { class: 'button', href: `#/tour/${record.sha256}` }, t('package.take')));
     } catch (error) {
       if (!status.isConnected) return;
-      status.replaceChildren(notice(error.code === 'aborted' ? 'info' : 'error', error.message));
+      status.replaceChildren(notice(error.code === 'aborted' ? 'info' : 'error', error.message), ...trustWords());
       // A refused file is not offered again (until the catalog names another).
       const refusedNow = refusalOf(await storage.readLibrary().catch(() => ({ refused: [] })), entry);
       if (installer.activeDownload(entry.sha256)) return; // the app continued it already: followJob shows it
@@ -299,7 +286,7 @@ async function packageView(id) {
     followed = job;
     const progress = progressView(entry);
     job.listeners.add(progress.update);
-    follow(job.promise, progress);
+    follow(job, progress);
   };
   const stopFollowing = installer.onDownloadsChange(followJob);
   const start = () => {

@@ -2,6 +2,7 @@
 // app's language: i18n.js).
 
 import { t } from './i18n.js';
+import { discardBody, readBody } from './http.js';
 
 /** A catalog request that failed: `offline` true when the network was unreachable. */
 export class CatalogError extends Error {
@@ -13,7 +14,17 @@ export class CatalogError extends Error {
   }
 }
 
-async function getJSON(path, limit = 16 << 20) {
+/** The header the service worker puts on its own copy of a file it answered offline (sw.js). */
+export const OFFLINE_COPY = 'X-TrailPack-Copy';
+
+/**
+ * The JSON document at `path`, read by http.js's `readBody`: a server that sends more than
+ * `limit` bytes (or says it will) is cut off as the bytes arrive, never held in memory.
+ * @param {string} path @param {number} [limit]
+ * @returns {Promise<{document: any, offlineCopy: boolean}>} `offlineCopy`: the service worker's
+ *   copy, answered because the network failed
+ */
+async function fetchJSON(path, limit = 16 << 20) {
   let response;
   try {
     response = await fetch(path, { headers: { Accept: 'application/json' }, cache: 'no-cache' });
@@ -21,36 +32,23 @@ async function getJSON(path, limit = 16 << 20) {
     throw new CatalogError(t('catalog.offline'), true);
   }
   if (!response.ok) {
+    await discardBody(response);
     throw new CatalogError(
       response.status === 404 ? t('catalog.gone') : t('catalog.status', { status: String(response.status) }),
       false, response.status);
   }
-  // Read as a stream up to the limit: a server that sends more is cut off, not held in memory.
-  const declared = Number(response.headers.get('Content-Length') ?? 0);
-  if (declared > limit) {
-    await response.body?.cancel();
-    throw new CatalogError(t('catalog.tooMuch'));
-  }
-  const parts = [];
-  let total = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > limit) {
-      await reader.cancel();
-      throw new CatalogError(t('catalog.tooMuch'));
-    }
-    parts.push(value);
-  }
-  const text = new TextDecoder().decode(await new Blob(parts).arrayBuffer());
+  const bytes = await readBody(response, limit, () => new CatalogError(t('catalog.tooMuch')));
+  let document;
   try {
-    return JSON.parse(text);
+    document = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     throw new CatalogError(t('catalog.notCatalog'));
   }
+  return { document, offlineCopy: response.headers.get(OFFLINE_COPY) === 'offline' };
 }
+
+/** The JSON document at `path`, at most `limit` bytes (`fetchJSON`). */
+const getJSON = async (path, limit) => (await fetchJSON(path, limit)).document;
 
 const enc = encodeURIComponent;
 
@@ -66,8 +64,13 @@ export const manifest = (id, version) => getJSON(`/v1/packages/${enc(id)}/versio
 /** The reviewers' signatures of a version. @param {string} id @param {string} version */
 export const signatures = (id, version) =>
   getJSON(`/v1/packages/${enc(id)}/versions/${enc(version)}/signatures`, 1 << 20);
-/** What the operator configured for this app (trusted keys, threshold). */
-export const config = () => getJSON('config.json', 1 << 20);
+/**
+ * What the operator configured for this app (trusted keys, threshold), as served: from the
+ * network first, the service worker's copy only when the network failed (`offlineCopy`).
+ * trust.js decides what of it the app uses.
+ * @returns {Promise<{document: any, offlineCopy: boolean}>}
+ */
+export const config = () => fetchJSON('config.json', 1 << 20);
 
 /**
  * Tells the server which SHA-256 arrived (the seed's confirmation), and, for a download the app

@@ -9,6 +9,7 @@
 import { toHex } from './sha256.js';
 import { createHashers } from './fasthash.js';
 import { t } from './i18n.js';
+import { streamBody } from './http.js';
 
 /** A download that cannot go on, with `code`: 'http', 'size', 'range', 'network', 'aborted'. */
 export class DownloadError extends Error {
@@ -123,14 +124,9 @@ async function download(o, hasher) {
     }
     reprDigest ??= response.headers.get('Repr-Digest');
     const had = have;
-    const reader = response.body.getReader();
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (have + value.length > o.size) {
-          throw new DownloadError('size', t('download.sizeMore', { size: String(o.size) }));
-        }
+      // Never more than the rest of the file: a longer body is cut off as it arrives (http.js).
+      await streamBody(response, o.size - have, async (value) => {
         let written = 0;
         while (written < value.length) {
           written += file.write(value.subarray(written), { at: have + written });
@@ -146,7 +142,7 @@ async function download(o, hasher) {
         }
         failures = 0;
         o.onProgress?.(have);
-      }
+      }, () => new DownloadError('size', t('download.sizeMore', { size: String(o.size) })));
     } catch (error) {
       if (error instanceof DownloadError) throw error;
       if (o.signal?.aborted) {

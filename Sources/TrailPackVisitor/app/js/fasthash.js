@@ -8,6 +8,7 @@
 
 import { SHA256 } from './sha256.js';
 import { BLAKE2b512 } from './blake2b.js';
+import { discardBody, readBody } from './http.js';
 
 /**
  * A streaming hash: `update` as often as needed, then `digest` once.
@@ -68,9 +69,12 @@ async function instantiate() {
   }
 }
 
+/** The most of hashes.wasm that is read (it is 4 KiB): a server that sends more is cut off. */
+const WASM_LIMIT = 1 << 20;
+
 /**
- * Loads and compiles hashes.wasm: from the file system in Node, else with `fetch` (streaming when
- * the server says application/wasm).
+ * Loads and compiles hashes.wasm: from the file system in Node, else with `fetch`, its body read
+ * by http.js's `readBody` (at most WASM_LIMIT bytes).
  * @returns {Promise<WebAssembly.Module | null>}
  */
 async function compile() {
@@ -79,15 +83,12 @@ async function compile() {
       const { readFile } = await import('node:fs/promises');
       return await WebAssembly.compile(await readFile(WASM_URL));
     }
-    try {
-      const { module } = await WebAssembly.instantiateStreaming(fetch(WASM_URL));
-      return module;
-    } catch {
-      // Another MIME type than application/wasm (or a refused compile, which fails again below).
-      const response = await fetch(WASM_URL);
-      if (!response.ok) return null;
-      return await WebAssembly.compile(await response.arrayBuffer());
+    const response = await fetch(WASM_URL);
+    if (!response.ok) {
+      await discardBody(response);
+      return null;
     }
+    return await WebAssembly.compile(await readBody(response, WASM_LIMIT));
   } catch {
     return null;
   }

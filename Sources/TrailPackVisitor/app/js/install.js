@@ -11,6 +11,7 @@ import { parsePublicKey, checkSignatures } from './minisign.js';
 import { openTour, compareVersions, formatBytes } from './tour.js';
 import { refusalOf, withRefusal, withoutRefusals } from './status.js';
 import { askToKeep } from './keep.js';
+import { trustSettings } from './trust.js';
 import { t, appLanguage } from './i18n.js';
 
 /** An install that stopped, in words for the visitor; `kept` when the partial download was kept. */
@@ -162,7 +163,7 @@ export async function install(entry, site, listener = () => {}) {
     existing.listeners.add(listener);
     return existing.promise;
   }
-  const job = { entry, received: 0, listeners: new Set([listener]), worker: null };
+  const job = { entry, received: 0, listeners: new Set([listener]), worker: null, trustNotices: [] };
   const tell = (event) => job.listeners.forEach((l) => l(event));
   job.promise = (async () => {
     // What the catalog says is checked before it names a file or a size here.
@@ -187,16 +188,20 @@ export async function install(entry, site, listener = () => {}) {
     // The browser is asked to keep the tours (the answer is read back where the page warns: keep.js).
     await askToKeep();
     // Without the operator's settings the app cannot know which signatures to require: it refuses
-    // rather than install unchecked (fail closed).
-    let config;
+    // rather than install unchecked (fail closed). They come from the network first, never with
+    // a lower threshold than one seen before, nor a key only the offline copy names (trust.js);
+    // what the app kept of its own is said beside the result (job.trustNotices).
+    let trust;
     try {
-      config = await catalog.config();
+      trust = await trustSettings();
     } catch {
       throw new InstallError(t('download.noSettings'), true);
     }
-    if (!Number.isSafeInteger(config?.threshold) || config.threshold < 0 || !Array.isArray(config.trustedKeys)
-      || config.trustedKeys.length < config.threshold) {
-      throw new InstallError(t('download.badSettings'), true);
+    job.trustNotices = trust.notices.map((n) => t(n.key, n.params));
+    const config = trust.settings;
+    if (!config) throw new InstallError(t('download.badSettings'), true);
+    if (config.trustedKeys.length < config.threshold) {
+      throw new InstallError(t('download.tooFewKeys', { keys: config.trustedKeys.length, threshold: config.threshold }), true);
     }
     job.prehash = config.threshold > 0;
     if (job.paused || job.cancelled) throw new InstallError(t('download.paused'), true);

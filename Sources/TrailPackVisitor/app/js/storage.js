@@ -90,6 +90,26 @@ export function updateLibrary(change) {
   });
 }
 
+/** The record of what the app remembers of its trust settings (trust.js), beside the list. */
+const TRUST_KEY = 'trust';
+
+/**
+ * Changes the remembered trust settings in one transaction: `change` gets the stored record
+ * (undefined at first) and returns the new one (trust.js: the highest threshold seen, the keys the
+ * network named last). Two windows of the app never undo each other's change.
+ * @param {(stored: any) => object} change
+ */
+export function updateTrust(change) {
+  return transaction('readwrite', (store, done) => {
+    const request = store.get(TRUST_KEY);
+    request.onsuccess = () => {
+      const next = change(request.result);
+      store.put(next, TRUST_KEY);
+      done(next);
+    };
+  });
+}
+
 /** @param {string} sha256 @returns {string} */
 export const packageName = (sha256) => `${sha256}.zip`;
 /** @param {string} sha256 @returns {string} */

@@ -9,6 +9,7 @@
 import { openZip } from './zip.js';
 import { DownloadError, downloadInto, inlineHasher } from './downloader.js';
 import { t } from './i18n.js';
+import { streamBody } from './http.js';
 import {
   KnownBytes, UpdateRefusal, firstTailRange, locateDirectory, planUpdate, readDirectory, restampedHeader,
 } from './update-plan.js';
@@ -229,22 +230,15 @@ async function fetchRange(fetchImpl, o, start, end, sink, report, state) {
   const etag = response.headers.get('ETag');
   if (etag !== null && etag !== o.etag) await refuse(`the server sent the range of another file (ETag ${etag})`);
   state.reprDigest ??= response.headers.get('Repr-Digest');
-  const reader = response.body.getReader();
   let received = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (received + value.length > end - start) {
-        report.fetchedBytes += value.length;
-        throw new UpdateRefusal('the server sent more than the range asked for');
-      }
+    // Exactly the range: a longer body is cut off as it arrives (http.js), its extra chunk unread.
+    await streamBody(response, end - start, async (value) => {
       received += value.length;
       report.fetchedBytes += value.length;
       await sink(value);
-    }
+    }, () => new UpdateRefusal('the server sent more than the range asked for'));
   } catch (error) {
-    await reader.cancel().catch(() => {});
     if (error instanceof UpdateRefusal) throw error;
     if (o.signal?.aborted) throw new DownloadError('aborted', t('download.paused'));
     throw new UpdateRefusal(`the connection broke (${error?.message ?? error})`);

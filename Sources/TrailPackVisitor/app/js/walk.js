@@ -14,6 +14,7 @@
 // it off, with the Media Session API for the lock screen and the Screen Wake Lock while following.
 
 import * as storage from './storage.js';
+import { discardBody, readBlob } from './http.js';
 import {
   openTour, openMap, verifiedBlob, shownType, orderedStops,
 } from './tour.js';
@@ -73,6 +74,9 @@ function markVisited(sha, order) {
   localStorage.setItem(visitedKey(sha), JSON.stringify([...set]));
 }
 
+/** The most the control panel's preview reads of a package the server sends with no length. */
+const PREVIEW_LIMIT = 4 * 2 ** 30;
+
 /**
  * The package a route names: `tour/<sha256>` (installed on this phone) or `preview/<id>/<version>`
  * (a version under review, read through the control panel's session, for "preview as a visitor").
@@ -94,9 +98,12 @@ async function packageFor(key) {
     `/packages/${first}/versions/${second}/package.zip`, // (already encoded in the key)
     { credentials: 'same-origin', cache: 'no-store' });
   if (!response.ok || !(response.headers.get('Content-Type') ?? '').startsWith('application/zip')) {
+    await discardBody(response);
     throw new Error('The preview needs you signed in to the control panel with access to this version.');
   }
-  return response.blob();
+  // Read no further than the server said it would send (PREVIEW_LIMIT without a length).
+  const declared = (response.headers.get('Content-Length') ?? '').trim();
+  return readBlob(response, /^\d+$/.test(declared) ? Number(declared) : PREVIEW_LIMIT, 'application/zip');
 }
 
 /** Where the visitor is taken to be along the track before a fix: the last stop visited, else the start. */
