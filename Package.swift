@@ -407,7 +407,7 @@ let package = Package(
             name: "TrailPackIntegrationTests",
             dependencies: [
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier",
-                "TrailPackCatalog", "TrailPackCatalogModel", "TrailPackClient",
+                "TrailPackCatalog", "TrailPackCatalogModel", "TrailPackClient", "TrailPackS3",
                 "TrailPackMap", "TrailPackPanel", "TrailPackTestSupport", "TrailPackTestFixtures",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

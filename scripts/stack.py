@@ -11,6 +11,10 @@ the two on one port.
   python3 scripts/stack.py down DIR             stop every part (SIGTERM, then SIGKILL after 10 s)
   python3 scripts/stack.py stop DIR PART        stop one part: postgres, weed, a, b or nginx
   python3 scripts/stack.py kill DIR PART        kill one part at once (SIGKILL), as a crash would
+  python3 scripts/stack.py freeze DIR PART      stop one part's processes where they are (SIGSTOP):
+                                                its sockets stay open and answer nothing, as a
+                                                stalled database or a frozen bucket does
+  python3 scripts/stack.py thaw DIR PART        let them run again (SIGCONT)
   python3 scripts/stack.py start DIR PART       start one part again, on its ports and its data
   python3 scripts/stack.py watch DIR PID        stop the stack when process PID ends (`up --watch PID`
                                                 starts this in the background: a test run that dies
@@ -134,6 +138,26 @@ def stop(state, part, sig=signal.SIGTERM, wait=10.0):
             time.sleep(0.05)
     state["pids"][part] = None
     save(state)
+
+
+def descendants(pid):
+    """The process ids below `pid`, from /proc (children, their children, …)."""
+    children = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                parent = int(f.read().rsplit(") ", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(name))
+    found, queue = [], [pid]
+    while queue:
+        for child in children.get(queue.pop(), []):
+            found.append(child)
+            queue.append(child)
+    return found
 
 
 def save(state):
@@ -380,7 +404,7 @@ def start_all(folder, trailpack, web_assets, watched):
 
 def main():
     args = sys.argv[1:]
-    if len(args) < 2 or args[0] not in ["up", "down", "stop", "kill", "start", "watch"]:
+    if len(args) < 2 or args[0] not in ["up", "down", "stop", "kill", "freeze", "thaw", "start", "watch"]:
         sys.exit(__doc__)
     command, folder = args[0], args[1]
     if command == "up":
@@ -405,6 +429,13 @@ def main():
         sys.exit(f"stack: no stack in {folder} (run 'up' first)")
     if command == "down":
         for part in reversed(PARTS):
+            if alive(state["pids"].get(part)):
+                # A frozen part hears SIGTERM only once thawed.
+                for each in [state["pids"][part]] + descendants(state["pids"][part]):
+                    try:
+                        os.kill(each, signal.SIGCONT)
+                    except ProcessLookupError:
+                        pass
             stop(state, part)
         return
     if len(args) != 3 or args[2] not in PARTS:
@@ -414,6 +445,17 @@ def main():
         stop(state, part)
     elif command == "kill":
         stop(state, part, sig=signal.SIGKILL)
+    elif command in ("freeze", "thaw"):
+        pid = state["pids"].get(part)
+        if not alive(pid):
+            sys.exit(f"stack: {part} is not running")
+        # Every descendant, not the process group: PostgreSQL's backends each run in a session of
+        # their own (setsid), and a frozen postmaster alone leaves their connections answering.
+        for each in [pid] + descendants(pid):
+            try:
+                os.kill(each, signal.SIGSTOP if command == "freeze" else signal.SIGCONT)
+            except ProcessLookupError:
+                pass
     else:
         if not alive(state["pids"].get(part)):
             STARTERS[part](state)

@@ -191,11 +191,12 @@ public final class PostgresCatalog: CatalogStore, Service {
         defer { waiting.wrappingSubtract(1, ordering: .relaxed) }
         guard now <= maxWaiting else { throw CatalogError.busy("\(maxWaiting) requests are already waiting for it") }
         if !clientRunning.load(ordering: .acquiring) { await untilClientRuns() }
+        let deadline = ContinuousClock.now + connectionWait
         var attempt = 1
         while true {
             do {
                 let (value, changedPublic) = try await withConnection { connection in
-                    try await self.run(on: connection, readOnly: readOnly, body)
+                    try await self.run(on: connection, readOnly: readOnly, before: deadline, body)
                 }
                 if changedPublic { changed() }
                 return value
@@ -209,8 +210,7 @@ public final class PostgresCatalog: CatalogStore, Service {
     }
 
     /// `body` on a pooled connection, refused with ``CatalogError/busy(_:)`` when none is leased
-    /// within ``connectionWait``. Once `body` has its connection it is never cut short (a commit
-    /// must not be abandoned half-way).
+    /// within ``connectionWait``.
     private func withConnection<T: Sendable>(
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
@@ -256,7 +256,38 @@ public final class PostgresCatalog: CatalogStore, Service {
         }
     }
 
+    /// `body` in one transaction on `connection`, which is closed if the call is not over by
+    /// `deadline` (the call's ``connectionWait`` from its start): a PostgreSQL whose processes are
+    /// stopped, or whose packets are dropped, keeps the connection open and answers nothing, and
+    /// neither `lock_timeout` nor `statement_timeout` (the server's own clocks) can end that. The
+    /// call is then refused as busy (503 with Retry-After); a commit cut off there either happened
+    /// whole or not at all, as PostgreSQL's transactions do.
     private nonisolated(nonsending) func run<T: Sendable>(
+        on connection: PostgresConnection, readOnly: Bool, before deadline: ContinuousClock.Instant,
+        _ body: (Transaction) async throws -> T
+    ) async throws -> (T, Bool) {
+        let cutOff = LeaseFlag()
+        let watchdog = Task {
+            try await Task.sleep(until: deadline)
+            cutOff.value.store(true, ordering: .releasing)
+            try? await connection.close()
+        }
+        defer { watchdog.cancel() }
+        do {
+            return try await runTransaction(on: connection, readOnly: readOnly, body)
+        } catch  where cutOff.value.load(ordering: .acquiring) {
+            let what =
+                "PostgreSQL at \(location.host):\(location.port) gave no answer within \(connectionWait.components.seconds) s: is it stalled, or the network to it?"
+            if readOnly { throw CatalogError.busy(what) }
+            throw CatalogError(
+                code: .busy,
+                message:
+                    "the catalog is busy (\(what)); the change was cut off waiting for its answer, so it was made whole or not at all: look before trying again",
+                name: "")
+        }
+    }
+
+    private nonisolated(nonsending) func runTransaction<T: Sendable>(
         on connection: PostgresConnection, readOnly: Bool, _ body: (Transaction) async throws -> T
     ) async throws -> (T, Bool) {
         let transaction = Transaction(connection: connection, logger: logger)

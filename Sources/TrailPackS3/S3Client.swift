@@ -46,6 +46,11 @@ public final class S3Client: Sendable {
         /// How long a request without a body to stream (everything but uploads) may take until its
         /// answer's head arrives: 5 minutes.
         public var requestTimeout: Duration
+        /// How long a read (`GET`, `HEAD`, a listing) may take until its answer's head arrives:
+        /// 10 seconds. These are what a visitor's download or a reviewer's page waits on; a bucket
+        /// that stalls (its processes stopped, its packets dropped) is then reported at once, and
+        /// the server answers 503 within the time it promises, not after ``readTimeout``.
+        public var answerTimeout: Duration = .seconds(10)
         /// The size of the chunks a file is read and sent in: 256 KiB.
         public var chunkSize: Int
         /// Whether ``S3Client/put(key:file:sha256:size:contentType:)`` hashes the bytes as it sends
@@ -82,6 +87,7 @@ public final class S3Client: Sendable {
             }
             for (name, duration) in [
                 ("connectTimeout", connectTimeout), ("readTimeout", readTimeout), ("writeTimeout", writeTimeout),
+                ("answerTimeout", answerTimeout),
                 ("requestTimeout", requestTimeout),
             ] where duration <= .zero {
                 throw fail("\(name) is more than zero")
@@ -177,7 +183,16 @@ public final class S3Client: Sendable {
         if let body { http.body = body }
         // An upload's answer comes after its last byte, however long sending takes: the
         // configuration's idle timeouts (connect, read, write) bound it instead.
-        let deadline: NIODeadline = streamsBody ? .distantFuture : .now() + TimeAmount(configuration.requestTimeout)
+        // A read's head must come within `answerTimeout` (a download's body then flows under the
+        // idle timeouts).
+        let reads = method == .GET || method == .HEAD
+        let deadline: NIODeadline =
+            streamsBody
+            ? .distantFuture
+            : .now()
+                + TimeAmount(
+                    reads
+                        ? min(configuration.answerTimeout, configuration.requestTimeout) : configuration.requestTimeout)
         do {
             return try await self.http.execute(http, deadline: deadline)
         } catch {

@@ -41,6 +41,15 @@ public protocol BlobStore: Sendable {
     func quarantine(sha256: String, reason: String) async throws -> String
 }
 
+/// A stored blob found not to be what the catalog says (missing, of another size, other bytes)
+/// while it was being served: the download is refused and the blob taken out of service.
+public struct BlobDamaged: Error, Sendable, CustomStringConvertible {
+    /// What was found, for the log and the catalog's note.
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
+
 /// How a download is sent.
 public enum BlobSource: Sendable {
     /// A local file, sent by `sendfile` (or read in chunks under TLS).

@@ -117,7 +117,16 @@ struct DownloadController {
             return Response(
                 status: status, headers: headers, body: try await body(path: path, range: served, context: context))
         case .stream(let body):
-            return Response(status: status, headers: headers, body: try await body(served))
+            // The store proves the bytes before the head goes out: a missing, short or swapped
+            // object is never sent under the catalog's ETag, Repr-Digest and a year's caching.
+            do {
+                return Response(status: status, headers: headers, body: try await body(served))
+            } catch let damage as BlobDamaged {
+                await takeOutOfService(sha, damage.reason)
+                throw ServerError.internal(
+                    "the package with SHA-256 \(sha) is damaged in the package store and was taken out of service (\(damage.reason)); the operator has been told"
+                )
+            }
         case .redirect:
             throw ServerError.internal("a redirect was answered above")
         }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 import TrailPackCatalogModel
 import TrailPackCrypto
 import TrailPackFileIO
@@ -27,6 +28,10 @@ public final class S3BlobStore: BlobStore, Service {
     let cacheBytes: Int64
     /// How long a presigned download URL stays good.
     static let presignedLifetime: Duration = .seconds(3600)
+    /// The objects whose bytes this server has hashed to their name, by SHA-256: the ETag the
+    /// bucket gave with those bytes. A download is streamed only while the bucket answers with the
+    /// proven ETag; any other is proven first (see ``source(for:size:)``).
+    private let proven = Mutex<[String: String]>([:])
 
     public init(
         client: S3Client, folder: DataFolder, pool: BlockingPool, downloads: StoreLocations.BlobDownloads,
@@ -72,6 +77,8 @@ public final class S3BlobStore: BlobStore, Service {
         }
         _ = try await client.put(
             key: key, file: temporary, sha256: sha256.hex, size: size, contentType: "application/zip")
+        // What the bucket now holds is proven at the first download (its ETag is not known here).
+        _ = proven.withLock { $0.removeValue(forKey: sha256.hex) }
     }
 
     public func size(of sha256: SHA256Digest) async throws -> Int64? {
@@ -87,17 +94,80 @@ public final class S3BlobStore: BlobStore, Service {
                     key: key, expires: Self.presignedLifetime,
                     responseContentDisposition: "attachment; filename=\"\(sha256.hex).zip\""))
         case .stream:
-            let client = self.client
-            return .stream { range in
-                let response = try await client.get(key: key, range: range)
-                guard response.contentLength == Int64(range.count) else {
-                    throw ServerError.internal(
-                        "the object store answered \(response.contentLength.map(String.init) ?? "no length") bytes for the \(range.count) asked of \(key)"
-                    )
-                }
-                return ResponseBody(asyncSequence: response.body)
+            return .stream { range in try await self.provenBody(sha256, size: size, range: range) }
+        }
+    }
+
+    /// The bytes of `range`, streamed from the bucket only under an ETag whose object this server
+    /// hashed to `sha256`. The bucket is trusted with nothing: an object missing, of another size,
+    /// or swapped for other bytes (of the same length, by anyone who can write to the bucket) is
+    /// ``BlobDamaged`` before a byte or a header is sent. The first download of an object (per
+    /// server, and again whenever its ETag changes) reads it whole first, hashing it; later ones
+    /// cost nothing more. A bucket that lies about ETags is beyond this check: `admin scrub` reads
+    /// every object, and the client library and the visitor app check the SHA-256 of what they get.
+    func provenBody(_ sha256: SHA256Digest, size: Int64, range: ClosedRange<Int64>) async throws -> ResponseBody {
+        let key = Self.key(sha256)
+        var response = try await rangeOrDamage(key, size: size, range: range)
+        if response.eTag == nil || proven.withLock({ $0[sha256.hex] }) != response.eTag {
+            // Not proven (or no longer): dropping the body closes that connection; the object is
+            // read whole and hashed, then the range asked again under the ETag just proven.
+            let eTag = try await prove(sha256, size: size)
+            response = try await rangeOrDamage(key, size: size, range: range)
+            guard response.eTag == eTag else {
+                throw S3Error(
+                    code: .timeout, message: "the object \(key) changed while it was being checked; try again")
             }
         }
+        return ResponseBody(asyncSequence: response.body)
+    }
+
+    /// The object at `key` (or its `range`); ``BlobDamaged`` when the bucket has none.
+    private func getOrDamage(_ key: String, range: ClosedRange<Int64>?) async throws -> S3GetResponse {
+        do {
+            return try await client.get(key: key, range: range)
+        } catch {
+            if error.code == .notFound { throw BlobDamaged("the object \(key) is missing from \(client.location)") }
+            throw error
+        }
+    }
+
+    /// `range` of the object at `key`, which must exist with `size` bytes.
+    private func rangeOrDamage(_ key: String, size: Int64, range: ClosedRange<Int64>) async throws -> S3GetResponse {
+        let response = try await getOrDamage(key, range: range)
+        // The whole object's size: after the '/' of Content-Range, or the length of a whole answer.
+        let total =
+            response.contentRange.flatMap { $0.split(separator: "/").last.flatMap { Int64($0) } }
+            ?? (response.status == 200 ? response.contentLength : nil)
+        if let total, total != size {
+            throw BlobDamaged("the stored object has \(total) bytes, the catalog says \(size)")
+        }
+        guard response.contentLength == Int64(range.count) else {
+            throw BlobDamaged(
+                "the object store answered \(response.contentLength.map(String.init) ?? "no length") bytes for the \(range.count) asked of \(key)"
+            )
+        }
+        return response
+    }
+
+    /// Reads the object named `sha256` whole, hashing it: its ETag when the bytes are those, else
+    /// ``BlobDamaged``.
+    private func prove(_ sha256: SHA256Digest, size: Int64) async throws -> String? {
+        let key = Self.key(sha256)
+        let response = try await getOrDamage(key, range: nil)
+        var hasher = SHA256()
+        var count: Int64 = 0
+        for try await chunk in response.body {
+            count += Int64(chunk.readableBytes)
+            if count > size { throw BlobDamaged("the stored object has more than the \(size) bytes the catalog says") }
+            chunk.withUnsafeReadableBytes { hasher.update($0) }
+        }
+        guard count == size else { throw BlobDamaged("the stored object has \(count) bytes, the catalog says \(size)") }
+        let found = hasher.finalize()
+        guard found == sha256 else {
+            throw BlobDamaged("the stored object's bytes hash to \(found.hex), not to its name")
+        }
+        if let eTag = response.eTag { proven.withLock { $0[sha256.hex] = eTag } }
+        return response.eTag
     }
 
     public func localFile(for sha256: SHA256Digest) async throws -> String {

@@ -9,6 +9,10 @@ import TrailPackCore
 import TrailPackTestFixtures
 import TrailPackTestSupport
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What only the shared PostgreSQL catalog has: its location's rules, its migrations, the
 /// notifications that move another server's change count, its connections' life.
 @Suite("catalog: PostgreSQL", .ownThreads)
@@ -127,10 +131,23 @@ struct CatalogPostgresTests {
         }
     }
 
-    /// This machine's first address that is not loopback (`hostname -I`), or nil.
+    /// This machine's first IPv4 address that is not loopback (`getifaddrs`), or nil. (Read without
+    /// running a program: a trait's condition is evaluated while the tests are being found.)
     static let outsideAddress: String? = {
-        let out = try? Support.run("hostname", ["-I"])
-        return out?.stdout.split(separator: " ").map(String.init).first { $0.contains(".") && !$0.hasPrefix("127.") }
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return nil }
+        defer { freeifaddrs(list) }
+        for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
+            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else {
+                continue
+            }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            var ipv4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+            guard inet_ntop(AF_INET, &ipv4, &text, socklen_t(text.count)) != nil else { continue }
+            let shown = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !shown.hasPrefix("127.") { return shown }
+        }
+        return nil
     }()
 
     @Test(
@@ -152,7 +169,7 @@ struct CatalogPostgresTests {
                     try:
                         got = c.recv(8)
                         if got[4:8] == struct.pack("!I", 80877103):
-                            c.sendall(b"N"); got = c.recv(4096)
+                            c.sendall(b"N"); got += c.recv(4096)
                         c.sendall(b"R" + struct.pack("!II", 8, 3))
                         got += c.recv(4096)
                     except Exception:
@@ -166,7 +183,8 @@ struct CatalogPostgresTests {
             fake.arguments = [dir + "/fake.py", address, String(port), dir + "/received"]
             try fake.run()
             defer {
-                fake.terminate()
+                // SIGKILL: a child of the test process may inherit a mask that blocks SIGTERM.
+                kill(fake.processIdentifier, SIGKILL)
                 fake.waitUntilExit()
             }
             while !FileManager.default.fileExists(atPath: dir + "/received.ready") {
@@ -180,7 +198,8 @@ struct CatalogPostgresTests {
                 url: "postgres://trailpack@\(address):\(port)/catalog", passwordFile: file, environment: [:])
             #expect(location.tls == .require)
             await #expect(throws: (any Error).self) {
-                _ = try await PostgresCatalog.open(location, logger: PostgresTesting.logger, connectionWait: .seconds(3))
+                _ = try await PostgresCatalog.open(
+                    location, logger: PostgresTesting.logger, connectionWait: .seconds(3))
             }
             let received = (try? String(contentsOfFile: dir + "/received", encoding: .isoLatin1)) ?? ""
             #expect(!received.contains("s3cret"), "the password was sent in clear text")

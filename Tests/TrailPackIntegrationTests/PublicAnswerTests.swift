@@ -95,7 +95,8 @@ struct PublicAnswerTests {
             let before = try Self.get(sites)
             #expect(try Self.get(sites).body == before.body, "kept: the same bytes again")
             let renamed = try Support.trailpack(
-                "admin", "--data", dir + "/data", "site", "rename", "willamette-sweet-home", "Sweet Home Ranger Station")
+                "admin", "--data", dir + "/data", "site", "rename", "willamette-sweet-home", "Sweet Home Ranger Station"
+            )
             #expect(renamed.status == 0, "\(renamed.stderr)")
             // The server notices on its own (within a quarter of a second); this waits for it,
             // at most 200 looks, so a server that never notices fails here.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrailPackCore
+import TrailPackS3
 import TrailPackTestSupport
 
 #if canImport(Glibc)
@@ -514,6 +515,119 @@ struct SeveralServersTests {
         #expect(
             forgotten.status == 3 && forgotten.stderr.contains("stores.json") && forgotten.stderr.contains("--catalog"),
             "\(forgotten.status) \(forgotten.stderr)")
+    }
+
+    @Test(
+        "stalls: a frozen bucket and a frozen PostgreSQL (processes stopped, their sockets open and silent) get 503 with Retry-After within the promised 10 s (curl gives up at 30), and everything works again once they run"
+    )
+    func stalls() async throws {
+        let stack = try stack
+        let reviewer = try Self.reviewer(stack, "petra")
+        let (package, sha) = try Self.package(stack, version: "5.1.0")
+        let base = try Self.release(stack, package, version: "5.1.0", approvedBy: reviewer)
+        /// The status and whether Retry-After came; curl's own timeout (exit 28) is a failure.
+        func answer(_ part: String, _ path: String, token: String? = nil) throws -> (status: Int, retry: Bool) {
+            let out = try Support.run(
+                "curl",
+                ["-s", "-D", "-", "-o", "/dev/null", "--max-time", "30"]
+                    + (token.map { ["-H", "Authorization: Bearer \($0)"] } ?? []) + [stack.url(part) + path])
+            #expect(out.status == 0, "\(part) \(path): no answer within 30 s (curl exit \(out.status))")
+            let status = out.stdout.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            return (status, out.stdout.lowercased().contains("retry-after:"))
+        }
+        // The bucket frozen: a download is 503 with Retry-After, not a minute's wait.
+        try Stack.run(["freeze", stack.folder, "weed"])
+        let download: (status: Int, retry: Bool)
+        do { download = try answer("a", "/v1/blobs/\(sha).zip") } catch {
+            try Stack.run(["thaw", stack.folder, "weed"])
+            throw error
+        }
+        try Stack.run(["thaw", stack.folder, "weed"])
+        #expect(download.status == 503 && download.retry, "\(download)")
+        #expect(try answer("b", "/v1/blobs/\(sha).zip").status == 200)
+        // PostgreSQL frozen: a call holding a pooled connection, and the next ones, are 503 with Retry-After.
+        try Stack.run(["freeze", stack.folder, "postgres"])
+        var frozen: [(status: Int, retry: Bool)] = []
+        do {
+            for part in ["a", "b", "a"] { frozen.append(try answer(part, base, token: stack.token)) }
+        } catch {
+            try Stack.run(["thaw", stack.folder, "postgres"])
+            throw error
+        }
+        try Stack.run(["thaw", stack.folder, "postgres"])
+        #expect(frozen.allSatisfy { $0.status == 503 && $0.retry }, "\(frozen)")
+        var back = 0
+        for _ in 0..<60 where back != 200 {
+            back = try answer("a", base, token: stack.token).status
+            if back != 200 { try await Task.sleep(for: .seconds(1)) }
+        }
+        #expect(back == 200, "the server did not recover once PostgreSQL ran again")
+        #expect(try answer("b", "/v1/blobs/\(sha).zip").status == 200)
+    }
+
+    /// The bucket itself, as anyone holding its keys reaches it (the S3 API, not trailpack).
+    static func bucket(_ stack: Stack) throws -> S3Client {
+        try S3Client(
+            location: try S3Location(parsing: stack.blobs),
+            credentials: try S3Credentials.sharedCredentialsFile(stack.folder + "/aws-credentials"))
+    }
+
+    @Test(
+        "the bucket is not trusted: an object swapped through the S3 API for other bytes of the same length, or deleted, is never served under the catalog's hash (whole or by range, on either server); the version is taken out of service and delisted"
+    )
+    func bucketLies() async throws {
+        let stack = try stack
+        let reviewer = try Self.reviewer(stack, "quinn")
+        let client = try Self.bucket(stack)
+        do {
+            try await Self.bucketLies(stack, client, reviewer)
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+
+    static func bucketLies(_ stack: Stack, _ client: S3Client, _ reviewer: String) async throws {
+        /// Someone with the bucket's keys swaps the object for other bytes of the same length.
+        func swap(_ package: String, _ sha: String) async throws {
+            var bytes = try Support.read(package)
+            bytes[bytes.count / 2] ^= 0xFF
+            let other = stack.folder + "/swapped-\(sha.prefix(8)).zip"
+            try Support.write(bytes, to: other)
+            let otherSHA = try #require(
+                Support.run("sha256sum", [other]).stdout.split(separator: " ").first.map(String.init))
+            let key = "blobs/\(sha.prefix(2))/\(sha).zip"
+            try await client.delete(key: key)
+            _ = try await client.put(key: key, file: other, sha256: otherSHA, size: Int64(bytes.count))
+        }
+        // Swapped before any server read it: B's first download reads it whole and refuses it.
+        let (first, firstSHA) = try Self.package(stack, version: "5.2.0")
+        let firstBase = try Self.release(stack, first, version: "5.2.0", approvedBy: reviewer)
+        try await swap(first, firstSHA)
+        let whole = try stack.request("GET", stack.url("b") + "/v1/blobs/\(firstSHA).zip")
+        #expect(whole.status >= 500 && !whole.body.contains("PK"), "a swapped object was served: \(whole.status)")
+        #expect(try stack.request("GET", stack.url("a") + firstBase, token: stack.token).body.contains("damaged"))
+        #expect(
+            try stack.request("GET", stack.url("a") + "/v1/blobs/\(firstSHA).zip").status == 404,
+            "a damaged version is still listed")
+        // Swapped after A proved it: A's next download, a range, sees another ETag and refuses it.
+        let (second, secondSHA) = try Self.package(stack, version: "5.3.0")
+        let secondBase = try Self.release(stack, second, version: "5.3.0", approvedBy: reviewer)
+        let blob = "/v1/blobs/\(secondSHA).zip"
+        #expect(try stack.request("GET", stack.url("a") + blob).status == 200)
+        #expect(try stack.request("GET", stack.url("a") + blob, headers: ["Range: bytes=10-99"]).status == 206)
+        try await swap(second, secondSHA)
+        let ranged = try stack.request("GET", stack.url("a") + blob, headers: ["Range: bytes=10-99"])
+        #expect(ranged.status >= 500, "a swapped object was served by range: \(ranged.status)")
+        #expect(try stack.request("GET", stack.url("a") + secondBase, token: stack.token).body.contains("damaged"))
+        // A deleted object: the same.
+        let (third, thirdSHA) = try Self.package(stack, version: "5.4.0")
+        let thirdBase = try Self.release(stack, third, version: "5.4.0", approvedBy: reviewer)
+        try await client.delete(key: "blobs/\(thirdSHA.prefix(2))/\(thirdSHA).zip")
+        let missing = try stack.request("GET", stack.url("b") + "/v1/blobs/\(thirdSHA).zip")
+        #expect(missing.status >= 500, "\(missing)")
+        #expect(try stack.request("GET", stack.url("a") + thirdBase, token: stack.token).body.contains("damaged"))
     }
 
     @Test(
