@@ -188,11 +188,17 @@ def make(folder, trailpack, web_assets):
     os.makedirs(folder, exist_ok=True)
     state = {
         "dir": folder, "trailpack": os.path.abspath(trailpack), "webAssets": web_assets,
-        "ports": {name: free_port() for name in ["postgres", "s3", "master", "volume", "filer", "a", "b", "nginx"]},
+        "ports": {},
         "pids": {part: None for part in PARTS},
     }
-    for extra in ["masterGRPC", "volumeGRPC", "filerGRPC", "s3GRPC"]:
-        state["ports"][extra] = free_port()
+    # Each a port of its own: a port just closed may be handed out again, and two parts on one
+    # port (nginx's taken by the S3 gateway) answer each other's requests.
+    for name in ["postgres", "s3", "master", "volume", "filer", "a", "b", "nginx",
+                 "masterGRPC", "volumeGRPC", "filerGRPC", "s3GRPC"]:
+        port = free_port()
+        while port in state["ports"].values():
+            port = free_port()
+        state["ports"][name] = port
     pg = os.path.join(folder, "postgres")
     os.makedirs(os.path.join(pg, "sockets"), exist_ok=True)
     password = secrets.token_hex(16)

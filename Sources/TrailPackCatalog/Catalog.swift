@@ -217,6 +217,34 @@ public final class SQLiteCatalog: CatalogStore {
 
     /// Records a blob about to be stored (before it is renamed into `blobs/`), so that no blob on
     /// disk is ever unknown to the catalog.
+    public func claimVersion(
+        package id: String, version: String, sha256: String, now: Double, staleAfter: Double
+    ) async throws -> Catalog.VersionClaim {
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM versionClaim WHERE packageID = ? AND version = ? AND claimedAt < ?",
+                arguments: [id, version, now - staleAfter])
+            if let held = try String.fetchOne(
+                db, sql: "SELECT sha256 FROM versionClaim WHERE packageID = ? AND version = ?",
+                arguments: [id, version])
+            {
+                return held == sha256 ? .sameBytes : .otherBytes
+            }
+            try db.execute(
+                sql: "INSERT INTO versionClaim (packageID, version, sha256, claimedAt) VALUES (?, ?, ?, ?)",
+                arguments: [id, version, sha256, now])
+            return .claimed
+        }
+    }
+
+    public func releaseVersionClaim(package id: String, version: String, sha256: String) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM versionClaim WHERE packageID = ? AND version = ? AND sha256 = ?",
+                arguments: [id, version, sha256])
+        }
+    }
+
     public func recordBlob(sha256: String, size: Int64) async throws {
         try await write { db in
             try db.execute(

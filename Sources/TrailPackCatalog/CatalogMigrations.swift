@@ -127,6 +127,15 @@ extension SQLiteCatalog {
             // Where the panel's notices are mailed (`serve --smtp`): optional, one per user.
             try db.execute(sql: "ALTER TABLE user ADD COLUMN email TEXT")
         }
+        m.registerMigration("v11-version-claims") { db in
+            // The versions being uploaded right now, by normalised version: claimed before the bytes
+            // are stored, so a losing upload stores nothing (`claimVersion`).
+            try db.execute(
+                sql: """
+                    CREATE TABLE versionClaim (packageID TEXT NOT NULL, version TEXT NOT NULL, sha256 TEXT NOT NULL,
+                                               claimedAt REAL NOT NULL, PRIMARY KEY (packageID, version))
+                    """)
+        }
         return m
     }
 }

@@ -51,6 +51,16 @@ public enum Catalog {
         }
     }
 
+    /// What claiming a version for an upload found (``CatalogStore/claimVersion(package:version:sha256:now:staleAfter:)``).
+    public enum VersionClaim: Sendable, Equatable {
+        /// The version is this upload's until it releases it.
+        case claimed
+        /// Another upload of the same bytes holds it (on this server or another): wait and claim again.
+        case sameBytes
+        /// Another upload of other bytes holds it.
+        case otherBytes
+    }
+
     /// What registering an upload did.
     public enum RegisterOutcome: Sendable, Equatable {
         /// A new version was added.

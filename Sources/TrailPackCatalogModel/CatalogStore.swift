@@ -44,6 +44,15 @@ public protocol CatalogStore: Sendable {
     func unreleased(
         sha256: String?, package id: String?, version: String?
     ) async throws -> [(summary: Catalog.PackageSummary, uploadedBy: String)]
+    /// Claims `version` of `package` (its normalised spelling: `1.0` and `1.0.0` are one) for the
+    /// upload of `sha256`, across every server sharing the catalog, before its bytes are scanned or
+    /// stored: the loser of a race never stores a blob. A claim older than `staleAfter` seconds
+    /// (a server that died holding it) is taken over. One transaction.
+    func claimVersion(
+        package id: String, version: String, sha256: String, now: Double, staleAfter: Double
+    ) async throws -> Catalog.VersionClaim
+    /// Gives up the claim of `sha256` on `version` of `package` (another upload's claim is left alone).
+    func releaseVersionClaim(package id: String, version: String, sha256: String) async throws
     /// Records a blob about to be stored, so that no stored blob is ever unknown to the catalog.
     func recordBlob(sha256: String, size: Int64) async throws
     /// Records an uploaded, verified package whose blob is stored. One transaction.

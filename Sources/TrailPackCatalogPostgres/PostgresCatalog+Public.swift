@@ -149,6 +149,35 @@ extension PostgresCatalog {
 
     // MARK: uploads and blobs
 
+    public func claimVersion(
+        package id: String, version: String, sha256: String, now: Double, staleAfter: Double
+    ) async throws -> Catalog.VersionClaim {
+        try await write { tx in
+            try await tx.execute(
+                "DELETE FROM versionClaim WHERE packageID = \(id) AND version = \(version) AND claimedAt < \(now - staleAfter)"
+            )
+            // The row's own lock decides a race: the second INSERT waits for the first's commit.
+            let inserted = try await tx.changes(
+                """
+                INSERT INTO versionClaim (packageID, version, sha256, claimedAt) VALUES (\(id), \(version), \(sha256), \(now))
+                ON CONFLICT (packageID, version) DO NOTHING RETURNING 1
+                """)
+            if inserted == 1 { return .claimed }
+            let held = try await tx.value(
+                "SELECT sha256 FROM versionClaim WHERE packageID = \(id) AND version = \(version)", as: String.self)
+            // Released between the two statements: another try claims it.
+            guard let held else { return .sameBytes }
+            return held == sha256 ? .sameBytes : .otherBytes
+        }
+    }
+
+    public func releaseVersionClaim(package id: String, version: String, sha256: String) async throws {
+        try await write { tx in
+            try await tx.execute(
+                "DELETE FROM versionClaim WHERE packageID = \(id) AND version = \(version) AND sha256 = \(sha256)")
+        }
+    }
+
     public func recordBlob(sha256: String, size: Int64) async throws {
         try await write { tx in
             try await tx.execute(

@@ -207,6 +207,20 @@ enum PostgresMigrations {
             // SQLite's v10-user-email: where the panel's notices are mailed.
             id: "v10-user-email",
             statements: [#"ALTER TABLE users ADD COLUMN email TEXT COLLATE "C""#]),
+        Migration(
+            // SQLite's v11-version-claims: the versions being uploaded right now, across servers.
+            id: "v11-version-claims",
+            statements: [
+                #"""
+                CREATE TABLE versionClaim (
+                    packageID TEXT COLLATE "C" NOT NULL,
+                    version TEXT COLLATE "C" NOT NULL,
+                    sha256 TEXT COLLATE "C" NOT NULL,
+                    claimedAt DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (packageID, version)
+                )
+                """#
+            ]),
     ]
 
     /// Runs the migrations `connection`'s database has not run, in order, each in a transaction of

@@ -116,6 +116,54 @@ public struct PackageIntake: Sendable {
             break
         }
         defer { versionClaims.release(claim) }
+        // The same across servers sharing the catalog: the claim is the catalog's, made before
+        // anything is scanned or stored, so the loser of a race between two servers (2.0 on one,
+        // 2.0.0 on the other) leaves no blob behind.
+        let catalogKey = claim.version
+        waited = .zero
+        while true {
+            let now = Date().timeIntervalSince1970
+            switch try await catalog.claimVersion(
+                package: id, version: catalogKey, sha256: sha, now: now, staleAfter: Self.claimLifetime)
+            {
+            case .claimed: break
+            case .sameBytes where waited < .seconds(Int64(Self.claimLifetime)):
+                try await Task.sleep(for: .milliseconds(50))
+                waited += .milliseconds(50)
+                continue
+            case .sameBytes, .otherBytes:
+                await audit(id, version, sha, .uploadRefused, "another server is storing an upload of this version")
+                throw ServerError(
+                    .conflict, .versionExists,
+                    "another upload of version \(version) of '\(ServerError.short(id))' is being stored right now (on another server); wait for it to finish and look at the version's state"
+                )
+            }
+            break
+        }
+        do {
+            let accepted = try await store(
+                manifest: manifest, findings: findings, digest: digest, temp: temp, actor: actor,
+                rebuilding: rebuilding,
+                audit: audit)
+            try? await catalog.releaseVersionClaim(package: id, version: catalogKey, sha256: sha)
+            return accepted
+        } catch {
+            try? await catalog.releaseVersionClaim(package: id, version: catalogKey, sha256: sha)
+            throw error
+        }
+    }
+
+    /// How long a claim on a version lasts at most (a server that died holding one loses it then):
+    /// an upload of the format's largest package is verified, scanned and stored well within it.
+    static let claimLifetime: Double = 3600
+
+    /// The claimed upload's bytes scanned, stored and registered (or a draft's put in place, or a
+    /// damaged version's restored).
+    private func store(
+        manifest: Manifest, findings: [Finding], digest: SHA256Digest, temp: String, actor: String, rebuilding: Bool,
+        audit: (String?, String?, String?, Catalog.AuditAction, String) async -> Void
+    ) async throws -> AcceptedPackage {
+        let (id, version, sha) = (manifest.id, manifest.version, digest.hex)
         var restoring = false
         var replacedSHA: String?
         if let existing = try await catalog.version(package: id, version: version, releasedOnly: false)?.summary {
@@ -320,6 +368,8 @@ extension TrailPackServer {
 public final class VersionClaims: Sendable {
     public struct Claim: Sendable, Hashable {
         let key: String
+        /// The version as claimed: trailing zeros dropped (`1.0` and `1.0.0` are `1`).
+        let version: String
     }
     /// What `claim` found.
     public enum Outcome: Sendable {
@@ -335,18 +385,19 @@ public final class VersionClaims: Sendable {
 
     /// The claim on `package`'s `version` for the bytes `sha256`.
     public func claim(package id: String, version: String, sha256: String) -> Outcome {
-        var key = id + "\u{0}" + version
+        var normalised = version
         if let parts = PackageVersion(version)?.components {
             // Trailing zeros do not make another version: 1.0 = 1.0.0.
             var trimmed = parts
             while trimmed.count > 1, trimmed.last == 0 { trimmed.removeLast() }
-            key = id + "\u{0}" + trimmed.map(String.init).joined(separator: ".")
+            normalised = trimmed.map(String.init).joined(separator: ".")
         }
+        let key = id + "\u{0}" + normalised
         return held.withLock { held in
             switch held[key] {
             case nil:
                 held[key] = sha256
-                return .claimed(Claim(key: key))
+                return .claimed(Claim(key: key, version: normalised))
             case sha256?: return .sameBytesInProgress
             default: return .otherBytesInProgress
             }

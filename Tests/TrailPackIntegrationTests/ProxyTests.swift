@@ -97,7 +97,10 @@ struct ProxyTests {
                 ).status == 0)
             let server = try EdgeTrustTests.launch(dir, ["--trusted-proxy", "127.0.0.1"])
             defer { server.stop() }
-            let forwarding = try PostgresServer.freePort(), hostOnly = try PostgresServer.freePort()
+            // Two ports of their own (a port just closed may be handed out twice).
+            let forwarding = try PostgresServer.freePort()
+            var hostOnly = try PostgresServer.freePort()
+            while hostOnly == forwarding || hostOnly == server.port { hostOnly = try PostgresServer.freePort() }
             let nginx = try Self.startNginx(dir, upstream: server.port, forwarding: forwarding, hostOnly: hostOnly)
             defer {
                 nginx.terminate()

@@ -631,6 +631,46 @@ struct SeveralServersTests {
     }
 
     @Test(
+        "eight uploads at once of 8.0 and 8.0.0 (other bytes), by turns on A and B: one version is made, and just after the last answer the bucket holds its blob and no loser's"
+    )
+    func racingUploadsLeaveNoBlob() async throws {
+        let stack = try stack
+        let client = try Self.bucket(stack)
+        do {
+            let before = try await Self.objects(client)
+            let plain = try Self.package(stack, version: "8.0"), spelled = try Self.package(stack, version: "8.0.0")
+            let answers = Collected()
+            DispatchQueue.concurrentPerform(iterations: 8) { i in
+                let (path, _) = i % 2 == 0 ? plain : spelled
+                let part = i % 4 < 2 ? "a" : "b"
+                let status =
+                    (try? stack.request(
+                        "POST", stack.url(part) + "/v1/admin/packages", token: stack.token, body: path
+                    ).status) ?? 0
+                answers.add(part, String(status))
+            }
+            let statuses = answers.items.map(\.1)
+            #expect(statuses.filter { $0 == "201" }.count == 1, "\(answers.items)")
+            #expect(statuses.allSatisfy { ["201", "200", "409"].contains($0) }, "\(answers.items)")
+            let added = try await Self.objects(client).subtracting(before)
+            let winner = statuses.contains("201") ? [plain.sha256, spelled.sha256] : []
+            #expect(added.count == 1, "blobs stored by this race: \(added)")
+            #expect(added.allSatisfy { key in winner.contains { key.contains($0) } }, "\(added)")
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+
+    /// The keys of the bucket's blobs now.
+    static func objects(_ client: S3Client) async throws -> Set<String> {
+        var keys: Set<String> = []
+        for try await object in client.listAll(prefix: "blobs/") { keys.insert(object.key) }
+        return keys
+    }
+
+    @Test(
         "a third server with --blob-downloads redirect: a download answers 302 to a presigned URL of the bucket, which curl follows to the very bytes (ranges too); a tampered URL is refused by the bucket"
     )
     func presignedRedirect() throws {
