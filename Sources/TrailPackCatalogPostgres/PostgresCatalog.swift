@@ -425,8 +425,8 @@ extension PostgresLocation {
     var clientTLS: PostgresClient.Configuration.TLS {
         switch tls {
         case .disable: return .disable
-        case .prefer: return .prefer(Self.tlsConfiguration(tls))
-        case .require, .verifyCA, .verifyFull: return .require(Self.tlsConfiguration(tls))
+        case .prefer: return .prefer(tlsConfiguration)
+        case .require, .verifyCA, .verifyFull: return .require(tlsConfiguration)
         }
     }
 
@@ -434,15 +434,17 @@ extension PostgresLocation {
     func connectionTLS() throws -> PostgresConnection.Configuration.TLS {
         switch tls {
         case .disable: return .disable
-        case .prefer: return .prefer(try NIOSSLContext(configuration: Self.tlsConfiguration(tls)))
+        case .prefer: return .prefer(try NIOSSLContext(configuration: tlsConfiguration))
         case .require, .verifyCA, .verifyFull:
-            return .require(try NIOSSLContext(configuration: Self.tlsConfiguration(tls)))
+            return .require(try NIOSSLContext(configuration: tlsConfiguration))
         }
     }
 
-    private static func tlsConfiguration(_ mode: TLSMode) -> TLSConfiguration {
+    /// The client's TLS settings: what `sslmode` checks, against `sslrootcert`'s authorities when given.
+    private var tlsConfiguration: TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
-        switch mode {
+        if let rootCertificates { configuration.trustRoots = .file(rootCertificates) }
+        switch tls {
         case .disable, .prefer, .require: configuration.certificateVerification = .none
         case .verifyCA: configuration.certificateVerification = .noHostnameVerification
         case .verifyFull: configuration.certificateVerification = .fullVerification

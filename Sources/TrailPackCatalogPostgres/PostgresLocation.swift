@@ -2,8 +2,10 @@ import Foundation
 import PostgresNIO
 
 /// Where a shared catalog lives: `postgres://USER@HOST:PORT/DB` (or `postgresql://`; the port
-/// defaults to 5432; `?sslmode=` one of `disable`, `prefer` (the default), `require`, `verify-ca`,
-/// `verify-full`, as libpq reads them), with the password from a file or from `PGPASSWORD`.
+/// defaults to 5432; `?sslmode=` one of `disable`, `prefer` (the default on this machine),
+/// `require` (the default elsewhere), `verify-ca`, `verify-full`, as libpq reads them, and
+/// `sslrootcert=/path/ca.pem` for the authorities a verified certificate is checked against), with
+/// the password from a file or from `PGPASSWORD`.
 ///
 /// A password written into the URL is refused: a command line shows in `ps` and in logs. Nothing
 /// here prints the password: ``description`` is the URL without it, and the password's
@@ -34,6 +36,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible, Cu
     public let database: String
     /// How the connection uses TLS.
     public let tls: TLSMode
+    /// `sslrootcert`: a PEM file of the authorities the server's certificate must be signed by
+    /// (with `verify-ca` or `verify-full`); nil: the system's.
+    public let rootCertificates: String?
     /// Where the password came from, for messages: `the password file '/etc/trailpack/pg'`,
     /// `PGPASSWORD`, or `no password`.
     public let passwordSource: String
@@ -92,13 +97,29 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible, Cu
         // anything that answers on the catalog's address and refuses TLS is handed the password
         // in clear text when it asks for it so.
         var tls = Self.isOnThisMachine(host) ? TLSMode.prefer : .require
+        var rootCertificates: String?
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0]), value = parts.count > 1 ? String(parts[1]) : ""
             if name == "password" { throw Self.passwordInURL }
+            if name == "sslrootcert" {
+                guard let path = value.removingPercentEncoding, path.hasPrefix("/") else {
+                    throw PostgresCatalogError.location(
+                        "the catalog URL's sslrootcert '\(Self.shown(value))' is not an absolute path to a PEM file of the authorities that sign the catalog's certificate"
+                    )
+                }
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    throw PostgresCatalogError.location(
+                        "the catalog URL's sslrootcert '\(Self.shown(path))' cannot be read (missing, or not readable by this user)"
+                    )
+                }
+                rootCertificates = path
+                continue
+            }
             guard name == "sslmode" else {
                 throw PostgresCatalogError.location(
-                    "the catalog URL's parameter '\(Self.shown(name))' is not one trailpack reads; only sslmode is")
+                    "the catalog URL's parameter '\(Self.shown(name))' is not one trailpack reads; only sslmode and sslrootcert are"
+                )
             }
             guard let mode = TLSMode(rawValue: value) else {
                 throw PostgresCatalogError.location(
@@ -111,7 +132,13 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible, Cu
         self.port = port
         self.user = user
         self.database = database
+        if rootCertificates != nil, tls != .verifyCA, tls != .verifyFull {
+            throw PostgresCatalogError.location(
+                "the catalog URL's sslrootcert is read only to check the server's certificate: add sslmode=verify-full (or verify-ca)"
+            )
+        }
         self.tls = tls
+        self.rootCertificates = rootCertificates
         if let passwordFile {
             password = Secret(try Self.readPassword(passwordFile))
             passwordSource = "the password file '\(passwordFile)'"
@@ -129,8 +156,16 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible, Cu
         let shownHost = host.contains(":") ? "[\(host)]" : host
         let user = user.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? user
         let database = database.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? database
+        var query: [String] = []
+        if tls != (Self.isOnThisMachine(host) ? .prefer : .require) { query.append("sslmode=\(tls.rawValue)") }
+        if let rootCertificates {
+            query.append(
+                "sslrootcert="
+                    + (rootCertificates.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)
+                        ?? rootCertificates))
+        }
         return "postgres://\(user)@\(shownHost):\(port)/\(database)"
-            + (tls == .prefer ? "" : "?sslmode=\(tls.rawValue)")
+            + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 
     /// The same as ``description``, and the password's source: never the password.

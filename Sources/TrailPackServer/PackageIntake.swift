@@ -96,49 +96,40 @@ public struct PackageIntake: Sendable {
         }
         // One upload of a version at a time: a second one racing it is refused here, before its
         // bytes are scanned or stored (the catalog's own check stays the last word).
-        var waited = Duration.zero
-        let claim: VersionClaims.Claim
-        while true {
+        func refused(_ detail: String, _ place: String) async -> ServerError {
+            await audit(id, version, sha, .uploadRefused, detail)
+            return ServerError(
+                .conflict, .versionExists,
+                "another upload of version \(version) of '\(ServerError.short(id))' is being stored right now\(place); wait for it to finish and look at the version's state"
+            )
+        }
+        let local = try await Self.untilClaimed { () -> ClaimAttempt<VersionClaims.Claim> in
             switch versionClaims.claim(package: id, version: version, sha256: sha) {
-            case .claimed(let mine): claim = mine
-            case .sameBytesInProgress where waited < .seconds(3600):
-                // The same bytes are being stored by another request: its outcome answers this one too.
-                try await Task.sleep(for: .milliseconds(50))
-                waited += .milliseconds(50)
-                continue
-            case .sameBytesInProgress, .otherBytesInProgress:
-                await audit(id, version, sha, .uploadRefused, "another upload of this version is in progress")
-                throw ServerError(
-                    .conflict, .versionExists,
-                    "another upload of version \(version) of '\(ServerError.short(id))' is being stored right now; wait for it to finish and look at the version's state"
-                )
+            case .claimed(let mine): .taken(mine)
+            case .sameBytesInProgress: .wait
+            case .otherBytesInProgress: .refused
             }
-            break
+        }
+        guard let claim = local else {
+            throw await refused("another upload of this version is in progress", "")
         }
         defer { versionClaims.release(claim) }
         // The same across servers sharing the catalog: the claim is the catalog's, made before
         // anything is scanned or stored, so the loser of a race between two servers (2.0 on one,
         // 2.0.0 on the other) leaves no blob behind.
         let catalogKey = claim.version
-        waited = .zero
-        while true {
+        let shared = try await Self.untilClaimed { () -> ClaimAttempt<Void> in
             let now = Date().timeIntervalSince1970
             switch try await catalog.claimVersion(
                 package: id, version: catalogKey, sha256: sha, now: now, staleAfter: Self.claimLifetime)
             {
-            case .claimed: break
-            case .sameBytes where waited < .seconds(Int64(Self.claimLifetime)):
-                try await Task.sleep(for: .milliseconds(50))
-                waited += .milliseconds(50)
-                continue
-            case .sameBytes, .otherBytes:
-                await audit(id, version, sha, .uploadRefused, "another server is storing an upload of this version")
-                throw ServerError(
-                    .conflict, .versionExists,
-                    "another upload of version \(version) of '\(ServerError.short(id))' is being stored right now (on another server); wait for it to finish and look at the version's state"
-                )
+            case .claimed: return .taken(())
+            case .sameBytes: return .wait
+            case .otherBytes: return .refused
             }
-            break
+        }
+        guard shared != nil else {
+            throw await refused("another server is storing an upload of this version", " (on another server)")
         }
         do {
             let accepted = try await store(
@@ -150,6 +141,32 @@ public struct PackageIntake: Sendable {
         } catch {
             try? await catalog.releaseVersionClaim(package: id, version: catalogKey, sha256: sha)
             throw error
+        }
+    }
+
+    /// What one try at a claim found.
+    enum ClaimAttempt<Claim> {
+        /// Taken: the upload goes on.
+        case taken(Claim)
+        /// The same bytes are being stored by another upload: its outcome answers this one too.
+        case wait
+        /// Other bytes are being stored.
+        case refused
+    }
+
+    /// Tries `attempt` until it takes the claim (nil: refused, or the same bytes still in progress
+    /// after ``claimLifetime``). Waits 50 ms between tries.
+    static func untilClaimed<Claim>(_ attempt: () async throws -> ClaimAttempt<Claim>) async throws -> Claim? {
+        var waited = Duration.zero
+        while true {
+            switch try await attempt() {
+            case .taken(let claim): return claim
+            case .refused: return nil
+            case .wait:
+                guard waited < .seconds(Int64(claimLifetime)) else { return nil }
+                try await Task.sleep(for: .milliseconds(50))
+                waited += .milliseconds(50)
+            }
         }
     }
 

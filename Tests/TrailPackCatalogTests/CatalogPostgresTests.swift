@@ -39,6 +39,12 @@ struct CatalogPostgresTests {
             ("postgres://trailpack@db.example.org/catalog?sslmode=maybe", "sslmode 'maybe' is not one of disable"),
             ("postgres://trailpack@db.example.org/catalog?host=/tmp", "parameter 'host' is not one trailpack reads"),
             ("postgres://trailpack@db.example.org/catalog#x", "fragment"),
+            ("postgres://trailpack@db.example.org/catalog?sslrootcert=ca.pem", "is not an absolute path"),
+            (
+                "postgres://trailpack@db.example.org/catalog?sslmode=verify-full&sslrootcert=/no/such/ca.pem",
+                "cannot be read"
+            ),
+            ("postgres://trailpack@db.example.org/catalog?sslrootcert=/etc/hostname", "add sslmode=verify-full"),
         ])
     func locationRules(_ url: String, _ says: String) throws {
         #expect {
@@ -70,6 +76,16 @@ struct CatalogPostgresTests {
                 #expect(try PostgresLocation(url: "postgres://u@\(host)/d", environment: [:]).tls == mode, "\(host)")
             }
             #expect(try PostgresLocation(url: "postgres://u@h/d?sslmode=prefer", environment: [:]).tls == .prefer)
+            // sslrootcert: the authorities a verify-full catalog's certificate is checked against;
+            // said back in the description, which parses back to the same location.
+            let ca = dir + "/ca.pem"
+            try Data("-----BEGIN CERTIFICATE-----\n".utf8).write(to: URL(fileURLWithPath: ca))
+            let verified = try PostgresLocation(
+                url: "postgres://u@db.example.org/d?sslmode=verify-full&sslrootcert=\(ca)", environment: [:])
+            #expect(verified.tls == .verifyFull && verified.rootCertificates == ca)
+            #expect(try PostgresLocation(url: "\(verified)", environment: [:]) == verified, "\(verified)")
+            let remote = try PostgresLocation(url: "postgres://u@db.example.org/d?sslmode=prefer", environment: [:])
+            #expect(try PostgresLocation(url: "\(remote)", environment: [:]).tls == .prefer, "\(remote)")
             let fromVariable = try PostgresLocation(url: url, environment: ["PGPASSWORD": "env-s3cret"])
             #expect(fromVariable.passwordSource == "PGPASSWORD")
             let file = dir + "/password"
@@ -253,7 +269,9 @@ struct CatalogPostgresTests {
                 ["-At", "-c", "SELECT id || ':' || count(*) FROM schema_migrations GROUP BY id ORDER BY id"],
                 database: location.database)
             // Every migration once (a new one is added to this list).
-            let every = ["v1:1", "v10-user-email:1", "v8-site-frame:1", "v9-replaced-versions:1"]
+            let every = [
+                "v1:1", "v10-user-email:1", "v11-version-claims:1", "v8-site-frame:1", "v9-replaced-versions:1",
+            ]
             #expect(applied.split(separator: "\n").map(String.init) == every, "\(applied)")
             // Opening again runs nothing.
             try await PostgresCatalog.withCatalog(

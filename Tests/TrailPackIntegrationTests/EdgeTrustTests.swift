@@ -26,6 +26,18 @@ struct EdgeTrustTests {
             logFile: dir + "/server.log")
     }
 
+    /// The publisher `ranger` with a panel password, in `dir/data` (made by `trailpack admin`).
+    static func addRanger(_ dir: String, password: String) throws {
+        let data = dir + "/data"
+        let added = try Support.trailpack(
+            "admin", "--data", data, "--create", "user", "add", "ranger", "--role", "publisher")
+        #expect(added.status == 0, "\(added.stderr)")
+        try (password + "\n").write(toFile: dir + "/pw", atomically: true, encoding: .utf8)
+        let set = try Support.trailpack(
+            "admin", "--data", data, "user", "password", "ranger", "--password-file", dir + "/pw")
+        #expect(set.status == 0, "\(set.stderr)")
+    }
+
     /// curl with the admin token: the HTTP status, the headers and the body.
     static func request(
         _ base: String, _ method: String, _ path: String, file: String? = nil, body: String? = nil,
@@ -457,15 +469,7 @@ struct EdgeTrustTests {
         .needs(.curl))
     func panelEdges() throws {
         try Support.withTemporaryDirectory { dir in
-            let data = dir + "/data"
-            #expect(
-                try Support.trailpack(
-                    "admin", "--data", data, "--create", "user", "add", "ranger", "--role", "publisher"
-                ).status == 0)
-            try "correct horse battery staple\n".write(toFile: dir + "/pw", atomically: true, encoding: .utf8)
-            let pw = try Support.trailpack(
-                "admin", "--data", data, "user", "password", "ranger", "--password-file", dir + "/pw")
-            #expect(pw.status == 0, "\(pw.stderr)")
+            try Self.addRanger(dir, password: "correct horse battery staple")
             let server = try Self.launch(dir)
             let login = try ServeProcess.curl([
                 "-s", "-D", "-", "-o", "/dev/null", "-c", dir + "/cookies",

@@ -85,16 +85,7 @@ struct ProxyTests {
         .needs(.curl, .nginx))
     func throttleCountsTheClient() throws {
         try Support.withTemporaryDirectory { dir in
-            let data = dir + "/data"
-            #expect(
-                try Support.trailpack(
-                    "admin", "--data", data, "--create", "user", "add", "ranger", "--role", "publisher"
-                ).status == 0)
-            try (Self.password + "\n").write(toFile: dir + "/pw", atomically: true, encoding: .utf8)
-            #expect(
-                try Support.trailpack(
-                    "admin", "--data", data, "user", "password", "ranger", "--password-file", dir + "/pw"
-                ).status == 0)
+            try EdgeTrustTests.addRanger(dir, password: Self.password)
             let server = try EdgeTrustTests.launch(dir, ["--trusted-proxy", "127.0.0.1"])
             defer { server.stop() }
             // Two ports of their own (a port just closed may be handed out twice).

@@ -131,6 +131,20 @@ struct SeveralServersTests {
         get throws { try #require(Stack.current, "the stack did not start") }
     }
 
+    /// A GET of `path` on `part`: its status and whether `Retry-After` came. No answer within
+    /// `seconds` (curl's own limit) is a failure.
+    static func head(
+        _ stack: Stack, _ part: String, _ path: String, token: String? = nil, within seconds: Int
+    ) throws -> (status: Int, retry: Bool) {
+        let out = try Support.run(
+            "curl",
+            ["-s", "-D", "-", "-o", "/dev/null", "--max-time", String(seconds)]
+                + (token.map { ["-H", "Authorization: Bearer \($0)"] } ?? []) + [stack.url(part) + path])
+        #expect(out.status == 0, "\(part) \(path): no answer within \(seconds) s (curl exit \(out.status))")
+        let status = out.stdout.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, out.stdout.lowercased().contains("retry-after:"))
+    }
+
     /// A reviewer with a token and a panel password, made once through `trailpack admin`.
     static func reviewer(_ stack: Stack, _ name: String) throws -> String {
         _ = try stack.admin("user", "add", name, "--role", "reviewer")
@@ -471,16 +485,12 @@ struct SeveralServersTests {
         let base = try Self.release(stack, package, version: "5.0.0", approvedBy: rita)
         func timed(
             _ part: String, _ path: String, token: String? = nil
-        ) throws -> (status: Int, seconds: Double, retry: Bool) {
+        ) throws -> (
+            status: Int, seconds: Double, retry: Bool
+        ) {
             let started = ContinuousClock.now
-            let out = try Support.run(
-                "curl",
-                ["-s", "-D", "-", "-o", "/dev/null", "--max-time", "60"]
-                    + (token.map { ["-H", "Authorization: Bearer \($0)"] } ?? [])
-                    + [stack.url(part) + path])
-            let elapsed = ContinuousClock.now - started
-            let status = out.stdout.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-            return (status, Double(elapsed.components.seconds), out.stdout.lowercased().contains("retry-after:"))
+            let (status, retry) = try Self.head(stack, part, path, token: token, within: 60)
+            return (status, Double((ContinuousClock.now - started).components.seconds), retry)
         }
         // The bucket down: a download is 503 with Retry-After, not a 500 or a hang.
         try Stack.run(["stop", stack.folder, "weed"])
@@ -527,13 +537,7 @@ struct SeveralServersTests {
         let base = try Self.release(stack, package, version: "5.1.0", approvedBy: reviewer)
         /// The status and whether Retry-After came; curl's own timeout (exit 28) is a failure.
         func answer(_ part: String, _ path: String, token: String? = nil) throws -> (status: Int, retry: Bool) {
-            let out = try Support.run(
-                "curl",
-                ["-s", "-D", "-", "-o", "/dev/null", "--max-time", "30"]
-                    + (token.map { ["-H", "Authorization: Bearer \($0)"] } ?? []) + [stack.url(part) + path])
-            #expect(out.status == 0, "\(part) \(path): no answer within 30 s (curl exit \(out.status))")
-            let status = out.stdout.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-            return (status, out.stdout.lowercased().contains("retry-after:"))
+            try Self.head(stack, part, path, token: token, within: 30)
         }
         // The bucket frozen: a download is 503 with Retry-After, not a minute's wait.
         try Stack.run(["freeze", stack.folder, "weed"])
