@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import TrailPackCore
+import TrailPackFileIO
 import TrailPackPanel
 import TrailPackServer
 import TrailPackVisitor
@@ -254,7 +255,6 @@ struct Serve: AsyncParsableCommand {
     var visitorAppFiles: String?
 
     func run() async throws {
-        CLI.warnOfOpenSecrets([(adminTokenFile, "--admin-token-file"), (tlsKey, "--tls-key")])
         var token = ProcessInfo.processInfo.environment["TRAILPACK_ADMIN_TOKEN"]
         if let adminTokenFile {
             guard let text = try? String(contentsOfFile: adminTokenFile, encoding: .utf8) else {
@@ -350,7 +350,7 @@ struct Serve: AsyncParsableCommand {
         limits.maxConnectionsPerAddress = maxConnectionsPerAddress
         limits.shutdownTimeout = .seconds(shutdownTimeout)
         configuration.limits = limits
-        configuration.stores = try storeOptions.locations()
+        configuration.stores = try storeOptions.locations(warn: false)
         do { configuration.trustedProxies = try TrustedProxies(trustedProxies) } catch {
             throw CLIError.usage(error.description)
         }
@@ -383,6 +383,14 @@ struct Serve: AsyncParsableCommand {
         }
         var logger = Logger(label: "trailpack.serve")
         logger.logLevel = level
+        // Said in the log's own format (--log-format json stays one object per line).
+        for (path, option) in [
+            (adminTokenFile, "--admin-token-file"), (tlsKey, "--tls-key"),
+            (storeOptions.catalogPasswordFile, "--catalog-password-file"),
+            (storeOptions.blobsCredentials, "--blobs-credentials"),
+        ] {
+            if let path, let why = SecretFile.exposure(path, option: option) { logger.warning("\(why)") }
+        }
         let server: TrailPackServer
         do { server = try await TrailPackServer(configuration: configuration, logger: logger) } catch let error
             as ServerError

@@ -37,7 +37,9 @@ struct StoreOptions: ParsableArguments {
             valueName: "redirect|stream"))
     var blobDownloads: String = "stream"
 
-    func locations() throws -> StoreLocations {
+    /// The stores these options name; `warn`: say on standard error which secret file others can read
+    /// (`serve` says it in its log instead).
+    func locations(warn: Bool = true) throws -> StoreLocations {
         var locations = StoreLocations()
         locations.catalog = catalog
         locations.catalogPasswordFile = catalogPasswordFile
@@ -53,9 +55,11 @@ struct StoreOptions: ParsableArguments {
         if blobsCredentials != nil && blobs == nil {
             throw CLIError.usage("--blobs-credentials goes with --blobs s3://…")
         }
-        CLI.warnOfOpenSecrets([
-            (catalogPasswordFile, "--catalog-password-file"), (blobsCredentials, "--blobs-credentials"),
-        ])
+        if warn {
+            CLI.warnOfOpenSecrets([
+                (catalogPasswordFile, "--catalog-password-file"), (blobsCredentials, "--blobs-credentials"),
+            ])
+        }
         return locations
     }
 }
