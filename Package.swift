@@ -186,6 +186,7 @@ let package = Package(
                 .embedInCode("Resources/templates/login.mustache"),
                 .embedInCode("Resources/templates/notifications.mustache"),
                 .embedInCode("Resources/templates/resume.mustache"),
+                .embedInCode("Resources/templates/confirm.mustache"),
                 .embedInCode("Resources/templates/review.mustache"),
                 .embedInCode("Resources/templates/reviews.mustache"),
                 .embedInCode("Resources/templates/routeSummary.mustache"),

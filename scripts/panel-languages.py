@@ -189,7 +189,7 @@ def main():
         if not sha:
             r.fail("the build failed: " + r.text()[:600])
             return r.finish(result)
-        result["sha256"] = sha[0].text
+        result["sha256"] = sha[0].get_attribute("textContent").strip()
         r.submit(d.find_element(By.ID, "request-review"))
         if "now waiting for review" not in r.text():
             r.fail("requesting review failed: " + r.text()[:300])

@@ -64,7 +64,7 @@ def main():
         if not d.find_elements(By.ID, "built-sha256"):
             r.fail("building %s failed: %s" % (version, r.text()[:600]))
             return None
-        sha = d.find_element(By.ID, "built-sha256").text
+        sha = d.find_element(By.ID, "built-sha256").get_attribute("textContent").strip()
         r.submit(d.find_element(By.ID, "request-review"))
         if "now waiting for review" not in r.text():
             r.fail("requesting review of %s failed: %s" % (version, r.text()[:300]))

@@ -162,7 +162,7 @@ def main():
         if not d.find_elements(By.ID, "built-sha256"):
             r.fail("building failed: %s" % r.text()[:600])
         else:
-            result["sha256"] = d.find_element(By.ID, "built-sha256").text
+            result["sha256"] = d.find_element(By.ID, "built-sha256").get_attribute("textContent").strip()
             d.get(base + "/packages/" + package_id + "/versions/1.0.0")
             r.wait_for("#review-map")
             if not d.find_elements(By.ID, "review-route-heading"):

@@ -416,7 +416,7 @@ def main():
         if not sha:
             r.fail("the build did not succeed: " + r.text()[:600])
         else:
-            result["sha256"] = sha[0].text
+            result["sha256"] = sha[0].get_attribute("textContent").strip()
             result["version"] = version
         r.check_page("built")
         button = d.find_elements(By.ID, "request-review")

@@ -45,6 +45,10 @@ public enum GPXReader {
         /// The `version` attribute of `<gpx>` (`1.0`, `1.1`), if given.
         public var version: String?
         public var creator: String?
+        /// The file's own name for what it records: `<metadata><name>` (GPX 1.1) or `<gpx><name>`
+        /// (GPX 1.0), trimmed; nil when none is given. A track's `<name>` is not taken: GPS units
+        /// name tracks "ACTIVE LOG 001".
+        public var name: String?
         /// The points asked for: waypoints or route points.
         public var points: [Point]
         public var waypointCount = 0
@@ -108,8 +112,10 @@ public enum GPXReader {
     // MARK: the walk
 
     private enum Role: Equatable {
-        case root, waypoint, route, routePoint, track, trackSegment, trackPoint
+        case root, waypoint, route, routePoint, track, trackSegment, trackPoint, metadata
         case field(Field)
+        /// The name of the document (in `<metadata>`, or the root in GPX 1.0).
+        case documentName
         /// Inside a field: its text still counts.
         case fieldChild
         /// Not GPX, or GPX we do not keep (`metadata`, `extensions`, `link`...): skipped with all it holds.
@@ -118,6 +124,14 @@ public enum GPXReader {
 
     private enum Field: String, CaseIterable {
         case name, desc, cmt, ele, time, sym, type
+    }
+
+    /// Whether the text inside an element of `role` is kept.
+    private static func collects(_ role: Role) -> Bool {
+        switch role {
+        case .field, .fieldChild, .documentName: true
+        default: false
+        }
     }
 
     private static func read(
@@ -171,6 +185,11 @@ public enum GPXReader {
                     case (.root, "trk"):
                         role = .track
                         doc.trackCount += 1
+                    case (.root, "metadata"):
+                        role = .metadata
+                    case (.metadata, "name"), (.root, "name"):
+                        role = .documentName
+                        fieldText = ""
                     case (.track, "trkseg"):
                         role = .trackSegment
                         line = []
@@ -196,15 +215,13 @@ public enum GPXReader {
                         } else {
                             role = .skipped
                         }
-                    case (.field, _), (.fieldChild, _):
+                    case (.field, _), (.fieldChild, _), (.documentName, _):
                         role = .fieldChild
                     default:
                         role = .skipped
                     }
                     roles.append(role)
-                    xml.collectText = {
-                        if case .field = role { true } else if case .fieldChild = role { true } else { false }
-                    }()
+                    xml.collectText = Self.collects(role)
                 case .text(let s):
                     if fieldText.utf8.count + s.utf8.count > XMLTokenizer.maxTextBytes {
                         throw fail(xml.position, "a text longer than 1 MiB")
@@ -233,6 +250,10 @@ public enum GPXReader {
                     case .trackSegment:
                         if collectLines { doc.trackLines.append(line) }
                         line = []
+                    case .documentName:
+                        let value = fieldText.trimmingCharacters(in: .whitespacesAndNewlines)
+                        if !value.isEmpty, doc.name == nil { doc.name = value }
+                        fieldText = ""
                     case .route:
                         if collectLines { doc.routeLines.append(line) }
                         line = []
@@ -261,10 +282,7 @@ public enum GPXReader {
                     default:
                         break
                     }
-                    let parent = roles.last
-                    xml.collectText = {
-                        if case .field = parent { true } else if case .fieldChild = parent { true } else { false }
-                    }()
+                    xml.collectText = roles.last.map(Self.collects) ?? false
                 }
             }
         } catch let failure as XMLTokenizer.Failure {

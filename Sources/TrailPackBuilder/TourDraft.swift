@@ -618,3 +618,109 @@ extension TourDraft {
             languages: languages, requireAllLanguages: requireAllLanguages, translations: translations)
     }
 }
+
+// MARK: a removed language's texts, kept
+
+extension TourDraft {
+    /// A removed language's texts, kept beside the draft so that adding the language again brings
+    /// them back: the tour's, each stop's (by its slug) and each shared file's (by stop slug and file
+    /// name). Stored as JSON (``jsonValue``); a stop or file gone meanwhile simply gets nothing back.
+    public struct KeptTexts: Sendable, Equatable {
+        public var tour: [String: String] = [:]
+        public var stops: [String: [String: String]] = [:]
+        public var files: [String: [String: [String: String]]] = [:]
+
+        public init() {}
+
+        /// How many texts are kept.
+        public var count: Int {
+            tour.count + stops.values.reduce(0) { $0 + $1.count }
+                + files.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } }
+        }
+
+        /// `{"tour": {field: text}, "stops": {slug: {field: text}}, "files": {slug: {file: {field: text}}}}`.
+        public var jsonValue: JSONValue {
+            func object(_ texts: [String: String]) -> JSONValue {
+                .object(texts.sorted { $0.key < $1.key }.map { JSONMember($0.key, .string($0.value)) })
+            }
+            return .object([
+                JSONMember("tour", object(tour)),
+                JSONMember(
+                    "stops", .object(stops.sorted { $0.key < $1.key }.map { JSONMember($0.key, object($0.value)) })),
+                JSONMember(
+                    "files",
+                    .object(
+                        files.sorted { $0.key < $1.key }.map { slug, byFile in
+                            JSONMember(
+                                slug,
+                                .object(byFile.sorted { $0.key < $1.key }.map { JSONMember($0.key, object($0.value)) }))
+                        })),
+            ])
+        }
+
+        /// Reads what ``jsonValue`` wrote; anything else in the file is skipped, never trusted.
+        public init(json: JSONValue) {
+            func texts(_ value: JSONValue?) -> [String: String] {
+                guard case .object(let members)? = value else { return [:] }
+                var out: [String: String] = [:]
+                for member in members { if case .string(let text) = member.value { out[member.key] = text } }
+                return out
+            }
+            func objects(_ value: JSONValue?) -> [(String, JSONValue)] {
+                guard case .object(let members)? = value else { return [] }
+                return members.map { ($0.key, $0.value) }
+            }
+            tour = texts(json["tour"])
+            for (slug, value) in objects(json["stops"]) { stops[slug] = texts(value) }
+            for (slug, value) in objects(json["files"]) {
+                for (file, inner) in objects(value) { files[slug, default: [:]][file] = texts(inner) }
+            }
+        }
+    }
+
+    /// The texts written in `tag` (a language other than the default), to keep when it is removed.
+    public func keptTexts(in tag: String) -> KeptTexts {
+        func texts<T: DraftTexts>(_ holder: T) -> [String: String] {
+            var out: [String: String] = [:]
+            for field in T.Field.allCases {
+                if let text = holder.translations[tag, field] { out[field.rawValue] = text }
+            }
+            return out
+        }
+        var kept = KeptTexts()
+        kept.tour = texts(self)
+        for stop in stops {
+            let own = texts(stop)
+            if !own.isEmpty { kept.stops[stop.slug] = own }
+            for asset in stop.assets where language(of: asset) == nil {
+                let fileTexts = texts(asset)
+                if !fileTexts.isEmpty { kept.files[stop.slug, default: [:]][asset.file] = fileTexts }
+            }
+        }
+        return kept
+    }
+
+    /// Gives `tag` back the kept texts wherever it has none now (a text written since wins);
+    /// returns how many came back.
+    @discardableResult
+    public mutating func restore(_ kept: KeptTexts, in tag: String) -> Int {
+        var restored = 0
+        func put<T: DraftTexts>(_ texts: [String: String]?, into holder: inout T) {
+            for (name, text) in texts ?? [:] {
+                guard let field = T.Field(rawValue: name), holder.translations[tag, field] == nil, !text.isEmpty
+                else { continue }
+                holder.translations[tag, field] = text
+                restored += 1
+            }
+        }
+        put(kept.tour, into: &self)
+        for s in stops.indices {
+            let slug = stops[s].slug
+            put(kept.stops[slug], into: &stops[s])
+            for a in stops[s].assets.indices where language(of: stops[s].assets[a]) == nil {
+                put(kept.files[slug]?[stops[s].assets[a].file], into: &stops[s].assets[a])
+            }
+        }
+        return restored
+    }
+}

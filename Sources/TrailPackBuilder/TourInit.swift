@@ -133,6 +133,7 @@ public enum TourInit {
             throw BuildError.usage("'\(path)': " + emptyReason(doc, stops: stops))
         }
         var read = stopsFromGPX(doc.points, source: path)
+        read.name = doc.name.map { cleanText(HTMLText.plain($0)) }.flatMap { $0.isEmpty ? nil : String($0.prefix(200)) }
         var recorded = doc.recordedRoute
         if stops == .route { recorded = doc.trackLines.contains(where: { !$0.isEmpty }) ? recorded : [] }
         guard !recorded.isEmpty else { return read }
@@ -223,6 +224,8 @@ public enum TourInit {
         public var notes: [String]
         /// The route the file's track gives (simplified, rounded), when it has one.
         public var route: [[RoutePosition]]? = nil
+        /// The file's own name for what it records (``GPXReader/Document/name``), one line.
+        public var name: String? = nil
 
         /// Stops and notes.
         public init(stops: [Stop], notes: [String]) {

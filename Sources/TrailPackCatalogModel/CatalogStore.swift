@@ -280,6 +280,9 @@ extension Catalog {
         case flash
         /// Why a form was refused.
         case problem
+        /// A secret for the session's next page (a new token), sealed with the session's id, which
+        /// the catalog never holds: the catalog's copy cannot be read without the browser's cookie.
+        case sealed
     }
 
     /// A sign-in throttle key (`address:…`, `pair:…|name`) and how many failures it may have in the window.

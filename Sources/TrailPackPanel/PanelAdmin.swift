@@ -18,7 +18,14 @@ extension PanelController {
         panel.get("/admin") { request, context in
             await signedIn(request, context) { visitor in
                 try requireAdmin(visitor)
-                return try await adminPage(visitor, request: request)
+                var issued: AdminPage.Issued?
+                if request.uri.queryParameters.get("issued") != nil,
+                    let sealed = try await sessions.takeSealed(id: visitor.session.id)
+                {
+                    let parts = sealed.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                    if parts.count == 3 { issued = AdminPage.Issued(user: parts[0], token: parts[2], id: parts[1]) }
+                }
+                return try await adminPage(visitor, request: request, issued: issued)
             }
         }
         typealias Action = @Sendable (Visitor, PanelForm, AppRequestContext) async throws -> String
@@ -69,9 +76,11 @@ extension PanelController {
                 let issued = try await Catalog.$auditActor.withValue("\(visitor.user.name) (panel)") {
                     try await server.catalog.issueToken(user: user.name)
                 }
-                return try await adminPage(
-                    visitor, request: request,
-                    issued: AdminPage.Issued(user: user.name, token: issued.token, id: issued.id))
+                // A redirect (303) like every form: the token waits, sealed with the session's own id,
+                // for the one page that shows it; a reload of that page issues nothing.
+                try await sessions.seal(
+                    id: visitor.session.id, [user.name, issued.id, issued.token].joined(separator: "\n"))
+                return Self.redirect("/admin?issued=1#issued-token")
             }
         }
     }

@@ -6,6 +6,7 @@ import TrailPackBuilder
 import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackServer
+import TrailPackVerifier
 
 /// "Build package" and "Request review": the same builder as `trailpack build`, the same intake as an
 /// upload (verify in a contained child, scan, store, register), the same catalog transition as the API.
@@ -77,32 +78,69 @@ extension PanelController {
                 "by": "\(visitor.user.name)", "draft": "\(key.path)", "version": "\(version)",
                 "sha256": "\(result.summary.sha256)",
             ])
-        // The package's own findings (the verifier's, on the stored bytes): what reviewers will see.
-        let warnings = PanelFinding.place(result.findings, draft: draft)
-        let gaps = warnings.filter { $0.code == FindingCode.accessibilityMissing.rawValue }
+        // After success, a redirect (303): Back or reload shows the result again and never builds twice.
+        let took = String(format: "%.1f", Date().timeIntervalSince(started))
+        return await redirect(
+            visitor, to: "\(key.path)/built/\(PanelController.pathSegment(result.summary.version))?took=\(took)",
+            saying: result.message)
+    }
+
+    /// The page a build leads to (`GET …/built/VERSION`): the stored version, its findings on the stored
+    /// bytes (what reviewers will see), and Request review — disabled, with the reason, while any
+    /// finding blocks a review (the validator's severity decides, as the API's review request does).
+    func builtPage(
+        _ visitor: Visitor, _ key: DraftStore.Key, version: String, request: Request
+    ) async throws
+        -> Response
+    {
+        let draft = try await drafts.load(key).draft
+        guard let record = try await server.catalog.version(package: draft.id, version: version, releasedOnly: false),
+            let state = try await server.catalog.state(package: draft.id, version: version)
+        else {
+            throw PanelError(
+                status: .notFound,
+                message:
+                    "version \(version) of \(draft.name) is not stored (it was not built, or it was removed): build it on the tour's page"
+            )
+        }
+        let summary = record.summary
+        let path = try await server.store.localFile(for: BlobNames.digest(summary.sha256))
+        let sha = summary.sha256, reports = self.reports
+        let report = try await server.blocking { reports.report(sha256: sha) { try? Verifier.verify(path: path) } }
+        let placed = PanelFinding.place(report?.findings ?? [], draft: draft)
+        let blockers = placed.filter(\.mustFix)
+        let message =
+            await notice(visitor, request)
+            ?? "Version \(summary.version) is stored: it is \(Self.statusWords(state.status))."
         var body = BuiltPage(
-            draft: DraftLinkView(name: draft.name, path: key.path), built: true, message: result.message,
-            findings: Self.findingsSection(warnings, path: key.path, heading: "Findings on the package"))
-        body.version = result.summary.version
-        body.sha256 = result.summary.sha256
-        body.size = Self.size(result.summary.size)
-        body.status = Self.statusWords(result.state.status)
-        let detail = result.state.scanDetail
-        body.scan = result.state.scanStatus.rawValue + (detail.isEmpty ? "" : ": " + detail)
-        body.seconds = String(format: "%.1f", Date().timeIntervalSince(started))
-        body.canRequestReview = result.state.status == .draft && server.configuration.approvals > 0
-        body.released = result.state.status == .released
-        body.gaps = gaps.map {
+            draft: DraftLinkView(name: draft.name, path: key.path), built: true, message: message,
+            findings: Self.findingsSection(placed, path: key.path, heading: "Findings on the package"))
+        body.version = summary.version
+        body.sha256 = summary.sha256
+        body.size = Self.size(summary.size)
+        body.status = Self.statusWords(state.status)
+        let detail = state.scanDetail
+        body.scan = Self.scanWords(state.scanStatus, detail)
+        if let took = request.uri.queryParameters.get("took"), Double(took) != nil { body.seconds = String(took) }
+        if request.uri.queryParameters.get("refused") != nil {
+            body.problem = try? await sessions.takeProblem(id: visitor.session.id)
+        }
+        let reviewable = state.status == .draft && server.configuration.approvals > 0
+        body.canRequestReview = reviewable && blockers.isEmpty
+        body.reviewBlocked = reviewable && !blockers.isEmpty
+        body.released = state.status == .released
+        body.gaps = blockers.map {
             BuiltPage.Gap(message: "\($0.label): \($0.message)", link: $0.link(draftPath: key.path))
         }
-        body.hasGaps = !gaps.isEmpty
-        return try page(body, title: "Built version \(result.summary.version)", visitor: visitor)
+        body.hasGaps = !blockers.isEmpty
+        return try page(body, title: "Built version \(summary.version)", visitor: visitor)
     }
 
     func requestReview(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
         let form = try await PanelForm.read(request)
         let version = form.text("version")
         let draft = try await drafts.load(key).draft
+        let built = "\(key.path)/built/\(PanelController.pathSegment(version))"
         // Judged on the stored package (what reviewers approve), not on the draft, which may have changed since.
         guard
             let manifestText = try await server.catalog.version(
@@ -112,14 +150,15 @@ extension PanelController {
             throw PanelError(
                 status: .notFound, message: "version \(version) of this tour was not built yet: build it first")
         }
-        let gaps = ManifestValidator.validate(manifest).filter { $0.code == .accessibilityMissing }
-        if !gaps.isEmpty {
-            let list = gaps.map(\.message).joined(separator: "; ")
-            throw PanelError(
-                status: .unprocessableContent,
-                message:
-                    "review cannot be requested yet: \(list). Add the missing texts on each stop's page (or, if a text truly cannot be given, write why in the stop's accessibility waiver, which reviewers see), build again and request review"
-            )
+        // The one rule for "ready": the validator's severity (the API's review request asks the same).
+        let blockers = PanelFinding.place(ManifestValidator.validate(manifest).blockingReview, draft: draft)
+        if !blockers.isEmpty {
+            try? await sessions.flashProblem(
+                id: visitor.session.id,
+                "Review cannot be requested yet: "
+                    + blockers.map { "\($0.label): \($0.message)" }.joined(separator: "; ")
+                    + ". Fix them, build again and request review.")
+            return Self.redirect(built + "?refused=1")
         }
         let outcome = try await server.catalog.apply(
             .start, package: draft.id, version: version, by: visitor.user, required: server.configuration.approvals,
@@ -141,9 +180,7 @@ extension PanelController {
             throw PanelError(
                 status: .notFound, message: "version \(version) of this tour was not built yet: build it first")
         }
-        var body = BuiltPage(draft: DraftLinkView(name: draft.name, path: key.path), built: true, message: message)
-        body.version = version
-        return try page(body, title: "Review requested", visitor: visitor)
+        return await redirect(visitor, to: key.path, saying: message, fragment: "#review-state")
     }
 }
 

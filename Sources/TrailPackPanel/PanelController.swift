@@ -61,6 +61,9 @@ public struct PanelController: Sendable {
     }
 
     public func addRoutes(to router: Router<AppRequestContext>) {
+        // An address that is no route (an old /build address from a page reloaded after a POST, a
+        // mistyped link): a browser asking for a page gets one, with a way back, not the API's JSON.
+        router.add(middleware: PanelNotFoundMiddleware { request in notFoundPage(request) })
         let panel = router.group().add(
             middleware: PanelHeadersMiddleware<AppRequestContext>(contentSecurityPolicy: contentSecurityPolicy))
         panel.get("/") { request, context in await signedIn(request, context) { try await home($0, request: request) } }
@@ -200,6 +203,11 @@ public struct PanelController: Sendable {
         guarded.post("/drafts/:site/:tour/stops/:stop/files") { request, context in
             await draftRoute(request, context) {
                 try await uploadForm($0, $1, index: try stopIndex(context), request: request)
+            }
+        }
+        panel.get("/drafts/:site/:tour/built/:version") { request, context in
+            await draftRoute(request, context) {
+                try await builtPage($0, $1, version: try context.parameters.require("version"), request: request)
             }
         }
         guarded.post("/drafts/:site/:tour/build") { request, context in
@@ -573,6 +581,23 @@ public struct PanelController: Sendable {
         Response(status: .seeOther, headers: [.location: location])
     }
 
+    /// For a removal: nil when the form says `confirmed=yes` (the page's script asked in a dialog, or
+    /// the ranger pressed the confirmation page's button), else that page, resending the same form.
+    func confirmation(
+        _ visitor: Visitor, form: PanelForm, action: String, question: String, detail: String,
+        confirmLabel: String, back: String, backLabel: String
+    ) throws -> Response? {
+        guard form.text("confirmed") != "yes" else { return nil }
+        let fields = form.fields.filter { $0.name != "_csrf" && $0.name != "confirmed" }.map {
+            ResumePage.Field(name: $0.name, value: $0.value)
+        }
+        return try page(
+            ConfirmPage(
+                question: question, detail: detail, action: action, fields: fields, confirmLabel: confirmLabel,
+                back: back, backLabel: backLabel),
+            title: question, visitor: visitor)
+    }
+
     /// A redirect to `path` whose page then says `text` (kept in the session; the URL says only `saved=1`).
     func redirect(_ visitor: Visitor, to path: String, saying text: String, fragment: String = "") async -> Response {
         // A note that cannot be kept only loses the message: the change itself is made.
@@ -584,6 +609,53 @@ public struct PanelController: Sendable {
     func notice(_ visitor: Visitor, _ request: Request) async -> String? {
         guard request.uri.queryParameters.get("saved") != nil else { return nil }
         return (try? await sessions.takeFlash(id: visitor.session.id)) ?? "Saved."
+    }
+}
+
+extension PanelController {
+    /// The HTML page for an address that is no page: the nearest page above it to go to instead.
+    func notFoundPage(_ request: Request) -> Response? {
+        let path = request.uri.path
+        // The API, the visitor app and files keep their own answers (JSON, the app's shell, 404).
+        guard request.method == .get || request.method == .head,
+            request.headers[.accept]?.contains("text/html") == true,
+            !["/v1/", "/visit", "/static/", "/api/"].contains(where: { path.hasPrefix($0) })
+        else { return nil }
+        var body = ErrorPage(
+            message: "There is no page at this address. It may be an old address (a form's, or a page that was "
+                + "removed), or the link was typed with a mistake.",
+            status: 404)
+        body.lost = true
+        let parts = path.split(separator: "/").map(String.init)
+        if parts.count > 3, parts[0] == "drafts" {
+            (body.backLink, body.backLabel) = ("/drafts/\(parts[1])/\(parts[2])", "the tour's page")
+        } else if parts.count > 2, parts[0] == "packages" {
+            (body.backLink, body.backLabel) = ("/packages/\(parts[1])", "the tour's versions")
+        } else if parts.first == "admin" {
+            (body.backLink, body.backLabel) = ("/admin", "People and sites")
+        }
+        guard var response = try? page(body, title: "No such page") else { return nil }
+        response.status = .notFound
+        response.headers[.contentSecurityPolicy] = contentSecurityPolicy
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+}
+
+/// Answers a route that does not exist with the panel's HTML page when the browser asks for one.
+struct PanelNotFoundMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let page: @Sendable (Request) -> Response?
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            guard let response = page(request) else { throw error }
+            return response
+        }
     }
 }
 

@@ -212,7 +212,7 @@ extension PanelController {
         FindingsSection(
             findings: list.map {
                 FindingView(
-                    severity: $0.severity, isError: $0.isError, label: $0.label, message: $0.message,
+                    severity: $0.severity, mustFix: $0.mustFix, label: $0.label, message: $0.message,
                     link: $0.link(draftPath: path), code: $0.code)
             }, heading: heading)
     }
@@ -222,7 +222,7 @@ extension PanelController {
         var out: [String: [FieldNoteView]] = [:]
         for f in list {
             out[f.field.replacingOccurrences(of: "-", with: "_"), default: []].append(
-                FieldNoteView(message: f.message, isError: f.isError))
+                FieldNoteView(message: f.message, mustFix: f.mustFix))
         }
         return out
     }
@@ -272,7 +272,8 @@ extension PanelController {
                 }), pretty: false)
         let routeCoordinates = (routed?.route.lines ?? []).flatMap { $0.map(\.coordinate) }
         let frame = draft.bounds ?? Bounds.enclosing(draft.stops.compactMap(\.coordinate) + routeCoordinates)
-        let languages = Self.languageValues(draft, key: key, language: language, meters: meters)
+        let languages = Self.languageValues(
+            draft, key: key, language: language, meters: meters, kept: drafts.keptTexts(key))
         let findings = Self.findingsSection(all, path: key.path, heading: "What to fix before building")
         var body = EditorPage(
             draft: EditorPage.Draft(
@@ -331,10 +332,21 @@ extension PanelController {
         var tab: LanguageTabView
         var texts: EditorPage.Texts
         var tabs: LanguageTabsView
+        /// Languages removed earlier whose texts are kept: "Add Spanish back" brings them back.
+        var kept: [KeptLanguage] = []
+        var hasKept = false
+    }
+
+    struct KeptLanguage: Codable, Sendable {
+        var tag: String
+        var name: String
+        var count: Int
+        var words: String
     }
 
     static func languageValues(
-        _ draft: TourDraft, key: DraftStore.Key, language: String?, meters: [String: MeterView]
+        _ draft: TourDraft, key: DraftStore.Key, language: String?, meters: [String: MeterView],
+        kept: [String: TourDraft.KeptTexts] = [:]
     ) -> LanguageValues {
         let list: [EditorPage.Language] = draft.languages.enumerated().map { n, tag in
             EditorPage.Language(
@@ -346,7 +358,7 @@ extension PanelController {
             name: draft.text(.name, in: language, defaultLanguage: draft.defaultLanguage) ?? "",
             park: draft.text(.park, in: language, defaultLanguage: draft.defaultLanguage) ?? "",
             description: draft.text(.description, in: language, defaultLanguage: draft.defaultLanguage) ?? "")
-        return LanguageValues(
+        var values = LanguageValues(
             hasLanguages: !draft.languages.isEmpty, languageList: list, requireAll: draft.requireAllLanguages,
             defaultLanguage: draft.defaultLanguage.map { PanelLanguage.title($0) } ?? "",
             suggestions: PanelLanguage.suggestionValues(draft), onDefaultTab: language == nil,
@@ -354,6 +366,20 @@ extension PanelController {
             tabs: PanelLanguage.tabs(draft, current: language) { tag in
                 key.path + (tag.map { "?lang=\(PanelLanguage.id($0))" } ?? "") + "#tour-details"
             })
+        // Only once the tour has languages again (adding the first makes the texts so far the default's).
+        if !draft.languages.isEmpty {
+            defer { values.hasKept = !values.kept.isEmpty }
+            values.kept = kept.filter { tag, texts in
+                texts.count > 0 && !draft.languages.contains { $0.lowercased() == tag.lowercased() }
+            }.sorted { $0.key < $1.key }.map { tag, texts in
+                KeptLanguage(
+                    tag: tag, name: PanelLanguage.name(tag), count: texts.count,
+                    words:
+                        "\(PanelLanguage.title(tag)): \(texts.count) translated text\(texts.count == 1 ? "" : "s") kept"
+                )
+            }
+        }
+        return values
     }
 
     func saveTour(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {

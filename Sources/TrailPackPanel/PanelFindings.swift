@@ -17,7 +17,9 @@ struct PanelFinding: Sendable {
     /// The language whose tab shows the field (a missing translation), or nil for the default's.
     var language: String? = nil
 
-    var isError: Bool { severity == "error" }
+    /// "Fix": the finding stops the build (an error) or a review request (severity `review`), the
+    /// validator's severity deciding, as it does for Request review and the API; else "Check".
+    var mustFix: Bool { Finding.Severity(rawValue: severity)?.blocksReview ?? true }
 
     /// The finding's place on the editor's pages: the anchor to link to (on the language's tab).
     func link(draftPath: String) -> String {
@@ -37,7 +39,7 @@ struct PanelFinding: Sendable {
                     "the tour has no stops yet: click the map, or type a position under 'Add a stop'"), at: 0)
         }
         return findings.map { place($0, draft: draft) }.sorted {
-            ($0.isError ? 0 : 1, $0.stop ?? -1) < ($1.isError ? 0 : 1, $1.stop ?? -1)
+            ($0.mustFix ? 0 : 1, $0.stop ?? -1) < ($1.mustFix ? 0 : 1, $1.stop ?? -1)
         }
     }
 

@@ -109,7 +109,9 @@ extension PanelController {
                 }
             }
             let key = try await createImported(
-                site: site, siteName: siteName, title: PathText.droppingExtension(PathText.lastComponent(given)),
+                // The name the GPS file gives itself (<metadata><name>), else the file's name.
+                site: site, siteName: siteName,
+                title: gpx.name ?? PathText.droppingExtension(PathText.lastComponent(given)),
                 stops: gpx.stops.map {
                     ImportedStop(
                         name: $0.name, coordinate: $0.coordinate, description: $0.fullText ?? $0.description,

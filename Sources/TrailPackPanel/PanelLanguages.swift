@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Synchronization
 import TrailPackBuilder
 import TrailPackCore
 import TrailPackServer
@@ -204,6 +205,9 @@ extension PanelController {
                             + "in traditional characters")
             }
             let first = before.languages.isEmpty
+            // A language removed before comes back with the texts it had (where none was written since).
+            let kept = first ? nil : drafts.keptTexts(key, tag: tag)
+            let restoredCount = Mutex(0)
             try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
                 draft throws(PanelError) in
                 if let same = draft.languages.first(where: { $0.lowercased() == tag.lowercased() }) {
@@ -213,35 +217,50 @@ extension PanelController {
                     throw Self.refusal("a tour has at most 32 languages; remove one first")
                 }
                 draft.languages.append(tag)
+                if let kept { restoredCount.withLock { $0 = draft.restore(kept.texts, in: tag) } }
             }
+            if let kept { try? drafts.forgetKept(tag: kept.tag, key: key) }
+            let restored = restoredCount.withLock { $0 }
             words =
                 first
                 ? "\(PanelLanguage.label(tag)) is the tour's default language: the texts written so far are in it. "
                     + "Add the languages to translate into."
-                : "\(PanelLanguage.label(tag)) was added. Translate the texts with 'Translate into "
-                    + "\(PanelLanguage.name(tag))', and add its recordings on each stop's page."
+                : restored > 0
+                    ? "\(PanelLanguage.label(tag)) was added again, with the \(restored) translated "
+                        + "text\(restored == 1 ? "" : "s") it had. 'Translate into \(PanelLanguage.name(tag))' "
+                        + "shows what is still missing."
+                    : "\(PanelLanguage.label(tag)) was added. Translate the texts with 'Translate into "
+                        + "\(PanelLanguage.name(tag))', and add its recordings on each stop's page."
         case "remove":
-            let removed = before.textCount(in: typed)
+            // Refused before asking: the language is the default, or has files.
+            _ = try Self.removable(typed, in: before)
+            let removed = before.keptTexts(in: typed).count
+            if let ask = try confirmation(
+                visitor, form: form, action: key.path + "/languages",
+                question: "Remove \(PanelLanguage.title(typed)) from \(before.name)?",
+                detail: removed == 0
+                    ? "Nothing is written in \(PanelLanguage.name(typed)) yet."
+                    : "Its \(removed) translated text\(removed == 1 ? " is" : "s are") kept: add "
+                        + "\(PanelLanguage.name(typed)) again and \(removed == 1 ? "it comes" : "they come") back.",
+                confirmLabel: "Remove \(PanelLanguage.name(typed))", back: key.path + "#tour-languages",
+                backLabel: "Keep \(PanelLanguage.name(typed))")
+            {
+                return ask
+            }
+            let store = drafts
             try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
                 draft throws(PanelError) in
-                guard let tag = draft.languages.first(where: { $0 == typed }) else { throw .notFound }
-                if tag == draft.defaultLanguage, draft.languages.count > 1 {
-                    throw Self.refusal(
-                        "\(PanelLanguage.name(tag)) is the default language: make another language the default "
-                            + "first, then remove \(PanelLanguage.name(tag))")
-                }
-                let files = draft.files(in: tag)
-                if !files.isEmpty {
-                    let list = files.prefix(6).map { "\($0.file) (stop \($0.stop + 1))" }.joined(separator: ", ")
-                    throw Self.refusal(
-                        "\(PanelLanguage.name(tag)) still has files: \(list)\(files.count > 6 ? ", …" : ""). "
-                            + "Remove them, or give them another language on their stop's page, first")
-                }
+                let tag = try Self.removable(typed, in: draft)
+                // Its texts are kept beside the draft first: removing a language destroys no work.
+                try store.keep(draft.keptTexts(in: tag), tag: tag, key: key)
                 draft.removeLanguage(tag)
             }
             words =
                 "\(PanelLanguage.title(typed)) was removed"
-                + (removed > 0 ? ", with its \(removed) translated text\(removed == 1 ? "" : "s")." : ".")
+                + (removed > 0
+                    ? ". Its \(removed) translated text\(removed == 1 ? " is" : "s are") kept: add "
+                        + "\(PanelLanguage.name(typed)) again and \(removed == 1 ? "it comes" : "they come") back."
+                    : ".")
         case "default":
             let old = before.defaultLanguage ?? ""
             try await drafts.update(key, revision: form.text("revision"), by: visitor.saver) {
@@ -267,6 +286,25 @@ extension PanelController {
             throw PanelError(status: .notFound, message: "there is no such change to the tour's languages")
         }
         return await redirect(visitor, to: key.path, saying: words, fragment: "#tour-languages")
+    }
+
+    /// The declared language `typed`, when it may be removed: not the default of a tour with others,
+    /// and without files of its own.
+    static func removable(_ typed: String, in draft: TourDraft) throws(PanelError) -> String {
+        guard let tag = draft.languages.first(where: { $0 == typed }) else { throw .notFound }
+        if tag == draft.defaultLanguage, draft.languages.count > 1 {
+            throw Self.refusal(
+                "\(PanelLanguage.name(tag)) is the default language: make another language the default "
+                    + "first, then remove \(PanelLanguage.name(tag))")
+        }
+        let files = draft.files(in: tag)
+        if !files.isEmpty {
+            let list = files.prefix(6).map { "\($0.file) (stop \($0.stop + 1))" }.joined(separator: ", ")
+            throw Self.refusal(
+                "\(PanelLanguage.name(tag)) still has files: \(list)\(files.count > 6 ? ", …" : ""). "
+                    + "Remove them, or give them another language on their stop's page, first")
+        }
+        return tag
     }
 
     // MARK: the side-by-side page

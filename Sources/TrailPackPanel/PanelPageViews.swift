@@ -35,7 +35,7 @@ struct FrameView: Codable, Sendable {
 /// A finding in the `findings` partial's list.
 struct FindingView: Codable, Sendable {
     var severity: String
-    var isError: Bool
+    var mustFix: Bool
     var label: String
     var message: String
     var link: String
@@ -45,7 +45,7 @@ struct FindingView: Codable, Sendable {
 /// A finding's message beside the field it is about (`{{#fields.tour_name}}`), or beside a file.
 struct FieldNoteView: Codable, Sendable {
     var message: String
-    var isError: Bool
+    var mustFix: Bool
 }
 
 /// How complete a language is (not the default one), for its meter.
@@ -131,7 +131,7 @@ struct FindingsSection: PanelSection {
         self.findings = findings
         hasFindings = !findings.isEmpty
         findingsHeading = heading
-        errorCount = findings.filter(\.isError).count
+        errorCount = findings.filter(\.mustFix).count
         warningCount = findings.count - errorCount
     }
 }
@@ -185,6 +185,10 @@ struct ErrorPage: PanelView {
     static let template = "error"
     var message: String
     var status: Int
+    /// An address that is no page (404): where to go instead, not "Back to the form".
+    var lost = false
+    var backLink = "/"
+    var backLabel = "all tours"
 }
 
 /// `login`: the sign-in form, with a form kept through it (`resume`) when a session ended.
@@ -198,6 +202,20 @@ struct LoginPage: PanelView {
     var next: String
     var error: String?
     var resume: Resume?
+}
+
+/// `confirm`: "Remove …?" asked by the server, for a removal sent without the page's script (which
+/// asks in a dialog and sends `confirmed=yes`): the same form again, confirmed, or a way back.
+struct ConfirmPage: PanelView {
+    static let template = "confirm"
+    var question: String
+    /// What happens to the thing removed, and how to get it back.
+    var detail: String
+    var action: String
+    var fields: [ResumePage.Field]
+    var confirmLabel: String
+    var back: String
+    var backLabel: String
 }
 
 /// `resume`: after signing in again, what a kept form held, to save it with the new session.
@@ -469,6 +487,10 @@ struct BuiltPage: PanelView {
     var scan: String?
     var seconds: String?
     var canRequestReview = false
+    /// Request review is shown disabled, with the findings that block it.
+    var reviewBlocked = false
+    /// Why Request review was just refused (a redirect back here after the form).
+    var problem: String?
     var released = false
     var gaps: [Gap] = []
     var hasGaps = false

@@ -17,7 +17,7 @@ enum PanelPages {
         ("reviews", PackageResources.reviews_mustache), ("review", PackageResources.review_mustache),
         ("history", PackageResources.history_mustache), ("columns", PackageResources.columns_mustache),
         ("changes", PackageResources.changes_mustache), ("routeSummary", PackageResources.routeSummary_mustache),
-        ("notifications", PackageResources.notifications_mustache),
+        ("notifications", PackageResources.notifications_mustache), ("confirm", PackageResources.confirm_mustache),
     ]
 
     /// The pages' types, one per page template; the other templates are parts of pages (`layout`, `findings`,
@@ -25,7 +25,7 @@ enum PanelPages {
     static let views: [any PanelView.Type] = [
         LoginPage.self, ResumePage.self, ErrorPage.self, HomePage.self, EditorPage.self, StopPage.self,
         TranslatePage.self, BuiltPage.self, AdminPage.self, ReviewsPage.self, ReviewPage.self, HistoryPage.self,
-        ColumnsPage.self, NotificationsPage.self,
+        ColumnsPage.self, NotificationsPage.self, ConfirmPage.self,
     ]
 
     /// The templates, parsed once (a template error is the program's own bug, found by the tests).

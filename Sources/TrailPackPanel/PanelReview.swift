@@ -272,8 +272,16 @@ extension PanelController {
         return iso.prefix(10) + " " + iso.dropFirst(11).prefix(5) + " UTC"
     }
 
+    /// The malware scan's verdict in plain words (the scanner's own detail, when it says more).
     static func scanWords(_ status: Catalog.ScanStatus, _ detail: String) -> String {
-        detail.isEmpty ? status.rawValue : "\(status.rawValue): \(detail)"
+        switch status {
+        case .clean: "No malware found" + (detail.isEmpty || detail == "clean" ? "" : " (\(detail))")
+        case .notScanned: "Not scanned: this server is set not to scan uploads for malware"
+        case .held:
+            "Held: the scan could not vouch for these files"
+                + (detail.isEmpty ? "" : " (\(detail))") + ". An administrator can scan it again"
+        case .infected: "Malware found" + (detail.isEmpty ? "" : ": \(detail)") + ". It can never be released"
+        }
     }
 
     /// The version's languages and how complete each one is (the default language first).

@@ -1,5 +1,6 @@
 import Foundation
 import TrailPackCatalogModel
+import TrailPackCrypto
 
 /// The panel's signed-in sessions, kept in the catalog so that every server sharing it accepts
 /// them: an unguessable id (the cookie; the catalog keeps only its SHA-256) and a CSRF token per
@@ -69,6 +70,45 @@ public struct PanelSessions: Sendable {
     public func takeProblem(id: String) async throws -> String? {
         try await catalog.takeSessionNote(id: id, kind: .problem)
     }
+
+    /// Keeps `secret` for the session's next page, sealed with the session's id (see
+    /// ``Catalog/SessionNote/sealed``): a redirect after a form that made a secret (a new token)
+    /// can show it once, on the page it leads to, without the catalog holding it readable.
+    public func seal(id: String, _ secret: String) async throws {
+        let nonce = try SecureRandom.bytes(16)
+        let sealed = Self.xor(Array(secret.utf8), pad: Self.pad(id: id, nonce: nonce, count: secret.utf8.count))
+        try await catalog.setSessionNote(
+            id: id, kind: .sealed, text: Data(nonce).base64EncodedString() + ":" + Data(sealed).base64EncodedString())
+    }
+
+    /// The secret kept by ``seal(id:_:)``, once; nil when there is none (or it is not this session's).
+    public func takeSealed(id: String) async throws -> String? {
+        guard let text = try await catalog.takeSessionNote(id: id, kind: .sealed) else { return nil }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let nonce = Data(base64Encoded: String(parts[0])).map(Array.init),
+            let sealed = Data(base64Encoded: String(parts[1])).map(Array.init)
+        else {
+            return nil
+        }
+        return String(
+            validating: Self.xor(sealed, pad: Self.pad(id: id, nonce: nonce, count: sealed.count)), as: UTF8.self)
+    }
+
+    /// A key stream of `count` bytes: BLAKE2b-512 blocks of (label, session id, nonce, counter).
+    static func pad(id: String, nonce: [UInt8], count: Int) -> [UInt8] {
+        var stream: [UInt8] = []
+        var counter: UInt32 = 0
+        while stream.count < count {
+            let block =
+                Array("trailpack sealed session note\u{0}".utf8) + Array(id.utf8) + [0] + nonce
+                + withUnsafeBytes(of: counter.littleEndian, Array.init)
+            stream += BLAKE2b.digest(block, length: 64)
+            counter += 1
+        }
+        return Array(stream.prefix(count))
+    }
+
+    static func xor(_ bytes: [UInt8], pad: [UInt8]) -> [UInt8] { zip(bytes, pad).map { $0 ^ $1 } }
 
     /// 32 random bytes (the system's CSPRNG: getrandom on Linux) as base64url without padding.
     static func randomToken() -> String {

@@ -49,7 +49,7 @@ extension PanelController {
                 },
                 hasCaptionChoices: !captionFiles.isEmpty,
                 notes: all.filter { $0.field == "file-\(n + 1)" }.map {
-                    FieldNoteView(message: $0.message, isError: $0.isError)
+                    FieldNoteView(message: $0.message, mustFix: $0.mustFix)
                 },
                 shared: fileLanguage == nil, inTab: language != nil && fileLanguage == language,
                 elsewhere: language != nil && fileLanguage != nil && fileLanguage != language,
@@ -299,6 +299,19 @@ extension PanelController {
             // No #fragment: scrolling to one would take the focus away again; focusing the button scrolls to it.
             return Self.redirect("\(key.path)?saved=1&focus=\(action)-\(moved)")
         case "remove":
+            let before = try await drafts.load(key).draft
+            guard before.stops.indices.contains(index) else { throw PanelError.notFound }
+            let named = before.stops[index].name.isEmpty ? "" : ", \(before.stops[index].name)"
+            if let ask = try confirmation(
+                visitor, form: form, action: "\(key.path)/stops/\(index + 1)/remove",
+                question: "Remove stop \(index + 1)\(named)?",
+                detail: "The stop, its texts and its files leave the tour. Its folder is kept aside on the "
+                    + "server, never deleted: an administrator can bring it back.",
+                confirmLabel: "Remove stop \(index + 1)", back: "\(key.path)/stops/\(index + 1)",
+                backLabel: "Keep the stop")
+            {
+                return ask
+            }
             try await drafts.update(key, revision: revision, by: visitor.saver) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 draft.stops.remove(at: index)
@@ -316,6 +329,16 @@ extension PanelController {
         case "remove-file":
             let name = try Self.fileName(form.text("file"), stop: index)
             let draft = try await draftListing(key, index: index, file: name)
+            if let ask = try confirmation(
+                visitor, form: form, action: "\(key.path)/stops/\(index + 1)/remove-file",
+                question: "Remove \(name.value) from stop \(index + 1)?",
+                detail: "The file and its texts leave the stop. The file is kept aside on the server, never "
+                    + "deleted: an administrator can bring it back.",
+                confirmLabel: "Remove \(name.value)", back: "\(key.path)/stops/\(index + 1)#stop-files",
+                backLabel: "Keep the file")
+            {
+                return ask
+            }
             let folder = try drafts.openStopFolder(key, draft: draft, index: index)
             try await changeStop(key, visitor, index: index, form: form) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }

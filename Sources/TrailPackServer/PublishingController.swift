@@ -230,6 +230,7 @@ extension PublishingController {
                 reason = text
             }
         }
+        if transition == .start { try await refuseUnready(id, version) }
         let required = configuration.approvals, chosen = signature
         let outcome = try await catalog.apply(
             transition, package: id, version: version, by: user, required: required, signature: chosen, reason: reason)
@@ -243,6 +244,21 @@ extension PublishingController {
             mail?.after(transition, outcome: outcome, package: id, version: version, by: user, reason: reason)
             return try .json(stateResponse(try await requireState(id, version), id: id, version: version))
         }
+    }
+
+    /// Refuses a review request for a version whose stored manifest has findings that block review
+    /// (``Finding/Severity/blocksReview``): the same rule the panel shows on its pages.
+    func refuseUnready(_ id: String, _ version: String) async throws {
+        guard let text = try await catalog.version(package: id, version: version, releasedOnly: false)?.manifest,
+            let manifest = ManifestReader.read(Array(text.utf8)).manifest
+        else { return }  // no such version: the transition says so
+        let blockers = ManifestValidator.validate(manifest).blockingReview
+        guard !blockers.isEmpty else { return }
+        throw ServerError(
+            .unprocessableContent, .notReadyForReview,
+            "version \(ServerError.short(version)) is not ready for review: \(blockers.map(\.message).joined(separator: "; ")). "
+                + "Fix it in the tour (or write the stop's accessibility waiver), build a new version and request review of that",
+            findings: blockers)
     }
 
     /// An admin scans a stored version again (after the scanner was fixed); the verdict replaces the old one.

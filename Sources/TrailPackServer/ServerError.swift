@@ -16,7 +16,8 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
             case badRequest, badSignature, busy, clientClosed, dataFolder, forbidden, illegalTransition, `internal`,
                 invalidPackage,
-                malware, mapUnreadable, methodNotAllowed, noPublicKey, notFound, rangeNotSatisfiable, templateText,
+                malware, mapUnreadable, methodNotAllowed, noPublicKey, notFound, notReadyForReview, rangeNotSatisfiable,
+                templateText,
                 tooLarge, unauthorized, versionExists
             case http(Int)
         }
@@ -51,6 +52,9 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
         public static let noPublicKey = Code(wrapped: .noPublicKey)
         /// `not-found`.
         public static let notFound = Code(wrapped: .notFound)
+        /// A review was asked for a version whose findings of severity `review` (a missing alt text,
+        /// transcript or captions) are not fixed or waived yet (422, the findings listed).
+        public static let notReadyForReview = Code(wrapped: .notReadyForReview)
         /// `range-not-satisfiable`.
         public static let rangeNotSatisfiable = Code(wrapped: .rangeNotSatisfiable)
         /// `template-text`.
@@ -81,6 +85,7 @@ public struct ServerError: Error, HTTPResponseError, CustomStringConvertible {
             case .methodNotAllowed: "method-not-allowed"
             case .noPublicKey: "no-public-key"
             case .notFound: "not-found"
+            case .notReadyForReview: "not-ready-for-review"
             case .rangeNotSatisfiable: "range-not-satisfiable"
             case .templateText: "template-text"
             case .tooLarge: "too-large"

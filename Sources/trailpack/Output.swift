@@ -83,7 +83,7 @@ extension CLI {
     /// Findings as text, one per line, errors first.
     static func printFindings(_ findings: [Finding], to stream: FileHandle = .standardError) {
         let fd = stream.fileDescriptor
-        let sorted = findings.filter { $0.severity == .error } + findings.filter { $0.severity == .warning }
+        let sorted = Finding.Severity.allCases.flatMap { severity in findings.filter { $0.severity == severity } }
         for f in sorted { stream.write(Data((Output.line(f, fd: fd) + "\n").utf8)) }
     }
 

@@ -41,6 +41,31 @@ struct GPXTests {
 
     // MARK: what is kept
 
+    @Test("the file's own name: <metadata><name> (1.1), <gpx><name> (1.0); never a point's or a track's")
+    func documentName() throws {
+        let ns = "xmlns=\"http://www.topografix.com/GPX/1/1\""
+        let point = "<wpt lat=\"44.4\" lon=\"-122.1\"><name>Stop</name></wpt>"
+        #expect(
+            try Self.parse("<gpx \(ns)><metadata><name> Santiam Wagon Road </name></metadata>\(point)</gpx>").name
+                == "Santiam Wagon Road")
+        #expect(
+            try Self.parse(
+                "<gpx \(ns)>\(point)<trk><name>Track 1</name></trk><metadata><name><![CDATA[Fish &amp; Lake]]></name></metadata></gpx>"
+            ).name == "Fish &amp; Lake")
+        #expect(
+            try Self.parse("<gpx \(ns)>\(point)<trk><name>ACTIVE LOG 001</name></trk></gpx>").name == nil,
+            "a track's name is not the file's")
+        #expect(
+            try Self.parse(
+                "<gpx version=\"1.0\" xmlns=\"http://www.topografix.com/GPX/1/0\"><name>Ten</name>\(point)</gpx>"
+            ).name == "Ten")
+        #expect(try Self.parse("<gpx \(ns)>\(point)</gpx>").name == nil, "a point's name is not the file's")
+        #expect(try Self.parse("<gpx \(ns)><metadata><name>  </name></metadata>\(point)</gpx>").name == nil)
+        #expect(
+            try Self.parse("<gpx \(ns)><metadata><extensions><name>Not it</name></extensions></metadata>\(point)</gpx>")
+                .name == nil)
+    }
+
     @Test("ExpertGPS: CDATA names and descriptions, character references, every field kept")
     func expertGPSCDATA() throws {
         let doc = try Self.read(file: "expertgps-cdata.gpx")

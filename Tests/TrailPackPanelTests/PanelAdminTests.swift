@@ -91,14 +91,20 @@ struct PanelAdminTests {
             posted = try await PanelFlow.post(client, boss, "/admin/users/boss/role", [("role", "publisher")])
             #expect(posted.0 == .badRequest && posted.2.contains("yourself"))
 
-            // A token: shown on the answer once, working, then revoked.
-            let (tokenStatus, _, tokenPage) = try await PanelFlow.post(
+            // A token: the form is answered with a redirect (a reload issues nothing), the page it leads
+            // to shows the token once; the catalog's note of it is sealed with the session's id.
+            let (tokenStatus, tokenLocation, _) = try await PanelFlow.post(
                 client, boss, "/admin/tokens", [("user", "jane.doe")])
-            #expect(tokenStatus == .ok && tokenPage.contains("shown this once"))
+            #expect(tokenStatus == .seeOther && tokenLocation == "/admin?issued=1#issued-token")
+            let tokenPage = try await PanelFlow.get(client, boss, "/admin?issued=1").1
+            #expect(tokenPage.contains("shown this once"))
             let token = try #require(tokenPage.firstMatch(of: /tp_[A-Za-z0-9_]+/).map { String($0.0) })
             #expect(try await server.catalog.authenticate(token: token)?.name == "jane.doe")
-            html = try await PanelFlow.get(client, boss, "/admin").1
-            #expect(!html.contains(token), "a token is never shown again")
+            #expect(try await server.catalog.tokens().filter { $0.user == "jane.doe" }.count == 1)
+            for again in ["/admin?issued=1", "/admin"] {
+                html = try await PanelFlow.get(client, boss, again).1
+                #expect(!html.contains(token), "a token is never shown again (\(again))")
+            }
             let id = try #require(try await server.catalog.tokens().first { $0.user == "jane.doe" }?.id)
             posted = try await PanelFlow.post(client, boss, "/admin/tokens/\(id)/revoke", [])
             let revoked = try await server.catalog.authenticate(token: token)
@@ -304,4 +310,57 @@ struct PanelAdminTests {
             #expect(log.allSatisfy { $0.actor == "boss (panel)" && !$0.detail.contains("@") })
         }
     }
+
+    @Test("a secret for the next page is sealed with the session's id: the catalog's note does not hold it")
+    func sealedNote() async throws {
+        try await PanelDraftTests.withPanel { server, panel, _ in
+            let session = try await panel.sessions.start(
+                user: try await {
+                    try await server.catalog.addUser(name: "boss", role: .admin)
+                    return "boss"
+                }())
+            let secret = "boss\n7\ntp_" + String(repeating: "Zq9", count: 20)
+            try await panel.sessions.seal(id: session.id, secret)
+            let raw = try #require(try await server.catalog.takeSessionNote(id: session.id, kind: .sealed))
+            #expect(!raw.contains("tp_") && !raw.contains("Zq9") && !raw.contains("boss"), "\(raw)")
+            try await panel.sessions.seal(id: session.id, secret)
+            #expect(try await panel.sessions.takeSealed(id: "another session") == nil)
+            #expect(try await panel.sessions.takeSealed(id: session.id) == secret)
+            #expect(try await panel.sessions.takeSealed(id: session.id) == nil, "once")
+            // Two seals of the same secret differ (a fresh nonce each time).
+            try await panel.sessions.seal(id: session.id, secret)
+            let first = try await server.catalog.takeSessionNote(id: session.id, kind: .sealed)
+            try await panel.sessions.seal(id: session.id, secret)
+            #expect(try await server.catalog.takeSessionNote(id: session.id, kind: .sealed) != first)
+        }
+    }
+
+    @Test("an address that is no page: a browser gets the panel's HTML page with a way back; the API keeps JSON")
+    func notFoundPages() async throws {
+        try await PanelDraftTests.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let html: HTTPFields = [.cookie: ranger.cookie, .accept: "text/html,application/xhtml+xml"]
+            for (path, back) in [
+                ("/drafts/willamette-sweet-home/fish-lake/build", "/drafts/willamette-sweet-home/fish-lake"),
+                ("/no/such/page", "/"), ("/admin/nothing", "/admin"),
+            ] {
+                let (status, type, body) = try await client.execute(uri: path, method: .get, headers: html) {
+                    ($0.status, $0.headers[.contentType] ?? "", String(buffer: $0.body))
+                }
+                #expect(status == .notFound && type.hasPrefix("text/html"), "\(path): \(type)")
+                #expect(body.contains("<html lang=\"en\">") && body.contains("<title>No such page"), "\(body)")
+                #expect(body.contains("id=\"error-back\"") && body.contains("href=\"\(back)\""), "\(path): \(body)")
+                #expect(!body.contains("Back button to return to the form"))
+            }
+            for (path, headers) in [
+                ("/v1/nothing", html), ("/drafts/x/y/build", [.cookie: ranger.cookie] as HTTPFields),
+            ] {
+                let (status, type) = try await client.execute(uri: path, method: .get, headers: headers) {
+                    ($0.status, $0.headers[.contentType] ?? "")
+                }
+                #expect(status == .notFound && type.hasPrefix("application/json"), "\(path): \(type)")
+            }
+        }
+    }
+
 }

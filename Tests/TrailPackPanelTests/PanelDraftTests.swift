@@ -251,8 +251,15 @@ struct PanelDraftTests {
                     && stale.2.contains("You changed this tour just now in another tab or window of this browser"))
             #expect(try TourDraft.read(folder: folder).name == "Santiam Wagon Road")
             html = try await PanelFlow.get(client, ranger, draft).1
-            let removed = try await PanelFlow.post(
+            // Without the page's script, the server asks first; nothing is removed until it is confirmed.
+            let asked = try await PanelFlow.post(
                 client, ranger, draft + "/stops/2/remove", [("revision", try PanelFlow.revision(html))])
+            #expect(asked.0 == .ok && asked.2.contains("id=\"confirm-form\"") && asked.2.contains("Remove stop 2"))
+            #expect(asked.2.contains("name=\"confirmed\" value=\"yes\""), "\(asked.2)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/waypoints").count == 3)
+            let removed = try await PanelFlow.post(
+                client, ranger, draft + "/stops/2/remove",
+                [("revision", try PanelFlow.revision(html)), ("confirmed", "yes")])
             #expect(removed.0 == .seeOther)
             #expect(
                 try FileManager.default.contentsOfDirectory(atPath: folder + "/waypoints").sorted() == [

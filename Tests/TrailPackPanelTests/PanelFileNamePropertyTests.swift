@@ -130,7 +130,7 @@ struct PanelFileNamePropertyTests {
                     case 2:
                         status = try await PanelFlow.post(
                             client, ranger, draft + "/stops/1/remove-file",
-                            [("revision", revision), ("file", Self.name(&rng))]
+                            [("revision", revision), ("file", Self.name(&rng)), ("confirmed", "yes")]
                         ).0
                     case 3:
                         let raw = Self.name(&rng)

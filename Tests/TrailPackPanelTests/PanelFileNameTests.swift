@@ -174,7 +174,8 @@ struct PanelFileNameTests {
                 [("revision", revision()), ("file", "link.png"), ("newName", "stolen.png")])
             #expect(renamed.0 == .unprocessableContent && renamed.2.contains("not a plain file"), "\(renamed)")
             let removed = try await PanelFlow.post(
-                client, ranger, draft + "/stops/1/remove-file", [("revision", revision()), ("file", "link.png")])
+                client, ranger, draft + "/stops/1/remove-file",
+                [("revision", revision()), ("file", "link.png"), ("confirmed", "yes")])
             #expect(removed.0 == .seeOther, "\(removed)")
             let aside = server.folder.root + "/drafts-removed/\(Self.site)/links"
             let kept = try FileManager.default.contentsOfDirectory(atPath: aside)
@@ -236,7 +237,10 @@ struct PanelFileNameTests {
             try Support.editJSON(stop + "/waypoint.json") { $0["assets"] = [name] }
             let removed = try await PanelFlow.post(
                 client, ranger, draft + "/stops/1/remove-file",
-                [("revision", TourDraft.revision(folder: server.folder.root + draft)), ("file", name)])
+                [
+                    ("revision", TourDraft.revision(folder: server.folder.root + draft)), ("file", name),
+                    ("confirmed", "yes"),
+                ])
             #expect(removed.0 == .seeOther, "\(removed)")
             let aside = try FileManager.default.contentsOfDirectory(
                 atPath: server.folder.root + "/drafts-removed/\(Self.site)/numbers")

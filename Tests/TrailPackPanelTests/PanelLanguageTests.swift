@@ -309,6 +309,61 @@ struct PanelLanguageTests {
         }
     }
 
+    @Test(
+        "removing a language asks first and destroys nothing: its texts are kept, and adding it again brings them back"
+    )
+    func removeKeepsTexts() async throws {
+        try await PanelDraftTests.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: Self.site)
+            let draft = try await PanelFlow.draftWithStop(client, ranger, name: "Fish Lake", stop: "Shore")
+            let key = try #require(DraftStore.Key(site: Self.site, tour: "fish-lake"))
+            func act(_ fields: [(String, String)]) async throws -> (HTTPResponse.Status, String?, String) {
+                let page = try await Self.get(client, ranger, draft).1
+                return try await PanelFlow.post(
+                    client, ranger, draft + "/languages", [("revision", try PanelFlow.revision(page))] + fields)
+            }
+            #expect(try await act([("action", "add"), ("tag", "en")]).0 == .seeOther)
+            #expect(try await act([("action", "add"), ("tag", "es")]).0 == .seeOther)
+            try await panel.drafts.update(key, revision: nil) {
+                $0.setText(.name, in: "es", defaultLanguage: "en", to: "Lago Fish")
+                $0.stops[0].setText(.description, in: "es", defaultLanguage: "en", to: "La orilla del lago.")
+            }
+            // Without the page's script: a page that asks, resending the same form; nothing changed yet.
+            var (status, _, body) = try await act([("action", "remove"), ("tag", "es")])
+            #expect(status == .ok && body.contains("id=\"confirm-form\""), "\(body)")
+            #expect(body.contains("Its 2 translated texts are kept"), "\(body)")
+            #expect(body.contains("name=\"tag\" value=\"es\"") && body.contains("name=\"action\" value=\"remove\""))
+            #expect(try await panel.drafts.load(key).draft.languages == ["en", "es"])
+            (status, _, body) = try await act([("action", "remove"), ("tag", "es"), ("confirmed", "yes")])
+            #expect(status == .seeOther, "\(body)")
+            var now = try await panel.drafts.load(key).draft
+            #expect(now.languages == ["en"] && now.translations.byLanguage["es"] == nil)
+            let tour = try Self.json(server.folder.root + draft + "/tour.json")
+            #expect(tour["name"] == .string("Fish Lake"), "the package gets no text in an undeclared language")
+            // The tour's page offers it back; the kept file is beside the draft, never in the tour folder.
+            var html = try await Self.get(client, ranger, draft + "?saved=1").1
+            #expect(html.contains("Its 2 translated texts are kept"), "the notice says so")
+            #expect(html.contains(": 2 translated texts kept"), "\(html)")
+            #expect(html.contains("id=\"add-back-es\""), "\(html)")
+            #expect(!FileManager.default.fileExists(atPath: server.folder.root + draft + "/.fish-lake.kept-texts.json"))
+            #expect(
+                FileManager.default.fileExists(atPath: panel.drafts.root + "/\(Self.site)/.fish-lake.kept-texts.json"))
+            #expect(panel.drafts.keptTexts(key)["es"]?.count == 2)
+            // A text written since wins over the kept one; the rest come back.
+            (status, _, body) = try await act([("action", "add"), ("tag", "ES")])
+            #expect(status == .seeOther, "\(body)")
+            now = try await panel.drafts.load(key).draft
+            #expect(now.languages == ["en", "ES"] || now.languages == ["en", "es"])
+            let tag = now.languages[1]
+            #expect(now.translations[tag, .name] == "Lago Fish")
+            #expect(now.stops[0].translations[tag, .description] == "La orilla del lago.")
+            #expect(panel.drafts.keptTexts(key).isEmpty, "the kept texts went back into the draft")
+            html = try await Self.get(client, ranger, draft + "?saved=1").1
+            #expect(html.contains("with the 2 translated texts it had"), "\(html)")
+            #expect(!html.contains("id=\"kept-languages\""))
+        }
+    }
+
     /// The upload form offers each declared language (the tab's chosen); both ways of uploading write
     /// "language" into waypoint.json.
     @Test(

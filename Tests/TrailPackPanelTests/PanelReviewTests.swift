@@ -449,4 +449,71 @@ struct PanelReviewTests {
             #expect(state.count == 1 && state[0].detail.contains("reason: The <b>Cascadia</b>"))
         }
     }
+
+    @Test(
+        "one rule for ready: a missing alt text is 'Fix' on the tour's page and the built page, Request review is disabled with the reason, the panel's and the API's review requests refuse it; build and review answer with redirects"
+    )
+    func oneRuleForReady() async throws {
+        try await PanelDraftTests.withPanel { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let draft = try await PanelFlow.draftWithStop(client, ranger, name: "Fish Lake", stop: "Shore")
+            let key = try #require(DraftStore.Key(site: "willamette-sweet-home", tour: "fish-lake"))
+            try await panel.drafts.update(key, revision: nil) {
+                $0.stops[0].description = "The lake's shore, where the old road met the water."
+            }
+            let uploaded = try await PanelFlow.upload(
+                client, ranger, draft + "/stops/1/files", name: "view.png", bytes: PanelFlow.png)
+            #expect(uploaded.0 == .created, "\(uploaded.1)")
+            var html = try await PanelFlow.get(client, ranger, draft).1
+            #expect(html.contains("text-bg-danger\">Fix</span>") && html.contains("has no alt text"), "\(html)")
+            #expect(!html.contains("(\"alt\")") && !html.contains("accessibilityWaiver"), "plain words")
+
+            func build(_ version: String) async throws -> String {
+                let page = try await PanelFlow.get(client, ranger, draft).1
+                let (status, location, body) = try await PanelFlow.post(
+                    client, ranger, draft + "/build",
+                    [("revision", try PanelFlow.revision(page)), ("version", version)])
+                #expect(status == .seeOther, "\(body)")
+                let target = try #require(location)
+                #expect(target.hasPrefix(draft + "/built/\(version)?took="), "\(target)")
+                return target
+            }
+            let built = try await build("1.0.0")
+            html = try await PanelFlow.get(client, ranger, built).1
+            #expect(html.contains("<title>Built version 1.0.0"), "\(html)")
+            #expect(html.contains("id=\"request-review\" disabled aria-describedby=\"review-blockers\""), "\(html)")
+            #expect(html.contains("has no alt text") && !html.contains("action=\"\(draft)/review\""))
+            // Reloading the page a build led to builds nothing again.
+            #expect(try await PanelFlow.get(client, ranger, built).0 == .ok)
+            let id = try await panel.drafts.load(key).draft.id
+            #expect(try await server.catalog.state(package: id, version: "1.0.0")?.status == .draft)
+
+            // The panel's form (sent anyway) and the API refuse it alike.
+            let (status, location, _) = try await PanelFlow.post(
+                client, ranger, draft + "/review", [("version", "1.0.0")])
+            #expect(status == .seeOther && location == draft + "/built/1.0.0?refused=1")
+            html = try await PanelFlow.get(client, ranger, try #require(location)).1
+            #expect(
+                html.contains("id=\"review-problem\"") && html.contains("Review cannot be requested yet"), "\(html)")
+            let token = try await server.catalog.issueToken(user: "ranger").token
+            let api = try await client.execute(
+                uri: "/v1/admin/packages/\(id)/versions/1.0.0/start", method: .post,
+                headers: [.authorization: "Bearer \(token)"]
+            ) { ($0.status, String(buffer: $0.body)) }
+            #expect(api.0 == .unprocessableContent && api.1.contains("not-ready-for-review"), "\(api.1)")
+            #expect(api.1.contains("accessibility.missing"))
+            #expect(try await server.catalog.state(package: id, version: "1.0.0")?.status == .draft)
+
+            // Given the text, the next build may be sent; the request answers with a redirect to the tour.
+            try await panel.drafts.update(key, revision: nil) { $0.stops[0].assets[0].alt = "The lake from the shore" }
+            html = try await PanelFlow.get(client, ranger, try await build("1.0.1")).1
+            #expect(html.contains("action=\"\(draft)/review\"") && !html.contains("review-blockers"), "\(html)")
+            let requested = try await PanelFlow.post(client, ranger, draft + "/review", [("version", "1.0.1")])
+            #expect(requested.0 == .seeOther && requested.1 == draft + "?saved=1#review-state", "\(requested.2)")
+            html = try await PanelFlow.get(client, ranger, try #require(requested.1)).1
+            #expect(html.contains("Review requested for version 1.0.1"), "\(html)")
+            #expect(try await server.catalog.state(package: id, version: "1.0.1")?.status == .pending)
+        }
+    }
+
 }

@@ -3,9 +3,18 @@
 /// Findings are data, not errors: validation collects every one it can find and returns
 /// them together, so a ranger fixes everything in one round.
 public struct Finding: Sendable, Equatable, Hashable, CustomStringConvertible {
-    /// How serious a finding is: an error makes the package invalid; a warning does not.
-    public enum Severity: String, Sendable, Codable, Hashable {
-        case error, warning
+    /// How serious a finding is: an error makes the package invalid; `review` leaves it valid (a phone
+    /// may install it) but no reviewer may be asked to approve it until it is fixed; a warning asks
+    /// only to be looked at. The one rule for "ready": the CLI, the panel's pages and Request review
+    /// all read it from here.
+    public enum Severity: String, Sendable, Codable, Hashable, CaseIterable {
+        case error
+        /// Blocks a review request, never a build or an install (`accessibility.missing`).
+        case review
+        case warning
+
+        /// Whether a finding of this severity stops a review request (errors and `review`).
+        public var blocksReview: Bool { self != .warning }
     }
 
     /// The stable identifier of the rule that was broken.
@@ -93,6 +102,8 @@ extension Finding {
 extension Array where Element == Finding {
     /// Whether any finding is an error (warnings alone leave the input valid).
     public var hasErrors: Bool { contains { $0.severity == .error } }
+    /// The findings that stop a review request (errors and ``Finding/Severity/review``), in order.
+    public var blockingReview: [Finding] { filter { $0.severity.blocksReview } }
     /// The findings' codes, sorted, without repeats: handy in tests.
     public var codes: [FindingCode] { Set(self.map { $0.code }).sorted() }
 }

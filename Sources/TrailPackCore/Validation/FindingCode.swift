@@ -166,9 +166,10 @@ public enum FindingCode: String, Sendable, CaseIterable, Codable, Comparable {
     public var severity: Finding.Severity {
         switch self {
         case .sourceUnusedFile, .sourceJSONForgiven, .sourcePlaceholder, .sourceAssetLarge, .sourcePackageLarge,
-            .mapNone, .mapMinDetail, .waypointStray, .accessibilityMissing, .languageMissing, .routeStopFar,
-            .routeStopOrder, .routeGap:
+            .mapNone, .mapMinDetail, .waypointStray, .languageMissing, .routeStopFar, .routeStopOrder, .routeGap:
             .warning
+        // Visitors who cannot see or hear get nothing: a reviewer is not asked until it is given or waived.
+        case .accessibilityMissing: .review
         default: .error
         }
     }

@@ -406,7 +406,7 @@ public enum ManifestValidator {
         }
     }
 
-    /// A missing alt text, transcript or captions (a warning; the caller skips a waived stop).
+    /// A missing alt text, transcript or captions (severity `review`; the caller skips a waived stop).
     static func checkAccessibilityMissing(_ a: Asset, at path: JSONPath, _ f: inout [Finding]) {
         let missing: String? =
             switch a.kind {
