@@ -1,5 +1,5 @@
 // Small helps for single forms (Sources/TrailPackPanel/Resources/js/forms.js): a form marked
-// data-confirm asks its question; the build's
+// data-confirm asks its question and, confirmed, tells the server so (confirmed=yes); the build's
 // progress as the status address answers it; the name of a language tag being typed — under
 // Node's own test runner, with a small stand-in for the page.
 import { describe, test } from 'node:test';
@@ -7,17 +7,49 @@ import assert from 'node:assert/strict';
 import {
   buildProgress, confirmSubmit, languageLine,
 } from '../../Sources/TrailPackPanel/Resources/js/forms.js';
-import { FakeDocument } from './support.mjs';
+import { FakeDocument, fieldsOf } from './support.mjs';
 
 describe('a form marked data-confirm', () => {
-  test('asks its own question, and goes only when confirmed', () => {
+  const QUESTION = 'Release version 1.2.0 of Santiam Wagon Road? Every visitor\'s phone gets it from now on.';
+  function releaseForm(doc, ...fields) {
+    const form = doc.body.appendChild(doc.make('form', { method: 'post', action: '/review/s/t/1.2.0/release',
+      'data-confirm': QUESTION }));
+    for (const [name, value, type = 'hidden'] of fields) form.appendChild(doc.make('input', { type, name })).value = value;
+    return form;
+  }
+
+  test('asks its own question; declined, it is not sent and gains no field', () => {
     const doc = new FakeDocument();
-    const question = 'Remove the signing key of ken?';
-    const form = doc.body.appendChild(doc.make('form', { 'data-confirm': question }));
+    const form = releaseForm(doc, ['_csrf', 'tok']);
     const asked = [];
-    assert.equal(confirmSubmit(form, (q) => { asked.push(q); return false; }), false);
-    assert.equal(confirmSubmit(form, (q) => { asked.push(q); return true; }), true);
-    assert.deepEqual(asked, [question, question]);
+    assert.equal(confirmSubmit(form, (q) => { asked.push(q); return false; }, doc), false);
+    assert.deepEqual(asked, [QUESTION]);
+    assert.deepEqual(fieldsOf(form), [['_csrf', 'tok']]);
+  });
+
+  test('confirmed, it is sent with a hidden confirmed=yes, made when the form has none', () => {
+    const doc = new FakeDocument();
+    const form = releaseForm(doc, ['_csrf', 'tok']);
+    assert.equal(confirmSubmit(form, () => true, doc), true);
+    assert.deepEqual(fieldsOf(form), [['_csrf', 'tok'], ['confirmed', 'yes']]);
+    assert.equal(form.querySelector('input[name=confirmed]').type, 'hidden');
+    assert.equal(confirmSubmit(form, () => true, doc), true, 'sent again (the page kept, say)');
+    assert.deepEqual(fieldsOf(form), [['_csrf', 'tok'], ['confirmed', 'yes']], 'still one field');
+  });
+
+  test('a hidden confirmed field of the form\'s own is set to yes rather than doubled', () => {
+    const doc = new FakeDocument();
+    const form = releaseForm(doc, ['_csrf', 'tok'], ['confirmed', '']);
+    assert.equal(confirmSubmit(form, () => true, doc), true);
+    assert.deepEqual(fieldsOf(form), [['_csrf', 'tok'], ['confirmed', 'yes']]);
+  });
+
+  test('a form without a question still asks (an empty one), as the browser would', () => {
+    const doc = new FakeDocument();
+    const form = doc.body.appendChild(doc.make('form'));
+    const asked = [];
+    confirmSubmit(form, (q) => { asked.push(q); return false; }, doc);
+    assert.deepEqual(asked, ['']);
   });
 });
 

@@ -3,14 +3,34 @@
 // being typed under "Add a language". Every one of these forms works without them.
 
 /**
- * A form marked data-confirm, being sent: `ask` puts its data-confirm question (window.confirm);
+ * A form as `confirmSubmit` uses it (an HTMLFormElement, or a test's stand-in).
+ * @typedef {object} ConfirmForm
+ * @property {(name: string) => string|null} getAttribute
+ * @property {(selector: string) => {value: string}|null} querySelector
+ * @property {(child: any) => any} appendChild
+ */
+
+/**
+ * A form marked data-confirm, being sent: `ask` puts its data-confirm question (window.confirm).
+ * Confirmed, the form tells the server so, with a hidden field `confirmed` set to `yes` (made when
+ * the form has none; without it the server shows a browser without script a page that asks);
  * not confirmed, the form is not sent.
- * @param {{getAttribute(name: string): string|null}} form
+ * @param {ConfirmForm} form
  * @param {(question: string) => boolean} ask
+ * @param {{createElement(tag: string): any}} [doc] where a new field is made (the page)
  * @returns {boolean} whether the form goes
  */
-export function confirmSubmit(form, ask) {
-  return ask(form.getAttribute("data-confirm") ?? "");
+export function confirmSubmit(form, ask, doc = document) {
+  if (!ask(form.getAttribute("data-confirm") ?? "")) return false;
+  let field = form.querySelector("input[type=hidden][name=confirmed]");
+  if (!field) {
+    field = doc.createElement("input");
+    field.type = "hidden";
+    field.name = "confirmed";
+    form.appendChild(field);
+  }
+  field.value = "yes";
+  return true;
 }
 
 /**

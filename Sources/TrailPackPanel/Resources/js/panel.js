@@ -22,7 +22,8 @@ document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll("[data-js-only]").forEach((el) => {
     el.hidden = false;
   });
-  // Removals and Release ask first (the server keeps removed files aside either way).
+  // Removals and Release ask first (the server keeps removed files aside either way); confirmed,
+  // the form says so (confirmed=yes), so the server does not ask again.
   document.querySelectorAll("form[data-confirm]").forEach((form) => {
     form.addEventListener("submit", (event) => {
       if (!confirmSubmit(form, (question) => window.confirm(question))) {
