@@ -7,8 +7,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   ARROW_STEP, DEFAULT_VIEW, DRAWN_CLICK_MS, FrameGesture, SHIFT_STEP, baseLayer, boxOf, clickFields, cornersBox,
-  edgesBox, firstView, frameFields, frameOf, hasOldPlace, markerKey, movedWords, placeFields, showsFrame, stopLabel,
-  stopList, stopTitle, viewOf,
+  edgesBox, firstView, frameFields, frameOf, hasOldPlace, markerKey, movedWords, nextMove, placeFields, showsFrame,
+  stopLabel, stopList, stopTitle, viewOf,
 } from '../../Sources/TrailPackPanel/Resources/js/map.js';
 
 describe('what the data- attributes say', () => {
@@ -123,6 +123,21 @@ describe('what a key on a stop\'s marker does', () => {
     assert.deepEqual(placeFields({ lat: 44.123456789, lng: -122.1 }, stop),
       { latitude: '44.123457', longitude: '-122.100000', stopRevision: 'b7' });
     assert.deepEqual(placeFields({ lat: 1, lng: 2 }, { n: 1, name: 'x' }), { latitude: '1.000000', longitude: '2.000000' });
+  });
+});
+
+describe('the move waiting for "Save the new place"', () => {
+  const one = { marker: 'marker 1', stop: { n: 1, name: 'Sweet Home' }, from: { lat: 44.39, lng: -122.73 } };
+  const oneAgain = { marker: 'marker 1', stop: one.stop, from: { lat: 44.40, lng: -122.70 } };
+  const two = { marker: 'marker 2', stop: { n: 2, name: 'House Rock' }, from: { lat: 44.4, lng: -122.2 } };
+
+  test('the first move waits; moved again, the same marker\'s move goes on from where it started', () => {
+    assert.deepEqual(nextMove(null, one), { waiting: one, putBack: null });
+    assert.deepEqual(nextMove(one, oneAgain), { waiting: one, putBack: null });
+  });
+
+  test('another marker moved: the waiting move is put back, and the new one waits (the bar speaks of it)', () => {
+    assert.deepEqual(nextMove(one, two), { waiting: two, putBack: one });
   });
 });
 

@@ -202,6 +202,27 @@ export function markerKey(key, shift, waiting) {
 }
 
 /**
+ * A stop's move waiting for "Save the new place": its marker, the stop, and where it was.
+ * @template M
+ * @typedef {{marker: M, stop: MapStop, from: any}} Move
+ */
+
+/**
+ * The move waiting for "Save the new place" once a marker was moved (dragged, or by an arrow key).
+ * Moved again, a marker's waiting move goes on from where it started; a move of another marker
+ * puts the waiting one back first: one move waits at a time, the one the move bar speaks of.
+ * @template M
+ * @param {Move<M>|null} waiting
+ * @param {Move<M>} move
+ * @returns {{waiting: Move<M>, putBack: Move<M>|null}} putBack: the earlier move, to be undone
+ */
+export function nextMove(waiting, move) {
+  if (waiting === null) return { waiting: move, putBack: null };
+  if (waiting.marker === move.marker) return { waiting, putBack: null };
+  return { waiting: move, putBack: waiting };
+}
+
+/**
  * A coordinate as the panel's fields take it: six decimals (about 10 cm).
  * @param {number} degrees
  * @returns {string}
@@ -402,7 +423,7 @@ function startStopMarkers(L, map, element, editing) {
     if (!pending) return;
     const { marker, stop, from } = pending;
     pending = null;
-    moveBar.textContent = "";
+    if (moveBar) moveBar.textContent = "";
     if (!save) {
       marker.setLatLng(from);
       marker.getElement().focus();
@@ -413,7 +434,9 @@ function startStopMarkers(L, map, element, editing) {
   }
 
   function moved(marker, stop, from) {
-    if (!pending) pending = { marker, stop, from };
+    const next = nextMove(pending, { marker, stop, from });
+    next.putBack?.marker.setLatLng(next.putBack.from);
+    pending = next.waiting;
     if (!moveBar) {
       settle(true);
       return;
