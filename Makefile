@@ -61,7 +61,8 @@ test: deps check
 	$(MAKE) test-js
 
 # The visitor app's JavaScript under Node's own test runner: the hashes, minisign, the ZIP and
-# PMTiles readers and the download, on packages the built trailpack makes; and the panel's grid.
+# PMTiles readers and the download, on packages the built trailpack makes; and the panel's script
+# (its grid, maps, route, autosave, stop order, uploads, forms and requests: Tests/PanelJS/, no page needed).
 test-js:
 	TRAILPACK_BIN=$(CURDIR)/$(BIN) node --test Tests/VisitorAppJS/ Tests/PanelJS/
 

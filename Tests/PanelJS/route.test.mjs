@@ -1,10 +1,10 @@
 // The route on the panel's maps (Sources/TrailPackPanel/Resources/js/route.js): the page's line
-// read and checked, unwrapped across the antimeridian, its box, and a chosen track checked before
-// it is sent — under Node's own test runner.
+// read and checked, unwrapped across the antimeridian, its box, a chosen track checked before
+// it is sent, and where the page goes once it is kept — under Node's own test runner.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  MAX_POSITIONS, routeBounds, routeLines, sizeWords, trackProblem,
+  MAX_POSITIONS, afterTrack, routeBounds, routeLines, sizeWords, trackProblem,
 } from '../../Sources/TrailPackPanel/Resources/js/route.js';
 
 test('a page\'s lines are read as given: [lat, lon] pairs, line by line', () => {
@@ -57,4 +57,13 @@ test('a chosen track is checked before it is sent: none, empty, too large, not .
   assert.match(trackProblem({ name: 'photo.jpg', size: 10 }, max), /'photo.jpg' is not a GPX file/);
   assert.equal(trackProblem({ name: 'Santiam.GPX', size: 557939 }, max), null);
   assert.equal(trackProblem({ name: 'route.gpx', size: 557939 }, 0), null, 'no limit given: the server decides');
+});
+
+test('once the track is kept: the same page is reloaded at the answer\'s fragment; another page is opened', () => {
+  const here = 'https://panel.example/drafts/w/santiam?lang=es#route-heading';
+  assert.deepEqual(afterTrack('/drafts/w/santiam?lang=es#tour-route', here), { reload: '#tour-route' });
+  assert.deepEqual(afterTrack('/drafts/w/santiam?lang=es', here), { reload: '' });
+  assert.deepEqual(afterTrack('/drafts/w/santiam#tour-route', here),
+    { assign: 'https://panel.example/drafts/w/santiam#tour-route' }, 'another query is another page');
+  assert.deepEqual(afterTrack('/drafts/w/other', here), { assign: 'https://panel.example/drafts/w/other' });
 });
