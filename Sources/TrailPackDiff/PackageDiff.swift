@@ -150,6 +150,17 @@ public struct PackageDiff: Sendable, Equatable, Codable {
     /// The stops' order (names) when it changed other than by additions and removals.
     public var oldOrder: [String]?
     public var newOrder: [String]?
+    /// When the order changed: each kept stop whose place among the kept stops changed, with its
+    /// number before and now (counted from 1, as the ranger numbers them), in the new order.
+    public var moves: [Move]?
+
+    /// A stop that changed places in a reorder.
+    public struct Move: Sendable, Equatable, Codable {
+        public var name: String
+        public var slug: String
+        public var oldPosition: Int
+        public var newPosition: Int
+    }
     /// Maps (`map/*.pmtiles`) added, removed or changed.
     public var maps: [AssetChange]
     /// Bytes more (or fewer) than the old package.
@@ -271,6 +282,13 @@ public struct PackageDiff: Sendable, Equatable, Codable {
         if oldSequence != newSequence {
             oldOrder = keptNew.sorted { $0.old < $1.old }.map { new.waypoints[$0.new].name }
             newOrder = keptNew.map { new.waypoints[$0.new].name }
+            let oldRank = Dictionary(
+                uniqueKeysWithValues: keptNew.sorted { $0.old < $1.old }.enumerated().map { ($1.new, $0) })
+            moves = keptNew.enumerated().compactMap { rank, pair in
+                guard oldRank[pair.new] != rank else { return nil }
+                let stop = new.waypoints[pair.new]
+                return Move(name: stop.name, slug: stop.slug, oldPosition: pair.old + 1, newPosition: pair.new + 1)
+            }
         }
         // The route's file is said as the route (above), by what it shows.
         maps = Self.assetChanges(

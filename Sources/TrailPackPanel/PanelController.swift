@@ -347,7 +347,7 @@ public struct PanelController: Sendable {
         action: String, body: String, session: PanelSessions.Session, user: Catalog.User
     ) throws -> Response {
         let pairs = Self.formPairs(body).filter { $0.name != "_csrf" }
-        let hidden: Set<String> = ["revision", "stopRevision", "language", "followStops"]
+        let hidden: Set<String> = ["revision", "stopRevision", "language", "followStops", "confirmed"]
         let shown = pairs.filter { !$0.value.isEmpty && !hidden.contains($0.name) && !$0.name.hasPrefix("was-") }
             .prefix(40).map { ResumePage.Shown(label: Self.fieldLabel($0.name), value: $0.value) }
         let body = ResumePage(

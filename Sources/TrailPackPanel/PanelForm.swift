@@ -6,6 +6,8 @@ import TrailPackCore
 struct PanelForm: Sendable {
     var fields: [(name: String, value: String)]
 
+    init(fields: [(name: String, value: String)]) { self.fields = fields }
+
     init(_ body: String) {
         fields = body.split(separator: "&").compactMap { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

@@ -6,6 +6,7 @@ import Synchronization
 import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackDiff
+import TrailPackFileIO
 import TrailPackServer
 import TrailPackVerifier
 
@@ -313,9 +314,9 @@ extension PanelController {
             case .added: return "file \(file) added (\(size(a.newSize ?? 0)))"
             case .removed: return "file \(file) removed"
             case .changed:
-                return
-                    "file \(file) replaced (\(size(a.oldSize ?? 0)) → \(size(a.newSize ?? 0)), SHA-256 "
-                    + "\(String((a.oldSHA256 ?? "").prefix(12)))… → \(String((a.newSHA256 ?? "").prefix(12)))…)"
+                return a.oldSize == a.newSize
+                    ? "file \(file) replaced by another of the same size (\(size(a.newSize ?? 0)))"
+                    : "file \(file) replaced (\(size(a.oldSize ?? 0)) → \(size(a.newSize ?? 0)))"
             case .retitled: return "file \(file) retitled: '\(a.oldTitle ?? "")' → '\(a.newTitle ?? "")'"
             }
         }
@@ -339,8 +340,9 @@ extension PanelController {
             let title: String
             switch change.kind {
             case .added: title = "Added: \(change.name)" + (change.newPosition.map { " (stop \($0))" } ?? "")
-            case .removed: title = "Removed: \(change.name)"
-            case .changed: title = "Changed: \(change.name)"
+            case .removed:
+                title = "Removed: \(change.name)" + (change.oldPosition.map { " (was stop \($0))" } ?? "")
+            case .changed: title = "Changed: " + (change.newPosition.map { "stop \($0), " } ?? "") + change.name
             }
             stops.append(
                 DiffView.Stop(
@@ -351,8 +353,18 @@ extension PanelController {
             DiffView.Tour(field: $0.field, old: $0.old, new: $0.new, words: words($0.words), hasWords: $0.words != nil)
         }
         var other: [String] = diff.maps.map(assetLine)
+        // A reorder, in the ranger's numbering: which stop is now where.
+        if let moves = diff.moves, !moves.isEmpty {
+            other.insert(
+                "The order of the stops changed: "
+                    + moves.map { "'\($0.name)' is now stop \($0.newPosition) (was \($0.oldPosition))" }
+                    .joined(separator: "; "), at: 0)
+        } else if let order = diff.newOrder {
+            other.insert("The order of the stops changed: now " + order.joined(separator: ", "), at: 0)
+        }
+        if let route = diff.route { other.insert(Self.routeWords(route), at: 0) }
         if diff.oldFrame != nil, diff.oldFrame != diff.newFrame { other.append("the map frame changed") }
-        if let change = diff.sizeChange, change != 0 {
+        if let change = diff.sizeChange, abs(change) >= 1024 {
             other.append("the package is \(size(abs(change))) \(change > 0 ? "larger" : "smaller")")
         }
         if let change = diff.languages {
@@ -392,6 +404,75 @@ extension PanelController {
             firstRelease: diff.firstRelease, against: diff.old?.version ?? "", hasChanges: diff.hasChanges,
             stops: stops, tour: tour, other: other, hasOther: !other.isEmpty, byLanguage: byLanguage,
             hasByLanguage: !byLanguage.isEmpty, count: stops.count + tour.count + other.count + diff.translations.count)
+    }
+
+    /// The approval form as sent with a file (multipart, its token in the address): the pasted text,
+    /// or the chosen `.minisig` file's text when one was chosen (at most 64 KiB).
+    func signatureForm(_ request: Request) async throws -> PanelForm {
+        let boundary = Self.multipartBoundary(request.headers[.contentType]) ?? ""
+        let temp = try server.folder.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
+        let receiver = MultipartFiles(folder: temp, limit: 64 << 10)
+        do { try await Self.receive(request, boundary: boundary, into: receiver) } catch let error as PanelError
+            where error.code == .tooLarge
+        {
+            throw PanelError(
+                code: .tooLarge, message: "that file is not a signature (a .minisig file is a few hundred bytes)")
+        }
+        var fields = receiver.texts.map { (name: $0.key, value: $0.value) }
+        if let file = receiver.files.first,
+            let bytes = try? FileOperations.readAll(file.temp, limit: 64 << 10), !bytes.isEmpty
+        {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw PanelError(
+                    status: .unprocessableContent,
+                    message:
+                        "'\(file.name.value)' is not a .minisig file (it is not text): choose the file 'trailpack sign' or minisign made"
+                )
+            }
+            fields.removeAll { $0.name == "signature" }
+            fields.append((name: "signature", value: text))
+        }
+        return PanelForm(fields: fields)
+    }
+
+    /// A minisign signature whose trusted comment (`timestamp:N\tfile:NAME\thashed\tid:…`, tab-separated
+    /// fields) lost its tabs to spaces, with the tabs put back; nil when it has tabs or no such line.
+    static func tabsRestored(_ text: String) -> String? {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let at = lines.firstIndex(where: { $0.hasPrefix("trusted comment: ") }), !lines[at].contains("\t")
+        else { return nil }
+        let comment = String(lines[at].dropFirst("trusted comment: ".count))
+        guard comment.hasPrefix("timestamp:") else { return nil }
+        // Each field starts with its `key:` (or is `hashed`): the spaces before one were a tab.
+        let restored = comment.replacing(/[ ]+(?=[a-z][a-z0-9]*:|hashed(?:[ ]|$))/, with: "\t")
+        guard restored != comment else { return nil }
+        lines[at] = "trusted comment: " + restored.trimmingCharacters(in: .whitespaces)
+        return lines.joined(separator: "\n")
+    }
+
+    /// The route's change in words: added or removed with its length, or changed by how much and where.
+    static func routeWords(_ change: PackageDiff.RouteChange) -> String {
+        func km(_ metres: Double?) -> String { String(format: "%.1f km", (metres ?? 0) / 1000) }
+        func climb(_ metres: Double?) -> String { metres.map { String(format: ", %.0f m of climb", $0) } ?? "" }
+        switch change.kind {
+        case .added: return "Route added: \(km(change.newLengthMetres))\(climb(change.newAscentMetres))"
+        case .removed: return "Route removed (it was \(km(change.oldLengthMetres)))"
+        case .changed:
+            var parts: [String] = []
+            if let old = change.oldLengthMetres, let new = change.newLengthMetres, abs(old - new) >= 10 {
+                parts.append("\(km(old)) → \(km(new))")
+            }
+            if let moved = change.movedMetres {
+                parts.append(
+                    String(format: "the line moved up to %.0f m", moved)
+                        + (change.movedAtMetres.map { " (near \(km($0)) along it)" } ?? ""))
+            }
+            if let old = change.oldStages, let new = change.newStages {
+                parts.append("stages: \(old.joined(separator: ", ")) → \(new.joined(separator: ", "))")
+            }
+            return "Route changed" + (parts.isEmpty ? "" : ": " + parts.joined(separator: "; "))
+        }
     }
 
     // MARK: the package's files, streamed out of it
@@ -514,7 +595,10 @@ extension PanelController {
         _ visitor: Visitor, id: String, version: String, action: String, request: Request
     ) async throws -> Response {
         let record = try await record(visitor, id: id, version: version)
-        let form = try await PanelForm.read(request)
+        // The approval form is multipart (a .minisig file may be chosen); the others are urlencoded.
+        let form =
+            try await Self.multipartBoundary(request.headers[.contentType]) == nil
+            ? PanelForm.read(request) : signatureForm(request)
         let page = Self.versionPath(id, version)
         var signature: String?
         var reason: String?
@@ -527,17 +611,33 @@ extension PanelController {
                 in: .whitespacesAndNewlines)
             if !text.isEmpty {
                 let user = visitor.user
+                let publishing = PublishingController(server: server)
                 do {
-                    try await PublishingController(server: server).checkApprovalSignature(
-                        text + "\n", package: id, version: version, user: user)
+                    try await publishing.checkApprovalSignature(text + "\n", package: id, version: version, user: user)
+                    signature = text + "\n"
                 } catch let error as ServerError {
-                    throw PanelError(
-                        status: .unprocessableContent,
-                        message:
-                            "the signature was not accepted: \(error.message). Sign exactly this package's file (SHA-256 \(record.summary.sha256)) with your own key, then paste the whole .minisig file"
-                    )
+                    // Pasted through an editor or a mail, the trusted comment's tabs often become spaces:
+                    // the signed line put back as minisign wrote it is checked; it is accepted only if it verifies.
+                    if let repaired = Self.tabsRestored(text),
+                        (try? await publishing.checkApprovalSignature(
+                            repaired + "\n", package: id, version: version, user: user)) != nil
+                    {
+                        signature = repaired + "\n"
+                    } else {
+                        let damaged = Self.tabsRestored(text) != nil
+                        throw PanelError(
+                            status: .unprocessableContent,
+                            message: "the signature was not accepted: \(error.message). "
+                                + (damaged
+                                    ? "Its 'trusted comment' line has spaces where minisign writes tab characters "
+                                        + "(copying through an editor or a mail changes them): choose the .minisig "
+                                        + "file itself under 'or choose the .minisig file' instead of pasting it. "
+                                    : "")
+                                + "Sign exactly this package's file (\(record.summary.sha256.prefix(12))…, the "
+                                + "file you downloaded from this page) with your own key, then give the whole .minisig file"
+                        )
+                    }
                 }
-                signature = text + "\n"
             }
         case "deny":
             transition = .deny

@@ -148,6 +148,11 @@ struct DiffTests {
         #expect(
             d.oldOrder?.suffix(2) == ["Fish Lake", "Santiam Pass"]
                 && d.newOrder?.suffix(2) == ["Santiam Pass", "Fish Lake"], "\(String(describing: d.newOrder))")
+        // In the ranger's numbering: only the two that changed places, each with its number before and now.
+        #expect(
+            d.moves?.map { "\($0.name) \($0.oldPosition)→\($0.newPosition)" } == [
+                "Santiam Pass 7→6", "Fish Lake 6→7",
+            ], "\(String(describing: d.moves))")
         let text = DiffText.render(d)
         #expect(
             text.contains("+ Stop 8 \"Lost Lake\" added")

@@ -7,9 +7,10 @@ import Testing
 import TrailPackCatalog
 import TrailPackCatalogModel
 import TrailPackCrypto
-import TrailPackPanel
 import TrailPackServer
 import TrailPackTestSupport
+
+@testable import TrailPackPanel
 
 /// Part 2 of the panel on the router: the queue, the review page built from the stored package (its
 /// diff against the released version, its media streamed with Range), deny with a reason, approve,
@@ -279,7 +280,7 @@ struct PanelReviewTests {
             (status, html) = try await PanelFlow.get(client, reviewer, page)
             #expect(status == .ok)
             #expect(
-                html.contains("Since version 1.0.0") && html.contains("Changed: Cascadia")
+                html.contains("Since version 1.0.0") && html.contains("Changed: stop 2, Cascadia")
                     && (html.contains("moved 1.00 km") || html.contains("moved 1001 m")
                         || html.contains("moved 1000 m")),
                 "\(html)")
@@ -405,15 +406,23 @@ struct PanelReviewTests {
                 "sign", dir + "/1.1.0.zip", "-s", dir + "/sam.key", "-o", dir + "/1.1.0.zip.minisig",
             ])
             #expect(signed.status == 0, "\(signed.stderr)")
-            (status, _, body) = try await PanelFlow.post(
-                client, sam, page + "/approve",
-                [
-                    (
-                        "signature",
-                        try String(contentsOfFile: dir + "/1.1.0.zip.minisig", encoding: .utf8).replacingOccurrences(
-                            of: "\n", with: "\r\n")
-                    )
-                ])
+            // Chosen as a file (multipart, the form's token in its address), whose trusted comment lost
+            // its tabs to spaces on the way: put back as minisign wrote it, it verifies and is taken.
+            let minisig = try String(contentsOfFile: dir + "/1.1.0.zip.minisig", encoding: .utf8)
+            #expect(minisig.contains("\t"))
+            let damaged = minisig.replacingOccurrences(of: "\t", with: "  ")
+            #expect(PanelController.tabsRestored(damaged) == minisig, "the line as minisign wrote it")
+            #expect(PanelController.tabsRestored(minisig) == nil, "a signature with its tabs needs nothing")
+            let boundary = "----trailpack-test-boundary"
+            let multipart =
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"signature\"\r\n\r\n\r\n"
+                + "--\(boundary)\r\nContent-Disposition: form-data; name=\"signatureFile\"; filename=\"1.1.0.zip.minisig\"\r\n"
+                + "Content-Type: application/octet-stream\r\n\r\n\(damaged)\r\n--\(boundary)--\r\n"
+            (status, body) = try await client.execute(
+                uri: page + "/approve?_csrf=\(sam.csrf)", method: .post,
+                headers: [.cookie: sam.cookie, .contentType: "multipart/form-data; boundary=\(boundary)"],
+                body: ByteBuffer(string: multipart)
+            ) { ($0.status, String(buffer: $0.body)) }
             #expect(status == .seeOther, "\(body)")
             html = try await PanelFlow.get(client, sam, page + "?saved=1").1
             #expect(
