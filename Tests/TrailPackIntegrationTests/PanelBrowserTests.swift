@@ -537,3 +537,87 @@ extension PanelBrowserTests {
         }
     }
 }
+
+extension PanelBrowserTests {
+    /// Nothing is lost by a slip (#52): removing a language asks first (the page's dialog, or the server's
+    /// confirmation page without JavaScript) and keeps its texts, which "Add Spanish back" restores; removing
+    /// a stop without JavaScript asks first; a photo without alt text is "Fix" and blocks Request review
+    /// (disabled, with the reason) but not the build, whose page (…/built/VERSION) reloads without building
+    /// again; the old build address is the panel's 404 page with a way back; a token an administrator issues
+    /// is shown once. axe-core stays clean in both browsers.
+    @Test(
+        "nothing is lost by a slip, in Chromium: a language removed (asked in a dialog, or by a page without JavaScript) keeps its texts and comes back with them; a stop removed without JavaScript is asked first; a photo without alt text blocks Request review, not the build, and the built page reloads without building; the old build address is a 404 page with a way back; an issued token is shown once",
+        .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets))
+    func keepsWork() async throws {
+        try await Support.withTemporaryDirectory { dir in
+            let data = dir + "/data"
+            for arguments in [
+                ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
+                ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District", "--data", data],
+                ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
+                ["admin", "user", "add", "ada", "--role", "admin", "--data", data],
+            ] {
+                let result = try Support.trailpack(arguments)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            }
+            for user in ["ranger", "ada"] {
+                try "\(user)'s long password\n".write(
+                    toFile: dir + "/\(user).password", atomically: true, encoding: .utf8)
+                #expect(
+                    try Support.trailpack([
+                        "admin", "user", "password", user, "--password-file", dir + "/\(user).password", "--data", data,
+                    ]).status == 0)
+            }
+            let shots = Support.root + "/out/screenshots/keeps-work"
+            try? FileManager.default.removeItem(atPath: shots)
+            let server = try ServeProcess.launch(["--data", data, "--approvals", "1", "--no-malware-scan"])
+            let result: Support.Output
+            do {
+                defer { server.stop() }
+                result = try Support.run(
+                    Self.python,
+                    [
+                        Support.root + "/scripts/panel-keeps-work.py", server.base, shots,
+                        Support.fixture("santiam-wagon-road") + "/waypoints/02-cascadia/view.png",
+                        "ranger:ranger's long password", "ada:ada's long password",
+                    ])
+            }
+            #expect(result.status == 0, "panel-keeps-work.py exited \(result.status): \(result.stderr)")
+            let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String] ?? [:]
+            let draft = try #require(summary["draft"], "no draft was made: \(result.stdout)")
+            // Spanish, removed twice and added back twice, is the tour's with the texts typed before it was
+            // removed; the kept texts are forgotten once they are back in the draft.
+            let tour = try JSON.parse(Data(try Support.read(data + draft + "/tour.json")))
+            #expect(tour["languages"] == .array([.string("en"), .string("es")]), "\(tour)")
+            #expect(tour["description"]?["es"]?.string == summary["spanish"], "\(tour)")
+            let folder = data + draft
+            let kept =
+                (folder as NSString).deletingLastPathComponent + "/." + (folder as NSString).lastPathComponent
+                + ".kept-texts.json"
+            #expect(!FileManager.default.fileExists(atPath: kept), "the kept texts stay after Spanish came back")
+            // Stop 3 was removed (its folder kept aside); stop 2 has its Spanish description; the photo its alt text.
+            let stops = try FileManager.default.contentsOfDirectory(atPath: folder + "/waypoints").sorted()
+            #expect(stops == ["01-trailhead", "02-fish-lake"], "\(stops)")
+            let aside = try FileManager.default.contentsOfDirectory(
+                atPath: data + "/drafts-removed" + String(draft.dropFirst("/drafts".count)))
+            #expect(aside.contains { $0.hasSuffix("-03-house-rock") }, "\(aside)")
+            let fishLake = try JSON.parse(Data(try Support.read(folder + "/waypoints/02-fish-lake/waypoint.json")))
+            #expect(fishLake["description"]?["es"]?.string == summary["spanish_stop"], "\(fishLake)")
+            let trailhead = try JSON.parse(Data(try Support.read(folder + "/waypoints/01-trailhead/waypoint.json")))
+            let photo = trailhead["assets"]?.array?.first { $0["file"] == .string("trailhead.png") }
+            #expect(photo?["alt"]?.string == summary["alt"], "\(trailhead)")
+            // 1.0.0 was built once and stays a draft (review blocked); 1.0.1 verifies and waits for review.
+            let id = try #require(summary["tour"], "no tour id: \(result.stdout)")
+            let sha = try #require(summary["sha256"], "1.0.1 was not built: \(result.stdout)")
+            let verify = try Support.trailpack(["verify", data + "/blobs/" + sha.prefix(2) + "/" + sha + ".zip"])
+            #expect(verify.status == 0, "\(verify.stdout)")
+            let catalog = try SQLiteCatalog(path: data + "/catalog.sqlite")
+            let built = try await catalog.record(package: id, version: "1.0.0")
+            #expect(built?.summary.status == .draft, "\(String(describing: built))")
+            #expect(built?.summary.sha256 == summary["sha256_1.0.0"])
+            #expect(try await catalog.record(package: id, version: "1.0.1")?.summary.status == .pending)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 19)
+        }
+    }
+}
