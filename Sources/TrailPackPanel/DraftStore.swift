@@ -321,7 +321,7 @@ public final class DraftStore: Sendable {
         try await locked(key) { () throws(PanelError) in try self.read(key) }
     }
 
-    private func read(_ key: Key) throws(PanelError) -> Snapshot {
+    func read(_ key: Key) throws(PanelError) -> Snapshot {
         guard exists(key) else { throw .notFound }
         let snapshot: Snapshot
         do {
@@ -498,7 +498,7 @@ public final class DraftStore: Sendable {
     }
 
     /// Writes every stop folder (renamed to its number and slug), each `waypoint.json` and `tour.json`.
-    private func write(_ key: Key, draft: TourDraft) throws(PanelError) -> String {
+    func write(_ key: Key, draft: TourDraft) throws(PanelError) -> String {
         let base = folder(key)
         let waypoints = base + "/waypoints"
         let fm = FileManager.default
@@ -564,7 +564,7 @@ public final class DraftStore: Sendable {
         try AtomicFile.write(bytes, to: path)
     }
 
-    private static func rename(_ from: String, _ to: String) throws(PanelError) {
+    static func rename(_ from: String, _ to: String) throws(PanelError) {
         do { try FileOperations.rename(from, to: to) } catch { throw PanelError(error) }
     }
 
@@ -627,7 +627,7 @@ public final class DraftStore: Sendable {
         try await locked(key) { () throws(PanelError) in try self.moveAside(key, path: path) }
     }
 
-    private func moveAside(_ key: Key, path: String) throws(PanelError) {
+    func moveAside(_ key: Key, path: String) throws(PanelError) {
         let aside = "\(removedRoot)/\(key.site)/\(key.tour)"
         do { try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true) } catch {
             throw PanelError(

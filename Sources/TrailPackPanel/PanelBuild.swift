@@ -109,9 +109,11 @@ extension PanelController {
         let report = try await server.blocking { reports.report(sha256: sha) { try? Verifier.verify(path: path) } }
         let placed = PanelFinding.place(report?.findings ?? [], draft: draft)
         let blockers = placed.filter(\.mustFix)
-        let message =
-            await notice(visitor, request)
-            ?? "Version \(summary.version) is stored: it is \(Self.statusWords(state.status))."
+        // The build's own words once (the redirect's); a reload says what the version is now.
+        let said =
+            request.uri.queryParameters.get("saved") == nil
+            ? nil : try? await sessions.takeFlash(id: visitor.session.id)
+        let message = said ?? "Version \(summary.version) is stored: it is \(Self.statusWords(state.status))."
         var body = BuiltPage(
             draft: DraftLinkView(name: draft.name, path: key.path), built: true, message: message,
             findings: Self.findingsSection(placed, path: key.path, heading: "Findings on the package"))

@@ -217,6 +217,7 @@ public struct PanelController: Sendable {
             await draftRoute(request, context) { try await requestReview($0, $1, request: request) }
         }
         addReviewRoutes(panel: panel, guarded: guarded)
+        addDraftLifeRoutes(guarded: guarded)
         addRouteRoutes(guarded: guarded)
         addLanguageRoutes(guarded: guarded, panel: panel)
         addMapRoutes(panel: panel)

@@ -150,11 +150,16 @@ extension PanelController {
             number: pageNumber, count: pages, previous: pageNumber > 1 ? pageLink(pageNumber - 1) : nil,
             next: pageNumber < pages ? pageLink(pageNumber + 1) : nil)
         let sites = visitor.sites.map { HomePage.Site(id: $0.id, name: $0.name) }
-        let body = HomePage(
+        var body = HomePage(
             drafts: rows, hasDrafts: !rows.isEmpty, sites: sites,
             hasSites: !sites.isEmpty || visitor.user.role == .admin, canEdit: visitor.canEdit,
             isAdmin: visitor.user.role == .admin, draftCount: total, query: query, matching: list.count,
             searched: !query.isEmpty, pager: pages > 1 ? pager : nil, searchable: total > 10)
+        if visitor.canEdit {
+            body.deleted = try await deletedRows(sites: siteIDs)
+            body.hasDeleted = !body.deleted.isEmpty
+        }
+        body.notice = await notice(visitor, request)
         return try page(body, title: "Tours", visitor: visitor)
     }
 

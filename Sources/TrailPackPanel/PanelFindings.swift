@@ -66,6 +66,24 @@ struct PanelFinding: Sendable {
                 }
             default: (field, label) = ("stop-files", "Files")
             }
+        } else if file == Manifest.entryName || file.isEmpty, head == "waypoints",
+            case .index(let index)? = path.dropFirst().first, draft.stops.indices.contains(index)
+        {
+            // A finding on a stored package's manifest (`waypoints[0].assets[2].alt`): the stop's page.
+            stop = index
+            let keys = path.dropFirst(2).compactMap { if case .key(let key) = $0 { key } else { nil } }
+            switch keys.first {
+            case "name": (field, label) = ("stop-name", "Name")
+            case "description": (field, label) = ("stop-description", "Description")
+            case "coordinate": (field, label) = ("stop-latitude", "Position")
+            case "properties": (field, label) = ("stop-properties", "Details")
+            case "accessibilityWaiver": (field, label) = ("stop-waiver", "Accessibility waiver")
+            default:
+                (field, label) = ("stop-files", "Files")
+                if let asset = Self.index(in: Array(path.dropFirst(2))), asset < draft.stops[index].assets.count {
+                    field = "file-\(asset + 1)"
+                }
+            }
         } else if file == TourSource.tourFileName || file.isEmpty {
             switch head {
             case "name": (field, label) = ("tour-name", "Tour name")

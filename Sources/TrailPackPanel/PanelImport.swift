@@ -24,7 +24,8 @@ extension PanelController {
         try sink.finish()
         do {
             let made = try await importUploaded(
-                visitor, upload, given: given, site: site, replace: request.uri.queryParameters.get("replace") == "1")
+                visitor, upload, given: given, site: site, replace: request.uri.queryParameters.get("replace") == "1",
+                again: request.uri.queryParameters.get("again") == "1")
             // The page the script opens next says the same (what was changed, which files to add).
             let message = made.message(given: given)
             try? await sessions.flash(id: visitor.session.id, message)
@@ -55,7 +56,8 @@ extension PanelController {
         try checkImportSite(visitor, site)
         do {
             let made = try await importUploaded(
-                visitor, file.temp, given: file.name.value, site: site, replace: receiver.texts["replace"] == "1")
+                visitor, file.temp, given: file.name.value, site: site, replace: receiver.texts["replace"] == "1",
+                again: receiver.texts["again"] == "1")
             return await redirect(visitor, to: made.key.path, saying: made.message(given: file.name.value))
         } catch let next as ChooseColumns {
             return Self.redirect(next.location)
@@ -83,10 +85,11 @@ extension PanelController {
     /// No message names a folder of the server: the upload is named as the ranger gave it, the
     /// places in a zip as they are in the zip.
     func importUploaded(
-        _ visitor: Visitor, _ upload: String, given: String, site: String, replace: Bool
+        _ visitor: Visitor, _ upload: String, given: String, site: String, replace: Bool, again: Bool = false
     ) async throws -> Imported {
         do {
-            return try await importUploadedFile(visitor, upload, given: given, site: site, replace: replace)
+            return try await importUploadedFile(
+                visitor, upload, given: given, site: site, replace: replace, again: again)
         } catch let error as PanelError {
             var scrubbed = error
             scrubbed.message = Self.withoutServerPaths(
@@ -96,7 +99,7 @@ extension PanelController {
     }
 
     private func importUploadedFile(
-        _ visitor: Visitor, _ upload: String, given: String, site: String, replace: Bool
+        _ visitor: Visitor, _ upload: String, given: String, site: String, replace: Bool, again: Bool
     ) async throws -> Imported {
         let name = PathText.lastComponent(upload)
         let siteName = visitor.sites.first { $0.id == site }?.name ?? site
@@ -111,7 +114,7 @@ extension PanelController {
             let key = try await createImported(
                 // The name the GPS file gives itself (<metadata><name>), else the file's name.
                 site: site, siteName: siteName,
-                title: gpx.name ?? PathText.droppingExtension(PathText.lastComponent(given)),
+                title: gpx.name ?? PathText.droppingExtension(PathText.lastComponent(given)), again: again,
                 stops: gpx.stops.map {
                     ImportedStop(
                         name: $0.name, coordinate: $0.coordinate, description: $0.fullText ?? $0.description,
@@ -120,7 +123,8 @@ extension PanelController {
             // The notes name "the point at line 12 of 'FILE'": the file as the ranger gave it.
             made = Imported(key: key, notes: gpx.notes.prefix(10).map { Self.sentence($0) })
         case "csv", "tsv", "txt":
-            made = try await importSheet(upload, given: given, mediaFolder: nil, site: site, siteName: siteName)
+            made = try await importSheet(
+                upload, given: given, mediaFolder: nil, site: site, siteName: siteName, again: again)
         case "zip":
             made = try await importFolderZip(upload, given: given, site: site, siteName: siteName, replace: replace)
         default:
@@ -173,7 +177,7 @@ extension PanelController {
     /// A spreadsheet saved as CSV: one stop per row. With `mediaFolder` (a zip holding the sheet and its
     /// photos and recordings) the photo, audio and video columns name files found there, copied into the stops.
     func importSheet(
-        _ path: String, given: String, mediaFolder: String?, site: String, siteName: String
+        _ path: String, given: String, mediaFolder: String?, site: String, siteName: String, again: Bool = true
     ) async throws -> Imported {
         let sheet = try await server.blocking {
             try CSVImport.read(
@@ -195,6 +199,7 @@ extension PanelController {
         }
         let key = try await createImported(
             site: site, siteName: siteName, title: PathText.droppingExtension(PathText.lastComponent(given)),
+            again: again,
             stops: stops.map { stop in
                 var translations = Translations<StopTextField>()
                 for (tag, texts) in stop.translations {
@@ -221,11 +226,48 @@ extension PanelController {
     }
 
     /// A new draft (named after the file, made unique) holding `stops`, with their files copied in.
+    /// A draft of `site` this import would repeat: the one its name makes (the same file imported
+    /// before), or one with exactly these stops' positions (to about a metre), checking at most 50
+    /// drafts with as many stops.
+    func sameDraft(
+        site: String, title: String, stops: [ImportedStop]
+    ) async throws
+        -> (key: DraftStore.Key, name: String, reason: String)?
+    {
+        let store = drafts
+        @Sendable func positions(_ coordinates: [Coordinate?]) -> [String] {
+            coordinates.map { c in c.map { String(format: "%.5f,%.5f", $0.latitude, $0.longitude) } ?? "-" }.sorted()
+        }
+        let wanted = positions(stops.map(\.coordinate))
+        let named = DraftStore.Key(site: site, tour: TourDraft.slug(title.replacingOccurrences(of: "_", with: " ")))
+        return try await server.blocking { () -> (key: DraftStore.Key, name: String, reason: String)? in
+            if let named, store.exists(named), let draft = try? TourDraft.read(folder: store.folder(named)) {
+                return (named, draft.name, "made from a file of this name")
+            }
+            let candidates = store.list(sites: [site]).filter { $0.stops == stops.count }.prefix(50)
+            for candidate in candidates {
+                guard let draft = try? TourDraft.read(folder: store.folder(candidate.key)) else { continue }
+                if positions(draft.stops.map(\.coordinate)) == wanted {
+                    return (candidate.key, draft.name, "with the same stops")
+                }
+            }
+            return nil
+        }
+    }
+
     func createImported(
-        site: String, siteName: String, title: String, stops: [ImportedStop], languages: [String] = []
+        site: String, siteName: String, title: String, again: Bool = true, stops: [ImportedStop],
+        languages: [String] = []
     ) async throws -> DraftStore.Key {
         guard !stops.isEmpty else {
             throw PanelError(status: .unprocessableContent, message: "the file holds no stops")
+        }
+        // The same file (or the same stops) imported again: asked, not a silent second draft.
+        if !again, let same = try await sameDraft(site: site, title: title, stops: stops) {
+            throw PanelError(
+                status: .conflict,
+                message: "the site has a draft \(same.reason) already: '\(same.name)' (\(same.key.path)). Open it from "
+                    + "the list of tours, or tick 'Make a second draft' and import the file again")
         }
         var draft = TourDraft()
         draft.name = title.isEmpty ? "Imported tour" : title.replacingOccurrences(of: "_", with: " ")

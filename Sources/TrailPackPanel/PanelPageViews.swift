@@ -258,6 +258,14 @@ struct HomePage: PanelView {
         var previous: String?
         var next: String?
     }
+    /// A draft deleted in the last week, with its "Bring back" form.
+    struct DeletedRow: Codable, Sendable {
+        var name: String
+        var site: String
+        var action: String
+        var aside: String
+        var deleted: String
+    }
 
     var drafts: [Row]
     var hasDrafts: Bool
@@ -272,6 +280,9 @@ struct HomePage: PanelView {
     /// Only when there is more than one page.
     var pager: Pager?
     var searchable: Bool
+    var deleted: [DeletedRow] = []
+    var hasDeleted = false
+    var notice: String?
 }
 
 /// `editor`: a tour's page (map, stops, languages, details, build).

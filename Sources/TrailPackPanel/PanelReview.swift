@@ -260,6 +260,17 @@ extension PanelController {
                     tileURL: Self.versionPath(id, version) + "/tiles", header: coverage.header)
             }
         }
+        // No offline map in the package: the site's region map, as the editor shows it, not a bare grid.
+        if configuration.tileURL == nil, body.ownMap == nil {
+            let siteMap = drafts.siteMapPath(manifest.site.id)
+            if var region = Self.ownMapValues(
+                tileURL: "/sites/\(manifest.site.id)/tiles",
+                header: try await server.blocking { Self.siteMapHeader(siteMap) })
+            {
+                region.isRegion = true
+                body.ownMap = region
+            }
+        }
         return try page(body, title: "\(summary.name) \(summary.version)", visitor: visitor, map: true)
     }
 

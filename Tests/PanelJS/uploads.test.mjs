@@ -70,6 +70,7 @@ describe('the pure parts', () => {
     assert.equal(importURL('/drafts/import', 'willamette', 'Santiam road.gpx', false),
       '/drafts/import?site=willamette&name=Santiam%20road.gpx');
     assert.equal(importURL('/drafts/import', 'w', 'a.zip', true), '/drafts/import?site=w&name=a.zip&replace=1');
+    assert.equal(importURL('/drafts/import', 'w', 'a.gpx', false, true), '/drafts/import?site=w&name=a.gpx&again=1');
     assert.deepEqual(importOutcome(201, '{"location":"/drafts/w/santiam"}'), { open: '/drafts/w/santiam' });
     assert.deepEqual(importOutcome(409, '{"message":"A draft of that name exists."}'),
       { say: 'Not made: A draft of that name exists.' });

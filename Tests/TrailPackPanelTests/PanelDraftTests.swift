@@ -593,14 +593,84 @@ struct PanelDraftTests {
 
     static func importFile(
         _ client: some TestClientProtocol, _ visitor: PanelFlow.Visitor, name: String, bytes: [UInt8],
-        replace: Bool = false
+        replace: Bool = false, again: Bool = false
     ) async throws -> (HTTPResponse.Status, String) {
         try await client.execute(
-            uri: "/drafts/import?site=willamette-sweet-home&name=\(name)\(replace ? "&replace=1" : "")", method: .put,
+            uri: "/drafts/import?site=willamette-sweet-home&name=\(name)\(replace ? "&replace=1" : "")"
+                + (again ? "&again=1" : ""), method: .put,
             headers: [.cookie: visitor.cookie, HTTPField.Name("X-CSRF-Token")!: visitor.csrf],
             body: ByteBuffer(bytes: bytes)
         ) {
             ($0.status, String(buffer: $0.body))
+        }
+    }
+
+    @Test(
+        "drafts kept tidy: the same file or the same stops imported again is asked about; a draft renamed (its id kept), duplicated (an id of its own), deleted (asked, kept aside) and brought back"
+    )
+    func draftLife() async throws {
+        try await Self.withPanel(maxMediaBytes: 64 << 20) { server, panel, client in
+            let ranger = try await PanelFlow.signIn(server, panel, site: "willamette-sweet-home")
+            let gpx = try Support.read(Support.root + "/fixtures/gpx/santiam-stops.gpx")
+            var (status, body) = try await Self.importFile(client, ranger, name: "santiam-stops.gpx", bytes: gpx)
+            #expect(status == .created, "\(body)")
+            let draft = try #require(try PanelFlow.location(body)?.split(separator: "?").first.map(String.init))
+            (status, body) = try await Self.importFile(client, ranger, name: "santiam-stops.gpx", bytes: gpx)
+            #expect(status == .conflict && body.contains("made from a file of this name"), "\(body)")
+            #expect(body.contains("Make a second draft") && body.contains(draft), "\(body)")
+            (status, body) = try await Self.importFile(client, ranger, name: "renamed.gpx", bytes: gpx)
+            #expect(status == .conflict && body.contains("with the same stops"), "\(body)")
+            (status, body) = try await Self.importFile(
+                client, ranger, name: "santiam-stops.gpx", bytes: gpx, again: true)
+            let second = try PanelFlow.location(body) ?? ""
+            #expect(status == .created && second.contains("santiam-stops-2"), "\(body)")
+
+            // Renamed: the address follows the name, the id (the package's) stays, the sidecar follows.
+            let key = try #require(DraftStore.Key(site: "willamette-sweet-home", tour: "santiam-stops"))
+            let id = try await panel.drafts.load(key).draft.id
+            var (code, location, page) = try await PanelFlow.post(
+                client, ranger, draft + "/rename", [("name", "Old Wagon Road")])
+            #expect(code == .seeOther && location == "/drafts/willamette-sweet-home/old-wagon-road?saved=1", "\(page)")
+            let renamed = try #require(DraftStore.Key(site: "willamette-sweet-home", tour: "old-wagon-road"))
+            #expect(!panel.drafts.exists(key) && panel.drafts.exists(renamed))
+            var now = try await panel.drafts.load(renamed).draft
+            #expect(now.name == "Old Wagon Road" && now.id == id)
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: panel.drafts.root + "/willamette-sweet-home/.old-wagon-road.saved"))
+            (code, _, page) = try await PanelFlow.post(
+                client, ranger, renamed.path + "/rename", [("name", "Santiam Stops 2")])
+            #expect(code == .conflict || page.contains("already"), "a name another draft has is refused: \(page)")
+
+            // Duplicated: a new tour with an id of its own.
+            (code, location, _) = try await PanelFlow.post(client, ranger, renamed.path + "/duplicate", [])
+            #expect(code == .seeOther && location == "/drafts/willamette-sweet-home/old-wagon-road-copy?saved=1")
+            let copy = try #require(DraftStore.Key(site: "willamette-sweet-home", tour: "old-wagon-road-copy"))
+            now = try await panel.drafts.load(copy).draft
+            #expect(now.name == "Old Wagon Road (copy)" && now.id == "willamette-sweet-home.old-wagon-road-copy")
+            let original = try await panel.drafts.load(renamed).draft
+            #expect(now.stops.count == original.stops.count)
+
+            // Deleted: asked first, then kept aside and offered back on the home page.
+            (code, _, page) = try await PanelFlow.post(client, ranger, copy.path + "/delete", [])
+            #expect(code == .ok && page.contains("id=\"confirm-form\"") && panel.drafts.exists(copy))
+            (code, location, _) = try await PanelFlow.post(
+                client, ranger, copy.path + "/delete", [("confirmed", "yes")])
+            #expect(code == .seeOther && location?.hasPrefix("/?saved=1") == true && !panel.drafts.exists(copy))
+            var home = try await PanelFlow.get(client, ranger, try #require(location)).1
+            #expect(home.contains("was deleted") && home.contains("id=\"deleted-drafts\""), "\(home)")
+            #expect(home.contains("Bring back Old Wagon Road (copy)") && !home.contains(">Old Wagon Road (copy)</a>"))
+            let aside = try #require(panel.drafts.deleted(sites: ["willamette-sweet-home"]).first)
+            #expect(aside.key == copy && aside.name == "Old Wagon Road (copy)")
+            #expect(try await server.catalog.versions(package: now.id).isEmpty, "the catalog is not touched")
+            // Brought back; a stranger's aside name is refused.
+            (code, _, _) = try await PanelFlow.post(client, ranger, copy.path + "/bring-back", [("aside", "../../x")])
+            #expect(code == .notFound)
+            (code, location, _) = try await PanelFlow.post(
+                client, ranger, copy.path + "/bring-back", [("aside", aside.aside)])
+            #expect(code == .seeOther && panel.drafts.exists(copy), "\(String(describing: location))")
+            home = try await PanelFlow.get(client, ranger, "/").1
+            #expect(!home.contains("id=\"deleted-drafts\"") && home.contains(">Old Wagon Road (copy)</a>"))
         }
     }
 
@@ -681,11 +751,12 @@ struct PanelDraftTests {
             let spanish = try TourDraft.read(folder: drafts + "/bilingual")
             #expect(spanish.languages == ["en", "es"])
             #expect(spanish.stops.first?.translations["es", .description] == "Un refugio de roca")
-            // The same without a script: the home page's form, posted as multipart (site, file).
+            // The same without a script: the home page's form, posted as multipart (site, file); the same
+            // stops as santiam-stops.gpx, so only with "Make a second draft" ticked.
             let form = Self.multipart(
                 boundary: "xyz",
                 files: [("Wagon road.gpx", try Support.read(Support.root + "/fixtures/gpx/santiam-stops.gpx"))],
-                text: [("site", "willamette-sweet-home")])
+                text: [("site", "willamette-sweet-home"), ("again", "1")])
             let posted = try await client.execute(
                 uri: "/drafts/import?_csrf=" + ranger.csrf, method: .post,
                 headers: [.cookie: ranger.cookie, .contentType: "multipart/form-data; boundary=xyz"],

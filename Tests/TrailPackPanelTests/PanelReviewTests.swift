@@ -522,6 +522,15 @@ struct PanelReviewTests {
             html = try await PanelFlow.get(client, ranger, try #require(requested.1)).1
             #expect(html.contains("Review requested for version 1.0.1"), "\(html)")
             #expect(try await server.catalog.state(package: id, version: "1.0.1")?.status == .pending)
+            // The package has no map of its own: the reviewer's map is drawn on the site's region map.
+            let region = try #require(panel.drafts.siteMapPath("willamette-sweet-home"))
+            try FileManager.default.createDirectory(
+                atPath: (region as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                atPath: Support.fixture("santiam-wagon-road") + "/map/santiam-wagon-road.pmtiles", toPath: region)
+            html = try await PanelFlow.get(client, ranger, "/packages/\(id)/versions/1.0.1").1
+            #expect(html.contains("data-own-tiles=\"/sites/willamette-sweet-home/tiles/{z}/{x}/{y}\""), "\(html)")
+            #expect(html.contains("data-own-label=\"the site's region map\""))
         }
     }
 

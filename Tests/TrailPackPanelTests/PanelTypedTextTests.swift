@@ -384,6 +384,9 @@ struct PanelTypedTextTests {
                 try await PanelFlow.get(client, other, "/sites/willamette-sweet-home/tiles/10/\(x)/\(y)").0 == .notFound
             )
             #expect(try await PanelFlow.get(client, ranger, "/sites/no-such-site/tiles/10/1/1").0 == .notFound)
+            // A reviewer sees every site's versions, and so the region map under them.
+            let rita = try await PanelFlow.signIn(server, panel, user: "rita", role: .reviewer, site: nil)
+            #expect(try await PanelFlow.get(client, rita, "/sites/willamette-sweet-home/tiles/10/\(x)/\(y)").0 == .ok)
         }
     }
 

@@ -230,15 +230,18 @@ export function startUploads(zone) {
 
 /**
  * The address "Start from a file" PUTs its file to: the form's data-import, with the site, the
- * file's name and `replace=1` when the draft of the same name is to be replaced.
+ * file's name, `replace=1` when the draft of the same name is to be replaced, and `again=1` when a
+ * second draft may be made from a file imported before (or with the same stops).
  * @param {string} base
  * @param {string} site
  * @param {string} name
  * @param {boolean} replace
+ * @param {boolean} [again]
  * @returns {string}
  */
-export function importURL(base, site, name, replace) {
-  return `${base}?site=${encodeURIComponent(site)}&name=${encodeURIComponent(name)}${replace ? "&replace=1" : ""}`;
+export function importURL(base, site, name, replace, again = false) {
+  return `${base}?site=${encodeURIComponent(site)}&name=${encodeURIComponent(name)}${replace ? "&replace=1" : ""}`
+    + (again ? "&again=1" : "");
 }
 
 /**
@@ -271,8 +274,9 @@ export function startImport(form) {
     if (!file) return;
     const site = document.getElementById("import-site").value;
     const replace = document.getElementById("import-replace").checked;
+    const again = document.getElementById("import-again")?.checked ?? false;
     const xhr = new XMLHttpRequest();
-    xhr.open("PUT", importURL(form.getAttribute("data-import"), site, file.name, replace));
+    xhr.open("PUT", importURL(form.getAttribute("data-import"), site, file.name, replace, again));
     xhr.setRequestHeader("X-CSRF-Token", form.getAttribute("data-csrf"));
     xhr.setRequestHeader("Content-Type", "application/octet-stream");
     xhr.onload = () => {
