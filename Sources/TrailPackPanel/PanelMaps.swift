@@ -55,8 +55,9 @@ extension PanelController {
                 let site = try context.parameters.require("site")
                 let tile = try Self.tileID(context)
                 // Reviewers see every site's versions, so its region map under them too.
-                guard visitor.user.role == .admin || visitor.user.role == .reviewer
-                    || visitor.sites.contains(where: { $0.id == site }),
+                guard
+                    visitor.user.role == .admin || visitor.user.role == .reviewer
+                        || visitor.sites.contains(where: { $0.id == site }),
                     let path = Self.regularFile(drafts.siteMapPath(site))
                 else { throw PanelError(status: .notFound, message: "the site has no region map") }
                 let read = try? await server.blocking {

@@ -254,7 +254,9 @@ struct WorkflowTests {
             try random.close()
             let waypoint = "\(tour)/waypoints/\(stop)/waypoint.json"
             try String(contentsOfFile: waypoint, encoding: .utf8).replacingOccurrences(
-                of: "\"assets\": [", with: "\"assets\": [\"clip.mp4\", "
+                of: "\"assets\": [",
+                with: "\"accessibilityWaiver\": \"A clip of noise made for this test: nothing is said or shown.\", "
+                    + "\"assets\": [\"clip.mp4\", "
             )
             .write(toFile: waypoint, atomically: true, encoding: .utf8)
             let pkg = dir + "/big.zip"
