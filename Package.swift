@@ -170,6 +170,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             // The pages, the script and the style sheet, compiled into the program (nothing to find at run time).
             resources: [

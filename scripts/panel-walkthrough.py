@@ -226,10 +226,16 @@ def no_script_upload(r, base, user, password, draft, shots):
         d.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
         WebDriverWait(d, 30).until(lambda d: d.find_element(By.TAG_NAME, "html") != old)
         d.get(base + draft + "/stops/3")
-        button = d.find_element(By.ID, "upload-submit")
+        if d.find_element(By.ID, "upload-submit").is_displayed():
+            r.fail("without JavaScript the stop page shows the script's upload box, which needs the script")
+        button = d.find_element(By.ID, "nojs-upload-submit")
         if not button.is_displayed():
             r.fail("without JavaScript the stop page shows no Upload button")
-        d.find_element(By.ID, "upload-files").send_keys(note)
+        # Typed and not saved, then a file chosen: both are kept (the form sends the texts with the file).
+        description = d.find_element(By.ID, "stop-description")
+        typed = " Typed before the upload, never saved by hand."
+        description.send_keys(typed)
+        d.find_element(By.ID, "nojs-upload-files").send_keys(note)
         old = d.find_element(By.TAG_NAME, "html")
         ActionChains(d).scroll_to_element(button).scroll_by_amount(0, 200).perform()  # the wheel, not a script
         button.click()
@@ -238,6 +244,8 @@ def no_script_upload(r, base, user, password, draft, shots):
         page = d.find_element(By.TAG_NAME, "main").text
         if "'trail-notes.txt' was added" not in page or not d.find_elements(By.CSS_SELECTOR, "[id^=file-]"):
             r.fail("without JavaScript the upload form did not add the file: " + page[:300])
+        if typed.strip() not in d.find_element(By.ID, "stop-description").get_attribute("value"):
+            r.fail("without JavaScript the text typed before the upload was lost")
         r.step += 1
         d.save_screenshot(os.path.join(shots, "%02d-no-script-upload.png" % r.step))
     finally:

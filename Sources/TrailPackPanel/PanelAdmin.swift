@@ -74,7 +74,7 @@ extension PanelController {
                 let form = try await PanelForm.read(request)
                 let user = try await existingUser(form.text("user"))
                 let issued = try await Catalog.$auditActor.withValue("\(visitor.user.name) (panel)") {
-                    try await server.catalog.issueToken(user: user.name)
+                    try await catalog.issueToken(user: user.name)
                 }
                 // A redirect (303) like every form: the token waits, sealed with the session's own id,
                 // for the one page that shows it; a reload of that page issues nothing.
@@ -94,7 +94,7 @@ extension PanelController {
     }
 
     func adminPage(_ visitor: Visitor, request: Request, issued: AdminPage.Issued? = nil) async throws -> Response {
-        let catalog = server.catalog
+        let catalog = catalog
         let users = try await catalog.users()
         // Every site (an admin may work on all), with its released tours counted where it has any.
         let released = Dictionary(
@@ -112,7 +112,7 @@ extension PanelController {
             var place = AdminPage.Site(id: site.id, name: site.name, packages: site.packages)
             place.frame = try await catalog.siteFrame(id: site.id).map(FrameView.init)
             let path = drafts.siteMapPath(site.id)
-            if let header = try await server.blocking({ Self.siteMapHeader(path) }) {
+            if let header = try await blocking({ Self.siteMapHeader(path) }) {
                 place.regionMap =
                     "zoom \(header.minZoom) to \(header.maxZoom), \(header.tileType?.name ?? "raster") tiles"
             }
@@ -168,7 +168,7 @@ extension PanelController {
 
     func existingUser(_ text: String) async throws -> Catalog.User {
         let name = try Self.userName(text)
-        guard let user = try await server.catalog.user(name: name) else {
+        guard let user = try await catalog.user(name: name) else {
             throw PanelError(status: .notFound, message: "There is no one called '\(name)'.")
         }
         return user
@@ -197,7 +197,7 @@ extension PanelController {
                     "The password is \(password.count) characters long; it needs at least 10 (a short sentence is easy to remember)."
             )
         }
-        return try await server.blocking { try PasswordHash.make(password) }
+        return try await blocking { try PasswordHash.make(password) }
     }
 
     func addUser(_ visitor: Visitor, _ form: PanelForm) async throws -> String {
@@ -207,7 +207,7 @@ extension PanelController {
         // The site first: a person is never made without the grant the form asked for.
         let site = form.text("site")
         if role == .publisher, !site.isEmpty {
-            guard Slug.isValid(site), try await server.catalog.siteExists(site) else {
+            guard Slug.isValid(site), try await catalog.siteExists(site) else {
                 throw PanelError(
                     code: .unprocessable,
                     message:
@@ -216,7 +216,7 @@ extension PanelController {
             }
         }
         do {
-            try await server.catalog.addUser(name: name, role: role, publicKey: key)
+            try await catalog.addUser(name: name, role: role, publicKey: key)
         } catch let error as CatalogError where error.code == .userExists {
             throw PanelError(
                 status: .conflict,
@@ -224,9 +224,9 @@ extension PanelController {
                     "There is already someone called \(name) (the names of people who were removed are not given again): choose another name."
             )
         }
-        if let hash { try await server.catalog.setPassword(name: name, hash: hash) }
+        if let hash { try await catalog.setPassword(name: name, hash: hash) }
         if role == .publisher, !site.isEmpty {
-            try await server.catalog.grant(user: name, site: site)
+            try await catalog.grant(user: name, site: site)
         }
         return "Added \(name) as \(Self.roleWords(role))"
             + (role == .publisher && !site.isEmpty ? ", making tours for \(site)" : "")
@@ -253,7 +253,7 @@ extension PanelController {
         let user = try await pathUser(context)
         if form.text("remove") == "yes" {
             guard user.publicKey != nil else { return "\(user.name) has no signing key; nothing changed." }
-            try await server.catalog.setPublicKey(name: user.name, publicKey: nil)
+            try await catalog.setPublicKey(name: user.name, publicKey: nil)
             return "\(user.name) no longer has a signing key."
         }
         guard let key = try Self.pastedPublicKey(form.text("publicKey")) else {
@@ -261,7 +261,7 @@ extension PanelController {
                 message: "Paste \(user.name)'s public key (the whole .pub file that 'trailpack keygen' made), then Set."
             )
         }
-        try await server.catalog.setPublicKey(name: user.name, publicKey: key)
+        try await catalog.setPublicKey(name: user.name, publicKey: key)
         return "\(user.name) signs approvals with the new key from now on."
     }
 
@@ -275,8 +275,8 @@ extension PanelController {
                     "'\(TerminalText.escaped(String(address.prefix(100))))' is not a mail address: write it as name@example.org, or leave the box empty for no mail."
             )
         }
-        try await server.catalog.setEmail(name: user.name, email: address.isEmpty ? nil : address)
-        let mailed = server.configuration.mail != nil
+        try await catalog.setEmail(name: user.name, email: address.isEmpty ? nil : address)
+        let mailed = mailConfigured
         if address.isEmpty { return "\(user.name) gets no review mail now." }
         return "\(user.name)'s review notices go to \(address)"
             + (mailed ? "." : " once the server is started with mail (--smtp); until then they are on the panel only.")
@@ -289,7 +289,7 @@ extension PanelController {
                 message: "You cannot take the administrator role from yourself; ask another administrator.")
         }
         do {
-            try await server.catalog.setRole(name: user.name, role: role)
+            try await catalog.setRole(name: user.name, role: role)
         } catch let error as CatalogError where error.code == .lastAdministrator {
             throw Self.lastAdministrator(user.name)
         }
@@ -299,7 +299,7 @@ extension PanelController {
     func setPassword(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {
         let user = try await pathUser(context)
         let hash = try await passwordHash(form)
-        try await server.catalog.setPassword(name: user.name, hash: hash)
+        try await catalog.setPassword(name: user.name, hash: hash)
         // Their sessions began with the old password: they end (this admin's own stays).
         try await sessions.endAll(user: user.name, keeping: user.name == visitor.user.name ? visitor.session.id : nil)
         return "A new password is set for \(user.name); they were signed out everywhere."
@@ -330,7 +330,7 @@ extension PanelController {
                 message: "To remove \(user.name), type their name in the box beside the button (nothing was removed).")
         }
         do {
-            try await server.catalog.removeUser(name: user.name)
+            try await catalog.removeUser(name: user.name)
         } catch let error as CatalogError where error.code == .lastAdministrator {
             throw Self.lastAdministrator(user.name)
         }
@@ -348,7 +348,7 @@ extension PanelController {
         }
         let name = form.text("name").trimmingCharacters(in: .whitespaces)
         do {
-            try await server.catalog.addSite(id: id, name: name.isEmpty ? nil : name)
+            try await catalog.addSite(id: id, name: name.isEmpty ? nil : name)
         } catch let error as CatalogError where error.code == .siteExists {
             throw PanelError(
                 status: .conflict, message: "There is already a site \(id): rename it in the list above instead.")
@@ -360,14 +360,14 @@ extension PanelController {
         let id = try await existingSite(context)
         let name = form.text("name").trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { throw PanelError(message: "Write the site's name, as visitors see it.") }
-        try await server.catalog.renameSite(id: id, name: name)
+        try await catalog.renameSite(id: id, name: name)
         return "The site \(id) is now called \(name)."
     }
 
     /// The site a `/admin/sites/:site/…` address names, which must exist.
     func existingSite(_ context: AppRequestContext) async throws -> String {
         let id = try context.parameters.require("site")
-        guard Slug.isValid(id), try await server.catalog.siteExists(id) else {
+        guard Slug.isValid(id), try await catalog.siteExists(id) else {
             throw PanelError(status: .notFound, message: "There is no site '\(TerminalText.escaped(id))'.")
         }
         return id
@@ -377,11 +377,11 @@ extension PanelController {
     func setSiteFrame(_ visitor: Visitor, _ form: PanelForm, _ context: AppRequestContext) async throws -> String {
         let id = try await existingSite(context)
         if form["remove"] != nil {
-            try await server.catalog.setSiteFrame(id: id, frame: nil)
+            try await catalog.setSiteFrame(id: id, frame: nil)
             return "The site \(id) has no home frame now: a new tour's map opens around the site's other tours."
         }
         let frame = try Self.frame(form, named: "The home frame of \(id)")
-        try await server.catalog.setSiteFrame(id: id, frame: frame)
+        try await catalog.setSiteFrame(id: id, frame: frame)
         return "A new tour of \(id) now opens its map on the home frame you gave."
     }
 
@@ -398,7 +398,7 @@ extension PanelController {
             throw PanelError(status: .notFound, message: "There is no site '\(TerminalText.escaped(id))'.")
         }
         let folder = (target as NSString).deletingLastPathComponent
-        try await server.blocking {
+        try await blocking {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
         let receiver = MultipartFiles(folder: folder, limit: Self.siteMapLimit)
@@ -412,14 +412,14 @@ extension PanelController {
         }
         let header: PMTilesHeader
         do {
-            header = try await server.blocking {
+            header = try await blocking {
                 try SiteRegionMap.install(file.temp, shownName: file.name.value, target: target, move: true)
             }
         } catch let refusal as SiteRegionMap.Refusal {
             throw PanelError(
                 message: refusal.description.prefix(1).uppercased() + refusal.description.dropFirst() + ".")
         }
-        try await server.catalog.audit(
+        try await catalog.audit(
             actor: Catalog.auditActor, action: .siteMap, id: nil, version: nil, sha256: nil,
             detail: "\(id): region map '\(file.name.value)' (zoom \(header.minZoom) to \(header.maxZoom))")
         return
@@ -431,9 +431,9 @@ extension PanelController {
         let id = try await existingSite(context)
         guard let target = drafts.siteMapPath(id) else { return "The site \(id) had no region map." }
         // Only the regular file the program put there: a link or folder planted in its place is left alone.
-        let removed = try await server.blocking { Self.regularFile(target).map { unlink($0) == 0 } ?? false }
+        let removed = try await blocking { Self.regularFile(target).map { unlink($0) == 0 } ?? false }
         guard removed else { return "The site \(id) had no region map." }
-        try await server.catalog.audit(
+        try await catalog.audit(
             actor: Catalog.auditActor, action: .siteMap, id: nil, version: nil, sha256: nil,
             detail: "\(id): region map removed")
         return "The site \(id) has no region map now."
@@ -448,16 +448,16 @@ extension PanelController {
             throw PanelError(
                 message: "\(user.name) is not a publisher: only publishers are given sites to make tours for.")
         }
-        guard Slug.isValid(site), try await server.catalog.siteExists(site) else {
+        guard Slug.isValid(site), try await catalog.siteExists(site) else {
             throw PanelError(status: .notFound, message: "Choose one of the sites listed.")
         }
-        try await server.catalog.grant(user: user.name, site: site)
+        try await catalog.grant(user: user.name, site: site)
         return "\(user.name) now makes tours for \(site)."
     }
 
     func revokeGrant(_ visitor: Visitor, _ form: PanelForm) async throws -> String {
         let user = try Self.userName(form.text("user")), site = form.text("site")
-        let had = try await server.catalog.revokeGrant(user: user, site: site)
+        let had = try await catalog.revokeGrant(user: user, site: site)
         return had ? "\(user) no longer makes tours for \(site)." : "\(user) did not make tours for \(site)."
     }
 
@@ -466,7 +466,7 @@ extension PanelController {
         guard id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw PanelError(status: .notFound, message: "There is no such token.")
         }
-        let live = try await server.catalog.revokeToken(id: id)
+        let live = try await catalog.revokeToken(id: id)
         return live
             ? "The token \(id) was revoked: programs using it are refused from now on."
             : "That token was already revoked."

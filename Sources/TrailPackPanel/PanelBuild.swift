@@ -36,7 +36,7 @@ extension PanelController {
             )
         }
         defer { builds.end(key.path) }
-        let outcome = try await server.blocking { try TourBuilder.plan(folder, progress: progress) }
+        let outcome = try await blocking { try TourBuilder.plan(folder, progress: progress) }
         let placed = PanelFinding.place(outcome.findings, draft: draft)
         guard let plan = outcome.plan else {
             let body = BuiltPage(
@@ -47,7 +47,7 @@ extension PanelController {
             response.status = .unprocessableContent
             return response
         }
-        let temp = try server.folder.temporaryFolder()
+        let temp = try dataFolder.temporaryFolder()
         let output = temp + "/" + BlobNames.uploadFileName
         defer {
             // Ours: the package (moved into the store when accepted), its checksum file, the folder.
@@ -56,13 +56,13 @@ extension PanelController {
             rmdir(temp)
         }
         let timestamp = try TourBuilder.timestamp()
-        _ = try await server.blocking {
+        _ = try await blocking {
             try TourBuilder.write(plan, to: output, timestamp: timestamp, progress: progress)
         }
         builds.stage(key.path, "checking the package and scanning it for malware, as every upload is")
         let result: PackageIntake.AcceptedPackage
         do {
-            result = try await server.intake.ingest(folder: temp, by: visitor.user, rebuilding: true)
+            result = try await intake.ingest(folder: temp, by: visitor.user, rebuilding: true)
         } catch let error as ServerError {
             let more = PanelFinding.place(error.findings, draft: draft)
             let body = BuiltPage(
@@ -72,7 +72,7 @@ extension PanelController {
             response.status = error.status
             return response
         }
-        server.logger.info(
+        logger.info(
             "panel: package built",
             metadata: [
                 "by": "\(visitor.user.name)", "draft": "\(key.path)", "version": "\(version)",
@@ -94,8 +94,8 @@ extension PanelController {
         -> Response
     {
         let draft = try await drafts.load(key).draft
-        guard let record = try await server.catalog.version(package: draft.id, version: version, releasedOnly: false),
-            let state = try await server.catalog.state(package: draft.id, version: version)
+        guard let record = try await catalog.version(package: draft.id, version: version, releasedOnly: false),
+            let state = try await catalog.state(package: draft.id, version: version)
         else {
             throw PanelError(
                 status: .notFound,
@@ -104,9 +104,9 @@ extension PanelController {
             )
         }
         let summary = record.summary
-        let path = try await server.store.localFile(for: BlobNames.digest(summary.sha256))
+        let path = try await blobs.localFile(for: BlobNames.digest(summary.sha256))
         let sha = summary.sha256, reports = self.reports
-        let report = try await server.blocking { reports.report(sha256: sha) { try? Verifier.verify(path: path) } }
+        let report = try await blocking { reports.report(sha256: sha) { try? Verifier.verify(path: path) } }
         let placed = PanelFinding.place(report?.findings ?? [], draft: draft)
         let blockers = placed.filter(\.mustFix)
         // The build's own words once (the redirect's); a reload says what the version is now.
@@ -127,7 +127,7 @@ extension PanelController {
         if request.uri.queryParameters.get("refused") != nil {
             body.problem = try? await sessions.takeProblem(id: visitor.session.id)
         }
-        let reviewable = state.status == .draft && server.configuration.approvals > 0
+        let reviewable = state.status == .draft && approvals > 0
         body.canRequestReview = reviewable && blockers.isEmpty
         body.reviewBlocked = reviewable && !blockers.isEmpty
         body.released = state.status == .released
@@ -145,7 +145,7 @@ extension PanelController {
         let built = "\(key.path)/built/\(PanelController.pathSegment(version))"
         // Judged on the stored package (what reviewers approve), not on the draft, which may have changed since.
         guard
-            let manifestText = try await server.catalog.version(
+            let manifestText = try await catalog.version(
                 package: draft.id, version: version, releasedOnly: false)?.manifest,
             let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest
         else {
@@ -162,17 +162,17 @@ extension PanelController {
                     + ". Fix them, build again and request review.")
             return Self.redirect(built + "?refused=1")
         }
-        let outcome = try await server.catalog.apply(
-            .start, package: draft.id, version: version, by: visitor.user, required: server.configuration.approvals,
+        let outcome = try await catalog.apply(
+            .start, package: draft.id, version: version, by: visitor.user, required: approvals,
             signature: nil)
         let message: String
         switch outcome {
         case .moved(_, let to, _):
-            server.mail?.after(
+            mail?.after(
                 .start, outcome: outcome, package: draft.id, version: version, by: visitor.user, reason: nil)
             message =
-                "Review requested for version \(version): it is now \(Self.statusWords(to)). The reviewers (\(server.configuration.approvals) must approve) see it in their queue."
-            server.logger.info(
+                "Review requested for version \(version): it is now \(Self.statusWords(to)). The reviewers (\(approvals) must approve) see it in their queue."
+            logger.info(
                 "panel: review requested",
                 metadata: ["by": "\(visitor.user.name)", "package": "\(draft.id)", "version": "\(version)"])
         case .illegal(let current, let reason):

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import Mustache
 import NIOCore
 import TrailPackBuilder
@@ -14,7 +15,19 @@ import TrailPackServer
 /// Every state change goes through the same builder, intake and catalog transitions as the API.
 public struct PanelController: Sendable {
     public let configuration: PanelConfiguration
-    let server: TrailPackServer
+    /// What the panel is given of the server, each part by itself (never the server): the catalog,
+    /// the blob store and the intake every upload goes through, the blocking pool, the data folder
+    /// (its temporary folders), the review mail, the approvals a release needs, the signature check.
+    let catalog: any CatalogStore
+    let blobs: any BlobStore
+    let intake: PackageIntake
+    let pool: BlockingPool
+    let dataFolder: DataFolder
+    let logger: Logger
+    let mail: ReviewMail?
+    let mailConfigured: Bool
+    let approvals: Int
+    let signatures: ApprovalSignatures
     let library: MustacheLibrary
     /// Builds in progress, for the progress bar.
     let builds = PanelBuilds()
@@ -31,15 +44,29 @@ public struct PanelController: Sendable {
         let problems = configuration.problems()
         guard problems.isEmpty else { throw PanelError(message: problems.joined(separator: "; ")) }
         self.configuration = configuration
-        self.server = server
-        self.sessions = PanelSessions(catalog: server.catalog)
-        self.loginThrottle = LoginThrottle(catalog: server.catalog)
-        self.drafts = DraftStore(dataFolder: configuration.draftsFolder ?? server.folder.root, pool: server.pool)
+        catalog = server.catalog
+        blobs = server.store
+        intake = server.intake
+        pool = server.pool
+        dataFolder = server.folder
+        logger = server.logger
+        mail = server.mail
+        mailConfigured = server.configuration.mail != nil
+        approvals = server.configuration.approvals
+        signatures = ApprovalSignatures(catalog: server.catalog, blobs: server.store, pool: server.pool)
+        sessions = PanelSessions(catalog: server.catalog)
+        loginThrottle = LoginThrottle(catalog: server.catalog)
+        drafts = DraftStore(dataFolder: configuration.draftsFolder ?? server.folder.root, pool: server.pool)
         self.library = try PanelPages.library()
         // Drafts another server shares may have uploads under way: only what a day left untouched goes.
         for path in drafts.removeInterrupted(olderThan: configuration.draftsFolder == nil ? nil : 86_400) {
             server.logger.notice("panel: removed an interrupted upload", metadata: ["path": "\(path)"])
         }
+    }
+
+    /// Runs blocking work (file reads and writes, fsyncs, parsing) on the pool, off the cooperative threads.
+    func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await pool.run(body)
     }
 
     /// The Content-Security-Policy of every panel response: scripts and styles from this server only
@@ -248,7 +275,7 @@ public struct PanelController: Sendable {
             let session = try await sessions.session(id: id)
         else { return nil }
         let name = session.user
-        let record = try await server.catalog.signInRecord(name: name)
+        let record = try await catalog.signInRecord(name: name)
         // A removed user, or one whose password changed since this session began, is signed out.
         guard let record, Self.credential(record.passwordHash) == session.credential else {
             try await sessions.endAll(user: name)
@@ -256,11 +283,11 @@ public struct PanelController: Sendable {
         }
         let user = record.user
         // A site added without a name yet (its first release names it) goes by its id meanwhile.
-        let sites = try await server.catalog.workableSites(for: user)
+        let sites = try await catalog.workableSites(for: user)
             .map { (id: $0.id, name: $0.name.isEmpty ? $0.id : $0.name) }
         var visitor = Visitor(session: session, user: user, sites: sites)
         if user.role != .publisher {
-            visitor.reviewCount = try await server.catalog.waitingCount(for: user.name)
+            visitor.reviewCount = try await catalog.waitingCount(for: user.name)
         }
         // The badge of what needs this publisher (pages only: an autosave or an upload does not ask).
         if user.role != .reviewer, request.method == .get, !Self.wantsJSON(request) {
@@ -405,13 +432,13 @@ public struct PanelController: Sendable {
             return page
         case .allowed(let allowed): attempt = allowed
         }
-        let record = name.isEmpty ? nil : try await server.catalog.signInRecord(name: name)
+        let record = name.isEmpty ? nil : try await catalog.signInRecord(name: name)
         // Hashed even for an unknown user, so the answer's time does not tell which names exist; on
         // the catalog's threads, never the cooperative pool (scrypt takes a while on purpose).
         let stored = record?.passwordHash ?? Self.decoyHash
-        let matches = try await server.blocking { PasswordHash.verify(password, against: stored) }
+        let matches = try await blocking { PasswordHash.verify(password, against: stored) }
         guard let record, record.passwordHash != nil, matches else {
-            server.logger.notice(
+            logger.notice(
                 "panel sign-in refused", metadata: ["user": "\(TerminalText.escaped(name))", "address": "\(address)"])
             // 200 with the form again (the browser shows the message; the status is not an error to the page).
             return try await loginPage(
@@ -475,7 +502,7 @@ public struct PanelController: Sendable {
         guard configuration.publicURL == nil, let sent = URL(string: origin), sent.host == askedHost else {
             return "this sign-in form was sent from another site (\(origin)); open the panel's own sign-in page"
         }
-        server.logger.warning(
+        logger.warning(
             "a sign-in was refused: it came from \(origin) but the server was asked for \(asked); behind a proxy, give --public-url \(origin) or pass the port (nginx: proxy_set_header Host $http_host)"
         )
         return
@@ -536,7 +563,7 @@ public struct PanelController: Sendable {
                 )
             }
         if status.code >= 500 && status != .serviceUnavailable {
-            server.logger.error(
+            logger.error(
                 "panel request failed", metadata: ["error": "\(TerminalText.escaped(String(describing: error)))"])
         }
         if json {

@@ -64,7 +64,7 @@ extension PanelController {
         let name = "\(before.name.isEmpty ? key.tour : before.name) (copy)"
         let newKey = try freeKey(site: key.site, name: before.name.isEmpty ? key.tour : before.name, suffix: " copy")
         try await drafts.duplicate(key, as: newKey, name: name, by: visitor.saver)
-        server.logger.info(
+        logger.info(
             "panel: draft duplicated",
             metadata: ["by": "\(visitor.user.name)", "from": "\(key.path)", "to": "\(newKey.path)"])
         return await redirect(
@@ -86,7 +86,7 @@ extension PanelController {
             return ask
         }
         try await drafts.delete(key)
-        server.logger.info("panel: draft deleted", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)"])
+        logger.info("panel: draft deleted", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)"])
         return await redirect(
             visitor, to: "/",
             saying: "'\(name)' was deleted. 'Bring back' under 'Deleted drafts' below restores it for 7 days.",
@@ -95,7 +95,7 @@ extension PanelController {
 
     func bringBack(_ visitor: Visitor, _ key: DraftStore.Key, form: PanelForm) async throws -> Response {
         try await drafts.restore(key, aside: form.text("aside"))
-        server.logger.info(
+        logger.info(
             "panel: draft brought back", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)"])
         return await redirect(visitor, to: key.path, saying: "The draft is back, as it was when it was deleted.")
     }
@@ -105,7 +105,7 @@ extension PanelController {
         let store = drafts
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate]
-        return try await server.blocking { store.deleted(sites: sites) }.prefix(50).map {
+        return try await blocking { store.deleted(sites: sites) }.prefix(50).map {
             HomePage.DeletedRow(
                 name: $0.name, site: $0.key.site, action: $0.key.path + "/bring-back", aside: $0.aside,
                 deleted: formatter.string(from: $0.deleted).replacingOccurrences(of: "T", with: " "))

@@ -107,7 +107,7 @@ extension PanelController {
             visitor.user.role == .admin
             ? Self.names(in: drafts.root).union(visitor.sites.map(\.id)).sorted() : visitor.sites.map(\.id)
         let store = drafts
-        var list = visitor.canEdit ? try await server.blocking { store.list(sites: siteIDs) } : []
+        var list = visitor.canEdit ? try await blocking { store.list(sites: siteIDs) } : []
         // The most recently saved first; a search matches the tour's name or folder, any case and accent.
         let query = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces)
         let total = list.count
@@ -196,7 +196,7 @@ extension PanelController {
         draft.mapName = key.tour
         draft.description = form.text("description")
         _ = try await drafts.create(key, draft: draft)
-        server.logger.info("panel: draft created", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)"])
+        logger.info("panel: draft created", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)"])
         return Self.redirect(key.path)
     }
 
@@ -206,7 +206,7 @@ extension PanelController {
     func findings(_ key: DraftStore.Key, draft: TourDraft) async throws -> [PanelFinding] {
         let folder = drafts.folder(key)
         let budget = configuration.budget
-        let found = try await server.blocking {
+        let found = try await blocking {
             try TourBuilder.plan(folder, budget: budget, hashAssets: false).findings
         }
         return PanelFinding.place(found, draft: draft)
@@ -238,7 +238,7 @@ extension PanelController {
         let tourFindings = all.filter { $0.stop == nil }
         // The route as the package will have it, and each stop's place on it.
         let folder = drafts.folder(key)
-        let routed = try await server.blocking { Self.draftRoute(folder: folder, draft: draft) }
+        let routed = try await blocking { Self.draftRoute(folder: folder, draft: draft) }
         let onRoute = Dictionary(
             (routed?.route.summary.stops ?? []).map { ($0.slug, $0) }, uniquingKeysWith: { first, _ in first })
         // Which language's texts the details form edits (`?lang=`), and how complete each one is.
@@ -306,14 +306,14 @@ extension PanelController {
         body.maxTrack = Self.size(maxTrackBytes)
         body.maxTrackBytes = maxTrackBytes
         if configuration.tileURL == nil {
-            let header = try await server.blocking { Self.draftMapHeader(folder) }
+            let header = try await blocking { Self.draftMapHeader(folder) }
             if let own = Self.ownMapValues(tileURL: key.path + "/tiles", header: header) {
                 body.ownMap = own
             } else {
                 // No map of its own yet: the region map the operator gave the site, so a ranger sees roads
                 // and rivers, not a bare grid.
                 let path = drafts.siteMapPath(key.site)
-                let siteHeader = try await server.blocking { Self.siteMapHeader(path) }
+                let siteHeader = try await blocking { Self.siteMapHeader(path) }
                 if var own = Self.ownMapValues(tileURL: "/sites/\(key.site)/tiles", header: siteHeader) {
                     own.isRegion = true
                     body.ownMap = own

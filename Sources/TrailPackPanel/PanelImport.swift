@@ -16,7 +16,7 @@ extension PanelController {
         try checkImportSite(visitor, site)
         let given = request.uri.queryParameters.get("name") ?? ""
         let name = try Self.safeFileName(given)
-        let temp = try server.folder.temporaryFolder()
+        let temp = try dataFolder.temporaryFolder()
         let upload = temp + "/" + name.value
         defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
         let sink = try UploadSink(path: upload, limit: configuration.maxMediaBytes)
@@ -45,7 +45,7 @@ extension PanelController {
                     "the form must be sent as multipart/form-data with a boundary; reload the page and choose the file again"
             )
         }
-        let temp = try server.folder.temporaryFolder()
+        let temp = try dataFolder.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
         let receiver = MultipartFiles(folder: temp, limit: configuration.maxMediaBytes)
         try await Self.receive(request, boundary: boundary, into: receiver)
@@ -93,7 +93,7 @@ extension PanelController {
         } catch let error as PanelError {
             var scrubbed = error
             scrubbed.message = Self.withoutServerPaths(
-                error.message, upload: upload, given: given, roots: [drafts.root, server.folder.root])
+                error.message, upload: upload, given: given, roots: [drafts.root, dataFolder.root])
             throw scrubbed
         }
     }
@@ -106,7 +106,7 @@ extension PanelController {
         let made: Imported
         switch PathText.fileExtension(given).lowercased() {
         case "gpx":
-            let gpx = try await server.blocking {
+            let gpx = try await blocking {
                 do { return try TourInit.readGPX(path: upload) } catch let error as BuildError {
                     throw PanelError(status: .unprocessableContent, message: error.description)
                 }
@@ -134,7 +134,7 @@ extension PanelController {
                     "'\(given)' is not a file the panel can start a tour from: give a GPX file (.gpx), a spreadsheet saved as CSV (.csv), or a tour folder zipped (.zip)"
             )
         }
-        server.logger.info(
+        logger.info(
             "panel: draft imported",
             metadata: ["by": "\(visitor.user.name)", "draft": "\(made.key.path)", "from": "\(name)"])
         return made
@@ -179,7 +179,7 @@ extension PanelController {
     func importSheet(
         _ path: String, given: String, mediaFolder: String?, site: String, siteName: String, again: Bool = true
     ) async throws -> Imported {
-        let sheet = try await server.blocking {
+        let sheet = try await blocking {
             try CSVImport.read(
                 csvPath: path, mediaFolder: mediaFolder ?? (path as NSString).deletingLastPathComponent,
                 ignoreMedia: mediaFolder == nil, confined: true)
@@ -240,7 +240,7 @@ extension PanelController {
         }
         let wanted = positions(stops.map(\.coordinate))
         let named = DraftStore.Key(site: site, tour: TourDraft.slug(title.replacingOccurrences(of: "_", with: " ")))
-        return try await server.blocking { () -> (key: DraftStore.Key, name: String, reason: String)? in
+        return try await blocking { () -> (key: DraftStore.Key, name: String, reason: String)? in
             if let named, store.exists(named), let draft = try? TourDraft.read(folder: store.folder(named)) {
                 return (named, draft.name, "made from a file of this name")
             }
@@ -349,7 +349,7 @@ extension PanelController {
         let limit = configuration.maxMediaBytes
         do {
             let room = try await quotaRoom(site: site)
-            try await server.blocking {
+            try await blocking {
                 try Self.extractFolderZip(path, into: staging, limit: limit, room: room, site: site)
             }
         } catch {
@@ -532,7 +532,7 @@ extension PanelController {
     /// What the drafts of `site` may still take on disk (`--draft-quota-mb` less what they hold).
     func quotaRoom(site: String) async throws -> Int64 {
         let drafts = self.drafts
-        let used = try await server.blocking { drafts.usage(site: site) }
+        let used = try await blocking { drafts.usage(site: site) }
         return max(0, configuration.draftQuotaBytes - used)
     }
 
@@ -654,7 +654,7 @@ extension PanelController {
             chosen[role] = form.text("column-" + role)
         }
         let columns = chosen
-        let sheet = try await server.blocking {
+        let sheet = try await blocking {
             try CSVImport.read(csvPath: path, mediaFolder: nil, ignoreMedia: true, columns: columns)
         }
         guard let stops = sheet.stops else {

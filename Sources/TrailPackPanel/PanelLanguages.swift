@@ -429,7 +429,7 @@ extension PanelController {
     func countingManifest(_ key: DraftStore.Key, _ draft: TourDraft) async throws -> Manifest {
         guard !draft.languages.isEmpty else { return draft.manifestForCounting() }
         let store = drafts
-        return try await server.blocking {
+        return try await blocking {
             func size(_ path: String) -> Int64 {
                 var info = stat()
                 return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : 0

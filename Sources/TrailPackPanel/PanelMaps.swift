@@ -19,7 +19,7 @@ extension PanelController {
                 guard let map = Self.draftBaseMap(drafts.folder(key)) else {
                     throw PanelError(status: .notFound, message: "the draft has no offline map")
                 }
-                let (header, bytes) = try await server.blocking {
+                let (header, bytes) = try await blocking {
                     let archive = try PMTilesArchive(source: try MapFile(path: map))
                     return (archive.header, try archive.tile(tile))
                 }
@@ -32,15 +32,15 @@ extension PanelController {
                 let tile = try Self.tileID(context)
                 let record = try await record(visitor, id: id, version: version)
                 guard
-                    let manifestText = try await server.catalog.version(
+                    let manifestText = try await catalog.version(
                         package: id, version: version, releasedOnly: false)?.manifest,
                     let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest,
                     let map = Self.baseMap(manifest)
                 else {
                     throw PanelError(status: .notFound, message: "version \(version) has no offline map")
                 }
-                let blob = try await server.store.localFile(for: BlobNames.digest(record.summary.sha256))
-                let (header, bytes) = try await server.blocking {
+                let blob = try await blobs.localFile(for: BlobNames.digest(record.summary.sha256))
+                let (header, bytes) = try await blocking {
                     try PackageTiles.read(blob: blob, map: map.path, tile: tile)
                 }
                 return try Self.tileResponse(header, bytes, tile: tile)
@@ -60,7 +60,7 @@ extension PanelController {
                         || visitor.sites.contains(where: { $0.id == site }),
                     let path = Self.regularFile(drafts.siteMapPath(site))
                 else { throw PanelError(status: .notFound, message: "the site has no region map") }
-                let read = try? await server.blocking {
+                let read = try? await blocking {
                     let archive = try PMTilesArchive(source: try MapFile(path: path))
                     return (archive.header, try archive.tile(tile))
                 }

@@ -17,16 +17,22 @@ final class MultipartFiles {
         var name: StopFileName
     }
 
-    static let maxParts = 64
     static let maxFiles = 20
-    static let maxTextBytes = 4096
     static let maxSilentBytes = 1 << 20
+    /// At most this many parts (files and text fields).
+    let maxParts: Int
+    /// A text field at most this long, and all of them together at most `maxTextTotal` bytes.
+    let maxTextBytes: Int
+    let maxTextTotal: Int
 
     let folder: String
     let limit: Int64
     private(set) var files: [Received] = []
     /// The text fields, by name (the first of each name).
     private(set) var texts: [String: String] = [:]
+    /// Every text field in order (a name may repeat, as a stop's detail rows do).
+    private(set) var fields: [(name: String, value: String)] = []
+    private var textTotal = 0
     private var text: [UInt8] = []
     private(set) var failure: (any Error)?
     /// The name the browser gave the file being received, for messages.
@@ -44,10 +50,18 @@ final class MultipartFiles {
     private var room: Int64
     private var partBytes: Int64 = 0
 
-    init(folder: String, limit: Int64, room: Int64 = .max) {
+    /// With the defaults, a form of files and a few small fields; the stop page's form without
+    /// JavaScript (its texts and its files in one) is given more.
+    init(
+        folder: String, limit: Int64, room: Int64 = .max, maxParts: Int = 64, maxTextBytes: Int = 4096,
+        maxTextTotal: Int = 64 << 10
+    ) {
         self.folder = folder
         self.limit = limit
         self.room = room
+        self.maxParts = maxParts
+        self.maxTextBytes = maxTextBytes
+        self.maxTextTotal = maxTextTotal
     }
 
     /// Whether no part was left open when the body ended.
@@ -58,12 +72,12 @@ final class MultipartFiles {
         if !inPart {
             inPart = true
             parts += 1
-            if parts > Self.maxParts {
+            if parts > maxParts {
                 fail(
                     PanelError(
                         status: .contentTooLarge,
                         message:
-                            "the form holds more than \(Self.maxParts) parts; upload at most \(Self.maxFiles) files at a time"
+                            "the form holds more than \(maxParts) parts; upload at most \(Self.maxFiles) files at a time"
                     ))
             }
         }
@@ -76,11 +90,14 @@ final class MultipartFiles {
         if !inPart { inPart = true; parts += 1 }
         guard let fileName = Self.fileName(headers) else {
             textBytes += buffer.readableBytes
-            if textBytes > Self.maxTextBytes {
+            textTotal += buffer.readableBytes
+            if textBytes > maxTextBytes || textTotal > maxTextTotal {
                 fail(
                     PanelError(
                         status: .contentTooLarge,
-                        message: "a text field of the upload form is longer than \(Self.maxTextBytes) bytes"))
+                        message: textBytes > maxTextBytes
+                            ? "a text field of the form is longer than \(maxTextBytes) bytes"
+                            : "the form's texts are longer than \(maxTextTotal) bytes together"))
             }
             text += buffer.readableBytesView
             return
@@ -119,8 +136,10 @@ final class MultipartFiles {
         }
         guard failure == nil else { return }
         guard let given = Self.fileName(headers) else {
-            if let field = Self.parameter("name", in: headers), texts[field] == nil {
-                texts[field] = String(decoding: text, as: UTF8.self)
+            if let field = Self.parameter("name", in: headers) {
+                let value = String(decoding: text, as: UTF8.self)
+                if texts[field] == nil { texts[field] = value }
+                fields.append((field, value))
             }
             return
         }

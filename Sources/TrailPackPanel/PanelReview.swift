@@ -56,7 +56,7 @@ extension PanelController {
     }
 
     func record(_ visitor: Visitor, id: String, version: String) async throws -> Catalog.VersionRecord {
-        guard let record = try await server.catalog.record(package: id, version: version),
+        guard let record = try await catalog.record(package: id, version: version),
             mayView(visitor, site: record.summary.site)
         else {
             throw PanelError(status: .notFound, message: "there is no version \(version) of '\(id)' you may see")
@@ -69,10 +69,10 @@ extension PanelController {
     func reviewQueue(_ visitor: Visitor) async throws -> Response {
         let statuses: [Catalog.PublishStatus] =
             visitor.user.role == .publisher ? [.draft, .pending, .ready] : [.pending]
-        let records = try await server.catalog.reviewQueue(statuses: statuses).filter {
+        let records = try await catalog.reviewQueue(statuses: statuses).filter {
             mayView(visitor, site: $0.summary.site)
         }
-        let required = server.configuration.approvals
+        let required = approvals
         let rows = records.map { r in
             ReviewsPage.Row(
                 name: r.summary.name, site: r.summary.site, version: r.summary.version, publisher: r.uploadedBy,
@@ -92,11 +92,11 @@ extension PanelController {
     func reviewPage(_ visitor: Visitor, id: String, version: String, request: Request) async throws -> Response {
         let record = try await record(visitor, id: id, version: version)
         let summary = record.summary
-        let path = try await server.store.localFile(for: BlobNames.digest(summary.sha256))
+        let path = try await blobs.localFile(for: BlobNames.digest(summary.sha256))
         // The package itself: its manifest as checked by the reader, and the verifier's report.
         // The verifier reads every byte: once per stored package (its bytes never change), not per view.
         let sha = summary.sha256, reports = self.reports
-        let (reader, report, route) = try await server.blocking {
+        let (reader, report, route) = try await blocking {
             () -> (PackageReader?, VerificationReport?, Route?) in
             let reader = try? PackageReader(path: path)
             return (
@@ -115,16 +115,16 @@ extension PanelController {
         let manifest = reader.manifest
         // What changed since the newest released version (other than this one).
         var older: Catalog.RegisteredVersion?
-        if let newest = try await server.catalog.versions(package: id).first(where: { $0.version != summary.version }) {
-            older = try await server.catalog.version(package: id, version: newest.version, releasedOnly: true)
+        if let newest = try await catalog.versions(package: id).first(where: { $0.version != summary.version }) {
+            older = try await catalog.version(package: id, version: newest.version, releasedOnly: true)
         }
         let oldManifest = older.flatMap { ManifestReader.read(Array($0.manifest.utf8)).manifest }
         let diff = PackageDiff(
             old: oldManifest, new: manifest, oldPackage: older.map { ($0.summary.sha256, $0.summary.size) },
             newPackage: (summary.sha256, summary.size))
-        let audit = try await server.catalog.auditLog(package: id).filter { $0.version == version }
+        let audit = try await catalog.auditLog(package: id).filter { $0.version == version }
         let denial = audit.last { $0.action.hasPrefix("deny") && !$0.action.contains("refused") }
-        let required = server.configuration.approvals
+        let required = approvals
         let isUploader = visitor.user.name == record.uploadedBy
         let status = summary.status
         let canJudge =
@@ -160,7 +160,7 @@ extension PanelController {
             notice: await notice(visitor, request), diff: Self.diffValues(diff), frame: FrameView(manifest.bounds))
         // For the reviewer of a fix: what changed since the version that was sent back — the bytes
         // this very version held before it was built again under its number, else an older version.
-        if let replaced = try await server.catalog.replacedBytes(package: id, version: summary.version).last,
+        if let replaced = try await catalog.replacedBytes(package: id, version: summary.version).last,
             let replacedManifest = ManifestReader.read(Array(replaced.manifest.utf8)).manifest
         {
             var since = Self.diffValues(
@@ -170,7 +170,7 @@ extension PanelController {
             since.sameNumber = true
             body.sinceDenied = since
         } else if let denied = try await deniedBefore(id, version: summary.version),
-            let stored = try await server.catalog.version(package: id, version: denied, releasedOnly: false),
+            let stored = try await catalog.version(package: id, version: denied, releasedOnly: false),
             let deniedManifest = ManifestReader.read(Array(stored.manifest.utf8)).manifest
         {
             body.sinceDenied = Self.diffValues(
@@ -248,7 +248,7 @@ extension PanelController {
             return .object(members)
         }
         body.mapStops = JSONWriter.string(.array(points), pretty: false)
-        if let coverage = await (try? server.blocking { Self.coverage(blob: path, manifest: manifest) }) ?? nil {
+        if let coverage = await (try? blocking { Self.coverage(blob: path, manifest: manifest) }) ?? nil {
             body.hasCoverage = true
             body.coverage = Self.coverageRows(coverage.zooms)
             body.mapPath = Self.baseMap(manifest)?.path ?? ""
@@ -265,7 +265,7 @@ extension PanelController {
             let siteMap = drafts.siteMapPath(manifest.site.id)
             if var region = Self.ownMapValues(
                 tileURL: "/sites/\(manifest.site.id)/tiles",
-                header: try await server.blocking { Self.siteMapHeader(siteMap) })
+                header: try await blocking { Self.siteMapHeader(siteMap) })
             {
                 region.isRegion = true
                 body.ownMap = region
@@ -421,7 +421,7 @@ extension PanelController {
     /// or the chosen `.minisig` file's text when one was chosen (at most 64 KiB).
     func signatureForm(_ request: Request) async throws -> PanelForm {
         let boundary = Self.multipartBoundary(request.headers[.contentType]) ?? ""
-        let temp = try server.folder.temporaryFolder()
+        let temp = try dataFolder.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
         let receiver = MultipartFiles(folder: temp, limit: 64 << 10)
         do { try await Self.receive(request, boundary: boundary, into: receiver) } catch let error as PanelError
@@ -493,7 +493,7 @@ extension PanelController {
     func packageAsset(_ visitor: Visitor, id: String, version: String, request: Request) async throws -> Response {
         let record = try await record(visitor, id: id, version: version)
         let assetPath = request.uri.queryParameters.get("path") ?? ""
-        let blob = try await server.store.localFile(for: BlobNames.digest(record.summary.sha256))
+        let blob = try await blobs.localFile(for: BlobNames.digest(record.summary.sha256))
         let reader: PackageReader
         do { reader = try PackageReader(path: blob) } catch {
             throw PanelError(status: .unprocessableContent, message: "the stored package cannot be read: \(error)")
@@ -572,7 +572,7 @@ extension PanelController {
         _ visitor: Visitor, id: String, version: String, context: AppRequestContext
     ) async throws -> Response {
         let record = try await record(visitor, id: id, version: version)
-        let path = try await server.store.localFile(for: BlobNames.digest(record.summary.sha256))
+        let path = try await blobs.localFile(for: BlobNames.digest(record.summary.sha256))
         let body = try await fileIO.loadFile(path: path, context: context)
         return Response(
             status: .ok,
@@ -622,15 +622,15 @@ extension PanelController {
                 in: .whitespacesAndNewlines)
             if !text.isEmpty {
                 let user = visitor.user
-                let publishing = PublishingController(server: server)
+                let publishing = signatures
                 do {
-                    try await publishing.checkApprovalSignature(text + "\n", package: id, version: version, user: user)
+                    try await publishing.check(text + "\n", package: id, version: version, user: user)
                     signature = text + "\n"
                 } catch let error as ServerError {
                     // Pasted through an editor or a mail, the trusted comment's tabs often become spaces:
                     // the signed line put back as minisign wrote it is checked; it is accepted only if it verifies.
                     if let repaired = Self.tabsRestored(text),
-                        (try? await publishing.checkApprovalSignature(
+                        (try? await publishing.check(
                             repaired + "\n", package: id, version: version, user: user)) != nil
                     {
                         signature = repaired + "\n"
@@ -669,25 +669,25 @@ extension PanelController {
                 status: .notFound,
                 message: "there is no action '\(action)'; the actions are approve, deny, release, request and withdraw")
         }
-        let outcome = try await server.catalog.apply(
-            transition, package: id, version: version, by: visitor.user, required: server.configuration.approvals,
+        let outcome = try await catalog.apply(
+            transition, package: id, version: version, by: visitor.user, required: approvals,
             signature: signature, reason: reason)
         switch outcome {
         case .notFound: throw PanelError(status: .notFound, message: "there is no version \(version) of '\(id)'")
         case .forbidden(let why): throw PanelError(status: .forbidden, message: why)
         case .illegal(_, let why): throw PanelError(status: .conflict, message: "not done: \(why)")
         case .moved(_, let to, let approvals):
-            server.mail?.after(
+            mail?.after(
                 transition, outcome: outcome, package: id, version: version, by: visitor.user, reason: reason)
-            server.logger.info(
+            logger.info(
                 "panel: version \(action)",
                 metadata: ["by": "\(visitor.user.name)", "package": "\(id)", "version": "\(version)", "now": "\(to)"])
             let words: String =
                 switch transition {
                 case .approve:
                     signature == nil
-                        ? "Approved (\(approvals) of \(server.configuration.approvals)); the version is now \(Self.statusWords(to))."
-                        : "Approved with your signature (\(approvals) of \(server.configuration.approvals)); the version is now \(Self.statusWords(to))."
+                        ? "Approved (\(approvals) of \(approvals)); the version is now \(Self.statusWords(to))."
+                        : "Approved with your signature (\(approvals) of \(approvals)); the version is now \(Self.statusWords(to))."
                 case .deny: "Sent back; the publisher sees your reason on the tour's page."
                 case .push: "Released: the phones' list now offers version \(version)."
                 case .start: "Review requested; the version is now \(Self.statusWords(to))."
@@ -700,11 +700,11 @@ extension PanelController {
     // MARK: a tour's history
 
     func history(_ visitor: Visitor, id: String) async throws -> Response {
-        let records = try await server.catalog.history(package: id)
+        let records = try await catalog.history(package: id)
         guard let first = records.first, mayView(visitor, site: first.summary.site) else {
             throw PanelError(status: .notFound, message: "there is no package '\(id)' you may see")
         }
-        let audit = try await server.catalog.auditLog(package: id)
+        let audit = try await catalog.auditLog(package: id)
         let rows = records.map { r in
             HistoryPage.Row(
                 version: r.summary.version, status: Self.statusWords(r.summary.status),
@@ -747,7 +747,7 @@ extension PanelController {
     /// sent for review again since), or nil.
     func deniedBefore(_ id: String, version: String) async throws -> String? {
         guard let current = PackageVersion(version) else { return nil }
-        let audit = try await server.catalog.auditLog(package: id)
+        let audit = try await catalog.auditLog(package: id)
         var denied: [PackageVersion: String] = [:]
         for entry in audit {
             guard let v = entry.version, let number = PackageVersion(v), number < current else { continue }

@@ -61,7 +61,7 @@ extension PanelController {
             )
         }
         guard drafts.exists(key) else { throw PanelError.notFound }
-        let temp = try server.folder.temporaryFolder()
+        let temp = try dataFolder.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
         let receiver = MultipartFiles(folder: temp, limit: maxTrackBytes)
         do { try await Self.receive(request, boundary: boundary, into: receiver) } catch let error as PanelError
@@ -78,14 +78,14 @@ extension PanelController {
                 message: "no file was chosen: choose the GPX file of the recorded track, then press 'Add the track'")
         }
         let given = file.name.value
-        let route = try await server.blocking { try Self.readTrack(file.temp, given: given) }
+        let route = try await blocking { try Self.readTrack(file.temp, given: given) }
         let bytes = Self.routeFileBytes(route.lines, importedFrom: given)
         let room = try await quotaRoom(site: key.site)
         if Int64(bytes.count) > room {
             throw Self.overQuota("The route from '\(given)'", unpacked: Int64(bytes.count), room: room, site: key.site)
         }
         let aside = try await drafts.setRoute(key, bytes: bytes, by: visitor.saver)
-        server.logger.info(
+        logger.info(
             "panel: route imported",
             metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)", "positions": "\(route.positionCount)"])
         var message =
@@ -114,7 +114,7 @@ extension PanelController {
             return await redirect(
                 visitor, to: key.path, saying: "The tour has no route to remove.", fragment: "#tour-route")
         }
-        server.logger.info("panel: route removed", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)"])
+        logger.info("panel: route removed", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)"])
         return await redirect(
             visitor, to: key.path,
             saying:

@@ -146,14 +146,23 @@ extension PanelController {
     }
 
     func saveStop(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
-        let form = try await PanelForm.read(request)
+        try await saveStop(
+            visitor, key, index: index, form: try await PanelForm.read(request), json: Self.wantsJSON(request))
+    }
+
+    /// Saves the stop's form (its page's, or the one sent with files without JavaScript).
+    func saveStop(
+        _ visitor: Visitor, _ key: DraftStore.Key, index: Int, form: PanelForm, json: Bool
+    ) async throws
+        -> Response
+    {
         // Another language's tab: only its texts are in the form.
         if let language = PanelLanguage.chosen(form["language"], in: try await drafts.load(key).draft) {
             let saved = try await changeStop(key, visitor, index: index, form: form) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 try Self.takeTexts(form, in: language, of: &draft, stop: index)
             }
-            if Self.wantsJSON(request) { return Self.savedAnswer(saved) }
+            if json { return Self.savedAnswer(saved) }
             return await redirect(
                 visitor, to: "\(key.path)/stops/\(index + 1)?lang=\(PanelLanguage.id(language))",
                 saying: "The \(PanelLanguage.name(language)) texts were saved.")
@@ -217,7 +226,7 @@ extension PanelController {
             }
             draft.stops[index] = stop
         }
-        if Self.wantsJSON(request) { return Self.savedAnswer(saved) }
+        if json { return Self.savedAnswer(saved) }
         return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1")
     }
 
@@ -500,20 +509,34 @@ extension PanelController {
             )
         }
         let folder = try await stopFolder(key, index: index)
-        // Each file is held to the smaller of the size limit and the site's room left.
+        // Each file is held to the smaller of the size limit and the site's room left. Without
+        // JavaScript the stop's form sends its texts with the files (nothing typed is lost): room for them.
         let receiver = MultipartFiles(
-            folder: folder, limit: configuration.maxMediaBytes, room: try await quotaRoom(site: key.site))
+            folder: folder, limit: configuration.maxMediaBytes, room: try await quotaRoom(site: key.site),
+            maxParts: 1024, maxTextBytes: 256 << 10, maxTextTotal: PanelCSRFMiddleware<AppRequestContext>.maxFormBytes)
         defer { receiver.removeLeftovers() }  // ours: the temporary files of parts not kept
         try await Self.receive(request, boundary: boundary, into: receiver)
+        var said: [String] = []
+        if receiver.texts["stopRevision"] != nil {
+            // The stop's own form: what was typed is saved first, as "Save the stop" would.
+            let saved = try await saveStop(
+                visitor, key, index: index, form: PanelForm(fields: receiver.fields), json: false)
+            guard saved.status == .seeOther else { return saved }
+            said.append("The stop was saved.")
+        }
         guard !receiver.files.isEmpty else {
+            if !said.isEmpty {
+                return await redirect(
+                    visitor, to: "\(key.path)/stops/\(index + 1)", saying: said.joined(separator: " "))
+            }
             throw PanelError(message: "no file was chosen: choose one or more files, then press Upload")
         }
-        var said: [String] = []
         for file in receiver.files {
             do {
                 let advice = try await keep(
-                    file.temp, as: file.name, visitor, key, index: index, language: receiver.texts["language"],
-                    replace: receiver.texts["replace"] == "1")
+                    file.temp, as: file.name, visitor, key, index: index,
+                    language: receiver.texts["uploadLanguage"] ?? receiver.texts["language"],
+                    replace: (receiver.texts["uploadReplace"] ?? receiver.texts["replace"]) == "1")
                 said.append(advice ?? "'\(file.name)' was added.")
             } catch let error as PanelError where error.status != .notFound {
                 said.append("Not added: \(error.message)")
@@ -637,7 +660,7 @@ extension PanelController {
                 draft.stops[index].assets.append(TourDraft.AssetReference(file: name.value, language: language))
             }
         }
-        server.logger.info(
+        logger.info(
             "panel: file uploaded", metadata: ["by": "\(visitor.user.name)", "draft": "\(key.path)", "file": "\(name)"])
         return advice
     }
@@ -733,9 +756,9 @@ extension PanelController {
     /// `unzip`, then `trailpack build <tour>`. Written to a temporary file and streamed from it.
     func folderZip(_ visitor: Visitor, _ key: DraftStore.Key) async throws -> Response {
         let root = drafts.folder(key)
-        let temp = try server.folder.temporaryFolder()
+        let temp = try dataFolder.temporaryFolder()
         let path = temp + "/folder.zip"
-        let fd: Int32 = try await server.blocking {
+        let fd: Int32 = try await blocking {
             var files: [String] = [TourSource.tourFileName]
             for top in ["waypoints", "map"] {
                 for folder in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + top))?.sorted() ?? []

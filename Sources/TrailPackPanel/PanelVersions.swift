@@ -30,7 +30,7 @@ extension PanelController {
     /// The stored versions of the package `id` (every state), or none for an id that is not one.
     func storedVersions(_ id: String) async throws -> [Catalog.VersionRecord] {
         guard Slug.isValid(id.replacingOccurrences(of: ".", with: "-"), maxLength: 128) else { return [] }
-        return try await server.catalog.history(package: id)
+        return try await catalog.history(package: id)
     }
 
     /// Where the newest stored version of `id` is, or nil when none was built yet.
@@ -49,10 +49,10 @@ extension PanelController {
         let version = newest.summary.version
         var state = ReviewState(
             version: version, words: "", link: Self.versionPath(id, version))
-        let required = server.configuration.approvals
+        let required = approvals
         switch newest.summary.status {
         case .draft:
-            if let denial = Self.sentBack(try await server.catalog.auditLog(package: id), version: version) {
+            if let denial = Self.sentBack(try await catalog.auditLog(package: id), version: version) {
                 state.reason = Self.denialReason(denial.detail)
                 state.deniedBy = denial.actor
                 state.words = "Version \(version) was sent back by \(denial.actor)"
@@ -154,14 +154,14 @@ extension PanelController {
     /// editor then opens on the site's region map if it has one, else on the whole world, and says so).
     func siteView(_ site: String, park: String, excluding key: DraftStore.Key) async throws -> Bounds? {
         // The home frame an admin set comes first: it is where the site's trails are.
-        if let home = try await server.catalog.siteFrame(id: site) { return home }
+        if let home = try await catalog.siteFrame(id: site) { return home }
         var corners: [Coordinate] = []
-        if let page = try? await server.catalog.packages(site: site, limit: 20, after: nil) {
+        if let page = try? await catalog.packages(site: site, limit: 20, after: nil) {
             corners = try await frameCorners(of: page.packages)
         }
         if corners.isEmpty {
             let store = drafts
-            corners = try await server.blocking {
+            corners = try await blocking {
                 var found: [Coordinate] = []
                 for other in store.list(sites: [site]).prefix(20) where other.key != key {
                     guard let draft = try? TourDraft.read(folder: store.folder(other.key)) else { continue }
@@ -181,11 +181,11 @@ extension PanelController {
         let wanted = Self.parkKey(park)
         guard !wanted.isEmpty else { return [] }
         var corners: [Coordinate] = []
-        for other in try await server.catalog.sites().prefix(50) where other.id != site && other.packages > 0 {
-            let page = try await server.catalog.packages(site: other.id, limit: 20, after: nil)
+        for other in try await catalog.sites().prefix(50) where other.id != site && other.packages > 0 {
+            let page = try await catalog.packages(site: other.id, limit: 20, after: nil)
             let same = page.packages.filter { Self.parkKey($0.park) == wanted }
             guard !same.isEmpty else { continue }
-            if let home = try await server.catalog.siteFrame(id: other.id) {
+            if let home = try await catalog.siteFrame(id: other.id) {
                 corners += [home.southwest, home.northeast]
             }
             corners += try await frameCorners(of: same)
@@ -198,7 +198,7 @@ extension PanelController {
         var corners: [Coordinate] = []
         for package in packages {
             guard
-                let stored = try await server.catalog.version(
+                let stored = try await catalog.version(
                     package: package.id, version: package.version, releasedOnly: true),
                 let manifest = ManifestReader.read(Array(stored.manifest.utf8)).manifest
             else { continue }
@@ -224,7 +224,7 @@ extension PanelController {
 
     /// The notices of `user`, newest first, from their 50 most recently stored versions.
     func notices(for user: Catalog.User) async throws -> [Notice] {
-        let mine = try await server.catalog.reviewQueue(statuses: [.ready, .draft], limit: 50)
+        let mine = try await catalog.reviewQueue(statuses: [.ready, .draft], limit: 50)
             .filter { $0.uploadedBy == user.name }
         var out: [Notice] = []
         var audits: [String: [Catalog.AuditEntry]] = [:]
@@ -236,7 +236,7 @@ extension PanelController {
             case .ready:
                 out.append(Notice(words: "Version \(version) of \(name) is approved: release it", link: link))
             case .draft:
-                if audits[id] == nil { audits[id] = try await server.catalog.auditLog(package: id) }
+                if audits[id] == nil { audits[id] = try await catalog.auditLog(package: id) }
                 guard let denial = Self.sentBack(audits[id] ?? [], version: version) else { continue }
                 // A newer version of the tour was stored since: that is the fix, nothing to do here.
                 let number = PackageVersion(version)

@@ -278,32 +278,11 @@ extension PublishingController {
         return try .json(stateResponse(try await requireState(id, version), id: id, version: version))
     }
 
-    /// An approval's signature must be the reviewer's registered key's valid signature of exactly these bytes.
+    /// The reviewer's signature of the stored version (``ApprovalSignatures/check(_:package:version:user:)``).
     public func checkApprovalSignature(
         _ text: String, package id: String, version: String, user: Catalog.User
     ) async throws {
-        guard let keyText = user.publicKey, let key = try? Minisign.PublicKey(fileText: keyText) else {
-            throw ServerError(
-                .unprocessableContent, .noPublicKey,
-                "'\(user.name)' has no public key registered; add one with 'trailpack admin user add --public-key'")
-        }
-        guard let record = try await catalog.version(package: id, version: version, releasedOnly: false) else {
-            throw ServerError.notFound("no version \(version) of '\(id)'")
-        }
-        let (summary, manifestText) = (record.summary, record.manifest)
-        let digest = try BlobNames.digest(summary.sha256)
-        // The prehash reads the whole package: on the blocking pool, not the cooperative one.
-        let path = try await blobs.localFile(for: digest)
-        let prehash = try await pool.run { try Minisign.prehash(path: path) }
-        let manifest = ManifestReader.read(Array(manifestText.utf8)).manifest
-        let result = SignatureCheck.check(
-            signatures: [.init(name: "approval", text: text)], trustedKeys: [key], threshold: 1, prehash: prehash,
-            manifest: manifest, sha256: digest)
-        guard result.findings.isEmpty else {
-            throw ServerError(
-                .unprocessableContent, .badSignature,
-                "the approval's signature is not \(user.name)'s valid signature of this package",
-                findings: result.findings)
-        }
+        try await ApprovalSignatures(catalog: catalog, blobs: blobs, pool: pool).check(
+            text, package: id, version: version, user: user)
     }
 }

@@ -555,6 +555,33 @@ struct PanelDraftTests {
             #expect(
                 !FileManager.default.fileExists(atPath: folder + "/other.png")
                     && !FileManager.default.fileExists(atPath: folder + "/big.png"))
+
+            // Without the script the stop's own form sends its files ("Save and upload"): what was
+            // typed and not saved is saved with them, detail rows and all, never lost.
+            let page = try await PanelFlow.get(client, ranger, draft + "/stops/1").1
+            #expect(page.contains("id=\"nojs-upload-submit\"") && page.contains("formenctype=\"multipart/form-data\""))
+            let stopRevision = try #require(
+                page.range(of: "name=\"stopRevision\" value=\"").map {
+                    String(page[$0.upperBound...].prefix { $0 != "\"" })
+                })
+            let long = String(repeating: "The shore was the wagons' camp. ", count: 200)  // 6.4 KB: more than a file form's field
+            let together = Self.multipart(
+                boundary: "----tp42", files: [("later.png", PanelFlow.png)],
+                text: [
+                    ("revision", try PanelFlow.revision(page)), ("stopRevision", stopRevision), ("language", ""),
+                    ("name", "Shore"), ("latitude", "44.4"), ("longitude", "-122.1"), ("description", long),
+                    ("propertyKey", "Elevation (ft)"), ("propertyValue", "3200"), ("propertyKey", "Season"),
+                    ("propertyValue", "summer"), ("waiver", ""),
+                ])
+            let (sent, sentTo, sentBody) = try await send(together)
+            #expect(sent == .seeOther && sentTo == draft + "/stops/1?saved=1", "\(sentBody)")
+            let saved = try TourDraft.read(folder: server.folder.root + "/drafts/willamette-sweet-home/fish-lake")
+                .stops[0]
+            #expect(saved.description == long.trimmingCharacters(in: .whitespaces))
+            #expect(saved.properties.map(\.key) == ["elevationFt", "Season"], "\(saved.properties)")
+            #expect(saved.assets.map(\.file).contains("later.png"))
+            let said = try await PanelFlow.get(client, ranger, draft + "/stops/1?saved=1").1
+            #expect(said.contains("The stop was saved.") && said.contains("&#39;later.png&#39; was added"), "\(said)")
         }
     }
 

@@ -22,6 +22,13 @@ document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll("[data-js-only]").forEach((el) => {
     el.hidden = false;
   });
+  // What only a page without the script needs (the stop's files sent with its form) goes away.
+  document.querySelectorAll("[data-no-js]").forEach((el) => {
+    el.hidden = true;
+    el.querySelectorAll("input, select, button").forEach((control) => {
+      control.disabled = true;
+    });
+  });
   // Removals and Release ask first (the server keeps removed files aside either way); confirmed,
   // the form says so (confirmed=yes), so the server does not ask again.
   document.querySelectorAll("form[data-confirm]").forEach((form) => {
