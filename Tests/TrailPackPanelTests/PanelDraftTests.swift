@@ -564,7 +564,8 @@ struct PanelDraftTests {
                 page.range(of: "name=\"stopRevision\" value=\"").map {
                     String(page[$0.upperBound...].prefix { $0 != "\"" })
                 })
-            let long = String(repeating: "The shore was the wagons' camp. ", count: 200)  // 6.4 KB: more than a file form's field
+            // 6.4 KB: more than a field of the file-only form may hold.
+            let long = String(repeating: "The shore was the wagons' camp. ", count: 200)
             let together = Self.multipart(
                 boundary: "----tp42", files: [("later.png", PanelFlow.png)],
                 text: [
