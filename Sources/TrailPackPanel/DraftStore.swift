@@ -585,7 +585,7 @@ public final class DraftStore: Sendable {
     /// Moves the stop's file `name` in `folder` aside (to `drafts-removed/<site>/<tour>/`), never
     /// deleting it; the move is made by descriptors (`renameat`), so only that folder's own entry moves.
     public func setAside(_ key: Key, from folder: FolderHandle, name: StopFileName) async throws(PanelError) {
-        try await locked(key) { () throws(PanelError) in try self.moveAside(key, from: folder, name: name) }
+        _ = try await locked(key) { () throws(PanelError) in try self.moveAside(key, from: folder, name: name) }
     }
 
     /// Moves `name` aside (see ``setAside(_:from:name:)``), the caller holding the draft's lock; returns

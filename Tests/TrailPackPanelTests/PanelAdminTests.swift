@@ -231,6 +231,10 @@ struct PanelAdminTests {
             #expect(try await PanelFlow.post(client, boss, "/admin/sites/no-such-site/frame", edges).0 == .notFound)
             #expect(try await PanelFlow.post(client, ranger, "/admin/sites/\(site)/frame", edges).0 == .forbidden)
 
+            // Until it has one, the site's entry says what is missing and how to add it.
+            html = try await PanelFlow.get(client, boss, "/admin").1
+            #expect(html.contains("id=\"site-no-map-\(site)\"") && html.contains("trailpack map extract"), "\(html)")
+            #expect(!html.contains("id=\"site-no-frame-\(site)\""), "the frame was set above")
             // The region map, as a browser sends the file form.
             let folder = server.folder.root + "/site-maps"
             func send(_ name: String, _ bytes: [UInt8]) async throws -> (HTTPResponse.Status, String) {
@@ -251,6 +255,7 @@ struct PanelAdminTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["\(site).pmtiles"], "no leftovers")
             html = try await PanelFlow.get(client, boss, "/admin?saved=1").1
             #expect(html.contains("has a region map now (zoom 8 to 13)") && html.contains("region map: zoom 8 to 13"))
+            #expect(!html.contains("id=\"site-no-map-\(site)\""))
             html = try await PanelFlow.get(client, ranger, draft).1
             #expect(html.contains("data-own-tiles=\"/sites/\(site)/tiles/{z}/{x}/{y}\""), "the editor draws it")
 
