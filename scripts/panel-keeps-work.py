@@ -94,23 +94,6 @@ def check_no_script_page(r, name):
     r.check_page(name)
 
 
-def no_script_browser(base, user, password):
-    """A browser with JavaScript turned off, signed in."""
-    d = walk.chromium(javascript=False)
-    d.set_script_timeout(60)
-    try:
-        d.get(base + "/login")
-        d.find_element(By.ID, "name").send_keys(user)
-        d.find_element(By.ID, "password").send_keys(password)
-        old = d.find_element(By.TAG_NAME, "html")
-        d.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
-        WebDriverWait(d, 30).until(lambda d: d.find_element(By.TAG_NAME, "html") != old)
-    except Exception:
-        d.quit()
-        raise
-    return d
-
-
 def expected_console(r, *patterns):
     """Reads the console now: the failed loads these patterns name were meant (a page answered with
     its status); anything else is a failure."""
@@ -512,7 +495,7 @@ def main():
         result["restored"] = str(count)
 
         languages_with_script(r, base, draft, count)
-        nojs = no_script_browser(base, publisher[0], publisher[1])
+        nojs = walk.signed_in_without_script(base, publisher[0], publisher[1])
         languages_without_script(r, nojs, base, draft, count)
         stop_without_script(r, nojs, base, draft, result)
         alt_text_and_review(r, base, draft, result)

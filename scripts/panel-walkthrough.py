@@ -211,13 +211,10 @@ def odd_sheet(r, base, user, password, shots):
         os.unlink(sheet)
 
 
-def no_script_upload(r, base, user, password, draft, shots):
-    """A browser with JavaScript turned off: sign in, and add a text file to stop 3 with the page's own
-    form (multipart, streamed by the server), which the stop's page then lists."""
+def signed_in_without_script(base, user, password):
+    """A browser with JavaScript turned off, signed in as `user` (the caller quits it)."""
     d = chromium(javascript=False)
-    note = os.path.join(shots, "trail-notes.txt")
-    with open(note, "w") as f:
-        f.write("Wagons rested here before the climb.\n")
+    d.set_script_timeout(60)
     try:
         d.get(base + "/login")
         d.find_element(By.ID, "name").send_keys(user)
@@ -225,6 +222,20 @@ def no_script_upload(r, base, user, password, draft, shots):
         old = d.find_element(By.TAG_NAME, "html")
         d.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
         WebDriverWait(d, 30).until(lambda d: d.find_element(By.TAG_NAME, "html") != old)
+    except Exception:
+        d.quit()
+        raise
+    return d
+
+
+def no_script_upload(r, base, user, password, draft, shots):
+    """A browser with JavaScript turned off: sign in, and add a text file to stop 3 with the page's own
+    form (multipart, streamed by the server), which the stop's page then lists."""
+    note = os.path.join(shots, "trail-notes.txt")
+    with open(note, "w") as f:
+        f.write("Wagons rested here before the climb.\n")
+    d = signed_in_without_script(base, user, password)
+    try:
         d.get(base + draft + "/stops/3")
         if d.find_element(By.ID, "upload-submit").is_displayed():
             r.fail("without JavaScript the stop page shows the script's upload box, which needs the script")

@@ -53,6 +53,9 @@ public struct TourDraft: Sendable, Equatable {
         /// it (`elevationFt`), where they differ. Kept beside `waypoint.json` in
         /// ``TourDraft/detailNamesFileName``, a hidden file the builder never packages.
         public var propertyLabels: [String: String] = [:]
+        /// A note for rangers only (a GPS unit's `<cmt>`: "PARK HERE", a geocache code), kept in
+        /// ``TourDraft/rangerNoteFileName`` beside `waypoint.json`: never packaged, never shown to visitors.
+        public var rangerNote: String?
 
         public init(
             folder: String? = nil, slug: String, name: String, coordinate: Coordinate?, description: String = "",
@@ -167,6 +170,7 @@ public struct TourDraft: Sendable, Equatable {
                 }
             }
             stop.propertyLabels = detailNames(root + "/waypoints/\(folder)/" + detailNamesFileName, stop.properties)
+            stop.rangerNote = rangerNote(root + "/waypoints/\(folder)/" + rangerNoteFileName)
             numbered.append((order ?? Int.max, folder, stop))
         }
         numbered.sort {
@@ -179,6 +183,17 @@ public struct TourDraft: Sendable, Equatable {
 
     /// The hidden file beside a stop's `waypoint.json` that keeps its details' names as written.
     public static let detailNamesFileName = ".detail-names.json"
+    /// The hidden file beside a stop's `waypoint.json` that keeps its note for rangers (UTF-8 text).
+    public static let rangerNoteFileName = ".ranger-note.txt"
+
+    /// A stop's note for rangers: the file's text (a regular file of at most 64 KiB), else nil.
+    static func rangerNote(_ path: String) -> String? {
+        guard FileSystem.lstatInfo(path).kind == .file, let bytes = try? FileSystem.readFile(path, limit: 64 << 10),
+            let text = String(validating: bytes, as: UTF8.self)
+        else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
 
     /// The labels in a stop's ``detailNamesFileName``, for the properties it has (anything else in
     /// the file, or a file that is not a small JSON object of strings, is ignored: it only names).

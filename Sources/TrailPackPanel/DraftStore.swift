@@ -462,6 +462,7 @@ public final class DraftStore: Sendable {
         if let labels = TourDraft.detailNamesJSON(stop.propertyLabels, properties: stop.properties) {
             text += JSONWriter.string(labels, pretty: false)
         }
+        if let note = stop.rangerNote { text += "\u{0}" + note }
         if let stopFolder = draft.stops[index].folder {
             let path = folder(key) + "/waypoints/" + stopFolder
             let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
@@ -539,6 +540,15 @@ public final class DraftStore: Sendable {
                     var info = stat()
                     if lstat(names, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
                         unlink(names)  // ours: the labels of details the stop no longer has
+                    }
+                }
+                let note = "\(waypoints)/\(target)/\(TourDraft.rangerNoteFileName)"
+                if let text = stop.rangerNote, !text.isEmpty {
+                    try Self.writeIfChanged(Array((text + "\n").utf8), to: note)
+                } else {
+                    var info = stat()
+                    if lstat(note, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
+                        unlink(note)  // ours: the note the ranger cleared
                     }
                 }
             }

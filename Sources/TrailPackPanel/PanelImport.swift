@@ -115,10 +115,14 @@ extension PanelController {
                 // The name the GPS file gives itself (<metadata><name>), else the file's name.
                 site: site, siteName: siteName,
                 title: gpx.name ?? PathText.droppingExtension(PathText.lastComponent(given)), again: again,
-                stops: gpx.stops.map {
-                    ImportedStop(
-                        name: $0.name, coordinate: $0.coordinate, description: $0.fullText ?? $0.description,
-                        properties: $0.properties)
+                // The GPS unit's own comment ("PARK HERE") is the ranger's note, not a detail visitors see.
+                stops: gpx.stops.map { stop in
+                    let comment = stop.properties.first { $0.key == "comment" }.flatMap {
+                        if case .string(let text) = $0.value { text } else { nil }
+                    }
+                    return ImportedStop(
+                        name: stop.name, coordinate: stop.coordinate, description: stop.fullText ?? stop.description,
+                        properties: stop.properties.filter { $0.key != "comment" }, note: comment)
                 })
             // The notes name "the point at line 12 of 'FILE'": the file as the ranger gave it.
             made = Imported(key: key, notes: gpx.notes.prefix(10).map { Self.sentence($0) })
@@ -172,6 +176,8 @@ extension PanelController {
         var media: [CSVImport.MediaFile] = []
         /// The name and description in the sheet's other languages (`name_es`, `Description (es)`).
         var translations = Translations<StopTextField>()
+        /// A note for rangers only (a GPS unit's `<cmt>`), never packaged.
+        var note: String? = nil
     }
 
     /// A spreadsheet saved as CSV: one stop per row. With `mediaFolder` (a zip holding the sheet and its
@@ -304,6 +310,7 @@ extension PanelController {
                     assets: stop.media.map { TourDraft.AssetReference(file: $0.fileName, language: $0.language) },
                     translations: stop.translations)
             )
+            draft.stops[draft.stops.count - 1].rangerNote = stop.note
         }
         _ = try await drafts.create(key, draft: draft)
         let made = drafts.folderInode(key)

@@ -374,6 +374,8 @@ struct StopPage: PanelView {
         var name: String
         var description: String
         var waiver: String
+        /// The note for rangers only (never packaged).
+        var rangerNote = ""
         var latitude: String
         var longitude: String
         var action: String

@@ -84,7 +84,7 @@ extension PanelController {
         let fallbackFiles = elsewhere.map(\.file).filter { fallbacks.contains($0) }
         let path = "\(key.path)/stops/\(index + 1)"
         let findings = Self.findingsSection(all, path: key.path, heading: "What to fix on this stop")
-        let body = StopPage(
+        var body = StopPage(
             draft: DraftLinkView(name: draft.name, path: key.path), revision: revision,
             stopRevision: drafts.stopRevision(key, draft: draft, index: index),
             stop: StopPage.Stop(
@@ -105,6 +105,7 @@ extension PanelController {
                 path + (tag.map { "?lang=\(PanelLanguage.id($0))" } ?? "") + "#stop-languages"
             },
             findingsSection: findings)
+        body.stop.rangerNote = stop.rangerNote ?? ""
         return try page(body, title: "Stop \(index + 1): \(stop.name)", visitor: visitor)
     }
 
@@ -207,6 +208,11 @@ extension PanelController {
             stop.propertyLabels = detailLabels
             let waiver = form.text("waiver")
             stop.accessibilityWaiver = waiver.isEmpty ? nil : waiver
+            // Only a form that shows the note changes it (an older page's form leaves it).
+            if form["rangerNote"] != nil {
+                let note = form.text("rangerNote")
+                stop.rangerNote = note.isEmpty ? nil : String(note.prefix(10_000))
+            }
             for n in stop.assets.indices {
                 func field(_ name: String) -> String? {
                     let v = form.text("\(name)-\(n + 1)"); return v.isEmpty ? nil : v

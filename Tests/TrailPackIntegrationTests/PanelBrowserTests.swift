@@ -15,6 +15,14 @@ import TrailPackVerifier
 /// in headless Chromium (Debian's chromium, chromium-driver and python3-selenium, installed by the Makefile).
 @Suite("panel: in headless Chromium", .ownThreads, .serialized)
 struct PanelBrowserTests {
+    /// Runs each `trailpack` command (users, sites, grants and passwords made as an operator makes them).
+    static func trailpack(_ commands: [[String]]) throws {
+        for arguments in commands {
+            let result = try Support.trailpack(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+    }
+
     /// A tour folder zipped by Python's zipfile as a ranger would send it (under `santiam-wagon-road/`),
     /// without the file `leavingOut` (a path in the folder), if given.
     static func zipTour(_ folder: String, to output: String, leavingOut: String = "") throws -> Support.Output {
@@ -48,15 +56,12 @@ struct PanelBrowserTests {
     func walkthrough() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
-            for arguments in [
+            try Self.trailpack([
                 ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
                 ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District", "--data", data],
                 ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
                 ["admin", "user", "add", "rita", "--role", "reviewer", "--data", data],
-            ] {
-                let result = try Support.trailpack(arguments)
-                #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            }
+            ])
             try "correct horse battery staple\n".write(toFile: dir + "/password", atomically: true, encoding: .utf8)
             #expect(
                 try Support.trailpack([
@@ -232,15 +237,12 @@ extension PanelBrowserTests {
     func assetCannotApprove() async throws {
         try await Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
-            for arguments in [
+            try Self.trailpack([
                 ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
                 ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District", "--data", data],
                 ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
                 ["admin", "user", "add", "rita", "--role", "reviewer", "--data", data],
-            ] {
-                let result = try Support.trailpack(arguments)
-                #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            }
+            ])
             try "rita's long password\n".write(toFile: dir + "/password", atomically: true, encoding: .utf8)
             #expect(
                 try Support.trailpack([
@@ -350,15 +352,12 @@ extension PanelBrowserTests {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
             let id = "gov.usda.fs.willamette.santiam-wagon-road"
-            for arguments in [
+            try Self.trailpack([
                 ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
                 ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District", "--data", data],
                 ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
                 ["admin", "user", "add", "rita", "--role", "reviewer", "--data", data],
-            ] {
-                let result = try Support.trailpack(arguments)
-                #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            }
+            ])
             var tokens: [String: String] = [:]
             for user in ["ranger", "rita"] {
                 try "\(user)'s long password\n".write(
@@ -486,14 +485,11 @@ extension PanelBrowserTests {
     func route() throws {
         try Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
-            for arguments in [
+            try Self.trailpack([
                 ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
                 ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District", "--data", data],
                 ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
-            ] {
-                let result = try Support.trailpack(arguments)
-                #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            }
+            ])
             try "ranger's long password\n".write(toFile: dir + "/password", atomically: true, encoding: .utf8)
             #expect(
                 try Support.trailpack([
@@ -551,15 +547,12 @@ extension PanelBrowserTests {
     func keepsWork() async throws {
         try await Support.withTemporaryDirectory { dir in
             let data = dir + "/data"
-            for arguments in [
+            try Self.trailpack([
                 ["admin", "user", "add", "ranger", "--role", "publisher", "--data", data, "--create"],
                 ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District", "--data", data],
                 ["admin", "grant", "ranger", "willamette-sweet-home", "--data", data],
                 ["admin", "user", "add", "ada", "--role", "admin", "--data", data],
-            ] {
-                let result = try Support.trailpack(arguments)
-                #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            }
+            ])
             for user in ["ranger", "ada"] {
                 try "\(user)'s long password\n".write(
                     toFile: dir + "/\(user).password", atomically: true, encoding: .utf8)

@@ -250,7 +250,7 @@ struct PanelFileNameTests {
     }
 
     @Test(
-        "imports take what rangers have: a sheet zipped with its media in a subfolder (or all in one top folder) finds each file by name; a sheet alone lists the files it names by row; a GPX comment is a detail, its HTML plain text; no message names a server folder or a flag"
+        "imports take what rangers have: a sheet zipped with its media in a subfolder (or all in one top folder) finds each file by name; a sheet alone lists the files it names by row; a GPX comment is the rangers' note, its HTML plain text; no message names a server folder or a flag"
     )
     func importsTakeWhatRangersHave() async throws {
         try await PanelDraftTests.withPanel { server, panel, client in
@@ -298,13 +298,20 @@ struct PanelFileNameTests {
                 message.contains("2 files that did not come with it")
                     && message.contains("row 2, column E (photo): 'house.jpg'")
                     && message.contains("row 3, column E (photo): 'lake.png'"), "\(message)")
-            // GPX: the geocache code is the stop's detail "comment"; the HTML description is plain text.
+            // GPX: the geocache code is the stop's note for rangers (never packaged, never a detail
+            // visitors see); the HTML description is plain text.
             (status, body) = try await PanelDraftTests.importFile(
                 client, ranger, name: "html-descriptions.gpx",
                 bytes: try Support.read(Support.root + "/fixtures/gpx/html-descriptions.gpx"))
             #expect(status == .created, "\(body)")
             let gpx = try TourDraft.read(folder: drafts + "/html-descriptions")
-            #expect(gpx.stops[0].properties.contains(JSONMember("comment", .string("GC12AB"))))
+            #expect(!gpx.stops[0].properties.contains { $0.key == "comment" } && gpx.stops[0].rangerNote == "GC12AB")
+            let noteFile = drafts + "/html-descriptions/waypoints/\(gpx.stops[0].folder ?? "")/.ranger-note.txt"
+            #expect(try String(contentsOfFile: noteFile, encoding: .utf8) == "GC12AB\n")
+            let notePage = try await PanelFlow.get(
+                client, ranger, "/drafts/willamette-sweet-home/html-descriptions/stops/1"
+            ).1
+            #expect(notePage.contains("id=\"stop-ranger-note\" name=\"rangerNote\" rows=\"2\">GC12AB</textarea>"))
             #expect(gpx.stops[0].description.hasPrefix("A huge overhanging boulder gave wagon parties shelter"))
             #expect(!gpx.stops.contains { $0.description.contains("<") || $0.description.contains("GC12AB") })
             // A GPX file that cannot be read is named as the ranger gave it, not by the server's copy.
