@@ -2,6 +2,10 @@ import Foundation
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Shared helpers: temporary folders, the package root, running the CLI and peer tools.
 package enum Support {
     /// The repository root (this file is Tests/TrailPackTestSupport/Support.swift).
@@ -81,12 +85,17 @@ package enum Support {
             kill(-group, SIGKILL)
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + processLimit, execute: guardItem)
-        // Read both pipes while the process runs, so a full pipe cannot block it.
+        // Read both pipes while the process runs, so a full pipe cannot block it. Not to their end:
+        // a process another test started at the same moment may have inherited their write ends (the
+        // pipes are not close-on-exec), and then the end never comes; once the program has exited,
+        // what is left in the pipe is read and the reading stops.
         let readers = DispatchGroup()
+        let exited = ExitFlag()
         nonisolated(unsafe) var outData = Data(), errData = Data()
-        DispatchQueue.global().async(group: readers) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: readers) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: readers) { outData = drain(out.fileHandleForReading, exited) }
+        DispatchQueue.global().async(group: readers) { errData = drain(err.fileHandleForReading, exited) }
         process.waitUntilExit()
+        exited.set()
         guardItem.cancel()
         // What it left running in its group (nothing, for most programs) would keep the pipes open.
         // The program itself is gone; a process now holding its number leads a new group of the
@@ -101,6 +110,36 @@ package enum Support {
         return Output(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
+    }
+
+    /// Set once a program has exited (read by its pipes' readers).
+    final class ExitFlag: Sendable {
+        private let state = Mutex(false)
+        func set() { state.withLock { $0 = true } }
+        var isSet: Bool { state.withLock { $0 } }
+    }
+
+    /// What `handle` gives until its end, or until `exited` is set and nothing more comes for 100 ms
+    /// (a writer that outlives the program, in a process that inherited the pipe, is not waited for).
+    static func drain(_ handle: FileHandle, _ exited: ExitFlag) -> Data {
+        let fd = handle.fileDescriptor
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&waiting, 1, 100)
+            if ready > 0 {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    data.append(contentsOf: buffer[0..<count])
+                    continue
+                }
+                if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                return data  // the end (0), or a failed read
+            }
+            if ready < 0 && errno != EINTR { return data }
+            if ready == 0 && exited.isSet { return data }
+        }
     }
 
     /// Runs the trailpack CLI.
