@@ -105,8 +105,12 @@ let package = Package(
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackVerifier", "TrailPackFileIO",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
+        // The one pool of threads for blocking work (writes, fsyncs, positioned reads, SQLite, scrypt),
+        // handed to the catalog, the blob stores, the S3 client, the intake and the panel.
+        .target(name: "TrailPackBlocking"),
         // The catalog's model and the CatalogStore protocol: no database in it.
-        .target(name: "TrailPackCatalogModel", dependencies: ["TrailPackCore", "TrailPackCrypto"]),
+        .target(
+            name: "TrailPackCatalogModel", dependencies: ["TrailPackBlocking", "TrailPackCore", "TrailPackCrypto"]),
         // The catalog in SQLite (GRDB), with migrations: one server per data folder.
         .target(
             name: "TrailPackCatalog",
@@ -127,7 +131,7 @@ let package = Package(
         .target(
             name: "TrailPackS3",
             dependencies: [
-                "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system"),
+                "TrailPackBlocking", "TrailPackFileIO", .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -137,6 +141,7 @@ let package = Package(
         .target(
             name: "TrailPackServer",
             dependencies: [
+                "TrailPackBlocking",
                 "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackCatalog", "TrailPackCatalogModel",
                 "TrailPackCatalogPostgres", "TrailPackS3", "TrailPackArchive", "TrailPackMap", "TrailPackDiff",
                 "TrailPackFileIO",
@@ -161,6 +166,7 @@ let package = Package(
         .target(
             name: "TrailPackPanel",
             dependencies: [
+                "TrailPackBlocking",
                 "TrailPackCore", "TrailPackCrypto", "TrailPackCatalogModel", "TrailPackServer", "TrailPackBuilder",
                 "TrailPackArchive",
                 "TrailPackArchiveWriter", "TrailPackVerifier", "TrailPackDiff", "TrailPackMap", "TrailPackFileIO",
@@ -274,6 +280,7 @@ let package = Package(
         .executableTarget(
             name: "trailpack",
             dependencies: [
+                "TrailPackBlocking",
                 "TrailPackCore", "TrailPackCrypto", "TrailPackArchive", "TrailPackBuilder", "TrailPackVerifier",
                 "TrailPackServer", "TrailPackMap", "TrailPackPanel", "TrailPackVisitor",
                 "TrailPackClient", "TrailPackDiff", "TrailPackCatalog", "TrailPackCatalogModel", "TrailPackFileIO",
@@ -359,6 +366,7 @@ let package = Package(
         .testTarget(
             name: "TrailPackCatalogTests",
             dependencies: [
+                "TrailPackBlocking",
                 "TrailPackCatalog", "TrailPackCatalogModel", "TrailPackCatalogPostgres", "TrailPackCore",
                 "TrailPackTestSupport", "TrailPackTestFixtures",
                 .product(name: "Logging", package: "swift-log"),
@@ -380,6 +388,7 @@ let package = Package(
         .testTarget(
             name: "TrailPackPanelTests",
             dependencies: [
+                "TrailPackBlocking",
                 "TrailPackPanel", "TrailPackServer", "TrailPackCatalog", "TrailPackCatalogModel", "TrailPackCore",
                 "TrailPackCrypto",
                 "TrailPackBuilder", "TrailPackVerifier",

@@ -1,3 +1,5 @@
+import TrailPackBlocking
+
 /// Why the catalog refused a change: the error type of `TrailPackCatalog`, in the shape of
 /// swift-nio's `FileSystemError` — a stable ``code``, a ``message`` for people (with the command
 /// that fixes it) and the ``name`` it concerns. A store's database failures are its driver's errors.
@@ -116,9 +118,9 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Whether `error` says the catalog was busy (a store turns its database's own "locked" or
-    /// "too many waiting" into ``busy(_:)``).
+    /// "too many waiting" into ``busy(_:)``), or the blocking pool its work waits for was.
     public static func isBusy(_ error: any Error) -> Bool {
-        (error as? CatalogError)?.code == .busy
+        (error as? CatalogError)?.code == .busy || error is BlockingPool.Busy
     }
 
     /// The message.

@@ -4,8 +4,9 @@ import TrailPackCore
 import TrailPackFileIO
 
 /// A removed language's texts, kept beside the draft (`.<tour>.kept-texts.json` in the site's folder,
-/// which the builder never reads) until the language is added again: removing a language never
-/// destroys what was translated.
+/// which the builder never reads) until the language is added again, or until a version of the tour
+/// without it is released (then the removal is final: the texts are set aside in `drafts-removed/`,
+/// still never deleted). Removing a language never destroys what was translated.
 extension DraftStore {
     private func keptTextsPath(_ key: Key) -> String { "\(root)/\(key.site)/.\(key.tour).kept-texts.json" }
 
@@ -55,6 +56,35 @@ extension DraftStore {
             try AtomicFile.write(JSONWriter.bytes(json), to: keptTextsPath(key), permissions: [.ownerReadWrite])
         } catch {
             throw PanelError(error, "cannot keep the removed language's texts: \(error.message)")
+        }
+    }
+
+    /// After a version of the tour with `released` languages went to visitors: the kept texts of
+    /// every other language are let go — the whole file is set aside in `drafts-removed/<site>/<tour>/`
+    /// (never deleted) and what is still kept (a language the version has) is written back. Returns
+    /// the languages let go.
+    @discardableResult
+    public func settleKeptTexts(_ key: Key, released: [String]) async throws(PanelError) -> [String] {
+        try await locked(key) { () throws(PanelError) -> [String] in
+            let all = self.keptTexts(key)
+            let have = Set(released.map { $0.lowercased() })
+            let gone = all.keys.filter { !have.contains($0.lowercased()) }.sorted()
+            guard !gone.isEmpty else { return [] }
+            let path = self.keptTextsPath(key)
+            let aside = "\(self.removedRoot)/\(key.site)/\(key.tour)"
+            do {
+                try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true)
+                try FileManager.default.moveItem(
+                    atPath: path,
+                    toPath: aside + "/" + Self.asideName("\(Int(Date().timeIntervalSince1970))-", "kept-texts.json"))
+            } catch {
+                throw PanelError(
+                    code: .internal,
+                    message: "cannot set the released tour's kept texts aside: \(error.localizedDescription)")
+            }
+            let left = all.filter { have.contains($0.key.lowercased()) }
+            if !left.isEmpty { try self.write(left, key: key) }
+            return gone
         }
     }
 }

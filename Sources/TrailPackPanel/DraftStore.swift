@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TrailPackBlocking
 import TrailPackBuilder
 import TrailPackCatalogModel
 import TrailPackCore
@@ -20,6 +21,10 @@ import TrailPackFileIO
 ///
 /// A stop the ranger removes is moved to `<folder>/drafts-removed/`, never deleted.
 public final class DraftStore: Sendable {
+    /// The prefix of an upload's temporary file in a stop's folder (a name no ``StopFileName`` can
+    /// have); start-up removes any left by a stopped server.
+    static let uploadPrefix = ".upload-"
+
     public let root: String
     /// What ``list(sites:)`` last read of each draft folder, by site and folder name.
     private let listed = Mutex<[String: [String: ListedDraft]]>([:])
@@ -165,7 +170,7 @@ public final class DraftStore: Sendable {
                     guard let folder = try? FolderHandle.open(root, beneath: [site, tour, "waypoints", stop]),
                         let names = try? folder.names()
                     else { continue }
-                    for name in names where isOurs(name, prefix: ".upload-") && isOld(folder.path + "/" + name) {
+                    for name in names where isOurs(name, prefix: Self.uploadPrefix) && isOld(folder.path + "/" + name) {
                         guard case .file? = try? folder.kind(name) else { continue }
                         if (try? folder.removeFile(name)) != nil { removed.append(folder.path + "/" + name) }
                     }

@@ -13,7 +13,7 @@ import TrailPackServer
 /// tokens (issued and shown once, revoked). Each change goes through the same catalog call as
 /// `trailpack admin`, is audited under the admin's name ("NAME (panel)"), and is a CSRF-checked form
 /// answered with a redirect, except a new token, whose page shows it the one time it can be seen.
-extension PanelController {
+extension AdminController {
     func addAdminRoutes(panel: RouterGroup<AppRequestContext>, guarded: RouterGroup<AppRequestContext>) {
         panel.get("/admin") { request, context in
             await signedIn(request, context) { visitor in
@@ -401,7 +401,7 @@ extension PanelController {
         try await blocking {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
-        let receiver = MultipartFiles(folder: folder, limit: Self.siteMapLimit)
+        let receiver = MultipartFiles(folder: folder, limit: Self.siteMapLimit, pool: pool)
         defer { receiver.removeLeftovers() }  // ours: the temporary files of parts not kept
         try await Self.receive(request, boundary: boundary, into: receiver)
         guard let file = receiver.files.first else {

@@ -10,7 +10,7 @@ import TrailPackVerifier
 
 /// "Build package" and "Request review": the same builder as `trailpack build`, the same intake as an
 /// upload (verify in a contained child, scan, store, register), the same catalog transition as the API.
-extension PanelController {
+extension DraftsController {
     func build(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
         let form = try await PanelForm.read(request)
         let version = form.text("version")
@@ -212,7 +212,7 @@ final class PanelBuilds: Sendable {
     }
 }
 
-extension PanelController {
+extension DraftsController {
     func buildStatus(_ key: DraftStore.Key) -> Response {
         guard let (text, percent) = builds.status(key.path) else {
             return Self.jsonMessage(.ok, "", extra: [JSONMember("running", .bool(false))])

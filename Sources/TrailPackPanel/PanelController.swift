@@ -4,69 +4,81 @@ import Hummingbird
 import Logging
 import Mustache
 import NIOCore
+import TrailPackBlocking
 import TrailPackBuilder
 import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
 import TrailPackServer
 
-/// The web control panel's routes, added to the server's router by `trailpack serve` (mounted at `/`):
-/// sign-in, the tours being edited (drafts, stored as tour folders), stops, media, build and review.
+/// The web control panel, added to the server's router by `trailpack serve` (mounted at `/`). It is
+/// the front door (sign-in, the script's and style's files, the page for an address that is no page)
+/// and builds the rooms, one controller per concern, each given only what it uses, never the server:
+///
+/// - `DraftsController`: the tours being edited (drafts, stored as tour folders), their stops,
+///   files, languages and route, building a version and asking for its review;
+/// - `ImportController`: a tour made from a GPS file, a spreadsheet or a zipped folder;
+/// - `ReviewController`: the versions waiting for review, approving or denying exactly those bytes,
+///   releasing, the tours' history and what needs a publisher;
+/// - `AdminController`: people, sites, grants, tokens and each site's region map;
+/// - `MapsController`: the map tiles the pages draw (a draft's, a stored version's, a site's).
+///
 /// Every state change goes through the same builder, intake and catalog transitions as the API.
-public struct PanelController: Sendable {
+public struct PanelController: PanelFileRoom {
     public let configuration: PanelConfiguration
-    /// What the panel is given of the server, each part by itself (never the server): the catalog,
-    /// the blob store and the intake every upload goes through, the blocking pool, the data folder
-    /// (its temporary folders), the review mail, the approvals a release needs, the signature check.
+    let shell: PanelShell
+    let drafting: DraftsController
+    let importing: ImportController
+    let reviewing: ReviewController
+    let administering: AdminController
+    let maps: MapsController
     let catalog: any CatalogStore
-    let blobs: any BlobStore
-    let intake: PackageIntake
     let pool: BlockingPool
-    let dataFolder: DataFolder
-    let logger: Logger
-    let mail: ReviewMail?
-    let mailConfigured: Bool
-    let approvals: Int
-    let signatures: ApprovalSignatures
-    let library: MustacheLibrary
-    /// Builds in progress, for the progress bar.
-    let builds = PanelBuilds()
-    /// Verifier reports of stored packages, for the review pages.
-    let reports = PanelReports()
     let fileIO = FileIO()
+    /// The drafts' folders (tests read and change drafts through it, as the rooms do).
     public let drafts: DraftStore
     /// The signed-in sessions and the sign-in throttle, both kept in the catalog (shared by every server).
     public let sessions: PanelSessions
     public let loginThrottle: LoginThrottle
 
-    /// Fails only with settings the panel cannot use, naming the option and the fix.
+    /// Fails only with settings the panel cannot use, naming the option and the fix. The server is
+    /// read here, once, for the parts each room is given; no room keeps it.
     public init(configuration: PanelConfiguration, server: TrailPackServer) throws {
         let problems = configuration.problems()
         guard problems.isEmpty else { throw PanelError(message: problems.joined(separator: "; ")) }
         self.configuration = configuration
-        catalog = server.catalog
-        blobs = server.store
-        intake = server.intake
-        pool = server.pool
-        dataFolder = server.folder
-        logger = server.logger
-        mail = server.mail
-        mailConfigured = server.configuration.mail != nil
-        approvals = server.configuration.approvals
-        signatures = ApprovalSignatures(catalog: server.catalog, blobs: server.store, pool: server.pool)
-        sessions = PanelSessions(catalog: server.catalog)
-        loginThrottle = LoginThrottle(catalog: server.catalog)
-        drafts = DraftStore(dataFolder: configuration.draftsFolder ?? server.folder.root, pool: server.pool)
-        self.library = try PanelPages.library()
+        let catalog = server.catalog, pool = server.pool
+        self.catalog = catalog
+        self.pool = pool
+        sessions = PanelSessions(catalog: catalog)
+        loginThrottle = LoginThrottle(catalog: catalog)
+        let shell = PanelShell(
+            configuration: configuration, library: try PanelPages.library(), sessions: sessions, catalog: catalog,
+            logger: server.logger)
+        self.shell = shell
+        let drafts = DraftStore(dataFolder: configuration.draftsFolder ?? server.folder.root, pool: pool)
+        self.drafts = drafts
+        // Verifier reports of stored packages: the built page and the review pages share them.
+        let reports = PanelReports()
+        let mail = server.mail
+        let approvals = server.configuration.approvals
+        drafting = DraftsController(
+            shell: shell, drafts: drafts, catalog: catalog, pool: pool, blobs: server.store, intake: server.intake,
+            dataFolder: server.folder, reports: reports, mail: mail, approvals: approvals)
+        importing = ImportController(
+            shell: shell, drafts: drafts, pool: pool, dataFolder: server.folder)
+        let signatures = ApprovalSignatures(catalog: catalog, blobs: server.store, pool: pool)
+        reviewing = ReviewController(
+            shell: shell, catalog: catalog, blobs: server.store, pool: pool, drafts: drafts,
+            dataFolder: server.folder, reports: reports, signatures: signatures, mail: mail, approvals: approvals)
+        administering = AdminController(
+            shell: shell, catalog: catalog, pool: pool, drafts: drafts,
+            mailConfigured: server.configuration.mail != nil)
+        maps = MapsController(shell: shell, catalog: catalog, blobs: server.store, pool: pool, drafts: drafts)
         // Drafts another server shares may have uploads under way: only what a day left untouched goes.
         for path in drafts.removeInterrupted(olderThan: configuration.draftsFolder == nil ? nil : 86_400) {
             server.logger.notice("panel: removed an interrupted upload", metadata: ["path": "\(path)"])
         }
-    }
-
-    /// Runs blocking work (file reads and writes, fsyncs, parsing) on the pool, off the cooperative threads.
-    func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await pool.run(body)
     }
 
     /// The Content-Security-Policy of every panel response: scripts and styles from this server only
@@ -93,11 +105,7 @@ public struct PanelController: Sendable {
         router.add(middleware: PanelNotFoundMiddleware { request in notFoundPage(request) })
         let panel = router.group().add(
             middleware: PanelHeadersMiddleware<AppRequestContext>(contentSecurityPolicy: contentSecurityPolicy))
-        panel.get("/") { request, context in await signedIn(request, context) { try await home($0, request: request) } }
         panel.get("/login") { request, _ in try await loginPage(request) }
-        panel.get("/notifications") { request, context in
-            await signedIn(request, context) { try await notificationsPage($0, request: request) }
-        }
         // The signed-in session's form token, for a page whose token went stale because its session was
         // renewed in another tab (readable by this origin's scripts only: no CORS, SameSite=Strict).
         panel.get("/session") { request, context in
@@ -146,27 +154,6 @@ public struct PanelController: Sendable {
                     ], body: body)
             }
         }
-        panel.get("/drafts/:site/:tour") { request, context in
-            await draftRoute(request, context) { try await editor($0, $1, request: request) }
-        }
-        panel.get("/drafts/:site/:tour/stops/:stop") { request, context in
-            await draftRoute(request, context) {
-                try await stopPage($0, $1, index: try stopIndex(context), request: request)
-            }
-        }
-        panel.get("/drafts/:site/:tour/stops/:stop/files/:file") { request, context in
-            await draftRoute(request, context) {
-                try await stopFile(
-                    $0, $1, index: try stopIndex(context), name: try context.parameters.require("file"),
-                    context: context)
-            }
-        }
-        panel.get("/drafts/:site/:tour/build-status") { request, context in
-            await draftRoute(request, context, json: true) { _, key in buildStatus(key) }
-        }
-        panel.get("/drafts/:site/:tour/folder.zip") { request, context in
-            await draftRoute(request, context) { try await folderZip($0, $1) }
-        }
 
         // State-changing routes: each behind the CSRF check.
         let guarded = panel.group().add(
@@ -181,138 +168,11 @@ public struct PanelController: Sendable {
                     .location: "/login", .setCookie: sessions.clearingCookie(secure: configuration.secureCookies),
                 ])
         }
-        guarded.post("/drafts") { request, context in
-            await signedIn(request, context) { try await createDraft($0, request: request) }
-        }
-        guarded.put("/drafts/import") { request, context in
-            await signedIn(request, context, json: true) { try await importFile($0, request: request) }
-        }
-        guarded.post("/drafts/import") { request, context in
-            await signedIn(request, context) { try await importForm($0, request: request) }
-        }
-        panel.get("/drafts/columns/:sheet") { request, context in
-            await signedIn(request, context) { try await columnsPage($0, request: request, context: context) }
-        }
-        guarded.post("/drafts/columns/:sheet") { request, context in
-            await signedIn(request, context) { try await chooseColumns($0, request: request, context: context) }
-        }
-        // Saves answer with JSON when the page's script asks (an autosave), else with a page.
-        guarded.post("/drafts/:site/:tour") { request, context in
-            await draftRoute(request, context, json: Self.wantsJSON(request)) {
-                try await saveTour($0, $1, request: request)
-            }
-        }
-        guarded.post("/drafts/:site/:tour/stops") { request, context in
-            await draftRoute(request, context, json: Self.wantsJSON(request)) {
-                try await addStop($0, $1, request: request)
-            }
-        }
-        guarded.post("/drafts/:site/:tour/order") { request, context in
-            await draftRoute(request, context) { try await reorder($0, $1, request: request) }
-        }
-        guarded.post("/drafts/:site/:tour/stops/:stop") { request, context in
-            await draftRoute(request, context, json: Self.wantsJSON(request)) {
-                try await saveStop($0, $1, index: try stopIndex(context), request: request)
-            }
-        }
-        guarded.post("/drafts/:site/:tour/stops/:stop/:action") { request, context in
-            await draftRoute(request, context) {
-                try await stopAction(
-                    $0, $1, index: try stopIndex(context), action: try context.parameters.require("action"),
-                    request: request)
-            }
-        }
-        guarded.put("/drafts/:site/:tour/stops/:stop/files") { request, context in
-            await draftRoute(request, context, json: true) {
-                try await upload($0, $1, index: try stopIndex(context), request: request)
-            }
-        }
-        guarded.post("/drafts/:site/:tour/stops/:stop/files") { request, context in
-            await draftRoute(request, context) {
-                try await uploadForm($0, $1, index: try stopIndex(context), request: request)
-            }
-        }
-        panel.get("/drafts/:site/:tour/built/:version") { request, context in
-            await draftRoute(request, context) {
-                try await builtPage($0, $1, version: try context.parameters.require("version"), request: request)
-            }
-        }
-        guarded.post("/drafts/:site/:tour/build") { request, context in
-            await draftRoute(request, context) { try await build($0, $1, request: request) }
-        }
-        guarded.post("/drafts/:site/:tour/review") { request, context in
-            await draftRoute(request, context) { try await requestReview($0, $1, request: request) }
-        }
-        addReviewRoutes(panel: panel, guarded: guarded)
-        addDraftLifeRoutes(guarded: guarded)
-        addRouteRoutes(guarded: guarded)
-        addLanguageRoutes(guarded: guarded, panel: panel)
-        addMapRoutes(panel: panel)
-        addAdminRoutes(panel: panel, guarded: guarded)
-        addSiteMapRoute(panel: panel)
-    }
-
-    // MARK: signing in
-
-    /// Who is signed in: the session and its user (still present in the catalog).
-    struct Visitor: Sendable {
-        var session: PanelSessions.Session
-        var user: Catalog.User
-        var sites: [(id: String, name: String)]
-        /// Versions waiting for this reviewer (the badge on every page).
-        var reviewCount = 0
-        /// Versions of theirs that need them (sent back, or approved and waiting to be released).
-        var noticeCount = 0
-        var canEdit: Bool { user.role != .reviewer }
-        /// Who saves, as a draft records it (the session as a digest, never its id).
-        var saver: DraftStore.Saver {
-            DraftStore.Saver(user: user.name, session: String(SHA256.hash(Array(session.id.utf8)).hex.prefix(12)))
-        }
-    }
-
-    func visitor(_ request: Request) async throws -> Visitor? {
-        guard let id = PanelCookies.sessionID(request.headers[.cookie]),
-            let session = try await sessions.session(id: id)
-        else { return nil }
-        let name = session.user
-        let record = try await catalog.signInRecord(name: name)
-        // A removed user, or one whose password changed since this session began, is signed out.
-        guard let record, Self.credential(record.passwordHash) == session.credential else {
-            try await sessions.endAll(user: name)
-            return nil
-        }
-        let user = record.user
-        // A site added without a name yet (its first release names it) goes by its id meanwhile.
-        let sites = try await catalog.workableSites(for: user)
-            .map { (id: $0.id, name: $0.name.isEmpty ? $0.id : $0.name) }
-        var visitor = Visitor(session: session, user: user, sites: sites)
-        if user.role != .publisher {
-            visitor.reviewCount = try await catalog.waitingCount(for: user.name)
-        }
-        // The badge of what needs this publisher (pages only: an autosave or an upload does not ask).
-        if user.role != .reviewer, request.method == .get, !Self.wantsJSON(request) {
-            visitor.noticeCount = try await notices(for: user).count
-        }
-        return visitor
-    }
-
-    /// Runs `body` for a signed-in visitor; otherwise sends them to the sign-in page. Errors become pages.
-    func signedIn(
-        _ request: Request, _ context: AppRequestContext, json: Bool = false, _ body: (Visitor) async throws -> Response
-    ) async -> Response {
-        do {
-            guard let visitor = try await visitor(request) else {
-                if json {
-                    return Self.jsonMessage(.unauthorized, "your session has ended: sign in again (reload the page)")
-                }
-                let next = request.uri.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
-                return Response(status: .seeOther, headers: [.location: "/login?next=\(next)"])
-            }
-            context.signedIn = visitor.user.name
-            return try await body(visitor)
-        } catch {
-            return errorPage(error, json: json)
-        }
+        drafting.addRoutes(panel: panel, guarded: guarded)
+        importing.addRoutes(panel: panel, guarded: guarded)
+        reviewing.addRoutes(panel: panel, guarded: guarded)
+        administering.addRoutes(panel: panel, guarded: guarded)
+        maps.addRoutes(panel: panel)
     }
 
     func loginPage(
@@ -449,7 +309,7 @@ public struct PanelController: Sendable {
         }
         try await loginThrottle.succeeded(attempt)
         let session = try await sessions.start(
-            user: record.user.name, credential: Self.credential(record.passwordHash),
+            user: record.user.name, credential: PanelShell.credential(record.passwordHash),
             replacing: PanelCookies.sessionID(request.headers[.cookie]))
         let cookie = sessions.cookie(for: session, secure: configuration.secureCookies)
         if let kept = Self.keptForm(form) {
@@ -468,13 +328,6 @@ public struct PanelController: Sendable {
             !action.contains("%"), !body.isEmpty, body.utf8.count <= 1 << 20
         else { return nil }
         return (action, body)
-    }
-
-    /// What a session remembers of the password it was opened with: a digest of the stored hash
-    /// ("" for a user without one). A different one later means the password changed.
-    static func credential(_ passwordHash: String?) -> String {
-        guard let passwordHash else { return "" }
-        return String(SHA256.hash(Array(passwordHash.utf8)).hex.prefix(32))
     }
 
     /// A hash no password matches, verified for unknown names (same cost as a real one).
@@ -519,75 +372,6 @@ public struct PanelController: Sendable {
         return origin == "http://\(host)" || origin == "https://\(host)"
     }
 
-    // MARK: pages
-
-    /// A page: `body` drawn by its template inside the layout, for `visitor` (nil: nobody signed in).
-    func page(_ body: some PanelView, title: String, visitor: Visitor? = nil, map: Bool = false) throws -> Response {
-        var layout = PanelLayout(title: title, map: map)
-        if let tileURL = configuration.tileURL {
-            layout.tileURL = tileURL
-            layout.tileAttribution = configuration.tileAttribution ?? ""
-        }
-        if let visitor {
-            layout.user = .init(
-                name: visitor.user.name, role: visitor.user.role.rawValue,
-                reviewCount: ShownCount(visitor.reviewCount), noticeCount: ShownCount(visitor.noticeCount),
-                isAdmin: visitor.user.role == .admin)
-            layout.csrf = visitor.session.csrfToken
-        }
-        return try render(PageContext(layout: layout, body: body))
-    }
-
-    func render<Body: PanelView>(_ context: PageContext<Body>) throws -> Response {
-        guard let html = library.render(context, withTemplate: Body.template) else {
-            throw PanelError(status: .internalServerError, message: "the panel has no page '\(Body.template)'")
-        }
-        return Self.text(html, type: "text/html; charset=utf-8")
-    }
-
-    func errorPage(_ error: Error, json: Bool = false) -> Response {
-        let (status, message): (HTTPResponse.Status, String) =
-            switch error {
-            case let e where CatalogError.isBusy(e) || S3BlobStore.isUnavailable(e):
-                (
-                    .serviceUnavailable,
-                    "The server is busy right now and could not do this; nothing was changed. Wait a few seconds and try again."
-                )
-            case let e as PanelError: (e.status, e.message)
-            case let e as ServerError: (e.status, e.message)
-            case let e as HTTPError: (e.status, e.body ?? "the request could not be handled")
-            default:
-                (
-                    .internalServerError,
-                    "something went wrong on the server (\(error)); try again, and tell the administrator if it keeps happening"
-                )
-            }
-        if status.code >= 500 && status != .serviceUnavailable {
-            logger.error(
-                "panel request failed", metadata: ["error": "\(TerminalText.escaped(String(describing: error)))"])
-        }
-        if json {
-            var response = Self.jsonMessage(status, message)
-            if status == .serviceUnavailable { response.headers[.retryAfter] = "5" }
-            return response
-        }
-        var response =
-            (try? page(
-                ErrorPage(message: message, status: status.code),
-                title: status.code == 409 ? "Not saved" : "Something is wrong"))
-            ?? Self.text(message, type: "text/plain; charset=utf-8")
-        response.status = status
-        if status == .serviceUnavailable { response.headers[.retryAfter] = "5" }
-        return response
-    }
-
-    static func jsonMessage(_ status: HTTPResponse.Status, _ message: String, extra: [JSONMember] = []) -> Response {
-        let body = JSONWriter.string(.object([JSONMember("message", .string(message))] + extra), pretty: false)
-        return Response(
-            status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(string: body)))
-    }
-
     /// One of the script's modules, or 404.
     static func module(_ name: String?, version: String?) -> Response {
         guard let name, let bytes = PanelAssets.modules[name] else { return Response(status: .notFound) }
@@ -599,44 +383,6 @@ public struct PanelController: Sendable {
     /// A year for the current version's address; nothing kept for another's.
     static func assetCaching(_ version: String?) -> String {
         version == PanelAssets.version ? "public, max-age=31536000, immutable" : "no-cache"
-    }
-
-    static func text(_ text: String, type: String) -> Response {
-        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
-
-    static func redirect(_ location: String) -> Response {
-        Response(status: .seeOther, headers: [.location: location])
-    }
-
-    /// For a removal: nil when the form says `confirmed=yes` (the page's script asked in a dialog, or
-    /// the ranger pressed the confirmation page's button), else that page, resending the same form.
-    func confirmation(
-        _ visitor: Visitor, form: PanelForm, action: String, question: String, detail: String,
-        confirmLabel: String, back: String, backLabel: String
-    ) throws -> Response? {
-        guard form.text("confirmed") != "yes" else { return nil }
-        let fields = form.fields.filter { $0.name != "_csrf" && $0.name != "confirmed" }.map {
-            ResumePage.Field(name: $0.name, value: $0.value)
-        }
-        return try page(
-            ConfirmPage(
-                question: question, detail: detail, action: action, fields: fields, confirmLabel: confirmLabel,
-                back: back, backLabel: backLabel),
-            title: question, visitor: visitor)
-    }
-
-    /// A redirect to `path` whose page then says `text` (kept in the session; the URL says only `saved=1`).
-    func redirect(_ visitor: Visitor, to path: String, saying text: String, fragment: String = "") async -> Response {
-        // A note that cannot be kept only loses the message: the change itself is made.
-        try? await sessions.flash(id: visitor.session.id, text)
-        return Self.redirect(path + (path.contains("?") ? "&" : "?") + "saved=1" + fragment)
-    }
-
-    /// The message for a page reached by a redirect after a change: the session's, or "Saved.".
-    func notice(_ visitor: Visitor, _ request: Request) async -> String? {
-        guard request.uri.queryParameters.get("saved") != nil else { return nil }
-        return (try? await sessions.takeFlash(id: visitor.session.id)) ?? "Saved."
     }
 }
 

@@ -6,7 +6,7 @@ import TrailPackServer
 
 /// A draft renamed, duplicated, deleted (asked first; kept aside and offered back on the home page for
 /// a week) and brought back. None of these touches the catalog: built versions keep their history.
-extension PanelController {
+extension DraftsController {
     func addDraftLifeRoutes(guarded: RouterGroup<AppRequestContext>) {
         for action in ["rename", "duplicate", "delete", "bring-back"] {
             guarded.post("/drafts/:site/:tour/\(action)") { request, context in

@@ -8,85 +8,10 @@ import TrailPackCore
 import TrailPackServer
 
 /// The tours being edited: the list, a new tour, the editor (map, stops, findings) and its saves.
-extension PanelController {
-    /// Runs `body` for a signed-in editor of the draft the URL names (a publisher only on a site granted to them).
-    func draftRoute(
-        _ request: Request, _ context: AppRequestContext, json: Bool = false,
-        _ body: (Visitor, DraftStore.Key) async throws -> Response
-    ) async -> Response {
-        await signedIn(request, context, json: json) { visitor in
-            guard
-                let key = DraftStore.Key(
-                    site: try context.parameters.require("site"), tour: try context.parameters.require("tour"))
-            else {
-                throw PanelError(
-                    status: .notFound, message: "there is no such draft (a draft's address is /drafts/SITE/TOUR)")
-            }
-            try requireSite(visitor, key.site)
-            do {
-                return try await body(visitor, key)
-            } catch let error as PanelError
-                where error.code == .conflict && error.message == PanelError.conflict.message
-            {
-                throw conflict(key, visitor, request: request)
-            }
-        }
-    }
-
+extension DraftsController {
     /// Whether the page's script asked for a JSON answer (an autosave) rather than a page.
     static func wantsJSON(_ request: Request) -> Bool {
         request.headers[.accept]?.contains("application/json") == true
-    }
-
-    /// A save refused because the draft (or the stop) changed after the page was opened, said by who
-    /// changed it: this person's other tab, this person elsewhere, or someone else by name.
-    func conflict(_ key: DraftStore.Key, _ visitor: Visitor, request: Request) -> PanelError {
-        let stop = request.uri.path.contains("/stops/")
-        let what = stop ? "this stop" : "this tour"
-        let fix =
-            "what you just sent was not saved. Copy what you typed, reload the page to see the saved version, then make your change again"
-        guard let last = drafts.lastSave(key) else {
-            return PanelError(
-                code: .conflict,
-                message: "\(stop ? "This stop" : "This tour") was changed after this page was opened: \(fix).")
-        }
-        let when = Self.ago(last.at)
-        let who: String
-        if last.saver.user == visitor.user.name {
-            who =
-                last.saver.session == visitor.saver.session
-                ? "You changed \(what) \(when) in another tab or window of this browser"
-                : "You changed \(what) \(when) from another computer or browser"
-        } else {
-            who = "\(last.saver.user) changed \(what) \(when)"
-        }
-        return PanelError(code: .conflict, message: "\(who), after this page was opened: \(fix).")
-    }
-
-    /// "just now", "3 minutes ago", "2 hours ago": when, without a time zone.
-    static func ago(_ date: Date, now: Date = Date()) -> String {
-        let seconds = max(0, Int(now.timeIntervalSince(date)))
-        switch seconds {
-        case ..<60: return "just now"
-        case ..<3600: return seconds / 60 == 1 ? "a minute ago" : "\(seconds / 60) minutes ago"
-        case ..<86_400: return seconds / 3600 == 1 ? "an hour ago" : "\(seconds / 3600) hours ago"
-        default: return seconds / 86_400 == 1 ? "yesterday" : "\(seconds / 86_400) days ago"
-        }
-    }
-
-    func requireSite(_ visitor: Visitor, _ site: String) throws {
-        guard visitor.canEdit else {
-            throw PanelError(
-                status: .forbidden,
-                message: "'\(visitor.user.name)' is a reviewer: reviewers review built versions; publishers edit tours")
-        }
-        guard visitor.user.role == .admin || visitor.sites.contains(where: { $0.id == site }) else {
-            throw PanelError(
-                status: .forbidden,
-                message:
-                    "You do not make tours for the site '\(site)' yet: ask an administrator to add it for you (on their People and sites page)."
-            )
-        }
     }
 
     func stopIndex(_ context: AppRequestContext) throws -> Int {
@@ -324,8 +249,6 @@ extension PanelController {
         return try page(body, title: draft.name.isEmpty ? "Tour" : draft.name, visitor: visitor, map: true)
     }
 
-    static func degrees(_ value: Double) -> String { String(format: "%.6f", value) }
-
     /// The languages section and the language tabs of the tour's page.
     struct LanguageValues: PanelSection {
         var hasLanguages: Bool
@@ -478,29 +401,6 @@ extension PanelController {
     /// Marks a conflict of named tour fields (replaced by the plain message before it is shown).
     static let fieldClash = "\u{0}fields:"
 
-    /// The frame a form's `south`, `west`, `north` and `east` fields give (degrees, as typed: `44.4`,
-    /// `44°24'N`), or a refusal naming the edge; `what` names the frame in the words the page uses.
-    static func frame(_ form: PanelForm, named what: String) throws -> Bounds {
-        var numbers: [Double] = []
-        for name in ["south", "west", "north", "east"] {
-            switch CoordinateText.parse(
-                form.text(name), axis: name == "south" || name == "north" ? .latitude : .longitude)
-            {
-            case .success(let v): numbers.append(v)
-            case .failure(let e): throw PanelError(message: "\(what), \(name) edge: \(e.message)")
-            }
-        }
-        guard numbers[0] < numbers[2] else {
-            throw PanelError(message: "\(what): the south edge must be below the north edge; swap the two numbers")
-        }
-        guard numbers[1] != numbers[3] else {
-            throw PanelError(message: "\(what): the west and east edges are the same line; give the frame some width")
-        }
-        return Bounds(
-            southwest: Coordinate(latitude: numbers[0], longitude: numbers[1]),
-            northeast: Coordinate(latitude: numbers[2], longitude: numbers[3]))
-    }
-
     /// A map frame as one comparable text ("" when it follows the stops).
     static func frameText(_ bounds: Bounds?) -> String {
         guard let bounds else { return "" }
@@ -574,5 +474,116 @@ extension PanelController {
             draft.stops = order.map { draft.stops[$0 - 1] }
         }
         return Self.redirect(key.path + "?saved=1")
+    }
+}
+
+extension PanelRoom {
+    static func degrees(_ value: Double) -> String { String(format: "%.6f", value) }
+
+    /// The frame a form's `south`, `west`, `north` and `east` fields give (degrees, as typed: `44.4`,
+    /// `44°24'N`), or a refusal naming the edge; `what` names the frame in the words the page uses.
+    static func frame(_ form: PanelForm, named what: String) throws -> Bounds {
+        var numbers: [Double] = []
+        for name in ["south", "west", "north", "east"] {
+            switch CoordinateText.parse(
+                form.text(name), axis: name == "south" || name == "north" ? .latitude : .longitude)
+            {
+            case .success(let v): numbers.append(v)
+            case .failure(let e): throw PanelError(message: "\(what), \(name) edge: \(e.message)")
+            }
+        }
+        guard numbers[0] < numbers[2] else {
+            throw PanelError(message: "\(what): the south edge must be below the north edge; swap the two numbers")
+        }
+        guard numbers[1] != numbers[3] else {
+            throw PanelError(message: "\(what): the west and east edges are the same line; give the frame some width")
+        }
+        return Bounds(
+            southwest: Coordinate(latitude: numbers[0], longitude: numbers[1]),
+            northeast: Coordinate(latitude: numbers[2], longitude: numbers[3]))
+    }
+
+    func requireSite(_ visitor: Visitor, _ site: String) throws {
+        guard visitor.canEdit else {
+            throw PanelError(
+                status: .forbidden,
+                message: "'\(visitor.user.name)' is a reviewer: reviewers review built versions; publishers edit tours")
+        }
+        guard visitor.user.role == .admin || visitor.sites.contains(where: { $0.id == site }) else {
+            throw PanelError(
+                status: .forbidden,
+                message:
+                    "You do not make tours for the site '\(site)' yet: ask an administrator to add it for you (on their People and sites page)."
+            )
+        }
+    }
+}
+
+extension PanelDraftRoom {
+    /// Runs `body` for a signed-in editor of the draft the URL names (a publisher only on a site granted to them).
+    func draftRoute(
+        _ request: Request, _ context: AppRequestContext, json: Bool = false,
+        _ body: (Visitor, DraftStore.Key) async throws -> Response
+    ) async -> Response {
+        await signedIn(request, context, json: json) { visitor in
+            guard
+                let key = DraftStore.Key(
+                    site: try context.parameters.require("site"), tour: try context.parameters.require("tour"))
+            else {
+                throw PanelError(
+                    status: .notFound, message: "there is no such draft (a draft's address is /drafts/SITE/TOUR)")
+            }
+            try requireSite(visitor, key.site)
+            do {
+                return try await body(visitor, key)
+            } catch let error as PanelError
+                where error.code == .conflict && error.message == PanelError.conflict.message
+            {
+                throw conflict(key, visitor, request: request)
+            }
+        }
+    }
+}
+
+extension PanelRoom {
+}
+
+extension PanelRoom {
+    /// "just now", "3 minutes ago", "2 hours ago": when, without a time zone.
+    static func ago(_ date: Date, now: Date = Date()) -> String {
+        let seconds = max(0, Int(now.timeIntervalSince(date)))
+        switch seconds {
+        case ..<60: return "just now"
+        case ..<3600: return seconds / 60 == 1 ? "a minute ago" : "\(seconds / 60) minutes ago"
+        case ..<86_400: return seconds / 3600 == 1 ? "an hour ago" : "\(seconds / 3600) hours ago"
+        default: return seconds / 86_400 == 1 ? "yesterday" : "\(seconds / 86_400) days ago"
+        }
+    }
+}
+
+extension PanelDraftRoom {
+    /// A save refused because the draft (or the stop) changed after the page was opened, said by who
+    /// changed it: this person's other tab, this person elsewhere, or someone else by name.
+    func conflict(_ key: DraftStore.Key, _ visitor: Visitor, request: Request) -> PanelError {
+        let stop = request.uri.path.contains("/stops/")
+        let what = stop ? "this stop" : "this tour"
+        let fix =
+            "what you just sent was not saved. Copy what you typed, reload the page to see the saved version, then make your change again"
+        guard let last = drafts.lastSave(key) else {
+            return PanelError(
+                code: .conflict,
+                message: "\(stop ? "This stop" : "This tour") was changed after this page was opened: \(fix).")
+        }
+        let when = Self.ago(last.at)
+        let who: String
+        if last.saver.user == visitor.user.name {
+            who =
+                last.saver.session == visitor.saver.session
+                ? "You changed \(what) \(when) in another tab or window of this browser"
+                : "You changed \(what) \(when) from another computer or browser"
+        } else {
+            who = "\(last.saver.user) changed \(what) \(when)"
+        }
+        return PanelError(code: .conflict, message: "\(who), after this page was opened: \(fix).")
     }
 }

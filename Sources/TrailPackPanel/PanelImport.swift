@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import TrailPackArchive
+import TrailPackBlocking
 import TrailPackBuilder
 import TrailPackCore
 import TrailPackFileIO
@@ -10,7 +11,7 @@ import TrailPackServer
 /// "Start from a file": a GPX file from a GPS unit or a mapping program, a spreadsheet saved as CSV, or
 /// a tour folder zipped (the panel's own "Download as a folder", or one made for the CLI) becomes a draft.
 /// The file is streamed to the server's temporary folder and read with the same readers as the CLI.
-extension PanelController {
+extension ImportController {
     func importFile(_ visitor: Visitor, request: Request) async throws -> Response {
         let site = request.uri.queryParameters.get("site") ?? ""
         try checkImportSite(visitor, site)
@@ -19,9 +20,9 @@ extension PanelController {
         let temp = try dataFolder.temporaryFolder()
         let upload = temp + "/" + name.value
         defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
-        let sink = try UploadSink(path: upload, limit: configuration.maxMediaBytes)
-        for try await buffer in request.body { try buffer.withUnsafeReadableBytes { try sink.write($0) } }
-        try sink.finish()
+        let sink = try UploadSink(path: upload, limit: configuration.maxMediaBytes, pool: pool)
+        for try await buffer in request.body { try await sink.write(buffer) }
+        try await sink.finish()
         do {
             let made = try await importUploaded(
                 visitor, upload, given: given, site: site, replace: request.uri.queryParameters.get("replace") == "1",
@@ -47,7 +48,7 @@ extension PanelController {
         }
         let temp = try dataFolder.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
-        let receiver = MultipartFiles(folder: temp, limit: configuration.maxMediaBytes)
+        let receiver = MultipartFiles(folder: temp, limit: configuration.maxMediaBytes, pool: pool)
         try await Self.receive(request, boundary: boundary, into: receiver)
         guard let file = receiver.files.first else {
             throw PanelError(message: "no file was chosen: choose a .gpx, .csv or .zip file, then press the button")
@@ -149,22 +150,6 @@ extension PanelController {
         guard let first = note.first else { return note }
         let text = first.uppercased() + note.dropFirst()
         return text.hasSuffix(".") || text.hasSuffix("?") ? text : text + "."
-    }
-
-    /// `message` with no folder of the server in it: the uploaded file as `given`, a place under
-    /// one of `roots` (an unpacked zip, a temporary folder) as its place in the upload.
-    static func withoutServerPaths(_ message: String, upload: String, given: String, roots: [String]) -> String {
-        var text = message.replacingOccurrences(of: upload, with: given)
-        for root in roots where !root.isEmpty {
-            // `ROOT/.import-UUID/` (an unpacked zip) or `ROOT/tmp/upload-UUID/` (the received file).
-            let pattern = NSRegularExpression.escapedPattern(for: root) + #"/(tmp/upload-|\.import-)[^/'\s]*/"#
-            if let expression = try? NSRegularExpression(pattern: pattern) {
-                text = expression.stringByReplacingMatches(
-                    in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "")
-            }
-            text = text.replacingOccurrences(of: root + "/", with: "").replacingOccurrences(of: root, with: "")
-        }
-        return text
     }
 
     /// A stop read from a GPX file or a spreadsheet row, with the files its row named.
@@ -357,7 +342,7 @@ extension PanelController {
         do {
             let room = try await quotaRoom(site: site)
             try await blocking {
-                try Self.extractFolderZip(path, into: staging, limit: limit, room: room, site: site)
+                try Self.extractFolderZip(path, into: staging, limit: limit, room: room, site: site, pool: pool)
             }
         } catch {
             try? FileManager.default.removeItem(atPath: staging)  // ours: made by the extraction
@@ -449,7 +434,8 @@ extension PanelController {
     /// Nothing is written unless the entries' unpacked sizes together fit `limit` and `room` (what
     /// the site's drafts may still take); each entry is then held to its declared size as it is written.
     static func extractFolderZip(
-        _ path: String, into folder: String, limit: Int64, room: Int64 = .max, site: String = ""
+        _ path: String, into folder: String, limit: Int64, room: Int64 = .max, site: String = "",
+        pool: BlockingPool
     ) throws {
         let source: FileSource
         do { source = try FileSource(path: path) } catch {
@@ -517,16 +503,16 @@ extension PanelController {
             let out = folder + "/" + name
             try FileManager.default.createDirectory(
                 atPath: (out as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            let sink = try UploadSink(path: out, limit: entry.uncompressedSize)
+            let sink = try UploadSink(path: out, limit: entry.uncompressedSize, pool: pool)
             do {
                 let reader = try EntryReader(source: source, entry: entry)
                 var buffer = [UInt8](repeating: 0, count: 1 << 16)
                 while true {
                     let n = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
                     if n == 0 { break }
-                    try buffer[0..<n].withUnsafeBytes { try sink.write($0) }
+                    try buffer[0..<n].withUnsafeBytes { try sink.writeHere($0) }
                 }
-                try sink.finish()
+                try sink.finishHere()
             } catch let error as ArchiveError where error.code.findingCode != nil {
                 throw PanelError(
                     status: .unprocessableContent, message: "'\(name)' in the zip is damaged: \(error.message)")
@@ -535,23 +521,7 @@ extension PanelController {
     }
 }
 
-extension PanelController {
-    /// What the drafts of `site` may still take on disk (`--draft-quota-mb` less what they hold).
-    func quotaRoom(site: String) async throws -> Int64 {
-        let drafts = self.drafts
-        let used = try await blocking { drafts.usage(site: site) }
-        return max(0, configuration.draftQuotaBytes - used)
-    }
-
-    /// The refusal of `what` (unpacking to `unpacked` bytes, or nil when not known) for want of room.
-    static func overQuota(_ what: String, unpacked: Int64?, room: Int64, site: String) -> PanelError {
-        let needs = unpacked.map { " needs \(size($0))," } ?? ""
-        return PanelError(
-            status: .contentTooLarge,
-            message:
-                "\(what)\(needs) but the drafts of site '\(site)' have only \(size(room)) of room left on the server: remove drafts or files no longer needed, or ask the administrator for a larger quota"
-        )
-    }
+extension ImportController {
 }
 
 /// A spreadsheet whose columns must be chosen on a form before it becomes a draft.
@@ -560,7 +530,7 @@ struct ChooseColumns: Error {
     var message: String
 }
 
-extension PanelController {
+extension ImportController {
     /// Where sheets wait for their columns to be chosen: `<data>/drafts/.sheets/<uuid>/` (hidden from the list).
     var sheetsRoot: String { drafts.root + "/.sheets" }
 
@@ -684,5 +654,42 @@ extension PanelController {
         return await redirect(
             visitor, to: key.path,
             saying: (["The tour was made from '\(given)' (\(stops.count) stops)."] + notes).joined(separator: " "))
+    }
+}
+
+extension PanelRoom {
+    /// The refusal of `what` (unpacking to `unpacked` bytes, or nil when not known) for want of room.
+    static func overQuota(_ what: String, unpacked: Int64?, room: Int64, site: String) -> PanelError {
+        let needs = unpacked.map { " needs \(size($0))," } ?? ""
+        return PanelError(
+            status: .contentTooLarge,
+            message:
+                "\(what)\(needs) but the drafts of site '\(site)' have only \(size(room)) of room left on the server: remove drafts or files no longer needed, or ask the administrator for a larger quota"
+        )
+    }
+
+    /// `message` with no folder of the server in it: the uploaded file as `given`, a place under
+    /// one of `roots` (an unpacked zip, a temporary folder) as its place in the upload.
+    static func withoutServerPaths(_ message: String, upload: String, given: String, roots: [String]) -> String {
+        var text = message.replacingOccurrences(of: upload, with: given)
+        for root in roots where !root.isEmpty {
+            // `ROOT/.import-UUID/` (an unpacked zip) or `ROOT/tmp/upload-UUID/` (the received file).
+            let pattern = NSRegularExpression.escapedPattern(for: root) + #"/(tmp/upload-|\.import-)[^/'\s]*/"#
+            if let expression = try? NSRegularExpression(pattern: pattern) {
+                text = expression.stringByReplacingMatches(
+                    in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "")
+            }
+            text = text.replacingOccurrences(of: root + "/", with: "").replacingOccurrences(of: root, with: "")
+        }
+        return text
+    }
+}
+
+extension PanelDraftRoom {
+    /// What the drafts of `site` may still take on disk (`--draft-quota-mb` less what they hold).
+    func quotaRoom(site: String) async throws -> Int64 {
+        let drafts = self.drafts
+        let used = try await blocking { drafts.usage(site: site) }
+        return max(0, configuration.draftQuotaBytes - used)
     }
 }

@@ -148,7 +148,7 @@ enum PanelLanguage {
     }
 }
 
-extension PanelController {
+extension DraftsController {
     func addLanguageRoutes(guarded: RouterGroup<AppRequestContext>, panel: RouterGroup<AppRequestContext>) {
         guarded.post("/drafts/:site/:tour/languages") { request, context in
             await draftRoute(request, context) { try await languageAction($0, $1, request: request) }
@@ -241,7 +241,8 @@ extension PanelController {
                 detail: removed == 0
                     ? "Nothing is written in \(PanelLanguage.name(typed)) yet."
                     : "Its \(removed) translated text\(removed == 1 ? " is" : "s are") kept: add "
-                        + "\(PanelLanguage.name(typed)) again and \(removed == 1 ? "it comes" : "they come") back.",
+                        + "\(PanelLanguage.name(typed)) again and \(removed == 1 ? "it comes" : "they come") back "
+                        + "(until a version without \(PanelLanguage.name(typed)) is released).",
                 confirmLabel: "Remove \(PanelLanguage.name(typed))", back: key.path + "#tour-languages",
                 backLabel: "Keep \(PanelLanguage.name(typed))")
             {

@@ -11,7 +11,7 @@ import TrailPackVerifier
 /// The tour's own offline map in the panel: a draft's `map/*.pmtiles` under the editor, a stored
 /// version's map under its review page (raster tiles drawn by Leaflet; a vector map is described,
 /// not drawn: Leaflet cannot render MVT), and the map's coverage of the frame, zoom by zoom.
-extension PanelController {
+extension MapsController {
     func addMapRoutes(panel: RouterGroup<AppRequestContext>) {
         panel.get("/drafts/:site/:tour/tiles/:z/:x/:y") { request, context in
             await draftRoute(request, context) { visitor, key in
@@ -74,19 +74,6 @@ extension PanelController {
         }
     }
 
-    /// The site's region map header (nil: none, or not readable).
-    static func siteMapHeader(_ path: String?) -> PMTilesHeader? {
-        guard let path = regularFile(path), let source = try? MapFile(path: path) else { return nil }
-        return try? PMTilesArchive(source: source).header
-    }
-
-    /// `path` when it is a regular file itself (a link or folder planted in its place is not followed).
-    static func regularFile(_ path: String?) -> String? {
-        guard let path else { return nil }
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? path : nil
-    }
-
     static func tileID(_ context: AppRequestContext) throws -> TileID {
         guard let z = Int(try context.parameters.require("z")), let x = Int(try context.parameters.require("x")),
             let y = Int(try context.parameters.require("y").split(separator: ".").first.map(String.init) ?? ""),
@@ -106,18 +93,9 @@ extension PanelController {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    /// The package's base map (`map/*.pmtiles`, not an overlay).
-    static func baseMap(_ manifest: Manifest) -> Asset? {
-        manifest.mapAssets.first { MapInfo.isPMTiles($0.path) && MapInfo.role(forPath: $0.path) == .base }
-    }
+}
 
-    /// A draft folder's base map file, if it has one.
-    static func draftBaseMap(_ folder: String) -> String? {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/map")) ?? []).sorted()
-        let name = names.first { MapInfo.isPMTiles("map/" + $0) && MapInfo.role(forPath: "map/" + $0) == .base }
-        return regularFile(name.map { folder + "/map/" + $0 })
-    }
-
+extension PanelRoom {
     /// What the page's map needs to draw the tour's own map: a tile URL template and its zooms, or nil
     /// for a vector map (which Leaflet cannot draw) or none.
     static func ownMapValues(tileURL: String, header: PMTilesHeader?) -> OwnMapView? {
@@ -128,10 +106,33 @@ extension PanelController {
             south: frame.south, west: frame.west, north: frame.north, east: frame.east)
     }
 
+    /// The site's region map header (nil: none, or not readable).
+    static func siteMapHeader(_ path: String?) -> PMTilesHeader? {
+        guard let path = regularFile(path), let source = try? MapFile(path: path) else { return nil }
+        return try? PMTilesArchive(source: source).header
+    }
+
+    /// `path` when it is a regular file itself (a link or folder planted in its place is not followed).
+    static func regularFile(_ path: String?) -> String? {
+        guard let path else { return nil }
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? path : nil
+    }
+
     /// The draft's map header, read from its file (nil: no map, or not a readable PMTiles file).
     static func draftMapHeader(_ folder: String) -> PMTilesHeader? {
         guard let path = draftBaseMap(folder), let source = try? MapFile(path: path) else { return nil }
         return try? PMTilesArchive(source: source).header
+    }
+
+    /// One row per zoom: tiles of the frame, present, percent, the missing area named.
+    static func coverageRows(_ zooms: [MapZoomReport]) -> [ReviewPage.Coverage] {
+        zooms.map { zoom in
+            ReviewPage.Coverage(
+                zoom: zoom.zoom, tiles: zoom.frameTiles ?? 0, present: zoom.framePresent,
+                percent: zoom.coveragePercent.map { String(format: "%.1f", $0) } ?? "–",
+                missing: zoom.missingArea ?? "", complete: zoom.frameMissing == 0)
+        }
     }
 
     /// The stored version's map check against its frame (header and coverage zoom by zoom), for the review page.
@@ -144,13 +145,17 @@ extension PanelController {
         return (report.header, report.zooms)
     }
 
-    /// One row per zoom: tiles of the frame, present, percent, the missing area named.
-    static func coverageRows(_ zooms: [MapZoomReport]) -> [ReviewPage.Coverage] {
-        zooms.map { zoom in
-            ReviewPage.Coverage(
-                zoom: zoom.zoom, tiles: zoom.frameTiles ?? 0, present: zoom.framePresent,
-                percent: zoom.coveragePercent.map { String(format: "%.1f", $0) } ?? "–",
-                missing: zoom.missingArea ?? "", complete: zoom.frameMissing == 0)
-        }
+    /// The package's base map (`map/*.pmtiles`, not an overlay).
+    static func baseMap(_ manifest: Manifest) -> Asset? {
+        manifest.mapAssets.first { MapInfo.isPMTiles($0.path) && MapInfo.role(forPath: $0.path) == .base }
+    }
+}
+
+extension PanelRoom {
+    /// A draft folder's base map file, if it has one.
+    static func draftBaseMap(_ folder: String) -> String? {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/map")) ?? []).sorted()
+        let name = names.first { MapInfo.isPMTiles("map/" + $0) && MapInfo.role(forPath: "map/" + $0) == .base }
+        return regularFile(name.map { folder + "/map/" + $0 })
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import MultipartKit
 import NIOCore
+import TrailPackBlocking
 import TrailPackCore
 import TrailPackServer
 
@@ -8,10 +10,15 @@ import TrailPackServer
 /// arrive; text parts (small) are kept by their field name. The parser's callbacks cannot throw, so the first
 /// failure is kept and the caller stops feeding.
 ///
+/// The parser, and so every write and fsync of a file part, runs on the blocking pool
+/// (``PanelRoom/receive(_:boundary:into:)`` hands it the body in batches), never on the cooperative
+/// threads.
+///
 /// Bounds (every number comes from the client): at most `maxParts` parts and `maxFiles` files, each
 /// file at most `limit` bytes, a text part at most `maxTextBytes`, and at most `maxSilentBytes` fed
 /// without the parser reporting anything (a part header that never ends is refused, not buffered).
-final class MultipartFiles {
+final class MultipartFiles: @unchecked Sendable {
+    // @unchecked: one upload feeds it, one batch at a time, each awaited before the next.
     struct Received {
         var temp: String
         var name: StopFileName
@@ -27,6 +34,8 @@ final class MultipartFiles {
 
     let folder: String
     let limit: Int64
+    /// Where the parser runs, and with it every write and fsync of the files.
+    let pool: BlockingPool
     private(set) var files: [Received] = []
     /// The text fields, by name (the first of each name).
     private(set) var texts: [String: String] = [:]
@@ -53,11 +62,13 @@ final class MultipartFiles {
     /// With the defaults, a form of files and a few small fields; the stop page's form without
     /// JavaScript (its texts and its files in one) is given more.
     init(
-        folder: String, limit: Int64, room: Int64 = .max, maxParts: Int = 64, maxTextBytes: Int = 4096,
+        folder: String, limit: Int64, pool: BlockingPool, room: Int64 = .max, maxParts: Int = 64,
+        maxTextBytes: Int = 4096,
         maxTextTotal: Int = 64 << 10
     ) {
         self.folder = folder
         self.limit = limit
+        self.pool = pool
         self.room = room
         self.maxParts = maxParts
         self.maxTextBytes = maxTextBytes
@@ -109,14 +120,14 @@ final class MultipartFiles {
                         status: .contentTooLarge, message: "upload at most \(Self.maxFiles) files at a time")
                 }
                 currentName = fileName
-                let path = folder + "/" + PanelController.uploadPrefix + UUID().uuidString
+                let path = folder + "/" + DraftStore.uploadPrefix + UUID().uuidString
                 // Each file is held to the size limit and to what the files before it left of the room.
-                sink = try UploadSink(path: path, limit: min(limit, room))
+                sink = try UploadSink(path: path, limit: min(limit, room), pool: pool)
                 partBytes = 0
                 sinkPath = path
                 temporaries.append(path)
             }
-            try buffer.withUnsafeReadableBytes { try sink!.write($0) }
+            try buffer.withUnsafeReadableBytes { try sink!.writeHere($0) }
             partBytes += Int64(buffer.readableBytes)
         } catch {
             fail(error)
@@ -151,7 +162,7 @@ final class MultipartFiles {
                 }
                 return
             }
-            try sink.finish()
+            try sink.finishHere()
             room -= partBytes
             files.append(Received(temp: sinkPath, name: try PanelController.safeFileName(given)))
         } catch {
@@ -179,10 +190,10 @@ final class MultipartFiles {
     }
 
     private func emptyFile() throws -> String {
-        let path = folder + "/" + PanelController.uploadPrefix + UUID().uuidString
-        let made = try UploadSink(path: path, limit: 0)
+        let path = folder + "/" + DraftStore.uploadPrefix + UUID().uuidString
+        let made = try UploadSink(path: path, limit: 0, pool: pool)
         temporaries.append(path)
-        try made.finish()
+        try made.finishHere()
         return path
     }
 
@@ -207,5 +218,33 @@ final class MultipartFiles {
             return value
         }
         return nil
+    }
+}
+
+/// multipart-kit's parser fed with `MultipartFiles` as its receiver, run on the receiver's pool: each
+/// batch of the body is parsed there, so the parts' writes and fsyncs never block a cooperative thread.
+final class MultipartParsing: @unchecked Sendable {
+    // @unchecked: the parser is used by one upload, one batch at a time, each awaited before the next.
+    private let parser: MultipartParser
+    private let receiver: MultipartFiles
+
+    init(receiver: MultipartFiles, boundary: String) {
+        self.receiver = receiver
+        parser = MultipartParser(boundary: boundary)
+        parser.onHeader = { receiver.header($0, $1) }
+        parser.onBody = { receiver.body(&$0) }
+        parser.onPartComplete = { receiver.partComplete() }
+    }
+
+    /// Parses `buffers` in order on the pool; throws the receiver's first failure.
+    func execute(_ buffers: [ByteBuffer]) async throws {
+        guard !buffers.isEmpty else { return }
+        try await receiver.pool.run { [self] in
+            for buffer in buffers {
+                try parser.execute(buffer)
+                receiver.fed(buffer.readableBytes)
+                if let failure = receiver.failure { throw failure }
+            }
+        }
     }
 }

@@ -350,7 +350,7 @@ struct EditorPage: PanelView {
     var followStops: Bool
     var proposedVersion: String
     var review: ReviewStateView?
-    var languageSection: PanelController.LanguageValues
+    var languageSection: DraftsController.LanguageValues
     var findingsSection: FindingsSection
     var frame: FrameView?
     /// Where the map opens when the tour has no frame: around the site's other tours, or its region map.

@@ -14,7 +14,7 @@ import TrailPackVerifier
 /// itself (never the draft: they approve bytes) with what changed since the last release, and
 /// approve (optionally signed) or deny with a reason; the publisher releases; an admin withdraws.
 /// Every decision goes through the catalog's one transition function, as the API's do.
-extension PanelController {
+extension ReviewController {
     func addReviewRoutes(panel: RouterGroup<AppRequestContext>, guarded: RouterGroup<AppRequestContext>) {
         panel.get("/reviews") { request, context in await signedIn(request, context) { try await reviewQueue($0) } }
         panel.get("/packages/:id") { request, context in
@@ -48,20 +48,6 @@ extension PanelController {
                     action: try context.parameters.require("action"), request: request)
             }
         }
-    }
-
-    /// The versions a visitor may see: reviewers and admins every one; a publisher those of their sites.
-    func mayView(_ visitor: Visitor, site: String) -> Bool {
-        visitor.user.role != .publisher || visitor.sites.contains { $0.id == site }
-    }
-
-    func record(_ visitor: Visitor, id: String, version: String) async throws -> Catalog.VersionRecord {
-        guard let record = try await catalog.record(package: id, version: version),
-            mayView(visitor, site: record.summary.site)
-        else {
-            throw PanelError(status: .notFound, message: "there is no version \(version) of '\(id)' you may see")
-        }
-        return record
     }
 
     // MARK: the queue
@@ -274,28 +260,6 @@ extension PanelController {
         return try page(body, title: "\(summary.name) \(summary.version)", visitor: visitor, map: true)
     }
 
-    static func versionPath(_ id: String, _ version: String) -> String {
-        "/packages/\(pathSegment(id))/versions/\(pathSegment(version))"
-    }
-
-    static func shortTime(_ iso: String) -> String {
-        // "2026-11-24T14:20:09Z" → "2026-11-24 14:20 UTC"
-        guard iso.count >= 16 else { return iso }
-        return iso.prefix(10) + " " + iso.dropFirst(11).prefix(5) + " UTC"
-    }
-
-    /// The malware scan's verdict in plain words (the scanner's own detail, when it says more).
-    static func scanWords(_ status: Catalog.ScanStatus, _ detail: String) -> String {
-        switch status {
-        case .clean: "No malware found" + (detail.isEmpty || detail == "clean" ? "" : " (\(detail))")
-        case .notScanned: "Not scanned: this server is set not to scan uploads for malware"
-        case .held:
-            "Held: the scan could not vouch for these files"
-                + (detail.isEmpty ? "" : " (\(detail))") + ". An administrator can scan it again"
-        case .infected: "Malware found" + (detail.isEmpty ? "" : ": \(detail)") + ". It can never be released"
-        }
-    }
-
     /// The version's languages and how complete each one is (the default language first).
     static func addLanguages(_ manifest: Manifest, to page: inout ReviewPage) {
         guard let base = manifest.defaultLanguage else { return }
@@ -345,7 +309,7 @@ extension PanelController {
                 lines.append("now stop \(to) (was \(from))")
             }
             for p in change.properties {
-                lines.append("detail '\(p.key)': \(p.old ?? "(none)") → \(p.new ?? "(none)")")
+                lines.append("detail '\(Self.detailName(p.key))': \(p.old ?? "(none)") → \(p.new ?? "(none)")")
             }
             lines += change.assets.map(assetLine)
             let title: String
@@ -423,7 +387,7 @@ extension PanelController {
         let boundary = Self.multipartBoundary(request.headers[.contentType]) ?? ""
         let temp = try dataFolder.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
-        let receiver = MultipartFiles(folder: temp, limit: 64 << 10)
+        let receiver = MultipartFiles(folder: temp, limit: 64 << 10, pool: pool)
         do { try await Self.receive(request, boundary: boundary, into: receiver) } catch let error as PanelError
             where error.code == .tooLarge
         {
@@ -693,7 +657,34 @@ extension PanelController {
                 case .start: "Review requested; the version is now \(Self.statusWords(to))."
                 case .withdraw: "Withdrawn: the phones' list no longer offers version \(version)."
                 }
+            if transition == .push { await settleKeptTexts(record) }
             return await redirect(visitor, to: page, saying: words)
+        }
+    }
+
+    /// A version released: the drafts of its tour let go of the kept texts of languages it does not
+    /// have (a language removed and released without is gone for good). A failure only leaves them kept.
+    func settleKeptTexts(_ record: Catalog.VersionRecord) async {
+        let site = record.summary.site, id = record.summary.id
+        guard
+            let stored = try? await catalog.version(package: id, version: record.summary.version, releasedOnly: true),
+            let manifest = ManifestReader.read(Array(stored.manifest.utf8)).manifest
+        else { return }
+        let drafts = drafts
+        let keys = (try? await blocking { drafts.list(sites: [site]).filter { $0.id == id }.map(\.key) }) ?? []
+        for key in keys {
+            do throws(PanelError) {
+                let gone = try await drafts.settleKeptTexts(key, released: manifest.languages)
+                if !gone.isEmpty {
+                    logger.info(
+                        "panel: kept texts let go after a release",
+                        metadata: ["draft": "\(key.path)", "languages": "\(gone.joined(separator: ","))"])
+                }
+            } catch {
+                logger.warning(
+                    "panel: kept texts not settled after a release",
+                    metadata: ["draft": "\(key.path)", "error": "\(error.message)"])
+            }
         }
     }
 
@@ -729,20 +720,7 @@ extension PanelController {
     }
 }
 
-extension PanelController {
-    /// Where a version is in the workflow, in the pages' words (the catalog's names stay in
-    /// `data-status` for scripts).
-    static func statusWords(_ status: Catalog.PublishStatus) -> String {
-        switch status {
-        case .draft: "built, not sent for review"
-        case .pending: "waiting for review"
-        case .ready: "approved, ready to release"
-        case .released: "released: visitors get it"
-        case .withdrawn: "withdrawn"
-        case .damaged: "out of service (its stored file was found damaged)"
-        }
-    }
-
+extension ReviewController {
     /// The newest version of `id` older than `version` that a reviewer sent back (and that was not
     /// sent for review again since), or nil.
     func deniedBefore(_ id: String, version: String) async throws -> String? {
@@ -809,5 +787,104 @@ final class PanelReports: Sendable {
             }
         }
         return made
+    }
+}
+
+extension PanelRoom {
+    /// Where a version is in the workflow, in the pages' words (the catalog's names stay in
+    /// `data-status` for scripts).
+    static func statusWords(_ status: Catalog.PublishStatus) -> String {
+        switch status {
+        case .draft: "built, not sent for review"
+        case .pending: "waiting for review"
+        case .ready: "approved, ready to release"
+        case .released: "released: visitors get it"
+        case .withdrawn: "withdrawn"
+        case .damaged: "out of service (its stored file was found damaged)"
+        }
+    }
+
+    static func shortTime(_ iso: String) -> String {
+        // "2026-11-24T14:20:09Z" → "2026-11-24 14:20 UTC"
+        guard iso.count >= 16 else { return iso }
+        return iso.prefix(10) + " " + iso.dropFirst(11).prefix(5) + " UTC"
+    }
+
+    /// The malware scan's verdict in plain words (the scanner's own detail, when it says more).
+    static func scanWords(_ status: Catalog.ScanStatus, _ detail: String) -> String {
+        switch status {
+        case .clean: "No malware found" + (detail.isEmpty || detail == "clean" ? "" : " (\(detail))")
+        case .notScanned: "Not scanned: this server is set not to scan uploads for malware"
+        case .held:
+            "Held: the scan could not vouch for these files"
+                + (detail.isEmpty ? "" : " (\(detail))") + ". An administrator can scan it again"
+        case .infected: "Malware found" + (detail.isEmpty ? "" : ": \(detail)") + ". It can never be released"
+        }
+    }
+}
+
+extension PanelRoom {
+    static func versionPath(_ id: String, _ version: String) -> String {
+        "/packages/\(pathSegment(id))/versions/\(pathSegment(version))"
+    }
+}
+
+extension PanelVersionRoom {
+    /// The versions a visitor may see: reviewers and admins every one; a publisher those of their sites.
+    func mayView(_ visitor: Visitor, site: String) -> Bool {
+        visitor.user.role != .publisher || visitor.sites.contains { $0.id == site }
+    }
+
+    func record(_ visitor: Visitor, id: String, version: String) async throws -> Catalog.VersionRecord {
+        guard let record = try await catalog.record(package: id, version: version),
+            mayView(visitor, site: record.summary.site)
+        else {
+            throw PanelError(status: .notFound, message: "there is no version \(version) of '\(id)' you may see")
+        }
+        return record
+    }
+}
+
+extension PanelRoom {
+    /// A stop detail's key as a ranger reads it, for pages that see only the package (which keeps the
+    /// key, not the label the ranger gave): "elevationMeters" → "Elevation (m)", "trail_surface" →
+    /// "Trail surface". A key that is no identifier is shown as it is.
+    static func detailName(_ key: String) -> String {
+        guard key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }),
+            key.contains(where: \.isLetter)
+        else { return key }
+        var words: [String] = []
+        var current = ""
+        for c in key {
+            if c == "_" || c == "-" {
+                if !current.isEmpty { words.append(current) }
+                current = ""
+            } else if c.isUppercase, let last = current.last, last.isLowercase || last.isNumber {
+                words.append(current)
+                current = String(c)
+            } else {
+                current.append(c)
+            }
+        }
+        if !current.isEmpty { words.append(current) }
+        let units = [
+            "meters": "(m)", "metres": "(m)", "feet": "(ft)", "miles": "(mi)", "km": "(km)", "kilometers": "(km)",
+            "kilometres": "(km)", "minutes": "(min)", "percent": "(%)",
+        ]
+        var out: [String] = []
+        for (n, word) in words.enumerated() {
+            let lower = word.lowercased()
+            if n > 0, n == words.count - 1, let unit = units[lower] {
+                out.append(unit)
+            } else if word.count > 1, word == word.uppercased(), word.contains(where: \.isLetter) {
+                out.append(word)  // an acronym: ADA, GPS
+            } else {
+                out.append(lower)
+            }
+        }
+        guard var first = out.first else { return key }
+        first = first.prefix(1).uppercased() + first.dropFirst()
+        out[0] = first
+        return out.joined(separator: " ")
     }
 }

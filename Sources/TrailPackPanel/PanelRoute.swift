@@ -17,7 +17,7 @@ import TrailPackServer
 /// drawn. The recording itself is not kept: it can be 64 MiB (a phone's whole day), holds the times
 /// the ranger walked, and would be read again at every save's check; the line is a few hundred KB, and
 /// what the page shows is exactly what the package will hold.
-extension PanelController {
+extension DraftsController {
     func addRouteRoutes(guarded: RouterGroup<AppRequestContext>) {
         // The upload form (multipart, its token in the action's query), with or without the page's script.
         guarded.post("/drafts/:site/:tour/route") { request, context in
@@ -63,7 +63,7 @@ extension PanelController {
         guard drafts.exists(key) else { throw PanelError.notFound }
         let temp = try dataFolder.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: temp) }  // ours: made just above
-        let receiver = MultipartFiles(folder: temp, limit: maxTrackBytes)
+        let receiver = MultipartFiles(folder: temp, limit: maxTrackBytes, pool: pool)
         do { try await Self.receive(request, boundary: boundary, into: receiver) } catch let error as PanelError
             where error.code == .tooLarge
         {
@@ -247,44 +247,17 @@ extension PanelController {
         }
     }
 
-    /// What a page shows of a route: its numbers in words, the profile, the stages, and the line for the map.
-    static func routeView(_ route: Route, importedFrom: String?, stopNames: [String: String]) -> RouteView {
-        let s = route.summary
-        let climb = s.ascentMetres.flatMap { up in s.descentMetres.map { climbWords(up: up, down: $0) } }
-        let stages = route.stages.map { stage in
-            RouteView.Stage(
-                name: stage.name, from: stopNames[stage.from] ?? stage.from, to: stopNames[stage.to] ?? stage.to,
-                length: lengthWords(stage.lengthMetres))
-        }
-        return RouteView(
-            length: lengthWords(s.lengthMetres), climb: climb, points: grouped(route.positionCount),
-            parts: route.lines.count, inParts: route.lines.count > 1, importedFrom: importedFrom,
-            profile: profile(route), stages: stages, hasStages: !stages.isEmpty, mapLines: mapLines(route))
-    }
+}
 
-    /// A stop's place on the route, for a list of stops: "km 14.0 along the route (mile 8.7)", and how
-    /// far from it a stop more than 200 m away is.
-    static func alongWords(_ stop: RouteStop?) -> String? {
-        guard let stop else { return nil }
-        var text =
-            "km \(String(format: "%.1f", stop.distanceMetres / 1000)) along the route (mile \(String(format: "%.1f", stop.distanceMetres / 1609.344)))"
-        if stop.offsetMetres > 200 { text += ", \(shortDistance(stop.offsetMetres)) from it" }
-        return text
-    }
-
-    /// "96.4 km (59.9 mi)".
-    static func lengthWords(_ metres: Double) -> String {
-        "\(String(format: "%.1f", metres / 1000)) km (\(String(format: "%.1f", metres / 1609.344)) mi)"
-    }
-
+extension PanelRoom {
     /// "1,571 m up and 843 m down (5,154 ft up, 2,766 ft down)".
     static func climbWords(up: Double, down: Double) -> String {
         "\(grouped(up)) m up and \(grouped(down)) m down (\(grouped(up / 0.3048)) ft up, \(grouped(down / 0.3048)) ft down)"
     }
 
-    /// "350 m" below a kilometre, "1.2 km" from there.
-    static func shortDistance(_ metres: Double) -> String {
-        metres < 999.5 ? "\(Int(metres.rounded())) m" : "\(String(format: "%.1f", metres / 1000)) km"
+    /// "96.4 km (59.9 mi)".
+    static func lengthWords(_ metres: Double) -> String {
+        "\(String(format: "%.1f", metres / 1000)) km (\(String(format: "%.1f", metres / 1609.344)) mi)"
     }
 
     /// A whole number with thousands separated by commas: "1,452".
@@ -374,6 +347,40 @@ extension PanelController {
             }.joined(separator: ",") + "]"
     }
 
+    /// "350 m" below a kilometre, "1.2 km" from there.
+    static func shortDistance(_ metres: Double) -> String {
+        metres < 999.5 ? "\(Int(metres.rounded())) m" : "\(String(format: "%.1f", metres / 1000)) km"
+    }
+}
+
+extension PanelRoom {
     /// The most positions a page's map is given for a route.
-    static let maxMapPositions = 5_000
+    static var maxMapPositions: Int { 5_000 }
+}
+
+extension PanelRoom {
+    /// What a page shows of a route: its numbers in words, the profile, the stages, and the line for the map.
+    static func routeView(_ route: Route, importedFrom: String?, stopNames: [String: String]) -> RouteView {
+        let s = route.summary
+        let climb = s.ascentMetres.flatMap { up in s.descentMetres.map { climbWords(up: up, down: $0) } }
+        let stages = route.stages.map { stage in
+            RouteView.Stage(
+                name: stage.name, from: stopNames[stage.from] ?? stage.from, to: stopNames[stage.to] ?? stage.to,
+                length: lengthWords(stage.lengthMetres))
+        }
+        return RouteView(
+            length: lengthWords(s.lengthMetres), climb: climb, points: grouped(route.positionCount),
+            parts: route.lines.count, inParts: route.lines.count > 1, importedFrom: importedFrom,
+            profile: profile(route), stages: stages, hasStages: !stages.isEmpty, mapLines: mapLines(route))
+    }
+
+    /// A stop's place on the route, for a list of stops: "km 14.0 along the route (mile 8.7)", and how
+    /// far from it a stop more than 200 m away is.
+    static func alongWords(_ stop: RouteStop?) -> String? {
+        guard let stop else { return nil }
+        var text =
+            "km \(String(format: "%.1f", stop.distanceMetres / 1000)) along the route (mile \(String(format: "%.1f", stop.distanceMetres / 1609.344)))"
+        if stop.offsetMetres > 200 { text += ", \(shortDistance(stop.offsetMetres)) from it" }
+        return text
+    }
 }

@@ -6,6 +6,7 @@ import NIOCore
 import Synchronization
 import SystemPackage
 import TrailPackArchiveWriter
+import TrailPackBlocking
 import TrailPackBuilder
 import TrailPackCore
 import TrailPackFileIO
@@ -13,7 +14,7 @@ import TrailPackServer
 
 /// One stop's page (name, position, text, details, files with their accessibility texts), its saves,
 /// moves and file uploads; and the draft as a folder zip.
-extension PanelController {
+extension DraftsController {
     func stopPage(_ visitor: Visitor, _ key: DraftStore.Key, index: Int, request: Request) async throws -> Response {
         let snapshot = try await drafts.load(key), draft = snapshot.draft, revision = snapshot.revision
         guard draft.stops.indices.contains(index) else {
@@ -107,20 +108,6 @@ extension PanelController {
             findingsSection: findings)
         body.stop.rangerNote = stop.rangerNote ?? ""
         return try page(body, title: "Stop \(index + 1): \(stop.name)", visitor: visitor)
-    }
-
-    /// A size for people, exact enough to tell two sizes apart: "1.2 MB", "512 KB", "2.0 GB".
-    static func size(_ bytes: Int64) -> String {
-        let units: [(Double, String)] = [(1_073_741_824, "GB"), (1_048_576, "MB"), (1024, "KB")]
-        for (unit, name) in units where Double(bytes) >= unit {
-            return String(format: "%.1f %@", Double(bytes) / unit, name)
-        }
-        return "\(bytes) bytes"
-    }
-
-    static func pathSegment(_ name: String) -> String {
-        name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
-            ?? name
     }
 
     /// A change to stop `index`: held to the stop's own revision when the page sent one (other
@@ -443,31 +430,6 @@ extension PanelController {
         do { return try folder.kind(name.value) } catch { throw PanelError(error) }
     }
 
-    /// A file name a ranger's computer gave, made safe for every phone and folder: its last path
-    /// component, letters, digits, '.', '-' and '_' (others become '-'), a known extension.
-    /// What is left must still be a ``StopFileName`` (`con.jpg` is not).
-    static func safeFileName(_ given: String) throws(PanelError) -> StopFileName {
-        let last = given.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        var out = ""
-        for ch in last.precomposedStringWithCanonicalMapping {
-            if ch.isLetter || ch.isNumber || ch == "." || ch == "_" || ch == "-" {
-                out.append(ch)
-            } else if !out.hasSuffix("-") {
-                out.append("-")
-            }
-        }
-        while out.hasPrefix(".") || out.hasPrefix("-") { out.removeFirst() }
-        let ext = PathText.fileExtension(out)
-        out = String(PathText.droppingExtension(out).prefix(80)) + (ext.isEmpty ? "" : "." + ext.lowercased())
-        guard !out.isEmpty, !ext.isEmpty, let name = StopFileName.checked(out) else {
-            throw PanelError(
-                message:
-                    "the file name '\(TerminalText.escaped(given))' has no usable name or extension; rename it (such as view.jpg) and upload it again"
-            )
-        }
-        return name
-    }
-
     /// One file, its bytes streamed to disk as they arrive (never held in memory), checked by its content,
     /// then put in the stop's folder and listed in its waypoint.json. The page's script sends each file
     /// this way (`PUT …/files?name=`), with a progress bar.
@@ -483,12 +445,12 @@ extension PanelController {
         // A file of the same name is not replaced unasked: said before a byte is sent.
         if !replace { try await refuseSameName(name, key, index: index) }
         let folder = try await stopFolder(key, index: index)
-        let temp = folder + "/" + Self.uploadPrefix + UUID().uuidString
+        let temp = folder + "/" + DraftStore.uploadPrefix + UUID().uuidString
         defer { unlink(temp) }  // gone already when it was kept
         do {
-            let sink = try UploadSink(path: temp, limit: limit)
-            for try await buffer in request.body { try buffer.withUnsafeReadableBytes { try sink.write($0) } }
-            try sink.finish()
+            let sink = try UploadSink(path: temp, limit: limit, pool: pool)
+            for try await buffer in request.body { try await sink.write(buffer) }
+            try await sink.finish()
         } catch let error as ServerError where error.status == .contentTooLarge {
             if limit == room { throw Self.overQuota("'\(name)'", unpacked: nil, room: room, site: key.site) }
             throw Self.tooLarge(name.value, size: nil, limit: limit)
@@ -518,7 +480,7 @@ extension PanelController {
         // Each file is held to the smaller of the size limit and the site's room left. Without
         // JavaScript the stop's form sends its texts with the files (nothing typed is lost): room for them.
         let receiver = MultipartFiles(
-            folder: folder, limit: configuration.maxMediaBytes, room: try await quotaRoom(site: key.site),
+            folder: folder, limit: configuration.maxMediaBytes, pool: pool, room: try await quotaRoom(site: key.site),
             maxParts: 1024, maxTextBytes: 256 << 10, maxTextTotal: PanelCSRFMiddleware<AppRequestContext>.maxFormBytes)
         defer { receiver.removeLeftovers() }  // ours: the temporary files of parts not kept
         try await Self.receive(request, boundary: boundary, into: receiver)
@@ -551,62 +513,6 @@ extension PanelController {
         return await redirect(visitor, to: "\(key.path)/stops/\(index + 1)", saying: said.joined(separator: " "))
     }
 
-    /// Feeds the request body to multipart-kit's parser, each part's bytes to `receiver` as they arrive.
-    static func receive(_ request: Request, boundary: String, into receiver: MultipartFiles) async throws {
-        let parser = MultipartParser(boundary: boundary)
-        parser.onHeader = { receiver.header($0, $1) }
-        parser.onBody = { receiver.body(&$0) }
-        parser.onPartComplete = { receiver.partComplete() }
-        do {
-            for try await buffer in request.body {
-                try parser.execute(buffer)
-                receiver.fed(buffer.readableBytes)
-                if let failure = receiver.failure { throw failure }
-            }
-        } catch let error as PanelError {
-            throw error
-        } catch let error as ServerError where error.status == .contentTooLarge {
-            throw tooLarge(receiver.currentName ?? "the file", size: nil, limit: receiver.limit)
-        } catch {
-            throw PanelError(
-                status: .badRequest,
-                message: "the upload was cut off or garbled (\(error)); choose the files again and send them again")
-        }
-        guard receiver.ended else {
-            throw PanelError(
-                status: .badRequest,
-                message:
-                    "the upload ended before its last file was complete; choose the files again and send them again")
-        }
-    }
-
-    /// The boundary of a `multipart/form-data` content type (1 to 70 characters, as RFC 2046 allows), or nil.
-    static func multipartBoundary(_ contentType: String?) -> String? {
-        guard let contentType, contentType.lowercased().hasPrefix("multipart/form-data") else { return nil }
-        for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
-            var value = pair[1]
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
-                value = String(value.dropFirst().dropLast())
-            }
-            guard (1...70).contains(value.utf8.count), value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
-                return nil
-            }
-            return value
-        }
-        return nil
-    }
-
-    static func tooLarge(_ name: String, size: Int64?, limit: Int64) -> PanelError {
-        let what = size.map { "is \(Self.size($0))" } ?? "is larger than \(Self.size(limit))"
-        return PanelError(
-            status: .contentTooLarge,
-            message:
-                "'\(name)' \(what); a file may be at most \(Self.size(limit)): make it smaller (a shorter or lower-resolution video, a photo exported for the web) and upload it again"
-        )
-    }
-
     /// The folder of stop `index` (404 if the draft has no such stop).
     func stopFolder(_ key: DraftStore.Key, index: Int) async throws -> String {
         let draft = try await drafts.load(key).draft
@@ -618,7 +524,7 @@ extension PanelController {
 
     /// Checks a received file by its content and, if it may stay, moves it into the stop's folder
     /// (a file of the same name is set aside) and lists it; returns the advice to show, if any.
-    /// `temp` is one of the upload's own files (``uploadPrefix``) in the stop's folder.
+    /// `temp` is one of the upload's own files (``DraftStore/uploadPrefix``) in the stop's folder.
     ///
     /// `language` is the form's "Language of this file": a declared language, or empty (or nil) for a
     /// file every language shares; a file replaced keeps its language unless one is chosen.
@@ -684,10 +590,6 @@ extension PanelController {
         )
     }
 
-    /// The prefix of an upload's temporary file in a stop's folder (a name no ``StopFileName`` can
-    /// have); start-up removes any left by a stopped server.
-    static let uploadPrefix = ".upload-"
-
     /// A stop's file, for the page's preview, opened through the stop folder's descriptor (a link is
     /// refused). Its type is read from its bytes, as for a package's assets: images, audio, video,
     /// WebVTT and plain text inline; anything else (HTML, SVG, unknown) as an attachment; every
@@ -701,24 +603,30 @@ extension PanelController {
         else {
             throw PanelError(status: .notFound, message: "stop \(index + 1) has no file '\(TerminalText.escaped(raw))'")
         }
-        let folder = try drafts.openStopFolder(key, draft: draft, index: index)
-        let file: RegularFile
-        do { file = try folder.openFile(name.value) } catch {
-            if error.code == .notFound {
-                throw PanelError(
-                    status: .notFound,
-                    message: "stop \(index + 1) lists '\(name)' but the file is missing; upload it again")
+        let drafts = drafts
+        // Opened, and its first bytes read to tell its type, on the pool (a slow disk waits there).
+        let (handle, size, path, head) = try await blocking {
+            () throws -> (FileDescriptorBox, Int64, String, [UInt8]) in
+            let folder = try drafts.openStopFolder(key, draft: draft, index: index)
+            let file: RegularFile
+            do throws(FileIOError) { file = try folder.openFile(name.value) } catch {
+                if error.code == .notFound {
+                    throw PanelError(
+                        status: .notFound,
+                        message: "stop \(index + 1) lists '\(name)' but the file is missing; upload it again")
+                }
+                throw PanelError(error, "cannot open '\(name)' of stop \(index + 1): \(error.message)")
             }
-            throw PanelError(error, "cannot open '\(name)' of stop \(index + 1): \(error.message)")
-        }
-        let handle = FileDescriptorBox(file.descriptor.rawValue)
-        var head = [UInt8](repeating: 0, count: 4096)
-        let got = try FileOperations.typed {
-            try head.withUnsafeMutableBytes {
-                try file.descriptor.readFully(fromAbsoluteOffset: 0, into: $0, path: folder.path + "/" + name.value)
+            let handle = FileDescriptorBox(file.descriptor.rawValue)
+            let path = folder.path + "/" + name.value
+            var head = [UInt8](repeating: 0, count: 4096)
+            let got = try FileOperations.typed {
+                try head.withUnsafeMutableBytes {
+                    try file.descriptor.readFully(fromAbsoluteOffset: 0, into: $0, path: path)
+                }
             }
+            return (handle, file.status.size, path, Array(head.prefix(got)))
         }
-        head = Array(head.prefix(got))
         let served = ContentSniff.served(head)
         var headers: HTTPFields = [
             .contentType: served.contentType,
@@ -729,30 +637,35 @@ extension PanelController {
             headers[.contentDisposition] =
                 "\(ContentSniff.Served.attachment); filename=\"\(name.value.filter(\.isASCII))\""
         }
-        let body = Self.streamed(handle, size: file.status.size, path: folder.path + "/" + name.value)
+        let body = Self.streamed(handle, size: size, path: path, pool: pool)
         return Response(status: .ok, headers: headers, body: body)
     }
 
-    /// The bytes of the open file `handle` (from its start), in 64 KiB pieces; closes it when done.
-    static func streamed(_ handle: FileDescriptorBox, size: Int64, path: String) -> ResponseBody {
+    /// The bytes of the open file `handle` (from its start), in 256 KiB pieces each read on `pool`;
+    /// closes it when done.
+    static func streamed(_ handle: FileDescriptorBox, size: Int64, path: String, pool: BlockingPool) -> ResponseBody {
         ResponseBody(contentLength: Int(size)) { writer in
             defer { handle.close() }
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
             var offset: Int64 = 0
             while offset < size {
-                let want = Int(min(Int64(buffer.count), size - offset))
-                let n = try FileOperations.typed {
-                    try buffer.withUnsafeMutableBytes {
-                        try FileDescriptor(rawValue: handle.fd).readFully(
-                            fromAbsoluteOffset: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]),
-                            path: path)
+                let want = Int(min(Int64(256 << 10), size - offset))
+                let at = offset
+                let piece = try await pool.run { () throws -> ByteBuffer in
+                    var buffer = ByteBufferAllocator().buffer(capacity: want)
+                    let n = try FileOperations.typed {
+                        try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) {
+                            try FileDescriptor(rawValue: handle.fd).readFully(
+                                fromAbsoluteOffset: at, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]),
+                                path: path)
+                        }
                     }
+                    guard n > 0 else {
+                        throw PanelError(code: .internal, message: "'\(path)' became shorter while it was sent")
+                    }
+                    return buffer
                 }
-                guard n > 0 else {
-                    throw PanelError(code: .internal, message: "'\(path)' became shorter while it was sent")
-                }
-                try await writer.write(ByteBuffer(bytes: buffer[0..<n]))
-                offset += Int64(n)
+                offset += Int64(piece.readableBytes)
+                try await writer.write(piece)
             }
             try await writer.finish(nil)
         }
@@ -808,7 +721,7 @@ extension PanelController {
             return out
         }
         let size = lseek(fd, 0, SEEK_END)
-        let body = Self.streamed(FileDescriptorBox(fd), size: Int64(size), path: path)
+        let body = Self.streamed(FileDescriptorBox(fd), size: Int64(size), path: path, pool: pool)
         return Response(
             status: .ok,
             headers: [
@@ -831,4 +744,107 @@ final class FileDescriptorBox: Sendable {
         _ = Foundation.close(fd)
     }
     deinit { close() }
+}
+
+extension PanelRoom {
+    /// A size for people, exact enough to tell two sizes apart: "1.2 MB", "512 KB", "2.0 GB".
+    static func size(_ bytes: Int64) -> String {
+        let units: [(Double, String)] = [(1_073_741_824, "GB"), (1_048_576, "MB"), (1024, "KB")]
+        for (unit, name) in units where Double(bytes) >= unit {
+            return String(format: "%.1f %@", Double(bytes) / unit, name)
+        }
+        return "\(bytes) bytes"
+    }
+
+    static func pathSegment(_ name: String) -> String {
+        name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+            ?? name
+    }
+
+    /// The boundary of a `multipart/form-data` content type (1 to 70 characters, as RFC 2046 allows), or nil.
+    static func multipartBoundary(_ contentType: String?) -> String? {
+        guard let contentType, contentType.lowercased().hasPrefix("multipart/form-data") else { return nil }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
+            var value = pair[1]
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
+            guard (1...70).contains(value.utf8.count), value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+                return nil
+            }
+            return value
+        }
+        return nil
+    }
+
+    /// Feeds the request body to multipart-kit's parser, each part's bytes to `receiver` as they arrive.
+    static func receive(_ request: Request, boundary: String, into receiver: MultipartFiles) async throws {
+        let parser = MultipartParsing(receiver: receiver, boundary: boundary)
+        do {
+            // The body is parsed (and its files written) on the pool, in batches of up to 1 MiB.
+            var batch: [ByteBuffer] = []
+            var batchBytes = 0
+            for try await buffer in request.body {
+                batch.append(buffer)
+                batchBytes += buffer.readableBytes
+                if batchBytes >= UploadSink.batchBytes {
+                    try await parser.execute(batch)
+                    (batch, batchBytes) = ([], 0)
+                }
+            }
+            try await parser.execute(batch)
+        } catch let error as PanelError {
+            throw error
+        } catch let error as ServerError where error.status == .contentTooLarge {
+            throw tooLarge(receiver.currentName ?? "the file", size: nil, limit: receiver.limit)
+        } catch {
+            throw PanelError(
+                status: .badRequest,
+                message: "the upload was cut off or garbled (\(error)); choose the files again and send them again")
+        }
+        guard receiver.ended else {
+            throw PanelError(
+                status: .badRequest,
+                message:
+                    "the upload ended before its last file was complete; choose the files again and send them again")
+        }
+    }
+
+    /// A file name a ranger's computer gave, made safe for every phone and folder: its last path
+    /// component, letters, digits, '.', '-' and '_' (others become '-'), a known extension.
+    /// What is left must still be a ``StopFileName`` (`con.jpg` is not).
+    static func safeFileName(_ given: String) throws(PanelError) -> StopFileName {
+        let last = given.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        var out = ""
+        for ch in last.precomposedStringWithCanonicalMapping {
+            if ch.isLetter || ch.isNumber || ch == "." || ch == "_" || ch == "-" {
+                out.append(ch)
+            } else if !out.hasSuffix("-") {
+                out.append("-")
+            }
+        }
+        while out.hasPrefix(".") || out.hasPrefix("-") { out.removeFirst() }
+        let ext = PathText.fileExtension(out)
+        out = String(PathText.droppingExtension(out).prefix(80)) + (ext.isEmpty ? "" : "." + ext.lowercased())
+        guard !out.isEmpty, !ext.isEmpty, let name = StopFileName.checked(out) else {
+            throw PanelError(
+                message:
+                    "the file name '\(TerminalText.escaped(given))' has no usable name or extension; rename it (such as view.jpg) and upload it again"
+            )
+        }
+        return name
+    }
+}
+
+extension PanelRoom {
+    static func tooLarge(_ name: String, size: Int64?, limit: Int64) -> PanelError {
+        let what = size.map { "is \(Self.size($0))" } ?? "is larger than \(Self.size(limit))"
+        return PanelError(
+            status: .contentTooLarge,
+            message:
+                "'\(name)' \(what); a file may be at most \(Self.size(limit)): make it smaller (a shorter or lower-resolution video, a photo exported for the web) and upload it again"
+        )
+    }
 }

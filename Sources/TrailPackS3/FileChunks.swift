@@ -2,6 +2,7 @@ import Crypto
 import NIOCore
 import NIOPosix
 import SystemPackage
+import TrailPackBlocking
 import TrailPackFileIO
 
 /// A file open for reading, shared by the request that sends it and the caller that opened it:
@@ -12,9 +13,12 @@ final class OpenFile: Sendable {
     let path: String
     /// The size `fstat` saw when the file was opened.
     let size: Int64
+    /// Where its reads run.
+    let pool: BlockingPool
 
-    /// Opens the regular file at `path` (a folder, a pipe, a device are refused).
-    init(path: String) throws(S3Error) {
+    /// Opens the regular file at `path` (a folder, a pipe, a device are refused); its reads run on `pool`.
+    init(path: String, pool: BlockingPool) throws(S3Error) {
+        self.pool = pool
         do {
             let file = try FileOperations.openRegularFile(path)
             self.descriptor = file.descriptor
@@ -27,10 +31,10 @@ final class OpenFile: Sendable {
 
     deinit { try? descriptor.close() }
 
-    /// Reads up to `count` bytes at `offset` on NIO's thread pool (never on the cooperative pool).
+    /// Reads up to `count` bytes at `offset` on the blocking pool (never on the cooperative pool).
     /// The corresponding C function is `pread`.
     func read(at offset: Int64, count: Int) async throws -> ByteBuffer {
-        try await NIOThreadPool.singleton.runIfActive { [self] in
+        try await pool.run { [self] in
             var buffer = ByteBufferAllocator().buffer(capacity: count)
             do {
                 try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
@@ -46,7 +50,7 @@ final class OpenFile: Sendable {
     }
 }
 
-/// A range of a file as a sequence of `ByteBuffer`s, read on NIO's thread pool, hashed as it goes:
+/// A range of a file as a sequence of `ByteBuffer`s, read on the blocking pool, hashed as it goes:
 /// the body of a `PUT` or of an `UploadPart`.
 ///
 /// With an `expectedSHA256`, the last chunk is held back until the hash of the whole range is

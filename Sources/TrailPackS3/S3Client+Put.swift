@@ -99,7 +99,7 @@ extension S3Client {
                 "\(context(operation)): the SHA-256 is 64 hexadecimal digits, not '\(printable(hex))'",
                 operation: operation.name, key: key)
         }
-        let file = try await Self.open(path, operation: operation, context: context(operation))
+        let file = try await open(path, operation: operation, context: context(operation))
         guard file.size == size else {
             throw S3Error.invalidArgument(
                 "\(context(operation)): '\(path)' has \(file.size) bytes, not the \(size) declared",
@@ -137,9 +137,9 @@ extension S3Client {
     }
 
     /// Opens `path` for reading (on NIO's thread pool).
-    static func open(_ path: String, operation: Operation, context: String) async throws(S3Error) -> OpenFile {
+    func open(_ path: String, operation: Operation, context: String) async throws(S3Error) -> OpenFile {
         do {
-            return try await NIOThreadPool.singleton.runIfActive { try OpenFile(path: path) }
+            return try await pool.run { [pool] in try OpenFile(path: path, pool: pool) }
         } catch let error as S3Error {
             throw S3Error(
                 code: error.code, message: "\(context): \(error.message)", operation: operation.name,

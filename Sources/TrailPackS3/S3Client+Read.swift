@@ -134,7 +134,7 @@ extension S3Client {
         let operation = Operation(name: "download", key: key)
         let file: AtomicFileHandle
         do {
-            file = try await NIOThreadPool.singleton.runIfActive { try AtomicFileHandle(destination: path) }
+            file = try await pool.run { try AtomicFileHandle(destination: path) }
         } catch {
             throw S3Error(
                 code: .io, message: "\(context(operation)): \(error)", operation: operation.name, key: key,
@@ -144,7 +144,7 @@ extension S3Client {
         do {
             for try await buffer in response.body {
                 let offset = written
-                try await NIOThreadPool.singleton.runIfActive { try file.write(buffer, at: offset) }
+                try await pool.run { try file.write(buffer, at: offset) }
                 written += Int64(buffer.readableBytes)
             }
             if let expected = response.contentLength, expected != written {
@@ -152,9 +152,9 @@ extension S3Client {
                     "\(context(operation)): \(written) bytes arrived of the \(expected) announced",
                     operation: operation.name, key: key, status: response.status)
             }
-            try await NIOThreadPool.singleton.runIfActive { try file.commit() }
+            try await pool.run { try file.commit() }
         } catch {
-            await (try? NIOThreadPool.singleton.runIfActive { file.discard() })
+            await (try? pool.run { file.discard() })
             if let error = error as? S3Error { throw error }
             throw S3Error(
                 code: .io, message: "\(context(operation)): \(error)", operation: operation.name, key: key,
@@ -197,7 +197,7 @@ extension S3Client {
     }
 }
 
-/// An ``AtomicFile`` that the download hands to NIO's thread pool, one job at a time.
+/// An ``AtomicFile`` that the download hands to the blocking pool, one job at a time.
 ///
 /// `@unchecked Sendable` because `AtomicFile` is a class without locks: sound here because
 /// ``S3Client/download(key:to:)`` awaits each job before it starts the next, so no two threads

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import TrailPackBlocking
 
 #if canImport(Glibc)
 import Glibc
@@ -115,15 +116,21 @@ public final class S3Client: Sendable {
 
     let signer: SignatureV4
     let http: HTTPClient
+    /// Where opening, reading, writing and fsyncing files runs, never on the cooperative pool.
+    let pool: BlockingPool
 
     /// A client for `location`, signing with `credentials`. It owns an `HTTPClient` on the shared
-    /// event loop group: call ``shutdown()`` when done.
+    /// event loop group: call ``shutdown()`` when done. Its file work (opening, reading, writing,
+    /// fsync) runs on `pool`: the server hands it its own, so that one pool bounds all blocking work;
+    /// without one the client makes its own.
     public init(
-        location: S3Location, credentials: S3Credentials, configuration: Configuration = Configuration()
+        location: S3Location, credentials: S3Credentials, configuration: Configuration = Configuration(),
+        pool: BlockingPool? = nil
     )
         throws(S3Error)
     {
         try configuration.check()
+        self.pool = pool ?? BlockingPool(name: "s3-files")
         self.location = location
         self.configuration = configuration
         self.signer = SignatureV4(credentials: credentials, region: location.region)

@@ -1,4 +1,5 @@
 import Foundation
+import TrailPackBlocking
 import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto

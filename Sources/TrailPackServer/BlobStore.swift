@@ -6,6 +6,7 @@ import TrailPackFileIO
 
 #if canImport(Glibc)
 import Glibc
+import TrailPackBlocking
 #endif
 
 /// Where the packages' bytes are kept: content-addressed by SHA-256 and immutable. A data folder

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import TrailPackBlocking
 import TrailPackCatalogModel
 import TrailPackCore
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import TrailPackBlocking
 import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
@@ -41,20 +42,53 @@ public struct PackageIntake: Sendable {
     /// `rebuilding` (the panel's "Build package"): a version of the same number that is a draft —
     /// built and never sent for review, or sent back — is replaced by these bytes, its old manifest
     /// kept for the reviewer. Without it (the API), any other bytes under a stored number are refused.
+    ///
+    /// The steps, each below by its name: ``verified(folder:audit:)`` (the contained verifier, then
+    /// the template's text), ``checkRights(_:manifest:sha:audit:)``, ``claimHere(_:sha:audit:)`` (one
+    /// upload of a version at a time on this server), ``claimShared(_:version:sha:audit:)`` (and
+    /// across the servers sharing the catalog), then ``store(manifest:findings:digest:temp:actor:rebuilding:audit:)``.
     public func ingest(
         folder: String, by uploader: Catalog.User, rebuilding: Bool = false
     ) async throws
         -> AcceptedPackage
     {
-        let actor = uploader.name
-        let temp = folder + "/" + BlobNames.uploadFileName
-        let catalog = self.catalog
-        func audit(
+        let audit = Audit(catalog: catalog, actor: uploader.name)
+        let (manifest, digest, findings) = try await verified(folder: folder, audit: audit)
+        let sha = digest.hex
+        try await checkRights(uploader, manifest: manifest, sha: sha, audit: audit)
+        let claim = try await claimHere(manifest, sha: sha, audit: audit)
+        defer { versionClaims.release(claim) }
+        try await claimShared(manifest, version: claim.version, sha: sha, audit: audit)
+        do {
+            let accepted = try await store(
+                manifest: manifest, findings: findings, digest: digest,
+                temp: folder + "/" + BlobNames.uploadFileName, actor: uploader.name, rebuilding: rebuilding,
+                audit: audit.callAsFunction)
+            try? await catalog.releaseVersionClaim(package: manifest.id, version: claim.version, sha256: sha)
+            return accepted
+        } catch {
+            try? await catalog.releaseVersionClaim(package: manifest.id, version: claim.version, sha256: sha)
+            throw error
+        }
+    }
+
+    /// Records what happened to an upload in the audit log, as `actor` (a failure to record is not
+    /// the upload's: it is dropped).
+    struct Audit: Sendable {
+        let catalog: any CatalogStore
+        let actor: String
+
+        func callAsFunction(
             _ id: String?, _ version: String?, _ sha: String?, _ action: Catalog.AuditAction, _ detail: String
         ) async {
             _ = try? await catalog.audit(
                 actor: actor, action: action, id: id, version: version, sha256: sha, detail: detail)
         }
+    }
+
+    /// Step 1: the package verified in the contained child process, valid, and free of the
+    /// template's text. Throws (audited) what refuses it.
+    func verified(folder: String, audit: Audit) async throws -> (Manifest, SHA256Digest, [Finding]) {
         let valid: Bool, digest: SHA256Digest, reportManifest: Manifest?, findings: [Finding]
         switch try await verify(folder: folder) {
         case .report(let v, let d, let m, let f): (valid, digest, reportManifest, findings) = (v, d, m, f)
@@ -65,7 +99,7 @@ public struct PackageIntake: Sendable {
             )
             logger.error(
                 "the contained verifier failed on an upload",
-                metadata: ["reason": "\(TerminalText.escaped(reason))", "by": "\(TerminalText.escaped(actor))"])
+                metadata: ["reason": "\(TerminalText.escaped(reason))", "by": "\(TerminalText.escaped(audit.actor))"])
             await audit(nil, nil, nil, .uploadRefused, "verifier failed: \(reason)")
             throw ServerError(
                 .unprocessableContent, .invalidPackage, "the package could not be verified; nothing was stored",
@@ -79,95 +113,73 @@ public struct PackageIntake: Sendable {
                 .unprocessableContent, .invalidPackage, "the package is not valid; nothing was stored",
                 findings: findings)
         }
-        let (id, version, sha) = (manifest.id, manifest.version, digest.hex)
         // Text left from `trailpack init`'s template must not reach visitors.
         let template = TemplateText.fields(in: manifest)
         if !template.isEmpty {
-            await audit(id, version, sha, .uploadRefused, "template text")
+            await audit(manifest.id, manifest.version, digest.hex, .uploadRefused, "template text")
             throw ServerError(
                 .unprocessableContent, .templateText,
                 "the package still holds the template's text in: \(template.joined(separator: ", ")); write the real text in the tour folder, build again and upload that"
             )
         }
-        // Rights, and what the catalog already holds, before anything is stored or scanned.
-        if let why = try await catalog.uploadRefusal(user: uploader, package: id, site: manifest.site.id) {
-            await audit(id, version, sha, .uploadRefused, why)
+        return (manifest, digest, findings)
+    }
+
+    /// Step 2: the uploader's rights, before anything is stored or scanned.
+    func checkRights(_ uploader: Catalog.User, manifest: Manifest, sha: String, audit: Audit) async throws {
+        if let why = try await catalog.uploadRefusal(user: uploader, package: manifest.id, site: manifest.site.id) {
+            await audit(manifest.id, manifest.version, sha, .uploadRefused, why)
             throw ServerError(.forbidden, .forbidden, why)
         }
-        // One upload of a version at a time: a second one racing it is refused here, before its
-        // bytes are scanned or stored (the catalog's own check stays the last word).
-        func refused(_ detail: String, _ place: String) async -> ServerError {
-            await audit(id, version, sha, .uploadRefused, detail)
-            return ServerError(
-                .conflict, .versionExists,
-                "another upload of version \(version) of '\(ServerError.short(id))' is being stored right now\(place); wait for it to finish and look at the version's state"
-            )
+    }
+
+    /// Step 3: one upload of a version at a time on this server. A second upload of other bytes is
+    /// refused here, before its bytes are scanned or stored; one of the same bytes waits (woken when
+    /// the first lets go, no polling) and then finds them stored.
+    func claimHere(_ manifest: Manifest, sha: String, audit: Audit) async throws -> VersionClaims.Claim {
+        switch await versionClaims.claim(package: manifest.id, version: manifest.version, sha256: sha) {
+        case .claimed(let claim): return claim
+        case .otherBytesInProgress:
+            throw await refused(manifest, sha: sha, "another upload of this version is in progress", "", audit)
         }
-        let local = try await Self.untilClaimed { () -> ClaimAttempt<VersionClaims.Claim> in
-            switch versionClaims.claim(package: id, version: version, sha256: sha) {
-            case .claimed(let mine): .taken(mine)
-            case .sameBytesInProgress: .wait
-            case .otherBytesInProgress: .refused
-            }
-        }
-        guard let claim = local else {
-            throw await refused("another upload of this version is in progress", "")
-        }
-        defer { versionClaims.release(claim) }
-        // The same across servers sharing the catalog: the claim is the catalog's, made before
-        // anything is scanned or stored, so the loser of a race between two servers (2.0 on one,
-        // 2.0.0 on the other) leaves no blob behind.
-        let catalogKey = claim.version
-        let shared = try await Self.untilClaimed { () -> ClaimAttempt<Void> in
+    }
+
+    /// Step 4: the same across servers sharing the catalog: the claim is the catalog's, made before
+    /// anything is scanned or stored, so the loser of a race between two servers (2.0 on one, 2.0.0
+    /// on the other) leaves no blob behind. Another server's upload of the same bytes gives no
+    /// signal here when it ends, so this one asks the catalog again, at growing intervals (50 ms
+    /// doubling to 2 s), for at most ``claimLifetime``.
+    func claimShared(_ manifest: Manifest, version: String, sha: String, audit: Audit) async throws {
+        let catalog = self.catalog
+        var interval = Duration.milliseconds(50)
+        let deadline = ContinuousClock.now + .seconds(Int64(Self.claimLifetime))
+        while true {
             let now = Date().timeIntervalSince1970
             switch try await catalog.claimVersion(
-                package: id, version: catalogKey, sha256: sha, now: now, staleAfter: Self.claimLifetime)
+                package: manifest.id, version: version, sha256: sha, now: now, staleAfter: Self.claimLifetime)
             {
-            case .claimed: return .taken(())
-            case .sameBytes: return .wait
-            case .otherBytes: return .refused
+            case .claimed: return
+            case .otherBytes: break
+            case .sameBytes:
+                guard ContinuousClock.now < deadline else { break }
+                try await Task.sleep(for: interval)
+                interval = min(interval * 2, .seconds(2))
+                continue
             }
-        }
-        guard shared != nil else {
-            throw await refused("another server is storing an upload of this version", " (on another server)")
-        }
-        do {
-            let accepted = try await store(
-                manifest: manifest, findings: findings, digest: digest, temp: temp, actor: actor,
-                rebuilding: rebuilding,
-                audit: audit)
-            try? await catalog.releaseVersionClaim(package: id, version: catalogKey, sha256: sha)
-            return accepted
-        } catch {
-            try? await catalog.releaseVersionClaim(package: id, version: catalogKey, sha256: sha)
-            throw error
+            throw await refused(
+                manifest, sha: sha, "another server is storing an upload of this version", " (on another server)",
+                audit)
         }
     }
 
-    /// What one try at a claim found.
-    enum ClaimAttempt<Claim> {
-        /// Taken: the upload goes on.
-        case taken(Claim)
-        /// The same bytes are being stored by another upload: its outcome answers this one too.
-        case wait
-        /// Other bytes are being stored.
-        case refused
-    }
-
-    /// Tries `attempt` until it takes the claim (nil: refused, or the same bytes still in progress
-    /// after ``claimLifetime``). Waits 50 ms between tries.
-    static func untilClaimed<Claim>(_ attempt: () async throws -> ClaimAttempt<Claim>) async throws -> Claim? {
-        var waited = Duration.zero
-        while true {
-            switch try await attempt() {
-            case .taken(let claim): return claim
-            case .refused: return nil
-            case .wait:
-                guard waited < .seconds(Int64(claimLifetime)) else { return nil }
-                try await Task.sleep(for: .milliseconds(50))
-                waited += .milliseconds(50)
-            }
-        }
+    private func refused(
+        _ manifest: Manifest, sha: String, _ detail: String, _ place: String, _ audit: Audit
+    ) async -> ServerError {
+        await audit(manifest.id, manifest.version, sha, .uploadRefused, detail)
+        return ServerError(
+            .conflict, .versionExists,
+            "another upload of version \(manifest.version) of '\(ServerError.short(manifest.id))' is being stored right now\(place); wait for it to finish and look at the version's state"
+        )
     }
 
     /// How long a claim on a version lasts at most (a server that died holding one loses it then):
@@ -380,8 +392,8 @@ extension TrailPackServer {
 
 /// The versions being uploaded right now on this server, by package id and normalised version
 /// (`1.0` and `1.0.0` are one claim), with the bytes each upload holds: the loser of a race with
-/// other bytes is refused before anything is stored; one with the same bytes waits for the first
-/// and is then told they are stored.
+/// other bytes is refused before anything is stored; one with the same bytes waits, suspended until
+/// the first lets go, and then claims it in turn (and finds the bytes stored).
 public final class VersionClaims: Sendable {
     public struct Claim: Sendable, Hashable {
         let key: String
@@ -391,17 +403,21 @@ public final class VersionClaims: Sendable {
     /// What `claim` found.
     public enum Outcome: Sendable {
         case claimed(Claim)
-        /// Another upload of the same bytes holds it: wait and claim again.
-        case sameBytesInProgress
         /// Another upload of other bytes holds it.
         case otherBytesInProgress
     }
-    private let held = Mutex<[String: String]>([:])
+    private struct Held {
+        var sha256: String
+        /// Uploads of the same bytes waiting for this one to let go.
+        var waiters: [CheckedContinuation<Outcome?, Never>] = []
+    }
+    private let held = Mutex<[String: Held]>([:])
 
     public init() {}
 
-    /// The claim on `package`'s `version` for the bytes `sha256`.
-    public func claim(package id: String, version: String, sha256: String) -> Outcome {
+    /// The claim on `package`'s `version` for the bytes `sha256`: taken at once, refused when other
+    /// bytes hold it, or, when the same bytes do, taken once they let go.
+    public func claim(package id: String, version: String, sha256: String) async -> Outcome {
         var normalised = version
         if let parts = PackageVersion(version)?.components {
             // Trailing zeros do not make another version: 1.0 = 1.0.0.
@@ -410,16 +426,29 @@ public final class VersionClaims: Sendable {
             normalised = trimmed.map(String.init).joined(separator: ".")
         }
         let key = id + "\u{0}" + normalised
-        return held.withLock { held in
-            switch held[key] {
-            case nil:
-                held[key] = sha256
-                return .claimed(Claim(key: key, version: normalised))
-            case sha256?: return .sameBytesInProgress
-            default: return .otherBytesInProgress
+        while true {
+            // nil: the same bytes held it, and have let go since: try again.
+            let outcome: Outcome? = await withCheckedContinuation { waiter in
+                let now: Outcome?? = held.withLock { held in
+                    switch held[key]?.sha256 {
+                    case nil:
+                        held[key] = Held(sha256: sha256)
+                        return .some(.claimed(Claim(key: key, version: normalised)))
+                    case sha256?:
+                        held[key]?.waiters.append(waiter)
+                        return .none
+                    default: return .some(.otherBytesInProgress)
+                    }
+                }
+                if let now { waiter.resume(returning: now) }
             }
+            if let outcome { return outcome }
         }
     }
 
-    public func release(_ claim: Claim) { _ = held.withLock { $0.removeValue(forKey: claim.key) } }
+    /// Lets go of `claim`, waking the uploads of the same bytes that wait for it.
+    public func release(_ claim: Claim) {
+        let waiters = held.withLock { $0.removeValue(forKey: claim.key)?.waiters ?? [] }
+        for waiter in waiters { waiter.resume(returning: nil) }
+    }
 }

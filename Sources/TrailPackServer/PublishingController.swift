@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import TrailPackBlocking
 import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackCrypto
@@ -67,11 +68,9 @@ public struct PublishingController: Sendable {
             unlink(temp)  // gone already when the intake stored it
             rmdir(folder)
         }
-        let sink = try UploadSink(path: temp, limit: limit)
+        let sink = try UploadSink(path: temp, limit: limit, pool: pool)
         do {
-            for try await buffer in request.body {
-                try buffer.withUnsafeReadableBytes { try sink.write($0) }
-            }
+            for try await buffer in request.body { try await sink.write(buffer) }
         } catch let error as ServerError {
             throw error
         } catch {
@@ -83,7 +82,7 @@ public struct PublishingController: Sendable {
                 .badRequest, .clientClosed,
                 "the upload ended after \(sink.size) of the \(length) bytes it announced; send it again")
         }
-        try sink.finish()
+        try await sink.finish()
         let result = try await intake.ingest(folder: folder, by: uploader)
         return try .json(
             UploadResponse(

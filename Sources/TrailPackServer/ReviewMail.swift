@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TrailPackBlocking
 import TrailPackCatalogModel
 import TrailPackCore
 

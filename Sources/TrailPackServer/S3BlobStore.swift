@@ -10,6 +10,7 @@ import TrailPackS3
 
 #if canImport(Glibc)
 import Glibc
+import TrailPackBlocking
 #endif
 
 /// Packages in an S3-compatible bucket (`serve --blobs s3://BUCKET?endpoint=…`), under the same keys

@@ -1,4 +1,5 @@
 import Foundation
+import TrailPackBlocking
 import TrailPackCatalogModel
 
 /// Malware scans, at most `concurrency` at once (each is a clamscan process that loads the whole

@@ -1,4 +1,5 @@
 import Foundation
+import TrailPackBlocking
 import TrailPackCrypto
 
 /// The content-package download server: catalog, verified uploads, resumable verified downloads.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import TrailPackBlocking
 import TrailPackCatalog
 import TrailPackCatalogModel
 import TrailPackCatalogPostgres
@@ -77,7 +78,7 @@ public struct OpenedStores: Sendable {
             let credentials =
                 try locations.blobsCredentials.map { try S3Credentials.sharedCredentialsFile($0) }
                 ?? S3Credentials.environment()
-            let opened = try S3Client(location: location, credentials: credentials)
+            let opened = try S3Client(location: location, credentials: credentials, pool: pool)
             client = opened
             do {
                 try await Self.checkBucket(opened, catalog: catalog)

@@ -6,6 +6,7 @@ import HummingbirdHTTP2
 import Logging
 import NIOCore
 import ServiceLifecycle
+import TrailPackBlocking
 import TrailPackCatalog
 import TrailPackCatalogModel
 import TrailPackCore

@@ -1,18 +1,35 @@
+import NIOCore
 import SystemPackage
+import TrailPackBlocking
 import TrailPackFileIO
 
 /// Writes an upload to a temporary file, refusing more than a limit. (Its SHA-256 comes from the
 /// verifier, which reads the stored bytes anyway: hashing the stream as well would do it twice.)
-public final class UploadSink {
+///
+/// A request's body is handed over with ``write(_:)`` and ``finish()``: the bytes are gathered up to
+/// ``batchBytes`` and written, and finally flushed to disk, on the blocking pool, never on the
+/// cooperative threads. Code already on a thread that may block (the pool's: a zip being unpacked,
+/// a form's parts) uses ``writeHere(_:)`` and ``finishHere()``.
+public final class UploadSink: @unchecked Sendable {
+    // @unchecked: a sink has one user at a time (an upload's body loop, or a job on the pool); each
+    // pool job it starts is awaited before the next begins, so its fields are never touched at once.
     let path: String
     let limit: Int64
-    private let descriptor: FileDescriptor
+    private let descriptor: SystemPackage.FileDescriptor
+    private let pool: BlockingPool
+    private var pending: [ByteBuffer] = []
+    private var pendingBytes = 0
     public private(set) var size: Int64 = 0
 
-    /// Creates `path` (which must not exist) for an upload of at most `limit` bytes.
-    public init(path: String, limit: Int64) throws {
+    /// How many bytes of a body are gathered before one write on the pool (a body arrives in pieces
+    /// of a few KiB to 64 KiB; one job per piece would spend more on the hop than on the write).
+    public static let batchBytes = 1 << 20
+
+    /// Creates `path` (which must not exist) for an upload of at most `limit` bytes, written on `pool`.
+    public init(path: String, limit: Int64, pool: BlockingPool) throws {
         self.path = path
         self.limit = limit
+        self.pool = pool
         do {
             descriptor = try FileOperations.open(
                 path, .writeOnly, options: [.create, .exclusiveCreate],
@@ -23,15 +40,49 @@ public final class UploadSink {
 
     deinit { try? descriptor.close() }
 
-    /// Appends `bytes`; refuses the upload once it passes the limit.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        size += Int64(bytes.count)
-        guard size <= limit else { throw ServerError.tooLarge(limit) }
+    /// Takes the next piece of the body; refuses the upload once it passes the limit.
+    public func write(_ buffer: ByteBuffer) async throws {
+        try count(buffer.readableBytes)
+        pending.append(buffer)
+        pendingBytes += buffer.readableBytes
+        if pendingBytes >= Self.batchBytes { try await flush() }
+    }
+
+    /// Writes what is left and flushes the file to disk, on the pool.
+    public func finish() async throws {
+        try await flush()
+        try await pool.run { [self] in try finishHere() }
+    }
+
+    /// Appends `bytes` here, on the calling thread (one that may block); refuses the upload once it
+    /// passes the limit.
+    public func writeHere(_ bytes: UnsafeRawBufferPointer) throws {
+        try count(bytes.count)
         do { try descriptor.writeAll(bytes, path: path) } catch { throw ServerError(error) }
     }
 
-    /// Flushes to disk.
-    public func finish() throws {
+    /// Flushes to disk here, on the calling thread (one that may block).
+    public func finishHere() throws {
+        precondition(pending.isEmpty, "finishHere after write: call finish()")
         do { try descriptor.sync(path: path) } catch { throw ServerError(error) }
+    }
+
+    private func count(_ bytes: Int) throws {
+        size += Int64(bytes)
+        guard size <= limit else { throw ServerError.tooLarge(limit) }
+    }
+
+    private func flush() async throws {
+        guard !pending.isEmpty else { return }
+        let buffers = pending
+        pending = []
+        pendingBytes = 0
+        try await pool.run { [self] in
+            for buffer in buffers {
+                do {
+                    try buffer.withUnsafeReadableBytes { try descriptor.writeAll($0, path: path) }
+                } catch let error as FileIOError { throw ServerError(error) }
+            }
+        }
     }
 }

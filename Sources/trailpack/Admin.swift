@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TrailPackBlocking
 import TrailPackCatalog
 import TrailPackCatalogModel
 import TrailPackCore

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TrailPackBlocking
 import TrailPackCatalogModel
 import TrailPackCore
 import TrailPackTestFixtures
@@ -38,7 +39,7 @@ struct CatalogEdgeTests {
         await #expect {
             try await pool.run { ran.add() }
         } throws: { error in
-            (error as? CatalogError)?.code == .busy && CatalogError.isBusy(error)
+            error is BlockingPool.Busy && CatalogError.isBusy(error)
         }
         try await Task.sleep(for: .milliseconds(400))
         gate.signal()
@@ -46,7 +47,7 @@ struct CatalogEdgeTests {
         await #expect {
             try await waiter.value
         } throws: { error in
-            (error as? CatalogError)?.code == .busy && "\(error)".contains("waited")
+            error is BlockingPool.Busy && "\(error)".contains("waited")
         }
         #expect(ran.value == 1, "the job that waited too long did not run")
         pool.shutdown()

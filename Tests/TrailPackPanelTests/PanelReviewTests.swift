@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+import TrailPackBuilder
 import TrailPackCatalog
 import TrailPackCatalogModel
 import TrailPackCrypto
@@ -411,8 +412,8 @@ struct PanelReviewTests {
             let minisig = try String(contentsOfFile: dir + "/1.1.0.zip.minisig", encoding: .utf8)
             #expect(minisig.contains("\t"))
             let damaged = minisig.replacingOccurrences(of: "\t", with: "  ")
-            #expect(PanelController.tabsRestored(damaged) == minisig, "the line as minisign wrote it")
-            #expect(PanelController.tabsRestored(minisig) == nil, "a signature with its tabs needs nothing")
+            #expect(ReviewController.tabsRestored(damaged) == minisig, "the line as minisign wrote it")
+            #expect(ReviewController.tabsRestored(minisig) == nil, "a signature with its tabs needs nothing")
             let boundary = "----trailpack-test-boundary"
             let multipart =
                 "--\(boundary)\r\nContent-Disposition: form-data; name=\"signature\"\r\n\r\n\r\n"
@@ -430,8 +431,29 @@ struct PanelReviewTests {
                     && html.contains("sam (") && html.contains(", signed)"))
             (status, _, _) = try await PanelFlow.post(client, reviewer, page + "/release", [])
             #expect(status == .forbidden)
+            // A draft of this tour kept the texts of two removed languages: the release has Spanish (en,
+            // es) and not French, so French's are let go (set aside in drafts-removed/, not deleted) and
+            // Spanish's stay for when it is added again.
+            let draftPath = try await PanelFlow.createDraft(client, ranger, name: "Santiam Wagon Road draft")
+            let draftKey = try #require(
+                DraftStore.Key(site: "willamette-sweet-home", tour: String(draftPath.split(separator: "/").last ?? "")))
+            try await panel.drafts.update(draftKey, revision: nil) { $0.id = Self.id }
+            var kept = TourDraft.KeptTexts()
+            kept.tour = ["name": "Chemin de Santiam"]
+            try panel.drafts.keep(kept, tag: "fr", key: draftKey)
+            kept.tour = ["name": "Camino de carretas"]
+            try panel.drafts.keep(kept, tag: "es", key: draftKey)
+            #expect(Set(panel.drafts.keptTexts(draftKey).keys) == ["es", "fr"])
             (status, _, _) = try await PanelFlow.post(client, ranger, page + "/release", [])
             #expect(status == .seeOther)
+            #expect(
+                Set(panel.drafts.keptTexts(draftKey).keys) == ["es"], "released without French: its texts are let go")
+            let aside = panel.drafts.removedRoot + "/\(draftKey.site)/\(draftKey.tour)"
+            #expect(
+                (try? FileManager.default.contentsOfDirectory(atPath: aside))?.contains {
+                    $0.hasSuffix("kept-texts.json")
+                }
+                    == true, "set aside, not deleted")
             try await client.execute(uri: "/v1/packages/\(Self.id)", method: .get) { response in
                 let versions = (try? JSON.parse(String(buffer: response.body)))?["versions"]?.array ?? []
                 #expect(versions.contains { $0["version"] == .string("1.1.0") }, "\(String(buffer: response.body))")

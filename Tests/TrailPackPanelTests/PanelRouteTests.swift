@@ -240,7 +240,7 @@ struct PanelRouteTests {
             ("out-of-range.gpx", "is outside -90 to 90 degrees"),
         ] {
             do {
-                _ = try PanelController.readTrack(Self.track(name), given: name)
+                _ = try DraftsController.readTrack(Self.track(name), given: name)
                 Issue.record("\(name) was read")
             } catch {
                 #expect(error.message.contains(expected), "\(error.message)")
@@ -394,20 +394,20 @@ struct PanelRouteTests {
     @Test(
         "lengths, climbs and distances in words; the profile's box, its lowest and highest points kept, and its words")
     func words() throws {
-        #expect(PanelController.lengthWords(96_412.3) == "96.4 km (59.9 mi)")
+        #expect(DraftsController.lengthWords(96_412.3) == "96.4 km (59.9 mi)")
         #expect(
-            PanelController.climbWords(up: 1571.2, down: 842.6)
+            DraftsController.climbWords(up: 1571.2, down: 842.6)
                 == "1,571 m up and 843 m down (5,155 ft up, 2,764 ft down)")
-        #expect(PanelController.grouped(1_234_567) == "1,234,567" && PanelController.grouped(-1452) == "-1,452")
-        #expect(PanelController.grouped(999) == "999")
+        #expect(DraftsController.grouped(1_234_567) == "1,234,567" && DraftsController.grouped(-1452) == "-1,452")
+        #expect(DraftsController.grouped(999) == "999")
         #expect(
-            PanelController.alongWords(RouteStop(slug: "a", distanceMetres: 14_030, offsetMetres: 3))
+            DraftsController.alongWords(RouteStop(slug: "a", distanceMetres: 14_030, offsetMetres: 3))
                 == "km 14.0 along the route (mile 8.7)")
         #expect(
-            PanelController.alongWords(RouteStop(slug: "a", distanceMetres: 0, offsetMetres: 1_240))
+            DraftsController.alongWords(RouteStop(slug: "a", distanceMetres: 0, offsetMetres: 1_240))
                 == "km 0.0 along the route (mile 0.0), 1.2 km from it")
         #expect(
-            PanelController.alongWords(RouteStop(slug: "a", distanceMetres: 0, offsetMetres: 350))?.hasSuffix(
+            DraftsController.alongWords(RouteStop(slug: "a", distanceMetres: 0, offsetMetres: 350))?.hasSuffix(
                 ", 350 m from it") == true)
         // 3,000 positions up a hill and down: one spike at the middle survives the columns.
         var line: [RoutePosition] = []
@@ -416,7 +416,7 @@ struct PanelRouteTests {
             line.append(RoutePosition(longitude: -122 + Double(i) * 0.0001, latitude: 44.4, elevation: e))
         }
         let summary = RouteSummary(lengthMetres: RouteMath.length([line]), stops: [])
-        let profile = try #require(PanelController.profile(Route(lines: [line], summary: summary)))
+        let profile = try #require(DraftsController.profile(Route(lines: [line], summary: summary)))
         let numbers = profile.line.split(whereSeparator: { "ML ".contains($0) }).compactMap { Double($0) }
         let xs = stride(from: 0, to: numbers.count, by: 2).map { numbers[$0] }
         let ys = stride(from: 1, to: numbers.count, by: 2).map { numbers[$0] }
@@ -429,13 +429,13 @@ struct PanelRouteTests {
             profile.words.hasSuffix("and ends at 165 m, km \(String(format: "%.1f", summary.lengthMetres / 1000))."))
         // Without elevations: no profile.
         let flat = line.map { RoutePosition(longitude: $0.longitude, latitude: $0.latitude) }
-        #expect(PanelController.profile(Route(lines: [flat], summary: summary)) == nil)
+        #expect(DraftsController.profile(Route(lines: [flat], summary: summary)) == nil)
         // A long route is given to the map simplified, within the bound.
         let long = (0..<20_000).map {
             RoutePosition(longitude: -122 + Double($0) * 0.00005, latitude: 44.4 + sin(Double($0) / 50) * 0.001)
         }
-        let text = PanelController.mapLines(Route(lines: [long], summary: summary))
-        #expect(text.components(separatedBy: "],[").count <= PanelController.maxMapPositions)
+        let text = DraftsController.mapLines(Route(lines: [long], summary: summary))
+        #expect(text.components(separatedBy: "],[").count <= DraftsController.maxMapPositions)
         #expect(text.hasPrefix("[[[44.400000,-122.000000],"))
     }
 }

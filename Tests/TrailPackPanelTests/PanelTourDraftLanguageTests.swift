@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrailPackBlocking
 import TrailPackBuilder
 import TrailPackCatalogModel
 import TrailPackCore

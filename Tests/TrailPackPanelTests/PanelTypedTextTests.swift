@@ -311,10 +311,16 @@ struct PanelTypedTextTests {
             #expect(page.contains("data-confirm=\"Remove stop 1, Trailhead, with its files?"))
             #expect(!page.contains("drafts-removed"))
             #expect(
-                PanelController.actionWords("push") == "released"
-                    && PanelController.actionWords("start") == "sent for review")
-            #expect(PanelController.detailWords("start", "draft → pending") == "")
-            #expect(PanelController.detailWords("deny", "pending → draft; approvals cleared; blurry") == "“blurry”")
+                ReviewController.actionWords("push") == "released"
+                    && ReviewController.actionWords("start") == "sent for review")
+            #expect(ReviewController.detailWords("start", "draft → pending") == "")
+            // A detail's key as the review page shows it (the package keeps keys, not the ranger's labels).
+            #expect(ReviewController.detailName("elevationMeters") == "Elevation (m)")
+            #expect(ReviewController.detailName("trail_surface") == "Trail surface")
+            #expect(ReviewController.detailName("ADA_access") == "ADA access")
+            #expect(ReviewController.detailName("distanceFromTrailheadMiles") == "Distance from trailhead (mi)")
+            #expect(ReviewController.detailName("Höhe über NN") == "Höhe über NN", "not an identifier: as it is")
+            #expect(ReviewController.detailWords("deny", "pending → draft; approvals cleared; blurry") == "“blurry”")
         }
     }
 

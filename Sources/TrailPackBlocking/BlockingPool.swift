@@ -1,14 +1,24 @@
 import Foundation
 
-/// A fixed set of threads for work that blocks — SQLite waiting on a lock, a file's fsync — with
-/// a bounded queue: so that a locked catalog slows the requests that need it and nothing else.
+/// A fixed set of threads for work that blocks — SQLite waiting on a lock, a file's write, fsync or
+/// positioned read, a password hash — with a bounded queue: so that a locked catalog or a slow disk
+/// slows the requests that need it and nothing else. The server makes one and hands it to the
+/// catalog, the blob stores and their S3 client, the intake and every room of the panel.
 ///
 /// Swift's cooperative pool and Dispatch's global queues share a few threads on Linux (one per
 /// core); work that blocks there starves every other request, `/healthz` included. Here a full
 /// queue, or a job that waited longer than `queueTimeout` before a thread was free, is refused at
-/// once with ``CatalogError/busy(_:)`` (the server answers 503 with `Retry-After`) instead of
-/// piling up behind the lock.
+/// once with ``Busy`` (the server answers 503 with `Retry-After`) instead of piling up behind the
+/// lock.
 public final class BlockingPool: @unchecked Sendable {
+    /// A job the pool refused: its queue was full, the job waited longer than `queueTimeout` for a
+    /// thread, or the pool is stopping. Nothing of the job ran.
+    public struct Busy: Error, CustomStringConvertible, Sendable {
+        /// Why, in words: "256 requests are already waiting for it".
+        public let reason: String
+        public var description: String { "the server is busy (\(reason)); nothing was changed: try again in a moment" }
+    }
+
     // @unchecked: every mutable field is read and written with `condition` locked.
     private struct Job {
         let enqueued: ContinuousClock.Instant
@@ -40,13 +50,13 @@ public final class BlockingPool: @unchecked Sendable {
         self.queueTimeout = queueTimeout
     }
 
-    /// Runs `body` on one of the pool's threads and returns its value; throws `CatalogError.busy`
-    /// when the queue is full or the job waited longer than `queueTimeout` for a thread.
+    /// Runs `body` on one of the pool's threads and returns its value; throws ``Busy`` when the queue
+    /// is full or the job waited longer than `queueTimeout` for a thread.
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(
                 enqueued: .now, run: { continuation.resume(with: Result { try body() }) },
-                refuse: { continuation.resume(throwing: CatalogError.busy($0)) })
+                refuse: { continuation.resume(throwing: Busy(reason: $0)) })
             condition.lock()
             guard !stopping, jobs.count - head < queueLimit else {
                 let why = stopping ? "the server is stopping" : "\(queueLimit) requests are already waiting for it"
