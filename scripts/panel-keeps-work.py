@@ -8,12 +8,14 @@ removes nothing; an accepted one removes it at once (no second question from the
 then lists Spanish under "Removed earlier, their texts kept", and "Add Spanish back" brings the three
 texts back into the Spanish tab's fields. In a browser without JavaScript the server asks instead (a
 confirmation page): "Keep Spanish" removes nothing, confirming removes it; added back, the texts return.
-Removing stop 3 without JavaScript asks the same way, and confirming removes it.
+Removing stop 3 without JavaScript asks the same way, and confirming removes it; "Bring back" under
+"Removed stops" puts it back as stop 3 (and it is removed again for the rest of the walk).
 
 The photo without alt text is badged "Fix" on the tour's page, with a link to its place. Version 1.0.0
 builds (the address is …/built/1.0.0: reloading it builds nothing, the same SHA-256 is shown), but
 Request review is disabled, the blocking findings listed beside it. The alt text is given on the stop's
-page, 1.0.1 is built and Request review leads back to the tour's page: "Review requested". The old
+page (and the photo, removed there by mistake through the page's dialog, comes back with "Bring back",
+its alt text with it), 1.0.1 is built and Request review leads back to the tour's page: "Review requested". The old
 address of the build form (GET …/build) is the panel's 404 page with a link back to the tour. An
 administrator issues a token: the address is /admin?issued=1#issued-token and the token is shown once;
 reloading shows no token. axe-core runs on every page state (in both browsers), the browser console must
@@ -278,6 +280,22 @@ def stop_without_script(r, nojs, base, draft, result):
             r.fail("after confirming the removal of stop 3 the stops are %s" % names)
         show(r, "stops-section")
         check_no_script_page(r, "no-script-stop-removed")
+        # "Bring back" under "Removed stops" puts it back as stop 3; then removed again (the rest of the
+        # walk has two stops).
+        show(r, "removed-stops")
+        r.submit(r.wait_for("#bring-back-1"))
+        r.wait_for("#stop-list")
+        names = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#stop-list li a")]
+        if names != ["Trailhead", "Fish Lake", name]:
+            r.fail("after 'Bring back' the stops are %s" % names)
+        if "%s is back, as stop 3." % name not in notice(d):
+            r.fail("'Bring back' does not say so: %r" % notice(d))
+        check_no_script_page(r, "no-script-stop-back")
+        d.get(base + draft + "/stops/3")
+        r.submit(r.wait_for("section[aria-labelledby=stop-actions-heading] button[type=submit]"))
+        confirm_page(r, "Remove stop 3, %s?" % name)
+        r.submit(d.find_element(By.ID, "confirm-yes"))
+        r.wait_for("#stop-list")
 
 
 def build(r, version):
@@ -363,6 +381,23 @@ def alt_text_and_review(r, base, draft, result):
         r.fail("the alt text was not saved: %s" % r.text()[:300])
     result["alt"] = ALT
     r.check_page("alt-given")
+    # The photo removed by mistake (the page's dialog asks first) comes back with "Bring back",
+    # its alt text with it.
+    old = d.find_element(By.TAG_NAME, "html")
+    r.click(d.find_element(By.CSS_SELECTOR, "button[form=remove-1]"))
+    WebDriverWait(d, 10).until(EC.alert_is_present()).accept()
+    r.wait_reload(old)
+    back = r.wait_for("#bring-back-file-button-1")
+    if d.find_elements(By.ID, "alt-1") or "It is listed under \"Removed files\"" not in notice(d):
+        r.fail("after removing the photo the stop still shows it, or says nothing: %r" % notice(d))
+    show(r, "removed-files")
+    r.check_page("file-removed")
+    old = d.find_element(By.TAG_NAME, "html")
+    r.click(back)
+    r.wait_reload(old)
+    if value(d, "alt-1") != ALT or " is back in stop 1." not in notice(d):
+        r.fail("'Bring back' did not put the photo back with its alt text: %r, %r" % (value(d, "alt-1"), notice(d)))
+    r.check_page("file-back")
     d.get(base + draft)
     r.wait_for("#build-version")
     if "has no alt text" in r.text():

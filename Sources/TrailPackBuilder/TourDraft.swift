@@ -264,6 +264,11 @@ public struct TourDraft: Sendable, Equatable {
         return false
     }
 
+    /// A file's entry read back from ``assetJSON(_:)``'s form, in a tour of `languages`.
+    public static func assetReference(json value: JSONValue, languages: [String]) -> AssetReference? {
+        assetReference(value, languages: languages)
+    }
+
     private static func assetReference(_ value: JSONValue, languages: [String]) -> AssetReference? {
         if case .string(let file) = value { return AssetReference(file: file) }
         guard case .object(let members) = value else { return nil }
@@ -357,7 +362,8 @@ public struct TourDraft: Sendable, Equatable {
         return .object(members + stop.extra.filter { m in !members.contains { $0.key == m.key } })
     }
 
-    func assetJSON(_ ref: AssetReference) -> JSONValue {
+    /// A file's entry as `waypoint.json` lists it (the panel keeps a removed file's entry with the file).
+    public func assetJSON(_ ref: AssetReference) -> JSONValue {
         var head = [JSONMember("file", .string(ref.file))]
         if let language = ref.language { head.append(JSONMember("language", .string(language))) }
         let texts = AssetTextField.allCases.compactMap { field in

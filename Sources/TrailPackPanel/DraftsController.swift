@@ -64,6 +64,9 @@ struct DraftsController: PanelDraftRoom, PanelVersionRoom {
                 try await addStop($0, $1, request: request)
             }
         }
+        guarded.post("/drafts/:site/:tour/bring-back-stop") { request, context in
+            await draftRoute(request, context) { try await bringBackStop($0, $1, request: request) }
+        }
         guarded.post("/drafts/:site/:tour/order") { request, context in
             await draftRoute(request, context) { try await reorder($0, $1, request: request) }
         }

@@ -216,6 +216,14 @@ extension DraftsController {
         if frame == nil, let view = try await siteView(key.site, park: draft.park, excluding: key) {
             body.view = FrameView(view)
         }
+        let store = drafts
+        let removed = try await blocking { store.removedStops(key) }
+        body.removedStops = removed.enumerated().map { n, stop in
+            EditorPage.RemovedStop(
+                n: n + 1, aside: stop.aside, name: stop.name.isEmpty ? "Stop \(stop.number)" : stop.name,
+                number: stop.number, ago: Self.ago(stop.removed))
+        }
+        body.hasRemovedStops = !removed.isEmpty
         body.notice = await notice(visitor, request)
         if let refused = request.uri.queryParameters.get("refused"),
             let problem = try? await sessions.takeProblem(id: visitor.session.id)

@@ -316,6 +316,14 @@ struct EditorPage: PanelView {
         var along: String? = nil
     }
     /// A field's value as the page showed it (`was-NAME`), to merge a save field by field.
+    /// A stop removed earlier, with "Bring back".
+    struct RemovedStop: Codable, Sendable {
+        var n: Int
+        var aside: String
+        var name: String
+        var number: Int
+        var ago: String
+    }
     struct Was: Codable, Sendable {
         var field: String
         var value: String
@@ -344,6 +352,8 @@ struct EditorPage: PanelView {
     var revision: String
     var stops: [Stop]
     var hasStops: Bool
+    var removedStops: [RemovedStop] = []
+    var hasRemovedStops = false
     var mapStops: String
     var was: [Was]
     var fields: [String: [FieldNoteView]]
@@ -440,6 +450,15 @@ struct StopPage: PanelView {
     var uploadLanguages: [ChoiceView]
     var tabs: LanguageTabsView
     var findingsSection: FindingsSection
+    /// Files removed from this stop, with "Bring back".
+    struct RemovedFile: Codable, Sendable {
+        var n: Int
+        var removed: String
+        var file: String
+        var ago: String
+    }
+    var removedFiles: [RemovedFile] = []
+    var hasRemovedFiles = false
 }
 
 /// `translate`: the default language on the left, another on the right, for the tour and each stop.

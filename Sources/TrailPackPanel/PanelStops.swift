@@ -107,6 +107,12 @@ extension DraftsController {
             },
             findingsSection: findings)
         body.stop.rangerNote = stop.rangerNote ?? ""
+        let store = drafts, slug = stop.slug
+        let removed = try await blocking { store.removedFiles(key, stop: slug) }
+        body.removedFiles = removed.enumerated().map { n, file in
+            StopPage.RemovedFile(n: n + 1, removed: file.note, file: file.file, ago: Self.ago(file.removed))
+        }
+        body.hasRemovedFiles = !removed.isEmpty
         return try page(body, title: "Stop \(index + 1): \(stop.name)", visitor: visitor)
     }
 
@@ -282,7 +288,7 @@ extension DraftsController {
         asset.language = chosen
     }
 
-    /// Up, down, remove, move (a dragged marker), remove-file.
+    /// Up, down, remove, move (a dragged marker), remove-file, bring-back-file, rename-file.
     func stopAction(
         _ visitor: Visitor, _ key: DraftStore.Key, index: Int, action: String, request: Request
     ) async throws -> Response {
@@ -308,7 +314,7 @@ extension DraftsController {
                 visitor, form: form, action: "\(key.path)/stops/\(index + 1)/remove",
                 question: "Remove stop \(index + 1)\(named)?",
                 detail: "The stop, its texts and its files leave the tour. Its folder is kept aside on the "
-                    + "server, never deleted: an administrator can bring it back.",
+                    + "server, never deleted: \"Bring back\" under \"Removed stops\" on the tour's page puts it back.",
                 confirmLabel: "Remove stop \(index + 1)", back: "\(key.path)/stops/\(index + 1)",
                 backLabel: "Keep the stop")
             {
@@ -320,7 +326,8 @@ extension DraftsController {
             }
             return await redirect(
                 visitor, to: key.path,
-                saying: "Stop \(index + 1) removed (its folder is kept aside on the server, not deleted).")
+                saying: "Stop \(index + 1)\(named) removed. It is listed under \"Removed stops\": "
+                    + "\"Bring back\" puts it back where it was.", fragment: "#removed-stops")
         case "move":
             let coordinate = try Self.coordinate(form)
             try await changeStop(key, visitor, index: index, form: form) { draft throws(PanelError) in
@@ -334,14 +341,17 @@ extension DraftsController {
             if let ask = try confirmation(
                 visitor, form: form, action: "\(key.path)/stops/\(index + 1)/remove-file",
                 question: "Remove \(name.value) from stop \(index + 1)?",
-                detail: "The file and its texts leave the stop. The file is kept aside on the server, never "
-                    + "deleted: an administrator can bring it back.",
+                detail: "The file and its texts leave the stop. They are kept aside on the server, never "
+                    + "deleted: \"Bring back\" under \"Removed files\" on the stop's page puts them back.",
                 confirmLabel: "Remove \(name.value)", back: "\(key.path)/stops/\(index + 1)#stop-files",
                 backLabel: "Keep the file")
             {
                 return ask
             }
             let folder = try drafts.openStopFolder(key, draft: draft, index: index)
+            // Its entry (with its texts) goes aside with it, for "Bring back".
+            let entry = draft.stops[index].assets.first { $0.file == name.value }.map(draft.assetJSON)
+            let slug = draft.stops[index].slug
             try await changeStop(key, visitor, index: index, form: form) { draft throws(PanelError) in
                 guard draft.stops.indices.contains(index) else { throw .notFound }
                 draft.stops[index].assets.removeAll { $0.file == name.value }
@@ -350,8 +360,19 @@ extension DraftsController {
                 }
             }
             // Only the stop folder's own entry moves (a link planted there moves as a link).
-            if try Self.kind(folder, name) != nil { try await drafts.setAside(key, from: folder, name: name) }
-            return Self.redirect("\(key.path)/stops/\(index + 1)?saved=1")
+            if try Self.kind(folder, name) != nil {
+                try await drafts.setAsideFile(key, from: folder, name: name, stop: slug, asset: entry)
+            }
+            return await redirect(
+                visitor, to: "\(key.path)/stops/\(index + 1)",
+                saying: "\(name.value) removed. It is listed under \"Removed files\": \"Bring back\" puts it back "
+                    + "with its texts.", fragment: "#removed-files")
+        case "bring-back-file":
+            let file = try await drafts.bringBackFile(
+                key, index: index, note: form.text("removed"), by: visitor.saver)
+            return await redirect(
+                visitor, to: "\(key.path)/stops/\(index + 1)", saying: "\(file) is back in stop \(index + 1).",
+                fragment: "#stop-files")
         case "rename-file":
             let name = try Self.fileName(form.text("file"), stop: index)
             let draft = try await draftListing(key, index: index, file: name)
@@ -846,5 +867,18 @@ extension PanelRoom {
             message:
                 "'\(name)' \(what); a file may be at most \(Self.size(limit)): make it smaller (a shorter or lower-resolution video, a photo exported for the web) and upload it again"
         )
+    }
+}
+
+extension DraftsController {
+    /// "Bring back" of a removed stop: its folder comes back from `drafts-removed/`, as the stop
+    /// number it had.
+    func bringBackStop(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
+        let form = try await PanelForm.read(request)
+        let (snapshot, index) = try await drafts.bringBackStop(key, aside: form.text("aside"), by: visitor.saver)
+        let name = snapshot.draft.stops[index].name
+        return await redirect(
+            visitor, to: key.path, saying: "\(name.isEmpty ? "The stop" : name) is back, as stop \(index + 1).",
+            fragment: "#stop-\(index + 1)")
     }
 }

@@ -269,6 +269,26 @@ struct PanelDraftTests {
                 atPath: server.folder.root + "/drafts-removed/willamette-sweet-home/santiam-wagon-road")
             #expect(
                 aside.count == 1 && aside[0].hasSuffix("-02-fish-lake"), "the removed stop's folder is kept: \(aside)")
+            // The tour's page lists it under "Removed stops"; "Bring back" puts it back as stop 2.
+            html = try await PanelFlow.get(client, ranger, draft + "?saved=1").1
+            #expect(
+                html.contains("It is listed under &quot;Removed stops&quot;")
+                    || html.contains("It is listed under \"Removed stops\""), "\(html)")
+            #expect(html.contains("id=\"removed-stops\"") && html.contains("Bring back Fish Lake"), "\(html)")
+            #expect(html.contains("name=\"aside\" value=\"\(aside[0])\""))
+            let hostile = try await PanelFlow.post(client, ranger, draft + "/bring-back-stop", [("aside", "../../etc")])
+            #expect(hostile.0 == .notFound, "only a removed stop's own name is taken: \(hostile.2)")
+            let back = try await PanelFlow.post(client, ranger, draft + "/bring-back-stop", [("aside", aside[0])])
+            #expect(back.0 == .seeOther && back.1 == draft + "?saved=1#stop-2", "\(back.2)")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder + "/waypoints").sorted() == [
+                    "01-sweet-home", "02-fish-lake", "03-house-rock",
+                ])
+            #expect(try TourDraft.read(folder: folder).stops.map(\.name) == ["Sweet Home", "Fish Lake", "House Rock"])
+            html = try await PanelFlow.get(client, ranger, draft + "?saved=1").1
+            #expect(html.contains("Fish Lake is back, as stop 2.") && !html.contains("id=\"removed-stops\""))
+            let again = try await PanelFlow.post(client, ranger, draft + "/bring-back-stop", [("aside", aside[0])])
+            #expect(again.0 == .notFound && again.2.contains("no longer among the removed ones"), "\(again.2)")
         }
     }
 

@@ -178,7 +178,8 @@ struct PanelFileNameTests {
                 [("revision", revision()), ("file", "link.png"), ("confirmed", "yes")])
             #expect(removed.0 == .seeOther, "\(removed)")
             let aside = server.folder.root + "/drafts-removed/\(Self.site)/links"
-            let kept = try FileManager.default.contentsOfDirectory(atPath: aside)
+            // (Beside it, a hidden note of ours for "Bring back".)
+            let kept = try FileManager.default.contentsOfDirectory(atPath: aside).filter { !$0.hasPrefix(".") }
             #expect(kept.count == 1 && kept[0].hasSuffix("-link.png"))
             var info = stat()
             #expect(
@@ -194,6 +195,35 @@ struct PanelFileNameTests {
                 ($0.status, $0.headers[.contentType], $0.headers[.contentSecurityPolicy])
             }
             #expect(view.0 == .ok && view.1 == "image/png" && view.2 == "default-src 'none'; sandbox", "\(view)")
+            // The link set aside is not offered back (only plain files are); a plain file removed is
+            // listed under "Removed files", and "Bring back" puts it back with its alt text.
+            var page = try await PanelFlow.get(client, ranger, draft + "/stops/1").1
+            #expect(!page.contains("Bring back link.png"), "\(page)")
+            try Support.editJSON(folder + "/waypoint.json") { json in
+                json["assets"] = [["file": "view.png", "alt": "The lake from the dam"]]
+            }
+            let gone = try await PanelFlow.post(
+                client, ranger, draft + "/stops/1/remove-file",
+                [("revision", revision()), ("file", "view.png"), ("confirmed", "yes")])
+            #expect(gone.0 == .seeOther && gone.1 == draft + "/stops/1?saved=1#removed-files", "\(gone)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/view.png"))
+            page = try await PanelFlow.get(client, ranger, draft + "/stops/1?saved=1").1
+            #expect(page.contains("id=\"removed-files\"") && page.contains("Bring back view.png"), "\(page)")
+            let note = String(try #require(page.firstMatch(of: #/name="removed" value="([^"]+)"/#)?.1))
+            let forged = try await PanelFlow.post(
+                client, ranger, draft + "/stops/1/bring-back-file", [("removed", "../../../catalog.sqlite")])
+            #expect(forged.0 == .notFound, "only a note of ours is taken: \(forged)")
+            let back = try await PanelFlow.post(
+                client, ranger, draft + "/stops/1/bring-back-file", [("removed", note)])
+            #expect(back.0 == .seeOther, "\(back)")
+            #expect(try Support.read(folder + "/view.png") == PanelFlow.png, "the same bytes came back")
+            let assets = try TourDraft.read(folder: server.folder.root + draft).stops[0].assets
+            #expect(assets.contains { $0.file == "view.png" && $0.alt == "The lake from the dam" }, "\(assets)")
+            page = try await PanelFlow.get(client, ranger, draft + "/stops/1?saved=1").1
+            #expect(page.contains("view.png is back in stop 1.") && !page.contains("Bring back view.png"), "\(page)")
+            let again = try await PanelFlow.post(
+                client, ranger, draft + "/stops/1/bring-back-file", [("removed", note)])
+            #expect(again.0 == .notFound, "\(again)")
         }
     }
 
@@ -245,7 +275,8 @@ struct PanelFileNameTests {
             #expect(removed.0 == .seeOther, "\(removed)")
             let aside = try FileManager.default.contentsOfDirectory(
                 atPath: server.folder.root + "/drafts-removed/\(Self.site)/numbers")
-            #expect(aside.count == 1 && aside[0].utf8.count <= 255 && aside[0].hasSuffix("nnn.png"), "\(aside)")
+            let files = aside.filter { !$0.hasPrefix(".") }
+            #expect(files.count == 1 && files[0].utf8.count <= 255 && files[0].hasSuffix("nnn.png"), "\(aside)")
         }
     }
 
