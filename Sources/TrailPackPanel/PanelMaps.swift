@@ -50,6 +50,25 @@ extension MapsController {
 
     /// A site's region map, tile by tile, for the editor's base map (read through the bounded PMTiles reader).
     func addSiteMapRoute(panel: RouterGroup<AppRequestContext>) {
+        // What the site's region map covers, for a page that draws it under a tour without its own
+        // map (the visitor preview): its zooms and its tiles' address. The same access as the tiles.
+        panel.get("/sites/:site/map") { request, context in
+            await signedIn(request, context, json: true) { visitor in
+                let site = try context.parameters.require("site")
+                guard
+                    visitor.user.role == .admin || visitor.user.role == .reviewer
+                        || visitor.sites.contains(where: { $0.id == site }),
+                    let header = Self.siteMapHeader(drafts.siteMapPath(site))
+                else { throw PanelError(status: .notFound, message: "the site has no region map") }
+                return Self.jsonMessage(
+                    .ok, "the site's region map",
+                    extra: [
+                        JSONMember("tiles", .string("/sites/\(Self.pathSegment(site))/tiles/{z}/{x}/{y}")),
+                        JSONMember("minZoom", .number(JSONNumber(Int64(header.minZoom)))),
+                        JSONMember("maxZoom", .number(JSONNumber(Int64(header.maxZoom)))),
+                    ])
+            }
+        }
         panel.get("/sites/:site/tiles/:z/:x/:y") { request, context in
             await signedIn(request, context) { visitor in
                 let site = try context.parameters.require("site")

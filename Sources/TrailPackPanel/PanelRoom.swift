@@ -32,6 +32,8 @@ struct PanelShell: Sendable {
         request.headers[.accept]?.contains("application/json") == true
     }
 
+    /// Who sent `request`: their session (from its cookie) and user, with their sites and badges;
+    /// nil when nobody is signed in (a removed user, or a changed password, ends their sessions).
     func visitor(_ request: Request) async throws -> PanelVisitor? {
         guard let id = PanelCookies.sessionID(request.headers[.cookie]),
             let session = try await sessions.session(id: id)
@@ -57,7 +59,6 @@ struct PanelShell: Sendable {
         }
         return visitor
     }
-
 }
 
 /// Who is signed in: the session and its user (still present in the catalog).

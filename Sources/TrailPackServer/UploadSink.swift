@@ -61,9 +61,13 @@ public final class UploadSink: @unchecked Sendable {
         do { try descriptor.writeAll(bytes, path: path) } catch { throw ServerError(error) }
     }
 
-    /// Flushes to disk here, on the calling thread (one that may block).
+    /// Writes what ``write(_:)`` gathered (if anything) and flushes to disk here, on the calling
+    /// thread (one that may block).
     public func finishHere() throws {
-        precondition(pending.isEmpty, "finishHere after write: call finish()")
+        let buffers = pending
+        pending = []
+        pendingBytes = 0
+        try writeHere(buffers)
         do { try descriptor.sync(path: path) } catch { throw ServerError(error) }
     }
 
@@ -77,12 +81,14 @@ public final class UploadSink: @unchecked Sendable {
         let buffers = pending
         pending = []
         pendingBytes = 0
-        try await pool.run { [self] in
-            for buffer in buffers {
-                do {
-                    try buffer.withUnsafeReadableBytes { try descriptor.writeAll($0, path: path) }
-                } catch let error as FileIOError { throw ServerError(error) }
-            }
+        try await pool.run { [self] in try writeHere(buffers) }
+    }
+
+    private func writeHere(_ buffers: [ByteBuffer]) throws {
+        for buffer in buffers {
+            do {
+                try buffer.withUnsafeReadableBytes { try descriptor.writeAll($0, path: path) }
+            } catch let error as FileIOError { throw ServerError(error) }
         }
     }
 }

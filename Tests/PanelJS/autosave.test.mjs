@@ -109,6 +109,21 @@ describe('when a form is saved', () => {
     assert.equal(clock.pending, 0, 'no save is waiting');
   });
 
+  test("a 200 that is not the panel's answer (a campground Wi-Fi's sign-in page) saves nothing: kept, said, sent again", async () => {
+    const { clock, server, page, saver, lastSaid } = setup();
+    saver.edited();
+    await clock.advance(SAVE_DELAY);
+    server.last.answer(200, '<html><title>Sign in to the campground Wi-Fi</title></html>');
+    await flush();
+    assert.ok(!page.log.some(([what]) => what === 'saved' || what === 'forget'), JSON.stringify(page.log));
+    assert.match(lastSaid(), /^Not saved: the answer was not the panel's/);
+    assert.equal(saver.isDirty(), true);
+    assert.equal(saver.warnsOnLeaving(), true, 'leaving the page still warns');
+    saver.edited();
+    await clock.advance(SAVE_DELAY);
+    assert.equal(server.requests.length, 2, 'tried again as the ranger types');
+  });
+
   test('one save at a time: text typed while a save is on its way is sent after it, with what it answered', async () => {
     const { clock, server, page, saver } = setup();
     saver.edited();

@@ -102,4 +102,11 @@ describe('readAnswer', () => {
     assert.deepEqual(await readAnswer(new Response('<html>', { status: 502 })),
       { ok: false, status: 502, answer: { message: 'the server answered 502' } });
   });
+
+  test("a 200 that is not the panel's JSON (a network's sign-in page) is no success", async () => {
+    const read = await readAnswer(new Response('<html><title>Sign in to the campground Wi-Fi</title>', { status: 200 }));
+    assert.equal(read.ok, false);
+    assert.equal(read.status, 200);
+    assert.match(read.answer.message, /not the panel's/);
+  });
 });

@@ -14,7 +14,9 @@ const BASE = '/drafts/s/t/stops/1/files';
  * A stop page whose server answers each PUT with `answers` in turn (a function of the address:
  * {status, message} or 'fail'); `log` lists what happened in order.
  */
-function stopPage({ existing = [], ticked = false, language = '', saved = true, answers = [], confirm = [] } = {}) {
+function stopPage({
+  existing = [], ticked = false, language = '', saved = true, answers = [], confirm = [], session = false,
+} = {}) {
   const log = [];
   const page = {
     log,
@@ -34,7 +36,7 @@ function stopPage({ existing = [], ticked = false, language = '', saved = true, 
       if (answer === 'fail') throw new Error('the connection failed');
       return { status: answer.status, text: JSON.stringify({ message: answer.message }) };
     },
-    renewToken: () => log.push('renew'),
+    renewToken: async () => { log.push('renew'); return session; },
     reload: () => log.push('reload'),
   };
   return page;
@@ -147,6 +149,22 @@ describe('sending a stop\'s files', () => {
     ]);
     assert.equal(page.log.includes('reload'), false);
     assert.deepEqual(page.log.filter((e) => e === 'save'), ['save'], 'saved before, not after');
+  });
+
+  test('a stale token (the session renewed in another tab): renewed once, and the file sent again with the new one', async () => {
+    const page = stopPage({
+      session: true,
+      answers: [() => ({ status: 403, message: 'the form token is stale' }), added('a.jpg'),
+        () => ({ status: 403, message: 'the form token is stale' }), () => ({ status: 403, message: 'still refused' })],
+    });
+    await sendFiles([file('a.jpg'), file('b.jpg')], BASE, page);
+    assert.deepEqual(page.log.filter((e) => e === 'renew' || e[0] === 'put'), [
+      ['put', `${BASE}?name=a.jpg`], 'renew', ['put', `${BASE}?name=a.jpg`],
+      ['put', `${BASE}?name=b.jpg`], 'renew', ['put', `${BASE}?name=b.jpg`],
+    ]);
+    assert.ok(page.log.some((e) => e[0] === 'say' && e[1] === "'a.jpg' was added."), JSON.stringify(page.log));
+    assert.ok(page.log.some((e) => e[0] === 'say' && e[1] === 'Not added: still refused'), 'renewed once, not forever');
+    assert.equal(page.log.includes('reload'), true, 'a.jpg was added');
   });
 
   test('the files chosen are the ones sent, even if the list changes meanwhile', async () => {

@@ -393,6 +393,15 @@ struct PanelTypedTextTests {
             // A reviewer sees every site's versions, and so the region map under them.
             let rita = try await PanelFlow.signIn(server, panel, user: "rita", role: .reviewer, site: nil)
             #expect(try await PanelFlow.get(client, rita, "/sites/willamette-sweet-home/tiles/10/\(x)/\(y)").0 == .ok)
+            // What the visitor preview asks, to draw it under a version without its own map: its zooms
+            // and its tiles' address; the same access as its tiles.
+            let covered = try await PanelFlow.get(client, rita, "/sites/willamette-sweet-home/map")
+            let answer = try JSON.parse(covered.1)
+            #expect(covered.0 == .ok, "\(covered)")
+            #expect(answer["tiles"] == .string("/sites/willamette-sweet-home/tiles/{z}/{x}/{y}"), "\(covered.1)")
+            #expect(answer["minZoom"]?.int == 8 && answer["maxZoom"]?.int == 13, "\(covered.1)")
+            #expect(try await PanelFlow.get(client, other, "/sites/willamette-sweet-home/map").0 == .notFound)
+            #expect(try await PanelFlow.get(client, ranger, "/sites/no-such-site/map").0 == .notFound)
         }
     }
 

@@ -82,16 +82,19 @@ export async function renewToken(o = {}) {
 
 /**
  * A JSON answer of the panel as the page's scripts read it: its body, or, when the body is not
- * JSON (a proxy's error page, a cut connection), `{message: "the server answered STATUS"}`.
+ * JSON (a proxy's error page, a cut connection, a network's sign-in page), a failure whatever its
+ * status — a 200 that is not the panel's answer saved nothing: `{message: "the server answered
+ * STATUS"}`, or for a 2xx, that the answer was not the panel's.
  * @param {Response} response
  * @returns {Promise<{ok: boolean, status: number, answer: any}>}
  */
 export async function readAnswer(response) {
-  let answer;
   try {
-    answer = await response.json();
+    return { ok: response.ok, status: response.status, answer: await response.json() };
   } catch {
-    answer = { message: `the server answered ${response.status}` };
+    const message = response.ok
+      ? "the answer was not the panel's (a network's sign-in page, or a proxy in between), so nothing was saved"
+      : `the server answered ${response.status}`;
+    return { ok: false, status: response.status, answer: { message } };
   }
-  return { ok: response.ok, status: response.status, answer };
 }

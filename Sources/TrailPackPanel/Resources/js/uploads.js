@@ -80,7 +80,7 @@ export function uploadMessage(name, status, text) {
  * @property {() => string} language the language chosen for the files (empty: none)
  * @property {(file: File, url: string) => Promise<{status: number, text: string}>} put sends a file
  *   (rejected when the connection fails)
- * @property {() => unknown} renewToken the page's token renewed (not waited for)
+ * @property {() => Promise<boolean>} renewToken the page's token renewed; whether a new one came
  * @property {() => void} reload
  */
 
@@ -101,6 +101,7 @@ async function sendFile(file, base, page) {
     }
     replacing = true;
   }
+  let renewed = false;
   for (;;) {
     page.say(`Uploading ${file.name}…`);
     let answer;
@@ -111,7 +112,12 @@ async function sendFile(file, base, page) {
       return false;
     }
     const message = uploadMessage(file.name, answer.status, answer.text);
-    if (answer.status === 401 || answer.status === 403) page.renewToken();
+    // The page's token went stale (its session was renewed in another tab): renewed once, and the
+    // file sent again with the new one; without a session, said.
+    if ((answer.status === 401 || answer.status === 403) && !renewed) {
+      renewed = true;
+      if (await page.renewToken()) continue;
+    }
     // A file of the same name: asked, then sent again to replace it (or skipped).
     if (answer.status === 409 && !replacing) {
       if (!page.ask(message)) {

@@ -68,6 +68,7 @@ export default {
   'walk.visited': ' (visited)',
   'walk.noRoute': "The tour's route cannot be shown ({reason}): the stops are joined with straight lines.",
   'walk.noMap': 'This tour has no offline map: follow the list of stops.',
+  'walk.previewBase': "Preview only: the site's region map is drawn under the tour. The tour has no offline map of its own, so visitors will see no map: they follow the list of stops.",
   'walk.narrate': 'Play the recording when I arrive',
   'walk.alerts': 'Sound and vibration when I reach a stop',
   'walk.screenNote': 'Phones stop giving a web page your position while the screen is off. '

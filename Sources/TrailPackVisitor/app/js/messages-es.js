@@ -68,6 +68,7 @@ export default {
   'walk.visited': ' (visitada)',
   'walk.noRoute': 'No se puede mostrar la ruta del recorrido ({reason}): las paradas se unen en línea recta.',
   'walk.noMap': 'Este recorrido no tiene mapa sin conexión: siga la lista de paradas.',
+  'walk.previewBase': "Solo en la vista previa: debajo del recorrido se dibuja el mapa regional del sitio. El recorrido no tiene mapa sin conexión propio, así que los visitantes no verán mapa: siguen la lista de paradas.",
   'walk.narrate': 'Reproducir la grabación al llegar',
   'walk.alerts': 'Sonido y vibración al llegar a una parada',
   'walk.screenNote': 'Los teléfonos dejan de dar su posición a una página web con la pantalla apagada. '

@@ -145,6 +145,33 @@ export async function openMap(archive, manifest) {
 }
 
 /**
+ * For the control panel's preview of a version without its own map: the site's region map, drawn
+ * under it so the reviewer sees where the stops are (the page says visitors will not get it). Asked
+ * of the panel through the reviewer's session; null when the site has none, or anything fails.
+ * @param {{site?: {id?: string}}} manifest
+ * @param {(url: string, init: object) => Promise<Response>} [fetchImpl]
+ * @returns {Promise<{tiles: string, minZoom: number, maxZoom: number} | null>}
+ */
+export async function previewBase(manifest, fetchImpl = (url, init) => fetch(url, init)) {
+  const site = manifest?.site?.id;
+  if (typeof site !== 'string' || site === '') return null;
+  try {
+    const response = await fetchImpl(`/sites/${encodeURIComponent(site)}/map`, {
+      credentials: 'same-origin', headers: { Accept: 'application/json' },
+    });
+    if (!response.ok) return null;
+    const answer = await response.json();
+    const { tiles, minZoom, maxZoom } = answer ?? {};
+    const zoom = (z) => Number.isInteger(z) && z >= 0 && z <= 24;
+    if (typeof tiles !== 'string' || !tiles.startsWith('/sites/') || !zoom(minZoom) || !zoom(maxZoom)
+      || minZoom > maxZoom) return null;
+    return { tiles, minZoom, maxZoom };
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Great-circle distance in metres.
  * @param {{latitude: number, longitude: number}} a @param {{latitude: number, longitude: number}} b
  */

@@ -16,7 +16,7 @@
 import * as storage from './storage.js';
 import { discardBody, readBlob } from './http.js';
 import {
-  openTour, openMap, verifiedBlob, shownType, orderedStops,
+  openTour, openMap, previewBase, verifiedBlob, shownType, orderedStops,
 } from './tour.js';
 import { localTour, langOf, languageSwitch, fallbackNote } from './language-view.js';
 import {
@@ -127,7 +127,9 @@ async function load(key) {
   const route = await readRoute(tour.archive, tour.manifest);
   if (route.reason) console.warn(`trailpack: the tour's route is not drawn: ${route.reason}`);
   const track = trackOf(route.route, tour.stops);
-  opened = { key, tour, map, route, track, hint: startHint(track, visited(key)), local: null };
+  // A version under review without its own map: the site's region map under it, in the preview only.
+  const base = !map && key.startsWith('preview/') ? await previewBase(tour.manifest) : null;
+  opened = { key, tour, map, base, route, track, hint: startHint(track, visited(key)), local: null };
   if (key.startsWith('tour/')) {
     journal().update((log) => learnChecklists(log, tour.manifest.id, tour.manifest)).catch(() => {});
   }
@@ -756,7 +758,7 @@ export async function showTour(view, key) {
     route ? h('p', { class: 'route-summary' }, routeSummary(route, locale)) : null,
     reason ? h('p', { class: 'muted' }, t('walk.noRoute', { reason }))
       : null,
-    state.map ? null : notice('info', t('walk.noMap')),
+    state.map ? null : notice('info', t(state.base ? 'walk.previewBase' : 'walk.noMap')),
     mapBox, guideLines.offTrail, h('div', { class: 'guide' }, arrow, statusLine), guideLines.left,
     h('div', { class: 'actions' }, follow,
       h('label', { class: 'check' }, narrate, ` ${t('walk.narrate')}`),
@@ -786,9 +788,16 @@ export async function showTour(view, key) {
     const whole = line.getBounds().extend(L.latLngBounds(points));
     // The view first (Leaflet adds markers to a map only once it has one): the visitor and the
     // next stop when the visitor is on the tour, else its start.
-    closestZoom = Math.min(16, Math.max(10, state.map?.tiles.header.maxZoom ?? 16));
+    closestZoom = Math.min(16, Math.max(10, state.map?.tiles.header.maxZoom ?? state.base?.maxZoom ?? 16));
     frame(firstView({ track: state.track, stops, visited: seen, position }).points);
-    if (state.map) tileLayer(state.map.tiles).addTo(leaflet);
+    if (state.map) {
+      tileLayer(state.map.tiles).addTo(leaflet);
+    } else if (state.base) {
+      L.tileLayer(state.base.tiles, {
+        minNativeZoom: state.base.minZoom, maxNativeZoom: state.base.maxZoom,
+        minZoom: Math.max(0, state.base.minZoom - 2), maxZoom: state.base.maxZoom + 2, tileSize: 256,
+      }).addTo(leaflet);
+    }
     line.addTo(leaflet);
     stopMarkers = stops.map((s, i) => stopMarker(L, key, points[i], i + 1, s));
     positionMarker = L.marker([0, 0], {
