@@ -614,3 +614,55 @@ extension PanelBrowserTests {
         }
     }
 }
+
+extension PanelBrowserTests {
+    /// #52 item 5: the review page's "Preview as a visitor" of a version that has no offline map of
+    /// its own draws the site's region map under it (the app says visitors will not get it).
+    @Test(
+        "the visitor preview of a version without its own offline map draws the site's region map under it, saying visitors will not get it; axe-core stays clean",
+        .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets))
+    func previewRegionMap() throws {
+        try Support.withTemporaryDirectory { dir in
+            let data = dir + "/data"
+            let admin = ["--data", data, "--create"]
+            for command in [
+                ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District"],
+                [
+                    "admin", "site", "map", "willamette-sweet-home",
+                    Support.fixture("santiam-wagon-road") + "/map/santiam-wagon-road.pmtiles",
+                ],
+                ["admin", "user", "add", "rita", "--role", "reviewer"],
+            ] {
+                let run = try Support.trailpack(command + admin)
+                #expect(run.status == 0, "\(command): \(run.stderr)")
+            }
+            try "rita's long password\n".write(toFile: dir + "/rita.password", atomically: true, encoding: .utf8)
+            #expect(
+                try Support.trailpack([
+                    "admin", "user", "password", "rita", "--password-file", dir + "/rita.password", "--data", data,
+                ]).status == 0)
+            // The sample tour without its offline map.
+            try FileManager.default.copyItem(atPath: Support.fixture("santiam-wagon-road"), toPath: dir + "/tour")
+            try FileManager.default.removeItem(atPath: dir + "/tour/map")  // ours: the copy just made
+            let built = try Support.trailpack(["build", dir + "/tour", "-o", dir + "/tour.zip", "-q"])
+            #expect(built.status == 0, "\(built.stderr)")
+            try String(repeating: "7f3a", count: 12).write(toFile: dir + "/token", atomically: true, encoding: .utf8)
+            let server = try ServeProcess.launch([
+                "--data", data, "--admin-token-file", dir + "/token", "--approvals", "1", "--no-malware-scan",
+            ])
+            defer { server.stop() }
+            let shots = Support.root + "/out/screenshots/preview-base"
+            try? FileManager.default.removeItem(atPath: shots)
+            let result = try Support.run(
+                Self.python,
+                [
+                    Support.root + "/scripts/panel-preview-base.py", server.base, shots, dir + "/tour.zip",
+                    dir + "/token", "rita:rita's long password",
+                ])
+            #expect(result.status == 0, "panel-preview-base.py exited \(result.status): \(result.stderr)")
+            let summary = try JSON.parse(result.stdout)
+            #expect(summary["id"]?.string == "gov.usda.fs.willamette.santiam-wagon-road", "\(result.stdout)")
+            #expect((summary["tiles"]?.int ?? 0) >= 1, "region map tiles drawn: \(result.stdout)")
+        }
+    }
+}
