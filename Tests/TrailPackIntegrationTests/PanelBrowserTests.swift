@@ -666,3 +666,46 @@ extension PanelBrowserTests {
         }
     }
 }
+
+extension PanelBrowserTests {
+    /// #52 item 4: the same GPS file imported again is asked about; a second draft when asked; a
+    /// draft renamed, duplicated, deleted (asked first, with and without JavaScript) and brought back.
+    @Test(
+        "drafts kept tidy in Chromium: the same file imported again is asked about, a second draft only when asked; rename keeps the id; duplicate; delete asks first (dialog, or the server's page without JavaScript) and 'Bring back' restores it; axe-core stays clean",
+        .needs(.chromium, .chromedriver, .debianPython3, .selenium, webAssets))
+    func draftsKeptTidy() throws {
+        try Support.withTemporaryDirectory { dir in
+            let data = dir + "/data"
+            try "ranger's long password\n".write(toFile: dir + "/ranger.password", atomically: true, encoding: .utf8)
+            for command in [
+                ["admin", "site", "add", "willamette-sweet-home", "Sweet Home Ranger District"],
+                ["admin", "user", "add", "ranger", "--role", "publisher"],
+                ["admin", "user", "password", "ranger", "--password-file", dir + "/ranger.password"],
+                ["admin", "grant", "ranger", "willamette-sweet-home"],
+            ] {
+                let run = try Support.trailpack(command + ["--data", data, "--create"])
+                #expect(run.status == 0, "\(command): \(run.stderr)")
+            }
+            let server = try ServeProcess.launch(["--data", data, "--no-malware-scan"])
+            defer { server.stop() }
+            let shots = Support.root + "/out/screenshots/drafts-tidy"
+            try? FileManager.default.removeItem(atPath: shots)
+            let result = try Support.run(
+                Self.python,
+                [
+                    Support.root + "/scripts/panel-drafts-tidy.py", server.base, shots,
+                    Support.fixture("gpx") + "/garmin-cmt-desc.gpx", "ranger:ranger's long password",
+                ])
+            #expect(result.status == 0, "panel-drafts-tidy.py exited \(result.status): \(result.stderr)")
+            let summary = try JSON.parse(result.stdout)
+            // On disk: the first draft, the renamed second one (brought back), the deleted copy kept aside.
+            let drafts = data + "/drafts/willamette-sweet-home"
+            let names = Set(try FileManager.default.contentsOfDirectory(atPath: drafts).filter { !$0.hasPrefix(".") })
+            #expect(names == ["garmin-cmt-desc", "wagon-road-second-walk"], "\(names) \(result.stdout)")
+            #expect(summary["copy"]?.string == "/drafts/willamette-sweet-home/wagon-road-second-walk-copy")
+            let aside = try FileManager.default.contentsOfDirectory(
+                atPath: data + "/drafts-removed/willamette-sweet-home/wagon-road-second-walk-copy")
+            #expect(aside.count == 1, "the deleted copy is kept aside: \(aside)")
+        }
+    }
+}
