@@ -95,16 +95,25 @@ extension DraftStore {
             } catch {
                 throw PanelError(code: .internal, message: "cannot bring the stop back: \(error.localizedDescription)")
             }
-            var snapshot = try self.read(key)
-            guard let at = snapshot.draft.stops.firstIndex(where: { $0.folder == staged }) else {
-                throw PanelError(code: .internal, message: "the stop brought back could not be read")
+            do throws(PanelError) {
+                var snapshot = try self.read(key)
+                guard let at = snapshot.draft.stops.firstIndex(where: { $0.folder == staged }) else {
+                    throw PanelError(code: .internal, message: "the stop brought back could not be read")
+                }
+                let stop = snapshot.draft.stops.remove(at: at)
+                let index = min(parsed.number - 1, snapshot.draft.stops.count)
+                snapshot.draft.stops.insert(stop, at: index)
+                snapshot.revision = try self.write(key, draft: snapshot.draft)
+                self.recordSave(key, by: saver)
+                return (snapshot, index)
+            } catch {
+                // A stop that cannot be read (its waypoint.json changed by hand while aside) goes back
+                // aside: the draft is left as it was.
+                if FileManager.default.fileExists(atPath: waypoints + "/" + staged) {
+                    try? FileManager.default.moveItem(atPath: waypoints + "/" + staged, toPath: from)
+                }
+                throw error
             }
-            let stop = snapshot.draft.stops.remove(at: at)
-            let index = min(parsed.number - 1, snapshot.draft.stops.count)
-            snapshot.draft.stops.insert(stop, at: index)
-            snapshot.revision = try self.write(key, draft: snapshot.draft)
-            self.recordSave(key, by: saver)
-            return (snapshot, index)
         }
     }
 }

@@ -278,6 +278,19 @@ struct PanelDraftTests {
             #expect(html.contains("name=\"aside\" value=\"\(aside[0])\""))
             let hostile = try await PanelFlow.post(client, ranger, draft + "/bring-back-stop", [("aside", "../../etc")])
             #expect(hostile.0 == .notFound, "only a removed stop's own name is taken: \(hostile.2)")
+            // A stop whose waypoint.json was broken while aside is not brought in: the draft stays as it was.
+            let asidePath =
+                server.folder.root + "/drafts-removed/willamette-sweet-home/santiam-wagon-road/" + aside[0]
+            let good = try Support.read(asidePath + "/waypoint.json")
+            try Support.write(Array("{not json".utf8), to: asidePath + "/waypoint.json")
+            let broken = try await PanelFlow.post(client, ranger, draft + "/bring-back-stop", [("aside", aside[0])])
+            #expect(broken.0 == .unprocessableContent, "\(broken)")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder + "/waypoints").sorted() == [
+                    "01-sweet-home", "02-house-rock",
+                ])
+            #expect(FileManager.default.fileExists(atPath: asidePath + "/waypoint.json"), "put back aside")
+            try Support.write(good, to: asidePath + "/waypoint.json")
             let back = try await PanelFlow.post(client, ranger, draft + "/bring-back-stop", [("aside", aside[0])])
             #expect(back.0 == .seeOther && back.1 == draft + "?saved=1#stop-2", "\(back.2)")
             #expect(
