@@ -818,6 +818,8 @@ extension PanelRoom {
             try await parser.execute(batch)
         } catch let error as PanelError {
             throw error
+        } catch let error as BlockingPool.Busy {
+            throw error  // the server's doing: 503 with Retry-After, not a garbled upload
         } catch let error as ServerError where error.status == .contentTooLarge {
             throw tooLarge(receiver.currentName ?? "the file", size: nil, limit: receiver.limit)
         } catch {

@@ -73,6 +73,8 @@ public struct PublishingController: Sendable {
             for try await buffer in request.body { try await sink.write(buffer) }
         } catch let error as ServerError {
             throw error
+        } catch let error as BlockingPool.Busy {
+            throw error  // the server's doing: 503 with Retry-After
         } catch {
             // Reading the body failed: the client's doing (aborted, cut short, too slow, malformed).
             throw ServerError.clientFault(error) ?? ServerError.clientClosedUpload(error)
