@@ -22,6 +22,10 @@ from importlib import import_module
 
 walk = import_module("panel-walkthrough")
 
+# How many tiles of the site's region map the preview's map has drawn.
+REGION_TILES = ("return [...document.querySelectorAll('#tour-map img.leaflet-tile-loaded')]"
+                ".filter(t => t.src.includes('/sites/')).length")
+
 
 def main():
     base, shots, package, token_file = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3], sys.argv[4]
@@ -54,14 +58,10 @@ def main():
             r.fail("the preview does not say the region map is drawn under the tour: %r"
                    % d.find_element(By.TAG_NAME, "body").text[:400])
         try:
-            WebDriverWait(d, 30).until(lambda d: d.execute_script(
-                "return [...document.querySelectorAll('#tour-map img.leaflet-tile-loaded')]"
-                ".filter(t => t.src.includes('/sites/')).length") >= 1)
+            WebDriverWait(d, 30).until(lambda d: d.execute_script(REGION_TILES) >= 1)
         except Exception:
             r.fail("no tile of the site's region map was drawn in the preview")
-        result["tiles"] = d.execute_script(
-            "return [...document.querySelectorAll('#tour-map img.leaflet-tile-loaded')]"
-            ".filter(t => t.src.includes('/sites/')).length")
+        result["tiles"] = d.execute_script(REGION_TILES)
         r.check_page("preview-region-map")
         d.set_window_size(1280, 1100)
     except Exception as error:
