@@ -39,7 +39,34 @@ PARTS = ["postgres", "weed", "a", "b", "nginx"]
 PG_BIN = "/usr/lib/postgresql/15/bin"
 
 
+def ephemeral_range():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low, high = (int(n) for n in f.read().split())
+            return low, high
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_port():
+    """A port that is free now and that the kernel will not hand out by itself later.
+
+    A part is stopped and started again on its own port ("everything stopped and started
+    again"). A port from the ephemeral range (what `bind(0)` gives) may meanwhile become the
+    local end of any test's outgoing connection, and nginx's bind() then fails with "Address
+    already in use" (seen once in CI). Ports below that range are only ever taken by a bind()
+    that names them, so the stack chooses there, at random, and checks that the port is free."""
+    import random
+    low, _ = ephemeral_range()
+    floor = 10000 if low > 12000 else 1024
+    for _ in range(200):
+        port = random.randrange(floor, low)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
