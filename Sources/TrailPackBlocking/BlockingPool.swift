@@ -30,7 +30,10 @@ public final class BlockingPool: @unchecked Sendable {
     public let queueLimit: Int
     public let queueTimeout: Duration
     private let condition = NSCondition()
-    private var jobs: [Job] = []
+    /// The queue: `jobs[head...]` wait; the slots before `head` were taken and are emptied at once
+    /// (a taken job's closure holds what it captured — an upload's batch of 1 MiB — until its slot
+    /// is let go, and slots are compacted only every 1,024 jobs: a 512 MiB upload held 512 MiB).
+    private var jobs: [Job?] = []
     private var head = 0
     private var stopping = false
     private var running = 0
@@ -88,7 +91,7 @@ public final class BlockingPool: @unchecked Sendable {
     public func shutdown() {
         condition.lock()
         stopping = true
-        let left = jobs[head...]
+        let left = jobs[head...].compactMap { $0 }
         jobs = []
         head = 0
         condition.broadcast()
@@ -110,11 +113,17 @@ public final class BlockingPool: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let job = jobs[head]
+            let taken = jobs[head]
+            jobs[head] = nil
             head += 1
             if head > 1024 && head * 2 > jobs.count {
                 jobs.removeFirst(head)
                 head = 0
+            }
+            // (A waiting slot always holds its job: only a taken one is emptied.)
+            guard let job = taken else {
+                condition.unlock()
+                continue
             }
             running += 1
             condition.unlock()

@@ -22,6 +22,23 @@ struct CatalogEdgeTests {
         pool.shutdown()
     }
 
+    @Test("what a job captured is let go once the job ran, not kept in the queue's slot until 1,024 more jobs")
+    func poolLetsGo() async throws {
+        // An upload's 1 MiB batches were each held by their job's slot: a 512 MiB upload held 512 MiB.
+        final class Batch: Sendable {}
+        let pool = BlockingPool(name: "test", threads: 1, queueLimit: 8)
+        weak var kept: Batch?
+        do {
+            let batch = Batch()
+            kept = batch
+            try await pool.run { withExtendedLifetime(batch) {} }
+        }
+        // One thread: once a later job ran, the first one's turn of the loop (and its local) is over.
+        try await pool.run {}
+        #expect(kept == nil, "the job's closure, and what it captured, outlived the job")
+        pool.shutdown()
+    }
+
     @Test("a full queue is refused at once with busy; a job that waited past the timeout is refused, not run")
     func poolRefuses() async throws {
         let pool = BlockingPool(name: "test", threads: 1, queueLimit: 1, queueTimeout: .milliseconds(200))
