@@ -23,6 +23,7 @@ extension DraftStore {
         if newKey != key {
             try await locked(key) { () throws(PanelError) in
                 guard self.exists(key) else { throw .notFound }
+                defer { self.mark(newKey) }
                 try self.move(site: key.site, key.tour, as: newKey.tour, from: nil)
                 for (old, new) in zip(self.sidecars(key), self.sidecars(newKey)) {
                     try? FileOperations.rename("\(self.root)/\(key.site)/\(old)", to: "\(self.root)/\(key.site)/\(new)")
@@ -37,6 +38,7 @@ extension DraftStore {
     public func duplicate(_ key: Key, as newKey: Key, name: String, by saver: Saver?) async throws(PanelError) {
         try await locked(key) { () throws(PanelError) in
             guard self.exists(key) else { throw .notFound }
+            defer { self.mark(newKey) }
             let temporary = ".import-\(UUID().uuidString)"
             do {
                 try FileManager.default.copyItem(atPath: self.folder(key), toPath: "\(self.root)/\(temporary)")

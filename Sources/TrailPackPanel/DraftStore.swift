@@ -26,15 +26,19 @@ public final class DraftStore: Sendable {
     static let uploadPrefix = ".upload-"
 
     public let root: String
-    /// What ``list(sites:)`` last read of each draft folder, by site and folder name.
-    private let listed = Mutex<[String: [String: ListedDraft]]>([:])
+    /// The list of drafts kept between requests (DraftStore+List.swift).
+    let kept = Mutex(KeptLists())
+    /// How old the kept list may be: a background pass reads the folders again this often while the
+    /// tours page is in use, so that a change made outside the panel shows within about this long.
+    let listFreshness: Duration
     public let removedRoot: String
     /// Where file work runs (it blocks: fsyncs, renames).
     let pool: BlockingPool
     private let locks = KeyedLocks<Key>()
 
     /// The drafts in `dataFolder/drafts` (the server's data folder, or a folder several servers share).
-    public init(dataFolder: String, pool: BlockingPool) {
+    public init(dataFolder: String, pool: BlockingPool, listFreshness: Duration = .seconds(2)) {
+        self.listFreshness = listFreshness
         root = dataFolder + "/drafts"
         removedRoot = dataFolder + "/drafts-removed"
         self.pool = pool
@@ -46,6 +50,8 @@ public final class DraftStore: Sendable {
     ) async throws(PanelError) -> T {
         await locks.lock(key)
         defer { locks.unlock(key) }
+        // Whatever the body did to the folder shows on the next list (not only after the next pass).
+        defer { mark(key) }
         let lockPath = "\(root)/\(key.site)/.\(key.tour).lock"
         do {
             return try await pool.run { () throws -> T in
@@ -180,131 +186,7 @@ public final class DraftStore: Sendable {
         return removed
     }
 
-    /// Every draft of `sites`, by site then name: tour.json's name (the default language's) and version,
-    /// the stop count, the last save. A draft whose `tour.json` and `waypoints/` are as when it was last
-    /// listed (device, inode, size, modification and change times) is not read again: the list of
-    /// 10,000 drafts costs two `stat`s each, not a JSON parse and a folder listing. Any change to the
-    /// folder — by this instance, another one sharing the folder, or by hand — changes a stamp. Reads
-    /// files only: call it off the event loop.
-    public func list(sites: [String]) -> [Summary] {
-        var out: [Summary] = []
-        for site in sites.sorted() {
-            // One open folder per site: each draft's two stamps are looked up relative to it (`fstatat`),
-            // not from the root for every name.
-            guard let siteFolder = try? FolderHandle.open(root, beneath: [site]),
-                let tours = try? siteFolder.names()
-            else { continue }
-            let cached = listed.withLock { $0[site] ?? [:] }
-            var seen: [String: ListedDraft] = [:]
-            seen.reserveCapacity(tours.count)
-            // By bytes: a folder name that is a draft's is ASCII (``Key``), where this is the order of
-            // `String`'s `<`, without its Unicode comparison (a fifth of listing 10,000 drafts).
-            let names = tours.filter { !$0.hasPrefix(".") }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            let stamps = Self.stamps(of: names, in: siteFolder)
-            for (tour, (tourStamp, stopsStamp)) in zip(names, stamps) {
-                var entry: ListedDraft
-                let key: Key
-                if let known = cached[tour], known.tourStamp == tourStamp, known.stopsStamp == stopsStamp {
-                    (entry, key) = (known, known.key)
-                } else {
-                    guard let checked = Key(site: site, tour: tour) else { continue }
-                    key = checked
-                    entry = Self.read(folder(key), key: key)
-                    entry.tourStamp = tourStamp
-                    entry.stopsStamp = stopsStamp
-                }
-                seen[tour] = entry
-                out.append(
-                    Summary(
-                        key: key, id: entry.id, name: entry.name, version: entry.version, stops: entry.stops,
-                        modified: Date(timeIntervalSince1970: TimeInterval(tourStamp?.modifiedSeconds ?? 0))))
-            }
-            // What was listed now, for the next list (removed drafts dropped).
-            listed.withLock { $0[site] = seen }
-        }
-        return out
-    }
-
-    /// Each draft's two stamps (`tour.json`, `waypoints/`), in the order of `tours`. Two `fstatat`s a
-    /// draft are most of listing a site of 10,000 (about 1.7 µs each here): a large site's are taken
-    /// on every core, in as many runs of the names.
-    static func stamps(of tours: [String], in folder: FolderHandle) -> [(FileStamp?, FileStamp?)] {
-        @Sendable func stamp(_ tour: String) -> (FileStamp?, FileStamp?) {
-            (FileStamp(in: folder, tour + "/tour.json"), FileStamp(in: folder, tour + "/waypoints"))
-        }
-        let runs = tours.count >= 1_000 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
-        guard runs > 1 else { return tours.map(stamp) }
-        var out = [(FileStamp?, FileStamp?)](repeating: (nil, nil), count: tours.count)
-        out.withUnsafeMutableBufferPointer { buffer in
-            // Each run writes its own slots only, and `concurrentPerform` returns after every run.
-            nonisolated(unsafe) let slots = buffer
-            DispatchQueue.concurrentPerform(iterations: runs) { run in
-                var i = run * tours.count / runs
-                let end = (run + 1) * tours.count / runs
-                while i < end {
-                    slots[i] = stamp(tours[i])
-                    i += 1
-                }
-            }
-        }
-        return out
-    }
-
-    /// What ``list(sites:)`` read of one draft's folder, and the stamps it was read under.
-    struct ListedDraft: Sendable {
-        var key: Key
-        var tourStamp: FileStamp?
-        var stopsStamp: FileStamp?
-        var id = ""
-        var name: String
-        var version: String
-        var stops: Int
-    }
-
-    /// A file's identity and last change, as `stat` gives them; nil for a file that is not there.
-    struct FileStamp: Sendable, Equatable {
-        var device: UInt64, inode: UInt64, size: Int64
-        var modifiedSeconds: Int, modifiedNanoseconds: Int, changedSeconds: Int, changedNanoseconds: Int
-
-        /// The stamp of `name` (a relative path) inside `folder`.
-        init?(in folder: FolderHandle, _ name: String) {
-            var info = stat()
-            guard fstatat(folder.descriptor.rawValue, name, &info, 0) == 0 else { return nil }
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-            size = Int64(info.st_size)
-            modifiedSeconds = info.st_mtim.tv_sec
-            modifiedNanoseconds = info.st_mtim.tv_nsec
-            changedSeconds = info.st_ctim.tv_sec
-            changedNanoseconds = info.st_ctim.tv_nsec
-        }
-    }
-
-    /// Reads a draft's name, version and stop count from its folder.
-    private static func read(_ path: String, key: Key) -> ListedDraft {
-        var name = key.tour, version = "", id = ""
-        if let data = FileManager.default.contents(atPath: path + "/tour.json"),
-            let doc = try? JSONParser.parse(Array(data))
-        {
-            // One text, or texts by language (the default language's, the first declared).
-            var given = doc.value["name"]
-            if case .object(let byLanguage)? = given {
-                var first: String?
-                if case .array(let tags)? = doc.value["languages"], case .string(let t)? = tags.first {
-                    first = t
-                }
-                given = byLanguage.first { $0.key.lowercased() == first?.lowercased() }?.value
-            }
-            if case .string(let s)? = given, !s.isEmpty { name = s }
-            if case .string(let s)? = doc.value["version"] { version = s }
-            if case .string(let s)? = doc.value["id"] { id = s }
-        }
-        return ListedDraft(
-            key: key, tourStamp: nil, stopsStamp: nil, id: id, name: name, version: version,
-            stops: Self.names(in: path + "/waypoints").count)
-    }
-
-    private static func names(in folder: String) -> [String] {
+    static func names(in folder: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }
     }
 
@@ -384,6 +266,7 @@ public final class DraftStore: Sendable {
             guard lstat(folder(key), &info) == 0, info.st_ino == made else { return }
         }
         try? FileManager.default.removeItem(atPath: folder(key))
+        mark(key)
     }
 
     /// The inode of a draft's folder (to tell it from another made at the same path later).

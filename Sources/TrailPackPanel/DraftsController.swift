@@ -22,6 +22,8 @@ struct DraftsController: PanelDraftRoom, PanelVersionRoom {
     let dataFolder: DataFolder
     /// Builds in progress, for the progress bar.
     let builds = PanelBuilds()
+    /// The findings and route the pages show, kept until the draft's folder changes.
+    let plans = PanelPlans()
     let reports: PanelReports
     /// The reviewers' mail, sent when review is requested, and how many approvals a release needs.
     let mail: ReviewMail?

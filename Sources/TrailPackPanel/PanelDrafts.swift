@@ -131,8 +131,11 @@ extension DraftsController {
     func findings(_ key: DraftStore.Key, draft: TourDraft) async throws -> [PanelFinding] {
         let folder = drafts.folder(key)
         let budget = configuration.budget
+        let plans = self.plans
         let found = try await blocking {
-            try TourBuilder.plan(folder, budget: budget, hashAssets: false).findings
+            try plans.findings(key, folder: folder) {
+                try TourBuilder.plan(folder, budget: budget, hashAssets: false).findings
+            }
         }
         return PanelFinding.place(found, draft: draft)
     }
@@ -163,7 +166,10 @@ extension DraftsController {
         let tourFindings = all.filter { $0.stop == nil }
         // The route as the package will have it, and each stop's place on it.
         let folder = drafts.folder(key)
-        let routed = try await blocking { Self.draftRoute(folder: folder, draft: draft) }
+        let plans = self.plans
+        let routed = try await blocking {
+            plans.route(key, folder: folder) { Self.draftRoute(folder: folder, draft: draft) }
+        }
         let onRoute = Dictionary(
             (routed?.route.summary.stops ?? []).map { ($0.slug, $0) }, uniquingKeysWith: { first, _ in first })
         // Which language's texts the details form edits (`?lang=`), and how complete each one is.

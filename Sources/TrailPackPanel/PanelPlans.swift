@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+import TrailPackBuilder
+import TrailPackCore
+
+/// The builder's view of a draft that its pages show — the findings of `TourBuilder.plan` and the
+/// route as the package will have it — kept by a fingerprint of the draft's folder, so that a page
+/// shown again without a change in between does not plan the folder again.
+///
+/// With the Santiam route (a GPX track of 4,000 points, read by the plan twice and by the route
+/// once), planning took 90–100 ms of every editor and stop page (`perf`, `bench/panel.py`: the
+/// editor 105–180 ms, a stop's page 80–94 ms, where they were 13 ms before the route came).
+///
+/// The fingerprint is every file the plan reads — `tour.json`, the route beside it, each stop's
+/// files, the map's — by name, size, inode, and modification and change times (a JSON file
+/// replaced atomically gets a new inode even within the clock's tick). A change by the panel, by
+/// another server sharing the folder or by hand changes it. A plan made while the folder changed
+/// is kept under the fingerprint taken before it, which the folder no longer has: the next page
+/// plans again.
+final class PanelPlans: Sendable {
+    struct Kept: Sendable {
+        var fingerprint: String
+        var findings: [Finding]?
+        var route: RouteView??
+    }
+    typealias RouteView = (route: Route, importedFrom: String?)
+
+    /// The kept plans, and the drafts in the order last kept (the oldest first).
+    private let kept = Mutex<(plans: [DraftStore.Key: Kept], order: [DraftStore.Key])>(([:], []))
+    /// Drafts kept at most (the ones shown most recently are kept when there are more).
+    static let limit = 64
+
+    /// The plan's findings for the folder of `key`, made by `plan` unless kept for this fingerprint.
+    func findings(_ key: DraftStore.Key, folder: String, plan: () throws -> [Finding]) rethrows -> [Finding] {
+        let print = Self.fingerprint(folder: folder)
+        if let found = kept.withLock({ $0.plans[key]?.fingerprint == print ? $0.plans[key]?.findings : nil }) {
+            return found
+        }
+        let found = try plan()
+        keep(key, print) { $0.findings = found }
+        return found
+    }
+
+    /// The draft's route, made by `make` unless kept for this fingerprint.
+    func route(_ key: DraftStore.Key, folder: String, make: () -> RouteView?) -> RouteView? {
+        let print = Self.fingerprint(folder: folder)
+        if let route = kept.withLock({ $0.plans[key]?.fingerprint == print ? $0.plans[key]?.route : nil }) {
+            return route
+        }
+        let route = make()
+        keep(key, print) { $0.route = .some(route) }
+        return route
+    }
+
+    private func keep(_ key: DraftStore.Key, _ print: String, _ set: (inout Kept) -> Void) {
+        kept.withLock { kept in
+            var entry = kept.plans[key].flatMap { $0.fingerprint == print ? $0 : nil } ?? Kept(fingerprint: print)
+            set(&entry)
+            kept.plans[key] = entry
+            kept.order.removeAll { $0 == key }
+            kept.order.append(key)
+            if kept.order.count > Self.limit { kept.plans[kept.order.removeFirst()] = nil }
+        }
+    }
+
+    /// Every file the plan reads, by name, size, inode and times; `lstat` only, nothing read.
+    static func fingerprint(folder: String) -> String {
+        var lines: [String] = []
+        func add(_ relative: String) {
+            var info = stat()
+            guard lstat(folder + "/" + relative, &info) == 0 else { return }
+            lines.append(
+                "\(relative)\t\(info.st_size)\t\(info.st_ino)\t\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+                    + "\t\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)")
+        }
+        func names(_ relative: String) -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/" + relative)) ?? [])
+                .filter { !$0.hasPrefix(".") }.sorted()
+        }
+        for name in names("") {
+            add(name)
+            guard name == "waypoints" || name == "map" else { continue }
+            for inner in names(name) {
+                add(name + "/" + inner)
+                if name == "waypoints" { for file in names(name + "/" + inner) { add("\(name)/\(inner)/\(file)") } }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import TrailPackBuilder
+import TrailPackCore
+import TrailPackTestSupport
+
+@testable import TrailPackPanel
+
+/// The editor's and the stop pages' plan of a draft, kept until the folder changes: shown again
+/// unchanged, the folder is not planned again; any change to a file the plan reads plans it again.
+@Suite("panel: plans kept by the folder's fingerprint", .ownThreads)
+struct PanelPlansTests {
+    @Test("unchanged: planned once; a stop's file, tour.json replaced, the route file or a new stop: planned again")
+    func keptUntilChanged() async throws {
+        try await PanelTourDraftLanguageTests.withFixtureDraft { store, key, folder in
+            let plans = PanelPlans()
+            var planned = 0
+            func findings() throws -> [Finding] {
+                try plans.findings(key, folder: folder) {
+                    planned += 1
+                    return try TourBuilder.plan(folder, budget: .default, hashAssets: false).findings
+                }
+            }
+            let first = try findings()
+            #expect(try findings().map(\.message) == first.map(\.message))
+            #expect(planned == 1)
+
+            let stop =
+                folder + "/waypoints/"
+                + (try #require(
+                    try FileManager.default.contentsOfDirectory(atPath: folder + "/waypoints").sorted().first))
+            try Data("More about the toll road.\n".utf8).write(to: URL(fileURLWithPath: stop + "/extra.md"))
+            _ = try findings()
+            #expect(planned == 2, "a file added to a stop")
+
+            // tour.json replaced the way the panel writes it (a new file renamed over the old one).
+            let tour = try Data(contentsOf: URL(fileURLWithPath: folder + "/tour.json"))
+            try tour.write(to: URL(fileURLWithPath: folder + "/tour.json.new"))
+            #expect(rename(folder + "/tour.json.new", folder + "/tour.json") == 0)
+            _ = try findings()
+            #expect(planned == 3, "tour.json replaced with the same bytes")
+
+            let route = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("route.") })
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/" + route))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data("\n".utf8))
+            try handle.close()
+            _ = try findings()
+            #expect(planned == 4, "the route file changed")
+
+            try Support.copyTree(stop, folder + "/waypoints/99-another")
+            _ = try findings()
+            #expect(planned == 5, "a stop added")
+            _ = try findings()
+            #expect(planned == 5)
+            _ = store
+        }
+    }
+
+    @Test("at most 64 drafts are kept, the ones shown last")
+    func bounded() throws {
+        let plans = PanelPlans()
+        let folder = NSTemporaryDirectory() + "plans-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var planned = 0
+        let keys = (0..<(PanelPlans.limit + 1)).map { DraftStore.Key(site: "site", tour: "tour-\($0)")! }
+        for key in keys {
+            _ = plans.findings(key, folder: folder) {
+                planned += 1; return []
+            }
+        }
+        // The first one was let go for the 65th; the last 64 are still kept.
+        for key in keys.dropFirst() {
+            _ = plans.findings(key, folder: folder) {
+                planned += 1; return []
+            }
+        }
+        #expect(planned == PanelPlans.limit + 1)
+        _ = plans.findings(keys[0], folder: folder) {
+            planned += 1; return []
+        }
+        #expect(planned == PanelPlans.limit + 2)
+    }
+}
