@@ -10,7 +10,7 @@ RELEASE_BIN := .build/release/trailpack
 DEB_PACKAGES := libarchive-dev libssl-dev zlib1g-dev libdeflate-dev libcurl4-openssl-dev pkg-config libarchive-tools p7zip-full zip unzip minisign curl libsqlite3-dev clamav python3 jq binutils tzdata libjs-leaflet libjs-bootstrap5 chromium chromium-driver python3-selenium python3-aiosmtpd nginx-light nodejs node-tweetnacl wabt postgresql time dpkg-dev lintian systemd
 OUT := out
 
-.PHONY: all deps build release deb test test-js check format demo stack fixtures examples fuzz bench bench-quick bench-several bench-deps clean docs
+.PHONY: all deps build release deb test test-js check format demo stack fixtures examples fuzz bench bench-large bench-quick bench-several bench-deps clean docs
 
 all: build
 
@@ -116,31 +116,21 @@ stack: build
 	print('packages: %s (keys in .stack/aws-credentials)' % s['blobs']); \
 	print('admin token: .stack/admin.token; stop it all: python3 scripts/stack.py down .stack')"
 
-# Benchmarks against the peer tools, in one run (bench/run.py). bench-quick: the tiny, 100,000-entry and small sets.
-# bench-several: the several-servers stack alone (bench/several.py).
+# Benchmarks against the peer tools, in one run (bench/all.py: each step timed, the times in
+# bench/results/steps-*.json). bench: every target row, under 30 minutes. bench-large: the rows no target
+# needs that take long (the 4.7 GB set, the map extract, a 1 GiB upload, a 500 MB install).
+# bench-quick: the small sets, a few minutes. bench-several: the several-servers stack alone.
 ZF := bench/zf-peer/.build/release/zf-bench
 bench-deps: deps
 	@for p in openssl time wrk clamav nginx-light zsync; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null; }; done
 	$(SWIFT) build $(RELEASE_FLAGS) --product trailpack
 	cd bench/zf-peer && $(SWIFT) build -c release
 bench: bench-deps
-	python3 bench/run.py --sets tiny,entries100k,small,medium,large,map --runs 3
-	python3 bench/readme.py
-	python3 bench/server.py --set medium
-	python3 bench/several.py
-	python3 bench/readme.py --several
-	python3 bench/panel.py --drafts 10000 --upload-mb 1024
-	python3 bench/update.py --sets small,medium
-	/usr/bin/python3 bench/visitor.py --mb 500
-	python3 bench/corridor.py
+	python3 bench/all.py default
+bench-large: bench-deps
+	python3 bench/all.py large
 bench-quick: bench-deps
-	python3 bench/run.py --sets tiny,entries100k,small --runs 3
-	python3 bench/server.py --set small
-	python3 bench/several.py --mb 64 --others 150 --releases 10
-	python3 bench/panel.py --drafts 200 --upload-mb 128
-	python3 bench/corridor.py
-	python3 bench/update.py --sets small
-	/usr/bin/python3 bench/visitor.py --mb 100
+	python3 bench/all.py quick
 # Several servers alone (bench/several.py): scripts/stack.py's PostgreSQL, SeaweedFS, two trailpack serve and
 # nginx; a site's list and a large download with one and two instances, upload-to-listed against SQLite;
 # docs/PERFORMANCE.md's several-servers table (and README.md's headline) from that run. The stack is

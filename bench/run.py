@@ -116,6 +116,9 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--trailpack", default=os.path.join(HERE, "..", ".build", "release", "trailpack"))
     ap.add_argument("--zf", default=os.path.join(HERE, "zf-peer", ".build", "release", "zf-bench"))
+    ap.add_argument("--prefix", default="bench",
+                    help="the results' file names (bench/results/PREFIX-STAMP.json); `make bench-large` says "
+                         "large, so that bench/readme.py, which reads the newest bench-*.json, keeps the default run's")
     args = ap.parse_args()
     tp = os.path.abspath(args.trailpack)
     zf = os.path.abspath(args.zf) if os.path.exists(args.zf) else None
@@ -156,10 +159,10 @@ def main():
     md += target_table(rows)
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    json.dump(results, open(os.path.join(HERE, "results", f"bench-{stamp}.json"), "w"), indent=1)
-    open(os.path.join(HERE, "results", f"bench-{stamp}.md"), "w").write("\n".join(md) + "\n")
+    json.dump(results, open(os.path.join(HERE, "results", f"{args.prefix}-{stamp}.json"), "w"), indent=1)
+    open(os.path.join(HERE, "results", f"{args.prefix}-{stamp}.md"), "w").write("\n".join(md) + "\n")
     print("\n".join(md))
-    print(f"results: bench/results/bench-{stamp}.json and .md")
+    print(f"results: bench/results/{args.prefix}-{stamp}.json and .md")
 
 
 def bench_set(name, folder, tp, zf, runs, work, shm):

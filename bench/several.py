@@ -458,6 +458,30 @@ def main():
         except RuntimeError as e:  # the object's key is the S3 store's business: say so rather than fail the run
             print(f"several: the bucket's own GET was not measured: {e}", file=sys.stderr)
 
+        # A third server that sends downloads to the bucket (`--blob-downloads redirect`): a 302 to a
+        # presigned URL, which curl follows (-L); the bytes come from the bucket, not through trailpack.
+        print("several: downloads redirected to the bucket by a third server (--blob-downloads redirect)", file=sys.stderr)
+        redirecting = subprocess.Popen(
+            [tp, "serve", "--data", os.path.join(folder, "server-c"), "--port", "0",
+             "--catalog", state["catalog"], "--catalog-password-file", os.path.join(folder, "catalog.password"),
+             "--blobs", state["blobs"], "--blobs-credentials", os.path.join(folder, "aws-credentials"),
+             "--blob-downloads", "redirect", "--approvals", "1", "--no-malware-scan", "--log-level", "warning"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        statics.append(redirecting)
+        c_url = re.search(r"http://[0-9.]+:\d+", redirecting.stdout.readline() or "")
+        if not c_url:
+            raise RuntimeError("the third server (--blob-downloads redirect) did not start")
+        c_blob = f"{c_url.group(0)}/v1/blobs/{sha}.zip"
+        first = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}", c_blob],
+                               capture_output=True, text=True).stdout
+        if not first.startswith("302 http://127.0.0.1:"):
+            raise RuntimeError(f"the third server did not redirect the download to the bucket: {first!r}")
+        result["download"]["redirect"] = measure_downloads(
+            c_blob, size, args.parallel, dict(load_state(folder)["pids"], c=redirecting.pid), extra=["-L"])
+        redirecting.terminate()
+        redirecting.wait()
+        statics.remove(redirecting)
+
         # Upload to listed, PostgreSQL: push on a, list on b.
         print(f"several: upload-to-listed latency, {args.releases} releases, PostgreSQL and SQLite", file=sys.stderr)
         pid = "gov.usda.fs.bench.latency"
@@ -530,6 +554,10 @@ def targets(r):
              dl["two"]["MBps"] >= 0.8 * dl["nginxFile"]["MBps"])]
     if "bucket" in dl:
         rows.append(("download: two instances ÷ the bucket itself", dl["two"]["MBps"] / dl["bucket"]["MBps"], "", None))
+        if "redirect" in dl:
+            rows.append(("download redirected to the bucket (`--blob-downloads redirect`) ÷ the bucket itself",
+                         dl["redirect"]["MBps"] / dl["bucket"]["MBps"], "≥ 0.9×",
+                         dl["redirect"]["MBps"] >= 0.9 * dl["bucket"]["MBps"]))
     rows.append(("upload to listed on the other instance, slowest of the releases", pg["maxMs"], "≤ 1 s", pg["maxMs"] <= 1000))
     return [(what, f"{v:.2f} ms" if "p99" in what or "listed" in what else f"{v:.2f}×", target, met)
             for what, v, target, met in rows]
@@ -593,6 +621,7 @@ def markdown(r):
            "MB/s (all together) | trailpack CPU per MB | CPU while it ran |", "|---|---:|---:|---|"]
     for key, label in (("two", "nginx → two instances → the bucket"), ("one", "nginx → one instance → the bucket"),
                        ("direct", "instance a alone, no nginx → the bucket"), ("bucket", "the bucket itself (signed GET to weed's S3 gateway)"),
+                       ("redirect", "a third instance, `--blob-downloads redirect`: 302 → the bucket (curl -L)"),
                        ("nginxFile", "nginx, the same file from disk")):
         if key in dl:
             us = trailpack_cpu_us(dl[key], "MBps")
