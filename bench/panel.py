@@ -110,7 +110,7 @@ def main():
             json.dump(tour, open(path, "w"), indent=2)
         server = subprocess.Popen([tp, "serve", "--data", data, "--port", "0", "--approvals", "1", "--no-malware-scan",
                                    "--max-media-mb", str(args.upload_mb + 16), "--log-level", "warning",
-                                   # The drafts' media are hard links, which the site's quota counts once each.
+                                   # The drafts' media are hard links, which the site's quota counts once for every link (7 GB at 10,000).
                                    "--draft-quota-mb", str(1 << 30)],
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         base = re.search(r"http://[0-9.]+:\d+", server.stdout.readline()).group(0)
