@@ -11,12 +11,12 @@ import TrailPackCore
 /// once), planning took 90–100 ms of every editor and stop page (`perf`, `bench/panel.py`: the
 /// editor 105–180 ms, a stop's page 80–94 ms, where they were 13 ms before the route came).
 ///
-/// The fingerprint is every file the plan reads — `tour.json`, the route beside it, each stop's
-/// files, the map's — by name, size, inode, and modification and change times (a JSON file
-/// replaced atomically gets a new inode even within the clock's tick). A change by the panel, by
-/// another server sharing the folder or by hand changes it. A plan made while the folder changed
-/// is kept under the fingerprint taken before it, which the folder no longer has: the next page
-/// plans again.
+/// The fingerprint is every file and folder in the draft's folder — `tour.json`, the route beside
+/// it, each stop's files, the map's, anything else — by path, size, inode, and modification and
+/// change times (a JSON file replaced atomically gets a new inode even within the clock's tick). A
+/// change by the panel, by another server sharing the folder or by hand changes it. A plan made
+/// while the folder changed is kept under the fingerprint taken before it, which the folder no
+/// longer has: the next page plans again.
 final class PanelPlans: Sendable {
     struct Kept: Sendable {
         var fingerprint: String
@@ -63,28 +63,30 @@ final class PanelPlans: Sendable {
         }
     }
 
-    /// Every file the plan reads, by name, size, inode and times; `lstat` only, nothing read.
+    /// Every file and folder of the draft (the plan walks the whole folder: a file no stop lists is
+    /// a finding), by path, size, inode and times; `lstat` only, nothing read. A folder of more than
+    /// ``maxEntries`` entries gets a fingerprint of its own every time: it is planned on every page.
     static func fingerprint(folder: String) -> String {
         var lines: [String] = []
-        func add(_ relative: String) {
-            var info = stat()
-            guard lstat(folder + "/" + relative, &info) == 0 else { return }
-            lines.append(
-                "\(relative)\t\(info.st_size)\t\(info.st_ino)\t\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
-                    + "\t\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)")
-        }
-        func names(_ relative: String) -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/" + relative)) ?? [])
+        var pending = [""]
+        while let relative = pending.popLast() {
+            let names =
+                ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/" + relative)) ?? [])
                 .filter { !$0.hasPrefix(".") }.sorted()
-        }
-        for name in names("") {
-            add(name)
-            guard name == "waypoints" || name == "map" else { continue }
-            for inner in names(name) {
-                add(name + "/" + inner)
-                if name == "waypoints" { for file in names(name + "/" + inner) { add("\(name)/\(inner)/\(file)") } }
+            for name in names {
+                let path = relative.isEmpty ? name : relative + "/" + name
+                var info = stat()
+                guard lstat(folder + "/" + path, &info) == 0 else { continue }
+                lines.append(
+                    "\(path)\t\(info.st_size)\t\(info.st_ino)\t\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+                        + "\t\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)")
+                guard lines.count <= maxEntries else { return UUID().uuidString }
+                if info.st_mode & S_IFMT == S_IFDIR { pending.append(path) }
             }
         }
         return lines.joined(separator: "\n")
     }
+
+    /// Entries a draft's fingerprint takes at most.
+    static let maxEntries = 20_000
 }

@@ -49,11 +49,20 @@ struct PanelPlansTests {
             _ = try findings()
             #expect(planned == 4, "the route file changed")
 
+            // Deep in a folder of its own: the plan walks the whole draft (a file no stop lists is a finding).
+            try FileManager.default.createDirectory(atPath: folder + "/notes/old", withIntermediateDirectories: true)
+            _ = try findings()
+            #expect(planned == 5, "a folder made")
+            try Data("draft\n".utf8).write(to: URL(fileURLWithPath: folder + "/notes/old/idea.txt"))
+            _ = try findings()
+            #expect(planned == 6, "a file deep in a folder")
+            try FileManager.default.removeItem(atPath: folder + "/notes")
+
             try Support.copyTree(stop, folder + "/waypoints/99-another")
             _ = try findings()
-            #expect(planned == 5, "a stop added")
+            #expect(planned == 7, "a stop added (and the folder removed before)")
             _ = try findings()
-            #expect(planned == 5)
+            #expect(planned == 7)
             _ = store
         }
     }
