@@ -103,12 +103,7 @@ public struct ZipDirectory: Sendable {
 
     /// Each entry's position by its name's exact bytes, the first entry of a name (a second one is an
     /// error `ZipNameRules` reports): what the verifier and the reader look assets up by.
-    package func positionsByName() -> [NameKey: Int] {
-        var positions: [NameKey: Int] = [:]
-        positions.reserveCapacity(entries.count)
-        for e in entries where positions[NameKey(e.nameBytes)] == nil { positions[NameKey(e.nameBytes)] = e.index }
-        return positions
-    }
+    package func positionsByName() -> ZipNameIndex { ZipNameIndex(entries) }
 
     /// Where the central directory lies, read from the end records alone (nil when they cannot be
     /// read or are wrong): a client that holds only the end of an archive learns what else to fetch.
@@ -133,4 +128,53 @@ public struct ZipDirectory: Sendable {
         directory.isReadable = complete && !directory.findings.contains { $0.severity == .error }
         return directory
     }
+}
+
+/// Each name's first entry, found by a binary search of the positions sorted by name: 4 bytes an
+/// entry, where a dictionary of the names took 42 (4.2 MB at 100,000 entries, held beside the
+/// manifest's model while the assets were checked against the entries).
+package struct ZipNameIndex: Sendable {
+    /// The directory's entries (its storage, not a copy).
+    private let entries: [ZipEntry]
+    /// The position of the first entry of each name, in the names' byte order.
+    private let sorted: [Int32]
+
+    package init(_ entries: [ZipEntry]) {
+        self.entries = entries
+        var order = Array(0..<Int32(clamping: entries.count))
+        order.sort {
+            let c = ZipNameRules.compareExact(entries[Int($0)].nameBytes, entries[Int($1)].nameBytes)
+            return c != 0 ? c < 0 : $0 < $1
+        }
+        // Of a run of one name, only the first position stays (the lowest: equal names sort by position).
+        var kept = 0
+        for k in order.indices {
+            if kept > 0,
+                ZipNameRules.compareExact(entries[Int(order[kept - 1])].nameBytes, entries[Int(order[k])].nameBytes)
+                    == 0
+            {
+                continue
+            }
+            order[kept] = order[k]
+            kept += 1
+        }
+        order.removeLast(order.count - kept)
+        self.sorted = order
+    }
+
+    /// The position of the first entry named by exactly these bytes, or nil.
+    package func position(of name: [UInt8]) -> Int? {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            let c = ZipNameRules.compareExact(entries[Int(sorted[mid])].nameBytes, name)
+            if c == 0 { return Int(sorted[mid]) }
+            if c < 0 { low = mid + 1 } else { high = mid }
+        }
+        return nil
+    }
+
+    /// The position of the first entry named `name` (its UTF-8 bytes), or nil.
+    package func position(of name: String) -> Int? { position(of: Array(name.utf8)) }
 }

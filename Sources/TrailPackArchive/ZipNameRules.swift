@@ -4,41 +4,62 @@ import TrailPackCore
 /// normalization (the same file on a phone's case-insensitive file system), or a file that is
 /// also used as a folder. Entries are told apart by their names, never by positions.
 ///
-/// Names are compared as bytes (``NameKey``), folded by ASCII lowercasing when they are ASCII
-/// (nearly always) and by ``ArchivePath/foldingKey(_:)`` otherwise: no `String` is made for a
-/// name that collides with nothing. This runs for every entry of every package.
+/// Names are compared as bytes, folded by ASCII lowercasing when they are ASCII (nearly always)
+/// and by ``ArchivePath/foldingKey(_:)`` otherwise: no `String` is made for a name that collides
+/// with nothing. This runs for every entry of every package.
+///
+/// Collisions are found by sorting the entries' positions (4 bytes each) by name, not by tables
+/// of names: at 100,000 entries the three hash tables this took were 11.6 MB, held while the
+/// manifest was parsed beside them, and the sorts hold 1.2 MB. Writers put entries nearly in name
+/// order, and Swift's sort merges runs already in order, so sorting costs little more than the hashing did.
 enum ZipNameRules {
     static func check(_ entries: [ZipEntry], findings: inout [Finding]) {
-        var exact: [NameKey: Int] = [:]
-        var folded: [NameKey: Int] = [:]  // folding key -> the first entry with that key
-        var files: Set<NameKey> = []
-        exact.reserveCapacity(entries.count)
-        folded.reserveCapacity(entries.count)
+        // Positions are 32 bits: the central directory's size is bounded far below 2^31 records.
+        guard entries.count <= Int(Int32.max) else { return }
+        let keys = FoldedKeys(entries)
+        // 1. The same bytes: every entry after the first of its name is a duplicate of that first.
+        var sameAs = [Int32](repeating: -1, count: entries.count)
+        var byName = Array(0..<Int32(entries.count))
+        byName.sort {
+            let order = compareExact(entries[Int($0)].nameBytes, entries[Int($1)].nameBytes)
+            return order != 0 ? order < 0 : $0 < $1
+        }
+        groups(byName, equal: { compareExact(entries[Int($0)].nameBytes, entries[Int($1)].nameBytes) == 0 }) {
+            first, other in sameAs[Int(other)] = first
+        }
+        byName = []
+        // 2. The same once folded, among names that are not exact duplicates (a folder by its name
+        // without the last '/', so 'A/' and 'a/' collide).
+        var foldedAs = [Int32](repeating: -1, count: entries.count)
+        var byKey = (0..<Int32(entries.count)).filter { sameAs[Int($0)] < 0 }
+        byKey.sort {
+            let order = keys.compare($0, $1)
+            return order != 0 ? order < 0 : $0 < $1
+        }
+        groups(byKey, equal: { keys.compare($0, $1) == 0 }) { first, other in foldedAs[Int(other)] = first }
         for e in entries {
-            let name = NameKey(e.nameBytes)
-            if let first = exact[name] {
+            if sameAs[e.index] >= 0 {
                 findings.append(
                     Finding(
                         .zipNameDuplicate, file: e.name,
-                        "two entries are named '\(e.name)' (entries \(first) and \(e.index)); readers would disagree on which one counts"
+                        "two entries are named '\(e.name)' (entries \(sameAs[e.index]) and \(e.index)); readers would disagree on which one counts"
                     ))
-                continue
-            }
-            exact[name] = e.index
-            let key = e.isDirectory ? foldingKey(e.nameBytes.dropLast()) : foldingKey(e.nameBytes)
-            if let first = folded[key] {
+            } else if foldedAs[e.index] >= 0 {
                 findings.append(
                     Finding(
                         .zipNameFoldedDuplicate, file: e.name,
-                        "'\(e.name)' and '\(entries[first].name)' are the same file on case-insensitive phones"))
-            } else {
-                folded[key] = e.index
+                        "'\(e.name)' and '\(entries[Int(foldedAs[e.index])].name)' are the same file on case-insensitive phones"
+                    ))
             }
-            if !e.isDirectory { files.insert(key) }
         }
-        // A file used as a folder: 'a' and 'a/b' cannot both be extracted. Whether each folder is
-        // also a file is worked out once however many entries it holds, and an entry in the same
-        // folder as the one before it (as writers order them) takes that one's answer.
+        sameAs = []
+        foldedAs = []
+        // 3. A file used as a folder: 'a' and 'a/b' cannot both be extracted. The files, in the
+        // order of their folded names, are searched for each folder; whether a folder is also a
+        // file is worked out once however many entries it holds, and an entry in the same folder
+        // as the one before it (as writers order them) takes that one's answer.
+        let files = byKey.filter { !entries[Int($0)].isDirectory }
+        byKey = []
         var isFile: [NameKey: Bool] = [:]
         var previous: (folders: ArraySlice<UInt8>, clash: String?)?
         for e in entries {
@@ -52,7 +73,7 @@ enum ZipNameRules {
             if let previous, previous.folders == folders {
                 clash = previous.clash
             } else {
-                clash = firstFileUsedAsFolder(bytes, through: last, files: files, known: &isFile)
+                clash = firstFileUsedAsFolder(bytes, through: last, files: files, keys: keys, known: &isFile)
                 previous = (folders, clash)
             }
             if let clash {
@@ -61,10 +82,23 @@ enum ZipNameRules {
         }
     }
 
+    /// Calls `body(first, other)` for every element of `sorted` after the first of its run of
+    /// equal elements, with that first (the lowest position: the sorts order equal names by position).
+    private static func groups(_ sorted: [Int32], equal: (Int32, Int32) -> Bool, _ body: (Int32, Int32) -> Void) {
+        var start = 0
+        for k in sorted.indices.dropFirst() {
+            if equal(sorted[start], sorted[k]) {
+                body(sorted[start], sorted[k])
+            } else {
+                start = k
+            }
+        }
+    }
+
     /// The first folder of `bytes` (a prefix ending at a '/' at or before `last`) that is also a
     /// file, as text; nil when none is.
     private static func firstFileUsedAsFolder(
-        _ bytes: [UInt8], through last: Int, files: Set<NameKey>, known: inout [NameKey: Bool]
+        _ bytes: [UInt8], through last: Int, files: [Int32], keys: FoldedKeys, known: inout [NameKey: Bool]
     ) -> String? {
         for i in 1...last where bytes[i] == 0x2F {
             let folder = NameKey(Array(bytes[...i]))
@@ -72,7 +106,7 @@ enum ZipNameRules {
             if let answer = known[folder] {
                 clash = answer
             } else {
-                clash = files.contains(foldingKey(bytes[..<i]))
+                clash = keys.contains(FoldedKeys.key(bytes[..<i]), among: files)
                 known[folder] = clash
             }
             if clash { return String(decoding: bytes[..<i], as: UTF8.self) }
@@ -80,18 +114,85 @@ enum ZipNameRules {
         return nil
     }
 
-    /// The key of a whole name: its own bytes, shared and not copied, when it is ASCII without
-    /// capitals (nearly always; a copy of each was 6.3 MB at 100,000 entries).
-    static func foldingKey(_ name: [UInt8]) -> NameKey {
-        name.allSatisfy { $0 < 0x80 && !($0 >= 0x41 && $0 <= 0x5A) } ? NameKey(name) : foldingKey(name[...])
+    /// Byte order of two names: negative, zero or positive.
+    static func compareExact(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in compareBytes(x, lowerX: false, y, lowerY: false) }
+        }
     }
 
-    /// The key under which names collide on a phone: ASCII lowercased bytes, else the bytes of
-    /// ``ArchivePath/foldingKey(_:)`` of the name decoded (invalid bytes replaced, as in `name`).
-    static func foldingKey(_ bytes: ArraySlice<UInt8>) -> NameKey {
-        if bytes.allSatisfy({ $0 < 0x80 }) {
-            return NameKey(bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
+    /// Byte order of two byte strings, each ASCII-lowercased as it is read when asked.
+    static func compareBytes(
+        _ x: UnsafeBufferPointer<UInt8>, lowerX: Bool, _ y: UnsafeBufferPointer<UInt8>, lowerY: Bool
+    ) -> Int {
+        let n = min(x.count, y.count)
+        var k = 0
+        while k < n {
+            var a = x[k]
+            var b = y[k]
+            if lowerX && a >= 0x41 && a <= 0x5A { a |= 0x20 }
+            if lowerY && b >= 0x41 && b <= 0x5A { b |= 0x20 }
+            if a != b { return Int(a) - Int(b) }
+            k += 1
         }
-        return NameKey(ArchivePath.foldingKey(String(decoding: bytes, as: UTF8.self)))
+        return x.count - y.count
+    }
+}
+
+/// The names' folding keys, compared without being made: an ASCII name's key is its bytes
+/// lowercased as they are read (a folder's without its last '/'); only names that are not ASCII
+/// (rare) have theirs made, by ``ArchivePath/foldingKey(_:)``.
+struct FoldedKeys {
+    private let entries: [ZipEntry]
+    /// The keys of the names that are not ASCII, by position.
+    private let made: [Int32: [UInt8]]
+
+    init(_ entries: [ZipEntry]) {
+        self.entries = entries
+        var made: [Int32: [UInt8]] = [:]
+        for e in entries where !e.nameBytes.allSatisfy({ $0 < 0x80 }) {
+            made[Int32(e.index)] = Self.key(e.isDirectory ? e.nameBytes.dropLast() : e.nameBytes[...])
+        }
+        self.made = made
+    }
+
+    /// The folding key of `bytes` as bytes: ASCII lowercased, else the bytes of
+    /// ``ArchivePath/foldingKey(_:)`` of the name decoded (invalid bytes replaced, as in `name`).
+    static func key(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        if bytes.allSatisfy({ $0 < 0x80 }) { return bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } }
+        return Array(ArchivePath.foldingKey(String(decoding: bytes, as: UTF8.self)).utf8)
+    }
+
+    /// Calls `body` with entry `i`'s key: its bytes and whether they are still to be lowercased.
+    private func withKey<R>(_ i: Int32, _ body: (UnsafeBufferPointer<UInt8>, Bool) -> R) -> R {
+        if let key = made[i] { return key.withUnsafeBufferPointer { body($0, false) } }
+        let name = entries[Int(i)].nameBytes
+        return name.withUnsafeBufferPointer { all in
+            body(UnsafeBufferPointer(rebasing: all[0..<(name.last == 0x2F ? all.count - 1 : all.count)]), true)
+        }
+    }
+
+    /// The order of entries `a` and `b`'s keys: negative, zero or positive.
+    func compare(_ a: Int32, _ b: Int32) -> Int {
+        withKey(a) { x, lowerX in
+            withKey(b) { y, lowerY in ZipNameRules.compareBytes(x, lowerX: lowerX, y, lowerY: lowerY) }
+        }
+    }
+
+    /// Whether `key` is the key of one of `sorted` (positions in the order of their keys).
+    func contains(_ key: [UInt8], among sorted: [Int32]) -> Bool {
+        key.withUnsafeBufferPointer { k in
+            var low = 0
+            var high = sorted.count
+            while low < high {
+                let mid = (low + high) / 2
+                let order = withKey(sorted[mid]) { x, lower in
+                    ZipNameRules.compareBytes(x, lowerX: lower, k, lowerY: false)
+                }
+                if order == 0 { return true }
+                if order < 0 { low = mid + 1 } else { high = mid }
+            }
+            return false
+        }
     }
 }

@@ -119,10 +119,7 @@ extension DraftStore {
                 drafts[tour] = known
             } else {
                 guard let key = Key(site: site, tour: tour) else { continue }
-                var entry = Self.read(folder(key), key: key)
-                entry.tourStamp = tourStamp
-                entry.stopsStamp = stopsStamp
-                drafts[tour] = entry
+                drafts[tour] = Self.read(folder(key), key: key, stamps: (tourStamp, stopsStamp))
             }
             listed.append(tour)
         }
@@ -160,12 +157,9 @@ extension DraftStore {
                 continue
             }
             guard let key = Key(site: site, tour: tour) else { continue }
-            let (tourStamp, stopsStamp) = Self.stamps(of: [tour], in: siteFolder)[0]
-            if let known = list.drafts[tour], known.tourStamp == tourStamp, known.stopsStamp == stopsStamp { continue }
-            var entry = Self.read(folder(key), key: key)
-            entry.tourStamp = tourStamp
-            entry.stopsStamp = stopsStamp
-            if list.drafts.updateValue(entry, forKey: tour) == nil {
+            let stamps = Self.stamps(of: [tour], in: siteFolder)[0]
+            if let known = list.drafts[tour], known.tourStamp == stamps.0, known.stopsStamp == stamps.1 { continue }
+            if list.drafts.updateValue(Self.read(folder(key), key: key, stamps: stamps), forKey: tour) == nil {
                 // A new folder: into its place in byte order.
                 var low = 0
                 var high = list.names.count
@@ -267,8 +261,9 @@ extension DraftStore {
         }
     }
 
-    /// Reads a draft's name, version and stop count from its folder.
-    private static func read(_ path: String, key: Key) -> ListedDraft {
+    /// Reads a draft's name, version and stop count from its folder, whose stamps were `stamps`
+    /// when the reading began (so a change during it is seen by the next look).
+    private static func read(_ path: String, key: Key, stamps: (FileStamp?, FileStamp?)) -> ListedDraft {
         var name = key.tour, version = "", id = ""
         if let data = FileManager.default.contents(atPath: path + "/tour.json"),
             let doc = try? JSONParser.parse(Array(data))
@@ -287,7 +282,7 @@ extension DraftStore {
             if case .string(let s)? = doc.value["id"] { id = s }
         }
         return ListedDraft(
-            key: key, tourStamp: nil, stopsStamp: nil, id: id, name: name, version: version,
+            key: key, tourStamp: stamps.0, stopsStamp: stamps.1, id: id, name: name, version: version,
             stops: Self.names(in: path + "/waypoints").count)
     }
 }

@@ -128,12 +128,15 @@ extension DraftsController {
     // MARK: the editor
 
     /// The draft's findings: the builder's own checks on the folder (nothing hashed), placed on fields.
-    func findings(_ key: DraftStore.Key, draft: TourDraft) async throws -> [PanelFinding] {
+    /// `kept` is the draft's folder as the page found it (taken here when the page did not).
+    func findings(
+        _ key: DraftStore.Key, draft: TourDraft, kept: PanelPlans.Folder? = nil
+    ) async throws -> [PanelFinding] {
         let folder = drafts.folder(key)
         let budget = configuration.budget
         let plans = self.plans
         let found = try await blocking {
-            try plans.findings(key, folder: folder) {
+            try (kept ?? plans.folder(key, at: folder)).findings {
                 try TourBuilder.plan(folder, budget: budget, hashAssets: false).findings
             }
         }
@@ -162,14 +165,14 @@ extension DraftsController {
 
     func editor(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
         let snapshot = try await drafts.load(key), draft = snapshot.draft, revision = snapshot.revision
-        let all = try await findings(key, draft: draft)
-        let tourFindings = all.filter { $0.stop == nil }
-        // The route as the package will have it, and each stop's place on it.
+        // The folder's plan and route, each kept until the folder changes (one fingerprint for both).
         let folder = drafts.folder(key)
         let plans = self.plans
-        let routed = try await blocking {
-            plans.route(key, folder: folder) { Self.draftRoute(folder: folder, draft: draft) }
-        }
+        let kept = try await blocking { plans.folder(key, at: folder) }
+        let all = try await findings(key, draft: draft, kept: kept)
+        let tourFindings = all.filter { $0.stop == nil }
+        // The route as the package will have it, and each stop's place on it.
+        let routed = try await blocking { kept.route { Self.draftRoute(folder: folder, draft: draft) } }
         let onRoute = Dictionary(
             (routed?.route.summary.stops ?? []).map { ($0.slug, $0) }, uniquingKeysWith: { first, _ in first })
         // Which language's texts the details form edits (`?lang=`), and how complete each one is.

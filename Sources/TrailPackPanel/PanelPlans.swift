@@ -30,37 +30,46 @@ final class PanelPlans: Sendable {
     /// Drafts kept at most (the ones shown most recently are kept when there are more).
     static let limit = 64
 
-    /// The plan's findings for the folder of `key`, made by `plan` unless kept for this fingerprint.
-    func findings(_ key: DraftStore.Key, folder: String, plan: () throws -> [Finding]) rethrows -> [Finding] {
-        let print = Self.fingerprint(folder: folder)
-        if let found = kept.withLock({ $0.plans[key]?.fingerprint == print ? $0.plans[key]?.findings : nil }) {
+    /// The draft's folder as it is now (its fingerprint taken once, however many of its plans a
+    /// page asks for): call on a blocking thread.
+    func folder(_ key: DraftStore.Key, at folder: String) -> Folder {
+        Folder(plans: self, key: key, fingerprint: Self.fingerprint(folder: folder))
+    }
+
+    /// A draft's folder at one fingerprint, and what is kept for it.
+    struct Folder: Sendable {
+        let plans: PanelPlans
+        let key: DraftStore.Key
+        let fingerprint: String
+
+        /// The plan's findings, made by `plan` unless kept for this fingerprint.
+        func findings(plan: () throws -> [Finding]) rethrows -> [Finding] {
+            try plans.value(\.findings, key, fingerprint, make: plan)
+        }
+
+        /// The draft's route, made by `make` unless kept for this fingerprint.
+        func route(make: () -> RouteView?) -> RouteView? {
+            plans.value(\.route, key, fingerprint, make: make)
+        }
+    }
+
+    /// The value kept in `field` for `key` at `print`, or the one `make` makes, then kept.
+    private func value<Value: Sendable>(
+        _ field: WritableKeyPath<Kept, Value?>, _ key: DraftStore.Key, _ print: String, make: () throws -> Value
+    ) rethrows -> Value {
+        if let entry = kept.withLock({ $0.plans[key] }), entry.fingerprint == print, let found = entry[keyPath: field] {
             return found
         }
-        let found = try plan()
-        keep(key, print) { $0.findings = found }
-        return found
-    }
-
-    /// The draft's route, made by `make` unless kept for this fingerprint.
-    func route(_ key: DraftStore.Key, folder: String, make: () -> RouteView?) -> RouteView? {
-        let print = Self.fingerprint(folder: folder)
-        if let route = kept.withLock({ $0.plans[key]?.fingerprint == print ? $0.plans[key]?.route : nil }) {
-            return route
-        }
-        let route = make()
-        keep(key, print) { $0.route = .some(route) }
-        return route
-    }
-
-    private func keep(_ key: DraftStore.Key, _ print: String, _ set: (inout Kept) -> Void) {
+        let made = try make()
         kept.withLock { kept in
             var entry = kept.plans[key].flatMap { $0.fingerprint == print ? $0 : nil } ?? Kept(fingerprint: print)
-            set(&entry)
+            entry[keyPath: field] = made
             kept.plans[key] = entry
             kept.order.removeAll { $0 == key }
             kept.order.append(key)
             if kept.order.count > Self.limit { kept.plans[kept.order.removeFirst()] = nil }
         }
+        return made
     }
 
     /// Every file and folder of the draft (the plan walks the whole folder: a file no stop lists is

@@ -19,7 +19,7 @@ public final class PackageReader: Sendable {
     /// Each asset's place in the manifest, by its path's bytes (the first, if a path were listed twice).
     private let assetPlaces: [NameKey: AssetPlace]
     /// Each entry's position in the directory, by its name's bytes (the first of a name).
-    private let entryPositions: [NameKey: Int]
+    private let entryPositions: ZipNameIndex
 
     /// Where an asset is in the manifest: `waypoint` is nil for a map asset.
     private struct AssetPlace: Sendable {
@@ -113,7 +113,7 @@ public final class PackageReader: Sendable {
     /// Opens one asset as a verified stream.
     public func openAsset(_ path: String) throws(PackageError) -> AssetStream {
         let asset = try asset(path)
-        guard let entry = entryPositions[NameKey(path)].map({ directory.entries[$0] }) else {
+        guard let entry = entryPositions.position(of: path).map({ directory.entries[$0] }) else {
             throw .assetMismatch(
                 path, Finding(.contentMissing, file: path, "the manifest lists it but the package does not hold it"))
         }

@@ -135,7 +135,7 @@ struct GPXTests {
         "plain text of HTML, by structure: nested documents keep their words in order (scripts' dropped); mixed and cut ones never trap; long hostile runs finish"
     )
     func htmlTextFuzz() {
-        var r = GPXFuzzTests.Random(state: 0x68746D6C)
+        var r = SplitMix(seed: 0x68746D6C)
         let elements = ["p", "b", "i", "div", "span", "li", "ul", "td", "a", "font", "h2", "em"]
         let attributes = ["", " class=\"x\"", " href='a>b'", " style=\"color:red\""]
         // A tree of known elements with words as leaves: its plain text holds the words, in order.
@@ -673,20 +673,6 @@ struct GPXFuzzTests {
         }
     }
 
-    /// SplitMix64: the same documents on every run.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
-        mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-    }
-
     static func e(_ name: String, _ attributes: [(String, String)] = [], _ children: [Node] = []) -> Node {
         .element(name, attributes, children)
     }
@@ -793,7 +779,7 @@ struct GPXFuzzTests {
     }
 
     /// One structural change.
-    static func mutate(_ root: Node, _ r: inout Random) -> Node {
+    static func mutate(_ root: Node, _ r: inout SplitMix) -> Node {
         let paths = elementPaths(root)
         let target = r.pick(paths)
         switch r.below(9) {
@@ -919,7 +905,7 @@ struct GPXFuzzTests {
         "thousands of structurally mutated GPX documents: never a trap; points in range, or a located refusal; what init writes from them validates"
     )
     func mutatedDocuments() throws {
-        var r = Random(state: 0x4750_5846_555A_5A31)
+        var r = SplitMix(seed: 0x4750_5846_555A_5A31)
         var accepted = 0, refused = 0, validated = 0
         for i in 0..<3000 {
             var doc = r.pick(Self.seeds)
@@ -968,7 +954,7 @@ struct GPXFuzzTests {
         "the tokenizer and expat (Python's XML parser) agree on which mutated documents are well-formed XML",
         .needs(.python3))
     func agreesWithExpat() throws {
-        var r = Random(state: 0x584D_4C44_4946_4631)
+        var r = SplitMix(seed: 0x584D_4C44_4946_4631)
         var documents: [[UInt8]] = []
         for _ in 0..<1500 {
             var doc = r.pick(Self.seeds)

@@ -16,7 +16,7 @@ struct PanelPlansTests {
             let plans = PanelPlans()
             var planned = 0
             func findings() throws -> [Finding] {
-                try plans.findings(key, folder: folder) {
+                try plans.folder(key, at: folder).findings {
                     planned += 1
                     return try TourBuilder.plan(folder, budget: .default, hashAssets: false).findings
                 }
@@ -24,6 +24,17 @@ struct PanelPlansTests {
             let first = try findings()
             #expect(try findings().map(\.message) == first.map(\.message))
             #expect(planned == 1)
+            // The route is kept beside the findings, under the same fingerprint.
+            var routed = 0
+            let draft = try TourDraft.read(folder: folder)
+            func keptRoute() -> PanelPlans.RouteView? {
+                plans.folder(key, at: folder).route {
+                    routed += 1
+                    return DraftsController.draftRoute(folder: folder, draft: draft)
+                }
+            }
+            let line = try #require(keptRoute(), "the fixture has a route")
+            #expect(keptRoute()?.route.summary.stops.count == line.route.summary.stops.count && routed == 1)
 
             let stop =
                 folder + "/waypoints/"
@@ -48,6 +59,8 @@ struct PanelPlansTests {
             try handle.close()
             _ = try findings()
             #expect(planned == 4, "the route file changed")
+            _ = keptRoute()
+            #expect(routed == 2, "the route file changed")
 
             // Deep in a folder of its own: the plan walks the whole draft (a file no stop lists is a finding).
             try FileManager.default.createDirectory(atPath: folder + "/notes/old", withIntermediateDirectories: true)
@@ -76,18 +89,18 @@ struct PanelPlansTests {
         var planned = 0
         let keys = (0..<(PanelPlans.limit + 1)).map { DraftStore.Key(site: "site", tour: "tour-\($0)")! }
         for key in keys {
-            _ = plans.findings(key, folder: folder) {
+            _ = plans.folder(key, at: folder).findings {
                 planned += 1; return []
             }
         }
         // The first one was let go for the 65th; the last 64 are still kept.
         for key in keys.dropFirst() {
-            _ = plans.findings(key, folder: folder) {
+            _ = plans.folder(key, at: folder).findings {
                 planned += 1; return []
             }
         }
         #expect(planned == PanelPlans.limit + 1)
-        _ = plans.findings(keys[0], folder: folder) {
+        _ = plans.folder(keys[0], at: folder).findings {
             planned += 1; return []
         }
         #expect(planned == PanelPlans.limit + 2)

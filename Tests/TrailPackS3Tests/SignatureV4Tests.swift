@@ -279,20 +279,6 @@ struct SignatureV4Tests {
     }
 }
 
-/// SplitMix64: a small seeded generator for the random requests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
-}
-
 extension SignatureV4 {
     static func hex(bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 }

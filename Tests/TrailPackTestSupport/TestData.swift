@@ -51,8 +51,9 @@ package enum MapFixtures {
         northeast: Coordinate(latitude: 44.5, longitude: -121.6))
 }
 
-/// A small deterministic generator for tests (SplitMix64).
-package struct SplitMix {
+/// A small deterministic generator for tests (SplitMix64): the same inputs on every run, so a
+/// failing one comes back. The one generator of the tests (three suites had copies of their own).
+package struct SplitMix: RandomNumberGenerator {
     package var state: UInt64
     package init(seed: UInt64) { state = seed }
     package mutating func next() -> UInt64 {
@@ -62,6 +63,12 @@ package struct SplitMix {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+    /// A number in `0..<n` (0 when `n` is not positive).
+    package mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
+    /// One of `items`, which must not be empty.
+    package mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+    /// `count` bytes.
+    package mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
 }
 
 /// JSON printed by a program (trailpack's reports, a server's answers), decoded before a test asserts

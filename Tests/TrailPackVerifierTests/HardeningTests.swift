@@ -166,22 +166,92 @@ struct HardeningTests {
     }
 
     @Test(
-        "a whole name's folding key is the slice's key, and shares the name's bytes when it is ASCII without capitals"
-    )
+        "a name's folding key: ASCII lowercased, else ArchivePath.foldingKey's bytes (a folder's without its last '/')")
     func foldingKeyOfAName() {
-        let names = [
-            "waypoints/a/view.jpg", "Waypoints/A/View.JPG", "waypoints/café/ñ.txt", "", "/", "x/", "ÀB/ǅ", "a\u{7F}b",
-            "Z", "@[`{",
+        let cases: [(String, String)] = [
+            ("waypoints/a/view.jpg", "waypoints/a/view.jpg"), ("Waypoints/A/View.JPG", "waypoints/a/view.jpg"),
+            ("waypoints/Café/Ñ.txt", "waypoints/café/ñ.txt"), ("", ""), ("Z", "z"), ("@[`{", "@[`{"),
+            ("e\u{301}", "\u{e9}"), ("\u{212A}", "k"), ("ǅ", "ǆ"),
         ]
-        for text in names {
-            let name = Array(text.utf8)
-            #expect(ZipNameRules.foldingKey(name) == ZipNameRules.foldingKey(name[...]), "\(text)")
-            let plain = text.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) }
-            let shared = ZipNameRules.foldingKey(name).bytes.withUnsafeBufferPointer { key in
-                name.withUnsafeBufferPointer { $0.baseAddress == key.baseAddress }
-            }
-            #expect(name.isEmpty || shared == plain, "\(text)")  // empty arrays share one storage anyway
+        for (name, key) in cases {
+            #expect(FoldedKeys.key(Array(name.utf8)[...]) == Array(key.utf8), "\(name)")
         }
+    }
+
+    /// The name rules as they were before sorting (hash tables of names), kept as the oracle the
+    /// sorting ones must agree with, finding for finding.
+    static func referenceNameRules(_ entries: [ZipEntry]) -> [Finding] {
+        var findings: [Finding] = []
+        var exact: [[UInt8]: Int] = [:]
+        var folded: [[UInt8]: Int] = [:]
+        var files: Set<[UInt8]> = []
+        for e in entries {
+            if let first = exact[e.nameBytes] {
+                findings.append(
+                    Finding(
+                        .zipNameDuplicate, file: e.name,
+                        "two entries are named '\(e.name)' (entries \(first) and \(e.index)); readers would disagree on which one counts"
+                    ))
+                continue
+            }
+            exact[e.nameBytes] = e.index
+            let key = FoldedKeys.key(e.isDirectory ? e.nameBytes.dropLast() : e.nameBytes[...])
+            if let first = folded[key] {
+                findings.append(
+                    Finding(
+                        .zipNameFoldedDuplicate, file: e.name,
+                        "'\(e.name)' and '\(entries[first].name)' are the same file on case-insensitive phones"))
+            } else {
+                folded[key] = e.index
+            }
+            if !e.isDirectory { files.insert(key) }
+        }
+        for e in entries {
+            let bytes = e.nameBytes
+            guard bytes.count >= 3 else { continue }
+            for i in 1...(bytes.count - 2) where bytes[i] == 0x2F && files.contains(FoldedKeys.key(bytes[..<i])) {
+                findings.append(
+                    Finding(
+                        .zipNameDuplicate, file: e.name,
+                        "'\(String(decoding: bytes[..<i], as: UTF8.self))' is both a file and a folder"))
+                break
+            }
+        }
+        return findings
+    }
+
+    @Test("the name rules find what hash tables of the names found, on 3,000 sets of colliding names")
+    func nameRulesAgreeWithTables() {
+        // Parts that collide every way: case, NFC against NFD, the Kelvin sign, a file and a folder of one name.
+        let parts = ["a", "A", "b", "é", "e\u{301}", "É", "k", "K", "\u{212A}", "ß", "ss", "a.txt", "A.TXT"]
+        var rng = SplitMix(seed: 54)
+        var seen = 0
+        for _ in 0..<3000 {
+            var names: [String] = []
+            for _ in 0..<Int.random(in: 1...14, using: &rng) {
+                if !names.isEmpty && Int.random(in: 0..<6, using: &rng) == 0 {
+                    names.append(names.randomElement(using: &rng)!)  // the same bytes again
+                    continue
+                }
+                let depth = Int.random(in: 1...3, using: &rng)
+                var name = (0..<depth).map { _ in parts.randomElement(using: &rng)! }.joined(separator: "/")
+                if Int.random(in: 0..<5, using: &rng) == 0 { name += "/" }
+                names.append(name)
+            }
+            let entries = names.enumerated().map { i, name in
+                ZipEntry(
+                    index: i, nameBytes: Array(name.utf8), compressedSize: 0, uncompressedSize: 0,
+                    localHeaderOffset: 0, descriptorLength: 0, dataOffset: nil, flags: 0x0800, method: 0,
+                    versionMadeBy: 0x031E, crc32: 0, externalAttributes: 0)
+            }
+            var findings: [Finding] = []
+            ZipNameRules.check(entries, findings: &findings)
+            let expected = Self.referenceNameRules(entries)
+            #expect(findings.map(\.message) == expected.map(\.message), "\(names)")
+            #expect(findings.map(\.code) == expected.map(\.code) && findings.map(\.file) == expected.map(\.file))
+            seen += expected.count
+        }
+        #expect(seen > 3000, "the sets collide often enough to test anything: \(seen) findings")
     }
 
     @Test("each step of the parse is a value of its own: end records, central directory, names, local headers, layout")
