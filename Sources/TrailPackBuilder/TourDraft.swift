@@ -414,23 +414,31 @@ public struct TourDraft: Sendable, Equatable {
         return slug == "stop-0" ? "" : slug
     }
 
-    /// The revision of a draft folder: a digest of its JSON files and of every file's name, size and
-    /// modification time. Any save, by the panel or anyone else, changes it.
+    /// The revision of a draft folder: a digest of every file and folder in it (`tour.json`, the
+    /// route beside it, each stop's files, the map's, anything else but the ignored names), by path,
+    /// size, inode and modification time, `lstat` only. Any save, by the panel or anyone else,
+    /// changes it: a file written in place changes its size or time, one replaced atomically its
+    /// inode, even within the clock's tick. A file only hard-linked elsewhere (a draft duplicated)
+    /// does not: the change time, which a new link moves, is left out. What the panel's pages are
+    /// saved against, and what its kept plans are kept by.
     public static func revision(folder root: String) -> String {
-        var listing: [String] = []
-        func add(_ rel: String) {
-            var info = stat()
-            guard lstat(root + "/" + rel, &info) == 0 else { return }
-            listing.append("\(rel)\t\(info.st_size)\t\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)")
-        }
-        add(TourSource.tourFileName)
-        for folder in FileSystem.list(root + "/waypoints").sorted() where !FileSystem.isIgnored(folder) {
-            for name in FileSystem.list(root + "/waypoints/" + folder).sorted() where !FileSystem.isIgnored(name) {
-                add("waypoints/\(folder)/\(name)")
+        var digest = SHA256()
+        var pending = [""]
+        while let relative = pending.popLast() {
+            let names = FileSystem.list(relative.isEmpty ? root : root + "/" + relative)
+                .filter { !FileSystem.isIgnored($0) }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for name in names {
+                let path = relative.isEmpty ? name : relative + "/" + name
+                var info = stat()
+                guard lstat(root + "/" + path, &info) == 0 else { continue }
+                digest.update(
+                    Array(
+                        "\(path)\t\(info.st_size)\t\(info.st_ino)\t\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)\n"
+                            .utf8))
+                if info.st_mode & S_IFMT == S_IFDIR { pending.append(path) }
             }
         }
-        for name in FileSystem.list(root + "/map").sorted() where !FileSystem.isIgnored(name) { add("map/" + name) }
-        return String(SHA256.hash(Array(listing.joined(separator: "\n").utf8)).hex.prefix(16))
+        return String(digest.finalize().hex.prefix(16))
     }
 }
 

@@ -128,15 +128,13 @@ extension DraftsController {
     // MARK: the editor
 
     /// The draft's findings: the builder's own checks on the folder (nothing hashed), placed on fields.
-    /// `kept` is the draft's folder as the page found it (taken here when the page did not).
-    func findings(
-        _ key: DraftStore.Key, draft: TourDraft, kept: PanelPlans.Folder? = nil
-    ) async throws -> [PanelFinding] {
+    /// `revision` is the one the draft was loaded at: the plan is kept under it.
+    func findings(_ key: DraftStore.Key, draft: TourDraft, revision: String) async throws -> [PanelFinding] {
         let folder = drafts.folder(key)
         let budget = configuration.budget
-        let plans = self.plans
+        let kept = plans.folder(key, revision: revision)
         let found = try await blocking {
-            try (kept ?? plans.folder(key, at: folder)).findings {
+            try kept.findings {
                 try TourBuilder.plan(folder, budget: budget, hashAssets: false).findings
             }
         }
@@ -165,11 +163,10 @@ extension DraftsController {
 
     func editor(_ visitor: Visitor, _ key: DraftStore.Key, request: Request) async throws -> Response {
         let snapshot = try await drafts.load(key), draft = snapshot.draft, revision = snapshot.revision
-        // The folder's plan and route, each kept until the folder changes (one fingerprint for both).
+        // The folder's plan and route, each kept under the revision the draft was loaded at.
         let folder = drafts.folder(key)
-        let plans = self.plans
-        let kept = try await blocking { plans.folder(key, at: folder) }
-        let all = try await findings(key, draft: draft, kept: kept)
+        let kept = plans.folder(key, revision: revision)
+        let all = try await findings(key, draft: draft, revision: revision)
         let tourFindings = all.filter { $0.stop == nil }
         // The route as the package will have it, and each stop's place on it.
         let routed = try await blocking { kept.route { Self.draftRoute(folder: folder, draft: draft) } }

@@ -11,12 +11,12 @@ import TrailPackCore
 /// once), planning took 90–100 ms of every editor and stop page (`perf`, `bench/panel.py`: the
 /// editor 105–180 ms, a stop's page 80–94 ms, where they were 13 ms before the route came).
 ///
-/// The fingerprint is every file and folder in the draft's folder — `tour.json`, the route beside
-/// it, each stop's files, the map's, anything else — by path, size, inode, and modification and
-/// change times (a JSON file replaced atomically gets a new inode even within the clock's tick). A
-/// change by the panel, by another server sharing the folder or by hand changes it. A plan made
-/// while the folder changed is kept under the fingerprint taken before it, which the folder no
-/// longer has: the next page plans again.
+/// The fingerprint is the draft's revision (`TourDraft.revision(folder:)`, what its pages are saved
+/// against): every file and folder in the draft's folder — `tour.json`, the route beside it, each
+/// stop's files, the map's, anything else — by path, size, inode and modification time. A change
+/// by the panel, by another server sharing the folder or by hand changes it. A plan made while the
+/// folder changed is kept under the revision taken before it, which the folder no longer has: the
+/// next page plans again.
 final class PanelPlans: Sendable {
     struct Kept: Sendable {
         var fingerprint: String
@@ -30,10 +30,15 @@ final class PanelPlans: Sendable {
     /// Drafts kept at most (the ones shown most recently are kept when there are more).
     static let limit = 64
 
-    /// The draft's folder as it is now (its fingerprint taken once, however many of its plans a
-    /// page asks for): call on a blocking thread.
+    /// The draft's folder at `revision`: what a page that loaded the draft (and its revision, taken
+    /// with it) asks for its plans, without walking the folder again.
+    func folder(_ key: DraftStore.Key, revision: String) -> Folder {
+        Folder(plans: self, key: key, fingerprint: revision)
+    }
+
+    /// The draft's folder as it is now (its revision taken here): call on a blocking thread.
     func folder(_ key: DraftStore.Key, at folder: String) -> Folder {
-        Folder(plans: self, key: key, fingerprint: Self.fingerprint(folder: folder))
+        self.folder(key, revision: TourDraft.revision(folder: folder))
     }
 
     /// A draft's folder at one fingerprint, and what is kept for it.
@@ -71,31 +76,4 @@ final class PanelPlans: Sendable {
         }
         return made
     }
-
-    /// Every file and folder of the draft (the plan walks the whole folder: a file no stop lists is
-    /// a finding), by path, size, inode and times; `lstat` only, nothing read. A folder of more than
-    /// ``maxEntries`` entries gets a fingerprint of its own every time: it is planned on every page.
-    static func fingerprint(folder: String) -> String {
-        var lines: [String] = []
-        var pending = [""]
-        while let relative = pending.popLast() {
-            let names =
-                ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/" + relative)) ?? [])
-                .filter { !$0.hasPrefix(".") }.sorted()
-            for name in names {
-                let path = relative.isEmpty ? name : relative + "/" + name
-                var info = stat()
-                guard lstat(folder + "/" + path, &info) == 0 else { continue }
-                lines.append(
-                    "\(path)\t\(info.st_size)\t\(info.st_ino)\t\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
-                        + "\t\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)")
-                guard lines.count <= maxEntries else { return UUID().uuidString }
-                if info.st_mode & S_IFMT == S_IFDIR { pending.append(path) }
-            }
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    /// Entries a draft's fingerprint takes at most.
-    static let maxEntries = 20_000
 }

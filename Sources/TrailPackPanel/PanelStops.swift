@@ -21,7 +21,7 @@ extension DraftsController {
             throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)")
         }
         let stop = draft.stops[index]
-        let all = try await findings(key, draft: draft).filter { $0.stop == index }
+        let all = try await findings(key, draft: draft, revision: revision).filter { $0.stop == index }
         let folder = try? drafts.openStopFolder(key, draft: draft, index: index)
         let captionFiles = stop.assets.map(\.file).filter { $0.lowercased().hasSuffix(".vtt") }
         // Which language's texts the page edits (`?lang=`; nil: the default language's, and everything else).

@@ -44,19 +44,11 @@ struct PanelPlansTests {
             _ = try findings()
             #expect(planned == 2, "a file added to a stop")
 
-            // tour.json replaced the way the panel writes it (a new file renamed over the old one).
-            let tour = try Data(contentsOf: URL(fileURLWithPath: folder + "/tour.json"))
-            try tour.write(to: URL(fileURLWithPath: folder + "/tour.json.new"))
-            #expect(rename(folder + "/tour.json.new", folder + "/tour.json") == 0)
+            try Self.replaceTourJSON(folder)
             _ = try findings()
             #expect(planned == 3, "tour.json replaced with the same bytes")
 
-            let route = try #require(
-                try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("route.") })
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/" + route))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data("\n".utf8))
-            try handle.close()
+            try Self.appendToRoute(folder)
             _ = try findings()
             #expect(planned == 4, "the route file changed")
             _ = keptRoute()
@@ -104,5 +96,54 @@ struct PanelPlansTests {
             planned += 1; return []
         }
         #expect(planned == PanelPlans.limit + 2)
+    }
+
+    @Test(
+        "the revision saves are made against: the route, a file deep in a folder and a replaced tour.json change it; a hard link elsewhere (a duplicated draft) and a hidden file do not"
+    )
+    func revision() async throws {
+        try await PanelTourDraftLanguageTests.withFixtureDraft { store, key, folder in
+            var last = TourDraft.revision(folder: folder)
+            #expect(TourDraft.revision(folder: folder) == last, "nothing changed")
+            func changed() -> Bool {
+                let now = TourDraft.revision(folder: folder)
+                defer { last = now }
+                return now != last
+            }
+            try Self.appendToRoute(folder)
+            #expect(changed(), "the route beside tour.json (the old revision left it out)")
+            try FileManager.default.createDirectory(atPath: folder + "/notes/old", withIntermediateDirectories: true)
+            #expect(changed(), "a folder made")
+            try Data("idea\n".utf8).write(to: URL(fileURLWithPath: folder + "/notes/old/idea.txt"))
+            #expect(changed(), "a file deep in a folder")
+            try Self.replaceTourJSON(folder)
+            #expect(changed(), "tour.json replaced by the same bytes (a new inode)")
+            // What does not change it: a hard link made elsewhere (its change time moves, not the file).
+            let elsewhere = NSTemporaryDirectory() + "revision-link-" + UUID().uuidString
+            defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+            #expect(link(folder + "/tour.json", elsewhere) == 0)
+            #expect(!changed(), "a hard link in another folder")
+            try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/.DS_Store"))
+            #expect(!changed(), "a hidden file")
+            _ = store
+            _ = key
+        }
+    }
+
+    /// Adds a line to the route file beside `tour.json` (written in place).
+    static func appendToRoute(_ folder: String) throws {
+        let route = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("route.") })
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/" + route))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\n".utf8))
+        try handle.close()
+    }
+
+    /// Replaces `tour.json` by the same bytes the way the panel writes it: a new file renamed over the old one.
+    static func replaceTourJSON(_ folder: String) throws {
+        let tour = try Data(contentsOf: URL(fileURLWithPath: folder + "/tour.json"))
+        try tour.write(to: URL(fileURLWithPath: folder + "/tour.json.new"))
+        #expect(rename(folder + "/tour.json.new", folder + "/tour.json") == 0)
     }
 }
