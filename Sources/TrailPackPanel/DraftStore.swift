@@ -45,13 +45,14 @@ public final class DraftStore: Sendable {
     }
 
     /// Runs `body` holding the draft's lock (this process's, then the folder's `flock`), on the pool.
+    /// `writes` false: the body only reads, and the draft is not marked for the next list.
     func locked<T: Sendable>(
-        _ key: Key, _ body: @escaping @Sendable () throws(PanelError) -> T
+        _ key: Key, writes: Bool = true, _ body: @escaping @Sendable () throws(PanelError) -> T
     ) async throws(PanelError) -> T {
         await locks.lock(key)
         defer { locks.unlock(key) }
         // Whatever the body did to the folder shows on the next list (not only after the next pass).
-        defer { mark(key) }
+        defer { if writes { mark(key) } }
         let lockPath = "\(root)/\(key.site)/.\(key.tour).lock"
         do {
             return try await pool.run { () throws -> T in
@@ -205,7 +206,7 @@ public final class DraftStore: Sendable {
     /// ``StopFileName`` (`../catalog.sqlite`) is refused whole, naming the stop and the name: no
     /// page or action of the panel ever holds such a name.
     public func load(_ key: Key) async throws(PanelError) -> Snapshot {
-        try await locked(key) { () throws(PanelError) in try self.read(key) }
+        try await locked(key, writes: false) { () throws(PanelError) in try self.read(key) }
     }
 
     func read(_ key: Key) throws(PanelError) -> Snapshot {
