@@ -141,11 +141,7 @@ package struct ZipNameIndex: Sendable {
 
     package init(_ entries: [ZipEntry]) {
         self.entries = entries
-        var order = Array(0..<Int32(clamping: entries.count))
-        order.sort {
-            let c = ZipNameRules.compareExact(entries[Int($0)].nameBytes, entries[Int($1)].nameBytes)
-            return c != 0 ? c < 0 : $0 < $1
-        }
+        var order = ZipNameRules.sortedByName(entries)
         // Of a run of one name, only the first position stays (the lowest: equal names sort by position).
         var kept = 0
         for k in order.indices {

@@ -19,11 +19,7 @@ enum ZipNameRules {
         let keys = FoldedKeys(entries)
         // 1. The same bytes: every entry after the first of its name is a duplicate of that first.
         var sameAs = [Int32](repeating: -1, count: entries.count)
-        var byName = Array(0..<Int32(entries.count))
-        byName.sort {
-            let order = compareExact(entries[Int($0)].nameBytes, entries[Int($1)].nameBytes)
-            return order != 0 ? order < 0 : $0 < $1
-        }
+        var byName = sortedByName(entries)
         groups(byName, equal: { compareExact(entries[Int($0)].nameBytes, entries[Int($1)].nameBytes) == 0 }) {
             first, other in sameAs[Int(other)] = first
         }
@@ -80,6 +76,17 @@ enum ZipNameRules {
                 findings.append(Finding(.zipNameDuplicate, file: e.name, "'\(clash)' is both a file and a folder"))
             }
         }
+    }
+
+    /// The entries' positions in the byte order of their names, equal names by position (what the
+    /// duplicates are found in, and what ``ZipNameIndex`` searches).
+    static func sortedByName(_ entries: [ZipEntry]) -> [Int32] {
+        var order = Array(0..<Int32(clamping: entries.count))
+        order.sort {
+            let c = compareExact(entries[Int($0)].nameBytes, entries[Int($1)].nameBytes)
+            return c != 0 ? c < 0 : $0 < $1
+        }
+        return order
     }
 
     /// Calls `body(first, other)` for every element of `sorted` after the first of its run of

@@ -220,6 +220,23 @@ struct HardeningTests {
         return findings
     }
 
+    @Test("the name index finds the first entry of each name by its exact bytes, and nothing for a name not there")
+    func nameIndex() {
+        let names = ["b", "a", "b", "c/", "a", "A", "é", "e\u{301}", "c/d"]
+        let entries = names.enumerated().map { i, name in
+            ZipEntry(
+                index: i, nameBytes: Array(name.utf8), compressedSize: 0, uncompressedSize: 0,
+                localHeaderOffset: 0, descriptorLength: 0, dataOffset: nil, flags: 0x0800, method: 0,
+                versionMadeBy: 0x031E, crc32: 0, externalAttributes: 0)
+        }
+        let index = ZipNameIndex(entries)
+        #expect(index.position(of: "b") == 0 && index.position(of: "a") == 1 && index.position(of: "A") == 5)
+        #expect(index.position(of: "c/") == 3 && index.position(of: "c/d") == 8 && index.position(of: "c") == nil)
+        #expect(index.position(of: "é") == 6 && index.position(of: "e\u{301}") == 7, "bytes, not canonical equivalence")
+        #expect(index.position(of: "") == nil && index.position(of: "bb") == nil && index.position(of: "0") == nil)
+        #expect(ZipNameIndex([]).position(of: "a") == nil)
+    }
+
     @Test("the name rules find what hash tables of the names found, on 3,000 sets of colliding names")
     func nameRulesAgreeWithTables() {
         // Parts that collide every way: case, NFC against NFD, the Kelvin sign, a file and a folder of one name.
