@@ -14,7 +14,10 @@ import TrailPackCore
 /// file is bounded before it is used to subscript, slice, allocate, seek or loop.
 public struct ZipDirectory: Sendable {
     /// Every record of the central directory, in its order: `entries[i].index == i`.
-    public var entries: [ZipEntry]
+    public var entries: [ZipEntry] {
+        // The names' order kept below was made from the entries as read.
+        didSet { firstByName = nil }
+    }
     /// Where the central directory starts (the end of the entries' data).
     public var centralDirectoryOffset: Int64
     /// Problems found in the end records, the central directory and the local headers.
@@ -22,6 +25,9 @@ public struct ZipDirectory: Sendable {
     /// Whether the end records and the whole central directory could be read, so that the
     /// entries are the archive's entries (each entry's own `dataOffset` says if its data can be read).
     public var isReadable: Bool
+    /// The first entry of each name in the names' byte order, as the name rules sorted them (nil
+    /// when the directory was incomplete and the rules did not run).
+    private var firstByName: [Int32]? = nil
 
     /// Reads and checks the structure of `source`. Throws only when the source cannot be read.
     public static func read(
@@ -30,7 +36,14 @@ public struct ZipDirectory: Sendable {
         var (directory, complete) = try records(source, limits: limits)
         guard complete else { return directory }
         let cdOffset = directory.centralDirectoryOffset
-        try ZipLocalHeaders.check(&directory.entries, source: source, limit: cdOffset, findings: &directory.findings)
+        // The entries moved out (not copied) for the check, which sets where each one's data starts and
+        // never a name: the names' order stays.
+        let firstByName = directory.firstByName
+        var entries = directory.entries
+        directory.entries = []
+        try ZipLocalHeaders.check(&entries, source: source, limit: cdOffset, findings: &directory.findings)
+        directory.entries = entries
+        directory.firstByName = firstByName
         var total: Int64 = 0
         for e in directory.entries where e.sizesKnown { total = total &+ max(0, e.uncompressedSize) }
         if total > limits.maxTotalSize || total < 0 {
@@ -89,21 +102,25 @@ public struct ZipDirectory: Sendable {
             return (ZipDirectory(entries: [], centralDirectoryOffset: 0, findings: findings, isReadable: false), false)
         }
         let directory = try ZipCentralDirectory.read(source, end: end, limits: limits, findings: &findings)
+        var firstByName: [Int32]?
         if directory.isComplete {
             for e in directory.entries { ZipEntryRules.check(e, limits: limits, findings: &findings) }
-            ZipNameRules.check(directory.entries, findings: &findings)
+            firstByName = ZipNameRules.check(directory.entries, findings: &findings)
         }
         return (
             ZipDirectory(
                 entries: directory.entries, centralDirectoryOffset: end.centralDirectoryOffset, findings: findings,
-                isReadable: false),
+                isReadable: false, firstByName: firstByName),
             directory.isComplete
         )
     }
 
     /// Each entry's position by its name's exact bytes, the first entry of a name (a second one is an
     /// error `ZipNameRules` reports): what the verifier and the reader look assets up by.
-    package func positionsByName() -> ZipNameIndex { ZipNameIndex(entries) }
+    package func positionsByName() -> ZipNameIndex {
+        if let firstByName { return ZipNameIndex(entries, firstByName: firstByName) }
+        return ZipNameIndex(entries)
+    }
 
     /// Where the central directory lies, read from the end records alone (nil when they cannot be
     /// read or are wrong): a client that holds only the end of an archive learns what else to fetch.
@@ -139,8 +156,8 @@ package struct ZipNameIndex: Sendable {
     /// The position of the first entry of each name, in the names' byte order.
     private let sorted: [Int32]
 
+    /// The index of `entries`, sorting their names.
     package init(_ entries: [ZipEntry]) {
-        self.entries = entries
         var order = ZipNameRules.sortedByName(entries)
         // Of a run of one name, only the first position stays (the lowest: equal names sort by position).
         var kept = 0
@@ -155,7 +172,14 @@ package struct ZipNameIndex: Sendable {
             kept += 1
         }
         order.removeLast(order.count - kept)
-        self.sorted = order
+        self.init(entries, firstByName: order)
+    }
+
+    /// The index of `entries` from the first entry of each name in the names' byte order, as
+    /// ``ZipNameRules`` sorted them while checking the names.
+    init(_ entries: [ZipEntry], firstByName: [Int32]) {
+        self.entries = entries
+        self.sorted = firstByName
     }
 
     /// The position of the first entry named by exactly these bytes, or nil.

@@ -13,9 +13,12 @@ import TrailPackCore
 /// manifest was parsed beside them, and the sorts hold 1.2 MB. Writers put entries nearly in name
 /// order, and Swift's sort merges runs already in order, so sorting costs little more than the hashing did.
 enum ZipNameRules {
-    static func check(_ entries: [ZipEntry], findings: inout [Finding]) {
+    /// Appends the findings, and returns the position of the first entry of each name in the
+    /// byte order of the names (what ``ZipNameIndex`` searches, so a verify sorts the names once).
+    @discardableResult
+    static func check(_ entries: [ZipEntry], findings: inout [Finding]) -> [Int32] {
         // Positions are 32 bits: the central directory's size is bounded far below 2^31 records.
-        guard entries.count <= Int(Int32.max) else { return }
+        guard entries.count <= Int(Int32.max) else { return [] }
         let keys = FoldedKeys(entries)
         // 1. The same bytes: every entry after the first of its name is a duplicate of that first.
         var sameAs = [Int32](repeating: -1, count: entries.count)
@@ -23,6 +26,8 @@ enum ZipNameRules {
         groups(byName, equal: { compareExact(entries[Int($0)].nameBytes, entries[Int($1)].nameBytes) == 0 }) {
             first, other in sameAs[Int(other)] = first
         }
+        byName.removeAll { sameAs[Int($0)] >= 0 }
+        let firstByName = byName
         byName = []
         // 2. The same once folded, among names that are not exact duplicates (a folder by its name
         // without the last '/', so 'A/' and 'a/' collide).
@@ -76,6 +81,7 @@ enum ZipNameRules {
                 findings.append(Finding(.zipNameDuplicate, file: e.name, "'\(clash)' is both a file and a folder"))
             }
         }
+        return firstByName
     }
 
     /// The entries' positions in the byte order of their names, equal names by position (what the

@@ -126,17 +126,24 @@ public final class DraftStore: Sendable {
     }
 
     /// The bytes the drafts of `site` hold on disk (every regular file under `drafts/<site>/`, links
-    /// not followed), for the quota. Reads the folders: call it off the event loop.
+    /// not followed), for the quota. A file with several hard links there (an operator's `cp -al` of
+    /// a draft, a file set aside beside the one kept) takes its space once and is counted once.
+    /// Reads the folders: call it off the event loop.
     public func usage(site: String) -> Int64 {
         guard Slug.isValid(site) else { return 0 }
         var total: Int64 = 0
+        /// The files with more than one link counted so far, by device and inode.
+        var linked = Set<[UInt64]>()
         func walk(_ path: String, depth: Int) {
             guard depth < 16, let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
             for name in names {
                 var info = stat()
                 guard lstat(path + "/" + name, &info) == 0 else { continue }
                 switch info.st_mode & S_IFMT {
-                case S_IFREG: total += Int64(info.st_size)
+                case S_IFREG:
+                    let key = [UInt64(info.st_dev), UInt64(info.st_ino)]
+                    if info.st_nlink > 1 && !linked.insert(key).inserted { continue }
+                    total += Int64(info.st_size)
                 case S_IFDIR: walk(path + "/" + name, depth: depth + 1)
                 default: continue
                 }

@@ -128,11 +128,10 @@ extension DraftsController {
     // MARK: the editor
 
     /// The draft's findings: the builder's own checks on the folder (nothing hashed), placed on fields.
-    /// `revision` is the one the draft was loaded at: the plan is kept under it.
-    func findings(_ key: DraftStore.Key, draft: TourDraft, revision: String) async throws -> [PanelFinding] {
+    /// `kept` is the draft's folder at the revision the draft was loaded at: the plan is kept under it.
+    func findings(_ key: DraftStore.Key, draft: TourDraft, kept: PanelPlans.Folder) async throws -> [PanelFinding] {
         let folder = drafts.folder(key)
         let budget = configuration.budget
-        let kept = plans.folder(key, revision: revision)
         let found = try await blocking {
             try kept.findings {
                 try TourBuilder.plan(folder, budget: budget, hashAssets: false).findings
@@ -166,7 +165,7 @@ extension DraftsController {
         // The folder's plan and route, each kept under the revision the draft was loaded at.
         let folder = drafts.folder(key)
         let kept = plans.folder(key, revision: revision)
-        let all = try await findings(key, draft: draft, revision: revision)
+        let all = try await findings(key, draft: draft, kept: kept)
         let tourFindings = all.filter { $0.stop == nil }
         // The route as the package will have it, and each stop's place on it.
         let routed = try await blocking { kept.route { Self.draftRoute(folder: folder, draft: draft) } }

@@ -21,7 +21,8 @@ extension DraftsController {
             throw PanelError(status: .notFound, message: "the tour has no stop \(index + 1)")
         }
         let stop = draft.stops[index]
-        let all = try await findings(key, draft: draft, revision: revision).filter { $0.stop == index }
+        let kept = plans.folder(key, revision: revision)
+        let all = try await findings(key, draft: draft, kept: kept).filter { $0.stop == index }
         let folder = try? drafts.openStopFolder(key, draft: draft, index: index)
         let captionFiles = stop.assets.map(\.file).filter { $0.lowercased().hasSuffix(".vtt") }
         // Which language's texts the page edits (`?lang=`; nil: the default language's, and everything else).

@@ -109,4 +109,32 @@ struct PanelDraftListTests {
         #expect(kept == ["Santiam Wagon Road"])
         #expect(store.list(sites: [key.site]).map(\.name) == ["Santiam Wagon Road"])
     }
+
+    @Test(
+        "a site's usage counts every file of its drafts and of what was set aside, a file with several hard links once"
+    )
+    func usageCountsLinksOnce() throws {
+        let data = NSTemporaryDirectory() + "draft-usage-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let store = DraftStore(dataFolder: data, pool: BlockingPool(name: "test-drafts", threads: 1))
+        let site = "willamette-sweet-home"
+        let one = data + "/drafts/\(site)/one", two = data + "/drafts/\(site)/two/waypoints/01-start"
+        let aside = data + "/drafts-removed/\(site)/old"
+        for folder in [one, two, aside, data + "/drafts/other-site"] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        try Support.write(Array(repeating: 1, count: 1000), to: one + "/a.mp4")
+        try Support.write(Array(repeating: 2, count: 300), to: two + "/b.png")
+        try Support.write(Array(repeating: 3, count: 20), to: aside + "/c.txt")
+        try Support.write(Array(repeating: 4, count: 5000), to: data + "/drafts/other-site/d.bin")
+        #expect(store.usage(site: site) == 1320)
+        // The same file by three names, one of them set aside: its bytes are on the disk once.
+        #expect(link(one + "/a.mp4", two + "/a.mp4") == 0 && link(one + "/a.mp4", aside + "/a.mp4") == 0)
+        #expect(store.usage(site: site) == 1320)
+        // A link not followed, a copy counted.
+        #expect(symlink(data + "/drafts/other-site/d.bin", one + "/d.bin") == 0)
+        try FileManager.default.copyItem(atPath: two + "/b.png", toPath: one + "/b.png")
+        #expect(store.usage(site: site) == 1620)
+        #expect(store.usage(site: "../drafts") == 0 && store.usage(site: "nowhere") == 0)
+    }
 }

@@ -8,7 +8,7 @@ import TrailPackTestSupport
 
 /// The editor's and the stop pages' plan of a draft, kept until the folder changes: shown again
 /// unchanged, the folder is not planned again; any change to a file the plan reads plans it again.
-@Suite("panel: plans kept by the folder's fingerprint", .ownThreads)
+@Suite("panel: plans kept by the folder's revision", .ownThreads)
 struct PanelPlansTests {
     @Test("unchanged: planned once; a stop's file, tour.json replaced, the route file or a new stop: planned again")
     func keptUntilChanged() async throws {
@@ -24,7 +24,7 @@ struct PanelPlansTests {
             let first = try findings()
             #expect(try findings().map(\.message) == first.map(\.message))
             #expect(planned == 1)
-            // The route is kept beside the findings, under the same fingerprint.
+            // The route is kept beside the findings, under the same revision.
             var routed = 0
             let draft = try TourDraft.read(folder: folder)
             func keptRoute() -> PanelPlans.RouteView? {

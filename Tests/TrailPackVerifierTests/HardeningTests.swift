@@ -220,15 +220,19 @@ struct HardeningTests {
         return findings
     }
 
-    @Test("the name index finds the first entry of each name by its exact bytes, and nothing for a name not there")
-    func nameIndex() {
-        let names = ["b", "a", "b", "c/", "a", "A", "é", "e\u{301}", "c/d"]
-        let entries = names.enumerated().map { i, name in
+    /// Entries with these names (and nothing else that the name rules or the index read).
+    static func entries(named names: [String]) -> [ZipEntry] {
+        names.enumerated().map { i, name in
             ZipEntry(
                 index: i, nameBytes: Array(name.utf8), compressedSize: 0, uncompressedSize: 0,
                 localHeaderOffset: 0, descriptorLength: 0, dataOffset: nil, flags: 0x0800, method: 0,
                 versionMadeBy: 0x031E, crc32: 0, externalAttributes: 0)
         }
+    }
+
+    @Test("the name index finds the first entry of each name by its exact bytes, and nothing for a name not there")
+    func nameIndex() {
+        let entries = Self.entries(named: ["b", "a", "b", "c/", "a", "A", "é", "e\u{301}", "c/d"])
         let index = ZipNameIndex(entries)
         #expect(index.position(of: "b") == 0 && index.position(of: "a") == 1 && index.position(of: "A") == 5)
         #expect(index.position(of: "c/") == 3 && index.position(of: "c/d") == 8 && index.position(of: "c") == nil)
@@ -255,18 +259,22 @@ struct HardeningTests {
                 if Int.random(in: 0..<5, using: &rng) == 0 { name += "/" }
                 names.append(name)
             }
-            let entries = names.enumerated().map { i, name in
-                ZipEntry(
-                    index: i, nameBytes: Array(name.utf8), compressedSize: 0, uncompressedSize: 0,
-                    localHeaderOffset: 0, descriptorLength: 0, dataOffset: nil, flags: 0x0800, method: 0,
-                    versionMadeBy: 0x031E, crc32: 0, externalAttributes: 0)
-            }
+            let entries = Self.entries(named: names)
             var findings: [Finding] = []
-            ZipNameRules.check(entries, findings: &findings)
+            let firstByName = ZipNameRules.check(entries, findings: &findings)
             let expected = Self.referenceNameRules(entries)
             #expect(findings.map(\.message) == expected.map(\.message), "\(names)")
             #expect(findings.map(\.code) == expected.map(\.code) && findings.map(\.file) == expected.map(\.file))
             seen += expected.count
+            // The order the rules sorted is the index a verify searches (the names are sorted once).
+            let kept = ZipNameIndex(entries, firstByName: firstByName)
+            let sortedAgain = ZipNameIndex(entries)
+            // Bytes, not Strings: Swift's String equality would take NFC and NFD 'é' for one name.
+            let stored = names.map { Array($0.utf8) }
+            for name in Set(stored + [[], Array("a/".utf8), Array("zz".utf8)]) {
+                #expect(kept.position(of: name) == sortedAgain.position(of: name), "\(name) in \(names)")
+                #expect(kept.position(of: name) == stored.firstIndex(of: name), "\(name) in \(names)")
+            }
         }
         #expect(seen > 3000, "the sets collide often enough to test anything: \(seen) findings")
     }
