@@ -111,7 +111,7 @@ struct ZipCentralDirectory: Sendable {
         let external = c.u32(), offset32 = c.u32()
         guard c.remaining >= nameLength + extraLength + commentLength else { return nil }
         let nameBytes = c.take(nameLength)
-        let extra = ZipExtraFields(c.take(extraLength))
+        let extra = ZipExtraFields(c.slice(extraLength))
         c.skip(commentLength)
         checkNameEncoding(nameBytes, flags: flags, index: index, findings: &findings)
         var name: String { String(decoding: nameBytes, as: UTF8.self) }  // made only for a finding
@@ -127,7 +127,7 @@ struct ZipCentralDirectory: Sendable {
         let needed = [needs.0, needs.1, needs.2].filter { $0 }.count * 8 + (diskStart == 0xFFFF ? 4 : 0)
         if needed > 0 {
             if let z = extra.field(0x0001), z.count >= needed {
-                var zr = LittleEndianReader(z)
+                var zr = LittleEndianReader(Array(z))
                 if needs.0 { entry.uncompressedSize = Int64(bitPattern: zr.u64()) }
                 if needs.1 { entry.compressedSize = Int64(bitPattern: zr.u64()) }
                 if needs.2 { entry.localHeaderOffset = Int64(bitPattern: zr.u64()) }

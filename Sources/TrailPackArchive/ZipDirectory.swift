@@ -180,21 +180,42 @@ package struct ZipNameIndex: Sendable {
     init(_ entries: [ZipEntry], firstByName: [Int32]) {
         self.entries = entries
         self.sorted = firstByName
+        var isFirst = [Bool](repeating: false, count: entries.count)
+        for i in firstByName { isFirst[Int(i)] = true }
+        self.isFirst = isFirst
     }
+
+    /// Whether each position is the first entry of its name (what a guess is held to).
+    private let isFirst: [Bool]
 
     /// The position of the first entry named by exactly these bytes, or nil.
     package func position(of name: [UInt8]) -> Int? {
+        name.withUnsafeBufferPointer { position(of: $0, guess: nil) }
+    }
+
+    /// The position of the first entry named `name` (its UTF-8 bytes), or nil. With `guess` (where
+    /// the caller expects it: the entry after the last one found, as packages list the assets in
+    /// the entries' order), that entry is compared first, and the names searched only when it is not the one.
+    package func position(of name: String, guess: Int? = nil) -> Int? {
+        var name = name
+        return name.withUTF8 { position(of: $0, guess: guess) }
+    }
+
+    private func position(of name: UnsafeBufferPointer<UInt8>, guess: Int?) -> Int? {
+        func compare(_ position: Int32) -> Int {
+            entries[Int(position)].nameBytes.withUnsafeBufferPointer {
+                ZipNameRules.compareBytes($0, lowerX: false, name, lowerY: false)
+            }
+        }
+        if let guess, isFirst.indices.contains(guess), isFirst[guess], compare(Int32(guess)) == 0 { return guess }
         var low = 0
         var high = sorted.count
         while low < high {
             let mid = (low + high) / 2
-            let c = ZipNameRules.compareExact(entries[Int(sorted[mid])].nameBytes, name)
+            let c = compare(sorted[mid])
             if c == 0 { return Int(sorted[mid]) }
             if c < 0 { low = mid + 1 } else { high = mid }
         }
         return nil
     }
-
-    /// The position of the first entry named `name` (its UTF-8 bytes), or nil.
-    package func position(of name: String) -> Int? { position(of: Array(name.utf8)) }
 }

@@ -47,9 +47,9 @@ enum ZipLocalHeaders {
             add(.zipLocalHeader, "the local header is cut short")
             return
         }
-        let localName = Array(variable.prefix(nameLength))
-        let extra = ZipExtraFields(Array(variable.suffix(extraLength)))
-        if localName != e.nameBytes {
+        let localName = variable.prefix(nameLength)
+        let extra = ZipExtraFields(variable.suffix(extraLength))
+        if !localName.elementsEqual(e.nameBytes) {
             add(
                 .zipLocalMismatch,
                 "the local header names it '\(String(decoding: localName, as: UTF8.self))'; readers would disagree on its name"
@@ -80,7 +80,7 @@ enum ZipLocalHeaders {
                 add(.zipZip64Invalid, "the local header needs ZIP64 sizes but has no ZIP64 extra field with both")
                 return
             }
-            var zr = LittleEndianReader(z)
+            var zr = LittleEndianReader(Array(z))
             localUncompressed = Int64(bitPattern: zr.u64())
             localCompressed = Int64(bitPattern: zr.u64())
         }

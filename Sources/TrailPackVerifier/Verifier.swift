@@ -100,6 +100,7 @@ public enum Verifier {
                 .sorted { directory.entries[$0].dataOffset! < directory.entries[$1].dataOffset! }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
             defer { buffer.deallocate() }
+            let inflater = Inflater()  // one zlib stream for every entry this loop checks
             for i in ordered {
                 let entry = directory.entries[i]
                 guard readsData(entry, limits: options.limits) else { continue }
@@ -115,7 +116,7 @@ public enum Verifier {
                 } else {
                     check = try checkData(
                         source: sequential, entry: entry, buffer: buffer,
-                        checkCRC: delegated.isEmpty || !delegated[entry.index])
+                        checkCRC: delegated.isEmpty || !delegated[entry.index], inflater: inflater)
                 }
                 if case .damaged(let finding) = check { findings.append(finding) }
                 checks[entry.index] = check
@@ -276,11 +277,11 @@ public enum Verifier {
     /// `manifest.json`). Throws only when the file cannot be read.
     static func checkData(
         source: some ByteSource, entry: ZipEntry, buffer: UnsafeMutableRawBufferPointer, checkCRC: Bool = true,
-        consume: (UnsafeRawBufferPointer) -> Void = { _ in }
+        inflater: Inflater? = nil, consume: (UnsafeRawBufferPointer) -> Void = { _ in }
     ) throws(ArchiveError) -> EntryCheck {
         var data = EntryData(entry: entry, checkCRC: checkCRC)
         do throws(ArchiveError) {
-            let reader = try EntryReader(source: source, entry: entry)
+            let reader = try EntryReader(source: source, entry: entry, inflater: inflater)
             while let chunk = try data.next(reader, buffer) { consume(chunk) }
         } catch {
             return try data.damaged(error)
@@ -333,7 +334,7 @@ public enum Verifier {
         }
     }
 
-    /// Checks the `manifest.json` entry's data as ``checkData(source:entry:buffer:checkCRC:consume:)``
+    /// Checks the `manifest.json` entry's data as ``checkData(source:entry:buffer:checkCRC:inflater:consume:)``
     /// checks any entry's, and reads the manifest from it as it is inflated: only about 64 KiB of
     /// it are held at a time (a manifest of 100,000 assets is 25 MB). The reading is nil when the
     /// data is damaged (what was parsed then does not count). Throws only when the file cannot be read.
@@ -498,9 +499,15 @@ public enum Verifier {
         // 6.4 MB at 100,000 assets.
         var listed = [Bool](repeating: false, count: directory.entries.count)
         if let manifestEntry = byName.position(of: Manifest.entryName) { listed[manifestEntry] = true }
+        // Assets are listed in the order of their entries (as trailpack build writes them): the one
+        // after the last found is tried first.
+        var guess = 0
         func check(_ asset: Asset) {
-            let found = byName.position(of: asset.path).map { directory.entries[$0] }
-            if let found { listed[found.index] = true }
+            let found = byName.position(of: asset.path, guess: guess).map { directory.entries[$0] }
+            if let found {
+                listed[found.index] = true
+                guess = found.index + 1
+            }
             // The declared type against the extension always; the content when it was read intact.
             if let reason = ContentSniff.assetMismatch(
                 path: asset.path, kind: asset.kind, mediaType: asset.mediaType,

@@ -279,6 +279,64 @@ struct HardeningTests {
         #expect(seen > 3000, "the sets collide often enough to test anything: \(seen) findings")
     }
 
+    /// The extra fields as they were read before they were read in place: an array of each
+    /// field's id and bytes, and a set of the ids seen (the oracle of `extraFieldsAgree`).
+    static func referenceExtraFields(_ bytes: [UInt8]) -> (fields: [(UInt16, [UInt8])], malformed: String?) {
+        var r = LittleEndianReader(bytes)
+        var seen = Set<UInt16>()
+        var fields: [(UInt16, [UInt8])] = []
+        var malformed: String?
+        while r.remaining > 0 {
+            guard r.remaining >= 4 else { return (fields, "an extra field is cut short") }
+            let id = r.u16()
+            let length = Int(r.u16())
+            guard length <= r.remaining else {
+                return (fields, "extra field 0x\(String(id, radix: 16)) runs past the end of the header")
+            }
+            if !seen.insert(id).inserted { malformed = "extra field 0x\(String(id, radix: 16)) appears twice" }
+            fields.append((id, r.take(length)))
+        }
+        return (fields, malformed)
+    }
+
+    @Test("extra fields read in place say what the array and set of them said, on 20,000 generated headers")
+    func extraFieldsAgree() {
+        var rng = SplitMix(seed: 0x5455)
+        // Few ids, so that they repeat; up to 40 fields, past the 8 compared one by one.
+        let ids: [UInt16] = [0x0001, 0x5455, 0x7875, 0x7075, 0x000A, 0xCAFE]
+        var malformedSeen = Set<String>()
+        for _ in 0..<20_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<rng.below(rng.below(4) == 0 ? 40 : 5) {
+                let id = rng.pick(ids), data = rng.bytes(rng.below(12))
+                bytes += [UInt8(id & 0xFF), UInt8(id >> 8), UInt8(data.count), 0] + data
+            }
+            if rng.below(3) == 0 { bytes = Array(bytes.prefix(rng.below(bytes.count + 1))) }  // cut anywhere
+            // A length past the end.
+            if rng.below(5) == 0, bytes.count >= 4 { bytes[bytes.count - rng.below(4) - 1] = 0xFF }
+            // Read where they lie inside a larger record, as the central directory's are.
+            let before = rng.bytes(rng.below(6))
+            let record = before + bytes + rng.bytes(rng.below(6))
+            let read = ZipExtraFields(record[before.count..<(before.count + bytes.count)])
+            let expected = Self.referenceExtraFields(bytes)
+            #expect(read.malformed == expected.malformed, "\(bytes)")
+            for id in ids {
+                let first = expected.fields.first { $0.0 == id }?.1
+                #expect(read.field(id).map(Array.init) == first, "0x\(String(id, radix: 16)) in \(bytes)")
+            }
+            if let problem = expected.malformed {
+                malformedSeen.insert(problem.split(separator: " ").suffix(2).joined(separator: " "))
+            }
+        }
+        #expect(malformedSeen.count >= 3, "each way of being malformed was generated: \(malformedSeen)")
+        // The Unicode-path field: the name it carries, compared in place.
+        let name = Array("waypoints/a.txt".utf8)
+        let field: [UInt8] = [0x75, 0x70, UInt8(5 + name.count), 0, 1, 0, 0, 0, 0] + name
+        #expect(ZipExtraFields(field).unicodePathAgrees(with: name))
+        #expect(!ZipExtraFields(field).unicodePathAgrees(with: Array("waypoints/b.txt".utf8)))
+        #expect(ZipExtraFields([]).unicodePathAgrees(with: name) && ZipExtraFields([]).malformed == nil)
+    }
+
     @Test("each step of the parse is a value of its own: end records, central directory, names, local headers, layout")
     func stepsOnTheirOwn() throws {
         let bytes = ZipForge.sentinelArchive(sentinels: 1)
