@@ -10,31 +10,39 @@ public struct Bytes32: Sendable, Hashable {
     public init() {}
 
     /// Parses 64 hex digits (`0-9a-f`, and `A-F` when `uppercase` is true); nil for anything else.
+    /// Eight digits' bytes make each word as they are read, with no bounds check and no branch out
+    /// per digit (one per asset of a manifest: it was 3 % of a 100,000-entry verify).
     public init?(hex: String, uppercase: Bool) {
-        var value = Bytes32()
         var text = hex
-        let parsed = text.withUTF8 { utf8 in
-            utf8.count == 64
-                && value.withUnsafeMutableBytes { out in
-                    for i in 0..<32 {
-                        guard let hi = Self.nibble(utf8[2 * i], uppercase),
-                            let lo = Self.nibble(utf8[2 * i + 1], uppercase)
-                        else { return false }
-                        out[i] = hi << 4 | lo
-                    }
-                    return true
+        let parsed = text.withUTF8 { utf8 -> (UInt64, UInt64, UInt64, UInt64)? in
+            guard utf8.count == 64, let digits = utf8.baseAddress else { return nil }
+            var invalid: UInt8 = 0
+            /// The eight bytes written by the 16 digits from `start`, the first in the lowest bits.
+            func word(_ start: Int) -> UInt64 {
+                var word: UInt64 = 0
+                for j in 0..<8 {
+                    let high = Self.nibble(digits[start + 2 * j], uppercase)
+                    let low = Self.nibble(digits[start + 2 * j + 1], uppercase)
+                    invalid |= (high | low) & 0xF0
+                    word |= UInt64((high << 4) | (low & 0x0F)) << (8 * j)
                 }
+                // Held in memory in the digits' order on any byte order.
+                return UInt64(littleEndian: word)
+            }
+            let words = (word(0), word(16), word(32), word(48))
+            return invalid == 0 ? words : nil
         }
-        guard parsed else { return nil }
-        self = value
+        guard let parsed else { return nil }
+        words = parsed
     }
 
-    private static func nibble(_ c: UInt8, _ uppercase: Bool) -> UInt8? {
+    /// A digit's value, or 0xF0 (a bit no value has) when `c` is not a digit.
+    private static func nibble(_ c: UInt8, _ uppercase: Bool) -> UInt8 {
         switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x61...0x66: c - 0x61 + 10
-        case 0x41...0x46 where uppercase: c - 0x41 + 10
-        default: nil
+        case 0x30...0x39: c &- 0x30
+        case 0x61...0x66: c &- 0x61 &+ 10
+        case 0x41...0x46 where uppercase: c &- 0x41 &+ 10
+        default: 0xF0
         }
     }
 
