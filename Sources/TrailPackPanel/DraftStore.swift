@@ -132,8 +132,13 @@ public final class DraftStore: Sendable {
     public func usage(site: String) -> Int64 {
         guard Slug.isValid(site) else { return 0 }
         var total: Int64 = 0
-        /// The files with more than one link counted so far, by device and inode.
-        var linked = Set<[UInt64]>()
+        /// A file by its device and inode: what its links share.
+        struct FileID: Hashable {
+            var device: UInt64
+            var inode: UInt64
+        }
+        /// The files with more than one link counted so far.
+        var linked = Set<FileID>()
         func walk(_ path: String, depth: Int) {
             guard depth < 16, let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
             for name in names {
@@ -141,8 +146,8 @@ public final class DraftStore: Sendable {
                 guard lstat(path + "/" + name, &info) == 0 else { continue }
                 switch info.st_mode & S_IFMT {
                 case S_IFREG:
-                    let key = [UInt64(info.st_dev), UInt64(info.st_ino)]
-                    if info.st_nlink > 1 && !linked.insert(key).inserted { continue }
+                    let id = FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+                    if info.st_nlink > 1 && !linked.insert(id).inserted { continue }
                     total += Int64(info.st_size)
                 case S_IFDIR: walk(path + "/" + name, depth: depth + 1)
                 default: continue

@@ -12,7 +12,7 @@ import TrailPackCore
 /// editor 105–180 ms, a stop's page 80–94 ms, where they were 13 ms before the route came).
 ///
 /// The revision (`TourDraft.revision(folder:)`) is what the draft's pages are saved
-/// against): every file and folder in the draft's folder — `tour.json`, the route beside it, each
+/// against: every file and folder in the draft's folder — `tour.json`, the route beside it, each
 /// stop's files, the map's, anything else — by path, size, inode and modification time. A change
 /// by the panel, by another server sharing the folder or by hand changes it. A plan made while the
 /// folder changed is kept under the revision taken before it, which the folder no longer has: the

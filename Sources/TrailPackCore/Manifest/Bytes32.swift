@@ -10,8 +10,8 @@ public struct Bytes32: Sendable, Hashable {
     public init() {}
 
     /// Parses 64 hex digits (`0-9a-f`, and `A-F` when `uppercase` is true); nil for anything else.
-    /// Eight digits' bytes make each word as they are read, with no bounds check and no branch out
-    /// per digit (one per asset of a manifest: it was 3 % of a 100,000-entry verify).
+    /// Each word is made from its 16 digits as they are read, with no bounds check and no branch
+    /// out per digit (one per asset of a manifest: it was 3 % of a 100,000-entry verify).
     public init?(hex: String, uppercase: Bool) {
         var text = hex
         let parsed = text.withUTF8 { utf8 -> (UInt64, UInt64, UInt64, UInt64)? in
