@@ -158,21 +158,7 @@ package struct ZipNameIndex: Sendable {
 
     /// The index of `entries`, sorting their names.
     package init(_ entries: [ZipEntry]) {
-        var order = ZipNameRules.sortedByName(entries)
-        // Of a run of one name, only the first position stays (the lowest: equal names sort by position).
-        var kept = 0
-        for k in order.indices {
-            if kept > 0,
-                ZipNameRules.compareExact(entries[Int(order[kept - 1])].nameBytes, entries[Int(order[k])].nameBytes)
-                    == 0
-            {
-                continue
-            }
-            order[kept] = order[k]
-            kept += 1
-        }
-        order.removeLast(order.count - kept)
-        self.init(entries, firstByName: order)
+        self.init(entries, firstByName: ZipNameRules.exactDuplicates(entries).firstByName)
     }
 
     /// The index of `entries` from the first entry of each name in the names' byte order, as

@@ -21,14 +21,9 @@ enum ZipNameRules {
         guard entries.count <= Int(Int32.max) else { return [] }
         let keys = FoldedKeys(entries)
         // 1. The same bytes: every entry after the first of its name is a duplicate of that first.
-        var sameAs = [Int32](repeating: -1, count: entries.count)
-        var byName = sortedByName(entries)
-        groups(byName, equal: { compareExact(entries[Int($0)].nameBytes, entries[Int($1)].nameBytes) == 0 }) {
-            first, other in sameAs[Int(other)] = first
-        }
-        byName.removeAll { sameAs[Int($0)] >= 0 }
-        let firstByName = byName
-        byName = []
+        let firstByName: [Int32]
+        var sameAs: [Int32]
+        (firstByName, sameAs) = exactDuplicates(entries)
         // 2. The same once folded, among names that are not exact duplicates (a folder by its name
         // without the last '/', so 'A/' and 'a/' collide).
         var foldedAs = [Int32](repeating: -1, count: entries.count)
@@ -82,6 +77,18 @@ enum ZipNameRules {
             }
         }
         return firstByName
+    }
+
+    /// The first entry of each name in the names' byte order, and for every entry after the first
+    /// of its name, that first (-1 for the first): the exact duplicates, for the rules and the index.
+    static func exactDuplicates(_ entries: [ZipEntry]) -> (firstByName: [Int32], sameAs: [Int32]) {
+        var sameAs = [Int32](repeating: -1, count: entries.count)
+        var byName = sortedByName(entries)
+        groups(byName, equal: { compareExact(entries[Int($0)].nameBytes, entries[Int($1)].nameBytes) == 0 }) {
+            first, other in sameAs[Int(other)] = first
+        }
+        byName.removeAll { sameAs[Int($0)] >= 0 }
+        return (byName, sameAs)
     }
 
     /// The entries' positions in the byte order of their names, equal names by position (what the

@@ -11,12 +11,8 @@ struct Bytes32Tests {
         let utf8 = Array(text.utf8)
         guard utf8.count == 64 else { return nil }
         func value(_ c: UInt8) -> UInt8? {
-            if let v = "0123456789abcdef".utf8.firstIndex(of: c) {
-                return UInt8("0123456789abcdef".utf8.distance(from: "0123456789abcdef".utf8.startIndex, to: v))
-            }
-            if uppercase, let v = "ABCDEF".utf8.firstIndex(of: c) {
-                return 10 + UInt8("ABCDEF".utf8.distance(from: "ABCDEF".utf8.startIndex, to: v))
-            }
+            if let v = Array("0123456789abcdef".utf8).firstIndex(of: c) { return UInt8(v) }
+            if uppercase, let v = Array("ABCDEF".utf8).firstIndex(of: c) { return 10 + UInt8(v) }
             return nil
         }
         var bytes: [UInt8] = []
