@@ -50,9 +50,13 @@ let package = Package(
         .systemLibrary(name: "CLibDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         // mallopt for the command's main (a library never sets the process's allocator).
         .systemLibrary(name: "CMallocPolicy"),
+        // sync_file_range, which Swift's Glibc module does not declare (WriteBehind).
+        .systemLibrary(name: "CWriteBehind"),
 
         // The one file-I/O layer: swift-system's FileDescriptor, FileIOError, AtomicFile.
-        .target(name: "TrailPackFileIO", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        .target(
+            name: "TrailPackFileIO",
+            dependencies: ["CWriteBehind", .product(name: "SystemPackage", package: "swift-system")]),
         // Manifest model, JSON, validation, path rules: pure Swift.
         .target(name: "TrailPackCore"),
         // SHA-256 by libcrypto's SHA-256 functions; BLAKE2b and signatures over OpenSSL EVP.
@@ -335,7 +339,7 @@ let package = Package(
             name: "TrailPackArchiveTests",
             dependencies: [
                 "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackVerifier", "TrailPackFileIO",
-                "TrailPackTestSupport",
+                "TrailPackCrypto", "TrailPackTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

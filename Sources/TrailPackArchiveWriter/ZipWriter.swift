@@ -41,12 +41,18 @@ public struct ZipWriter: ~Copyable {
     /// Starts an archive on `fileDescriptor` (which stays open; the caller closes it); `path`
     /// names the output in error messages.
     ///
+    /// - Parameter flushingBehind: whether the output, an empty regular file that the caller will
+    ///   flush to disk at the end, is flushed as it is written (`WriteBehind`), so that the final
+    ///   flush has little left to do.
     /// - Parameter modificationTime: the time stamped on every entry, in seconds since 1970
     ///   (UTC). DOS times are computed in UTC whatever the process's time zone, which the writer
     ///   neither reads nor changes: libarchive converts times with `localtime_r`, so the writer
     ///   stamps the DOS date and time fields of each local and central header itself (see `Sink`).
-    public init(fileDescriptor: FileDescriptor, path: String, modificationTime: Int64) throws(ArchiveError) {
+    public init(
+        fileDescriptor: FileDescriptor, path: String, modificationTime: Int64, flushingBehind: Bool = false
+    ) throws(ArchiveError) {
         let sink = Sink(descriptor: fileDescriptor, path: path)
+        if flushingBehind { sink.writeBehind = WriteBehind(descriptor: fileDescriptor) }
         let (archive, entry) = try Self.makeArchive(sink: sink)
         self.archive = archive
         self.entry = entry
@@ -306,6 +312,8 @@ final class Sink: @unchecked Sendable {
     /// While libarchive writes the central directory, its headers are stamped on the way through.
     var centralStamper: CentralHeaderStamper?
     let hasher = PipelinedHasher()
+    /// Flushes the output behind the writer, when the writer was asked to.
+    var writeBehind: WriteBehind?
 
     init(descriptor: FileDescriptor, path: String) {
         self.descriptor = descriptor
@@ -369,6 +377,7 @@ final class Sink: @unchecked Sendable {
         }
         count += Int64(block.count)
         hasher.submitBlock()
+        writeBehind?.written(through: count)
         return true
     }
 

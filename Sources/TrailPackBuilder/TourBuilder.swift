@@ -315,8 +315,10 @@ public enum TourBuilder {
         _ files: [TourSource.SourceFile], generated: [GeneratedEntry], manifest: inout Manifest?, manifestSize: Int,
         to file: AtomicFile, timestamp: Int64, progress: BuildProgress?
     ) throws -> ZipWriter.Summary {
+        // Flushed as it is written: `write` flushes the whole package before it renames it.
         var writer = try ZipWriter(
-            fileDescriptor: file.descriptor, path: file.temporaryPath, modificationTime: timestamp)
+            fileDescriptor: file.descriptor, path: file.temporaryPath, modificationTime: timestamp,
+            flushingBehind: true)
         if let model = manifest.take() {
             try writer.addEntry(path: Manifest.entryName, size: Int64(manifestSize), compress: true) { write in
                 // The first failure to write stops the entry; the pieces made after it are dropped.

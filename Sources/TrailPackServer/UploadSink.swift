@@ -20,6 +20,10 @@ public final class UploadSink: @unchecked Sendable {
     private var pending: [ByteBuffer] = []
     private var pendingBytes = 0
     public private(set) var size: Int64 = 0
+    /// The upload is flushed to disk as it is written (``finishHere()`` flushes it whole anyway):
+    /// a large upload neither fills the page cache with dirty pages nor leaves all of its writing
+    /// to the final flush, which the request waits for.
+    private var writeBehind: WriteBehind
 
     /// How many bytes of a body are gathered before one write on the pool (a body arrives in pieces
     /// of a few KiB to 64 KiB; one job per piece would spend more on the hop than on the write).
@@ -36,6 +40,7 @@ public final class UploadSink: @unchecked Sendable {
                 permissions: [.ownerReadWrite, .groupRead, .otherRead],
                 failure: "cannot create an upload file")
         } catch { throw ServerError(error) }
+        writeBehind = WriteBehind(descriptor: descriptor)
     }
 
     deinit { try? descriptor.close() }
@@ -59,6 +64,7 @@ public final class UploadSink: @unchecked Sendable {
     public func writeHere(_ bytes: UnsafeRawBufferPointer) throws {
         try count(bytes.count)
         do { try descriptor.writeAll(bytes, path: path) } catch { throw ServerError(error) }
+        writeBehind.written(through: size)
     }
 
     /// Writes what ``write(_:)`` gathered (if anything) and flushes to disk here, on the calling
@@ -90,5 +96,6 @@ public final class UploadSink: @unchecked Sendable {
                 try buffer.withUnsafeReadableBytes { try descriptor.writeAll($0, path: path) }
             } catch let error as FileIOError { throw ServerError(error) }
         }
+        writeBehind.written(through: size)
     }
 }

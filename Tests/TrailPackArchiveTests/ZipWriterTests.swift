@@ -3,6 +3,8 @@ import SystemPackage
 import Testing
 import TrailPackArchive
 import TrailPackArchiveWriter
+import TrailPackCrypto
+import TrailPackFileIO
 import TrailPackTestSupport
 import TrailPackVerifier
 
@@ -104,4 +106,116 @@ struct ZipWriterTests {
             #expect(!report.isValid, "an abandoned writer must not leave a valid archive")
         }
     }
+}
+
+/// `WriteBehind`: the build's output flushed while it is written (docs/PERFORMANCE.md, durable builds).
+@Suite("Flushing behind the writer", .ownThreads)
+struct WriteBehindTests {
+    /// Pseudo-random bytes (deflate cannot shrink them), the same for the same seed.
+    static func noise(count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed
+        return (0..<count).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+    }
+
+    @Test("a writer that flushes behind writes the very bytes, and the same SHA-256, as one that does not")
+    func sameBytes() throws {
+        try Support.withTemporaryDirectory { dir in
+            // Past three chunks, so that chunks are started, waited for and let go while it writes.
+            let big = Self.noise(count: 3 * Int(WriteBehind.chunkSize) + 12_345, seed: 7)
+            let text = Array(String(repeating: "Santiam Wagon Road, stop 3. ", count: 40_000).utf8)
+            var digests: [String] = []
+            var files: [[UInt8]] = []
+            for behind in [false, true] {
+                let path = dir + "/\(behind).zip"
+                let fd = try FileDescriptor.open(
+                    path, .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+                defer { try? fd.close() }
+                var writer = try ZipWriter(
+                    fileDescriptor: fd, path: path, modificationTime: 1_700_000_000, flushingBehind: behind)
+                try writer.addEntry(path: "manifest.json", bytes: Array("{}".utf8), compress: true)
+                try writer.addEntry(path: "waypoints/a/video.mp4", bytes: big, compress: false)
+                try writer.addEntry(path: "waypoints/a/text.txt", bytes: text, compress: true)
+                try writer.addEntry(path: "waypoints/b/video.mp4", bytes: Array(big.prefix(5_000_000)), compress: false)
+                let summary = try writer.finish()
+                digests.append(summary.sha256.hex)
+                let bytes = try #require(FileManager.default.contents(atPath: path))
+                #expect(Int64(bytes.count) == summary.size)
+                #expect(SHA256.hash(Array(bytes)).hex == summary.sha256.hex, "the summary's SHA-256 is of the file")
+                files.append(Array(bytes))
+            }
+            #expect(files[0] == files[1], "flushing behind changed the archive's bytes")
+            #expect(digests[0] == digests[1])
+        }
+    }
+
+    @Test("the chunks written back are let go of the page cache, the last ones are kept until the final flush")
+    func chunksLetGo() throws {
+        try Support.withTemporaryDirectory { dir in
+            let path = dir + "/out.bin"
+            let fd = try FileDescriptor.open(
+                path, .readWrite, options: [.create, .truncate], permissions: [.ownerReadWrite])
+            defer { try? fd.close() }
+            let chunk = Int(WriteBehind.chunkSize)
+            let piece = Self.noise(count: 1 << 20, seed: 11)
+            var behind = WriteBehind(descriptor: fd)
+            var written = 0
+            while written < 3 * chunk + piece.count {
+                try piece.withUnsafeBytes { _ = try fd.writeAll($0) }
+                written += piece.count
+                behind.written(through: Int64(written))
+            }
+            #if os(Linux)
+            // Which pages are in memory (looked at before the file is read back, which brings them in): the first two chunks were written back and let go; the
+            // third is being written back; the rest is still dirty. Dropping clean pages is up to the
+            // file system (tmpfs keeps them: they are its only copy), so this is asserted on ext4,
+            // where the tests run.
+            let resident = Self.residentPages(fd: fd.rawValue, count: written)
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            try #require(resident.count == (written + page - 1) / page, "mincore of '\(path)' failed")
+            if Self.fileSystemType(of: dir) == "ext4" {
+                let firstTwo = resident[0..<(2 * chunk / page)].filter { $0 }.count
+                #expect(firstTwo == 0, "\(firstTwo) pages of the first two chunks are still in the page cache")
+                let tail = resident[(3 * chunk / page)...].filter { $0 }.count
+                #expect(tail == resident.count - 3 * chunk / page, "the dirty tail was let go")
+            }
+            #endif
+            // Every byte is there, whatever was flushed or let go.
+            let back = try #require(FileManager.default.contents(atPath: path))
+            #expect(back.count == written)
+            for at in stride(from: 0, to: written, by: piece.count) {
+                #expect(back[at..<at + piece.count].elementsEqual(piece), "bytes at \(at) differ")
+            }
+        }
+    }
+
+    #if os(Linux)
+    /// The type of the file system that holds `path` (the longest mount point above it, from
+    /// /proc/self/mounts), or nil.
+    static func fileSystemType(of path: String) -> String? {
+        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return nil }
+        let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        var best: (point: String, type: String)?
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count > 2 else { continue }
+            let point = String(fields[1])
+            let inside = point == "/" || real == point || real.hasPrefix(point + "/")
+            if inside, point.count >= (best?.point.count ?? -1) { best = (point, String(fields[2])) }
+        }
+        return best?.type
+    }
+
+    /// `mincore` of the file's pages, through a read-only mapping (which reading through does not fault in).
+    static func residentPages(fd: Int32, count: Int) -> [Bool] {
+        guard let map = mmap(nil, count, PROT_READ, MAP_SHARED, fd, 0), map != MAP_FAILED else { return [] }
+        defer { munmap(map, count) }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var vector = [UInt8](repeating: 0, count: (count + page - 1) / page)
+        guard mincore(map, count, &vector) == 0 else { return [] }
+        return vector.map { $0 & 1 != 0 }
+    }
+    #endif
 }
