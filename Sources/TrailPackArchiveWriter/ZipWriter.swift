@@ -41,18 +41,21 @@ public struct ZipWriter: ~Copyable {
     /// Starts an archive on `fileDescriptor` (which stays open; the caller closes it); `path`
     /// names the output in error messages.
     ///
-    /// - Parameter flushingBehind: whether the output, an empty regular file that the caller will
-    ///   flush to disk at the end, is flushed as it is written (`WriteBehind`), so that the final
-    ///   flush has little left to do.
+    /// - Parameter flushingBehind: given when the output, an empty regular file that the caller
+    ///   will flush to disk at the end, is to be flushed as it is written (`WriteBehind`), so that
+    ///   the final flush has little left to do; says whether the pages written stay in memory.
     /// - Parameter modificationTime: the time stamped on every entry, in seconds since 1970
     ///   (UTC). DOS times are computed in UTC whatever the process's time zone, which the writer
     ///   neither reads nor changes: libarchive converts times with `localtime_r`, so the writer
     ///   stamps the DOS date and time fields of each local and central header itself (see `Sink`).
     public init(
-        fileDescriptor: FileDescriptor, path: String, modificationTime: Int64, flushingBehind: Bool = false
+        fileDescriptor: FileDescriptor, path: String, modificationTime: Int64,
+        flushingBehind pages: WriteBehind.Pages? = nil
     ) throws(ArchiveError) {
         let sink = Sink(descriptor: fileDescriptor, path: path)
-        if flushingBehind { sink.writeBehind = WriteBehind(descriptor: fileDescriptor) }
+        if let pages {
+            sink.writeBehind = WriteBehind(descriptor: fileDescriptor, path: path, pages: pages)
+        }
         let (archive, entry) = try Self.makeArchive(sink: sink)
         self.archive = archive
         self.entry = entry
@@ -377,7 +380,10 @@ final class Sink: @unchecked Sendable {
         }
         count += Int64(block.count)
         hasher.submitBlock()
-        writeBehind?.written(through: count)
+        do { try writeBehind?.written(through: count) } catch {
+            failure = ArchiveError(error)
+            return false
+        }
         return true
     }
 

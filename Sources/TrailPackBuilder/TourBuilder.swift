@@ -313,12 +313,12 @@ public enum TourBuilder {
     /// is let go once written (`manifest` is left nil): the rest of the write does not need it.
     private static func writeEntries(
         _ files: [TourSource.SourceFile], generated: [GeneratedEntry], manifest: inout Manifest?, manifestSize: Int,
-        to file: AtomicFile, timestamp: Int64, progress: BuildProgress?
+        to file: AtomicFile, timestamp: Int64, progress: BuildProgress?, pages: WriteBehind.Pages
     ) throws -> ZipWriter.Summary {
         // Flushed as it is written: `write` flushes the whole package before it renames it.
         var writer = try ZipWriter(
             fileDescriptor: file.descriptor, path: file.temporaryPath, modificationTime: timestamp,
-            flushingBehind: true)
+            flushingBehind: pages)
         if let model = manifest.take() {
             try writer.addEntry(path: Manifest.entryName, size: Int64(manifestSize), compress: true) { write in
                 // The first failure to write stops the entry; the pieces made after it are dropped.
@@ -447,6 +447,9 @@ public enum TourBuilder {
     /// output's folder, flushed to disk and renamed at the end, so the output path holds either
     /// the previous package or the complete new one, never a partial file.
     ///
+    /// The package is flushed to disk as it is written (`WriteBehind`); `pagesWritten` says whether
+    /// its pages stay in memory afterwards (`.kept`, for a caller that reads it next) or are let go.
+    ///
     /// `beforeReplacing` is called with the new package's SHA-256 when `output` already exists,
     /// before anything is renamed; throwing from it leaves the old package in place.
     ///
@@ -455,7 +458,7 @@ public enum TourBuilder {
     /// only through the first entry. Take what is needed of `plan.manifest` before.
     public static func write(
         _ plan: consuming Plan, to output: String, timestamp: Int64, progress: BuildProgress? = nil,
-        beforeReplacing: (SHA256Digest) throws -> Void = { _ in }
+        pagesWritten: WriteBehind.Pages = .kept, beforeReplacing: (SHA256Digest) throws -> Void = { _ in }
     ) throws -> BuildOutcome {
         let waypointCount = plan.manifest.waypoints.count, assetBytes = plan.totalBytes
         let files = plan.files
@@ -484,7 +487,7 @@ public enum TourBuilder {
         do {
             summary = try writeEntries(
                 files, generated: generated, manifest: &manifest, manifestSize: manifestSize, to: temp,
-                timestamp: timestamp, progress: progress)
+                timestamp: timestamp, progress: progress, pages: pagesWritten)
         } catch let error as ArchiveError {
             // The writer's failures (input/output, a file that grew or shrank) as the builder's errors.
             throw BuildError(error)

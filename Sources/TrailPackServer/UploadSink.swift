@@ -40,7 +40,8 @@ public final class UploadSink: @unchecked Sendable {
                 permissions: [.ownerReadWrite, .groupRead, .otherRead],
                 failure: "cannot create an upload file")
         } catch { throw ServerError(error) }
-        writeBehind = WriteBehind(descriptor: descriptor)
+        // The pages stay in memory: the verifier reads the upload as soon as it is complete.
+        writeBehind = WriteBehind(descriptor: descriptor, path: path)
     }
 
     deinit { try? descriptor.close() }
@@ -63,8 +64,10 @@ public final class UploadSink: @unchecked Sendable {
     /// passes the limit.
     public func writeHere(_ bytes: UnsafeRawBufferPointer) throws {
         try count(bytes.count)
-        do { try descriptor.writeAll(bytes, path: path) } catch { throw ServerError(error) }
-        writeBehind.written(through: size)
+        do {
+            try descriptor.writeAll(bytes, path: path)
+            try writeBehind.written(through: size)
+        } catch { throw ServerError(error) }
     }
 
     /// Writes what ``write(_:)`` gathered (if anything) and flushes to disk here, on the calling
@@ -96,6 +99,6 @@ public final class UploadSink: @unchecked Sendable {
                 try buffer.withUnsafeReadableBytes { try descriptor.writeAll($0, path: path) }
             } catch let error as FileIOError { throw ServerError(error) }
         }
-        writeBehind.written(through: size)
+        do { try writeBehind.written(through: size) } catch { throw ServerError(error) }
     }
 }

@@ -80,8 +80,12 @@ struct Build: ParsableCommand {
         let languagesJSON = json ? Inspect.languagesJSON(plan.manifest) : []
         let languageLines = json || quiet ? "" : Inspect.languageLines(plan.manifest, labelWidth: 11)
         ProcessPolicy.removeTemporaryFilesOnInterrupt()
-        let result = try TourBuilder.write(consume plan, to: path, timestamp: timestamp, progress: progress) {
-            newSHA256 in
+        // Nothing reads the package right after: its pages are let go as they reach the disk, so a
+        // 1 GB build neither pushes the rest of the page cache out nor lands on fresh pages (on a
+        // VM whose host takes back free memory, fresh pages made durable builds slow at random).
+        let result = try TourBuilder.write(
+            consume plan, to: path, timestamp: timestamp, progress: progress, pagesWritten: .letGo
+        ) { newSHA256 in
             if !force {
                 try Self.refuseSilentReplacement(path: path, id: id, version: version, newSHA256: newSHA256)
             }

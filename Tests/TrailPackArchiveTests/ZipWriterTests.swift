@@ -1,3 +1,4 @@
+import CWriteBehind
 import Foundation
 import SystemPackage
 import Testing
@@ -120,6 +121,9 @@ struct WriteBehindTests {
         }
     }
 
+    /// ext2/3/4's `statfs` type: where the tests run, and where clean pages can be let go.
+    static let ext4 = 0xEF53
+
     @Test("a writer that flushes behind writes the very bytes, and the same SHA-256, as one that does not")
     func sameBytes() throws {
         try Support.withTemporaryDirectory { dir in
@@ -131,16 +135,28 @@ struct WriteBehindTests {
             for behind in [false, true] {
                 let path = dir + "/\(behind).zip"
                 let fd = try FileDescriptor.open(
-                    path, .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+                    path, .readWrite, options: [.create, .truncate], permissions: [.ownerReadWrite])
                 defer { try? fd.close() }
                 var writer = try ZipWriter(
-                    fileDescriptor: fd, path: path, modificationTime: 1_700_000_000, flushingBehind: behind)
+                    fileDescriptor: fd, path: path, modificationTime: 1_700_000_000,
+                    flushingBehind: behind ? .letGo : nil)
                 try writer.addEntry(path: "manifest.json", bytes: Array("{}".utf8), compress: true)
                 try writer.addEntry(path: "waypoints/a/video.mp4", bytes: big, compress: false)
                 try writer.addEntry(path: "waypoints/a/text.txt", bytes: text, compress: true)
                 try writer.addEntry(path: "waypoints/b/video.mp4", bytes: Array(big.prefix(5_000_000)), compress: false)
                 let summary = try writer.finish()
                 digests.append(summary.sha256.hex)
+                #if os(Linux)
+                // The writer did flush behind itself: the start of its output is written back and
+                // out of memory (asked to let the pages go), which a writer that does not flush
+                // leaves dirty there. Looked at before the file is read back, which brings it in.
+                if behind, trailpack_file_system_type(fd.rawValue) == Self.ext4 {
+                    let resident = try Self.residentPages(fd: fd.rawValue, count: Int(summary.size), path: path)
+                    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+                    let firstTwo = resident[0..<(2 * Int(WriteBehind.chunkSize) / page)].filter { $0 }.count
+                    #expect(firstTwo == 0, "\(firstTwo) pages of the first two chunks are still in the page cache")
+                }
+                #endif
                 let bytes = try #require(FileManager.default.contents(atPath: path))
                 #expect(Int64(bytes.count) == summary.size)
                 #expect(SHA256.hash(Array(bytes)).hex == summary.sha256.hex, "the summary's SHA-256 is of the file")
@@ -151,8 +167,10 @@ struct WriteBehindTests {
         }
     }
 
-    @Test("the chunks written back are let go of the page cache, the last ones are kept until the final flush")
-    func chunksLetGo() throws {
+    @Test(
+        "the chunks written back are let go of the page cache when asked, kept when not; the dirty tail stays",
+        arguments: [true, false])
+    func chunksLetGo(drops: Bool) throws {
         try Support.withTemporaryDirectory { dir in
             let path = dir + "/out.bin"
             let fd = try FileDescriptor.open(
@@ -160,24 +178,28 @@ struct WriteBehindTests {
             defer { try? fd.close() }
             let chunk = Int(WriteBehind.chunkSize)
             let piece = Self.noise(count: 1 << 20, seed: 11)
-            var behind = WriteBehind(descriptor: fd)
+            var behind = WriteBehind(descriptor: fd, path: path, pages: drops ? .letGo : .kept)
             var written = 0
             while written < 3 * chunk + piece.count {
                 try piece.withUnsafeBytes { _ = try fd.writeAll($0) }
                 written += piece.count
-                behind.written(through: Int64(written))
+                try behind.written(through: Int64(written))
             }
             #if os(Linux)
-            // Which pages are in memory (looked at before the file is read back, which brings them in): the first two chunks were written back and let go; the
-            // third is being written back; the rest is still dirty. Dropping clean pages is up to the
-            // file system (tmpfs keeps them: they are its only copy), so this is asserted on ext4,
-            // where the tests run.
-            let resident = Self.residentPages(fd: fd.rawValue, count: written)
-            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-            try #require(resident.count == (written + page - 1) / page, "mincore of '\(path)' failed")
-            if Self.fileSystemType(of: dir) == "ext4" {
+            // Which pages are in memory (looked at before the file is read back, which brings them
+            // in): the first two chunks were written back, and let go when asked; the third is being
+            // written back; the rest is still dirty. Letting clean pages go is up to the file system
+            // (tmpfs keeps them: they are its only copy), so this is asserted on ext4, where the
+            // tests run.
+            if trailpack_file_system_type(fd.rawValue) == Self.ext4 {
+                let resident = try Self.residentPages(fd: fd.rawValue, count: written, path: path)
+                let page = Int(sysconf(Int32(_SC_PAGESIZE)))
                 let firstTwo = resident[0..<(2 * chunk / page)].filter { $0 }.count
-                #expect(firstTwo == 0, "\(firstTwo) pages of the first two chunks are still in the page cache")
+                if drops {
+                    #expect(firstTwo == 0, "\(firstTwo) pages of the first two chunks are still in the page cache")
+                } else {
+                    #expect(firstTwo == 2 * chunk / page, "pages written back were let go unasked")
+                }
                 let tail = resident[(3 * chunk / page)...].filter { $0 }.count
                 #expect(tail == resident.count - 3 * chunk / page, "the dirty tail was let go")
             }
@@ -191,30 +213,40 @@ struct WriteBehindTests {
         }
     }
 
-    #if os(Linux)
-    /// The type of the file system that holds `path` (the longest mount point above it, from
-    /// /proc/self/mounts), or nil.
-    static func fileSystemType(of path: String) -> String? {
-        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return nil }
-        let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        var best: (point: String, type: String)?
-        for line in mounts.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count > 2 else { continue }
-            let point = String(fields[1])
-            let inside = point == "/" || real == point || real.hasPrefix(point + "/")
-            if inside, point.count >= (best?.point.count ?? -1) { best = (point, String(fields[2])) }
+    @Test(
+        "where the file cannot be flushed in ranges (a pipe) it stops trying; a failed flush is an error naming the file"
+    )
+    func failures() throws {
+        // A pipe: sync_file_range says ESPIPE; nothing is thrown and nothing more is tried.
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        var onPipe = WriteBehind(descriptor: FileDescriptor(rawValue: ends[1]), path: "a pipe")
+        for count in [WriteBehind.chunkSize, 2 * WriteBehind.chunkSize, 3 * WriteBehind.chunkSize] {
+            try onPipe.written(through: count)
         }
-        return best?.type
+        // A descriptor that is not open: the call fails, and says so with the file's name.
+        try Support.withTemporaryDirectory { dir in
+            let path = dir + "/gone.bin"
+            let fd = try FileDescriptor.open(
+                path, .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+            try fd.close()
+            var closed = WriteBehind(descriptor: fd, path: path)
+            let error = #expect(throws: FileIOError.self) { try closed.written(through: WriteBehind.chunkSize) }
+            #expect(error?.message.contains(path) == true, "\(String(describing: error))")
+            #expect(error?.systemCall?.name == "sync_file_range")
+        }
     }
 
+    #if os(Linux)
     /// `mincore` of the file's pages, through a read-only mapping (which reading through does not fault in).
-    static func residentPages(fd: Int32, count: Int) -> [Bool] {
-        guard let map = mmap(nil, count, PROT_READ, MAP_SHARED, fd, 0), map != MAP_FAILED else { return [] }
+    static func residentPages(fd: Int32, count: Int, path: String) throws -> [Bool] {
+        let map = try #require(mmap(nil, count, PROT_READ, MAP_SHARED, fd, 0), "mmap of '\(path)' failed")
+        try #require(map != MAP_FAILED, "mmap of '\(path)' failed")
         defer { munmap(map, count) }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         var vector = [UInt8](repeating: 0, count: (count + page - 1) / page)
-        guard mincore(map, count, &vector) == 0 else { return [] }
+        try #require(mincore(map, count, &vector) == 0, "mincore of '\(path)' failed")
         return vector.map { $0 & 1 != 0 }
     }
     #endif
