@@ -52,10 +52,7 @@ public struct ZipWriter: ~Copyable {
         fileDescriptor: FileDescriptor, path: String, modificationTime: Int64,
         flushingBehind pages: WriteBehind.Pages? = nil
     ) throws(ArchiveError) {
-        let sink = Sink(descriptor: fileDescriptor, path: path)
-        if let pages {
-            sink.writeBehind = WriteBehind(descriptor: fileDescriptor, path: path, pages: pages)
-        }
+        let sink = Sink(descriptor: fileDescriptor, path: path, flushingBehind: pages)
         let (archive, entry) = try Self.makeArchive(sink: sink)
         self.archive = archive
         self.entry = entry
@@ -318,9 +315,10 @@ final class Sink: @unchecked Sendable {
     /// Flushes the output behind the writer, when the writer was asked to.
     var writeBehind: WriteBehind?
 
-    init(descriptor: FileDescriptor, path: String) {
+    init(descriptor: FileDescriptor, path: String, flushingBehind pages: WriteBehind.Pages? = nil) {
         self.descriptor = descriptor
         self.path = path
+        writeBehind = pages.map { WriteBehind(descriptor: descriptor, path: path, pages: $0) }
     }
 
     // The hashing thread holds its hasher while it runs, so the hasher's own deinit cannot be

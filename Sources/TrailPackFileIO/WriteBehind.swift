@@ -50,12 +50,12 @@ public struct WriteBehind: ~Copyable {
         case letGo
     }
 
-    /// Starts following `descriptor`, whose bytes from `offset` on are about to be written in order.
-    public init(descriptor: FileDescriptor, path: String, from offset: Int64 = 0, pages: Pages = .kept) {
+    /// Starts following `descriptor`, an empty file about to be written in order.
+    public init(descriptor: FileDescriptor, path: String, pages: Pages = .kept) {
         self.descriptor = descriptor
         self.path = path
         self.pages = pages
-        (started, settled) = (offset, offset)
+        (started, settled) = (0, 0)
     }
 
     /// Tells it that the file now holds `count` bytes written from the start; flushes what is due.
