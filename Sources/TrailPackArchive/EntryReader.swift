@@ -28,6 +28,13 @@ package final class Inflater {
 
     /// Makes the stream ready for a new entry's data: zlib is started, or reset (its window kept).
     fileprivate func begin() -> Bool {
+        // zlib's reset leaves where the input and output were: a reader stopped by corrupt data
+        // left its unread input there, in a buffer freed with it, which the next entry then
+        // inflated instead of its own (a different error every run; found by the structured fuzzer).
+        stream.pointee.next_in = nil
+        stream.pointee.avail_in = 0
+        stream.pointee.next_out = nil
+        stream.pointee.avail_out = 0
         if started { return inflateReset(stream) == Z_OK }
         started = trailpack_inflate_init_raw(stream) == Z_OK
         return started

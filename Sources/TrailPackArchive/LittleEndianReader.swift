@@ -125,7 +125,7 @@ struct ZipExtraFields {
     }
 
     /// Whether an Info-ZIP Unicode-path field (0x7075), if present, names exactly `nameBytes`.
-    func unicodePathAgrees(with nameBytes: [UInt8]) -> Bool {
+    func unicodePathAgrees(with nameBytes: ZipName) -> Bool {
         guard let field = field(0x7075) else { return true }
         // version (1), CRC-32 of the header name (4), the UTF-8 name
         guard field.count >= 5, field[field.startIndex] == 1 else { return false }

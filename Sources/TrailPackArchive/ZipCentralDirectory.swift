@@ -67,6 +67,7 @@ struct ZipCentralDirectory: Sendable {
 
         var entries: [ZipEntry] = []
         entries.reserveCapacity(end.entryCount)
+        let names = ZipNames(capacity: Self.namesLength(bytes, records: end.entryCount))
         var c = LittleEndianReader(bytes)
         for index in 0..<end.entryCount {
             guard c.remaining >= 46, c.peekSignature == ZipSignature.central else {
@@ -76,7 +77,7 @@ struct ZipCentralDirectory: Sendable {
                         "the central directory holds \(index) entries, but the end record says \(end.entryCount)"))
                 return ZipCentralDirectory(entries: entries, isComplete: false)
             }
-            guard let entry = readRecord(&c, index: index, findings: &findings) else {
+            guard let entry = readRecord(&c, index: index, names: names, findings: &findings) else {
                 findings.append(
                     Finding(
                         .zipCentralDirectory,
@@ -95,9 +96,26 @@ struct ZipCentralDirectory: Sendable {
         return ZipCentralDirectory(entries: entries, isComplete: true)
     }
 
-    /// One record; nil when its variable-length parts run past the directory.
+    /// The bytes of the names of the first `records` records of `directory`, in all, as far as
+    /// records can be walked: room enough for the names ``read(_:end:limits:findings:)`` takes.
+    static func namesLength(_ directory: [UInt8], records: Int) -> Int {
+        var total = 0
+        var at = 0
+        var walked = 0
+        while walked < records, directory.count - at >= 46 {
+            func u16(_ k: Int) -> Int { Int(directory[at + k]) | Int(directory[at + k + 1]) << 8 }
+            let name = u16(28)
+            total += name
+            at += 46 + name + u16(30) + u16(32)
+            walked += 1
+        }
+        return total
+    }
+
+    /// One record, its name added to `names`; nil when its variable-length parts run past the
+    /// directory (or its name does not fit in `names`).
     static func readRecord(
-        _ c: inout LittleEndianReader, index: Int, findings: inout [Finding]
+        _ c: inout LittleEndianReader, index: Int, names: ZipNames, findings: inout [Finding]
     ) -> ZipEntry? {
         c.skip(4)  // signature
         let madeBy = c.u16()
@@ -109,17 +127,18 @@ struct ZipCentralDirectory: Sendable {
         let diskStart = c.u16()
         c.skip(2)  // internal attributes
         let external = c.u32(), offset32 = c.u32()
-        guard c.remaining >= nameLength + extraLength + commentLength else { return nil }
-        let nameBytes = c.take(nameLength)
+        guard c.remaining >= nameLength + extraLength + commentLength,
+            let nameBytes = names.append(c.slice(nameLength))
+        else { return nil }
         let extra = ZipExtraFields(c.slice(extraLength))
         c.skip(commentLength)
         checkNameEncoding(nameBytes, flags: flags, index: index, findings: &findings)
-        var name: String { String(decoding: nameBytes, as: UTF8.self) }  // made only for a finding
+        var name: String { nameBytes.description }  // made only for a finding
 
         var entry = ZipEntry(
-            index: index, nameBytes: nameBytes, compressedSize: Int64(compressed32),
+            index: index, nameBytes: nameBytes, flags: flags, compressedSize: Int64(compressed32),
             uncompressedSize: Int64(uncompressed32), localHeaderOffset: Int64(offset32), descriptorLength: 0,
-            dataOffset: nil, flags: flags, method: method, versionMadeBy: madeBy, versionNeeded: versionNeeded,
+            dataOffset: nil, method: method, versionMadeBy: madeBy, versionNeeded: versionNeeded,
             crc32: crc, externalAttributes: external)
         if let problem = extra.malformed { findings.append(Finding(.zipExtraField, file: name, problem)) }
         // ZIP64 extended information: only the fields whose 32-bit value is all ones, in order.
@@ -154,9 +173,10 @@ struct ZipCentralDirectory: Sendable {
     }
 
     /// A name must be valid UTF-8, and flagged as UTF-8 unless it is ASCII.
-    private static func checkNameEncoding(_ bytes: [UInt8], flags: UInt16, index: Int, findings: inout [Finding]) {
-        if bytes.allSatisfy({ $0 < 0x80 }) { return }  // nearly every name: no String made
-        if let s = String(validating: bytes, as: UTF8.self) {
+    private static func checkNameEncoding(_ bytes: ZipName, flags: UInt16, index: Int, findings: inout [Finding]) {
+        // Nearly every name: no String made.
+        if bytes.withUnsafeBufferPointer({ $0.allSatisfy { $0 < 0x80 } }) { return }
+        if let s = bytes.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) {
             if flags & 0x0800 == 0, bytes.contains(where: { $0 >= 0x80 }) {
                 findings.append(
                     Finding(
@@ -166,7 +186,7 @@ struct ZipCentralDirectory: Sendable {
             }
             return
         }
-        let shown = String(decoding: bytes, as: UTF8.self)
+        let shown = bytes.description
         findings.append(Finding(.zipNameEncoding, file: shown, "entry \(index)'s name is not valid UTF-8"))
     }
 }

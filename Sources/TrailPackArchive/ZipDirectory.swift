@@ -79,7 +79,8 @@ public struct ZipDirectory: Sendable {
             guard 46 + Int64(variable) <= end.centralDirectorySize else { return nil }
             var c = LittleEndianReader(try source.bytes(at: end.centralDirectoryOffset, count: 46 + variable))
             guard c.remaining == 46 + variable,
-                var entry = ZipCentralDirectory.readRecord(&c, index: 0, findings: &findings),
+                var entry = ZipCentralDirectory.readRecord(
+                    &c, index: 0, names: ZipNames(capacity: Int(fixed[28]) | Int(fixed[29]) << 8), findings: &findings),
                 findings.isEmpty
             else { return nil }
             ZipEntryRules.check(entry, limits: limits, findings: &findings)
@@ -176,6 +177,11 @@ package struct ZipNameIndex: Sendable {
 
     /// The position of the first entry named by exactly these bytes, or nil.
     package func position(of name: [UInt8]) -> Int? {
+        name.withUnsafeBufferPointer { position(of: $0, guess: nil) }
+    }
+
+    /// The position of the first entry named by exactly these bytes, or nil.
+    package func position(of name: ZipName) -> Int? {
         name.withUnsafeBufferPointer { position(of: $0, guess: nil) }
     }
 

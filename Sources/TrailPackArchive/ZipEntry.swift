@@ -4,13 +4,15 @@
 /// cannot be known (a ZIP64 sentinel without its extra field): such an entry has no
 /// `dataOffset`, and the checks that need its data skip it. So `entries[i].index == i` always.
 public struct ZipEntry: Sendable, Equatable {
-    // The stored properties are in the order that packs them (the 8-byte ones, then the rest):
-    // 80 bytes an entry, where the order of the ZIP record took 88 (100,000 entries at the most).
+    // The stored properties are in the order that packs them: 80 bytes an entry (100,000 entries at
+    // the most), the name's 14 followed by the 2-byte flags, then the 8-byte fields, then the rest.
 
     /// The position in the central directory, from 0.
     public var index: Int
-    /// The name's bytes as stored: compare these, never `name`.
-    public var nameBytes: [UInt8]
+    /// The name's bytes as stored (in the buffer of all the directory's names): compare these, never `name`.
+    public var nameBytes: ZipName
+    /// The general-purpose bit flags (bit 0 encrypted, bit 3 data descriptor, bit 11 UTF-8).
+    public var flags: UInt16
     /// The size of the stored (compressed) data, ZIP64 resolved.
     public var compressedSize: Int64
     /// The size of the data once inflated, ZIP64 resolved.
@@ -25,8 +27,6 @@ public struct ZipEntry: Sendable, Equatable {
     /// Whether the sizes and the local header offset are known (false when a ZIP64 sentinel
     /// has no ZIP64 extra field to resolve it).
     public var sizesKnown: Bool = true
-    /// The general-purpose bit flags (bit 0 encrypted, bit 3 data descriptor, bit 11 UTF-8).
-    public var flags: UInt16
     /// 0 = stored, 8 = deflated.
     public var method: UInt16
     /// The central directory's "version made by" (the high byte is the host system).
@@ -40,7 +40,7 @@ public struct ZipEntry: Sendable, Equatable {
 
     /// The name, decoded from UTF-8 (or ASCII); invalid bytes are replaced for messages. Made from
     /// ``nameBytes`` when asked for: a package of 100,000 entries held 8 MB of names twice.
-    public var name: String { String(decoding: nameBytes, as: UTF8.self) }
+    public var name: String { nameBytes.description }
     /// Whether the name ends with `/`.
     public var isDirectory: Bool { nameBytes.last == UInt8(ascii: "/") }
     /// Whether the entry is encrypted (packages never are).

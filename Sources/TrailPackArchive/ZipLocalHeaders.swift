@@ -19,7 +19,7 @@ enum ZipLocalHeaders {
         _ e: inout ZipEntry, source: some ByteSource, limit: Int64, findings: inout [Finding]
     ) throws(ArchiveError) {
         let nameBytes = e.nameBytes
-        var name: String { String(decoding: nameBytes, as: UTF8.self) }  // made only for a finding
+        var name: String { nameBytes.description }  // made only for a finding
         func add(_ code: FindingCode, _ message: String) { findings.append(Finding(code, file: name, message)) }
         guard e.sizesKnown, e.compressedSize >= 0, e.uncompressedSize >= 0 else { return }  // already reported
         guard e.localHeaderOffset >= 0, limit >= 30, e.localHeaderOffset <= limit - 30 else {
@@ -49,7 +49,7 @@ enum ZipLocalHeaders {
         }
         let localName = variable.prefix(nameLength)
         let extra = ZipExtraFields(variable.suffix(extraLength))
-        if !localName.elementsEqual(e.nameBytes) {
+        if !e.nameBytes.withUnsafeBufferPointer({ localName.elementsEqual($0) }) {
             add(
                 .zipLocalMismatch,
                 "the local header names it '\(String(decoding: localName, as: UTF8.self))'; readers would disagree on its name"

@@ -57,20 +57,19 @@ enum ZipNameRules {
         let files = byKey.filter { !entries[Int($0)].isDirectory }
         byKey = []
         var isFile: [NameKey: Bool] = [:]
-        var previous: (folders: ArraySlice<UInt8>, clash: String?)?
+        var previous: (name: ZipName, last: Int, clash: String?)?
         for e in entries {
             let bytes = e.nameBytes
             // The folders are the prefixes ending at a '/' that is neither the first nor the last byte.
             var last = bytes.count - 2
             while last >= 1 && bytes[last] != 0x2F { last -= 1 }
             guard last >= 1 else { continue }
-            let folders = bytes[...last]
             let clash: String?
-            if let previous, previous.folders == folders {
+            if let previous, previous.last == last, Self.samePrefix(previous.name, bytes, through: last) {
                 clash = previous.clash
             } else {
                 clash = firstFileUsedAsFolder(bytes, through: last, files: files, keys: keys, known: &isFile)
-                previous = (folders, clash)
+                previous = (bytes, last, clash)
             }
             if let clash {
                 findings.append(Finding(.zipNameDuplicate, file: e.name, "'\(clash)' is both a file and a folder"))
@@ -118,7 +117,7 @@ enum ZipNameRules {
     /// The first folder of `bytes` (a prefix ending at a '/' at or before `last`) that is also a
     /// file, as text; nil when none is.
     private static func firstFileUsedAsFolder(
-        _ bytes: [UInt8], through last: Int, files: [Int32], keys: FoldedKeys, known: inout [NameKey: Bool]
+        _ bytes: ZipName, through last: Int, files: [Int32], keys: FoldedKeys, known: inout [NameKey: Bool]
     ) -> String? {
         for i in 1...last where bytes[i] == 0x2F {
             let folder = NameKey(Array(bytes[...i]))
@@ -134,8 +133,17 @@ enum ZipNameRules {
         return nil
     }
 
+    /// Whether `a` and `b` have the same bytes up to and with position `last` (both are longer).
+    private static func samePrefix(_ a: ZipName, _ b: ZipName, through last: Int) -> Bool {
+        a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                UnsafeBufferPointer(rebasing: x[...last]).elementsEqual(UnsafeBufferPointer(rebasing: y[...last]))
+            }
+        }
+    }
+
     /// Byte order of two names: negative, zero or positive.
-    static func compareExact(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    static func compareExact(_ a: ZipName, _ b: ZipName) -> Int {
         a.withUnsafeBufferPointer { x in
             b.withUnsafeBufferPointer { y in compareBytes(x, lowerX: false, y, lowerY: false) }
         }
@@ -170,7 +178,7 @@ struct FoldedKeys {
     init(_ entries: [ZipEntry]) {
         self.entries = entries
         var made: [Int32: [UInt8]] = [:]
-        for e in entries where !e.nameBytes.allSatisfy({ $0 < 0x80 }) {
+        for e in entries where !e.nameBytes.withUnsafeBufferPointer({ $0.allSatisfy { $0 < 0x80 } }) {
             made[Int32(e.index)] = Self.key(e.isDirectory ? e.nameBytes.dropLast() : e.nameBytes[...])
         }
         self.made = made
@@ -178,7 +186,7 @@ struct FoldedKeys {
 
     /// The folding key of `bytes` as bytes: ASCII lowercased, else the bytes of
     /// ``ArchivePath/foldingKey(_:)`` of the name decoded (invalid bytes replaced, as in `name`).
-    static func key(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    static func key(_ bytes: some Collection<UInt8>) -> [UInt8] {
         if bytes.allSatisfy({ $0 < 0x80 }) { return bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } }
         return Array(ArchivePath.foldingKey(String(decoding: bytes, as: UTF8.self)).utf8)
     }

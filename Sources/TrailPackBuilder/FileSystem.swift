@@ -69,16 +69,22 @@ enum FileSystem {
 
     /// Every regular file (or link to one) under `root`, as paths relative to it, sorted.
     /// Hidden names and common desktop clutter are skipped.
-    static func walk(_ root: String, relative: String = "") -> [String] {
+    static func walk(_ root: String) -> [String] {
         var out: [String] = []
+        walk(root) { out.append($0) }
+        return out
+    }
+
+    /// Calls `body` with every regular file (or link to one) under `root`, as a path relative to
+    /// it, in the order ``walk(_:)`` lists them, without holding the list (100,000 paths were 3.3 MB).
+    static func walk(_ root: String, relative: String = "", _ body: (String) -> Void) {
         for (name, isDirectory) in listTyped(root + (relative.isEmpty ? "" : "/" + relative)) where !isIgnored(name) {
             let rel = relative.isEmpty ? name : relative + "/" + name
             switch isDirectory ?? (lstatInfo(root + "/" + rel).kind == .directory) {
-            case true: out += walk(root, relative: rel)
-            case false: out.append(rel)
+            case true: walk(root, relative: rel, body)
+            case false: body(rel)
             }
         }
-        return out
     }
 
     /// Names the builder never packages: hidden files and desktop clutter.

@@ -153,10 +153,12 @@ public enum TourBuilder {
         func asset(_ f: TourSource.SourceFile) -> Asset {
             defer { position += 1 }
             let digest = position < digests.count ? digests[position] : nil
+            let path = f.archivePath
             return Asset(
-                path: f.archivePath, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
+                path: path, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
                 sha256: digest?.hex ?? String(repeating: "0", count: 64), title: f.title,
-                map: mapInfos[f.archivePath], alt: f.alt, transcript: f.transcript, captions: f.captions,
+                map: mapInfos.isEmpty ? nil : mapInfos[path], alt: f.alt, transcript: f.transcript,
+                captions: f.captions,
                 language: f.language, translations: f.translations)
         }
         var start = 0
@@ -179,6 +181,8 @@ public enum TourBuilder {
             },
             languages: source.tour.languages, requireAllLanguages: source.tour.requireAllLanguages,
             translations: source.tour.translations)
+        // In the manifest now: let them go before it is validated, the plan's peak (4 MB at 100,000 files).
+        digests = []
         // Fields the folder's own files failed to give are reported there already.
         let manifestFindings = ManifestValidator.validate(manifest).map { translate($0, source: source) }
             .map { explainOutsideBounds($0, source: source, bounds: bounds) }
@@ -191,13 +195,12 @@ public enum TourBuilder {
             + budget.findings(files)
         // Without hashes the plan only served its findings (an editor's check on every save): never written.
         guard hashAssets, !findings.hasErrors else { return .findingsOnly(findings) }
-        // The folder's records (every stop's list of files, its texts) and the digests are in `files`
-        // and `manifest` now: let them go before the manifest's bytes are made, the plan's peak
-        // (at 20,000 files, 4.7 MB of records held next to the manifest and its bytes).
+        // The folder's records (every stop's list of files, its texts) are in `files` and `manifest`
+        // now: let them go before the manifest's bytes are made, the plan's peak (at 20,000 files,
+        // 4.7 MB of records held next to the manifest and its bytes).
         _ = consume source
-        digests = []
         // In entry order, sorted in place (a sorted copy was 19 MB more at the peak of 100,000 files).
-        files.sort { $0.archivePath.utf8.lexicographicallyPrecedes($1.archivePath.utf8) }
+        files.sort(by: TourSource.SourceFile.packageOrder)
         // Counted here, so that a manifest no reader would accept is never packaged, and written
         // with the entries, as it is made: its bytes are never held whole (25 MB at 100,000 files).
         let size = manifest.writeCanonical { _ in }
@@ -333,14 +336,15 @@ public enum TourBuilder {
         // The builder's own files go in their place by path (entries are sorted by their UTF-8 bytes).
         var pending = generated.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }[...]
         for source in files {
-            while let next = pending.first, next.path.utf8.lexicographicallyPrecedes(source.archivePath.utf8) {
+            let path = source.archivePath
+            while let next = pending.first, next.path.utf8.lexicographicallyPrecedes(path.utf8) {
                 try writer.addEntry(path: next.path, bytes: next.bytes, compress: true)
                 pending.removeFirst()
             }
             // Maps are always stored: phones read their tiles in place (docs/FORMAT.md, "Maps").
-            let compress = source.type.compress && !MapInfo.isPMTiles(source.archivePath)
+            let compress = source.type.compress && !MapInfo.isPMTiles(path)
             let after = try writer.addEntry(
-                path: source.archivePath, contentsOf: source.sourcePath, size: source.size, compress: compress
+                path: path, contentsOf: source.sourcePath, size: source.size, compress: compress
             ) { n in
                 progress?.advance(bytes: n)
             }

@@ -37,7 +37,7 @@ extension ZipModel {
             local.skip(localNameLength)
             let localExtra = local.take(localExtraLength)
             var entry = Entry(
-                name: e.nameBytes, data: data, stored: Array(bytes[start..<start + Int(e.compressedSize)]),
+                name: Array(e.nameBytes), data: data, stored: Array(bytes[start..<start + Int(e.compressedSize)]),
                 method: e.method, flags: e.flags & ~0x0008)
             entry.versionMadeBy = e.versionMadeBy
             entry.dosTime = time

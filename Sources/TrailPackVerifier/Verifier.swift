@@ -341,15 +341,25 @@ public enum Verifier {
     static func readManifest(
         source: some ByteSource, entry: ZipEntry
     ) throws(ArchiveError) -> (check: EntryCheck, reading: ManifestReading?) {
+        let read = try parseManifest(source: source, entry: entry) { ManifestReader.read(chunks: $0) }
+        return (read.check, read.parsed)
+    }
+
+    /// Checks the `manifest.json` entry's data as ``checkData(source:entry:buffer:checkCRC:inflater:consume:)``
+    /// checks any entry's, while `parse` reads it in chunks as it is inflated; what `parse` made counts
+    /// (is not nil) only when the data is intact. Throws only when the file cannot be read.
+    static func parseManifest<Parsed>(
+        source: some ByteSource, entry: ZipEntry, _ parse: (@escaping () -> UnsafeRawBufferPointer?) -> Parsed
+    ) throws(ArchiveError) -> (check: EntryCheck, parsed: Parsed?) {
         let data = EntryData(entry: entry, checkCRC: true)
         let reader: EntryReader
         do { reader = try EntryReader(source: source, entry: entry) } catch { return (try data.damaged(error), nil) }
         let chunks = ManifestChunks(data, reader)
-        let reading = ManifestReader.read(chunks: chunks.next)
+        let parsed = parse(chunks.next)
         // The parser stops at its first error: the rest of the data is checked all the same.
         while chunks.next() != nil {}
         let check = try chunks.check()
-        return (check, check.sha256 == nil ? nil : reading)
+        return (check, check.sha256 == nil ? nil : parsed)
     }
 
     /// The manifest's data as the parser pulls it: each chunk checked on its way; a failure to
@@ -552,7 +562,7 @@ public enum Verifier {
                 if folders == nil {
                     folders = Set(manifest.allAssets.flatMap { ArchivePath.parentFolders($0.path) }.map(NameKey.init))
                 }
-                if folders!.contains(NameKey(e.nameBytes)) { continue }
+                if folders!.contains(NameKey(Array(e.nameBytes))) { continue }
             }
             findings.append(
                 Finding(

@@ -50,6 +50,13 @@ func check(_ bytes: [UInt8]) -> VerificationReport? {
     if found.0 != found.1 || manifests.0 != manifests.1 || !(two.sha256 == report.sha256) {
         fatalError("the verifier on two threads disagrees with one: \(found.1) against \(found.0)")
     }
+    // A glance at the first entry alone (what a rebuild asks of the package it would replace)
+    // never sees another tour than the whole verify does.
+    if report.isValid, let manifest = report.manifest,
+        PackageReader.identity(source: source).map({ [$0.id, $0.version] }) != [manifest.id, manifest.version]
+    {
+        fatalError("a valid package's id and version, read from its first entry alone, are not its manifest's")
+    }
     if report.isValid, let reader = try? PackageReader(source: source) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
         defer { buffer.deallocate() }

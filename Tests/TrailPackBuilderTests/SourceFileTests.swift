@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Testing
 import TrailPackCore
@@ -11,9 +12,8 @@ import TrailPackTestSupport
 struct SourceFileTests {
     static func file(title: String? = nil) -> TourSource.SourceFile {
         TourSource.SourceFile(
-            sourceFolder: "/tours/t/", pathInFolder: "waypoints/01-a/view.jpg", relativePath: "waypoints/01-a/view.jpg",
-            archivePath: "waypoints/a/view.jpg", type: MediaTypes.byExtension["jpg"]!, size: 10,
-            modified: timespec(), title: title)
+            folders: .init(real: "/tours/t/", inTour: "waypoints/01-a/", inPackage: "waypoints/a/"), name: "view.jpg",
+            type: MediaTypes.byExtension["jpg"]!, size: 10, modified: timespec(), title: title)
     }
 
     @Test(
@@ -71,6 +71,111 @@ struct SourceFileTests {
         for file in files {
             let given = [file.title, file.alt, file.transcript, file.captions, file.language].contains { $0 != nil }
             #expect((file.texts != nil) == (given || !file.translations.byLanguage.isEmpty), "\(file.relativePath)")
+        }
+    }
+
+    @Test(
+        "a file's paths are made from its stop's folders and its name: the same as joined whole, sorted by their bytes without being made, and held only when they are not the usual"
+    )
+    func pathsFromParts() throws {
+        let jpg = MediaTypes.byExtension["jpg"]!
+        let one = TourSource.SourceFile.Folders(
+            real: "/t/", inTour: "waypoints/01-stop-1/", inPackage: "waypoints/stop-1/")
+        let ten = TourSource.SourceFile.Folders(
+            real: "/t/", inTour: "waypoints/10-stop-10/", inPackage: "waypoints/stop-10/")
+        let map = TourSource.SourceFile.Folders(real: "/t/", inTour: "map/", inPackage: "map/")
+        func file(
+            _ folders: TourSource.SourceFile.Folders, _ name: String, nfc: String? = nil, real: String? = nil
+        )
+            -> TourSource.SourceFile
+        {
+            .init(
+                folders: folders, name: name, nameInPackage: nfc, realPath: real, type: jpg, size: 1,
+                modified: timespec(), title: nil)
+        }
+        let plain = file(one, "view.jpg")
+        #expect(
+            plain.relativePath == "waypoints/01-stop-1/view.jpg" && plain.archivePath == "waypoints/stop-1/view.jpg")
+        #expect(plain.sourcePath == "/t/waypoints/01-stop-1/view.jpg" && plain.elsewhere == nil)
+        let decomposed = "cafe\u{301}.jpg"
+        let accented = file(one, decomposed, nfc: decomposed.precomposedStringWithCanonicalMapping)
+        #expect(Array(accented.archivePath.utf8) == Array("waypoints/stop-1/caf\u{e9}.jpg".utf8))
+        #expect(Array(accented.relativePath.utf8) == Array(("waypoints/01-stop-1/" + decomposed).utf8))
+        var linked = file(ten, "a.jpg", real: "/t/shared/a.jpg")
+        #expect(linked.sourcePath == "/t/shared/a.jpg" && linked.archivePath == "waypoints/stop-10/a.jpg")
+        linked.sourcePath = "/elsewhere/copy.jpg"
+        #expect(linked.sourcePath == "/elsewhere/copy.jpg" && linked.archivePath == "waypoints/stop-10/a.jpg")
+        // The entries' order: a folder that is a prefix of another's name, names across folders,
+        // upper case before lower, a composed name by its own bytes.
+        let files = [
+            file(ten, "b.jpg"), file(one, "b.jpg"), file(map, "area.pmtiles"), file(one, "B.jpg"), accented,
+            file(one, "a b.jpg"), file(ten, "-.jpg"), file(one, "~.jpg"), plain,
+        ]
+        let byPaths = files.sorted { $0.archivePath.utf8.lexicographicallyPrecedes($1.archivePath.utf8) }.map(
+            \.archivePath)
+        #expect(files.sorted(by: TourSource.SourceFile.packageOrder).map(\.archivePath) == byPaths)
+        #expect(byPaths.first == "map/area.pmtiles" && byPaths.last == "waypoints/stop-10/b.jpg")
+    }
+
+    @Test("the files a tour folder lists hold no path of their own: only their names, and their stop's folders shared")
+    func loadedFilesShareFolders() throws {
+        let loaded = try TourSource.load(Support.fixture("santiam-wagon-road"))
+        let source = try #require(loaded.source, "\(loaded.findings)")
+        for stop in source.waypoints {
+            for file in stop.assets {
+                #expect(file.folders === stop.assets[0].folders && file.elsewhere == nil, "\(file.relativePath)")
+                #expect(FileManager.default.fileExists(atPath: file.sourcePath), "\(file.sourcePath)")
+                #expect(file.archivePath.hasPrefix("waypoints/\(stop.slug)/") && file.archivePath.hasSuffix(file.name))
+            }
+        }
+    }
+
+    @Test(
+        "a file is unused when nothing lists it: found among its own stop's files by name (subfolders, another stop's name, NFD against NFC); the map's are all packaged, and one that failed to resolve is said as that"
+    )
+    func unusedFiles() throws {
+        try Support.withTemporaryDirectory { dir in
+            let tour = dir + "/tour"
+            try Support.copyTree(Support.fixture("family-hikes"), tour)
+            let one = tour + "/waypoints/01-sahalie-and-koosah-falls"
+            let two = tour + "/waypoints/02-clear-lake-loop"
+            try FileManager.default.createDirectory(atPath: one + "/photos", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: tour + "/map/extra", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: tour + "/waypoints/09-no-json", withIntermediateDirectories: true)
+            let composed = "caf\u{e9}.txt"  // on disk composed, listed decomposed
+            for (path, text) in [
+                (one + "/photos/listed.txt", "a"), (one + "/photos/stray.txt", "b"), (one + "/" + composed, "c"),
+                (one + "/only-in-two.txt", "d"), (two + "/only-in-two.txt", "e"), (one + "/bad.exe", "f"),
+                (tour + "/top.txt", "g"), (tour + "/waypoints/loose.txt", "h"),
+                (tour + "/waypoints/09-no-json/x.txt", "i"),
+                (tour + "/map/extra/notes.txt", "j"),
+            ] {
+                try text.write(toFile: path, atomically: false, encoding: .utf8)
+            }
+            func list(_ folder: String, _ names: [String]) throws {
+                let file = folder + "/waypoint.json"
+                var json =
+                    try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file)))
+                    as! [String: Any]
+                json["assets"] = (json["assets"] as! [Any]) + names
+                try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: file))
+            }
+            try list(one, ["photos/listed.txt", "cafe\u{301}.txt", "bad.exe"])
+            try list(two, ["only-in-two.txt"])
+            let loaded = try TourSource.load(tour)
+            let unused = loaded.findings.filter { $0.code == .sourceUnusedFile }.compactMap(\.file).sorted()
+            #expect(
+                unused
+                    == [
+                        "top.txt", "waypoints/01-sahalie-and-koosah-falls/only-in-two.txt",
+                        "waypoints/01-sahalie-and-koosah-falls/photos/stray.txt", "waypoints/09-no-json/x.txt",
+                        "waypoints/loose.txt",
+                    ].sorted(), "\(loaded.findings)")
+            // Every file under map/ is a map asset, packaged.
+            #expect(loaded.source?.mapFiles.map(\.archivePath) == ["map/extra/notes.txt"])
+            // The one that failed (a type trailpack does not package) is said as that, not as unused.
+            #expect(loaded.findings.contains { $0.code == .sourceAssetType && $0.message.contains("bad.exe") })
         }
     }
 }

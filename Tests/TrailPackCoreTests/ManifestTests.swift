@@ -66,6 +66,16 @@ struct ManifestTests {
             #expect(paths.insert("waypoints/a/cafe\u{301}.txt") == "waypoints/a/caf\u{E9}.txt")
             #expect(paths.insert("waypoints/a/z.mp3") == nil)
         }
+        // Past the room asked for, the table grows and still finds every earlier path: keys of
+        // one hash, of hashes that share only their high or their low bits, and of their own.
+        for hash in [
+            { (key: String) in key.hashValue }, { _ in 7 }, { key in key.utf8.count }, { key in key.utf8.count << 40 },
+        ] {
+            var paths = FoldedPaths(capacity: 2, hash: hash)
+            let names = (0..<300).map { "waypoints/a/file-\($0).txt" }
+            for name in names { #expect(paths.insert(name) == nil) }
+            for name in names.reversed() { #expect(paths.insert(name.uppercased()) == name) }
+        }
     }
 
     @Test("a media type's essence and a path's extension, lowercased only when they need it")

@@ -326,9 +326,9 @@ struct BuilderTests {
     )
     func tourThroughALink() throws {
         try Support.withTemporaryDirectory { dir in
-            // Files are read by their real paths, held as the real folder and the part under it
-            // (TourSource.SourceFile): a root that is a link, and a file that is one, both take
-            // the path apart differently from the names the ranger gave.
+            // Files are read by their real paths, made from the real folder, the stop's folder and
+            // the name (TourSource.SourceFile), and held whole only when a link leads elsewhere: a
+            // root that is a link, and a file that is one, both part from the names the ranger gave.
             let tour = dir + "/tour"
             try Support.copyTree(Support.fixture("santiam-wagon-road"), tour)
             let linked = tour + "/waypoints/02-cascadia/view.png"

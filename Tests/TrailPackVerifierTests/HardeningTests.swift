@@ -186,7 +186,7 @@ struct HardeningTests {
         var folded: [[UInt8]: Int] = [:]
         var files: Set<[UInt8]> = []
         for e in entries {
-            if let first = exact[e.nameBytes] {
+            if let first = exact[Array(e.nameBytes)] {
                 findings.append(
                     Finding(
                         .zipNameDuplicate, file: e.name,
@@ -194,7 +194,7 @@ struct HardeningTests {
                     ))
                 continue
             }
-            exact[e.nameBytes] = e.index
+            exact[Array(e.nameBytes)] = e.index
             let key = FoldedKeys.key(e.isDirectory ? e.nameBytes.dropLast() : e.nameBytes[...])
             if let first = folded[key] {
                 findings.append(
@@ -224,8 +224,8 @@ struct HardeningTests {
     static func entries(named names: [String]) -> [ZipEntry] {
         names.enumerated().map { i, name in
             ZipEntry(
-                index: i, nameBytes: Array(name.utf8), compressedSize: 0, uncompressedSize: 0,
-                localHeaderOffset: 0, descriptorLength: 0, dataOffset: nil, flags: 0x0800, method: 0,
+                index: i, nameBytes: ZipName(name.utf8), flags: 0x0800, compressedSize: 0, uncompressedSize: 0,
+                localHeaderOffset: 0, descriptorLength: 0, dataOffset: nil, method: 0,
                 versionMadeBy: 0x031E, crc32: 0, externalAttributes: 0)
         }
     }
@@ -332,9 +332,81 @@ struct HardeningTests {
         // The Unicode-path field: the name it carries, compared in place.
         let name = Array("waypoints/a.txt".utf8)
         let field: [UInt8] = [0x75, 0x70, UInt8(5 + name.count), 0, 1, 0, 0, 0, 0] + name
-        #expect(ZipExtraFields(field).unicodePathAgrees(with: name))
-        #expect(!ZipExtraFields(field).unicodePathAgrees(with: Array("waypoints/b.txt".utf8)))
-        #expect(ZipExtraFields([]).unicodePathAgrees(with: name) && ZipExtraFields([]).malformed == nil)
+        #expect(ZipExtraFields(field).unicodePathAgrees(with: ZipName(name)))
+        #expect(!ZipExtraFields(field).unicodePathAgrees(with: ZipName("waypoints/b.txt".utf8)))
+        #expect(ZipExtraFields([]).unicodePathAgrees(with: ZipName(name)) && ZipExtraFields([]).malformed == nil)
+    }
+
+    @Test(
+        "one inflater for many entries: an entry stopped by corrupt data with input left unread leaves nothing to the next, which reads its own bytes"
+    )
+    func inflaterReusedAfterCorruptData() throws {
+        let text = Array(String(repeating: "the wagon road climbs to the pass. ", count: 40).utf8)
+        var forge = ZipForge([])
+        // BTYPE 3 (reserved) in the first byte: zlib stops there, with 99 bytes of input unread.
+        var corrupt = ZipForge.Entry("a.txt", text, deflate: true)
+        corrupt.compressedBytes = [0x07] + [UInt8](repeating: 0x55, count: 99)
+        forge.entries = [
+            corrupt, .init("b.txt", text, deflate: true), .init("c.txt", Array(text.prefix(7)), deflate: true),
+        ]
+        let source = MemorySource(forge.bytes())
+        let directory = try ZipDirectory.read(source)
+        let inflater = Inflater()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 16)
+        defer { buffer.deallocate() }
+        func read(_ i: Int) throws(ArchiveError) -> [UInt8] {
+            let reader = try EntryReader(source: source, entry: directory.entries[i], inflater: inflater)
+            var out: [UInt8] = []
+            while case let n = try reader.read(into: buffer), n > 0 { out += buffer.prefix(n) }
+            return out
+        }
+        for _ in 0..<3 {
+            #expect(throws: ArchiveError.self) { try read(0) }
+            #expect(try read(1) == text)
+            #expect(throws: ArchiveError.self) { try read(0) }
+            #expect(try read(2) == Array(text.prefix(7)))
+        }
+    }
+
+    @Test(
+        "a directory's names are read into one buffer, side by side, and compare, hash and print by their bytes; a buffer takes no more than it was sized for"
+    )
+    func namesInOneBuffer() throws {
+        var forge = ZipForge([])
+        let names = ["manifest.json", "waypoints/a/é.txt", "waypoints/a/b.txt", "waypoints/a/"]
+        for name in names { forge.entries.append(.init(name, Array(name.utf8))) }
+        let directory = try ZipDirectory.read(MemorySource(forge.bytes()))
+        #expect(directory.entries.map(\.name) == names)
+        for (entry, name) in zip(directory.entries, names) {
+            let own = ZipName(name.utf8)
+            #expect(
+                entry.nameBytes == own && entry.nameBytes == Array(name.utf8)
+                    && entry.nameBytes.count == name.utf8.count)
+            #expect(entry.nameBytes.hashValue == own.hashValue && "\(entry.nameBytes)" == name)
+            #expect(Array(entry.nameBytes) == Array(name.utf8))
+        }
+        #expect(directory.entries[3].isDirectory && !directory.entries[2].isDirectory)
+        #expect(!(directory.entries[1].nameBytes == directory.entries[2].nameBytes))
+        // Sized once for the names of the records there are: what does not fit is refused, never grown into.
+        let buffer = ZipNames(capacity: 5)
+        #expect(buffer.append([1, 2, 3]).map(Array.init) == [1, 2, 3])
+        #expect(buffer.append([4, 5, 6]) == nil)
+        #expect(buffer.append([4, 5]).map(Array.init) == [4, 5])
+        #expect(buffer.append([UInt8]()).map(Array.init) == [])
+        #expect(
+            ZipNames(capacity: 70_000).append([UInt8](repeating: 0x61, count: 65_536)) == nil,
+            "a name's length is 16 bits")
+        #expect(ZipName([UInt8](repeating: 0x61, count: 65_536)).count == 65_535)
+        // The names' room is counted by walking the records as far as they go: a directory cut
+        // short, or one whose last record's lengths run past its end, is counted without a trap.
+        let centralDirectory = Array(forge.bytes()[Int(directory.centralDirectoryOffset)...].dropLast(22))
+        let all = names.reduce(0) { $0 + $1.utf8.count }
+        #expect(ZipCentralDirectory.namesLength(centralDirectory, records: 4) == all)
+        #expect(ZipCentralDirectory.namesLength(centralDirectory, records: 1_000) == all)
+        #expect(
+            ZipCentralDirectory.namesLength(centralDirectory, records: 2) == names[0].utf8.count + names[1].utf8.count)
+        #expect(ZipCentralDirectory.namesLength(Array(centralDirectory.prefix(50)), records: 4) == names[0].utf8.count)
+        #expect(ZipCentralDirectory.namesLength([], records: 4) == 0)
     }
 
     @Test("each step of the parse is a value of its own: end records, central directory, names, local headers, layout")

@@ -514,6 +514,68 @@ struct ReaderLibraryTests {
 
 }
 
+@Suite("a package's id and version, read from its manifest alone", .ownThreads)
+struct PackageIdentityTests {
+    func identity(_ bytes: [UInt8]) throws -> (id: String, version: String)? {
+        try Support.withTemporaryDirectory { dir in
+            let path = dir + "/p.zip"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return PackageReader.identity(path: path)
+        }
+    }
+
+    func forge(manifest edit: (inout [UInt8]) -> Void) throws -> [UInt8] {
+        var forge = try ZipForge.from(package: VerifierTests.package)
+        let i = try #require(forge.entries.firstIndex { $0.name == Array("manifest.json".utf8) })
+        edit(&forge.entries[i].data)
+        return forge.bytes()
+    }
+
+    @Test(
+        "a package's id and version are its manifest's; without a manifest first and intact, with both as strings, there are none"
+    )
+    func identityOfPackages() throws {
+        let manifest = try #require(try Verifier.verify(source: MemorySource(VerifierTests.package)).manifest)
+        let read = try #require(try identity(VerifierTests.package))
+        #expect(read.id == manifest.id && read.version == manifest.version)
+        // The manifest's data damaged: its CRC-32 no longer matches.
+        var damaged = try ZipForge.from(package: VerifierTests.package)
+        damaged.entries[0].centralCRC = 0xDEAD_BEEF
+        damaged.entries[0].localCRC = 0xDEAD_BEEF
+        #expect(try identity(damaged.bytes()) == nil)
+        // Not first.
+        var moved = try ZipForge.from(package: VerifierTests.package)
+        moved.entries.append(moved.entries.removeFirst())
+        #expect(try identity(moved.bytes()) == nil)
+        // A version given twice: which one counts is not for a glance to say.
+        let twice = try forge { data in
+            let text = String(decoding: data, as: UTF8.self)
+            data = Array(text.replacingOccurrences(of: "\"version\":", with: "\"version\": \"9\", \"version\":").utf8)
+        }
+        #expect(try identity(twice) == nil)
+        // An id that is not a string; not JSON; not a ZIP; no file.
+        let number = try forge { data in
+            let text = String(decoding: data, as: UTF8.self)
+            data = Array(text.replacingOccurrences(of: "\"id\": \"\(manifest.id)\"", with: "\"id\": 7").utf8)
+        }
+        #expect(try identity(number) == nil)
+        #expect(try identity(try forge { $0 = Array("{\"id\": ".utf8) }) == nil)
+        #expect(try identity(Array(repeating: 0x50, count: 4096)) == nil)
+        #expect(PackageReader.identity(path: "/nonexistent/p.zip") == nil)
+        // The waypoints are parsed, not kept: a manifest of many stops gives its id all the same.
+        let many = try forge { data in
+            let text = String(decoding: data, as: UTF8.self)
+            let stop = #"{"name": "x", "padding": "\#(String(repeating: "y", count: 1000))"}"#
+            data = Array(
+                text.replacingOccurrences(
+                    of: "\"waypoints\": [",
+                    with: "\"waypoints\": [" + Array(repeating: stop + ",", count: 2_000).joined()
+                ).utf8)
+        }
+        #expect(try identity(many).map { [$0.id, $0.version] } == [manifest.id, manifest.version])
+    }
+}
+
 extension VerifierTests {
     /// The family-hikes package with its manifest's last `}` moved past `padding` lines, then
     /// `tail`: a manifest far larger than the 64 KiB the parser keeps while it is inflated.

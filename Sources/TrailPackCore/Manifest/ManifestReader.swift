@@ -44,6 +44,22 @@ public enum ManifestReader {
         return read(document, stops)
     }
 
+    /// The manifest's `id` and `version` alone, from a manifest that `next` gives in chunks: the
+    /// waypoints are parsed and let go one by one, never decoded, so a manifest of 100,000 assets
+    /// costs no more memory than one of ten. Nil when the bytes are not a JSON object whose `id`
+    /// and `version` are strings (duplicate keys included: which one counts is not for this to say).
+    public static func identity(
+        chunks next: @escaping () -> UnsafeRawBufferPointer?, limits: JSONLimits = .manifest
+    ) -> (id: String, version: String)? {
+        guard
+            let document = try? JSONParser.parse(
+                chunks: next, limits: limits, streaming: "waypoints", element: { _, _ in }),
+            document.duplicateKeys.isEmpty,
+            case .string(let id)? = document.value["id"], case .string(let version)? = document.value["version"]
+        else { return nil }
+        return (id, version)
+    }
+
     private static func refused(_ error: CoreError) -> ManifestReading {
         ManifestReading(
             manifest: nil,
