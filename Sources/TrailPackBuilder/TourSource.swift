@@ -381,31 +381,41 @@ struct Loader {
     mutating func unusedFiles(waypoints: [TourSource.WaypointSource], mapFiles: [TourSource.SourceFile]) {
         var stops: [String: Int] = [:]
         for (i, w) in waypoints.enumerated() { stops[w.folder] = i }
-        var names: (folder: Substring, names: Set<String>)?
-        func listed(in folder: Substring, _ name: Substring) -> Bool {
+        var names: (folder: String, names: Set<String>)?
+        func listed(in folder: String, _ name: String) -> Bool {
             if names?.folder != folder {
                 let files: [TourSource.SourceFile]
                 if folder == "map" {
                     files = mapFiles
-                } else if let i = stops[String(folder)] {
+                } else if let i = stops[folder] {
                     files = waypoints[i].assets
                 } else {
                     files = []
                 }
                 names = (folder, Set(files.map(\.name)))
             }
-            return names!.names.contains(String(name))
+            return names!.names.contains(name)
         }
         FileSystem.walk(root) { rel in
             if used.contains(rel) { return }
-            // The stop's folder is `waypoints/NAME`; the map's, `map`.
-            let parts = rel.split(separator: "/", maxSplits: rel.hasPrefix("waypoints/") ? 2 : 1)
-            if parts.count == 3, parts[0] == "waypoints",
-                listed(in: rel[..<parts[1].endIndex], parts[2])
+            // The stop's folder is `waypoints/NAME`; the map's, `map`. Split at the bytes '/': a
+            // name may begin with a combining mark, which a Character '/' would take as its own.
+            let bytes = rel.utf8
+            func text(_ range: some RangeExpression<String.Index>) -> String {
+                String(decoding: bytes[range], as: UTF8.self)
+            }
+            let slashes = Array(bytes.indices.lazy.filter { bytes[$0] == UInt8(ascii: "/") }.prefix(2))
+            let stop = "waypoints/".utf8.count, map = "map/".utf8.count
+            if slashes.count == 2, bytes.starts(with: "waypoints/".utf8),
+                bytes.distance(from: bytes.startIndex, to: slashes[0]) == stop - 1,
+                listed(in: text(..<slashes[1]), text(bytes.index(after: slashes[1])...))
             {
                 return
             }
-            if parts.count == 2, parts[0] == "map", listed(in: parts[0], parts[1]) { return }
+            if bytes.starts(with: "map/".utf8), listed(in: "map", text(bytes.index(bytes.startIndex, offsetBy: map)...))
+            {
+                return
+            }
             findings.append(
                 Finding(
                     .sourceUnusedFile, file: rel,

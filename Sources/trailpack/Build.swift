@@ -3,7 +3,6 @@ import Foundation
 import TrailPackBuilder
 import TrailPackCore
 import TrailPackCrypto
-import TrailPackFileIO
 import TrailPackMap
 import TrailPackVerifier
 
@@ -133,11 +132,12 @@ struct Build: ParsableCommand {
         // The manifest's id and version first, read alone (opening the old package held its whole
         // directory and manifest beside the builder's own: 116 MiB where the build took 84, at
         // 100,000 files): another id or version (a ranger's usual `-o tour.zip`) needs no hash of
-        // the old package, which may be gigabytes. Nor does the same package again, when the
-        // checksum file beside it says so (if it lies, the file is replaced by these very bytes).
+        // the old package, which may be gigabytes. Only a package that is about to be refused is
+        // opened whole: one that does not open as a valid package is no version anyone holds, and
+        // is replaced.
         guard let old = PackageReader.identity(path: path), old.id == id, old.version == version,
-            Self.checksumFile(of: path) != newSHA256,
-            let oldHash = try? FileHashing.sha256(path: path), oldHash.digest != newSHA256
+            let oldHash = try? FileHashing.sha256(path: path), oldHash.digest != newSHA256,
+            let opened = try? PackageReader(path: path), opened.manifest.id == id, opened.manifest.version == version
         else { return }
         throw CLIError.usage(
             """
@@ -145,15 +145,6 @@ struct Build: ParsableCommand {
             that have version \(version) refuse different bytes under the same version. Raise "version" in \
             tour.json (to \(Self.nextVersion(version))), or pass --force to replace the package anyway; nothing was written
             """)
-    }
-
-    /// The SHA-256 the `.sha256` file beside `path` gives (`sha256sum`'s format), when there is one.
-    static func checksumFile(of path: String) -> SHA256Digest? {
-        // `HEX  NAME\n`: the digest is the first 64 bytes, whatever else the file holds.
-        guard let bytes = try? FileOperations.readPrefix(path + ".sha256", maxBytes: 64), bytes.count == 64 else {
-            return nil
-        }
-        return SHA256Digest(hex: String(decoding: bytes, as: UTF8.self))
     }
 
     /// `1.0.0` → `1.0.1`; `3` → `4`.

@@ -144,15 +144,19 @@ struct SourceFileTests {
             try FileManager.default.createDirectory(
                 atPath: tour + "/waypoints/09-no-json", withIntermediateDirectories: true)
             let composed = "caf\u{e9}.txt"  // on disk composed, listed decomposed
+            let combining = "\u{301}a.txt"  // '/' and a combining mark make one Character
             for (path, text) in [
                 (one + "/photos/listed.txt", "a"), (one + "/photos/stray.txt", "b"), (one + "/" + composed, "c"),
                 (one + "/only-in-two.txt", "d"), (two + "/only-in-two.txt", "e"), (one + "/bad.exe", "f"),
                 (tour + "/top.txt", "g"), (tour + "/waypoints/loose.txt", "h"),
                 (tour + "/waypoints/09-no-json/x.txt", "i"),
-                (tour + "/map/extra/notes.txt", "j"),
+                (tour + "/map/extra/notes.txt", "j"), (one + "/" + combining, "k"), (tour + "/map/empty.txt", ""),
             ] {
                 try text.write(toFile: path, atomically: false, encoding: .utf8)
             }
+            // A link to another stop's file, inside the tour: packaged, and not unused.
+            try FileManager.default.createSymbolicLink(
+                atPath: one + "/linked.txt", withDestinationPath: "../02-clear-lake-loop/notes.txt")
             func list(_ folder: String, _ names: [String]) throws {
                 let file = folder + "/waypoint.json"
                 var json =
@@ -161,7 +165,7 @@ struct SourceFileTests {
                 json["assets"] = (json["assets"] as! [Any]) + names
                 try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: file))
             }
-            try list(one, ["photos/listed.txt", "cafe\u{301}.txt", "bad.exe"])
+            try list(one, ["photos/listed.txt", "cafe\u{301}.txt", "bad.exe", combining, "linked.txt"])
             try list(two, ["only-in-two.txt"])
             let loaded = try TourSource.load(tour)
             let unused = loaded.findings.filter { $0.code == .sourceUnusedFile }.compactMap(\.file).sorted()
@@ -172,10 +176,21 @@ struct SourceFileTests {
                         "waypoints/01-sahalie-and-koosah-falls/photos/stray.txt", "waypoints/09-no-json/x.txt",
                         "waypoints/loose.txt",
                     ].sorted(), "\(loaded.findings)")
-            // Every file under map/ is a map asset, packaged.
+            // Every file under map/ is a map asset, packaged; an empty one is said as empty.
             #expect(loaded.source?.mapFiles.map(\.archivePath) == ["map/extra/notes.txt"])
-            // The one that failed (a type trailpack does not package) is said as that, not as unused.
+            #expect(loaded.findings.contains { $0.code == .sourceAssetEmpty && $0.message.contains("map/empty.txt") })
+            // The ones that failed are said as that, not as unused: a type trailpack does not
+            // package, and a name listed decomposed where the folder has it composed (names are
+            // looked up by their bytes; the listing is what counts as used).
             #expect(loaded.findings.contains { $0.code == .sourceAssetType && $0.message.contains("bad.exe") })
+            #expect(
+                loaded.findings.contains { $0.code == .sourceAssetMissing && $0.message.contains("cafe\u{301}.txt") })
+            // The combining name and the link resolved, their real paths as they are.
+            let stop = try #require(
+                loaded.source?.waypoints.first { $0.folder.hasSuffix("01-sahalie-and-koosah-falls") })
+            let linked = try #require(stop.assets.first { $0.name == "linked.txt" })
+            #expect(linked.sourcePath.hasSuffix("/waypoints/02-clear-lake-loop/notes.txt") && linked.elsewhere != nil)
+            #expect(stop.assets.contains { Array($0.name.unicodeScalars) == Array(combining.unicodeScalars) })
         }
     }
 }

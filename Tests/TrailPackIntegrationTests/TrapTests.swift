@@ -132,6 +132,22 @@ struct TrapTests {
             let forced = try Support.trailpack("build", tour, "-o", out, "-q", "--force")
             #expect(forced.status == 0)
             #expect(try Support.read(out) != before)
+            // A package of that version that does not open (its last entry's local header names
+            // it otherwise than the directory does; its manifest, the first entry, is intact) is
+            // no version anyone holds: replaced without --force, as before.
+            var damaged = try Support.read(out)
+            let local: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
+            let last = try #require(
+                damaged.indices.dropLast(4).last { Array(damaged[$0..<$0 + 4]) == local })
+            damaged[last + 30] ^= 0x20  // 'w' of 'waypoints/…' to 'W'
+            #expect(PackageReader.identity(path: out) != nil)
+            try Support.write(damaged, to: out)
+            #expect(try Support.trailpack("verify", out).status != 0)
+            try "changed again\n".write(
+                toFile: tour + "/waypoints/01-sahalie-and-koosah-falls/notes.txt", atomically: true, encoding: .utf8)
+            let replaced = try Support.trailpack("build", tour, "-o", out, "-q")
+            #expect(replaced.status == 0, "\(replaced.stderr)")
+            #expect(try Support.trailpack("verify", out).status == 0)
         }
     }
 

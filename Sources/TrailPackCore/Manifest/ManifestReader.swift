@@ -45,9 +45,10 @@ public enum ManifestReader {
     }
 
     /// The manifest's `id` and `version` alone, from a manifest that `next` gives in chunks: the
-    /// waypoints are parsed and let go one by one, never decoded, so a manifest of 100,000 assets
-    /// costs no more memory than one of ten. Nil when the bytes are not a JSON object whose `id`
-    /// and `version` are strings (duplicate keys included: which one counts is not for this to say).
+    /// waypoints (nearly all of a manifest) are parsed and let go one by one, never decoded; the
+    /// rest is parsed as it is (the map assets, a few). Nil when the bytes are not a JSON object
+    /// whose `id` and `version` are strings (duplicate keys included: which one counts is not for
+    /// this to say).
     public static func identity(
         chunks next: @escaping () -> UnsafeRawBufferPointer?, limits: JSONLimits = .manifest
     ) -> (id: String, version: String)? {
