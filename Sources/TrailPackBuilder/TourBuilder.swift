@@ -157,8 +157,7 @@ public enum TourBuilder {
             return Asset(
                 path: path, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
                 sha256: digest?.hex ?? String(repeating: "0", count: 64), title: f.title,
-                map: mapInfos.isEmpty ? nil : mapInfos[path], alt: f.alt, transcript: f.transcript,
-                captions: f.captions,
+                map: mapInfos[path], alt: f.alt, transcript: f.transcript, captions: f.captions,
                 language: f.language, translations: f.translations)
         }
         var start = 0

@@ -303,7 +303,7 @@ struct Loader {
         let mapFolders = TourSource.SourceFile.Folders(real: realRootSlash, inTour: "map/", inPackage: "map/")
         for rel in FileSystem.walk(root + "/map") where "map/" + rel != Route.entryName {
             if let file = resolveAsset(
-                reference: rel, baseFolder: "map", folders: mapFolders, title: nil, findingFile: "map/" + rel)
+                reference: rel, folders: mapFolders, title: nil, findingFile: "map/" + rel)
             {
                 mapFiles.append(file)
             }
@@ -398,23 +398,12 @@ struct Loader {
         }
         FileSystem.walk(root) { rel in
             if used.contains(rel) { return }
-            // The stop's folder is `waypoints/NAME`; the map's, `map`. Split at the bytes '/': a
-            // name may begin with a combining mark, which a Character '/' would take as its own.
-            let bytes = rel.utf8
-            func text(_ range: some RangeExpression<String.Index>) -> String {
-                String(decoding: bytes[range], as: UTF8.self)
-            }
-            let slashes = Array(bytes.indices.lazy.filter { bytes[$0] == UInt8(ascii: "/") }.prefix(2))
-            let stop = "waypoints/".utf8.count, map = "map/".utf8.count
-            if slashes.count == 2, bytes.starts(with: "waypoints/".utf8),
-                bytes.distance(from: bytes.startIndex, to: slashes[0]) == stop - 1,
-                listed(in: text(..<slashes[1]), text(bytes.index(after: slashes[1])...))
-            {
-                return
-            }
-            if bytes.starts(with: "map/".utf8), listed(in: "map", text(bytes.index(bytes.startIndex, offsetBy: map)...))
-            {
-                return
+            // `map/NAME` is the map's; `waypoints/STOP/NAME`, a stop's.
+            if let (top, rest) = Self.cutAtSlash(rel) {
+                if top == "map", listed(in: "map", rest) { return }
+                if top == "waypoints", let (stop, name) = Self.cutAtSlash(rest), listed(in: "waypoints/" + stop, name) {
+                    return
+                }
             }
             findings.append(
                 Finding(
@@ -422,6 +411,18 @@ struct Loader {
                     "this file is not listed in any waypoint.json, so it will not be packaged; add it to a waypoint's \"assets\" or move it out of the tour folder"
                 ))
         }
+    }
+
+    /// `path` cut at its first byte '/', the parts before and after; nil when it has none. (Cut at
+    /// the Character '/', a name that begins with a combining mark would stay whole: the mark and
+    /// the '/' before it are one Character.)
+    static func cutAtSlash(_ path: String) -> (String, String)? {
+        let bytes = path.utf8
+        guard let slash = bytes.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        return (
+            String(decoding: bytes[..<slash], as: UTF8.self),
+            String(decoding: bytes[bytes.index(after: slash)...], as: UTF8.self)
+        )
     }
 
     mutating func readWaypoint(folder: String, folderName: String) -> TourSource.WaypointSource? {
@@ -472,7 +473,7 @@ struct Loader {
             real: realRootSlash, inTour: folder + "/", inPackage: "waypoints/\(slug)/")
         for ref in w.assets {
             if var file = resolveAsset(
-                reference: ref.file, baseFolder: folder, folders: folders, title: ref.title, findingFile: jsonRel)
+                reference: ref.file, folders: folders, title: ref.title, findingFile: jsonRel)
             {
                 // The texts together, set once: each text set alone makes a new box.
                 var texts = file.fields
@@ -642,9 +643,10 @@ struct Loader {
 
     /// Checks one asset reference; returns the file or records why it cannot be packaged.
     mutating func resolveAsset(
-        reference: String, baseFolder: String, folders: TourSource.SourceFile.Folders, title: String?,
-        findingFile: String
+        reference: String, folders: TourSource.SourceFile.Folders, title: String?, findingFile: String
     ) -> TourSource.SourceFile? {
+        // The stop's folder in the tour, without its last '/' (as messages and paths join it).
+        let baseFolder = String(folders.inTour.dropLast())
         let normalized = reference.precomposedStringWithCanonicalMapping
         // One check of the name: a name that leads out of the folder is said so; any other problem is the path's.
         let problems = ArchivePath.check(normalized)
