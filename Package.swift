@@ -349,7 +349,7 @@ let package = Package(
         .testTarget(
             name: "TrailPackBuilderTests",
             dependencies: [
-                "TrailPackBuilder", "TrailPackCore", "TrailPackVerifier", "TrailPackTestSupport",
+                "TrailPackBuilder", "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackTestSupport",
                 "TrailPackTestFixtures",
             ]
         ),

@@ -85,6 +85,12 @@ def block(results, name):
             lines += [f"**{title}:** not in this run.", ""]
             continue
         text = f"**{title}:** build (tmpfs) {per_entry(s['build']['tmpfs'], s['files'], OURS['build'])}"
+        if "tmpfsPair" in s:  # the target's ratio: trailpack and zip alone, alternating
+            pair = s["tmpfsPair"]
+            ours, peer = pair[OURS["build"]], pair["zip -r -X -n media"]
+            text += (f"; trailpack and `zip` alone, {len(ours['times'])} alternating rounds: "
+                     f"{ours['median']:.3f} s against {peer['median']:.3f} ({ours['median'] / peer['median']:.2f}×; "
+                     f"every run: {' '.join(f'{x:.2f}' for x in ours['times'])} against {' '.join(f'{x:.2f}' for x in peer['times'])})")
         if "verify" in s:
             text += f"; verify {per_entry(s['verify'], s['files'], OURS['verify'])}"
         rss_b = max(s["build"][mode][OURS["build"]]["rssMiB"] for mode in s["build"])

@@ -211,6 +211,27 @@ public struct ZipWriter: ~Copyable {
         return after
     }
 
+    /// Adds an entry with a file that a ``FileReadAhead`` read, held to the same rules as
+    /// ``addEntry(path:contentsOf:size:compress:progress:)``: it must hold `size` bytes when read
+    /// and after. Returns what `fstat` said of the open file after it was read.
+    @discardableResult
+    package mutating func addEntry(
+        path: String, readAhead file: FileReadAhead.File, size: Int64, compress: Bool
+    ) throws -> FileStatus {
+        // Fewer bytes than declared: the file shrank (the size check in addEntry says so).
+        try addEntry(path: path, size: size, compress: compress) { write in
+            try file.bytes.withUnsafeBytes { try write($0) }
+        }
+        guard file.status.size == size else {
+            throw ArchiveError(
+                code: .sourceChanged,
+                message:
+                    "cannot write '\(path)': expected \(size) bytes, the file now has \(file.status.size); the file changed while it was being packaged"
+            )
+        }
+        return file.status
+    }
+
     /// The result of a finished archive.
     public struct Summary: Sendable {
         /// The SHA-256 of every byte written.

@@ -13,18 +13,36 @@ enum FileSystem {
         var kind: Kind
         var size: Int64
         var modified: timespec
+        /// The file is ours and its mode lets its owner read it (or we are the superuser): it can
+        /// be read without asking `access`, which the owner's permission bits decide alone (an
+        /// access control list's owner entry is those bits).
+        var readableAsOwner = false
+
+        static var missing: Info { Info(kind: .missing, size: 0, modified: timespec()) }
+
+        init(kind: Kind, size: Int64, modified: timespec) {
+            self.kind = kind
+            self.size = size
+            self.modified = modified
+        }
+
+        init(_ st: stat) {
+            self.init(kind: FileSystem.kind(st.st_mode), size: Int64(st.st_size), modified: st.st_mtim)
+            let user = getuid()
+            readableAsOwner = user == 0 || (st.st_uid == user && st.st_mode & S_IRUSR != 0)
+        }
     }
 
     static func lstatInfo(_ path: String) -> Info {
         var st = stat()
-        guard lstat(path, &st) == 0 else { return Info(kind: .missing, size: 0, modified: timespec()) }
-        return Info(kind: kind(st.st_mode), size: Int64(st.st_size), modified: st.st_mtim)
+        guard lstat(path, &st) == 0 else { return .missing }
+        return Info(st)
     }
 
     static func statInfo(_ path: String) -> Info {
         var st = stat()
-        guard stat(path, &st) == 0 else { return Info(kind: .missing, size: 0, modified: timespec()) }
-        return Info(kind: kind(st.st_mode), size: Int64(st.st_size), modified: st.st_mtim)
+        guard stat(path, &st) == 0 else { return .missing }
+        return Info(st)
     }
 
     private static func kind(_ mode: mode_t) -> Kind {
@@ -66,6 +84,11 @@ enum FileSystem {
     /// Whether the file can be read (the test that matters, whatever the mode bits say).
     /// The corresponding C function is `access`.
     static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
+
+    /// Whether the file `info` describes can be read: without a system call when it is ours and
+    /// its owner may read it (nearly every file a ranger packages; `access` was a seventh of the
+    /// folder's reading on 20,000 small files), else as ``isReadable(_:)`` says.
+    static func isReadable(_ path: String, _ info: Info) -> Bool { info.readableAsOwner || isReadable(path) }
 
     /// Every regular file (or link to one) under `root`, as paths relative to it, sorted.
     /// Hidden names and common desktop clutter are skipped.

@@ -76,7 +76,11 @@ public enum TourBuilder {
         _ root: String, progress: BuildProgress? = nil, budget: PhoneBudget = .default,
         map mapOptions: MapCheckOptions = MapCheckOptions(), hashAssets: Bool = true
     ) throws -> PlanOutcome {
-        var loaded = try TourSource.load(root)
+        // The stops' small files are hashed on a second thread while the next stops are read:
+        // reading the folder takes one core, and hashing 20,000 small files took both after it.
+        var early = hashAssets ? EarlyHashing() : nil
+        var loaded = try TourSource.load(root, onStop: early.map { early in { early.add($0) } })
+        early?.finish()
         let sourceFindings = loaded.findings
         // Taken out of `loaded`, so that letting go of `source` below frees the folder's records.
         guard var source = loaded.source.take() else { return .findingsOnly(sourceFindings) }
@@ -89,8 +93,20 @@ public enum TourBuilder {
         files.reserveCapacity(source.waypoints.reduce(source.mapFiles.count) { $0 + $1.assets.count })
         var assetCounts: [Int] = []
         assetCounts.reserveCapacity(source.waypoints.count)
+        // What was hashed while the folder was read, by position in `files` (nil: not yet).
+        var digests: [SHA256Digest?] = []
+        if early != nil { digests.reserveCapacity(files.capacity) }
         for i in source.waypoints.indices {
-            assetCounts.append(source.waypoints[i].assets.count)
+            let count = source.waypoints[i].assets.count
+            assetCounts.append(count)
+            if let early {
+                let hashed = early.digests(ofStop: source.waypoints[i].folder)
+                if let hashed, hashed.count == count {
+                    digests += hashed
+                } else {
+                    digests += repeatElement(nil, count: count)
+                }
+            }
             files += source.waypoints[i].assets
             source.waypoints[i].assets = []
         }
@@ -98,11 +114,18 @@ public enum TourBuilder {
         files += source.mapFiles
         // With errors in the folder nothing will be written: skip hashing, but still check
         // everything else, so the ranger sees every problem in one round.
-        var digests: [SHA256Digest?] = []  // by position in `files`
+        early = nil  // its digests are in `digests` now
         if !sourceFindings.hasErrors && hashAssets {
+            if !digests.isEmpty { digests += repeatElement(nil, count: source.mapFiles.count) }
             progress?.start(phase: "hashing", files: files.count, bytes: files.reduce(0) { $0 + $1.size })
-            digests = try hashAll(files, progress: progress)
+            // Handed over, not shared: the workers write into the same array (a copy of 4 MB at
+            // 100,000 files otherwise).
+            let known = digests
+            digests = []
+            digests = try hashAll(files, known: known, progress: progress)
             progress?.finish()
+        } else {
+            digests = []
         }
 
         // Without bounds in tour.json the frame holds every stop and the whole route.
@@ -334,7 +357,12 @@ public enum TourBuilder {
         }
         // The builder's own files go in their place by path (entries are sorted by their UTF-8 bytes).
         var pending = generated.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }[...]
-        for source in files {
+        // Small files are opened and read on a second thread while this one deflates and writes.
+        let readAhead = FileReadAhead(count: files.count) { i in
+            FileReadAhead.reads(size: files[i].size) ? (files[i].sourcePath, files[i].size) : nil
+        }
+        defer { readAhead.stop() }
+        for (i, source) in files.enumerated() {
             let path = source.archivePath
             while let next = pending.first, next.path.utf8.lexicographicallyPrecedes(path.utf8) {
                 try writer.addEntry(path: next.path, bytes: next.bytes, compress: true)
@@ -342,10 +370,19 @@ public enum TourBuilder {
             }
             // Maps are always stored: phones read their tiles in place (docs/FORMAT.md, "Maps").
             let compress = source.type.compress && !MapInfo.isPMTiles(path)
-            let after = try writer.addEntry(
-                path: path, contentsOf: source.sourcePath, size: source.size, compress: compress
-            ) { n in
-                progress?.advance(bytes: n)
+            let after: FileStatus
+            switch readAhead.take(i) {
+            case .success(let file)?:
+                after = try writer.addEntry(path: path, readAhead: file, size: source.size, compress: compress)
+                progress?.advance(bytes: file.bytes.count)
+            case .failure(let error)?:
+                throw ArchiveError(error)
+            case nil:
+                after = try writer.addEntry(
+                    path: path, contentsOf: source.sourcePath, size: source.size, compress: compress
+                ) { n in
+                    progress?.advance(bytes: n)
+                }
             }
             // Unchanged since the folder was read, so since it was hashed: the manifest's hash is of these bytes.
             // (Its size was checked by the writer, which stops with ArchiveError.sourceChanged.)
@@ -364,8 +401,11 @@ public enum TourBuilder {
         return try writer.finish()
     }
 
-    /// SHA-256 of every file, spread over the machine's cores; in the files' order.
-    static func hashAll(_ files: [TourSource.SourceFile], progress: BuildProgress?) throws -> [SHA256Digest?] {
+    /// SHA-256 of every file, spread over the machine's cores; in the files' order. `known` (empty,
+    /// or one per file) holds those already hashed, which are not read again.
+    static func hashAll(
+        _ files: [TourSource.SourceFile], known: consuming [SHA256Digest?] = [], progress: BuildProgress?
+    ) throws -> [SHA256Digest?] {
         // The workers' shared state, behind one lock: the next file to take, the digests by
         // position, and the first failure (which stops the others).
         struct Shared {
@@ -373,7 +413,20 @@ public enum TourBuilder {
             var digests: [SHA256Digest?]
             var failure: BuildError?
         }
-        let shared = Mutex(Shared(digests: Array(repeating: nil, count: files.count)))
+        precondition(known.isEmpty || known.count == files.count)
+        if !known.isEmpty {
+            // Counted as done: the bar then shows what is left.
+            var bytes: Int64 = 0
+            var count = 0
+            for (f, d) in zip(files, known) where d != nil {
+                bytes += f.size
+                count += 1
+            }
+            progress?.advance(bytes: Int(bytes))
+            progress?.advance(files: count)
+        }
+        if known.isEmpty { known = Array(repeating: nil, count: files.count) }
+        let shared = Mutex(Shared(digests: known))
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             // One buffer per worker, not per file (see FileHashing.sha256(path:buffer:)).
@@ -381,6 +434,7 @@ public enum TourBuilder {
             defer { buffer.deallocate() }
             while true {
                 let taken: Int? = shared.withLock { state in
+                    while state.next < files.count, state.digests[state.next] != nil { state.next += 1 }
                     guard state.next < files.count, state.failure == nil else { return nil }
                     defer { state.next += 1 }
                     return state.next

@@ -210,7 +210,12 @@ extension TourSource {
 
     /// Reads the tour folder at `root`: the source (nil when it cannot be read far enough to be
     /// useful) and every finding, errors and warnings together.
-    public static func load(_ root: String) throws -> LoadOutcome {
+    public static func load(_ root: String) throws -> LoadOutcome { try load(root, onStop: nil) }
+
+    /// ``load(_:)``, handing each stop to `onStop` as soon as its folder is read (in the order the
+    /// folders are listed, not the stops' order): the builder hashes a stop's files while the next
+    /// stops are read.
+    static func load(_ root: String, onStop: ((WaypointSource) -> Void)?) throws -> LoadOutcome {
         let kind = FileSystem.statInfo(root).kind
         if kind == .missing {
             throw BuildError.io("'\(root)' does not exist; give the tour folder (the one that holds tour.json)")
@@ -220,6 +225,7 @@ extension TourSource {
         }
         guard let realRoot = FileSystem.realPath(root) else { throw BuildError.io("cannot resolve '\(root)'") }
         var loader = Loader(root: root, realRoot: realRoot)
+        loader.onStop = onStop
         let source = loader.load()
         return LoadOutcome(source: source, findings: loader.findings)
     }
@@ -235,6 +241,8 @@ struct Loader {
     var realFolders: [String: String?] = [:]
     /// The languages `tour.json` declares, once read.
     var languages: [String] = []
+    /// Told of each stop once its folder is read.
+    var onStop: ((TourSource.WaypointSource) -> Void)?
 
     init(root: String, realRoot: String) {
         self.root = root
@@ -264,7 +272,10 @@ struct Loader {
             let rel = "waypoints/" + name
             switch FileSystem.lstatInfo(root + "/" + rel).kind {
             case .directory:
-                if let w = readWaypoint(folder: rel, folderName: name) { waypoints.append(w) }
+                if let w = readWaypoint(folder: rel, folderName: name) {
+                    onStop?(w)
+                    waypoints.append(w)
+                }
             case .symlink where FileSystem.statInfo(root + "/" + rel).kind == .directory:
                 // A stop folder that is a link is not followed (nothing is read through it): said as
                 // what it is, not as an unused file, so the ranger knows the stop is missing.
@@ -647,7 +658,11 @@ struct Loader {
     ) -> TourSource.SourceFile? {
         // The stop's folder in the tour, without its last '/' (as messages and paths join it).
         let baseFolder = String(folders.inTour.dropLast())
-        let normalized = reference.precomposedStringWithCanonicalMapping
+        // ASCII (nearly every name) is its own NFC, without a trip through Foundation.
+        let ascii = reference.utf8.allSatisfy { $0 < 0x80 }
+        let normalized = ascii ? reference : reference.precomposedStringWithCanonicalMapping
+        // Byte tests: Foundation's `contains` on strings is a search through NSString.
+        let hasSlash = reference.utf8.contains(UInt8(ascii: "/"))
         // One check of the name: a name that leads out of the folder is said so; any other problem is the path's.
         let problems = ArchivePath.check(normalized)
         if problems.contains(where: \.leadsOutside) {
@@ -686,9 +701,7 @@ struct Loader {
         var resolved = false
         defer { if !resolved { used.insert(rel) } }
         let linkInfo = FileSystem.lstatInfo(path)
-        if linkInfo.kind == .missing, FileSystem.lstatInfo(root + "/" + reference).kind != .missing,
-            reference.contains("/")
-        {
+        if linkInfo.kind == .missing, hasSlash, FileSystem.lstatInfo(root + "/" + reference).kind != .missing {
             // Named from the tour folder ("waypoints/02-x/IMG.JPG") rather than from the stop's own.
             let fromStop =
                 reference.hasPrefix(baseFolder + "/") ? String(reference.dropFirst(baseFolder.count + 1)) : nil
@@ -710,7 +723,7 @@ struct Loader {
         }
         // Links are followed only while they stay inside the tour folder. A plain file named
         // directly in its folder needs only the folder's real path (resolved once per folder).
-        let direct = linkInfo.kind == .file && !reference.contains("/")
+        let direct = linkInfo.kind == .file && !hasSlash
         guard let real = direct ? realFolder(baseFolder).map({ $0 + "/" + reference }) : FileSystem.realPath(path)
         else {
             findings.append(
@@ -744,7 +757,7 @@ struct Loader {
                 ))
             return nil
         }
-        guard FileSystem.isReadable(real) else {
+        guard FileSystem.isReadable(real, info) else {
             findings.append(
                 Finding(
                     .sourceAssetUnreadable, file: findingFile, "asset '\(rel)' cannot be read; check its permissions"))

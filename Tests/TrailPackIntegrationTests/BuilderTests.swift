@@ -265,6 +265,11 @@ struct BuilderTests {
             try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir)
             try FileManager.default.setAttributes(
                 [.posixPermissions: 0o000], ofItemAtPath: tour + "/waypoints/05-tombstone-prairie/about.md")
+            // The builder's own file without its owner's read bit (the builder decides a file it
+            // owns from its mode, without asking `access`).
+            let own = tour + "/waypoints/05-tombstone-prairie/view.png"
+            if getuid() == 0 { #expect(chown(own, 65534, 65534) == 0) }
+            try FileManager.default.setAttributes([.posixPermissions: 0o244], ofItemAtPath: own)
             let out =
                 getuid() == 0
                 ? try Support.run(
@@ -278,6 +283,10 @@ struct BuilderTests {
             #expect(
                 out.stderr.contains(
                     "error[source.asset-unreadable] waypoints/05-tombstone-prairie/waypoint.json: asset 'waypoints/05-tombstone-prairie/about.md' cannot be read; check its permissions"
+                ), "\(out.stderr)")
+            #expect(
+                out.stderr.contains(
+                    "error[source.asset-unreadable] waypoints/05-tombstone-prairie/waypoint.json: asset 'waypoints/05-tombstone-prairie/view.png' cannot be read; check its permissions"
                 ), "\(out.stderr)")
         }
     }
