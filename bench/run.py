@@ -243,8 +243,10 @@ def bench_set(name, folder, tp, zf, runs, work, shm):
         store = ["bsdtar", "--format", "zip", "--options", "zip:compression=store", "-cf", out, "-C", folder, "."]
         pair = alone(out, ("bsdtar zip store && sync", durable(store, out), None), DURABLE_PAIR_RUNS)
     # The small-file target's ratio: trailpack and `zip` alone, alternating for more rounds. With
-    # every peer and three runs, one round the whole machine ran slow in decided the median (the
-    # run of 2026-11-30: trailpack 0.85, 0.93, 0.74 s; zip 0.77, 0.97, 0.78).
+    # every peer and three rounds the two medians can come from rounds that disagree (the run of
+    # 2026-11-30: trailpack 0.85, 0.93, 0.74 s; zip 0.77, 0.97, 0.78: 1.09× from the first round,
+    # where the third says 0.95×). trailpack uses two cores and zip one, so anything else running
+    # moves trailpack's side more: nine rounds, and both figures in the row.
     tiny_pair = None
     if name == "tiny":
         out = os.path.join(shm, "out.zip")

@@ -21,6 +21,9 @@ public final class BuildProgress: Sendable {
         var phase = ""
         var totalFiles = 0, totalBytes: Int64 = 0
         var doneFiles = 0, doneBytes: Int64 = 0
+        /// Bytes counted as done when the phase began (hashed while the folder was read): not
+        /// part of its rate.
+        var bytesBefore: Int64 = 0
         var started = DispatchTime.now()
         var lastDraw: UInt64 = 0
     }
@@ -38,13 +41,18 @@ public final class BuildProgress: Sendable {
         public var files: (done: Int, total: Int)
         public var bytes: (done: Int64, total: Int64)
         public var seconds: Double
+        /// Of `bytes.done`, those done before the phase began (not part of its rate).
+        public var bytesBefore: Int64 = 0
 
         public static func == (a: Snapshot, b: Snapshot) -> Bool {
             a.phase == b.phase && a.files == b.files && a.bytes == b.bytes && a.seconds == b.seconds
+                && a.bytesBefore == b.bytesBefore
         }
 
         /// The terminal's line: `writing 3/17 files  1.2 MiB / 4.0 MiB  9.5 MiB/s  0:03 left`.
-        public var line: String { BuildProgress.status(phase: phase, files: files, bytes: bytes, seconds: seconds) }
+        public var line: String {
+            BuildProgress.status(phase: phase, files: files, bytes: bytes, seconds: seconds, bytesBefore: bytesBefore)
+        }
     }
 
     /// The progress now.
@@ -52,19 +60,23 @@ public final class BuildProgress: Sendable {
         state.withLock { s in
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - s.started.uptimeNanoseconds) / 1e9
             return Snapshot(
-                phase: s.phase, files: (s.doneFiles, s.totalFiles), bytes: (s.doneBytes, s.totalBytes), seconds: seconds
-            )
+                phase: s.phase, files: (s.doneFiles, s.totalFiles), bytes: (s.doneBytes, s.totalBytes),
+                seconds: seconds,
+                bytesBefore: s.bytesBefore)
         }
     }
 
     /// Whether standard error is a terminal, where progress belongs.
     public static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
-    func start(phase: String, files: Int, bytes: Int64) {
+    /// Begins a phase of `files` files and `bytes` bytes, of which `doneFiles` and `doneBytes`
+    /// are done already (shown as done, left out of the rate and the time left).
+    func start(phase: String, files: Int, bytes: Int64, doneFiles: Int = 0, doneBytes: Int64 = 0) {
         state.withLock { s in
             s.phase = phase
             s.totalFiles = files; s.totalBytes = bytes
-            s.doneFiles = 0; s.doneBytes = 0
+            s.doneFiles = doneFiles; s.doneBytes = doneBytes
+            s.bytesBefore = doneBytes
             s.started = DispatchTime.now()
             s.lastDraw = 0
         }
@@ -93,18 +105,24 @@ public final class BuildProgress: Sendable {
         guard output >= 0 else { return }
         let seconds = max(0.001, Double(now - s.started.uptimeNanoseconds) / 1e9)
         let line = Self.status(
-            phase: s.phase, files: (s.doneFiles, s.totalFiles), bytes: (s.doneBytes, s.totalBytes), seconds: seconds)
+            phase: s.phase, files: (s.doneFiles, s.totalFiles), bytes: (s.doneBytes, s.totalBytes), seconds: seconds,
+            bytesBefore: s.bytesBefore)
         emit("\r" + Self.fit(line, width: terminalWidth()) + "\u{1B}[K")
     }
 
     /// `hashing 3/17 files  1.2 MiB / 4.0 MiB  9.5 MiB/s  0:03 left`. The time left is shown only
     /// once the rate means something: after a second and 5% of the bytes (a first guess from the
     /// first few milliseconds said "3:30:43 left" for a 1.4 s build).
+    /// `bytesBefore` of `bytes.done` were done before the phase began: the rate and the time left
+    /// are of the rest.
     static func status(
-        phase: String, files: (done: Int, total: Int), bytes: (done: Int64, total: Int64), seconds: Double
+        phase: String, files: (done: Int, total: Int), bytes: (done: Int64, total: Int64), seconds: Double,
+        bytesBefore: Int64 = 0
     ) -> String {
-        let rate = Double(bytes.done) / max(0.001, seconds)
-        let enough = seconds >= 1 && bytes.total > 0 && Double(bytes.done) >= 0.05 * Double(bytes.total) && rate > 0
+        let rate = Double(bytes.done - bytesBefore) / max(0.001, seconds)
+        let enough =
+            seconds >= 1 && bytes.total > bytesBefore
+            && Double(bytes.done - bytesBefore) >= 0.05 * Double(bytes.total - bytesBefore) && rate > 0
         let left = enough ? Format.duration(Double(bytes.total - bytes.done) / rate) + " left" : "estimating time left"
         return
             "\(phase) \(files.done)/\(files.total) files  \(Format.bytes(bytes.done)) / \(Format.bytes(bytes.total))  "

@@ -12,11 +12,12 @@ enum ContentCheck {
     /// Nil when the content fits the extension (or the extension is not one checked here), else
     /// a sentence saying what the file seems to be and what to do. The formats and their signatures
     /// are `ContentSniff`'s, which the verifier and the servers read too.
-    static func mismatch(path: String, fileName: String) -> String? {
+    /// Throws when the file cannot be read: that is what is wrong with it then, not its content
+    /// (an empty head read as "not a PNG, may be damaged" sent rangers the wrong way).
+    static func mismatch(path: String, fileName: String) throws(FileIOError) -> String? {
         let ext = PathText.fileExtension(fileName).lowercased()
         guard let expected = ContentSniff.expectedFormat(forExtension: ext) else { return nil }
-        // None when it cannot be read: the builder reports an unreadable file where it reads it whole.
-        let head = (try? FileOperations.readPrefix(path, maxBytes: ContentSniff.prefixLength)) ?? []
+        let head = try FileOperations.readPrefix(path, maxBytes: ContentSniff.prefixLength)
         if ContentSniff.matches(expected, head) { return nil }
         if let actual = ContentSniff.signatures.first(where: { ContentSniff.matches($0.format, head) }) {
             let suggested = actual.extensions[0]
@@ -51,8 +52,12 @@ package enum MediaCheck {
             return .refused(
                 "'\(fileName)' is a map file: offline maps belong to the whole tour (its map/ folder), not to a stop")
         }
-        if let problem = ContentCheck.mismatch(path: path, fileName: fileName) {
-            return .refused("'\(fileName)': \(problem)")
+        do throws(FileIOError) {
+            if let problem = try ContentCheck.mismatch(path: path, fileName: fileName) {
+                return .refused("'\(fileName)': \(problem)")
+            }
+        } catch {
+            return .refused("'\(fileName)' cannot be read: \(error.message)")
         }
         switch PathText.fileExtension(fileName).lowercased() {
         case "heic":

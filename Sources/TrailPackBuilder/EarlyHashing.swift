@@ -3,6 +3,14 @@ import Synchronization
 import TrailPackArchive
 import TrailPackCrypto
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The stops' small files hashed on a thread of its own while the tour folder is still being
 /// read: reading the folder (a `stat` and more for every file) keeps one core busy, and the
 /// hashing that followed it took both (on 20,000 files of 1 KB, 0.12 s of reading then 0.10 s
@@ -17,8 +25,8 @@ final class EarlyHashing: Sendable {
     /// Larger files are hashed after the folder is read, by every core.
     static let maxFileSize: Int64 = 1 << 20
 
-    /// Where the digests go: blocks of ``blockSlots`` (528 KiB, above the allocator's 256 KiB
-    /// mmap threshold, so each is mapped on its own and given back whole). Made on the reading
+    /// Where the digests go: blocks of ``blockSlots`` (528 KiB, above the 256 KiB mmap threshold
+    /// the `trailpack` program pins, so each is mapped on its own and given back whole). Made on the reading
     /// thread, written by the hashing thread (each slot by it alone, before it is joined), read
     /// after the join. An array of digests per stop, made on either thread and let go, left 4 MiB
     /// of holes in the heap at 100,000 files.
@@ -59,6 +67,8 @@ final class EarlyHashing: Sendable {
         var pending: [Stop] = []
         var head = 0
         var stopped = false
+        /// How many files were hashed.
+        var hashed = 0
         /// Stopped only once every stop handed over is hashed (the tests' finish).
         var draining = false
         /// The thread waits for a stop.
@@ -80,7 +90,17 @@ final class EarlyHashing: Sendable {
 
     init() {
         let channel = self.channel
-        thread.withLock { $0 = OwnedThread { Self.run(channel) } }
+        let caller = pthread_self()
+        let started = OwnedThread {
+            // A system that refuses a thread runs the body here, on the reading thread, which
+            // would wait for stops that only it can hand over: nothing is hashed early then.
+            if pthread_equal(pthread_self(), caller) != 0 {
+                channel.state.withLock { $0.stopped = true }
+                return
+            }
+            Self.run(channel)
+        }
+        thread.withLock { $0 = started }
     }
 
     deinit { finish() }
@@ -115,6 +135,9 @@ final class EarlyHashing: Sendable {
             state.head = 0
         }
     }
+
+    /// How many files the thread hashed (after ``finish()``).
+    var hashedCount: Int { channel.state.withLock { $0.hashed } }
 
     /// The digests of the stop in `folder`, one per file (nil: not hashed); nil for a stop that
     /// was not handed over. Only after ``finish()``; valid while this object lives.
@@ -152,6 +175,7 @@ final class EarlyHashing: Sendable {
                         let r = try? FileHashing.sha256(path: f.sourcePath, buffer: buffer), r.size == f.size
                     else { continue }
                     stop.digests.slots[k] = r.digest
+                    channel.state.withLock { $0.hashed += 1 }
                 }
             }
         }

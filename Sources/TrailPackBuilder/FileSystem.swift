@@ -13,9 +13,10 @@ enum FileSystem {
         var kind: Kind
         var size: Int64
         var modified: timespec
-        /// The file is ours and its mode lets its owner read it (or we are the superuser): it can
-        /// be read without asking `access`, which the owner's permission bits decide alone (an
-        /// access control list's owner entry is those bits).
+        /// The file is ours and its mode lets its owner read it: on a local file system it can be
+        /// read without asking `access` (the owner's permission bits decide alone for the owner;
+        /// an access control list's owner entry is those bits). Not assumed for the superuser,
+        /// whom NFS's root squash, a user namespace or a security module can refuse.
         var readableAsOwner = false
 
         static var missing: Info { Info(kind: .missing, size: 0, modified: timespec()) }
@@ -28,10 +29,12 @@ enum FileSystem {
 
         init(_ st: stat) {
             self.init(kind: FileSystem.kind(st.st_mode), size: Int64(st.st_size), modified: st.st_mtim)
-            let user = getuid()
-            readableAsOwner = user == 0 || (st.st_uid == user && st.st_mode & S_IRUSR != 0)
+            readableAsOwner = st.st_uid == FileSystem.user && st.st_mode & S_IRUSR != 0
         }
     }
+
+    /// The real user, as `access` checks (asked once: a system call).
+    static let user = getuid()
 
     static func lstatInfo(_ path: String) -> Info {
         var st = stat()
@@ -87,7 +90,9 @@ enum FileSystem {
 
     /// Whether the file `info` describes can be read: without a system call when it is ours and
     /// its owner may read it (nearly every file a ranger packages; `access` was a seventh of the
-    /// folder's reading on 20,000 small files), else as ``isReadable(_:)`` says.
+    /// folder's reading on 20,000 small files), else as ``isReadable(_:)`` says. Where a file
+    /// system decides otherwise than the mode (NFS, FUSE, a security module), the file's first
+    /// read says so: the content check for media, the hashing for the rest.
     static func isReadable(_ path: String, _ info: Info) -> Bool { info.readableAsOwner || isReadable(path) }
 
     /// Every regular file (or link to one) under `root`, as paths relative to it, sorted.

@@ -117,7 +117,16 @@ public enum TourBuilder {
         early = nil  // its digests are in `digests` now
         if !sourceFindings.hasErrors && hashAssets {
             if !digests.isEmpty { digests += repeatElement(nil, count: source.mapFiles.count) }
-            progress?.start(phase: "hashing", files: files.count, bytes: files.reduce(0) { $0 + $1.size })
+            // What was hashed while the folder was read is shown as done, and left out of the rate.
+            var hashedEarly = (files: 0, bytes: Int64(0))
+            for (k, f) in files.enumerated() where !digests.isEmpty && digests[k] != nil {
+                hashedEarly.files += 1
+                hashedEarly.bytes += f.size
+            }
+            progress?.start(
+                phase: "hashing", files: files.count, bytes: files.reduce(0) { $0 + $1.size },
+                doneFiles: hashedEarly.files,
+                doneBytes: hashedEarly.bytes)
             // Handed over, not shared: the workers write into the same array (a copy of 4 MB at
             // 100,000 files otherwise).
             let known = digests
@@ -371,7 +380,8 @@ public enum TourBuilder {
             // Maps are always stored: phones read their tiles in place (docs/FORMAT.md, "Maps").
             let compress = source.type.compress && !MapInfo.isPMTiles(path)
             let after: FileStatus
-            switch readAhead.take(i) {
+            // Only a file it reads ahead is asked for: a large one does not wait for the next small one.
+            switch FileReadAhead.reads(size: source.size) ? readAhead.take(i) : nil {
             case .success(let file)?:
                 after = try writer.addEntry(path: path, readAhead: file, size: source.size, compress: compress)
                 progress?.advance(bytes: file.bytes.count)
@@ -414,17 +424,6 @@ public enum TourBuilder {
             var failure: BuildError?
         }
         precondition(known.isEmpty || known.count == files.count)
-        if !known.isEmpty {
-            // Counted as done: the bar then shows what is left.
-            var bytes: Int64 = 0
-            var count = 0
-            for (f, d) in zip(files, known) where d != nil {
-                bytes += f.size
-                count += 1
-            }
-            progress?.advance(bytes: Int(bytes))
-            progress?.advance(files: count)
-        }
         if known.isEmpty { known = Array(repeating: nil, count: files.count) }
         let shared = Mutex(Shared(digests: known))
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count))

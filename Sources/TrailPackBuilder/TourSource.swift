@@ -1,5 +1,6 @@
 import Foundation
 import TrailPackCore
+import TrailPackFileIO
 
 /// A ranger's tour folder, read and checked — the builder's input.
 ///
@@ -777,8 +778,17 @@ struct Loader {
                     "asset '\(rel)' is \(info.size) bytes; the limit is \(TourSource.maxAssetBytes)"))
             return nil
         }
-        if let problem = ContentCheck.mismatch(path: real, fileName: reference) {
-            findings.append(Finding(.sourceAssetContent, file: findingFile, "asset '\(rel)': \(problem)"))
+        do throws(FileIOError) {
+            if let problem = try ContentCheck.mismatch(path: real, fileName: reference) {
+                findings.append(Finding(.sourceAssetContent, file: findingFile, "asset '\(rel)': \(problem)"))
+                return nil
+            }
+        } catch {
+            // The mode said it could be read, but opening it was refused (a file system that
+            // decides for itself: NFS, FUSE, a security module).
+            findings.append(
+                Finding(
+                    .sourceAssetUnreadable, file: findingFile, "asset '\(rel)' cannot be read; check its permissions"))
             return nil
         }
         // Inside the real root (checked above): what follows it is usually `rel` itself, and the

@@ -79,6 +79,31 @@ struct EarlyHashingTests {
         }
     }
 
+    @Test("stopped where it is, as the build stops it once the folder is read: what it hashed is right, the rest nil")
+    func stoppedWhereItIs() throws {
+        try Support.withTemporaryDirectory { dir in
+            let root = try Self.tour(in: dir, stops: 30, files: 40)
+            let early = EarlyHashing()
+            var handed: [TourSource.WaypointSource] = []
+            _ = try TourSource.load(root) { stop in
+                handed.append(stop)
+                early.add(stop)
+            }
+            early.finish()
+            var hashed = 0
+            for stop in handed {
+                let digests = try #require(early.digests(ofStop: stop.folder))
+                for (file, digest) in zip(stop.assets, digests) {
+                    guard let digest else { continue }
+                    hashed += 1
+                    #expect(digest == (try FileHashing.sha256(path: file.sourcePath).digest), "\(file.relativePath)")
+                }
+            }
+            #expect(hashed == early.hashedCount)
+            #expect(hashed <= 30 * 40)
+        }
+    }
+
     @Test("finished before it is given anything, or dropped without finishing, it stops its thread")
     func stops() throws {
         let idle = EarlyHashing()
@@ -111,6 +136,28 @@ struct EarlyHashingTests {
             #expect(sums.count == plan.files.count)
             let byPath = Dictionary(uniqueKeysWithValues: zip(plan.files.map(\.archivePath), sums))
             for asset in assets { #expect(asset.sha256 == byPath[asset.path], "\(asset.path)") }
+        }
+    }
+}
+
+/// The content check of a media file, when the file cannot be opened: said as that, not as
+/// damaged content (the mode may promise a read that the file system refuses).
+@Suite("builder: a media file that cannot be opened", .ownThreads)
+struct ContentCheckTests {
+    @Test("a .png that cannot be opened is unreadable to the content check and refused as such by the panel's check")
+    func unopenable() throws {
+        try Support.withTemporaryDirectory { dir in
+            let missing = dir + "/view.png"
+            #expect(throws: (any Error).self) { try ContentCheck.mismatch(path: missing, fileName: "view.png") }
+            guard case .refused(let why) = MediaCheck.verdict(path: missing, fileName: "view.png") else {
+                Issue.record("accepted a file that cannot be read")
+                return
+            }
+            #expect(why.hasPrefix("'view.png' cannot be read") && !why.contains("damaged"), "\(why)")
+            // A readable one that is not a PNG is still said as its content.
+            try Data("not a picture".utf8).write(to: URL(fileURLWithPath: missing))
+            #expect(
+                try ContentCheck.mismatch(path: missing, fileName: "view.png")?.contains("is not a PNG image") == true)
         }
     }
 }
