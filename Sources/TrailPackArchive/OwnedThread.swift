@@ -32,7 +32,18 @@ package final class OwnedThread<Value>: @unchecked Sendable {
 
     /// Starts `body` on a new thread. When the system refuses a thread, `body` runs on the
     /// calling thread instead, so the work is still done (only without the overlap).
-    package init(_ body: @escaping () -> Value) {
+    package convenience init(_ body: @escaping () -> Value) {
+        self.init(body, runHereIfRefused: true)!
+    }
+
+    /// Starts `body` on a new thread; nil when the system refuses one, and `body` is not run. For
+    /// a body that waits for its caller (a queue the caller fills), which would wait for ever on
+    /// the caller's own thread.
+    package convenience init?(unlessRefused body: @escaping () -> Value) {
+        self.init(body, runHereIfRefused: false)
+    }
+
+    private init?(_ body: @escaping () -> Value, runHereIfRefused: Bool) {
         let slot = self.slot
         let box = Unmanaged.passRetained(ThreadStart { slot.value = body() }).toOpaque()
         #if canImport(Darwin)
@@ -52,8 +63,11 @@ package final class OwnedThread<Value>: @unchecked Sendable {
         #endif
         if status == 0 {
             started = true
-        } else {
+        } else if runHereIfRefused {
             Unmanaged<ThreadStart>.fromOpaque(box).takeRetainedValue().run()
+        } else {
+            Unmanaged<ThreadStart>.fromOpaque(box).release()
+            return nil
         }
     }
 
@@ -61,19 +75,24 @@ package final class OwnedThread<Value>: @unchecked Sendable {
     /// nothing and returns the same value.
     @discardableResult
     package func join() -> Value {
-        if !isJoined {
-            #if canImport(Darwin)
-            if started, let handle { pthread_join(handle, nil) }
-            #else
-            if started { pthread_join(handle, nil) }
-            #endif
-            isJoined = true
-        }
+        waitForThread()
         // The body has returned: on the thread just joined, or on this one when none was started.
         return slot.value!
     }
 
-    deinit { join() }
+    /// Waits for the thread to end, once.
+    private func waitForThread() {
+        guard !isJoined else { return }
+        #if canImport(Darwin)
+        if started, let handle { pthread_join(handle, nil) }
+        #else
+        if started { pthread_join(handle, nil) }
+        #endif
+        isJoined = true
+    }
+
+    // Not `join()`: a thread the system refused (`init(unlessRefused:)`) made no value.
+    deinit { waitForThread() }
 }
 
 /// What a new thread runs (not generic: the C start function cannot capture a type parameter).

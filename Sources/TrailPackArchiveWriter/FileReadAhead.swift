@@ -3,14 +3,6 @@ import Synchronization
 import TrailPackArchive
 import TrailPackFileIO
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Small source files read ahead, in order, on a thread of their own, while the writer deflates
 /// the ones before them: opening, reading and closing a file of a few kilobytes was a fifth of
 /// the writer's time on 20,000 files of 1 KB (`openat` alone an eighth), and the writer's thread
@@ -79,16 +71,10 @@ package final class FileReadAhead: Sendable {
     /// one to read ahead (``reads(size:)``), nil otherwise.
     package init(count: Int, file: @escaping @Sendable (Int) -> (path: String, size: Int64)?) {
         let channel = self.channel
-        let caller = pthread_self()
-        let started = OwnedThread {
-            // A system that refuses a thread runs the body here, on the caller's thread, which
-            // would wait for room that only it can make: nothing is read ahead then.
-            if pthread_equal(pthread_self(), caller) != 0 {
-                channel.state.withLock { $0.finished = true }
-                return
-            }
-            Self.run(channel, count: count, file: file)
-        }
+        // Not on the caller's thread if the system refuses one: it would wait for room that only
+        // the caller makes. Nothing is read ahead then.
+        let started = OwnedThread(unlessRefused: { Self.run(channel, count: count, file: file) })
+        if started == nil { channel.state.withLock { $0.finished = true } }
         thread.withLock { $0 = started }
     }
 

@@ -93,36 +93,36 @@ public enum TourBuilder {
         files.reserveCapacity(source.waypoints.reduce(source.mapFiles.count) { $0 + $1.assets.count })
         var assetCounts: [Int] = []
         assetCounts.reserveCapacity(source.waypoints.count)
-        // What was hashed while the folder was read, by position in `files` (nil: not yet).
+        // What was hashed while the folder was read, by position in `files` (nil: not yet), and
+        // how much of it there is (shown as done when the hashing begins).
         var digests: [SHA256Digest?] = []
+        var hashedEarly = (files: 0, bytes: Int64(0))
         if early != nil { digests.reserveCapacity(files.capacity) }
         for i in source.waypoints.indices {
-            let count = source.waypoints[i].assets.count
-            assetCounts.append(count)
+            let stop = source.waypoints[i]
+            assetCounts.append(stop.assets.count)
             if let early {
-                let hashed = early.digests(ofStop: source.waypoints[i].folder)
-                if let hashed, hashed.count == count {
-                    digests += hashed
-                } else {
-                    digests += repeatElement(nil, count: count)
+                let hashed = early.digests(ofStop: stop.folder).flatMap { $0.count == stop.assets.count ? $0 : nil }
+                for (k, f) in stop.assets.enumerated() {
+                    let digest = hashed?[k]
+                    digests.append(digest)
+                    if digest != nil {
+                        hashedEarly.files += 1
+                        hashedEarly.bytes += f.size
+                    }
                 }
             }
-            files += source.waypoints[i].assets
+            files += stop.assets
             source.waypoints[i].assets = []
         }
         let stopFileCount = files.count
         files += source.mapFiles
+        if early != nil { digests += repeatElement(nil, count: source.mapFiles.count) }
         // With errors in the folder nothing will be written: skip hashing, but still check
         // everything else, so the ranger sees every problem in one round.
         early = nil  // its digests are in `digests` now
         if !sourceFindings.hasErrors && hashAssets {
-            if !digests.isEmpty { digests += repeatElement(nil, count: source.mapFiles.count) }
             // What was hashed while the folder was read is shown as done, and left out of the rate.
-            var hashedEarly = (files: 0, bytes: Int64(0))
-            for (k, f) in files.enumerated() where !digests.isEmpty && digests[k] != nil {
-                hashedEarly.files += 1
-                hashedEarly.bytes += f.size
-            }
             progress?.start(
                 phase: "hashing", files: files.count, bytes: files.reduce(0) { $0 + $1.size },
                 doneFiles: hashedEarly.files,
@@ -411,10 +411,10 @@ public enum TourBuilder {
         return try writer.finish()
     }
 
-    /// SHA-256 of every file, spread over the machine's cores; in the files' order. `known` (empty,
-    /// or one per file) holds those already hashed, which are not read again.
+    /// SHA-256 of every file, spread over the machine's cores; in the files' order. `known` (one
+    /// per file) holds those already hashed, which are not read again.
     static func hashAll(
-        _ files: [TourSource.SourceFile], known: consuming [SHA256Digest?] = [], progress: BuildProgress?
+        _ files: [TourSource.SourceFile], known: consuming [SHA256Digest?], progress: BuildProgress?
     ) throws -> [SHA256Digest?] {
         // The workers' shared state, behind one lock: the next file to take, the digests by
         // position, and the first failure (which stops the others).
@@ -423,8 +423,7 @@ public enum TourBuilder {
             var digests: [SHA256Digest?]
             var failure: BuildError?
         }
-        precondition(known.isEmpty || known.count == files.count)
-        if known.isEmpty { known = Array(repeating: nil, count: files.count) }
+        precondition(known.count == files.count)
         let shared = Mutex(Shared(digests: known))
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in

@@ -16,10 +16,10 @@ struct PackageBytesTests {
         try Support.withTemporaryDirectory { dir in
             let tour = dir + "/tour"
             func write(_ path: String, _ bytes: [UInt8]) throws {
-                let url = URL(fileURLWithPath: tour + "/" + path)
+                let file = tour + "/" + path
                 try FileManager.default.createDirectory(
-                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try Data(bytes).write(to: url)
+                    atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try Support.write(bytes, to: file)
             }
             try write(
                 "tour.json",
