@@ -133,7 +133,7 @@ struct VisitorAppTests {
     }
 
     @Test(
-        "a visitor in headless Chromium (390x844): finds the tour, an altered package is refused and nothing kept, installs with two reviewers' signatures checked, takes the tour offline with each stop announced in order, plays a recording and a captioned video, deletes it; axe clean on every view",
+        "a visitor in headless Chromium (390x844): finds the tour, an altered package is refused and nothing kept (the server told), installs with two reviewers' signatures checked (the server told), takes the tour offline with each stop announced in order, plays a recording and a captioned video, deletes it; axe clean on every view",
         .needs(.chromium, .chromedriver, .debianPython3, .selenium, .curl))
     func walkthrough() throws {
         try Support.withTemporaryDirectory { dir in
@@ -195,6 +195,18 @@ struct VisitorAppTests {
             #expect(summary["offeredWhilePlaying"]?.array == [.number(JSONNumber(Int64(3)))], "\(result.stdout)")
             #expect((summary["views"]?.array?.count ?? 0) >= 12, "\(result.stdout)")
             #expect(summary["spanishPreview"] == .bool(true), "the bilingual tour's preview in Spanish")
+            // The install told the server without waiting for its answer (keepalive): it was counted.
+            // (The walk stopped the server to go offline: it is started again on the same data.)
+            let after = try ServeProcess.launch(["--data", dir + "/data", "--approvals", "2"] + serve)
+            defer { after.stop() }
+            let (code, body) = try WorkflowTests.Setup(dir: dir, server: after, tokens: first.tokens)
+                .curl("GET", "/v1/admin/confirmations", as: "root")
+            #expect(code == 200, "\(body)")
+            let counts = try JSON.parse(body)["confirmations"]?.array
+            let santiamCounts = counts?.first { $0["id"]?.string == Self.santiam && $0["version"]?.string == "1.0.0" }
+            #expect(santiamCounts?["match"] == .number(JSONNumber(Int64(1))), "\(body)")
+            let familyCounts = counts?.first { $0["id"]?.string == Self.family }
+            #expect(familyCounts?["mismatch"] == .number(JSONNumber(Int64(1))), "\(body)")
             print("visitor walkthrough: \(result.stdout)")
         }
     }

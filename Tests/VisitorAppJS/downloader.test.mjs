@@ -12,11 +12,12 @@ import { execFileSync } from 'node:child_process';
 
 import { downloadInto, DownloadError, reprDigestSHA256 } from '../../Sources/TrailPackVisitor/app/js/downloader.js';
 import {
-  openTour, verifiedBlob, compareVersions, formatBytes, shownType, checkManifest, distanceMetres, arrivalRadius,
+  openTour, openTourFrom, verifiedBlob, compareVersions, formatBytes, shownType, checkManifest, distanceMetres, arrivalRadius,
   openMap, TourError,
 } from '../../Sources/TrailPackVisitor/app/js/tour.js';
 import { BLAKE2b512 } from '../../Sources/TrailPackVisitor/app/js/blake2b.js';
 import { MemoryFile } from './support.mjs';
+import { HandleSource, BytesError } from '../../Sources/TrailPackVisitor/app/js/bytes.js';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const bin = process.env.TRAILPACK_BIN ?? path.join(root, '.build/debug/trailpack');
@@ -71,6 +72,25 @@ test('a whole download: SHA-256 and BLAKE2b-512 of what arrived, the Repr-Digest
     assert.equal(reprDigestSHA256(r.reprDigest), sha);
     assert.deepEqual(Buffer.from(file.bytes), blob);
     assert.equal(r.requests, 1);
+  } finally {
+    s.close();
+  }
+});
+
+test('the steps of a download are told in order: the first answer, the last byte stored, the digests', async () => {
+  const s = await serve(blob, { cutAfter: 1_000_000 });
+  try {
+    const file = new MemoryFile();
+    const steps = [];
+    const r = await downloadInto({
+      url: s.url, etag: s.etag, size: blob.length, file, sleep: noSleep,
+      onStep: (step) => steps.push([step, file.bytes.length]),
+    });
+    assert.equal(r.sha256, sha);
+    assert.ok(r.requests > 1, 'resumed');
+    // 'response' once (the first answer), 'received' only when every byte is stored.
+    assert.deepEqual(steps.map(([step]) => step), ['response', 'received', 'hashed']);
+    assert.equal(steps[1][1], blob.length);
   } finally {
     s.close();
   }
@@ -180,6 +200,30 @@ test('an installed tour opens: manifest, stops in order, every asset checked aga
   assert.equal(map.tiles.header.tileType, 'png');
   const tile = await map.tiles.getTile(map.tiles.header.minZoom, 40, 91);
   assert.ok(tile === null || tile[1] === 0x50, 'a PNG tile or none');
+});
+
+test('a package read back through a sync access handle (the download worker) opens as the stored file does', async () => {
+  const bytes = new Uint8Array(fs.readFileSync(built['santiam-wagon-road']));
+  const stored = await openTour(await fs.openAsBlob(built['santiam-wagon-road']));
+  const file = new MemoryFile(bytes);
+  const source = new HandleSource(file);
+  assert.equal(source.size, bytes.length);
+  const read = await openTourFrom(source);
+  assert.deepEqual(read.manifest, stored.manifest);
+  assert.deepEqual(read.stops.map((s) => s.slug), stored.stops.map((s) => s.slug));
+  // A handle that gives a few bytes at a time is read to the end; reads outside the file throw.
+  const trickle = { getSize: () => bytes.length, read: (into, o) => file.read(into.subarray(0, 7), o) };
+  assert.deepEqual(await new HandleSource(trickle).read(100, 50), bytes.subarray(100, 150));
+  await assert.rejects(source.read(bytes.length - 10, 11), BytesError);
+  await assert.rejects(source.read(-1, 1), BytesError);
+  // A file that shrank after its size was taken: the read says the file changed, never returns less.
+  const shrinking = new HandleSource(new MemoryFile(bytes.slice()));
+  shrinking.handle.truncate(1000);
+  await assert.rejects(shrinking.read(900, 200), (e) => e instanceof BytesError && /the file changed/.test(e.message));
+  // A damaged package fails as the stored one does, in the same words.
+  const damaged = bytes.slice(0, bytes.length - 30);
+  await assert.rejects(openTourFrom(new HandleSource(new MemoryFile(damaged))), TourError);
+  await assert.rejects(openTour(new Blob([damaged])), TourError);
 });
 
 test('an asset changed on the phone is not shown; a wrong size neither', async () => {

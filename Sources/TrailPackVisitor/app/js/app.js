@@ -307,6 +307,7 @@ async function packageView(id) {
       : partial > 0 ? t('package.continueHere', { partial: formatBytes(partial), size: formatBytes(entry.size) })
         : t('package.download', { size: formatBytes(entry.size) });
     action.append(h('button', { type: 'button', onclick: start }, label));
+    installer.prepareDownload();
     const space = await installer.room(entry).catch(() => null);
     if (space && !space.fits) {
       status.append(notice('error', t('package.noRoom', { needed: formatBytes(space.needed), free: formatBytes(space.free) })));

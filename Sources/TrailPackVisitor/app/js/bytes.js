@@ -66,6 +66,38 @@ export class BlobSource {
   }
 }
 
+/**
+ * A file open for synchronous access (the Origin Private File System's `FileSystemSyncAccessHandle`,
+ * in a worker) as a byte source: each read is one `read` of the handle, with no round trip to the
+ * browser. Its size is taken once: a file that shrinks meanwhile makes a read throw.
+ */
+export class HandleSource {
+  /** @param {{getSize: () => number, read: (into: Uint8Array, o: {at: number}) => number}} handle */
+  constructor(handle) {
+    this.handle = handle;
+    /** @type {number} */
+    this.size = handle.getSize();
+  }
+
+  /**
+   * Exactly `length` bytes from `offset`.
+   * @param {number} offset
+   * @param {number} length
+   * @returns {Promise<Uint8Array>}
+   */
+  async read(offset, length) {
+    checkRange(offset, length, this.size);
+    const bytes = new Uint8Array(length);
+    let done = 0;
+    while (done < length) {
+      const n = this.handle.read(bytes.subarray(done), { at: offset + done });
+      if (n <= 0) throw new BytesError(`read ${done} bytes at byte ${offset}, not ${length}: the file changed`);
+      done += n;
+    }
+    return bytes;
+  }
+}
+
 /** Bytes in memory as a byte source (tests, small files). Reads return views, not copies. */
 export class BytesSource {
   /** @param {Uint8Array} bytes */

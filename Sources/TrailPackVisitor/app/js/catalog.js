@@ -75,13 +75,14 @@ export const config = () => fetchJSON('config.json', 1 << 20);
 /**
  * Tells the server which SHA-256 arrived (the seed's confirmation), and, for a download the app
  * threw away, why (`refused`: 'hash' or 'signatures'; the server counts it as a failure). Failures
- * to tell are not the visitor's concern: the tour is installed, or refused, either way.
+ * to tell are not the visitor's concern: the tour is installed, or refused, either way (the app
+ * does not wait for it; `keepalive`, so that it is sent even if the page closes meanwhile).
  * @param {{confirm: string}} entry @param {string} sha256 @param {'hash'|'signatures'} [refused]
  */
 export async function confirm(entry, sha256, refused) {
   try {
     const response = await fetch(entry.confirm, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, keepalive: true,
       body: JSON.stringify(refused ? { sha256, refused } : { sha256 }),
     });
     return response.ok;

@@ -4,23 +4,39 @@
 // package together by part (updater.js) and downloads it whole only if that is refused. Messages
 // in: {type: 'start', name, url, etag, size, sha256, prehash, installed}. Out: {type: 'progress',
 // received}, {type: 'fallback', reason}, {type: 'done', sha256, blake2b, reprDigest, mode,
-// fallback, report}, {type: 'error', code, message}.
+// fallback, report, tour, marks}, {type: 'error', code, message}. `tour` is the package's manifest
+// as read back from the file ({manifest} or {error}). `marks` are [step, time] pairs (times
+// from the epoch in milliseconds) the page puts on its performance timeline (install.js).
 
 import { DownloadError } from './downloader.js';
-import { BlobSource } from './bytes.js';
+import { BlobSource, HandleSource } from './bytes.js';
+import { openTourFrom } from './tour.js';
 import { fetchPackage } from './updater.js';
 import { FOLDER } from './storage.js';
 import { t, setLanguage } from './i18n.js';
 
 let controller = null;
 
+const newHashWorker = () => new Worker(new URL('./hash-worker.js', import.meta.url), { type: 'module' });
 /**
- * A hashing sink in a second worker: chunks are transferred to it (no copy) and hashed while the
- * next ones download; at most `window` bytes wait there, so memory stays flat when hashing is the
- * slower side.
+ * The hashing worker, started with this one: its scripts load and its WebAssembly compiles while
+ * this worker waits for its job and opens the file (a download's first bytes find it ready).
+ */
+let spareHashWorker = typeof Worker === 'function' ? newHashWorker() : null;
+let marks = [];
+/** Notes when a step of this download was reached, for the page's timeline. @param {string} step */
+const stamp = (step) => marks.push([step, performance.timeOrigin + performance.now()]);
+
+/**
+ * The hashing sink: SHA-256 and, with `prehash`, BLAKE2b-512 in a second worker, so that hashing
+ * and this worker's writing run side by side. Chunks are transferred to it (no copy) and hashed
+ * while the next ones download; at most `window` bytes wait there, so memory stays flat when
+ * hashing is the slower side. (The two hashes in two workers were slower on two cores: the copy
+ * for the second and a third busy thread beside the browser's network process.)
  */
 function workerHasher(prehash, window = 32 << 20) {
-  const worker = new Worker(new URL('./hash-worker.js', import.meta.url), { type: 'module' });
+  const worker = spareHashWorker ?? newHashWorker();
+  spareHashWorker = null;
   let waiting = 0;
   let wake = null;
   let finish = null;
@@ -46,7 +62,7 @@ function workerHasher(prehash, window = 32 << 20) {
     finish?.reject(failure);
     wake?.();
   };
-  const start = () => worker.postMessage({ type: 'start', prehash });
+  const start = () => worker.postMessage({ type: 'start', sha256: true, blake2b: prehash });
   start();
   return {
     async update(bytes) {
@@ -79,6 +95,8 @@ self.onmessage = async (event) => {
     return;
   }
   if (job.type !== 'start') return;
+  marks = [];
+  stamp('worker-running');
   setLanguage(job.lang ?? 'en'); // the words it sends back, in the page's language
   controller = new AbortController();
   const signal = controller.signal;
@@ -102,6 +120,22 @@ self.onmessage = async (event) => {
   }
 };
 
+/**
+ * The package's manifest, read from the file this worker holds (no round trips to the browser, as
+ * the page's reading of the stored file takes): {manifest} or {error} (the words of tour.js). The
+ * page uses it only once the file's SHA-256 and signatures are checked: these are the bytes that
+ * were hashed, read back through the same exclusive handle.
+ */
+async function readTour(handle) {
+  try {
+    const { manifest } = await openTourFrom(new HandleSource(handle));
+    stamp('manifest-read');
+    return { manifest };
+  } catch (error) {
+    return { error: String(error?.message ?? error) };
+  }
+}
+
 /** Downloads `job` into its part file and says how it ended. */
 async function write(job, signal) {
   let handle = null;
@@ -110,7 +144,9 @@ async function write(job, signal) {
     const folder = await root.getDirectoryHandle(FOLDER, { create: true });
     const fileHandle = await folder.getFileHandle(job.name, { create: true });
     handle = await fileHandle.createSyncAccessHandle();
+    stamp('file-open');
     let last = 0;
+    let reading = null;
     // The installed version, read only (a snapshot: a tour deleted meanwhile makes a read fail, and
     // the update falls back to the whole download).
     let installed = null;
@@ -127,6 +163,11 @@ async function write(job, signal) {
       onFallback: (reason) => self.postMessage({ type: 'fallback', reason }),
       hasher: async (prehash) => (typeof Worker === 'function' ? workerHasher(prehash) : undefined),
       signal,
+      onStep: (step) => {
+        stamp(step);
+        // Every byte is in the file: its manifest is read while the hashing worker finishes.
+        if (step === 'received') reading ??= readTour(handle);
+      },
       onRetry: (seconds) => self.postMessage({ type: 'retry', seconds }),
       onProgress: (received) => {
         const now = Date.now();
@@ -136,10 +177,12 @@ async function write(job, signal) {
         }
       },
     });
+    const tour = await (reading ?? readTour(handle));
     handle.flush();
     handle.close();
     handle = null;
-    self.postMessage({ type: 'done', ...result });
+    stamp('file-closed');
+    self.postMessage({ type: 'done', ...result, tour, marks });
   } catch (error) {
     try { handle?.flush(); handle?.close(); } catch { /* closed already */ }
     let code = error instanceof DownloadError ? error.code : 'storage';

@@ -35,6 +35,8 @@ export class DownloadError extends Error {
  * @param {number} [o.retries] network failures tolerated in a row before giving up
  * @param {(ms: number) => Promise<void>} [o.sleep]
  * @param {(seconds: number) => void} [o.onRetry] told before each wait for another try
+ * @param {(step: string) => void} [o.onStep] told when the first answer arrives ('response'), when the last
+ *   byte is stored ('received') and when the digests are known ('hashed')
  * @param {(prehash: boolean) => Promise<object>} [o.hasher] makes the hashing sink (default: in this thread;
  *   the download worker passes one that hashes in a second worker, in parallel with the download)
  * @returns {Promise<{sha256: string, blake2b: Uint8Array|null, reprDigest: string|null, requests: number}>}
@@ -122,6 +124,7 @@ async function download(o, hasher) {
       await response.body?.cancel();
       throw new DownloadError('http', t('download.http', { status: String(response.status) }));
     }
+    if (requests === 1) o.onStep?.('response');
     reprDigest ??= response.headers.get('Repr-Digest');
     const had = have;
     try {
@@ -168,7 +171,9 @@ async function download(o, hasher) {
       await pauseBeforeRetry(o, sleep, failures);
     }
   }
+  o.onStep?.('received');
   const digests = await hasher.digest();
+  o.onStep?.('hashed');
   return { ...digests, reprDigest, requests };
 }
 

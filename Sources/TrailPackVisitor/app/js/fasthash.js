@@ -52,6 +52,14 @@ export async function createHashers({ sha256 = true, blake2b = false } = {}) {
 }
 
 /**
+ * Starts loading and compiling hashes.wasm now (a worker that will hash calls it as it starts, so
+ * that its first bytes do not wait for the compiler). Harmless to call again.
+ */
+export function prepareHashers() {
+  if (typeof WebAssembly === 'object') compiled ??= compile();
+}
+
+/**
  * A fresh instance of hashes.wasm, or null when WebAssembly is unavailable or refused.
  * @returns {Promise<Core | null>}
  */

@@ -8,7 +8,7 @@ import * as catalog from './catalog.js';
 import * as storage from './storage.js';
 import { reprDigestSHA256 } from './downloader.js';
 import { parsePublicKey, checkSignatures } from './minisign.js';
-import { openTour, compareVersions, formatBytes } from './tour.js';
+import { openTour, checkManifest, orderedStops, compareVersions, formatBytes } from './tour.js';
 import { refusalOf, withRefusal, withoutRefusals } from './status.js';
 import { askToKeep } from './keep.js';
 import { trustSettings } from './trust.js';
@@ -24,6 +24,21 @@ export class InstallError extends Error {
 }
 
 const active = new Map();
+
+/**
+ * Marks one step of an install on the page's performance timeline as `trailpack:<step>` (DevTools'
+ * Performance panel shows them; bench/visitor.py reads them to say where an install's time goes).
+ * `at` is a time from the epoch in milliseconds (`performance.timeOrigin + performance.now()` in
+ * the worker that took it); without it, now.
+ * @param {string} step @param {number} [at]
+ */
+export function markStep(step, at) {
+  try {
+    performance.mark(`trailpack:${step}`, at === undefined ? undefined : { startTime: at - performance.timeOrigin });
+  } catch {
+    // A browser without User Timing marks the steps nowhere; the install goes on.
+  }
+}
 
 /** Downloads under way in this page: sha256 → {entry, received, listeners}. */
 export function activeDownload(sha256) {
@@ -89,18 +104,40 @@ async function discard(sha256) {
 
 /**
  * Whether the package fits: the room the browser gives this origin against what is still to come.
+ * @param {object} entry the catalog entry
+ * @param {number} [partial] what its part file holds already, when the caller has read it
  * @returns {Promise<{fits: boolean, needed: number, free: number}>}
  */
-export async function room(entry) {
+export async function room(entry, partial) {
   const { usage, quota } = await storage.estimate();
-  const needed = entry.size - (await storage.partSize(entry.sha256));
+  const needed = entry.size - (partial ?? (await storage.partSize(entry.sha256)));
   const free = Math.max(0, quota - usage);
   return { fits: quota === 0 || needed <= free, needed, free };
 }
 
+const newDownloadWorker = () => new Worker(new URL('./download-worker.js', import.meta.url), { type: 'module' });
+/** A download worker started ahead of the visitor's tap (prepareDownload), or null. */
+let spareWorker = null;
+
+/**
+ * Starts a download worker before it is needed, where the app offers a download: its scripts load
+ * and its hashing worker starts while the visitor reads the page, so that the tap on Download
+ * does not wait for them (about 70 ms of an install's fixed cost, bench/visitor.py). The next
+ * download takes it; one is kept at most.
+ */
+export function prepareDownload() {
+  if (spareWorker || typeof Worker !== 'function') return;
+  try {
+    spareWorker = newDownloadWorker();
+  } catch {
+    spareWorker = null; // a page that may not start workers: the download says so when it starts one
+  }
+}
+
 function runWorker(job, onProgress) {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./download-worker.js', import.meta.url), { type: 'module' });
+    const worker = spareWorker ?? newDownloadWorker();
+    spareWorker = null;
     job.worker = worker;
     worker.onmessage = (event) => {
       const message = event.data;
@@ -166,6 +203,7 @@ export async function install(entry, site, listener = () => {}) {
   const job = { entry, received: 0, listeners: new Set([listener]), worker: null, trustNotices: [] };
   const tell = (event) => job.listeners.forEach((l) => l(event));
   job.promise = (async () => {
+    markStep('install-start');
     // What the catalog says is checked before it names a file or a size here.
     if (!/^[0-9a-f]{64}$/.test(entry.sha256 ?? '') || !Number.isSafeInteger(entry.size) || entry.size <= 0
       || typeof entry.download !== 'string' || typeof entry.id !== 'string' || typeof entry.version !== 'string') {
@@ -181,24 +219,27 @@ export async function install(entry, site, listener = () => {}) {
     }
     const refused = refusalOf(library, entry);
     if (refused) throw new InstallError(refusedWords(refused));
-    const space = await room(entry);
-    if (!space.fits) {
-      throw new InstallError(t('download.noRoom', { needed: formatBytes(space.needed), free: formatBytes(space.free) }));
+    // The room, the browser's keeping and the trust settings are asked for at once (each waits on
+    // storage or the network, not on the others); their answers are weighed in this order.
+    const [space, , trust] = await Promise.allSettled([
+      // (The part file's size is read once: for the room, and below for whether to update by part.)
+      storage.partSize(entry.sha256).then(async (partial) => ({ partial, ...(await room(entry, partial)) })),
+      // The browser is asked to keep the tours (the answer is read back where the page warns: keep.js).
+      askToKeep(),
+      // Without the operator's settings the app cannot know which signatures to require: it refuses
+      // rather than install unchecked (fail closed). They come from the network first, never with
+      // a lower threshold than one seen before, nor a key only the offline copy names (trust.js);
+      // what the app kept of its own is said beside the result (job.trustNotices).
+      trustSettings(),
+    ]);
+    if (space.status === 'rejected') throw space.reason;
+    if (!space.value.fits) {
+      const { needed, free } = space.value;
+      throw new InstallError(t('download.noRoom', { needed: formatBytes(needed), free: formatBytes(free) }));
     }
-    // The browser is asked to keep the tours (the answer is read back where the page warns: keep.js).
-    await askToKeep();
-    // Without the operator's settings the app cannot know which signatures to require: it refuses
-    // rather than install unchecked (fail closed). They come from the network first, never with
-    // a lower threshold than one seen before, nor a key only the offline copy names (trust.js);
-    // what the app kept of its own is said beside the result (job.trustNotices).
-    let trust;
-    try {
-      trust = await trustSettings();
-    } catch {
-      throw new InstallError(t('download.noSettings'), true);
-    }
-    job.trustNotices = trust.notices.map((n) => t(n.key, n.params));
-    const config = trust.settings;
+    if (trust.status === 'rejected') throw new InstallError(t('download.noSettings'), true);
+    job.trustNotices = trust.value.notices.map((n) => t(n.key, n.params));
+    const config = trust.value.settings;
     if (!config) throw new InstallError(t('download.badSettings'), true);
     if (config.trustedKeys.length < config.threshold) {
       throw new InstallError(t('download.tooFewKeys', { keys: config.trustedKeys.length, threshold: config.threshold }), true);
@@ -209,7 +250,7 @@ export async function install(entry, site, listener = () => {}) {
     // only if that is refused). Not over a whole download under way: that one is resumed.
     const older = library.tours.find((t) => t.id === entry.id && compareVersions(t.version, entry.version) < 0);
     const underWay = library.downloads.find((d) => d.sha256 === entry.sha256);
-    job.byPart = older !== undefined && (underWay?.byPart === true || (await storage.partSize(entry.sha256)) === 0);
+    job.byPart = older !== undefined && (underWay?.byPart === true || space.value.partial === 0);
     job.installedFile = older ? storage.fileOf(older) : null;
     await storage.updateLibrary((lib) => ({
       ...lib,
@@ -218,7 +259,13 @@ export async function install(entry, site, listener = () => {}) {
         { ...entry, siteName: site?.name ?? entry.site, startedAt: Date.now(), paused: false, byPart: job.byPart },
       ],
     }));
+    // The reviewers' signatures are asked for while the package downloads (they are small, and
+    // checked only once its bytes are in); a failure here is weighed after the download.
+    const signatures = config.threshold > 0
+      ? catalog.signatures(entry.id, entry.version).then((served) => ({ served }), (error) => ({ error }))
+      : null;
     let result;
+    markStep('worker-start');
     try {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -245,6 +292,8 @@ export async function install(entry, site, listener = () => {}) {
       if (error.code === 'size' || error.code === 'range') await discard(entry.sha256);
       throw error;
     }
+    for (const [step, at] of result.marks ?? []) markStep(step, at);
+    markStep('downloaded');
     tell({ phase: 'check', received: entry.size, size: entry.size });
     const served = reprDigestSHA256(result.reprDigest);
     if (result.sha256 !== entry.sha256 || (served && served !== entry.sha256)) {
@@ -254,12 +303,8 @@ export async function install(entry, site, listener = () => {}) {
       throw new InstallError(message);
     }
     if (config.threshold > 0) {
-      let served;
-      try {
-        served = await catalog.signatures(entry.id, entry.version);
-      } catch (error) {
-        throw new InstallError(t('download.noSignatures', { why: error.message }), true);
-      }
+      const { served, error: notServed } = await signatures;
+      if (notServed) throw new InstallError(t('download.noSignatures', { why: notServed.message }), true);
       const trustedKeys = config.trustedKeys.map((k) => parsePublicKey(k.publicKey));
       const checkServed = () => checkSignatures({
         signatures: served.signatures ?? [], trustedKeys, threshold: config.threshold, prehash: result.blake2b,
@@ -284,11 +329,14 @@ export async function install(entry, site, listener = () => {}) {
         throw new InstallError(message);
       }
     }
-    const dir = await storage.folder();
-    const part = await (await dir.getFileHandle(storage.partName(entry.sha256))).getFile();
+    markStep('checked');
+    // The manifest the worker read back from the bytes just checked (else read here from the file).
     let opened;
     try {
-      opened = await openTour(part);
+      if (result.tour?.error !== undefined) throw new Error(result.tour.error);
+      opened = result.tour?.manifest !== undefined
+        ? { manifest: checkManifest(result.tour.manifest), stops: orderedStops(result.tour.manifest) }
+        : await openTour(await (await (await storage.folder()).getFileHandle(storage.partName(entry.sha256))).getFile());
     } catch (error) {
       await discard(entry.sha256);
       throw new InstallError(t('download.damaged', { why: error.message }));
@@ -302,6 +350,7 @@ export async function install(entry, site, listener = () => {}) {
       const stopped = new InstallError(t('download.stopped'));
       throw Object.assign(stopped, { code: 'aborted' });
     }
+    markStep('opened');
     const update = result.mode === 'by-part'
       ? { mode: 'by-part', fetchedBytes: result.report.fetchedBytes, requests: result.report.requests }
       : { mode: 'full', fallback: job.fallback ?? result.fallback ?? null };
@@ -349,7 +398,10 @@ async function finish(entry, site, opened, tell, update) {
     });
     for (const old of replaced) await storage.removeFile(storage.fileOf(old));
     for (const old of outdated) await storage.removeFile(storage.partName(old.sha256));
-    await catalog.confirm(entry, entry.sha256);
+    // The confirmation goes out as the visitor is told (it survives the page: catalog.js): a
+    // phone's slow link never holds up the tour it already has.
+    catalog.confirm(entry, entry.sha256);
+    markStep('installed');
     tell({ phase: 'done', received: entry.size, size: entry.size });
     return record;
   }

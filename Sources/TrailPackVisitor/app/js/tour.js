@@ -73,10 +73,20 @@ export function orderedStops(manifest) {
  * @param {Blob} file the stored package
  * @returns {Promise<{archive: any, manifest: any, stops: any[]}>}
  */
-export async function openTour(file) {
+export function openTour(file) {
+  return openTourFrom(new BlobSource(file));
+}
+
+/**
+ * Opens a package from any byte source (the download worker reads the file it has just written
+ * through its own handle: bytes.js's HandleSource).
+ * @param {{size: number, read: (offset: number, length: number) => Promise<Uint8Array>}} source
+ * @returns {Promise<{archive: any, manifest: any, stops: any[]}>}
+ */
+export async function openTourFrom(source) {
   let archive;
   try {
-    archive = await openZip(new BlobSource(file));
+    archive = await openZip(source);
   } catch (error) {
     throw new TourError(t('tour.damaged', { why: error.message }));
   }
