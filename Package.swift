@@ -339,7 +339,7 @@ let package = Package(
             name: "TrailPackArchiveTests",
             dependencies: [
                 "TrailPackArchive", "TrailPackArchiveWriter", "TrailPackVerifier", "TrailPackFileIO",
-                "TrailPackCrypto", "TrailPackTestSupport", "CWriteBehind",
+                "TrailPackCrypto", "TrailPackTestSupport", "CWriteBehind", "CZlib",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

@@ -86,6 +86,11 @@ public struct ZipWriter: ~Copyable {
         // can tell a local header from data and stamp its DOS time.
         try check(archive_write_set_bytes_per_block(archive, 0), "turn off blocking")
         try check(archive_write_set_bytes_in_last_block(archive, 1), "turn off block padding")
+        // The CRC-32s are the writer's own (libdeflate, folding with carry-less multiplication:
+        // several times zlib's, which libarchive calls): libarchive writes 0 where each goes and
+        // the sink puts it in, checked (see `Sink`). Were the option not taken, libarchive's own
+        // CRC-32s pass through, compared with the writer's.
+        _ = archive_write_set_format_option(archive, "zip", "fakecrc32", "1")
         let status = archive_write_open2(
             archive, Unmanaged.passUnretained(sink).toOpaque(), nil,
             { archive, clientData, buffer, length in
@@ -135,6 +140,7 @@ public struct ZipWriter: ~Copyable {
         try check(archive_write_header(archive, entry), "write the header of '\(path)'")
         entryCount += 1
         var written: Int64 = 0
+        var crc = CRC32()
         let archive = self.archive
         let sink = self.sink
         try body { buffer in
@@ -144,6 +150,7 @@ public struct ZipWriter: ~Copyable {
                 throw ArchiveError(
                     code: .sourceChanged, message: "cannot write '\(path)': the file grew while it was being packaged")
             }
+            crc.update(buffer)
             let n = archive_write_data(archive, buffer.baseAddress, buffer.count)
             if n < 0 || n != buffer.count {
                 throw Self.error(archive, "write the data of '\(path)'", sink: sink)
@@ -156,7 +163,13 @@ public struct ZipWriter: ~Copyable {
                     "cannot write '\(path)': expected \(size) bytes, got \(written); the file changed while it was being packaged"
             )
         }
-        try check(archive_write_finish_entry(archive), "finish '\(path)'")
+        // libarchive ends the entry with its data descriptor, the last piece it writes here: the
+        // sink holds each piece until the next, and puts the CRC-32 into that last one.
+        sink.endingEntryCRC = crc.value
+        let status = archive_write_finish_entry(archive)
+        let ended = sink.endEntry(path: path)
+        try check(status, "finish '\(path)'")
+        guard ended else { throw Self.error(archive, "finish '\(path)'", sink: sink) }
     }
 
     /// Adds an entry holding `bytes`.
@@ -244,7 +257,7 @@ public struct ZipWriter: ~Copyable {
     public consuming func finish() throws -> Summary {
         // The central headers are stamped as libarchive writes them and go straight on to the
         // file: the directory is never gathered (it was 25 MB at the peak of 100,000 entries).
-        sink.centralStamper = CentralHeaderStamper(dosDateTime: dosTime)
+        sink.centralStamper = CentralHeaderStamper(dosDateTime: dosTime, crcs: sink.crcs)
         try check(archive_write_close(archive), "write the central directory")
         let stamped = sink.centralStamper?.stamped ?? 0
         let whole = sink.centralStamper?.isBetweenHeaders ?? false
@@ -313,6 +326,11 @@ public struct ZipWriter: ~Copyable {
 /// (Before, every piece was a `write` and two semaphore operations: on 20,000 files of 1 KB a
 /// fifth of the build went to waking the hashing thread.)
 ///
+/// It puts in the CRC-32s, which the writer computes (libarchive is told to write 0 for each:
+/// `fakecrc32`): in each entry's data descriptor, the last piece libarchive writes while it ends
+/// the entry (so the pieces written then are each held until the next one comes), and in each
+/// central header. A field that holds neither 0 nor the writer's value stops the archive.
+///
 /// It also stamps the DOS times: libarchive computes them with `localtime_r`, in the process's
 /// time zone, which a library must neither depend on nor change. The first piece after
 /// `archive_write_header` is the 30-byte local header (blocking is off, so it arrives whole);
@@ -332,6 +350,13 @@ final class Sink: @unchecked Sendable {
     var pendingLocalHeaderTime: UInt32?
     /// While libarchive writes the central directory, its headers are stamped on the way through.
     var centralStamper: CentralHeaderStamper?
+    /// The CRC-32 of the entry libarchive is ending (`archive_write_finish_entry`), while it does.
+    var endingEntryCRC: UInt32?
+    /// The last piece libarchive wrote while ending the entry, held until the next one comes.
+    private var held: [UInt8] = []
+    private var holding = false
+    /// Every entry's CRC-32, in order, for the central headers.
+    private(set) var crcs: [UInt32] = []
     let hasher = PipelinedHasher()
     /// Flushes the output behind the writer, when the writer was asked to.
     var writeBehind: WriteBehind?
@@ -363,10 +388,41 @@ final class Sink: @unchecked Sendable {
             Self.put(time, into: &header, at: 10)
             return header.withUnsafeBytes { write($0) }
         }
+        if endingEntryCRC != nil {
+            if holding, !held.withUnsafeBytes({ write($0) }) { return false }
+            held.removeAll(keepingCapacity: true)
+            held.append(contentsOf: buffer)
+            holding = true
+            return true
+        }
         if centralStamper != nil {
-            return centralStamper!.pass(buffer) { write($0) }
+            guard centralStamper!.pass(buffer, emit: { write($0) }) else {
+                if let problem = centralStamper?.problem { failure = ArchiveError(code: .library, message: problem) }
+                return false
+            }
+            return true
         }
         return write(buffer)
+    }
+
+    /// Ends the entry whose end libarchive has just written: the piece held is its data
+    /// descriptor (16 bytes, or 24 with ZIP64 sizes), which gets `endingEntryCRC` and is written.
+    /// False, with `failure` set, when it is anything else or holds another CRC-32 than 0 or the
+    /// writer's (a libarchive that wrote its own, different one).
+    func endEntry(path: String) -> Bool {
+        guard let crc = endingEntryCRC else { return true }
+        endingEntryCRC = nil
+        defer {
+            holding = false
+            held.removeAll(keepingCapacity: true)
+        }
+        if failure != nil { return false }
+        if let problem = holding ? DataDescriptor.putCRC(crc, into: &held, entry: path) : DataDescriptor.missing(path) {
+            failure = ArchiveError(code: .library, message: problem)
+            return false
+        }
+        crcs.append(crc)
+        return held.withUnsafeBytes { write($0) }
     }
 
     static func put(_ value: UInt32, into bytes: inout [UInt8], at offset: Int) {
@@ -513,16 +569,46 @@ final class PipelinedHasher: @unchecked Sendable {  // the semaphores order ever
     }
 }
 
-/// Writes one DOS date and time into every central file header of a central directory that
-/// passes through in pieces of any size (libarchive writes a header's fixed part, its name and its
-/// extra fields separately): the 46 fixed bytes of each header are held until complete, stamped at
-/// offset 12 and passed on; the name, extra field and comment pass as they come; the first record
+/// An entry's data descriptor as libarchive writes it after the entry's data (the entry's flag 3
+/// says its CRC-32 and sizes follow the data): `PK\u{7}\u{8}`, the CRC-32, then the compressed
+/// and uncompressed sizes in 4 bytes each, or 8 with ZIP64 (16 or 24 bytes).
+package enum DataDescriptor {
+    /// Puts `crc` into `bytes`, the piece libarchive wrote last while ending `entry`; nil when
+    /// done, else why it cannot be: the piece is no data descriptor, or holds a CRC-32 other than
+    /// 0 (what libarchive writes when told `fakecrc32`) or `crc` (a libarchive that computed its own).
+    package static func putCRC(_ crc: UInt32, into bytes: inout [UInt8], entry: String) -> String? {
+        guard bytes.count == 16 || bytes.count == 24, bytes[0] == 0x50, bytes[1] == 0x4b, bytes[2] == 7, bytes[3] == 8
+        else { return missing(entry) }
+        let written = UInt32(bytes[4]) | UInt32(bytes[5]) << 8 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 24
+        guard written == 0 || written == crc else {
+            return
+                "libarchive wrote the CRC-32 \(String(written, radix: 16)) for '\(entry)', whose bytes have \(String(crc, radix: 16)); report this with the libarchive version"
+        }
+        Sink.put(crc, into: &bytes, at: 4)
+        return nil
+    }
+
+    /// Why an entry whose end is not a data descriptor cannot be finished.
+    package static func missing(_ entry: String) -> String {
+        "libarchive did not end '\(entry)' with a data descriptor, so its CRC-32 could not be written; report this with the libarchive version"
+    }
+}
+
+/// Writes one DOS date and time, and each entry's CRC-32, into every central file header of a
+/// central directory that passes through in pieces of any size (libarchive writes a header's fixed
+/// part, its name and its extra fields separately): the 46 fixed bytes of each header are held
+/// until complete, stamped at offsets 12 and 16 and passed on; the name, extra field and comment pass as they come; the first record
 /// that is not a central header (the end records) and everything after it pass unchanged.
 package struct CentralHeaderStamper {
     /// The DOS date (high 16 bits) and time written into every header.
     package let dosDateTime: UInt32
+    /// The CRC-32 written into each header, in order.
+    package let crcs: [UInt32]
     /// How many central headers were stamped.
     package private(set) var stamped = 0
+    /// Why the directory was stopped: a header beyond the CRC-32s given, or one whose CRC-32
+    /// field held neither 0 nor the one given.
+    package private(set) var problem: String?
     /// The fixed part of the header being gathered (fewer than 46 bytes).
     private var fixed: [UInt8] = []
     /// Bytes of the current header's name, extra field and comment still to pass.
@@ -530,9 +616,10 @@ package struct CentralHeaderStamper {
     /// Past the last central header.
     private var pastHeaders = false
 
-    /// A stamper writing `dosDateTime`.
-    package init(dosDateTime: UInt32) {
+    /// A stamper writing `dosDateTime` into every header and `crcs[i]` into the i-th.
+    package init(dosDateTime: UInt32, crcs: [UInt32]) {
         self.dosDateTime = dosDateTime
+        self.crcs = crcs
         fixed.reserveCapacity(46)
     }
 
@@ -561,6 +648,16 @@ package struct CentralHeaderStamper {
                 continue
             } else {
                 Sink.put(dosDateTime, into: &fixed, at: 12)
+                let written =
+                    UInt32(fixed[16]) | UInt32(fixed[17]) << 8 | UInt32(fixed[18]) << 16 | UInt32(fixed[19]) << 24
+                guard stamped < crcs.count, written == 0 || written == crcs[stamped] else {
+                    problem =
+                        stamped < crcs.count
+                        ? "libarchive wrote the CRC-32 \(String(written, radix: 16)) into central header \(stamped + 1), whose entry's bytes have \(String(crcs[stamped], radix: 16)); report this with the libarchive version"
+                        : "libarchive wrote more central headers than entries (\(crcs.count)); report this with the libarchive version"
+                    return false
+                }
+                Sink.put(crcs[stamped], into: &fixed, at: 16)
                 func u16(_ i: Int) -> Int { Int(fixed[i]) | Int(fixed[i + 1]) << 8 }
                 variable = u16(28) + u16(30) + u16(32)
                 stamped += 1

@@ -1,4 +1,5 @@
 import CWriteBehind
+import CZlib
 import Foundation
 import SystemPackage
 import Testing
@@ -32,12 +33,13 @@ struct ZipWriterTests {
     }
 
     @Test(
-        "central headers are stamped as they pass in pieces of any size; the end records pass unchanged",
+        "central headers are stamped (time and CRC-32) as they pass in pieces of any size; the end records pass unchanged",
         arguments: [1, 2, 3, 7, 45, 46, 47, 100, 4096])
     func centralHeadersStampedInPieces(pieceSize: Int) {
         // Three central headers with names, extra fields and comments of other lengths, then an end record.
         func header(name: String, extra: Int, comment: Int) -> [UInt8] {
             var h: [UInt8] = [0x50, 0x4b, 1, 2] + [UInt8](repeating: 0xAA, count: 42)
+            for i in 16..<20 { h[i] = 0 }  // the CRC-32 as libarchive writes it when told `fakecrc32`
             let lengths = [name.utf8.count, extra, comment]
             for (i, n) in lengths.enumerated() {
                 h[28 + 2 * i] = UInt8(n & 0xff)
@@ -54,16 +56,18 @@ struct ZipWriterTests {
         ]
         let end: [UInt8] = [0x50, 0x4b, 5, 6] + [UInt8](repeating: 0x11, count: 18)
         let time: UInt32 = 0x576e_b1aa
+        let crcs: [UInt32] = [0x1234_5678, 0, 0xdead_beef]
         var expected: [UInt8] = []
-        for h in headers {
+        for (h, crc) in zip(headers, crcs) {
             var stamped = h
             for i in 0..<4 { stamped[12 + i] = UInt8(truncatingIfNeeded: time >> (8 * UInt32(i))) }
+            for i in 0..<4 { stamped[16 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
             expected += stamped
         }
         expected += end
         let input = headers.flatMap { $0 } + end
 
-        var stamper = CentralHeaderStamper(dosDateTime: time)
+        var stamper = CentralHeaderStamper(dosDateTime: time, crcs: crcs)
         var output: [UInt8] = []
         var at = 0
         while at < input.count {
@@ -81,9 +85,120 @@ struct ZipWriterTests {
         #expect(stamper.isBetweenHeaders)
 
         // A directory cut inside a header is noticed.
-        var cut = CentralHeaderStamper(dosDateTime: time)
+        var cut = CentralHeaderStamper(dosDateTime: time, crcs: crcs)
         _ = Array(input.prefix(60)).withUnsafeBytes { cut.pass($0) { _ in true } }
         #expect(!cut.isBetweenHeaders)
+    }
+
+    @Test(
+        "a central header whose CRC-32 field holds another value than 0 or the writer's, or one too many, stops the directory with words to report"
+    )
+    func centralHeaderCRCRefused() {
+        var header: [UInt8] = [0x50, 0x4b, 1, 2] + [UInt8](repeating: 0, count: 42) + Array("a.txt".utf8)
+        header[28] = 5
+        // The writer's own value already there (a libarchive that computed it) passes.
+        var same = header
+        same[16] = 0x78
+        same[17] = 0x56
+        same[18] = 0x34
+        same[19] = 0x12
+        var agreeing = CentralHeaderStamper(dosDateTime: 0, crcs: [0x1234_5678])
+        #expect(same.withUnsafeBytes { agreeing.pass($0) { _ in true } })
+        #expect(agreeing.problem == nil && agreeing.stamped == 1)
+        // Another value: refused, nothing of the header passed on.
+        var other = header
+        other[16] = 1
+        var emitted = 0
+        var disagreeing = CentralHeaderStamper(dosDateTime: 0, crcs: [0x1234_5678])
+        #expect(
+            !other.withUnsafeBytes {
+                disagreeing.pass($0) {
+                    emitted += $0.count; return true
+                }
+            })
+        #expect(emitted == 0)
+        #expect(disagreeing.problem?.contains("libarchive wrote the CRC-32 1 into central header 1") == true)
+        // More headers than entries.
+        var extra = CentralHeaderStamper(dosDateTime: 0, crcs: [])
+        #expect(!header.withUnsafeBytes { extra.pass($0) { _ in true } })
+        #expect(extra.problem?.contains("more central headers than entries") == true)
+    }
+
+    @Test(
+        "a data descriptor gets the writer's CRC-32 (16 and 24 bytes); anything else, or another CRC-32, is refused naming the entry",
+        arguments: [16, 24])
+    func dataDescriptor(length: Int) {
+        var descriptor: [UInt8] = [0x50, 0x4b, 7, 8] + [UInt8](repeating: 0, count: length - 4)
+        descriptor[8] = 9  // a size, left as it is
+        #expect(DataDescriptor.putCRC(0xcafe_f00d, into: &descriptor, entry: "a.txt") == nil)
+        #expect(Array(descriptor[4..<8]) == [0x0d, 0xf0, 0xfe, 0xca] && descriptor[8] == 9)
+        // The same value again (libarchive's own, when it computed one) passes; another does not.
+        #expect(DataDescriptor.putCRC(0xcafe_f00d, into: &descriptor, entry: "a.txt") == nil)
+        let other = DataDescriptor.putCRC(1, into: &descriptor, entry: "waypoints/x/a.txt")
+        #expect(
+            other?.contains("libarchive wrote the CRC-32 cafef00d for 'waypoints/x/a.txt'") == true, "\(other ?? "")")
+        // Not a descriptor: deflated data, a descriptor of another length, nothing.
+        let data: [UInt8] = [0x50, 0x4b, 3, 4] + [UInt8](repeating: 0, count: length - 4)
+        for var piece in [data, Array(descriptor.prefix(12)), []] {
+            let problem = DataDescriptor.putCRC(7, into: &piece, entry: "b.bin")
+            #expect(problem?.contains("did not end 'b.bin' with a data descriptor") == true, "\(problem ?? "")")
+        }
+    }
+
+    @Test(
+        "the CRC-32s the writer computes (not libarchive's) are in every data descriptor and central header: zlib and Python agree, our reader finds nothing",
+        .needs(.unzip, .debianPython3))
+    func crcsOfEveryKind() throws {
+        try Support.withTemporaryDirectory { dir in
+            let path = dir + "/crcs.zip"
+            let fd = try FileDescriptor.open(
+                path, .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+            var expected: [String: UInt32] = [:]
+            do {
+                defer { try? fd.close() }
+                var writer = try ZipWriter(fileDescriptor: fd, path: path, modificationTime: 1_700_000_000)
+                let noise = WriteBehindTests.noise(count: 3 << 20, seed: 5)
+                let text = Array(String(repeating: "Cascadia to Mountain House, PK\u{7}\u{8}. ", count: 5_000).utf8)
+                let entries: [(String, [UInt8], Bool)] = [
+                    ("manifest.json", Array("{\"id\":\"x\"}".utf8), true), ("empty-stored", [], false),
+                    ("empty-deflated", [], true), ("one", [0x50], false), ("noise-stored", noise, false),
+                    ("noise-deflated", noise, true), ("text-deflated", text, true), ("text-stored", text, false),
+                ]
+                for (name, bytes, compress) in entries {
+                    // Handed over in pieces of odd sizes: the CRC-32 runs over the pieces as they come.
+                    try writer.addEntry(path: name, size: Int64(bytes.count), compress: compress) { write in
+                        var at = 0
+                        var piece = 1
+                        while at < bytes.count {
+                            let n = min(piece, bytes.count - at)
+                            try bytes.withUnsafeBytes { try write(UnsafeRawBufferPointer(rebasing: $0[at..<at + n])) }
+                            at += n
+                            piece = piece * 7 + 3
+                        }
+                    }
+                    expected[name] = bytes.withUnsafeBufferPointer {
+                        UInt32(CZlib.crc32(0, $0.baseAddress, uInt($0.count)))
+                    }
+                }
+                _ = try writer.finish()
+            }
+            // Our reader: every local header and data descriptor against the central directory.
+            let directory = try ZipDirectory.read(FileSource(path: path))
+            #expect(directory.findings.isEmpty, "\(directory.findings)")
+            #expect(Dictionary(uniqueKeysWithValues: directory.entries.map { ($0.name, $0.crc32) }) == expected)
+            // unzip and Python read every entry's data against the CRC-32s written.
+            let unzip = try Support.run("unzip", ["-tq", path])
+            #expect(unzip.status == 0, "\(unzip.stdout)\(unzip.stderr)")
+            let python = try Support.run(
+                "/usr/bin/python3",
+                [
+                    "-c",
+                    "import sys, zipfile, zlib; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; "
+                        + "print(all(i.CRC == zlib.crc32(z.read(i)) for i in z.infolist()), len(z.infolist()))",
+                    path,
+                ])
+            #expect(python.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "True 8", "\(python.stderr)")
+        }
     }
 
     @Test("an abandoned writer joins its hashing thread and leaves a failed archive, not a well-formed one")
