@@ -106,10 +106,10 @@ STEPS = [
     ("response", "the request until its answer's headers"),
     ("received", "the body: written and handed to the hashing worker"),
     ("hashed", "the hashing worker's last bytes and digests"),
-    ("file-closed", "the part file flushed and closed"),
+    ("file-closed", "the manifest read back (unless read meanwhile), the file closed"),
     ("downloaded", "the worker's result back on the page"),
     ("checked", "SHA-256 compared, signatures fetched and checked"),
-    ("opened", "the package's manifest read"),
+    ("opened", "the manifest the worker read, checked"),
     ("installed", "renamed into place, the list saved (the server's confirmation not waited for)"),
 ]
 

@@ -145,48 +145,79 @@ struct ZipWriterTests {
         }
     }
 
+    /// Writes an archive of every kind of entry (empty, one byte, stored, deflated, noise and
+    /// text), each handed over in pieces of odd sizes; returns each entry's CRC-32 as zlib computes
+    /// it, and whether libarchive left the CRC-32s to the writer.
+    static func writeEveryKind(to path: String, forcingZIP64: Bool = false) throws -> ([String: UInt32], Bool) {
+        let fd = try FileDescriptor.open(
+            path, .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+        defer { try? fd.close() }
+        var writer = try ZipWriter(
+            fileDescriptor: fd, path: path, modificationTime: 1_700_000_000, forcingZIP64: forcingZIP64)
+        let skips = writer.libarchiveSkipsCRC
+        let noise = WriteBehindTests.noise(count: 3 << 20, seed: 5)
+        let text = Array(String(repeating: "Cascadia to Mountain House, PK\u{7}\u{8}. ", count: 5_000).utf8)
+        let entries: [(String, [UInt8], Bool)] = [
+            ("manifest.json", Array("{\"id\":\"x\"}".utf8), true), ("empty-stored", [], false),
+            ("empty-deflated", [], true), ("one", [0x50], false), ("noise-stored", noise, false),
+            ("noise-deflated", noise, true), ("text-deflated", text, true), ("text-stored", text, false),
+        ]
+        var expected: [String: UInt32] = [:]
+        for (name, bytes, compress) in entries {
+            // Handed over in pieces of odd sizes: the CRC-32 runs over the pieces as they come.
+            try writer.addEntry(path: name, size: Int64(bytes.count), compress: compress) { write in
+                var at = 0
+                var piece = 1
+                while at < bytes.count {
+                    let n = min(piece, bytes.count - at)
+                    try bytes.withUnsafeBytes { try write(UnsafeRawBufferPointer(rebasing: $0[at..<at + n])) }
+                    at += n
+                    piece = piece * 7 + 3
+                }
+            }
+            expected[name] = bytes.withUnsafeBufferPointer { UInt32(CZlib.crc32(0, $0.baseAddress, uInt($0.count))) }
+        }
+        _ = try writer.finish()
+        return (expected, skips)
+    }
+
     @Test(
-        "the CRC-32s the writer computes (not libarchive's) are in every data descriptor and central header: zlib and Python agree, our reader finds nothing",
-        .needs(.unzip, .debianPython3))
-    func crcsOfEveryKind() throws {
+        "the CRC-32s are the writer's own (libarchive computes none) and zlib's values, in every data descriptor (16 and 24 bytes) and central header",
+        arguments: [false, true])
+    func crcsOfEveryKind(forcingZIP64: Bool) throws {
         try Support.withTemporaryDirectory { dir in
             let path = dir + "/crcs.zip"
-            let fd = try FileDescriptor.open(
-                path, .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
-            var expected: [String: UInt32] = [:]
-            do {
-                defer { try? fd.close() }
-                var writer = try ZipWriter(fileDescriptor: fd, path: path, modificationTime: 1_700_000_000)
-                let noise = WriteBehindTests.noise(count: 3 << 20, seed: 5)
-                let text = Array(String(repeating: "Cascadia to Mountain House, PK\u{7}\u{8}. ", count: 5_000).utf8)
-                let entries: [(String, [UInt8], Bool)] = [
-                    ("manifest.json", Array("{\"id\":\"x\"}".utf8), true), ("empty-stored", [], false),
-                    ("empty-deflated", [], true), ("one", [0x50], false), ("noise-stored", noise, false),
-                    ("noise-deflated", noise, true), ("text-deflated", text, true), ("text-stored", text, false),
-                ]
-                for (name, bytes, compress) in entries {
-                    // Handed over in pieces of odd sizes: the CRC-32 runs over the pieces as they come.
-                    try writer.addEntry(path: name, size: Int64(bytes.count), compress: compress) { write in
-                        var at = 0
-                        var piece = 1
-                        while at < bytes.count {
-                            let n = min(piece, bytes.count - at)
-                            try bytes.withUnsafeBytes { try write(UnsafeRawBufferPointer(rebasing: $0[at..<at + n])) }
-                            at += n
-                            piece = piece * 7 + 3
-                        }
-                    }
-                    expected[name] = bytes.withUnsafeBufferPointer {
-                        UInt32(CZlib.crc32(0, $0.baseAddress, uInt($0.count)))
-                    }
-                }
-                _ = try writer.finish()
-            }
+            let (expected, skips) = try Self.writeEveryKind(to: path, forcingZIP64: forcingZIP64)
+            #expect(skips, "libarchive refused fakecrc32: it computes every CRC-32 again (through zlib)")
             // Our reader: every local header and data descriptor against the central directory.
             let directory = try ZipDirectory.read(FileSource(path: path))
             #expect(directory.findings.isEmpty, "\(directory.findings)")
             #expect(Dictionary(uniqueKeysWithValues: directory.entries.map { ($0.name, $0.crc32) }) == expected)
-            // unzip and Python read every entry's data against the CRC-32s written.
+            // Each data descriptor, read here byte by byte: the CRC-32 at its offset 4, its length
+            // as ZIP64 makes it (every entry's data ends where the next local header starts).
+            let bytes = try #require(FileManager.default.contents(atPath: path))
+            let ordered = directory.entries.sorted { $0.localHeaderOffset < $1.localHeaderOffset }
+            let directoryStart = directory.centralDirectoryOffset
+            for (k, entry) in ordered.enumerated() {
+                let end = Int(k + 1 < ordered.count ? ordered[k + 1].localHeaderOffset : directoryStart)
+                let length = forcingZIP64 ? 24 : 16
+                let d = bytes[(end - length)..<end]
+                #expect(Array(d.prefix(4)) == [0x50, 0x4b, 7, 8], "\(entry.name): no \(length)-byte descriptor")
+                let crc = d.dropFirst(4).prefix(4).enumerated().reduce(UInt32(0)) {
+                    $0 | UInt32($1.element) << (8 * $1.offset)
+                }
+                #expect(crc == expected[entry.name], "\(entry.name)")
+            }
+        }
+    }
+
+    @Test(
+        "the writer's CRC-32s as unzip and Python's zipfile read them (every entry's data checked against them)",
+        .needs(.unzip, .debianPython3))
+    func crcsAsPeersReadThem() throws {
+        try Support.withTemporaryDirectory { dir in
+            let path = dir + "/crcs.zip"
+            _ = try Self.writeEveryKind(to: path)
             let unzip = try Support.run("unzip", ["-tq", path])
             #expect(unzip.status == 0, "\(unzip.stdout)\(unzip.stderr)")
             let python = try Support.run(

@@ -216,10 +216,16 @@ test('a package read back through a sync access handle (the download worker) ope
   assert.deepEqual(await new HandleSource(trickle).read(100, 50), bytes.subarray(100, 150));
   await assert.rejects(source.read(bytes.length - 10, 11), BytesError);
   await assert.rejects(source.read(-1, 1), BytesError);
+  assert.equal(source.failure, null, 'numbers outside the file are the asker\'s error, not the file\'s');
+  // The handle itself failing (closed, say) is the file's failure, kept for the worker to tell apart.
+  const closed = new HandleSource({ getSize: () => 100, read: () => { throw new Error('InvalidStateError'); } });
+  await assert.rejects(closed.read(0, 10), /InvalidStateError/);
+  assert.match(String(closed.failure?.message), /InvalidStateError/);
   // A file that shrank after its size was taken: the read says the file changed, never returns less.
   const shrinking = new HandleSource(new MemoryFile(bytes.slice()));
   shrinking.handle.truncate(1000);
   await assert.rejects(shrinking.read(900, 200), (e) => e instanceof BytesError && /the file changed/.test(e.message));
+  assert.ok(shrinking.failure instanceof BytesError);
   // A damaged package fails as the stored one does, in the same words.
   const damaged = bytes.slice(0, bytes.length - 30);
   await assert.rejects(openTourFrom(new HandleSource(new MemoryFile(damaged))), TourError);

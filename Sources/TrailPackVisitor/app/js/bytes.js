@@ -77,6 +77,8 @@ export class HandleSource {
     this.handle = handle;
     /** @type {number} */
     this.size = handle.getSize();
+    /** Why a read of the file itself failed (not a read the package's numbers asked for), if one did. */
+    this.failure = null;
   }
 
   /**
@@ -90,8 +92,17 @@ export class HandleSource {
     const bytes = new Uint8Array(length);
     let done = 0;
     while (done < length) {
-      const n = this.handle.read(bytes.subarray(done), { at: offset + done });
-      if (n <= 0) throw new BytesError(`read ${done} bytes at byte ${offset}, not ${length}: the file changed`);
+      let n;
+      try {
+        n = this.handle.read(bytes.subarray(done), { at: offset + done });
+      } catch (error) {
+        this.failure = error;
+        throw error;
+      }
+      if (n <= 0) {
+        this.failure = new BytesError(`read ${done} bytes at byte ${offset}, not ${length}: the file changed`);
+        throw this.failure;
+      }
       done += n;
     }
     return bytes;

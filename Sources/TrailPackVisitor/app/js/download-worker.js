@@ -5,7 +5,7 @@
 // in: {type: 'start', name, url, etag, size, sha256, prehash, installed}. Out: {type: 'progress',
 // received}, {type: 'fallback', reason}, {type: 'done', sha256, blake2b, reprDigest, mode,
 // fallback, report, tour, marks}, {type: 'error', code, message}. `tour` is the package's manifest
-// as read back from the file ({manifest} or {error}). `marks` are [step, time] pairs (times
+// as read back from the file: {manifest}, {error} (the package's), or {readError} (the file's). `marks` are [step, time] pairs (times
 // from the epoch in milliseconds) the page puts on its performance timeline (install.js).
 
 import { DownloadError } from './downloader.js';
@@ -22,7 +22,19 @@ const newHashWorker = () => new Worker(new URL('./hash-worker.js', import.meta.u
  * The hashing worker, started with this one: its scripts load and its WebAssembly compiles while
  * this worker waits for its job and opens the file (a download's first bytes find it ready).
  */
-let spareHashWorker = typeof Worker === 'function' ? newHashWorker() : null;
+let spareHashWorker = typeof Worker === 'function' ? spare(newHashWorker()) : null;
+
+/**
+ * A worker kept for later: if its scripts fail to load or to run before it is taken, it is let go
+ * (an error with no handler yet would be lost, and whoever took it would wait for it for ever).
+ */
+function spare(worker) {
+  worker.onerror = () => {
+    worker.terminate();
+    if (spareHashWorker === worker) spareHashWorker = null;
+  };
+  return worker;
+}
 let marks = [];
 /** Notes when a step of this download was reached, for the page's timeline. @param {string} step */
 const stamp = (step) => marks.push([step, performance.timeOrigin + performance.now()]);
@@ -122,16 +134,21 @@ self.onmessage = async (event) => {
 
 /**
  * The package's manifest, read from the file this worker holds (no round trips to the browser, as
- * the page's reading of the stored file takes): {manifest} or {error} (the words of tour.js). The
+ * the page's reading of the stored file takes): {manifest}, {error} (the package's, in the words of
+ * tour.js) or {readError} (the file could not be read: the page reads the stored file itself). The
  * page uses it only once the file's SHA-256 and signatures are checked: these are the bytes that
  * were hashed, read back through the same exclusive handle.
  */
 async function readTour(handle) {
+  let source = null;
   try {
-    const { manifest } = await openTourFrom(new HandleSource(handle));
+    source = new HandleSource(handle);
+    const { manifest } = await openTourFrom(source);
     stamp('manifest-read');
     return { manifest };
   } catch (error) {
+    // The file could not be read (the page reads it itself then): nothing said of the package.
+    if (source === null || source.failure) return { readError: String(source?.failure?.message ?? error?.message ?? error) };
     return { error: String(error?.message ?? error) };
   }
 }

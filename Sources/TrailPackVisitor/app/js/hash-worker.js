@@ -1,5 +1,5 @@
 // Hashes a download's bytes beside the download worker, so that hashing and writing run on two
-// cores (two of them, one per hash, when both are asked for). Messages in: {type: 'start',
+// cores. Messages in: {type: 'start',
 // sha256, blake2b} (which to compute), {type: 'update', bytes} (the buffer transferred),
 // {type: 'digest'}. Out: {type: 'hashed', length} after each update (the sender's flow control),
 // {type: 'digest', sha256, blake2b}, {type: 'error', message}.

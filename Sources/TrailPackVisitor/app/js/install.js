@@ -128,7 +128,14 @@ let spareWorker = null;
 export function prepareDownload() {
   if (spareWorker || typeof Worker !== 'function') return;
   try {
-    spareWorker = newDownloadWorker();
+    const worker = newDownloadWorker();
+    // Scripts that fail to load or run before the tap: this one is let go, and the tap starts
+    // another, whose failure the download then reports (an error with no handler would be lost).
+    worker.onerror = () => {
+      worker.terminate();
+      if (spareWorker === worker) spareWorker = null;
+    };
+    spareWorker = worker;
   } catch {
     spareWorker = null; // a page that may not start workers: the download says so when it starts one
   }
@@ -303,8 +310,15 @@ export async function install(entry, site, listener = () => {}) {
       throw new InstallError(message);
     }
     if (config.threshold > 0) {
-      const { served, error: notServed } = await signatures;
-      if (notServed) throw new InstallError(t('download.noSignatures', { why: notServed.message }), true);
+      // Asked for again when the early request failed (a moment's lost connection at the start).
+      let { served, error: notServed } = await signatures;
+      if (notServed) {
+        try {
+          served = await catalog.signatures(entry.id, entry.version);
+        } catch (error) {
+          throw new InstallError(t('download.noSignatures', { why: error.message }), true);
+        }
+      }
       const trustedKeys = config.trustedKeys.map((k) => parsePublicKey(k.publicKey));
       const checkServed = () => checkSignatures({
         signatures: served.signatures ?? [], trustedKeys, threshold: config.threshold, prehash: result.blake2b,
@@ -330,13 +344,16 @@ export async function install(entry, site, listener = () => {}) {
       }
     }
     markStep('checked');
-    // The manifest the worker read back from the bytes just checked (else read here from the file).
+    // The manifest the worker read back from the bytes just checked; read here from the stored
+    // file when the worker could not read it (a storage error, not the package's).
+    const part = result.tour?.manifest === undefined && result.tour?.error === undefined
+      ? await (await (await storage.folder()).getFileHandle(storage.partName(entry.sha256))).getFile()
+      : null;
     let opened;
     try {
       if (result.tour?.error !== undefined) throw new Error(result.tour.error);
-      opened = result.tour?.manifest !== undefined
-        ? { manifest: checkManifest(result.tour.manifest), stops: orderedStops(result.tour.manifest) }
-        : await openTour(await (await (await storage.folder()).getFileHandle(storage.partName(entry.sha256))).getFile());
+      opened = part ? await openTour(part)
+        : { manifest: checkManifest(result.tour.manifest), stops: orderedStops(result.tour.manifest) };
     } catch (error) {
       await discard(entry.sha256);
       throw new InstallError(t('download.damaged', { why: error.message }));
