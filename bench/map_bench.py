@@ -119,7 +119,7 @@ def main(argv=None, runs=None, trailpack=None):
         lines += [f"### map extract: a {FRAME[2] - FRAME[0]:.2f}° x {FRAME[3] - FRAME[1]:.2f}° frame at z10-16 ({tiles} tiles) from a {size / 1e9:.2f} GB PMTiles", "",
                   "| command | median s | peak RSS MiB | trailpack ÷ this |", "|---|---:|---:|---:|"]
         mine = res["trailpack map extract"][0]
-        for label, (m, r, _) in res.items():
+        for label, (m, r, _, _) in res.items():
             lines.append(f"| {label} | {m:.3f} | {r:.1f} | {mine / m:.2f} |")
         # A package with a ~200 MB map: the map must cover the tour's frame at every zoom it has.
         # Whole zooms 10-16 (complete coverage of the frame), tiles sized to reach about map_mb.
@@ -143,7 +143,7 @@ def main(argv=None, runs=None, trailpack=None):
         tv, to = v[VERIFY][0], v["openssl dgst -sha256"][0]
         lines += ["", f"### verify of a package with a {os.path.getsize(pkg) / 1e6:.0f} MB map (read in place, every directory walked, coverage checked)", "",
                   "| command | median s | peak RSS MiB |", "|---|---:|---:|"]
-        for label, (m, r, _) in v.items():
+        for label, (m, r, _, _) in v.items():
             lines.append(f"| {label} | {m:.3f} | {r:.1f} |")
         lines += ["", f"- {'met' if tv <= 1.3 * to else 'MISSED'}: verify ≤ 1.3× openssl dgst ({tv / to:.2f}×)",
                   f"- {'met' if v['trailpack verify (200 MB map)'][1] <= 48 else 'MISSED'}: peak RSS ≤ 48 MiB ({v['trailpack verify (200 MB map)'][1]:.1f})", ""]

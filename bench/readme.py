@@ -34,9 +34,15 @@ OURS = {"build": "trailpack build", "verify": "trailpack verify --sha256"}
 
 def table(rows, nbytes, ours):
     mine = rows[ours]["median"]
-    out = ["| command | median s | MB/s | peak RSS MiB | trailpack ÷ this |", "|---|---:|---:|---:|---:|"]
+    # CPU time (user + system), where the run recorded it (from 2026-11-30 night): what wall time
+    # hides when one command keeps two cores busy and the other one.
+    cpu = all("cpuSeconds" in r for r in rows.values())
+    out = ["| command | median s | MB/s |" + (" CPU s (user + sys) |" if cpu else "") + " peak RSS MiB | trailpack ÷ this |",
+           "|---|---:|---:|" + ("---:|" if cpu else "") + "---:|---:|"]
     for label, r in rows.items():
-        out.append(f"| {label} | {r['median']:.3f} | {nbytes / 1e6 / r['median']:.0f} | {r['rssMiB']:.1f} | {mine / r['median']:.2f} |")
+        out.append(f"| {label} | {r['median']:.3f} | {nbytes / 1e6 / r['median']:.0f} |"
+                   + (f" {r['cpuSeconds']:.2f} |" if cpu else "")
+                   + f" {r['rssMiB']:.1f} | {mine / r['median']:.2f} |")
     return out
 
 
@@ -91,6 +97,8 @@ def block(results, name):
             text += (f"; trailpack and `zip` alone, {len(ours['times'])} alternating rounds: "
                      f"{ours['median']:.3f} s against {peer['median']:.3f} ({ours['median'] / peer['median']:.2f}×; "
                      f"every run: {' '.join(f'{x:.2f}' for x in ours['times'])} against {' '.join(f'{x:.2f}' for x in peer['times'])})")
+            if "cpuSeconds" in ours:
+                text += f"; CPU time {ours['cpuSeconds']:.2f} s against {peer['cpuSeconds']:.2f}"
         if "verify" in s:
             text += f"; verify {per_entry(s['verify'], s['files'], OURS['verify'])}"
         rss_b = max(s["build"][mode][OURS["build"]]["rssMiB"] for mode in s["build"])

@@ -25,7 +25,9 @@ MEDIA = ".mp4:.m4v:.mov:.webm:.mp3:.m4a:.aac:.ogg:.opus:.flac:.jpg:.jpeg:.png:.w
 
 
 def run_once(cmd, cwd=None):
-    """Wall seconds and peak RSS (MiB) of one run; raises if the command fails.
+    """Wall seconds, peak RSS (MiB) and CPU seconds (user + system, every thread and child) of one
+    run; raises if the command fails. Wall time alone hides how many cores a command kept busy:
+    trailpack builds on two where `zip` uses one.
 
     The peak RSS comes from GNU time, a small C parent: a child forked (or even vforked) from
     this Python process would inherit its ~20 MiB high-water mark at exec, and every peer
@@ -34,28 +36,33 @@ def run_once(cmd, cwd=None):
     argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
     with tempfile.NamedTemporaryFile("r") as report, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", report.name] + argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
+        p = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", "-o", report.name] + argv, cwd=cwd, stdout=subprocess.DEVNULL,
+                           stderr=err)
         elapsed = time.perf_counter() - t0
         if p.returncode != 0:
             err.seek(0)
             raise RuntimeError(f"{cmd!r} failed ({p.returncode}): {err.read().decode(errors='replace')[-500:]}")
-        rss_kib = int(report.read().strip().splitlines()[-1])
-    return elapsed, rss_kib / 1024
+        rss_kib, user, system = report.read().strip().splitlines()[-1].split()
+    return elapsed, int(rss_kib) / 1024, float(user) + float(system)
 
 
 def bench(commands, runs, setup=None):
-    """commands: [(label, cmd, cwd)]. Alternates them; returns {label: (median s, max RSS MiB, [times])}."""
+    """commands: [(label, cmd, cwd)]. Alternates them; returns {label: (median s, max RSS MiB, [times],
+    median CPU s)}."""
     times = {label: [] for label, _, _ in commands}
+    cpus = {label: [] for label, _, _ in commands}
     rss = {label: 0.0 for label, _, _ in commands}
     for round_ in range(runs + 1):  # round 0 warms up
         for label, cmd, cwd in commands:
             if setup:
                 setup()
-            t, r = run_once(cmd, cwd)
+            t, r, c = run_once(cmd, cwd)
             if round_ > 0:
                 times[label].append(t)
+                cpus[label].append(c)
                 rss[label] = max(rss[label], r)
-    return {label: (statistics.median(times[label]), rss[label], times[label]) for label in times}
+    return {label: (statistics.median(times[label]), rss[label], times[label], statistics.median(cpus[label]))
+            for label in times}
 
 
 def tree_bytes(folder):
@@ -80,16 +87,19 @@ def evict(path):
 
 def cold(commands, runs, path):
     """commands: [(label, cmd)], each reading `path`. RUNS rounds, alternating, each run with `path`
-    evicted first; returns {label: (median s, max RSS MiB, [times])}."""
+    evicted first; returns {label: (median s, max RSS MiB, [times], median CPU s)}."""
     times = {label: [] for label, _ in commands}
+    cpus = {label: [] for label, _ in commands}
     rss = {label: 0.0 for label, _ in commands}
     for _ in range(runs):
         for label, cmd in commands:
             evict(path)
-            t, r = run_once(cmd)
+            t, r, c = run_once(cmd)
             times[label].append(t)
+            cpus[label].append(c)
             rss[label] = max(rss[label], r)
-    return {label: (statistics.median(times[label]), rss[label], times[label]) for label in times}
+    return {label: (statistics.median(times[label]), rss[label], times[label], statistics.median(cpus[label]))
+            for label in times}
 
 
 def durable(cmd, out):
@@ -112,7 +122,7 @@ def spread(times):
 
 
 def as_json(res):
-    return {k: {"median": m, "rssMiB": r, "times": t} for k, (m, r, t) in res.items()}
+    return {k: {"median": m, "rssMiB": r, "times": t, "cpuSeconds": c} for k, (m, r, t, c) in res.items()}
 
 
 def main():
@@ -257,13 +267,13 @@ def bench_set(name, folder, tp, zf, runs, work, shm):
         lines += table(name, f"build, tmpfs, trailpack and `zip` alone, {TINY_PAIR_RUNS} alternating rounds",
                        tiny_pair, "trailpack build", size, nfiles)
         lines += ["Every run's seconds: " + "; ".join(f"{l} " + " ".join(f"{x:.2f}" for x in t)
-                                                     for l, (_, _, t) in tiny_pair.items()) + ".", ""]
+                                                     for l, (_, _, t, _) in tiny_pair.items()) + ".", ""]
     if "durable" in builds:
         lines += table(name, "build, durable (peers + sync FILE)", builds["durable"], "trailpack build", size, nfiles)
     if pair:
         lines += table(name, f"build, durable, trailpack and `bsdtar store && sync` alone, {DURABLE_PAIR_RUNS} alternating rounds",
                        pair, "trailpack build", size, nfiles)
-        lines += [f"Spread (slowest ÷ fastest run): " + ", ".join(f"{l} {spread(t):.2f}" for l, (_, _, t) in pair.items()) + ".", ""]
+        lines += [f"Spread (slowest ÷ fastest run): " + ", ".join(f"{l} {spread(t):.2f}" for l, (_, _, t, _) in pair.items()) + ".", ""]
     entry = {"files": nfiles, "bytes": size, "packageBytes": pkg_size, "flushSeconds": flush,
              "build": {mode: as_json(res) for mode, res in builds.items()}}
     if pair:
@@ -298,12 +308,14 @@ def bench_set(name, folder, tp, zf, runs, work, shm):
 
 def table(name, kind, res, ours, nbytes, nfiles):
     mine = res[ours][0]
-    lines = [f"### {name}: {kind}", "", "| command | median s | MB/s | peak RSS MiB | trailpack ÷ this |", "|---|---:|---:|---:|---:|"]
-    for label, (m, r, _) in res.items():
-        lines.append(f"| {label} | {m:.3f} | {nbytes / 1e6 / m:.0f} | {r:.1f} | {mine / m:.2f} |")
+    lines = [f"### {name}: {kind}", "",
+             "| command | median s | MB/s | CPU s (user + sys) | peak RSS MiB | trailpack ÷ this |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for label, (m, r, _, c) in res.items():
+        lines.append(f"| {label} | {m:.3f} | {nbytes / 1e6 / m:.0f} | {c:.2f} | {r:.1f} | {mine / m:.2f} |")
     if name == "tiny":
         lines.append(f"\nPer entry: {ours} {mine / nfiles * 1e6:.1f} µs; "
-                     + ", ".join(f"{l} {m / nfiles * 1e6:.1f} µs" for l, (m, _, _) in res.items() if l != ours))
+                     + ", ".join(f"{l} {m / nfiles * 1e6:.1f} µs" for l, (m, _, _, _) in res.items() if l != ours))
     print("\n".join(lines), flush=True)
     return lines + [""]
 
@@ -341,7 +353,10 @@ def targets(done, requested):
         if what.startswith("medium build, durable"):
             pair = s["medium"]["durablePair"]
             r = pair["trailpack build"]["median"] / pair["bsdtar zip store && sync"]["median"]
-            return f"{r:.2f}× (median of {DURABLE_PAIR_RUNS} alternating)", r
+            cpu = ""
+            if "cpuSeconds" in pair["trailpack build"]:
+                cpu = f"; CPU {pair['trailpack build']['cpuSeconds'] / pair['bsdtar zip store && sync']['cpuSeconds']:.2f}×"
+            return f"{r:.2f}× (median of {DURABLE_PAIR_RUNS} alternating{cpu})", r
         if what.startswith("medium verify"):
             r = med(s["medium"], "verify", "trailpack verify --sha256") / med(s["medium"], "verify", "openssl dgst -sha256")
             return f"{r:.2f}×", r
@@ -362,7 +377,10 @@ def targets(done, requested):
                 p = t / pair["zip -r -X -n media"]["median"]
                 runs = len(pair["trailpack build"]["times"])
                 every = len(s["tiny"]["build"]["tmpfs"]["trailpack build"]["times"])
-                return (f"{p:.2f}× ({t / n * 1e6:.1f} µs a file, median of {runs} alternating) tmpfs; "
+                cpu = ""
+                if "cpuSeconds" in pair["trailpack build"]:  # two cores against one: the CPU time beside the wall time
+                    cpu = f"; CPU {pair['trailpack build']['cpuSeconds'] / pair['zip -r -X -n media']['cpuSeconds']:.2f}×"
+                return (f"{p:.2f}× ({t / n * 1e6:.1f} µs a file, median of {runs} alternating{cpu}) tmpfs; "
                         f"with every peer, {every} runs, {r:.2f}×; durable {d:.2f}×"), p
             return f"{r:.2f}× ({t / n * 1e6:.1f} µs a file) tmpfs; durable {d:.2f}×", r
         if what.startswith("peak RSS"):  # a set whose package was not valid counts with its builds only
