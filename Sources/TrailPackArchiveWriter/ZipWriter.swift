@@ -374,9 +374,9 @@ final class Sink: @unchecked Sendable {
     var centralStamper: CentralHeaderStamper?
     /// The CRC-32 of the entry libarchive is ending (`archive_write_finish_entry`), while it does.
     var endingEntryCRC: UInt32?
-    /// The last piece libarchive wrote while ending the entry, held until the next one comes.
+    /// The last piece libarchive wrote while ending the entry, held until the next one comes
+    /// (empty: none yet; an empty piece writes nothing and is not held).
     private var held: [UInt8] = []
-    private var holding = false
     /// Every entry's CRC-32, in order, for the central headers.
     private(set) var crcs: [UInt32] = []
     /// Whether libarchive took `fakecrc32` (and so computes no CRC-32 of its own).
@@ -413,10 +413,10 @@ final class Sink: @unchecked Sendable {
             return header.withUnsafeBytes { write($0) }
         }
         if endingEntryCRC != nil {
-            if holding, !held.withUnsafeBytes({ write($0) }) { return false }
+            guard !buffer.isEmpty else { return true }
+            if !held.isEmpty, !held.withUnsafeBytes({ write($0) }) { return false }
             held.removeAll(keepingCapacity: true)
             held.append(contentsOf: buffer)
-            holding = true
             return true
         }
         if centralStamper != nil {
@@ -432,7 +432,6 @@ final class Sink: @unchecked Sendable {
     /// Forgets the end of an entry that libarchive failed to end (nothing held is written).
     func dropEntryEnd() {
         endingEntryCRC = nil
-        holding = false
         held.removeAll(keepingCapacity: true)
     }
 
@@ -444,7 +443,7 @@ final class Sink: @unchecked Sendable {
         guard let crc = endingEntryCRC else { return true }
         defer { dropEntryEnd() }
         if failure != nil { return false }
-        if let problem = holding ? DataDescriptor.putCRC(crc, into: &held, entry: path) : DataDescriptor.missing(path) {
+        if let problem = DataDescriptor.putCRC(crc, into: &held, entry: path) {
             failure = ArchiveError(code: .library, message: problem)
             return false
         }
@@ -604,9 +603,11 @@ package enum DataDescriptor {
     /// done, else why it cannot be: the piece is no data descriptor, or holds a CRC-32 other than
     /// 0 (what libarchive writes when told `fakecrc32`) or `crc` (a libarchive that computed its own).
     package static func putCRC(_ crc: UInt32, into bytes: inout [UInt8], entry: String) -> String? {
-        guard bytes.count == 16 || bytes.count == 24, bytes[0] == 0x50, bytes[1] == 0x4b, bytes[2] == 7, bytes[3] == 8
-        else { return missing(entry) }
-        let written = UInt32(bytes[4]) | UInt32(bytes[5]) << 8 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 24
+        var reader = LittleEndianReader(bytes)
+        guard bytes.count == 16 || bytes.count == 24, reader.u32() == ZipSignature.descriptor else {
+            return missing(entry)
+        }
+        let written = reader.u32()
         guard written == 0 || written == crc else {
             return
                 "libarchive wrote the CRC-32 \(String(written, radix: 16)) for '\(entry)', whose bytes have \(String(crc, radix: 16)); report this with the libarchive version"
@@ -675,8 +676,8 @@ package struct CentralHeaderStamper {
                 continue
             } else {
                 Sink.put(dosDateTime, into: &fixed, at: 12)
-                let written =
-                    UInt32(fixed[16]) | UInt32(fixed[17]) << 8 | UInt32(fixed[18]) << 16 | UInt32(fixed[19]) << 24
+                var reader = LittleEndianReader(fixed, at: 16)
+                let written = reader.u32()
                 guard stamped < crcs.count, written == 0 || written == crcs[stamped] else {
                     problem =
                         stamped < crcs.count

@@ -32,7 +32,7 @@ const active = new Map();
  * the worker that took it); without it, now.
  * @param {string} step @param {number} [at]
  */
-export function markStep(step, at) {
+function markStep(step, at) {
   try {
     performance.mark(`trailpack:${step}`, at === undefined ? undefined : { startTime: at - performance.timeOrigin });
   } catch {
