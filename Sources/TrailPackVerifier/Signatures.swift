@@ -127,7 +127,7 @@ public enum SignatureCheck {
         "timestamp:\(timestamp)\tfile:\(fileName)\thashed\tid:\(manifest.id)\tversion:\(manifest.version)\tsha256:\(sha256.hex)"
     }
 
-    /// Trusted keys from files and folders (every `*.pub` in a folder).
+    /// Trusted keys from files and folders (every `*.pub` in a folder; a folder without one is an error).
     public static func loadTrustedKeys(_ paths: [String]) throws -> [Minisign.PublicKey] {
         var keys: [Minisign.PublicKey] = []
         for path in paths {
@@ -140,6 +140,16 @@ public enum SignatureCheck {
                 ? try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".pub") }.sorted().map
                 { path + "/" + $0 }
                 : [path]
+            // A folder of keys that holds none would turn the signature check off without a word
+            // (no key: nothing is required): it is a mistake to say so, not an empty trust.
+            if isDir.boolValue && files.isEmpty {
+                throw FileIOError(
+                    code: .notFound,
+                    message:
+                        "the folder '\(path)' holds no trusted keys (*.pub files): put the reviewers' public keys in it "
+                        + "('trailpack keygen' writes a key pair; share the .pub), or name each key file",
+                    path: path)
+            }
             for file in files {
                 let text = String(
                     decoding: try FileOperations.readAll(file, limit: Minisign.maxFileBytes), as: UTF8.self)

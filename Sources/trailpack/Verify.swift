@@ -74,6 +74,12 @@ struct Verify: ParsableCommand {
         if !(1...2).contains(threads) { throw ValidationError("--threads must be 1 or 2") }
         if threshold < 1 { throw ValidationError("--threshold must be at least 1") }
         if threshold > 1 && trustedKeys.isEmpty { throw ValidationError("--threshold needs --trusted-key") }
+        // Signatures are checked against the keys trusted: without one they would be ignored.
+        if !signatures.isEmpty && trustedKeys.isEmpty {
+            throw ValidationError(
+                "--signature needs --trusted-key: a signature is checked against the keys you trust (a reviewer's .pub, or a folder of them)"
+            )
+        }
     }
 
     func run() throws {
@@ -93,9 +99,12 @@ struct Verify: ParsableCommand {
             let files = signatures.isEmpty ? SignatureCheck.findSignatures(besides: package) : signatures
             var inputs: [SignatureCheck.Input] = []
             for file in files {
-                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                    throw CLIError.io("cannot read the signature '\(file)'")
+                let bytes: [UInt8]
+                do { bytes = try FileOperations.readAll(file, limit: Minisign.maxFileBytes) } catch {
+                    let why = error.systemCall.map { "\($0.errno)" } ?? error.message
+                    throw CLIError.io("cannot read the signature '\(file)': \(why)")
                 }
+                let text = String(decoding: bytes, as: UTF8.self)
                 inputs.append(.init(name: URL(fileURLWithPath: file).lastPathComponent, text: text))
             }
             let result = SignatureCheck.check(
@@ -150,6 +159,11 @@ struct Verify: ParsableCommand {
             }
             if !keys.isEmpty {
                 CLI.out("signed by \(signers.isEmpty ? "no trusted key" : signers.joined(separator: ", "))\n")
+            } else {
+                // "valid" alone would read as "signed and approved": say what was not asked.
+                CLI.out(
+                    "signed    not checked: give the reviewers' public keys with --trusted-key to check who signed it\n"
+                )
             }
             CLI.printFindings(report.findings)
             if report.isValid {

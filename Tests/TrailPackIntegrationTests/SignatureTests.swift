@@ -223,6 +223,48 @@ struct SignatureTests {
         }
     }
 
+    @Test(
+        "the signature check is never turned off without a word: an empty folder of keys, a signature without keys, and a signature that cannot be read are each refused, naming it"
+    )
+    func noSilentlyEmptyTrust() throws {
+        try Support.withTemporaryDirectory { dir in
+            let pkg = try Self.signedPackage(dir)
+            try FileManager.default.createDirectory(atPath: dir + "/empty", withIntermediateDirectories: true)
+            // A folder of keys with none in it (a .pub misnamed, a copy not made yet) trusted nobody,
+            // and so required nothing: the package passed unsigned.
+            for extra in [[String](), ["--threshold", "1"], ["--signature", pkg + ".minisig"]] {
+                let empty = try Support.run(Support.binary, ["verify", pkg, "--trusted-key", dir + "/empty"] + extra)
+                #expect(empty.status != 0, "an empty folder of keys was taken: \(empty.stdout)")
+                #expect(empty.stderr.contains("'\(dir)/empty' holds no trusted keys (*.pub files)"), "\(empty.stderr)")
+                #expect(!empty.stdout.contains("valid"), "\(empty.stdout)")
+            }
+            // A signature named without a key to check it against was ignored.
+            let unkeyed = try Support.trailpack("verify", pkg, "--signature", pkg + ".minisig")
+            #expect(
+                unkeyed.status != 0 && unkeyed.stderr.contains("--signature needs --trusted-key"), "\(unkeyed.stderr)")
+            // A signature that is not there: its name and why.
+            let missing = try Support.trailpack(
+                "verify", pkg, "--trusted-key", dir + "/a.pub", "--signature", dir + "/nosuch.minisig")
+            #expect(missing.status != 0)
+            #expect(
+                missing.stderr.contains("cannot read the signature '\(dir)/nosuch.minisig': No such file or directory"),
+                "\(missing.stderr)")
+            // The visitor app is never configured with an empty trust either (phones would install unsigned tours).
+            // (Under `timeout`: a server that took the folder would otherwise serve until killed.)
+            let serve = try Support.run(
+                "timeout",
+                [
+                    "120", Support.binary, "serve", "--data", dir + "/data", "--no-malware-scan",
+                    "--visitor-trusted-key", dir + "/empty", "--port", "\(try PostgresServer.freePort())",
+                ])
+            #expect(serve.status != 0, "the server started with an empty folder of visitor keys")
+            #expect(serve.stderr.contains("holds no trusted keys"), "\(serve.stderr)")
+            // The same folder with a key in it is trusted as before.
+            try FileManager.default.copyItem(atPath: dir + "/a.pub", toPath: dir + "/empty/a.pub")
+            #expect(try Support.trailpack("verify", pkg, "--trusted-key", dir + "/empty").status == 0)
+        }
+    }
+
     @Test("rollback: an older version is refused even when validly signed; the same or a newer one passes")
     func rollback() throws {
         try Support.withTemporaryDirectory { dir in
