@@ -252,6 +252,28 @@ class Own(walkthrough.Walk):
         d.get(self.base + "/visit/#/map")
         self.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#find-map .find-pin")) >= 2, "the tours' pins")
         self.summary["mapListOnline"] = [e.text for e in d.find_elements(By.CSS_SELECTOR, "main .map-list a")]
+        # No pin covers another (nearby sites share one pin that zooms in to them), no name runs off
+        # the map or lies on a pin or another name (the list names them all), and the list is
+        # numbered once (its text, as the pins are), not by its markers too.
+        layout = d.execute_script(
+            "const map = document.getElementById('find-map').getBoundingClientRect();"
+            "const shown = (css) => [...document.querySelectorAll(css)].filter((e) => !e.hidden && e.offsetParent)"
+            "  .map((e) => e.getBoundingClientRect());"
+            "const pins = shown('#find-map .find-pin, #find-map .stop-group');"
+            "let overlaps = 0;"
+            "for (let i = 0; i < pins.length; i++) for (let j = i + 1; j < pins.length; j++) {"
+            "  const a = pins[i], b = pins[j];"
+            "  if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) overlaps++; }"
+            "const labels = shown('#find-map .pin-label');"
+            "const cut = labels.filter((r) => r.left < map.left - 1 || r.right > map.right + 1).length;"
+            "const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;"
+            "const covered = labels.filter((l, i) => pins.some((p) => hit(l, p)) || labels.some((m, j) => j !== i && hit(l, m))).length;"
+            "const where = {map: [map.left, map.right], labels: labels.map((r) => [Math.round(r.left), Math.round(r.top), Math.round(r.right), Math.round(r.bottom)])};"
+            "const marker = getComputedStyle(document.querySelector('main .map-list')).listStyleType;"
+            "return {pins: pins.length, overlaps, cut, covered, marker, where};")
+        self.summary["mapLayoutOnline"] = layout
+        if layout["overlaps"] or layout["cut"] or layout["covered"] or layout["marker"] != "none":
+            self.fail("the map of tours: %r" % layout)
         self.own_view("o08-map-online")
         self.cdp("Network.enable")
         self.cdp("Network.emulateNetworkConditions", offline=True, latency=0, downloadThroughput=-1, uploadThroughput=-1)

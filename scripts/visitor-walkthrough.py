@@ -158,6 +158,12 @@ class Walk:
             self.fail("'%s' stayed covered: %s" % (text, covered[0]))
         return done
 
+    def download_workers(self):
+        """The app's download and hashing workers alive (dedicated workers are DevTools targets)."""
+        targets = self.cdp("Target.getTargets").get("targetInfos", [])
+        return [t["url"] for t in targets if t.get("type") == "worker"
+                and t.get("url", "").rsplit("/", 1)[-1] in ("download-worker.js", "hash-worker.js")]
+
     def opfs_names(self):
         return self.driver.execute_async_script(
             "var done = arguments[arguments.length - 1];"
@@ -239,6 +245,15 @@ class Walk:
             Select(d.find_element(By.ID, "tour-language")).select_by_value("en")
             self.wait(lambda d: d.find_elements(By.XPATH, "//main//span[@lang='en'][normalize-space()='%s']"
                                                 % c["tourName"]), "the tour's name in English again")
+        # Where Download is offered, a download worker (and its hashing worker) is started ahead of
+        # the tap; leaving the page lets them go, and coming back starts them again.
+        self.wait(lambda d: self.download_workers(), "the spare download worker of the package's page")
+        d.execute_script("location.hash = '#/tours'")
+        self.wait(lambda d: not self.download_workers(), "the spare download worker let go on leaving the page")
+        self.summary["spareWorkerReleased"] = True
+        d.get(self.base + "/visit/#/package/" + c["tour"])
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "main figure img"), "the preview's first photo again")
+        self.wait(lambda d: self.download_workers(), "the spare download worker started again")
         started = time.time()
         self.click_link("Download")
         self.wait(lambda d: "on your phone" in self.text("main .notice-ok"), "the installed tour", 120)

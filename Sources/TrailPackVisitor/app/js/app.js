@@ -290,7 +290,10 @@ async function packageView(id) {
   };
   const stopFollowing = installer.onDownloadsChange(followJob);
   const start = () => {
-    installer.install(entry, { name: entry.site }).catch(() => {}); // (followJob shows how it goes)
+    // The site's name as the tour's manifest gives it (the catalog entry names the site by its id),
+    // for My tours and the map of tours.
+    const siteName = typeof manifest?.site?.name === 'string' && manifest.site.name ? manifest.site.name : entry.site;
+    installer.install(entry, { name: siteName }).catch(() => {}); // (followJob shows how it goes)
     followJob();
   };
 
@@ -426,6 +429,8 @@ async function route() {
   // The position is followed, and arrivals announced, on the tour's map and its stops' pages.
   if (parts[0] !== 'tour' && parts[0] !== 'preview') leaveTour();
   if (parts[0] !== 'map') leaveMap();
+  // A download is offered only on a package's page: elsewhere its spare worker is let go.
+  if (parts[0] !== 'package') installer.releaseSpare();
   // The app's pages speak the visitor's language (the phone's, or the one chosen); a tour's pages
   // speak the tour's (walk.js), and so does a tour's page before install (packageView).
   setLanguage(chooseAppLanguage(preferredLanguages()));

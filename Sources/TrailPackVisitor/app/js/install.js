@@ -65,8 +65,9 @@ async function refuse(entry, reason, message, computed) {
   await storage.updateLibrary((lib) => withRefusal(lib, {
     id: entry.id, version: entry.version, sha256: entry.sha256, reason, message, at: Date.now(),
   }));
+  // Sent with `keepalive` and not waited for: the visitor sees the refusal at once (catalog.js).
   if (/^[0-9a-f]{64}$/.test(computed ?? '')) {
-    await catalog.confirm(entry, computed, reason === 'sha256' ? 'hash' : 'signatures');
+    catalog.confirm(entry, computed, reason === 'sha256' ? 'hash' : 'signatures');
   }
 }
 
@@ -123,7 +124,7 @@ let spareWorker = null;
  * Starts a download worker before it is needed, where the app offers a download: its scripts load
  * and its hashing worker starts while the visitor reads the page, so that the tap on Download
  * does not wait for them (about 70 ms of an install's fixed cost, bench/visitor.py). The next
- * download takes it; one is kept at most.
+ * download takes it; one is kept at most, until the visitor leaves the page (releaseSpare).
  */
 export function prepareDownload() {
   if (spareWorker || typeof Worker !== 'function') return;
@@ -139,6 +140,15 @@ export function prepareDownload() {
   } catch {
     spareWorker = null; // a page that may not start workers: the download says so when it starts one
   }
+}
+
+/**
+ * Lets the spare download worker go (and its hashing worker, and their compiled WebAssembly), where
+ * no download is offered any more: the visitor left the package's page.
+ */
+export function releaseSpare() {
+  spareWorker?.terminate();
+  spareWorker = null;
 }
 
 function runWorker(job, onProgress) {
@@ -226,13 +236,18 @@ export async function install(entry, site, listener = () => {}) {
     }
     const refused = refusalOf(library, entry);
     if (refused) throw new InstallError(refusedWords(refused));
-    // The room, the browser's keeping and the trust settings are asked for at once (each waits on
-    // storage or the network, not on the others); their answers are weighed in this order.
-    const [space, , trust] = await Promise.allSettled([
+    // The room (then the browser's keeping) and the trust settings are asked for at once (each
+    // waits on storage or the network, not on the other); their answers are weighed in this order.
+    const [space, trust] = await Promise.allSettled([
       // (The part file's size is read once: for the room, and below for whether to update by part.)
-      storage.partSize(entry.sha256).then(async (partial) => ({ partial, ...(await room(entry, partial)) })),
-      // The browser is asked to keep the tours (the answer is read back where the page warns: keep.js).
-      askToKeep(),
+      // Where the tour fits, the browser is asked to keep the tours (the answer is read back where
+      // the page warns: keep.js); not for a download that stops for want of room (Firefox asks
+      // the visitor, and a question about keeping what will not be kept is noise).
+      storage.partSize(entry.sha256).then(async (partial) => {
+        const space = { partial, ...(await room(entry, partial)) };
+        if (space.fits) await askToKeep().catch(() => false);
+        return space;
+      }),
       // Without the operator's settings the app cannot know which signatures to require: it refuses
       // rather than install unchecked (fail closed). They come from the network first, never with
       // a lower threshold than one seen before, nor a key only the offline copy names (trust.js);

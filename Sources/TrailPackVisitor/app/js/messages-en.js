@@ -137,6 +137,7 @@ export default {
   'map.loading': 'Loading the map…',
   'map.region': 'Map of the tours',
   'map.list': 'The tours',
+  'map.group': 'Tours {label}: zoom in to them',
   'map.online': 'Each pin is where a tour starts; its box is the area it covers. Choose a pin or a tour in the list.',
   'map.offline': 'You are offline: the map shows the tours on this phone on their own maps, the latest first. Zoom out to see them all.',
   'map.onPhone': 'on this phone',

@@ -137,6 +137,7 @@ export default {
   'map.loading': 'Cargando el mapa…',
   'map.region': 'Mapa de los recorridos',
   'map.list': 'Los recorridos',
+  'map.group': 'Recorridos {label}: acercar el mapa',
   'map.online': 'Cada marcador es el inicio de un recorrido; su recuadro es la zona que cubre. Elija un marcador o un recorrido de la lista.',
   'map.offline': 'Está sin conexión: el mapa muestra los recorridos de este teléfono en sus propios mapas, el último primero. Aleje el mapa para verlos todos.',
   'map.onPhone': 'en este teléfono',

@@ -13,8 +13,8 @@ import { toCSV, toGPX, readExport, MAX_IMPORT_BYTES } from './log-io.js';
 import { t, formatDate, formatDateTime } from './i18n.js';
 import { installOffer, keepWarning } from './keep.js';
 import { openTour, openMap, orderedStops } from './tour.js';
-import { tileLayer } from './walk.js';
-import { TARGET_PIXELS } from './guide.js';
+import { groupMarker, tileLayer } from './walk.js';
+import { TARGET_PIXELS, groupLabel, overlappingGroups, spreadOffsets } from './guide.js';
 
 /** A file for the visitor to keep, offered as a download (nothing leaves the phone otherwise). */
 function save(text, name, type) {
@@ -279,6 +279,7 @@ export async function mapView({ render, h, notice }) {
     }
   }
   const box = h('div', { id: 'find-map', class: 'tour-map find-map', role: 'region', 'aria-label': t('map.region') });
+  // Numbered in the text (the pins carry the same numbers), not by the list's own markers as well.
   const list = h('ol', { class: 'map-list' }, pins.map((p, i) => h('li', {},
     h('a', { href: p.href }, `${i + 1}. ${p.name}`),
     h('span', { class: 'muted' }, ` · ${p.site ? `${p.site} · ` : ''}${p.where === 'phone' ? t('map.onPhone') : t('map.onServer')}`))));
@@ -288,7 +289,8 @@ export async function mapView({ render, h, notice }) {
     pins.length ? h('div', { class: 'find-layout' }, box, h('div', {}, h('h2', {}, t('map.list')), list)) : null);
   const L = globalThis.L;
   if (!L || pins.length === 0) return;
-  const map = L.map(box, { zoomControl: true, attributionControl: false, keyboard: true });
+  // Online there are no tiles to set the deepest zoom: 18 (a few metres), where pins at one place are spread.
+  const map = L.map(box, { zoomControl: true, attributionControl: false, keyboard: true, maxZoom: 18 });
   mapOnScreen = map;
   // Offline, each installed tour's own map within its bounds; the map may still zoom out past
   // them to show every pin (Leaflet would hold it to the layers' zooms).
@@ -308,6 +310,7 @@ export async function mapView({ render, h, notice }) {
   const latest = !online ? maps.filter((m) => m.bounds).at(-1) : null;
   map.fitBounds(latest ? L.latLngBounds(latest.bounds) : bounds.pad(0.1),
     { padding: [TARGET_PIXELS, TARGET_PIXELS], maxZoom: latest ? 16 : 12 });
+  const drawn = [];
   for (const [i, p] of pins.entries()) {
     if (p.place.bounds) {
       L.rectangle(p.place.bounds, { color: '#1b4332', weight: 2, fill: false, interactive: false }).addTo(map);
@@ -324,10 +327,93 @@ export async function mapView({ render, h, notice }) {
     element.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' || event.key === ' ') location.hash = p.href;
     });
-    // Each pin named: the site's name for the server's tours, the tour's for those on this phone.
-    L.tooltip({ permanent: true, direction: 'right', offset: [TARGET_PIXELS / 2, 0], className: 'pin-label' })
+    // Each pin named: the site's name for the server's tours, the tour's for those on this phone
+    // (where the name goes: placeLabels).
+    const label = L.tooltip({ permanent: true, direction: 'right', offset: [TARGET_PIXELS / 2, 0], className: 'pin-label' })
       .setLatLng(p.place.start).setContent(document.createTextNode(p.where === 'server' ? p.site || p.name : p.name))
       .addTo(map);
+    drawn.push({ marker, label, latlng: L.latLng(p.place.start), number: i + 1 });
+  }
+  // Pins that would cover each other (sites a few kilometres apart, seen from far away): one pin
+  // for them ("1–2", which zooms in to them) while the map can zoom in, else spread; again at each zoom.
+  let groups = [];
+  const layout = () => {
+    for (const g of groups) g.remove();
+    groups = layoutPins(L, map, drawn);
+  };
+  map.on('zoomend', layout);
+  layout();
+}
+
+/**
+ * Lays out the find map's pins at its zoom now (as walk.js does the stops): each group of pins
+ * that overlap gets one marker naming their numbers, which zooms in to them, while the map can
+ * zoom in; at the deepest zoom they are spread around their place. Returns the group markers.
+ */
+function layoutPins(L, map, drawn) {
+  const made = [];
+  const points = drawn.map((d) => map.latLngToContainerPoint(d.latlng));
+  const canZoomIn = map.getZoom() < map.getMaxZoom();
+  for (const group of overlappingGroups(points)) {
+    const members = group.map((i) => drawn[i]);
+    const grouped = canZoomIn && group.length > 1;
+    const offsets = grouped || group.length === 1 ? group.map(() => ({ x: 0, y: 0 })) : spreadOffsets(group.length);
+    members.forEach((d, i) => {
+      const element = d.marker.getElement();
+      if (element) {
+        element.hidden = grouped;
+        element.style.marginLeft = `${offsets[i].x - TARGET_PIXELS / 2}px`;
+        element.style.marginTop = `${offsets[i].y - TARGET_PIXELS / 2}px`;
+      }
+      // A spread pin's name would sit on its neighbour's: the list beside names them all.
+      const label = d.label.getElement();
+      if (label) label.hidden = group.length > 1;
+    });
+    if (!grouped) continue;
+    const words = groupLabel(members.map((d) => d.number));
+    made.push(groupMarker(L, map, members.map((d) => d.latlng), words, t('map.group', { label: words })));
+  }
+  placeLabels(map, drawn, made);
+  return made;
+}
+
+/** Where a pin's name may go, and the tooltip offset that puts it there. */
+const LABEL_SIDES = {
+  right: [TARGET_PIXELS / 2, 0], left: [-TARGET_PIXELS / 2, 0], top: [0, -TARGET_PIXELS / 2], bottom: [0, TARGET_PIXELS / 2],
+};
+
+/**
+ * Puts each pin's name where it lies inside the map and on no pin and no name already placed: the
+ * side with the more room, else the other side, above, below; else the name is left to the list
+ * beside. Pins in their order: the first chooses first.
+ */
+function placeLabels(map, drawn, groupMarkers) {
+  const hits = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const frame = map.getContainer().getBoundingClientRect();
+  const inside = (r) => r.left >= frame.left && r.right <= frame.right && r.top >= frame.top && r.bottom <= frame.bottom;
+  const pins = [...drawn.map((d) => d.marker.getElement()), ...groupMarkers.map((m) => m.getElement())]
+    .filter((element) => element && !element.hidden).map((element) => ({ element, box: element.getBoundingClientRect() }));
+  const centre = map.getSize().x / 2;
+  const placed = [];
+  for (const d of drawn) {
+    const label = d.label.getElement();
+    if (!label || label.hidden) continue;
+    const own = d.marker.getElement();
+    const first = map.latLngToContainerPoint(d.latlng).x < centre ? 'right' : 'left';
+    const sides = [first, first === 'right' ? 'left' : 'right', 'top', 'bottom'];
+    let fits = false;
+    for (const side of sides) {
+      d.label.options.direction = side;
+      d.label.options.offset = LABEL_SIDES[side];
+      d.label.update();
+      const box = label.getBoundingClientRect();
+      if (inside(box) && !pins.some((p) => p.element !== own && hits(box, p.box)) && !placed.some((o) => hits(box, o))) {
+        placed.push(box);
+        fits = true;
+        break;
+      }
+    }
+    label.hidden = !fits;
   }
 }
 

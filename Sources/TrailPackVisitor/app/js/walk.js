@@ -666,26 +666,35 @@ function layoutMarkers() {
     });
     if (!canZoomIn || group.length === 1) continue;
     const label = groupLabel(members.map((s) => s.number));
-    const bounds = L.latLngBounds(members.map((s) => s.latlng));
-    const marker = L.marker(bounds.getCenter(), {
-      title: t('walk.group', { label }), keyboard: true,
-      icon: L.divIcon({ className: 'stop-group', html: '', iconSize: [TARGET_PIXELS * 1.5, TARGET_PIXELS] }),
-    }).addTo(leaflet);
-    const element = marker.getElement();
-    element.textContent = label;
-    element.setAttribute('role', 'button');
-    element.setAttribute('aria-label', t('walk.group', { label }));
-    const zoomIn = () => {
-      const zoom = Math.min(leaflet.getMaxZoom(), Math.max(leaflet.getZoom() + 1,
-        leaflet.getBoundsZoom(bounds, false, L.point(TARGET_PIXELS * 2, TARGET_PIXELS * 2))));
-      leaflet.setView(bounds.getCenter(), zoom);
-    };
-    marker.on('click', zoomIn);
-    element.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' || e.key === ' ') zoomIn();
-    });
-    groupMarkers.push(marker);
+    groupMarkers.push(groupMarker(L, leaflet, members.map((s) => s.latlng), label, t('walk.group', { label })));
   }
+}
+
+/**
+ * One marker standing for markers that would overlap ("2–5", `label`), at their middle; choosing it
+ * (a tap, Enter or Space) zooms in to them. `words` name it for the screen reader and the tooltip.
+ * Walk's stops and the map of tours both use it.
+ */
+export function groupMarker(L, map, latlngs, label, words) {
+  const bounds = L.latLngBounds(latlngs);
+  const marker = L.marker(bounds.getCenter(), {
+    title: words, keyboard: true,
+    icon: L.divIcon({ className: 'stop-group', html: '', iconSize: [TARGET_PIXELS * 1.5, TARGET_PIXELS] }),
+  }).addTo(map);
+  const element = marker.getElement();
+  element.textContent = label;
+  element.setAttribute('role', 'button');
+  element.setAttribute('aria-label', words);
+  const zoomIn = () => {
+    const zoom = Math.min(map.getMaxZoom(), Math.max(map.getZoom() + 1,
+      map.getBoundsZoom(bounds, false, L.point(TARGET_PIXELS * 2, TARGET_PIXELS * 2))));
+    map.setView(bounds.getCenter(), zoom);
+  };
+  marker.on('click', zoomIn);
+  element.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' || e.key === ' ') zoomIn();
+  });
+  return marker;
 }
 
 /** A button for the map's corner, 44 px, inside Leaflet's bar. */
