@@ -296,6 +296,12 @@ def main():
         result["draft"] = draft
         r.check_page("editor-new")
 
+        # What to fix, above the map, says the tour has no stops; the first stop added in place
+        # answers it there too (before, only the list below changed until the page was loaded again).
+        def to_fix():
+            return d.find_element(By.ID, "findings-area").text
+        if "no stops yet" not in to_fix():
+            r.fail("a new tour's summary does not say it has no stops: " + to_fix()[:300])
         # Three stops by clicking on the map, each named in the form the click filled.
         for n, (dx, dy, name) in enumerate([(-200, -60, "Sweet Home"), (0, 40, "House Rock"), (180, -20, "Fish Lake")], start=1):
             the_map = r.wait_for("#tour-map")
@@ -312,6 +318,11 @@ def main():
             # Added in place (no reload): the map keeps its view; the list grows.
             r.click(d.find_element(By.CSS_SELECTOR, "#add-stop button"))
             r.wait_for("#stop-%d" % n)
+            if n == 1:
+                try:
+                    WebDriverWait(d, 20).until(lambda d: "no stops yet" not in to_fix())
+                except Exception:
+                    r.fail("after the first stop was added the summary still says: " + to_fix()[:300])
         markers = d.find_elements(By.CSS_SELECTOR, ".tp-stop-label")
         if len(markers) != 3:
             r.fail("the map shows %d stop markers, expected 3" % len(markers))

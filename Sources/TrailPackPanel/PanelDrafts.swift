@@ -180,15 +180,18 @@ extension DraftsController {
             if let n = item.stop { untranslated[n, default: 0] += 1 }
         }
         let stops: [EditorPage.Stop] = draft.stops.enumerated().map { index, stop in
-            let count = all.filter { $0.stop == index }.count
+            let ofStop = all.filter { $0.stop == index }
+            let toFix = ofStop.filter(\.mustFix).count
             let gaps = untranslated[index + 1] ?? 0
             return EditorPage.Stop(
                 number: index + 1, name: stop.name.isEmpty ? "(no name)" : stop.name,
                 link: "\(key.path)/stops/\(index + 1)",
                 latitude: stop.coordinate.map { Self.degrees($0.latitude) } ?? "",
                 longitude: stop.coordinate.map { Self.degrees($0.longitude) } ?? "",
-                notFirst: index > 0, notLast: index < draft.stops.count - 1, files: stop.assets.count,
-                findings: count, hasFindings: count > 0, action: "\(key.path)/stops/\(index + 1)",
+                notFirst: index > 0, notLast: index < draft.stops.count - 1,
+                files: Self.filesWords(stop.assets.count),
+                toFix: toFix, hasToFix: toFix > 0, toCheck: ofStop.count - toFix, hasToCheck: ofStop.count > toFix,
+                action: "\(key.path)/stops/\(index + 1)",
                 untranslated: gaps, hasUntranslated: gaps > 0, along: Self.alongWords(onRoute[stop.slug]))
         }
         let mapStops = JSONWriter.string(
@@ -429,6 +432,15 @@ extension DraftsController {
             ("name", draft.name), ("park", draft.park), ("siteName", draft.siteName), ("id", draft.id),
             ("version", draft.version), ("description", draft.description), ("frame", frameText(draft.bounds)),
         ].map { EditorPage.Was(field: $0.0, value: $0.1) }
+    }
+
+    /// A stop's files in words: "no files yet", "1 file", "12 files".
+    static func filesWords(_ count: Int) -> String {
+        switch count {
+        case 0: "no files yet"
+        case 1: "1 file"
+        default: "\(count) files"
+        }
     }
 
     /// A coordinate typed or sent by the map: decimal degrees or degrees, minutes and seconds.

@@ -306,9 +306,13 @@ struct EditorPage: PanelView {
         var longitude: String
         var notFirst: Bool
         var notLast: Bool
-        var files: Int
-        var findings: Int
-        var hasFindings: Bool
+        /// The stop's files in words ("1 file").
+        var files: String
+        /// Its findings that must be fixed before review, and those to check (warnings).
+        var toFix: Int
+        var hasToFix: Bool
+        var toCheck: Int
+        var hasToCheck: Bool
         var action: String
         var untranslated: Int
         var hasUntranslated: Bool

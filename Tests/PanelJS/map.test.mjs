@@ -7,8 +7,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   ARROW_STEP, DEFAULT_VIEW, DRAWN_CLICK_MS, FrameGesture, SHIFT_STEP, baseLayer, boxOf, clickFields, cornersBox,
-  edgesBox, firstView, frameFields, frameOf, hasOldPlace, markerKey, movedWords, nextMove, placeFields, showsFrame,
-  stopLabel, stopList, stopTitle, viewOf,
+  edgesBox, firstView, frameFields, frameOf, hasOldPlace, markerKey, movedWords, nextMove, placeFields, REFRESHED_PARTS,
+  replaceParts, showsFrame, stopLabel, stopList, stopTitle, viewOf,
 } from '../../Sources/TrailPackPanel/Resources/js/map.js';
 
 describe('what the data- attributes say', () => {
@@ -194,5 +194,27 @@ describe('what a click and a drawn frame change', () => {
     g.arm();
     assert.equal(g.drag({ lat: 2, lng: 2 }), null);
     assert.equal(g.release({ lat: 2, lng: 2 }, 0), null);
+  });
+});
+
+describe('a stop added in place: the parts of the page it changes', () => {
+  const page = (parts) => ({ getElementById: (id) => (id in parts ? parts[id] : null) });
+
+  test('what to fix and the stop list are both taken from the page as the server shows it now', () => {
+    assert.deepEqual(REFRESHED_PARTS, ['findings-area', 'stops-section']);
+    const findings = { innerHTML: '<section id="findings">the tour has no stops yet</section>' };
+    const stops = { innerHTML: '<p>No stops yet</p>' };
+    const fresh = page({ 'findings-area': { innerHTML: '' }, 'stops-section': { innerHTML: '<ol id="stop-list"></ol>' } });
+    assert.deepEqual(replaceParts(page({ 'findings-area': findings, 'stops-section': stops }), fresh, REFRESHED_PARTS),
+      ['findings-area', 'stops-section']);
+    assert.equal(findings.innerHTML, '', 'the summary that said "no stops yet" is gone');
+    assert.equal(stops.innerHTML, '<ol id="stop-list"></ol>');
+  });
+
+  test('a part missing from the page or from the answer (a sign-in page, an error) is left as it is', () => {
+    const stops = { innerHTML: 'the list' };
+    assert.deepEqual(replaceParts(page({ 'stops-section': stops }), page({}), REFRESHED_PARTS), []);
+    assert.equal(stops.innerHTML, 'the list');
+    assert.deepEqual(replaceParts(page({}), page({ 'stops-section': { innerHTML: 'x' } }), REFRESHED_PARTS), []);
   });
 });

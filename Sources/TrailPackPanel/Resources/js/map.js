@@ -521,18 +521,40 @@ function startClickToAdd(L, map, gesture) {
   return { clear };
 }
 
+/** The parts of the editor a new stop changes: what to fix (#findings-area) and the stop list. */
+export const REFRESHED_PARTS = ["findings-area", "stops-section"];
+
 /**
- * The editor's stop list (#stops-section) again, from the page as the server shows it now, with
- * its drag and drop.
+ * Puts each part of `fresh` (a page) named in `ids` in the place of the same part of `page`:
+ * those that are in both (a part missing from either is left as it is).
+ * @param {{getElementById(id: string): {innerHTML: string}|null}} page
+ * @param {{getElementById(id: string): {innerHTML: string}|null}} fresh
+ * @param {string[]} ids
+ * @returns {string[]} the ids replaced
+ */
+export function replaceParts(page, fresh, ids) {
+  const replaced = [];
+  for (const id of ids) {
+    const now = page.getElementById(id);
+    const next = fresh.getElementById(id);
+    if (!now || !next) continue;
+    now.innerHTML = next.innerHTML;
+    replaced.push(id);
+  }
+  return replaced;
+}
+
+/**
+ * The editor's stop list (#stops-section) and what to fix (#findings-area) again, from the page
+ * as the server shows it now (the list with its drag and drop): a stop added on the page answers
+ * "the tour has no stops yet" in the summary above it.
  * @returns {Promise<void>}
  */
 async function refreshStopList() {
   const response = await fetch(window.location.pathname, { credentials: "same-origin" });
   const html = await response.text();
-  const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("stops-section");
-  const section = document.getElementById("stops-section");
-  if (fresh && section) {
-    section.innerHTML = fresh.innerHTML;
+  const fresh = new DOMParser().parseFromString(html, "text/html");
+  if (replaceParts(document, fresh, REFRESHED_PARTS).includes("stops-section")) {
     const list = document.getElementById("stop-list");
     if (list) startOrdering(list);
   }
