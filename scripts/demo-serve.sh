@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The last step of `make demo`: serve the sample packages on loopback and show the curl lines an
-# app (or a person) uses. On a terminal it keeps serving until Ctrl-C; otherwise it stops after showing.
+# app (or a person) uses. On a terminal (or with KEEP_SERVING=1, for a demo run in the background) it
+# keeps serving until stopped; otherwise it stops after showing.
 set -euo pipefail
 BIN=${1:-.build/debug/trailpack}
 OUT=${2:-out}
@@ -58,10 +59,16 @@ echo "== the first one, run now:"
 curl -s "$BASE/v1/sites"
 echo "== 7. a phone's download: list, fetch (resumable, checked, installed atomically), confirm"
 "$BIN" fetch --list "$BASE"
+# The demo's own library of an earlier run: this run's download is a download, not "already installed".
+rm -rf "$OUT/library"
 "$BIN" fetch "$BASE" gov.usda.fs.willamette.santiam-wagon-road --into "$OUT/library"
 if [ -t 0 ]; then
   echo "serving at $BASE — press Ctrl-C to stop"
   wait $SERVER
+elif [ "${KEEP_SERVING:-0}" = 1 ]; then
+  echo "serving at $BASE until stopped (KEEP_SERVING=1): kill $SERVER"
+  wait $SERVER
 else
-  echo "(not a terminal: stopping the server; run 'make demo' in a terminal to keep it running)"
+  echo "(not a terminal: stopping the server; run 'make demo' in a terminal to keep it running, or"
+  echo " 'make demo KEEP_SERVING=1' to keep it running in the background)"
 fi
