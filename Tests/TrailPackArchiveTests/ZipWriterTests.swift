@@ -232,6 +232,39 @@ struct ZipWriterTests {
         }
     }
 
+    @Test(
+        "an output that fails while libarchive ends an entry (/dev/full, the end's pieces filling a block): the output's error, and no entry after it"
+    )
+    func outputFailingAtAnEntrysEnd() throws {
+        // Nothing reaches the file until a block of the sink's fills (`PipelinedHasher.slotSize`).
+        // The first entry, stored, nearly fills one; the second is deflated, and zlib gives its
+        // output (incompressible, about its own size) only when libarchive ends the entry
+        // (`archive_write_finish_entry`): those pieces fill the block, and its write fails.
+        let fd = open("/dev/full", O_WRONLY | O_CLOEXEC)
+        try #require(fd >= 0, "cannot open /dev/full")
+        defer { close(fd) }
+        var writer = try ZipWriter(
+            fileDescriptor: FileDescriptor(rawValue: fd), path: "/dev/full", modificationTime: 1_700_000_000)
+        let first = WriteBehindTests.noise(count: 262_144 - 2_000, seed: 1)
+        try writer.addEntry(path: "a.bin", bytes: first, compress: false)
+        let second = WriteBehindTests.noise(count: 4_000, seed: 2)
+        var bodyWritten = false
+        let error = #expect(throws: ArchiveError.self) {
+            try writer.addEntry(path: "b.bin", size: Int64(second.count), compress: true) { write in
+                try second.withUnsafeBytes { try write($0) }
+                bodyWritten = true
+            }
+        }
+        #expect(bodyWritten, "the output failed before the entry's end: the test no longer reaches the end's path")
+        let message = error.map { "\($0)" } ?? ""
+        #expect(message.contains("/dev/full"), "\(message)")
+        #expect(
+            message.contains(String(cString: strerror(ENOSPC))), "the output's own error, not libarchive's: \(message)")
+        #expect(!message.contains("descriptor"), "a failed end is not a missing data descriptor: \(message)")
+        // Nothing is written after a failure: the next entry is refused with the same error.
+        #expect(throws: ArchiveError.self) { try writer.addEntry(path: "c.txt", bytes: [1, 2, 3], compress: true) }
+    }
+
     @Test("an abandoned writer joins its hashing thread and leaves a failed archive, not a well-formed one")
     func abandonedWriterJoinsItsThread() throws {
         try Support.withTemporaryDirectory { dir in
