@@ -136,6 +136,26 @@ struct RowReader {
             columns[.coordinates] = nil
             propertyColumns.append((both, CSVImport.propertyName(table.header[both])))
         }
+        // A column of its own whose header is a near miss of a column the sheet lacks ('Descripton'):
+        // read as a stop's detail, its texts would be lost to the stops' descriptions without a word.
+        // (Long names within two letters; the media columns' own names within one: not 'Radio' for audio.)
+        for role in [CSVImport.Role.description, .photo, .audio, .video] where columns[role] == nil {
+            for (index, _) in propertyColumns {
+                let header = CSVImport.normalizeHeader(table.header[index])
+                let near = role.aliases.contains { alias in
+                    alias.count >= 7
+                        ? Spelling.distance(header, alias) <= 2
+                        : alias == role.rawValue && Spelling.distance(header, alias) <= 1
+                }
+                guard near else { continue }
+                fail(
+                    .csvColumn, "column \(CSVImport.columnLetter(index)) (\(table.header[index]))",
+                    "did you mean '\(role.rawValue)'? The header is not a column trailpack knows, so it would become a stop detail "
+                        + "and the stops would get no \(role.rawValue); rename it '\(role.rawValue)' (or, if it is a detail of its own, give it a name less like '\(role.rawValue)')"
+                )
+                break
+            }
+        }
         resolveLanguages()
         var needed: [CSVImport.Role] = [.name]
         if columns[.coordinates] == nil { needed += [.latitude, .longitude] }
@@ -257,7 +277,7 @@ struct RowReader {
         var stops: [CSVImport.Stop] = []
         var orders: [Int: Int] = [:]
         var slugs: [String: Int] = [:]
-        for record in table.records {
+        for record in table.records where !table.misaligned.contains(record.row) {
             func cell(_ role: CSVImport.Role) -> String? {
                 guard let c = columns[role] else { return nil }
                 return c < record.cells.count ? record.cells[c].trimmingCharacters(in: .whitespaces) : ""
@@ -413,6 +433,11 @@ struct RowReader {
             parts = text.components(separatedBy: ", ")
         } else if text.filter({ $0 == "," }).count == 1 {
             parts = text.split(separator: ",").map(String.init)
+        } else if let first = text.first(where: { !$0.isWhitespace }), "NSns".contains(first),
+            let split = text.firstIndex(where: { "EWew".contains($0) })
+        {
+            // The hemisphere first, as Garmin units show it: "N 44° 23.550' W 122° 14.517'".
+            parts = [String(text[..<split]), String(text[split...])]
         } else if let split = text.firstIndex(where: { "NSns".contains($0) }),
             split != text.index(before: text.endIndex)
         {
@@ -477,7 +502,17 @@ struct RowReader {
         {
             path = mediaFolder + "/" + fileName
         }
-        let info = FileSystem.statInfo(path)
+        var info = FileSystem.statInfo(path)
+        if info.kind == .missing {
+            // The same name in another Unicode form: macOS writes 'ñ' as 'n' and a combining tilde,
+            // a sheet as one letter. They look alike and are the same name (Swift compares them
+            // so): the file on the disk is the one meant.
+            let folder = PathText.folder(path)
+            if let same = listing(folder).first(where: { $0 == fileName }) {
+                path = (folder.isEmpty ? "" : folder + "/") + same
+                info = FileSystem.statInfo(path)
+            }
+        }
         guard info.kind == .file else {
             if info.kind == .directory {
                 fail(.csvMedia, location, "'\(reference)' is a folder; name the files inside it")

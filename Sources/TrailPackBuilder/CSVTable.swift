@@ -25,6 +25,10 @@ struct CSVTable {
     var records: [Record]
     /// Rows with more cells than the header, and similar: reported, reading goes on.
     var problems: [Problem] = []
+    /// The rows with more cells than the header (reported in `problems`): every cell after the one
+    /// that split is in the wrong column, so nothing more is read from them (a photo column holding
+    /// a description would be "a file not in the folder", a second message for the same mistake).
+    var misaligned: Set<Int> = []
 
     static func parse(_ input: [UInt8]) -> Result<CSVTable, Problem> {
         var bytes = input
@@ -34,6 +38,17 @@ struct CSVTable {
                     location: nil,
                     message:
                         "the file is saved as UTF-16 (Unicode text); save it again as 'CSV UTF-8' (Excel) or 'Text CSV' with the UTF-8 character set (LibreOffice)"
+                ))
+        }
+        // A workbook, not a sheet saved as text: .xlsx and .ods are zips, .xls an OLE compound file
+        // (whose bytes read as Windows-1252 would be a header row of gibberish).
+        if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0xD0, 0xCF, 0x11, 0xE0]) {
+            return .failure(
+                Problem(
+                    location: nil,
+                    message:
+                        "the file is a spreadsheet workbook (Excel .xlsx or .xls, or LibreOffice .ods), not a sheet saved as CSV: "
+                        + "open it and save it again as 'CSV UTF-8 (Comma delimited)' (Excel: File, Save As) or 'Text CSV' (LibreOffice), then give that file"
                 ))
         }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
@@ -143,6 +158,7 @@ struct CSVTable {
                 delimiter == UInt8(ascii: ",")
                 ? "; a comma inside a cell needs quotes around the cell, and a decimal comma (44,28) must be a point (44.28) in a comma-separated file"
                 : "; check for a stray \(delimiter == UInt8(ascii: ";") ? "semicolon" : "tab") inside a cell"
+            table.misaligned.insert(r.row)
             table.problems.append(
                 Problem(
                     location: "row \(r.row)",

@@ -175,7 +175,7 @@ public enum TourBuilder {
             mapFindings.append(
                 Finding(
                     .mapNone, file: "map/",
-                    "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one with 'trailpack map extract --tour \(root)\(source.route == nil ? "" : " --corridor 500")'"
+                    "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one from a larger tile set with 'trailpack map extract SOURCE.pmtiles -o \(root)/map/region.pmtiles --tour \(root)\(source.route == nil ? "" : " --corridor 500")' (SOURCE: a PMTiles or MBTiles file of the region)"
                 ))
         }
 
@@ -334,6 +334,13 @@ public enum TourBuilder {
             } else {
                 f.file = w.folder + "/" + TourSource.waypointFileName
                 f.location = rest.isEmpty ? nil : .json(JSONPath(rest))
+            }
+            // The message names the stop's files as the package will ('waypoints/trailhead/lake.png'):
+            // the ranger has them in the stop's folder ('waypoints/01-trailhead/lake.png').
+            let inPackage = "'waypoints/\(w.slug)/"
+            let inTour = "'\(w.folder)/"
+            if inPackage != inTour, f.message.contains(inPackage) {
+                f.message = f.message.replacingOccurrences(of: inPackage, with: inTour)
             }
             return f
         }

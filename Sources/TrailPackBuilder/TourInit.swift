@@ -5,12 +5,13 @@ import TrailPackFileIO
 /// Scaffolds a tour folder a ranger can edit: `trailpack init`.
 public enum TourInit {
     /// Creates `folder` with `tour.json` and one waypoint folder per stop. With no stops given,
-    /// writes a single example stop. Refuses a folder that already holds a `tour.json`.
+    /// writes a single example stop. Refuses a folder that already holds a `tour.json`. `name` is
+    /// the tour's (a GPX file's own); without one, the folder's name.
     ///
     /// A folder that does not exist yet is made under a temporary name and renamed into place, so
     /// a failure leaves nothing half-written.
     public static func scaffold(
-        folder: String, stops given: [Stop] = [], route: [[RoutePosition]]? = nil
+        folder: String, stops given: [Stop] = [], route: [[RoutePosition]]? = nil, name: String? = nil
     ) throws
         -> [String]
     {
@@ -39,7 +40,8 @@ public enum TourInit {
         do {
             try fm.createDirectory(atPath: target + "/waypoints", withIntermediateDirectories: true)
             // No bounds: the builder encloses the stops with a margin (see templateTour).
-            let tour = templateTour(slug: slug, name: given.isEmpty ? nil : folderName)
+            // The tour's name: the one its GPX file gives (`<metadata><name>`), else the folder's.
+            let tour = templateTour(slug: slug, name: given.isEmpty ? nil : name ?? folderName)
             try Data(JSONWriter.bytes(tour)).write(to: URL(fileURLWithPath: target + "/tour.json"))
             written.append("tour.json")
             for stop in stops {
@@ -181,6 +183,11 @@ public enum TourInit {
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     /// Why a file gave no stops, and what to do.
+    /// How a file of tracks alone still serves a tour, in the command line's words (the control
+    /// panel says it in its own).
+    public static let trackOnlyRouteAdvice =
+        "or start the tour another way (trailpack init TOUR-FOLDER, or --from-csv with a spreadsheet of the stops) and copy this file into the tour folder as route.gpx: it becomes the tour's route"
+
     static func emptyReason(_ doc: GPXReader.Document, stops: GPXReader.Stops) -> String {
         switch stops {
         case .waypoints:
@@ -190,7 +197,9 @@ public enum TourInit {
             }
             if doc.trackPointCount > 0 {
                 return
-                    "has no <wpt> waypoints, only \(doc.trackCount == 1 ? "a track" : "\(doc.trackCount) tracks") (\(count(doc.trackPointCount, "point"))): a track is the path walked, not the stops; mark each stop as a waypoint on the GPS unit or in the mapping program, export again and import that file"
+                    "has no marked stops (waypoints), only \(doc.trackCount == 1 ? "a recorded track" : "\(doc.trackCount) recorded tracks") (\(count(doc.trackPointCount, "point"))): a track is the path walked, not the stops. "
+                    + "Mark each stop as a waypoint on the GPS unit or in the mapping program, export again and start from that file; "
+                    + trackOnlyRouteAdvice
             }
             return
                 "has no <wpt> waypoints; mark the stops as waypoints on the GPS unit or in the mapping program and export again"

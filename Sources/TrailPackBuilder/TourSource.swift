@@ -441,10 +441,14 @@ struct Loader {
         let jsonRel = folder + "/" + TourSource.waypointFileName
         used.insert(jsonRel)
         guard FileSystem.statInfo(root + "/" + jsonRel).kind == .file else {
+            // An empty folder is most likely a stop begun and given up: deleting it is the fix too.
+            let empty = FileSystem.list(root + "/" + folder).allSatisfy(FileSystem.isIgnored)
             findings.append(
                 Finding(
                     .sourceWaypointFileMissing, file: jsonRel,
-                    "the waypoint folder has no waypoint.json; create one with name, coordinate, description and assets (see 'trailpack init' for an example)"
+                    empty
+                        ? "the stop folder '\(folder)' is empty; delete it if it is not a stop, or give it a waypoint.json with name, coordinate, description and assets (see 'trailpack init' for an example)"
+                        : "the waypoint folder has no waypoint.json; create one with name, coordinate, description and assets (see 'trailpack init' for an example)"
                 ))
             return nil
         }
@@ -682,9 +686,12 @@ struct Loader {
                 let last = slashed.split(separator: "/").last.map(String.init) ?? slashed
                 if FileManager.default.fileExists(atPath: root + "/" + baseFolder + "/" + slashed) {
                     hint = "; write '\(slashed)'"
+                    // The file meant is named in this message: not "not listed in any waypoint.json" as well.
+                    used.insert(Self.joined(baseFolder, "/", slashed))
                 } else if FileManager.default.fileExists(atPath: root + "/" + baseFolder + "/" + last) {
                     hint =
                         "; the stop folder holds '\(last)': write just '\(last)' (names are relative to the stop folder)"
+                    used.insert(Self.joined(baseFolder, "/", last))
                 }
             }
             findings.append(
@@ -780,7 +787,14 @@ struct Loader {
         }
         do throws(FileIOError) {
             if let problem = try ContentCheck.mismatch(path: real, fileName: reference) {
-                findings.append(Finding(.sourceAssetContent, file: findingFile, "asset '\(rel)': \(problem)"))
+                // A file renamed must be renamed where it is listed too.
+                let listed =
+                    problem.contains("; rename it to end in .")
+                    ? problem.replacingOccurrences(
+                        of: "; rename it to end in .",
+                        with: "; rename it (and its name in \(PathText.lastComponent(findingFile))) to end in .")
+                    : problem
+                findings.append(Finding(.sourceAssetContent, file: findingFile, "asset '\(rel)': \(listed)"))
                 return nil
             }
         } catch {

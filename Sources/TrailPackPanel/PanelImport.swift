@@ -109,7 +109,13 @@ extension ImportController {
         case "gpx":
             let gpx = try await blocking {
                 do { return try TourInit.readGPX(path: upload) } catch let error as BuildError {
-                    throw PanelError(status: .unprocessableContent, message: error.description)
+                    // A recorded track alone: in the panel, the route is added on the tour's page.
+                    let message = error.description.replacingOccurrences(
+                        of: TourInit.trackOnlyRouteAdvice,
+                        with:
+                            "or start the tour from nothing (Start a new tour) or from a spreadsheet, then add this file on the tour's page under Route: it becomes the tour's route"
+                    )
+                    throw PanelError(status: .unprocessableContent, message: message)
                 }
             }
             let key = try await createImported(

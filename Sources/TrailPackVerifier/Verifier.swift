@@ -265,7 +265,8 @@ public enum Verifier {
     static func crcFinding(_ entry: ZipEntry, actual: UInt32) -> Finding {
         Finding(
             .zipCRC, file: entry.name,
-            "the data's CRC-32 is \(hex32(actual)), not the declared \(hex32(entry.crc32)): the entry is damaged")
+            "the data's CRC-32 is \(hex32(actual)), not the declared \(hex32(entry.crc32)): the entry is damaged; download or copy the package again"
+        )
     }
 
     /// How many leading bytes of each entry are kept for the content rule: enough for every

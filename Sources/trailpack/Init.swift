@@ -123,7 +123,7 @@ struct Init: ParsableCommand {
         let read =
             try gpx.map { try TourInit.readGPX(path: $0, stops: stopsFrom ?? .waypoints, tolerance: simplify) }
             ?? TourInit.GPXStops(stops: [], notes: [])
-        let files = try TourInit.scaffold(folder: folder, stops: read.stops, route: read.route)
+        let files = try TourInit.scaffold(folder: folder, stops: read.stops, route: read.route, name: read.name)
         for note in read.notes { CLI.note("note: " + TerminalText.escaped(note)) }
         report(folder: folder, files: files)
     }

@@ -119,6 +119,12 @@ struct Sign: ParsableCommand {
     var json = false
 
     func run() throws {
+        // A tour folder given for its package: the package is what reviewers and phones check.
+        if CLI.isDirectory(package) {
+            throw CLIError.usage(
+                "'\(package)' is a folder; sign the package built from it: trailpack build '\(package)', then trailpack sign <the .zip it wrote>"
+            )
+        }
         // The package first: nobody should type a password for a package that will be refused.
         let report: VerificationReport
         do { report = try Verifier.verify(path: package, options: .init(prehash: true)) } catch {

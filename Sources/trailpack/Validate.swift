@@ -51,7 +51,18 @@ struct Validate: ParsableCommand {
             }
             what = "tour folder '\(path)'"
         } else {
-            guard FileManager.default.fileExists(atPath: path) else { throw CLIError.io("'\(path)' does not exist") }
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw CLIError.io(
+                    "'\(path)' does not exist; give the tour folder (the one that holds tour.json), or a manifest.json")
+            }
+            // A spreadsheet or a GPS file is where a tour starts, not a tour: say how to make one from it.
+            let lower = path.lowercased()
+            if [".csv", ".tsv", ".gpx"].contains(where: { lower.hasSuffix($0) }) {
+                let option = lower.hasSuffix(".gpx") ? "--from-gpx" : "--from-csv"
+                throw CLIError.usage(
+                    "'\(path)' is a \(option == "--from-gpx" ? "GPS file" : "spreadsheet"), not a tour: make a tour folder from it with 'trailpack init TOUR-FOLDER \(option) \(path)', then validate the folder"
+                )
+            }
             let limit = JSONLimits.manifest.maxBytes
             // One byte past the limit: the reader then reports json.too-large as a finding.
             let bytes = try FileOperations.readPrefix(path, maxBytes: limit + 1)

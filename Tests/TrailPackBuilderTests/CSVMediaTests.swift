@@ -131,4 +131,27 @@ struct CSVMediaTests {
             #expect(reading.stops?.first?.media.first?.fileName == "secret.jpg", "\(reading.findings)")
         }
     }
+
+    @Test(
+        "a file saved with its accents decomposed (as macOS writes 'Cañón.jpg') is the file the sheet names with them composed, and the other way round"
+    )
+    func accentsInEitherForm() throws {
+        let composed = "Ca\u{00F1}\u{00F3}n.jpg"
+        let decomposed = "Can\u{0303}o\u{0301}n.jpg"
+        #expect(Array(composed.utf8) != Array(decomposed.utf8))
+        for (onDisk, inSheet) in [(decomposed, composed), (composed, decomposed)] {
+            try Support.withTemporaryDirectory { dir in
+                try Support.write([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 1, count: 32), to: dir + "/" + onDisk)
+                try Support.write(
+                    Array("name,latitude,longitude,photo\nRiver,44.1,-122.1,\(inSheet)\n".utf8), to: dir + "/s.csv")
+                let reading = try CSVImport.read(csvPath: dir + "/s.csv", mediaFolder: dir)
+                let file = reading.stops?.first?.media.first
+                // (Compared as bytes: Swift's == holds the two forms equal.)
+                #expect(
+                    file.map { Array($0.sourcePath.utf8) } == Array((dir + "/" + onDisk).utf8), "\(reading.findings)")
+                // Named in the tour in one form, whatever the disk or the sheet had (NFC).
+                #expect(file.map { Array($0.fileName.utf8) } == Array(composed.utf8))
+            }
+        }
+    }
 }

@@ -294,7 +294,9 @@ struct GPXTests {
     func trackOnly() throws {
         #expect(
             throws: BuildError.usage(
-                "'\(Self.path("track-only.gpx"))': has no <wpt> waypoints, only a track (3 points): a track is the path walked, not the stops; mark each stop as a waypoint on the GPS unit or in the mapping program, export again and import that file"
+                "'\(Self.path("track-only.gpx"))': has no marked stops (waypoints), only a recorded track (3 points): a track is the path walked, not the stops. "
+                    + "Mark each stop as a waypoint on the GPS unit or in the mapping program, export again and start from that file; "
+                    + "or start the tour another way (trailpack init TOUR-FOLDER, or --from-csv with a spreadsheet of the stops) and copy this file into the tour folder as route.gpx: it becomes the tour's route"
             )
         ) {
             try TourInit.readGPX(path: Self.path("track-only.gpx"))

@@ -131,6 +131,76 @@ struct RouteBuildTests {
         }
     }
 
+    @Test(
+        "findings about a stop name it as the ranger has it: a stop without a place gets no route advice, a file is named in its stop's folder, an empty stop folder may be deleted"
+    )
+    func findingsInTheRangersTerms() throws {
+        try Support.withTemporaryDirectory { dir in
+            // A stop whose latitude is misspelt: its own errors, and no advice about a place it does
+            // not have (it was "km 0.0", before the stop ahead of it); the stops around it are compared.
+            let unplaced = try Self.plan(dir + "/unplaced") { tour in
+                try Support.editJSON(tour + "/waypoints/03-mountain-house/waypoint.json") { w in
+                    w["coordinate"] = ["lattitude": 44.4047, "longitude": -122.3587]
+                }
+            }
+            #expect(
+                unplaced.findings.contains {
+                    $0.file == "waypoints/03-mountain-house/waypoint.json" && $0.severity == .error
+                },
+                "\(unplaced.findings)")
+            #expect(
+                !unplaced.findings.contains { $0.code == .routeStopOrder || $0.code == .routeStopFar },
+                "\(unplaced.findings.filter { $0.code == .routeStopOrder || $0.code == .routeStopFar })")
+            // A message about a stop's file names it where the ranger has it, in the stop's folder
+            // ('waypoints/01-sweet-home/view.png'), not as the package will ('waypoints/sweet-home/...').
+            let noAlt = try Self.plan(dir + "/alt") { tour in
+                try Support.editJSON(tour + "/waypoints/01-sweet-home/waypoint.json") { w in
+                    var assets = w["assets"] as! [Any]
+                    assets = assets.map { a in
+                        guard var file = a as? [String: Any], file["file"] as? String == "view.png" else { return a }
+                        file["alt"] = nil
+                        return file
+                    }
+                    w["assets"] = assets
+                }
+            }
+            let missingAlt = noAlt.findings.first { $0.code == .accessibilityMissing }
+            #expect(
+                missingAlt?.message.contains("'waypoints/01-sweet-home/view.png'") == true
+                    && missingAlt?.file == "waypoints/01-sweet-home/waypoint.json", "\(noAlt.findings)")
+            // A file named with backslashes (a Windows path): the name is refused, saying what to write,
+            // and the file it meant is not "not listed in any waypoint.json" as well.
+            let backslashed = try Self.plan(dir + "/backslash") { tour in
+                try Support.editJSON(tour + "/waypoints/01-sweet-home/waypoint.json") { w in
+                    w["assets"] = (w["assets"] as! [Any]).map { a in
+                        guard var file = a as? [String: Any], file["file"] as? String == "view.png" else { return a }
+                        file["file"] = "waypoints\\01-sweet-home\\view.png"
+                        return file
+                    }
+                }
+            }
+            #expect(
+                backslashed.findings.contains { $0.code == .assetPath && $0.message.contains("write just 'view.png'") },
+                "\(backslashed.findings)")
+            #expect(
+                !backslashed.findings.contains {
+                    $0.code == .sourceUnusedFile && $0.file?.hasSuffix("view.png") == true
+                },
+                "\(backslashed.findings)")
+            // A stop folder begun and left empty: deleting it is named as a fix.
+            let empty = try Self.plan(dir + "/empty") { tour in
+                try FileManager.default.createDirectory(
+                    atPath: tour + "/waypoints/09-empty-stop", withIntermediateDirectories: true)
+            }
+            #expect(
+                empty.findings.contains {
+                    $0.code == .sourceWaypointFileMissing
+                        && $0.message.hasPrefix(
+                            "the stop folder 'waypoints/09-empty-stop' is empty; delete it if it is not a stop")
+                }, "\(empty.findings)")
+        }
+    }
+
     @Test("the ranger's findings: a stop far from the route, stops out of their order, a gap, two route files, stages")
     func rangerFindings() throws {
         try Support.withTemporaryDirectory { dir in
@@ -146,6 +216,8 @@ struct RouteBuildTests {
                         && $0.message.contains("m from the route") && $0.file == "route.gpx"
                 }, "\(far.findings)")
             #expect(far.plan != nil, "a warning does not stop the build")
+            // Far from the route, its nearest point on it says nothing of its order: no order advice about it.
+            #expect(!far.findings.contains { $0.code == .routeStopOrder }, "\(far.findings)")
             // Stops 3 and 4 swapped in number.
             let swapped = try Self.plan(dir + "/order") { tour in
                 try FileManager.default.moveItem(

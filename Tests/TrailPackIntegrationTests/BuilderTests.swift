@@ -222,7 +222,7 @@ struct BuilderTests {
                     $0 = $0.replacingOccurrences(of: "\"about.es.md\",", with: "\"about.es.md\", \"setup.exe\",")
                 }
             },
-            Case(code: "source.waypoint-file-missing", message: "has no waypoint.json") { tour in
+            Case(code: "source.waypoint-file-missing", message: "is empty; delete it if it is not a stop") { tour in
                 try FileManager.default.createDirectory(
                     atPath: tour + "/waypoints/09-sisters", withIntermediateDirectories: true)
             },

@@ -85,6 +85,33 @@ struct CLITests {
         }
     }
 
+    @Test(
+        "the wrong kind of input says what to give instead: a spreadsheet or GPS file to validate, a folder to sign; an unsigned package's verify says the signatures were not checked"
+    )
+    func wrongKindOfInput() throws {
+        try Support.withTemporaryDirectory { dir in
+            try Support.write(Array("name,latitude,longitude\nA,44.1,-122.1\n".utf8), to: dir + "/stops.csv")
+            let sheet = try Support.trailpack("validate", dir + "/stops.csv")
+            #expect(sheet.status == 2, "\(sheet.stdout)")
+            #expect(
+                sheet.stderr.contains("is a spreadsheet, not a tour")
+                    && sheet.stderr.contains("init TOUR-FOLDER --from-csv"), "\(sheet.stderr)")
+            #expect(!sheet.stderr.contains("json"), "a sheet is not read as a manifest: \(sheet.stderr)")
+            let folder = Support.fixture("family-hikes")
+            let sign = try Support.trailpack("sign", folder, "-s", dir + "/none.key")
+            #expect(
+                sign.status == 2 && sign.stderr.contains("is a folder; sign the package built from it"),
+                "\(sign.stderr)")
+            let package = try Support.buildFixture("family-hikes", into: dir)
+            let verify = try Support.trailpack("verify", package)
+            #expect(
+                verify.status == 0
+                    && verify.stdout.contains(
+                        "signed    not checked: give the reviewers' public keys with --trusted-key"),
+                "\(verify.stdout)")
+        }
+    }
+
     @Test("usage errors exit 2, I/O errors exit 3, --help shows an example on every command")
     func usageAndIO() throws {
         #expect(try Support.trailpack("verify").status == 2)

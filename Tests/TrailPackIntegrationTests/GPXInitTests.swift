@@ -36,8 +36,14 @@ struct GPXInitTests {
             guard case .array(let findings)? = report["findings"] else { Issue.record("no findings array"); return }
             // (and a stray-stop warning where a hand-made file puts a stop across the world on purpose).
             #expect(findings.allSatisfy { $0["severity"] == .string("warning") }, "\(findings)")
+            // The tour is named as the file names what it records, else after its folder.
+            let document = try GPXReader.read(path: Self.path(name))
+            let tourName = try JSONParser.parse(Support.read(tour + "/tour.json")).value["name"]
+            #expect(
+                tourName == .string(document.name.map { TourInit.cleanText(HTMLText.plain($0)) } ?? "tour"),
+                "\(String(describing: tourName))")
             // What was written is what the reader returned.
-            let points = try GPXReader.read(path: Self.path(name)).points
+            let points = document.points
             let folders = try FileManager.default.contentsOfDirectory(atPath: tour + "/waypoints").sorted()
             #expect(folders.count == points.count)
             for (folder, point) in zip(folders, points) {

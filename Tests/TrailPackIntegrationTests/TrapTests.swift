@@ -192,7 +192,8 @@ struct TrapTests {
                     ), "\(bad.stderr)")
             #expect(
                 bad.stderr.contains(
-                    "photo.jpg': its name ends in .jpg but its content is a PNG image; rename it to end in .png"),
+                    "photo.jpg': its name ends in .jpg but its content is a PNG image; rename it (and its name in waypoint.json) to end in .png"
+                ),
                 "\(bad.stderr)")
 
             // A real-looking video over a budget of 1 MiB.

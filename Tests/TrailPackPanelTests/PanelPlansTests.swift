@@ -146,4 +146,27 @@ struct PanelPlansTests {
         try tour.write(to: URL(fileURLWithPath: folder + "/tour.json.new"))
         #expect(rename(folder + "/tour.json.new", folder + "/tour.json") == 0)
     }
+
+    @Test(
+        "the builder's advice to cut a map on the command line reads, on the panel's pages, as the operator's task, naming no folder of the server"
+    )
+    func mapAdviceInRangersWords() throws {
+        try Support.withTemporaryDirectory { dir in
+            let tour = dir + "/tour"
+            try Support.copyTree(Support.fixture("family-hikes"), tour)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: tour + "/map")) ?? []
+            where name.hasSuffix(".pmtiles") {
+                try FileManager.default.removeItem(atPath: tour + "/map/" + name)
+            }
+            let none = try #require(
+                try TourBuilder.plan(tour, hashAssets: false).findings.first { $0.code == .mapNone })
+            #expect(
+                none.message.contains(
+                    "trailpack map extract SOURCE.pmtiles -o \(tour)/map/region.pmtiles --tour \(tour)"))
+            let words = PanelFinding.rangerWords(none.message)
+            #expect(
+                words.contains("the server's operator can cut one from a regional map with 'trailpack map extract'")
+                    && !words.contains(dir), "\(words)")
+        }
+    }
 }

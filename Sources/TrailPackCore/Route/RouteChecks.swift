@@ -130,8 +130,14 @@ public enum RouteChecks {
             }
         }
 
-        // Advice: stops far from the route or out of its order, gaps between lines.
+        // Advice: stops far from the route or out of its order, gaps between lines. A stop without a
+        // valid coordinate (reported where it is given) has no place on the route: it is neither far
+        // nor out of order, and the next stop is compared with the one before it.
+        var previous: (number: Int, name: String, distance: Double)?
         for (i, (w, stop)) in zip(ordered, computed.stops).enumerated() {
+            guard w.coordinate.latitude.isFinite, w.coordinate.longitude.isFinite,
+                (-90...90).contains(w.coordinate.latitude), (-180...180).contains(w.coordinate.longitude)
+            else { continue }
             let radius = w.properties.first(where: { $0.key == "radiusMetres" })?.value
             let limit: Double = {
                 if case .number(let n)? = radius, let r = n.double, r > farMetres { return r }
@@ -142,13 +148,16 @@ public enum RouteChecks {
                     .routeStopFar, nil,
                     "stop \(i + 1) ('\(w.name)') is \(Int(stop.offsetMetres.rounded())) m from the route (more than \(Int(limit)) m); check its coordinate, or the route misses it"
                 )
+                // Its nearest point on the route says nothing of its order: not compared either way.
+                continue
             }
-            if i > 0, stop.distanceMetres < computed.stops[i - 1].distanceMetres {
+            if let previous, stop.distanceMetres < previous.distance {
                 add(
                     .routeStopOrder, nil,
-                    "stop \(i + 1) ('\(w.name)') comes before stop \(i) ('\(ordered[i - 1].name)') on the trail (km \(String(format: "%.1f", stop.distanceMetres / 1000)) against km \(String(format: "%.1f", computed.stops[i - 1].distanceMetres / 1000))); renumber the stops in walking order, or check the route's direction"
+                    "stop \(i + 1) ('\(w.name)') comes before stop \(previous.number) ('\(previous.name)') on the trail (km \(String(format: "%.1f", stop.distanceMetres / 1000)) against km \(String(format: "%.1f", previous.distance / 1000))); renumber the stops in walking order, or check the route's direction"
                 )
             }
+            previous = (i + 1, w.name, stop.distanceMetres)
         }
         for (l, line) in route.lines.enumerated() {
             guard l + 1 < route.lines.count, let end = line.last, let next = route.lines[l + 1].first else { continue }
