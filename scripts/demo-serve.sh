@@ -26,6 +26,10 @@ for account in ranger:publisher reviewer:reviewer; do
   "${TP_ADMIN[@]}" user password "$name" --password-file "$OUT/$name.password" > /dev/null
 done
 "${TP_ADMIN[@]}" grant ranger willamette-sweet-home > /dev/null
+# The sample tour as a draft of the ranger's site, to open and change in the panel at once (a copy:
+# the panel's drafts are tour folders under the data folder; the fixture stays as it is).
+mkdir -p "$DATA/drafts/willamette-sweet-home"
+cp -R fixtures/santiam-wagon-road "$DATA/drafts/willamette-sweet-home/santiam-wagon-road"
 # --approvals 0: a single-operator demo; a real server keeps the default of 2 reviewers.
 "$BIN" serve --data "$DATA" --port 0 --admin-token-file "$OUT/admin.token" --approvals 0 --clamav-db "$OUT/clamav-db" > "$OUT/serve.out" 2> "$OUT/serve.log" &
 SERVER=$!
@@ -35,7 +39,7 @@ BASE=$(grep -o 'http://[0-9.]*:[0-9]*' "$OUT/serve.out")
 echo "== 6. serve the packages: $(cat "$OUT/serve.out")"
 echo "   the visitor app:       $BASE/visit/  (what visitors open on their phones: find a tour, download it, take it offline;"
 echo "                                       phones need https: see 'Serving over HTTPS' in docs/OPERATORS.md)"
-echo "   the web control panel: $BASE/  (sign in as ranger / $(cat "$OUT/ranger.password") to make a tour,"
+echo "   the web control panel: $BASE/  (sign in as ranger / $(cat "$OUT/ranger.password") to change the sample tour or make one,"
 echo "                                       or as reviewer / $(cat "$OUT/reviewer.password"); passwords in $OUT/*.password)"
 for tour in santiam-wagon-road colorado-fourteeners family-hikes; do
   "$BIN" build "fixtures/$tour" -o "$OUT/$tour.zip" -q
@@ -67,7 +71,8 @@ if [ -t 0 ]; then
   wait $SERVER
 elif [ "${KEEP_SERVING:-0}" = 1 ]; then
   echo "serving at $BASE until stopped (KEEP_SERVING=1): kill $SERVER"
-  wait $SERVER
+  # Stopped by that kill: the demo's end, not its failure.
+  wait $SERVER || true
 else
   echo "(not a terminal: stopping the server; run 'make demo' in a terminal to keep it running, or"
   echo " 'make demo KEEP_SERVING=1' to keep it running in the background)"

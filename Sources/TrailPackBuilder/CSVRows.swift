@@ -136,16 +136,19 @@ struct RowReader {
             columns[.coordinates] = nil
             propertyColumns.append((both, CSVImport.propertyName(table.header[both])))
         }
+        resolveLanguages()
         // A column of its own whose header is a near miss of a column the sheet lacks ('Descripton'):
         // read as a stop's detail, its texts would be lost to the stops' descriptions without a word.
-        // (Long names within two letters; the media columns' own names within one: not 'Radio' for audio.)
-        for role in [CSVImport.Role.description, .photo, .audio, .video] where columns[role] == nil {
+        // One letter off at most ('Inscription' and 'Contents' are details of their own), and for the
+        // media columns a letter missing or added, not changed ('Audit' is not 'audio'); a role a
+        // language's column gives ('description_en') is not missing.
+        for role in [CSVImport.Role.description, .photo, .audio, .video]
+        where columns[role] == nil && !languageColumns.contains(where: { $0.role == role }) {
             for (index, _) in propertyColumns {
                 let header = CSVImport.normalizeHeader(table.header[index])
                 let near = role.aliases.contains { alias in
-                    alias.count >= 7
-                        ? Spelling.distance(header, alias) <= 2
-                        : alias == role.rawValue && Spelling.distance(header, alias) <= 1
+                    guard Spelling.distance(header, alias) == 1 else { return false }
+                    return alias.count >= 7 || (alias == role.rawValue && header.count != alias.count)
                 }
                 guard near else { continue }
                 fail(
@@ -156,7 +159,6 @@ struct RowReader {
                 break
             }
         }
-        resolveLanguages()
         var needed: [CSVImport.Role] = [.name]
         if columns[.coordinates] == nil { needed += [.latitude, .longitude] }
         for role in needed where columns[role] == nil {
@@ -434,7 +436,8 @@ struct RowReader {
         } else if text.filter({ $0 == "," }).count == 1 {
             parts = text.split(separator: ",").map(String.init)
         } else if let first = text.first(where: { !$0.isWhitespace }), "NSns".contains(first),
-            let split = text.firstIndex(where: { "EWew".contains($0) })
+            let split = text.firstIndex(where: { "EWew".contains($0) }),
+            text[..<split].contains(where: \.isNumber), text[split...].contains(where: \.isNumber)
         {
             // The hemisphere first, as Garmin units show it: "N 44° 23.550' W 122° 14.517'".
             parts = [String(text[..<split]), String(text[split...])]

@@ -175,7 +175,7 @@ public enum TourBuilder {
             mapFindings.append(
                 Finding(
                     .mapNone, file: "map/",
-                    "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one from a larger tile set with 'trailpack map extract SOURCE.pmtiles -o \(root)/map/region.pmtiles --tour \(root)\(source.route == nil ? "" : " --corridor 500")' (SOURCE: a PMTiles or MBTiles file of the region)"
+                    "the tour has no offline map (map/*.pmtiles), so the apps will need a network to show one where visitors go; cut one from a larger tile set with '\(FileSystem.statInfo(root + "/map").kind == .directory ? "" : "mkdir \(root)/map && ")trailpack map extract SOURCE.pmtiles -o \(root)/map/region.pmtiles --tour \(root)\(source.route == nil ? "" : " --corridor 500")' (SOURCE: a PMTiles or MBTiles file of the region)"
                 ))
         }
 

@@ -182,12 +182,12 @@ public enum TourInit {
 
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
-    /// Why a file gave no stops, and what to do.
     /// How a file of tracks alone still serves a tour, in the command line's words (the control
     /// panel says it in its own).
     public static let trackOnlyRouteAdvice =
         "or start the tour another way (trailpack init TOUR-FOLDER, or --from-csv with a spreadsheet of the stops) and copy this file into the tour folder as route.gpx: it becomes the tour's route"
 
+    /// Why a file gave no stops, and what to do.
     static func emptyReason(_ doc: GPXReader.Document, stops: GPXReader.Stops) -> String {
         switch stops {
         case .waypoints:

@@ -442,7 +442,10 @@ struct Loader {
         used.insert(jsonRel)
         guard FileSystem.statInfo(root + "/" + jsonRel).kind == .file else {
             // An empty folder is most likely a stop begun and given up: deleting it is the fix too.
-            let empty = FileSystem.list(root + "/" + folder).allSatisfy(FileSystem.isIgnored)
+            // (A folder that cannot be listed is not said to be empty.)
+            let empty =
+                (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + folder))?.allSatisfy(
+                    FileSystem.isIgnored) ?? false
             findings.append(
                 Finding(
                     .sourceWaypointFileMissing, file: jsonRel,

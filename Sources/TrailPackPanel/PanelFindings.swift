@@ -137,7 +137,7 @@ struct PanelFinding: Sendable {
         pattern: #"'waypoints\[\d+\]\.([a-zA-Z]+)(?:\.([a-zA-Z]+))?(?:\[\d+\])?(?:\.([a-zA-Z]+))?' (is|are|must|has)"#)
     /// The builder's advice to cut a map on the tour folder.
     private static let extractCommand = try? NSRegularExpression(
-        pattern: #"cut one from a larger tile set with 'trailpack map extract [^']*' \(SOURCE: [^)]*\)"#)
+        pattern: #"cut one from a larger tile set with '[^']*trailpack map extract [^']*' \(SOURCE: [^)]*\)"#)
 
     /// A text named by its JSON key at the start of a message: `'alt' has no text in …`.
     private static let textKey = try? NSRegularExpression(

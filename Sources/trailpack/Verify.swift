@@ -131,7 +131,7 @@ struct Verify: ParsableCommand {
                 members.append(JSONMember("id", .string(m.id)))
                 members.append(JSONMember("version", .string(m.version)))
             }
-            // null when no key was given: nobody was asked to have signed it.
+            // Left out when no key was given: nobody was asked to have signed it.
             if !keys.isEmpty { members.append(JSONMember("signers", .array(signers.map { .string($0) }))) }
             members.append(
                 JSONMember(

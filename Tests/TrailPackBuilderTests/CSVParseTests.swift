@@ -27,7 +27,8 @@ struct CSVParseTests {
         #expect(
             findings("name,lat,lon,Vido\nA,44.1,-122.1,\n").first?.message.contains("did you mean 'video'?") == true)
         // Details of their own that only look alike are kept as details.
-        #expect(findings("name,lat,lon,Radio,Border,Notes\nA,44.1,-122.1,146.52,no,x\n").isEmpty)
+        #expect(
+            findings("name,lat,lon,Radio,Border,Inscription,Contents,Audit\nA,44.1,-122.1,146.52,no,x,y,z\n").isEmpty)
         let noName = findings("lat,lon\n1,2\n")
         #expect(noName.first?.message.contains("there is no name column") == true)
         let split = findings("name,lat,lon\nA,44,28,-122.1\n")

@@ -162,7 +162,8 @@ struct PanelPlansTests {
                 try TourBuilder.plan(tour, hashAssets: false).findings.first { $0.code == .mapNone })
             #expect(
                 none.message.contains(
-                    "trailpack map extract SOURCE.pmtiles -o \(tour)/map/region.pmtiles --tour \(tour)"))
+                    "'mkdir \(tour)/map && trailpack map extract SOURCE.pmtiles -o \(tour)/map/region.pmtiles --tour \(tour)"
+                ))
             let words = PanelFinding.rangerWords(none.message)
             #expect(
                 words.contains("the server's operator can cut one from a regional map with 'trailpack map extract'")

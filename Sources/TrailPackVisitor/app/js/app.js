@@ -289,10 +289,14 @@ async function packageView(id) {
     follow(job, progress);
   };
   const stopFollowing = installer.onDownloadsChange(followJob);
+  // The site's name as the server's catalog gives it, for My tours and the map of tours (the entry
+  // names the site by its id; the package's own words are its publisher's): asked while the visitor
+  // reads the page, the id until it comes.
+  let siteName = entry.site;
+  catalog.sites().then(({ sites }) => {
+    siteName = sites.find((s) => s.id === entry.site)?.name || siteName;
+  }).catch(() => {});
   const start = () => {
-    // The site's name as the tour's manifest gives it (the catalog entry names the site by its id),
-    // for My tours and the map of tours.
-    const siteName = typeof manifest?.site?.name === 'string' && manifest.site.name ? manifest.site.name : entry.site;
     installer.install(entry, { name: siteName }).catch(() => {}); // (followJob shows how it goes)
     followJob();
   };
@@ -310,7 +314,8 @@ async function packageView(id) {
       : partial > 0 ? t('package.continueHere', { partial: formatBytes(partial), size: formatBytes(entry.size) })
         : t('package.download', { size: formatBytes(entry.size) });
     action.append(h('button', { type: 'button', onclick: start }, label));
-    installer.prepareDownload();
+    // Not for a page the visitor has already left (route() let its spare go): no worker for nothing.
+    if (location.hash === routeHash) installer.prepareDownload();
     const space = await installer.room(entry).catch(() => null);
     if (space && !space.fits) {
       status.append(notice('error', t('package.noRoom', { needed: formatBytes(space.needed), free: formatBytes(space.free) })));

@@ -289,12 +289,14 @@ export async function mapView({ render, h, notice }) {
     pins.length ? h('div', { class: 'find-layout' }, box, h('div', {}, h('h2', {}, t('map.list')), list)) : null);
   const L = globalThis.L;
   if (!L || pins.length === 0) return;
-  // Online there are no tiles to set the deepest zoom: 18 (a few metres), where pins at one place are spread.
-  const map = L.map(box, { zoomControl: true, attributionControl: false, keyboard: true, maxZoom: 18 });
+  // Offline the tours' own tiles set the deepest zoom (their own, plus two); online there are none
+  // to set it: 18 (a few metres), where pins at one place are spread.
+  const ownTiles = !online && maps.length > 0;
+  const map = L.map(box, { zoomControl: true, attributionControl: false, keyboard: true, ...(ownTiles ? {} : { maxZoom: 18 }) });
   mapOnScreen = map;
   // Offline, each installed tour's own map within its bounds; the map may still zoom out past
   // them to show every pin (Leaflet would hold it to the layers' zooms).
-  if (!online && maps.length) {
+  if (ownTiles) {
     for (const own of maps) {
       const layer = tileLayer(own.tiles);
       if (own.bounds) layer.options.bounds = L.latLngBounds(own.bounds);
@@ -335,13 +337,16 @@ export async function mapView({ render, h, notice }) {
     drawn.push({ marker, label, latlng: L.latLng(p.place.start), number: i + 1 });
   }
   // Pins that would cover each other (sites a few kilometres apart, seen from far away): one pin
-  // for them ("1–2", which zooms in to them) while the map can zoom in, else spread; again at each zoom.
+  // for them ("1–2", which zooms in to them) while the map can zoom in, else spread; the names
+  // placed again as well, after every zoom or pan (a zoom ends with one) and when the screen turns.
   let groups = [];
   const layout = () => {
+    // A move that ends after the visitor left the page (the map let go meanwhile) is not laid out.
+    if (mapOnScreen !== map) return;
     for (const g of groups) g.remove();
     groups = layoutPins(L, map, drawn);
   };
-  map.on('zoomend', layout);
+  map.on('moveend resize', layout);
   layout();
 }
 
