@@ -541,7 +541,8 @@ struct RowReader {
                     ? " (the --media folder)" : " (the spreadsheet's folder; give another with --media)") : ""
             fail(
                 .csvMedia, location,
-                "the file '\(reference)' is not in '\(folder.isEmpty ? "." : folder)'\(which)\(hint)")
+                "the file '\(reference)' is not in '\(folder.isEmpty ? FileManager.default.currentDirectoryPath : folder)'\(which)\(hint)"
+            )
             return nil
         }
         guard let type = MediaTypes.lookup(fileName: fileName) else {

@@ -193,7 +193,7 @@ public enum TourInit {
         case .waypoints:
             if doc.routePointCount > 0 {
                 return
-                    "has no <wpt> waypoints but \(doc.routeCount == 1 ? "a route" : "\(doc.routeCount) routes") with \(count(doc.routePointCount, "point")) (<rtept>); to make each route point a stop, run init again with --stops-from route"
+                    "has no marked stops (waypoints, <wpt>) but \(doc.routeCount == 1 ? "a planned route" : "\(doc.routeCount) planned routes") with \(count(doc.routePointCount, "point")) (<rtept>); to make each route point a stop, run init again with --stops-from route"
             }
             if doc.trackPointCount > 0 {
                 return
@@ -202,7 +202,7 @@ public enum TourInit {
                     + trackOnlyRouteAdvice
             }
             return
-                "has no <wpt> waypoints; mark the stops as waypoints on the GPS unit or in the mapping program and export again"
+                "has no marked stops (waypoints, <wpt>); mark the stops as waypoints on the GPS unit or in the mapping program and export again"
         case .route:
             if doc.waypointCount > 0 {
                 return

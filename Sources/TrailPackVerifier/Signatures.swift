@@ -137,8 +137,8 @@ public enum SignatureCheck {
             }
             let files =
                 isDir.boolValue
-                ? try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".pub") }.sorted().map
-                { path + "/" + $0 }
+                ? try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.lowercased().hasSuffix(".pub") }
+                    .sorted().map { path + "/" + $0 }
                 : [path]
             // A folder of keys that holds none would turn the signature check off without a word
             // (no key: nothing is required): it is a mistake to say so, not an empty trust.

@@ -268,7 +268,7 @@ struct GPXTests {
     func routeOnly() throws {
         #expect(
             throws: BuildError.usage(
-                "'\(Self.path("route-only.gpx"))': has no <wpt> waypoints but 2 routes with 4 points (<rtept>); to make each route point a stop, run init again with --stops-from route"
+                "'\(Self.path("route-only.gpx"))': has no marked stops (waypoints, <wpt>) but 2 planned routes with 4 points (<rtept>); to make each route point a stop, run init again with --stops-from route"
             )
         ) {
             try TourInit.readGPX(path: Self.path("route-only.gpx"))
