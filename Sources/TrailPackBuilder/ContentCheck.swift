@@ -14,7 +14,10 @@ enum ContentCheck {
     /// are `ContentSniff`'s, which the verifier and the servers read too.
     /// Throws when the file cannot be read: that is what is wrong with it then, not its content
     /// (an empty head read as "not a PNG, may be damaged" sent rangers the wrong way).
-    static func mismatch(path: String, fileName: String) throws(FileIOError) -> String? {
+    ///
+    /// `listedIn` names the file that lists it by name (a stop's `waypoint.json`), which a rename
+    /// must follow.
+    static func mismatch(path: String, fileName: String, listedIn: String? = nil) throws(FileIOError) -> String? {
         let ext = PathText.fileExtension(fileName).lowercased()
         guard let expected = ContentSniff.expectedFormat(forExtension: ext) else { return nil }
         let head = try FileOperations.readPrefix(path, maxBytes: ContentSniff.prefixLength)
@@ -22,7 +25,7 @@ enum ContentCheck {
         if let actual = ContentSniff.signatures.first(where: { ContentSniff.matches($0.format, head) }) {
             let suggested = actual.extensions[0]
             return
-                "its name ends in .\(ext) but its content is \(actual.format.name); rename it to end in .\(suggested), or export it again as .\(ext)"
+                "its name ends in .\(ext) but its content is \(actual.format.name); rename it\(listedIn.map { " (and its name in \($0))" } ?? "") to end in .\(suggested), or export it again as .\(ext)"
         }
         return
             "its name ends in .\(ext) but its content is not \(expected.name) (its first bytes fit no media format trailpack knows); "

@@ -789,15 +789,11 @@ struct Loader {
             return nil
         }
         do throws(FileIOError) {
-            if let problem = try ContentCheck.mismatch(path: real, fileName: reference) {
-                // A file renamed must be renamed where it is listed too.
-                let listed =
-                    problem.contains("; rename it to end in .")
-                    ? problem.replacingOccurrences(
-                        of: "; rename it to end in .",
-                        with: "; rename it (and its name in \(PathText.lastComponent(findingFile))) to end in .")
-                    : problem
-                findings.append(Finding(.sourceAssetContent, file: findingFile, "asset '\(rel)': \(listed)"))
+            // A file renamed must be renamed where it is listed too.
+            if let problem = try ContentCheck.mismatch(
+                path: real, fileName: reference, listedIn: PathText.lastComponent(findingFile))
+            {
+                findings.append(Finding(.sourceAssetContent, file: findingFile, "asset '\(rel)': \(problem)"))
                 return nil
             }
         } catch {

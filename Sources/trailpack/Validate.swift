@@ -56,9 +56,9 @@ struct Validate: ParsableCommand {
                     "'\(path)' does not exist; give the tour folder (the one that holds tour.json), or a manifest.json")
             }
             // A spreadsheet or a GPS file is where a tour starts, not a tour: say how to make one from it.
-            let lower = path.lowercased()
-            if [".csv", ".tsv", ".gpx"].contains(where: { lower.hasSuffix($0) }) {
-                let option = lower.hasSuffix(".gpx") ? "--from-gpx" : "--from-csv"
+            let ext = PathText.fileExtension(path).lowercased()
+            if ["csv", "tsv", "gpx"].contains(ext) {
+                let option = ext == "gpx" ? "--from-gpx" : "--from-csv"
                 throw CLIError.usage(
                     "'\(path)' is a \(option == "--from-gpx" ? "GPS file" : "spreadsheet"), not a tour: make a tour folder from it with 'trailpack init TOUR-FOLDER \(option) \(path)', then validate the folder"
                 )

@@ -135,9 +135,8 @@ public enum RouteChecks {
         // nor out of order, and the next stop is compared with the one before it.
         var previous: (number: Int, name: String, distance: Double)?
         for (i, (w, stop)) in zip(ordered, computed.stops).enumerated() {
-            guard w.coordinate.latitude.isFinite, w.coordinate.longitude.isFinite,
-                (-90...90).contains(w.coordinate.latitude), (-180...180).contains(w.coordinate.longitude)
-            else { continue }
+            var reported: [Finding] = []  // (the validator's own findings, where the coordinate is given)
+            guard ManifestValidator.checkCoordinate(w.coordinate, .root, &reported) else { continue }
             let radius = w.properties.first(where: { $0.key == "radiusMetres" })?.value
             let limit: Double = {
                 if case .number(let n)? = radius, let r = n.double, r > farMetres { return r }
