@@ -19,6 +19,9 @@ public struct VerificationReport: Sendable {
     public var blake2b512: [UInt8]?
     /// Every PMTiles map the package holds, checked in place (structure, frame, coverage).
     public var maps: [PackageMaps.Checked] = []
+    /// How many assets the manifest lists (its stops' and its maps'), also when the manifest's
+    /// stops do not hold them all (``Verifier/Options/keepsAssets``); 0 without a manifest.
+    public var assetCount = 0
 
     /// Whether the package may be used: no finding is an error.
     public var isValid: Bool { !findings.hasErrors }

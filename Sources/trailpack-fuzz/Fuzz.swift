@@ -50,6 +50,17 @@ func check(_ bytes: [UInt8]) -> VerificationReport? {
     if found.0 != found.1 || manifests.0 != manifests.1 || !(two.sha256 == report.sha256) {
         fatalError("the verifier on two threads disagrees with one: \(found.1) against \(found.0)")
     }
+    // Letting the stops' assets go as they are read (`trailpack verify`) finds the same, in the same order.
+    var letting = Verifier.Options(threads: 2)
+    letting.keepsAssets = false
+    guard let letGo = try? Verifier.verify(source: source, options: letting) else {
+        fatalError("the verifier read the input keeping the assets but not letting them go")
+    }
+    if letGo.findings.map(\.description) != two.findings.map(\.description) || letGo.assetCount != two.assetCount {
+        fatalError(
+            "the verifier letting the assets go disagrees: \(letGo.findings.map(\.description)) against \(two.findings.map(\.description))"
+        )
+    }
     // A glance at the first entry alone (what a rebuild asks of the package it would replace)
     // never sees another tour than the whole verify does.
     if report.isValid, let manifest = report.manifest,

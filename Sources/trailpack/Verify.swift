@@ -90,6 +90,8 @@ struct Verify: ParsableCommand {
         do {
             var options = Verifier.Options(expectedSHA256: expected, threads: threads, prehash: !keys.isEmpty)
             options.map.minDetailZoom = minMapZoom
+            // The verdict and the tour's name and counts are all this prints: the stops' assets are let go as read.
+            options.keepsAssets = false
             report = try Verifier.verify(path: package, options: options)
         } catch {
             throw CLIError.io("\(error)")
@@ -151,7 +153,7 @@ struct Verify: ParsableCommand {
             CLI.out("sha256    \(report.sha256.hex) (\(match))\n")
             if let m = report.manifest {
                 CLI.out(
-                    "tour      \(TerminalText.escaped(m.name)) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(m.assetCount) assets\n"
+                    "tour      \(TerminalText.escaped(m.name)) (\(m.id) version \(m.version)), \(m.waypoints.count) waypoints, \(report.assetCount) assets\n"
                 )
             }
             for map in report.maps {

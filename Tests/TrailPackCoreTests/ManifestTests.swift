@@ -52,29 +52,44 @@ struct ManifestTests {
         #expect(a.sha256 == lower && a.alt == "A rut")
     }
 
-    @Test("asset paths the same on a case-insensitive phone are found, also when every key's hash is the same")
+    @Test(
+        "asset paths the same on a case-insensitive phone are found, also when every key's hash is the same, with the paths kept in the table or named by the caller"
+    )
     func foldedPathsCollide() {
-        for hash in [{ (key: String) in key.hashValue }, { _ in 7 }] {
-            var paths = FoldedPaths(capacity: 4, hash: hash)
-            #expect(paths.insert("waypoints/a/x.mp3") == nil)
-            #expect(paths.insert("waypoints/a/y.mp3") == nil)
-            #expect(paths.insert("waypoints/a/X.mp3") == "waypoints/a/x.mp3")
-            #expect(paths.insert("waypoints/a/Y.MP3") == "waypoints/a/y.mp3")
-            #expect(paths.insert("waypoints/a/x.mp3") == "waypoints/a/x.mp3")
-            // Canonically equivalent names (é as one code point, and as e and a combining accent).
-            #expect(paths.insert("waypoints/a/caf\u{E9}.txt") == nil)
-            #expect(paths.insert("waypoints/a/cafe\u{301}.txt") == "waypoints/a/caf\u{E9}.txt")
-            #expect(paths.insert("waypoints/a/z.mp3") == nil)
+        // The caller's paths, by number, for the table that keeps none.
+        final class Names {
+            var paths: [String] = []
+            func insert(_ table: inout FoldedPaths, _ path: String) -> String? {
+                paths.append(path)
+                return table.insert(path, number: paths.count - 1)
+            }
         }
-        // Past the room asked for, the table grows and still finds every earlier path: keys of
-        // one hash, of hashes that share only their high or their low bits, and of their own.
-        for hash in [
-            { (key: String) in key.hashValue }, { _ in 7 }, { key in key.utf8.count }, { key in key.utf8.count << 40 },
-        ] {
-            var paths = FoldedPaths(capacity: 2, hash: hash)
-            let names = (0..<300).map { "waypoints/a/file-\($0).txt" }
-            for name in names { #expect(paths.insert(name) == nil) }
-            for name in names.reversed() { #expect(paths.insert(name.uppercased()) == name) }
+        for named in [false, true] {
+            for hash in [{ (key: String) in key.hashValue }, { _ in 7 }] {
+                let names = Names()
+                var paths = FoldedPaths(capacity: 4, hash: hash, name: named ? { names.paths[$0] } : nil)
+                #expect(names.insert(&paths, "waypoints/a/x.mp3") == nil)
+                #expect(names.insert(&paths, "waypoints/a/y.mp3") == nil)
+                #expect(names.insert(&paths, "waypoints/a/X.mp3") == "waypoints/a/x.mp3")
+                #expect(names.insert(&paths, "waypoints/a/Y.MP3") == "waypoints/a/y.mp3")
+                #expect(names.insert(&paths, "waypoints/a/x.mp3") == "waypoints/a/x.mp3")
+                // Canonically equivalent names (é as one code point, and as e and a combining accent).
+                #expect(names.insert(&paths, "waypoints/a/caf\u{E9}.txt") == nil)
+                #expect(names.insert(&paths, "waypoints/a/cafe\u{301}.txt") == "waypoints/a/caf\u{E9}.txt")
+                #expect(names.insert(&paths, "waypoints/a/z.mp3") == nil)
+            }
+            // Past the room asked for, the table grows and still finds every earlier path: keys of
+            // one hash, of hashes that share only their high or their low bits, and of their own.
+            for hash in [
+                { (key: String) in key.hashValue }, { _ in 7 }, { key in key.utf8.count },
+                { key in key.utf8.count << 40 },
+            ] {
+                let names = Names()
+                var paths = FoldedPaths(capacity: 2, hash: hash, name: named ? { names.paths[$0] } : nil)
+                let files = (0..<300).map { "waypoints/a/file-\($0).txt" }
+                for file in files { #expect(names.insert(&paths, file) == nil) }
+                for file in files.reversed() { #expect(names.insert(&paths, file.uppercased()) == file) }
+            }
         }
     }
 

@@ -170,6 +170,10 @@ public struct Asset: Sendable, Equatable {
     /// The optional fields, boxed; nil when none is given.
     private var box: DetailsBox?
 
+    /// Whether the asset has any of the fields most leave out (a title, texts, a language, map
+    /// fields, translations, or a `sha256` that is not 64 lowercase hex digits).
+    var hasDetails: Bool { box != nil }
+
     /// The fields most assets leave out.
     private struct Details: Sendable, Equatable {
         /// The `sha256` text when it is not 64 lowercase hex digits.

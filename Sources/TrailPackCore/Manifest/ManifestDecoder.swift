@@ -6,6 +6,8 @@ public struct ManifestDecoding: Sendable {
     public var findings: [Finding]
     /// The paths of the fields found missing or mistyped, for ``ManifestValidator/validate(_:unreadable:)``.
     public var unreadable: Set<JSONPath>
+    /// Whether the waypoints are those decoded one by one as the document was parsed.
+    var usedStreamed = false
 }
 
 /// Turns parsed JSON into a `Manifest`, reporting every missing, mistyped or unknown field.
@@ -70,9 +72,11 @@ public enum ManifestDecoder {
                 northeast: Coordinate(latitude: 90, longitude: 180))
 
         var waypoints: [Waypoint] = []
+        var usedStreamed = false
         if let streamed, case .array(let items)? = top.first(where: { $0.key == "waypoints" })?.value, items.isEmpty {
             waypoints = streamed.waypoints
             r.append(streamed.reader)
+            usedStreamed = true
         } else {
             for (i, item) in (r.array(top, "waypoints", at: .root) ?? []).enumerated() {
                 let path = JSONPath.root.member("waypoints").element(i)
@@ -101,7 +105,9 @@ public enum ManifestDecoder {
             languages: r.languages(top, at: .root),
             requireAllLanguages: r.flag(top, "requireAllLanguages", at: .root),
             translations: r.translations(top, at: .root))
-        return ManifestDecoding(manifest: manifest, findings: r.findings, unreadable: r.unreadable)
+        var decoding = ManifestDecoding(manifest: manifest, findings: r.findings, unreadable: r.unreadable)
+        decoding.usedStreamed = usedStreamed
+        return decoding
     }
 
     static func decodeWaypoint(_ value: JSONValue, at path: JSONPath, reader r: inout FieldReader) -> Waypoint? {

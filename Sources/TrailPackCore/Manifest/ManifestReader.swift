@@ -4,6 +4,12 @@ public struct ManifestReading: Sendable {
     public var manifest: Manifest?
     /// Every problem found: syntax, duplicate keys, fields and rules.
     public var findings: [Finding]
+    /// How many assets the manifest lists (its stops' and its maps'), also when its stops no longer
+    /// hold them all (``ManifestAssetSink/keepsAssets``); 0 without a manifest.
+    public var assetCount = 0
+    /// Whether the stops' assets went to the sink given to ``ManifestReader/read(chunks:limits:assets:)``
+    /// (they do unless the waypoints are not a list that could be read one by one).
+    public var assetsTaken = false
     /// Whether there is a manifest and no finding is an error.
     public var isValid: Bool { manifest != nil && !findings.hasErrors }
 }
@@ -31,10 +37,14 @@ public enum ManifestReader {
     /// reads its bytes, with the same findings: for a manifest being inflated, of which only
     /// about 64 KiB are held at a time (a manifest of 100,000 assets is 25 MB). A chunk's bytes
     /// are copied before `next` is called again.
+    ///
+    /// With `assets`, each stop's assets go to it as the stop is read, checked by the rules on
+    /// assets then (the findings are the same, in the same order), and are let go unless it keeps them.
     public static func read(
-        chunks next: @escaping () -> UnsafeRawBufferPointer?, limits: JSONLimits = .manifest
+        chunks next: @escaping () -> UnsafeRawBufferPointer?, limits: JSONLimits = .manifest,
+        assets: (any ManifestAssetSink)? = nil
     ) -> ManifestReading {
-        let stops = StreamedWaypoints()
+        let stops = StreamedWaypoints(precheck: assets.map(AssetPrecheck.init(sink:)))
         let document: JSONDocument
         do {
             document = try JSONParser.parse(chunks: next, limits: limits, streaming: "waypoints", element: stops.decode)
@@ -71,10 +81,16 @@ public enum ManifestReader {
         var findings = document.duplicateKeys.map(\.finding)
         let decoded = ManifestDecoder.decode(document.value, streamed: stops)
         findings += decoded.findings
+        // The prechecked stops are the manifest's only when its waypoints were read one by one.
+        let precheck = decoded.usedStreamed ? stops.precheck : nil
+        var reading = ManifestReading(manifest: decoded.manifest, findings: findings)
         if let manifest = decoded.manifest {
-            findings += ManifestValidator.validate(manifest, unreadable: decoded.unreadable)
+            reading.findings += ManifestValidator.validate(
+                manifest, unreadable: decoded.unreadable, precheck: precheck)
+            reading.assetCount = precheck.map { $0.assetCount + manifest.mapAssets.count } ?? manifest.assetCount
+            reading.assetsTaken = precheck != nil
         }
-        return ManifestReading(manifest: decoded.manifest, findings: findings)
+        return reading
     }
 }
 
@@ -85,12 +101,17 @@ public enum ManifestReader {
 final class StreamedWaypoints {
     var waypoints: [Waypoint] = []
     var reader = FieldReader()
+    /// The rules on each stop's assets, run as it is read, when a sink takes them.
+    let precheck: AssetPrecheck?
+
+    init(precheck: AssetPrecheck? = nil) { self.precheck = precheck }
 
     /// Decodes the `i`th element of `waypoints`, as the parser hands it over.
     func decode(_ i: Int, _ value: JSONValue) {
-        if let w = ManifestDecoder.decodeWaypoint(
+        if var w = ManifestDecoder.decodeWaypoint(
             value, at: JSONPath.root.member("waypoints").element(i), reader: &reader)
         {
+            precheck?.take(&w, at: i)
             waypoints.append(w)
         }
     }

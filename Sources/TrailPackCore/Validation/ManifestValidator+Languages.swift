@@ -5,7 +5,11 @@ extension ManifestValidator {
     /// The rules of section 3.2 of `docs/FORMAT.md`: declared tags, translations' languages and texts,
     /// language-tagged assets, captions' languages, and missing translations (warnings, or errors when
     /// the tour requires every language).
-    static func checkLanguages(_ m: Manifest, _ f: inout [Finding]) {
+    ///
+    /// `keptAssets`: for a stop some of whose assets were let go as the manifest was read (those
+    /// without any text, language or map fields, which these rules never read), the positions in the
+    /// manifest of those it still holds.
+    static func checkLanguages(_ m: Manifest, keptAssets: [Int: [Int32]]? = nil, _ f: inout [Finding]) {
         let top = JSONPath.root
         var seen: [String: Int] = [:]
         for (i, tag) in m.languages.enumerated() {
@@ -45,9 +49,11 @@ extension ManifestValidator {
         for (i, w) in m.waypoints.enumerated() {
             let p = top.member("waypoints").element(i)
             context.checkTranslations(w, at: p, &f)
-            for (j, a) in w.assets.enumerated() {
+            let kept = keptAssets?[i]
+            for (k, a) in w.assets.enumerated() {
                 // Nearly every asset has no language, translations or captions: nothing to judge, no path made.
                 guard a.language != nil || !a.translations.isEmpty || a.kind == .video else { continue }
+                let j = kept.map { Int($0[k]) } ?? k
                 context.checkAsset(a, in: w, at: p.member("assets").element(j), &f)
             }
         }

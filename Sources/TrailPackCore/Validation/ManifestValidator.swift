@@ -32,6 +32,12 @@ public enum ManifestValidator {
     ///   - unreadable: JSON paths the decoder already reported as missing or mistyped;
     ///     their placeholder values are not judged again (one cause, one finding).
     public static func validate(_ m: Manifest, unreadable: Set<JSONPath> = []) -> [Finding] {
+        validate(m, unreadable: unreadable, precheck: nil)
+    }
+
+    /// `validate(m, unreadable:)`, where `precheck` (when given) ran the rules on the stops' assets
+    /// while the manifest was read, and `m`'s stops may hold only the assets the language rules read.
+    static func validate(_ m: Manifest, unreadable: Set<JSONPath>, precheck: AssetPrecheck?) -> [Finding] {
         var f: [Finding] = []
         let top = JSONPath.root
         checkID(m.id, &f)
@@ -65,7 +71,7 @@ public enum ManifestValidator {
                     .waypointTooMany, path: top.member("waypoints"),
                     "\(m.waypoints.count) waypoints is more than the limit of \(maxWaypoints)"))
         }
-        let assetCount = m.assetCount
+        let assetCount = precheck.map { $0.assetCount + m.mapAssets.count } ?? m.assetCount
         if assetCount > maxAssets {
             f.append(
                 Finding(
@@ -74,7 +80,9 @@ public enum ManifestValidator {
         }
 
         var names: [String: Int] = [:], slugs: [String: Int] = [:], orders: [Int: Int] = [:]
-        var paths = FoldedPaths(capacity: min(assetCount, maxAssets))
+        var paths = precheck?.mapPaths(m) ?? FoldedPaths(capacity: min(assetCount, maxAssets))
+        // Stop assets are numbered from 0 in manifest order, then the map assets.
+        var number = 0
         for (i, w) in m.waypoints.enumerated() {
             let p = top.member("waypoints").element(i)
             checkName(w.name, p.member("name"), &f)
@@ -130,16 +138,24 @@ public enum ManifestValidator {
             }
             checkDescription(w.description, p.member("description"), &f)
             checkProperties(w.properties, p.member("properties"), &f)
-            for (j, a) in w.assets.enumerated() {
-                checkAsset(a, p.member("assets").element(j), folder: slugOK ? w.folder : nil, paths: &paths, &f)
+            if let precheck {
+                f += precheck.stopFindings[i] ?? []
+            } else {
+                checkStopAssets(w, p, number: &number, paths: &paths, &f)
             }
-            checkAccessibility(w, p, &f)
         }
+        if let precheck { number = precheck.assetCount }
         for (j, a) in m.mapAssets.enumerated() {
-            checkAsset(a, top.member("mapAssets").element(j), folder: "map/", paths: &paths, &f)
+            checkAsset(
+                a, top.member("mapAssets").element(j), folder: "map/", number: number + j, paths: &paths, &f)
+        }
+        if let precheck {
+            f += precheck.mapFieldFindings
+        } else {
+            for (i, w) in m.waypoints.enumerated() { checkStopMapFields(w, i, &f) }
         }
         checkMaps(m, &f)
-        checkLanguages(m, &f)
+        checkLanguages(m, keptAssets: precheck?.keptIndices, &f)
         return f.filter { !($0.jsonPath.map(unreadable.contains) ?? false) }
     }
 
@@ -277,8 +293,32 @@ public enum ManifestValidator {
         }
     }
 
+    /// The rules on one stop's assets (`p` is the stop's path), numbered on from `number`: each
+    /// asset's own, then the stop's accessibility.
+    static func checkStopAssets(
+        _ w: Waypoint, _ p: JSONPath, number: inout Int, paths: inout FoldedPaths, _ f: inout [Finding]
+    ) {
+        let folder = Slug.isValid(w.slug) ? w.folder : nil
+        for (j, a) in w.assets.enumerated() {
+            checkAsset(a, p.member("assets").element(j), folder: folder, number: number, paths: &paths, &f)
+            number += 1
+        }
+        checkAccessibility(w, p, &f)
+    }
+
+    /// Only map assets (mapAssets, under map/) carry `map` fields: the stop numbered `i`'s assets that do.
+    static func checkStopMapFields(_ w: Waypoint, _ i: Int, _ f: inout [Finding]) {
+        for (j, a) in w.assets.enumerated() where a.map != nil {
+            f.append(
+                Finding(
+                    .mapFields,
+                    path: JSONPath.root.member("waypoints").element(i).member("assets").element(j).member("map"),
+                    "only map assets (mapAssets, under map/) carry \"map\" fields; remove them from '\(a.path)'"))
+        }
+    }
+
     static func checkAsset(
-        _ a: Asset, _ makePath: @autoclosure () -> JSONPath, folder: String?, paths: inout FoldedPaths,
+        _ a: Asset, _ makePath: @autoclosure () -> JSONPath, folder: String?, number: Int, paths: inout FoldedPaths,
         _ f: inout [Finding]
     ) {
         // The asset's path is made only when something is said about it (nearly never).
@@ -294,7 +334,7 @@ public enum ManifestValidator {
                 Finding(.assetPathFolder, path: path.member("path"), "path '\(a.path)' must be inside '\(folder)'"))
         }
         if !a.path.isEmpty {
-            if let first = paths.insert(a.path) {
+            if let first = paths.insert(a.path, number: number) {
                 let how =
                     Array(first.utf8) == Array(a.path.utf8)
                     ? "is listed twice" : "collides with '\(first)' on case-insensitive phones"
@@ -430,16 +470,8 @@ public enum ManifestValidator {
 
     /// The rules for PMTiles maps that a manifest alone can judge: `map` fields only on PMTiles
     /// map assets, consistent zooms and bounds, a role that matches the folder, one base map.
+    /// (The stops' assets' `map` fields are ``checkStopMapFields(_:_:_:)``'s.)
     static func checkMaps(_ m: Manifest, _ f: inout [Finding]) {
-        for (i, w) in m.waypoints.enumerated() {
-            for (j, a) in w.assets.enumerated() where a.map != nil {
-                f.append(
-                    Finding(
-                        .mapFields,
-                        path: JSONPath.root.member("waypoints").element(i).member("assets").element(j).member("map"),
-                        "only map assets (mapAssets, under map/) carry \"map\" fields; remove them from '\(a.path)'"))
-            }
-        }
         var bases: [String] = []
         for (j, a) in m.mapAssets.enumerated() {
             let path = JSONPath.root.member("mapAssets").element(j)
@@ -538,18 +570,27 @@ extension String {
 /// `[Int: Int32]` reserved for them took 3.2 (and a `[String: String]` of key and path, 12.6 at its
 /// last growth). Keys whose hashes meet are compared in full, and the probe goes on past a
 /// different key (`Hasher` is seeded afresh in every process, so which keys meet differs from run to run).
+///
+/// The earlier paths are kept here, or, when the caller can name a path by its number (the
+/// verifier, whose directory holds every name already), asked for through ``name``: the table
+/// then holds no strings at all (7.8 MB of paths at 100,000 assets that the verifier lets go).
 struct FoldedPaths {
     /// 0 for an empty slot; else the hash's high 32 bits, then the path's number plus one.
     private var slots: [UInt64]
+    /// The first paths, by number (when ``name`` is nil).
     private var firsts: [String] = []
+    private var count = 0
     private let hash: (String) -> Int
+    /// The path numbered `number` (as given to ``insert(_:number:)``); nil: the table keeps the paths itself.
+    var name: ((Int) -> String)?
 
     /// Room for `capacity` paths (it grows past them); `hash` is the key's `hashValue` but for tests
-    /// of colliding hashes.
-    init(capacity: Int, hash: @escaping (String) -> Int = { $0.hashValue }) {
+    /// of colliding hashes; `name` names a path by its number, if the caller keeps the paths.
+    init(capacity: Int, hash: @escaping (String) -> Int = { $0.hashValue }, name: ((Int) -> String)? = nil) {
         slots = [UInt64](repeating: 0, count: Self.slotCount(for: capacity))
-        firsts.reserveCapacity(capacity)
+        if name == nil { firsts.reserveCapacity(capacity) }
         self.hash = hash
+        self.name = name
     }
 
     /// The smallest power of two at least five fourths of `count` (and 8).
@@ -559,8 +600,15 @@ struct FoldedPaths {
         return n
     }
 
-    /// The earlier path with the same folding key as `path`, or nil, and then `path` is remembered.
-    mutating func insert(_ path: String) -> String? {
+    /// The path a slot's number stands for.
+    private func path(_ slot: UInt64) -> String {
+        let number = Int(slot & 0xFFFF_FFFF) - 1
+        return name?(number) ?? firsts[number]
+    }
+
+    /// The earlier path with the same folding key as `path`, or nil, and then `path` is remembered
+    /// as the one numbered `number` (the caller's number; only read back through ``name``).
+    mutating func insert(_ path: String, number: Int) -> String? {
         let key = ArchivePath.foldingKey(path)
         let h = UInt64(UInt(bitPattern: hash(key)))
         let tag = h >> 32
@@ -569,27 +617,35 @@ struct FoldedPaths {
         while slots[at] != 0 {
             let slot = slots[at]
             if slot >> 32 == tag {
-                let first = firsts[Int(slot & 0xFFFF_FFFF) - 1]
+                let first = self.path(slot)
                 if ArchivePath.foldingKey(first) == key { return first }
             }
             at = (at + 1) & mask
         }
-        guard firsts.count < Int(UInt32.max) - 1 else { return nil }
-        firsts.append(path)
-        slots[at] = tag << 32 | UInt64(firsts.count)
-        if firsts.count + firsts.count / 4 >= slots.count { grow() }
+        let stored: Int
+        if name == nil {
+            stored = firsts.count
+            firsts.append(path)
+        } else {
+            stored = number
+        }
+        guard stored >= 0, stored < Int(UInt32.max) - 1 else { return nil }
+        slots[at] = tag << 32 | UInt64(stored + 1)
+        count += 1
+        if count + count / 4 >= slots.count { grow() }
         return nil
     }
 
     /// Twice the slots, every first path placed again (past the capacity asked for: not in a valid manifest).
     private mutating func grow() {
+        let old = slots
         slots = [UInt64](repeating: 0, count: slots.count * 2)
         let mask = slots.count - 1
-        for (i, path) in firsts.enumerated() {
-            let h = UInt64(UInt(bitPattern: hash(ArchivePath.foldingKey(path))))
+        for slot in old where slot != 0 {
+            let h = UInt64(UInt(bitPattern: hash(ArchivePath.foldingKey(path(slot)))))
             var at = Int(truncatingIfNeeded: h) & mask
             while slots[at] != 0 { at = (at + 1) & mask }
-            slots[at] = (h >> 32) << 32 | UInt64(i + 1)
+            slots[at] = (h >> 32) << 32 | (slot & 0xFFFF_FFFF)
         }
     }
 }

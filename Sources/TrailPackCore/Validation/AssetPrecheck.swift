@@ -1,0 +1,84 @@
+/// Takes a manifest's stop assets as they are read (``ManifestReader/read(chunks:limits:assets:)``),
+/// one stop at a time: a verifier checks them against its package's entries then and there, so
+/// that the assets of a large tour (100,000 of them are 17 MB of model) need not all be held.
+public protocol ManifestAssetSink: AnyObject {
+    /// The assets of the stop at `waypoint` in `waypoints`, numbered on from `first` (each stop's
+    /// assets in order, across the stops): called in the stops' order, on the thread that reads.
+    func take(_ assets: [Asset], waypoint: Int, first: Int)
+    /// The path of the asset numbered `number`, as given to ``take(_:waypoint:first:)``.
+    func path(ofAsset number: Int) -> String
+    /// Whether the manifest read keeps every stop's assets; false: only those the language rules
+    /// read (with a language, texts, translations or map fields, and the captions they name), so
+    /// that a stop's `assets` are a part of what its manifest lists.
+    var keepsAssets: Bool { get }
+    /// About how many assets the manifest may list (room is made for them; more still fit).
+    var assetCapacity: Int { get }
+}
+
+/// The rules on the stops' assets, run as each stop is read when a sink takes its assets, and what
+/// they found, for ``ManifestValidator/validate(_:unreadable:precheck:)`` to put in its place.
+final class AssetPrecheck {
+    let sink: any ManifestAssetSink
+    /// How many stop assets were read.
+    private(set) var assetCount = 0
+    /// Each stop's asset and accessibility findings, by the stop's position (stops without any are absent).
+    private(set) var stopFindings: [Int: [Finding]] = [:]
+    /// The stops' assets that carry `map` fields, in order.
+    private(set) var mapFieldFindings: [Finding] = []
+    /// For a stop some of whose assets were let go: the positions of those kept.
+    private(set) var keptIndices: [Int: [Int32]] = [:]
+    private var paths: FoldedPaths?
+
+    init(sink: any ManifestAssetSink) { self.sink = sink }
+
+    /// Checks the stop at position `i` as it is read, hands its assets to the sink, and lets go of
+    /// those no later rule reads (unless the sink keeps them all).
+    func take(_ w: inout Waypoint, at i: Int) {
+        let first = assetCount
+        sink.take(w.assets, waypoint: i, first: first)
+        if paths == nil {
+            let sink = self.sink
+            paths = FoldedPaths(
+                capacity: min(sink.assetCapacity, ManifestValidator.maxAssets), name: { sink.path(ofAsset: $0) })
+        }
+        var f: [Finding] = []
+        var number = first
+        ManifestValidator.checkStopAssets(
+            w, JSONPath.root.member("waypoints").element(i), number: &number, paths: &paths!, &f)
+        if !f.isEmpty { stopFindings[i] = f }
+        ManifestValidator.checkStopMapFields(w, i, &mapFieldFindings)
+        assetCount += w.assets.count
+        guard !sink.keepsAssets else { return }
+        // Kept: what the language rules read (assets with any details), and the first asset at
+        // each captions path those name (its language, or that it is listed at all).
+        var keep = w.assets.map(\.hasDetails)
+        for a in w.assets where a.hasDetails {
+            var named = a.captions.map { [$0] } ?? []
+            for tag in a.translations.languages(orderedBy: []) {
+                if let c = a.translations[tag, .captions] { named.append(c) }
+            }
+            for c in named {
+                if let at = w.assets.firstIndex(where: { $0.path == c }) { keep[at] = true }
+            }
+        }
+        guard keep.contains(false) else { return }
+        var kept: [Asset] = []
+        var positions: [Int32] = []
+        for (j, a) in w.assets.enumerated() where keep[j] {
+            kept.append(a)
+            positions.append(Int32(j))
+        }
+        w.assets = kept
+        if !kept.isEmpty { keptIndices[i] = positions }
+    }
+
+    /// The folded paths of the stops' assets, to go on with the map assets of `m` (numbered after them).
+    func mapPaths(_ m: Manifest) -> FoldedPaths {
+        let sink = self.sink
+        let stops = assetCount
+        let maps = m.mapAssets
+        var paths = self.paths ?? FoldedPaths(capacity: maps.count)
+        paths.name = { $0 < stops ? sink.path(ofAsset: $0) : maps[$0 - stops].path }
+        return paths
+    }
+}
