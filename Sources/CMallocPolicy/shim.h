@@ -25,4 +25,13 @@ static inline int trailpack_fix_trim_threshold(int bytes) {
     return 0;
 #endif
 }
+/* Hands the heap's free memory back to the system: the free top by brk, and whole free pages
+   inside the heap by madvise (glibc 2.8 and later). Returns 1 when some was given back. */
+static inline int trailpack_release_free_memory(void) {
+#if defined(__GLIBC__)
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
+}
 #endif

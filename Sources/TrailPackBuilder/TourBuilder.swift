@@ -24,10 +24,20 @@ public enum TourBuilder {
     /// given up when `plan` returns, before anything is written: 4.9 MB of 20,000 files'
     /// records were held twice through the whole write.
     public struct Plan: Sendable {
-        /// What `manifest.json` will say (read-only: its bytes are made once, by `plan`).
-        public private(set) var manifest: Manifest
+        /// What `manifest.json` will say, but for the stops' assets: each stop holds only those
+        /// with texts, a language or map fields (what the language rules read). The rest are made
+        /// from `files` when asked for (``manifest``, ``assets(ofStop:)``), never all held: 17 MB
+        /// at 100,000 files.
+        public let outline: Manifest
         /// Every file to package, in entry order (after `manifest.json`).
-        public var files: [TourSource.SourceFile]
+        public private(set) var files: [TourSource.SourceFile]
+        /// Stop `i`'s files are those at positions `stopStarts[i]..<stopStarts[i + 1]` of the
+        /// folder's order (the stops' files, stop by stop, then the maps').
+        let stopStarts: [Int32]
+        /// Each file's position in `files`, by its position in the folder's order.
+        let entryPosition: [Int32]
+        /// Each file's SHA-256, by its position in the folder's order.
+        let digests: [Bytes32]
         /// The files the builder makes itself (the route, `map/route.geojson`), written in their
         /// place among `files` by path.
         public var generated: [GeneratedEntry] = []
@@ -35,7 +45,57 @@ public enum TourBuilder {
         public var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
         /// The size of `manifest.json` (`manifest.canonicalBytes`, counted by `plan` without
         /// holding them: they are made again, a piece at a time, as they are written).
-        let manifestSize: Int
+        var manifestSize: Int
+
+        /// What `manifest.json` will say, every asset made (from `files`) when asked for.
+        public var manifest: Manifest {
+            var m = outline
+            for i in m.waypoints.indices { m.waypoints[i].assets = assets(ofStop: i) }
+            return m
+        }
+
+        /// The assets of the stop at position `i` of the manifest's `waypoints`, as `manifest.json` lists them.
+        public func assets(ofStop i: Int) -> [Asset] {
+            guard i + 1 < stopStarts.count else { return [] }
+            return (Int(stopStarts[i])..<Int(stopStarts[i + 1])).map { p in
+                TourBuilder.asset(files[Int(entryPosition[p])], digest: digests[p], map: nil)
+            }
+        }
+
+        /// How many assets the manifest lists (the stops' and the maps').
+        public var assetCount: Int { Int(stopStarts.last ?? 0) + outline.mapAssets.count }
+
+        /// The bytes a phone needs for a visitor of `language` (``Manifest/bytes(for:)``),
+        /// without making the stops' assets.
+        public func phoneBytes(for language: String?) -> Int64 {
+            let stops = Int(stopStarts.last ?? 0)
+            var total = outline.mapAssets.reduce(0) { $0 + $1.size }
+            for p in 0..<stops {
+                let f = files[Int(entryPosition[p])]
+                if f.language == nil || f.language == language { total += f.size }
+            }
+            return total
+        }
+    }
+
+    /// The asset `manifest.json` lists for the folder's file `f` (of that SHA-256, and that map's
+    /// fields for a PMTiles map).
+    static func asset(_ f: TourSource.SourceFile, digest: Bytes32?, map: MapInfo?) -> Asset {
+        Asset(
+            path: f.archivePath, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
+            sha256: digest?.hex ?? String(repeating: "0", count: 64), title: f.title, map: map, alt: f.alt,
+            transcript: f.transcript, captions: f.captions, language: f.language, translations: f.translations)
+    }
+
+    /// The paths of a plan's stop assets by number (their position in the folder's order), for
+    /// the validator's rules that compare paths; it keeps none of the assets it is given.
+    private final class PlannedPaths: ManifestAssetSink {
+        let files: [TourSource.SourceFile]
+        init(_ files: [TourSource.SourceFile]) { self.files = files }
+        func take(_ assets: [Asset], waypoint: Int, first: Int) {}
+        func path(ofAsset number: Int) -> String { files[number].archivePath }
+        var keepsAssets: Bool { false }
+        var assetCapacity: Int { files.count }
     }
 
     /// A file the builder makes (never one of the folder's), held whole: the route, at most 16 MiB.
@@ -179,76 +239,116 @@ public enum TourBuilder {
                 ))
         }
 
-        // Assets are made in the order `files` lists them (the stops' files, then the maps'), so
-        // each one's digest is the next.
-        var position = 0
-        func asset(_ f: TourSource.SourceFile) -> Asset {
-            defer { position += 1 }
-            let digest = position < digests.count ? digests[position] : nil
-            let path = f.archivePath
-            return Asset(
-                path: path, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
-                sha256: digest?.hex ?? String(repeating: "0", count: 64), title: f.title,
-                map: mapInfos[path], alt: f.alt, transcript: f.transcript, captions: f.captions,
-                language: f.language, translations: f.translations)
-        }
-        var start = 0
-        let waypoints = zip(source.waypoints, assetCounts).map { w, count in
-            defer { start += count }
-            return Waypoint(
-                name: w.name, slug: w.slug, order: w.order, coordinate: w.coordinate, description: w.description,
-                assets: files[start..<start + count].map(asset), properties: w.properties,
-                accessibilityWaiver: w.accessibilityWaiver, translations: w.translations)
-        }
-        // The route (format 1.2): made from route.gpx or route.geojson, checked against the stops,
-        // and packaged as map/route.geojson, a map asset readers of format 1.1 ignore.
-        let (routeEntry, routeAsset, routeFindings) = makeRoute(source, waypoints: waypoints, bounds: bounds)
-        let manifest = Manifest(
-            id: source.tour.id, version: source.tour.version, name: source.tour.name, park: source.tour.park,
-            site: source.tour.site, mapName: source.tour.mapName, bounds: bounds, description: source.tour.description,
-            waypoints: waypoints,
-            mapAssets: (files[stopFileCount...].map(asset) + (routeAsset.map { [$0] } ?? [])).sorted {
-                $0.path.utf8.lexicographicallyPrecedes($1.path.utf8)
-            },
-            languages: source.tour.languages, requireAllLanguages: source.tour.requireAllLanguages,
-            translations: source.tour.translations)
-        // In the manifest now: let them go before it is validated, the plan's peak (4 MB at 100,000 files).
+        // Each file's SHA-256, by position (zero when not hashed: a plan for its findings only).
+        // 32 bytes each: an optional digest took 40.
+        var sums = [Bytes32](repeating: Bytes32(), count: files.count)
+        for (p, digest) in digests.enumerated() where p < sums.count { sums[p] = digest?.value ?? Bytes32() }
         digests = []
-        // Fields the folder's own files failed to give are reported there already.
-        let manifestFindings = ManifestValidator.validate(manifest).map { translate($0, source: source) }
-            .map { explainOutsideBounds($0, source: source, bounds: bounds) }
-            .filter { f in
-                !sourceFindings.contains { $0.file == f.file && $0.location != nil && $0.location == f.location }
+        let hashed = hashAssets && !sums.isEmpty
+        var stopStarts: [Int32] = [0]
+        stopStarts.reserveCapacity(assetCounts.count + 1)
+        for count in assetCounts { stopStarts.append(stopStarts.last! + Int32(count)) }
+        // The stops are made one at a time and checked as they are made; each keeps only the
+        // assets the language rules read (the rest are made again from the records when the
+        // manifest is written): the stops' 100,000 assets were 17 MB held through the plan and
+        // the manifest's writing.
+        var waypoints: [Waypoint] = []
+        waypoints.reserveCapacity(source.waypoints.count)
+        var manifestFindings: [Finding] = []
+        var generatedRoute: (GeneratedEntry?, [Finding]) = (nil, [])
+        var planned: Manifest?
+        do {
+            let validation = ManifestValidator.StopByStop(assets: PlannedPaths(files))
+            for (i, w) in source.waypoints.enumerated() {
+                var stop = Waypoint(
+                    name: w.name, slug: w.slug, order: w.order, coordinate: w.coordinate, description: w.description,
+                    assets: (Int(stopStarts[i])..<Int(stopStarts[i + 1])).map { p in
+                        asset(files[p], digest: hashed ? sums[p] : nil, map: nil)
+                    }, properties: w.properties, accessibilityWaiver: w.accessibilityWaiver,
+                    translations: w.translations)
+                validation.take(&stop, at: i)
+                waypoints.append(stop)
             }
+            // The route (format 1.2): made from route.gpx or route.geojson, checked against the stops,
+            // and packaged as map/route.geojson, a map asset readers of format 1.1 ignore.
+            let (routeEntry, routeAsset, routeFindings) = makeRoute(source, waypoints: waypoints, bounds: bounds)
+            generatedRoute = (routeEntry, routeFindings)
+            let outline = Manifest(
+                id: source.tour.id, version: source.tour.version, name: source.tour.name, park: source.tour.park,
+                site: source.tour.site, mapName: source.tour.mapName, bounds: bounds,
+                description: source.tour.description, waypoints: waypoints,
+                mapAssets: (files[stopFileCount...].indices.map { p in
+                    asset(files[p], digest: hashed ? sums[p] : nil, map: mapInfos[files[p].archivePath])
+                } + (routeAsset.map { [$0] } ?? [])).sorted {
+                    $0.path.utf8.lexicographicallyPrecedes($1.path.utf8)
+                },
+                languages: source.tour.languages, requireAllLanguages: source.tour.requireAllLanguages,
+                translations: source.tour.translations)
+            waypoints = []
+            // Fields the folder's own files failed to give are reported there already.
+            manifestFindings = validation.validate(outline).map { translate($0, source: source) }
+                .map { explainOutsideBounds($0, source: source, bounds: bounds) }
+                .filter { f in
+                    !sourceFindings.contains { $0.file == f.file && $0.location != nil && $0.location == f.location }
+                }
+            planned = outline
+        }
+        let (routeEntry, routeFindings) = generatedRoute
         let findings =
             sourceFindings + routeFindings + mapFindings + manifestFindings + strayFindings(source)
             + TourInit.placeholderFindings(source)
             + budget.findings(files)
         // Without hashes the plan only served its findings (an editor's check on every save): never written.
-        guard hashAssets, !findings.hasErrors else { return .findingsOnly(findings) }
-        // The folder's records (every stop's list of files, its texts) are in `files` and `manifest`
+        guard hashAssets, !findings.hasErrors, let outline = planned else { return .findingsOnly(findings) }
+        // The folder's records (every stop's list of files, its texts) are in `files` and `outline`
         // now: let them go before the manifest's bytes are made, the plan's peak (at 20,000 files,
         // 4.7 MB of records held next to the manifest and its bytes).
         _ = consume source
-        // In entry order, sorted in place (a sorted copy was 19 MB more at the peak of 100,000 files).
-        files.sort(by: TourSource.SourceFile.packageOrder)
+        // In entry order, sorted in place (a sorted copy was 19 MB more at the peak of 100,000
+        // files): the positions are sorted, then the records moved along each cycle of them; what
+        // is left is where each record went, for the stops' assets.
+        var order = (0..<Int32(files.count)).map { $0 }
+        order.sort { TourSource.SourceFile.packageOrder(files[Int($0)], files[Int($1)]) }
+        var entryPosition = [Int32](repeating: 0, count: files.count)
+        for (to, from) in order.enumerated() { entryPosition[Int(from)] = Int32(to) }
+        var placed = [Bool](repeating: false, count: files.count)
+        for first in files.indices where !placed[first] {
+            // files[to] takes the record at order[to], around the cycle back to `first`.
+            let held = files[first]
+            var to = first
+            while true {
+                placed[to] = true
+                let from = Int(order[to])
+                if from == first {
+                    files[to] = held
+                    break
+                }
+                files[to] = files[from]
+                to = from
+            }
+        }
+        order = []
+        placed = []
+        var plan = Plan(
+            outline: outline, files: files, stopStarts: stopStarts, entryPosition: entryPosition, digests: sums,
+            generated: routeEntry.map { [$0] } ?? [], findings: findings, manifestSize: 0)
+        files = []
+        sums = []
         // Counted here, so that a manifest no reader would accept is never packaged, and written
         // with the entries, as it is made: its bytes are never held whole (25 MB at 100,000 files).
-        let size = manifest.writeCanonical { _ in }
+        let size = outline.writeCanonical(stopAssets: plan.assets(ofStop:)) { _ in }
         guard size <= Manifest.maxBytes else {
             return .findingsOnly(
                 findings + [
                     Finding(
                         .jsonTooLarge, file: Manifest.entryName,
                         "the package's manifest.json would be \(size) bytes, and readers accept at most \(Manifest.maxBytes): "
-                            + "the tour lists too many files (\(files.count)); split it into two tours, or put the files of a stop together in fewer, larger files"
+                            + "the tour lists too many files (\(plan.files.count)); split it into two tours, or put the files of a stop together in fewer, larger files"
                     )
                 ])
         }
-        return .ready(
-            Plan(
-                manifest: manifest, files: files, generated: routeEntry.map { [$0] } ?? [], findings: findings,
-                manifestSize: size))
+        plan.manifestSize = size
+        return .ready(plan)
     }
 
     /// The package's route entry and asset, and what was found making it (findings name the
@@ -348,23 +448,24 @@ public enum TourBuilder {
         return f.inFile(TourSource.tourFileName)
     }
 
-    /// Writes `manifest` as `manifest.json` (its canonical bytes, `manifestSize` of them, made a
-    /// piece at a time as they are written), then every file of `files`, into `file` as a ZIP;
-    /// each file must still be what the folder held when it was read (and hashed). The manifest
-    /// is let go once written (`manifest` is left nil): the rest of the write does not need it.
+    /// Writes `plan`'s manifest as `manifest.json` (its canonical bytes, `manifestSize` of them,
+    /// made a piece at a time as they are written, each stop's assets as its turn comes), then
+    /// every file of `files`, into `file` as a ZIP; each file must still be what the folder held
+    /// when it was read (and hashed). The plan is let go once the manifest is written (`plan` is
+    /// left nil): the rest of the write does not need it.
     private static func writeEntries(
-        _ files: [TourSource.SourceFile], generated: [GeneratedEntry], manifest: inout Manifest?, manifestSize: Int,
+        _ files: [TourSource.SourceFile], generated: [GeneratedEntry], plan: inout Plan?, manifestSize: Int,
         to file: AtomicFile, timestamp: Int64, progress: BuildProgress?, pages: WriteBehind.Pages
     ) throws -> ZipWriter.Summary {
         // Flushed as it is written: `write` flushes the whole package before it renames it.
         var writer = try ZipWriter(
             fileDescriptor: file.descriptor, path: file.temporaryPath, modificationTime: timestamp,
             flushingBehind: pages)
-        if let model = manifest.take() {
+        if let model = plan.take() {
             try writer.addEntry(path: Manifest.entryName, size: Int64(manifestSize), compress: true) { write in
                 // The first failure to write stops the entry; the pieces made after it are dropped.
                 var failure: (any Error)?
-                _ = model.writeCanonical { piece in
+                _ = model.outline.writeCanonical(stopAssets: model.assets(ofStop:)) { piece in
                     guard failure == nil else { return }
                     do { try write(piece) } catch { failure = error }
                 }
@@ -517,17 +618,17 @@ public enum TourBuilder {
     ///
     /// The plan is consumed: its manifest is written as `manifest.json` a piece at a time and let
     /// go once written, so a caller that passes its last copy (`write(consume plan, …)`) holds it
-    /// only through the first entry. Take what is needed of `plan.manifest` before.
+    /// only through the first entry. Take what is needed of `plan.outline` before.
     public static func write(
         _ plan: consuming Plan, to output: String, timestamp: Int64, progress: BuildProgress? = nil,
         pagesWritten: WriteBehind.Pages = .kept, beforeReplacing: (SHA256Digest) throws -> Void = { _ in }
     ) throws -> BuildOutcome {
-        let waypointCount = plan.manifest.waypoints.count, assetBytes = plan.totalBytes
+        let waypointCount = plan.outline.waypoints.count, assetBytes = plan.totalBytes
         let files = plan.files
         let generated = plan.generated
-        var manifest: Manifest? = plan.manifest
         let manifestSize = plan.manifestSize
-        _ = consume plan
+        // The manifest's outline and what makes its stops' assets, let go once it is written.
+        var manifest: Plan? = consume plan
         let outputURL = URL(fileURLWithPath: output)
         let directory = outputURL.deletingLastPathComponent().path
         let baseName = outputURL.lastPathComponent
@@ -548,7 +649,7 @@ public enum TourBuilder {
         let summary: ZipWriter.Summary
         do {
             summary = try writeEntries(
-                files, generated: generated, manifest: &manifest, manifestSize: manifestSize, to: temp,
+                files, generated: generated, plan: &manifest, manifestSize: manifestSize, to: temp,
                 timestamp: timestamp, progress: progress, pages: pagesWritten)
         } catch let error as ArchiveError {
             // The writer's failures (input/output, a file that grew or shrank) as the builder's errors.

@@ -73,13 +73,15 @@ struct Build: ParsableCommand {
         }
         let findings = plan.findings
         if !quiet && !json && !findings.isEmpty { CLI.printFindings(findings, to: .standardError) }
-        let path = output ?? TourBuilder.defaultFileName(for: plan.manifest)
+        let path = output ?? TourBuilder.defaultFileName(for: plan.outline)
         // What the report says of the manifest, taken before the write consumes the plan (and lets
-        // the manifest go: 7 MB at 20,000 files).
-        let (id, version, name) = (plan.manifest.id, plan.manifest.version, plan.manifest.name)
-        let languagesJSON = json ? Inspect.languagesJSON(plan.manifest) : []
-        let languageLines = json || quiet ? "" : Inspect.languageLines(plan.manifest, labelWidth: 11)
+        // the manifest go), from its outline: the stops' assets are not made for it.
+        let (id, version, name) = (plan.outline.id, plan.outline.version, plan.outline.name)
+        let languagesJSON = json ? Inspect.languagesJSON(plan.outline, bytes: plan.phoneBytes(for:)) : []
+        let languageLines =
+            json || quiet ? "" : Inspect.languageLines(plan.outline, labelWidth: 11, bytes: plan.phoneBytes(for:))
         ProcessPolicy.removeTemporaryFilesOnInterrupt()
+        ProcessPolicy.releaseFreeMemory()
         // Nothing reads the package right after: its pages are let go as they reach the disk, so a
         // 1 GB build neither pushes the rest of the page cache out nor lands on fresh pages (on a
         // VM whose host takes back free memory, fresh pages made durable builds slow at random).

@@ -132,18 +132,22 @@ struct Inspect: ParsableCommand {
 
     /// The languages line and, per language but the default, its completeness and phone budget; empty
     /// for a tour in one unnamed language.
-    static func languageLines(_ m: Manifest, labelWidth: Int = 10) -> String {
+    ///
+    /// `bytes`: what a phone needs for a visitor of a language (`m.bytes(for:)` unless given: a
+    /// build's plan counts them from its files, its outline holding only some of its assets).
+    static func languageLines(_ m: Manifest, labelWidth: Int = 10, bytes: ((String?) -> Int64)? = nil) -> String {
         guard let base = m.defaultLanguage else { return "" }
+        let bytes = bytes ?? m.bytes(for:)
         let e = TerminalText.escaped
         let indent = String(repeating: " ", count: 2 + labelWidth)
         var out = "  " + "languages".padding(toLength: labelWidth, withPad: " ", startingAt: 0)
         out += m.languages.map { e(LanguageTag.describe($0)) }.joined(separator: ", ")
         out += "; the default is \(e(base))\(m.requireAllLanguages ? ", every language required" : "")\n"
-        out += indent + "\(e(base)): \(Format.bytes(m.bytes(for: base))) on a phone\n"
+        out += indent + "\(e(base)): \(Format.bytes(bytes(base))) on a phone\n"
         for c in m.completeness {
             out += indent + "\(e(c.language)): \(c.percent)% translated (\(c.translatedTexts) of \(c.texts) texts"
             if c.files > 0 { out += ", \(c.translatedFiles) of \(c.files) recordings and documents" }
-            out += "), \(Format.bytes(c.bytes)) on a phone\n"
+            out += "), \(Format.bytes(bytes(c.language))) on a phone\n"
         }
         return out
     }
@@ -158,14 +162,15 @@ struct Inspect: ParsableCommand {
     }
 
     /// The languages as JSON: tag, whether default, and for the others the completeness.
-    static func languagesJSON(_ m: Manifest) -> [JSONValue] {
+    static func languagesJSON(_ m: Manifest, bytes: ((String?) -> Int64)? = nil) -> [JSONValue] {
+        let bytes = bytes ?? m.bytes(for:)
         let completeness = Dictionary(m.completeness.map { ($0.language, $0) }, uniquingKeysWith: { a, _ in a })
         return m.languages.map { tag in
             var members: [JSONMember] = [
                 JSONMember("tag", .string(tag)),
                 JSONMember("name", LanguageTag.englishName(tag).map(JSONValue.string) ?? .null),
                 JSONMember("default", .bool(tag == m.defaultLanguage)),
-                JSONMember("phoneBytes", .number(JSONNumber(m.bytes(for: tag)))),
+                JSONMember("phoneBytes", .number(JSONNumber(bytes(tag)))),
             ]
             if let c = completeness[tag] {
                 members += [

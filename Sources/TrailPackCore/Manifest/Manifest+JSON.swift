@@ -37,14 +37,25 @@ extension Manifest {
     /// of its own bytes while it was written: 50 MB more for a tour of 100,000 files).
     public var canonicalBytes: [UInt8] {
         let assets = waypoints.reduce(mapAssets.count) { $0 + $1.assets.count }
-        return JSONWriter.bytes(object: canonicalMembers, streamed: canonicalLists, reserving: 4096 + assets * 256)
+        return JSONWriter.bytes(
+            object: canonicalMembers, streamed: canonicalLists(stopAssets: nil), reserving: 4096 + assets * 256)
     }
 
     /// Writes ``canonicalBytes`` without holding them: to `sink` in pieces of about `piece` bytes
     /// (each valid until `sink` returns), returning their count. The builder writes the package's
     /// `manifest.json` so (at 100,000 assets the bytes are 25 MB).
     public func writeCanonical(piece: Int = 64 << 10, to sink: (UnsafeRawBufferPointer) -> Void) -> Int {
-        JSONWriter.write(object: canonicalMembers, streamed: canonicalLists, piece: piece, to: sink)
+        JSONWriter.write(object: canonicalMembers, streamed: canonicalLists(stopAssets: nil), piece: piece, to: sink)
+    }
+
+    /// ``writeCanonical(piece:to:)`` for a manifest whose stops do not hold their assets:
+    /// `stopAssets` gives the stop at each position's, made as its turn comes (the builder's, from
+    /// its file records).
+    public func writeCanonical(
+        piece: Int = 64 << 10, stopAssets: @escaping (Int) -> [Asset], to sink: (UnsafeRawBufferPointer) -> Void
+    ) -> Int {
+        JSONWriter.write(
+            object: canonicalMembers, streamed: canonicalLists(stopAssets: stopAssets), piece: piece, to: sink)
     }
 
     /// Every member, the two long lists empty: they are written from the model element by element.
@@ -52,9 +63,19 @@ extension Manifest {
         members(waypoints: .array([]), mapAssets: mapAssets.isEmpty ? nil : .array([]))
     }
 
-    private var canonicalLists: [String: (count: Int, element: (Int) -> JSONValue)] {
+    private func canonicalLists(
+        stopAssets: ((Int) -> [Asset])?
+    ) -> [String: (count: Int, element: (Int) -> JSONValue)] {
         [
-            "waypoints": (waypoints.count, { waypoints[$0].jsonValue(languages: languages) }),
+            "waypoints": (
+                waypoints.count,
+                { i in
+                    guard let stopAssets else { return waypoints[i].jsonValue(languages: languages) }
+                    var stop = waypoints[i]
+                    stop.assets = stopAssets(i)
+                    return stop.jsonValue(languages: languages)
+                }
+            ),
             "mapAssets": (mapAssets.count, { mapAssets[$0].jsonValue(languages: languages) }),
         ]
     }

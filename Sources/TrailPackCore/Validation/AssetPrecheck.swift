@@ -82,3 +82,30 @@ final class AssetPrecheck {
         return paths
     }
 }
+
+extension ManifestValidator {
+    /// ``ManifestValidator/validate(_:unreadable:)`` a stop at a time, for a writer that makes a
+    /// manifest's stops one by one and need not hold all their assets (the builder, whose 100,000
+    /// files would be 17 MB of assets): each stop is checked as it is made, its assets handed to
+    /// the sink and let go unless it keeps them, then the whole is checked with the same findings
+    /// in the same order as `validate` gives for the manifest with every asset.
+    public final class StopByStop {
+        private let precheck: AssetPrecheck
+
+        /// Checks stops whose assets go to `sink` (which names them by number for the rules that
+        /// compare paths, and says whether they are kept).
+        public init(assets sink: any ManifestAssetSink) { precheck = AssetPrecheck(sink: sink) }
+
+        /// Checks the stop at position `i` of the manifest's `waypoints` (given in order, each
+        /// once) and lets go of the assets no later rule reads, unless the sink keeps them all.
+        public func take(_ w: inout Waypoint, at i: Int) { precheck.take(&w, at: i) }
+
+        /// How many stop assets were taken.
+        public var assetCount: Int { precheck.assetCount }
+
+        /// Every finding for `m`, whose `waypoints` are the stops given to ``take(_:at:)``, in order.
+        public func validate(_ m: Manifest) -> [Finding] {
+            ManifestValidator.validate(m, unreadable: [], precheck: precheck)
+        }
+    }
+}
