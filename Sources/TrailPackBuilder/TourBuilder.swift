@@ -25,7 +25,8 @@ public enum TourBuilder {
     /// records were held twice through the whole write.
     public struct Plan: Sendable {
         /// What `manifest.json` will say, but for the stops' assets: each stop holds only those
-        /// with texts, a language or map fields (what the language rules read). The rest are made
+        /// with any detail (a title, texts, a language, translations) and the captions files those
+        /// name, what the language rules read. The rest are made
         /// from `files` when asked for (``manifest``, ``assets(ofStop:)``), never all held: 17 MB
         /// at 100,000 files.
         public let outline: Manifest
@@ -81,10 +82,11 @@ public enum TourBuilder {
     /// The asset `manifest.json` lists for the folder's file `f` (of that SHA-256, and that map's
     /// fields for a PMTiles map).
     static func asset(_ f: TourSource.SourceFile, digest: Bytes32?, map: MapInfo?) -> Asset {
+        // Not hashed (a plan for its findings only): 64 zeros.
         Asset(
             path: f.archivePath, kind: f.type.kind, mediaType: f.type.mediaType, size: f.size,
-            sha256: digest?.hex ?? String(repeating: "0", count: 64), title: f.title, map: map, alt: f.alt,
-            transcript: f.transcript, captions: f.captions, language: f.language, translations: f.translations)
+            sha256: digest ?? Bytes32(), title: f.title, map: map, alt: f.alt, transcript: f.transcript,
+            captions: f.captions, language: f.language, translations: f.translations)
     }
 
     /// The paths of a plan's stop assets by number (their position in the folder's order), for

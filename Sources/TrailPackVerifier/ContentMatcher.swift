@@ -164,13 +164,17 @@ final class ContentMatcher: @unchecked Sendable {
         }
     }
 
-    /// The entry at `position` turned out damaged (its CRC-32, taken on another thread): what was
-    /// read from its data no longer counts.
-    func damaged(at position: Int) {
+    /// The entries at `positions` turned out damaged (their CRC-32s, taken on another thread):
+    /// what was read from their data no longer counts. (All at once: one pass over the findings.)
+    func damaged(at positions: [Int]) {
+        guard !positions.isEmpty else { return }
         lock.withLock {
-            guard position < slots.count else { return }
-            slots[position] = .damaged
-            found.removeAll { $0.position == Int32(position) && $0.fromData }
+            var isDamaged = [Bool](repeating: false, count: slots.count)
+            for position in positions where position < slots.count {
+                slots[position] = .damaged
+                isDamaged[position] = true
+            }
+            found.removeAll { $0.fromData && $0.position >= 0 && isDamaged[Int($0.position)] }
         }
     }
 

@@ -31,9 +31,10 @@ public enum Verifier {
         public var map = MapCheckOptions()
         /// Whether the report's manifest keeps every stop's assets (the default). Without them (a
         /// caller that needs the verdict, not the tour: `trailpack verify`), each stop holds only
-        /// the assets with texts, a language or map fields, and the rest are let go as the manifest
-        /// is read: the memory of a 100,000-asset verification no longer holds them all at once.
-        /// The findings are the same either way.
+        /// its assets with any detail (a title, texts, a language, translations or map fields) and
+        /// the captions files those name, and the rest are let go as the manifest is read: the
+        /// memory of a 100,000-asset verification no longer holds them all at once. The findings
+        /// are the same either way.
         public var keepsAssets = true
 
         /// Options; the defaults check the package alone, on two threads.
@@ -176,6 +177,8 @@ public enum Verifier {
         }
         if let hashing, !crcJobs.isEmpty {
             // The CRC-32s the other thread took: an entry whose data is damaged counts as unread.
+            var damaged: [Int] = []
+            defer { matcher.damaged(at: damaged) }
             for (job, crc) in zip(crcJobs, hashing.join().crcs) {
                 guard matcher.digest(at: job.index) != nil else { continue }
                 let entry = directory.entries[job.index]
@@ -187,7 +190,7 @@ public enum Verifier {
                     : crc != entry.crc32 ? Self.crcFinding(entry, actual: crc!) : nil
                 guard let finding else { continue }
                 findings.append(finding)
-                matcher.damaged(at: job.index)
+                damaged.append(job.index)
             }
         }
         if let manifest, let reading, let feed {
@@ -537,13 +540,19 @@ public enum Verifier {
         feed.drain()
         if let position = matcher.byName?.position(of: Manifest.entryName) { matcher.list(position: position) }
         var number = reading.assetCount - manifest.mapAssets.count
+        var feed = feed
         if !reading.assetsTaken {
+            // The stops the reader decoded are not those it streamed (a manifest whose first
+            // `waypoints` is not a list, and a later one is): what was streamed does not count.
+            feed = ContentMatcher.Feed(matcher, keepsAssets: true)
+            matcher.accept(feed)
             number = 0
             for (i, w) in manifest.waypoints.enumerated() {
                 feed.take(w.assets, waypoint: i, first: number)
                 number += w.assets.count
             }
         }
+        // (Not a stop's: the map assets, numbered after the stops', handed over here.)
         feed.take(manifest.mapAssets, waypoint: -1, first: number)
         findings += matcher.findings(feed: feed)
     }

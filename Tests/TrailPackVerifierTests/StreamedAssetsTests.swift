@@ -79,6 +79,26 @@ struct StreamedAssetsTests {
         }
     }
 
+    @Test("a package whose manifest's first `waypoints` is not a list counts none of a second list's assets")
+    func secondListOfStops() throws {
+        let f = try ZipForge.from(package: Packages.familyHikes)
+        guard case .object(let members) = try JSONParser.parse(f.entries[0].data).value,
+            let stops = members.first(where: { $0.key == "waypoints" })?.value
+        else {
+            Issue.record("the fixture's manifest is not an object")
+            return
+        }
+        let moved =
+            members.filter { $0.key != "waypoints" } + [
+                JSONMember("waypoints", .number(JSONNumber(Int64(0)))), JSONMember("waypoints", stops),
+            ]
+        let report = try #require(
+            try agree(try package(manifest: Array(JSONWriter.string(.object(moved)).utf8)), "moved"))
+        // The stops are not the manifest's: their files are unlisted, never matched.
+        #expect(!report.findings.contains { $0.code == .contentMissing || $0.code == .contentSHA256 })
+        #expect(report.findings.contains { $0.code == .contentUnlisted && $0.file?.hasPrefix("waypoints/") == true })
+    }
+
     @Test("every hostile archive of the verifier's table", arguments: VerifierTests.structureCases.indices)
     func hostile(index: Int) throws {
         let (name, _, mutate) = VerifierTests.structureCases[index]
@@ -269,6 +289,71 @@ struct StreamedAssetsTests {
     }
 }
 
+/// The reader with a sink (the stops' rules run as each is read) and without one (the whole
+/// manifest validated at the end) find the same, in the same order.
+@Suite("a manifest read stop by stop", .ownThreads)
+struct StreamedReaderTests {
+    /// A sink that keeps nothing and names each asset by the path it was given.
+    final class Paths: ManifestAssetSink {
+        var paths: [Int: String] = [:]
+        func take(_ assets: [Asset], waypoint: Int, first: Int) {
+            for (k, a) in assets.enumerated() { paths[first + k] = a.path }
+        }
+        func path(ofAsset number: Int) -> String { paths[number] ?? "" }
+        var keepsAssets: Bool { false }
+        var assetCapacity: Int { 16 }
+    }
+
+    func read(_ bytes: [UInt8], sink: (any ManifestAssetSink)?) -> ManifestReading {
+        var given = false
+        return bytes.withUnsafeBytes { all in
+            ManifestReader.read(
+                chunks: {
+                    defer { given = true }
+                    return given ? nil : all
+                }, assets: sink)
+        }
+    }
+
+    func agree(_ bytes: [UInt8], _ label: String) {
+        let whole = ManifestReader.read(bytes)
+        let streamed = read(bytes, sink: Paths())
+        #expect(
+            whole.findings.map(\.description) == streamed.findings.map(\.description),
+            "\(label): whole \(whole.findings.map(\.description)), stop by stop \(streamed.findings.map(\.description))"
+        )
+        #expect(whole.assetCount == streamed.assetCount, "\(label)")
+    }
+
+    @Test("every example manifest, and stops after an element that is no stop, and a second list of stops")
+    func examples() throws {
+        let root = ManifestExamples.examplesDir
+        for folder in ["valid", "invalid"] {
+            for name in try FileManager.default.contentsOfDirectory(atPath: root + "/" + folder).sorted()
+            where name.hasSuffix(".json") {
+                agree(try Support.read(root + "/" + folder + "/" + name), "\(folder)/\(name)")
+            }
+        }
+        let base = try Support.read(root + "/valid/languages.json")
+        guard case .object(let members) = try JSONParser.parse(base).value,
+            case .array(let stops)? = members.first(where: { $0.key == "waypoints" })?.value
+        else {
+            Issue.record("languages.json has no list of stops")
+            return
+        }
+        func with(_ waypoints: [JSONMember]) -> [UInt8] {
+            Array(JSONWriter.string(.object(members.filter { $0.key != "waypoints" } + waypoints)).utf8)
+        }
+        // An element that is not a stop first: the stops after it are decoded one place earlier.
+        agree(with([JSONMember("waypoints", .array([.number(JSONNumber(Int64(0)))] + stops + stops))]), "a number first")
+        agree(with([JSONMember("waypoints", .array(stops + [.string("x")] + stops))]), "a string between")
+        // The first `waypoints` is not a list; a second one is (the parser streams that one).
+        agree(
+            with([JSONMember("waypoints", .number(JSONNumber(Int64(0)))), JSONMember("waypoints", .array(stops))]),
+            "a number, then a list")
+    }
+}
+
 /// The matcher itself, in each order its two sides can come in.
 @Suite("an asset meets its entry in either order", .ownThreads)
 struct ContentMatcherTests {
@@ -324,7 +409,7 @@ struct ContentMatcherTests {
             if !dataFirst { matcher.record(check, at: entry.index) }
             #expect(codes(matcher.findings(feed: feed)) == expected, "data first: \(dataFirst)")
             // Data found damaged afterwards (a CRC-32 taken on another thread): its digest no longer counts.
-            matcher.damaged(at: entry.index)
+            matcher.damaged(at: [entry.index])
             #expect(codes(matcher.findings(feed: feed)) == [.contentMissing])
             #expect(matcher.digest(at: entry.index) == nil)
         }

@@ -253,6 +253,24 @@ public struct Asset: Sendable, Equatable {
             captions: captions, language: language, translations: translations)
     }
 
+    /// An asset with these fields and the SHA-256 `sha256` (its bytes: what a builder holds,
+    /// written out as hex and read back for every asset otherwise).
+    public init(
+        path: String, kind: AssetKind, mediaType: String, size: Int64, sha256: Bytes32, title: String? = nil,
+        map: MapInfo? = nil,
+        alt: String? = nil, transcript: String? = nil, captions: String? = nil,
+        language: String? = nil, translations: Translations<AssetTextField> = Translations()
+    ) {
+        self.path = path
+        self.kind = kind
+        self.mediaType = mediaType
+        self.size = size
+        self.digest = sha256
+        self.details = Details(
+            title: title, map: map, alt: alt, transcript: transcript, captions: captions, language: language,
+            translations: translations)
+    }
+
     /// Whether two assets have the same fields (the boxed ones compared by value).
     public static func == (a: Asset, b: Asset) -> Bool {
         a.path == b.path && a.kind == b.kind && a.mediaType == b.mediaType && a.size == b.size && a.digest == b.digest

@@ -111,7 +111,9 @@ final class StreamedWaypoints {
         if var w = ManifestDecoder.decodeWaypoint(
             value, at: JSONPath.root.member("waypoints").element(i), reader: &reader)
         {
-            precheck?.take(&w, at: i)
+            // At its place among the stops decoded (an element that is not a stop is none), the
+            // place the validator's paths and findings name it by.
+            precheck?.take(&w, at: waypoints.count)
             waypoints.append(w)
         }
     }

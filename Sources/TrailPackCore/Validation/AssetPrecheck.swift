@@ -2,13 +2,15 @@
 /// one stop at a time: a verifier checks them against its package's entries then and there, so
 /// that the assets of a large tour (100,000 of them are 17 MB of model) need not all be held.
 public protocol ManifestAssetSink: AnyObject {
-    /// The assets of the stop at `waypoint` in `waypoints`, numbered on from `first` (each stop's
-    /// assets in order, across the stops): called in the stops' order, on the thread that reads.
+    /// The assets of the stop at `waypoint` among the manifest's stops as decoded, numbered on from
+    /// `first` (each stop's assets in order, across the stops): the reader calls it in the stops'
+    /// order, on the thread that reads.
     func take(_ assets: [Asset], waypoint: Int, first: Int)
     /// The path of the asset numbered `number`, as given to ``take(_:waypoint:first:)``.
     func path(ofAsset number: Int) -> String
-    /// Whether the manifest read keeps every stop's assets; false: only those the language rules
-    /// read (with a language, texts, translations or map fields, and the captions they name), so
+    /// Whether the manifest read keeps every stop's assets; false: only those with any detail
+    /// (a title, texts, a language, translations, map fields, or a `sha256` that is not 64
+    /// lowercase hex digits), which the language rules read, and the captions files those name, so
     /// that a stop's `assets` are a part of what its manifest lists.
     var keepsAssets: Bool { get }
     /// About how many assets the manifest may list (room is made for them; more still fit).
@@ -21,11 +23,13 @@ final class AssetPrecheck {
     let sink: any ManifestAssetSink
     /// How many stop assets were read.
     private(set) var assetCount = 0
-    /// Each stop's asset and accessibility findings, by the stop's position (stops without any are absent).
+    /// Each stop's asset and accessibility findings, by the stop's position in the manifest's
+    /// `waypoints` as decoded (stops without any are absent).
     private(set) var stopFindings: [Int: [Finding]] = [:]
     /// The stops' assets that carry `map` fields, in order.
     private(set) var mapFieldFindings: [Finding] = []
-    /// For a stop some of whose assets were let go: the positions of those kept.
+    /// For a stop some of whose assets were let go (by its position, as ``stopFindings``): the
+    /// positions of those kept among its assets.
     private(set) var keptIndices: [Int: [Int32]] = [:]
     private var paths: FoldedPaths?
 
