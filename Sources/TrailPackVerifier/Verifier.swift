@@ -8,8 +8,10 @@ import TrailPackMap
 /// data (bounded inflate, size, CRC-32), the manifest, and every asset against the manifest.
 ///
 /// Memory stays flat: entries are streamed in fixed-size chunks, and the manifest is parsed as it
-/// is inflated; only the central directory (bounded) and the manifest's model are held. The
-/// whole-file hash runs on a second thread while the entries are checked.
+/// is inflated, each stop's assets met with their entries as they are decoded (``ContentMatcher``);
+/// only the central directory (bounded), a slot an entry and the manifest's model are held, the
+/// model without most of its stops' assets when ``Options/keepsAssets`` is false. The whole-file
+/// hash runs on a second thread while the entries are checked.
 public enum Verifier {
     /// The largest `manifest.json` read.
     public static let maxManifestBytes = Int64(Manifest.maxBytes)

@@ -345,7 +345,8 @@ struct StreamedReaderTests {
             Array(JSONWriter.string(.object(members.filter { $0.key != "waypoints" } + waypoints)).utf8)
         }
         // An element that is not a stop first: the stops after it are decoded one place earlier.
-        agree(with([JSONMember("waypoints", .array([.number(JSONNumber(Int64(0)))] + stops + stops))]), "a number first")
+        agree(
+            with([JSONMember("waypoints", .array([.number(JSONNumber(Int64(0)))] + stops + stops))]), "a number first")
         agree(with([JSONMember("waypoints", .array(stops + [.string("x")] + stops))]), "a string between")
         // The first `waypoints` is not a list; a second one is (the parser streams that one).
         agree(
