@@ -10,8 +10,11 @@ struct ZipCentralDirectory: Sendable {
     var isComplete: Bool
 
     /// Reads the central directory that `end` locates.
+    ///
+    /// `pieceSize`: how much of the directory is read at a time (small in tests of the pieces' edges).
     static func read(
-        _ source: some ByteSource, end: ZipEndRecords, limits: ZipLimits, findings: inout [Finding]
+        _ source: some ByteSource, end: ZipEndRecords, limits: ZipLimits, findings: inout [Finding],
+        pieceSize: Int = 1 << 20
     ) throws(ArchiveError) -> ZipCentralDirectory {
         let incomplete = ZipCentralDirectory(entries: [], isComplete: false)
         guard end.centralDirectorySize <= limits.maxCentralDirectoryBytes else {
@@ -22,14 +25,23 @@ struct ZipCentralDirectory: Sendable {
                 ))
             return incomplete
         }
-        let bytes = try source.bytes(at: end.centralDirectoryOffset, count: Int(end.centralDirectorySize))
-        guard bytes.count == Int(end.centralDirectorySize) else {
-            findings.append(Finding(.zipCentralDirectory, "the central directory is cut short"))
+        // Read a piece at a time (`Window`), never whole: 10 MB at 100,000 entries, which was the
+        // verifier's peak when it was read whole beside the records parsed from it.
+        let size = Int(end.centralDirectorySize)
+        let cutShort = Finding(.zipCentralDirectory, "the central directory is cut short")
+        guard size == 0 || (end.centralDirectoryOffset >= 0 && end.centralDirectoryOffset + Int64(size) <= source.size)
+        else {
+            findings.append(cutShort)
             return incomplete
         }
+        var window = Window(source: source, start: end.centralDirectoryOffset, size: size, pieceSize: pieceSize)
         // Bytes put in front of an archive (a self-extractor stub, `cat stub pkg.zip`) move
         // everything by the same amount: the directory is then found exactly that many bytes late.
-        if end.entryCount > 0, LittleEndianReader(bytes).peekSignature != ZipSignature.central {
+        guard let first = try window.reader(at: 0, count: 4) else {
+            findings.append(cutShort)
+            return incomplete
+        }
+        if end.entryCount > 0, first.peekSignature != ZipSignature.central {
             let actual = end.centralDirectoryEnd - end.centralDirectorySize
             if actual > end.centralDirectoryOffset,
                 LittleEndianReader(try source.bytes(at: actual, count: 4)).peekSignature == ZipSignature.central
@@ -67,16 +79,31 @@ struct ZipCentralDirectory: Sendable {
 
         var entries: [ZipEntry] = []
         entries.reserveCapacity(end.entryCount)
-        let names = ZipNames(capacity: Self.namesLength(bytes, records: end.entryCount))
-        var c = LittleEndianReader(bytes)
+        guard let namesLength = try Self.namesLength(&window, records: end.entryCount) else {
+            findings.append(cutShort)
+            return incomplete
+        }
+        let names = ZipNames(capacity: namesLength)
+        // Where the next record starts, from the directory's start.
+        var at = 0
         for index in 0..<end.entryCount {
-            guard c.remaining >= 46, c.peekSignature == ZipSignature.central else {
+            // The fixed part, then the whole record (or as much of it as the directory holds).
+            guard let fixed = try window.reader(at: at, count: 46) else {
+                findings.append(cutShort)
+                return incomplete
+            }
+            guard size - at >= 46, fixed.peekSignature == ZipSignature.central else {
                 findings.append(
                     Finding(
                         .zipCentralDirectory,
                         "the central directory holds \(index) entries, but the end record says \(end.entryCount)"))
                 return ZipCentralDirectory(entries: entries, isComplete: false)
             }
+            guard var c = try window.reader(at: at, count: 46 + Self.variableLength(fixed)) else {
+                findings.append(cutShort)
+                return incomplete
+            }
+            let start = c.offset
             guard let entry = readRecord(&c, index: index, names: names, findings: &findings) else {
                 findings.append(
                     Finding(
@@ -84,32 +111,79 @@ struct ZipCentralDirectory: Sendable {
                         "central-directory entry \(index) runs past the end of the directory"))
                 return ZipCentralDirectory(entries: entries, isComplete: false)
             }
+            at += c.offset - start
             entries.append(entry)
         }
-        if c.remaining > 0 {
+        if size - at > 0 {
             findings.append(
                 Finding(
                     .zipCentralDirectory,
-                    "\(c.remaining) bytes after the last central-directory entry belong to nothing"))
+                    "\(size - at) bytes after the last central-directory entry belong to nothing"))
             return ZipCentralDirectory(entries: entries, isComplete: false)
         }
         return ZipCentralDirectory(entries: entries, isComplete: true)
     }
 
-    /// The bytes of the names of the first `records` records of `directory`, in all, as far as
-    /// records can be walked: room enough for the names ``read(_:end:limits:findings:)`` takes.
-    static func namesLength(_ directory: [UInt8], records: Int) -> Int {
+    /// The length of a record's name, extra field and comment, from its fixed part.
+    static func variableLength(_ fixed: LittleEndianReader) -> Int {
+        var f = fixed
+        f.skip(28)
+        return Int(f.u16()) + Int(f.u16()) + Int(f.u16())
+    }
+
+    /// The bytes of the names of the first `records` records of the directory `window` reads, in
+    /// all, as far as records can be walked: room enough for the names
+    /// ``read(_:end:limits:findings:)`` takes. Nil when the source gives fewer bytes than it has.
+    static func namesLength<Source: ByteSource>(
+        _ window: inout Window<Source>, records: Int
+    ) throws(ArchiveError) -> Int? {
         var total = 0
         var at = 0
         var walked = 0
-        while walked < records, directory.count - at >= 46 {
-            func u16(_ k: Int) -> Int { Int(directory[at + k]) | Int(directory[at + k + 1]) << 8 }
-            let name = u16(28)
+        while walked < records, window.size - at >= 46 {
+            guard var f = try window.reader(at: at, count: 46) else { return nil }
+            f.skip(28)
+            let name = Int(f.u16())
             total += name
-            at += 46 + name + u16(30) + u16(32)
+            at += 46 + name + Int(f.u16()) + Int(f.u16())
             walked += 1
         }
         return total
+    }
+
+    /// The directory's bytes, read a piece of about a mebibyte at a time, in order.
+    struct Window<Source: ByteSource> {
+        let source: Source
+        /// Where the directory starts in the source, and its length.
+        let start: Int64
+        let size: Int
+        /// The piece held, and where it starts in the directory.
+        private var piece: [UInt8] = []
+        private var pieceStart = 0
+        /// How many bytes a piece holds, at least (a record longer than that is read whole).
+        let pieceSize: Int
+
+        init(source: Source, start: Int64, size: Int, pieceSize: Int = 1 << 20) {
+            self.source = source
+            self.start = start
+            self.size = size
+            self.pieceSize = max(1, pieceSize)
+        }
+
+        /// A reader at the directory's byte `at` over at least `count` bytes, or all the
+        /// directory has from there when fewer (its `remaining` then ends where the directory
+        /// does, as a reader over the whole directory's would). Nil when the source gives fewer
+        /// bytes than it has (a file that shrank).
+        mutating func reader(at: Int, count: Int) throws(ArchiveError) -> LittleEndianReader? {
+            let wanted = min(count, size - at)
+            if at < pieceStart || at + max(0, wanted) > pieceStart + piece.count {
+                let length = min(max(pieceSize, wanted), size - at)
+                piece = try source.bytes(at: start + Int64(at), count: length)
+                pieceStart = at
+                guard piece.count == length else { return nil }
+            }
+            return LittleEndianReader(piece, at: at - pieceStart)
+        }
     }
 
     /// One record, its name added to `names`; nil when its variable-length parts run past the

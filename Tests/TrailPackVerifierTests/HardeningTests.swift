@@ -401,12 +401,60 @@ struct HardeningTests {
         // short, or one whose last record's lengths run past its end, is counted without a trap.
         let centralDirectory = Array(forge.bytes()[Int(directory.centralDirectoryOffset)...].dropLast(22))
         let all = names.reduce(0) { $0 + $1.utf8.count }
-        #expect(ZipCentralDirectory.namesLength(centralDirectory, records: 4) == all)
-        #expect(ZipCentralDirectory.namesLength(centralDirectory, records: 1_000) == all)
+        /// Walked in pieces of every size from 1 byte to all of it: the same count.
+        func namesLength(_ directory: [UInt8], records: Int) -> Int {
+            var counts: Set<Int?> = []
+            for pieceSize in [1, 3, 46, 47, 64, 1 << 20] {
+                var window = ZipCentralDirectory.Window(
+                    source: MemorySource(directory), start: 0, size: directory.count, pieceSize: pieceSize)
+                counts.insert(try? ZipCentralDirectory.namesLength(&window, records: records))
+            }
+            #expect(counts.count == 1)
+            return (counts.first ?? nil) ?? -1
+        }
+        #expect(namesLength(centralDirectory, records: 4) == all)
+        #expect(namesLength(centralDirectory, records: 1_000) == all)
         #expect(
-            ZipCentralDirectory.namesLength(centralDirectory, records: 2) == names[0].utf8.count + names[1].utf8.count)
-        #expect(ZipCentralDirectory.namesLength(Array(centralDirectory.prefix(50)), records: 4) == names[0].utf8.count)
-        #expect(ZipCentralDirectory.namesLength([], records: 4) == 0)
+            namesLength(centralDirectory, records: 2) == names[0].utf8.count + names[1].utf8.count)
+        #expect(namesLength(Array(centralDirectory.prefix(50)), records: 4) == names[0].utf8.count)
+        #expect(namesLength([], records: 4) == 0)
+    }
+
+    @Test(
+        "the central directory read in pieces of any size gives the same entries and findings: the fixture, every hostile archive of the verifier's table, the fuzzer's seeds and crashes"
+    )
+    func directoryInPieces() throws {
+        var archives: [(String, [UInt8])] = [("family-hikes", Packages.familyHikes)]
+        for (name, _, mutate) in VerifierTests.structureCases {
+            var f = try ZipForge.from(package: Packages.familyHikes)
+            mutate(&f)
+            archives.append((name, f.bytes()))
+        }
+        for folder in ["fuzz/seeds", "fuzz/crashes"] {
+            let path = Support.fixture(folder)
+            for name in try FileManager.default.contentsOfDirectory(atPath: path).sorted() where name.hasSuffix(".zip")
+            {
+                archives.append((folder + "/" + name, try Support.read(path + "/" + name)))
+            }
+        }
+        #expect(archives.count > 30)
+        var compared = 0
+        for (name, bytes) in archives {
+            let source = MemorySource(bytes)
+            var before: [Finding] = []
+            guard let end = try ZipEndRecords.read(source, limits: .default, findings: &before) else { continue }
+            var seen: [String] = []
+            for pieceSize in [1, 7, 46, 100, 1 << 20] {
+                var findings = before
+                let directory = try ZipCentralDirectory.read(
+                    source, end: end, limits: .default, findings: &findings, pieceSize: pieceSize)
+                seen.append(
+                    "\(directory.isComplete) \(directory.entries.map { "\($0)" }) \(findings.map(\.description))")
+            }
+            #expect(Set(seen).count == 1, "\(name): the pieces' sizes disagree")
+            compared += 1
+        }
+        #expect(compared > 30)
     }
 
     @Test("each step of the parse is a value of its own: end records, central directory, names, local headers, layout")
