@@ -242,15 +242,13 @@ public struct Asset: Sendable, Equatable {
         alt: String? = nil, transcript: String? = nil, captions: String? = nil,
         language: String? = nil, translations: Translations<AssetTextField> = Translations()
     ) {
-        self.path = path
-        self.kind = kind
-        self.mediaType = mediaType
-        self.size = size
         let digest = Bytes32(hex: sha256, uppercase: false)
-        self.digest = digest ?? Bytes32()
-        self.details = Details(
-            sha256Text: digest == nil ? sha256 : nil, title: title, map: map, alt: alt, transcript: transcript,
-            captions: captions, language: language, translations: translations)
+        self.init(
+            path: path, kind: kind, mediaType: mediaType, size: size, sha256: digest ?? Bytes32(), title: title,
+            map: map, alt: alt, transcript: transcript, captions: captions, language: language,
+            translations: translations)
+        // Not 64 lowercase hex digits: kept as given, for the validator to report.
+        if digest == nil { details.sha256Text = sha256 }
     }
 
     /// An asset with these fields and the SHA-256 `sha256` (its bytes: what a builder holds,
