@@ -25,7 +25,7 @@ public struct PhoneBudget: Sendable, Equatable {
     }
 
     /// The warnings for `files`.
-    func findings(_ files: [TourSource.SourceFile]) -> [Finding] {
+    func findings(_ files: some Sequence<TourSource.SourceFile>) -> [Finding] {
         var out: [Finding] = []
         for f in files where f.size > assetBytes {
             let advice =

@@ -20,9 +20,10 @@ public enum TourBuilder {
 
     /// A checked tour, with every asset hashed: what will be written.
     ///
-    /// It holds no `TourSource`: the folder's per-file records (each stop's list of files) are
-    /// given up when `plan` returns, before anything is written: 4.9 MB of 20,000 files'
-    /// records were held twice through the whole write.
+    /// It holds no `TourSource`, but the folder's per-file records, each stop's list as the folder
+    /// was read (``FileRecords``): moved, never copied into one list (the two were held side by
+    /// side as the plan was made, 9.6 MB at 100,000 files), and given up stop by stop as they are
+    /// written.
     public struct Plan: Sendable {
         /// What `manifest.json` will say, but for the stops' assets: each stop holds only those
         /// with any detail (a title, texts, a language, translations) and the captions files those
@@ -30,20 +31,21 @@ public enum TourBuilder {
         /// from `files` when asked for (``manifest``, ``assets(ofStop:)``), never all held: 17 MB
         /// at 100,000 files.
         public let outline: Manifest
-        /// Every file to package, in entry order (after `manifest.json`).
-        public private(set) var files: [TourSource.SourceFile]
-        /// Stop `i`'s files are those at positions `stopStarts[i]..<stopStarts[i + 1]` of the
-        /// folder's order (the stops' files, stop by stop, then the maps').
-        let stopStarts: [Int32]
-        /// Each file's position in `files`, by its position in the folder's order.
-        let entryPosition: [Int32]
+        /// Every file to package, by its position in the folder's order: the stops' files, stop by
+        /// stop, then the maps'.
+        var records: FileRecords
+        /// The positions in entry order (after `manifest.json`): the package's entries are sorted
+        /// by path, the records are not moved.
+        let entryOrder: [Int32]
         /// Each file's SHA-256, by its position in the folder's order.
         let digests: [Bytes32]
+        /// Every file to package, in entry order (made when asked for).
+        public var files: [TourSource.SourceFile] { entryOrder.map { records[Int($0)] } }
         /// The files the builder makes itself (the route, `map/route.geojson`), written in their
         /// place among `files` by path.
         public var generated: [GeneratedEntry] = []
         public var findings: [Finding]
-        public var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
+        public var totalBytes: Int64 { records.reduce(0) { $0 + $1.size } }
         /// The size of `manifest.json` (`manifest.canonicalBytes`, counted by `plan` without
         /// holding them: they are made again, a piece at a time, as they are written).
         var manifestSize: Int
@@ -57,23 +59,22 @@ public enum TourBuilder {
 
         /// The assets of the stop at position `i` of the manifest's `waypoints`, as `manifest.json` lists them.
         public func assets(ofStop i: Int) -> [Asset] {
-            guard i + 1 < stopStarts.count else { return [] }
-            return (Int(stopStarts[i])..<Int(stopStarts[i + 1])).map { p in
-                TourBuilder.asset(files[Int(entryPosition[p])], digest: digests[p], map: nil)
+            guard i < records.stopCount else { return [] }
+            let first = Int(records.starts[i])
+            return records.groups[i].enumerated().map { k, f in
+                TourBuilder.asset(f, digest: digests[first + k], map: nil)
             }
         }
 
         /// How many assets the manifest lists (the stops' and the maps').
-        public var assetCount: Int { Int(stopStarts.last ?? 0) + outline.mapAssets.count }
+        public var assetCount: Int { records.stopFileCount + outline.mapAssets.count }
 
         /// The bytes a phone needs for a visitor of `language` (``Manifest/bytes(for:)``),
         /// without making the stops' assets.
         public func phoneBytes(for language: String?) -> Int64 {
-            let stops = Int(stopStarts.last ?? 0)
             var total = outline.mapAssets.reduce(0) { $0 + $1.size }
-            for p in 0..<stops {
-                let f = files[Int(entryPosition[p])]
-                if f.language == nil || f.language == language { total += f.size }
+            for stop in records.groups.prefix(records.stopCount) {
+                for f in stop where f.language == nil || f.language == language { total += f.size }
             }
             return total
         }
@@ -92,8 +93,8 @@ public enum TourBuilder {
     /// The paths of a plan's stop assets by number (their position in the folder's order), for
     /// the validator's rules that compare paths; it keeps none of the assets it is given.
     private final class PlannedPaths: ManifestAssetSink {
-        let files: [TourSource.SourceFile]
-        init(_ files: [TourSource.SourceFile]) { self.files = files }
+        let files: FileRecords
+        init(_ files: FileRecords) { self.files = files }
         func take(_ assets: [Asset], waypoint: Int, first: Int) {}
         func path(ofAsset number: Int) -> String { files[number].archivePath }
         var keepsAssets: Bool { false }
@@ -147,22 +148,18 @@ public enum TourBuilder {
         // Taken out of `loaded`, so that letting go of `source` below frees the folder's records.
         guard var source = loaded.source.take() else { return .findingsOnly(sourceFindings) }
 
-        // One array of the exact size (a flatMap and a `+` made two more, grown by doubling). The
-        // stops' files are moved into it, not copied: each stop keeps only how many it has
-        // (`assetCounts`), and its assets are made from its range of `files` (3.8 MB of records
-        // were held twice at 20,000 files).
-        var files: [TourSource.SourceFile] = []
-        files.reserveCapacity(source.waypoints.reduce(source.mapFiles.count) { $0 + $1.assets.count })
-        var assetCounts: [Int] = []
-        assetCounts.reserveCapacity(source.waypoints.count)
-        // What was hashed while the folder was read, by position in `files` (nil: not yet), and
-        // how much of it there is (shown as done when the hashing begins).
+        // Each stop's list of files is moved out of the source as it is, then the maps': one list
+        // of them all was a copy of every record, both held as the plan was made.
+        var groups: [[TourSource.SourceFile]] = []
+        groups.reserveCapacity(source.waypoints.count + 1)
+        let fileCount = source.waypoints.reduce(source.mapFiles.count) { $0 + $1.assets.count }
+        // What was hashed while the folder was read, by position in the folder's order (nil: not
+        // yet), and how much of it there is (shown as done when the hashing begins).
         var digests: [SHA256Digest?] = []
         var hashedEarly = (files: 0, bytes: Int64(0))
-        if early != nil { digests.reserveCapacity(files.capacity) }
+        if early != nil { digests.reserveCapacity(fileCount) }
         for i in source.waypoints.indices {
             let stop = source.waypoints[i]
-            assetCounts.append(stop.assets.count)
             if let early {
                 let hashed = early.digests(ofStop: stop.folder).flatMap { $0.count == stop.assets.count ? $0 : nil }
                 for (k, f) in stop.assets.enumerated() {
@@ -174,11 +171,12 @@ public enum TourBuilder {
                     }
                 }
             }
-            files += stop.assets
+            groups.append(stop.assets)
             source.waypoints[i].assets = []
         }
-        let stopFileCount = files.count
-        files += source.mapFiles
+        groups.append(source.mapFiles)
+        let files = FileRecords(groups: groups)
+        groups = []
         if early != nil { digests += repeatElement(nil, count: source.mapFiles.count) }
         // With errors in the folder nothing will be written: skip hashing, but still check
         // everything else, so the ranger sees every problem in one round.
@@ -247,9 +245,6 @@ public enum TourBuilder {
         for (p, digest) in digests.enumerated() where p < sums.count { sums[p] = digest?.value ?? Bytes32() }
         digests = []
         let hashed = hashAssets && !sums.isEmpty
-        var stopStarts: [Int32] = [0]
-        stopStarts.reserveCapacity(assetCounts.count + 1)
-        for count in assetCounts { stopStarts.append(stopStarts.last! + Int32(count)) }
         // The stops are made one at a time and checked as they are made; each keeps only the
         // assets the language rules read (the rest are made again from the records when the
         // manifest is written): the stops' 100,000 assets were 17 MB held through the plan and
@@ -264,8 +259,8 @@ public enum TourBuilder {
             for (i, w) in source.waypoints.enumerated() {
                 var stop = Waypoint(
                     name: w.name, slug: w.slug, order: w.order, coordinate: w.coordinate, description: w.description,
-                    assets: (Int(stopStarts[i])..<Int(stopStarts[i + 1])).map { p in
-                        asset(files[p], digest: hashed ? sums[p] : nil, map: nil)
+                    assets: files.groups[i].enumerated().map { k, f in
+                        asset(f, digest: hashed ? sums[Int(files.starts[i]) + k] : nil, map: nil)
                     }, properties: w.properties, accessibilityWaiver: w.accessibilityWaiver,
                     translations: w.translations)
                 validation.take(&stop, at: i)
@@ -279,7 +274,7 @@ public enum TourBuilder {
                 id: source.tour.id, version: source.tour.version, name: source.tour.name, park: source.tour.park,
                 site: source.tour.site, mapName: source.tour.mapName, bounds: bounds,
                 description: source.tour.description, waypoints: waypoints,
-                mapAssets: (files[stopFileCount...].indices.map { p in
+                mapAssets: ((files.stopFileCount..<files.count).map { p in
                     asset(files[p], digest: hashed ? sums[p] : nil, map: mapInfos[files[p].archivePath])
                 } + (routeAsset.map { [$0] } ?? [])).sorted {
                     $0.path.utf8.lexicographicallyPrecedes($1.path.utf8)
@@ -306,35 +301,30 @@ public enum TourBuilder {
         // now: let them go before the manifest's bytes are made, the plan's peak (at 20,000 files,
         // 4.7 MB of records held next to the manifest and its bytes).
         _ = consume source
-        // In entry order, sorted in place (a sorted copy was 19 MB more at the peak of 100,000
-        // files): the positions are sorted, then the records moved along each cycle of them; what
-        // is left is where each record went, for the stops' assets.
-        var order = (0..<Int32(files.count)).map { $0 }
-        order.sort { TourSource.SourceFile.packageOrder(files[Int($0)], files[Int($1)]) }
-        var entryPosition = [Int32](repeating: 0, count: files.count)
-        for (to, from) in order.enumerated() { entryPosition[Int(from)] = Int32(to) }
-        var placed = [Bool](repeating: false, count: files.count)
-        for first in files.indices where !placed[first] {
-            // files[to] takes the record at order[to], around the cycle back to `first`.
-            let held = files[first]
-            var to = first
-            while true {
-                placed[to] = true
-                let from = Int(order[to])
-                if from == first {
-                    files[to] = held
-                    break
-                }
-                files[to] = files[from]
-                to = from
+        // The entry order: the positions sorted by the files' paths in the package (the records
+        // stay where they are; each stop's go once written).
+        var order = [Int32](unsafeUninitializedCapacity: files.count) { buffer, made in
+            for p in 0..<files.count { buffer[p] = Int32(p) }
+            made = files.count
+        }
+        do {
+            // Each position's stop, so that the sort does not look it up at every comparison.
+            var groupOf = [Int32](repeating: 0, count: files.count)
+            for g in files.groups.indices {
+                let range = Int(files.starts[g])..<Int(files.starts[g + 1])
+                for p in range { groupOf[p] = Int32(g) }
+            }
+            order.sort {
+                let (a, b) = (Int($0), Int($1))
+                let (ga, gb) = (Int(groupOf[a]), Int(groupOf[b]))
+                return TourSource.SourceFile.packageOrder(
+                    files.groups[ga][a - Int(files.starts[ga])], files.groups[gb][b - Int(files.starts[gb])])
             }
         }
-        order = []
-        placed = []
         var plan = Plan(
-            outline: outline, files: files, stopStarts: stopStarts, entryPosition: entryPosition, digests: sums,
+            outline: outline, records: files, entryOrder: order, digests: sums,
             generated: routeEntry.map { [$0] } ?? [], findings: findings, manifestSize: 0)
-        files = []
+        order = []
         sums = []
         // Counted here, so that a manifest no reader would accept is never packaged, and written
         // with the entries, as it is made: its bytes are never held whole (25 MB at 100,000 files).
@@ -345,7 +335,7 @@ public enum TourBuilder {
                     Finding(
                         .jsonTooLarge, file: Manifest.entryName,
                         "the package's manifest.json would be \(size) bytes, and readers accept at most \(Manifest.maxBytes): "
-                            + "the tour lists too many files (\(plan.files.count)); split it into two tours, or put the files of a stop together in fewer, larger files"
+                            + "the tour lists too many files (\(plan.records.count)); split it into two tours, or put the files of a stop together in fewer, larger files"
                     )
                 ])
         }
@@ -450,38 +440,59 @@ public enum TourBuilder {
         return f.inFile(TourSource.tourFileName)
     }
 
+    /// The records being written, shared with the thread reading small files ahead: each stop's
+    /// list is let go once its files are written (``FileRecords/release(group:)``), where the
+    /// library's own central directory (about 100 bytes an entry, held until the archive is
+    /// closed) takes its place. Both threads look a record up under the lock; the thread reading
+    /// ahead finds nil for a file already written (its list let go), which it never needs: the
+    /// writer waits for every file read ahead before it writes it.
+    private final class RecordsBeingWritten: Sendable {
+        let records: Mutex<FileRecords>
+        init(_ records: consuming FileRecords) { self.records = Mutex(records) }
+    }
+
     /// Writes `plan`'s manifest as `manifest.json` (its canonical bytes, `manifestSize` of them,
     /// made a piece at a time as they are written, each stop's assets as its turn comes), then
-    /// every file of `files`, into `file` as a ZIP; each file must still be what the folder held
-    /// when it was read (and hashed). The plan is let go once the manifest is written (`plan` is
-    /// left nil): the rest of the write does not need it.
+    /// every file of the plan in entry order, into `file` as a ZIP; each file must still be what
+    /// the folder held when it was read (and hashed). The plan is let go once the manifest is
+    /// written (`plan` is left nil), and each stop's records once its files are.
     private static func writeEntries(
-        _ files: [TourSource.SourceFile], generated: [GeneratedEntry], plan: inout Plan?, manifestSize: Int,
-        to file: AtomicFile, timestamp: Int64, progress: BuildProgress?, pages: WriteBehind.Pages
+        plan: inout Plan?, to file: AtomicFile, timestamp: Int64, progress: BuildProgress?, pages: WriteBehind.Pages
     ) throws -> ZipWriter.Summary {
         // Flushed as it is written: `write` flushes the whole package before it renames it.
         var writer = try ZipWriter(
             fileDescriptor: file.descriptor, path: file.temporaryPath, modificationTime: timestamp,
             flushingBehind: pages)
-        if let model = plan.take() {
-            try writer.addEntry(path: Manifest.entryName, size: Int64(manifestSize), compress: true) { write in
-                // The first failure to write stops the entry; the pieces made after it are dropped.
-                var failure: (any Error)?
-                _ = model.outline.writeCanonical(stopAssets: model.assets(ofStop:)) { piece in
-                    guard failure == nil else { return }
-                    do { try write(piece) } catch { failure = error }
-                }
-                if let failure { throw failure }
+        guard let model = plan.take() else { return try writer.finish() }
+        try writer.addEntry(path: Manifest.entryName, size: Int64(model.manifestSize), compress: true) { write in
+            // The first failure to write stops the entry; the pieces made after it are dropped.
+            var failure: (any Error)?
+            _ = model.outline.writeCanonical(stopAssets: model.assets(ofStop:)) { piece in
+                guard failure == nil else { return }
+                do { try write(piece) } catch { failure = error }
             }
+            if let failure { throw failure }
         }
+        let order = model.entryOrder, generated = model.generated
+        // How many of each list's files are still to be written.
+        var left = zip(model.records.starts, model.records.starts.dropFirst()).map { $1 - $0 }
+        let shared = RecordsBeingWritten(model.records)
+        _ = consume model  // the records are now held by `shared` alone
         // The builder's own files go in their place by path (entries are sorted by their UTF-8 bytes).
         var pending = generated.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }[...]
         // Small files are opened and read on a second thread while this one deflates and writes.
-        let readAhead = FileReadAhead(count: files.count) { i in
-            FileReadAhead.reads(size: files[i].size) ? (files[i].sourcePath, files[i].size) : nil
+        let readAhead = FileReadAhead(count: order.count) { i in
+            guard let f = shared.records.withLock({ $0.recordIfKept(Int(order[i])) }),
+                FileReadAhead.reads(size: f.size)
+            else { return nil }
+            return (f.sourcePath, f.size)
         }
         defer { readAhead.stop() }
-        for (i, source) in files.enumerated() {
+        for (i, position) in order.enumerated() {
+            let (group, source) = shared.records.withLock { records in
+                let g = records.group(of: Int(position))
+                return (g, records.groups[g][Int(position) - Int(records.starts[g])])
+            }
             let path = source.archivePath
             while let next = pending.first, next.path.utf8.lexicographicallyPrecedes(path.utf8) {
                 try writer.addEntry(path: next.path, bytes: next.bytes, compress: true)
@@ -506,9 +517,8 @@ public enum TourBuilder {
             }
             // Unchanged since the folder was read, so since it was hashed: the manifest's hash is of these bytes.
             // (Its size was checked by the writer, which stops with ArchiveError.sourceChanged.)
-            if Int64(source.modified.tv_sec) != after.modifiedSeconds
-                || Int64(source.modified.tv_nsec) != after.modifiedNanoseconds
-            {
+            let modified = source.modified
+            if Int64(modified.tv_sec) != after.modifiedSeconds || Int64(modified.tv_nsec) != after.modifiedNanoseconds {
                 throw BuildError(
                     code: .sourceChanged,
                     message:
@@ -516,6 +526,8 @@ public enum TourBuilder {
                 )
             }
             progress?.advance(files: 1)
+            left[group] -= 1
+            if left[group] == 0 { shared.records.withLock { $0.release(group: group) } }
         }
         for next in pending { try writer.addEntry(path: next.path, bytes: next.bytes, compress: true) }
         return try writer.finish()
@@ -524,7 +536,7 @@ public enum TourBuilder {
     /// SHA-256 of every file, spread over the machine's cores; in the files' order. `known` (one
     /// per file) holds those already hashed, which are not read again.
     static func hashAll(
-        _ files: [TourSource.SourceFile], known: consuming [SHA256Digest?], progress: BuildProgress?
+        _ files: FileRecords, known: consuming [SHA256Digest?], progress: BuildProgress?
     ) throws -> [SHA256Digest?] {
         // The workers' shared state, behind one lock: the next file to take, the digests by
         // position, and the first failure (which stops the others).
@@ -626,9 +638,7 @@ public enum TourBuilder {
         pagesWritten: WriteBehind.Pages = .kept, beforeReplacing: (SHA256Digest) throws -> Void = { _ in }
     ) throws -> BuildOutcome {
         let waypointCount = plan.outline.waypoints.count, assetBytes = plan.totalBytes
-        let files = plan.files
-        let generated = plan.generated
-        let manifestSize = plan.manifestSize
+        let fileCount = plan.records.count
         // The manifest's outline and what makes its stops' assets, let go once it is written.
         var manifest: Plan? = consume plan
         let outputURL = URL(fileURLWithPath: output)
@@ -647,12 +657,11 @@ public enum TourBuilder {
             tempSum = try AtomicFile(destination: output + ".sha256")
         } catch { throw BuildError(error) }
 
-        progress?.start(phase: "writing", files: files.count, bytes: assetBytes)
+        progress?.start(phase: "writing", files: fileCount, bytes: assetBytes)
         let summary: ZipWriter.Summary
         do {
             summary = try writeEntries(
-                files, generated: generated, plan: &manifest, manifestSize: manifestSize, to: temp,
-                timestamp: timestamp, progress: progress, pages: pagesWritten)
+                plan: &manifest, to: temp, timestamp: timestamp, progress: progress, pages: pagesWritten)
         } catch let error as ArchiveError {
             // The writer's failures (input/output, a file that grew or shrank) as the builder's errors.
             throw BuildError(error)
@@ -674,7 +683,7 @@ public enum TourBuilder {
         } catch { throw BuildError(error) }
         return BuildOutcome(
             packagePath: output, checksumPath: output + ".sha256", sha256: summary.sha256, packageBytes: summary.size,
-            assetBytes: assetBytes, waypointCount: waypointCount, assetCount: files.count,
+            assetBytes: assetBytes, waypointCount: waypointCount, assetCount: fileCount,
             flushSeconds: flushSeconds)
     }
 }

@@ -79,14 +79,30 @@ public struct TourSource: Sendable {
             }
         }
 
-        /// What few files have: a name that normalizing changed, or a real path elsewhere (a link,
-        /// or a caller packaging another copy of the file). Immutable, shared by copies.
-        final class Elsewhere: Sendable {
+        /// What few files have, in one box shared by copies and never changed (setting any of it
+        /// makes a new box): a name that normalizing changed, a real path elsewhere (a link, or a
+        /// caller packaging another copy of the file), the texts waypoint.json gives the file, and
+        /// a type, size or time the record's own fields cannot hold.
+        final class Extras: Sendable {
             let nameInPackage: String?
             let realPath: String?
+            let texts: TextFields
+            let type: MediaTypes.Entry?
+            let size: Int64?
+            let modified: timespec?
 
-            init(nameInPackage: String?, realPath: String?) {
-                (self.nameInPackage, self.realPath) = (nameInPackage, realPath)
+            init(
+                nameInPackage: String?, realPath: String?, texts: TextFields, type: MediaTypes.Entry?, size: Int64?,
+                modified: timespec?
+            ) {
+                (self.nameInPackage, self.realPath, self.texts) = (nameInPackage, realPath, texts)
+                (self.type, self.size, self.modified) = (type, size, modified)
+            }
+
+            /// Whether the box holds nothing a record needs.
+            var isEmpty: Bool {
+                nameInPackage == nil && realPath == nil && texts == TextFields() && type == nil && size == nil
+                    && modified == nil
             }
         }
 
@@ -97,14 +113,26 @@ public struct TourSource: Sendable {
         /// The file's name as waypoint.json gives it, relative to the stop's folder (most names
         /// fit in the string itself, with no heap).
         let name: String
-        /// Its name in the package or its real path, when either is not the usual; nil for most files.
-        private(set) var elsewhere: Elsewhere?
+        /// What few files have (``Extras``); nil for most files.
+        private(set) var extras: Extras?
+        /// The size (the low 56 bits) and the type (the high 8: its number in `MediaTypes.known`),
+        /// or 255 when it is in `extras`). A record is 48 bytes: with the type's entry, a `timespec`
+        /// and the texts' box of their own it was 96, 9.6 MB at 100,000 files, and the plan held
+        /// two lists of them at once.
+        private var sizeAndType: UInt64
+        /// The modification time in nanoseconds since 1970 (1678 to 2262), or `Int64.min` when it is
+        /// in `extras`.
+        private var modifiedNanoseconds: Int64
+
+        private static let sizeBits: UInt64 = 56
+        private static let sizeMask: UInt64 = (1 << sizeBits) - 1
+        private static let typeElsewhere: UInt64 = 255
 
         /// The file on disk (links resolved). Setting it (a caller packaging another copy of the
         /// file) holds the whole path given.
         public var sourcePath: String {
-            get { elsewhere?.realPath ?? Loader.joined(folders.real, folders.inTour, name) }
-            set { elsewhere = Elsewhere(nameInPackage: elsewhere?.nameInPackage, realPath: newValue) }
+            get { extras?.realPath ?? Loader.joined(folders.real, folders.inTour, name) }
+            set { change { $0.realPath = newValue } }
         }
         /// The path relative to the tour folder, for messages.
         public var relativePath: String { Loader.joined(folders.inTour, name) }
@@ -112,7 +140,7 @@ public struct TourSource: Sendable {
         /// and `+` leaves room to grow, 9.3 MB of heap where 6.4 do at 100,000 files).
         public var archivePath: String { Loader.joined(folders.inPackage, nameInPackage) }
         /// The name in the package: `name`, normalized to NFC.
-        var nameInPackage: String { elsewhere?.nameInPackage ?? name }
+        var nameInPackage: String { extras?.nameInPackage ?? name }
 
         /// Whether `a`'s path in the package sorts before `b`'s (by their UTF-8 bytes), made of their
         /// parts without making either path: the entries' order.
@@ -121,42 +149,89 @@ public struct TourSource: Sendable {
             return [a.folders.inPackage.utf8, a.nameInPackage.utf8].joined().lexicographicallyPrecedes(
                 [b.folders.inPackage.utf8, b.nameInPackage.utf8].joined())
         }
-        public var type: MediaTypes.Entry
-        public var size: Int64
+
+        public var type: MediaTypes.Entry {
+            get {
+                let number = Int(sizeAndType >> Self.sizeBits)
+                if number < MediaTypes.known.count { return MediaTypes.known[number] }
+                // 255: set with the box, which holds it.
+                return extras?.type ?? MediaTypes.known[0]
+            }
+            set {
+                if let number = MediaTypes.number(of: newValue), UInt64(number) < Self.typeElsewhere {
+                    sizeAndType = sizeAndType & Self.sizeMask | UInt64(number) << Self.sizeBits
+                    if extras?.type != nil { change { $0.type = nil } }
+                } else {
+                    sizeAndType = sizeAndType & Self.sizeMask | Self.typeElsewhere << Self.sizeBits
+                    change { $0.type = newValue }
+                }
+            }
+        }
+        public var size: Int64 {
+            get {
+                let inline = sizeAndType & Self.sizeMask
+                return inline == Self.sizeMask ? extras?.size ?? Int64(inline) : Int64(inline)
+            }
+            set {
+                if newValue >= 0 && UInt64(newValue) < Self.sizeMask {
+                    sizeAndType = sizeAndType & ~Self.sizeMask | UInt64(newValue)
+                    if extras?.size != nil { change { $0.size = nil } }
+                } else {
+                    sizeAndType |= Self.sizeMask
+                    change { $0.size = newValue }
+                }
+            }
+        }
         /// The modification time seen when the folder was read: the file must still have it (and
         /// `size`) when it is packaged, or the hash in the manifest would not be of these bytes.
-        public var modified: timespec = timespec()
-        /// The texts waypoint.json gives the file, in one box shared by copies, nil when it gives none
-        /// (most files of a large tour): inline they were 88 of the record's 208 bytes, held twice at
-        /// the build's peak (each stop's list and the plan's), 17.6 MB at 100,000 files.
-        private(set) var texts: TextsBox?
+        public var modified: timespec {
+            get {
+                guard modifiedNanoseconds != .min else { return extras?.modified ?? timespec() }
+                let (seconds, nanoseconds) = modifiedNanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+                // Before 1970 the remainder is negative; a timespec's nanoseconds never are.
+                return nanoseconds < 0
+                    ? timespec(tv_sec: Int(seconds - 1), tv_nsec: Int(nanoseconds + 1_000_000_000))
+                    : timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))
+            }
+            set {
+                let (scaled, over) = Int64(newValue.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
+                let (sum, overSum) = scaled.addingReportingOverflow(Int64(newValue.tv_nsec))
+                if !over, !overSum, sum != .min, (0..<1_000_000_000).contains(newValue.tv_nsec) {
+                    modifiedNanoseconds = sum
+                    if extras?.modified != nil { change { $0.modified = nil } }
+                } else {
+                    modifiedNanoseconds = .min
+                    change { $0.modified = newValue }
+                }
+            }
+        }
 
         public var title: String? {
-            get { texts?.fields.title }
+            get { extras?.texts.title }
             set { fields.title = newValue }
         }
         /// Accessibility texts from waypoint.json: an image's alt text, a recording's transcript, a
         /// video's captions (the package path of the stop's `.vtt` file).
         public var alt: String? {
-            get { texts?.fields.alt }
+            get { extras?.texts.alt }
             set { fields.alt = newValue }
         }
         public var transcript: String? {
-            get { texts?.fields.transcript }
+            get { extras?.texts.transcript }
             set { fields.transcript = newValue }
         }
         public var captions: String? {
-            get { texts?.fields.captions }
+            get { extras?.texts.captions }
             set { fields.captions = newValue }
         }
         /// The language the file is in (its `"language"`, or the declared tag in its name); nil: shared.
         public var language: String? {
-            get { texts?.fields.language }
+            get { extras?.texts.language }
             set { fields.language = newValue }
         }
         /// Its texts in the other languages (captions as package paths).
         public var translations: Translations<AssetTextField> {
-            get { texts?.fields.translations ?? Translations() }
+            get { extras?.texts.translations ?? Translations() }
             set { fields.translations = newValue }
         }
 
@@ -167,28 +242,43 @@ public struct TourSource: Sendable {
             type: MediaTypes.Entry, size: Int64, modified: timespec, title: String?
         ) {
             (self.folders, self.name) = (folders, name)
-            if nameInPackage != nil || realPath != nil {
-                elsewhere = Elsewhere(nameInPackage: nameInPackage, realPath: realPath)
+            (sizeAndType, modifiedNanoseconds) = (0, 0)
+            if nameInPackage != nil || realPath != nil || title != nil {
+                extras = Extras(
+                    nameInPackage: nameInPackage, realPath: realPath, texts: TextFields(title: title), type: nil,
+                    size: nil, modified: nil)
             }
             (self.type, self.size, self.modified) = (type, size, modified)
-            self.title = title
         }
 
-        /// The texts; setting them makes a new box (the box is never changed, so copies stay apart),
-        /// or none when every text is gone.
+        /// The texts; setting them makes a new box (a box is never changed, so copies stay apart),
+        /// or none when nothing is left in it.
         var fields: TextFields {
-            get { texts?.fields ?? TextFields() }
-            set { texts = newValue == TextFields() ? nil : TextsBox(newValue) }
+            get { extras?.texts ?? TextFields() }
+            set { change { $0.texts = newValue } }
+        }
+
+        /// What `extras` holds, as values to change.
+        private struct ExtraFields {
+            var nameInPackage: String?, realPath: String?, texts: TextFields, type: MediaTypes.Entry?, size: Int64?
+            var modified: timespec?
+        }
+
+        /// Replaces `extras` by a new box with `edit` made to it, or by none when it holds nothing.
+        private mutating func change(_ edit: (inout ExtraFields) -> Void) {
+            var f = ExtraFields(
+                nameInPackage: extras?.nameInPackage, realPath: extras?.realPath, texts: extras?.texts ?? TextFields(),
+                type: extras?.type, size: extras?.size, modified: extras?.modified)
+            edit(&f)
+            let box = Extras(
+                nameInPackage: f.nameInPackage, realPath: f.realPath, texts: f.texts, type: f.type, size: f.size,
+                modified: f.modified)
+            extras = box.isEmpty ? nil : box
         }
 
         struct TextFields: Equatable, Sendable {
             var title: String?, alt: String?, transcript: String?, captions: String?, language: String?
             var translations = Translations<AssetTextField>()
-        }
-
-        final class TextsBox: Sendable {
-            let fields: TextFields
-            init(_ fields: TextFields) { self.fields = fields }
         }
     }
 

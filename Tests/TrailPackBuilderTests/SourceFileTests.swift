@@ -21,7 +21,7 @@ struct SourceFileTests {
     )
     func texts() {
         var a = Self.file()
-        #expect(a.texts == nil && a.title == nil && a.alt == nil && a.translations.byLanguage.isEmpty)
+        #expect(a.extras == nil && a.title == nil && a.alt == nil && a.translations.byLanguage.isEmpty)
         a.title = "The wagon road"
         a.alt = "Ruts in the meadow"
         var b = a
@@ -36,10 +36,64 @@ struct SourceFileTests {
         b.transcript = "A voice."
         #expect(b.captions == "waypoints/a/view.vtt" && b.transcript == "A voice." && a.captions == nil)
         (b.title, b.alt, b.language, b.captions, b.transcript) = (nil, nil, nil, nil, nil)
-        #expect(b.texts != nil, "a translation is still there")
+        #expect(b.extras != nil, "a translation is still there")
         b.translations = Translations()
-        #expect(b.texts == nil)
-        #expect(a.texts != nil && Self.file(title: "Given").title == "Given" && Self.file(title: nil).texts == nil)
+        #expect(b.extras == nil)
+        #expect(a.extras != nil && Self.file(title: "Given").title == "Given" && Self.file(title: nil).extras == nil)
+    }
+
+    @Test(
+        "a record is 48 bytes, and its type, size and time read back as set: every known type, sizes and times at and past what the record holds itself (kept in the box then), before 1970 included"
+    )
+    func compactFields() {
+        #expect(MemoryLayout<TourSource.SourceFile>.stride == 48)
+        var f = Self.file()
+        #expect(f.extras == nil && f.size == 10 && f.type == MediaTypes.byExtension["jpg"]!)
+        for type in MediaTypes.known {
+            f.type = type
+            #expect(f.type == type && f.size == 10 && f.extras == nil)
+        }
+        #expect(Set(MediaTypes.known).count == MediaTypes.known.count)
+        #expect(MediaTypes.known.allSatisfy { MediaTypes.number(of: $0).map { MediaTypes.known[$0] } == $0 })
+        // A type none of the extensions has is kept whole, in the box, and let go when set back.
+        let odd = MediaTypes.Entry(kind: .other, mediaType: "application/x-odd", compress: true)
+        f.type = odd
+        #expect(f.type == odd && f.extras != nil && f.size == 10)
+        f.type = MediaTypes.byExtension["mp4"]!
+        #expect(f.type == MediaTypes.byExtension["mp4"]! && f.extras == nil)
+        let sizes: [Int64] = [0, 1, TourSource.maxAssetBytes, (1 << 56) - 2, (1 << 56) - 1, 1 << 56, .max, -1, .min]
+        for size in sizes {
+            f.size = size
+            #expect(f.size == size && f.type == MediaTypes.byExtension["mp4"]!, "\(size)")
+            #expect((f.extras != nil) == (size < 0 || size >= (1 << 56) - 1), "\(size)")
+        }
+        f.size = 5
+        #expect(f.extras == nil)
+        let times = [
+            timespec(), timespec(tv_sec: 1_700_000_000, tv_nsec: 123_456_789),
+            timespec(tv_sec: -1, tv_nsec: 999_999_999),
+            timespec(tv_sec: -1, tv_nsec: 0), timespec(tv_sec: -86_400 * 365 * 200, tv_nsec: 1),
+            timespec(tv_sec: 9_223_372_036, tv_nsec: 854_775_807),
+            timespec(tv_sec: 9_223_372_036, tv_nsec: 854_775_808),
+            timespec(tv_sec: -9_223_372_037, tv_nsec: 0), timespec(tv_sec: .max, tv_nsec: 999_999_999),
+            timespec(tv_sec: .min, tv_nsec: 0), timespec(tv_sec: 7, tv_nsec: 1_000_000_000),
+            timespec(tv_sec: 7, tv_nsec: -1),
+        ]
+        for time in times {
+            f.modified = time
+            #expect(
+                f.modified.tv_sec == time.tv_sec && f.modified.tv_nsec == time.tv_nsec && f.size == 5,
+                "\(time.tv_sec) s \(time.tv_nsec) ns")
+        }
+        f.modified = timespec(tv_sec: 3, tv_nsec: 4)
+        #expect(f.extras == nil)
+        // Texts and the rest share the box: clearing one keeps the other.
+        f.size = -7
+        f.title = "Falls"
+        f.size = 7
+        #expect(f.extras != nil && f.title == "Falls" && f.size == 7)
+        f.title = nil
+        #expect(f.extras == nil)
     }
 
     @Test("joined makes the same string as + for empty, ASCII, non-ASCII and long parts")
@@ -70,7 +124,7 @@ struct SourceFileTests {
         #expect(files.contains { !$0.translations.byLanguage.isEmpty })
         for file in files {
             let given = [file.title, file.alt, file.transcript, file.captions, file.language].contains { $0 != nil }
-            #expect((file.texts != nil) == (given || !file.translations.byLanguage.isEmpty), "\(file.relativePath)")
+            #expect((file.extras != nil) == (given || !file.translations.byLanguage.isEmpty), "\(file.relativePath)")
         }
     }
 
@@ -96,7 +150,7 @@ struct SourceFileTests {
         let plain = file(one, "view.jpg")
         #expect(
             plain.relativePath == "waypoints/01-stop-1/view.jpg" && plain.archivePath == "waypoints/stop-1/view.jpg")
-        #expect(plain.sourcePath == "/t/waypoints/01-stop-1/view.jpg" && plain.elsewhere == nil)
+        #expect(plain.sourcePath == "/t/waypoints/01-stop-1/view.jpg" && plain.extras == nil)
         let decomposed = "cafe\u{301}.jpg"
         let accented = file(one, decomposed, nfc: decomposed.precomposedStringWithCanonicalMapping)
         #expect(Array(accented.archivePath.utf8) == Array("waypoints/stop-1/caf\u{e9}.jpg".utf8))
@@ -123,7 +177,9 @@ struct SourceFileTests {
         let source = try #require(loaded.source, "\(loaded.findings)")
         for stop in source.waypoints {
             for file in stop.assets {
-                #expect(file.folders === stop.assets[0].folders && file.elsewhere == nil, "\(file.relativePath)")
+                #expect(
+                    file.folders === stop.assets[0].folders && file.extras?.realPath == nil
+                        && file.extras?.nameInPackage == nil, "\(file.relativePath)")
                 #expect(FileManager.default.fileExists(atPath: file.sourcePath), "\(file.sourcePath)")
                 #expect(file.archivePath.hasPrefix("waypoints/\(stop.slug)/") && file.archivePath.hasSuffix(file.name))
             }
@@ -189,7 +245,9 @@ struct SourceFileTests {
             let stop = try #require(
                 loaded.source?.waypoints.first { $0.folder.hasSuffix("01-sahalie-and-koosah-falls") })
             let linked = try #require(stop.assets.first { $0.name == "linked.txt" })
-            #expect(linked.sourcePath.hasSuffix("/waypoints/02-clear-lake-loop/notes.txt") && linked.elsewhere != nil)
+            #expect(
+                linked.sourcePath.hasSuffix("/waypoints/02-clear-lake-loop/notes.txt") && linked.extras?.realPath != nil
+            )
             #expect(stop.assets.contains { Array($0.name.unicodeScalars) == Array(combining.unicodeScalars) })
         }
     }

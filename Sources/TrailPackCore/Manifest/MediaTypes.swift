@@ -1,13 +1,18 @@
 /// The file types a tour may contain, by file-name extension.
 public enum MediaTypes {
     /// What trailpack knows about one file type.
-    public struct Entry: Sendable, Equatable {
+    public struct Entry: Sendable, Hashable {
         /// What files of this type are for.
         public var kind: AssetKind
         /// The IANA media type (`audio/mpeg`).
         public var mediaType: String
         /// Whether deflate pays: false for media that is already compressed.
         public var compress: Bool
+
+        /// A file type: what its files are for, its IANA media type, and whether deflate pays.
+        public init(kind: AssetKind, mediaType: String, compress: Bool) {
+            (self.kind, self.mediaType, self.compress) = (kind, mediaType, compress)
+        }
     }
 
     /// Every supported extension (lowercase, without the dot).
@@ -55,6 +60,16 @@ public enum MediaTypes {
         // other documents
         "pdf": Entry(kind: .other, mediaType: "application/pdf", compress: true),
     ]
+
+    /// Every distinct entry of ``byExtension``, in the order of their media types: a record that
+    /// keeps many files' types holds each as its number here (``number(of:)``) in one byte.
+    public static let known: [Entry] = Array(Set(byExtension.values)).sorted {
+        ($0.mediaType, $0.kind.rawValue, $0.compress ? 1 : 0) < ($1.mediaType, $1.kind.rawValue, $1.compress ? 1 : 0)
+    }
+    private static let numbers: [Entry: Int] = Dictionary(uniqueKeysWithValues: known.enumerated().map { ($1, $0) })
+
+    /// The position of `entry` in ``known``; nil for an entry none of the extensions has.
+    public static func number(of entry: Entry) -> Int? { numbers[entry] }
 
     /// The entry for `fileName`'s extension, ignoring case; nil when the type is not supported.
     public static func lookup(fileName: String) -> Entry? {
