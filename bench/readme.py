@@ -137,6 +137,11 @@ def several_block(r, name):
                        ("nginxFile", "nginx, the same file from disk (sendfile)")):
         if key in dl:
             lines.append(f"| {label} | {dl[key]['MBps']:,.0f} |")
+    if "redirectPaired" in dl:
+        pair = dl["redirectPaired"]
+        lines.append(f"| a third instance, `--blob-downloads redirect` (302 → the bucket, curl -L), and the bucket itself, "
+                     f"by turns, median of {len(pair['redirect']['rounds'])} each | {pair['redirect']['MBps']:,.0f} and "
+                     f"{pair['bucket']['MBps']:,.0f} |")
     pg, sq = lat["postgres"], lat["sqlite"]
     lines += ["", f"| upload to listed: `push` answered → the version in the site's list, polled every {lat['pollMs']} ms, "
               f"{lat['releases']} releases | median | p90 | max | listed at the first poll |", "|---|---:|---:|---:|---:|",
