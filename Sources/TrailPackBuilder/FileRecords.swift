@@ -47,9 +47,13 @@ struct FileRecords: RandomAccessCollection, Sendable {
 
     /// The record at position `p`, or nil once its list was released.
     func recordIfKept(_ p: Int) -> TourSource.SourceFile? {
+        precondition(indices.contains(p), "position \(p) of \(count)")
         let g = group(of: p), k = p - Int(starts[g])
         return k < groups[g].count ? groups[g][k] : nil
     }
+
+    /// Each list's records in turn (not through a search for each position).
+    func makeIterator() -> FlattenSequence<[[TourSource.SourceFile]]>.Iterator { groups.joined().makeIterator() }
 
     /// Lets list `g` go: its positions are no longer to be read.
     mutating func release(group g: Int) { groups[g] = [] }

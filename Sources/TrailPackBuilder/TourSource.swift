@@ -152,10 +152,10 @@ public struct TourSource: Sendable {
 
         public var type: MediaTypes.Entry {
             get {
-                let number = Int(sizeAndType >> Self.sizeBits)
-                if number < MediaTypes.known.count { return MediaTypes.known[number] }
+                let number = sizeAndType >> Self.sizeBits
                 // 255: set with the box, which holds it.
-                return extras?.type ?? MediaTypes.known[0]
+                if number == Self.typeElsewhere, let boxed = extras?.type { return boxed }
+                return MediaTypes.known[Int(number)]
             }
             set {
                 if let number = MediaTypes.number(of: newValue), UInt64(number) < Self.typeElsewhere {

@@ -62,7 +62,8 @@ public enum MediaTypes {
     ]
 
     /// Every distinct entry of ``byExtension``, in the order of their media types: a record that
-    /// keeps many files' types holds each as its number here (``number(of:)``) in one byte.
+    /// keeps many files' types holds each as its number here (``number(of:)``) in one byte (so
+    /// there are fewer than 255: a test holds it).
     public static let known: [Entry] = Array(Set(byExtension.values)).sorted {
         ($0.mediaType, $0.kind.rawValue, $0.compress ? 1 : 0) < ($1.mediaType, $1.kind.rawValue, $1.compress ? 1 : 0)
     }
