@@ -251,6 +251,38 @@ class Walk:
         d.execute_script("location.hash = '#/tours'")
         self.wait(lambda d: not self.download_workers(), "the spare download worker let go on leaving the page")
         self.summary["spareWorkerReleased"] = True
+        if c.get("spanishName"):
+            # Leaving just after switching the language: the page drawn again for the switch is
+            # still reading the catalog when the visitor is on My tours. It must not draw itself over
+            # My tours or start a spare worker there (it did both: route() had run for My tours, so
+            # the hash no longer told the two apart).
+            d.get(self.base + "/visit/#/package/" + c["tour"])
+            self.wait(lambda d: d.find_elements(By.ID, "tour-language") and self.download_workers(),
+                      "the package's page and its spare worker, before switching and leaving")
+            manifests = "performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/manifest')).length"
+            before = d.execute_script("return " + manifests)
+            d.execute_script("const s = document.getElementById('tour-language'); s.value = 'es';"
+                             " s.dispatchEvent(new Event('change', { bubbles: true })); location.hash = '#/tours';")
+            self.wait(lambda d: d.execute_script("return " + manifests) > before,
+                      "the switched page's reading of the manifest, after leaving")
+            self.wait(lambda d: d.execute_script("return location.hash") == "#/tours"
+                      and not self.download_workers(), "My tours without a spare worker")
+            # What the left drawing would do comes after its reads: watched for two seconds.
+            deadline = time.time() + 2
+            while time.time() < deadline:
+                heading = self.text("main h1")
+                if self.download_workers() or d.find_elements(By.CSS_SELECTOR, "main ol.stop-list, #tour-language"):
+                    self.fail("after leaving a page switched to another language, My tours showed %r with workers %s"
+                              % (heading, self.download_workers()))
+                    break
+                time.sleep(0.1)
+            self.summary["leftDrawingDropped"] = True
+            # The switch was kept (the tour's language is the visitor's choice): back to English.
+            d.get(self.base + "/visit/#/package/" + c["tour"])
+            self.wait(lambda d: d.find_elements(By.ID, "tour-language"), "the package's page again, in Spanish")
+            Select(d.find_element(By.ID, "tour-language")).select_by_value("en")
+            self.wait(lambda d: d.find_elements(By.XPATH, "//main//span[@lang='en'][normalize-space()='%s']"
+                                                % c["tourName"]), "the tour's name in English once more")
         d.get(self.base + "/visit/#/package/" + c["tour"])
         self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "main figure img"), "the preview's first photo again")
         self.wait(lambda d: self.download_workers(), "the spare download worker started again")

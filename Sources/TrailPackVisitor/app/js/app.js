@@ -41,6 +41,11 @@ export function h(tag, attributes = {}, ...children) {
 }
 
 let routeHash = null;
+/**
+ * How many times route() has run: a view started for one route and finished after the visitor went
+ * to another (and route() ran for it, so the hash no longer tells them apart) sees it changed.
+ */
+let routeTurn = 0;
 
 /** A view that finished after the visitor went elsewhere: dropped, never drawn over the new page. */
 class StaleView extends Error {}
@@ -211,6 +216,11 @@ function progressView(entry) {
 }
 
 async function packageView(id) {
+  // Drawn again for a language switched here (not by route()): a drawing the visitor left before it
+  // finished draws nothing and starts no worker (it drew this page over My tours, and kept a spare
+  // download worker running there, when the visitor left just after switching).
+  const turn = routeTurn;
+  const left = () => turn !== routeTurn;
   render(t('package.title'), h('p', { class: 'muted' }, t('package.loading')));
   let versions;
   let manifest;
@@ -218,14 +228,17 @@ async function packageView(id) {
     versions = await catalog.versions(id);
     manifest = await catalog.manifest(id, versions.latest.version);
   } catch (error) {
+    if (left()) return;
     render(t('package.title'), error.offline ? offlineNotice() : notice('error', error.message));
     return;
   }
+  if (left()) return;
   // The page speaks the tour's language, as the tour's own pages do (walk.js), else the phone's.
   const speakTour = () => setLanguage(chooseAppLanguage([localTour(manifest).language, ...preferredLanguages()].filter(Boolean)));
   speakTour();
   const entry = versions.latest;
   const library = await storage.readLibrary();
+  if (left()) return;
   const installed = library.tours.find((t) => t.id === id);
   const photo = h('div', { class: 'photo-slot' });
   const routeLine = h('p', { class: 'route-summary' });
@@ -238,6 +251,7 @@ async function packageView(id) {
   const status = h('div', { class: 'install-status' });
   const action = h('div', { class: 'actions' });
   const partial = await storage.partSize(entry.sha256);
+  if (left()) return;
 
   // A download under way, started here or found running: its progress, Pause, and Cancel.
   const follow = async (job, progress) => {
@@ -315,11 +329,15 @@ async function packageView(id) {
         : t('package.download', { size: formatBytes(entry.size) });
     action.append(h('button', { type: 'button', onclick: start }, label));
     // Not for a page the visitor has already left (route() let its spare go): no worker for nothing.
-    if (location.hash === routeHash) installer.prepareDownload();
+    if (!left() && location.hash === routeHash) installer.prepareDownload();
     const space = await installer.room(entry).catch(() => null);
     if (space && !space.fits) {
       status.append(notice('error', t('package.noRoom', { needed: formatBytes(space.needed), free: formatBytes(space.free) })));
     }
+  }
+  if (left()) {
+    stopFollowing();
+    return;
   }
   followJob();
   // Drawn again in another language when the visitor switches (the download's parts stay as they
@@ -431,6 +449,7 @@ async function route() {
     }
   });
   routeHash = location.hash;
+  routeTurn += 1;
   // The position is followed, and arrivals announced, on the tour's map and its stops' pages.
   if (parts[0] !== 'tour' && parts[0] !== 'preview') leaveTour();
   if (parts[0] !== 'map') leaveMap();
