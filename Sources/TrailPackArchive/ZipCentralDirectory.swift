@@ -142,10 +142,11 @@ struct ZipCentralDirectory: Sendable {
         var walked = 0
         while walked < records, window.size - at >= 46 {
             guard var f = try window.reader(at: at, count: 46) else { return nil }
+            let variable = Self.variableLength(f)
             f.skip(28)
             let name = Int(f.u16())
             total += name
-            at += 46 + name + Int(f.u16()) + Int(f.u16())
+            at += 46 + variable
             walked += 1
         }
         return total

@@ -40,10 +40,10 @@ struct FileRecords: RandomAccessCollection, Sendable {
     }
 
     /// The record at position `p`; its list must not have been released.
-    subscript(p: Int) -> TourSource.SourceFile {
-        let g = group(of: p)
-        return groups[g][p - Int(starts[g])]
-    }
+    subscript(p: Int) -> TourSource.SourceFile { record(p, in: group(of: p)) }
+
+    /// The record at position `p` of list `g` (which holds it), without searching for the list.
+    func record(_ p: Int, in g: Int) -> TourSource.SourceFile { groups[g][p - Int(starts[g])] }
 
     /// The record at position `p`, or nil once its list was released.
     func recordIfKept(_ p: Int) -> TourSource.SourceFile? {

@@ -319,8 +319,7 @@ public enum TourBuilder {
             order.sort {
                 let (a, b) = (Int($0), Int($1))
                 let (ga, gb) = (Int(groupOf[a]), Int(groupOf[b]))
-                return TourSource.SourceFile.packageOrder(
-                    files.groups[ga][a - Int(files.starts[ga])], files.groups[gb][b - Int(files.starts[gb])])
+                return TourSource.SourceFile.packageOrder(files.record(a, in: ga), files.record(b, in: gb))
             }
         }
         var plan = Plan(
@@ -493,7 +492,7 @@ public enum TourBuilder {
         for (i, position) in order.enumerated() {
             let (group, source) = shared.records.withLock { records in
                 let g = records.group(of: Int(position))
-                return (g, records.groups[g][Int(position) - Int(records.starts[g])])
+                return (g, records.record(Int(position), in: g))
             }
             let path = source.archivePath
             while let next = pending.first, next.path.utf8.lexicographicallyPrecedes(path.utf8) {

@@ -79,31 +79,25 @@ public struct TourSource: Sendable {
             }
         }
 
-        /// What few files have, in one box shared by copies and never changed (setting any of it
-        /// makes a new box): a name that normalizing changed, a real path elsewhere (a link, or a
-        /// caller packaging another copy of the file), the texts waypoint.json gives the file, and
-        /// a type, size or time the record's own fields cannot hold.
-        final class Extras: Sendable {
-            let nameInPackage: String?
-            let realPath: String?
-            let texts: TextFields
-            let type: MediaTypes.Entry?
-            let size: Int64?
-            let modified: timespec?
+        /// What few files have: a name that normalizing changed, a real path elsewhere (a link, or a
+        /// caller packaging another copy of the file), the texts waypoint.json gives the file, and a
+        /// type, size or time the record's own fields cannot hold.
+        struct ExtraFields {
+            var nameInPackage: String?, realPath: String?, texts = TextFields(), type: MediaTypes.Entry?
+            var size: Int64?, modified: timespec?
 
-            init(
-                nameInPackage: String?, realPath: String?, texts: TextFields, type: MediaTypes.Entry?, size: Int64?,
-                modified: timespec?
-            ) {
-                (self.nameInPackage, self.realPath, self.texts) = (nameInPackage, realPath, texts)
-                (self.type, self.size, self.modified) = (type, size, modified)
-            }
-
-            /// Whether the box holds nothing a record needs.
+            /// Whether it holds nothing a record needs.
             var isEmpty: Bool {
                 nameInPackage == nil && realPath == nil && texts == TextFields() && type == nil && size == nil
                     && modified == nil
             }
+        }
+
+        /// ``ExtraFields`` in one box shared by copies and never changed: setting any of them makes a
+        /// new box (`change`).
+        final class Extras: Sendable {
+            let fields: ExtraFields
+            init(_ fields: ExtraFields) { self.fields = fields }
         }
 
         /// The stop's folders. A file's paths are made from them and its name when asked for: held
@@ -114,7 +108,9 @@ public struct TourSource: Sendable {
         /// fit in the string itself, with no heap).
         let name: String
         /// What few files have (``Extras``); nil for most files.
-        private(set) var extras: Extras?
+        private var box: Extras?
+        /// What few files have; nil for most files.
+        var extras: ExtraFields? { box?.fields }
         /// The size (the low 56 bits) and the type (the high 8: its number in `MediaTypes.known`),
         /// or 255 when it is in `extras`). A record is 48 bytes: with the type's entry, a `timespec`
         /// and the texts' box of their own it was 96, 9.6 MB at 100,000 files, and the plan held
@@ -131,7 +127,7 @@ public struct TourSource: Sendable {
         /// The file on disk (links resolved). Setting it (a caller packaging another copy of the
         /// file) holds the whole path given.
         public var sourcePath: String {
-            get { extras?.realPath ?? Loader.joined(folders.real, folders.inTour, name) }
+            get { box?.fields.realPath ?? Loader.joined(folders.real, folders.inTour, name) }
             set { change { $0.realPath = newValue } }
         }
         /// The path relative to the tour folder, for messages.
@@ -140,7 +136,7 @@ public struct TourSource: Sendable {
         /// and `+` leaves room to grow, 9.3 MB of heap where 6.4 do at 100,000 files).
         public var archivePath: String { Loader.joined(folders.inPackage, nameInPackage) }
         /// The name in the package: `name`, normalized to NFC.
-        var nameInPackage: String { extras?.nameInPackage ?? name }
+        var nameInPackage: String { box?.fields.nameInPackage ?? name }
 
         /// Whether `a`'s path in the package sorts before `b`'s (by their UTF-8 bytes), made of their
         /// parts without making either path: the entries' order.
@@ -154,13 +150,13 @@ public struct TourSource: Sendable {
             get {
                 let number = sizeAndType >> Self.sizeBits
                 // 255: set with the box, which holds it.
-                if number == Self.typeElsewhere, let boxed = extras?.type { return boxed }
+                if number == Self.typeElsewhere, let boxed = box?.fields.type { return boxed }
                 return MediaTypes.known[Int(number)]
             }
             set {
                 if let number = MediaTypes.number(of: newValue), UInt64(number) < Self.typeElsewhere {
                     sizeAndType = sizeAndType & Self.sizeMask | UInt64(number) << Self.sizeBits
-                    if extras?.type != nil { change { $0.type = nil } }
+                    if box?.fields.type != nil { change { $0.type = nil } }
                 } else {
                     sizeAndType = sizeAndType & Self.sizeMask | Self.typeElsewhere << Self.sizeBits
                     change { $0.type = newValue }
@@ -170,12 +166,12 @@ public struct TourSource: Sendable {
         public var size: Int64 {
             get {
                 let inline = sizeAndType & Self.sizeMask
-                return inline == Self.sizeMask ? extras?.size ?? Int64(inline) : Int64(inline)
+                return inline == Self.sizeMask ? box?.fields.size ?? Int64(inline) : Int64(inline)
             }
             set {
                 if newValue >= 0 && UInt64(newValue) < Self.sizeMask {
                     sizeAndType = sizeAndType & ~Self.sizeMask | UInt64(newValue)
-                    if extras?.size != nil { change { $0.size = nil } }
+                    if box?.fields.size != nil { change { $0.size = nil } }
                 } else {
                     sizeAndType |= Self.sizeMask
                     change { $0.size = newValue }
@@ -186,7 +182,7 @@ public struct TourSource: Sendable {
         /// `size`) when it is packaged, or the hash in the manifest would not be of these bytes.
         public var modified: timespec {
             get {
-                guard modifiedNanoseconds != .min else { return extras?.modified ?? timespec() }
+                guard modifiedNanoseconds != .min else { return box?.fields.modified ?? timespec() }
                 let (seconds, nanoseconds) = modifiedNanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
                 // Before 1970 the remainder is negative; a timespec's nanoseconds never are.
                 return nanoseconds < 0
@@ -198,7 +194,7 @@ public struct TourSource: Sendable {
                 let (sum, overSum) = scaled.addingReportingOverflow(Int64(newValue.tv_nsec))
                 if !over, !overSum, sum != .min, (0..<1_000_000_000).contains(newValue.tv_nsec) {
                     modifiedNanoseconds = sum
-                    if extras?.modified != nil { change { $0.modified = nil } }
+                    if box?.fields.modified != nil { change { $0.modified = nil } }
                 } else {
                     modifiedNanoseconds = .min
                     change { $0.modified = newValue }
@@ -207,31 +203,31 @@ public struct TourSource: Sendable {
         }
 
         public var title: String? {
-            get { extras?.texts.title }
+            get { box?.fields.texts.title }
             set { fields.title = newValue }
         }
         /// Accessibility texts from waypoint.json: an image's alt text, a recording's transcript, a
         /// video's captions (the package path of the stop's `.vtt` file).
         public var alt: String? {
-            get { extras?.texts.alt }
+            get { box?.fields.texts.alt }
             set { fields.alt = newValue }
         }
         public var transcript: String? {
-            get { extras?.texts.transcript }
+            get { box?.fields.texts.transcript }
             set { fields.transcript = newValue }
         }
         public var captions: String? {
-            get { extras?.texts.captions }
+            get { box?.fields.texts.captions }
             set { fields.captions = newValue }
         }
         /// The language the file is in (its `"language"`, or the declared tag in its name); nil: shared.
         public var language: String? {
-            get { extras?.texts.language }
+            get { box?.fields.texts.language }
             set { fields.language = newValue }
         }
         /// Its texts in the other languages (captions as package paths).
         public var translations: Translations<AssetTextField> {
-            get { extras?.texts.translations ?? Translations() }
+            get { box?.fields.texts.translations ?? Translations() }
             set { fields.translations = newValue }
         }
 
@@ -244,9 +240,8 @@ public struct TourSource: Sendable {
             (self.folders, self.name) = (folders, name)
             (sizeAndType, modifiedNanoseconds) = (0, 0)
             if nameInPackage != nil || realPath != nil || title != nil {
-                extras = Extras(
-                    nameInPackage: nameInPackage, realPath: realPath, texts: TextFields(title: title), type: nil,
-                    size: nil, modified: nil)
+                box = Extras(
+                    ExtraFields(nameInPackage: nameInPackage, realPath: realPath, texts: TextFields(title: title)))
             }
             (self.type, self.size, self.modified) = (type, size, modified)
         }
@@ -254,26 +249,15 @@ public struct TourSource: Sendable {
         /// The texts; setting them makes a new box (a box is never changed, so copies stay apart),
         /// or none when nothing is left in it.
         var fields: TextFields {
-            get { extras?.texts ?? TextFields() }
+            get { box?.fields.texts ?? TextFields() }
             set { change { $0.texts = newValue } }
         }
 
-        /// What `extras` holds, as values to change.
-        private struct ExtraFields {
-            var nameInPackage: String?, realPath: String?, texts: TextFields, type: MediaTypes.Entry?, size: Int64?
-            var modified: timespec?
-        }
-
-        /// Replaces `extras` by a new box with `edit` made to it, or by none when it holds nothing.
+        /// Replaces the box by a new one with `edit` made to its fields, or by none when nothing is left.
         private mutating func change(_ edit: (inout ExtraFields) -> Void) {
-            var f = ExtraFields(
-                nameInPackage: extras?.nameInPackage, realPath: extras?.realPath, texts: extras?.texts ?? TextFields(),
-                type: extras?.type, size: extras?.size, modified: extras?.modified)
-            edit(&f)
-            let box = Extras(
-                nameInPackage: f.nameInPackage, realPath: f.realPath, texts: f.texts, type: f.type, size: f.size,
-                modified: f.modified)
-            extras = box.isEmpty ? nil : box
+            var fields = box?.fields ?? ExtraFields()
+            edit(&fields)
+            box = fields.isEmpty ? nil : Extras(fields)
         }
 
         struct TextFields: Equatable, Sendable {

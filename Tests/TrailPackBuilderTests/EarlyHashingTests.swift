@@ -15,10 +15,7 @@ struct EarlyHashingTests {
     /// A tour of `stops` stops of `files` text files each (file `j` of stop `i` holds `i`, `j`).
     static func tour(in dir: String, stops: Int, files: Int, large: Bool = false) throws -> String {
         let root = dir + "/tour"
-        try FileManager.default.createDirectory(atPath: root + "/waypoints", withIntermediateDirectories: true)
-        try
-            #"{"id":"gov.example.early","version":"1","name":"Early","park":"P","site":{"id":"s","name":"S"},"mapName":"m","description":"Hashed early."}"#
-            .write(toFile: root + "/tour.json", atomically: true, encoding: .utf8)
+        try TourFolders.start(root, id: "gov.example.early", name: "Early", description: "Hashed early.")
         for i in 0..<stops {
             let folder = root + "/waypoints/" + String(format: "%03d-stop-%d", i + 1, i + 1)
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
@@ -26,17 +23,15 @@ struct EarlyHashingTests {
             for j in 0..<files {
                 let name = String(format: "note-%03d.txt", j)
                 try "Stop \(i), note \(j).\n".write(toFile: folder + "/" + name, atomically: false, encoding: .utf8)
-                assets.append(#""\#(name)""#)
+                assets.append(name)
             }
             if large && i == 0 {
                 // Past the size hashed early: left to the build's own hashing.
                 let bytes = [UInt8](repeating: UInt8(ascii: "a"), count: Int(EarlyHashing.maxFileSize) + 1)
                 try Data(bytes).write(to: URL(fileURLWithPath: folder + "/large.txt"))
-                assets.append(#""large.txt""#)
+                assets.append("large.txt")
             }
-            try
-                #"{"name":"Stop \#(i)","coordinate":{"latitude":44.4,"longitude":-122.\#(i + 1)},"description":"A stop.","assets":[\#(assets.joined(separator: ","))]}"#
-                .write(toFile: folder + "/waypoint.json", atomically: true, encoding: .utf8)
+            try TourFolders.stop(folder, name: "Stop \(i)", east: i + 1, assets: assets)
         }
         return root
     }

@@ -53,11 +53,8 @@ struct FileRecordsTests {
     /// are not read ahead last in a stop and among small ones, and a map folder with a subfolder.
     static func tour(in dir: String) throws -> String {
         let root = dir + "/tour"
-        try FileManager.default.createDirectory(atPath: root + "/waypoints", withIntermediateDirectories: true)
+        try TourFolders.start(root, id: "gov.example.records", name: "Records", description: "Stop by stop.")
         try FileManager.default.createDirectory(atPath: root + "/map/extra", withIntermediateDirectories: true)
-        try
-            #"{"id":"gov.example.records","version":"1","name":"Records","park":"P","site":{"id":"s","name":"S"},"mapName":"m","description":"Stop by stop."}"#
-            .write(toFile: root + "/tour.json", atomically: true, encoding: .utf8)
         try "a note beside the map\n".write(toFile: root + "/map/extra/notes.txt", atomically: false, encoding: .utf8)
         try "legend\n".write(toFile: root + "/map/legend.txt", atomically: false, encoding: .utf8)
         let large = 32 << 10 + 1  // past what the writer reads ahead (FileReadAhead.maxFileSize)
@@ -72,11 +69,9 @@ struct FileRecordsTests {
                 let size = (j == count - 1 && i % 2 == 1) || (i == 5 && j == 1) ? large + i : 20 + j
                 let bytes = (0..<size).map { UInt8(ascii: "a") + UInt8((i * 7 + j + $0 / 97) % 26) }
                 try Data(bytes).write(to: URL(fileURLWithPath: folder + "/" + name))
-                assets.append(#""\#(name)""#)
+                assets.append(name)
             }
-            try
-                #"{"name":"Stop \#(i)","coordinate":{"latitude":44.4,"longitude":-122.\#(i)},"description":"A stop.","assets":[\#(assets.joined(separator: ","))]}"#
-                .write(toFile: folder + "/waypoint.json", atomically: true, encoding: .utf8)
+            try TourFolders.stop(folder, name: "Stop \(i)", east: i, assets: assets)
         }
         return root
     }
