@@ -349,7 +349,8 @@ let package = Package(
         .testTarget(
             name: "TrailPackBuilderTests",
             dependencies: [
-                "TrailPackBuilder", "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackTestSupport",
+                "TrailPackBuilder", "TrailPackArchive", "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier",
+                "TrailPackTestSupport",
                 "TrailPackTestFixtures",
             ]
         ),

@@ -318,6 +318,8 @@ struct Loader {
     var languages: [String] = []
     /// Told of each stop once its folder is read.
     var onStop: ((TourSource.WaypointSource) -> Void)?
+    /// The stop folder whose assets are being resolved, open: a name in it alone is looked up there.
+    var openStop: (folder: String, handle: FileSystem.FolderHandle)?
 
     init(root: String, realRoot: String) {
         self.root = root
@@ -564,6 +566,8 @@ struct Loader {
         var captionFiles: [(asset: Int, file: String, language: String?, path: JSONPath)] = []
         let folders = TourSource.SourceFile.Folders(
             real: realRootSlash, inTour: folder + "/", inPackage: "waypoints/\(slug)/")
+        openStop = w.assets.isEmpty ? nil : FileSystem.FolderHandle(root + "/" + folder).map { (folder, $0) }
+        defer { openStop = nil }
         for ref in w.assets {
             if var file = resolveAsset(
                 reference: ref.file, folders: folders, title: ref.title, findingFile: jsonRel)
@@ -785,7 +789,9 @@ struct Loader {
         // (Every listed path kept was 12 MB of heap at 100,000 files, the load's peak.)
         var resolved = false
         defer { if !resolved { used.insert(rel) } }
-        let linkInfo = FileSystem.lstatInfo(path)
+        let linkInfo =
+            !hasSlash && openStop?.folder == baseFolder
+            ? FileSystem.lstatInfo(in: openStop!.handle, reference) : FileSystem.lstatInfo(path)
         if linkInfo.kind == .missing, hasSlash, FileSystem.lstatInfo(root + "/" + reference).kind != .missing {
             // Named from the tour folder ("waypoints/02-x/IMG.JPG") rather than from the stop's own.
             let fromStop =

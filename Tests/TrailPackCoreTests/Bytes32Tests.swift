@@ -26,8 +26,10 @@ struct Bytes32Tests {
     @Test("64 digits read as the reference reads them, either case as asked, anything else refused, on 20,000 texts")
     func hexAgreesWithReference() {
         var rng = SplitMix(seed: 32)
-        // Digits of both cases, and characters next to them in ASCII ('/', ':', '@', 'G', '`', 'g'), and one not ASCII.
-        let alphabet = Array("0123456789abcdefABCDEF/:@G`g") + ["é"]
+        // Digits of both cases, characters next to them in ASCII ('/', ':', '@', 'G', '`', 'g'), the same
+        // 64 or 128 away (where a digit's low bits and bit 6 are a letter's: 'p', 'v', DEL), a control
+        // character, and letters not ASCII (bytes from 0x80 up).
+        let alphabet = Array("0123456789abcdefABCDEF/:@G`gpvqV\u{7F}\u{1}~") + ["é", "ñ", "\u{00A6}"]
         var accepted = 0
         var refused = 0
         for _ in 0..<20_000 {

@@ -654,15 +654,17 @@ public struct JSONParser {
 
     private mutating func skipWhitespace() {
         while has() {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D:
-                index += 1
-                // A long run of whitespace is let go as it is read, not kept whole.
-                if index >= Self.keptBytes, next != nil { letGoOfReadBytes() }
-            default:
-                if next != nil, index >= Self.keptBytes { letGoOfReadBytes() }
-                return
+            // The run among the bytes held, scanned with no check per byte but the byte's own (a
+            // manifest's indentation is a third of its bytes).
+            let held = bytes.count
+            index = bytes.withUnsafeBufferPointer { b in
+                var i = index
+                while i < held, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x09 || b[i] == 0x0D { i += 1 }
+                return i
             }
+            // A long run of whitespace is let go as it is read, not kept whole: before more is read.
+            if next != nil, index >= Self.keptBytes { letGoOfReadBytes() }
+            if index < bytes.count { return }
         }
     }
 
