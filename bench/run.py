@@ -160,7 +160,12 @@ def main():
                 md += map_bench.main([], runs=args.runs, trailpack=tp)
                 continue
             try:
-                entry, lines = bench_set(name, gen_data.generate(name), tp, zf, args.runs, work, shm)
+                folder = gen_data.generate(name)
+                # A set just generated is still being written back (1.08 GB for medium): its first
+                # runs then share the disk and the CPU with that (2026-11-30: trailpack's build to
+                # tmpfs 1.89 s in the run, 1.11 s right after it). Flushed first, so every run starts alike.
+                os.sync()
+                entry, lines = bench_set(name, folder, tp, zf, args.runs, work, shm)
             except (RuntimeError, subprocess.CalledProcessError, ValueError, KeyError) as e:
                 msg = f"{type(e).__name__}: {e}"
                 if isinstance(e, subprocess.CalledProcessError) and e.stderr:
