@@ -349,8 +349,7 @@ let package = Package(
         .testTarget(
             name: "TrailPackBuilderTests",
             dependencies: [
-                "TrailPackBuilder", "TrailPackArchive", "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier",
-                "TrailPackTestSupport",
+                "TrailPackBuilder", "TrailPackCore", "TrailPackCrypto", "TrailPackVerifier", "TrailPackTestSupport",
                 "TrailPackTestFixtures",
             ]
         ),

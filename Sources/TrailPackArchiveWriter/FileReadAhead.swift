@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import TrailPackArchive
 import TrailPackFileIO
@@ -11,13 +10,13 @@ import TrailPackFileIO
 /// The thread goes through the files `0..<count` in order and reads those that `file` names
 /// (a file of at most ``maxFileSize`` bytes), as ``ZipWriter/addEntry(path:contentsOf:size:compress:progress:)``
 /// would: opened as a regular file, exactly its declared size read, `fstat` after. It is at most
-/// ``slots`` files ahead (``maxFileSize`` × (``slots`` + 2) = 2.1 MiB at most held: the queue, the
-/// file it is reading and the one being written), and stops at the
+/// ``slots`` files ahead (``maxFileSize`` × (``slots`` + 3) = 2.2 MiB at most held: the queue, the
+/// file it is reading, one taken before its turn and the one being written), and stops at the
 /// first file it cannot read: that file's error is what ``take(_:)`` returns for it, in its place.
 /// The thread is owned: ``stop()``, which `deinit` calls, joins it.
 ///
-/// Ownership passes with each file: the thread fills a file's bytes, then hands them over behind
-/// the lock and never touches them again.
+/// Ownership passes with each file (``HandOff``): the thread fills a file's bytes, then hands them
+/// over behind the lock and never touches them again.
 package final class FileReadAhead: Sendable {
     /// The largest file read ahead: larger ones are read by the writer in blocks as before.
     package static let maxFileSize = 32 << 10
@@ -35,80 +34,38 @@ package final class FileReadAhead: Sendable {
     }
 
     /// One file the thread read: its position among the files, and what reading it gave.
-    private struct Item {
+    private struct Item: Sendable {
         var index: Int
         var outcome: Result<File, FileIOError>
     }
 
-    /// What the two threads share. The thread holds this, not the ``FileReadAhead``, so that
-    /// dropping the reader stops and joins it (see `deinit`).
-    private final class Channel: Sendable {
-        struct State: ~Copyable {
-            /// The files read, in order; nil once taken (`head` is the next to take).
-            var queue: [Item?] = []
-            var head = 0
-            /// Set by ``stop()``: the thread reads no further.
-            var stopped = false
-            /// Set by the thread when it has nothing more to read.
-            var finished = false
-            /// The thread waits on `room` (the queue was full) / the taker on `ready` (it was empty).
-            var threadWaits = false
-            var takerWaits = false
-            var count: Int { queue.count - head }
-        }
-
-        let state = Mutex(State())
-        /// Signalled once the queue is down to half (not at every file: the two threads would
-        /// then switch at every file, a twentieth of the build in the scheduler).
-        let room = DispatchSemaphore(value: 0)
-        let ready = DispatchSemaphore(value: 0)
-    }
-
-    private let channel = Channel()
+    /// The files read, in order, at most ``slots`` ahead. The thread holds this, not the
+    /// ``FileReadAhead``, so that dropping the reader stops and joins it (see `deinit`).
+    private let queue = HandOff<Item>(capacity: slots)
+    /// The file taken from the queue whose turn has not come (the writer's thread alone).
+    private let early: Mutex<Item?> = Mutex(nil)
     private let thread: Mutex<OwnedThread<Void>?> = Mutex(nil)
 
     /// Starts reading ahead. `file(i)` is the path and declared size of the `i`th file when it is
     /// one to read ahead (``reads(size:)``), nil otherwise.
     package init(count: Int, file: @escaping @Sendable (Int) -> (path: String, size: Int64)?) {
-        let channel = self.channel
+        let queue = self.queue
         // Not on the caller's thread if the system refuses one: it would wait for room that only
         // the caller makes. Nothing is read ahead then.
-        let started = OwnedThread(unlessRefused: { Self.run(channel, count: count, file: file) })
-        if started == nil { channel.state.withLock { $0.finished = true } }
+        let started = OwnedThread(unlessRefused: { Self.run(queue, count: count, file: file) })
+        if started == nil { queue.finish() }
         thread.withLock { $0 = started }
     }
 
     deinit { stop() }
 
-    private static func run(_ channel: Channel, count: Int, file: (Int) -> (path: String, size: Int64)?) {
-        defer {
-            let wake = channel.state.withLock { state in
-                state.finished = true
-                defer { state.takerWaits = false }
-                return state.takerWaits
-            }
-            if wake { channel.ready.signal() }  // a taker waiting for a file that will not come
-        }
+    private static func run(_ queue: HandOff<Item>, count: Int, file: (Int) -> (path: String, size: Int64)?) {
+        defer { queue.finish() }  // a taker waiting for a file that will not come
         for i in 0..<count {
             guard let (path, size) = file(i) else { continue }
-            // Checked under the lock that `stop()` sets `stopped` under: either this sees it, or
-            // `stop()` sees `threadWaits` and wakes the wait.
-            let (stopped, full) = channel.state.withLock { state in
-                state.threadWaits = !state.stopped && state.count >= slots
-                return (state.stopped, state.threadWaits)
-            }
-            if stopped { return }
-            if full {
-                channel.room.wait()
-                if channel.state.withLock({ $0.stopped }) { return }
-            }
+            if queue.isStopped { return }
             let outcome = read(path: path, size: Int(size))
-            let wake = channel.state.withLock { state in
-                state.queue.append(Item(index: i, outcome: outcome))
-                defer { state.takerWaits = false }
-                return state.takerWaits
-            }
-            if wake { channel.ready.signal() }
+            guard queue.put(Item(index: i, outcome: outcome)) else { return }
             if case .failure = outcome { return }
         }
     }
@@ -139,45 +96,22 @@ package final class FileReadAhead: Sendable {
     /// (the caller reads it itself). Files are taken in order: `index` is the next file the
     /// thread read, or an earlier one's turn has been missed and nil is returned for every later one.
     package func take(_ index: Int) -> Result<File, FileIOError>? {
-        while true {
-            // nil: wait for the thread; .some(nil): not read ahead; .some(item): the file.
-            let (next, wake): (Item??, Bool) = channel.state.withLock { state in
-                guard state.head < state.queue.count else {
-                    if state.finished { return (.some(nil), false) }
-                    state.takerWaits = true
-                    return (nil, false)
-                }
-                guard state.queue[state.head]?.index == index else { return (.some(nil), false) }
-                let item = state.queue[state.head].take()
-                state.head += 1
-                if state.head >= 256 {
-                    state.queue.removeFirst(state.head)
-                    state.head = 0
-                }
-                let wake = state.threadWaits && state.count <= Self.slots / 2
-                if wake { state.threadWaits = false }
-                return (.some(item), wake)
-            }
-            if wake { channel.room.signal() }
-            switch next {
-            case .some(.some(let item)): return item.outcome
-            case .some(.none): return nil
-            case .none: channel.ready.wait()
-            }
+        // The next file the thread read: one taken before whose turn had not come, or the queue's
+        // next (waiting for the thread; nil once it has read all it will).
+        guard let item = early.withLock({ $0.take() }) ?? queue.take() else { return nil }
+        guard item.index == index else {
+            early.withLock { $0 = item }
+            return nil
         }
+        return item.outcome
     }
 
     /// How many files are read and not yet taken (for the tests: the thread waits once it is ``slots``).
-    package var queued: Int { channel.state.withLock { $0.count } }
+    package var queued: Int { queue.count }
 
     /// Stops the thread and waits for it to end (it finishes the file it is reading).
     package func stop() {
-        let wake = channel.state.withLock { state in
-            state.stopped = true
-            defer { state.threadWaits = false }
-            return state.threadWaits
-        }
-        if wake { channel.room.signal() }
+        queue.stop()
         let owned = thread.withLock { $0.take() }
         owned?.join()
     }

@@ -319,7 +319,7 @@ struct Loader {
     /// Told of each stop once its folder is read.
     var onStop: ((TourSource.WaypointSource) -> Void)?
     /// The stop folder whose assets are being resolved, open: a name in it alone is looked up there.
-    var openStop: (folder: String, handle: FileSystem.FolderHandle)?
+    var openStop: (folder: String, handle: FolderHandle)?
 
     init(root: String, realRoot: String) {
         self.root = root
@@ -566,7 +566,8 @@ struct Loader {
         var captionFiles: [(asset: Int, file: String, language: String?, path: JSONPath)] = []
         let folders = TourSource.SourceFile.Folders(
             real: realRootSlash, inTour: folder + "/", inPackage: "waypoints/\(slug)/")
-        openStop = w.assets.isEmpty ? nil : FileSystem.FolderHandle(root + "/" + folder).map { (folder, $0) }
+        // (Not opened: the paths are looked up whole, as before.)
+        openStop = w.assets.isEmpty ? nil : (try? FolderHandle.open(root + "/" + folder)).map { (folder, $0) }
         defer { openStop = nil }
         for ref in w.assets {
             if var file = resolveAsset(
